@@ -1,0 +1,3 @@
+from ._entry import main
+
+raise SystemExit(main())

@@ -1,0 +1,88 @@
+"""Console-script entry point. Runs the hook without importing click when the command line is a
+plain hook invocation (every tool call pays for start-up); anything else goes to `cli.py`.
+
+Never exits 2 on the hook path, whatever happens (both clients read exit 2 as "block").
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+_VALUE_OPTIONS = {"--client": "client", "--profile": "profile", "--config": "config", "--state-dir": "state_dir", "--mode": "mode"}
+_CLIENTS = ("auto", "claude-code", "codex")
+
+
+def _parse_hook_args(args: list[str]) -> dict[str, object] | None:
+    """Parse the hook's own options; None when the command line needs click (help, errors)."""
+    values: dict[str, object] = {}
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--dry-run":
+            values["dry_run"] = True
+            i += 1
+            continue
+        name, eq, inline = arg.partition("=")
+        key = _VALUE_OPTIONS.get(name)
+        if key is None:
+            return None
+        if eq:
+            value = inline
+            i += 1
+        elif i + 1 < len(args):
+            value = args[i + 1]
+            i += 2
+        else:
+            return None
+        values[key] = value
+    if values.get("client", "auto") not in _CLIENTS:
+        return None
+    return values
+
+
+def run_hook(values: dict[str, object]) -> int:
+    """Read stdin, run the hook, write stdout/stderr; return the exit code (0 or 1)."""
+    from .hook import HookOptions, run
+
+    options = HookOptions(**values)  # type: ignore[arg-type]
+    if sys.stdin is None:
+        raw = b""
+    else:
+        if sys.stdin.isatty():
+            sys.stderr.write("loopguard-hook: reading a hook payload from stdin (Ctrl-D to end)\n")
+        raw = sys.stdin.buffer.read()
+    result = run(raw, options=options, environ=os.environ)
+    if result.stdout:
+        try:
+            sys.stdout.buffer.write(result.stdout)
+            sys.stdout.flush()
+        except (BrokenPipeError, OSError):
+            pass
+    if result.stderr:
+        try:
+            sys.stderr.write(result.stderr + "\n")
+        except OSError:
+            pass
+    return int(result.exit_code)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`loopguard-hook [hook] [OPTIONS]` runs the hook; other commands are handled by click."""
+    args = sys.argv[1:] if argv is None else argv
+    try:
+        hook_args = args[1:] if args and args[0] == "hook" else args
+        if not args or args[0] == "hook" or args[0].startswith("--"):
+            values = _parse_hook_args(hook_args)
+            if values is not None:
+                return run_hook(values)
+        from .cli import run_cli
+
+        return run_cli(args)
+    except KeyboardInterrupt:
+        return 1
+    except Exception as exc:  # never a traceback on the user's terminal, never exit 2
+        from .hook import HookOptions, log_bug
+
+        sys.stderr.write(log_bug(None, os.environ, HookOptions(), exc) + "\n")
+        return 1

@@ -1,0 +1,361 @@
+"""The command line (click). The only module that imports click.
+
+`loopguard-hook` with no command runs the hook (see `hook.py`); the operator commands are
+`status`, `reset`, `gc`, `replay`, `install`, `uninstall` and `config show|check`.
+
+Usage errors exit 1, not click's usual 2: the same executable is registered as a hook, and both
+clients read exit 2 as "block the call".
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from typing import Any
+
+import click
+import orjson
+
+from . import __version__
+from . import config as config_mod
+from .hook import AUDIT_LOG
+from .state import StateError, Store, default_state_dir, session_file_name
+
+CLIENT_CHOICE = click.Choice(["auto", "claude-code", "codex"])
+PROFILE_CHOICE = click.Choice(list(config_mod.PROFILES))
+MODE_CHOICE = click.Choice(list(config_mod.MODES))
+
+
+def _hook_options(func: Any) -> Any:
+    for option in reversed(
+        [
+            click.option("--client", type=CLIENT_CHOICE, default="auto", show_default=True,
+                         help="Which client's protocol to speak; auto: a payload with turn_id is Codex."),
+            click.option("--profile", type=PROFILE_CHOICE, default=None, help="Detection profile (default: balanced)."),
+            click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
+                         help="An extra TOML config file, layered over the user and project files."),
+            click.option("--state-dir", type=click.Path(file_okay=False), default=None,
+                         help="Where session state lives (default: the user cache dir)."),
+            click.option("--mode", type=MODE_CHOICE, default=None,
+                         help="enforce (default), advise (denials become reminders) or observe (log only)."),
+            click.option("--dry-run", is_flag=True, help="Decide but write no state."),
+        ]
+    ):
+        func = option(func)
+    return func
+
+
+def _run_hook_command(client: str, profile: str | None, config_path: str | None, state_dir: str | None,
+                      mode: str | None, dry_run: bool) -> int:
+    from ._entry import run_hook
+
+    values: dict[str, object] = {"client": client, "dry_run": dry_run}
+    for key, value in (("profile", profile), ("config", config_path), ("state_dir", state_dir), ("mode", mode)):
+        if value is not None:
+            values[key] = value
+    return run_hook(values)
+
+
+@click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
+@_hook_options
+@click.version_option(__version__, prog_name="loopguard-hook")
+@click.pass_context
+def cli(ctx: click.Context, **options: Any) -> None:
+    """Guard Claude Code and Codex against repeat-call loops.
+
+    With no command, run the hook: read one hook payload (JSON) on stdin and print the decision
+    on stdout (nothing, a reminder, a denial, or an order to end the turn). Exit status is 0, or
+    1 with one line on stderr; never 2.
+    """
+    if ctx.invoked_subcommand is None:
+        ctx.exit(_run_hook_command(**options))
+
+
+@cli.command("hook")
+@_hook_options
+@click.pass_context
+def hook_command(ctx: click.Context, **options: Any) -> None:
+    """Run the hook on the payload read from stdin (the same as no command)."""
+    ctx.exit(_run_hook_command(**options))
+
+
+# -- shared helpers ---------------------------------------------------------------------------
+
+
+def _store(state_dir: str | None) -> Store:
+    return Store(state_dir or default_state_dir(os.environ))
+
+
+def _resolved(profile: str | None, config_path: str | None, mode: str | None = None) -> config_mod.Resolved:
+    try:
+        return config_mod.load(environ=os.environ, cwd=os.getcwd(), config_path=config_path,
+                               flags={"profile": profile, "mode": mode})
+    except config_mod.ConfigError as exc:
+        raise click.ClickException(f"bad config: {exc}") from None
+
+
+def _echo_json(value: Any) -> None:
+    click.echo(orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode())
+
+
+def _printable(text: str) -> str:
+    return "".join(ch if ch.isprintable() else f"\\x{ord(ch):02x}" for ch in text)
+
+
+def _ago(now: float, then: float | None) -> str:
+    if not then:
+        return "-"
+    seconds = max(0, int(now - then))
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{seconds // size}{unit} ago"
+    return f"{seconds}s ago"
+
+
+# -- status -----------------------------------------------------------------------------------
+
+
+def session_summary(stem: str, state: dict[str, Any] | None) -> dict[str, Any]:
+    """The stable `status --json` shape of one session."""
+    if state is None:
+        return {"file": stem, "readable": False}
+    agents = {}
+    for agent_id, agent in state["agents"].items():
+        sigs = sorted(agent["sigs"].values(), key=lambda s: (-s.get("n", 0), -(s.get("t") or 0)))
+        agents[agent_id] = {
+            "attempts": agent["attempts"],
+            "calls_since_progress": agent["since"],
+            "bookkeeping_calls_since_progress": agent["bookkeeping"],
+            "answer_only": bool(agent.get("answer_only")),
+            "consecutive": agent["chain"][1] if agent.get("chain") else 0,
+            "last_activity": agent.get("updated"),
+            "signatures": [
+                {"call": s.get("summary", s.get("tool")), "no_progress": s.get("n", 0), "attempts": s.get("total", 0),
+                 "last_attempt": s.get("t")}
+                for s in sigs[:10]
+            ],
+        }
+    return {
+        "file": stem,
+        "readable": True,
+        "session_id": state.get("session_id"),
+        "client": state.get("client"),
+        "created": state.get("created"),
+        "updated": state.get("updated"),
+        "events": state.get("events", 0),
+        "attempts": state.get("attempts", 0),
+        "agents": agents,
+        "recent_decisions": state.get("recent", []),
+    }
+
+
+def thresholds(cfg: config_mod.Config) -> dict[str, Any]:
+    """The thresholds in force, for `status`."""
+    return {
+        "profile": cfg.profile,
+        "mode": cfg.mode,
+        "counting": cfg.counting,
+        "remind_at": list(cfg.effective_remind_at()),
+        "deny_at": cfg.deny_at,
+        "stop_at": cfg.stop_at,
+        "max_same_path": cfg.max_same_path,
+        "max_calls_since_progress": cfg.max_calls_since_progress,
+        "max_bookkeeping_calls_since_progress": cfg.max_bookkeeping_calls_since_progress,
+        "same_error_remind_at": cfg.same_error_remind_at,
+        "slow_repeat_seconds": cfg.slow_repeat_seconds,
+        "answer_only_after_deny": cfg.answer_only_after_deny,
+    }
+
+
+@cli.command()
+@click.option("--session", "session_id", default=None, help="Only this session id.")
+@click.option("--json", "as_json", is_flag=True, help="Stable JSON instead of text.")
+@click.option("--state-dir", type=click.Path(file_okay=False), default=None)
+@click.option("--profile", type=PROFILE_CHOICE, default=None)
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None)
+def status(session_id: str | None, as_json: bool, state_dir: str | None, profile: str | None,
+           config_path: str | None) -> None:
+    """Show sessions, per agent the counters and the last decisions, and the thresholds in force."""
+    store = _store(state_dir)
+    cfg = _resolved(profile, config_path).config
+    entries = store.list_sessions()
+    if session_id is not None:
+        stem = session_file_name(session_id)
+        entries = [e for e in entries if e[0] in (stem, session_id)]
+        if not entries:
+            raise click.ClickException(f"no state for session {_printable(session_id)!s} in {store.sessions}")
+    sessions = [session_summary(stem, state) for stem, state, _ in sorted(entries, key=lambda e: -e[2])]
+    if as_json:
+        _echo_json({"state_dir": store.root, "thresholds": thresholds(cfg), "sessions": sessions})
+        return
+    now = time.time()
+    t = thresholds(cfg)
+    click.echo(f"state dir: {store.root}")
+    click.echo(
+        f"profile {t['profile']} ({t['mode']}), counting {t['counting']}: remind at {t['remind_at'] or '-'}, "
+        f"deny at {t['deny_at'] or '-'}, stop at {t['stop_at'] or '-'}, "
+        f"max calls since progress {t['max_calls_since_progress'] or '-'}"
+    )
+    if not sessions:
+        click.echo("no sessions")
+        return
+    for s in sessions:
+        click.echo("")
+        if not s["readable"]:
+            click.echo(f"session file {s['file']}: unreadable (it will be moved aside on next use)")
+            continue
+        click.echo(
+            f"session {_printable(str(s['session_id']))} [{s['client']}]: {s['attempts']} tool calls, "
+            f"{s['events']} events, last {_ago(now, s['updated'])}"
+        )
+        for agent_id, a in s["agents"].items():
+            flags = " ANSWER-ONLY" if a["answer_only"] else ""
+            click.echo(
+                f"  agent {_printable(agent_id)}: {a['attempts']} calls, {a['calls_since_progress']} since last "
+                f"progress, {a['consecutive']} in a row{flags}"
+            )
+            for sig in a["signatures"][:5]:
+                if sig["no_progress"] >= 2:
+                    click.echo(f"    {sig['no_progress']}x no progress  {_printable(sig['call'])}")
+        for d in s["recent_decisions"][-5:]:
+            click.echo(
+                f"  {_ago(now, d['time'])}: {d['action']} ({d['rule']}) {d['event']} {_printable(str(d['tool']))} "
+                f"x{d['count']} [{_printable(d['agent'])}] {_printable(d['arguments'])}"
+            )
+
+
+# -- reset / gc -------------------------------------------------------------------------------
+
+
+@cli.command()
+@click.option("--session", "session_id", default=None, help="Forget this session.")
+@click.option("--all", "all_sessions", is_flag=True, help="Forget every session.")
+@click.option("--state-dir", type=click.Path(file_okay=False), default=None)
+def reset(session_id: str | None, all_sessions: bool, state_dir: str | None) -> None:
+    """Forget state: the escape hatch when the guard is wrong about a session."""
+    if (session_id is None) == (not all_sessions):
+        raise click.UsageError("give exactly one of --session ID or --all")
+    store = _store(state_dir)
+    if all_sessions:
+        stems = [stem for stem, _, _ in store.list_sessions()]
+        for stem in stems:
+            store.remove(stem)
+        click.echo(f"reset {len(stems)} session(s) in {store.sessions}")
+        return
+    assert session_id is not None
+    stem = session_file_name(session_id)
+    if store.remove(stem):
+        click.echo(f"reset session {_printable(session_id)}")
+    else:
+        click.echo(f"no state for session {_printable(session_id)}")
+
+
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+
+
+def parse_duration(text: str) -> float:
+    """`90s`, `30m`, `12h`, `7d`, `2w` (or plain seconds) in seconds.
+
+    Raises:
+        click.BadParameter: not a duration.
+    """
+    text = text.strip().lower()
+    try:
+        if text and text[-1] in _UNITS:
+            value = float(text[:-1]) * _UNITS[text[-1]]
+        else:
+            value = float(text)
+    except ValueError:
+        raise click.BadParameter(f"{text!r} is not a duration such as 30m, 12h or 7d") from None
+    if value < 0:
+        raise click.BadParameter("a duration cannot be negative")
+    return value
+
+
+@cli.command()
+@click.option("--older-than", default="7d", show_default=True, help="Idle time, e.g. 12h, 7d.")
+@click.option("--state-dir", type=click.Path(file_okay=False), default=None)
+@click.option("--dry-run", is_flag=True, help="List what would be deleted.")
+def gc(older_than: str, state_dir: str | None, dry_run: bool) -> None:
+    """Delete the state of sessions idle longer than --older-than."""
+    seconds = parse_duration(older_than)
+    store = _store(state_dir)
+    if dry_run:
+        now = time.time()
+        old = [stem for stem, _, mtime in store.list_sessions() if now - mtime > seconds]
+        click.echo(f"would delete {len(old)} session(s)")
+        for stem in old:
+            click.echo(f"  {stem}")
+        return
+    removed = store.gc(seconds, time.time())
+    click.echo(f"deleted {len(removed)} idle session(s) from {store.sessions}")
+
+
+# -- config -----------------------------------------------------------------------------------
+
+
+@cli.group("config")
+def config_group() -> None:
+    """Show the effective configuration or check a config file."""
+
+
+@config_group.command("show")
+@click.option("--profile", type=PROFILE_CHOICE, default=None)
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None)
+@click.option("--mode", type=MODE_CHOICE, default=None)
+@click.option("--json", "as_json", is_flag=True)
+def config_show(profile: str | None, config_path: str | None, mode: str | None, as_json: bool) -> None:
+    """Print every setting, its value, and where the value came from."""
+    resolved = _resolved(profile, config_path, mode)
+    values = {key: getattr(resolved.config, key) for key in config_mod.KEYS}
+    if as_json:
+        _echo_json({key: {"value": values[key], "source": resolved.sources[key]} for key in config_mod.KEYS})
+        return
+    width = max(map(len, config_mod.KEYS))
+    for key in config_mod.KEYS:
+        value = values[key]
+        shown = orjson.dumps(list(value) if isinstance(value, tuple) else value).decode()
+        click.echo(f"{key:<{width}} = {shown}  # {resolved.sources[key]}")
+
+
+@config_group.command("check")
+@click.argument("path", required=False, type=click.Path(dir_okay=False))
+def config_check(path: str | None) -> None:
+    """Validate a config file (or, with no PATH, every source in effect here)."""
+    try:
+        if path is None:
+            config_mod.load(environ=os.environ, cwd=os.getcwd())
+            click.echo("config OK (user file, project file, environment)")
+            return
+        layer = config_mod.read_toml(path, path)
+        config_mod.resolve([layer])
+    except config_mod.ConfigError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"{path}: OK")
+
+
+# -- entry ------------------------------------------------------------------------------------
+
+
+def run_cli(args: list[str]) -> int:
+    """Run click without letting it exit 2 (usage errors exit 1)."""
+    try:
+        result = cli.main(args=args, prog_name="loopguard-hook", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        return 1 if exc.exit_code == 2 else exc.exit_code
+    except click.UsageError as exc:
+        click.echo(f"loopguard-hook: {exc.format_message()} (see loopguard-hook --help)", err=True)
+        return 1
+    except click.ClickException as exc:
+        click.echo(f"loopguard-hook: {exc.format_message()}", err=True)
+        return 1
+    except click.exceptions.Abort:
+        click.echo("loopguard-hook: aborted", err=True)
+        return 1
+    except StateError as exc:
+        click.echo(f"loopguard-hook: state: {exc}", err=True)
+        return 1
+    if isinstance(result, int) and result != 2:
+        return result
+    return 0 if result is None else 1

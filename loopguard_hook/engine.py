@@ -1,0 +1,739 @@
+"""The detection engine: one hook event + the session ledger -> a decision. Pure: no I/O.
+
+The ledger is a plain JSON-ready dict (the state file's content), changed in place. The clock is
+passed in as `now` (seconds since the epoch), so live hooks and `replay` run the same code.
+
+Counting (both counters count the attempt at `PreToolUse`; denied attempts count too):
+
+- `consecutive`: identical tracked calls in a row (seeds 000 and 001); excluded tools are
+  transparent; a different tracked call restarts the chain at 1.
+- `no_progress`: attempts of a signature since the last new evidence. A productive call (not a
+  failure, and either a mutation or an outcome this signature has not produced before) sets every
+  other signature back to 0 and restarts its own count at 1.
+
+Rules are small functions over a `CallContext`, listed by hand in `PRE_RULES`; the most severe
+verdict wins, the first listed on a tie.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from . import messages as msg
+from .config import Config
+from .payload import BatchCall, Client, HookEvent
+from .redact import redact
+from .signature import (
+    Failure,
+    Outcome,
+    call_key,
+    canonical_json,
+    digest,
+    error_signature,
+    outcome_of_error,
+    outcome_of_response,
+    preview,
+)
+
+STATE_VERSION = 1
+
+MAX_AGENTS = 8
+MAX_SIGNATURES = 64
+MAX_OUTCOMES = 8
+MAX_PREVIEWS = 8
+MAX_CALLS = 64
+MAX_PATHS = 64
+MAX_ERRORS = 32
+MAX_RECENT = 20
+SUMMARY_CHARS = 120
+
+
+class Action(enum.IntEnum):
+    """What the hook answers, in rising severity."""
+
+    ALLOW = 0
+    REMIND = 1
+    DENY = 2
+    STOP = 3
+
+
+class Rule(enum.StrEnum):
+    """Rule codes, written to the audit log and quoted in `status`."""
+
+    REPEAT = "LOOP_GUARD_REPEAT"
+    END_TURN = "LOOP_GUARD_END_TURN"
+    SLOW_REPEAT = "LOOP_GUARD_SLOW_REPEAT"
+    SAME_PATH = "LOOP_GUARD_SAME_PATH"
+    LIMIT = "LOOP_GUARD_LIMIT"
+    PROGRESS_LIMIT = "LOOP_GUARD_PROGRESS_LIMIT"
+    STOP = "LOOP_GUARD_STOP"
+    DUPLICATE = "LOOP_GUARD_DUPLICATE"
+    SAME_ERROR = "LOOP_GUARD_SAME_ERROR"
+    TEXT = "LOOP_GUARD_TEXT"
+
+
+#: Denials after which seed 003 switches the turn to answer-only mode.
+LOOP_RULES = frozenset({Rule.REPEAT, Rule.END_TURN, Rule.SAME_PATH, Rule.LIMIT, Rule.PROGRESS_LIMIT})
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """The guard's answer to one event.
+
+    `action` is what goes on the wire after the mode is applied; `intended` is what the rules
+    decided (they differ under `advise` and `observe`). `message` is the model-facing text,
+    `stop_reason` the Claude Code `stopReason`, `system_message` a user-only notice.
+    """
+
+    action: Action = Action.ALLOW
+    rule: str = ""
+    message: str = ""
+    count: int = 0
+    tool: str | None = None
+    summary: str = ""
+    intended: Action = Action.ALLOW
+    stop_reason: str = ""
+    system_message: str = ""
+
+
+ALLOW = Decision()
+
+
+# -- ledger -----------------------------------------------------------------------------------
+
+
+def new_session(session_id: str, client: Client, now: float) -> dict[str, Any]:
+    """An empty session ledger."""
+    return {
+        "version": STATE_VERSION,
+        "session_id": session_id,
+        "client": client.value,
+        "created": now,
+        "updated": now,
+        "events": 0,
+        "attempts": 0,
+        "agents": {},
+        "recent": [],
+        "text": {},
+    }
+
+
+def _new_agent(now: float) -> dict[str, Any]:
+    return {
+        "attempts": 0,
+        "updated": now,
+        "seq": 0,
+        "post_seq": 0,
+        "chain": None,
+        "since": 0,
+        "bookkeeping": 0,
+        "answer_only": False,
+        "sigs": {},
+        "calls": {},
+        "paths": {},
+        "errors": {},
+    }
+
+
+def _agent(state: dict[str, Any], agent_id: str, now: float) -> dict[str, Any]:
+    agents: dict[str, Any] = state["agents"]
+    agent = agents.get(agent_id)
+    if agent is None:
+        agent = agents[agent_id] = _new_agent(now)
+        if len(agents) > MAX_AGENTS:
+            idle = min((a for a in agents if a not in ("main", agent_id)), key=lambda a: agents[a]["updated"])
+            del agents[idle]
+    agent["updated"] = now
+    return agent
+
+
+def _reset_agent(agent: dict[str, Any], *, keep_outcomes: bool = False) -> None:
+    """Forget counters (user prompt, compaction); attempts totals stay for `status`."""
+    agent["chain"] = None
+    agent["since"] = 0
+    agent["bookkeeping"] = 0
+    agent["answer_only"] = False
+    agent["paths"] = {}
+    agent["errors"] = {}
+    if keep_outcomes:
+        for sig in agent["sigs"].values():
+            sig["n"] = 0
+    else:
+        agent["sigs"] = {}
+        agent["calls"] = {}
+
+
+def _trim(table: dict[str, Any], limit: int, key: Callable[[str], Any]) -> None:
+    if len(table) > limit:
+        for name in sorted(table, key=key)[: len(table) - limit]:
+            del table[name]
+
+
+# -- tool classification ----------------------------------------------------------------------
+
+_PATTERN_CACHE: dict[str, re.Pattern[str] | None] = {}
+
+
+def matches(name: str, patterns: tuple[str, ...]) -> bool:
+    """True when `name` matches one pattern; `*` is the only wildcard."""
+    for pattern in patterns:
+        if "*" not in pattern:
+            if name == pattern:
+                return True
+            continue
+        compiled = _PATTERN_CACHE.get(pattern)
+        if compiled is None:
+            compiled = re.compile("^" + ".*".join(map(re.escape, pattern.split("*"))) + "$", re.S)
+            _PATTERN_CACHE[pattern] = compiled
+        if compiled.match(name):
+            return True
+    return False
+
+
+def is_tracked(tool: str, config: Config) -> bool:
+    """Tracked by the repeat counters: in `include` (empty = all) and not in `exclude`."""
+    if config.include and not matches(tool, config.include):
+        return False
+    return not matches(tool, config.exclude)
+
+
+def is_read_tool(tool: str, config: Config) -> bool:
+    """A read-like tool for the same-path cap (seed 001: names, or any name containing "read")."""
+    return matches(tool, config.read_tools) or (config.match_read_by_substring and "read" in tool.lower())
+
+
+def path_of(tool_input: Any, config: Config) -> str | None:
+    """The path a read-like call targets, found through `path_keys`."""
+    if isinstance(tool_input, dict):
+        for key in config.path_keys:
+            value = tool_input.get(key)
+            if isinstance(value, str) and value:
+                return value
+    return None
+
+
+_PATCH_PATH = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", re.M)
+
+
+def mutated_paths(tool: str, tool_input: Any, config: Config) -> list[str] | None:
+    """Paths a mutation touched; None when unknown (then every read cap is reset)."""
+    if isinstance(tool_input, dict):
+        command = tool_input.get("command")
+        if tool == "apply_patch" and isinstance(command, str):
+            return [p.strip() for p in _PATCH_PATH.findall(command)]
+        path = path_of(tool_input, config)
+        if path:
+            return [path]
+    return None
+
+
+def is_noop_mutation(tool: str, tool_input: Any, response: Any) -> bool:
+    """A Claude Code Write whose `originalFile` already equals the new content changed nothing."""
+    if tool == "Write" and isinstance(tool_input, dict) and isinstance(response, dict):
+        return response.get("originalFile") == tool_input.get("content") is not None
+    return False
+
+
+def _summary(tool: str, key: bytes) -> str:
+    text = key.split(b"\0", 1)[1].decode("utf-8", "replace")
+    return f"{tool} {redact(preview(text, SUMMARY_CHARS * 2))}"[:SUMMARY_CHARS]
+
+
+def _hook_denial(text: str) -> bool:
+    # Claude Code 2.1.332 renders a PreToolUse denial as "PreToolUse:<Tool> hook error: <reason>".
+    return text.startswith("PreToolUse:") and " hook " in text[:200]
+
+
+# -- pre-call rules ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CallContext:
+    """Everything a rule may read about one counted attempt."""
+
+    event: HookEvent
+    config: Config
+    agent: dict[str, Any]
+    sig: dict[str, Any]
+    tool: str
+    count: int
+    previous_time: float | None
+    now: float
+    arguments: str
+    path: str | None
+    path_count: int
+
+
+PreRule = Callable[[CallContext], Decision | None]
+
+
+def _previous_result(ctx: CallContext) -> str | None:
+    text = ctx.sig.get("preview")
+    return text if isinstance(text, str) else None
+
+
+def repeat_rule(ctx: CallContext) -> Decision | None:
+    """Thresholds `remind_at`, `deny_at`, `stop_at` on the profile's counter."""
+    cfg, n, tool = ctx.config, ctx.count, ctx.tool
+    in_a_row = cfg.counting == "consecutive"
+    limit = cfg.result_preview_chars
+    if cfg.stop_at and n >= cfg.stop_at:
+        decision = Decision(
+            Action.STOP,
+            Rule.END_TURN,
+            msg.stop_text(
+                tool, n, _previous_result(ctx), limit, ends_turn=ctx.event.client is Client.CLAUDE_CODE
+            ),
+            stop_reason=msg.stop_reason(tool, n),
+        )
+    elif cfg.deny_at and n >= cfg.deny_at:
+        decision = Decision(
+            Action.DENY, Rule.REPEAT, msg.repeat_denial(tool, n, _previous_result(ctx), limit, in_a_row=in_a_row)
+        )
+    else:
+        thresholds = cfg.effective_remind_at()
+        if n not in thresholds:
+            return None
+        if n == thresholds[0]:
+            text = msg.gentle_reminder(tool, n)
+        else:
+            text = msg.detailed_reminder(tool, n, preview(ctx.arguments, cfg.preview_chars), in_a_row=in_a_row)
+        return Decision(Action.REMIND, Rule.REPEAT, text)
+    slow = cfg.slow_repeat_seconds
+    if slow and ctx.previous_time is not None and ctx.now - ctx.previous_time >= slow:
+        return Decision(Action.REMIND, Rule.SLOW_REPEAT, msg.slow_repeat_reminder(tool, n, ctx.now - ctx.previous_time))
+    return decision
+
+
+def same_path_rule(ctx: CallContext) -> Decision | None:
+    """`max_same_path`: reads of one path since its last mutation, whatever the other arguments."""
+    cap = ctx.config.max_same_path
+    if cap and ctx.path is not None and ctx.path_count > cap:
+        return Decision(Action.DENY, Rule.SAME_PATH, msg.same_path_denial(ctx.tool, ctx.path, ctx.path_count, cap))
+    return None
+
+
+def call_budget_rule(ctx: CallContext) -> Decision | None:
+    """`max_calls_since_progress`: tracked attempts with no new evidence at all."""
+    cap = ctx.config.max_calls_since_progress
+    since = ctx.agent["since"]
+    if cap and since > cap:
+        return Decision(Action.DENY, Rule.LIMIT, msg.limit_denial(Rule.LIMIT, since, cap, False))
+    return None
+
+
+PRE_RULES: tuple[PreRule, ...] = (repeat_rule, same_path_rule, call_budget_rule)
+
+
+def _strongest(decisions: list[Decision]) -> Decision:
+    best = ALLOW
+    for decision in decisions:
+        if decision.action > best.action:
+            best = decision
+    return best
+
+
+# -- events -----------------------------------------------------------------------------------
+
+
+def apply(state: dict[str, Any], event: HookEvent, config: Config, now: float) -> Decision:
+    """Update `state` with `event` and decide. The returned decision already has the mode applied."""
+    state["events"] = state.get("events", 0) + 1
+    state["updated"] = now
+    name = event.event
+    if name == "PreToolUse":
+        decision = _pre_tool_use(state, event, config, now)
+    elif name in ("PostToolUse", "PostToolUseFailure"):
+        decision = _post_tool_use(state, event, config, now)
+    elif name == "PostToolBatch":
+        decision = _post_tool_batch(state, event, config, now)
+    elif name == "UserPromptSubmit":
+        for agent in state["agents"].values():
+            _reset_agent(agent)
+        decision = ALLOW
+    elif name == "SessionStart":
+        if event.source == "compact" and config.reset_on_compaction:
+            for agent in state["agents"].values():
+                _reset_agent(agent, keep_outcomes=True)
+        decision = ALLOW
+    else:
+        decision = ALLOW
+    if decision.intended is not Action.ALLOW:
+        _remember(state, event, decision, now)
+    return decision
+
+
+def _with_mode(decision: Decision, config: Config, *, can_deny: bool = True) -> Decision:
+    """Apply `mode` (and what the event can carry) to what the rules decided."""
+    intended = decision.action
+    action = intended
+    if config.mode == "observe":
+        action = Action.ALLOW
+    elif config.mode == "advise" or not can_deny:
+        action = min(action, Action.REMIND)
+    if action == intended and decision.intended == intended:
+        return decision
+    return replace(decision, action=action, intended=intended)
+
+
+def _count_attempt(
+    state: dict[str, Any],
+    agent: dict[str, Any],
+    event: HookEvent,
+    tool: str,
+    tool_input: Any,
+    tool_use_id: str | None,
+    config: Config,
+    now: float,
+    *,
+    can_deny: bool,
+) -> Decision:
+    """Count one attempt and run the rules. Shared by PreToolUse and post events of unseen calls."""
+    agent["attempts"] += 1
+    state["attempts"] = state.get("attempts", 0) + 1
+    agent["seq"] += 1
+    key = call_key(tool, tool_input, frozenset(config.ignore_args))
+    sig_id = digest(key)
+    calls: dict[str, Any] = agent["calls"]
+    call: dict[str, Any] = {"sig": sig_id, "t": now, "seq": agent["seq"], "phase": "pre"}
+    if tool_use_id is not None:
+        calls[tool_use_id] = call
+        _trim(calls, MAX_CALLS, lambda k: calls[k]["seq"])
+
+    if config.bookkeeping_tools and matches(tool, config.bookkeeping_tools):
+        agent["bookkeeping"] += 1
+    decisions: list[Decision] = []
+    if agent["answer_only"]:
+        decisions.append(Decision(Action.DENY, Rule.STOP, msg.answer_only_denial(Rule.STOP)))
+    cap = config.max_bookkeeping_calls_since_progress
+    if cap and agent["bookkeeping"] > cap and matches(tool, config.bookkeeping_tools):
+        decisions.append(
+            Decision(Action.DENY, Rule.PROGRESS_LIMIT, msg.limit_denial(Rule.PROGRESS_LIMIT, agent["bookkeeping"], cap, True))
+        )
+
+    if not is_tracked(tool, config):
+        call["untracked"] = True
+        return _finish_pre(agent, call, _strongest(decisions), config, tool, 0, key, can_deny=can_deny)
+
+    sigs: dict[str, Any] = agent["sigs"]
+    if config.parallel_duplicates != "count" and can_deny:
+        window = config.parallel_window_seconds
+        for other in calls.values():
+            if (
+                other is not call
+                and other["sig"] == sig_id
+                and other["phase"] == "pre"
+                and other["seq"] > agent["post_seq"]
+                and now - other["t"] <= window
+            ):
+                call["duplicate"] = True
+                sig = sigs.get(sig_id)
+                count = sig["n"] if sig else 1
+                if config.parallel_duplicates == "deny":
+                    decisions.append(Decision(Action.DENY, Rule.DUPLICATE, msg.duplicate_denial(Rule.DUPLICATE, tool)))
+                else:
+                    decisions.append(Decision(Action.ALLOW, Rule.DUPLICATE))
+                best = _strongest(decisions)
+                if best.action is Action.ALLOW:
+                    best = Decision(Action.ALLOW, Rule.DUPLICATE)
+                return _finish_pre(agent, call, best, config, tool, count, key, can_deny=can_deny)
+
+    sig = sigs.get(sig_id)
+    if sig is None:
+        sig = sigs[sig_id] = {"tool": tool, "summary": _summary(tool, key), "n": 0, "total": 0, "t": None, "outcomes": []}
+        _trim(sigs, MAX_SIGNATURES, lambda k: sigs[k]["t"] or now)
+    previous_time = sig["t"]
+    sig["n"] += 1
+    sig["total"] += 1
+    sig["t"] = now
+    chain = agent["chain"]
+    if chain and chain[0] == sig_id:
+        chain[1] += 1
+    else:
+        chain = agent["chain"] = [sig_id, 1]
+    agent["since"] += 1
+    count = sig["n"] if config.counting == "no_progress" else chain[1]
+
+    path = path_count = None
+    if config.max_same_path and is_read_tool(tool, config):
+        path = path_of(tool_input, config)
+        if path is not None:
+            paths: dict[str, int] = agent["paths"]
+            paths[path] = path_count = paths.get(path, 0) + 1
+            _trim(paths, MAX_PATHS, lambda k: 0)
+
+    ctx = CallContext(
+        event=event,
+        config=config,
+        agent=agent,
+        sig=sig,
+        tool=tool,
+        count=count,
+        previous_time=previous_time,
+        now=now,
+        arguments=key.split(b"\0", 1)[1].decode("utf-8", "replace"),
+        path=path,
+        path_count=path_count or 0,
+    )
+    for rule in PRE_RULES:
+        verdict = rule(ctx)
+        if verdict is not None:
+            decisions.append(verdict)
+    return _finish_pre(agent, call, _strongest(decisions), config, tool, count, key, can_deny=can_deny)
+
+
+def _finish_pre(
+    agent: dict[str, Any],
+    call: dict[str, Any],
+    decision: Decision,
+    config: Config,
+    tool: str,
+    count: int,
+    key: bytes,
+    *,
+    can_deny: bool,
+) -> Decision:
+    if not can_deny and decision.rule in (Rule.REPEAT, Rule.END_TURN) and decision.action >= Action.DENY:
+        # The call already ran (its PreToolUse was not seen): a denial text would be false.
+        decision = replace(
+            decision,
+            message=msg.detailed_reminder(
+                tool, count, preview(key.split(b"\0", 1)[1].decode("utf-8", "replace"), config.preview_chars),
+                in_a_row=config.counting == "consecutive",
+            ),
+        )
+    decision = replace(decision, count=count, tool=tool, summary=_summary(tool, key))
+    decision = _with_mode(decision, config, can_deny=can_deny)
+    if decision.action >= Action.DENY:
+        call["phase"] = "denied"
+        if config.answer_only_after_deny and decision.rule in LOOP_RULES:
+            agent["answer_only"] = True
+    if (
+        decision.action is Action.REMIND
+        and decision.rule == Rule.REPEAT
+        and config.remind_phase == "post"
+        and can_deny
+    ):
+        # Seeds 000/001 deliver reminders after the call, attached to its result.
+        call["remind"] = decision.message
+        return ALLOW
+    return decision
+
+
+def _pre_tool_use(state: dict[str, Any], event: HookEvent, config: Config, now: float) -> Decision:
+    agent = _agent(state, event.agent_id, now)
+    assert event.tool_name is not None
+    return _count_attempt(
+        state, agent, event, event.tool_name, event.tool_input, event.tool_use_id, config, now, can_deny=True
+    )
+
+
+def _record_outcome(
+    agent: dict[str, Any],
+    call: dict[str, Any],
+    tool: str,
+    tool_input: Any,
+    response: Any,
+    outcome: Outcome,
+    config: Config,
+) -> Decision | None:
+    """Store a call's outcome; decide whether it is new evidence. May return a same-error reminder."""
+    call["phase"] = "done"
+    if call.get("untracked"):
+        return None
+    sig = agent["sigs"].get(call["sig"])
+    if sig is None:
+        return None
+    outcomes: list[str] = sig["outcomes"]
+    new = outcome.fingerprint not in outcomes
+    mutation = matches(tool, config.mutating_tools)
+    productive = outcome.failure != Failure.HARD and (
+        new or (mutation and outcome.failure == Failure.NONE and not is_noop_mutation(tool, tool_input, response))
+    )
+    if new:
+        outcomes.append(outcome.fingerprint)
+        del outcomes[:-MAX_OUTCOMES]
+    sig["preview"] = redact(preview(outcome.text, config.result_preview_chars))
+    sig["failed"] = outcome.failure
+    _keep_recent_previews(agent)
+    if productive and not call.get("duplicate"):
+        for other_id, other in agent["sigs"].items():
+            if other_id != call["sig"]:
+                other["n"] = 0
+        sig["n"] = 1
+        agent["since"] = 0
+        agent["bookkeeping"] = 0
+    if mutation and outcome.failure == Failure.NONE:
+        touched = mutated_paths(tool, tool_input, config)
+        if touched is None:
+            agent["paths"] = {}
+        else:
+            for path in touched:
+                agent["paths"].pop(path, None)
+    threshold = config.same_error_remind_at
+    if outcome.failure and threshold:
+        errors: dict[str, Any] = agent["errors"]
+        key = tool + ":" + error_signature(outcome.text)
+        entry = errors.setdefault(key, {"sigs": [], "t": call["t"]})
+        entry["t"] = call["t"]
+        if call["sig"] not in entry["sigs"]:
+            entry["sigs"].append(call["sig"])
+            del entry["sigs"][:-16]
+            count = len(entry["sigs"])
+            if count == threshold or count == 2 * threshold:
+                _trim(errors, MAX_ERRORS, lambda k: errors[k]["t"])
+                return Decision(
+                    Action.REMIND,
+                    Rule.SAME_ERROR,
+                    msg.same_error_reminder(tool, count, redact(outcome.text), config.result_preview_chars),
+                    count=count,
+                    tool=tool,
+                )
+        _trim(errors, MAX_ERRORS, lambda k: errors[k]["t"])
+    return None
+
+
+def _keep_recent_previews(agent: dict[str, Any]) -> None:
+    sigs = agent["sigs"]
+    with_preview = [k for k in sigs if "preview" in sigs[k]]
+    if len(with_preview) > MAX_PREVIEWS:
+        with_preview.sort(key=lambda k: sigs[k]["t"] or 0)
+        for k in with_preview[: len(with_preview) - MAX_PREVIEWS]:
+            del sigs[k]["preview"]
+
+
+def _post_tool_use(state: dict[str, Any], event: HookEvent, config: Config, now: float) -> Decision:
+    agent = _agent(state, event.agent_id, now)
+    assert event.tool_name is not None
+    tool = event.tool_name
+    agent["seq"] += 1
+    agent["post_seq"] = agent["seq"]
+    call = agent["calls"].get(event.tool_use_id) if event.tool_use_id is not None else None
+    if call is not None and call["phase"] != "pre":
+        return ALLOW  # already recorded: a second registration of the hook, or a replayed event
+    decisions: list[Decision] = []
+    if call is None:
+        # Only a post hook is registered (or the Pre fell out of the ledger): count here.
+        decisions.append(
+            _count_attempt(state, agent, event, tool, event.tool_input, event.tool_use_id, config, now, can_deny=False)
+        )
+        call = agent["calls"].get(event.tool_use_id) if event.tool_use_id is not None else None
+        if call is None:
+            call = {"sig": digest(call_key(tool, event.tool_input, frozenset(config.ignore_args))), "t": now, "seq": agent["seq"], "phase": "pre"}
+        agent["post_seq"] = agent["seq"]
+    pending = call.pop("remind", None)
+    if event.event == "PostToolUseFailure":
+        if event.is_interrupt:
+            call["phase"] = "done"
+            outcome = None
+        else:
+            outcome = outcome_of_error(event.error or "")
+    else:
+        outcome = outcome_of_response(tool, event.tool_response)
+    if outcome is not None:
+        verdict = _record_outcome(agent, call, tool, event.tool_input, event.tool_response, outcome, config)
+        if verdict is not None:
+            decisions.append(_with_mode(verdict, config, can_deny=False))
+    if pending:
+        decisions.append(
+            _with_mode(Decision(Action.REMIND, Rule.REPEAT, pending, tool=tool, summary=_summary(tool, call_key(tool, event.tool_input, frozenset(config.ignore_args)))), config, can_deny=False)
+        )
+    return _merge(decisions)
+
+
+def _merge(decisions: list[Decision]) -> Decision:
+    """Several verdicts for one answer: the strongest, carrying every reminder text."""
+    decisions = [d for d in decisions if d.intended is not Action.ALLOW or d.rule]
+    if not decisions:
+        return ALLOW
+    best = max(decisions, key=lambda d: (d.action, d.intended))
+    texts = [d.message for d in decisions if d.action is Action.REMIND and d.message and d is not best]
+    if texts and best.message:
+        best = replace(best, message="\n\n".join([best.message, *texts]))
+    elif texts:
+        best = replace(best, message="\n\n".join(texts))
+    return best
+
+
+def _post_tool_batch(state: dict[str, Any], event: HookEvent, config: Config, now: float) -> Decision:
+    """Claude Code `PostToolBatch`: the only event that sees validation rejections.
+
+    A call with no PreToolUse and no post event is a `<tool_use_error>` validation rejection
+    (Claude Code 2.1.332 LAB; anthropics/claude-code#72996) and counts as a failed attempt. A
+    call whose Pre was seen but not its post was denied by a hook (ours or another's): not a
+    failure.
+    """
+    agent = _agent(state, event.agent_id, now)
+    agent["seq"] += 1
+    agent["post_seq"] = agent["seq"]
+    decisions: list[Decision] = []
+    for item in event.tool_calls:
+        decisions.extend(_batch_call(state, agent, event, item, config, now))
+    merged = _merge(decisions)
+    if merged.intended is Action.STOP and config.mode == "enforce" and event.client is Client.CLAUDE_CODE:
+        # PostToolBatch `continue: false` ends the loop before the next model call (2.1.332 LAB).
+        return replace(merged, action=Action.STOP)
+    return merged
+
+
+def _batch_call(
+    state: dict[str, Any], agent: dict[str, Any], event: HookEvent, item: BatchCall, config: Config, now: float
+) -> list[Decision]:
+    calls = agent["calls"]
+    call = calls.get(item.tool_use_id) if item.tool_use_id is not None else None
+    text = item.tool_response if isinstance(item.tool_response, str) else None
+    decisions: list[Decision] = []
+    if call is not None:
+        if call["phase"] != "pre":
+            return decisions
+        if text is not None and _hook_denial(text):
+            call["phase"] = "denied"
+            call.pop("remind", None)
+            return decisions
+    else:
+        decisions.append(
+            _count_attempt(state, agent, event, item.tool_name, item.tool_input, item.tool_use_id, config, now, can_deny=False)
+        )
+        call = calls.get(item.tool_use_id) if item.tool_use_id is not None else None
+        if call is None:
+            return decisions
+    pending = call.pop("remind", None)
+    outcome = outcome_of_response(item.tool_name, item.tool_response)
+    verdict = _record_outcome(agent, call, item.tool_name, item.tool_input, item.tool_response, outcome, config)
+    if verdict is not None:
+        decisions.append(_with_mode(verdict, config, can_deny=False))
+    if pending:
+        decisions.append(_with_mode(Decision(Action.REMIND, Rule.REPEAT, pending, tool=item.tool_name), config, can_deny=False))
+    return decisions
+
+
+def _remember(state: dict[str, Any], event: HookEvent, decision: Decision, now: float) -> None:
+    recent: list[dict[str, Any]] = state.setdefault("recent", [])
+    recent.append(decision_record(event, decision, now))
+    del recent[:-MAX_RECENT]
+
+
+def decision_record(event: HookEvent, decision: Decision, now: float) -> dict[str, Any]:
+    """The redacted record of one decision (state `recent` list and `decisions.jsonl`)."""
+    return {
+        "time": round(now, 3),
+        "agent": event.agent_id,
+        "event": event.event,
+        "tool": decision.tool,
+        "rule": decision.rule,
+        "action": decision.action.name.lower(),
+        "intended": decision.intended.name.lower() if decision.intended else decision.action.name.lower(),
+        "count": decision.count,
+        "arguments": decision.summary,
+    }
+
+
+def canonical_arguments(tool_input: Any, config: Config) -> str:
+    """The canonical `tool_input` text a reminder quotes (decoy keys dropped)."""
+    if isinstance(tool_input, dict):
+        tool_input = {k: v for k, v in tool_input.items() if k not in config.ignore_args}
+    return canonical_json(tool_input).decode("utf-8", "replace")

@@ -1,0 +1,162 @@
+"""The hook path: payload bytes in, decision bytes out, one exit code decided here.
+
+This module imports neither click nor platformdirs (the state directory is resolved lazily), so
+the console script can run the hook without paying for them on every tool call.
+
+Exit codes (both clients read exit 2 as "block", so it is never used): 0 with the decision on
+stdout, or 1 with one line on stderr and nothing on stdout. On exit 1 both clients let the tool
+run (fail open) and tell the user the hook failed (Claude Code 2.1.332 and Codex 0.171.0 notes).
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+import orjson
+
+from . import config as config_mod
+from . import engine
+from .payload import HANDLED_EVENTS, Client, HookEvent, PayloadError, decode, detect_client, event_name, parse
+from .render import render
+from .state import StateError, Store, default_state_dir
+
+
+class Exit(enum.IntEnum):
+    """Hook exit codes. There is deliberately no 2."""
+
+    OK = 0
+    FAILED = 1
+
+
+@dataclass(frozen=True, slots=True)
+class HookOptions:
+    """Command-line options of the hook. None means "not given"."""
+
+    client: str = "auto"
+    profile: str | None = None
+    config: str | None = None
+    state_dir: str | None = None
+    mode: str | None = None
+    dry_run: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class HookResult:
+    """What the process prints and returns. `stderr` is at most a few lines, never a traceback."""
+
+    stdout: bytes = b""
+    stderr: str = ""
+    exit_code: Exit = Exit.OK
+    decision: engine.Decision | None = None
+    event: HookEvent | None = None
+
+
+AUDIT_LOG = "decisions.jsonl"
+ERROR_LOG = "errors.log"
+
+
+def resolve_client(option: str, data: dict[str, object]) -> Client:
+    """`--client auto` picks Codex when the payload has `turn_id`, Claude Code otherwise."""
+    if option == "auto":
+        return detect_client(data)
+    return Client(option)
+
+
+def run(
+    raw: bytes,
+    *,
+    options: HookOptions,
+    environ: Mapping[str, str],
+    clock: Callable[[], float] = time.time,
+    user_config: str | None = None,
+) -> HookResult:
+    """Handle one hook payload. Never raises; unexpected errors are logged to `errors.log`.
+
+    `user_config` overrides the user config file path (None = the platform default).
+    """
+    store: Store | None = None
+    try:
+        data = decode(raw)
+        name = event_name(data)
+        if name not in HANDLED_EVENTS:
+            return HookResult()
+        event = parse(data, resolve_client(options.client, data))
+        flags = {"profile": options.profile, "mode": options.mode}
+        resolved = config_mod.load(
+            environ=environ, cwd=event.cwd, config_path=options.config, flags=flags, user_path=user_config
+        )
+        cfg = resolved.config
+        store = Store(
+            options.state_dir or default_state_dir(environ),
+            lock_timeout=cfg.lock_timeout_seconds,
+            audit_max_bytes=cfg.audit_log_max_bytes,
+        )
+        return _decide(store, event, cfg, clock(), dry_run=options.dry_run)
+    except PayloadError as exc:
+        return HookResult(stderr=f"loopguard-hook: bad payload: {exc}", exit_code=Exit.FAILED)
+    except config_mod.ConfigError as exc:
+        return HookResult(stderr=f"loopguard-hook: bad config: {exc}", exit_code=Exit.FAILED)
+    except StateError as exc:
+        return HookResult(stderr=f"loopguard-hook: state: {exc}", exit_code=Exit.FAILED)
+    except Exception as exc:  # a bug: log it, fail open
+        return HookResult(stderr=log_bug(store, environ, options, exc), exit_code=Exit.FAILED)
+
+
+def _decide(store: Store, event: HookEvent, cfg: config_mod.Config, now: float, *, dry_run: bool) -> HookResult:
+    warning = ""
+    with store.session(event.session_id, write=not dry_run) as handle:
+        warning = handle.warning or ""
+        if event.event == "SessionEnd":
+            handle.delete = not cfg.keep_state
+            return HookResult(stderr=_line(warning))
+        state = handle.state
+        if state is None:
+            state = engine.new_session(event.session_id, event.client, now)
+        decision = engine.apply(state, event, cfg, now)
+        handle.state = state
+        handle.dirty = True
+    stderr = _line(warning)
+    if decision.intended is not engine.Action.ALLOW and not dry_run:
+        record = engine.decision_record(event, decision, now)
+        record["session"] = event.session_id
+        record["client"] = event.client.value
+        record["profile"] = cfg.profile
+        record["mode"] = cfg.mode
+        try:
+            store.append_log(AUDIT_LOG, orjson.dumps(record))
+        except StateError as exc:
+            stderr = _join(stderr, f"loopguard-hook: audit log: {exc}")
+    return HookResult(
+        stdout=render(decision, event.event, event.client), stderr=stderr, decision=decision, event=event
+    )
+
+
+def _line(text: str) -> str:
+    return f"loopguard-hook: {text}" if text else ""
+
+
+def _join(a: str, b: str) -> str:
+    return f"{a}\n{b}" if a else b
+
+
+def log_bug(store: Store | None, environ: Mapping[str, str], options: HookOptions, exc: BaseException) -> str:
+    """Append the traceback to `<state-dir>/errors.log`; return the one line for stderr."""
+    import traceback
+
+    where = "errors.log"
+    try:
+        if store is None:
+            store = Store(options.state_dir or default_state_dir(environ))
+        os.makedirs(store.root, mode=0o700, exist_ok=True)
+        text = f"--- {time.strftime('%Y-%m-%dT%H:%M:%S%z')} pid {os.getpid()}\n" + "".join(
+            traceback.format_exception(type(exc), exc, exc.__traceback__)
+        )
+        store.append_log(ERROR_LOG, text.encode("utf-8", "replace"))
+        where = os.path.join(store.root, ERROR_LOG)
+    except Exception:  # logging must not turn a bug into a crash
+        where = "errors.log (could not be written)"
+    return f"loopguard-hook: internal error ({type(exc).__name__}); the call was let through; details in {where}"

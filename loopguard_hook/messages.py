@@ -1,0 +1,138 @@
+"""The texts the model reads. Each is a policy result plus a next step, never an error.
+
+Both clients show a denial to the model as a hook "error" (Claude Code renders
+`PreToolUse:<Tool> hook error: <reason>`, Codex `Command blocked by PreToolUse hook: <reason>.
+Command: <cmd>`; research notes for 2.1.332 and 0.171.0), which invites blind retries, so every
+text says that nothing is broken and what to do instead.
+"""
+
+from __future__ import annotations
+
+from .signature import preview
+
+#: Both clients move text beyond ~10,000 characters to a file; the guard cuts earlier.
+MAX_TEXT = 9000
+
+PREFIX = "loopguard"
+
+
+def _quote(text: str, limit: int) -> str:
+    text = preview(text.strip(), limit)
+    return text if text else "(empty result)"
+
+
+def gentle_reminder(tool: str, count: int) -> str:
+    """The first reminder threshold: a short nudge."""
+    return (
+        f"[{PREFIX}] You are repeating yourself: this is call {count} of {tool} with the same "
+        "arguments. Analyse the previous result before calling it again; if it already answers "
+        "the question, use it and move on."
+    )
+
+
+def detailed_reminder(tool: str, count: int, arguments: str, *, in_a_row: bool) -> str:
+    """Later reminder thresholds: tool, count, canonical arguments, and that nothing changed."""
+    how = "in a row" if in_a_row else "with no new result in between"
+    return (
+        f"[{PREFIX}] {tool} has now been called {count} times {how} with identical arguments: "
+        f"{arguments}. These calls made no progress: nothing changed between them. Do not call it "
+        "again with the same arguments. Use what the earlier calls returned, change the approach "
+        "(different arguments or a different tool), or answer the user with what you know."
+    )
+
+
+def slow_repeat_reminder(tool: str, count: int, seconds: float) -> str:
+    """A repeat that came long after the previous one: reminded, never denied."""
+    return (
+        f"[{PREFIX}] {tool} returned the same result the last {count - 1} times "
+        f"(this call came {int(seconds)} s after the previous one). If you are waiting for "
+        "something to change, wait longer between checks or stop polling and report the state."
+    )
+
+
+def repeat_denial(
+    tool: str, count: int, previous: str | None, limit: int, *, in_a_row: bool
+) -> str:
+    """`REPEAT_TOOL_BLOCKED`: the call was not run; quote the previous result's preview."""
+    how = "in a row" if in_a_row else "with no new result in between"
+    quoted = (
+        f' The previous identical call returned: """{_quote(previous, limit)}"""'
+        if previous is not None
+        else ""
+    )
+    return (
+        f"REPEAT_TOOL_BLOCKED: this {tool} call is identical to the previous ones and was not run "
+        f"(attempt {count} {how}; loop guard policy, not a tool failure).{quoted} "
+        "Do not retry it. Advance instead: use that result, change the approach, or conclude "
+        "and answer the user with what is known"
+    )
+
+
+def stop_text(tool: str, count: int, previous: str | None, limit: int, *, ends_turn: bool) -> str:
+    """The last resort. Claude Code ends the turn (`continue: false`); Codex only denies."""
+    base = repeat_denial(tool, count, previous, limit, in_a_row=False)
+    if ends_turn:
+        return base + ". The loop guard is ending this turn"
+    return (
+        base + ". This is final: stop calling tools for this request and answer the user now "
+        "with what you have"
+    )
+
+
+def stop_reason(tool: str, count: int) -> str:
+    """Claude Code `stopReason`: shown to the user, and to the model on the next turn."""
+    return (
+        f"{PREFIX} ended the turn: {tool} was called {count} times with identical arguments "
+        "and nothing changed. Send a new message to continue."
+    )
+
+
+def same_path_denial(tool: str, path: str, count: int, limit: int) -> str:
+    """Seed 001's read cap: one path read too often since it last changed."""
+    return (
+        f"REPEAT_TOOL_BLOCKED: {path} has been read {count} times by {tool} since it last "
+        f"changed (limit {limit}; loop guard policy, not a tool failure). Its content is already "
+        "in your context: use it, or edit the file before reading it again"
+    )
+
+
+def limit_denial(code: str, count: int, limit: int, bookkeeping: bool) -> str:
+    """Seed 003's budgets: too many calls since the last new result."""
+    what = "planning/bookkeeping calls" if bookkeeping else "tool calls"
+    return (
+        f"{code}: {count} {what} since the last call that produced a new result "
+        f"(limit {limit}; loop guard policy, not a tool failure). Stop and take stock: summarise "
+        "what you have found, change the approach, or answer the user"
+    )
+
+
+def answer_only_denial(code: str) -> str:
+    """Seed 003's answer-only mode after a loop or budget denial."""
+    return (
+        f"{code}: tool calls are paused for the rest of this turn because a loop was detected. "
+        "Answer the user now in plain text with what you know; the next user message enables "
+        "tools again"
+    )
+
+
+def duplicate_denial(code: str, tool: str) -> str:
+    """An identical call issued in the same batch as one still running."""
+    return (
+        f"{code}: an identical {tool} call is already running in this batch, so this duplicate "
+        "was not run. Use the result of the first one"
+    )
+
+
+def same_error_reminder(tool: str, count: int, error: str, limit: int) -> str:
+    """The same failure under different arguments: a wall, not a typo."""
+    return (
+        f"[{PREFIX}] {tool} has failed {count} times with different arguments but the same error: "
+        f'"""{_quote(error, limit)}""". Changing the arguments is not helping; this looks like an '
+        "environment limit (permissions, sandbox, missing tool). Change the approach or ask the "
+        "user."
+    )
+
+
+def fit(text: str) -> str:
+    """Cut `text` to `MAX_TEXT` characters (both clients spill longer text to a file)."""
+    return preview(text, MAX_TEXT)

@@ -1,0 +1,204 @@
+"""Parse one hook payload (the JSON a client writes to the hook's stdin) into a `HookEvent`.
+
+Client facts used here (see README, "Client facts"):
+
+- Claude Code 2.1.332 and Codex 0.171.0 both send one JSON object with `hook_event_name`,
+  `session_id`, `cwd` and `transcript_path`; subagent calls carry the parent's `session_id` plus
+  their own `agent_id` (captured payloads `PreToolUse.Read.subagent.json`; Codex probe P20).
+- Only Codex sends `turn_id` (Codex 0.171.0 payload schema), which is how the client is told
+  apart when `--client auto`.
+- Clients add fields every release, so unknown keys are ignored.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+
+class Client(enum.StrEnum):
+    """The two clients whose hook protocol the guard speaks."""
+
+    CLAUDE_CODE = "claude-code"
+    CODEX = "codex"
+
+
+#: Hook events the guard acts on; every other event name gets exit 0 and no output.
+HANDLED_EVENTS = frozenset(
+    {
+        "PreToolUse",
+        "PostToolUse",
+        "PostToolUseFailure",
+        "PostToolBatch",
+        "UserPromptSubmit",
+        "SessionStart",
+        "SessionEnd",
+        "Stop",
+        "SubagentStop",
+    }
+)
+
+TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure"})
+
+MAIN_AGENT = "main"
+
+
+class PayloadError(ValueError):
+    """The payload is not a hook payload the guard can read (one stderr line, exit 1)."""
+
+
+@dataclass(frozen=True, slots=True)
+class BatchCall:
+    """One entry of a Claude Code `PostToolBatch` `tool_calls` list.
+
+    `tool_response` is the serialised text the model saw, including the
+    `<tool_use_error>` of a validation rejection and the text of a hook denial
+    (Claude Code 2.1.332, captured `PostToolBatch.json`).
+    """
+
+    tool_name: str
+    tool_input: Any
+    tool_use_id: str | None
+    tool_response: Any
+
+
+@dataclass(frozen=True, slots=True)
+class HookEvent:
+    """One hook event, reduced to what the guard reads. Large fields are kept by reference."""
+
+    event: str
+    client: Client
+    session_id: str
+    agent_id: str = MAIN_AGENT
+    cwd: str | None = None
+    transcript_path: str | None = None
+    turn_id: str | None = None
+    tool_name: str | None = None
+    tool_input: Any = None
+    tool_use_id: str | None = None
+    tool_response: Any = None
+    error: str | None = None
+    is_interrupt: bool = False
+    tool_calls: tuple[BatchCall, ...] = ()
+    source: str | None = None
+    prompt: str | None = None
+    last_assistant_message: str | None = None
+    stop_hook_active: bool = False
+
+
+def _opt_str(data: dict[str, Any], key: str) -> str | None:
+    value = data.get(key)
+    if value is None or isinstance(value, str):
+        return value
+    raise PayloadError(f"field {key!r} must be a string, got {type(value).__name__}")
+
+
+def _req_str(data: dict[str, Any], key: str) -> str:
+    value = data.get(key)
+    if not isinstance(value, str):
+        got = "missing" if value is None else type(value).__name__
+        raise PayloadError(f"field {key!r} must be a string ({got})")
+    return value
+
+
+def _opt_bool(data: dict[str, Any], key: str) -> bool:
+    value = data.get(key, False)
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        raise PayloadError(f"field {key!r} must be a boolean, got {type(value).__name__}")
+    return value
+
+
+def decode(raw: bytes) -> dict[str, Any]:
+    """Decode stdin bytes into the payload object.
+
+    A leading UTF-8 byte-order mark is tolerated (payload files saved by Windows editors).
+
+    Raises:
+        PayloadError: empty input, invalid UTF-8 or JSON, nesting deeper than the parser allows,
+            or a JSON value that is not an object.
+    """
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    if not raw.strip():
+        raise PayloadError("empty payload on stdin (expected one hook JSON object)")
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise PayloadError(f"payload is not valid JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise PayloadError(f"payload must be a JSON object, got {type(data).__name__}")
+    return data
+
+
+def detect_client(data: dict[str, Any]) -> Client:
+    """`turn_id` is sent only by Codex (0.171.0 payload schema); everything else is Claude Code."""
+    return Client.CODEX if "turn_id" in data else Client.CLAUDE_CODE
+
+
+def event_name(data: dict[str, Any]) -> str:
+    """Return `hook_event_name`.
+
+    Raises:
+        PayloadError: the field is missing or not a string.
+    """
+    return _req_str(data, "hook_event_name")
+
+
+def parse(data: dict[str, Any], client: Client) -> HookEvent:
+    """Turn a decoded payload of a handled event into a `HookEvent`.
+
+    Raises:
+        PayloadError: a field the guard needs is missing or has the wrong type.
+    """
+    event = event_name(data)
+    session_id = _req_str(data, "session_id")
+    agent_id = _opt_str(data, "agent_id") or MAIN_AGENT
+    common: dict[str, Any] = {
+        "event": event,
+        "client": client,
+        "session_id": session_id,
+        "agent_id": agent_id,
+        "cwd": _opt_str(data, "cwd"),
+        "transcript_path": _opt_str(data, "transcript_path"),
+        "turn_id": _opt_str(data, "turn_id"),
+    }
+    if event in TOOL_EVENTS:
+        common["tool_name"] = _req_str(data, "tool_name")
+        common["tool_input"] = data.get("tool_input")
+        common["tool_use_id"] = _opt_str(data, "tool_use_id")
+        if event == "PostToolUse":
+            common["tool_response"] = data.get("tool_response")
+        elif event == "PostToolUseFailure":
+            error = data.get("error")
+            common["error"] = error if isinstance(error, str) else orjson.dumps(error).decode()
+            common["is_interrupt"] = _opt_bool(data, "is_interrupt")
+    elif event == "PostToolBatch":
+        calls = data.get("tool_calls")
+        if not isinstance(calls, list):
+            raise PayloadError("field 'tool_calls' must be a list")
+        batch = []
+        for item in calls:
+            if not isinstance(item, dict):
+                raise PayloadError("each entry of 'tool_calls' must be an object")
+            batch.append(
+                BatchCall(
+                    tool_name=_req_str(item, "tool_name"),
+                    tool_input=item.get("tool_input"),
+                    tool_use_id=_opt_str(item, "tool_use_id"),
+                    tool_response=item.get("tool_response"),
+                )
+            )
+        common["tool_calls"] = tuple(batch)
+    elif event == "UserPromptSubmit":
+        common["prompt"] = _opt_str(data, "prompt")
+    elif event == "SessionStart":
+        common["source"] = _opt_str(data, "source")
+    elif event in ("Stop", "SubagentStop"):
+        common["last_assistant_message"] = _opt_str(data, "last_assistant_message")
+        common["stop_hook_active"] = _opt_bool(data, "stop_hook_active")
+    return HookEvent(**common)

@@ -1,0 +1,241 @@
+"""Call signatures and outcome fingerprints: what makes two calls "the same" and two results "equal".
+
+- A call signature is the tool name plus the canonical JSON of `tool_input` (keys sorted at every
+  depth, compact, UTF-8 kept) after dropping decoy keys such as Claude Code's Bash `description`.
+  Claude Code fills in defaults and reorders keys between events (2.1.332 LAB notes), so only the
+  canonical form is stable. A `tool_input` that is not an object is compared as given.
+- An outcome fingerprint is a short digest of the normalised `tool_response` (or failure text):
+  volatile keys (`duration_ms`, timestamps) and volatile text (`Wall time: 0.3 seconds`,
+  `took 12ms`, `in 0.12s`) are removed first, so a result that differs only in timing is equal.
+  Responses are never stored, only digests and a short preview.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+_SORT = orjson.OPT_SORT_KEYS
+
+#: Keys whose values change on every run without saying anything about the result.
+VOLATILE_KEYS = frozenset(
+    {
+        "duration_ms",
+        "durationMs",
+        "totalDurationMs",
+        "duration",
+        "elapsed",
+        "elapsed_ms",
+        "elapsedMs",
+        "timestamp",
+        "timestamps",
+        "startedAt",
+        "started_at",
+        "finishedAt",
+        "finished_at",
+        "completedAt",
+        "persistedOutputPath",
+        "usage",
+        "totalTokens",
+        "resolvedModel",
+    }
+)
+
+# One pass over the text; each alternative is a timing or run-id fragment that varies between
+# identical runs (Codex exec headers, pytest/cargo summaries, ISO timestamps, elapsed counters).
+_VOLATILE_TEXT = re.compile(
+    r"Wall time: [0-9.]+ ?(?:seconds?|s|ms)?"
+    r"|Chunk ID: \w+"
+    r"|Original token count: \d+"
+    r"|session ID \d+"
+    r"|\btook [0-9.]+ ?(?:ms|s|sec|secs|seconds?)\b"
+    r"|\bin [0-9.]+ ?(?:ms|s|sec|seconds?)\b"
+    r"|\b[0-9.]+ ?(?:ms|s|sec|seconds?) elapsed\b"
+    r"|\belapsed:? [0-9.:]+ ?(?:ms|s)?"
+    r"|\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?"
+)
+
+_DIGEST_BYTES = 8
+
+
+def canonical_json(value: Any) -> bytes:
+    """Compact JSON with keys sorted at every depth; non-ASCII kept as UTF-8."""
+    return orjson.dumps(value, option=_SORT)
+
+
+def digest(data: bytes) -> str:
+    """A 16-hex-character BLAKE2b digest (collisions are irrelevant at session scale)."""
+    return hashlib.blake2b(data, digest_size=_DIGEST_BYTES).hexdigest()
+
+
+def call_key(tool_name: str, tool_input: Any, ignore_args: frozenset[str]) -> bytes:
+    """The canonical bytes of a call: `tool_name` NUL canonical `tool_input` minus decoy keys."""
+    if isinstance(tool_input, dict):
+        if ignore_args and not ignore_args.isdisjoint(tool_input):
+            tool_input = {k: v for k, v in tool_input.items() if k not in ignore_args}
+        body = canonical_json(tool_input)
+    elif isinstance(tool_input, str):
+        body = tool_input.encode("utf-8", "surrogatepass")
+    else:
+        body = canonical_json(tool_input)
+    return tool_name.encode("utf-8", "surrogatepass") + b"\0" + body
+
+
+def call_signature(tool_name: str, tool_input: Any, ignore_args: frozenset[str]) -> str:
+    """The signature digest of a call (see module docstring)."""
+    return digest(call_key(tool_name, tool_input, ignore_args))
+
+
+def _normalise(value: Any) -> Any:
+    if isinstance(value, str):
+        return _VOLATILE_TEXT.sub("<t>", value)
+    if isinstance(value, dict):
+        return {k: _normalise(v) for k, v in value.items() if k not in VOLATILE_KEYS}
+    if isinstance(value, list):
+        return [_normalise(v) for v in value]
+    return value
+
+
+def normalise_text(text: str) -> str:
+    """Remove volatile fragments (timings, timestamps, run ids) from a result or error text."""
+    return _VOLATILE_TEXT.sub("<t>", text)
+
+
+def outcome_fingerprint(response: Any) -> str:
+    """Digest of a normalised `tool_response` or error text."""
+    normalised = _normalise(response)
+    if isinstance(normalised, str):
+        return digest(normalised.encode("utf-8", "surrogatepass"))
+    return digest(canonical_json(normalised))
+
+
+def result_text(response: Any) -> str:
+    """The human part of a `tool_response`, for previews quoted back to the model.
+
+    Claude Code Read gives `{"file": {"content"}}`, Bash `{"stdout", "stderr"}`
+    (2.1.332 captured payloads); Codex gives a plain string; MCP gives a content list.
+    """
+    if isinstance(response, str):
+        return response
+    if isinstance(response, dict):
+        file = response.get("file")
+        if isinstance(file, dict) and isinstance(file.get("content"), str):
+            return str(file["content"])
+        if "stdout" in response or "stderr" in response:
+            out = str(response.get("stdout") or "")
+            err = str(response.get("stderr") or "")
+            return out + ("\n" + err if err else "")
+        content = response.get("content")
+        if isinstance(content, list):
+            return _content_text(content)
+    if isinstance(response, list):
+        return _content_text(response)
+    return orjson.dumps(response, default=str).decode()
+
+
+def _content_text(items: list[Any]) -> str:
+    parts = [str(i.get("text")) for i in items if isinstance(i, dict) and "text" in i]
+    return "\n".join(parts) if parts else orjson.dumps(items, default=str).decode()
+
+
+def preview(text: str, limit: int) -> str:
+    """`text` cut to `limit` characters, with a marker when cut."""
+    if len(text) <= limit:
+        return text
+    return text[: max(0, limit - 1)] + "…"
+
+
+# -- failures ---------------------------------------------------------------------------------
+
+_EXIT_CODE = re.compile(r"^(?:Exit code:? |Process exited with code )(-?\d+)", re.MULTILINE)
+
+# Codex 0.171.0 PostToolUse gives Bash output as plain text with no exit code
+# (openai/codex#34289; captured `PostToolUse__Bash__failed.json`), so a failure can only be
+# inferred from what shells and common tools print when they fail.
+_FAILURE_TEXT = re.compile(
+    r"command not found"
+    r"|No such file or directory"
+    r"|Permission denied"
+    r"|Operation not permitted"
+    r"|^Traceback \(most recent call last\):"
+    r"|^fatal: "
+    r"|^error(?:\[E\d+\])?: "
+    r"|^Error: "
+    r"|cannot access '"
+    r"|\bsyntax error\b",
+    re.MULTILINE,
+)
+
+
+class Failure:
+    """How sure the guard is that a call failed."""
+
+    NONE = 0
+    #: Inferred from output text only (Codex shell output with no exit code): counted for the
+    #: same-error rule, but a changed text still counts as new evidence.
+    SOFT = 1
+    #: Reported by the client: `PostToolUseFailure`, `<tool_use_error>`, `is_error`/`isError`,
+    #: or an `Exit code: N` line with N != 0.
+    HARD = 2
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What the guard keeps of one call's result."""
+
+    fingerprint: str
+    failure: int
+    text: str
+
+
+def classify_response(tool_name: str, response: Any) -> int:
+    """Failure level of a `PostToolUse` `tool_response` (see `Failure`)."""
+    if isinstance(response, dict):
+        if response.get("is_error") is True or response.get("isError") is True:
+            return Failure.HARD
+        return Failure.NONE
+    if isinstance(response, str):
+        head = response[:4096]
+        if "<tool_use_error>" in head:
+            return Failure.HARD
+        match = _EXIT_CODE.search(head)
+        if match:
+            return Failure.HARD if match.group(1) != "0" else Failure.NONE
+        if tool_name == "Bash" and _FAILURE_TEXT.search(response[-4096:] if len(response) > 8192 else response):
+            return Failure.SOFT
+    return Failure.NONE
+
+
+def outcome_of_response(tool_name: str, response: Any) -> Outcome:
+    """Fingerprint, failure level and human text of a `tool_response`."""
+    return Outcome(
+        fingerprint=outcome_fingerprint(response),
+        failure=classify_response(tool_name, response),
+        text=result_text(response),
+    )
+
+
+def outcome_of_error(error: str) -> Outcome:
+    """A `PostToolUseFailure` `error` text (Claude Code 2.1.332) as an outcome."""
+    return Outcome(fingerprint=outcome_fingerprint(error), failure=Failure.HARD, text=error)
+
+
+_DEFERRED_HINT = re.compile(r"\n+This tool's input schema was not in your prompt.*", re.DOTALL)
+_PATHS = re.compile(r"(?:/[\w.@+-]+)+/?")
+_NUMBERS = re.compile(r"\d+")
+
+
+def error_signature(text: str) -> str:
+    """Digest of an error with paths, numbers and client hints removed.
+
+    Used by the same-error rule: the same tool failing with the same error under different
+    arguments (a sandbox or permission wall). Claude Code appends a long hint to first calls of
+    deferred tools (2.1.332 notes), so it is removed too.
+    """
+    text = _DEFERRED_HINT.sub("", text[:2000])
+    text = _PATHS.sub("<p>", normalise_text(text))
+    return digest(_NUMBERS.sub("<n>", text).strip().encode("utf-8", "surrogatepass"))

@@ -1,0 +1,408 @@
+"""The state store: one JSON file per session, updated under a lock. The only module that does I/O
+on the state directory and the only one that imports platformdirs.
+
+Layout under the state directory (default `platformdirs.user_cache_dir("loopguard-hook")`):
+
+    sessions/<name>.json      the session ledger (mode 0600; directory 0700)
+    sessions/<name>.lock      sidecar lock file (`flock`; the data file is swapped by os.replace)
+    sessions/<name>.tmp       the next version, written then renamed over the ledger
+    sessions/<name>.corrupt   the last unreadable ledger, moved aside
+    decisions.jsonl           redacted audit log of every non-allow decision (rotates to .1)
+    errors.log                tracebacks of unexpected errors (rotates to .1)
+
+Hook processes for parallel tool calls run at the same instant (both clients), so every update is
+a read-modify-write under an exclusive lock with a bounded wait. Every file is opened relative to
+the `sessions` directory with `O_NOFOLLOW`: a symlink planted in place of a state, temp or lock
+file is never followed.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+import re
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from .engine import STATE_VERSION
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+
+APP = "loopguard-hook"
+_SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+#: Largest ledger read back; anything bigger is not ours and is moved aside.
+MAX_STATE_BYTES = 4 * 1024 * 1024
+
+
+class StateError(OSError):
+    """The state directory or a state file cannot be used (one stderr line, exit 1, fail open)."""
+
+
+class LockTimeout(StateError):
+    """Another hook process held the session lock for longer than `lock_timeout_seconds`."""
+
+
+def default_state_dir(environ: Mapping[str, str]) -> str:
+    """`LOOPGUARD_STATE_DIR`, else the platform's user cache dir for `loopguard-hook`.
+
+    Raises:
+        StateError: no home directory can be found for the cache dir.
+    """
+    configured = environ.get("LOOPGUARD_STATE_DIR")
+    if configured:
+        return configured
+    try:
+        import platformdirs
+
+        return platformdirs.user_cache_dir(APP, appauthor=False)
+    except (KeyError, RuntimeError, OSError) as exc:  # no HOME and no passwd entry
+        raise StateError(f"cannot find a cache directory ({exc}); set LOOPGUARD_STATE_DIR") from None
+
+
+def session_file_name(session_id: str) -> str:
+    """The file stem for a session: the id itself when it is a safe name, else a hash of it.
+
+    Safe: 1-128 characters of `[A-Za-z0-9._-]`, starting with a letter or digit. Anything else
+    (`../x`, `served:…`, NUL bytes, empty, very long) becomes `_<32 hex digits>`, which no safe
+    id can equal.
+    """
+    if _SAFE_NAME.fullmatch(session_id) and session_id != "." and ".." not in session_id:
+        return session_id
+    raw = session_id.encode("utf-8", "surrogatepass")
+    return "_" + hashlib.blake2b(raw, digest_size=16).hexdigest()
+
+
+@dataclass(slots=True)
+class Loaded:
+    """A ledger as read from disk. `warning` is one line for stderr when the file was bad."""
+
+    state: dict[str, Any] | None
+    warning: str | None = None
+
+
+def _valid(state: Any) -> bool:
+    if not isinstance(state, dict) or state.get("version") != STATE_VERSION:
+        return False
+    agents = state.get("agents")
+    if not isinstance(agents, dict) or not isinstance(state.get("recent"), list):
+        return False
+    for agent in agents.values():
+        if not isinstance(agent, dict):
+            return False
+        for key, kind in (("sigs", dict), ("calls", dict), ("paths", dict), ("errors", dict)):
+            if not isinstance(agent.get(key), kind):
+                return False
+        for key in ("attempts", "seq", "post_seq", "since", "bookkeeping"):
+            if not isinstance(agent.get(key), int):
+                return False
+    return True
+
+
+class Store:
+    """The state directory. Cheap to create: nothing touches the disk until a method is called."""
+
+    def __init__(self, root: str, *, lock_timeout: float = 2.0, audit_max_bytes: int = 1048576) -> None:
+        self.root = root
+        self.sessions = os.path.join(root, "sessions")
+        self.lock_timeout = lock_timeout
+        self.audit_max_bytes = audit_max_bytes
+
+    # -- directories ----------------------------------------------------------------------
+
+    def _ensure(self) -> int:
+        """Create the directories (0700) and return an fd of `sessions/`.
+
+        Raises:
+            StateError: the directory cannot be created or opened, or is a symlink.
+        """
+        try:
+            if not os.path.isdir(self.root):
+                os.makedirs(self.root, mode=0o700, exist_ok=True)
+                os.chmod(self.root, 0o700)
+            try:
+                os.mkdir(self.sessions, 0o700)
+                os.chmod(self.sessions, 0o700)
+            except FileExistsError:
+                pass
+            return os.open(self.sessions, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC)
+        except OSError as exc:
+            raise StateError(f"state directory {self.sessions}: {exc.strerror or exc}") from None
+
+    def _dir_fd(self) -> int | None:
+        try:
+            return os.open(self.sessions, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC)
+        except OSError:
+            return None
+
+    # -- locking --------------------------------------------------------------------------
+
+    @contextmanager
+    def _lock(self, dir_fd: int, name: str) -> Iterator[None]:
+        lock_name = name + ".lock"
+        try:
+            fd = os.open(lock_name, os.O_RDWR | os.O_CREAT | _NOFOLLOW | _CLOEXEC, 0o600, dir_fd=dir_fd)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                # A symlink was planted as the lock file: remove the link, never follow it.
+                os.unlink(lock_name, dir_fd=dir_fd)
+                fd = os.open(lock_name, os.O_RDWR | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, 0o600, dir_fd=dir_fd)
+            else:
+                raise StateError(f"lock file {lock_name}: {exc.strerror or exc}") from None
+        try:
+            os.fchmod(fd, 0o600)
+            if fcntl is not None:
+                self._acquire(fd)
+            yield
+        finally:
+            os.close(fd)  # closing releases the flock
+
+    def _acquire(self, fd: int) -> None:
+        deadline = time.monotonic() + self.lock_timeout
+        delay = 0.0005
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return
+            except BlockingIOError:
+                pass
+            now = time.monotonic()
+            if now >= deadline:
+                raise LockTimeout(
+                    f"session lock busy for {self.lock_timeout:g} s (another hook process hangs?); "
+                    "letting this call through"
+                )
+            time.sleep(min(delay, deadline - now))
+            delay = min(delay * 2, 0.01)
+
+    # -- ledger ---------------------------------------------------------------------------
+
+    def _read(self, dir_fd: int, name: str) -> Loaded:
+        path = name + ".json"
+        try:
+            fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _CLOEXEC, dir_fd=dir_fd)
+        except FileNotFoundError:
+            return Loaded(None)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                os.unlink(path, dir_fd=dir_fd)
+                return Loaded(None, "state file was a symlink; removed it and started the session afresh")
+            raise StateError(f"state file {path}: {exc.strerror or exc}") from None
+        try:
+            with os.fdopen(fd, "rb") as fh:
+                data = fh.read(MAX_STATE_BYTES + 1)
+        except OSError as exc:
+            raise StateError(f"state file {path}: {exc.strerror or exc}") from None
+        try:
+            state = orjson.loads(data) if len(data) <= MAX_STATE_BYTES else None
+        except orjson.JSONDecodeError:
+            state = None
+        if _valid(state):
+            return Loaded(state)
+        aside = name + ".corrupt"
+        try:
+            os.replace(path, aside, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        except OSError:
+            pass
+        return Loaded(None, f"state file {path} was unreadable or from another version; moved it to {aside} and started afresh")
+
+    def _write(self, dir_fd: int, name: str, state: dict[str, Any]) -> None:
+        tmp = name + ".tmp"
+        data = orjson.dumps(state)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _NOFOLLOW | _CLOEXEC
+        try:
+            try:
+                fd = os.open(tmp, flags, 0o600, dir_fd=dir_fd)
+            except OSError as exc:
+                if exc.errno != errno.ELOOP:
+                    raise
+                os.unlink(tmp, dir_fd=dir_fd)
+                fd = os.open(tmp, flags | os.O_EXCL, 0o600, dir_fd=dir_fd)
+            try:
+                os.fchmod(fd, 0o600)
+                view = memoryview(data)
+                while view:
+                    written = os.write(fd, view)
+                    view = view[written:]
+            finally:
+                os.close(fd)
+            os.replace(tmp, name + ".json", src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        except OSError as exc:
+            try:
+                os.unlink(tmp, dir_fd=dir_fd)
+            except OSError:
+                pass
+            raise StateError(f"cannot write state file {name}.json: {exc.strerror or exc}") from None
+
+    @contextmanager
+    def session(self, session_id: str, *, write: bool = True) -> Iterator[SessionHandle]:
+        """Lock the session, yield its ledger, and write it back if the handle was marked dirty.
+
+        With `write=False` (`--dry-run`) nothing is created or changed on disk.
+
+        Raises:
+            StateError: the directory or files cannot be used.
+            LockTimeout: the lock was not free within `lock_timeout` seconds.
+        """
+        name = session_file_name(session_id)
+        if not write:
+            dir_fd = self._dir_fd()
+            try:
+                loaded = self._read_only(dir_fd, name)
+                yield SessionHandle(loaded.state, loaded.warning)
+            finally:
+                if dir_fd is not None:
+                    os.close(dir_fd)
+            return
+        dir_fd = self._ensure()
+        try:
+            with self._lock(dir_fd, name):
+                loaded = self._read(dir_fd, name)
+                handle = SessionHandle(loaded.state, loaded.warning)
+                yield handle
+                if handle.delete:
+                    for suffix in (".json", ".tmp"):
+                        try:
+                            os.unlink(name + suffix, dir_fd=dir_fd)
+                        except FileNotFoundError:
+                            pass
+                elif handle.dirty and handle.state is not None:
+                    self._write(dir_fd, name, handle.state)
+        finally:
+            os.close(dir_fd)
+
+    def _read_only(self, dir_fd: int | None, name: str) -> Loaded:
+        if dir_fd is None:
+            return Loaded(None)
+        try:
+            fd = os.open(name + ".json", os.O_RDONLY | _NOFOLLOW | _CLOEXEC, dir_fd=dir_fd)
+        except OSError:
+            return Loaded(None)
+        with os.fdopen(fd, "rb") as fh:
+            data = fh.read(MAX_STATE_BYTES + 1)
+        try:
+            state = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            return Loaded(None, f"state file {name}.json is unreadable; ignoring it (dry run)")
+        return Loaded(state if _valid(state) else None)
+
+    # -- operator commands ----------------------------------------------------------------
+
+    def list_sessions(self) -> list[tuple[str, dict[str, Any] | None, float]]:
+        """Every ledger as `(file stem, state or None if unreadable, mtime in seconds)`."""
+        out: list[tuple[str, dict[str, Any] | None, float]] = []
+        try:
+            names = sorted(os.listdir(self.sessions))
+        except OSError:
+            return out
+        for entry in names:
+            if not entry.endswith(".json"):
+                continue
+            path = os.path.join(self.sessions, entry)
+            try:
+                if os.path.islink(path):
+                    continue
+                mtime = os.stat(path).st_mtime
+                with open(path, "rb") as fh:
+                    state = orjson.loads(fh.read(MAX_STATE_BYTES + 1))
+            except (OSError, orjson.JSONDecodeError):
+                out.append((entry[:-5], None, 0.0))
+                continue
+            out.append((entry[:-5], state if _valid(state) else None, mtime))
+        return out
+
+    def find(self, session_id: str) -> str:
+        """The file stem of a session id (or of a stem given directly)."""
+        return session_file_name(session_id)
+
+    def remove(self, stem: str) -> bool:
+        """Delete one session's files. True if a ledger existed."""
+        found = False
+        for suffix in (".json", ".tmp", ".lock", ".corrupt"):
+            try:
+                os.unlink(os.path.join(self.sessions, stem + suffix))
+                found = found or suffix == ".json"
+            except FileNotFoundError:
+                pass
+            except OSError as exc:
+                raise StateError(f"cannot delete {stem}{suffix}: {exc.strerror or exc}") from None
+        return found
+
+    def gc(self, older_than: float, now: float) -> list[str]:
+        """Delete the files of sessions idle for more than `older_than` seconds; return their stems."""
+        removed: list[str] = []
+        try:
+            entries = os.listdir(self.sessions)
+        except OSError:
+            return removed
+        stems: dict[str, float] = {}
+        for entry in entries:
+            stem, dot, _ = entry.rpartition(".")
+            if not dot:
+                continue
+            try:
+                mtime = os.lstat(os.path.join(self.sessions, entry)).st_mtime
+            except OSError:
+                continue
+            stems[stem] = max(stems.get(stem, 0.0), mtime)
+        for stem, mtime in sorted(stems.items()):
+            if now - mtime > older_than:
+                self.remove(stem)
+                removed.append(stem)
+        return removed
+
+    # -- logs -----------------------------------------------------------------------------
+
+    def append_log(self, filename: str, line: bytes) -> None:
+        """Append one line to a log in the state directory, rotating it past the size bound.
+
+        Raises:
+            StateError: the log cannot be written.
+        """
+        path = os.path.join(self.root, filename)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | _NOFOLLOW | _CLOEXEC, 0o600)
+        except OSError as exc:
+            raise StateError(f"cannot write {path}: {exc.strerror or exc}") from None
+        try:
+            os.write(fd, line if line.endswith(b"\n") else line + b"\n")
+            size = os.fstat(fd).st_size
+        finally:
+            os.close(fd)
+        if size > self.audit_max_bytes:
+            try:
+                os.replace(path, path + ".1")
+            except OSError:
+                pass
+
+    def read_log(self, filename: str) -> list[bytes]:
+        """The lines of a log and its rotated predecessor, oldest first."""
+        lines: list[bytes] = []
+        for path in (os.path.join(self.root, filename + ".1"), os.path.join(self.root, filename)):
+            try:
+                with open(path, "rb") as fh:
+                    lines.extend(fh.read().splitlines())
+            except OSError:
+                continue
+        return lines
+
+
+@dataclass(slots=True)
+class SessionHandle:
+    """A locked session: read `state`, replace or mutate it, then set `dirty` (or `delete`)."""
+
+    state: dict[str, Any] | None
+    warning: str | None = None
+    dirty: bool = False
+    delete: bool = False
