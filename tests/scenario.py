@@ -1,0 +1,306 @@
+"""Golden scenarios: a sequence of hook events with the decision expected after each.
+
+A scenario file (`tests/scenarios/*.json`) holds one JSON object:
+
+    {
+      "description": "what happens and why the expectation is right",
+      "source": "where the case comes from (seed rule, public report)",
+      "clients": ["claude-code", "codex"],        # default: both
+      "profiles": ["balanced"],                   # default: ["balanced"]
+      "config": {"deny_at": 4},                   # optional overrides, our keys or seed aliases
+      "batch_events": true,                       # Claude Code: send PostToolBatch after each batch
+      "steps": [ ... ]
+    }
+
+Steps use the sketch grammar of the public cases:
+
+- `{"call": TOOL, "input": {...}, "response": R, "pre": E, "post": E}`: a tool call. Expands to
+  PreToolUse (expects `pre`), then, unless the call was denied, PostToolUse with `response`
+  (expects `post`, default "silent"). With `"error": TEXT` instead of `response` the post event is
+  Claude Code's PostToolUseFailure (Codex: PostToolUse whose output is the error text).
+  With `"rejected": TEXT` the call failed Claude Code's input validation: no Pre, no Post, only
+  the PostToolBatch entry (expect `post` on that batch event); Codex gets Pre + a failed Post.
+  Optional: `id` (name a call), `same` (repeat a named call verbatim), `batch` (calls with the
+  same batch label send all their PreToolUse events before any post event), `agent_id`,
+  `session_id`, `t` (seconds since start; default 2 s after the previous step), `note`.
+- `{"event": NAME, ...payload fields..., "expect": E}`: a literal hook event (`prompt`,
+  `source`, `last_assistant_message`, ...).
+
+An expectation E is `silent`/`allow`, `remind`, `deny`, `stop` or `any`, or an object keyed by
+profile (`"breaker"`), by profile and client (`"balanced@codex"`), or `"*"` as the fallback.
+
+Tool calls are written in Claude Code's shapes; for Codex they are translated the way Codex
+0.171.0 reports them: `Read` becomes `Bash` `cat`/`sed -n`, `Edit`/`Write` become `apply_patch`,
+Bash input keeps only `command` and its response is the output text.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from loopguard_hook.engine import Action
+from loopguard_hook.hook import HookOptions, HookResult, run
+
+SCENARIO_DIR = Path(__file__).parent / "scenarios"
+CLIENTS = ("claude-code", "codex")
+START = 1_800_000_000.0
+NAMES = {"silent": Action.ALLOW, "allow": Action.ALLOW, "remind": Action.REMIND, "deny": Action.DENY, "stop": Action.STOP}
+
+
+def load(path: Path) -> dict[str, Any]:
+    with open(path, encoding="utf-8") as fh:
+        data: dict[str, Any] = json.load(fh)
+    return data
+
+
+def cases() -> list[tuple[str, str, str]]:
+    """(file name, profile, client) for every scenario file in the folder."""
+    out = []
+    for path in sorted(SCENARIO_DIR.glob("*.json")):
+        data = load(path)
+        for profile in data.get("profiles", ["balanced"]):
+            for client in data.get("clients", list(CLIENTS)):
+                out.append((path.name, profile, client))
+    return out
+
+
+def expected(spec: Any, profile: str, client: str) -> str:
+    if spec is None:
+        return "silent"
+    if isinstance(spec, str):
+        return spec
+    for key in (f"{profile}@{client}", profile, f"*@{client}", "*"):
+        if key in spec:
+            return str(spec[key])
+    return "silent"
+
+
+# -- translation to each client's payloads ----------------------------------------------------
+
+
+def _text_of(response: Any) -> str:
+    if isinstance(response, str):
+        return response
+    if isinstance(response, dict):
+        file = response.get("file")
+        if isinstance(file, dict) and "content" in file:
+            return str(file["content"])
+        if "stdout" in response:
+            return str(response.get("stdout", "")) + str(response.get("stderr", ""))
+    return json.dumps(response, sort_keys=True)
+
+
+def to_codex(tool: str, tool_input: Any, response: Any, error: str | None) -> tuple[str, Any, Any]:
+    """A Claude-shaped call as Codex 0.171.0 would report it to a hook."""
+    out_text = error if error is not None else _text_of(response)
+    if tool == "Bash":
+        command = tool_input.get("command") if isinstance(tool_input, dict) else tool_input
+        return "Bash", {"command": command}, out_text
+    if tool == "Read" and isinstance(tool_input, dict):
+        path = tool_input.get("file_path", "")
+        offset, limit = tool_input.get("offset"), tool_input.get("limit")
+        if offset or limit:
+            start = int(offset or 1)
+            command = f"sed -n '{start},{start + int(limit or 2000) - 1}p' {path}"
+        else:
+            command = f"cat {path}"
+        return "Bash", {"command": command}, out_text
+    if tool in ("Edit", "Write", "MultiEdit") and isinstance(tool_input, dict):
+        path = tool_input.get("file_path", "")
+        if tool == "Write":
+            body = "".join(f"+{line}\n" for line in str(tool_input.get("content", "")).splitlines())
+            patch = f"*** Begin Patch\n*** Add File: {path}\n{body}*** End Patch\n"
+        else:
+            old = "".join(f"-{line}\n" for line in str(tool_input.get("old_string", "")).splitlines())
+            new = "".join(f"+{line}\n" for line in str(tool_input.get("new_string", "")).splitlines())
+            patch = f"*** Begin Patch\n*** Update File: {path}\n@@\n{old}{new}*** End Patch\n"
+        if error is not None:
+            result = f"Exit code: 1\nWall time: 0 seconds\nOutput:\n{error}\n"
+        else:
+            result = f"Exit code: 0\nWall time: 0 seconds\nOutput:\nSuccess. Updated the following files:\nM {path}\n"
+        return "apply_patch", {"command": patch}, result
+    if error is not None:
+        return tool, tool_input, {"content": [{"type": "text", "text": error}], "isError": True}
+    return tool, tool_input, response
+
+
+@dataclass
+class Step:
+    index: int
+    event: str
+    payload: dict[str, Any]
+    expect: str
+    note: str = ""
+
+
+@dataclass
+class Expanded:
+    steps: list[Step] = field(default_factory=list)
+
+
+def _base(client: str, session_id: str, agent_id: str | None, turn: int) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "session_id": session_id,
+        "transcript_path": f"/home/user/.claude/projects/-home-user-project/{session_id}.jsonl",
+        "cwd": "/home/user/project",
+    }
+    if client == "codex":
+        base["transcript_path"] = f"/home/user/.codex/sessions/2026/11/30/rollout-{session_id}.jsonl"
+        base["turn_id"] = f"turn-{turn}"
+        base["model"] = "gpt-5.5"
+        base["permission_mode"] = "bypassPermissions"
+    else:
+        base["permission_mode"] = "default"
+    if agent_id:
+        base["agent_id"] = agent_id
+        base["agent_type"] = "general-purpose"
+    return base
+
+
+class Runner:
+    """Feeds a scenario through the real hook entry (`loopguard_hook.hook.run`) in-process."""
+
+    def __init__(self, data: dict[str, Any], profile: str, client: str, state_dir: str) -> None:
+        self.data = data
+        self.profile = profile
+        self.client = client
+        self.state_dir = state_dir
+        self.config_path: str | None = None
+        if data.get("config"):
+            self.config_path = os.path.join(state_dir, "scenario.toml")
+            os.makedirs(state_dir, exist_ok=True)
+            with open(self.config_path, "w", encoding="utf-8") as fh:
+                fh.write(_toml(data["config"]))
+        self.results: list[tuple[Step, HookResult]] = []
+
+    def send(self, step: Step, now: float) -> HookResult:
+        raw = json.dumps(step.payload).encode()
+        result = run(
+            raw,
+            options=HookOptions(client=self.client, profile=self.profile, config=self.config_path, state_dir=self.state_dir),
+            environ={},
+            clock=lambda: now,
+            user_config="",
+        )
+        self.results.append((step, result))
+        return result
+
+    def play(self) -> list[str]:
+        """Run every step; return the list of mismatches (empty when the scenario holds)."""
+        errors: list[str] = []
+        named: dict[str, dict[str, Any]] = {}
+        steps = self.data["steps"]
+        t = 0.0
+        turn = 0
+        i = 0
+        counter = 0
+        while i < len(steps):
+            group = [steps[i]]
+            label = steps[i].get("batch") if "call" in steps[i] or "same" in steps[i] else None
+            if label is not None:
+                while i + 1 < len(steps) and steps[i + 1].get("batch") == label:
+                    i += 1
+                    group.append(steps[i])
+            i += 1
+            resolved = []
+            for raw_step in group:
+                step = dict(raw_step)
+                if "same" in step:
+                    base = copy.deepcopy(named[step["same"]])
+                    base.update({k: v for k, v in step.items() if k != "same"})
+                    step = base
+                if "id" in step and "same" not in raw_step:
+                    named[step["id"]] = {k: v for k, v in step.items() if k not in ("id", "pre", "post", "t", "batch", "note")}
+                t = float(step["t"]) if "t" in step else t + 2.0
+                step["_t"] = t
+                resolved.append(step)
+            if "event" in resolved[0]:
+                step = resolved[0]
+                if step["event"] == "UserPromptSubmit":
+                    turn += 1
+                payload = _base(self.client, step.get("session_id", "s1"), step.get("agent_id"), turn)
+                payload.update({k: v for k, v in step.items() if k not in ("event", "expect", "t", "_t", "note", "id")})
+                payload["hook_event_name"] = step["event"]
+                want = expected(step.get("expect"), self.profile, self.client)
+                result = self.send(Step(counter, step["event"], payload, want, step.get("note", "")), START + step["_t"])
+                errors.extend(self.check(counter, step["event"], want, result))
+                counter += 1
+                continue
+            # a batch of calls: all Pre first, then the posts, then one PostToolBatch (Claude Code)
+            entries = []
+            for step in resolved:
+                counter += 1
+                tool, tool_input = step["call"], step.get("input", {})
+                response, error, rejected = step.get("response"), step.get("error"), step.get("rejected")
+                if self.client == "codex":
+                    tool, tool_input, response = to_codex(tool, tool_input, response, error if error is not None else rejected)
+                    error = None
+                    if rejected is not None:
+                        rejected = None
+                tool_use_id = f"call_{counter}"
+                base = _base(self.client, step.get("session_id", "s1"), step.get("agent_id"), turn)
+                entries.append((counter, step, tool, tool_input, response, error, rejected, tool_use_id, base))
+            denied: set[str] = set()
+            batch_calls = []
+            for counter_i, step, tool, tool_input, response, error, rejected, tool_use_id, base in entries:
+                if rejected is not None:
+                    continue
+                want = expected(step.get("pre"), self.profile, self.client)
+                payload = dict(base, hook_event_name="PreToolUse", tool_name=tool, tool_input=tool_input, tool_use_id=tool_use_id)
+                result = self.send(Step(counter_i, "PreToolUse", payload, want, step.get("note", "")), START + step["_t"])
+                errors.extend(self.check(counter_i, f"PreToolUse {tool}", want, result))
+                if result.decision is not None and result.decision.action >= Action.DENY:
+                    denied.add(tool_use_id)
+                    reason = json.loads(result.stdout)["hookSpecificOutput"]["permissionDecisionReason"]
+                    batch_calls.append({"tool_name": tool, "tool_input": tool_input, "tool_use_id": tool_use_id,
+                                        "tool_response": f"PreToolUse:{tool} hook error: {reason}"})
+            for counter_i, step, tool, tool_input, response, error, rejected, tool_use_id, base in entries:
+                if tool_use_id in denied:
+                    continue
+                if rejected is not None:
+                    batch_calls.append({"tool_name": tool, "tool_input": tool_input, "tool_use_id": tool_use_id,
+                                        "tool_response": rejected})
+                    continue
+                want = expected(step.get("post"), self.profile, self.client)
+                if error is not None and self.client == "claude-code":
+                    payload = dict(base, hook_event_name="PostToolUseFailure", tool_name=tool, tool_input=tool_input,
+                                   tool_use_id=tool_use_id, error=error, is_interrupt=False, duration_ms=12)
+                    text = error
+                else:
+                    payload = dict(base, hook_event_name="PostToolUse", tool_name=tool, tool_input=tool_input,
+                                   tool_use_id=tool_use_id, tool_response=response, duration_ms=12)
+                    text = _text_of(response)
+                result = self.send(Step(counter_i, payload["hook_event_name"], payload, want, step.get("note", "")),
+                                   START + step["_t"] + 0.5)
+                errors.extend(self.check(counter_i, f"{payload['hook_event_name']} {tool}", want, result))
+                batch_calls.append({"tool_name": tool, "tool_input": tool_input, "tool_use_id": tool_use_id, "tool_response": text})
+            if self.client == "claude-code" and self.data.get("batch_events", True) and batch_calls:
+                rejected_steps = [e[1] for e in entries if e[6] is not None]
+                want = expected(rejected_steps[-1].get("post"), self.profile, self.client) if rejected_steps else "silent"
+                base = entries[-1][8]
+                payload = dict(base, hook_event_name="PostToolBatch", tool_calls=batch_calls)
+                result = self.send(Step(counter, "PostToolBatch", payload, want), START + entries[-1][1]["_t"] + 0.9)
+                errors.extend(self.check(counter, "PostToolBatch", want, result))
+        return errors
+
+    def check(self, index: int, what: str, want: str, result: HookResult) -> list[str]:
+        from wire import validate
+
+        problems = validate(result, self.client)
+        if want != "any":
+            got = result.decision.action if result.decision is not None else Action.ALLOW
+            if got is not NAMES[want]:
+                problems.append(f"expected {want}, got {got.name.lower()}")
+        return [f"step {index} {what}: {p}" for p in problems]
+
+
+def _toml(values: dict[str, Any]) -> str:
+    lines = []
+    for key, value in values.items():
+        lines.append(f"{key} = {json.dumps(value)}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,102 @@
+"""What each client accepts on a hook's stdout, as a checker for tests.
+
+Facts: Claude Code 2.1.332 output schema (research notes §4) and Codex 0.171.0 embedded output
+schemas (`*.command.output`, `additionalProperties: false`; research notes §7).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from loopguard_hook.hook import HookResult
+
+CODEX_TOP = {
+    "PreToolUse": {"systemMessage", "hookSpecificOutput", "decision", "reason"},
+    "PostToolUse": {"systemMessage", "hookSpecificOutput", "decision", "reason"},
+    "UserPromptSubmit": {"systemMessage", "hookSpecificOutput", "decision", "reason", "continue", "stopReason"},
+    "SessionStart": {"systemMessage", "hookSpecificOutput", "continue", "stopReason"},
+    "Stop": {"systemMessage", "decision", "reason", "continue", "stopReason"},
+    "SubagentStop": {"systemMessage", "decision", "reason", "continue", "stopReason"},
+}
+CODEX_SPECIFIC = {
+    "PreToolUse": {"hookEventName", "permissionDecision", "permissionDecisionReason", "additionalContext"},
+    "PostToolUse": {"hookEventName", "additionalContext"},
+    "UserPromptSubmit": {"hookEventName", "additionalContext"},
+    "SessionStart": {"hookEventName", "additionalContext"},
+}
+CLAUDE_TOP = {"continue", "suppressOutput", "stopReason", "decision", "reason", "systemMessage", "hookSpecificOutput"}
+CLAUDE_SPECIFIC = {
+    "PreToolUse": {"hookEventName", "permissionDecision", "permissionDecisionReason", "additionalContext"},
+    "PostToolUse": {"hookEventName", "additionalContext"},
+    "PostToolUseFailure": {"hookEventName", "additionalContext"},
+    "PostToolBatch": {"hookEventName", "additionalContext"},
+    "UserPromptSubmit": {"hookEventName", "additionalContext"},
+    "SessionStart": {"hookEventName", "additionalContext"},
+}
+
+
+def validate_output(stdout: bytes, event: str, client: str) -> list[str]:
+    """Problems with `stdout` as the answer to `event` for `client` (empty list: valid)."""
+    if not stdout:
+        return []
+    problems: list[str] = []
+    text = stdout.decode("utf-8")
+    if text.count("\n") > 1 or not text.endswith("\n"):
+        problems.append("stdout must be one JSON object on one line")
+    try:
+        out: Any = json.loads(text)
+    except ValueError as exc:
+        return [f"stdout is not JSON: {exc}"]
+    if not isinstance(out, dict):
+        return ["stdout is not a JSON object"]
+    specific = out.get("hookSpecificOutput")
+    if client == "codex":
+        allowed = CODEX_TOP.get(event)
+        if allowed is None:
+            return [f"Codex sends no {event}; nothing may be printed"]
+        extra = set(out) - allowed
+        if extra:
+            problems.append(f"Codex rejects top-level {sorted(extra)} on {event}")
+        if specific is not None:
+            extra = set(specific) - CODEX_SPECIFIC.get(event, set())
+            if extra:
+                problems.append(f"Codex rejects hookSpecificOutput {sorted(extra)} on {event}")
+    else:
+        extra = set(out) - CLAUDE_TOP
+        if extra:
+            problems.append(f"Claude Code does not know {sorted(extra)}")
+        if specific is not None:
+            extra = set(specific) - CLAUDE_SPECIFIC.get(event, set())
+            if extra:
+                problems.append(f"Claude Code rejects hookSpecificOutput {sorted(extra)} on {event}")
+    if specific is not None:
+        if specific.get("hookEventName") != event:
+            problems.append(f"hookEventName {specific.get('hookEventName')!r} != {event!r}")
+        decision = specific.get("permissionDecision")
+        if decision is not None and decision != "deny":
+            problems.append(f"permissionDecision {decision!r}: the guard only ever denies")
+        if decision == "deny" and not specific.get("permissionDecisionReason"):
+            problems.append("a denial needs a non-empty reason")
+        for key in ("additionalContext", "permissionDecisionReason"):
+            if key in specific and (not isinstance(specific[key], str) or len(specific[key]) > 9500):
+                problems.append(f"{key} must be a string under ~9,500 characters")
+    if out.get("continue") is not None and out.get("continue") is not False:
+        problems.append("continue, when present, is false")
+    if out.get("decision") is not None:
+        problems.append("the guard never uses the legacy decision field")
+    return problems
+
+
+def validate(result: HookResult, client: str) -> list[str]:
+    """Check a hook result: exit code, stderr shape, and stdout for the client."""
+    problems: list[str] = []
+    if result.exit_code not in (0, 1):
+        problems.append(f"exit code {int(result.exit_code)}")
+    if result.exit_code == 1 and result.stdout:
+        problems.append("stdout must be empty on exit 1")
+    if "Traceback" in result.stderr:
+        problems.append("traceback on stderr")
+    event = result.event.event if result.event is not None else ""
+    problems.extend(validate_output(result.stdout, event, client))
+    return problems
