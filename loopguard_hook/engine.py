@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from . import messages as msg
+from . import textloop
 from .config import Config
 from .payload import BatchCall, Client, HookEvent
 from .redact import redact
@@ -340,13 +341,19 @@ def _strongest(decisions: list[Decision]) -> Decision:
 # -- events -----------------------------------------------------------------------------------
 
 
-def apply(state: dict[str, Any], event: HookEvent, config: Config, now: float) -> Decision:
-    """Update `state` with `event` and decide. The returned decision already has the mode applied."""
+def apply(
+    state: dict[str, Any], event: HookEvent, config: Config, now: float, texts: tuple[str, ...] | list[str] = ()
+) -> Decision:
+    """Update `state` with `event` and decide. The returned decision already has the mode applied.
+
+    `texts` are assistant texts written since the previous event (read from the transcript by
+    the caller); they feed the text-loop detectors.
+    """
     state["events"] = state.get("events", 0) + 1
     state["updated"] = now
     name = event.event
     if name == "PreToolUse":
-        decision = _pre_tool_use(state, event, config, now)
+        decision = _merge([_pre_tool_use(state, event, config, now), _text_rules(state, event, config, texts)])
     elif name in ("PostToolUse", "PostToolUseFailure"):
         decision = _post_tool_use(state, event, config, now)
     elif name == "PostToolBatch":
@@ -354,12 +361,14 @@ def apply(state: dict[str, Any], event: HookEvent, config: Config, now: float) -
     elif name == "UserPromptSubmit":
         for agent in state["agents"].values():
             _reset_agent(agent)
-        decision = ALLOW
+        decision = _text_rules(state, event, config, texts)
     elif name == "SessionStart":
         if event.source == "compact" and config.reset_on_compaction:
             for agent in state["agents"].values():
                 _reset_agent(agent, keep_outcomes=True)
         decision = ALLOW
+    elif name in ("Stop", "SubagentStop"):
+        decision = _text_rules(state, event, config, texts)
     else:
         decision = ALLOW
     if decision.intended is not Action.ALLOW:
@@ -709,6 +718,88 @@ def _batch_call(
     if pending:
         decisions.append(_with_mode(Decision(Action.REMIND, Rule.REPEAT, pending, tool=item.tool_name), config, can_deny=False))
     return decisions
+
+
+def _text_rules(state: dict[str, Any], event: HookEvent, config: Config, texts: tuple[str, ...] | list[str]) -> Decision:
+    """Text loops (contract section 9). Never blocks a Stop; ends a turn that keeps looping."""
+    ts = textloop.text_state(state, event.agent_id)
+    name = event.event
+    limits = {
+        "max_lines": config.max_repeated_lines,
+        "max_blocks": config.max_repeated_blocks,
+        "max_block_chars": config.max_block_chars,
+    }
+    stopping = name in ("Stop", "SubagentStop")
+    if stopping and not texts and event.last_assistant_message:
+        texts = [event.last_assistant_message]  # no transcript to read: judge the final message
+    verdict = None
+    for text in texts:
+        found = textloop.feed(ts, text, **limits)
+        verdict = verdict or found
+    decisions: list[Decision] = []
+    if name == "UserPromptSubmit":
+        pending = ts["pending"]
+        textloop.remember_prompt(ts, event.prompt)
+        ts["pending"] = None
+        if verdict is not None:
+            pending = textloop.reminder(verdict)
+        if pending:
+            decisions.append(Decision(Action.REMIND, Rule.TEXT, pending, summary="assistant text"))
+    elif name == "PreToolUse":
+        if ts["pending"]:
+            decisions.append(Decision(Action.REMIND, Rule.TEXT, ts["pending"], summary="assistant text"))
+            ts["pending"] = None
+        if verdict is not None:
+            if ts["reminded"]:
+                # Still looping after a reminder in this turn: end it (Codex: deny the call).
+                action = Action.STOP if event.client is Client.CLAUDE_CODE else Action.DENY
+                decisions.append(
+                    Decision(action, Rule.TEXT, textloop.reminder(verdict), stop_reason=textloop.final_message_stop(verdict.count),
+                             count=verdict.count, summary=verdict.excerpt)
+                )
+            else:
+                ts["reminded"] = True
+                decisions.append(Decision(Action.REMIND, Rule.TEXT, textloop.reminder(verdict), count=verdict.count, summary=verdict.excerpt))
+    elif stopping:
+        count, same_reply = textloop.final_message(ts, event.last_assistant_message, stop_hook_active=event.stop_hook_active)
+        threshold = config.same_final_message_at
+        if threshold and count >= threshold:
+            text = textloop.final_message_stop(count)
+            decisions.append(
+                Decision(Action.STOP, Rule.TEXT, text, stop_reason=text, system_message=text, count=count,
+                         summary=(event.last_assistant_message or "")[:120])
+            )
+        elif verdict is not None:
+            ts["pending"] = textloop.reminder(verdict)
+            decisions.append(
+                Decision(Action.REMIND, Rule.TEXT, ts["pending"], system_message=textloop.user_notice(verdict),
+                         count=verdict.count, summary=verdict.excerpt)
+            )
+        elif same_reply:
+            ts["pending"] = textloop.same_reply_reminder()
+            decisions.append(
+                Decision(Action.REMIND, Rule.TEXT, ts["pending"], system_message=textloop.user_notice(None, same_reply=True),
+                         summary=(event.last_assistant_message or "")[:120])
+            )
+    if not decisions:
+        return ALLOW
+    best = _merge(decisions)
+    if stopping and best.action is Action.REMIND:
+        # Never a reminder on Stop: the user is told (systemMessage), the model at the next prompt.
+        best = replace(best, action=Action.ALLOW, intended=Action.REMIND)
+        return _stop_mode(best, config)
+    if stopping:
+        return _stop_mode(best, config)
+    return _with_mode(replace(best, summary=redact(best.summary)), config)
+
+
+def _stop_mode(decision: Decision, config: Config) -> Decision:
+    intended = max(decision.action, decision.intended)
+    if config.mode == "observe":
+        return replace(decision, action=Action.ALLOW, intended=intended, system_message="")
+    if config.mode == "advise" and decision.action is Action.STOP:
+        return replace(decision, action=Action.ALLOW, intended=intended)
+    return replace(decision, intended=intended, summary=redact(decision.summary))
 
 
 def _remember(state: dict[str, Any], event: HookEvent, decision: Decision, now: float) -> None:

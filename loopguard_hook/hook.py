@@ -116,7 +116,7 @@ def _decide(store: Store, event: HookEvent, cfg: config_mod.Config, now: float, 
         state = handle.state
         if state is None:
             state = engine.new_session(event.session_id, event.client, now)
-        decision = engine.apply(state, event, cfg, now)
+        decision = engine.apply(state, event, cfg, now, _new_texts(state, event, cfg))
         handle.state = state
         handle.dirty = True
     stderr = _line(warning)
@@ -133,6 +133,27 @@ def _decide(store: Store, event: HookEvent, cfg: config_mod.Config, now: float, 
     return HookResult(
         stdout=render(decision, event.event, event.client), stderr=stderr, decision=decision, event=event
     )
+
+
+def _new_texts(state: dict[str, object], event: HookEvent, cfg: config_mod.Config) -> list[str]:
+    """Assistant text written to the transcript since the last event (text-loop detection)."""
+    if event.event not in ("PreToolUse", "UserPromptSubmit", "Stop", "SubagentStop"):
+        return []
+    if not (cfg.max_repeated_lines or cfg.max_repeated_blocks):
+        return []
+    path = event.agent_transcript_path if event.event == "SubagentStop" else event.transcript_path
+    if event.event == "PreToolUse" and event.agent_id != "main" and event.client is Client.CLAUDE_CODE:
+        return []  # a Claude Code subagent's text is in its own transcript, not in transcript_path
+    from . import textloop
+    from .transcript import read_new_texts
+
+    ts = textloop.text_state(state, event.agent_id)
+    tail = ts.setdefault("tail", {})
+    texts = []
+    for key, text in read_new_texts(tail, path, cfg.transcript_read_bytes):
+        if not textloop.seen_before(ts, key):
+            texts.append(text)
+    return texts
 
 
 def _line(text: str) -> str:

@@ -87,6 +87,7 @@ class HookEvent:
     prompt: str | None = None
     last_assistant_message: str | None = None
     stop_hook_active: bool = False
+    agent_transcript_path: str | None = None
 
 
 def _opt_str(data: dict[str, Any], key: str) -> str | None:
@@ -201,4 +202,5 @@ def parse(data: dict[str, Any], client: Client) -> HookEvent:
     elif event in ("Stop", "SubagentStop"):
         common["last_assistant_message"] = _opt_str(data, "last_assistant_message")
         common["stop_hook_active"] = _opt_bool(data, "stop_hook_active")
+        common["agent_transcript_path"] = _opt_str(data, "agent_transcript_path")
     return HookEvent(**common)

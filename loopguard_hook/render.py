@@ -37,9 +37,16 @@ CONTEXT_EVENTS = frozenset(
 def wire(decision: Decision, event: str, client: Client) -> dict[str, Any] | None:
     """The JSON object to print for `decision`, or None to print nothing."""
     action = decision.action
+    if event in ("Stop", "SubagentStop"):
+        # Never `decision: block` on Stop (both clients would loop), and Codex rejects
+        # `hookSpecificOutput` there: only `continue`/`stopReason` and `systemMessage`.
+        stop: dict[str, Any] = {}
+        if action is Action.STOP:
+            stop = {"continue": False, "stopReason": messages.fit(decision.stop_reason or decision.message)}
+        if decision.system_message:
+            stop["systemMessage"] = messages.fit(decision.system_message)
+        return stop or None
     if action is Action.ALLOW:
-        if decision.system_message and event in ("Stop", "SubagentStop"):
-            return {"systemMessage": messages.fit(decision.system_message)}
         return None
     text = messages.fit(decision.message)
     if client is Client.CODEX:

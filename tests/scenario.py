@@ -49,7 +49,7 @@ from loopguard_hook.hook import HookOptions, HookResult, run
 SCENARIO_DIR = Path(__file__).parent / "scenarios"
 CLIENTS = ("claude-code", "codex")
 START = 1_800_000_000.0
-NAMES = {"silent": Action.ALLOW, "allow": Action.ALLOW, "remind": Action.REMIND, "deny": Action.DENY, "stop": Action.STOP}
+NAMES = {"silent": Action.ALLOW, "allow": Action.ALLOW, "allow-stop": Action.ALLOW, "remind": Action.REMIND, "deny": Action.DENY, "stop": Action.STOP}
 
 
 def load(path: Path) -> dict[str, Any]:

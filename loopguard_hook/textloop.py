@@ -1,0 +1,199 @@
+"""Text loops: an agent repeating itself in words, not only in tool calls. Pure: no I/O.
+
+Detectors (seed 003's assistant-output guard, plus the cross-turn forms from public reports):
+
+- a normalised line repeated `max_repeated_lines` times in a row, across message, step and turn
+  boundaries. Lines inside code fences, table rows, list items, separators and short lines never
+  count: peers that compared prefixes tripped on tables and lists;
+- an identical multi-line block (one assistant message of two or more lines, fingerprint capped
+  at `max_block_chars`) seen `max_repeated_blocks` times among the recent blocks;
+- the same final message on `same_final_message_at` consecutive Stops of a hook-forced
+  continuation (`stop_hook_active`): a Stop-hook ping-pong (anthropics/claude-plugins-official
+  #5312, openai/codex#37937);
+- the same reply (80 characters or more) to two different prompts.
+
+The ledger for text lives in `state["text"][agent_id]`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from .signature import digest
+
+MIN_LINE_CHARS = 12
+MIN_REPLY_CHARS = 80
+RECENT_BLOCKS = 32
+SEEN_IDS = 64
+
+_SPACE = re.compile(r"\s+")
+_LIST_ITEM = re.compile(r"^(?:[-*+•]|\d+[.)]|\[[ xX]\])\s")
+
+
+@dataclass(frozen=True, slots=True)
+class TextVerdict:
+    """What the text detectors found in one batch of assistant text."""
+
+    kind: str  # "line" | "block"
+    count: int
+    excerpt: str
+
+
+def new_text_state() -> dict[str, Any]:
+    """An empty text ledger for one agent."""
+    return {
+        "line": None,
+        "line_count": 0,
+        "fence": False,
+        "blocks": [],
+        "stop_hash": None,
+        "stop_count": 0,
+        "reply_hash": None,
+        "reply_prompt": None,
+        "prompt": None,
+        "pending": None,
+        "reminded": False,
+        "seen": [],
+    }
+
+
+def text_state(state: dict[str, Any], agent_id: str) -> dict[str, Any]:
+    """The text ledger of `agent_id`, created on first use."""
+    texts: dict[str, Any] = state.setdefault("text", {})
+    entry = texts.get(agent_id)
+    if not isinstance(entry, dict) or "line_count" not in entry:
+        entry = texts[agent_id] = new_text_state()
+    return entry
+
+
+def _normal(line: str) -> str:
+    return _SPACE.sub(" ", line.strip()).lower()
+
+
+def _counts(line: str) -> bool:
+    if len(line) < MIN_LINE_CHARS or line.startswith(("|", "#", ">")) or _LIST_ITEM.match(line):
+        return False
+    return any(ch.isalpha() for ch in line)
+
+
+def feed(ts: dict[str, Any], text: str, *, max_lines: int, max_blocks: int, max_block_chars: int) -> TextVerdict | None:
+    """Feed one assistant message's text; return the first loop found, if any."""
+    found: TextVerdict | None = None
+    kept: list[str] = []
+    for raw in text.splitlines():
+        stripped = raw.strip()
+        if stripped.startswith(("```", "~~~")):
+            ts["fence"] = not ts["fence"]
+            continue
+        if not stripped:
+            continue
+        norm = _normal(stripped)
+        kept.append(norm)
+        if ts["fence"] or not _counts(norm):
+            continue
+        key = digest(norm.encode("utf-8", "surrogatepass"))
+        if key == ts["line"]:
+            ts["line_count"] += 1
+        else:
+            ts["line"], ts["line_count"] = key, 1
+        if max_lines and ts["line_count"] >= max_lines and found is None:
+            found = TextVerdict("line", ts["line_count"], stripped[:200])
+    ts["fence"] = False  # a message never leaves a fence open for the next one
+    if max_blocks and len(kept) >= 2:
+        block = "\n".join(kept)[:max_block_chars]
+        fp = digest(block.encode("utf-8", "surrogatepass"))
+        blocks: list[str] = ts["blocks"]
+        blocks.append(fp)
+        del blocks[:-RECENT_BLOCKS]
+        count = blocks.count(fp)
+        if count >= max_blocks and found is None:
+            found = TextVerdict("block", count, kept[0][:200])
+    return found
+
+
+def remember_prompt(ts: dict[str, Any], prompt: str | None) -> None:
+    """A new user prompt: keep its hash for the same-reply rule, and open a new turn."""
+    ts["prompt"] = digest(_normal(prompt or "").encode("utf-8", "surrogatepass"))
+    ts["reminded"] = False
+    ts["stop_hash"], ts["stop_count"] = None, 0
+
+
+def final_message(ts: dict[str, Any], message: str | None, *, stop_hook_active: bool) -> tuple[int, bool]:
+    """Record a Stop's `last_assistant_message`.
+
+    Returns `(consecutive identical final messages in this continuation chain, same reply to a
+    different prompt)`.
+    """
+    if not message or not message.strip():
+        return 0, False
+    norm = _normal(message)
+    fp = digest(norm.encode("utf-8", "surrogatepass"))
+    if stop_hook_active and fp == ts["stop_hash"]:
+        ts["stop_count"] += 1
+    else:
+        ts["stop_count"] = 1
+    ts["stop_hash"] = fp
+    same_reply = False
+    if not stop_hook_active:
+        same_reply = (
+            len(norm) >= MIN_REPLY_CHARS
+            and fp == ts["reply_hash"]
+            and ts["prompt"] is not None
+            and ts["prompt"] != ts["reply_prompt"]
+        )
+        ts["reply_hash"], ts["reply_prompt"] = fp, ts["prompt"]
+    return ts["stop_count"], same_reply
+
+
+def seen_before(ts: dict[str, Any], key: str) -> bool:
+    """De-duplicate streamed copies of one message (same id or same text) in a transcript."""
+    seen: list[str] = ts["seen"]
+    if key in seen:
+        return True
+    seen.append(key)
+    del seen[:-SEEN_IDS]
+    return False
+
+
+# -- texts the model and the user read --------------------------------------------------------
+
+
+def reminder(verdict: TextVerdict) -> str:
+    """For the model: policy plus a next step."""
+    what = (
+        f"the same line {verdict.count} times in a row"
+        if verdict.kind == "line"
+        else f"the same block of text {verdict.count} times"
+    )
+    return (
+        f"[loopguard] Your recent output repeats {what} (\"{verdict.excerpt}\"). You appear to be "
+        "stuck in a text loop. Stop repeating it: state in one or two sentences what is blocking "
+        "you, then either take a different concrete step or answer the user."
+    )
+
+
+def same_reply_reminder() -> str:
+    """For the model, at the next prompt, after the same reply to two different prompts."""
+    return (
+        "[loopguard] Your last two replies were identical although the user asked different "
+        "things. Read the newest user message and answer it specifically; do not repeat the "
+        "previous reply."
+    )
+
+
+def final_message_stop(count: int) -> str:
+    """Stop reason when the same completion message repeats under hook-forced continuations."""
+    return (
+        f"loopguard ended the turn: the same final message was produced {count} times in a row "
+        "while a Stop hook kept the turn going (a Stop-hook loop). Send a new message to continue."
+    )
+
+
+def user_notice(verdict: TextVerdict | None, *, same_reply: bool = False) -> str:
+    """For the user (`systemMessage`, never shown to the model by either client)."""
+    if same_reply:
+        return "loopguard: the agent gave the same reply to two different prompts; it will be reminded."
+    assert verdict is not None
+    return f"loopguard: the agent is repeating {verdict.kind}s of text ({verdict.count}x); it will be reminded."

@@ -1,0 +1,105 @@
+"""Read the assistant's new text from the client's transcript, incrementally.
+
+Claude Code writes a JSONL transcript at `transcript_path` (lines with `type: "assistant"` and
+`message.content` blocks of `type: "text"`; 2.1.332); Codex writes a rollout JSONL
+(`response_item` records whose payload is a `message` with `role: "assistant"` and
+`output_text` content; 0.171.0). Both files only grow while a session runs, but they can lag,
+be rotated, truncated, or end in a partial line.
+
+Per event at most `budget` bytes are read, starting from the offset kept in the ledger, and only
+whole lines are consumed, so the cost per event stays flat however long the session is.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import orjson
+
+from .signature import digest
+
+
+def read_new_texts(tail: dict[str, Any], path: str | None, budget: int) -> list[tuple[str, str]]:
+    """New assistant texts as `(dedup key, text)` since the offset stored in `tail` (updated).
+
+    `tail` holds `path` (digest), `ino`, `offset` (bytes). A file seen for the first time is
+    read from at most `budget` bytes before its end. Never raises for a missing or unreadable
+    file: it returns nothing.
+    """
+    if not path:
+        return []
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return []
+    try:
+        st = os.fstat(fd)
+        ident = digest(path.encode("utf-8", "surrogatepass"))
+        offset = tail.get("offset", 0)
+        if tail.get("path") != ident or tail.get("ino") != st.st_ino or st.st_size < offset:
+            offset = -1  # new, rotated or truncated: start near the end
+        tail["path"], tail["ino"] = ident, st.st_ino
+        size = st.st_size
+        if offset == size:
+            return []
+        start = max(0, size - budget) if offset < 0 else offset
+        skip_partial = False
+        if size - start > budget:
+            start = size - budget
+            skip_partial = True
+        elif offset < 0 and start > 0:
+            skip_partial = True
+        data = os.pread(fd, size - start, start)
+    except OSError:
+        return []
+    finally:
+        os.close(fd)
+    first = 0
+    if skip_partial:
+        newline = data.find(b"\n")
+        if newline < 0:
+            tail["offset"] = start
+            return []
+        first = newline + 1
+    last = data.rfind(b"\n")
+    if last < first:
+        tail["offset"] = start + first
+        return []
+    tail["offset"] = start + last + 1
+    texts: list[tuple[str, str]] = []
+    for line in data[first:last].split(b"\n"):
+        if not line.strip():
+            continue
+        try:
+            record = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(record, dict):
+            texts.extend(_assistant_texts(record))
+    return texts
+
+
+def _assistant_texts(record: dict[str, Any]) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    if record.get("type") == "assistant":  # Claude Code transcript
+        message = record.get("message")
+        if not isinstance(message, dict) or not isinstance(message.get("content"), list):
+            return out
+        ident = str(message.get("id") or record.get("uuid") or "")
+        for block in message["content"]:
+            if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str):
+                text = block["text"]
+                out.append((ident + ":" + digest(text.encode("utf-8", "surrogatepass")), text))
+    elif record.get("type") == "response_item":  # Codex rollout
+        payload = record.get("payload")
+        if not isinstance(payload, dict) or payload.get("type") != "message" or payload.get("role") != "assistant":
+            return out
+        parts = [
+            c["text"] for c in payload.get("content") or [] if isinstance(c, dict) and isinstance(c.get("text"), str)
+        ]
+        if parts:
+            text = "\n".join(parts)
+            key = str(payload.get("id") or record.get("timestamp") or "") + ":" + digest(text.encode("utf-8", "surrogatepass"))
+            out.append((key, text))
+    return out

@@ -1,0 +1,184 @@
+"""Text loops: the incremental transcript reader and the detectors behind it."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from loopguard_hook import transcript
+from loopguard_hook.hook import HookOptions, run
+from loopguard_hook.textloop import feed, new_text_state
+
+BUDGET = 262144
+
+
+def claude_line(text: str, msg_id: str) -> str:
+    """One assistant line of a Claude Code 2.1.332 transcript (one content block per line)."""
+    return json.dumps(
+        {
+            "parentUuid": "p",
+            "isSidechain": False,
+            "type": "assistant",
+            "message": {"id": msg_id, "type": "message", "role": "assistant", "model": "claude-opus-5-5",
+                        "content": [{"type": "text", "text": text}]},
+            "uuid": msg_id + "-u",
+            "timestamp": "2026-11-30T05:00:00.000Z",
+            "sessionId": "s1",
+        }
+    )
+
+
+def codex_line(text: str) -> str:
+    """One assistant message of a Codex 0.171.0 rollout."""
+    return json.dumps(
+        {"timestamp": "2026-11-30T05:00:00.000Z", "type": "response_item",
+         "payload": {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": text}]}}
+    )
+
+
+def tool_line() -> str:
+    return json.dumps({"type": "user", "message": {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "t", "content": "x" * 200}]}})
+
+
+def test_reads_only_new_whole_lines(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_text(claude_line("first", "m1") + "\n")
+    tail: dict[str, Any] = {}
+    assert [t for _, t in transcript.read_new_texts(tail, str(path), BUDGET)] == ["first"]
+    assert transcript.read_new_texts(tail, str(path), BUDGET) == []
+    with open(path, "a") as fh:
+        fh.write(tool_line() + "\n" + claude_line("second", "m2") + "\n" + claude_line("partial", "m3")[:40])
+    assert [t for _, t in transcript.read_new_texts(tail, str(path), BUDGET)] == ["second"]
+    with open(path, "a") as fh:
+        fh.write(claude_line("partial", "m3")[40:] + "\n")
+    assert [t for _, t in transcript.read_new_texts(tail, str(path), BUDGET)] == ["partial"]
+
+
+def test_codex_rollout_assistant_messages(tmp_path: Path) -> None:
+    path = tmp_path / "rollout.jsonl"
+    path.write_text(
+        json.dumps({"type": "session_meta", "payload": {"id": "x"}}) + "\n"
+        + json.dumps({"type": "response_item", "payload": {"type": "message", "role": "user",
+                                                             "content": [{"type": "input_text", "text": "hi"}]}}) + "\n"
+        + codex_line("hello from codex") + "\nnot json at all\n"
+    )
+    assert [t for _, t in transcript.read_new_texts({}, str(path), BUDGET)] == ["hello from codex"]
+
+
+def test_truncated_or_rotated_file_starts_again(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_text(claude_line("a" * 50, "m1") + "\n" + claude_line("b" * 50, "m2") + "\n")
+    tail: dict[str, Any] = {}
+    assert len(transcript.read_new_texts(tail, str(path), BUDGET)) == 2
+    path.write_text(claude_line("after truncation", "m9") + "\n")  # shorter than the offset
+    assert [t for _, t in transcript.read_new_texts(tail, str(path), BUDGET)] == ["after truncation"]
+    rotated = tmp_path / "new.jsonl"
+    rotated.write_text(claude_line("rotated", "m10") + "\n" + claude_line("x" * 500, "m11") + "\n")
+    os.replace(rotated, path)  # same name, new inode
+    assert [t for _, t in transcript.read_new_texts(tail, str(path), BUDGET)] == ["rotated", "x" * 500]
+
+
+def test_missing_file_is_nothing(tmp_path: Path) -> None:
+    assert transcript.read_new_texts({}, str(tmp_path / "nope.jsonl"), BUDGET) == []
+    assert transcript.read_new_texts({}, None, BUDGET) == []
+
+
+def test_bytes_read_per_event_are_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "big.jsonl"
+    line = (tool_line() + "\n").encode()
+    with open(path, "wb") as fh:
+        fh.write(line * (4 * BUDGET // len(line)))
+        fh.write((claude_line("the end", "m1") + "\n").encode())
+    reads: list[int] = []
+    real_pread = os.pread
+
+    def counting_pread(fd: int, n: int, offset: int) -> bytes:
+        reads.append(n)
+        return real_pread(fd, n, offset)
+
+    monkeypatch.setattr(transcript.os, "pread", counting_pread)
+    tail: dict[str, Any] = {}
+    assert [t for _, t in transcript.read_new_texts(tail, str(path), BUDGET)] == ["the end"]
+    with open(path, "ab") as fh:
+        fh.write(line * (8 * BUDGET // len(line)))
+    transcript.read_new_texts(tail, str(path), BUDGET)
+    assert max(reads) <= BUDGET
+
+
+@pytest.mark.slow
+def test_cost_per_event_is_flat_on_a_100_mb_transcript(tmp_path: Path) -> None:
+    path = tmp_path / "huge.jsonl"
+    line = (tool_line() + "\n").encode()
+    block = line * (1024 * 1024 // len(line))
+    with open(path, "wb") as fh:
+        for _ in range(100):
+            fh.write(block)
+    assert path.stat().st_size >= 100 * 1000 * 1000
+    tail: dict[str, Any] = {}
+    timings = []
+    for i in range(20):
+        with open(path, "ab") as fh:
+            fh.write((claude_line(f"step {i}", f"m{i}") + "\n").encode() + line * 50)
+        started = time.perf_counter()
+        texts = transcript.read_new_texts(tail, str(path), BUDGET)
+        timings.append(time.perf_counter() - started)
+        assert [t for _, t in texts] == [f"step {i}"] or i == 0
+    # Every event reads at most the budget, so the slowest read is a few milliseconds, not the
+    # ~100 ms a full read of 100 MB takes.
+    assert max(timings[1:]) < 0.05
+
+
+def test_detector_ignores_tables_lists_and_code() -> None:
+    ts = new_text_state()
+    text = "\n".join(["| a | b |"] * 20 + ["- item with a long shared prefix"] * 20 + ["```"] + ["same code line here"] * 20 + ["```"])
+    assert feed(ts, text, max_lines=8, max_blocks=0, max_block_chars=16384) is None
+
+
+def test_detector_catches_a_line_loop_across_messages() -> None:
+    ts = new_text_state()
+    verdict = None
+    for _ in range(8):
+        verdict = verdict or feed(ts, "Let me check the configuration again.", max_lines=8, max_blocks=0, max_block_chars=16384)
+    assert verdict is not None and verdict.kind == "line" and verdict.count == 8
+
+
+def test_detector_catches_repeated_blocks() -> None:
+    ts = new_text_state()
+    block = "I tried the build.\nIt failed with the same linker error.\nI will retry."
+    results = [feed(ts, block, max_lines=0, max_blocks=5, max_block_chars=16384) for _ in range(5)]
+    assert results[:4] == [None] * 4 and results[4] is not None and results[4].kind == "block"
+
+
+def _hook(payload: dict[str, Any], state_dir: Path) -> bytes:
+    result = run(json.dumps(payload).encode(), options=HookOptions(state_dir=str(state_dir)), environ={}, user_config="")
+    assert result.exit_code == 0, result.stderr
+    return result.stdout
+
+
+def test_transcript_text_loop_reminds_then_ends_the_turn(tmp_path: Path) -> None:
+    """Claude Code: a loop in the transcript is reminded at the next tool call, then the turn ends."""
+    path = tmp_path / "s1.jsonl"
+    path.write_text("")
+    base = {"session_id": "s1", "transcript_path": str(path), "cwd": str(tmp_path)}
+    _hook({**base, "hook_event_name": "UserPromptSubmit", "prompt": "fix it"}, tmp_path / "st")
+    with open(path, "a") as fh:
+        for i in range(8):
+            fh.write(claude_line("Let me look at the failing test once more.", f"m{i}") + "\n")
+    pre = {**base, "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_use_id": "t1",
+           "tool_input": {"command": "ls"}}
+    out = json.loads(_hook(pre, tmp_path / "st"))
+    assert "text loop" in out["hookSpecificOutput"]["additionalContext"]
+    with open(path, "a") as fh:
+        for i in range(8):
+            fh.write(claude_line("Let me look at the failing test once more.", f"n{i}") + "\n")
+    out = json.loads(_hook({**pre, "tool_use_id": "t2", "tool_input": {"command": "pwd"}}, tmp_path / "st"))
+    assert out["continue"] is False
+    assert out["hookSpecificOutput"]["permissionDecision"] == "deny"
+    log = (tmp_path / "st" / "decisions.jsonl").read_text().splitlines()
+    assert [json.loads(r)["rule"] for r in log] == ["LOOP_GUARD_TEXT", "LOOP_GUARD_TEXT"]
