@@ -137,8 +137,15 @@ def decode(raw: bytes) -> dict[str, Any]:
 
 
 def detect_client(data: dict[str, Any]) -> Client:
-    """`turn_id` is sent only by Codex (0.171.0 payload schema); everything else is Claude Code."""
-    return Client.CODEX if "turn_id" in data else Client.CLAUDE_CODE
+    """Codex when the payload has `turn_id` (only Codex sends it, 0.171.0 payload schema) or, for
+    the thread-scoped events that lack it (SessionStart, SessionEnd), a rollout transcript path
+    (`…/rollout-<time>-<id>.jsonl`); Claude Code otherwise."""
+    if "turn_id" in data:
+        return Client.CODEX
+    path = data.get("transcript_path")
+    if isinstance(path, str) and "/rollout-" in path.replace("\\", "/"):
+        return Client.CODEX
+    return Client.CLAUDE_CODE
 
 
 def event_name(data: dict[str, Any]) -> str:

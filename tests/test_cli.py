@@ -1,0 +1,180 @@
+"""The command line: hook invocation, operator commands, exit codes (never 2), help texts."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from loopguard_hook._entry import main
+
+EXAMPLES = Path(__file__).parent.parent / "examples"
+READ = (EXAMPLES / "payloads/claude-code-2.1.332/PreToolUse.Read.json").read_bytes()
+READ_POST = (EXAMPLES / "payloads/claude-code-2.1.332/PostToolUse.Read.json").read_bytes()
+EXE = Path(sys.executable).with_name("loopguard-hook")
+
+
+def hook(args: list[str], stdin: bytes, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([str(EXE), *args], input=stdin, capture_output=True, env=env or dict(os.environ), timeout=30)
+
+
+def cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(args)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def loop(state: Path, times: int, args: tuple[str, ...] = (), env: dict[str, str] | None = None) -> list[bytes]:
+    """The same Read `times` times (PreToolUse, then PostToolUse unless denied); Pre outputs."""
+    outs = []
+    for i in range(times):
+        pre, post = json.loads(READ), json.loads(READ_POST)
+        pre["tool_use_id"] = post["tool_use_id"] = f"t{i}"
+        out = hook(["--state-dir", str(state), *args], json.dumps(pre).encode(), env).stdout
+        outs.append(out)
+        if b"deny" not in out:
+            hook(["--state-dir", str(state), *args], json.dumps(post).encode(), env)
+    return outs
+
+
+def test_hook_subprocess_escalates_and_status_reports(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    outs = loop(tmp_path, 5)
+    assert outs[:2] == [b"", b""]
+    assert b"additionalContext" in outs[2] and b"additionalContext" in outs[3]
+    assert json.loads(outs[4])["hookSpecificOutput"]["permissionDecision"] == "deny"
+    code, out, _ = cli(["status", "--state-dir", str(tmp_path), "--json"], capsys)
+    assert code == 0
+    data = json.loads(out)
+    session = data["sessions"][0]
+    assert session["attempts"] == 5 and session["agents"]["main"]["attempts"] == 5
+    assert [d["action"] for d in session["recent_decisions"]] == ["remind", "remind", "deny"]
+    assert data["thresholds"]["deny_at"] == 5
+    code, text, _ = cli(["status", "--state-dir", str(tmp_path)], capsys)
+    assert code == 0 and "deny (LOOP_GUARD_REPEAT)" in text and "5x no progress" in text
+
+
+def test_python_dash_m_and_hook_subcommand(tmp_path: Path) -> None:
+    for argv in ([sys.executable, "-m", "loopguard_hook", "--state-dir", str(tmp_path)],
+                 [str(EXE), "hook", "--state-dir", str(tmp_path), "--client", "claude-code"]):
+        proc = subprocess.run(argv, input=READ, capture_output=True, timeout=30)
+        assert proc.returncode == 0 and proc.stdout == b"" and proc.stderr == b""
+
+
+def test_pipeline_of_a_session_file(tmp_path: Path) -> None:
+    """`while read line; do printf '%s' "$line" | loopguard-hook; done < session.jsonl`."""
+    session = EXAMPLES / "sessions/claude-code-identical_reads.jsonl"
+    script = f'while IFS= read -r line; do printf "%s" "$line" | "{EXE}" --state-dir "{tmp_path}"; done < "{session}"'
+    proc = subprocess.run(["bash", "-c", script], capture_output=True, timeout=60)
+    lines = proc.stdout.decode().splitlines()
+    assert proc.returncode == 0 and len(lines) == 2
+    assert all(json.loads(line)["hookSpecificOutput"]["hookEventName"] == "PreToolUse" for line in lines)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["--bogus"], ["--client", "vim"], ["--profile"], ["hook", "--nope"], ["--mode", "loud"], ["--profile", "zzz"]],
+)
+def test_bad_flags_on_the_hook_path_exit_1_never_2(args: list[str], tmp_path: Path) -> None:
+    proc = hook([*args, "--state-dir", str(tmp_path)], READ)
+    assert proc.returncode == 1, proc
+    assert proc.stdout == b""
+    assert b"Traceback" not in proc.stderr and len(proc.stderr.splitlines()) <= 2
+
+
+@pytest.mark.parametrize(
+    ("stdin", "code"),
+    [(b"", 1), (b"  \n", 1), (b"[1,2]", 1), (b"not json", 1), (b"\xff\xfe", 1),
+     (b'{"hook_event_name": "Notification", "session_id": "s"}', 0),
+     (b'{"hook_event_name": "PreToolUse", "session_id": 3, "tool_name": "Read"}', 1)],
+)
+def test_bad_payloads(stdin: bytes, code: int, tmp_path: Path) -> None:
+    proc = hook(["--state-dir", str(tmp_path / "s")], stdin)
+    assert proc.returncode == code and proc.stdout == b""
+    assert (len(proc.stderr.splitlines()) == 1) == (code == 1)
+    assert not (tmp_path / "s").exists() or not list((tmp_path / "s").rglob("*.json"))
+
+
+def test_bad_config_exits_1(tmp_path: Path) -> None:
+    bad = tmp_path / "c.toml"
+    bad.write_text("deny_at = -3\n")
+    proc = hook(["--state-dir", str(tmp_path), "--config", str(bad)], READ)
+    assert proc.returncode == 1 and proc.stdout == b""
+    assert proc.stderr.decode().startswith("loopguard-hook: bad config:") and str(bad).encode() in proc.stderr
+
+
+def test_bug_is_logged_not_shown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from loopguard_hook import engine
+    from loopguard_hook.hook import HookOptions, run
+
+    def boom(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("simulated bug")
+
+    monkeypatch.setattr(engine, "apply", boom)
+    result = run(READ, options=HookOptions(state_dir=str(tmp_path)), environ={}, user_config="")
+    assert result.exit_code == 1 and result.stdout == b""
+    assert "internal error" in result.stderr and "Traceback" not in result.stderr
+    assert "simulated bug" in (tmp_path / "errors.log").read_text()
+
+
+def test_dry_run_writes_nothing(tmp_path: Path) -> None:
+    proc = hook(["--state-dir", str(tmp_path / "s"), "--dry-run"], READ)
+    assert proc.returncode == 0 and not (tmp_path / "s").exists()
+
+
+def test_modes(tmp_path: Path) -> None:
+    outs = loop(tmp_path / "a", 6, env=dict(os.environ, LOOPGUARD_MODE="advise"))
+    assert b"deny" not in b"".join(outs) and b"REPEAT_TOOL_BLOCKED" in outs[4]
+    outs = loop(tmp_path / "o", 6, ("--mode", "observe"))
+    assert outs == [b""] * 6
+    log = (tmp_path / "o" / "decisions.jsonl").read_text().splitlines()
+    assert [json.loads(x)["intended"] for x in log] == ["remind", "remind", "deny", "deny"]
+
+
+def test_session_end_deletes_state(tmp_path: Path) -> None:
+    loop(tmp_path, 1)
+    assert list((tmp_path / "sessions").glob("*.json"))
+    end = (EXAMPLES / "payloads/claude-code-2.1.332/SessionEnd.json").read_bytes()
+    assert hook(["--state-dir", str(tmp_path)], end).returncode == 0
+    assert not list((tmp_path / "sessions").glob("*.json"))
+
+
+def test_reset_and_gc(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    loop(tmp_path, 1)
+    sid = json.loads(READ)["session_id"]
+    assert cli(["reset", "--session", sid, "--state-dir", str(tmp_path)], capsys)[1].startswith("reset session")
+    assert cli(["status", "--state-dir", str(tmp_path)], capsys)[1].endswith("no sessions\n")
+    loop(tmp_path, 1)
+    code, out, _ = cli(["gc", "--older-than", "1h", "--state-dir", str(tmp_path)], capsys)
+    assert code == 0 and "deleted 0" in out
+    code, out, _ = cli(["gc", "--older-than", "0s", "--state-dir", str(tmp_path)], capsys)
+    assert "deleted 1" in out
+    assert cli(["reset", "--state-dir", str(tmp_path)], capsys)[0] == 1  # needs --session or --all
+    assert cli(["gc", "--older-than", "soon", "--state-dir", str(tmp_path)], capsys)[0] == 1
+
+
+def test_config_show_and_check(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LOOPGUARD_DENY_AT", "6")
+    code, out, _ = cli(["config", "show", "--profile", "progress"], capsys)
+    assert code == 0 and "deny_at" in out and "# environment" in out and "# command line" in out
+    code, out, _ = cli(["config", "show", "--json"], capsys)
+    assert json.loads(out)["deny_at"] == {"value": 6, "source": "environment"}
+    good = tmp_path / "good.toml"
+    good.write_text('profile = "breaker"\nmaxSamePath = 4\n')
+    assert cli(["config", "check", str(good)], capsys)[0] == 0
+    bad = tmp_path / "bad.toml"
+    bad.write_text("remind_at = [4, 3]\n")
+    code, _, err = cli(["config", "check", str(bad)], capsys)
+    assert code == 1 and "ascending" in err
+
+
+COMMANDS = [[], ["hook"], ["status"], ["reset"], ["gc"], ["config"], ["config", "show"], ["config", "check"]]
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=lambda c: " ".join(c) or "main")
+def test_help_of_every_command(command: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = cli([*command, "--help"], capsys)
+    assert code == 0 and "Usage: loopguard-hook" in out

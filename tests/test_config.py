@@ -1,0 +1,182 @@
+"""Configuration: profile defaults, layering, seed aliases, and loud validation of every key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from loopguard_hook import config as cfg
+from loopguard_hook.config import ConfigError, Layer, load, resolve
+
+
+def test_balanced_is_the_default_and_matches_the_contract() -> None:
+    c = resolve([]).config
+    assert (c.profile, c.counting, c.remind_at, c.deny_at, c.stop_at) == ("balanced", "no_progress", (3, 4), 5, 8)
+    assert (c.max_calls_since_progress, c.max_bookkeeping_calls_since_progress, c.slow_repeat_seconds) == (64, 16, 60.0)
+    assert c.reset_on_compaction and not c.answer_only_after_deny and "TodoWrite" in c.exclude
+
+
+@pytest.mark.parametrize(
+    ("profile", "expected"),
+    [
+        ("reminder", {"counting": "consecutive", "remind_at": (3, 5, 8), "deny_at": 0, "stop_at": 0, "exclude": (),
+                      "reset_on_compaction": False, "answer_only_after_deny": False}),
+        ("breaker", {"counting": "consecutive", "deny_at": 2, "max_same_path": 3, "reset_on_compaction": False}),
+        ("progress", {"counting": "no_progress", "deny_at": 6, "max_calls_since_progress": 64,
+                      "max_bookkeeping_calls_since_progress": 16, "answer_only_after_deny": True,
+                      "reset_on_compaction": False}),
+    ],
+)
+def test_profile_defaults(profile: str, expected: dict[str, Any]) -> None:
+    c = resolve([Layer("test", {"profile": profile})]).config
+    for key, value in expected.items():
+        assert getattr(c, key) == value, key
+
+
+def test_breaker_advisory_is_inert_unless_below_deny() -> None:
+    default = resolve([Layer("t", {"profile": "breaker"})]).config
+    assert default.effective_remind_at() == ()
+    tiered = resolve([Layer("t", {"profile": "breaker", "denyAfter": 3, "warnAfter": 2})]).config
+    assert tiered.effective_remind_at() == (2,)
+
+
+def test_layers_later_wins_and_sources_are_named(tmp_path: Path) -> None:
+    user = tmp_path / "user.toml"
+    user.write_text('profile = "progress"\ndeny_at = 7\n')
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / ".loopguard.toml").write_text("deny_at = 9\nstop_at = 12\n")
+    resolved = load(environ={"LOOPGUARD_STOP_AT": "15"}, cwd=str(project), user_path=str(user),
+                    flags={"mode": "advise"})
+    c = resolved.config
+    assert (c.profile, c.deny_at, c.stop_at, c.mode) == ("progress", 9, 15, "advise")
+    assert resolved.sources["profile"].startswith("user file")
+    assert resolved.sources["deny_at"].startswith("project file")
+    assert resolved.sources["stop_at"] == "environment"
+    assert resolved.sources["mode"] == "command line"
+    assert resolved.sources["answer_only_after_deny"] == "profile progress"
+
+
+def test_claude_project_dir_wins_over_cwd(tmp_path: Path) -> None:
+    (tmp_path / ".loopguard.toml").write_text("deny_at = 11\nstop_at = 20\n")
+    c = load(environ={"CLAUDE_PROJECT_DIR": str(tmp_path)}, cwd="/nonexistent", user_path="").config
+    assert c.deny_at == 11
+
+
+def test_seed_aliases_carry_over() -> None:
+    c = resolve([Layer("t", {"profile": "progress", "maxCallsPerRepeatGroup": 3, "maxToolAttemptsPerTurn": 0,
+                             "maxProgressToolCallsPerTurn": 4})]).config
+    assert (c.deny_at, c.max_calls_since_progress, c.max_bookkeeping_calls_since_progress) == (4, 0, 4)
+    legacy = resolve([Layer("t", {"maxCallsPerToolPerTurn": 2})]).config
+    assert legacy.deny_at == 3
+    seed0 = resolve([Layer("t", {"thresholds": [5, 3], "argumentsPreviewChars": 100})]).config
+    assert seed0.remind_at == (3, 5) and seed0.preview_chars == 100
+
+
+BAD: list[tuple[str, Any, str]] = [
+    ("remind_at", [4, 3], "ascending"),
+    ("remind_at", [3, 3], "duplicate"),
+    ("remind_at", [1, 3], ">= 2"),
+    ("remind_at", ["3"], "integers"),
+    ("remind_at", 3, "list"),
+    ("thresholds", [], "empty"),
+    ("thresholds", [3, 3], "duplicate"),
+    ("thresholds", [3.5], "integers"),
+    ("deny_at", -1, ">= 0"),
+    ("deny_at", "5", "integer"),
+    ("deny_at", True, "integer"),
+    ("stop_at", -2, ">= 0"),
+    ("denyAfter", 1, ">= 2"),
+    ("max_same_path", -1, ">= 0"),
+    ("max_calls_since_progress", 1.5, "integer"),
+    ("max_bookkeeping_calls_since_progress", -3, ">= 0"),
+    ("same_error_remind_at", -1, ">= 0"),
+    ("slow_repeat_seconds", -1, "negative"),
+    ("slow_repeat_seconds", "60s", "seconds"),
+    ("parallel_window_seconds", -0.5, "negative"),
+    ("lock_timeout_seconds", 0, "greater than 0"),
+    ("mode", "strict", "one of"),
+    ("profile", "paranoid", "one of"),
+    ("counting", "total", "one of"),
+    ("remind_phase", "later", "one of"),
+    ("parallel_duplicates", "ignore", "one of"),
+    ("include", "Bash", "list"),
+    ("exclude", [1], "strings"),
+    ("exclude", [""], "empty pattern"),
+    ("read_tools", [], "must not be empty"),
+    ("path_keys", [], "must not be empty"),
+    ("mutating_tools", [], "must not be empty"),
+    ("bookkeeping_tools", [3], "strings"),
+    ("ignore_args", "description", "list"),
+    ("answer_only_after_deny", "yes", "true or false"),
+    ("reset_on_compaction", 1, "true or false"),
+    ("match_read_by_substring", "no", "true or false"),
+    ("keep_state", 0, "true or false"),
+    ("register_advisory", "on", "true or false"),
+    ("preview_chars", 5, ">= 20"),
+    ("result_preview_chars", -1, ">= 20"),
+    ("resultPreviewChars", 0, ">= 20"),
+    ("maxSamePath", 0, ">= 1"),
+    ("max_repeated_lines", -1, ">= 0"),
+    ("max_repeated_blocks", "5", "integer"),
+    ("max_block_chars", 10, ">= 64"),
+    ("same_final_message_at", -1, ">= 0"),
+    ("transcript_read_bytes", 100, ">= 4096"),
+    ("audit_log_max_bytes", 10, ">= 4096"),
+    ("warn_after", -1, ">= 0"),
+]
+
+
+def test_every_key_has_a_bad_value_case() -> None:
+    covered = {key for key, _, _ in BAD} | {cfg.ALIASES[k][0] for k, _, _ in BAD if k in cfg.ALIASES}
+    assert set(cfg.KEYS) - covered == set()
+
+
+@pytest.mark.parametrize(("key", "value", "reason"), BAD)
+def test_bad_values_fail_loud(tmp_path: Path, key: str, value: Any, reason: str) -> None:
+    path = tmp_path / "c.toml"
+    with pytest.raises(ConfigError) as err:
+        resolve([Layer(f"file {path}", {key: value})])
+    message = str(err.value)
+    assert str(path) in message and key in message and reason in message
+
+
+def test_unknown_key_suggests() -> None:
+    with pytest.raises(ConfigError, match=r"unknown key 'deny_after'.*did you mean 'denyAfter'"):
+        resolve([Layer("f", {"deny_after": 3})])
+
+
+def test_stop_must_be_above_deny() -> None:
+    with pytest.raises(ConfigError, match="stop_at"):
+        resolve([Layer("f", {"deny_at": 5, "stop_at": 5})])
+
+
+def test_bad_toml_and_bad_env(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text("deny_at = = 3")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        load(environ={}, config_path=str(bad), user_path="")
+    with pytest.raises(ConfigError, match="LOOPGUARD_DENY_AFTER"):
+        load(environ={"LOOPGUARD_DENY_AFTER": "3"}, user_path="")
+    with pytest.raises(ConfigError, match="deny_at"):
+        load(environ={"LOOPGUARD_DENY_AT": "many"}, user_path="")
+    with pytest.raises(ConfigError, match="cannot read"):
+        load(environ={}, config_path=str(tmp_path / "missing.toml"), user_path="")
+
+
+def test_env_lists_and_bools() -> None:
+    c = load(environ={"LOOPGUARD_REMIND_AT": "2, 3", "LOOPGUARD_EXCLUDE": "Read,mcp__*",
+                      "LOOPGUARD_KEEP_STATE": "yes"}, user_path="").config
+    assert c.remind_at == (2, 3) and c.exclude == ("Read", "mcp__*") and c.keep_state
+
+
+def test_a_pattern_matching_no_tool_is_legal() -> None:
+    assert resolve([Layer("f", {"exclude": ["mcp__nowhere__*"]})]).config.exclude == ("mcp__nowhere__*",)
+
+
+def test_loopguard_table_is_accepted(tmp_path: Path) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text("[loopguard]\ndeny_at = 6\nstop_at = 9\n")
+    assert load(environ={}, config_path=str(path), user_path="").config.deny_at == 6

@@ -1,0 +1,51 @@
+"""Every real captured payload, and every real captured session, through the hook for its client."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from loopguard_hook.hook import HookOptions, run
+from wire import validate
+
+EXAMPLES = Path(__file__).parent.parent / "examples"
+PAYLOADS = sorted((EXAMPLES / "payloads").glob("*/*.json"))
+SESSIONS = sorted((EXAMPLES / "sessions").glob("*.jsonl"))
+
+
+def _client(path: Path) -> str:
+    return "codex" if "codex" in path.name or "codex" in path.parent.name else "claude-code"
+
+
+def test_examples_exist() -> None:
+    assert len(PAYLOADS) >= 45 and len(SESSIONS) >= 8
+
+
+@pytest.mark.parametrize("path", PAYLOADS, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_captured_payload(path: Path, tmp_path: Path) -> None:
+    result = run(path.read_bytes(), options=HookOptions(state_dir=str(tmp_path)), environ={}, user_config="")
+    assert result.exit_code == 0, result.stderr
+    assert validate(result, _client(path)) == []
+    # auto-detection agrees with where the payload was captured
+    if result.event is not None:
+        assert result.event.client.value == _client(path)
+
+
+@pytest.mark.parametrize("path", SESSIONS, ids=lambda p: p.name)
+def test_captured_session(path: Path, tmp_path: Path) -> None:
+    """Real sessions of both clients: valid answers throughout, and the loops in them are seen."""
+    actions = []
+    for i, line in enumerate(path.read_text().splitlines()):
+        result = run(line.encode(), options=HookOptions(state_dir=str(tmp_path)), environ={}, clock=lambda: 1e9 + i,
+                     user_config="")
+        assert result.exit_code == 0, result.stderr
+        assert validate(result, _client(path)) == [], line[:200]
+        if result.decision is not None:
+            actions.append(result.decision.action.name)
+    looping = ("identical_reads", "failing_bash_repeated", "ab_alternation", "payload_repeat")
+    if any(name in path.name for name in looping):
+        assert "REMIND" in actions
+    if any(name in path.name for name in ("edit_write", "parallel_reads", "subagent", "payload_patch")):
+        assert set(actions) <= {"ALLOW"}
