@@ -10,7 +10,6 @@ clients read exit 2 as "block the call".
 from __future__ import annotations
 
 import os
-import sys
 import time
 from typing import Any
 
@@ -19,7 +18,6 @@ import orjson
 
 from . import __version__
 from . import config as config_mod
-from .hook import AUDIT_LOG
 from .state import StateError, Store, default_state_dir, session_file_name
 
 CLIENT_CHOICE = click.Choice(["auto", "claude-code", "codex"])
@@ -30,15 +28,33 @@ MODE_CHOICE = click.Choice(list(config_mod.MODES))
 def _hook_options(func: Any) -> Any:
     for option in reversed(
         [
-            click.option("--client", type=CLIENT_CHOICE, default="auto", show_default=True,
-                         help="Which client's protocol to speak; auto: a payload with turn_id is Codex."),
+            click.option(
+                "--client",
+                type=CLIENT_CHOICE,
+                default="auto",
+                show_default=True,
+                help="Which client's protocol to speak; auto: a payload with turn_id is Codex.",
+            ),
             click.option("--profile", type=PROFILE_CHOICE, default=None, help="Detection profile (default: balanced)."),
-            click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
-                         help="An extra TOML config file, layered over the user and project files."),
-            click.option("--state-dir", type=click.Path(file_okay=False), default=None,
-                         help="Where session state lives (default: the user cache dir)."),
-            click.option("--mode", type=MODE_CHOICE, default=None,
-                         help="enforce (default), advise (denials become reminders) or observe (log only)."),
+            click.option(
+                "--config",
+                "config_path",
+                type=click.Path(dir_okay=False),
+                default=None,
+                help="An extra TOML config file, layered over the user and project files.",
+            ),
+            click.option(
+                "--state-dir",
+                type=click.Path(file_okay=False),
+                default=None,
+                help="Where session state lives (default: the user cache dir).",
+            ),
+            click.option(
+                "--mode",
+                type=MODE_CHOICE,
+                default=None,
+                help="enforce (default), advise (denials become reminders) or observe (log only).",
+            ),
             click.option("--dry-run", is_flag=True, help="Decide but write no state."),
         ]
     ):
@@ -46,8 +62,9 @@ def _hook_options(func: Any) -> Any:
     return func
 
 
-def _run_hook_command(client: str, profile: str | None, config_path: str | None, state_dir: str | None,
-                      mode: str | None, dry_run: bool) -> int:
+def _run_hook_command(
+    client: str, profile: str | None, config_path: str | None, state_dir: str | None, mode: str | None, dry_run: bool
+) -> int:
     from ._entry import run_hook
 
     values: dict[str, object] = {"client": client, "dry_run": dry_run}
@@ -61,7 +78,7 @@ def _run_hook_command(client: str, profile: str | None, config_path: str | None,
 @_hook_options
 @click.version_option(__version__, prog_name="loopguard-hook")
 @click.pass_context
-def cli(ctx: click.Context, **options: Any) -> None:
+def cli(ctx: click.Context, /, **options: Any) -> None:
     """Guard Claude Code and Codex against repeat-call loops.
 
     With no command, run the hook: read one hook payload (JSON) on stdin and print the decision
@@ -75,7 +92,7 @@ def cli(ctx: click.Context, **options: Any) -> None:
 @cli.command("hook")
 @_hook_options
 @click.pass_context
-def hook_command(ctx: click.Context, **options: Any) -> None:
+def hook_command(ctx: click.Context, /, **options: Any) -> None:
     """Run the hook on the payload read from stdin (the same as no command)."""
     ctx.exit(_run_hook_command(**options))
 
@@ -89,8 +106,9 @@ def _store(state_dir: str | None) -> Store:
 
 def _resolved(profile: str | None, config_path: str | None, mode: str | None = None) -> config_mod.Resolved:
     try:
-        return config_mod.load(environ=os.environ, cwd=os.getcwd(), config_path=config_path,
-                               flags={"profile": profile, "mode": mode})
+        return config_mod.load(
+            environ=os.environ, cwd=os.getcwd(), config_path=config_path, flags={"profile": profile, "mode": mode}
+        )
     except config_mod.ConfigError as exc:
         raise click.ClickException(f"bad config: {exc}") from None
 
@@ -131,8 +149,12 @@ def session_summary(stem: str, state: dict[str, Any] | None) -> dict[str, Any]:
             "consecutive": agent["chain"][1] if agent.get("chain") else 0,
             "last_activity": agent.get("updated"),
             "signatures": [
-                {"call": s.get("summary", s.get("tool")), "no_progress": s.get("n", 0), "attempts": s.get("total", 0),
-                 "last_attempt": s.get("t")}
+                {
+                    "call": s.get("summary", s.get("tool")),
+                    "no_progress": s.get("n", 0),
+                    "attempts": s.get("total", 0),
+                    "last_attempt": s.get("t"),
+                }
                 for s in sigs[:10]
             ],
         }
@@ -174,8 +196,7 @@ def thresholds(cfg: config_mod.Config) -> dict[str, Any]:
 @click.option("--state-dir", type=click.Path(file_okay=False), default=None)
 @click.option("--profile", type=PROFILE_CHOICE, default=None)
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None)
-def status(session_id: str | None, as_json: bool, state_dir: str | None, profile: str | None,
-           config_path: str | None) -> None:
+def status(session_id: str | None, as_json: bool, state_dir: str | None, profile: str | None, config_path: str | None) -> None:
     """Show sessions, per agent the counters and the last decisions, and the thresholds in force."""
     store = _store(state_dir)
     cfg = _resolved(profile, config_path).config

@@ -369,10 +369,7 @@ def resolve(layers: list[Layer]) -> Resolved:
             sources[key] = source
     config = replace(Config(), **merged)
     if config.stop_at and config.deny_at and config.stop_at <= config.deny_at:
-        raise ConfigError(
-            f"{sources['stop_at']}: stop_at ({config.stop_at}) must be greater than "
-            f"deny_at ({config.deny_at})"
-        )
+        raise ConfigError(f"{sources['stop_at']}: stop_at ({config.stop_at}) must be greater than deny_at ({config.deny_at})")
     if config.deny_at == 1:
         raise ConfigError(f"{sources['deny_at']}: deny_at must be 0 (off) or >= 2")
     return Resolved(config=config, sources=sources)

@@ -32,7 +32,6 @@ from .signature import (
     Failure,
     Outcome,
     call_key,
-    canonical_json,
     digest,
     error_signature,
     outcome_of_error,
@@ -239,9 +238,16 @@ def is_noop_mutation(tool: str, tool_input: Any, response: Any) -> bool:
     return False
 
 
+def arguments_text(key: bytes, limit: int) -> str:
+    """The canonical arguments of a call key, cut to `limit` characters (decodes only the head)."""
+    start = key.find(b"\0") + 1
+    head = key[start : start + 4 * limit + 4]
+    text = head.decode("utf-8", "ignore")
+    return preview(text, limit) if len(key) - start > len(head) or len(text) > limit else text
+
+
 def _summary(tool: str, key: bytes) -> str:
-    text = key.split(b"\0", 1)[1].decode("utf-8", "replace")
-    return f"{tool} {redact(preview(text, SUMMARY_CHARS * 2))}"[:SUMMARY_CHARS]
+    return f"{tool} {redact(arguments_text(key, SUMMARY_CHARS * 2))}"[:SUMMARY_CHARS]
 
 
 def _hook_denial(text: str) -> bool:
@@ -264,7 +270,7 @@ class CallContext:
     count: int
     previous_time: float | None
     now: float
-    arguments: str
+    key: bytes
     path: str | None
     path_count: int
 
@@ -286,15 +292,11 @@ def repeat_rule(ctx: CallContext) -> Decision | None:
         decision = Decision(
             Action.STOP,
             Rule.END_TURN,
-            msg.stop_text(
-                tool, n, _previous_result(ctx), limit, ends_turn=ctx.event.client is Client.CLAUDE_CODE
-            ),
+            msg.stop_text(tool, n, _previous_result(ctx), limit, ends_turn=ctx.event.client is Client.CLAUDE_CODE),
             stop_reason=msg.stop_reason(tool, n),
         )
     elif cfg.deny_at and n >= cfg.deny_at:
-        decision = Decision(
-            Action.DENY, Rule.REPEAT, msg.repeat_denial(tool, n, _previous_result(ctx), limit, in_a_row=in_a_row)
-        )
+        decision = Decision(Action.DENY, Rule.REPEAT, msg.repeat_denial(tool, n, _previous_result(ctx), limit, in_a_row=in_a_row))
     else:
         thresholds = cfg.effective_remind_at()
         if n not in thresholds:
@@ -302,7 +304,7 @@ def repeat_rule(ctx: CallContext) -> Decision | None:
         if n == thresholds[0]:
             text = msg.gentle_reminder(tool, n)
         else:
-            text = msg.detailed_reminder(tool, n, preview(ctx.arguments, cfg.preview_chars), in_a_row=in_a_row)
+            text = msg.detailed_reminder(tool, n, arguments_text(ctx.key, cfg.preview_chars), in_a_row=in_a_row)
         return Decision(Action.REMIND, Rule.REPEAT, text)
     slow = cfg.slow_repeat_seconds
     if slow and ctx.previous_time is not None and ctx.now - ctx.previous_time >= slow:
@@ -484,7 +486,7 @@ def _count_attempt(
         count=count,
         previous_time=previous_time,
         now=now,
-        arguments=key.split(b"\0", 1)[1].decode("utf-8", "replace"),
+        key=key,
         path=path,
         path_count=path_count or 0,
     )
@@ -511,7 +513,9 @@ def _finish_pre(
         decision = replace(
             decision,
             message=msg.detailed_reminder(
-                tool, count, preview(key.split(b"\0", 1)[1].decode("utf-8", "replace"), config.preview_chars),
+                tool,
+                count,
+                arguments_text(key, config.preview_chars),
                 in_a_row=config.counting == "consecutive",
             ),
         )
@@ -521,12 +525,7 @@ def _finish_pre(
         call["phase"] = "denied"
         if config.answer_only_after_deny and decision.rule in LOOP_RULES:
             agent["answer_only"] = True
-    if (
-        decision.action is Action.REMIND
-        and decision.rule == Rule.REPEAT
-        and config.remind_phase == "post"
-        and can_deny
-    ):
+    if decision.action is Action.REMIND and decision.rule == Rule.REPEAT and config.remind_phase == "post" and can_deny:
         # Seeds 000/001 deliver reminders after the call, attached to its result.
         call["remind"] = decision.message
         return ALLOW
@@ -536,9 +535,7 @@ def _finish_pre(
 def _pre_tool_use(state: dict[str, Any], event: HookEvent, config: Config, now: float) -> Decision:
     agent = _agent(state, event.agent_id, now)
     assert event.tool_name is not None
-    return _count_attempt(
-        state, agent, event, event.tool_name, event.tool_input, event.tool_use_id, config, now, can_deny=True
-    )
+    return _count_attempt(state, agent, event, event.tool_name, event.tool_input, event.tool_use_id, config, now, can_deny=True)
 
 
 def _record_outcome(
@@ -632,7 +629,12 @@ def _post_tool_use(state: dict[str, Any], event: HookEvent, config: Config, now:
         )
         call = agent["calls"].get(event.tool_use_id) if event.tool_use_id is not None else None
         if call is None:
-            call = {"sig": digest(call_key(tool, event.tool_input, frozenset(config.ignore_args))), "t": now, "seq": agent["seq"], "phase": "pre"}
+            call = {
+                "sig": digest(call_key(tool, event.tool_input, frozenset(config.ignore_args))),
+                "t": now,
+                "seq": agent["seq"],
+                "phase": "pre",
+            }
         agent["post_seq"] = agent["seq"]
     pending = call.pop("remind", None)
     if event.event == "PostToolUseFailure":
@@ -649,7 +651,17 @@ def _post_tool_use(state: dict[str, Any], event: HookEvent, config: Config, now:
             decisions.append(_with_mode(verdict, config, can_deny=False))
     if pending:
         decisions.append(
-            _with_mode(Decision(Action.REMIND, Rule.REPEAT, pending, tool=tool, summary=_summary(tool, call_key(tool, event.tool_input, frozenset(config.ignore_args)))), config, can_deny=False)
+            _with_mode(
+                Decision(
+                    Action.REMIND,
+                    Rule.REPEAT,
+                    pending,
+                    tool=tool,
+                    summary=_summary(tool, call_key(tool, event.tool_input, frozenset(config.ignore_args))),
+                ),
+                config,
+                can_deny=False,
+            )
         )
     return _merge(decisions)
 
@@ -754,32 +766,58 @@ def _text_rules(state: dict[str, Any], event: HookEvent, config: Config, texts: 
                 # Still looping after a reminder in this turn: end it (Codex: deny the call).
                 action = Action.STOP if event.client is Client.CLAUDE_CODE else Action.DENY
                 decisions.append(
-                    Decision(action, Rule.TEXT, textloop.reminder(verdict), stop_reason=textloop.final_message_stop(verdict.count),
-                             count=verdict.count, summary=verdict.excerpt)
+                    Decision(
+                        action,
+                        Rule.TEXT,
+                        textloop.reminder(verdict),
+                        stop_reason=textloop.final_message_stop(verdict.count),
+                        count=verdict.count,
+                        summary=verdict.excerpt,
+                    )
                 )
             else:
                 ts["reminded"] = True
-                decisions.append(Decision(Action.REMIND, Rule.TEXT, textloop.reminder(verdict), count=verdict.count, summary=verdict.excerpt))
+                decisions.append(
+                    Decision(Action.REMIND, Rule.TEXT, textloop.reminder(verdict), count=verdict.count, summary=verdict.excerpt)
+                )
     elif stopping:
         count, same_reply = textloop.final_message(ts, event.last_assistant_message, stop_hook_active=event.stop_hook_active)
         threshold = config.same_final_message_at
         if threshold and count >= threshold:
             text = textloop.final_message_stop(count)
             decisions.append(
-                Decision(Action.STOP, Rule.TEXT, text, stop_reason=text, system_message=text, count=count,
-                         summary=(event.last_assistant_message or "")[:120])
+                Decision(
+                    Action.STOP,
+                    Rule.TEXT,
+                    text,
+                    stop_reason=text,
+                    system_message=text,
+                    count=count,
+                    summary=(event.last_assistant_message or "")[:120],
+                )
             )
         elif verdict is not None:
             ts["pending"] = textloop.reminder(verdict)
             decisions.append(
-                Decision(Action.REMIND, Rule.TEXT, ts["pending"], system_message=textloop.user_notice(verdict),
-                         count=verdict.count, summary=verdict.excerpt)
+                Decision(
+                    Action.REMIND,
+                    Rule.TEXT,
+                    ts["pending"],
+                    system_message=textloop.user_notice(verdict),
+                    count=verdict.count,
+                    summary=verdict.excerpt,
+                )
             )
         elif same_reply:
             ts["pending"] = textloop.same_reply_reminder()
             decisions.append(
-                Decision(Action.REMIND, Rule.TEXT, ts["pending"], system_message=textloop.user_notice(None, same_reply=True),
-                         summary=(event.last_assistant_message or "")[:120])
+                Decision(
+                    Action.REMIND,
+                    Rule.TEXT,
+                    ts["pending"],
+                    system_message=textloop.user_notice(None, same_reply=True),
+                    summary=(event.last_assistant_message or "")[:120],
+                )
             )
     if not decisions:
         return ALLOW
@@ -821,10 +859,3 @@ def decision_record(event: HookEvent, decision: Decision, now: float) -> dict[st
         "count": decision.count,
         "arguments": decision.summary,
     }
-
-
-def canonical_arguments(tool_input: Any, config: Config) -> str:
-    """The canonical `tool_input` text a reminder quotes (decoy keys dropped)."""
-    if isinstance(tool_input, dict):
-        tool_input = {k: v for k, v in tool_input.items() if k not in config.ignore_args}
-    return canonical_json(tool_input).decode("utf-8", "replace")

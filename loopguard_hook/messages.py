@@ -50,16 +50,10 @@ def slow_repeat_reminder(tool: str, count: int, seconds: float) -> str:
     )
 
 
-def repeat_denial(
-    tool: str, count: int, previous: str | None, limit: int, *, in_a_row: bool
-) -> str:
+def repeat_denial(tool: str, count: int, previous: str | None, limit: int, *, in_a_row: bool) -> str:
     """`REPEAT_TOOL_BLOCKED`: the call was not run; quote the previous result's preview."""
     how = "in a row" if in_a_row else "with no new result in between"
-    quoted = (
-        f' The previous identical call returned: """{_quote(previous, limit)}"""'
-        if previous is not None
-        else ""
-    )
+    quoted = f' The previous identical call returned: """{_quote(previous, limit)}"""' if previous is not None else ""
     return (
         f"REPEAT_TOOL_BLOCKED: this {tool} call is identical to the previous ones and was not run "
         f"(attempt {count} {how}; loop guard policy, not a tool failure).{quoted} "
@@ -73,10 +67,7 @@ def stop_text(tool: str, count: int, previous: str | None, limit: int, *, ends_t
     base = repeat_denial(tool, count, previous, limit, in_a_row=False)
     if ends_turn:
         return base + ". The loop guard is ending this turn"
-    return (
-        base + ". This is final: stop calling tools for this request and answer the user now "
-        "with what you have"
-    )
+    return base + ". This is final: stop calling tools for this request and answer the user now with what you have"
 
 
 def stop_reason(tool: str, count: int) -> str:

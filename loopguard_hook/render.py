@@ -4,7 +4,8 @@
 |---|---|
 | allow | nothing |
 | remind | `{"hookSpecificOutput": {"hookEventName": <event>, "additionalContext": <text>}}` |
-| deny | `{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": <text>}}` |
+| deny | `{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+|      | "permissionDecisionReason": <text>}}` |
 | stop | Claude Code: the deny plus top-level `"continue": false, "stopReason"`; Codex: the deny alone |
 
 Client facts (research notes, verified on Claude Code 2.1.332 and Codex 0.171.0):
@@ -58,7 +59,11 @@ def wire(decision: Decision, event: str, client: Client) -> dict[str, Any] | Non
                 return {"systemMessage": messages.fit(decision.system_message)}
             return None
         out = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
-        if action is Action.STOP and client is Client.CLAUDE_CODE and event in ("PostToolBatch", "PostToolUse", "PostToolUseFailure"):
+        if (
+            action is Action.STOP
+            and client is Client.CLAUDE_CODE
+            and event in ("PostToolBatch", "PostToolUse", "PostToolUseFailure")
+        ):
             out = {"continue": False, "stopReason": messages.fit(decision.stop_reason or text), **out}
     else:
         out = {

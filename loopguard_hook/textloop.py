@@ -168,7 +168,7 @@ def reminder(verdict: TextVerdict) -> str:
         else f"the same block of text {verdict.count} times"
     )
     return (
-        f"[loopguard] Your recent output repeats {what} (\"{verdict.excerpt}\"). You appear to be "
+        f'[loopguard] Your recent output repeats {what} ("{verdict.excerpt}"). You appear to be '
         "stuck in a text loop. Stop repeating it: state in one or two sentences what is blocking "
         "you, then either take a different concrete step or answer the user."
     )
