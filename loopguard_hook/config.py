@@ -116,7 +116,6 @@ PROFILE_DEFAULTS: dict[str, dict[str, Any]] = {
         "slow_repeat_seconds": 0.0,
         "parallel_duplicates": "count",
         "reset_on_compaction": False,
-        "exclude": ("todo_write", "TodoWrite"),
         "match_read_by_substring": True,
         "read_tools": ("read", "Read", "read_file", "read-file", "file-read", "fs-read"),
         "preview_chars": 400,
@@ -189,7 +188,7 @@ def _patterns(value: Any) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _thresholds(value: Any, *, allow_empty: bool = True, must_sort: bool = True) -> tuple[int, ...]:
+def _thresholds(value: Any, *, allow_empty: bool = True) -> tuple[int, ...]:
     if not isinstance(value, (list, tuple)):
         raise ValueError(f"must be a list of integers, got {value!r}")
     if not value and not allow_empty:
@@ -203,7 +202,7 @@ def _thresholds(value: Any, *, allow_empty: bool = True, must_sort: bool = True)
         if item in out:
             raise ValueError(f"duplicate threshold {item}")
         out.append(item)
-    if must_sort and out != sorted(out):
+    if out != sorted(out):
         raise ValueError(f"must be in ascending order, got {out}")
     return tuple(sorted(out))
 
@@ -252,8 +251,9 @@ assert set(KEYS) == set(VALIDATORS)
 
 
 def _seed_thresholds(value: Any) -> tuple[int, ...]:
-    # Seed 000 sorts nothing itself but rejects empty lists, non-integers, values < 2, duplicates.
-    return _thresholds(value, allow_empty=False, must_sort=False)
+    # Seed 000 rejects empty lists, non-integers, values < 2 and duplicates; unsorted lists are
+    # rejected too, as for `remind_at`.
+    return _thresholds(value, allow_empty=False)
 
 
 def _repeat_group(value: Any) -> int:

@@ -114,6 +114,33 @@ def _opt_bool(data: dict[str, Any], key: str) -> bool:
     return value
 
 
+def _decode_with_lone_surrogates(raw: bytes, error: Exception) -> Any:
+    """JSON text with a lone `\\ud800`-style escape: valid JSON that a JavaScript client can emit
+    from a cut string, which orjson refuses. Parse it with the standard library and replace each
+    lone surrogate with `?`, so every later step sees ordinary text.
+
+    Raises:
+        PayloadError: the input is not valid JSON or not UTF-8 after all.
+    """
+    import json
+
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise PayloadError(f"payload is not valid JSON: {error}") from None
+    return _clean(data)
+
+
+def _clean(value: Any) -> Any:
+    if isinstance(value, str):
+        return value.encode("utf-8", "replace").decode("utf-8")
+    if isinstance(value, dict):
+        return {_clean(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_clean(v) for v in value]
+    return value
+
+
 def decode(raw: bytes) -> dict[str, Any]:
     """Decode stdin bytes into the payload object.
 
@@ -125,14 +152,22 @@ def decode(raw: bytes) -> dict[str, Any]:
     """
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
-    if not raw.strip():
+    if not raw or raw.isspace():
         raise PayloadError("empty payload on stdin (expected one hook JSON object)")
     try:
         data = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
-        raise PayloadError(f"payload is not valid JSON: {exc}") from None
+        if "surrogate" not in str(exc):
+            raise PayloadError(f"payload is not valid JSON: {exc}") from None
+        data = _decode_with_lone_surrogates(raw, exc)
     if not isinstance(data, dict):
         raise PayloadError(f"payload must be a JSON object, got {type(data).__name__}")
+    try:
+        # orjson reads 1,024 levels of nesting but writes only 254, and the guard re-serialises
+        # `tool_input` and `tool_response`: refuse here what it could not handle later.
+        orjson.dumps(data)
+    except TypeError as exc:
+        raise PayloadError(f"payload nests too deeply ({exc})") from None
     return data
 
 

@@ -54,7 +54,7 @@ _VOLATILE_TEXT = re.compile(
     r"|session ID \d+"
     r"|\btook [0-9.]+ ?(?:ms|s|sec|secs|seconds?)\b"
     r"|\bin [0-9.]+ ?(?:ms|s|sec|seconds?)\b"
-    r"|\b[0-9.]+ ?(?:ms|s|sec|seconds?) elapsed\b"
+    r"|\b[0-9.]+ ?(?:ms|s|sec|seconds?|m|min|minutes?) (?:elapsed|without output|ago|since last output)\b"
     r"|\belapsed:? [0-9.:]+ ?(?:ms|s)?"
     r"|\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?"
 )

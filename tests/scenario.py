@@ -49,7 +49,14 @@ from loopguard_hook.hook import HookOptions, HookResult, run
 SCENARIO_DIR = Path(__file__).parent / "scenarios"
 CLIENTS = ("claude-code", "codex")
 START = 1_800_000_000.0
-NAMES = {"silent": Action.ALLOW, "allow": Action.ALLOW, "allow-stop": Action.ALLOW, "remind": Action.REMIND, "deny": Action.DENY, "stop": Action.STOP}
+NAMES = {
+    "silent": Action.ALLOW,
+    "allow": Action.ALLOW,
+    "allow-stop": Action.ALLOW,
+    "remind": Action.REMIND,
+    "deny": Action.DENY,
+    "stop": Action.STOP,
+}
 
 
 def load(path: Path) -> dict[str, Any]:
@@ -116,8 +123,12 @@ def to_codex(tool: str, tool_input: Any, response: Any, error: str | None) -> tu
             body = "".join(f"+{line}\n" for line in str(tool_input.get("content", "")).splitlines())
             patch = f"*** Begin Patch\n*** Add File: {path}\n{body}*** End Patch\n"
         else:
-            old = "".join(f"-{line}\n" for line in str(tool_input.get("old_string", "")).splitlines())
-            new = "".join(f"+{line}\n" for line in str(tool_input.get("new_string", "")).splitlines())
+            old = "".join(
+                f"-{line}\n" for line in str(tool_input.get("old_string", "")).splitlines()
+            )
+            new = "".join(
+                f"+{line}\n" for line in str(tool_input.get("new_string", "")).splitlines()
+            )
             patch = f"*** Begin Patch\n*** Update File: {path}\n@@\n{old}{new}*** End Patch\n"
         if error is not None:
             result = f"Exit code: 1\nWall time: 0 seconds\nOutput:\n{error}\n"
@@ -150,7 +161,9 @@ def _base(client: str, session_id: str, agent_id: str | None, turn: int) -> dict
         "cwd": "/home/user/project",
     }
     if client == "codex":
-        base["transcript_path"] = f"/home/user/.codex/sessions/2026/11/30/rollout-{session_id}.jsonl"
+        base["transcript_path"] = (
+            f"/home/user/.codex/sessions/2026/11/30/rollout-{session_id}.jsonl"
+        )
         base["turn_id"] = f"turn-{turn}"
         base["model"] = "gpt-5.5"
         base["permission_mode"] = "bypassPermissions"
@@ -182,7 +195,12 @@ class Runner:
         raw = json.dumps(step.payload).encode()
         result = run(
             raw,
-            options=HookOptions(client=self.client, profile=self.profile, config=self.config_path, state_dir=self.state_dir),
+            options=HookOptions(
+                client=self.client,
+                profile=self.profile,
+                config=self.config_path,
+                state_dir=self.state_dir,
+            ),
             environ={},
             clock=lambda: now,
             user_config="",
@@ -215,7 +233,11 @@ class Runner:
                     base.update({k: v for k, v in step.items() if k != "same"})
                     step = base
                 if "id" in step and "same" not in raw_step:
-                    named[step["id"]] = {k: v for k, v in step.items() if k not in ("id", "pre", "post", "t", "batch", "note")}
+                    named[step["id"]] = {
+                        k: v
+                        for k, v in step.items()
+                        if k not in ("id", "pre", "post", "t", "batch", "note")
+                    }
                 t = float(step["t"]) if "t" in step else t + 2.0
                 step["_t"] = t
                 resolved.append(step)
@@ -223,11 +245,22 @@ class Runner:
                 step = resolved[0]
                 if step["event"] == "UserPromptSubmit":
                     turn += 1
-                payload = _base(self.client, step.get("session_id", "s1"), step.get("agent_id"), turn)
-                payload.update({k: v for k, v in step.items() if k not in ("event", "expect", "t", "_t", "note", "id")})
+                payload = _base(
+                    self.client, step.get("session_id", "s1"), step.get("agent_id"), turn
+                )
+                payload.update(
+                    {
+                        k: v
+                        for k, v in step.items()
+                        if k not in ("event", "expect", "t", "_t", "note", "id")
+                    }
+                )
                 payload["hook_event_name"] = step["event"]
                 want = expected(step.get("expect"), self.profile, self.client)
-                result = self.send(Step(counter, step["event"], payload, want, step.get("note", "")), START + step["_t"])
+                result = self.send(
+                    Step(counter, step["event"], payload, want, step.get("note", "")),
+                    START + step["_t"],
+                )
                 errors.extend(self.check(counter, step["event"], want, result))
                 counter += 1
                 continue
@@ -236,62 +269,148 @@ class Runner:
             for step in resolved:
                 counter += 1
                 tool, tool_input = step["call"], step.get("input", {})
-                response, error, rejected = step.get("response"), step.get("error"), step.get("rejected")
+                response, error, rejected = (
+                    step.get("response"),
+                    step.get("error"),
+                    step.get("rejected"),
+                )
                 if self.client == "codex":
-                    tool, tool_input, response = to_codex(tool, tool_input, response, error if error is not None else rejected)
+                    tool, tool_input, response = to_codex(
+                        tool, tool_input, response, error if error is not None else rejected
+                    )
                     error = None
                     if rejected is not None:
                         rejected = None
                 tool_use_id = f"call_{counter}"
                 base = _base(self.client, step.get("session_id", "s1"), step.get("agent_id"), turn)
-                entries.append((counter, step, tool, tool_input, response, error, rejected, tool_use_id, base))
+                entries.append(
+                    (counter, step, tool, tool_input, response, error, rejected, tool_use_id, base)
+                )
             denied: set[str] = set()
             batch_calls = []
-            for counter_i, step, tool, tool_input, response, error, rejected, tool_use_id, base in entries:
+            for (
+                counter_i,
+                step,
+                tool,
+                tool_input,
+                response,
+                error,
+                rejected,
+                tool_use_id,
+                base,
+            ) in entries:
                 if rejected is not None:
                     continue
                 want = expected(step.get("pre"), self.profile, self.client)
-                payload = dict(base, hook_event_name="PreToolUse", tool_name=tool, tool_input=tool_input, tool_use_id=tool_use_id)
-                result = self.send(Step(counter_i, "PreToolUse", payload, want, step.get("note", "")), START + step["_t"])
+                payload = dict(
+                    base,
+                    hook_event_name="PreToolUse",
+                    tool_name=tool,
+                    tool_input=tool_input,
+                    tool_use_id=tool_use_id,
+                )
+                result = self.send(
+                    Step(counter_i, "PreToolUse", payload, want, step.get("note", "")),
+                    START + step["_t"],
+                )
                 errors.extend(self.check(counter_i, f"PreToolUse {tool}", want, result))
                 if result.decision is not None and result.decision.action >= Action.DENY:
                     denied.add(tool_use_id)
-                    reason = json.loads(result.stdout)["hookSpecificOutput"]["permissionDecisionReason"]
-                    batch_calls.append({"tool_name": tool, "tool_input": tool_input, "tool_use_id": tool_use_id,
-                                        "tool_response": f"PreToolUse:{tool} hook error: {reason}"})
-            for counter_i, step, tool, tool_input, response, error, rejected, tool_use_id, base in entries:
+                    reason = json.loads(result.stdout)["hookSpecificOutput"][
+                        "permissionDecisionReason"
+                    ]
+                    batch_calls.append(
+                        {
+                            "tool_name": tool,
+                            "tool_input": tool_input,
+                            "tool_use_id": tool_use_id,
+                            "tool_response": f"PreToolUse:{tool} hook error: {reason}",
+                        }
+                    )
+            for (
+                counter_i,
+                step,
+                tool,
+                tool_input,
+                response,
+                error,
+                rejected,
+                tool_use_id,
+                base,
+            ) in entries:
                 if tool_use_id in denied:
                     continue
                 if rejected is not None:
-                    batch_calls.append({"tool_name": tool, "tool_input": tool_input, "tool_use_id": tool_use_id,
-                                        "tool_response": rejected})
+                    batch_calls.append(
+                        {
+                            "tool_name": tool,
+                            "tool_input": tool_input,
+                            "tool_use_id": tool_use_id,
+                            "tool_response": rejected,
+                        }
+                    )
                     continue
                 want = expected(step.get("post"), self.profile, self.client)
                 if error is not None and self.client == "claude-code":
-                    payload = dict(base, hook_event_name="PostToolUseFailure", tool_name=tool, tool_input=tool_input,
-                                   tool_use_id=tool_use_id, error=error, is_interrupt=False, duration_ms=12)
+                    payload = dict(
+                        base,
+                        hook_event_name="PostToolUseFailure",
+                        tool_name=tool,
+                        tool_input=tool_input,
+                        tool_use_id=tool_use_id,
+                        error=error,
+                        is_interrupt=False,
+                        duration_ms=12,
+                    )
                     text = error
                 else:
-                    payload = dict(base, hook_event_name="PostToolUse", tool_name=tool, tool_input=tool_input,
-                                   tool_use_id=tool_use_id, tool_response=response, duration_ms=12)
+                    payload = dict(
+                        base,
+                        hook_event_name="PostToolUse",
+                        tool_name=tool,
+                        tool_input=tool_input,
+                        tool_use_id=tool_use_id,
+                        tool_response=response,
+                        duration_ms=12,
+                    )
                     text = _text_of(response)
-                result = self.send(Step(counter_i, payload["hook_event_name"], payload, want, step.get("note", "")),
-                                   START + step["_t"] + 0.5)
-                errors.extend(self.check(counter_i, f"{payload['hook_event_name']} {tool}", want, result))
-                batch_calls.append({"tool_name": tool, "tool_input": tool_input, "tool_use_id": tool_use_id, "tool_response": text})
+                result = self.send(
+                    Step(
+                        counter_i, payload["hook_event_name"], payload, want, step.get("note", "")
+                    ),
+                    START + step["_t"] + 0.5,
+                )
+                errors.extend(
+                    self.check(counter_i, f"{payload['hook_event_name']} {tool}", want, result)
+                )
+                batch_calls.append(
+                    {
+                        "tool_name": tool,
+                        "tool_input": tool_input,
+                        "tool_use_id": tool_use_id,
+                        "tool_response": text,
+                    }
+                )
             if self.client == "claude-code" and self.data.get("batch_events", True) and batch_calls:
-                rejected_steps = [e[1] for e in entries if e[6] is not None]
-                want = expected(rejected_steps[-1].get("post"), self.profile, self.client) if rejected_steps else "silent"
-                base = entries[-1][8]
-                payload = dict(base, hook_event_name="PostToolBatch", tool_calls=batch_calls)
-                result = self.send(Step(counter, "PostToolBatch", payload, want), START + entries[-1][1]["_t"] + 0.9)
-                errors.extend(self.check(counter, "PostToolBatch", want, result))
+                # Each agent runs its own loop, so each gets its own PostToolBatch.
+                agent_of = {e[7]: e[8].get("agent_id") for e in entries}
+                for agent in dict.fromkeys(agent_of.values()):
+                    calls = [c for c in batch_calls if agent_of[c["tool_use_id"]] == agent]
+                    mine = [e for e in entries if e[8].get("agent_id") == agent]
+                    rejected_steps = [e[1] for e in mine if e[6] is not None]
+                    want = expected(rejected_steps[-1].get("post"), self.profile, self.client) if rejected_steps else "silent"
+                    payload = dict(mine[-1][8], hook_event_name="PostToolBatch", tool_calls=calls)
+                    result = self.send(Step(counter, "PostToolBatch", payload, want), START + mine[-1][1]["_t"] + 0.9)
+                    errors.extend(self.check(counter, "PostToolBatch", want, result))
         return errors
 
     def check(self, index: int, what: str, want: str, result: HookResult) -> list[str]:
         from wire import validate
 
         problems = validate(result, self.client)
+        if result.exit_code != 0:
+            # A failed hook prints nothing, which would otherwise read as "silent".
+            problems.append(f"hook failed (exit {int(result.exit_code)}): {result.stderr}")
         if want != "any":
             got = result.decision.action if result.decision is not None else Action.ALLOW
             if got is not NAMES[want]:

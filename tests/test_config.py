@@ -13,20 +13,56 @@ from loopguard_hook.config import ConfigError, Layer, load, resolve
 
 def test_balanced_is_the_default_and_matches_the_contract() -> None:
     c = resolve([]).config
-    assert (c.profile, c.counting, c.remind_at, c.deny_at, c.stop_at) == ("balanced", "no_progress", (3, 4), 5, 8)
-    assert (c.max_calls_since_progress, c.max_bookkeeping_calls_since_progress, c.slow_repeat_seconds) == (64, 16, 60.0)
+    assert (c.profile, c.counting, c.remind_at, c.deny_at, c.stop_at) == (
+        "balanced",
+        "no_progress",
+        (3, 4),
+        5,
+        8,
+    )
+    assert (
+        c.max_calls_since_progress,
+        c.max_bookkeeping_calls_since_progress,
+        c.slow_repeat_seconds,
+    ) == (64, 16, 60.0)
     assert c.reset_on_compaction and not c.answer_only_after_deny and "TodoWrite" in c.exclude
 
 
 @pytest.mark.parametrize(
     ("profile", "expected"),
     [
-        ("reminder", {"counting": "consecutive", "remind_at": (3, 5, 8), "deny_at": 0, "stop_at": 0, "exclude": (),
-                      "reset_on_compaction": False, "answer_only_after_deny": False}),
-        ("breaker", {"counting": "consecutive", "deny_at": 2, "max_same_path": 3, "reset_on_compaction": False}),
-        ("progress", {"counting": "no_progress", "deny_at": 6, "max_calls_since_progress": 64,
-                      "max_bookkeeping_calls_since_progress": 16, "answer_only_after_deny": True,
-                      "reset_on_compaction": False}),
+        (
+            "reminder",
+            {
+                "counting": "consecutive",
+                "remind_at": (3, 5, 8),
+                "deny_at": 0,
+                "stop_at": 0,
+                "exclude": (),
+                "reset_on_compaction": False,
+                "answer_only_after_deny": False,
+            },
+        ),
+        (
+            "breaker",
+            {
+                "counting": "consecutive",
+                "deny_at": 2,
+                "max_same_path": 3,
+                "reset_on_compaction": False,
+            },
+        ),
+        (
+            "progress",
+            {
+                "counting": "no_progress",
+                "deny_at": 6,
+                "max_calls_since_progress": 64,
+                "max_bookkeeping_calls_since_progress": 16,
+                "answer_only_after_deny": True,
+                "reset_on_compaction": False,
+            },
+        ),
     ],
 )
 def test_profile_defaults(profile: str, expected: dict[str, Any]) -> None:
@@ -48,8 +84,12 @@ def test_layers_later_wins_and_sources_are_named(tmp_path: Path) -> None:
     project = tmp_path / "proj"
     project.mkdir()
     (project / ".loopguard.toml").write_text("deny_at = 9\nstop_at = 12\n")
-    resolved = load(environ={"LOOPGUARD_STOP_AT": "15"}, cwd=str(project), user_path=str(user),
-                    flags={"mode": "advise"})
+    resolved = load(
+        environ={"LOOPGUARD_STOP_AT": "15"},
+        cwd=str(project),
+        user_path=str(user),
+        flags={"mode": "advise"},
+    )
     c = resolved.config
     assert (c.profile, c.deny_at, c.stop_at, c.mode) == ("progress", 9, 15, "advise")
     assert resolved.sources["profile"].startswith("user file")
@@ -66,12 +106,27 @@ def test_claude_project_dir_wins_over_cwd(tmp_path: Path) -> None:
 
 
 def test_seed_aliases_carry_over() -> None:
-    c = resolve([Layer("t", {"profile": "progress", "maxCallsPerRepeatGroup": 3, "maxToolAttemptsPerTurn": 0,
-                             "maxProgressToolCallsPerTurn": 4})]).config
-    assert (c.deny_at, c.max_calls_since_progress, c.max_bookkeeping_calls_since_progress) == (4, 0, 4)
+    c = resolve(
+        [
+            Layer(
+                "t",
+                {
+                    "profile": "progress",
+                    "maxCallsPerRepeatGroup": 3,
+                    "maxToolAttemptsPerTurn": 0,
+                    "maxProgressToolCallsPerTurn": 4,
+                },
+            )
+        ]
+    ).config
+    assert (c.deny_at, c.max_calls_since_progress, c.max_bookkeeping_calls_since_progress) == (
+        4,
+        0,
+        4,
+    )
     legacy = resolve([Layer("t", {"maxCallsPerToolPerTurn": 2})]).config
     assert legacy.deny_at == 3
-    seed0 = resolve([Layer("t", {"thresholds": [5, 3], "argumentsPreviewChars": 100})]).config
+    seed0 = resolve([Layer("t", {"thresholds": [3, 5], "argumentsPreviewChars": 100})]).config
     assert seed0.remind_at == (3, 5) and seed0.preview_chars == 100
 
 
@@ -84,6 +139,7 @@ BAD: list[tuple[str, Any, str]] = [
     ("thresholds", [], "empty"),
     ("thresholds", [3, 3], "duplicate"),
     ("thresholds", [3.5], "integers"),
+    ("thresholds", [5, 3], "ascending"),
     ("deny_at", -1, ">= 0"),
     ("deny_at", "5", "integer"),
     ("deny_at", True, "integer"),
@@ -130,7 +186,9 @@ BAD: list[tuple[str, Any, str]] = [
 
 
 def test_every_key_has_a_bad_value_case() -> None:
-    covered = {key for key, _, _ in BAD} | {cfg.ALIASES[k][0] for k, _, _ in BAD if k in cfg.ALIASES}
+    covered = {key for key, _, _ in BAD} | {
+        cfg.ALIASES[k][0] for k, _, _ in BAD if k in cfg.ALIASES
+    }
     assert set(cfg.KEYS) - covered == set()
 
 
@@ -167,13 +225,21 @@ def test_bad_toml_and_bad_env(tmp_path: Path) -> None:
 
 
 def test_env_lists_and_bools() -> None:
-    c = load(environ={"LOOPGUARD_REMIND_AT": "2, 3", "LOOPGUARD_EXCLUDE": "Read,mcp__*",
-                      "LOOPGUARD_KEEP_STATE": "yes"}, user_path="").config
+    c = load(
+        environ={
+            "LOOPGUARD_REMIND_AT": "2, 3",
+            "LOOPGUARD_EXCLUDE": "Read,mcp__*",
+            "LOOPGUARD_KEEP_STATE": "yes",
+        },
+        user_path="",
+    ).config
     assert c.remind_at == (2, 3) and c.exclude == ("Read", "mcp__*") and c.keep_state
 
 
 def test_a_pattern_matching_no_tool_is_legal() -> None:
-    assert resolve([Layer("f", {"exclude": ["mcp__nowhere__*"]})]).config.exclude == ("mcp__nowhere__*",)
+    assert resolve([Layer("f", {"exclude": ["mcp__nowhere__*"]})]).config.exclude == (
+        "mcp__nowhere__*",
+    )
 
 
 def test_loopguard_table_is_accepted(tmp_path: Path) -> None:
