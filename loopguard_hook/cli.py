@@ -313,6 +313,47 @@ def gc(older_than: str, state_dir: str | None, dry_run: bool) -> None:
     click.echo(f"deleted {len(removed)} idle session(s) from {store.sessions}")
 
 
+# -- install / uninstall ----------------------------------------------------------------------
+
+
+@cli.command()
+@click.option("--client", type=click.Choice(["claude-code", "codex"]), required=True)
+@click.option("--scope", type=click.Choice(["user", "project", "local"]), default="user", show_default=True,
+              help="user: ~/.claude or ~/.codex; project: ./.claude or ./.codex; local: .claude/settings.local.json.")
+@click.option("--dry-run", is_flag=True, help="Show the diff, write nothing.")
+@click.option("--trust", is_flag=True, help="Codex: record the hooks' trusted_hash in config.toml (skips Codex's review).")
+def install(client: str, scope: str, dry_run: bool, trust: bool) -> None:
+    """Register loopguard-hook in the client's settings (merged, idempotent, with a backup)."""
+    from . import install as install_mod
+
+    try:
+        changes = install_mod.plan_install(client, scope, home=os.path.expanduser("~"), project_dir=os.getcwd(),
+                                           env=os.environ, trust=trust)
+        if not dry_run:
+            changes = install_mod.apply(changes)
+    except install_mod.InstallError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(install_mod.format_report(changes, dry_run=dry_run), nl=False)
+
+
+@cli.command()
+@click.option("--client", type=click.Choice(["claude-code", "codex"]), required=True)
+@click.option("--scope", type=click.Choice(["user", "project", "local"]), default="user", show_default=True)
+@click.option("--dry-run", is_flag=True, help="Show the diff, write nothing.")
+def uninstall(client: str, scope: str, dry_run: bool) -> None:
+    """Remove loopguard-hook's entries from the client's settings, and nothing else."""
+    from . import install as install_mod
+
+    try:
+        changes = install_mod.plan_uninstall(client, scope, home=os.path.expanduser("~"), project_dir=os.getcwd(),
+                                             env=os.environ)
+        if not dry_run:
+            changes = install_mod.apply(changes)
+    except install_mod.InstallError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(install_mod.format_report(changes, dry_run=dry_run), nl=False)
+
+
 # -- config -----------------------------------------------------------------------------------
 
 

@@ -171,7 +171,7 @@ def test_config_show_and_check(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert code == 1 and "ascending" in err
 
 
-COMMANDS = [[], ["hook"], ["status"], ["reset"], ["gc"], ["config"], ["config", "show"], ["config", "check"]]
+COMMANDS = [[], ["hook"], ["status"], ["reset"], ["gc"], ["config"], ["config", "show"], ["config", "check"], ["install"], ["uninstall"]]
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=lambda c: " ".join(c) or "main")
