@@ -418,6 +418,13 @@ def worker_profile(args: argparse.Namespace) -> None:
         for (filename, line, func), (cc, nc, tt, ct, _) in stats.stats.items():  # type: ignore[attr-defined]
             rows.append({"function": f"{_short(filename)}:{line}({func})", "calls": nc, "tottime": tt, "cumtime": ct})
         rows.sort(key=lambda r: -r["tottime"])
+        runs = max(3, args.repeat // 3)
+        phases = {}
+        for (filename, _line, func), (_cc, _nc, _tt, ct, _) in stats.stats.items():  # type: ignore[attr-defined]
+            builtin = func.startswith("<built-in method ")
+            key = func[len("<built-in method "):-1] if builtin else f"{Path(filename).stem}.{func}"
+            if key in PHASES:
+                phases[key] = phases.get(key, 0.0) + ct / runs * 1000
         snapshot.write_bytes(saved)
         out.append({
             "case": label,
@@ -425,8 +432,14 @@ def worker_profile(args: argparse.Namespace) -> None:
             "profiled_runs": max(3, args.repeat // 3),
             "profiled_total_s": total,
             "top_tottime": rows[:12],
+            "phases_ms": {k: round(phases.get(k, 0.0), 3) for k in PHASES},
         })
     print(json.dumps(out))
+
+
+#: Steps of `hook.run`, reported with their cumulative time per call.
+PHASES = ("payload.decode", "payload.parse", "config.load", "state._lock", "state._read", "engine.apply",
+          "state._write", "posix.replace", "render.render", "state.append_log")
 
 
 def _short(filename: str) -> str:
@@ -753,14 +766,16 @@ def report(results: dict[str, Any]) -> str:
     lines.append(f"rounds: {results['rounds']} measured (+{results['warmup']} warm-up), interleaved, shuffled; "
                  f"load average before/after: {results['load_before']} / {results['load_after']}")
     lines.append("")
-    header = f"{'case':<48} {'wall ms':>7} {'p25-p75':>15} {'x pass':>7} {'x deps':>7} {'cpu ms':>7} {'x pass':>7} {'RSS MiB':>8} {'answer':>7}"
+    header = (f"{'case':<48} {'wall ms':>7} {'p25-p75':>15} {'+ms':>6} {'x pass':>7} {'x deps':>7} {'cpu ms':>7} "
+              f"{'x pass':>7} {'RSS MiB':>8} {'answer':>7}")
     lines.append(header)
     lines.append("-" * len(header))
+    base = results["cases"][0]["wall_s"]["median"]
     for row in results["cases"]:
         w, c = row["wall_s"], row["cpu_s"]
         lines.append(
             f"{row['label']:<48} {_ms(w['median'])} {_ms(w['p25']).strip():>7}-{_ms(w['p75']).strip():<7} "
-            f"{row['wall_x_pass']:7.2f} {row['wall_x_deps']:7.2f} {_ms(c['median'])} {row['cpu_x_pass']:7.2f} "
+            f"{(w['median'] - base) * 1000:6.1f} {row['wall_x_pass']:7.2f} {row['wall_x_deps']:7.2f} {_ms(c['median'])} {row['cpu_x_pass']:7.2f} "
             f"{row['maxrss_kib_median'] / 1024:8.1f} {row['answer']:>7}"
             + (f"  FAILED x{row['failures']}" if row["failures"] else "")
         )
@@ -798,7 +813,8 @@ def report(results: dict[str, Any]) -> str:
         lines.append("")
         lines.append("In-process run() after imports (median; cProfile top functions by own time):")
         for case in prof:
-            lines.append(f"  {case['case']}: {case['in_process_ms_median']:.2f} ms")
+            lines.append(f"  {case['case']}: {case['in_process_ms_median']:.2f} ms; steps (ms, cProfile): "
+                         + ", ".join(f"{k} {v:.2f}" for k, v in case["phases_ms"].items() if v >= 0.005))
             total = case["profiled_total_s"] or 1
             for row in case["top_tottime"][:6]:
                 lines.append(f"      {row['tottime'] / case['profiled_runs'] * 1000:7.2f} ms {row['tottime'] / total:6.1%}  "
@@ -883,8 +899,11 @@ def main(argv: list[str] | None = None) -> int:
             cases += [
                 hook("pre_big", "hook PreToolUse Write 5 MiB file, 1,000 calls", "pre_write_big", "1000"),
                 hook("hook_1000_nopyc", "hook 1,000 calls, PYTHONDONTWRITEBYTECODE=1", "pre_small", "1000", no_pyc),
+                Case("imp_json", "python -c 'import json'", [py, "-c", "import json"]),
                 Case("imp_orjson", "python -c 'import orjson'", [py, "-c", "import orjson"]),
                 Case("imp_platformdirs", "python -c 'import platformdirs'", [py, "-c", "import platformdirs"]),
+                Case("imp_hashlib", "python -c 'import hashlib'", [py, "-c", "import hashlib"]),
+                Case("imp_typing", "python -c 'import typing'", [py, "-c", "import typing"]),
                 Case("imp_hook", "python -c 'import loopguard_hook.hook'", [py, "-c", "import loopguard_hook.hook"]),
             ]
         order = random.Random(args.seed)
@@ -895,10 +914,10 @@ def main(argv: list[str] | None = None) -> int:
             for case in batch:
                 if len(case.runs) < case.max_runs:
                     case.run(runner, keep=i >= warmup)
-            if i == warmup - 1 and args.quick:
-                for case in cases:  # --quick: a case slower than a second gets 3 measured runs
+            if i == warmup - 1:
+                for case in cases:  # a case slower than a second gets fewer measured runs
                     if case.last_wall > 1.0:
-                        case.max_runs = 3
+                        case.max_runs = 3 if args.quick else 11
 
         for case in cases:  # leave every ledger as it was built, for the steps below
             case.restore()
