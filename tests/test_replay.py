@@ -1,0 +1,660 @@
+"""`replay`: real Claude Code transcripts and Codex rollouts rebuilt as hook payloads, replayed
+through the engine, and checked against what the live hook decided.
+
+Fixtures (`tests/data/transcripts/`, see its README) were written by the real clients against
+the scripted mock model; `*.hooks.jsonl` hold what the live `loopguard-hook` saw and printed.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import shutil
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from loopguard_hook import config as config_mod
+from loopguard_hook import replay
+from loopguard_hook.hook import HookOptions, run
+from loopguard_hook.payload import Client
+from loopguard_hook.render import render
+
+DATA = Path(__file__).parent / "data" / "transcripts"
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "payloads"
+MIXED = DATA / "claude-guard-mixed" / "ee89b18a-ecbc-44eb-8d85-fa4b3bc970e3.jsonl"
+SUBAGENT = MIXED.with_suffix("") / "subagents" / "agent-ad8c325e97ab37910.jsonl"
+SESSION_CAT_LOOP = "01a22b3f-0fb0-73e2-9a96-17dc6fb68029"
+
+CLAUDE_FIXTURES = [
+    DATA / "claude-read-loop.jsonl",
+    DATA / "claude-guard-read-loop.jsonl",
+    MIXED,
+    DATA / "claude-compact.jsonl",
+]
+CODEX_FIXTURES = [
+    DATA / "codex-cat-loop.jsonl",
+    DATA / "codex-guard-cat-loop.jsonl",
+    DATA / "codex-apply-patch-parallel.jsonl",
+    DATA / "codex-background.jsonl",
+]
+#: Transcript -> what the live guard saw and printed during that very run.
+LIVE_RUNS = {
+    DATA / "claude-guard-read-loop.jsonl": DATA / "claude-guard-read-loop.hooks.jsonl",
+    MIXED: DATA / "claude-guard-mixed.hooks.jsonl",
+    DATA / "codex-guard-cat-loop.jsonl": DATA / "codex-guard-cat-loop.hooks.jsonl",
+}
+
+
+def balanced(**flags: Any) -> config_mod.Config:
+    return config_mod.load(environ={}, cwd=None, user_path="", flags=flags).config
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def event_key(payload: dict[str, Any]) -> tuple[str, str, str | None]:
+    name = payload["hook_event_name"]
+    ident = payload.get("tool_use_id")
+    if name == "PostToolBatch":
+        ident = ",".join(sorted(c["tool_use_id"] for c in payload["tool_calls"]))
+    return name, payload.get("agent_id", "main"), ident
+
+
+def in_batches(keys: Sequence[tuple[str, str, str | None]]) -> list[Any]:
+    """Keys with each run of consecutive PreToolUse events as a set: the client starts the
+    PreToolUse hooks of a parallel batch together, in no fixed order."""
+    out: list[Any] = []
+    for key in keys:
+        if key[0] == "PreToolUse" and out and isinstance(out[-1], set):
+            out[-1].add(key)
+        else:
+            out.append({key} if key[0] == "PreToolUse" else key)
+    return out
+
+
+# -- reading real files -----------------------------------------------------------------------
+
+GUARD_EVENTS = {
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "PostToolBatch",
+    "Stop",
+    "SubagentStop",
+}
+PAYLOAD_FIELDS = (
+    "tool_name",
+    "tool_input",
+    "tool_response",
+    "error",
+    "is_interrupt",
+    "prompt",
+    "last_assistant_message",
+    "turn_id",
+)
+
+
+@pytest.mark.parametrize("transcript", list(LIVE_RUNS), ids=lambda p: p.stem)
+def test_rebuilt_payloads_equal_what_the_live_client_sent(transcript: Path) -> None:
+    """Same events, same order (a parallel batch's PreToolUse in any order), same payload fields."""
+    live = [row["payload"] for row in read_jsonl(LIVE_RUNS[transcript]) if row["payload"]["hook_event_name"] in GUARD_EVENTS]
+    rebuilt = [dict(e.payload) for e in replay.read_transcript(str(transcript)).events]
+    assert in_batches([event_key(p) for p in rebuilt]) == in_batches([event_key(p) for p in live])
+    mine = {event_key(p): p for p in rebuilt}
+    for payload in live:
+        ours = mine[event_key(payload)]
+        for name in PAYLOAD_FIELDS:
+            if name in payload:
+                assert ours.get(name) == payload[name], (event_key(payload), name)
+        if payload["hook_event_name"] == "PostToolBatch":
+            assert {c["tool_use_id"]: c["tool_response"] for c in ours["tool_calls"]} == {
+                c["tool_use_id"]: c["tool_response"] for c in payload["tool_calls"]
+            }
+        assert ours["session_id"] == payload["session_id"]
+
+
+def test_claude_code_transcript_facts() -> None:
+    recording = replay.read_transcript(str(MIXED))
+    assert recording.format is replay.Format.CLAUDE_TRANSCRIPT and recording.client is Client.CLAUDE_CODE
+    assert recording.session_id == "ee89b18a-ecbc-44eb-8d85-fa4b3bc970e3"
+    assert recording.sources == (str(MIXED), str(SUBAGENT))  # the subagent file is read along
+    assert recording.cwd == "/home/user/project"
+    events = [e.payload for e in recording.events]
+    names = [(p["hook_event_name"], p.get("tool_use_id")) for p in events]
+    # A validation rejection (Edit whose old_string is gone) fires only PostToolBatch.
+    assert ("PreToolUse", "toolu_mock_09_0") not in names
+    assert recording.calls["toolu_mock_09_0"].outcome is replay.Outcome.REJECTED
+    # A call the recorded guard denied: PreToolUse, no post event, the denial in the batch.
+    assert ("PreToolUse", "toolu_mock_05_0") in names and (
+        "PostToolUse",
+        "toolu_mock_05_0",
+    ) not in names
+    assert ("PostToolUseFailure", "toolu_mock_05_0") not in names
+    assert recording.calls["toolu_mock_05_0"].outcome is replay.Outcome.DENIED
+    # A failing Bash: PostToolUseFailure with the text the model saw.
+    failure = next(p for p in events if p["hook_event_name"] == "PostToolUseFailure")
+    assert failure["error"] == "Exit code 1\ncat: missing.txt: No such file or directory"
+    assert recording.calls[failure["tool_use_id"]].outcome is replay.Outcome.FAILED
+    # Writing Bash calls of one message run one at a time: Pre, Post, Pre, Post.
+    serial = [n for n in names if n[1] in ("toolu_mock_12_0", "toolu_mock_12_1") and n[0] != "PostToolBatch"]
+    assert [n[0] for n in serial] == ["PreToolUse", "PostToolUse", "PreToolUse", "PostToolUse"]
+    # Subagent events: the parent's session id and transcript path, their own agent id and type.
+    sub = [p for p in events if p.get("agent_id") == "ad8c325e97ab37910"]
+    assert sub and all(p["session_id"] == recording.session_id for p in sub)
+    assert all(p["transcript_path"] == os.path.abspath(MIXED) for p in sub)
+    assert {p.get("agent_type") for p in sub} == {"general-purpose"}
+    assert sub[-1]["hook_event_name"] == "SubagentStop" and sub[-1]["agent_transcript_path"] == os.path.abspath(SUBAGENT)
+    # The subagent's task prompt is no UserPromptSubmit; the user's prompt is.
+    prompts = [p["prompt"] for p in events if p["hook_event_name"] == "UserPromptSubmit"]
+    assert prompts == ["Make the tests pass"]
+    times = [e.time for e in recording.events]
+    assert times == sorted(times) and times[0] > 1.7e9
+
+
+def test_claude_code_compaction_is_session_start_compact() -> None:
+    recording = replay.read_transcript(str(DATA / "claude-compact.jsonl"))
+    names = [(e.payload["hook_event_name"], e.payload.get("source") or e.payload.get("prompt")) for e in recording.events]
+    assert [n for n in names if n[0] in ("UserPromptSubmit", "SessionStart")] == [
+        ("UserPromptSubmit", "Read notes.txt twice"),
+        ("SessionStart", "compact"),  # `/compact` itself fires no UserPromptSubmit
+        ("UserPromptSubmit", "Read it once more"),
+    ]
+    report = replay.replay(recording, balanced())
+    assert [m.detail for m in report.markers] == ["user prompt", "compaction", "user prompt"]
+
+
+def test_claude_code_turn_ended_by_the_guard_has_no_batch() -> None:
+    # The recorded guard ended the turn at the 8th Read (`continue: false`): no PostToolBatch.
+    recording = replay.read_transcript(str(DATA / "claude-guard-read-loop.jsonl"))
+    last = [e.payload["hook_event_name"] for e in recording.events][-2:]
+    assert last == ["PostToolBatch", "PreToolUse"]
+
+
+def test_codex_rollout_facts() -> None:
+    recording = replay.read_transcript(str(DATA / "codex-cat-loop.jsonl"))
+    assert recording.format is replay.Format.CODEX_ROLLOUT and recording.client is Client.CODEX
+    assert recording.session_id == SESSION_CAT_LOOP
+    pre = [e.payload for e in recording.events if e.payload["hook_event_name"] == "PreToolUse"]
+    assert pre[0]["tool_name"] == "Bash" and pre[0]["tool_input"] == {"command": "cat notes.txt"}
+    assert all("turn_id" in p and p["model"] == "gpt-5.5" for p in pre)
+    posts = {e.payload["tool_use_id"]: e.payload for e in recording.events if e.payload["hook_event_name"] == "PostToolUse"}
+    assert posts["call_0_0"]["tool_response"] == "hello from notes.txt\n"  # no exec header
+    assert posts["call_10_0"]["tool_response"] == "ls: cannot access '/nonexistent': No such file or directory\n"
+    assert recording.calls["call_10_0"] == replay.RecordedCall("call_10_0", replay.Outcome.FAILED, 2)
+    assert recording.calls["call_0_0"] == replay.RecordedCall("call_0_0", replay.Outcome.RAN, 0)
+    stop = recording.events[-1].payload
+    assert stop["hook_event_name"] == "Stop" and stop["last_assistant_message"] == "Stopped looping."
+
+
+def test_codex_guard_denials_and_parallel_posts() -> None:
+    recording = replay.read_transcript(str(DATA / "codex-guard-cat-loop.jsonl"))
+    names = [(e.payload["hook_event_name"], e.payload.get("tool_use_id")) for e in recording.events]
+    assert ("PreToolUse", "call_4_0") in names and ("PostToolUse", "call_4_0") not in names
+    assert recording.calls["call_4_0"].outcome is replay.Outcome.DENIED
+    # Parallel calls: both PreToolUse first; posts in completion (item_completed) order.
+    parallel = [n for n in names if n[1] in ("call_9_0", "call_9_1")]
+    assert [n[0] for n in parallel] == ["PreToolUse", "PreToolUse", "PostToolUse", "PostToolUse"]
+
+
+def test_codex_apply_patch_and_background_command() -> None:
+    patch = replay.read_transcript(str(DATA / "codex-apply-patch-parallel.jsonl"))
+    first = next(e.payload for e in patch.events if e.payload["hook_event_name"] == "PostToolUse")
+    assert first["tool_name"] == "apply_patch"
+    assert first["tool_input"] == {"command": "*** Begin Patch\n*** Add File: hello.txt\n+hello\n*** End Patch\n"}
+    assert first["tool_response"].startswith("Exit code: 0\nWall time:")  # as is, header and all
+    background = replay.read_transcript(str(DATA / "codex-background.jsonl"))
+    names = [(e.payload["hook_event_name"], e.payload.get("tool_use_id")) for e in background.events]
+    # `sleep 3` outlived its yield time and was killed at exit: PreToolUse only (probe P10).
+    assert ("PreToolUse", "call_1_0") in names and ("PostToolUse", "call_1_0") not in names
+    assert background.calls["call_1_0"].outcome is replay.Outcome.RUNNING
+    pwd = next(e.payload for e in background.events if e.payload.get("tool_use_id") == "call_0_0")
+    assert pwd["tool_input"] == {"command": "pwd"}  # workdir and the other arguments dropped
+
+
+# -- loops at the balanced thresholds ---------------------------------------------------------
+
+
+#: PreToolUse decisions for attempts 1-8 of one signature under the balanced profile.
+BALANCED_LADDER = [("allow", 0), ("allow", 0), ("remind", 3), ("remind", 4), ("deny", 5), ("deny", 6), ("deny", 7), ("stop", 8)]
+
+
+def pre_actions(report: replay.Report) -> list[tuple[str, int]]:
+    """(action, count) at PreToolUse per call; the engine gives no count with a plain allow."""
+    return [(c.pre.action, c.pre.count if c.pre.action != "allow" else 0) if c.pre else ("-", 0) for c in report.calls]
+
+
+def test_claude_read_loop_reminds_then_denies_then_stops() -> None:
+    report = replay.replay(replay.read_transcript(str(DATA / "claude-read-loop.jsonl")), balanced())
+    assert pre_actions(report) == BALANCED_LADDER + [("stop", 9), ("stop", 10)]
+    assert {c.recorded for c in report.calls} == {"ran"}
+    # Every call the guard would have denied ran in the recording: all saved.
+    assert [c.index for c in report.calls if c.saved] == [5, 6, 7, 8, 9, 10]
+    s = report.summary
+    assert (s.calls, s.reminders, s.denials, s.stops, s.saved) == (10, 2, 3, 3, 6)
+    assert {d.verdict.rule for d in report.decisions} == {
+        "LOOP_GUARD_REPEAT",
+        "LOOP_GUARD_END_TURN",
+    }
+
+
+def test_codex_cat_loop_reminds_then_denies_and_stop_does_not_end_the_turn() -> None:
+    report = replay.replay(replay.read_transcript(str(DATA / "codex-cat-loop.jsonl")), balanced())
+    cat = [i for i, c in enumerate(report.calls) if c.arguments == '{"command":"cat notes.txt"}']
+    assert cat == list(range(9))
+    assert pre_actions(report)[:9] == BALANCED_LADDER + [("stop", 9)]
+    # Codex takes no `continue: false`: the later, different calls would still have run.
+    assert [c.index for c in report.calls if c.saved] == [5, 6, 7, 8, 9]
+    duplicate = report.calls[10]
+    assert duplicate.pre is not None and duplicate.pre.rule == "LOOP_GUARD_DUPLICATE"  # parallel `ls` counted once
+
+
+def test_recorded_denials_are_replayed_as_attempts() -> None:
+    recording = replay.read_transcript(str(DATA / "claude-guard-read-loop.jsonl"))
+    report = replay.replay(recording, balanced(profile="reminder"))  # never denies
+    assert [c.recorded for c in report.calls] == ["ran"] * 4 + ["denied"] * 4
+    assert [c.pre.action if c.pre else None for c in report.calls][4:] == ["allow"] * 4
+    assert report.summary.denials == 0 and report.summary.saved == 0
+
+
+def test_advise_mode_shows_what_it_would_have_done() -> None:
+    report = replay.replay(replay.read_transcript(str(DATA / "claude-read-loop.jsonl")), balanced(mode="advise"))
+    fifth = report.calls[4].pre
+    assert fifth is not None and (fifth.action, fifth.intended) == ("remind", "deny")
+    assert report.summary.denials == 0 and report.summary.saved == 0
+    assert "remind REPEAT 5 (would deny)" in replay.format_text(report)
+
+
+# -- live/replay parity -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("transcript", list(LIVE_RUNS), ids=lambda p: p.stem)
+def test_replay_prints_what_the_live_guard_printed(transcript: Path) -> None:
+    """The decisions the real guard made during the recorded run, event by event, on the wire."""
+    live: dict[tuple[str, str, str | None], list[str]] = {}
+    for row in read_jsonl(LIVE_RUNS[transcript]):
+        live.setdefault(event_key(row["payload"]), []).append(row["stdout"])
+    checked = 0
+    for step in replay.decide(replay.read_transcript(str(transcript)), balanced()):
+        if step.event is None or step.decision is None:
+            continue
+        expected = live[event_key(dict(step.recorded.payload))].pop(0)
+        assert render(step.decision, step.event.event, step.event.client).decode() == expected, event_key(
+            dict(step.recorded.payload)
+        )
+        checked += 1
+    assert checked > 10
+
+
+class TranscriptWriter:
+    """Copies of recorded files that grow line by line, as the client writes them, so the live
+    hook's transcript reader sees at each event what was on disk then."""
+
+    def __init__(self, root: Path, sources: Sequence[str]) -> None:
+        self.lines = {s: Path(s).read_text(encoding="utf-8").splitlines(keepends=True) for s in sources}
+        self.copies = {s: root / f"{i}-{Path(s).name}" for i, s in enumerate(sources)}
+        self.written = dict.fromkeys(sources, 0)
+        for copy in self.copies.values():
+            copy.write_text("")
+        self.paths = {os.path.abspath(s): str(c) for s, c in self.copies.items()}
+
+    def advance(self, source: str, line: int) -> None:
+        if source in self.written and line > self.written[source]:
+            with open(self.copies[source], "a", encoding="utf-8") as fh:
+                fh.writelines(self.lines[source][self.written[source] : line])
+            self.written[source] = line
+
+    def payload(self, payload: dict[str, Any]) -> dict[str, Any]:
+        out = dict(payload)
+        for key in ("transcript_path", "agent_transcript_path"):
+            if isinstance(out.get(key), str) and out[key] in self.paths:
+                out[key] = self.paths[out[key]]
+        return out
+
+
+def live_decisions(recording: replay.Recording, tmp_path: Path, options: HookOptions) -> Iterator[Any]:
+    """Each recorded payload through `hook.run` with a scratch state dir and a clock at its time."""
+    writer = TranscriptWriter(tmp_path, [s for s in recording.sources if os.path.exists(s)])
+    for recorded in recording.events:
+        writer.advance(recorded.source, recorded.line)
+        raw = orjson.dumps(writer.payload(dict(recorded.payload)))
+        result = run(raw, options=options, environ={}, clock=functools.partial(float, recorded.time), user_config="")
+        assert result.exit_code == 0, result.stderr
+        yield result.decision
+
+
+PARITY_CONFIGS = [
+    pytest.param({}, id="balanced"),
+    pytest.param({"profile": "breaker"}, id="breaker"),
+    pytest.param({"profile": "progress"}, id="progress"),
+    pytest.param({"profile": "reminder"}, id="reminder"),
+]
+
+
+@pytest.mark.parametrize("flags", PARITY_CONFIGS)
+@pytest.mark.parametrize("transcript", CLAUDE_FIXTURES + CODEX_FIXTURES, ids=lambda p: p.stem)
+def test_live_and_replay_give_identical_decisions(transcript: Path, flags: dict[str, Any], tmp_path: Path) -> None:
+    recording = replay.read_transcript(str(transcript))
+    options = HookOptions(state_dir=str(tmp_path / "state"), **flags)
+    live = list(live_decisions(recording, tmp_path, options))
+    replayed = [step.decision for step in replay.decide(recording, balanced(**flags))]
+    assert len(live) == len(replayed) == len(recording.events)
+    for recorded, want, got in zip(recording.events, live, replayed, strict=True):
+        assert got == want, (recorded.source, recorded.line, recorded.payload["hook_event_name"])
+
+
+def derived(tmp_path: Path, source: Path, edit: Any) -> Path:
+    """A copy of a real file with `edit(record) -> [records]` applied to every line."""
+    out: list[str] = []
+    for line in source.read_text(encoding="utf-8").splitlines():
+        out.extend(json.dumps(r) for r in edit(json.loads(line)))
+    copy = tmp_path / source.name
+    copy.write_text("\n".join(out) + "\n", encoding="utf-8")
+    return copy
+
+
+def test_text_loops_replay_as_live(tmp_path: Path) -> None:
+    """Assistant text is read from the transcript as it grows: the same text-loop decisions."""
+
+    def chatty(record: dict[str, Any]) -> list[dict[str, Any]]:
+        if record.get("type") == "assistant" and any(b.get("type") == "tool_use" for b in record["message"]["content"]):
+            said: dict[str, Any] = json.loads(json.dumps(record))
+            said["uuid"] = "text-" + record["uuid"]
+            said["message"]["content"] = [{"type": "text", "text": "I will read notes.txt once more to be completely sure."}]
+            return [said, record]
+        return [record]
+
+    transcript = derived(tmp_path, DATA / "claude-read-loop.jsonl", chatty)
+    recording = replay.read_transcript(str(transcript))
+    # The ten sentences, and the final reply read at Stop.
+    assert sum(len(e.texts) for e in recording.events) == 11
+    # The reminder profile never denies, so the text rule is the one that answers.
+    live = list(live_decisions(recording, tmp_path, HookOptions(state_dir=str(tmp_path / "state"), profile="reminder")))
+    replayed = [step.decision for step in replay.decide(recording, balanced(profile="reminder"))]
+    assert replayed == live
+    assert [d.count for d in replayed if d is not None and d.rule == "LOOP_GUARD_TEXT"] == [8, 9, 10]
+
+
+def test_codex_compaction_resets_counters(tmp_path: Path) -> None:
+    """A `compacted` record (not produced by the probes; its shape per codex-hooks.md §8.2) after
+    the fourth `cat` is SessionStart `compact`; balanced resets no-progress counts there."""
+
+    def compact(record: dict[str, Any]) -> list[dict[str, Any]]:
+        payload = record.get("payload", {})
+        if payload.get("type") == "function_call_output" and payload.get("call_id") == "call_3_0":
+            return [record, {"timestamp": record["timestamp"], "type": "compacted", "payload": {"message": "summary"}}]
+        return [record]
+
+    recording = replay.read_transcript(str(derived(tmp_path, DATA / "codex-cat-loop.jsonl", compact)))
+    starts = [e.payload for e in recording.events if e.payload["hook_event_name"] == "SessionStart"]
+    assert starts == [{**starts[0], "source": "compact"}] and "turn_id" not in starts[0]
+    report = replay.replay(recording, balanced())
+    # Reminders at 3 and 4, then the compaction; counting starts again: 1, 2, remind 3, 4, deny 5.
+    before, after = [("allow", 0), ("allow", 0), ("remind", 3), ("remind", 4)], [("remind", 3), ("remind", 4), ("deny", 5)]
+    assert pre_actions(report)[:9] == before + [("allow", 0), ("allow", 0)] + after
+    assert [m.detail for m in report.markers] == ["user prompt", "compaction"]
+
+
+@pytest.mark.parametrize(
+    ("content", "is_error", "outcome"),
+    [
+        ("1\talpha", False, replay.Outcome.RAN),
+        ("Exit code 1\ncat: missing.txt: No such file or directory", True, replay.Outcome.FAILED),
+        ("<tool_use_error>String to replace not found in file.\nString: two</tool_use_error>", True, replay.Outcome.REJECTED),
+        ("PreToolUse:Read hook error: REPEAT_TOOL_BLOCKED: ...", True, replay.Outcome.DENIED),
+        ("The user doesn't want to proceed with this tool use. The tool use was rejected.", True, replay.Outcome.REFUSED),
+        ("[Request interrupted by user for tool use]", True, replay.Outcome.INTERRUPTED),
+        (
+            [{"type": "text", "text": "<tool_use_error>Error: No such tool available: Foo</tool_use_error>"}],
+            True,
+            replay.Outcome.REJECTED,
+        ),
+    ],
+)
+def test_claude_tool_result_outcomes(content: Any, is_error: bool, outcome: replay.Outcome) -> None:
+    assert replay.classify_claude_result(content, is_error) is outcome
+
+
+@pytest.mark.parametrize("log", ["claude-code/2.1.332/all.jsonl", "codex/0.171.0/all.jsonl"])
+def test_live_and_replay_agree_on_captured_payload_logs(log: str, tmp_path: Path) -> None:
+    path = SHARED / log
+    if not path.exists():
+        pytest.skip("shared payload captures not present")
+    recordings = replay.load([str(path)])
+    assert len(recordings) > 1 and all(r.format is replay.Format.HOOK_PAYLOADS for r in recordings)
+    options = HookOptions(state_dir=str(tmp_path / "state"))
+    for recording in recordings:
+        live = list(live_decisions(recording, tmp_path, options))
+        assert [s.decision for s in replay.decide(recording, balanced())] == live
+
+
+# -- robustness -------------------------------------------------------------------------------
+
+
+def test_malformed_lines_are_skipped(tmp_path: Path) -> None:
+    for source in (DATA / "claude-read-loop.jsonl", DATA / "codex-cat-loop.jsonl"):
+        lines = source.read_text(encoding="utf-8").splitlines()
+        damaged = [
+            "not json at all",
+            *lines[:5],
+            "[1, 2, 3]",
+            '{"type": "future_record", "payload": {"x": 1}, "sessionId": "x"}',
+            "",
+            "{broken",
+            *lines[5:],
+            lines[-1][: len(lines[-1]) // 2],  # a last line cut mid-write
+        ]
+        copy = tmp_path / source.name
+        copy.write_text("\n".join(damaged), encoding="utf-8")
+        clean = replay.replay(replay.read_transcript(str(source)), balanced())
+        dirty = replay.replay(replay.read_transcript(str(copy)), balanced())
+        assert [(c.tool, c.pre, c.post, c.recorded) for c in dirty.calls] == [
+            (c.tool, c.pre, c.post, c.recorded) for c in clean.calls
+        ]
+        assert dirty.summary.skipped_lines == clean.summary.skipped_lines + 4
+
+
+def test_unknown_and_unreadable_files(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n\n")
+    other = tmp_path / "other.jsonl"
+    other.write_text('{"hello": "world"}\n')
+    for path, message in (
+        (empty, "no JSON records"),
+        (other, "not a Claude Code transcript"),
+        (tmp_path / "missing.jsonl", "No such file"),
+    ):
+        with pytest.raises(replay.ReplayError, match=message):
+            replay.load([str(path)])
+    with pytest.raises(replay.ReplayError, match="hook payload log"):
+        replay.read_transcript(str(DATA / "codex-guard-cat-loop.hooks.jsonl"))
+
+
+def test_client_must_fit_a_transcript() -> None:
+    recording = replay.read_transcript(str(DATA / "claude-read-loop.jsonl"))
+    with pytest.raises(replay.ReplayError, match="--client codex"):
+        replay.replay(recording, balanced(), client="codex")
+    assert replay.replay(recording, balanced(), client="claude-code").summary.calls == 10
+
+
+def test_load_reads_each_file_once_and_merges_a_session(tmp_path: Path) -> None:
+    # The subagent file named before its main transcript, and the main one twice.
+    recordings = replay.load([str(SUBAGENT), str(MIXED), str(MIXED)])
+    assert len(recordings) == 1
+    merged = recordings[0]
+    alone = replay.read_transcript(str(MIXED))
+    assert sorted(map(os.path.realpath, merged.sources)) == sorted(map(os.path.realpath, alone.sources))
+    assert len(merged.events) == len(alone.events)
+
+
+def test_payload_logs_bare_and_wrapped() -> None:
+    rows = read_jsonl(DATA / "codex-guard-cat-loop.hooks.jsonl")
+    wrapped = replay.replay_payloads(rows, balanced())
+    bare = replay.replay_payloads([r["payload"] for r in rows], balanced())
+    assert len(wrapped) == len(bare) == 1
+    assert not wrapped[0].synthetic_times and bare[0].synthetic_times
+    assert pre_actions(wrapped[0]) == pre_actions(bare[0])
+    assert (
+        pre_actions(wrapped[0])[:9]
+        == pre_actions(replay.replay(replay.read_transcript(str(DATA / "codex-guard-cat-loop.jsonl")), balanced()))[:9]
+    )
+    assert wrapped[0].calls[0].recorded == "ran" and wrapped[0].calls[4].recorded == "no result"
+
+
+def test_bad_payload_in_a_log_is_reported_not_fatal() -> None:
+    rows = read_jsonl(DATA / "codex-guard-cat-loop.hooks.jsonl")
+    rows.insert(
+        3,
+        {
+            "payload": {
+                "hook_event_name": "PreToolUse",
+                "session_id": rows[0]["payload"]["session_id"],
+                "turn_id": "t",
+            }
+        },
+    )
+    report = replay.replay_payloads(rows, balanced())[0]
+    assert report.summary.bad_payloads == 1 and "tool_name" in report.errors[0]
+
+
+# -- helpers ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("command", "read_only"),
+    [
+        ("cat notes.txt", True),
+        ("ls -la && git status", True),
+        ("grep -rn foo . | head -5", True),
+        ("sed -n 1,20p a.py", True),
+        ("cat a 2>/dev/null", True),
+        ("echo x >> out.txt", False),
+        ("sed -i s/a/b/ f", False),
+        ("find . -delete", False),
+        ("git commit -m x", False),
+        ("rm -rf build", False),
+        ("cat $(ls)", False),
+        ("FOO=1 pytest", False),
+    ],
+)
+def test_bash_read_only_approximation(command: str, read_only: bool) -> None:
+    assert replay.bash_is_read_only(command) is read_only
+
+
+def test_split_exec_output() -> None:
+    text = "Chunk ID: 81c5ae\nWall time: 0.0000 seconds\nProcess exited with code 2\nOriginal token count: 15\nOutput:\nls: x\n"
+    assert replay.split_exec_output(text) == ("ls: x\n", 2)
+    assert replay.split_exec_output("plain text") == ("plain text", None)
+    assert replay.split_exec_output('{"output": "hi\\n", "metadata": {"exit_code": 1}}') == (
+        "hi\n",
+        1,
+    )
+
+
+def test_structured_result_of_a_subagent_read() -> None:
+    got = replay.structured_result("Read", {"file_path": "/p/n.txt"}, "1\talpha\n2\tbeta\n3\t")
+    assert got == {
+        "type": "text",
+        "file": {
+            "filePath": "/p/n.txt",
+            "content": "alpha\nbeta\n",
+            "numLines": 3,
+            "startLine": 1,
+            "totalLines": 3,
+        },
+    }
+    assert replay.structured_result("Glob", {}, "a\nb") == "a\nb"
+
+
+# -- output -----------------------------------------------------------------------------------
+
+
+def test_json_output_has_stable_keys() -> None:
+    report = replay.replay(replay.read_transcript(str(DATA / "claude-read-loop.jsonl")), balanced())
+    data = replay.to_json(report)
+    assert list(data) == [
+        "sources",
+        "format",
+        "client",
+        "session_id",
+        "config",
+        "started",
+        "synthetic_times",
+        "summary",
+        "calls",
+        "decisions",
+        "markers",
+        "errors",
+    ]
+    assert list(data["calls"][0]) == [
+        "index",
+        "time",
+        "agent",
+        "tool",
+        "arguments",
+        "tool_use_id",
+        "recorded",
+        "exit_code",
+        "pre",
+        "post",
+        "saved",
+    ]
+    assert data["calls"][4]["pre"] == {
+        "action": "deny",
+        "intended": "deny",
+        "rule": "LOOP_GUARD_REPEAT",
+        "count": 5,
+    }
+    # 32 events: the prompt, 10 × (Pre, Post, Batch), and the Stop of the final reply.
+    assert data["summary"] == {
+        "events": 32,
+        "calls": 10,
+        "reminders": 2,
+        "denials": 3,
+        "stops": 3,
+        "saved": 6,
+        "skipped_lines": 0,
+        "bad_payloads": 0,
+    }
+    assert [m["detail"] for m in data["markers"]] == ["user prompt"]
+    assert data["decisions"][0]["message"].startswith("[loopguard]")
+    rendered = json.loads(replay.render([report], "json"))
+    assert rendered["reports"][0]["summary"] == data["summary"]
+
+
+def test_text_output() -> None:
+    report = replay.replay(replay.read_transcript(str(DATA / "claude-read-loop.jsonl")), balanced())
+    text = replay.format_text(report)
+    lines = text.splitlines()
+    assert lines[0] == f"Claude Code transcript {DATA / 'claude-read-loop.jsonl'}"
+    assert lines[1].startswith("session ") and "[claude-code], started 2026-11-30" in lines[1]
+    assert lines[2] == "profile balanced (enforce, no_progress): remind at 3, 4, deny at 5, stop at 8"
+    assert any("deny REPEAT 5" in line and "[saved]" in line for line in lines)
+    assert lines[-1] == "10 calls: 2 reminders, 3 denials, 3 stops; 6 calls the recording ran would have been saved"
+    assert replay.render([], "text") == "no sessions to replay"
+    with pytest.raises(ValueError, match="unknown format"):
+        replay.render([report], "yaml")
+
+
+def test_replay_files_is_the_command_entry(tmp_path: Path) -> None:
+    copy = tmp_path / "mixed"
+    shutil.copytree(MIXED.parent, copy)
+    reports = replay.replay_files([str(copy / MIXED.name), str(DATA / "codex-cat-loop.jsonl")], balanced())
+    assert [r.client for r in reports] == ["claude-code", "codex"]
+    assert reports[0].summary.calls == 33 and len(reports[0].sources) == 2
+
+
+def test_replay_does_not_import_click() -> None:
+    """Only cli.py imports click; the replay core stays usable without it."""
+    import subprocess
+    import sys
+
+    code = "import sys, loopguard_hook.replay; print('click' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
