@@ -2025,15 +2025,16 @@ def _plural(count: int, word: str) -> str:
     return word if count == 1 else word + "s"
 
 
-def render(reports: Sequence[Report], fmt: str = "text") -> str:
-    """All reports as one text (`text`, reports separated by a blank line) or one JSON document
-    (`json`: `{"reports": [...]}`, keys sorted, indented).
+def render(reports: Sequence[Report], fmt: str = "text", *, width: int = 120) -> str:
+    """All reports as one text (`text`, reports separated by a blank line, lines cut to `width`
+    characters where the arguments allow) or one JSON document (`json`: `{"reports": [...]}`,
+    keys sorted, indented).
 
     Raises:
         ValueError: `fmt` is not `text` or `json`.
     """
     if fmt == "text":
-        return "\n\n".join(format_text(r) for r in reports) if reports else "no sessions to replay"
+        return "\n\n".join(format_text(r, width=width) for r in reports) if reports else "no sessions to replay"
     if fmt == "json":
         return orjson.dumps(
             {"reports": [to_json(r) for r in reports]}, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
