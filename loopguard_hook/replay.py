@@ -56,7 +56,8 @@ Codex
     when its call returned gets one only if it later exits normally.
   - `Command blocked by PreToolUse hook:` / `Tool call blocked by PreToolUse hook:` outputs are
     hook denials: PreToolUse only. `compacted` is SessionStart `source: compact`; `task_complete`
-    is Stop. Payloads carry `turn_id` (which is how `--client auto` tells Codex apart).
+    is Stop. Turn-scoped payloads carry `turn_id`, and all the rollout path as `transcript_path`
+    (how `--client auto` tells Codex apart).
 
 Malformed lines and a truncated last line are skipped and counted; records of types the replay
 does not use (API request logs, attachments, token counts, new kinds) are passed over.
@@ -1478,8 +1479,8 @@ class Step:
 
 
 def _client_for(recording: Recording, option: str) -> Client | None:
-    """The client to parse with, or None to detect it per payload as `--client auto` does (Codex
-    sends no `turn_id` with SessionStart, so the live hook takes those for Claude Code too)."""
+    """The client to parse with, or None to detect it per payload exactly as `--client auto` does
+    (`payload.detect_client`), so that thread-scoped Codex events are read as the hook reads them."""
     if option == "auto":
         return None
     chosen = Client(option)
@@ -1492,8 +1493,8 @@ def decide(recording: Recording, config: Config, *, client: str = "auto") -> Ite
     """Feed every recorded payload to the engine, in order, on scratch in-memory ledgers.
 
     Mirrors `hook.run` for each payload: the payload decoded from its JSON bytes, events it
-    ignores passed over, `payload.parse` with the client (`auto`: Codex when the payload has
-    `turn_id`, else Claude Code, as the hook decides), a fresh `engine.new_session` for an
+    ignores passed over, `payload.parse` with the client (`auto`: `payload.detect_client`, as the
+    hook decides), a fresh `engine.new_session` for an
     unknown session, `engine.apply` at the recorded time with the assistant texts recorded for
     the event (where the hook would read the transcript), the ledger written back as JSON (as
     the state file is), and `SessionEnd` deleting the session unless `keep_state`. `config` is used for every event (the live hook
