@@ -9,7 +9,13 @@ from __future__ import annotations
 import os
 import sys
 
-_VALUE_OPTIONS = {"--client": "client", "--profile": "profile", "--config": "config", "--state-dir": "state_dir", "--mode": "mode"}
+_VALUE_OPTIONS = {
+    "--client": "client",
+    "--profile": "profile",
+    "--config": "config",
+    "--state-dir": "state_dir",
+    "--mode": "mode",
+}
 _CLIENTS = ("auto", "claude-code", "codex")
 
 

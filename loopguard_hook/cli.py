@@ -313,6 +313,36 @@ def gc(older_than: str, state_dir: str | None, dry_run: bool) -> None:
     click.echo(f"deleted {len(removed)} idle session(s) from {store.sessions}")
 
 
+# -- replay -----------------------------------------------------------------------------------
+
+
+@cli.command("replay")
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--profile", type=PROFILE_CHOICE, default=None, help="Profile to replay with (default: balanced).")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None)
+@click.option("--mode", type=MODE_CHOICE, default=None)
+@click.option("--client", type=CLIENT_CHOICE, default="auto", show_default=True)
+def replay_command(files: tuple[str, ...], fmt: str, profile: str | None, config_path: str | None, mode: str | None,
+                   client: str) -> None:
+    """Run the guard over recorded sessions and show what it would have done at each call.
+
+    FILES are Claude Code transcripts (~/.claude/projects/**/*.jsonl), Codex rollouts
+    (~/.codex/sessions/**/rollout-*.jsonl) or logs of hook payloads (one JSON per line). The
+    same engine runs in a scratch state: nothing is written.
+    """
+    import shutil
+
+    from . import replay as replay_mod
+
+    cfg = _resolved(profile, config_path, mode).config
+    try:
+        reports = replay_mod.replay_files(files, cfg, client=client)
+    except replay_mod.ReplayError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(replay_mod.render(reports, fmt, width=shutil.get_terminal_size().columns))
+
+
 # -- install / uninstall ----------------------------------------------------------------------
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import orjson
 
 from . import config as config_mod
-from . import engine
+from . import engine, textloop
 from .payload import HANDLED_EVENTS, Client, HookEvent, PayloadError, decode, detect_client, event_name, parse
 from .render import render
 from .state import StateError, Store, default_state_dir
@@ -87,7 +87,8 @@ def run(
         event = parse(data, resolve_client(options.client, data))
         flags = {"profile": options.profile, "mode": options.mode}
         resolved = config_mod.load(
-            environ=environ, cwd=event.cwd, config_path=options.config, flags=flags, user_path=user_config
+            environ=environ, cwd=event.cwd, config_path=options.config, flags=flags,
+            user_path=_user_config_path() if user_config is None else user_config,
         )
         cfg = resolved.config
         store = Store(
@@ -104,6 +105,14 @@ def run(
         return HookResult(stderr=f"loopguard-hook: state: {exc}", exit_code=Exit.FAILED)
     except Exception as exc:  # a bug: log it, fail open
         return HookResult(stderr=log_bug(store, environ, options, exc), exit_code=Exit.FAILED)
+
+
+def _user_config_path() -> str:
+    """The user config file, or "" (none to read) when there is no home directory to find it in."""
+    try:
+        return config_mod.user_config_path()
+    except (KeyError, RuntimeError, OSError):  # platformdirs: no HOME and no passwd entry
+        return ""
 
 
 def _decide(store: Store, event: HookEvent, cfg: config_mod.Config, now: float, *, dry_run: bool) -> HookResult:
@@ -137,23 +146,14 @@ def _decide(store: Store, event: HookEvent, cfg: config_mod.Config, now: float, 
 
 def _new_texts(state: dict[str, object], event: HookEvent, cfg: config_mod.Config) -> list[str]:
     """Assistant text written to the transcript since the last event (text-loop detection)."""
-    if event.event not in ("PreToolUse", "UserPromptSubmit", "Stop", "SubagentStop"):
+    claude = event.client is Client.CLAUDE_CODE
+    if not textloop.reads_transcript(event.event, event.agent_id, claude, cfg.max_repeated_lines, cfg.max_repeated_blocks):
         return []
-    if not (cfg.max_repeated_lines or cfg.max_repeated_blocks):
-        return []
-    path = event.agent_transcript_path if event.event == "SubagentStop" else event.transcript_path
-    if event.event == "PreToolUse" and event.agent_id != "main" and event.client is Client.CLAUDE_CODE:
-        return []  # a Claude Code subagent's text is in its own transcript, not in transcript_path
-    from . import textloop
     from .transcript import read_new_texts
 
-    ts = textloop.text_state(state, event.agent_id)
-    tail = ts.setdefault("tail", {})
-    texts = []
-    for key, text in read_new_texts(tail, path, cfg.transcript_read_bytes):
-        if not textloop.seen_before(ts, key):
-            texts.append(text)
-    return texts
+    path = event.agent_transcript_path if event.event == "SubagentStop" else event.transcript_path
+    tail = textloop.text_state(state, event.agent_id).setdefault("tail", {})
+    return textloop.unseen(state, event.agent_id, read_new_texts(tail, path, cfg.transcript_read_bytes))
 
 
 def _line(text: str) -> str:

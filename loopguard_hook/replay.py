@@ -82,7 +82,7 @@ from .engine import Decision
 from .payload import HANDLED_EVENTS, MAIN_AGENT, Client, HookEvent, PayloadError, decode, detect_client, parse
 from .redact import redact
 from .signature import call_key, preview
-from .transcript import _assistant_texts
+from .transcript import assistant_texts
 
 #: Characters of canonical arguments kept per call in a report (text output cuts further).
 ARGUMENT_CHARS = 160
@@ -386,7 +386,7 @@ def _with_texts(
 
 def _line_texts(lines: Iterable[_Line]) -> list[tuple[int, str, str]]:
     # The same keys the live hook's transcript reader gives (transcript.py), for de-duplication.
-    return [(line.number, key, text) for line in lines for key, text in _assistant_texts(line.data)]
+    return [(line.number, key, text) for line in lines for key, text in assistant_texts(line.data)]
 
 
 # -- Claude Code transcripts ------------------------------------------------------------------
@@ -1532,16 +1532,12 @@ def decide(recording: Recording, config: Config, *, client: str = "auto") -> Ite
 
 
 def _new_texts(state: dict[str, Any], event: HookEvent, config: Config, texts: tuple[tuple[str, str], ...]) -> list[str]:
-    """`hook._new_texts` with the recorded texts in place of a read of the transcript file."""
-    if event.event not in ("PreToolUse", "UserPromptSubmit", "Stop", "SubagentStop"):
+    """What `hook._new_texts` gives, with the recorded texts in place of a read of the transcript."""
+    claude = event.client is Client.CLAUDE_CODE
+    if not textloop.reads_transcript(event.event, event.agent_id, claude, config.max_repeated_lines, config.max_repeated_blocks):
         return []
-    if not (config.max_repeated_lines or config.max_repeated_blocks):
-        return []
-    if event.event == "PreToolUse" and event.agent_id != MAIN_AGENT and event.client is Client.CLAUDE_CODE:
-        return []
-    ts = textloop.text_state(state, event.agent_id)
-    ts.setdefault("tail", {})
-    return [text for key, text in texts if not textloop.seen_before(ts, key)]
+    textloop.text_state(state, event.agent_id).setdefault("tail", {})
+    return textloop.unseen(state, event.agent_id, texts)
 
 
 @dataclass(frozen=True, slots=True)

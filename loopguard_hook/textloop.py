@@ -157,6 +157,21 @@ def seen_before(ts: dict[str, Any], key: str) -> bool:
     return False
 
 
+def reads_transcript(event_name: str, agent_id: str, is_claude_code: bool, max_lines: int, max_blocks: int) -> bool:
+    """Whether this event looks at new transcript text (text loops are on, and the transcript is
+    this agent's: a Claude Code subagent's text is in its own transcript, not `transcript_path`)."""
+    if event_name not in ("PreToolUse", "UserPromptSubmit", "Stop", "SubagentStop") or not (max_lines or max_blocks):
+        return False
+    return not (event_name == "PreToolUse" and agent_id != "main" and is_claude_code)
+
+
+def unseen(state: dict[str, Any], agent_id: str, pairs: list[tuple[str, str]] | tuple[tuple[str, str], ...]) -> list[str]:
+    """The texts of `(dedup key, text)` pairs this agent has not seen yet (streamed copies of one
+    message are written more than once)."""
+    ts = text_state(state, agent_id)
+    return [text for key, text in pairs if not seen_before(ts, key)]
+
+
 # -- texts the model and the user read --------------------------------------------------------
 
 

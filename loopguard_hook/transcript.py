@@ -76,11 +76,13 @@ def read_new_texts(tail: dict[str, Any], path: str | None, budget: int) -> list[
         except orjson.JSONDecodeError:
             continue
         if isinstance(record, dict):
-            texts.extend(_assistant_texts(record))
+            texts.extend(assistant_texts(record))
     return texts
 
 
-def _assistant_texts(record: dict[str, Any]) -> list[tuple[str, str]]:
+def assistant_texts(record: dict[str, Any]) -> list[tuple[str, str]]:
+    """The assistant texts of one transcript record as `(dedup key, text)` pairs (Claude Code
+    `assistant` lines, Codex `response_item` assistant messages; anything else gives none)."""
     out: list[tuple[str, str]] = []
     if record.get("type") == "assistant":  # Claude Code transcript
         message = record.get("message")

@@ -171,10 +171,21 @@ def test_config_show_and_check(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert code == 1 and "ascending" in err
 
 
-COMMANDS = [[], ["hook"], ["status"], ["reset"], ["gc"], ["config"], ["config", "show"], ["config", "check"], ["install"], ["uninstall"]]
+COMMANDS = [[], ["hook"], ["status"], ["reset"], ["gc"], ["config"], ["config", "show"], ["config", "check"], ["install"], ["uninstall"], ["replay"]]
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=lambda c: " ".join(c) or "main")
 def test_help_of_every_command(command: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = cli([*command, "--help"], capsys)
     assert code == 0 and "Usage: loopguard-hook" in out
+
+
+def test_replay_text_and_json(capsys: pytest.CaptureFixture[str]) -> None:
+    session = str(EXAMPLES / "sessions/claude-code-identical_reads.jsonl")
+    code, out, _ = cli(["replay", session], capsys)
+    assert code == 0 and "remind REPEAT 3" in out and "2 reminders" in out
+    code, out, _ = cli(["replay", session, "--format", "json", "--profile", "breaker"], capsys)
+    report = json.loads(out)["reports"][0]
+    assert code == 0 and report["summary"]["denials"] >= 1
+    assert cli(["replay", session, "--client", "codex"], capsys)[0] in (0, 1)
+    assert cli(["replay", str(EXAMPLES / "nope.jsonl")], capsys)[0] == 1
