@@ -1,0 +1,262 @@
+"""Claude Code 2.1.332, driven by a scripted model, with loopguard-hook on every hook event
+(balanced profile, default thresholds: reminders at attempts 3 and 4, denials at 5-7, the turn
+ends at 8)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from . import ledger
+from .clients import ClaudeCode, Run, Workspace
+from .mock_model import Script, Subscript, text, tool_use
+from .model_view import claude_calls, claude_new, guard_texts, verdict
+from .transcripts import claude_transcript, export
+
+pytestmark = pytest.mark.e2e
+
+#: What the model sees after attempts 1..7 of one unchanged call (the 8th ends the turn).
+REPEATS_SEEN = ["-", "-", "remind@3", "remind@4", "deny@5", "deny@6", "deny@7"]
+REPEATS_LOGGED = ["remind@3", "remind@4", "deny@5", "deny@6", "deny@7", "stop@8"]
+
+
+def events(run: Run) -> list[dict[str, Any]]:
+    """Every stream-json record the client printed, all prompts in order."""
+    return [json.loads(line) for p in run.prompts for line in p.stdout.splitlines() if line.startswith("{")]
+
+
+def session_id(run: Run) -> str:
+    """The session of every prompt's `init` record (with --continue a SessionStart hook record
+    may carry a provisional id; the init record has the resumed one)."""
+    ids = {str(e["session_id"]) for e in events(run) if e.get("subtype") == "init"}
+    assert len(ids) == 1, f"expected one session, got {ids}"
+    return ids.pop()
+
+
+def assert_hooks_succeeded(run: Run) -> None:
+    """Every hook run exited 0 (`--include-hook-events` reports each with its exit code)."""
+    responses = [e for e in events(run) if e.get("subtype") == "hook_response"]
+    assert responses, "no hook ran"
+    failed = [(e.get("hook_event"), e.get("exit_code"), e.get("stderr")) for e in responses if e.get("exit_code") != 0]
+    assert failed == [], f"hooks failed: {failed}; {run.describe()}"
+    assert ledger.errors(run.ws) == ""
+
+
+def seen(bodies: list[dict[str, Any]]) -> list[str]:
+    """The guard verdict visible in each request after the first (request k carries call k's result)."""
+    return [verdict(claude_new(body)) for body in bodies[1:]]
+
+
+def assert_silent(run: Run) -> None:
+    """No guard text reached the model in any request, main or subagent, and none was logged."""
+    for r in run.requests:
+        hits = guard_texts(claude_new(r.body)) if isinstance(r.body, dict) else []
+        assert hits == [], f"request {r.seq} ({r.script}) carried guard text: {hits}; {run.describe()}"
+    assert ledger.audit(run.ws) == []
+
+
+def most_concurrent_pre_hooks(run: Run) -> int:
+    """The most PreToolUse hook runs in flight at once (from hook_started/hook_response records)."""
+    running = most = 0
+    for e in events(run):
+        if e.get("hook_event") == "PreToolUse":
+            running += {"hook_started": 1, "hook_response": -1}.get(str(e.get("subtype")), 0)
+            most = max(most, running)
+    return most
+
+
+def test_identical_reads_are_reminded_then_denied_then_the_turn_ends(claude_code: ClaudeCode, ws: Workspace) -> None:
+    notes = ws.write("notes.txt", "alpha\nbeta\n")
+    read = tool_use("Read", {"file_path": str(notes)})
+    run = claude_code.run(ws, Script([[read]] * 12, final_text="Notes read."), ["Summarise notes.txt"])
+    assert_hooks_succeeded(run)
+    conv = run.conversation()
+
+    assert seen(conv) == REPEATS_SEEN, run.describe()
+    for attempt in (3, 4):  # additionalContext: a system message after the tool result
+        assert [s.where for s in guard_texts(claude_new(conv[attempt]))] == ["system"]
+    for attempt in (5, 6, 7):
+        (call,) = claude_calls(conv[attempt])
+        (hit,) = guard_texts(claude_new(conv[attempt]))
+        assert hit.call_id == call and hit.is_error, hit
+        assert hit.text.startswith("PreToolUse:Read hook error: REPEAT_TOOL_BLOCKED"), hit.text
+        assert "alpha" in hit.text  # the previous result is quoted
+    # The 8th attempt ends the turn: no request after it, and the client says a hook stopped it.
+    assert len(conv) == 8, f"{len(conv)} model requests; {run.describe()}"
+    assert events(run)[-1].get("terminal_reason") == "hook_stopped"
+
+    sid = session_id(run)
+    state = ledger.only_session(ws)
+    assert state["session_id"] == sid
+    assert state["attempts"] == state["agents"]["main"]["attempts"] == 8
+    assert [s["n"] for s in state["agents"]["main"]["sigs"].values()] == [8]
+
+    (summary,) = ledger.status(ws)["sessions"]
+    main = summary["agents"]["main"]
+    assert main["signatures"][0]["no_progress"] == main["signatures"][0]["attempts"] == 8
+    assert ledger.decisions(summary["recent_decisions"]) == REPEATS_LOGGED
+
+    records = ledger.checked_audit(ws, REPEATS_LOGGED, session=sid, agent="main", event="PreToolUse", tool="Read")
+    assert [r["rule"] for r in records[:5]] == ["LOOP_GUARD_REPEAT"] * 5
+    # What the model saw is what the guard logged (the stop never reached a model request).
+    assert [v for v in seen(conv) if v != "-"] == ledger.decisions(records)[:-1]
+    # The stop was a denial too: the client recorded the 8th call as blocked, not run.
+    (last,) = [e for e in events(run) if e.get("type") == "user"][-1]["message"]["content"]
+    assert last["is_error"] and "REPEAT_TOOL_BLOCKED" in last["content"] and "attempt 8" in last["content"]
+
+    export(run, claude_transcript(run, sid), "claude-code-identical-reads.jsonl")
+
+
+def test_rejected_edits_are_reminded_after_the_batch_and_end_the_turn(claude_code: ClaudeCode, ws: Workspace) -> None:
+    # An Edit whose old_string is not in the file fails Claude Code's input validation: no
+    # PreToolUse, no post event, only PostToolBatch sees it, so the guard can remind but not deny.
+    app = ws.write("app.py", "a = 1\n")
+    edit = tool_use("Edit", {"file_path": str(app), "old_string": "NOT_THERE", "new_string": "a = 2"})
+    turns = [[tool_use("Read", {"file_path": str(app)})]] + [[edit]] * 10
+    run = claude_code.run(ws, Script(turns, final_text="Gave up."), ["Fix app.py"])
+    assert_hooks_succeeded(run)
+    conv = run.conversation()
+    assert seen(conv) == ["-", "-", "-", "remind@3", "remind@4", "remind@5", "remind@6", "remind@7"], run.describe()
+    assert len(conv) == 9  # the 8th rejection ended the turn from PostToolBatch
+    assert events(run)[-1].get("terminal_reason") == "hook_stopped"
+    assert app.read_text() == "a = 1\n"
+
+    records = ledger.audit(ws)
+    assert ledger.decisions(records) == ["remind@3", "remind@4", "remind@5", "remind@6", "remind@7", "stop@8"]
+    assert {(r["event"], r["tool"]) for r in records} == {("PostToolBatch", "Edit")}
+    assert ledger.only_session(ws)["agents"]["main"]["attempts"] == 9  # the Read and 8 Edits
+
+
+def test_polling_whose_output_changes_is_never_flagged(claude_code: ClaudeCode, ws: Workspace) -> None:
+    poll = tool_use("Bash", {"command": "date +%s%N", "description": "Check the clock"})
+    run = claude_code.run(ws, Script([[poll]] * 10, final_text="Clock checked."), ["Watch the clock"])
+    assert_hooks_succeeded(run)
+    conv = run.conversation()
+    outputs = [s.text for body in conv[1:] for s in claude_new(body) if s.where == "tool_result"]
+    assert len(outputs) == 10 and len(set(outputs)) == 10, outputs  # the output really changed
+    assert_silent(run)
+
+    state = ledger.only_session(ws)
+    assert state["agents"]["main"]["attempts"] == 10
+    (sig,) = state["agents"]["main"]["sigs"].values()
+    assert (sig["n"], sig["total"]) == (1, 10)  # each new output restarts the count
+
+
+def test_edit_then_failing_test_cycle_is_never_flagged(claude_code: ClaudeCode, ws: Workspace) -> None:
+    app = ws.write("app.py", "a = 1\n")
+    ws.write("check.py", "import sys\nsys.exit('FAILED: a should be 99')\n")
+    turns = [[tool_use("Read", {"file_path": str(app)})]]  # Edit refuses a file not read first
+    for i in range(1, 7):
+        turns.append(
+            [
+                tool_use(
+                    "Edit",
+                    {"file_path": str(app), "old_string": f"a = {i}", "new_string": f"a = {i + 1}"},
+                )
+            ]
+        )
+        turns.append([tool_use("Bash", {"command": "python3 check.py", "description": "Run the check"})])
+    run = claude_code.run(ws, Script(turns, final_text="Still failing."), ["Make check.py pass"])
+    assert_hooks_succeeded(run)
+    conv = run.conversation()
+    results = [s for body in conv[1:] for s in claude_new(body) if s.where == "tool_result"]
+    failures = [s.text for s in results if s.is_error]
+    assert len(results) == 13 and len(failures) == 6 and len(set(failures)) == 1, results  # same failure each time
+    assert app.read_text() == "a = 7\n"  # every Edit ran
+    assert_silent(run)
+
+    state = ledger.only_session(ws)
+    assert state["agents"]["main"]["attempts"] == 13
+    check = [s for s in state["agents"]["main"]["sigs"].values() if "check.py" in s["summary"]]
+    assert [(s["n"], s["total"]) for s in check] == [(1, 6)]  # each edit was new evidence
+
+    export(run, claude_transcript(run, session_id(run)), "claude-code-edit-test-cycle.jsonl")
+
+
+def test_parallel_calls_lose_no_update_and_are_no_repeat(claude_code: ClaudeCode, ws: Workspace) -> None:
+    files = [ws.write(f"part{i}.txt", f"part {i}\n") for i in range(6)]
+    notes = ws.write("notes.txt", "alpha\n")
+    batch = [tool_use("Read", {"file_path": str(f)}) for f in files]
+    same = [tool_use("Read", {"file_path": str(notes)})] * 3
+    run = claude_code.run(ws, Script([batch, batch, same], final_text="Read all."), ["Read every part"])
+    assert_hooks_succeeded(run)
+    conv = run.conversation()
+    results = [s for body in conv[1:] for s in claude_new(body) if s.where == "tool_result"]
+    assert len(results) == 15 and not any(s.is_error for s in results), results
+    assert most_concurrent_pre_hooks(run) >= 2  # the hooks really raced for the ledger
+    assert_silent(run)
+
+    state = ledger.only_session(ws)
+    assert state["attempts"] == state["agents"]["main"]["attempts"] == 15  # no lost update
+    sigs = state["agents"]["main"]["sigs"].values()
+    assert sorted(s["total"] for s in sigs if "part" in s["summary"]) == [2] * 6
+    (same_sig,) = [s for s in sigs if "notes.txt" in s["summary"]]
+    assert same_sig["n"] == 1  # three identical calls in one batch count once
+
+
+def test_subagent_doing_the_main_threads_call_has_its_own_count(claude_code: ClaudeCode, ws: Workspace) -> None:
+    notes = ws.write("notes.txt", "alpha\nbeta\n")
+    read = [tool_use("Read", {"file_path": str(notes)})]
+    task = "SUBAGENT-TASK: read notes.txt and report"
+    # In the background: the subagent's reads interleave with the main thread's in one ledger.
+    agent = [
+        tool_use(
+            "Agent",
+            {
+                "description": "Read notes",
+                "prompt": task,
+                "subagent_type": "general-purpose",
+                "run_in_background": True,
+            },
+        )
+    ]
+    script = Script(
+        [read, read, agent, read, read],
+        final_text="Main done.",
+        subagents=(Subscript(task, [read, read, read], final_text="Notes: alpha, beta."),),
+    )
+    run = claude_code.run(ws, script, ["Delegate reading notes.txt"])
+    assert_hooks_succeeded(run)
+
+    # The subagent's third read is its own third: reminded there, and only there.
+    assert seen(run.conversation(task)) == ["-", "-", "remind@3"], run.describe()
+    assert set(seen(run.conversation())) == {"-"}, run.describe()
+
+    state = ledger.only_session(ws)
+    sub_ids = [a for a in state["agents"] if a != "main"]
+    assert len(sub_ids) == 1, state["agents"].keys()
+    assert state["agents"]["main"]["attempts"] == 5  # 4 reads and the Agent call
+    assert state["agents"][sub_ids[0]]["attempts"] == 3
+    (record,) = ledger.audit(ws)
+    assert (record["agent"], record["action"], record["count"]) == (sub_ids[0], "remind", 3)
+
+
+def test_a_new_user_prompt_resets_the_counts(claude_code: ClaudeCode, ws: Workspace) -> None:
+    notes = ws.write("notes.txt", "alpha\nbeta\n")
+    read = [tool_use("Read", {"file_path": str(notes)})]
+    script = Script([read] * 4 + [[text("Read it four times.")]] + [read] * 3 + [[text("Read it again.")]])
+    run = claude_code.run(ws, script, ["Read notes.txt", "Read notes.txt once more"])
+    assert_hooks_succeeded(run)
+    conv = run.conversation()
+    assert len(conv) == 9, run.describe()
+    assert seen(conv[:5]) == ["-", "-", "remind@3", "remind@4"]
+    assert seen(conv[5:]) == ["-", "-", "remind@3"]  # counting restarted at the new prompt
+
+    state = ledger.only_session(ws)
+    assert state["session_id"] == session_id(run)  # --continue kept the session
+    assert state["attempts"] == state["agents"]["main"]["attempts"] == 7
+    assert [s["n"] for s in state["agents"]["main"]["sigs"].values()] == [3]
+    assert ledger.decisions(ledger.audit(ws)) == ["remind@3", "remind@4", "remind@3"]
+
+
+def test_session_end_forgets_the_session(claude_code: ClaudeCode, ws: Workspace) -> None:
+    notes = ws.write("notes.txt", "alpha\n")
+    read = [tool_use("Read", {"file_path": str(notes)})]
+    run = claude_code.run(ws, Script([read] * 3), ["Read notes.txt"], keep_state=False)
+    assert_hooks_succeeded(run)
+    assert seen(run.conversation()) == ["-", "-", "remind@3"]
+    assert list((ws.state / "sessions").glob("*.json")) == []  # SessionEnd deleted the ledger
+    (record,) = ledger.audit(ws)  # the audit log outlives it
+    assert (record["session"], record["action"], record["count"]) == (session_id(run), "remind", 3)

@@ -1,0 +1,183 @@
+"""Codex 0.171.0, driven by a scripted model, with loopguard-hook on every hook event it knows
+(balanced profile, default thresholds: reminders at attempts 3 and 4, denials from 5; from 8 the
+denial is worded as final, since Codex accepts no `continue: false` on PreToolUse)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from . import ledger
+from .clients import Codex, Run, Workspace
+from .mock_model import Script, apply_patch, exec_command
+from .model_view import Seen, codex_calls, codex_views, guard_texts, verdict
+from .transcripts import codex_rollouts, codex_session_id, export
+
+pytestmark = pytest.mark.e2e
+
+REPEATS_SEEN = [
+    "-",
+    "-",
+    "remind@3",
+    "remind@4",
+    "deny@5",
+    "deny@6",
+    "deny@7",
+    "deny@8",
+    "deny@9",
+    "deny@10",
+]
+REPEATS_LOGGED = [
+    "remind@3",
+    "remind@4",
+    "deny@5",
+    "deny@6",
+    "deny@7",
+    "stop@8",
+    "stop@9",
+    "stop@10",
+]
+
+
+def session_id(run: Run) -> str:
+    (rollout,) = codex_rollouts(run)
+    return codex_session_id(rollout)
+
+
+def assert_hooks_succeeded(run: Run) -> None:
+    """Codex logs `hook: <Event> <Status>` per hook run; Failed means it rejected the answer."""
+    log = run.prompts[0].stderr
+    statuses = re.findall(r"^hook: (\w+) (Completed|Blocked|Failed|Stopped)$", log, re.M)
+    assert statuses, f"no hook ran; {run.describe()}"
+    assert [s for s in statuses if s[1] == "Failed"] == [], f"{statuses}; {run.describe()}"
+    assert ledger.errors(run.ws) == ""
+
+
+def most_concurrent_pre_hooks(run: Run) -> int:
+    """The most PreToolUse hook runs in flight at once (`hook: PreToolUse` starts one,
+    `hook: PreToolUse <Status>` ends one, in Codex's log)."""
+    running = most = 0
+    for line in run.prompts[0].stderr.splitlines():
+        if line == "hook: PreToolUse":
+            running += 1
+            most = max(most, running)
+        elif line.startswith("hook: PreToolUse "):
+            running -= 1
+    return most
+
+
+def views(run: Run) -> list[list[Seen]]:
+    """What each request added, from the second on (request k carries call k's result)."""
+    return codex_views(run.conversation())[1:]
+
+
+def outputs(run: Run) -> list[str]:
+    """The command output part of every tool result, in order (Chunk ID and Wall time left out)."""
+    return [s.text.split("Output:\n", 1)[-1] for view in views(run) for s in view if s.is_result]
+
+
+def assert_silent(run: Run) -> None:
+    for i, view in enumerate(views(run), 1):
+        assert guard_texts(view) == [], f"request {i + 1} carried guard text; {run.describe()}"
+    assert ledger.audit(run.ws) == []
+
+
+def sigs(run: Run) -> list[dict[str, Any]]:
+    return list(ledger.only_session(run.ws)["agents"]["main"]["sigs"].values())
+
+
+def test_identical_commands_are_reminded_then_denied(codex: Codex, ws: Workspace) -> None:
+    ws.write("notes.txt", "hello from notes\n")
+    cmd = exec_command("cat notes.txt && echo ran >> ran.log")
+    run = codex.run(ws, Script([[cmd]] * 10, final_text="Notes read."), "Show notes.txt")
+    assert_hooks_succeeded(run)
+    conv = run.conversation()
+    assert len(conv) == 11  # Codex goes on after a denial; the model answers at the end
+
+    assert [verdict(v) for v in views(run)] == REPEATS_SEEN, run.describe()
+    for attempt in (3, 4):  # additionalContext: a developer message next to the call's output
+        assert [s.where for s in guard_texts(views(run)[attempt - 1])] == ["developer"]
+    for attempt in range(5, 11):
+        (call,) = codex_calls(conv[attempt], conv[attempt - 1])
+        (hit,) = guard_texts(views(run)[attempt - 1])
+        assert hit.call_id == call, hit
+        assert hit.text.startswith("Command blocked by PreToolUse hook: REPEAT_TOOL_BLOCKED"), hit.text
+        assert "hello from notes" in hit.text  # the previous result is quoted
+        assert ("final" in hit.text) == (attempt >= 8), hit.text
+    assert (ws.work / "ran.log").read_text().splitlines() == ["ran"] * 4  # denied calls never ran
+
+    sid = session_id(run)
+    state = ledger.only_session(ws)
+    assert state["session_id"] == sid
+    assert state["attempts"] == state["agents"]["main"]["attempts"] == 10
+    assert [s["n"] for s in sigs(run)] == [10]
+
+    (summary,) = ledger.status(ws)["sessions"]
+    assert summary["agents"]["main"]["signatures"][0]["no_progress"] == 10
+    assert ledger.decisions(summary["recent_decisions"]) == REPEATS_LOGGED
+
+    records = ledger.checked_audit(ws, REPEATS_LOGGED, session=sid, agent="main", event="PreToolUse", tool="Bash")
+    # What the model saw is what the guard logged (on Codex a stop is a denial worded as final).
+    observed = [verdict(v) for v in views(run) if verdict(v) != "-"]
+    assert observed == [d.replace("stop", "deny") for d in ledger.decisions(records)]
+
+    export(run, codex_rollouts(run)[0], "codex-repeat-commands.jsonl")
+
+
+def test_polling_whose_output_changes_is_never_flagged(codex: Codex, ws: Workspace) -> None:
+    poll = exec_command("echo tick >> polls.log && wc -l < polls.log")
+    run = codex.run(ws, Script([[poll]] * 10, final_text="Counted."), "Count the polls")
+    assert_hooks_succeeded(run)
+    assert [o.strip() for o in outputs(run)] == [str(i) for i in range(1, 11)]
+    assert_silent(run)
+    assert [(s["n"], s["total"]) for s in sigs(run)] == [(1, 10)]
+
+    export(run, codex_rollouts(run)[0], "codex-polling.jsonl")
+
+
+def test_patch_then_failing_test_cycle_is_never_flagged(codex: Codex, ws: Workspace) -> None:
+    app = ws.write("app.py", "a = 1\n")
+    ws.write("check.py", "import sys\nsys.exit('FAILED: a should be 99')\n")
+    turns = []
+    for i in range(1, 7):
+        turns.append([apply_patch(f"*** Begin Patch\n*** Update File: app.py\n@@\n-a = {i}\n+a = {i + 1}\n*** End Patch\n")])
+        turns.append([exec_command("python3 check.py")])
+    run = codex.run(ws, Script(turns, final_text="Still failing."), "Make check.py pass")
+    assert_hooks_succeeded(run)
+    results = outputs(run)
+    assert len(results) == 12 and len(set(results[1::2])) == 1 and "FAILED" in results[1], results
+    assert app.read_text() == "a = 7\n"  # every patch applied
+    assert_silent(run)
+    check = [s for s in sigs(run) if "check.py" in s["summary"]]
+    assert [(s["n"], s["total"]) for s in check] == [(1, 6)]
+
+
+def test_parallel_calls_lose_no_update_and_are_no_repeat(codex: Codex, ws: Workspace) -> None:
+    for i in range(6):
+        ws.write(f"part{i}.txt", f"part {i}\n")
+    ws.write("notes.txt", "alpha\n")
+    batch = [exec_command(f"cat part{i}.txt") for i in range(6)]
+    same = [exec_command("cat notes.txt")] * 3
+    run = codex.run(ws, Script([batch, batch, same], final_text="Read all."), "Read every part")
+    assert_hooks_succeeded(run)
+    assert len(outputs(run)) == 15
+    assert most_concurrent_pre_hooks(run) >= 2  # the hooks really raced for the ledger
+    assert_silent(run)
+
+    state = ledger.only_session(ws)
+    assert state["attempts"] == state["agents"]["main"]["attempts"] == 15  # no lost update
+    assert sorted(s["total"] for s in sigs(run) if "part" in s["summary"]) == [2] * 6
+    (same_sig,) = [s for s in sigs(run) if "notes.txt" in s["summary"]]
+    assert same_sig["n"] == 1  # three identical calls in one batch count once
+
+
+def test_session_end_forgets_the_session(codex: Codex, ws: Workspace) -> None:
+    ws.write("notes.txt", "alpha\n")
+    run = codex.run(ws, Script([[exec_command("cat notes.txt")]] * 3), "Show notes.txt", keep_state=False)
+    assert_hooks_succeeded(run)
+    assert [verdict(v) for v in views(run)] == ["-", "-", "remind@3"]
+    assert list((ws.state / "sessions").glob("*.json")) == []  # SessionEnd deleted the ledger
+    (record,) = ledger.audit(ws)  # the audit log outlives it
+    assert (record["session"], record["action"], record["count"]) == (session_id(run), "remind", 3)
