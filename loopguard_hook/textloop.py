@@ -10,7 +10,8 @@ Detectors (seed 003's assistant-output guard, plus the cross-turn forms from pub
 - the same final message on `same_final_message_at` consecutive Stops of a hook-forced
   continuation (`stop_hook_active`): a Stop-hook ping-pong (anthropics/claude-plugins-official
   #5312, openai/codex#37937);
-- the same reply (80 characters or more) to two different prompts.
+- the same reply to two different prompts in a row (80 characters or more), or a short reply to
+  three.
 
 The ledger for text lives in `state["text"][agent_id]`.
 """
@@ -25,6 +26,7 @@ from .signature import digest
 
 MIN_LINE_CHARS = 12
 MIN_REPLY_CHARS = 80
+SHORT_REPLY_REPEATS = 3
 RECENT_BLOCKS = 32
 SEEN_IDS = 64
 
@@ -137,12 +139,14 @@ def final_message(ts: dict[str, Any], message: str | None, *, stop_hook_active: 
     ts["stop_hash"] = fp
     same_reply = False
     if not stop_hook_active:
-        same_reply = (
-            len(norm) >= MIN_REPLY_CHARS
-            and fp == ts["reply_hash"]
-            and ts["prompt"] is not None
-            and ts["prompt"] != ts["reply_prompt"]
-        )
+        if fp == ts["reply_hash"] and ts["prompt"] is not None and ts["prompt"] != ts["reply_prompt"]:
+            ts["reply_count"] = ts.get("reply_count", 1) + 1
+        else:
+            ts["reply_count"] = 1
+        # A long reply repeated once is already a loop; a short one ("Done.", "I cannot do
+        # that.") only when it answers three different prompts in a row.
+        needed = 2 if len(norm) >= MIN_REPLY_CHARS else SHORT_REPLY_REPEATS
+        same_reply = ts["reply_count"] >= needed
         ts["reply_hash"], ts["reply_prompt"] = fp, ts["prompt"]
     return ts["stop_count"], same_reply
 
@@ -190,9 +194,9 @@ def reminder(verdict: TextVerdict) -> str:
 
 
 def same_reply_reminder() -> str:
-    """For the model, at the next prompt, after the same reply to two different prompts."""
+    """For the model, at the next prompt, after the same reply to different prompts."""
     return (
-        "[loopguard] Your last two replies were identical although the user asked different "
+        "[loopguard] Your last replies were identical although the user asked different "
         "things. Read the newest user message and answer it specifically; do not repeat the "
         "previous reply."
     )
