@@ -235,6 +235,18 @@ class _History:
             "filenames": names, "durationMs": rng.randint(1, 40), "numFiles": len(names), "truncated": False}
 
 
+def _package_sha() -> str:
+    """A digest of the benchmarked package's sources (the code measured, commit or not)."""
+    import hashlib
+
+    import loopguard_hook
+
+    h = hashlib.sha256()
+    for path in sorted(Path(loopguard_hook.__file__).parent.glob("*.py")):
+        h.update(path.name.encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()[:12]
+
+
 def _history_key(args: argparse.Namespace) -> str:
     """Cache key of a built history: the package's sources, the history generator, seed, sizes."""
     import hashlib
@@ -290,7 +302,9 @@ def worker_build(args: argparse.Namespace) -> None:
             errors.append(result.stderr)
     snapshots["1000-pending-writes"] = str(mid / "sessions" / f"{SESSION}.json")
     state = orjson.loads(Path(snapshots[str(sizes[-1])]).read_bytes())
-    summary.update(snapshots=snapshots, errors=errors[:5], attempts=state["agents"]["main"]["attempts"],
+    import loopguard_hook
+
+    summary.update(package_sha=_package_sha(), package_dir=str(Path(loopguard_hook.__file__).parent), snapshots=snapshots, errors=errors[:5], attempts=state["agents"]["main"]["attempts"],
                    python=sys.version, versions=_versions(), cache=str(cache))
     print(json.dumps(summary))
 
@@ -749,6 +763,8 @@ def machine_info(worker: dict[str, Any], python: Path) -> dict[str, Any]:
         "python_path": str(python),
         "versions": worker["versions"],
         "commit": commit,
+        "package_sha": worker["package_sha"],
+        "package_dir": worker["package_dir"],
     }
 
 
@@ -762,6 +778,7 @@ def report(results: dict[str, Any]) -> str:
     lines.append(f"loopguard-hook start-up benchmark, {m['date']}")
     lines.append(f"{m['cpu_model']}, {m['cpus_usable']}/{m['cpus']} CPUs, Python {m['python'].split()[0]}, "
                  f"{m['platform']}, commit {m['commit']}")
+    lines.append(f"package measured: {m['package_dir']} (sources sha256 {m['package_sha']})")
     lines.append(f"versions: {', '.join(f'{k} {v}' for k, v in m['versions'].items())}")
     lines.append(f"rounds: {results['rounds']} measured (+{results['warmup']} warm-up), interleaved, shuffled; "
                  f"load average before/after: {results['load_before']} / {results['load_after']}")
@@ -782,7 +799,7 @@ def report(results: dict[str, Any]) -> str:
     lines.append("")
     conc = results["concurrency"]
     lines.append(f"{CONCURRENT} concurrent hooks on one 1,000-call session ({len(conc['trials'])} trials): "
-                 f"wall median {conc['wall_s_median'] * 1000:.0f} ms "
+                 f"wall median {conc['wall_s_median'] * 1000:.0f} ms, CPU {conc['cpu_s_median'] * 1000:.0f} ms "
                  f"= {conc['wall_x_one_hook']:.1f}x one hook's median; recorded "
                  f"{[t['recorded'] for t in conc['trials']]} of {CONCURRENT}; exit 1: "
                  f"{sum(t['exit_codes_nonzero'] for t in conc['trials'])} (lock timeouts: "
@@ -835,7 +852,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--python", type=Path, default=DEFAULT_PYTHON, help="interpreter with loopguard-hook installed")
     parser.add_argument("--json", type=Path, help="also write the results here")
     parser.add_argument("--rounds", type=int, help="measured rounds (default 31, quick 5)")
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=1, help="seed of the history and of the case order")
     parser.add_argument("--rebuild", action="store_true", help="build the session history even if cached")
     parser.add_argument("--worker", choices=("build", "profile"), help=argparse.SUPPRESS)
     parser.add_argument("--work", help=argparse.SUPPRESS)
@@ -903,6 +920,8 @@ def main(argv: list[str] | None = None) -> int:
                 Case("imp_orjson", "python -c 'import orjson'", [py, "-c", "import orjson"]),
                 Case("imp_platformdirs", "python -c 'import platformdirs'", [py, "-c", "import platformdirs"]),
                 Case("imp_hashlib", "python -c 'import hashlib'", [py, "-c", "import hashlib"]),
+                Case("imp_blake2", "python -c 'import _blake2'", [py, "-c", "import _blake2"]),
+                Case("imp_dataclasses", "python -c 'import dataclasses'", [py, "-c", "import dataclasses"]),
                 Case("imp_typing", "python -c 'import typing'", [py, "-c", "import typing"]),
                 Case("imp_hook", "python -c 'import loopguard_hook.hook'", [py, "-c", "import loopguard_hook.hook"]),
             ]
@@ -948,7 +967,8 @@ def main(argv: list[str] | None = None) -> int:
         conc_snapshot.write_bytes(saved)
         one = row["hook_1000"]["wall_s"]["median"]
         conc_wall = statistics.median(t["wall"] for t in trials)
-        concurrency = {"trials": trials, "wall_s_median": conc_wall, "wall_x_one_hook": conc_wall / one}
+        concurrency = {"trials": trials, "wall_s_median": conc_wall, "wall_x_one_hook": conc_wall / one,
+                       "cpu_s_median": statistics.median(t["cpu_total"] for t in trials)}
 
         state_sizes = {k: os.path.getsize(v) for k, v in snapshots.items() if k.isdigit()}
 
@@ -988,7 +1008,9 @@ def main(argv: list[str] | None = None) -> int:
                                TARGETS["state_bytes"] / 1024, "{:.1f} KiB"))
         lost = sum(CONCURRENT - t["recorded"] for t in trials)
         targets.append(_target(f"{CONCURRENT} concurrent: updates lost (all trials)", lost, 0, "{:.0f}"))
-        targets.append(_target(f"{CONCURRENT} concurrent: wall vs one hook's median", conc_wall / one, CONCURRENT, "{:.1f}x"))
+        conc_cpu = statistics.median(t["cpu_total"] for t in trials)
+        targets.append(_target(f"{CONCURRENT} concurrent: wall vs one hook's median", conc_wall / one, CONCURRENT, "{:.1f}x",
+                               conc_cpu / row["hook_1000"]["cpu_s"]["median"]))
 
         results = {
             "machine": machine_info(worker, python),
