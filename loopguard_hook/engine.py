@@ -29,10 +29,11 @@ from .config import Config
 from .payload import BatchCall, Client, HookEvent
 from .redact import redact
 from .signature import (
+    HEAD_CHARS,
+    CallKey,
     Failure,
     Outcome,
     call_key,
-    digest,
     error_signature,
     outcome_of_error,
     outcome_of_response,
@@ -238,15 +239,12 @@ def is_noop_mutation(tool: str, tool_input: Any, response: Any) -> bool:
     return False
 
 
-def arguments_text(key: bytes, limit: int) -> str:
-    """The canonical arguments of a call key, cut to `limit` characters (decodes only the head)."""
-    start = key.find(b"\0") + 1
-    head = key[start : start + 4 * limit + 4]
-    text = head.decode("utf-8", "ignore")
-    return preview(text, limit) if len(key) - start > len(head) or len(text) > limit else text
+def arguments_text(key: CallKey, limit: int) -> str:
+    """The canonical arguments of a call, cut to `limit` characters."""
+    return preview(key.head, limit)
 
 
-def _summary(tool: str, key: bytes) -> str:
+def _summary(tool: str, key: CallKey) -> str:
     return f"{tool} {redact(arguments_text(key, SUMMARY_CHARS * 2))}"[:SUMMARY_CHARS]
 
 
@@ -270,7 +268,7 @@ class CallContext:
     count: int
     previous_time: float | None
     now: float
-    key: bytes
+    key: CallKey
     path: str | None
     path_count: int
 
@@ -407,8 +405,8 @@ def _count_attempt(
     agent["attempts"] += 1
     state["attempts"] = state.get("attempts", 0) + 1
     agent["seq"] += 1
-    key = call_key(tool, tool_input, frozenset(config.ignore_args))
-    sig_id = digest(key)
+    key = call_key(tool, tool_input, frozenset(config.ignore_args), max(HEAD_CHARS, config.preview_chars))
+    sig_id = key.digest
     calls: dict[str, Any] = agent["calls"]
     call: dict[str, Any] = {"sig": sig_id, "t": now, "seq": agent["seq"], "phase": "pre"}
     if tool_use_id is not None:
@@ -504,7 +502,7 @@ def _finish_pre(
     config: Config,
     tool: str,
     count: int,
-    key: bytes,
+    key: CallKey,
     *,
     can_deny: bool,
 ) -> Decision:
@@ -630,7 +628,7 @@ def _post_tool_use(state: dict[str, Any], event: HookEvent, config: Config, now:
         call = agent["calls"].get(event.tool_use_id) if event.tool_use_id is not None else None
         if call is None:
             call = {
-                "sig": digest(call_key(tool, event.tool_input, frozenset(config.ignore_args))),
+                "sig": call_key(tool, event.tool_input, frozenset(config.ignore_args)).digest,
                 "t": now,
                 "seq": agent["seq"],
                 "phase": "pre",

@@ -162,13 +162,34 @@ def decode(raw: bytes) -> dict[str, Any]:
         data = _decode_with_lone_surrogates(raw, exc)
     if not isinstance(data, dict):
         raise PayloadError(f"payload must be a JSON object, got {type(data).__name__}")
-    try:
-        # orjson reads 1,024 levels of nesting but writes only 254, and the guard re-serialises
+    depth = nesting_depth(data)
+    if depth > MAX_DEPTH:
+        # orjson reads 1,024 levels but writes only 254, and the guard hashes and quotes
         # `tool_input` and `tool_response`: refuse here what it could not handle later.
-        orjson.dumps(data)
-    except TypeError as exc:
-        raise PayloadError(f"payload nests too deeply ({exc})") from None
+        raise PayloadError(f"payload nests too deeply ({depth} levels; at most {MAX_DEPTH})")
     return data
+
+
+MAX_DEPTH = 254  # what orjson can write back
+
+
+def nesting_depth(value: Any) -> int:
+    """How deeply lists and objects nest in `value` (iterative; strings are not walked)."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        deepest = max(deepest, depth)
+        if depth > MAX_DEPTH:
+            return depth
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return deepest
 
 
 def detect_client(data: dict[str, Any]) -> Client:
