@@ -10,6 +10,7 @@ clients read exit 2 as "block the call".
 from __future__ import annotations
 
 import os
+import sys
 import time
 from typing import Any
 
@@ -100,11 +101,20 @@ def hook_command(ctx: click.Context, /, **options: Any) -> None:
 # -- shared helpers ---------------------------------------------------------------------------
 
 
+def _root_param(name: str) -> Any:
+    """An option given before the command (`loopguard-hook --state-dir D status`)."""
+    ctx = click.get_current_context(silent=True)
+    return ctx.find_root().params.get(name) if ctx is not None else None
+
+
 def _store(state_dir: str | None) -> Store:
-    return Store(state_dir or default_state_dir(os.environ))
+    return Store(state_dir or _root_param("state_dir") or default_state_dir(os.environ))
 
 
 def _resolved(profile: str | None, config_path: str | None, mode: str | None = None) -> config_mod.Resolved:
+    profile = profile or _root_param("profile")
+    config_path = config_path or _root_param("config_path")
+    mode = mode or _root_param("mode")
     try:
         return config_mod.load(
             environ=os.environ, cwd=os.getcwd(), config_path=config_path, flags={"profile": profile, "mode": mode}
@@ -161,6 +171,7 @@ def session_summary(stem: str, state: dict[str, Any] | None) -> dict[str, Any]:
     return {
         "file": stem,
         "readable": True,
+        "config": state.get("config"),
         "session_id": state.get("session_id"),
         "client": state.get("client"),
         "created": state.get("created"),
@@ -193,9 +204,11 @@ def thresholds(cfg: config_mod.Config) -> dict[str, Any]:
 @cli.command()
 @click.option("--session", "session_id", default=None, help="Only this session id.")
 @click.option("--json", "as_json", is_flag=True, help="Stable JSON instead of text.")
-@click.option("--state-dir", type=click.Path(file_okay=False), default=None)
-@click.option("--profile", type=PROFILE_CHOICE, default=None)
-@click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None)
+@click.option(
+    "--state-dir", type=click.Path(file_okay=False), default=None, help="State directory (default: the user cache dir)."
+)
+@click.option("--profile", type=PROFILE_CHOICE, default=None, help="Show the thresholds of this profile.")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None, help="An extra TOML config file.")
 def status(session_id: str | None, as_json: bool, state_dir: str | None, profile: str | None, config_path: str | None) -> None:
     """Show sessions, per agent the counters and the last decisions, and the thresholds in force."""
     store = _store(state_dir)
@@ -230,6 +243,14 @@ def status(session_id: str | None, as_json: bool, state_dir: str | None, profile
             f"session {_printable(str(s['session_id']))} [{s['client']}]: {s['attempts']} tool calls, "
             f"{s['events']} events, last {_ago(now, s['updated'])}"
         )
+        used = s.get("config")
+        if isinstance(used, dict) and any(
+            used.get(k) != t.get(k) for k in ("profile", "mode", "remind_at", "deny_at", "stop_at")
+        ):
+            click.echo(
+                f"  (last event used profile {used.get('profile')} ({used.get('mode')}): remind at "
+                f"{used.get('remind_at') or '-'}, deny at {used.get('deny_at') or '-'}, stop at {used.get('stop_at') or '-'})"
+            )
         for agent_id, a in s["agents"].items():
             flags = " ANSWER-ONLY" if a["answer_only"] else ""
             click.echo(
@@ -240,8 +261,9 @@ def status(session_id: str | None, as_json: bool, state_dir: str | None, profile
                 if sig["no_progress"] >= 2:
                     click.echo(f"    {sig['no_progress']}x no progress  {_printable(sig['call'])}")
         for d in s["recent_decisions"][-5:]:
+            action = d["action"] if d.get("intended", d["action"]) == d["action"] else f"{d['action']} (would {d['intended']})"
             click.echo(
-                f"  {_ago(now, d['time'])}: {d['action']} ({d['rule']}) {d['event']} {_printable(str(d['tool']))} "
+                f"  {_ago(now, d['time'])}: {action} ({d['rule']}) {d['event']} {_printable(str(d['tool']))} "
                 f"x{d['count']} [{_printable(d['agent'])}] {_printable(d['arguments'])}"
             )
 
@@ -323,8 +345,9 @@ def gc(older_than: str, state_dir: str | None, dry_run: bool) -> None:
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None)
 @click.option("--mode", type=MODE_CHOICE, default=None)
 @click.option("--client", type=CLIENT_CHOICE, default="auto", show_default=True)
-def replay_command(files: tuple[str, ...], fmt: str, profile: str | None, config_path: str | None, mode: str | None,
-                   client: str) -> None:
+def replay_command(
+    files: tuple[str, ...], fmt: str, profile: str | None, config_path: str | None, mode: str | None, client: str
+) -> None:
     """Run the guard over recorded sessions and show what it would have done at each call.
 
     FILES are Claude Code transcripts (~/.claude/projects/**/*.jsonl), Codex rollouts
@@ -340,7 +363,8 @@ def replay_command(files: tuple[str, ...], fmt: str, profile: str | None, config
         reports = replay_mod.replay_files(files, cfg, client=client)
     except replay_mod.ReplayError as exc:
         raise click.ClickException(str(exc)) from None
-    click.echo(replay_mod.render(reports, fmt, width=shutil.get_terminal_size().columns))
+    # Not a terminal (a pipe, a file): wide rows, so arguments are not cut at 80 columns.
+    click.echo(replay_mod.render(reports, fmt, width=shutil.get_terminal_size(fallback=(160, 24)).columns))
 
 
 # -- install / uninstall ----------------------------------------------------------------------
@@ -348,8 +372,13 @@ def replay_command(files: tuple[str, ...], fmt: str, profile: str | None, config
 
 @cli.command()
 @click.option("--client", type=click.Choice(["claude-code", "codex"]), required=True)
-@click.option("--scope", type=click.Choice(["user", "project", "local"]), default="user", show_default=True,
-              help="user: ~/.claude or ~/.codex; project: ./.claude or ./.codex; local: .claude/settings.local.json.")
+@click.option(
+    "--scope",
+    type=click.Choice(["user", "project", "local"]),
+    default="user",
+    show_default=True,
+    help="user: ~/.claude or ~/.codex; project: ./.claude or ./.codex; local: .claude/settings.local.json.",
+)
 @click.option("--dry-run", is_flag=True, help="Show the diff, write nothing.")
 @click.option("--trust", is_flag=True, help="Codex: record the hooks' trusted_hash in config.toml (skips Codex's review).")
 def install(client: str, scope: str, dry_run: bool, trust: bool) -> None:
@@ -357,13 +386,35 @@ def install(client: str, scope: str, dry_run: bool, trust: bool) -> None:
     from . import install as install_mod
 
     try:
-        changes = install_mod.plan_install(client, scope, home=os.path.expanduser("~"), project_dir=os.getcwd(),
-                                           env=os.environ, trust=trust)
+        changes = install_mod.plan_install(
+            client, scope, home=os.path.expanduser("~"), project_dir=os.getcwd(), env=os.environ, trust=trust
+        )
         if not dry_run:
             changes = install_mod.apply(changes)
     except install_mod.InstallError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(install_mod.format_report(changes, dry_run=dry_run), nl=False)
+    _warn_if_not_on_path()
+
+
+def _warn_if_not_on_path() -> None:
+    """The clients run the command by name: it must be found on their PATH."""
+    import shutil
+
+    found = shutil.which(install_command())
+    if found is None:
+        click.echo(
+            "warning: `loopguard-hook` is not on PATH, so the client cannot run the hook. Install it where "
+            "every shell finds it (`pipx install loopguard-hook`, or `uv tool install`), or put "
+            f"{os.path.dirname(sys.argv[0]) or 'the virtualenv bin directory'} on PATH for the client.",
+            err=True,
+        )
+
+
+def install_command() -> str:
+    from .install import CANONICAL_COMMAND
+
+    return CANONICAL_COMMAND
 
 
 @cli.command()
@@ -375,8 +426,7 @@ def uninstall(client: str, scope: str, dry_run: bool) -> None:
     from . import install as install_mod
 
     try:
-        changes = install_mod.plan_uninstall(client, scope, home=os.path.expanduser("~"), project_dir=os.getcwd(),
-                                             env=os.environ)
+        changes = install_mod.plan_uninstall(client, scope, home=os.path.expanduser("~"), project_dir=os.getcwd(), env=os.environ)
         if not dry_run:
             changes = install_mod.apply(changes)
     except install_mod.InstallError as exc:
@@ -417,8 +467,12 @@ def config_check(path: str | None) -> None:
     """Validate a config file (or, with no PATH, every source in effect here)."""
     try:
         if path is None:
-            config_mod.load(environ=os.environ, cwd=os.getcwd())
-            click.echo("config OK (user file, project file, environment)")
+            resolved = config_mod.load(environ=os.environ, cwd=os.getcwd())
+            used = sorted({src for src in resolved.sources.values() if not src.startswith(("profile ", "default"))})
+            click.echo(
+                "config OK: "
+                + ("; ".join(used) if used else "no config file or LOOPGUARD_* variable in effect, profile defaults")
+            )
             return
         layer = config_mod.read_toml(path, path)
         config_mod.resolve([layer])

@@ -350,8 +350,14 @@ def resolve(layers: list[Layer]) -> Resolved:
     profile, profile_source = "balanced", "default"
     for layer in layers:
         values: dict[str, Any] = {}
+        given: dict[str, str] = {}
         for key, value in layer.values.items():
             target, result = _convert(layer.source, key, value)
+            if target in given:
+                raise ConfigError(
+                    f"{layer.source}: {key!r} and {given[target]!r} both set {target}; keep one of them"
+                )
+            given[target] = key
             values[target] = result
         if "profile" in values:
             profile, profile_source = values["profile"], layer.source
@@ -446,7 +452,14 @@ def env_layer(environ: Mapping[str, str]) -> Layer:
             continue
         key = name[len(_ENV_PREFIX) :].lower()
         if key not in VALIDATORS:
-            raise ConfigError(f"environment: unknown variable {name}{_suggest(key)}")
+            import difflib
+
+            close = difflib.get_close_matches(key, list(KEYS), n=1)
+            hint = f" (did you mean {_ENV_PREFIX}{close[0].upper()}?)" if close else ""
+            raise ConfigError(
+                f"environment: unknown variable {name}{hint}; LOOPGUARD_* variables are settings "
+                "(see `loopguard-hook config show`)"
+            )
         values[key] = _parse_env(key, raw)
     return Layer(source="environment", values=values)
 

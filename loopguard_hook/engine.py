@@ -87,7 +87,9 @@ class Decision:
 
     `action` is what goes on the wire after the mode is applied; `intended` is what the rules
     decided (they differ under `advise` and `observe`). `message` is the model-facing text,
-    `stop_reason` the Claude Code `stopReason`, `system_message` a user-only notice.
+    `stop_reason` the Claude Code `stopReason`, `system_message` a user-only notice. `advice` is
+    the text used instead of `message` when a denial is turned into a reminder (`advise` mode, or
+    a call that already ran): a denial's text would tell the model the call was not run.
     """
 
     action: Action = Action.ALLOW
@@ -99,6 +101,7 @@ class Decision:
     intended: Action = Action.ALLOW
     stop_reason: str = ""
     system_message: str = ""
+    advice: str = ""
 
 
 ALLOW = Decision()
@@ -286,12 +289,14 @@ def repeat_rule(ctx: CallContext) -> Decision | None:
     cfg, n, tool = ctx.config, ctx.count, ctx.tool
     in_a_row = cfg.counting == "consecutive"
     limit = cfg.result_preview_chars
+    advice = msg.detailed_reminder(tool, n, arguments_text(ctx.key, cfg.preview_chars), in_a_row=in_a_row)
     if cfg.stop_at and n >= cfg.stop_at:
         decision = Decision(
             Action.STOP,
             Rule.END_TURN,
             msg.stop_text(tool, n, _previous_result(ctx), limit, ends_turn=ctx.event.client is Client.CLAUDE_CODE),
             stop_reason=msg.stop_reason(tool, n),
+            advice=advice,
         )
     elif cfg.deny_at and n >= cfg.deny_at:
         decision = Decision(Action.DENY, Rule.REPEAT, msg.repeat_denial(tool, n, _previous_result(ctx), limit, in_a_row=in_a_row))
@@ -314,7 +319,12 @@ def same_path_rule(ctx: CallContext) -> Decision | None:
     """`max_same_path`: reads of one path since its last mutation, whatever the other arguments."""
     cap = ctx.config.max_same_path
     if cap and ctx.path is not None and ctx.path_count > cap:
-        return Decision(Action.DENY, Rule.SAME_PATH, msg.same_path_denial(ctx.tool, ctx.path, ctx.path_count, cap))
+        return Decision(
+            Action.DENY,
+            Rule.SAME_PATH,
+            msg.same_path_denial(ctx.tool, ctx.path, ctx.path_count, cap),
+            advice=msg.same_path_reminder(ctx.tool, ctx.path, ctx.path_count, cap),
+        )
     return None
 
 
@@ -351,6 +361,14 @@ def apply(
     """
     state["events"] = state.get("events", 0) + 1
     state["updated"] = now
+    state["config"] = {
+        "profile": config.profile,
+        "mode": config.mode,
+        "counting": config.counting,
+        "remind_at": list(config.effective_remind_at()),
+        "deny_at": config.deny_at,
+        "stop_at": config.stop_at,
+    }
     name = event.event
     if name == "PreToolUse":
         decision = _merge([_pre_tool_use(state, event, config, now), _text_rules(state, event, config, texts)])
@@ -386,7 +404,10 @@ def _with_mode(decision: Decision, config: Config, *, can_deny: bool = True) -> 
         action = min(action, Action.REMIND)
     if action == intended and decision.intended == intended:
         return decision
-    return replace(decision, action=action, intended=intended)
+    message = decision.message
+    if action is Action.REMIND and intended >= Action.DENY and decision.advice:
+        message = decision.advice
+    return replace(decision, action=action, intended=intended, message=message)
 
 
 def _count_attempt(
@@ -506,17 +527,6 @@ def _finish_pre(
     *,
     can_deny: bool,
 ) -> Decision:
-    if not can_deny and decision.rule in (Rule.REPEAT, Rule.END_TURN) and decision.action >= Action.DENY:
-        # The call already ran (its PreToolUse was not seen): a denial text would be false.
-        decision = replace(
-            decision,
-            message=msg.detailed_reminder(
-                tool,
-                count,
-                arguments_text(key, config.preview_chars),
-                in_a_row=config.counting == "consecutive",
-            ),
-        )
     decision = replace(decision, count=count, tool=tool, summary=_summary(tool, key))
     decision = _with_mode(decision, config, can_deny=can_deny)
     if decision.action >= Action.DENY:
@@ -533,6 +543,11 @@ def _finish_pre(
 def _pre_tool_use(state: dict[str, Any], event: HookEvent, config: Config, now: float) -> Decision:
     agent = _agent(state, event.agent_id, now)
     assert event.tool_name is not None
+    if event.tool_use_id is not None and event.tool_use_id in agent["calls"]:
+        # The same call delivered again: the hook is registered twice (a plugin copy and a
+        # settings copy run in parallel), or a payload was re-sent. Count each call once; the
+        # client merges both answers, and a denial from the first one wins.
+        return ALLOW
     return _count_attempt(state, agent, event, event.tool_name, event.tool_input, event.tool_use_id, config, now, can_deny=True)
 
 

@@ -51,8 +51,10 @@ def slow_repeat_reminder(tool: str, count: int, seconds: float) -> str:
 
 
 def repeat_denial(tool: str, count: int, previous: str | None, limit: int, *, in_a_row: bool) -> str:
-    """`REPEAT_TOOL_BLOCKED`: the call was not run; quote the previous result's preview."""
+    """`REPEAT_TOOL_BLOCKED`: the call was not run; quote the previous result's preview (at most
+    4,000 characters, so the instruction after it always fits in what the clients pass on)."""
     how = "in a row" if in_a_row else "with no new result in between"
+    limit = min(limit, 4000)
     quoted = f' The previous identical call returned: """{_quote(previous, limit)}"""' if previous is not None else ""
     return (
         f"REPEAT_TOOL_BLOCKED: this {tool} call is identical to the previous ones and was not run "
@@ -84,6 +86,15 @@ def same_path_denial(tool: str, path: str, count: int, limit: int) -> str:
         f"REPEAT_TOOL_BLOCKED: {path} has been read {count} times by {tool} since it last "
         f"changed (limit {limit}; loop guard policy, not a tool failure). Its content is already "
         "in your context: use it, or edit the file before reading it again"
+    )
+
+
+def same_path_reminder(tool: str, path: str, count: int, limit: int) -> str:
+    """The same-path cap as a reminder (the read went ahead)."""
+    return (
+        f"[{PREFIX}] {path} has now been read {count} times by {tool} since it last changed "
+        f"(limit {limit}). Its content is already in your context: use it, or edit the file before "
+        "reading it again."
     )
 
 

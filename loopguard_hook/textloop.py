@@ -213,6 +213,6 @@ def final_message_stop(count: int) -> str:
 def user_notice(verdict: TextVerdict | None, *, same_reply: bool = False) -> str:
     """For the user (`systemMessage`, never shown to the model by either client)."""
     if same_reply:
-        return "loopguard: the agent gave the same reply to two different prompts; it will be reminded."
+        return "loopguard: the agent gave the same reply to different prompts; it will be reminded."
     assert verdict is not None
     return f"loopguard: the agent is repeating {verdict.kind}s of text ({verdict.count}x); it will be reminded."

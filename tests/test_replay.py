@@ -25,7 +25,7 @@ from loopguard_hook.payload import Client
 from loopguard_hook.render import render
 
 DATA = Path(__file__).parent / "data" / "transcripts"
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "payloads"
+SESSIONS = Path(__file__).resolve().parents[1] / "examples" / "sessions"
 MIXED = DATA / "claude-guard-mixed" / "ee89b18a-ecbc-44eb-8d85-fa4b3bc970e3.jsonl"
 SUBAGENT = MIXED.with_suffix("") / "subagents" / "agent-ad8c325e97ab37910.jsonl"
 SESSION_CAT_LOOP = "01a22b3f-0fb0-73e2-9a96-17dc6fb68029"
@@ -421,13 +421,11 @@ def test_claude_tool_result_outcomes(content: Any, is_error: bool, outcome: repl
     assert replay.classify_claude_result(content, is_error) is outcome
 
 
-@pytest.mark.parametrize("log", ["claude-code/2.1.332/all.jsonl", "codex/0.171.0/all.jsonl"])
+@pytest.mark.parametrize("log", sorted(p.name for p in SESSIONS.glob("*.jsonl")))
 def test_live_and_replay_agree_on_captured_payload_logs(log: str, tmp_path: Path) -> None:
-    path = SHARED / log
-    if not path.exists():
-        pytest.skip("shared payload captures not present")
-    recordings = replay.load([str(path)])
-    assert len(recordings) > 1 and all(r.format is replay.Format.HOOK_PAYLOADS for r in recordings)
+    """The real captured sessions of both clients, event by event."""
+    recordings = replay.load([str(SESSIONS / log)])
+    assert recordings and all(r.format is replay.Format.HOOK_PAYLOADS for r in recordings)
     options = HookOptions(state_dir=str(tmp_path / "state"))
     for recording in recordings:
         live = list(live_decisions(recording, tmp_path, options))
