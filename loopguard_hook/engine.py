@@ -289,7 +289,8 @@ def repeat_rule(ctx: CallContext) -> Decision | None:
     cfg, n, tool = ctx.config, ctx.count, ctx.tool
     in_a_row = cfg.counting == "consecutive"
     limit = cfg.result_preview_chars
-    advice = msg.detailed_reminder(tool, n, arguments_text(ctx.key, cfg.preview_chars), in_a_row=in_a_row)
+    if cfg.stop_at and n >= cfg.stop_at or cfg.deny_at and n >= cfg.deny_at:
+        advice = msg.detailed_reminder(tool, n, arguments_text(ctx.key, cfg.preview_chars), in_a_row=in_a_row)
     if cfg.stop_at and n >= cfg.stop_at:
         decision = Decision(
             Action.STOP,
@@ -299,7 +300,8 @@ def repeat_rule(ctx: CallContext) -> Decision | None:
             advice=advice,
         )
     elif cfg.deny_at and n >= cfg.deny_at:
-        decision = Decision(Action.DENY, Rule.REPEAT, msg.repeat_denial(tool, n, _previous_result(ctx), limit, in_a_row=in_a_row))
+        denial = msg.repeat_denial(tool, n, _previous_result(ctx), limit, in_a_row=in_a_row)
+        decision = Decision(Action.DENY, Rule.REPEAT, denial, advice=advice)
     else:
         thresholds = cfg.effective_remind_at()
         if n not in thresholds:

@@ -127,7 +127,9 @@ def test_dry_run_writes_nothing(tmp_path: Path) -> None:
 
 def test_modes(tmp_path: Path) -> None:
     outs = loop(tmp_path / "a", 6, env=dict(os.environ, LOOPGUARD_MODE="advise"))
-    assert b"deny" not in b"".join(outs) and b"REPEAT_TOOL_BLOCKED" in outs[4]
+    assert b"deny" not in b"".join(outs) and b"REPEAT_TOOL_BLOCKED" not in b"".join(outs)
+    advice = json.loads(outs[4])["hookSpecificOutput"]["additionalContext"]
+    assert "called 5 times" in advice and "not run" not in advice
     outs = loop(tmp_path / "o", 6, ("--mode", "observe"))
     assert outs == [b""] * 6
     log = (tmp_path / "o" / "decisions.jsonl").read_text().splitlines()
@@ -189,3 +191,18 @@ def test_replay_text_and_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0 and report["summary"]["denials"] >= 1
     assert cli(["replay", session, "--client", "codex"], capsys)[0] in (0, 1)
     assert cli(["replay", str(EXAMPLES / "nope.jsonl")], capsys)[0] == 1
+
+
+def test_same_tool_use_id_twice_counts_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A hook registered twice (plugin + settings) sees every PreToolUse twice: one attempt."""
+    for _ in range(2):
+        assert hook(["--state-dir", str(tmp_path)], READ).returncode == 0
+    code, out, _ = cli(["--state-dir", str(tmp_path), "status", "--json"], capsys)
+    assert code == 0 and json.loads(out)["sessions"][0]["agents"]["main"]["attempts"] == 1
+
+
+def test_status_says_what_observe_would_have_done(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    loop(tmp_path, 5, ("--mode", "observe"))
+    code, out, _ = cli(["status", "--state-dir", str(tmp_path)], capsys)
+    assert code == 0 and "allow (would deny) (LOOP_GUARD_REPEAT)" in out
+    assert "(last event used profile balanced (observe)" in out
