@@ -76,6 +76,7 @@ def run_hook(values: dict[str, object]) -> int:
 def main(argv: list[str] | None = None) -> int:
     """`loopguard-hook [hook] [OPTIONS]` runs the hook; other commands are handled by click."""
     args = sys.argv[1:] if argv is None else argv
+    values: dict[str, object] | None = None
     try:
         hook_args = args[1:] if args and args[0] == "hook" else args
         if not args or args[0] == "hook" or args[0].startswith("--"):
@@ -88,7 +89,19 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 1
     except Exception as exc:  # never a traceback on the user's terminal, never exit 2
+        try:
+            sys.stderr.write(_report_bug(exc, values) + "\n")
+        except Exception:
+            pass
+        return 1
+
+
+def _report_bug(exc: Exception, values: dict[str, object] | None) -> str:
+    """The one stderr line for an unexpected error, its traceback logged to `errors.log` if possible."""
+    try:
         from .hook import HookOptions, log_bug
 
-        sys.stderr.write(log_bug(None, os.environ, HookOptions(), exc) + "\n")
-        return 1
+        return log_bug(None, os.environ, HookOptions(**values) if values else HookOptions(), exc)  # type: ignore[arg-type]
+    except Exception:  # the package itself does not import (a broken install, an upgrade under way)
+        detail = (str(exc).splitlines() or [""])[0][:200]
+        return f"loopguard-hook: internal error ({type(exc).__name__}: {detail}); the call was let through"

@@ -2,8 +2,12 @@
 
 Covers API keys by their well-known shapes (`sk-…`, `ghp_…`/`github_pat_…`, `AKIA…`,
 `xox?-…`, `AIza…`), bearer tokens, `Authorization:` header values (as in `curl -H`),
-`password=`-style assignments, `.env`-style `SECRET_KEY=value` lines, URL credentials and
-PEM private-key blocks.
+`password=`-style assignments, `.env`-style `SECRET_KEY=value` lines and JSON `"password": …`
+pairs (also inside a call's canonical JSON, where quotes are escaped), URL credentials,
+`curl -u user:password` and PEM private-key blocks.
+
+Every pattern runs in linear time: `redact` also sees whole error texts, so no pattern may
+backtrack over a long run of name characters.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     ),
     (re.compile(r"(?i)(authorization\s*[:=]\s*)(?:(?:bearer|basic|token)\s+)?[^\s'\"\\,;]+"), r"\1" + MASK),
     (re.compile(r"(?i)\b(bearer\s+)[A-Za-z0-9._~+/=-]{8,}"), r"\1" + MASK),
-    (re.compile(r"\b(?:sk|rk|pk)-(?:[A-Za-z0-9_-]*-)?[A-Za-z0-9_-]{16,}"), MASK),
+    (re.compile(r"\b(?:sk|rk|pk)-[A-Za-z0-9_-]{16,}"), MASK),  # also sk-proj-…, sk-ant-…
     (re.compile(r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}"), MASK),
     (re.compile(r"\bgithub_pat_[A-Za-z0-9_]{20,}"), MASK),
     (re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), MASK),
@@ -27,16 +31,24 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b"), MASK),
     (re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}"), MASK),
     (re.compile(r"\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"), MASK),
-    (re.compile(r"(?i)(://[^/\s:@]+:)[^@\s/]+(@)"), r"\1" + MASK + r"\2"),
+    (re.compile(r"(?i)(://[^/\s:@]++:)[^@\s/]++(@)"), r"\1" + MASK + r"\2"),
     (
         re.compile(
-            r"(?i)\b([A-Z0-9_.-]*(?:passw(?:or)?d|passwd|pwd|secret|token|api[_-]?key|apikey|"
-            r"access[_-]?key|private[_-]?key|credentials?|auth)[A-Z0-9_.-]*\s*[=:]\s*)"
-            r"(\"[^\"]*\"|'[^']*'|[^\s'\",;&]+)"
+            # a whole name (matched possessively, so a long dotted run costs linear time) that
+            # contains a key word
+            r"(?i)(?<![A-Z0-9_.-])((?=[A-Z0-9_.-]*?(?:passw(?:or)?d|passwd|pwd|secret|token|api[_-]?key|"
+            r"apikey|access[_-]?key|private[_-]?key|credentials?|auth))[A-Z0-9_.-]++"
+            # the key may close a quote (`"password": "x"`, also JSON-escaped as `\"password\"`)
+            r"(?:\\?[\"'])?\s*[=:]\s*)"
+            # the value: quoted, quoted inside a JSON string (`\"x\"`, as in a call's canonical
+            # arguments), or bare; a quote left open by a cut preview still hides the rest
+            r"(\\\"(?:[^\"\\]|\\[^\"])*(?:\\\")?|\"[^\"]*\"?|'[^']*'?|[^\s'\",;&\\]+)"
         ),
         r"\1" + MASK,
     ),
     (re.compile(r"(?i)(--(?:password|token|api-key|secret)[= ])\S+"), r"\1" + MASK),
+    # `curl -u user:password`, `--user user:password`
+    (re.compile(r"(?i)((?:^|\s)(?:-u|--user)[= ]?\s*\\?[\"']?[^\s:'\"\\]+:)[^\s'\"\\]+"), r"\1" + MASK),
 )
 
 

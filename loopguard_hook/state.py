@@ -22,6 +22,7 @@ import errno
 import hashlib
 import os
 import re
+import stat
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -42,6 +43,9 @@ _SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+#: A session's files; the lock file last, since deleting a session happens under its lock.
+_SUFFIXES = (".json", ".tmp", ".corrupt", ".lock")
 #: Largest ledger read back; anything bigger is not ours and is moved aside.
 MAX_STATE_BYTES = 4 * 1024 * 1024
 
@@ -82,6 +86,19 @@ def session_file_name(session_id: str) -> str:
         return session_id
     raw = session_id.encode("utf-8", "surrogatepass")
     return "_" + hashlib.blake2b(raw, digest_size=16).hexdigest()
+
+
+def _read_regular(dir_fd: int, path: str) -> bytes | None:
+    """Up to `MAX_STATE_BYTES + 1` bytes of a regular file; None when it is anything else.
+
+    Opened without following a symlink (ELOOP) and without blocking: a FIFO planted in place of
+    a ledger would otherwise hang the hook until the client's timeout.
+    """
+    fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _CLOEXEC, dir_fd=dir_fd)
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return fh.read(MAX_STATE_BYTES + 1)
 
 
 @dataclass(slots=True)
@@ -149,36 +166,76 @@ class Store:
     # -- locking --------------------------------------------------------------------------
 
     @contextmanager
-    def _lock(self, dir_fd: int, name: str) -> Iterator[None]:
+    def _lock(self, dir_fd: int, name: str, *, wait: bool = True) -> Iterator[bool]:
+        """Hold the session's exclusive lock; yields False only when `wait=False` and it is busy.
+
+        Raises:
+            StateError: the lock file cannot be opened.
+            LockTimeout: `wait=True` and the lock stayed busy for `lock_timeout` seconds.
+        """
         lock_name = name + ".lock"
+        deadline = time.monotonic() + (self.lock_timeout if wait else 0.0)
+        while True:
+            fd = self._open_lock(dir_fd, lock_name)
+            try:
+                os.fchmod(fd, 0o600)
+                got = fcntl is None or self._acquire(fd, deadline, raise_on_timeout=wait)
+                # `gc` or `reset` may have deleted the lock file while this process waited on it;
+                # the next process would lock a new file of that name, so take that one instead.
+                current = got and (fcntl is None or self._is_current(fd, dir_fd, lock_name))
+            except BaseException:
+                os.close(fd)
+                raise
+            if current:
+                break
+            os.close(fd)
+            if not got:
+                yield False
+                return
         try:
-            fd = os.open(lock_name, os.O_RDWR | os.O_CREAT | _NOFOLLOW | _CLOEXEC, 0o600, dir_fd=dir_fd)
-        except OSError as exc:
-            if exc.errno == errno.ELOOP:
-                # A symlink was planted as the lock file: remove the link, never follow it.
-                os.unlink(lock_name, dir_fd=dir_fd)
-                fd = os.open(lock_name, os.O_RDWR | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, 0o600, dir_fd=dir_fd)
-            else:
-                raise StateError(f"lock file {lock_name}: {exc.strerror or exc}") from None
-        try:
-            os.fchmod(fd, 0o600)
-            if fcntl is not None:
-                self._acquire(fd)
-            yield
+            yield True
         finally:
             os.close(fd)  # closing releases the flock
 
-    def _acquire(self, fd: int) -> None:
-        deadline = time.monotonic() + self.lock_timeout
+    @staticmethod
+    def _open_lock(dir_fd: int, lock_name: str) -> int:
+        flags = os.O_RDWR | os.O_CREAT | _NOFOLLOW | _CLOEXEC
+        for _ in range(3):
+            try:
+                return os.open(lock_name, flags, 0o600, dir_fd=dir_fd)
+            except OSError as exc:
+                if exc.errno != errno.ELOOP:
+                    raise StateError(f"lock file {lock_name}: {exc.strerror or exc}") from None
+            # A symlink was planted as the lock file: remove the link, never follow it.
+            try:
+                os.unlink(lock_name, dir_fd=dir_fd)
+            except FileNotFoundError:
+                pass
+            except OSError as exc:
+                raise StateError(f"lock file {lock_name} is a symlink: {exc.strerror or exc}") from None
+        raise StateError(f"lock file {lock_name} keeps being replaced by a symlink")
+
+    @staticmethod
+    def _is_current(fd: int, dir_fd: int, lock_name: str) -> bool:
+        try:
+            named = os.stat(lock_name, dir_fd=dir_fd, follow_symlinks=False)
+        except FileNotFoundError:
+            return False
+        held = os.fstat(fd)
+        return (named.st_dev, named.st_ino) == (held.st_dev, held.st_ino)
+
+    def _acquire(self, fd: int, deadline: float, *, raise_on_timeout: bool = True) -> bool:
         delay = 0.0005
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return
+                return True
             except BlockingIOError:
                 pass
             now = time.monotonic()
             if now >= deadline:
+                if not raise_on_timeout:
+                    return False
                 raise LockTimeout(
                     f"session lock busy for {self.lock_timeout:g} s (another hook process hangs?); "
                     "letting this call through"
@@ -191,7 +248,7 @@ class Store:
     def _read(self, dir_fd: int, name: str) -> Loaded:
         path = name + ".json"
         try:
-            fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _CLOEXEC, dir_fd=dir_fd)
+            data = _read_regular(dir_fd, path)
         except FileNotFoundError:
             return Loaded(None)
         except OSError as exc:
@@ -200,12 +257,7 @@ class Store:
                 return Loaded(None, "state file was a symlink; removed it and started the session afresh")
             raise StateError(f"state file {path}: {exc.strerror or exc}") from None
         try:
-            with os.fdopen(fd, "rb") as fh:
-                data = fh.read(MAX_STATE_BYTES + 1)
-        except OSError as exc:
-            raise StateError(f"state file {path}: {exc.strerror or exc}") from None
-        try:
-            state = orjson.loads(data) if len(data) <= MAX_STATE_BYTES else None
+            state = orjson.loads(data) if data is not None and len(data) <= MAX_STATE_BYTES else None
         except orjson.JSONDecodeError:
             state = None
         if _valid(state):
@@ -272,11 +324,9 @@ class Store:
                 handle = SessionHandle(loaded.state, loaded.warning)
                 yield handle
                 if handle.delete:
-                    for suffix in (".json", ".tmp"):
-                        try:
-                            os.unlink(name + suffix, dir_fd=dir_fd)
-                        except FileNotFoundError:
-                            pass
+                    # Every file of the session, the lock too (held here; a process waiting on it
+                    # notices and locks the new one), so ended sessions leave nothing behind.
+                    self._unlink_session(dir_fd, name)
                 elif handle.dirty and handle.state is not None:
                     self._write(dir_fd, name, handle.state)
         finally:
@@ -286,13 +336,11 @@ class Store:
         if dir_fd is None:
             return Loaded(None)
         try:
-            fd = os.open(name + ".json", os.O_RDONLY | _NOFOLLOW | _CLOEXEC, dir_fd=dir_fd)
+            data = _read_regular(dir_fd, name + ".json")
         except OSError:
             return Loaded(None)
-        with os.fdopen(fd, "rb") as fh:
-            data = fh.read(MAX_STATE_BYTES + 1)
         try:
-            state = orjson.loads(data)
+            state = orjson.loads(data) if data is not None else None
         except orjson.JSONDecodeError:
             return Loaded(None, f"state file {name}.json is unreadable; ignoring it (dry run)")
         return Loaded(state if _valid(state) else None)
@@ -302,24 +350,28 @@ class Store:
     def list_sessions(self) -> list[tuple[str, dict[str, Any] | None, float]]:
         """Every ledger as `(file stem, state or None if unreadable, mtime in seconds)`."""
         out: list[tuple[str, dict[str, Any] | None, float]] = []
-        try:
-            names = sorted(os.listdir(self.sessions))
-        except OSError:
+        dir_fd = self._dir_fd()
+        if dir_fd is None:
             return out
-        for entry in names:
-            if not entry.endswith(".json"):
-                continue
-            path = os.path.join(self.sessions, entry)
-            try:
-                if os.path.islink(path):
+        try:
+            names = sorted(os.listdir(dir_fd))
+            for entry in names:
+                if not entry.endswith(".json"):
                     continue
-                mtime = os.stat(path).st_mtime
-                with open(path, "rb") as fh:
-                    state = orjson.loads(fh.read(MAX_STATE_BYTES + 1))
-            except (OSError, orjson.JSONDecodeError):
-                out.append((entry[:-5], None, 0.0))
-                continue
-            out.append((entry[:-5], state if _valid(state) else None, mtime))
+                try:
+                    info = os.stat(entry, dir_fd=dir_fd, follow_symlinks=False)
+                    if stat.S_ISLNK(info.st_mode):
+                        continue
+                    data = _read_regular(dir_fd, entry)
+                    state = orjson.loads(data) if data is not None else None
+                except (OSError, orjson.JSONDecodeError):
+                    out.append((entry[:-5], None, 0.0))
+                    continue
+                out.append((entry[:-5], state if _valid(state) else None, info.st_mtime))
+        except OSError:
+            pass
+        finally:
+            os.close(dir_fd)
         return out
 
     def find(self, session_id: str) -> str:
@@ -327,40 +379,77 @@ class Store:
         return session_file_name(session_id)
 
     def remove(self, stem: str) -> bool:
-        """Delete one session's files. True if a ledger existed."""
+        """Delete one session's files, under its lock so that a hook in the middle of an update
+        finishes first. True if a ledger existed.
+
+        Raises:
+            StateError: a file cannot be deleted, or the lock stayed busy.
+        """
+        dir_fd = self._dir_fd()
+        if dir_fd is None:
+            return False
+        try:
+            with self._lock(dir_fd, stem):
+                return self._unlink_session(dir_fd, stem)
+        except LockTimeout:
+            raise StateError(f"session {stem} is locked by a hook process; try again") from None
+        finally:
+            os.close(dir_fd)
+
+    def gc(self, older_than: float, now: float) -> list[str]:
+        """Delete the files of sessions idle for more than `older_than` seconds; return their stems.
+
+        A session whose lock is held (a hook is updating it) is not idle and is kept.
+        """
+        removed: list[str] = []
+        dir_fd = self._dir_fd()
+        if dir_fd is None:
+            return removed
+        try:
+            stems: dict[str, float] = {}
+            for entry in os.listdir(dir_fd):
+                stem, dot, _ = entry.rpartition(".")
+                if dot:
+                    stems[stem] = max(stems.get(stem, 0.0), self._mtime(dir_fd, entry))
+            for stem, mtime in sorted(stems.items()):
+                if now - mtime <= older_than:
+                    continue
+                with self._lock(dir_fd, stem, wait=False) as held:
+                    if not held:
+                        continue
+                    newest = max(self._mtime(dir_fd, stem + suffix) for suffix in _SUFFIXES)
+                    if now - newest <= older_than:
+                        continue  # written between the listing and the lock
+                    self._unlink_session(dir_fd, stem)
+                removed.append(stem)
+        except OSError as exc:
+            if isinstance(exc, StateError):
+                raise
+            raise StateError(f"state directory {self.sessions}: {exc.strerror or exc}") from None
+        finally:
+            os.close(dir_fd)
+        return removed
+
+    @staticmethod
+    def _mtime(dir_fd: int, entry: str) -> float:
+        try:
+            return os.stat(entry, dir_fd=dir_fd, follow_symlinks=False).st_mtime
+        except OSError:
+            return 0.0
+
+    @staticmethod
+    def _unlink_session(dir_fd: int, stem: str) -> bool:
+        """Unlink a session's files, the lock file last (the caller holds it)."""
         found = False
-        for suffix in (".json", ".tmp", ".lock", ".corrupt"):
+        for suffix in _SUFFIXES:
             try:
-                os.unlink(os.path.join(self.sessions, stem + suffix))
+                os.unlink(stem + suffix, dir_fd=dir_fd)
                 found = found or suffix == ".json"
             except FileNotFoundError:
                 pass
             except OSError as exc:
                 raise StateError(f"cannot delete {stem}{suffix}: {exc.strerror or exc}") from None
         return found
-
-    def gc(self, older_than: float, now: float) -> list[str]:
-        """Delete the files of sessions idle for more than `older_than` seconds; return their stems."""
-        removed: list[str] = []
-        try:
-            entries = os.listdir(self.sessions)
-        except OSError:
-            return removed
-        stems: dict[str, float] = {}
-        for entry in entries:
-            stem, dot, _ = entry.rpartition(".")
-            if not dot:
-                continue
-            try:
-                mtime = os.lstat(os.path.join(self.sessions, entry)).st_mtime
-            except OSError:
-                continue
-            stems[stem] = max(stems.get(stem, 0.0), mtime)
-        for stem, mtime in sorted(stems.items()):
-            if now - mtime > older_than:
-                self.remove(stem)
-                removed.append(stem)
-        return removed
 
     # -- logs -----------------------------------------------------------------------------
 
@@ -376,8 +465,11 @@ class Store:
         except OSError as exc:
             raise StateError(f"cannot write {path}: {exc.strerror or exc}") from None
         try:
+            os.fchmod(fd, 0o600)
             os.write(fd, line if line.endswith(b"\n") else line + b"\n")
             size = os.fstat(fd).st_size
+        except OSError as exc:  # a full disk must not turn a decision into an internal error
+            raise StateError(f"cannot write {path}: {exc.strerror or exc}") from None
         finally:
             os.close(fd)
         if size > self.audit_max_bytes:
