@@ -501,6 +501,34 @@ while True:
 """
 
 
+# One hook run cut into stages, each timed with perf_counter inside the child: the marginal cost
+# of every import in this order (a module shared with an earlier stage is charged to the earlier
+# one: orjson also imports dataclasses, enum and json). Uses only built-in modules before the
+# stages so that nothing is imported ahead of time.
+STAGES = r"""
+import sys, time
+marks = [time.perf_counter()]
+names = []
+def mark(name):
+    marks.append(time.perf_counter())
+    names.append(name)
+import re; mark("re (the console script imports it)")
+import enum; mark("enum")
+import dataclasses; mark("dataclasses (+ inspect, ast, dis, tokenize)")
+import orjson; mark("orjson (+ json, uuid, platform, datetime)")
+import typing; mark("typing")
+import hashlib; mark("hashlib (+ _hashlib, OpenSSL)")
+import loopguard_hook._entry, loopguard_hook.hook as hook; mark("loopguard_hook modules (classes, regexes)")
+import platformdirs; mark("platformdirs (+ pathlib, tempfile, shutil, bz2, lzma, random)")
+import os
+with open(sys.argv[2], "rb") as fh:
+    raw = fh.read()
+result = hook.run(raw, options=hook.HookOptions(state_dir=sys.argv[1]), environ=os.environ)
+mark("hook.run: config, lock, read, decide, write")
+print(repr((int(result.exit_code), [(n, b - a) for n, a, b in zip(names, marks, marks[1:])])))
+"""
+
+
 class Runner:
     """Runs children through the spawner: `posix_spawn`, then `wait4` (wall, CPU, max RSS)."""
 
@@ -642,6 +670,34 @@ def run_concurrency(runner: Runner, python: Path, snapshot: Path, saved: bytes, 
         "exit_codes_nonzero": sum(1 for c in codes if c != 0),
         "lock_timeouts": sum(1 for s in stderr if "lock busy" in s),
         "stderr": [s for s in stderr if s][:3],
+    }
+
+
+def run_stages(runner: Runner, python: Path, hook_case: Case, repeat: int) -> dict[str, Any]:
+    """Median and fastest time of each stage of STAGES over `repeat` children."""
+    import ast
+
+    assert hook_case.snapshot is not None
+    state_dir = str(hook_case.snapshot.parent.parent)
+    per_stage: dict[str, list[float]] = {}
+    totals = []
+    for _ in range(repeat):
+        hook_case.restore()
+        result = runner.once([str(python), "-c", STAGES, state_dir, hook_case.stdin])
+        if result["rc"] != 0:
+            continue
+        code, stages = ast.literal_eval(Path(runner.out).read_text())
+        if code != 0:
+            continue
+        totals.append(result["wall"])
+        for name, seconds in stages:
+            per_stage.setdefault(name, []).append(seconds)
+    hook_case.restore()
+    return {
+        "runs": len(totals),
+        "stages": [{"stage": name, "median_ms": statistics.median(v) * 1000, "min_ms": min(v) * 1000}
+                   for name, v in per_stage.items()],
+        "process_wall_ms_median": statistics.median(totals) * 1000 if totals else float("nan"),
     }
 
 
@@ -832,6 +888,16 @@ def report(results: dict[str, Any]) -> str:
         total = imp["hook_path_import_us_median"] or 1
         for name, us in imp["groups_us"][:16]:
             lines.append(f"  {name:<56} {us / 1000:8.2f} {us / total:6.1%}")
+    stages = results.get("stages")
+    if stages:
+        lines.append("")
+        lines.append(f"The hook (1,000 calls) in stages, timed inside the child, {stages['runs']} runs "
+                     f"(interpreter start-up not included; whole process {stages['process_wall_ms_median']:.0f} ms):")
+        lines.append(f"  {'stage':<66} {'median ms':>9} {'best ms':>8}")
+        for st in sorted(stages["stages"], key=lambda x: -x["median_ms"]):
+            lines.append(f"  {st['stage']:<66} {st['median_ms']:9.2f} {st['min_ms']:8.2f}")
+        lines.append(f"  {'total':<66} {sum(x['median_ms'] for x in stages['stages']):9.2f} "
+                     f"{sum(x['min_ms'] for x in stages['stages']):8.2f}")
     prof = results.get("profile")
     if prof:
         lines.append("")
@@ -984,10 +1050,12 @@ def main(argv: list[str] | None = None) -> int:
         state_sizes = {k: os.path.getsize(v) for k, v in snapshots.items() if k.isdigit()}
 
         importtime = None
+        stages = None
         profile = None
         if not args.quick:
             print("import-time breakdown and in-process profile...", file=sys.stderr)
             importtime = run_importtime(runner, python, by_key["hook_1000"], 9)
+            stages = run_stages(runner, python, by_key["hook_1000"], 21)
             prof = subprocess.run([py, str(Path(__file__).resolve()), "--worker", "profile", "--work", str(work),
                                    "--repeat", "15"], env=env, capture_output=True, text=True, check=False)
             if prof.returncode == 0:
@@ -1041,6 +1109,7 @@ def main(argv: list[str] | None = None) -> int:
             "state_file_bytes": state_sizes,
             "targets": targets,
             "importtime": importtime,
+            "stages": stages,
             "profile": profile,
             "seconds": time.perf_counter() - started,
         }
