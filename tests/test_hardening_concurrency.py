@@ -15,13 +15,24 @@ import threading
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import orjson
 import pytest
+from test_hardening_helpers import HOOK, Run, dumps, finish, load_state, pre, spawn, wait_until_reading_stdin
 
 from loopguard_hook.state import _valid, session_file_name
-from test_hardening_helpers import HOOK, Run, dumps, finish, load_state, pre, spawn, wait_until_reading_stdin
+
+
+@dataclass
+class Watch:
+    """What the watcher thread saw of the ledger during the kill run."""
+
+    reads: int = 0
+    bad: list[bytes] = field(default_factory=list)
+    max_tmp: int = 0
+    other: set[str] = field(default_factory=set)
 
 
 def _payload(session: str, worker: int, index: int, client: str = "claude-code") -> bytes:
@@ -44,7 +55,9 @@ def test_32_processes_started_at_the_same_moment_all_count(tmp_path: Path) -> No
     outcomes: list[Run] = []
     threads = []
     for worker, proc in enumerate(procs):
-        thread = threading.Thread(target=lambda p=proc, w=worker: outcomes.append(finish(p, _payload("burst", w, 0), started=started)))
+        thread = threading.Thread(
+            target=lambda p=proc, w=worker: outcomes.append(finish(p, _payload("burst", w, 0), started=started))
+        )
         thread.start()
         threads.append(thread)
     for thread in threads:
@@ -60,8 +73,9 @@ def test_32_processes_started_at_the_same_moment_all_count(tmp_path: Path) -> No
     print(f"\n32 simultaneous hooks: all exit 0 in {max(o.seconds for o in outcomes):.2f} s, ledger holds 32 attempts")
 
 
-def _load_run(tmp_path: Path, sessions: int, workers: int = 64, events: int = 20,
-              lock_timeout: str | None = None) -> tuple[float, list[int], list[str]]:
+def _load_run(
+    tmp_path: Path, sessions: int, workers: int = 64, events: int = 20, lock_timeout: str | None = None
+) -> tuple[float, list[int], list[str]]:
     """`workers` threads, each running `events` hook processes one after the other; returns the
     wall time, the attempts each ledger counts, and the stderr of every process that failed."""
     state = tmp_path / "state"
@@ -117,8 +131,10 @@ def test_64_processes_on_one_session_with_the_default_lock_timeout_fail_open_cle
     """Overload on purpose: the bounded wait gives up, and then only cleanly (one line, exit 1,
     the call not counted); every process that exited 0 is in the ledger."""
     elapsed, counts, failures = _load_run(tmp_path, sessions=1, events=5)
-    print(f"\n64 x 5 on one session, lock_timeout 2 s: {len(failures)} of 320 failed open on the lock, "
-          f"ledger counts {counts[0]} = the processes that exited 0, {elapsed:.1f} s")
+    print(
+        f"\n64 x 5 on one session, lock_timeout 2 s: {len(failures)} of 320 failed open on the lock, "
+        f"ledger counts {counts[0]} = the processes that exited 0, {elapsed:.1f} s"
+    )
 
 
 @pytest.mark.slow
@@ -130,7 +146,7 @@ def test_1000_updates_with_random_sigkills_never_corrupt_or_lose_a_finished_upda
     total, parallel = 1000, 16
     rng = random.Random(20261130)
     stop = threading.Event()
-    watch = {"reads": 0, "bad": [], "max_tmp": 0, "other": set()}
+    watch = Watch()
 
     def watcher() -> None:
         while not stop.is_set():
@@ -139,18 +155,18 @@ def test_1000_updates_with_random_sigkills_never_corrupt_or_lose_a_finished_upda
             except FileNotFoundError:
                 data = None
             if data is not None:
-                watch["reads"] += 1
+                watch.reads += 1
                 try:
                     if not _valid(orjson.loads(data)):
-                        watch["bad"].append(data[:200])
+                        watch.bad.append(data[:200])
                 except orjson.JSONDecodeError:
-                    watch["bad"].append(data[:200])
+                    watch.bad.append(data[:200])
             try:
                 kinds = _files(state)
             except FileNotFoundError:
                 kinds = Counter()
-            watch["max_tmp"] = max(watch["max_tmp"], kinds.get("tmp", 0))
-            watch["other"] |= set(kinds) - {"json", "lock", "tmp"}
+            watch.max_tmp = max(watch.max_tmp, kinds.get("tmp", 0))
+            watch.other |= set(kinds) - {"json", "lock", "tmp"}
             time.sleep(0.001)
 
     results: list[tuple[bool, int]] = []  # (kill scheduled, exit code or -signal)
@@ -168,8 +184,9 @@ def test_1000_updates_with_random_sigkills_never_corrupt_or_lose_a_finished_upda
             if index is None:
                 return
             born = time.monotonic()
-            proc = subprocess.Popen([HOOK, "--state-dir", str(state)], stdin=subprocess.PIPE,
-                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            proc = subprocess.Popen(
+                [HOOK, "--state-dir", str(state)], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            )
             assert proc.stdin is not None
             try:
                 proc.stdin.write(_payload("crash", 0, index))
@@ -205,12 +222,14 @@ def test_1000_updates_with_random_sigkills_never_corrupt_or_lose_a_finished_upda
     failed = [code for _, code in results if code not in (0, -signal.SIGKILL)]
     assert not failed, f"exit codes other than 0 or SIGKILL: {Counter(failed)}"
     assert killed >= 100, f"only {killed} processes were killed mid-run: the test did not test"
-    assert not watch["bad"], f"the ledger did not parse {len(watch['bad'])} times: {watch['bad'][0]!r}"
-    assert watch["max_tmp"] <= 1 and not watch["other"], watch
+    assert not watch.bad, f"the ledger did not parse {len(watch.bad)} times: {watch.bad[0]!r}"
+    assert watch.max_tmp <= 1 and not watch.other, watch
     ledger = load_state(state, "crash")
     attempts = ledger["agents"]["main"]["attempts"]
     assert finished_ok <= attempts <= total, f"{finished_ok} processes exited 0 but the ledger counts {attempts}"
     assert _files(state)["tmp"] <= 1 and set(_files(state)) <= {"json", "lock", "tmp"}
-    print(f"\nSIGKILL run: {total} processes, {killed} killed mid-run ({attempts - finished_ok} of them after "
-          f"their update was written), {finished_ok} exited 0, ledger counts {attempts} attempts, ledger read "
-          f"{watch['reads']} times and always parsed, at most {watch['max_tmp']} temp file, {elapsed:.1f} s")
+    print(
+        f"\nSIGKILL run: {total} processes, {killed} killed mid-run ({attempts - finished_ok} of them after "
+        f"their update was written), {finished_ok} exited 0, ledger counts {attempts} attempts, ledger read "
+        f"{watch.reads} times and always parsed, at most {watch.max_tmp} temp file, {elapsed:.1f} s"
+    )

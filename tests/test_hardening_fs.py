@@ -9,6 +9,7 @@ fail open (exit 1, one stderr line, no stdout) within the bounded wait; director
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import stat
@@ -22,21 +23,23 @@ from pathlib import Path
 
 import orjson
 import pytest
-
-from loopguard_hook.hook import HookOptions, run
-from loopguard_hook.state import Store, session_file_name
 from test_hardening_helpers import (
     HOOK,
+    at,
     can_drop_capabilities,
     can_unshare_mount,
     drop_file_capabilities,
     dumps,
+    in_private_mount_namespace,
     load_state,
     post,
     pre,
     run_hook,
     snapshot,
 )
+
+from loopguard_hook.hook import HookOptions, run
+from loopguard_hook.state import Store, session_file_name
 
 T0 = 1_800_000_000.0
 
@@ -64,7 +67,9 @@ def _call_sequence(client: str, session_id: str, cwd: str) -> list[bytes]:
     events = []
     for i in range(5):
         events.append(dumps(pre(client, session_id, "Bash", {"command": "ls"}, f"toolu_{i}", cwd=cwd)))
-        events.append(dumps(post(client, session_id, "Bash", {"command": "ls"}, f"toolu_{i}", {"stdout": "a", "stderr": ""}, cwd=cwd)))
+        events.append(
+            dumps(post(client, session_id, "Bash", {"command": "ls"}, f"toolu_{i}", {"stdout": "a", "stderr": ""}, cwd=cwd))
+        )
     return events
 
 
@@ -75,12 +80,11 @@ def test_hostile_session_ids_stay_inside_the_state_directory(label: str, tmp_pat
     state = world / "a" / "b" / "state"
     cwd = world / "a" / "b" / "cwd"
     cwd.mkdir(parents=True)
-    tmp_before = set(os.listdir("/tmp"))
     before = snapshot(world)
     # The whole sequence in-process (the same store code, real files), then one real process.
     opts = HookOptions(state_dir=str(state))
     for i, raw in enumerate(_call_sequence("claude-code", session_id, str(cwd))):
-        result = run(raw, options=opts, environ={}, user_config="", clock=lambda i=i: T0 + 3 * i)
+        result = run(raw, options=opts, environ={}, user_config="", clock=at(T0 + 3 * i))
         assert result.exit_code == 0, result.stderr
     last = dumps(pre("codex", session_id, "Bash", {"command": "pwd"}, "call_x", cwd=str(cwd)))
     if label in REAL_PROCESS:
@@ -88,7 +92,7 @@ def test_hostile_session_ids_stay_inside_the_state_directory(label: str, tmp_pat
         assert outcome.returncode == 0, outcome.stderr
         assert outcome.stderr == b""
     else:
-        result = run(last, options=opts, environ={}, user_config="", clock=lambda: T0 + 60)
+        result = run(last, options=opts, environ={}, user_config="", clock=at(T0 + 60))
         assert result.exit_code == 0 and result.stderr == "", result.stderr
 
     after = snapshot(world)
@@ -115,7 +119,7 @@ def test_hostile_session_ids_stay_inside_the_state_directory(label: str, tmp_pat
 def _seed(state: Path, session: str = "s1") -> None:
     """One attempt in the ledger (in-process: the same store code, without a process start)."""
     payload = dumps(pre("claude-code", session, "Bash", {"command": "ls"}, "toolu_seed"))
-    result = run(payload, options=HookOptions(state_dir=str(state)), environ={}, user_config="", clock=lambda: T0)
+    result = run(payload, options=HookOptions(state_dir=str(state)), environ={}, user_config="", clock=at(T0))
     assert result.exit_code == 0, result.stderr
 
 
@@ -171,8 +175,13 @@ def test_a_symlinked_audit_log_is_not_followed(tmp_path: Path) -> None:
     (state / "decisions.jsonl").symlink_to(victim)
     opts = HookOptions(state_dir=str(state))
     results = [
-        run(dumps(pre("claude-code", "s1", "Bash", {"command": "ls"}, f"toolu_{i}")), options=opts, environ={},
-            user_config="", clock=lambda i=i: T0 + 5 * i)
+        run(
+            dumps(pre("claude-code", "s1", "Bash", {"command": "ls"}, f"toolu_{i}")),
+            options=opts,
+            environ={},
+            user_config="",
+            clock=at(T0 + 5 * i),
+        )
         for i in range(3)
     ]
     assert victim.read_text() == "precious\n"
@@ -187,7 +196,9 @@ def test_a_fifo_in_place_of_the_ledger_does_not_hang_the_hook(tmp_path: Path) ->
     ledger = state / "sessions" / "s1.json"
     ledger.unlink()
     os.mkfifo(ledger)
-    outcome = run_hook(dumps(pre("claude-code", "s1", "Bash", {"command": "ls"}, "toolu_2")), "--state-dir", str(state), timeout=15)
+    outcome = run_hook(
+        dumps(pre("claude-code", "s1", "Bash", {"command": "ls"}, "toolu_2")), "--state-dir", str(state), timeout=15
+    )
     assert outcome.returncode == 0, outcome.stderr
     assert len(outcome.stderr_lines) == 1, "one line says the ledger was moved aside"
     assert load_state(state, "s1")["attempts"] == 1
@@ -218,7 +229,8 @@ def test_a_read_only_state_directory_fails_open(existing: bool, tmp_path: Path) 
     try:
         outcome = run_hook(
             dumps(pre("claude-code", "s1", "Bash", {"command": "ls"}, "toolu_2")),
-            "--state-dir", str(state),
+            "--state-dir",
+            str(state),
             preexec_fn=drop_file_capabilities if os.geteuid() == 0 else None,
         )
         after = snapshot(state)
@@ -244,8 +256,12 @@ def test_a_full_disk_fails_open_and_keeps_the_ledger(tmp_path: Path) -> None:
     state = tmp_path / "state"
     _seed(state)
     before = snapshot(state)
-    outcome = run_hook(dumps(pre("claude-code", "s1", "Bash", {"command": "ls"}, "toolu_2")), "--state-dir", str(state),
-                       preexec_fn=_set_fsize_limit)
+    outcome = run_hook(
+        dumps(pre("claude-code", "s1", "Bash", {"command": "ls"}, "toolu_2")),
+        "--state-dir",
+        str(state),
+        preexec_fn=_set_fsize_limit,
+    )
     assert outcome.returncode == 1
     assert len(outcome.stderr_lines) == 1 and outcome.stdout == b""
     assert "cannot write state file" in outcome.stderr_lines[0]
@@ -294,11 +310,7 @@ def test_a_really_full_tmpfs_fails_open(tmp_path: Path) -> None:
     mount_point.mkdir()
     payloads = [dumps(pre("claude-code", "s1", "Bash", {"command": f"echo {i}"}, f"toolu_{i}")).decode() for i in range(4)]
     payloads.append(dumps(pre("claude-code", "s1", "Bash", {"command": "echo done"}, "toolu_done")).decode())
-    proc = subprocess.run(
-        ["unshare", "-m", "--propagation", "private", sys.executable, "-c", _TMPFS_DRIVER, HOOK, str(mount_point),
-         orjson.dumps(payloads).decode()],
-        capture_output=True, timeout=120,
-    )
+    proc = in_private_mount_namespace(_TMPFS_DRIVER, HOOK, str(mount_point), orjson.dumps(payloads).decode())
     assert proc.returncode == 0, proc.stderr.decode()[-2000:]
     results = orjson.loads(proc.stdout)
     assert results["seed"]["rc"] == 0
@@ -327,8 +339,9 @@ def test_no_home_and_no_passwd_entry_fails_open_in_process(tmp_path: Path, monke
 
     monkeypatch.setattr(pwd, "getpwuid", no_entry)
     monkeypatch.chdir(tmp_path)
-    result = run(dumps(pre("claude-code", "s1", "Bash", {"command": "ls"}, "toolu_1")), options=HookOptions(),
-                 environ=dict(os.environ))
+    result = run(
+        dumps(pre("claude-code", "s1", "Bash", {"command": "ls"}, "toolu_1")), options=HookOptions(), environ=dict(os.environ)
+    )
     assert result.exit_code == 1
     assert result.stdout == b""
     assert result.stderr.startswith("loopguard-hook: state: cannot find a cache directory")
@@ -377,11 +390,7 @@ _NO_HOME_DRIVER = textwrap.dedent(
 def test_no_home_in_a_real_process(hide_passwd: bool, tmp_path: Path) -> None:
     """The real console script with HOME and XDG_* unset and no --state-dir."""
     payload = dumps(pre("claude-code", "s1", "Bash", {"command": "ls"}, "toolu_1")).decode()
-    proc = subprocess.run(
-        ["unshare", "-m", "--propagation", "private", sys.executable, "-c", _NO_HOME_DRIVER, HOOK, str(tmp_path),
-         payload, "1" if hide_passwd else "0"],
-        capture_output=True, timeout=60,
-    )
+    proc = in_private_mount_namespace(_NO_HOME_DRIVER, HOOK, str(tmp_path), payload, "1" if hide_passwd else "0")
     assert proc.returncode == 0, proc.stderr.decode()[-2000:]
     got = orjson.loads(proc.stdout)
     assert "Traceback" not in got["err"] and got["out"] == ""
@@ -487,7 +496,10 @@ def test_a_hook_waiting_on_a_lock_file_that_gets_deleted_locks_the_new_one(tmp_p
     with first, second:
         first.enter_context(store.session("s1"))  # holds the lock on the current file
         waiter = subprocess.Popen(
-            [HOOK, "--state-dir", str(state)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            [HOOK, "--state-dir", str(state)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             env={**os.environ, "LOOPGUARD_LOCK_TIMEOUT_SECONDS": "20"},
         )
         assert waiter.stdin is not None
@@ -517,6 +529,10 @@ def test_a_hook_waiting_on_a_lock_file_that_gets_deleted_locks_the_new_one(tmp_p
 # -- modes ------------------------------------------------------------------------------------------
 
 
+def _set_umask(mask: int) -> None:
+    os.umask(mask)
+
+
 @pytest.mark.parametrize("mask", [0o000, 0o077], ids=["umask-000", "umask-077"])
 def test_directories_are_0700_and_files_0600_whatever_the_umask(mask: int, tmp_path: Path) -> None:
     state = tmp_path / "deep" / "state"
@@ -525,19 +541,33 @@ def test_directories_are_0700_and_files_0600_whatever_the_umask(mask: int, tmp_p
     try:
         options = HookOptions(state_dir=str(state))
         for i in range(3):  # the third identical call is reminded: decisions.jsonl is written
-            result = run(dumps({**payload, "tool_use_id": f"toolu_{i}"}), options=options, environ={}, user_config="",
-                         clock=lambda i=i: T0 + 5 * i)
+            result = run(
+                dumps({**payload, "tool_use_id": f"toolu_{i}"}),
+                options=options,
+                environ={},
+                user_config="",
+                clock=at(T0 + 5 * i),
+            )
             assert result.exit_code == 0 and bool(result.stdout) == (i == 2), result.stderr
         # A ledger that loads but breaks the engine: a bug, whose traceback goes to errors.log.
         ledger = load_state(state, "s1")
         ledger["agents"]["main"]["calls"]["toolu_bad"] = 5
         (state / "sessions" / "s1.json").write_bytes(orjson.dumps(ledger))
         (state / "sessions" / "s1.json").chmod(0o600)
-        bug = run(dumps(post("claude-code", "s1", "Bash", {"command": "ls"}, "toolu_bad", "ok")), options=options,
-                  environ={}, user_config="", clock=lambda: T0 + 60)
+        bug = run(
+            dumps(post("claude-code", "s1", "Bash", {"command": "ls"}, "toolu_bad", "ok")),
+            options=options,
+            environ={},
+            user_config="",
+            clock=at(T0 + 60),
+        )
         # and one real process under that umask
-        outcome = run_hook(dumps(pre("codex", "s2", "Bash", {"command": "ls"}, "call_1")), "--state-dir", str(state),
-                           preexec_fn=lambda: os.umask(mask) and None)
+        outcome = run_hook(
+            dumps(pre("codex", "s2", "Bash", {"command": "ls"}, "call_1")),
+            "--state-dir",
+            str(state),
+            preexec_fn=functools.partial(_set_umask, mask),
+        )
     finally:
         os.umask(old)
     assert bug.exit_code == 1 and bug.stdout == b""
@@ -560,8 +590,12 @@ def test_a_package_that_does_not_import_fails_open_without_a_traceback(tmp_path:
     shadow.mkdir()
     (shadow / "orjson.py").write_text("raise ImportError('orjson is half-installed')\n")
     state = tmp_path / "state"
-    outcome = run_hook(dumps(pre("claude-code", "s1", "Bash", {"command": "ls"}, "toolu_1")), "--state-dir", str(state),
-                       env={**os.environ, "PYTHONPATH": str(shadow)})
+    outcome = run_hook(
+        dumps(pre("claude-code", "s1", "Bash", {"command": "ls"}, "toolu_1")),
+        "--state-dir",
+        str(state),
+        env={**os.environ, "PYTHONPATH": str(shadow)},
+    )
     assert outcome.returncode == 1
     assert outcome.stdout == b""
     assert len(outcome.stderr_lines) == 1, outcome.stderr

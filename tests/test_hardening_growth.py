@@ -14,10 +14,10 @@ import time
 from pathlib import Path
 
 import pytest
+from test_hardening_helpers import HOOK, dumps, load_state, post, pre
 
 from loopguard_hook.hook import HookOptions, run
 from loopguard_hook.state import session_file_name
-from test_hardening_helpers import HOOK, dumps, load_state, post, pre
 
 T0 = 1_800_000_000.0
 AUDIT_MAX = 4096  # the smallest value config accepts
@@ -63,8 +63,10 @@ def test_a_long_session_keeps_a_small_ledger_and_the_audit_log_rotates(tmp_path:
     assert max(sizes[90:]) <= max(sizes[60:90]) * 1.2, sizes[60:]
     _assert_audit_bounded(state)
     assert "decisions.jsonl.1" in _audit_files(state), "the audit log never rotated"
-    print(f"\nlong session: 288 calls over 12 agents, ledger peaks at {max(sizes) // 1024} KiB; audit log "
-          f"{_audit_files(state)} bytes with audit_log_max_bytes={AUDIT_MAX}")
+    print(
+        f"\nlong session: 288 calls over 12 agents, ledger peaks at {max(sizes) // 1024} KiB; audit log "
+        f"{_audit_files(state)} bytes with audit_log_max_bytes={AUDIT_MAX}"
+    )
 
 
 @pytest.mark.slow
@@ -104,6 +106,8 @@ def test_gc_keeps_the_state_directory_bounded_over_10000_sessions(tmp_path: Path
     assert set(os.listdir(state)) == {"sessions", "decisions.jsonl", "decisions.jsonl.1"}
     one = load_state(state, "wave9-0000-0f6c2d8e-4e77-84b5")
     assert one["attempts"] == 3 and session_file_name("wave9-0000-0f6c2d8e-4e77-84b5") + ".json" in remaining
-    print(f"\n10,000 sessions in 10 waves: at most {peak_files} files / {peak_bytes // 1024} KiB in sessions/, "
-          f"gc of 1,000 idle sessions in {max(gc_seconds):.2f} s at worst, audit log {_audit_files(state)} bytes, "
-          f"{time.monotonic() - started:.0f} s in all")
+    print(
+        f"\n10,000 sessions in 10 waves: at most {peak_files} files / {peak_bytes // 1024} KiB in sessions/, "
+        f"gc of 1,000 idle sessions in {max(gc_seconds):.2f} s at worst, audit log {_audit_files(state)} bytes, "
+        f"{time.monotonic() - started:.0f} s in all"
+    )

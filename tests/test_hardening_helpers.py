@@ -94,7 +94,7 @@ def finish(proc: subprocess.Popen[bytes], stdin: bytes, *, timeout: float = 60.0
             proc.kill()
             pid, status, usage = os.wait4(proc.pid, 0)
             proc.returncode = os.waitstatus_to_exitcode(status)
-            raise AssertionError(f"{proc.args} did not finish within {timeout} s")
+            raise AssertionError(f"{proc.args!r} did not finish within {timeout} s")
         time.sleep(0.002)
     proc.returncode = os.waitstatus_to_exitcode(status)
     elapsed = time.monotonic() - t0
@@ -221,6 +221,12 @@ def can_unshare_mount() -> bool:
     return result.returncode == 0
 
 
+def in_private_mount_namespace(driver: str, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[bytes]:
+    """Run the Python `driver` source with `args` under `unshare -m`: its mounts stay its own."""
+    command = ["unshare", "-m", "--propagation", "private", sys.executable, "-c", driver, *args]
+    return subprocess.run(command, capture_output=True, timeout=timeout)
+
+
 # -- payloads in the captured shapes ----------------------------------------------------------
 
 CLAUDE_BASE: dict[str, Any] = {
@@ -258,13 +264,20 @@ def pre(client: str, session_id: str, tool: str, tool_input: Any, tool_use_id: s
     return payload
 
 
-def post(client: str, session_id: str, tool: str, tool_input: Any, tool_use_id: str | None, response: Any, **extra: Any) -> dict[str, Any]:
+def post(
+    client: str, session_id: str, tool: str, tool_input: Any, tool_use_id: str | None, response: Any, **extra: Any
+) -> dict[str, Any]:
     payload = pre(client, session_id, tool, tool_input, tool_use_id, **extra)
     payload["hook_event_name"] = "PostToolUse"
     payload["tool_response"] = response
     if client == "claude-code":
         payload["duration_ms"] = 12
     return payload
+
+
+def at(seconds: float) -> Callable[[], float]:
+    """A clock stopped at `seconds` (for `hook.run`)."""
+    return lambda: seconds
 
 
 def dumps(payload: Any) -> bytes:

@@ -14,13 +14,14 @@ import os
 import shutil
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
+from test_hardening_helpers import Run, at, dumps, load_state, pre, run_hook, snapshot
+from wire import validate_output
 
 from loopguard_hook.hook import HookOptions, run
-from test_hardening_helpers import Run, dumps, load_state, pre, run_hook, snapshot
-from wire import validate_output
 
 CORPUS = Path(__file__).parent / "malformed"
 MANIFEST: dict[str, dict[str, object]] = json.loads((CORPUS / "MANIFEST.json").read_text())["files"]
@@ -35,7 +36,7 @@ def _template(root: Path) -> Path:
     opts = HookOptions(state_dir=str(state))
     for i in range(3):  # the third identical call is reminded: decisions.jsonl gets a line
         payload = pre("claude-code", "s1", "Bash", {"command": "ls"}, f"toolu_t{i}")
-        result = run(dumps(payload), options=opts, environ={}, user_config="", clock=lambda i=i: 1_800_000_000.0 + 5 * i)
+        result = run(dumps(payload), options=opts, environ={}, user_config="", clock=at(1_800_000_000.0 + 5 * i))
         assert result.exit_code == 0, result.stderr
     assert (state / "decisions.jsonl").exists()
     return state
@@ -46,7 +47,14 @@ def _event_of(name: str) -> str:
     return str(data["hook_event_name"])
 
 
-def _check(name: str, spec: dict[str, object], outcome: Run, before: dict[str, object], after: dict[str, object], state: Path) -> list[str]:
+def _check(
+    name: str,
+    spec: dict[str, object],
+    outcome: Run,
+    before: dict[str, tuple[Any, ...]],
+    after: dict[str, tuple[Any, ...]],
+    state: Path,
+) -> list[str]:
     problems: list[str] = []
     want = spec["exit"]
     if outcome.returncode != want:
@@ -111,7 +119,9 @@ def test_every_malformed_payload_fails_as_the_contract_says(tmp_path: Path) -> N
 
 def _big_write(session: str, size: int) -> bytes:
     content = ("0123456789abcdef" * (size // 16 + 1))[:size]
-    return dumps(pre("claude-code", session, "Write", {"file_path": "/home/user/project/big.txt", "content": content}, "toolu_big"))
+    return dumps(
+        pre("claude-code", session, "Write", {"file_path": "/home/user/project/big.txt", "content": content}, "toolu_big")
+    )
 
 
 FIFTY_MB = 50 * 1024 * 1024

@@ -14,14 +14,13 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-import pytest
+from test_hardening_helpers import at, base, load_state
+from wire import validate
 
 from loopguard_hook.hook import HookOptions, run
-from test_hardening_helpers import base, load_state
-from wire import validate
 
 T0 = 1_800_000_000.0
 SESSION = "0f6c2d8e-prop-4e77-84b5-4f0269348799"
@@ -30,34 +29,62 @@ CLAUDE_TOOLS = ["Bash", "Read", "Edit", "Write", "Grep", "Glob", "Agent", "TodoW
 CODEX_TOOLS = ["Bash", "apply_patch", "update_plan", "mcp__db__query"]
 
 INPUTS: dict[str, list[Any]] = {
-    "Bash": [{"command": "ls"}, {"command": "ls", "description": "List files"}, {"command": "pytest -q", "timeout": 60000},
-             {"command": "cat notes.txt"}, {"command": "false"}, {"command": "git status", "run_in_background": False}],
-    "Read": [{"file_path": "/home/user/project/notes.txt"}, {"file_path": "/home/user/project/notes.txt", "offset": 10, "limit": 5},
-             {"file_path": "/home/user/project/main.py"}],
-    "Edit": [{"file_path": "/home/user/project/main.py", "old_string": "a", "new_string": "b"},
-             {"file_path": "/home/user/project/main.py", "old_string": "b", "new_string": "a", "replace_all": False}],
-    "Write": [{"file_path": "/home/user/project/out.txt", "content": "hello\n"}, {"file_path": "/home/user/project/out.txt", "content": ""}],
+    "Bash": [
+        {"command": "ls"},
+        {"command": "ls", "description": "List files"},
+        {"command": "pytest -q", "timeout": 60000},
+        {"command": "cat notes.txt"},
+        {"command": "false"},
+        {"command": "git status", "run_in_background": False},
+    ],
+    "Read": [
+        {"file_path": "/home/user/project/notes.txt"},
+        {"file_path": "/home/user/project/notes.txt", "offset": 10, "limit": 5},
+        {"file_path": "/home/user/project/main.py"},
+    ],
+    "Edit": [
+        {"file_path": "/home/user/project/main.py", "old_string": "a", "new_string": "b"},
+        {"file_path": "/home/user/project/main.py", "old_string": "b", "new_string": "a", "replace_all": False},
+    ],
+    "Write": [
+        {"file_path": "/home/user/project/out.txt", "content": "hello\n"},
+        {"file_path": "/home/user/project/out.txt", "content": ""},
+    ],
     "Grep": [{"pattern": "TODO", "path": "/home/user/project"}, {"pattern": "def ", "output_mode": "content", "-n": True}],
     "Glob": [{"pattern": "**/*.py"}],
     "Agent": [{"description": "Look around", "prompt": "List the files", "subagent_type": "general-purpose"}],
     "TodoWrite": [{"todos": [{"content": "x", "status": "pending", "activeForm": "x"}]}],
     "mcp__db__query": [{"sql": "select 1"}, {"sql": "select * from t"}],
     "WebFetch": [{"url": "https://example.com", "prompt": "summary"}],
-    "apply_patch": [{"command": "*** Begin Patch\n*** Add File: hello.txt\n+hello\n*** End Patch\n"},
-                    {"command": "*** Begin Patch\n*** Update File: main.py\n@@\n-a\n+b\n*** End Patch\n"}],
+    "apply_patch": [
+        {"command": "*** Begin Patch\n*** Add File: hello.txt\n+hello\n*** End Patch\n"},
+        {"command": "*** Begin Patch\n*** Update File: main.py\n@@\n-a\n+b\n*** End Patch\n"},
+    ],
     "update_plan": [{"plan": [{"step": "x", "status": "in_progress"}]}],
 }
 
-json_leaf = st.one_of(st.none(), st.booleans(), st.integers(-10**6, 10**6), st.floats(allow_nan=False, allow_infinity=False),
-                      st.text(max_size=20))
-json_value = st.recursive(json_leaf, lambda inner: st.one_of(st.lists(inner, max_size=4),
-                                                             st.dictionaries(st.text(max_size=8), inner, max_size=4)),
-                          max_leaves=12)
+json_leaf = st.one_of(
+    st.none(), st.booleans(), st.integers(-(10**6), 10**6), st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=20)
+)
+json_value = st.recursive(
+    json_leaf,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=8), inner, max_size=4)),
+    max_leaves=12,
+)
 
-TEXTS = ["ok", "alpha\nbeta\ngamma\n", "error: boom", "ls: cannot access '/x': No such file or directory\n",
-         "Wall time: 0.3 seconds\nok", "took 12ms", "Exit code 1", "Traceback (most recent call last):\n  x\n",
-         "<tool_use_error>InputValidationError: missing file_path</tool_use_error>",
-         "PreToolUse:Bash hook error: [loopguard] REPEAT_TOOL_BLOCKED", ""]
+TEXTS = [
+    "ok",
+    "alpha\nbeta\ngamma\n",
+    "error: boom",
+    "ls: cannot access '/x': No such file or directory\n",
+    "Wall time: 0.3 seconds\nok",
+    "took 12ms",
+    "Exit code 1",
+    "Traceback (most recent call last):\n  x\n",
+    "<tool_use_error>InputValidationError: missing file_path</tool_use_error>",
+    "PreToolUse:Bash hook error: [loopguard] REPEAT_TOOL_BLOCKED",
+    "",
+]
 text = st.one_of(st.sampled_from(TEXTS), st.text(max_size=40))
 delta = st.sampled_from([0.0, 0.0, 0.2, 0.9, 2.0, 5.0, 61.0, 3600.0])
 tool_use_id = st.one_of(st.sampled_from([f"toolu_{i}" for i in range(6)]), st.none(), st.uuids().map(str))
@@ -70,10 +97,24 @@ def tool_input_for(tool: str) -> st.SearchStrategy[Any]:
 
 def claude_response(tool: str) -> st.SearchStrategy[Any]:
     shaped = {
-        "Bash": st.builds(lambda out, err: {"stdout": out, "stderr": err, "interrupted": False, "isImage": False,
-                                            "noOutputExpected": False}, text, text),
-        "Read": st.builds(lambda c: {"type": "text", "file": {"filePath": "/home/user/project/notes.txt", "content": c,
-                                                               "numLines": 4, "startLine": 1, "totalLines": 4}}, text),
+        "Bash": st.builds(
+            lambda out, err: {"stdout": out, "stderr": err, "interrupted": False, "isImage": False, "noOutputExpected": False},
+            text,
+            text,
+        ),
+        "Read": st.builds(
+            lambda c: {
+                "type": "text",
+                "file": {
+                    "filePath": "/home/user/project/notes.txt",
+                    "content": c,
+                    "numLines": 4,
+                    "startLine": 1,
+                    "totalLines": 4,
+                },
+            },
+            text,
+        ),
         "mcp__db__query": st.builds(lambda t, e: {"content": [{"type": "text", "text": t}], "isError": e}, text, st.booleans()),
     }.get(tool, st.builds(lambda t: {"type": "update", "filePath": "/home/user/project/out.txt", "content": t}, text))
     return st.one_of(shaped, text, json_value)
@@ -81,7 +122,9 @@ def claude_response(tool: str) -> st.SearchStrategy[Any]:
 
 def codex_response(tool: str) -> st.SearchStrategy[Any]:
     if tool == "apply_patch":
-        return st.builds(lambda code, out: f"Exit code: {code}\nWall time: 0 seconds\nOutput:\n{out}\n", st.sampled_from([0, 0, 1]), text)
+        return st.builds(
+            lambda code, out: f"Exit code: {code}\nWall time: 0 seconds\nOutput:\n{out}\n", st.sampled_from([0, 0, 1]), text
+        )
     return st.one_of(text, st.builds(lambda t: t + "\n", text))
 
 
@@ -128,8 +171,10 @@ def step(draw: st.DrawFn, client: str) -> tuple[float, dict[str, Any]]:
         event.pop("agent_type", None)
     else:  # Stop, SubagentStop
         line = draw(st.sampled_from(["I will check the file again.", "Done.", "Let me look at that once more."]))
-        event.update(stop_hook_active=draw(st.booleans()),
-                     last_assistant_message=draw(st.one_of(text, st.just((line + "\n") * draw(st.integers(1, 12))))))
+        event.update(
+            stop_hook_active=draw(st.booleans()),
+            last_assistant_message=draw(st.one_of(text, st.just((line + "\n") * draw(st.integers(1, 12))))),
+        )
     return draw(delta), event
 
 
@@ -178,7 +223,7 @@ def play(client: str, profile: str, mode: str, steps: list[tuple[float, dict[str
             if client == "codex" and fields["hook_event_name"] == "SessionStart":
                 payload.pop("turn_id")  # Codex sends no turn_id on thread-scoped events
             raw = orjson.dumps(payload)
-            result = run(raw, options=options, environ={}, clock=lambda now=now: now, user_config="")
+            result = run(raw, options=options, environ={}, clock=at(now), user_config="")
             where = f"step {index} {fields['hook_event_name']}"
             assert result.exit_code == 0, f"{where}: exit {int(result.exit_code)}: {result.stderr}"
             assert result.stderr == "", f"{where}: {result.stderr}"
@@ -202,7 +247,11 @@ def test_random_event_sequences_keep_every_promise(case: tuple[str, str, str, li
 
 
 @pytest.mark.slow
-@settings(max_examples=1500, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=1500, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 @given(scenario())
-def test_random_event_sequences_keep_every_promise_long_run(case: tuple[str, str, str, list[tuple[float, dict[str, Any]]]]) -> None:
+def test_random_event_sequences_keep_every_promise_long_run(
+    case: tuple[str, str, str, list[tuple[float, dict[str, Any]]]],
+) -> None:
     play(*case)

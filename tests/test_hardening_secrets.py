@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_hardening_helpers import HOOK, dumps, post, pre
 
 from loopguard_hook.hook import HookOptions, run
 from loopguard_hook.redact import redact
-from test_hardening_helpers import HOOK, dumps, post, pre
 
 VECTORS: list[dict[str, str]] = json.loads((Path(__file__).parent / "secrets.json").read_text())["vectors"]
 T0 = 1_800_000_000.0
@@ -78,23 +78,37 @@ def _drive(state: Path, vector: dict[str, str], index: int, *, stop_loop: bool =
     session = f"secrets-{index}"
     # The same call five times (balanced: remind at 3 and 4, deny at 5), secret in call and result.
     for _ in range(5):
-        driver.call("claude-code", session, "Bash", {"command": command, "description": "run it"},
-                    {"stdout": output, "stderr": "", "interrupted": False, "isImage": False})
+        driver.call(
+            "claude-code",
+            session,
+            "Bash",
+            {"command": command, "description": "run it"},
+            {"stdout": output, "stderr": "", "interrupted": False, "isImage": False},
+        )
     # Three different calls failing with the same error that holds the secret: same-error reminder.
     for i in range(3):
         driver.fail(session, {"command": f"{command} # try {i}"}, f"Exit code 1\n{output}")
     # The secret in a Write's content, repeated until denied.
     for _ in range(5):
-        driver.call("claude-code", session, "Write", {"file_path": "/home/user/project/.env", "content": output},
-                    {"type": "create", "filePath": "/home/user/project/.env", "content": output})
+        driver.call(
+            "claude-code",
+            session,
+            "Write",
+            {"file_path": "/home/user/project/.env", "content": output},
+            {"type": "create", "filePath": "/home/user/project/.env", "content": output},
+        )
     # Codex: string output, the same command repeated.
     for _ in range(5):
         driver.call("codex", f"codex-{session}", "Bash", {"command": command}, output)
     if stop_loop:
         # A Stop whose final message repeats a line holding the secret in its context.
         line = next(ln for ln in (output + "\n" + command).splitlines() if vector["secret"] in ln)
-        stop = {**pre("claude-code", session, "Bash", {}, None), "hook_event_name": "Stop", "stop_hook_active": False,
-                "last_assistant_message": f"Trying again with {line}\n" * 10}
+        stop = {
+            **pre("claude-code", session, "Bash", {}, None),
+            "hook_event_name": "Stop",
+            "stop_hook_active": False,
+            "last_assistant_message": f"Trying again with {line}\n" * 10,
+        }
         for key in ("tool_name", "tool_input"):
             stop.pop(key)
         driver.send("claude-code", stop)
@@ -109,9 +123,22 @@ def _status(state: Path, *extra: str) -> str:
 
 def test_the_vectors_cover_every_kind_the_contract_names() -> None:
     kinds = " ".join(v["kind"] for v in VECTORS)
-    for needle in ("sk-", "sk-proj-", "ghp_", "github_pat_", "AKIA", "xoxb-", "bearer", "password=",
-                   "Authorization: Bearer", "Authorization: token", "DATABASE_PASSWORD=", "API_KEY=",
-                   "URL credentials", "PEM private key"):
+    for needle in (
+        "sk-",
+        "sk-proj-",
+        "ghp_",
+        "github_pat_",
+        "AKIA",
+        "xoxb-",
+        "bearer",
+        "password=",
+        "Authorization: Bearer",
+        "Authorization: token",
+        "DATABASE_PASSWORD=",
+        "API_KEY=",
+        "URL credentials",
+        "PEM private key",
+    ):
         assert needle in kinds, needle
     for vector in VECTORS:
         assert vector["secret"] in vector["output"] or vector["kind"] in ("curl -u user:password",)
@@ -121,8 +148,12 @@ def test_the_vectors_cover_every_kind_the_contract_names() -> None:
 @pytest.mark.parametrize("vector", VECTORS, ids=[v["kind"] for v in VECTORS])
 def test_redact_hides_each_vector_in_raw_and_json_escaped_text(vector: dict[str, str]) -> None:
     """Both forms reach `redact`: result text as is, call arguments as canonical JSON."""
-    for text in (vector["command"], vector["output"], json.dumps({"command": vector["command"]}),
-                 json.dumps({"content": vector["output"]})):
+    for text in (
+        vector["command"],
+        vector["output"],
+        json.dumps({"command": vector["command"]}),
+        json.dumps({"content": vector["output"]}),
+    ):
         assert not _leaks(redact(text), [vector]), redact(text)
 
 
@@ -148,8 +179,11 @@ def test_no_secret_reaches_the_audit_log_the_ledger_or_status(tmp_path: Path) ->
 LINE_RECOGNISABLE = [v for v in VECTORS if v["kind"] != "PEM private key"]
 
 
-@pytest.mark.xfail(strict=True, reason="engine/textloop: the pending text-loop reminder is stored in the ledger "
-                   "unredacted (`text.<agent>.pending` quotes the repeated line); reported, owned by engine.py")
+@pytest.mark.xfail(
+    strict=True,
+    reason="engine/textloop: the pending text-loop reminder is stored in the ledger "
+    "unredacted (`text.<agent>.pending` quotes the repeated line); reported, owned by engine.py",
+)
 def test_no_secret_from_a_looping_final_message_reaches_the_ledger(tmp_path: Path) -> None:
     state = tmp_path / "state"
     for i, vector in enumerate(LINE_RECOGNISABLE):
@@ -163,8 +197,18 @@ def test_no_secret_from_a_looping_final_message_reaches_the_ledger(tmp_path: Pat
 
 def test_redaction_stays_linear_on_hostile_text() -> None:
     """`redact` runs on every logged call and on whole error texts: no catastrophic backtracking."""
-    hostile = ["a." * 20_000, "a-" * 20_000, "password" * 5_000, "sk-" * 13_000, "://a:" * 8_000,
-               "\\\"" * 20_000, "token=\\\"" * 5_000, "-u a" * 10_000, "'" * 40_000, "API_KEY=\"" * 4_000]
+    hostile = [
+        "a." * 20_000,
+        "a-" * 20_000,
+        "password" * 5_000,
+        "sk-" * 13_000,
+        "://a:" * 8_000,
+        '\\"' * 20_000,
+        'token=\\"' * 5_000,
+        "-u a" * 10_000,
+        "'" * 40_000,
+        'API_KEY="' * 4_000,
+    ]
     for text in hostile:
         started = time.process_time()  # CPU time: a loaded machine does not make it flaky
         redact(text)
@@ -173,9 +217,12 @@ def test_redaction_stays_linear_on_hostile_text() -> None:
         assert elapsed < 1.0, f"{elapsed:.2f} s of CPU on {text[:12]!r}... ({len(text)} chars)"
 
 
-@pytest.mark.xfail(strict=True, reason="engine._summary cuts the arguments before redacting: a token cut at the "
-                   "cut-off escapes its pattern and, once an earlier secret shrinks, lands in the kept 120 characters; "
-                   "reported, owned by engine.py")
+@pytest.mark.xfail(
+    strict=True,
+    reason="engine._summary cuts the arguments before redacting: a token cut at the "
+    "cut-off escapes its pattern and, once an earlier secret shrinks, lands in the kept 120 characters; "
+    "reported, owned by engine.py",
+)
 def test_a_secret_cut_by_the_summary_limit_does_not_leak(tmp_path: Path) -> None:
     token = "ghp_Q7wE9rT2yU4iO6pA8sD1fG3hJ5kL7zX9cV0b"
     command = "TOKEN=" + "z" * 200 + " " + token
