@@ -6,7 +6,8 @@ file (`.loopguard.toml` in `$CLAUDE_PROJECT_DIR` or the payload's `cwd`) < `--co
 remembers where it came from (`loopguard-hook config show`).
 
 Validation fails loud (`ConfigError`: one line naming the file, the key and the reason).
-The seeds' camelCase option names are accepted as aliases so settings carry over.
+The option names of the plugins the reminder, breaker and progress profiles reproduce
+(camelCase) are accepted as aliases so settings carry over.
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ class Config:
     def effective_remind_at(self) -> tuple[int, ...]:
         """`remind_at`, plus the breaker's `warn_after` tier when it can fire.
 
-        The advisory is inert unless `2 <= warn_after < deny_at` (seed 001: a notice keyed to a
+        The advisory is inert unless `2 <= warn_after < deny_at` (breaker profile: a notice keyed to a
         count that every fresh call reaches would fire on ordinary calls).
         """
         warn = self.warn_after
@@ -250,14 +251,14 @@ KEYS = tuple(f.name for f in fields(Config))
 assert set(KEYS) == set(VALIDATORS)
 
 
-def _seed_thresholds(value: Any) -> tuple[int, ...]:
-    # Seed 000 rejects empty lists, non-integers, values < 2 and duplicates; unsorted lists are
+def _plugin_thresholds(value: Any) -> tuple[int, ...]:
+    # The reminder plugin rejects empty lists, non-integers, values < 2 and duplicates; unsorted lists are
     # rejected too, as for `remind_at`.
     return _thresholds(value, allow_empty=False)
 
 
 def _repeat_group(value: Any) -> int:
-    # Seed 003: maxCallsPerRepeatGroup calls are allowed, the next one is denied.
+    # Progress plugin: maxCallsPerRepeatGroup calls are allowed, the next one is denied.
     return _int(1)(value) + 1
 
 
@@ -265,10 +266,10 @@ def _deny_after(value: Any) -> int:
     return _int(2)(value)
 
 
-#: Seed option names (camelCase) -> (our key, converter). Seeds: 000 repeat-tool-guard,
-#: 001 repeat-tool-breaker, 003 agent-loop-guard.
+#: Plugin option names (camelCase) -> (our key, converter): the repeat-tool reminder,
+#: the repeat-tool breaker and the agent loop guard.
 ALIASES: dict[str, tuple[str, Callable[[Any], Any]]] = {
-    "thresholds": ("remind_at", _seed_thresholds),
+    "thresholds": ("remind_at", _plugin_thresholds),
     "argumentsPreviewChars": ("preview_chars", _int(20)),
     "denyAfter": ("deny_at", _deny_after),
     "warnAfter": ("warn_after", _int(0)),
@@ -291,7 +292,7 @@ ALIASES: dict[str, tuple[str, Callable[[Any], Any]]] = {
 #: Keys that existed once and now mean nothing, with what to use instead.
 REMOVED: dict[str, str] = {}
 
-#: The seed patterns that must not be empty strings; an empty `include` list means "all tools".
+#: The pattern lists that must not be empty strings; an empty `include` list means "all tools".
 NON_EMPTY_LISTS = frozenset({"read_tools", "path_keys", "mutating_tools"})
 
 

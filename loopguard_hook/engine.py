@@ -5,7 +5,7 @@ passed in as `now` (seconds since the epoch), so live hooks and `replay` run the
 
 Counting (both counters count the attempt at `PreToolUse`; denied attempts count too):
 
-- `consecutive`: identical tracked calls in a row (seeds 000 and 001); excluded tools are
+- `consecutive`: identical tracked calls in a row (the reminder and breaker profiles); excluded tools are
   transparent; a different tracked call restarts the chain at 1.
 - `no_progress`: attempts of a signature since the last new evidence. A productive call (not a
   failure, and either a mutation or an outcome this signature has not produced before) sets every
@@ -77,7 +77,7 @@ class Rule(enum.StrEnum):
     TEXT = "LOOP_GUARD_TEXT"
 
 
-#: Denials after which seed 003 switches the turn to answer-only mode.
+#: Denials after which the progress profile switches the turn to answer-only mode.
 LOOP_RULES = frozenset({Rule.REPEAT, Rule.END_TURN, Rule.SAME_PATH, Rule.LIMIT, Rule.PROGRESS_LIMIT})
 
 
@@ -206,7 +206,7 @@ def is_tracked(tool: str, config: Config) -> bool:
 
 
 def is_read_tool(tool: str, config: Config) -> bool:
-    """A read-like tool for the same-path cap (seed 001: names, or any name containing "read")."""
+    """A read-like tool for the same-path cap (breaker profile: names, or any name containing "read")."""
     return matches(tool, config.read_tools) or (config.match_read_by_substring and "read" in tool.lower())
 
 
@@ -248,7 +248,8 @@ def arguments_text(key: CallKey, limit: int) -> str:
 
 
 def _summary(tool: str, key: CallKey) -> str:
-    return f"{tool} {redact(arguments_text(key, SUMMARY_CHARS * 2))}"[:SUMMARY_CHARS]
+    # Redact the whole head first, then cut: a secret cut in half would escape its pattern.
+    return f"{tool} {redact(key.head)}"[:SUMMARY_CHARS]
 
 
 def _hook_denial(text: str) -> bool:
@@ -529,6 +530,8 @@ def _finish_pre(
     *,
     can_deny: bool,
 ) -> Decision:
+    if decision is ALLOW:
+        return decision  # the common case: nothing to record or render
     decision = replace(decision, count=count, tool=tool, summary=_summary(tool, key))
     decision = _with_mode(decision, config, can_deny=can_deny)
     if decision.action >= Action.DENY:
@@ -536,7 +539,7 @@ def _finish_pre(
         if config.answer_only_after_deny and decision.rule in LOOP_RULES:
             agent["answer_only"] = True
     if decision.action is Action.REMIND and decision.rule == Rule.REPEAT and config.remind_phase == "post" and can_deny:
-        # Seeds 000/001 deliver reminders after the call, attached to its result.
+        # The reminder and breaker profiles deliver reminders after the call, attached to its result.
         call["remind"] = decision.message
         return ALLOW
     return decision
@@ -610,7 +613,9 @@ def _record_outcome(
                 return Decision(
                     Action.REMIND,
                     Rule.SAME_ERROR,
-                    msg.same_error_reminder(tool, count, redact(outcome.text), config.result_preview_chars),
+                    msg.same_error_reminder(
+                        tool, count, redact(preview(outcome.text, 2 * config.result_preview_chars)), config.result_preview_chars
+                    ),
                     count=count,
                     tool=tool,
                 )

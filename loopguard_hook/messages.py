@@ -81,7 +81,7 @@ def stop_reason(tool: str, count: int) -> str:
 
 
 def same_path_denial(tool: str, path: str, count: int, limit: int) -> str:
-    """Seed 001's read cap: one path read too often since it last changed."""
+    """The breaker's read cap: one path read too often since it last changed."""
     return (
         f"REPEAT_TOOL_BLOCKED: {path} has been read {count} times by {tool} since it last "
         f"changed (limit {limit}; loop guard policy, not a tool failure). Its content is already "
@@ -99,7 +99,7 @@ def same_path_reminder(tool: str, path: str, count: int, limit: int) -> str:
 
 
 def limit_denial(code: str, count: int, limit: int, bookkeeping: bool) -> str:
-    """Seed 003's budgets: too many calls since the last new result."""
+    """The progress profile's budgets: too many calls since the last new result."""
     what = "planning/bookkeeping calls" if bookkeeping else "tool calls"
     return (
         f"{code}: {count} {what} since the last call that produced a new result "
@@ -109,7 +109,7 @@ def limit_denial(code: str, count: int, limit: int, bookkeeping: bool) -> str:
 
 
 def answer_only_denial(code: str) -> str:
-    """Seed 003's answer-only mode after a loop or budget denial."""
+    """The progress profile's answer-only mode after a loop or budget denial."""
     return (
         f"{code}: tool calls are paused for the rest of this turn because a loop was detected. "
         "Answer the user now in plain text with what you know; the next user message enables "

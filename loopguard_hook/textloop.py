@@ -1,6 +1,6 @@
 """Text loops: an agent repeating itself in words, not only in tool calls. Pure: no I/O.
 
-Detectors (seed 003's assistant-output guard, plus the cross-turn forms from public reports):
+Detectors (the progress-aware loop guard's assistant-output checks, plus the cross-turn forms from public reports):
 
 - a normalised line repeated `max_repeated_lines` times in a row, across message, step and turn
   boundaries. Lines inside code fences, table rows, list items, separators and short lines never
@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from .redact import redact
 from .signature import digest
 
 MIN_LINE_CHARS = 12
@@ -101,7 +102,7 @@ def feed(ts: dict[str, Any], text: str, *, max_lines: int, max_blocks: int, max_
         else:
             ts["line"], ts["line_count"] = key, 1
         if max_lines and ts["line_count"] >= max_lines and found is None:
-            found = TextVerdict("line", ts["line_count"], stripped[:200])
+            found = TextVerdict("line", ts["line_count"], redact(stripped[:1000])[:200])
     ts["fence"] = False  # a message never leaves a fence open for the next one
     if max_blocks and len(kept) >= 2:
         block = "\n".join(kept)[:max_block_chars]
@@ -111,7 +112,7 @@ def feed(ts: dict[str, Any], text: str, *, max_lines: int, max_blocks: int, max_
         del blocks[:-RECENT_BLOCKS]
         count = blocks.count(fp)
         if count >= max_blocks and found is None:
-            found = TextVerdict("block", count, kept[0][:200])
+            found = TextVerdict("block", count, redact(kept[0][:1000])[:200])
     return found
 
 

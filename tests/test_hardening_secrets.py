@@ -179,11 +179,6 @@ def test_no_secret_reaches_the_audit_log_the_ledger_or_status(tmp_path: Path) ->
 LINE_RECOGNISABLE = [v for v in VECTORS if v["kind"] != "PEM private key"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine/textloop: the pending text-loop reminder is stored in the ledger "
-    "unredacted (`text.<agent>.pending` quotes the repeated line); reported, owned by engine.py",
-)
 def test_no_secret_from_a_looping_final_message_reaches_the_ledger(tmp_path: Path) -> None:
     state = tmp_path / "state"
     for i, vector in enumerate(LINE_RECOGNISABLE):
@@ -217,12 +212,6 @@ def test_redaction_stays_linear_on_hostile_text() -> None:
         assert elapsed < 1.0, f"{elapsed:.2f} s of CPU on {text[:12]!r}... ({len(text)} chars)"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine._summary cuts the arguments before redacting: a token cut at the "
-    "cut-off escapes its pattern and, once an earlier secret shrinks, lands in the kept 120 characters; "
-    "reported, owned by engine.py",
-)
 def test_a_secret_cut_by_the_summary_limit_does_not_leak(tmp_path: Path) -> None:
     token = "ghp_Q7wE9rT2yU4iO6pA8sD1fG3hJ5kL7zX9cV0b"
     command = "TOKEN=" + "z" * 200 + " " + token
