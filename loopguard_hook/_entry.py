@@ -47,18 +47,21 @@ def _parse_hook_args(args: list[str]) -> dict[str, object] | None:
     return values
 
 
+def _read_stdin() -> bytes:
+    if sys.stdin is None:
+        return b""
+    if sys.stdin.isatty():
+        sys.stderr.write("loopguard-hook: reading a hook payload from stdin (Ctrl-D to end)\n")
+    return sys.stdin.buffer.read()
+
+
 def run_hook(values: dict[str, object]) -> int:
     """Read stdin, run the hook, write stdout/stderr; return the exit code (0 or 1)."""
     from .hook import HookOptions, run
 
     options = HookOptions(**values)  # type: ignore[arg-type]
-    if sys.stdin is None:
-        raw = b""
-    else:
-        if sys.stdin.isatty():
-            sys.stderr.write("loopguard-hook: reading a hook payload from stdin (Ctrl-D to end)\n")
-        raw = sys.stdin.buffer.read()
-    result = run(raw, options=options, environ=os.environ)
+    # No local name keeps the payload bytes: `run` drops them once parsed (a Write can be MBs).
+    result = run(_read_stdin(), options=options, environ=os.environ)
     if result.stdout:
         try:
             sys.stdout.buffer.write(result.stdout)

@@ -664,7 +664,7 @@ def _post_tool_use(state: dict[str, Any], event: HookEvent, config: Config, now:
         else:
             outcome = outcome_of_error(event.error or "")
     else:
-        outcome = outcome_of_response(tool, event.tool_response)
+        outcome = outcome_of_response(tool, event.tool_response, mutation=matches(tool, config.mutating_tools))
     if outcome is not None:
         verdict = _record_outcome(agent, call, tool, event.tool_input, event.tool_response, outcome, config)
         if verdict is not None:
@@ -743,7 +743,9 @@ def _batch_call(
         if call is None:
             return decisions
     pending = call.pop("remind", None)
-    outcome = outcome_of_response(item.tool_name, item.tool_response)
+    outcome = outcome_of_response(
+        item.tool_name, item.tool_response, mutation=matches(item.tool_name, config.mutating_tools)
+    )
     verdict = _record_outcome(agent, call, item.tool_name, item.tool_input, item.tool_response, outcome, config)
     if verdict is not None:
         decisions.append(_with_mode(verdict, config, can_deny=False))

@@ -81,6 +81,7 @@ def run(
     store: Store | None = None
     try:
         data = decode(raw)
+        del raw  # the parsed payload is all that is needed now
         name = event_name(data)
         if name not in HANDLED_EVENTS:
             return HookResult()

@@ -12,7 +12,10 @@
 
 from __future__ import annotations
 
-import hashlib
+try:  # the BLAKE2 module alone: hashlib would also load OpenSSL (+4 ms, +3.5 MiB per hook run)
+    from _blake2 import blake2b as blake2b
+except ImportError:  # pragma: no cover - Python builds without the bundled BLAKE2
+    from hashlib import blake2b
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -69,7 +72,7 @@ def canonical_json(value: Any) -> bytes:
 
 def digest(data: bytes) -> str:
     """A 16-hex-character BLAKE2b digest (collisions are irrelevant at session scale)."""
-    return hashlib.blake2b(data, digest_size=_DIGEST_BYTES).hexdigest()
+    return blake2b(data, digest_size=_DIGEST_BYTES).hexdigest()
 
 
 #: Characters of a long text normalised at each end; the middle is hashed as it is. Timing lines
@@ -168,7 +171,7 @@ def call_key(tool_name: str, tool_input: Any, ignore_args: frozenset[str], head_
     Hashed piece by piece, so a 5 MB `Write` costs no 5 MB serialisation. A `tool_input` that is
     not an object (a string, from a malformed call) is compared as given.
     """
-    h = hashlib.blake2b(digest_size=_DIGEST_BYTES)
+    h = blake2b(digest_size=_DIGEST_BYTES)
     h.update(tool_name.encode("utf-8", "surrogatepass") + b"\0")
     skip = ignore_args if isinstance(tool_input, dict) else frozenset()
     if isinstance(tool_input, dict) and skip and not skip.isdisjoint(tool_input):
@@ -188,11 +191,25 @@ def call_signature(tool_name: str, tool_input: Any, ignore_args: frozenset[str])
     return call_key(tool_name, tool_input, ignore_args, 0).digest
 
 
-def outcome_fingerprint(response: Any) -> str:
+#: Whole-file copies in Claude Code's Write/Edit responses (`content`, `originalFile`; 2.1.332
+#: captured payloads): a mutation's outcome is told by its path, type and patch, and hashing two
+#: more copies of a 5 MB file would double the cost of the call.
+FILE_BODY_KEYS = frozenset({"content", "originalFile"})
+
+
+def outcome_fingerprint(response: Any, *, mutation: bool = False) -> str:
     """Digest of a normalised `tool_response` or error text: volatile keys dropped, volatile text
-    removed (within `NORMALISE_WINDOW` characters of each end of long texts)."""
-    h = hashlib.blake2b(digest_size=_DIGEST_BYTES)
-    _feed(h, response, VOLATILE_KEYS, True)
+    removed (within `NORMALISE_WINDOW` characters of each end of long texts). For a mutation the
+    file bodies are left out (`FILE_BODY_KEYS`)."""
+    h = blake2b(digest_size=_DIGEST_BYTES)
+    skip = VOLATILE_KEYS
+    if mutation and isinstance(response, dict):
+        skip = VOLATILE_KEYS | FILE_BODY_KEYS
+        bodies = [response.get(key) for key in sorted(FILE_BODY_KEYS)]
+        # What the bodies say without hashing them: their sizes, and whether anything changed.
+        h.update(repr([len(b) if isinstance(b, str) else None for b in bodies]).encode())
+        h.update(b"unchanged" if bodies[0] == bodies[1] else b"changed")
+    _feed(h, response, skip, True)
     return h.hexdigest()
 
 
@@ -294,10 +311,10 @@ def classify_response(tool_name: str, response: Any) -> int:
     return Failure.NONE
 
 
-def outcome_of_response(tool_name: str, response: Any) -> Outcome:
+def outcome_of_response(tool_name: str, response: Any, *, mutation: bool = False) -> Outcome:
     """Fingerprint, failure level and human text of a `tool_response`."""
     return Outcome(
-        fingerprint=outcome_fingerprint(response),
+        fingerprint=outcome_fingerprint(response, mutation=mutation),
         failure=classify_response(tool_name, response),
         text=result_text(response),
     )

@@ -19,7 +19,6 @@ file is never followed.
 from __future__ import annotations
 
 import errno
-import hashlib
 import os
 import re
 import stat
@@ -32,6 +31,7 @@ from typing import Any
 import orjson
 
 from .engine import STATE_VERSION
+from .signature import blake2b
 
 try:
     import fcntl
@@ -85,7 +85,7 @@ def session_file_name(session_id: str) -> str:
     if _SAFE_NAME.fullmatch(session_id) and session_id != "." and ".." not in session_id:
         return session_id
     raw = session_id.encode("utf-8", "surrogatepass")
-    return "_" + hashlib.blake2b(raw, digest_size=16).hexdigest()
+    return "_" + blake2b(raw, digest_size=16).hexdigest()
 
 
 def _read_regular(dir_fd: int, path: str) -> bytes | None:
