@@ -51,6 +51,7 @@ class Config:
     max_calls_since_progress: int = 64
     max_bookkeeping_calls_since_progress: int = 16
     same_error_remind_at: int = 3
+    new_failure_is_evidence: bool = True
     answer_only_after_deny: bool = False
     slow_repeat_seconds: float = 60.0
     parallel_duplicates: str = "count_once"
@@ -127,6 +128,7 @@ PROFILE_DEFAULTS: dict[str, dict[str, Any]] = {
         "deny_at": 6,
         "stop_at": 0,
         "answer_only_after_deny": True,
+        "new_failure_is_evidence": False,
         "same_error_remind_at": 0,
         "slow_repeat_seconds": 0.0,
         "parallel_duplicates": "deny",
@@ -222,6 +224,7 @@ VALIDATORS: dict[str, Callable[[Any], Any]] = {
     "max_calls_since_progress": _int(0),
     "max_bookkeeping_calls_since_progress": _int(0),
     "same_error_remind_at": _int(0),
+    "new_failure_is_evidence": _bool,
     "answer_only_after_deny": _bool,
     "slow_repeat_seconds": _float,
     "parallel_duplicates": _choice(PARALLEL),

@@ -479,7 +479,9 @@ def _count_attempt(
     if sig is None:
         sig = sigs[sig_id] = {"tool": tool, "summary": _summary(tool, key), "n": 0, "total": 0, "t": None, "outcomes": []}
         _trim(sigs, MAX_SIGNATURES, lambda k: sigs[k]["t"] or now)
-    previous_time = sig["t"]
+    # The gap to a slow repeat runs from when the previous attempt finished: a build that takes
+    # 80 s and is re-run at once is a quick repeat.
+    previous_time = sig.get("done") or sig["t"]
     sig["n"] += 1
     sig["total"] += 1
     sig["t"] = now
@@ -584,6 +586,7 @@ def _record_outcome(
     sig["preview"] = redact(preview(outcome.text, config.result_preview_chars))
     sig["failed"] = outcome.failure
     _keep_recent_previews(agent)
+    sig["done"] = agent["updated"]  # when this call last finished: the gap to a slow repeat
     if productive and not call.get("duplicate"):
         for other_id, other in agent["sigs"].items():
             if other_id != call["sig"]:
@@ -591,6 +594,12 @@ def _record_outcome(
         sig["n"] = 1
         agent["since"] = 0
         agent["bookkeeping"] = 0
+    elif new and not call.get("duplicate") and config.new_failure_is_evidence:
+        # A failure that says something new (a poll that exits non-zero while its progress
+        # changes) is new evidence for its own signature, though not progress for the others.
+        sig["n"] = 1
+    if new:
+        call["new"] = True
     if mutation and outcome.failure == Failure.NONE:
         touched = mutated_paths(tool, tool_input, config)
         if touched is None:
@@ -669,6 +678,8 @@ def _post_tool_use(state: dict[str, Any], event: HookEvent, config: Config, now:
         verdict = _record_outcome(agent, call, tool, event.tool_input, event.tool_response, outcome, config)
         if verdict is not None:
             decisions.append(_with_mode(verdict, config, can_deny=False))
+        if call.get("new"):
+            textloop.new_evidence(state, event.agent_id)
     if pending:
         decisions.append(
             _with_mode(
@@ -749,6 +760,8 @@ def _batch_call(
     verdict = _record_outcome(agent, call, item.tool_name, item.tool_input, item.tool_response, outcome, config)
     if verdict is not None:
         decisions.append(_with_mode(verdict, config, can_deny=False))
+    if call.get("new"):
+        textloop.new_evidence(state, event.agent_id)
     if pending:
         decisions.append(_with_mode(Decision(Action.REMIND, Rule.REPEAT, pending, tool=item.tool_name), config, can_deny=False))
     return decisions
@@ -792,7 +805,7 @@ def _text_rules(state: dict[str, Any], event: HookEvent, config: Config, texts: 
                         action,
                         Rule.TEXT,
                         textloop.reminder(verdict),
-                        stop_reason=textloop.final_message_stop(verdict.count),
+                        stop_reason=textloop.text_loop_stop(verdict),
                         count=verdict.count,
                         summary=verdict.excerpt,
                     )

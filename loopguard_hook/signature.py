@@ -60,6 +60,13 @@ _VOLATILE_TEXT = re.compile(
     r"|\b[0-9.]+ ?(?:ms|s|sec|seconds?|m|min|minutes?) (?:elapsed|without output|ago|since last output)\b"
     r"|\belapsed:? [0-9.:]+ ?(?:ms|s)?"
     r"|\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?"
+    # test runners and HTTP clients: mocha "(12ms)", go "(0.00s)" and "\t0.013s", jest
+    # "Time: 1.234 s", curl "after 3 ms", "Duration: 2.1s"
+    r"|\([0-9.]+ ?(?:ms|s)\)"
+    r"|\t[0-9]+\.[0-9]+s\b"
+    r"|Time: +[0-9.]+ ?(?:ms|s)\b"
+    r"|after [0-9]+ ms\b"
+    r"|Duration:? [0-9.]+ ?(?:ms|s)\b"
 )
 
 _DIGEST_BYTES = 8
@@ -83,7 +90,7 @@ _CHUNK = 1 << 20
 
 # The first character every volatile fragment can start with, checked before the alternation:
 # five times faster than letting every branch try every position.
-_VOLATILE_FAST = re.compile(r"(?=[WCOstie0-9.])(?:" + _VOLATILE_TEXT.pattern + ")")
+_VOLATILE_FAST = re.compile(r"(?=[WCOstie0-9.(\tTaD])(?:" + _VOLATILE_TEXT.pattern + ")")
 
 
 def normalise_text(text: str) -> str:

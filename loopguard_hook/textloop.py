@@ -117,10 +117,20 @@ def feed(ts: dict[str, Any], text: str, *, max_lines: int, max_blocks: int, max_
 
 
 def remember_prompt(ts: dict[str, Any], prompt: str | None) -> None:
-    """A new user prompt: keep its hash for the same-reply rule, and open a new turn."""
+    """A new user prompt: keep its hash for the same-reply rule, and open a new turn (repeated
+    blocks are judged within a turn; across turns the same-reply rule applies)."""
     ts["prompt"] = digest(_normal(prompt or "").encode("utf-8", "surrogatepass"))
     ts["reminded"] = False
     ts["stop_hash"], ts["stop_count"] = None, 0
+    ts["blocks"] = []
+
+
+def new_evidence(state: dict[str, Any], agent_id: str) -> None:
+    """A tool call produced a new result: saying the same sentence before each step of real
+    progress ("Let me check the CI status again.") is not a text loop."""
+    ts = state.get("text", {}).get(agent_id)
+    if isinstance(ts, dict) and "line_count" in ts:
+        ts["line"], ts["line_count"], ts["blocks"], ts["reminded"] = None, 0, [], False
 
 
 def final_message(ts: dict[str, Any], message: str | None, *, stop_hook_active: bool) -> tuple[int, bool]:
@@ -200,6 +210,14 @@ def same_reply_reminder() -> str:
         "[loopguard] Your last replies were identical although the user asked different "
         "things. Read the newest user message and answer it specifically; do not repeat the "
         "previous reply."
+    )
+
+
+def text_loop_stop(verdict: TextVerdict) -> str:
+    """Stop reason when the agent keeps repeating text after a reminder in the same turn."""
+    return (
+        f"loopguard ended the turn: the agent kept repeating the same {verdict.kind} of text "
+        f"({verdict.count}x) after a reminder. Send a new message to continue."
     )
 
 

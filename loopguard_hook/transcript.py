@@ -13,6 +13,7 @@ whole lines are consumed, so the cost per event stays flat however long the sess
 from __future__ import annotations
 
 import os
+import stat
 from typing import Any
 
 import orjson
@@ -30,15 +31,23 @@ def read_new_texts(tail: dict[str, Any], path: str | None, budget: int) -> list[
     if not path:
         return []
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-    except OSError:
+        # Non-blocking: a FIFO planted as the transcript must not hang the hook.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0))
+    except (OSError, ValueError):  # ValueError: a NUL byte in the path
         return []
     try:
         st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return []
         ident = digest(path.encode("utf-8", "surrogatepass"))
         offset = tail.get("offset", 0)
-        if tail.get("path") != ident or tail.get("ino") != st.st_ino or st.st_size < offset:
-            offset = -1  # new, rotated or truncated: start near the end
+        if tail.get("path") != ident or tail.get("ino") != st.st_ino:
+            # A transcript seen for the first time (a resumed session, the hook installed
+            # mid-session): its history is not this run's; read only what is written from now on.
+            tail["path"], tail["ino"], tail["offset"] = ident, st.st_ino, st.st_size
+            return []
+        if st.st_size < offset:
+            offset = -1  # truncated in place: start near the end
         tail["path"], tail["ino"] = ident, st.st_ino
         size = st.st_size
         if offset == size:

@@ -48,8 +48,12 @@ def tool_line() -> str:
 
 def test_reads_only_new_whole_lines(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
-    path.write_text(claude_line("first", "m1") + "\n")
+    path.write_text(claude_line("history", "m0") + "\n")
     tail: dict[str, Any] = {}
+    # The first look only notes where the file ends: earlier history is not this run's.
+    assert transcript.read_new_texts(tail, str(path), BUDGET) == []
+    with open(path, "a") as fh:
+        fh.write(claude_line("first", "m1") + "\n")
     assert [t for _, t in transcript.read_new_texts(tail, str(path), BUDGET)] == ["first"]
     assert transcript.read_new_texts(tail, str(path), BUDGET) == []
     with open(path, "a") as fh:
@@ -62,26 +66,34 @@ def test_reads_only_new_whole_lines(tmp_path: Path) -> None:
 
 def test_codex_rollout_assistant_messages(tmp_path: Path) -> None:
     path = tmp_path / "rollout.jsonl"
+    tail: dict[str, Any] = {}
+    path.write_text("")
+    transcript.read_new_texts(tail, str(path), BUDGET)
     path.write_text(
         json.dumps({"type": "session_meta", "payload": {"id": "x"}}) + "\n"
         + json.dumps({"type": "response_item", "payload": {"type": "message", "role": "user",
                                                              "content": [{"type": "input_text", "text": "hi"}]}}) + "\n"
         + codex_line("hello from codex") + "\nnot json at all\n"
     )
-    assert [t for _, t in transcript.read_new_texts({}, str(path), BUDGET)] == ["hello from codex"]
+    assert [t for _, t in transcript.read_new_texts(tail, str(path), BUDGET)] == ["hello from codex"]
 
 
 def test_truncated_or_rotated_file_starts_again(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
-    path.write_text(claude_line("a" * 50, "m1") + "\n" + claude_line("b" * 50, "m2") + "\n")
+    path.write_text("")
     tail: dict[str, Any] = {}
+    transcript.read_new_texts(tail, str(path), BUDGET)
+    path.write_text(claude_line("a" * 50, "m1") + "\n" + claude_line("b" * 50, "m2") + "\n")
     assert len(transcript.read_new_texts(tail, str(path), BUDGET)) == 2
     path.write_text(claude_line("after truncation", "m9") + "\n")  # shorter than the offset
     assert [t for _, t in transcript.read_new_texts(tail, str(path), BUDGET)] == ["after truncation"]
     rotated = tmp_path / "new.jsonl"
     rotated.write_text(claude_line("rotated", "m10") + "\n" + claude_line("x" * 500, "m11") + "\n")
-    os.replace(rotated, path)  # same name, new inode
-    assert [t for _, t in transcript.read_new_texts(tail, str(path), BUDGET)] == ["rotated", "x" * 500]
+    os.replace(rotated, path)  # same name, new inode: a new file, read from now on
+    assert transcript.read_new_texts(tail, str(path), BUDGET) == []
+    with open(path, "a") as fh:
+        fh.write(claude_line("after rotation", "m12") + "\n")
+    assert [t for _, t in transcript.read_new_texts(tail, str(path), BUDGET)] == ["after rotation"]
 
 
 def test_missing_file_is_nothing(tmp_path: Path) -> None:
@@ -104,6 +116,8 @@ def test_bytes_read_per_event_are_bounded(tmp_path: Path, monkeypatch: pytest.Mo
 
     monkeypatch.setattr(transcript.os, "pread", counting_pread)
     tail: dict[str, Any] = {}
+    transcript.read_new_texts(tail, str(path), BUDGET)
+    tail["offset"] = 0  # as if the whole file were new: the read is still bounded
     assert [t for _, t in transcript.read_new_texts(tail, str(path), BUDGET)] == ["the end"]
     with open(path, "ab") as fh:
         fh.write(line * (8 * BUDGET // len(line)))
