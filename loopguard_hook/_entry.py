@@ -62,13 +62,13 @@ def run_hook(values: dict[str, object]) -> int:
     options = HookOptions(**values)  # type: ignore[arg-type]
     # No local name keeps the payload bytes: `run` drops them once parsed (a Write can be MBs).
     result = run(_read_stdin(), options=options, environ=os.environ)
-    if result.stdout:
+    if result.stdout and sys.stdout is not None:  # stdout may be closed (`>&-`)
         try:
             sys.stdout.buffer.write(result.stdout)
             sys.stdout.flush()
         except (BrokenPipeError, OSError):
             pass
-    if result.stderr:
+    if result.stderr and sys.stderr is not None:
         try:
             sys.stderr.write(result.stderr + "\n")
         except OSError:
@@ -92,11 +92,27 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 1
     except Exception as exc:  # never a traceback on the user's terminal, never exit 2
+        hook_path = values is not None
+        if not hook_path:  # an operator command: log where its --state-dir says
+            given = _state_dir_in(args)
+            values = {"state_dir": given} if given else None
         try:
-            sys.stderr.write(_report_bug(exc, values) + "\n")
+            line = _report_bug(exc, values)
+            if not hook_path:
+                line = line.replace("; the call was let through", "")
+            sys.stderr.write(line + "\n")
         except Exception:
             pass
         return 1
+
+
+def _state_dir_in(args: list[str]) -> str | None:
+    for i, arg in enumerate(args):
+        if arg == "--state-dir" and i + 1 < len(args):
+            return args[i + 1]
+        if arg.startswith("--state-dir="):
+            return arg.split("=", 1)[1]
+    return None
 
 
 def _report_bug(exc: Exception, values: dict[str, object] | None) -> str:

@@ -183,6 +183,15 @@ def session_summary(stem: str, state: dict[str, Any] | None) -> dict[str, Any]:
     }
 
 
+def _safe_summary(stem: str, state: dict[str, Any] | None) -> dict[str, Any]:
+    try:
+        summary = session_summary(stem, state)
+        orjson.dumps(summary)
+        return summary
+    except (TypeError, KeyError, AttributeError, ValueError, IndexError, orjson.JSONEncodeError):
+        return {"file": stem, "readable": False}
+
+
 def thresholds(cfg: config_mod.Config) -> dict[str, Any]:
     """The thresholds in force, for `status`."""
     return {
@@ -219,7 +228,7 @@ def status(session_id: str | None, as_json: bool, state_dir: str | None, profile
         entries = [e for e in entries if e[0] in (stem, session_id)]
         if not entries:
             raise click.ClickException(f"no state for session {_printable(session_id)!s} in {store.sessions}")
-    sessions = [session_summary(stem, state) for stem, state, _ in sorted(entries, key=lambda e: -e[2])]
+    sessions = [_safe_summary(stem, state) for stem, state, _ in sorted(entries, key=lambda e: -e[2])]
     if as_json:
         _echo_json({"state_dir": store.root, "thresholds": thresholds(cfg), "sessions": sessions})
         return

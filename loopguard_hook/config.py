@@ -153,6 +153,8 @@ def _int(minimum: int) -> Callable[[Any], int]:
 def _float(value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueError(f"must be a number of seconds, got {value!r}")
+    if value != value or value in (float("inf"), float("-inf")):
+        raise ValueError(f"must be a finite number of seconds, got {value!r}")
     if value < 0:
         raise ValueError(f"must not be negative, got {value}")
     return float(value)
@@ -162,6 +164,8 @@ def _positive_float(value: Any) -> float:
     result = _float(value)
     if result <= 0:
         raise ValueError(f"must be greater than 0, got {value}")
+    if result > 60:
+        raise ValueError(f"must be at most 60 seconds (both clients wait for the hook), got {value}")
     return result
 
 

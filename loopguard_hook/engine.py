@@ -51,6 +51,7 @@ MAX_PATHS = 64
 MAX_ERRORS = 32
 MAX_RECENT = 20
 SUMMARY_CHARS = 120
+MAX_ID_CHARS = 128
 
 
 class Action(enum.IntEnum):
@@ -433,9 +434,8 @@ def _count_attempt(
     sig_id = key.digest
     calls: dict[str, Any] = agent["calls"]
     call: dict[str, Any] = {"sig": sig_id, "t": now, "seq": agent["seq"], "phase": "pre"}
-    if tool_use_id is not None:
-        calls[tool_use_id] = call
-        _trim(calls, MAX_CALLS, lambda k: calls[k]["seq"])
+    calls[call_id(tool_use_id, sig_id)] = call
+    _trim(calls, MAX_CALLS, lambda k: calls[k]["seq"])
 
     if config.bookkeeping_tools and matches(tool, config.bookkeeping_tools):
         agent["bookkeeping"] += 1
@@ -477,7 +477,14 @@ def _count_attempt(
 
     sig = sigs.get(sig_id)
     if sig is None:
-        sig = sigs[sig_id] = {"tool": tool, "summary": _summary(tool, key), "n": 0, "total": 0, "t": None, "outcomes": []}
+        sig = sigs[sig_id] = {
+            "tool": tool[:MAX_ID_CHARS],
+            "summary": _summary(tool, key),
+            "n": 0,
+            "total": 0,
+            "t": None,
+            "outcomes": [],
+        }
         _trim(sigs, MAX_SIGNATURES, lambda k: sigs[k]["t"] or now)
     # The gap to a slow repeat runs from when the previous attempt finished: a build that takes
     # 80 s and is re-run at once is a quick repeat.
@@ -497,6 +504,8 @@ def _count_attempt(
     if config.max_same_path and is_read_tool(tool, config):
         path = path_of(tool_input, config)
         if path is not None:
+            if len(path) > 4 * MAX_ID_CHARS:
+                path = "#" + call_key("", path, frozenset(), 0).digest
             paths: dict[str, int] = agent["paths"]
             paths[path] = path_count = paths.get(path, 0) + 1
             _trim(paths, MAX_PATHS, lambda k: 0)
@@ -547,10 +556,26 @@ def _finish_pre(
     return decision
 
 
+def call_id(tool_use_id: str | None, sig_id: str) -> str:
+    """The ledger key of a call: its `tool_use_id` (hashed when absurdly long), or, for a client
+    that sends none, its signature, so a Pre and its Post still meet."""
+    if tool_use_id is None:
+        return "~" + sig_id
+    if len(tool_use_id) > MAX_ID_CHARS:
+        return "#" + call_key("", tool_use_id, frozenset(), 0).digest
+    return tool_use_id
+
+
+def _post_call_id(tool_use_id: str | None, tool: str, tool_input: Any, config: Config) -> str:
+    if tool_use_id is not None:
+        return call_id(tool_use_id, "")
+    return call_id(None, call_key(tool, tool_input, frozenset(config.ignore_args), 0).digest)
+
+
 def _pre_tool_use(state: dict[str, Any], event: HookEvent, config: Config, now: float) -> Decision:
     agent = _agent(state, event.agent_id, now)
     assert event.tool_name is not None
-    if event.tool_use_id is not None and event.tool_use_id in agent["calls"]:
+    if event.tool_use_id is not None and call_id(event.tool_use_id, "") in agent["calls"]:
         # The same call delivered again: the hook is registered twice (a plugin copy and a
         # settings copy run in parallel), or a payload was re-sent. Count each call once; the
         # client merges both answers, and a denial from the first one wins.
@@ -647,7 +672,7 @@ def _post_tool_use(state: dict[str, Any], event: HookEvent, config: Config, now:
     tool = event.tool_name
     agent["seq"] += 1
     agent["post_seq"] = agent["seq"]
-    call = agent["calls"].get(event.tool_use_id) if event.tool_use_id is not None else None
+    call = agent["calls"].get(_post_call_id(event.tool_use_id, tool, event.tool_input, config))
     if call is not None and call["phase"] != "pre":
         return ALLOW  # already recorded: a second registration of the hook, or a replayed event
     decisions: list[Decision] = []
@@ -656,7 +681,7 @@ def _post_tool_use(state: dict[str, Any], event: HookEvent, config: Config, now:
         decisions.append(
             _count_attempt(state, agent, event, tool, event.tool_input, event.tool_use_id, config, now, can_deny=False)
         )
-        call = agent["calls"].get(event.tool_use_id) if event.tool_use_id is not None else None
+        call = agent["calls"].get(_post_call_id(event.tool_use_id, tool, event.tool_input, config))
         if call is None:
             call = {
                 "sig": call_key(tool, event.tool_input, frozenset(config.ignore_args)).digest,
@@ -736,7 +761,7 @@ def _batch_call(
     state: dict[str, Any], agent: dict[str, Any], event: HookEvent, item: BatchCall, config: Config, now: float
 ) -> list[Decision]:
     calls = agent["calls"]
-    call = calls.get(item.tool_use_id) if item.tool_use_id is not None else None
+    call = calls.get(_post_call_id(item.tool_use_id, item.tool_name, item.tool_input, config))
     text = item.tool_response if isinstance(item.tool_response, str) else None
     decisions: list[Decision] = []
     if call is not None:
@@ -750,13 +775,11 @@ def _batch_call(
         decisions.append(
             _count_attempt(state, agent, event, item.tool_name, item.tool_input, item.tool_use_id, config, now, can_deny=False)
         )
-        call = calls.get(item.tool_use_id) if item.tool_use_id is not None else None
+        call = calls.get(_post_call_id(item.tool_use_id, item.tool_name, item.tool_input, config))
         if call is None:
             return decisions
     pending = call.pop("remind", None)
-    outcome = outcome_of_response(
-        item.tool_name, item.tool_response, mutation=matches(item.tool_name, config.mutating_tools)
-    )
+    outcome = outcome_of_response(item.tool_name, item.tool_response, mutation=matches(item.tool_name, config.mutating_tools))
     verdict = _record_outcome(agent, call, item.tool_name, item.tool_input, item.tool_response, outcome, config)
     if verdict is not None:
         decisions.append(_with_mode(verdict, config, can_deny=False))
@@ -828,7 +851,7 @@ def _text_rules(state: dict[str, Any], event: HookEvent, config: Config, texts: 
                     stop_reason=text,
                     system_message=text,
                     count=count,
-                    summary=(event.last_assistant_message or "")[:120],
+                    summary=redact((event.last_assistant_message or "")[:1000])[:120],
                 )
             )
         elif verdict is not None:
@@ -851,7 +874,7 @@ def _text_rules(state: dict[str, Any], event: HookEvent, config: Config, texts: 
                     Rule.TEXT,
                     ts["pending"],
                     system_message=textloop.user_notice(None, same_reply=True),
-                    summary=(event.last_assistant_message or "")[:120],
+                    summary=redact((event.last_assistant_message or "")[:1000])[:120],
                 )
             )
     if not decisions:
@@ -887,7 +910,7 @@ def decision_record(event: HookEvent, decision: Decision, now: float) -> dict[st
         "time": round(now, 3),
         "agent": event.agent_id,
         "event": event.event,
-        "tool": decision.tool,
+        "tool": decision.tool[:MAX_ID_CHARS] if decision.tool else decision.tool,
         "rule": decision.rule,
         "action": decision.action.name.lower(),
         "intended": decision.intended.name.lower() if decision.intended else decision.action.name.lower(),

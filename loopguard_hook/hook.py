@@ -126,7 +126,18 @@ def _decide(store: Store, event: HookEvent, cfg: config_mod.Config, now: float, 
         state = handle.state
         if state is None:
             state = engine.new_session(event.session_id, event.client, now)
-        decision = engine.apply(state, event, cfg, now, _new_texts(state, event, cfg))
+            decision = engine.apply(state, event, cfg, now, _new_texts(state, event, cfg))
+        else:
+            try:
+                decision = engine.apply(state, event, cfg, now, _new_texts(state, event, cfg))
+            except (TypeError, KeyError, AttributeError, ValueError, IndexError) as exc:
+                # A ledger that parses but holds values of the wrong shape (edited by hand, or
+                # written by another version): log it, and start the session afresh rather
+                # than fail on every event until it ends.
+                log_bug(store, {}, HookOptions(state_dir=store.root), exc)
+                warning = "state file had values of the wrong shape; started the session afresh (see errors.log)"
+                state = engine.new_session(event.session_id, event.client, now)
+                decision = engine.apply(state, event, cfg, now, _new_texts(state, event, cfg))
         handle.state = state
         handle.dirty = True
     stderr = _line(warning)

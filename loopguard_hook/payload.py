@@ -18,6 +18,8 @@ from typing import Any
 
 import orjson
 
+from .signature import blake2b
+
 
 class Client(enum.StrEnum):
     """The two clients whose hook protocol the guard speaks."""
@@ -44,6 +46,7 @@ HANDLED_EVENTS = frozenset(
 TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure"})
 
 MAIN_AGENT = "main"
+MAX_ID_CHARS = 128
 
 
 class PayloadError(ValueError):
@@ -126,9 +129,11 @@ def _decode_with_lone_surrogates(raw: bytes, error: Exception) -> Any:
 
     try:
         data = json.loads(raw.decode("utf-8"))
+        if nesting_depth(data) > MAX_DEPTH:
+            raise PayloadError(f"payload nests too deeply (at most {MAX_DEPTH} levels)")
+        return _clean(data)
     except (UnicodeDecodeError, ValueError, RecursionError):
         raise PayloadError(f"payload is not valid JSON: {error}") from None
-    return _clean(data)
 
 
 def _clean(value: Any) -> Any:
@@ -222,6 +227,8 @@ def parse(data: dict[str, Any], client: Client) -> HookEvent:
     event = event_name(data)
     session_id = _req_str(data, "session_id")
     agent_id = _opt_str(data, "agent_id") or MAIN_AGENT
+    if len(agent_id) > MAX_ID_CHARS:  # an id is a key in the ledger: keep it small
+        agent_id = "#" + blake2b(agent_id.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
     common: dict[str, Any] = {
         "event": event,
         "client": client,

@@ -31,13 +31,30 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b"), MASK),
     (re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}"), MASK),
     (re.compile(r"\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"), MASK),
-    (re.compile(r"(?i)(://[^/\s:@]++:)[^@\s/]++(@)"), r"\1" + MASK + r"\2"),
+    # URL credentials; a password may itself hold an "@", so mask up to the last one of the host part
+    (re.compile(r"(?i)(://[^/\s:@]++:)[^\s/]*(@)"), r"\1" + MASK + r"\2"),
+    (re.compile(r"\b[rs]k_(?:live|test)_[A-Za-z0-9]{10,}"), MASK),
+    (re.compile(r"(?i)\bhooks\.slack\.com/services/\S+|\bdiscord(?:app)?\.com/api/webhooks/\S+"), MASK),
+    (re.compile(r"(?i)(\b(?:set-)?cookie\s*[:=]\s*)[^\n'\"\\]+"), r"\1" + MASK),
+    # passwords given as a flag: mysql -pSECRET, sshpass -p SECRET, redis-cli -a SECRET, docker login -p
+    (
+        re.compile(r"(?i)(\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]{0,200}?\s-p)(?=[^\s-])('[^']*'?|\"[^\"]*\"?|\S+)"),
+        r"\1" + MASK,
+    ),
+    (
+        re.compile(
+            r"(?i)(\b(?:sshpass|redis-cli|(?:docker|podman|helm registry) login)\b[^\n|;&]{0,200}?\s-[pa]\s+)"
+            r"('[^']*'?|\"[^\"]*\"?|\S+)"
+        ),
+        r"\1" + MASK,
+    ),
     (
         re.compile(
             # a whole name (matched possessively, so a long dotted run costs linear time) that
             # contains a key word
-            r"(?i)(?<![A-Z0-9_.-])((?=[A-Z0-9_.-]*?(?:passw(?:or)?d|passwd|pwd|secret|token|api[_-]?key|"
-            r"apikey|access[_-]?key|private[_-]?key|credentials?|auth))[A-Z0-9_.-]++"
+            r"(?i)(?<![A-Z0-9_.-])((?=[A-Z0-9_.-]*?(?:passw(?:or)?d|passwd|pwd|pass(?![a-z])|secret|token|"
+            r"api[_-]?key|apikey|access[_-]?key|private[_-]?key|(?<![a-z])key(?![a-z])|credentials?|auth))"
+            r"[A-Z0-9_.-]++"
             # the key may close a quote (`"password": "x"`, also JSON-escaped as `\"password\"`)
             r"(?:\\?[\"'])?\s*[=:]\s*)"
             # the value: quoted, quoted inside a JSON string (`\"x\"`, as in a call's canonical

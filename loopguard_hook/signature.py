@@ -134,7 +134,10 @@ def _feed(h: Any, value: Any, skip: frozenset[str], normalise: bool) -> None:
             h.update(b",")
         h.update(b"]")
     else:
-        h.update(orjson.dumps(value))
+        try:
+            h.update(orjson.dumps(value))
+        except TypeError:  # an integer beyond 64 bits (read by the fallback JSON parser)
+            h.update(repr(value).encode())
 
 
 def _shallow(value: Any, limit: int, depth: int = 0) -> Any:

@@ -44,6 +44,7 @@ _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 #: A session's files; the lock file last, since deleting a session happens under its lock.
 _SUFFIXES = (".json", ".tmp", ".corrupt", ".lock")
 #: Largest ledger read back; anything bigger is not ours and is moved aside.
@@ -199,13 +200,20 @@ class Store:
 
     @staticmethod
     def _open_lock(dir_fd: int, lock_name: str) -> int:
-        flags = os.O_RDWR | os.O_CREAT | _NOFOLLOW | _CLOEXEC
+        flags = os.O_RDWR | os.O_CREAT | _NOFOLLOW | _CLOEXEC | _NONBLOCK
         for _ in range(3):
             try:
-                return os.open(lock_name, flags, 0o600, dir_fd=dir_fd)
+                fd = os.open(lock_name, flags, 0o600, dir_fd=dir_fd)
             except OSError as exc:
                 if exc.errno != errno.ELOOP:
                     raise StateError(f"lock file {lock_name}: {exc.strerror or exc}") from None
+            else:
+                st = os.fstat(fd)
+                if stat.S_ISREG(st.st_mode) and st.st_nlink == 1:
+                    return fd
+                # A hard link to another file, or a FIFO, planted as the lock: never chmod or
+                # lock someone else's file; replace it with a lock file of our own.
+                os.close(fd)
             # A symlink was planted as the lock file: remove the link, never follow it.
             try:
                 os.unlink(lock_name, dir_fd=dir_fd)
@@ -272,15 +280,16 @@ class Store:
     def _write(self, dir_fd: int, name: str, state: dict[str, Any]) -> None:
         tmp = name + ".tmp"
         data = orjson.dumps(state)
-        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _NOFOLLOW | _CLOEXEC
+        # Always a fresh file: whatever sits at the temp name (a leftover of a killed writer, or
+        # a planted symlink, hard link or FIFO) is unlinked, never written through. The session
+        # lock is held, so no other writer of ours can be using it.
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC
         try:
             try:
-                fd = os.open(tmp, flags, 0o600, dir_fd=dir_fd)
-            except OSError as exc:
-                if exc.errno != errno.ELOOP:
-                    raise
                 os.unlink(tmp, dir_fd=dir_fd)
-                fd = os.open(tmp, flags | os.O_EXCL, 0o600, dir_fd=dir_fd)
+            except FileNotFoundError:
+                pass
+            fd = os.open(tmp, flags, 0o600, dir_fd=dir_fd)
             try:
                 os.fchmod(fd, 0o600)
                 view = memoryview(data)
@@ -461,10 +470,14 @@ class Store:
         """
         path = os.path.join(self.root, filename)
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | _NOFOLLOW | _CLOEXEC, 0o600)
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | _NOFOLLOW | _CLOEXEC | _NONBLOCK, 0o600)
         except OSError as exc:
             raise StateError(f"cannot write {path}: {exc.strerror or exc}") from None
         try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1:
+                # a FIFO would block, a hard link would write into someone else's file
+                raise StateError(f"{path} is not a plain file of its own; not writing to it")
             os.fchmod(fd, 0o600)
             os.write(fd, line if line.endswith(b"\n") else line + b"\n")
             size = os.fstat(fd).st_size

@@ -206,3 +206,33 @@ def test_status_says_what_observe_would_have_done(tmp_path: Path, capsys: pytest
     code, out, _ = cli(["status", "--state-dir", str(tmp_path)], capsys)
     assert code == 0 and "allow (would deny) (LOOP_GUARD_REPEAT)" in out
     assert "(last event used profile balanced (observe)" in out
+
+
+def test_found_by_adversarial_runs(tmp_path: Path) -> None:
+    """Hard links and FIFOs planted in the state dir, a closed stdout, no tool_use_id."""
+    victim = tmp_path / "victim.txt"
+    victim.write_text("ORIGINAL")
+    victim.chmod(0o644)
+    state = tmp_path / "s"
+    assert hook(["--state-dir", str(state)], READ).returncode == 0
+    sid = json.loads(READ)["session_id"]
+    os.link(victim, state / "sessions" / f"{sid}.tmp")
+    os.mkfifo(state / "decisions.jsonl")
+    for i in range(5):
+        pre = json.loads(READ)
+        pre["tool_use_id"] = f"x{i}"
+        proc = hook(["--state-dir", str(state)], json.dumps(pre).encode())
+        assert proc.returncode == 0 and b"Traceback" not in proc.stderr
+    assert victim.read_text() == "ORIGINAL" and (victim.stat().st_mode & 0o777) == 0o644
+    # stdout closed: the decision is still made, and nothing crashes
+    proc = subprocess.run(f'"{EXE}" --state-dir "{state}" >&-', shell=True, input=READ, capture_output=True, timeout=30)
+    assert proc.returncode == 0 and b"internal error" not in proc.stderr
+    # a client that sends no tool_use_id: each call is counted once, not at Pre and again at Post
+    codex = tmp_path / "c"
+    for _ in range(3):
+        pre = {"hook_event_name": "PreToolUse", "session_id": "c", "turn_id": "t", "tool_name": "Bash",
+               "tool_input": {"command": "cat notes.txt"}}
+        hook(["--state-dir", str(codex)], json.dumps(pre).encode())
+        hook(["--state-dir", str(codex)], json.dumps({**pre, "hook_event_name": "PostToolUse", "tool_response": "hi"}).encode())
+    ledger = json.loads((codex / "sessions" / "c.json").read_text())
+    assert ledger["agents"]["main"]["attempts"] == 3

@@ -549,7 +549,7 @@ def test_directories_are_0700_and_files_0600_whatever_the_umask(mask: int, tmp_p
                 clock=at(T0 + 5 * i),
             )
             assert result.exit_code == 0 and bool(result.stdout) == (i == 2), result.stderr
-        # A ledger that loads but breaks the engine: a bug, whose traceback goes to errors.log.
+        # A ledger that loads but breaks the engine: its traceback goes to errors.log.
         ledger = load_state(state, "s1")
         ledger["agents"]["main"]["calls"]["toolu_bad"] = 5
         (state / "sessions" / "s1.json").write_bytes(orjson.dumps(ledger))
@@ -570,8 +570,8 @@ def test_directories_are_0700_and_files_0600_whatever_the_umask(mask: int, tmp_p
         )
     finally:
         os.umask(old)
-    assert bug.exit_code == 1 and bug.stdout == b""
-    assert bug.stderr.startswith("loopguard-hook: internal error (TypeError)") and "\n" not in bug.stderr
+    # The session starts afresh (one warning line); the traceback still goes to errors.log.
+    assert bug.exit_code == 0 and "wrong shape" in bug.stderr and "\n" not in bug.stderr
     assert "Traceback" in (state / "errors.log").read_text()
     assert outcome.returncode == 0, outcome.stderr
     modes = {os.path.relpath(p, state): stat.S_IMODE(p.lstat().st_mode) for p in [state, *state.rglob("*")]}
