@@ -5,11 +5,12 @@ passed in as `now` (seconds since the epoch), so live hooks and `replay` run the
 
 Counting (both counters count the attempt at `PreToolUse`; denied attempts count too):
 
-- `consecutive`: identical tracked calls in a row (the reminder and breaker profiles); excluded tools are
-  transparent; a different tracked call restarts the chain at 1.
+- `consecutive`: identical tracked calls in a row (the reminder and breaker profiles); excluded
+  tools are transparent; a different tracked call restarts the chain at 1.
 - `no_progress`: attempts of a signature since the last new evidence. A productive call (not a
   failure, and either a mutation or an outcome this signature has not produced before) sets every
-  other signature back to 0 and restarts its own count at 1.
+  other signature back to 0 and restarts its own count at 1. A failure with a new text restarts
+  only its own count, and only with `new_failure_is_evidence`.
 
 Rules are small functions over a `CallContext`, listed by hand in `PRE_RULES`; the most severe
 verdict wins, the first listed on a tie.
