@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from . import __version__
+from .payload import HANDLED_EVENT_ORDER
 
 #: The one command string every config uses. Claude Code runs identical command strings once
 #: across settings files; any other spelling runs again and double-counts every call.
@@ -87,17 +88,7 @@ CODEX_KNOWN_EVENTS: Final = frozenset(
     }
 )
 
-_HANDLED_EVENTS: Final = (
-    "PreToolUse",
-    "PostToolUse",
-    "PostToolUseFailure",
-    "PostToolBatch",
-    "UserPromptSubmit",
-    "SessionStart",
-    "SessionEnd",
-    "Stop",
-    "SubagentStop",
-)
+_HANDLED_EVENTS: Final = HANDLED_EVENT_ORDER
 
 #: Hook events registered per client, in the order they are written: Claude Code gets every event
 #: the guard handles; Codex those of them it knows (it has no PostToolUseFailure or

@@ -28,20 +28,20 @@ class Client(enum.StrEnum):
     CODEX = "codex"
 
 
-#: Hook events the guard acts on; every other event name gets exit 0 and no output.
-HANDLED_EVENTS = frozenset(
-    {
-        "PreToolUse",
-        "PostToolUse",
-        "PostToolUseFailure",
-        "PostToolBatch",
-        "UserPromptSubmit",
-        "SessionStart",
-        "SessionEnd",
-        "Stop",
-        "SubagentStop",
-    }
+#: Hook events the guard acts on, in the order config files list them; every other event name
+#: gets exit 0 and no output.
+HANDLED_EVENT_ORDER = (
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "PostToolBatch",
+    "UserPromptSubmit",
+    "SessionStart",
+    "SessionEnd",
+    "Stop",
+    "SubagentStop",
 )
+HANDLED_EVENTS = frozenset(HANDLED_EVENT_ORDER)
 
 TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure"})
 
