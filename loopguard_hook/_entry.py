@@ -8,6 +8,12 @@ from __future__ import annotations
 
 import os
 import sys
+import time
+
+#: When this process started, as near as Python can tell: the clock of the event. The hooks of
+#: parallel calls start together but reach the ledger in any order; the time they were started
+#: is what tells a parallel twin from a later repeat.
+_STARTED = time.time()
 
 _VALUE_OPTIONS = {
     "--client": "client",
@@ -61,7 +67,7 @@ def run_hook(values: dict[str, object]) -> int:
 
     options = HookOptions(**values)  # type: ignore[arg-type]
     # No local name keeps the payload bytes: `run` drops them once parsed (a Write can be MBs).
-    result = run(_read_stdin(), options=options, environ=os.environ)
+    result = run(_read_stdin(), options=options, environ=os.environ, clock=lambda: _STARTED)
     if result.stdout and sys.stdout is not None:  # stdout may be closed (`>&-`)
         try:
             sys.stdout.buffer.write(result.stdout)

@@ -133,7 +133,7 @@ def _new_agent(now: float) -> dict[str, Any]:
         "attempts": 0,
         "updated": now,
         "seq": 0,
-        "post_seq": 0,
+        "batch_seq": 0,
         "chain": None,
         "since": 0,
         "bookkeeping": 0,
@@ -455,26 +455,18 @@ def _count_attempt(
 
     sigs: dict[str, Any] = agent["sigs"]
     if config.parallel_duplicates != "count" and can_deny:
-        window = config.parallel_window_seconds
-        for other in calls.values():
-            if (
-                other is not call
-                and other["sig"] == sig_id
-                and other["phase"] == "pre"
-                and other["seq"] > agent["post_seq"]
-                and now - other["t"] <= window
-            ):
-                call["duplicate"] = True
-                sig = sigs.get(sig_id)
-                count = sig["n"] if sig else 1
-                if config.parallel_duplicates == "deny":
-                    decisions.append(Decision(Action.DENY, Rule.DUPLICATE, msg.duplicate_denial(Rule.DUPLICATE, tool)))
-                else:
-                    decisions.append(Decision(Action.ALLOW, Rule.DUPLICATE))
-                best = _strongest(decisions)
-                if best.action is Action.ALLOW:
-                    best = Decision(Action.ALLOW, Rule.DUPLICATE)
-                return _finish_pre(agent, call, best, config, tool, count, key, can_deny=can_deny)
+        if _parallel_twin(agent, call, config.parallel_window_seconds, batched=bool(state.get("batched"))):
+            call["duplicate"] = True
+            sig = sigs.get(sig_id)
+            count = sig["n"] if sig else 1
+            if config.parallel_duplicates == "deny":
+                decisions.append(Decision(Action.DENY, Rule.DUPLICATE, msg.duplicate_denial(Rule.DUPLICATE, tool)))
+            else:
+                decisions.append(Decision(Action.ALLOW, Rule.DUPLICATE))
+            best = _strongest(decisions)
+            if best.action is Action.ALLOW:
+                best = Decision(Action.ALLOW, Rule.DUPLICATE)
+            return _finish_pre(agent, call, best, config, tool, count, key, can_deny=can_deny)
 
     sig = sigs.get(sig_id)
     if sig is None:
@@ -557,6 +549,32 @@ def _finish_pre(
     return decision
 
 
+def _parallel_twin(agent: dict[str, Any], call: dict[str, Any], window: float, *, batched: bool) -> bool:
+    """True when an identical call of this agent was issued together with `call`, so the model
+    could not have seen its result first: it belongs to the same batch (no `PostToolBatch` since,
+    Claude Code) or, where the client sends no batch events, its result had not arrived when
+    `call` was issued. Either way within `window` seconds.
+
+    The hook processes of parallel calls start together but take the lock in any order, so a
+    twin's post event may already be in the ledger (Claude Code 2.1.332 and Codex 0.171.0 LAB:
+    the PreToolUse hooks of parallel calls start within 20 ms and overlap). A twin denied by a
+    rule does not count: the new call is judged on its own.
+    """
+    now = call["t"]
+    for other in agent["calls"].values():
+        if (
+            other is not call
+            and other["sig"] == call["sig"]
+            and other["phase"] != "denied"
+            and not other.get("untracked")
+            and other["seq"] > agent.get("batch_seq", 0)
+            and abs(now - other["t"]) <= window
+            and (batched or other.get("done", now + 1) > now)
+        ):
+            return True
+    return False
+
+
 def call_id(tool_use_id: str | None, sig_id: str) -> str:
     """The ledger key of a call: its `tool_use_id` (hashed when absurdly long), or, for a client
     that sends none, its signature, so a Pre and its Post still meet."""
@@ -595,6 +613,7 @@ def _record_outcome(
 ) -> Decision | None:
     """Store a call's outcome; decide whether it is new evidence. May return a same-error reminder."""
     call["phase"] = "done"
+    call["done"] = agent["updated"]
     if call.get("untracked"):
         return None
     sig = agent["sigs"].get(call["sig"])
@@ -672,7 +691,6 @@ def _post_tool_use(state: dict[str, Any], event: HookEvent, config: Config, now:
     assert event.tool_name is not None
     tool = event.tool_name
     agent["seq"] += 1
-    agent["post_seq"] = agent["seq"]
     call = agent["calls"].get(_post_call_id(event.tool_use_id, tool, event.tool_input, config))
     if call is not None and call["phase"] != "pre":
         return ALLOW  # already recorded: a second registration of the hook, or a replayed event
@@ -690,11 +708,11 @@ def _post_tool_use(state: dict[str, Any], event: HookEvent, config: Config, now:
                 "seq": agent["seq"],
                 "phase": "pre",
             }
-        agent["post_seq"] = agent["seq"]
     pending = call.pop("remind", None)
     if event.event == "PostToolUseFailure":
         if event.is_interrupt:
             call["phase"] = "done"
+            call["done"] = now
             outcome = None
         else:
             outcome = outcome_of_error(event.error or "")
@@ -747,10 +765,11 @@ def _post_tool_batch(state: dict[str, Any], event: HookEvent, config: Config, no
     """
     agent = _agent(state, event.agent_id, now)
     agent["seq"] += 1
-    agent["post_seq"] = agent["seq"]
+    state["batched"] = True
     decisions: list[Decision] = []
     for item in event.tool_calls:
         decisions.extend(_batch_call(state, agent, event, item, config, now))
+    agent["batch_seq"] = agent["seq"]  # the model sees these results next: later calls are a new batch
     merged = _merge(decisions)
     if merged.intended is Action.STOP and config.mode == "enforce" and event.client is Client.CLAUDE_CODE:
         # PostToolBatch `continue: false` ends the loop before the next model call (2.1.332 LAB).

@@ -122,7 +122,7 @@ def _valid(state: Any) -> bool:
         for key, kind in (("sigs", dict), ("calls", dict), ("paths", dict), ("errors", dict)):
             if not isinstance(agent.get(key), kind):
                 return False
-        for key in ("attempts", "seq", "post_seq", "since", "bookkeeping"):
+        for key in ("attempts", "seq", "batch_seq", "since", "bookkeeping"):
             if not isinstance(agent.get(key), int):
                 return False
     return True

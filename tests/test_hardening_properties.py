@@ -198,7 +198,7 @@ def check_ledger(state: dict[str, Any]) -> list[str]:
         if not isinstance(state.get(key), int) or state[key] < 0:
             problems.append(f"state {key} = {state.get(key)!r}")
     for agent_id, agent in state["agents"].items():
-        for key in ("attempts", "seq", "post_seq", "since", "bookkeeping"):
+        for key in ("attempts", "seq", "batch_seq", "since", "bookkeeping"):
             if agent[key] < 0:
                 problems.append(f"agent {agent_id} {key} = {agent[key]}")
         chain = agent.get("chain")
