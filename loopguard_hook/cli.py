@@ -24,6 +24,9 @@ from .state import StateError, Store, default_state_dir, session_file_name
 CLIENT_CHOICE = click.Choice(["auto", "claude-code", "codex"])
 PROFILE_CHOICE = click.Choice(list(config_mod.PROFILES))
 MODE_CHOICE = click.Choice(list(config_mod.MODES))
+STATE_DIR_HELP = "Where session state lives (default: the user cache dir)."
+CONFIG_HELP = "An extra TOML config file, layered over the user and project files."
+MODE_HELP = "enforce (default), advise (denials become reminders) or observe (log only)."
 
 
 def _hook_options(func: Any) -> Any:
@@ -37,25 +40,9 @@ def _hook_options(func: Any) -> Any:
                 help="Which client's protocol to speak; auto: a payload with turn_id is Codex.",
             ),
             click.option("--profile", type=PROFILE_CHOICE, default=None, help="Detection profile (default: balanced)."),
-            click.option(
-                "--config",
-                "config_path",
-                type=click.Path(dir_okay=False),
-                default=None,
-                help="An extra TOML config file, layered over the user and project files.",
-            ),
-            click.option(
-                "--state-dir",
-                type=click.Path(file_okay=False),
-                default=None,
-                help="Where session state lives (default: the user cache dir).",
-            ),
-            click.option(
-                "--mode",
-                type=MODE_CHOICE,
-                default=None,
-                help="enforce (default), advise (denials become reminders) or observe (log only).",
-            ),
+            click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None, help=CONFIG_HELP),
+            click.option("--state-dir", type=click.Path(file_okay=False), default=None, help=STATE_DIR_HELP),
+            click.option("--mode", type=MODE_CHOICE, default=None, help=MODE_HELP),
             click.option("--dry-run", is_flag=True, help="Decide but write no state."),
         ]
     ):
@@ -129,6 +116,14 @@ def _echo_json(value: Any) -> None:
 
 def _printable(text: str) -> str:
     return "".join(ch if ch.isprintable() else f"\\x{ord(ch):02x}" for ch in text)
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _list(values: Any) -> str:
+    return ", ".join(map(str, values)) if isinstance(values, list) and values else "-"
 
 
 def _ago(now: float, then: float | None) -> str:
@@ -213,9 +208,7 @@ def thresholds(cfg: config_mod.Config) -> dict[str, Any]:
 @cli.command()
 @click.option("--session", "session_id", default=None, help="Only this session id.")
 @click.option("--json", "as_json", is_flag=True, help="Stable JSON instead of text.")
-@click.option(
-    "--state-dir", type=click.Path(file_okay=False), default=None, help="State directory (default: the user cache dir)."
-)
+@click.option("--state-dir", type=click.Path(file_okay=False), default=None, help=STATE_DIR_HELP)
 @click.option("--profile", type=PROFILE_CHOICE, default=None, help="Show the thresholds of this profile.")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None, help="An extra TOML config file.")
 def status(session_id: str | None, as_json: bool, state_dir: str | None, profile: str | None, config_path: str | None) -> None:
@@ -236,7 +229,7 @@ def status(session_id: str | None, as_json: bool, state_dir: str | None, profile
     t = thresholds(cfg)
     click.echo(f"state dir: {store.root}")
     click.echo(
-        f"profile {t['profile']} ({t['mode']}), counting {t['counting']}: remind at {t['remind_at'] or '-'}, "
+        f"config here: profile {t['profile']} ({t['mode']}), counting {t['counting']}: remind at {_list(t['remind_at'])}, "
         f"deny at {t['deny_at'] or '-'}, stop at {t['stop_at'] or '-'}, "
         f"max calls since progress {t['max_calls_since_progress'] or '-'}"
     )
@@ -249,21 +242,21 @@ def status(session_id: str | None, as_json: bool, state_dir: str | None, profile
             click.echo(f"session file {s['file']}: unreadable (it will be moved aside on next use)")
             continue
         click.echo(
-            f"session {_printable(str(s['session_id']))} [{s['client']}]: {s['attempts']} tool calls, "
-            f"{s['events']} events, last {_ago(now, s['updated'])}"
+            f"session {_printable(str(s['session_id']))} [{s['client']}]: {_count(s['attempts'], 'tool call')}, "
+            f"{_count(s['events'], 'event')}, last {_ago(now, s['updated'])}"
         )
         used = s.get("config")
         if isinstance(used, dict) and any(
             used.get(k) != t.get(k) for k in ("profile", "mode", "remind_at", "deny_at", "stop_at")
         ):
             click.echo(
-                f"  (last event used profile {used.get('profile')} ({used.get('mode')}): remind at "
-                f"{used.get('remind_at') or '-'}, deny at {used.get('deny_at') or '-'}, stop at {used.get('stop_at') or '-'})"
+                f"  (its last event used profile {used.get('profile')} ({used.get('mode')}): remind at "
+                f"{_list(used.get('remind_at'))}, deny at {used.get('deny_at') or '-'}, stop at {used.get('stop_at') or '-'})"
             )
         for agent_id, a in s["agents"].items():
             flags = " ANSWER-ONLY" if a["answer_only"] else ""
             click.echo(
-                f"  agent {_printable(agent_id)}: {a['attempts']} calls, {a['calls_since_progress']} since last "
+                f"  agent {_printable(agent_id)}: {_count(a['attempts'], 'call')}, {a['calls_since_progress']} since last "
                 f"progress, {a['consecutive']} in a row{flags}"
             )
             for sig in a["signatures"][:5]:
@@ -283,7 +276,7 @@ def status(session_id: str | None, as_json: bool, state_dir: str | None, profile
 @cli.command()
 @click.option("--session", "session_id", default=None, help="Forget this session.")
 @click.option("--all", "all_sessions", is_flag=True, help="Forget every session.")
-@click.option("--state-dir", type=click.Path(file_okay=False), default=None)
+@click.option("--state-dir", type=click.Path(file_okay=False), default=None, help=STATE_DIR_HELP)
 def reset(session_id: str | None, all_sessions: bool, state_dir: str | None) -> None:
     """Forget state: the escape hatch when the guard is wrong about a session."""
     if (session_id is None) == (not all_sessions):
@@ -307,35 +300,36 @@ _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 
 
 def parse_duration(text: str) -> float:
-    """`90s`, `30m`, `12h`, `7d`, `2w` (or plain seconds) in seconds.
+    """`90s`, `30m`, `12h`, `7d`, `2w` in seconds. The unit is required: `gc --older-than 7`
+    could mean seven days as easily as seven seconds, and it deletes state.
 
     Raises:
-        click.BadParameter: not a duration.
+        click.BadParameter: not a number followed by one of s, m, h, d, w.
     """
     text = text.strip().lower()
     try:
-        if text and text[-1] in _UNITS:
-            value = float(text[:-1]) * _UNITS[text[-1]]
-        else:
-            value = float(text)
+        if not text or text[-1] not in _UNITS:
+            raise ValueError(text)
+        value = float(text[:-1]) * _UNITS[text[-1]]
     except ValueError:
-        raise click.BadParameter(f"{text!r} is not a duration such as 30m, 12h or 7d") from None
+        raise click.BadParameter(f"{text!r} is not a duration such as 90s, 30m, 12h or 7d (the unit is required)") from None
     if value < 0:
         raise click.BadParameter("a duration cannot be negative")
     return value
 
 
 @cli.command()
-@click.option("--older-than", default="7d", show_default=True, help="Idle time, e.g. 12h, 7d.")
-@click.option("--state-dir", type=click.Path(file_okay=False), default=None)
+@click.option(
+    "--older-than", default="7d", show_default=True, help="Idle time with its unit (s, m, h, d, w), e.g. 12h, 7d."
+)
+@click.option("--state-dir", type=click.Path(file_okay=False), default=None, help=STATE_DIR_HELP)
 @click.option("--dry-run", is_flag=True, help="List what would be deleted.")
 def gc(older_than: str, state_dir: str | None, dry_run: bool) -> None:
     """Delete the state of sessions idle longer than --older-than."""
     seconds = parse_duration(older_than)
     store = _store(state_dir)
     if dry_run:
-        now = time.time()
-        old = [stem for stem, _, mtime in store.list_sessions() if now - mtime > seconds]
+        old = store.gc(seconds, time.time(), dry_run=True)
         click.echo(f"would delete {len(old)} session(s)")
         for stem in old:
             click.echo(f"  {stem}")
@@ -349,11 +343,17 @@ def gc(older_than: str, state_dir: str | None, dry_run: bool) -> None:
 
 @cli.command("replay")
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+    help="text: a row per call and a summary; json: the same for pipelines.",
+)
 @click.option("--profile", type=PROFILE_CHOICE, default=None, help="Profile to replay with (default: balanced).")
-@click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None)
-@click.option("--mode", type=MODE_CHOICE, default=None)
-@click.option("--client", type=CLIENT_CHOICE, default="auto", show_default=True)
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None, help=CONFIG_HELP)
+@click.option("--mode", type=MODE_CHOICE, default=None, help=MODE_HELP)
+@click.option(
+    "--client", type=CLIENT_CHOICE, default="auto", show_default=True,
+    help="Which client recorded FILES; auto: told by the file's format.",
+)
 def replay_command(
     files: tuple[str, ...], fmt: str, profile: str | None, config_path: str | None, mode: str | None, client: str
 ) -> None:
@@ -414,7 +414,7 @@ def _warn_if_not_on_path() -> None:
     if found is None:
         click.echo(
             "warning: `loopguard-hook` is not on PATH, so the client cannot run the hook. Install it where "
-            "every shell finds it (`pipx install loopguard-hook`, or `uv tool install`), or put "
+            "every shell finds it (`pipx install PATH-TO-CHECKOUT`, or `uv tool install PATH-TO-CHECKOUT`), or put "
             f"{os.path.dirname(sys.argv[0]) or 'the virtualenv bin directory'} on PATH for the client.",
             err=True,
         )
@@ -452,10 +452,10 @@ def config_group() -> None:
 
 
 @config_group.command("show")
-@click.option("--profile", type=PROFILE_CHOICE, default=None)
-@click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None)
-@click.option("--mode", type=MODE_CHOICE, default=None)
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--profile", type=PROFILE_CHOICE, default=None, help="Show this profile's values (default: balanced).")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None, help=CONFIG_HELP)
+@click.option("--mode", type=MODE_CHOICE, default=None, help=MODE_HELP)
+@click.option("--json", "as_json", is_flag=True, help="JSON: each key's value and source.")
 def config_show(profile: str | None, config_path: str | None, mode: str | None, as_json: bool) -> None:
     """Print every setting, its value, and where the value came from."""
     resolved = _resolved(profile, config_path, mode)
@@ -473,10 +473,14 @@ def config_show(profile: str | None, config_path: str | None, mode: str | None, 
 @config_group.command("check")
 @click.argument("path", required=False, type=click.Path(dir_okay=False))
 def config_check(path: str | None) -> None:
-    """Validate a config file (or, with no PATH, every source in effect here)."""
+    """Validate a config file (or, with no PATH, every source in effect here, including the
+    options given before the command)."""
     try:
         if path is None:
-            resolved = config_mod.load(environ=os.environ, cwd=os.getcwd())
+            flags = {"profile": _root_param("profile"), "mode": _root_param("mode")}
+            resolved = config_mod.load(
+                environ=os.environ, cwd=os.getcwd(), config_path=_root_param("config_path"), flags=flags
+            )
             used = sorted({src for src in resolved.sources.values() if not src.startswith(("profile ", "default"))})
             click.echo(
                 "config OK: "
@@ -499,8 +503,12 @@ def run_cli(args: list[str]) -> int:
         result = cli.main(args=args, prog_name="loopguard-hook", standalone_mode=False)
     except click.exceptions.Exit as exc:
         return 1 if exc.exit_code == 2 else exc.exit_code
+    except click.exceptions.NoArgsIsHelpError as exc:  # a group named without its command
+        click.echo(exc.format_message(), err=True)
+        return 1
     except click.UsageError as exc:
-        click.echo(f"loopguard-hook: {exc.format_message()} (see loopguard-hook --help)", err=True)
+        where = exc.ctx.command_path if exc.ctx is not None else "loopguard-hook"
+        click.echo(f"loopguard-hook: {exc.format_message()} (see {where} --help)", err=True)
         return 1
     except click.ClickException as exc:
         click.echo(f"loopguard-hook: {exc.format_message()}", err=True)

@@ -121,7 +121,8 @@ def _decide(store: Store, event: HookEvent, cfg: config_mod.Config, now: float, 
     with store.session(event.session_id, write=not dry_run) as handle:
         warning = handle.warning or ""
         if event.event == "SessionEnd":
-            handle.delete = not cfg.keep_state
+            # Observe mode exists to be looked at afterwards (`status`); gc removes it later.
+            handle.delete = not (cfg.keep_state or cfg.mode == "observe")
             return HookResult(stderr=_line(warning))
         state = handle.state
         if state is None:

@@ -256,7 +256,8 @@ def _read(path: str) -> tuple[Format, list[Recording]]:
     if kind is Format.HOOK_PAYLOADS:
         return kind, _payload_recordings(path, [(ln.number, ln.data) for ln in lines], skipped)
     if not lines:
-        raise ReplayError(f"{path}: no JSON records ({skipped} unreadable lines)")
+        hint = "; replay reads JSON Lines (one JSON object per line), e.g. `jq -c . payload.json`" if skipped else ""
+        raise ReplayError(f"{path}: no JSON records ({skipped} unreadable lines){hint}")
     raise ReplayError(f"{path}: not a Claude Code transcript, a Codex rollout or a hook payload log")
 
 

@@ -405,10 +405,15 @@ class Store:
         finally:
             os.close(dir_fd)
 
-    def gc(self, older_than: float, now: float) -> list[str]:
+    def gc(self, older_than: float, now: float, *, dry_run: bool = False) -> list[str]:
         """Delete the files of sessions idle for more than `older_than` seconds; return their stems.
 
-        A session whose lock is held (a hook is updating it) is not idle and is kept.
+        A session is as old as the newest of its files. One whose lock is held (a hook is
+        updating it) is not idle and is kept. With `dry_run`, delete nothing and return the
+        sessions that would go.
+
+        Raises:
+            StateError: the state directory cannot be listed or a file cannot be removed.
         """
         removed: list[str] = []
         dir_fd = self._dir_fd()
@@ -422,6 +427,9 @@ class Store:
                     stems[stem] = max(stems.get(stem, 0.0), self._mtime(dir_fd, entry))
             for stem, mtime in sorted(stems.items()):
                 if now - mtime <= older_than:
+                    continue
+                if dry_run:
+                    removed.append(stem)
                     continue
                 with self._lock(dir_fd, stem, wait=False) as held:
                     if not held:

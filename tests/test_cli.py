@@ -173,7 +173,10 @@ def test_config_show_and_check(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert code == 1 and "ascending" in err
 
 
-COMMANDS = [[], ["hook"], ["status"], ["reset"], ["gc"], ["config"], ["config", "show"], ["config", "check"], ["install"], ["uninstall"], ["replay"]]
+COMMANDS = [
+    [], ["hook"], ["status"], ["reset"], ["gc"], ["config"], ["config", "show"], ["config", "check"],
+    ["install"], ["uninstall"], ["replay"],
+]
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=lambda c: " ".join(c) or "main")
@@ -205,7 +208,7 @@ def test_status_says_what_observe_would_have_done(tmp_path: Path, capsys: pytest
     loop(tmp_path, 5, ("--mode", "observe"))
     code, out, _ = cli(["status", "--state-dir", str(tmp_path)], capsys)
     assert code == 0 and "allow (would deny) (LOOP_GUARD_REPEAT)" in out
-    assert "(last event used profile balanced (observe)" in out
+    assert "(its last event used profile balanced (observe)" in out
 
 
 def test_found_by_adversarial_runs(tmp_path: Path) -> None:
@@ -236,3 +239,45 @@ def test_found_by_adversarial_runs(tmp_path: Path) -> None:
         hook(["--state-dir", str(codex)], json.dumps({**pre, "hook_event_name": "PostToolUse", "tool_response": "hi"}).encode())
     ledger = json.loads((codex / "sessions" / "c.json").read_text())
     assert ledger["agents"]["main"]["attempts"] == 3
+
+
+def test_gc_needs_a_unit_and_its_dry_run_agrees(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A bare number is refused (7 seconds or 7 days?); the dry run names what gc then deletes,
+    a session being as old as the newest of its files."""
+    loop(tmp_path, 1)
+    code, _, err = cli(["gc", "--older-than", "7", "--state-dir", str(tmp_path)], capsys)
+    assert code == 1 and "the unit is required" in err and "gc --help" in err
+    assert list((tmp_path / "sessions").glob("*.json"))
+    old = os.path.getmtime(next((tmp_path / "sessions").glob("*.json"))) - 30 * 86400
+    for path in (tmp_path / "sessions").iterdir():
+        if path.suffix == ".json":
+            os.utime(path, (old, old))  # the ledger is old, its lock file is not
+    code, out, _ = cli(["gc", "--older-than", "7d", "--dry-run", "--state-dir", str(tmp_path)], capsys)
+    assert code == 0 and "would delete 0 session(s)" in out
+    assert "deleted 0" in cli(["gc", "--older-than", "7d", "--state-dir", str(tmp_path)], capsys)[1]
+
+
+def test_config_check_uses_the_options_before_the_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text("remind_at = [4, 3]\n")
+    code, _, err = cli(["--config", str(bad), "config", "check"], capsys)
+    assert code == 1 and "remind_at" in err and "bad.toml" in err
+    good = tmp_path / "good.toml"
+    good.write_text("deny_at = 6\n")
+    code, out, _ = cli(["--config", str(good), "config", "check"], capsys)
+    assert code == 0 and "good.toml" in out
+
+
+def test_observe_mode_keeps_the_ledger_after_session_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    loop(tmp_path, 5, ("--mode", "observe"))
+    end = (EXAMPLES / "payloads/claude-code-2.1.332/SessionEnd.json").read_bytes()
+    assert hook(["--state-dir", str(tmp_path), "--mode", "observe"], end).returncode == 0
+    code, out, _ = cli(["status", "--state-dir", str(tmp_path)], capsys)
+    assert code == 0 and "allow (would deny)" in out
+    assert hook(["--state-dir", str(tmp_path)], end).returncode == 0  # enforce: the ledger goes
+    assert cli(["status", "--state-dir", str(tmp_path)], capsys)[1].endswith("no sessions\n")
+
+
+def test_group_without_its_command_prints_plain_help(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = cli(["config"], capsys)
+    assert code == 1 and err.startswith("Usage: loopguard-hook config") and "(see" not in err

@@ -588,6 +588,10 @@ def test_codex_install_without_trust_says_how_to_trust(dirs: dict[str, Any]) -> 
     hint = change.messages[-1]
     assert "/hooks" in hint and "--trust" in hint and "--dangerously-bypass-hook-trust" in hint
     assert str(dirs["home"] / ".codex" / "config.toml") in hint
+    assert "`loopguard-hook install --client codex --trust`" in hint
+    # The hint repeats the scope: followed literally, it must not register a user-scope copy.
+    [change] = plan_install(CODEX, "project", **dirs)
+    assert "`loopguard-hook install --client codex --scope project --trust`" in change.messages[-1]
 
 
 def test_codex_install_with_trust_records_hashes(dirs: dict[str, Any]) -> None:

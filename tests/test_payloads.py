@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
+from wire import validate
 
 from loopguard_hook.hook import HookOptions, run
-from wire import validate
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 PAYLOADS = sorted((EXAMPLES / "payloads").glob("*/*.json"))
@@ -38,7 +37,7 @@ def test_captured_session(path: Path, tmp_path: Path) -> None:
     """Real sessions of both clients: valid answers throughout, and the loops in them are seen."""
     actions = []
     for i, line in enumerate(path.read_text().splitlines()):
-        result = run(line.encode(), options=HookOptions(state_dir=str(tmp_path)), environ={}, clock=lambda: 1e9 + i,
+        result = run(line.encode(), options=HookOptions(state_dir=str(tmp_path)), environ={}, clock=lambda i=i: 1e9 + i,
                      user_config="")
         assert result.exit_code == 0, result.stderr
         assert validate(result, _client(path)) == [], line[:200]

@@ -150,7 +150,9 @@ def test_cost_per_event_is_flat_on_a_100_mb_transcript(tmp_path: Path) -> None:
 
 def test_detector_ignores_tables_lists_and_code() -> None:
     ts = new_text_state()
-    text = "\n".join(["| a | b |"] * 20 + ["- item with a long shared prefix"] * 20 + ["```"] + ["same code line here"] * 20 + ["```"])
+    text = "\n".join(
+        ["| a | b |"] * 20 + ["- item with a long shared prefix"] * 20 + ["```"] + ["same code line here"] * 20 + ["```"]
+    )
     assert feed(ts, text, max_lines=8, max_blocks=0, max_block_chars=16384) is None
 
 

@@ -1,7 +1,7 @@
 """Install the pinned real clients and run them offline against a mock model, with
 `loopguard-hook` registered for every hook event the product handles.
 
-Clients are installed once into `LOOPGUARD_E2E_CACHE` (default `~/.cache/loopguard-hook-e2e`) as
+Clients are installed once into `E2E_CLIENT_CACHE` (default `~/.cache/loopguard-hook-e2e`) as
 `<cache>/<client>-<version>` with `npm install --prefix`. Each run gets a scratch workspace (cwd,
 HOME, state dir, TMPDIR), a clean environment, a wall-clock limit, and on the way out the client's
 whole process tree is killed (hooks and tool processes included).
@@ -40,7 +40,7 @@ from .mock_model import AnthropicMock, Logged, ResponsesMock, Script
 
 # Read at import: the test suite's autouse fixture points HOME at a temp dir and drops every
 # LOOPGUARD_* variable before each test.
-CACHE_DIR = Path(os.environ.get("LOOPGUARD_E2E_CACHE") or Path.home() / ".cache" / "loopguard-hook-e2e")
+CACHE_DIR = Path(os.environ.get("E2E_CLIENT_CACHE") or Path.home() / ".cache" / "loopguard-hook-e2e")
 #: The console script of the virtualenv running the tests.
 HOOK_BIN = Path(sys.executable).parent / "loopguard-hook"
 
