@@ -150,6 +150,24 @@ def _int(minimum: int) -> Callable[[Any], int]:
     return check
 
 
+def _off_or_threshold(value: Any) -> int:
+    """0 turns a repeat rule off; otherwise a repeat needs at least two occurrences."""
+    result = _int(0)(value)
+    if result == 1:
+        raise ValueError("must be 0 (off) or >= 2 (a repeat needs two occurrences), got 1")
+    return result
+
+
+def _int_between(minimum: int, maximum: int) -> Callable[[Any], int]:
+    def check(value: Any) -> int:
+        result = _int(minimum)(value)
+        if result > maximum:
+            raise ValueError(f"must be <= {maximum}, got {result}")
+        return result
+
+    return check
+
+
 def _float(value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueError(f"must be a number of seconds, got {value!r}")
@@ -219,15 +237,15 @@ VALIDATORS: dict[str, Callable[[Any], Any]] = {
     "mode": _choice(MODES),
     "counting": _choice(COUNTINGS),
     "remind_at": _thresholds,
-    "deny_at": _int(0),
-    "stop_at": _int(0),
+    "deny_at": _off_or_threshold,
+    "stop_at": _off_or_threshold,
     "warn_after": _int(0),
     "register_advisory": _bool,
     "remind_phase": _choice(PHASES),
     "max_same_path": _int(0),
     "max_calls_since_progress": _int(0),
     "max_bookkeeping_calls_since_progress": _int(0),
-    "same_error_remind_at": _int(0),
+    "same_error_remind_at": _off_or_threshold,
     "new_failure_is_evidence": _bool,
     "answer_only_after_deny": _bool,
     "slow_repeat_seconds": _float,
@@ -244,11 +262,11 @@ VALIDATORS: dict[str, Callable[[Any], Any]] = {
     "ignore_args": _patterns,
     "preview_chars": _int(20),
     "result_preview_chars": _int(20),
-    "max_repeated_lines": _int(0),
-    "max_repeated_blocks": _int(0),
+    "max_repeated_lines": _off_or_threshold,
+    "max_repeated_blocks": _off_or_threshold,
     "max_block_chars": _int(64),
-    "same_final_message_at": _int(0),
-    "transcript_read_bytes": _int(4096),
+    "same_final_message_at": _off_or_threshold,
+    "transcript_read_bytes": _int_between(4096, 16 * 1024 * 1024),
     "keep_state": _bool,
     "lock_timeout_seconds": _positive_float,
     "audit_log_max_bytes": _int(4096),
@@ -291,8 +309,8 @@ ALIASES: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "maxCallsPerToolPerTurn": ("deny_at", _repeat_group),
     "maxToolAttemptsPerTurn": ("max_calls_since_progress", _int(0)),
     "maxProgressToolCallsPerTurn": ("max_bookkeeping_calls_since_progress", _int(0)),
-    "maxRepeatedAssistantLines": ("max_repeated_lines", _int(0)),
-    "maxRepeatedAssistantBlocks": ("max_repeated_blocks", _int(0)),
+    "maxRepeatedAssistantLines": ("max_repeated_lines", _off_or_threshold),
+    "maxRepeatedAssistantBlocks": ("max_repeated_blocks", _off_or_threshold),
     "maxAssistantBlockChars": ("max_block_chars", _int(64)),
 }
 

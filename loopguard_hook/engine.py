@@ -820,8 +820,9 @@ def _text_rules(state: dict[str, Any], event: HookEvent, config: Config, texts: 
         "max_block_chars": config.max_block_chars,
     }
     stopping = name in ("Stop", "SubagentStop")
-    if stopping and not texts and event.last_assistant_message:
-        texts = [event.last_assistant_message]  # no transcript to read: judge the final message
+    final = _bounded(event.last_assistant_message, config.transcript_read_bytes)
+    if stopping and not texts and final:
+        texts = [final]  # no transcript to read: judge the final message
     verdict = None
     for text in texts:
         found = textloop.feed(ts, text, **limits)
@@ -859,7 +860,7 @@ def _text_rules(state: dict[str, Any], event: HookEvent, config: Config, texts: 
                     Decision(Action.REMIND, Rule.TEXT, textloop.reminder(verdict), count=verdict.count, summary=verdict.excerpt)
                 )
     elif stopping:
-        count, same_reply = textloop.final_message(ts, event.last_assistant_message, stop_hook_active=event.stop_hook_active)
+        count, same_reply = textloop.final_message(ts, final, stop_hook_active=event.stop_hook_active)
         threshold = config.same_final_message_at
         if threshold and count >= threshold:
             text = textloop.final_message_stop(count)
@@ -872,6 +873,23 @@ def _text_rules(state: dict[str, Any], event: HookEvent, config: Config, texts: 
                     system_message=text,
                     count=count,
                     summary=redact((event.last_assistant_message or "")[:1000])[:120],
+                )
+            )
+        elif verdict is not None and event.stop_hook_active and ts["pending"]:
+            # A Stop hook forced the turn on, the previous Stop already found a text loop, and no
+            # tool call or prompt has delivered that reminder since: nothing else will reach the
+            # model, so end the turn (Codex caps no Stop-hook chain: openai/codex#37937).
+            text = textloop.text_loop_stop(verdict)
+            ts["pending"] = None  # the turn ends; the next prompt starts afresh
+            decisions.append(
+                Decision(
+                    Action.STOP,
+                    Rule.TEXT,
+                    text,
+                    stop_reason=text,
+                    system_message=text,
+                    count=verdict.count,
+                    summary=verdict.excerpt,
                 )
             )
         elif verdict is not None:
@@ -907,6 +925,14 @@ def _text_rules(state: dict[str, Any], event: HookEvent, config: Config, texts: 
     if stopping:
         return _stop_mode(best, config)
     return _with_mode(replace(best, summary=redact(best.summary)), config)
+
+
+def _bounded(text: str | None, limit: int) -> str | None:
+    """A final message cut to its first and last `limit` characters: the text rules cost the
+    same for a 20 MB message as for one of 512 KiB, and a loop shows at either end."""
+    if text is None or len(text) <= 2 * limit:
+        return text
+    return text[:limit] + "\n" + text[-limit:]
 
 
 def _stop_mode(decision: Decision, config: Config) -> Decision:

@@ -30,6 +30,7 @@ MIN_REPLY_CHARS = 80
 SHORT_REPLY_REPEATS = 3
 RECENT_BLOCKS = 32
 SEEN_IDS = 64
+MAX_TEXT_AGENTS = 8  # like the tool-call ledger: the least recently active agent goes first
 
 _SPACE = re.compile(r"\s+")
 _LIST_ITEM = re.compile(r"^(?:[-*+•]|\d+[.)]|\[[ xX]\])\s")
@@ -63,11 +64,17 @@ def new_text_state() -> dict[str, Any]:
 
 
 def text_state(state: dict[str, Any], agent_id: str) -> dict[str, Any]:
-    """The text ledger of `agent_id`, created on first use."""
+    """The text ledger of `agent_id`, created on first use. At most `MAX_TEXT_AGENTS` are kept
+    (a session may start thousands of subagents): the least recently used one is dropped,
+    never "main"."""
     texts: dict[str, Any] = state.setdefault("text", {})
-    entry = texts.get(agent_id)
+    entry: dict[str, Any] | None = texts.pop(agent_id, None)
     if not isinstance(entry, dict) or "line_count" not in entry:
-        entry = texts[agent_id] = new_text_state()
+        entry = new_text_state()
+    texts[agent_id] = entry  # last in the dict: the most recently used
+    while len(texts) > MAX_TEXT_AGENTS:
+        oldest = next(k for k in texts if k != "main")
+        del texts[oldest]
     return entry
 
 
@@ -81,20 +88,39 @@ def _counts(line: str) -> bool:
     return any(ch.isalpha() for ch in line)
 
 
+def _fence(stripped: str) -> str | None:
+    """The fence marker a line opens or closes (three or more backticks or tildes), if any."""
+    if not stripped.startswith(("```", "~~~")):
+        return None
+    char = stripped[0]
+    return stripped[: len(stripped) - len(stripped.lstrip(char))]
+
+
 def feed(ts: dict[str, Any], text: str, *, max_lines: int, max_blocks: int, max_block_chars: int) -> TextVerdict | None:
-    """Feed one assistant message's text; return the first loop found, if any."""
+    """Feed one assistant message's text; return the first loop found, if any.
+
+    Code never counts as repeated lines: fenced blocks (a fence closes only with the same
+    character, at least as long, and nothing after it: CommonMark) and indented code (four
+    spaces or a tab).
+    """
     found: TextVerdict | None = None
     kept: list[str] = []
     for raw in text.splitlines():
         stripped = raw.strip()
-        if stripped.startswith(("```", "~~~")):
-            ts["fence"] = not ts["fence"]
-            continue
+        marker = _fence(stripped)
+        fence = ts["fence"]
+        if marker is not None:
+            if not fence:
+                ts["fence"] = marker
+                continue
+            if isinstance(fence, str) and marker[0] == fence[0] and len(marker) >= len(fence) and stripped == marker:
+                ts["fence"] = False
+                continue
         if not stripped:
             continue
         norm = _normal(stripped)
         kept.append(norm)
-        if ts["fence"] or not _counts(norm):
+        if fence or raw.startswith(("    ", "\t")) or not _counts(norm):
             continue
         key = digest(norm.encode("utf-8", "surrogatepass"))
         if key == ts["line"]:
@@ -214,10 +240,11 @@ def same_reply_reminder() -> str:
 
 
 def text_loop_stop(verdict: TextVerdict) -> str:
-    """Stop reason when the agent keeps repeating text after a reminder in the same turn."""
+    """Stop reason when the agent keeps repeating text after a reminder in the same turn, or
+    through a Stop-hook continuation that no reminder can reach."""
     return (
         f"loopguard ended the turn: the agent kept repeating the same {verdict.kind} of text "
-        f"({verdict.count}x) after a reminder. Send a new message to continue."
+        f"({verdict.count}x). Send a new message to continue."
     )
 
 

@@ -251,3 +251,18 @@ def test_loopguard_table_is_accepted(tmp_path: Path) -> None:
     path = tmp_path / "c.toml"
     path.write_text("[loopguard]\ndeny_at = 6\nstop_at = 9\n")
     assert load(environ={}, config_path=str(path), user_path="").config.deny_at == 6
+
+
+@pytest.mark.parametrize(
+    "key", ["deny_at", "stop_at", "same_error_remind_at", "max_repeated_lines", "max_repeated_blocks", "same_final_message_at"]
+)
+def test_a_repeat_threshold_of_one_is_refused(key: str) -> None:
+    """0 turns the rule off; 1 would fire on the first occurrence, which is no repeat."""
+    with pytest.raises(ConfigError, match=f"{key}.*0 \\(off\\) or >= 2"):
+        resolve([Layer("test.toml", {key: 1})])
+    assert getattr(resolve([Layer("test.toml", {key: 0})]).config, key) == 0
+
+
+def test_transcript_read_bytes_has_an_upper_bound() -> None:
+    with pytest.raises(ConfigError, match="transcript_read_bytes"):
+        resolve([Layer("test.toml", {"transcript_read_bytes": 1 << 30})])

@@ -198,3 +198,58 @@ def test_transcript_text_loop_reminds_then_ends_the_turn(tmp_path: Path) -> None
     assert out["hookSpecificOutput"]["permissionDecision"] == "deny"
     log = (tmp_path / "st" / "decisions.jsonl").read_text().splitlines()
     assert [json.loads(r)["rule"] for r in log] == ["LOOP_GUARD_TEXT", "LOOP_GUARD_TEXT"]
+
+
+def test_code_in_nested_fences_and_indented_blocks_never_counts() -> None:
+    """A ```` fence holding a ``` block stays one fence until its own closer; an indented code
+    block quoting a log warning is code, not prose."""
+    warning = "WARNING: connection pool exhausted, retrying in 5 seconds"
+    nested = "\n".join(["Here is the doc:", "````markdown", "```", *[warning] * 12, "```", *[warning] * 12, "````", "Done."])
+    indented = "\n".join(["The log shows:", "", *["    " + warning] * 12, "", "That is the pool limit."])
+    for text in (nested, indented):
+        ts = new_text_state()
+        assert feed(ts, text, max_lines=8, max_blocks=0, max_block_chars=16384) is None, text[:40]
+    ts = new_text_state()
+    looping = "\n".join(["```", "code", "```", *[warning] * 8])  # prose after a closed fence still counts
+    assert feed(ts, looping, max_lines=8, max_blocks=0, max_block_chars=16384) is not None
+
+
+def test_text_ledgers_stay_bounded_over_many_subagents() -> None:
+    from loopguard_hook.textloop import MAX_TEXT_AGENTS, text_state
+
+    state: dict[str, Any] = {}
+    text_state(state, "main")["line_count"] = 3
+    for i in range(500):
+        text_state(state, f"agent-{i}")
+    assert len(state["text"]) == MAX_TEXT_AGENTS
+    assert state["text"]["main"]["line_count"] == 3  # main is never dropped
+    assert "agent-499" in state["text"] and "agent-0" not in state["text"]
+
+
+def test_a_huge_final_message_is_judged_by_its_ends(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stop's `last_assistant_message` has no size bound in either client: the detectors see its
+    first and last `transcript_read_bytes` characters, never 20 MB (about 0.3 s per MB)."""
+    from loopguard_hook import textloop
+
+    seen: list[int] = []
+    real_feed, real_final = textloop.feed, textloop.final_message
+
+    def feed_spy(ts: dict[str, Any], text: str, **kw: Any) -> Any:
+        seen.append(len(text))
+        return real_feed(ts, text, **kw)
+
+    def final_spy(ts: dict[str, Any], message: str | None, **kw: Any) -> Any:
+        seen.append(len(message or ""))
+        return real_final(ts, message, **kw)
+
+    monkeypatch.setattr(textloop, "feed", feed_spy)
+    monkeypatch.setattr(textloop, "final_message", final_spy)
+    line = "Retrying the upload of build artifacts to the release bucket."
+    payload = {"hook_event_name": "Stop", "session_id": "big", "stop_hook_active": False,
+               "last_assistant_message": "\n".join([line] * 330_000), "cwd": str(tmp_path)}
+    raw = json.dumps(payload).encode()
+    assert len(raw) > 20_000_000
+    result = run(raw, options=HookOptions(state_dir=str(tmp_path)), environ={}, user_config="")
+    assert result.exit_code == 0 and result.decision is not None
+    assert result.decision.intended.name == "REMIND"  # the loop is still seen
+    assert seen and max(seen) <= 2 * BUDGET + 1
