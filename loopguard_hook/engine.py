@@ -863,35 +863,14 @@ def _text_rules(state: dict[str, Any], event: HookEvent, config: Config, texts: 
         count, same_reply = textloop.final_message(ts, final, stop_hook_active=event.stop_hook_active)
         threshold = config.same_final_message_at
         if threshold and count >= threshold:
-            text = textloop.final_message_stop(count)
-            decisions.append(
-                Decision(
-                    Action.STOP,
-                    Rule.TEXT,
-                    text,
-                    stop_reason=text,
-                    system_message=text,
-                    count=count,
-                    summary=redact((event.last_assistant_message or "")[:1000])[:120],
-                )
-            )
+            summary = redact((event.last_assistant_message or "")[:1000])[:120]
+            decisions.append(_text_stop(textloop.final_message_stop(count), count, summary))
         elif verdict is not None and event.stop_hook_active and ts["pending"]:
             # A Stop hook forced the turn on, the previous Stop already found a text loop, and no
             # tool call or prompt has delivered that reminder since: nothing else will reach the
             # model, so end the turn (Codex caps no Stop-hook chain: openai/codex#37937).
-            text = textloop.text_loop_stop(verdict)
             ts["pending"] = None  # the turn ends; the next prompt starts afresh
-            decisions.append(
-                Decision(
-                    Action.STOP,
-                    Rule.TEXT,
-                    text,
-                    stop_reason=text,
-                    system_message=text,
-                    count=verdict.count,
-                    summary=verdict.excerpt,
-                )
-            )
+            decisions.append(_text_stop(textloop.text_loop_stop(verdict), verdict.count, verdict.excerpt))
         elif verdict is not None:
             ts["pending"] = textloop.reminder(verdict)
             decisions.append(
@@ -925,6 +904,11 @@ def _text_rules(state: dict[str, Any], event: HookEvent, config: Config, texts: 
     if stopping:
         return _stop_mode(best, config)
     return _with_mode(replace(best, summary=redact(best.summary)), config)
+
+
+def _text_stop(text: str, count: int, summary: str) -> Decision:
+    """End the turn on Stop: the same words for the user (`systemMessage`) and the client."""
+    return Decision(Action.STOP, Rule.TEXT, text, stop_reason=text, system_message=text, count=count, summary=summary)
 
 
 def _bounded(text: str | None, limit: int) -> str | None:
