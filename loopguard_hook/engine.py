@@ -222,7 +222,7 @@ def path_of(tool_input: Any, config: Config) -> str | None:
     return None
 
 
-_PATCH_PATH = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", re.M)
+_PATCH_PATH = r"^\*\*\* (?:Add|Update|Delete) File: (.+)$"
 
 
 def mutated_paths(tool: str, tool_input: Any, config: Config) -> list[str] | None:
@@ -230,7 +230,7 @@ def mutated_paths(tool: str, tool_input: Any, config: Config) -> list[str] | Non
     if isinstance(tool_input, dict):
         command = tool_input.get("command")
         if tool == "apply_patch" and isinstance(command, str):
-            return [p.strip() for p in _PATCH_PATH.findall(command)]
+            return [p.strip() for p in re.findall(_PATCH_PATH, command, re.M)]
         path = path_of(tool_input, config)
         if path:
             return [path]

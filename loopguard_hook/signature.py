@@ -16,6 +16,7 @@ try:  # the BLAKE2 module alone: hashlib would also load OpenSSL (+4 ms, +3.5 Mi
     from _blake2 import blake2b as blake2b
 except ImportError:  # pragma: no cover - Python builds without the bundled BLAKE2
     from hashlib import blake2b
+import functools
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -50,7 +51,7 @@ VOLATILE_KEYS = frozenset(
 
 # One pass over the text; each alternative is a timing or run-id fragment that varies between
 # identical runs (Codex exec headers, pytest/cargo summaries, ISO timestamps, elapsed counters).
-_VOLATILE_TEXT = re.compile(
+_VOLATILE_TEXT = (
     r"Wall time: [0-9.]+ ?(?:seconds?|s|ms)?"
     r"|Chunk ID: \w+"
     r"|Original token count: \d+"
@@ -60,6 +61,9 @@ _VOLATILE_TEXT = re.compile(
     r"|\b[0-9.]+ ?(?:ms|s|sec|seconds?|m|min|minutes?) (?:elapsed|without output|ago|since last output)\b"
     r"|\belapsed:? [0-9.:]+ ?(?:ms|s)?"
     r"|\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?"
+    # a clock time with seconds on its own: HTTP `Date:` headers, `[00:01:15]` log prefixes,
+    # `00:00:07 waiting` elapsed counters
+    r"|\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b"
     # test runners and HTTP clients: mocha "(12ms)", go "(0.00s)" and "\t0.013s", jest
     # "Time: 1.234 s", curl "after 3 ms", "Duration: 2.1s"
     r"|\([0-9.]+ ?(?:ms|s)\)"
@@ -90,12 +94,19 @@ _CHUNK = 1 << 20
 
 # The first character every volatile fragment can start with, checked before the alternation:
 # five times faster than letting every branch try every position.
-_VOLATILE_FAST = re.compile(r"(?=[WCOstie0-9.(\tTaD])(?:" + _VOLATILE_TEXT.pattern + ")")
+_VOLATILE_FAST = r"(?=[WCOstie0-9.(\tTaD])(?:" + _VOLATILE_TEXT + ")"
 
 
 def normalise_text(text: str) -> str:
     """Remove volatile fragments (timings, timestamps, run ids) from a result or error text."""
-    return _VOLATILE_FAST.sub("<t>", text)
+    return _compiled(_VOLATILE_FAST).sub("<t>", text)
+
+
+@functools.cache
+def _compiled(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    """Compile on first use: a PreToolUse never needs the outcome patterns, and compiling them
+    all at import costs more than the rest of the event."""
+    return re.compile(pattern, flags)
 
 
 def _feed_text(h: Any, text: str, normalise: bool) -> None:
@@ -262,12 +273,12 @@ def preview(text: str, limit: int) -> str:
 
 # -- failures ---------------------------------------------------------------------------------
 
-_EXIT_CODE = re.compile(r"^(?:Exit code:? |Process exited with code )(-?\d+)", re.MULTILINE)
+_EXIT_CODE = r"^(?:Exit code:? |Process exited with code )(-?\d+)"
 
 # Codex 0.171.0 PostToolUse gives Bash output as plain text with no exit code
 # (openai/codex#34289; captured `PostToolUse__Bash__failed.json`), so a failure can only be
 # inferred from what shells and common tools print when they fail.
-_FAILURE_TEXT = re.compile(
+_FAILURE_TEXT = (
     r"command not found"
     r"|No such file or directory"
     r"|Permission denied"
@@ -277,8 +288,7 @@ _FAILURE_TEXT = re.compile(
     r"|^error(?:\[E\d+\])?: "
     r"|^Error: "
     r"|cannot access '"
-    r"|\bsyntax error\b",
-    re.MULTILINE,
+    r"|\bsyntax error\b"
 )
 
 
@@ -313,10 +323,11 @@ def classify_response(tool_name: str, response: Any) -> int:
         head = response[:4096]
         if "<tool_use_error>" in head:
             return Failure.HARD
-        match = _EXIT_CODE.search(head)
+        match = _compiled(_EXIT_CODE, re.MULTILINE).search(head)
         if match:
             return Failure.HARD if match.group(1) != "0" else Failure.NONE
-        if tool_name == "Bash" and _FAILURE_TEXT.search(response[-4096:] if len(response) > 8192 else response):
+        tail = response[-4096:] if len(response) > 8192 else response
+        if tool_name == "Bash" and _compiled(_FAILURE_TEXT, re.MULTILINE).search(tail):
             return Failure.SOFT
     return Failure.NONE
 
@@ -335,9 +346,9 @@ def outcome_of_error(error: str) -> Outcome:
     return Outcome(fingerprint=outcome_fingerprint(error), failure=Failure.HARD, text=error)
 
 
-_DEFERRED_HINT = re.compile(r"\n+This tool's input schema was not in your prompt.*", re.DOTALL)
-_PATHS = re.compile(r"(?:/[\w.@+-]+)+/?")
-_NUMBERS = re.compile(r"\d+")
+_DEFERRED_HINT = r"\n+This tool's input schema was not in your prompt.*"
+_PATHS = r"(?:/[\w.@+-]+)+/?"
+_NUMBERS = r"\d+"
 
 
 def error_signature(text: str) -> str:
@@ -347,6 +358,6 @@ def error_signature(text: str) -> str:
     arguments (a sandbox or permission wall). Claude Code appends a long hint to first calls of
     deferred tools (2.1.332 notes), so it is removed too.
     """
-    text = _DEFERRED_HINT.sub("", text[:2000])
-    text = _PATHS.sub("<p>", normalise_text(text))
-    return digest(_NUMBERS.sub("<n>", text).strip().encode("utf-8", "surrogatepass"))
+    text = _compiled(_DEFERRED_HINT, re.DOTALL).sub("", text[:2000])
+    text = _compiled(_PATHS).sub("<p>", normalise_text(text))
+    return digest(_compiled(_NUMBERS).sub("<n>", text).strip().encode("utf-8", "surrogatepass"))

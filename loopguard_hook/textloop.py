@@ -32,8 +32,9 @@ RECENT_BLOCKS = 32
 SEEN_IDS = 64
 MAX_TEXT_AGENTS = 8  # like the tool-call ledger: the least recently active agent goes first
 
-_SPACE = re.compile(r"\s+")
-_LIST_ITEM = re.compile(r"^(?:[-*+•]|\d+[.)]|\[[ xX]\])\s")
+# Compiled on first use by `re`'s own cache: most events feed no text.
+_SPACE = r"\s+"
+_LIST_ITEM = r"^(?:[-*+•]|\d+[.)]|\[[ xX]\])\s"
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,11 +80,11 @@ def text_state(state: dict[str, Any], agent_id: str) -> dict[str, Any]:
 
 
 def _normal(line: str) -> str:
-    return _SPACE.sub(" ", line.strip()).lower()
+    return re.sub(_SPACE, " ", line.strip()).lower()
 
 
 def _counts(line: str) -> bool:
-    if len(line) < MIN_LINE_CHARS or line.startswith(("|", "#", ">")) or _LIST_ITEM.match(line):
+    if len(line) < MIN_LINE_CHARS or line.startswith(("|", "#", ">")) or re.match(_LIST_ITEM, line):
         return False
     return any(ch.isalpha() for ch in line)
 
