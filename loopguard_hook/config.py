@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, fields, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 TODO_TOOLS = ("TodoWrite", "todo_write", "update_plan", "TaskCreate", "TaskUpdate")
 MUTATING_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit", "apply_patch")
@@ -34,8 +33,7 @@ class ConfigError(ValueError):
     """A configuration value is invalid; the message names the source, key and reason."""
 
 
-@dataclass(frozen=True, slots=True)
-class Config:
+class Config(NamedTuple):
     """The effective settings of one hook run. Times are in seconds, sizes in characters."""
 
     profile: str = "balanced"
@@ -272,7 +270,7 @@ VALIDATORS: dict[str, Callable[[Any], Any]] = {
     "audit_log_max_bytes": _int(4096),
 }
 
-KEYS = tuple(f.name for f in fields(Config))
+KEYS: tuple[str, ...] = Config._fields
 assert set(KEYS) == set(VALIDATORS)
 
 
@@ -321,20 +319,18 @@ REMOVED: dict[str, str] = {}
 NON_EMPTY_LISTS = frozenset({"read_tools", "path_keys", "mutating_tools"})
 
 
-@dataclass(frozen=True, slots=True)
-class Layer:
+class Layer(NamedTuple):
     """Raw settings from one source, before validation."""
 
     source: str
     values: Mapping[str, Any]
 
 
-@dataclass(frozen=True, slots=True)
-class Resolved:
+class Resolved(NamedTuple):
     """The effective config and, per key, the source that set it."""
 
     config: Config
-    sources: dict[str, str] = field(default_factory=dict)
+    sources: dict[str, str]
 
 
 def _suggest(key: str) -> str:
@@ -399,7 +395,7 @@ def resolve(layers: list[Layer]) -> Resolved:
                 continue
             merged[key] = value
             sources[key] = source
-    config = replace(Config(), **merged)
+    config = Config(**merged)
     if config.stop_at and config.deny_at and config.stop_at <= config.deny_at:
         raise ConfigError(f"{sources['stop_at']}: stop_at ({config.stop_at}) must be greater than deny_at ({config.deny_at})")
     if config.deny_at == 1:

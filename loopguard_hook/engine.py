@@ -21,8 +21,7 @@ from __future__ import annotations
 import enum
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import messages as msg
 from . import textloop
@@ -83,8 +82,7 @@ class Rule(enum.StrEnum):
 LOOP_RULES = frozenset({Rule.REPEAT, Rule.END_TURN, Rule.SAME_PATH, Rule.LIMIT, Rule.PROGRESS_LIMIT})
 
 
-@dataclass(frozen=True, slots=True)
-class Decision:
+class Decision(NamedTuple):
     """The guard's answer to one event.
 
     `action` is what goes on the wire after the mode is applied; `intended` is what the rules
@@ -97,7 +95,7 @@ class Decision:
     action: Action = Action.ALLOW
     rule: str = ""
     message: str = ""
-    count: int = 0
+    times: int = 0
     tool: str | None = None
     summary: str = ""
     intended: Action = Action.ALLOW
@@ -262,8 +260,7 @@ def _hook_denial(text: str) -> bool:
 # -- pre-call rules ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class CallContext:
+class CallContext(NamedTuple):
     """Everything a rule may read about one counted attempt."""
 
     event: HookEvent
@@ -271,7 +268,7 @@ class CallContext:
     agent: dict[str, Any]
     sig: dict[str, Any]
     tool: str
-    count: int
+    attempt: int
     previous_time: float | None
     now: float
     key: CallKey
@@ -289,7 +286,7 @@ def _previous_result(ctx: CallContext) -> str | None:
 
 def repeat_rule(ctx: CallContext) -> Decision | None:
     """Thresholds `remind_at`, `deny_at`, `stop_at` on the profile's counter."""
-    cfg, n, tool = ctx.config, ctx.count, ctx.tool
+    cfg, n, tool = ctx.config, ctx.attempt, ctx.tool
     in_a_row = cfg.counting == "consecutive"
     limit = cfg.result_preview_chars
     if cfg.stop_at and n >= cfg.stop_at or cfg.deny_at and n >= cfg.deny_at:
@@ -412,7 +409,7 @@ def _with_mode(decision: Decision, config: Config, *, can_deny: bool = True) -> 
     message = decision.message
     if action is Action.REMIND and intended >= Action.DENY and decision.advice:
         message = decision.advice
-    return replace(decision, action=action, intended=intended, message=message)
+    return decision._replace(action=action, intended=intended, message=message)
 
 
 def _count_attempt(
@@ -509,7 +506,7 @@ def _count_attempt(
         agent=agent,
         sig=sig,
         tool=tool,
-        count=count,
+        attempt=count,
         previous_time=previous_time,
         now=now,
         key=key,
@@ -536,7 +533,7 @@ def _finish_pre(
 ) -> Decision:
     if decision is ALLOW:
         return decision  # the common case: nothing to record or render
-    decision = replace(decision, count=count, tool=tool, summary=_summary(tool, key))
+    decision = decision._replace(times=count, tool=tool, summary=_summary(tool, key))
     decision = _with_mode(decision, config, can_deny=can_deny)
     if decision.action >= Action.DENY:
         call["phase"] = "denied"
@@ -670,7 +667,7 @@ def _record_outcome(
                     msg.same_error_reminder(
                         tool, count, redact(preview(outcome.text, 2 * config.result_preview_chars)), config.result_preview_chars
                     ),
-                    count=count,
+                    times=count,
                     tool=tool,
                 )
         _trim(errors, MAX_ERRORS, lambda k: errors[k]["t"])
@@ -749,9 +746,9 @@ def _merge(decisions: list[Decision]) -> Decision:
     best = max(decisions, key=lambda d: (d.action, d.intended))
     texts = [d.message for d in decisions if d.action is Action.REMIND and d.message and d is not best]
     if texts and best.message:
-        best = replace(best, message="\n\n".join([best.message, *texts]))
+        best = best._replace(message="\n\n".join([best.message, *texts]))
     elif texts:
-        best = replace(best, message="\n\n".join(texts))
+        best = best._replace(message="\n\n".join(texts))
     return best
 
 
@@ -773,7 +770,7 @@ def _post_tool_batch(state: dict[str, Any], event: HookEvent, config: Config, no
     merged = _merge(decisions)
     if merged.intended is Action.STOP and config.mode == "enforce" and event.client is Client.CLAUDE_CODE:
         # PostToolBatch `continue: false` ends the loop before the next model call (2.1.332 LAB).
-        return replace(merged, action=Action.STOP)
+        return merged._replace(action=Action.STOP)
     return merged
 
 
@@ -850,14 +847,14 @@ def _text_rules(state: dict[str, Any], event: HookEvent, config: Config, texts: 
                         Rule.TEXT,
                         textloop.reminder(verdict),
                         stop_reason=textloop.text_loop_stop(verdict),
-                        count=verdict.count,
+                        times=verdict.repeats,
                         summary=verdict.excerpt,
                     )
                 )
             else:
                 ts["reminded"] = True
                 decisions.append(
-                    Decision(Action.REMIND, Rule.TEXT, textloop.reminder(verdict), count=verdict.count, summary=verdict.excerpt)
+                    Decision(Action.REMIND, Rule.TEXT, textloop.reminder(verdict), times=verdict.repeats, summary=verdict.excerpt)
                 )
     elif stopping:
         count, same_reply = textloop.final_message(ts, final, stop_hook_active=event.stop_hook_active)
@@ -870,7 +867,7 @@ def _text_rules(state: dict[str, Any], event: HookEvent, config: Config, texts: 
             # tool call or prompt has delivered that reminder since: nothing else will reach the
             # model, so end the turn (Codex caps no Stop-hook chain: openai/codex#37937).
             ts["pending"] = None  # the turn ends; the next prompt starts afresh
-            decisions.append(_text_stop(textloop.text_loop_stop(verdict), verdict.count, verdict.excerpt))
+            decisions.append(_text_stop(textloop.text_loop_stop(verdict), verdict.repeats, verdict.excerpt))
         elif verdict is not None:
             ts["pending"] = textloop.reminder(verdict)
             decisions.append(
@@ -879,7 +876,7 @@ def _text_rules(state: dict[str, Any], event: HookEvent, config: Config, texts: 
                     Rule.TEXT,
                     ts["pending"],
                     system_message=textloop.user_notice(verdict),
-                    count=verdict.count,
+                    times=verdict.repeats,
                     summary=verdict.excerpt,
                 )
             )
@@ -899,16 +896,16 @@ def _text_rules(state: dict[str, Any], event: HookEvent, config: Config, texts: 
     best = _merge(decisions)
     if stopping and best.action is Action.REMIND:
         # Never a reminder on Stop: the user is told (systemMessage), the model at the next prompt.
-        best = replace(best, action=Action.ALLOW, intended=Action.REMIND)
+        best = best._replace(action=Action.ALLOW, intended=Action.REMIND)
         return _stop_mode(best, config)
     if stopping:
         return _stop_mode(best, config)
-    return _with_mode(replace(best, summary=redact(best.summary)), config)
+    return _with_mode(best._replace(summary=redact(best.summary)), config)
 
 
 def _text_stop(text: str, count: int, summary: str) -> Decision:
     """End the turn on Stop: the same words for the user (`systemMessage`) and the client."""
-    return Decision(Action.STOP, Rule.TEXT, text, stop_reason=text, system_message=text, count=count, summary=summary)
+    return Decision(Action.STOP, Rule.TEXT, text, stop_reason=text, system_message=text, times=count, summary=summary)
 
 
 def _bounded(text: str | None, limit: int) -> str | None:
@@ -922,10 +919,10 @@ def _bounded(text: str | None, limit: int) -> str | None:
 def _stop_mode(decision: Decision, config: Config) -> Decision:
     intended = max(decision.action, decision.intended)
     if config.mode == "observe":
-        return replace(decision, action=Action.ALLOW, intended=intended, system_message="")
+        return decision._replace(action=Action.ALLOW, intended=intended, system_message="")
     if config.mode == "advise" and decision.action is Action.STOP:
-        return replace(decision, action=Action.ALLOW, intended=intended)
-    return replace(decision, intended=intended, summary=redact(decision.summary))
+        return decision._replace(action=Action.ALLOW, intended=intended)
+    return decision._replace(intended=intended, summary=redact(decision.summary))
 
 
 def _remember(state: dict[str, Any], event: HookEvent, decision: Decision, now: float) -> None:
@@ -944,6 +941,6 @@ def decision_record(event: HookEvent, decision: Decision, now: float) -> dict[st
         "rule": decision.rule,
         "action": decision.action.name.lower(),
         "intended": decision.intended.name.lower() if decision.intended else decision.action.name.lower(),
-        "count": decision.count,
+        "count": decision.times,
         "arguments": decision.summary,
     }

@@ -14,7 +14,7 @@ import enum
 import os
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import orjson
 
@@ -32,8 +32,7 @@ class Exit(enum.IntEnum):
     FAILED = 1
 
 
-@dataclass(frozen=True, slots=True)
-class HookOptions:
+class HookOptions(NamedTuple):
     """Command-line options of the hook. None means "not given"."""
 
     client: str = "auto"
@@ -44,8 +43,7 @@ class HookOptions:
     dry_run: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class HookResult:
+class HookResult(NamedTuple):
     """What the process prints and returns. `stderr` is at most a few lines, never a traceback."""
 
     stdout: bytes = b""

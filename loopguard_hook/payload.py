@@ -13,8 +13,7 @@ Client facts used here (see README, "Client facts"):
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -53,8 +52,7 @@ class PayloadError(ValueError):
     """The payload is not a hook payload the guard can read (one stderr line, exit 1)."""
 
 
-@dataclass(frozen=True, slots=True)
-class BatchCall:
+class BatchCall(NamedTuple):
     """One entry of a Claude Code `PostToolBatch` `tool_calls` list.
 
     `tool_response` is the serialised text the model saw, including the
@@ -68,8 +66,7 @@ class BatchCall:
     tool_response: Any
 
 
-@dataclass(frozen=True, slots=True)
-class HookEvent:
+class HookEvent(NamedTuple):
     """One hook event, reduced to what the guard reads. Large fields are kept by reference."""
 
     event: str

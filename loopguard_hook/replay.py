@@ -1553,7 +1553,7 @@ class Verdict:
 
     @classmethod
     def of(cls, decision: Decision) -> Verdict:
-        return cls(decision.action.name.lower(), decision.intended.name.lower(), decision.rule, decision.count)
+        return cls(decision.action.name.lower(), decision.intended.name.lower(), decision.rule, decision.times)
 
     @property
     def quiet(self) -> bool:

@@ -18,8 +18,7 @@ except ImportError:  # pragma: no cover - Python builds without the bundled BLAK
     from hashlib import blake2b
 import functools
 import re
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -174,8 +173,7 @@ def json_head(value: Any, limit: int) -> str:
     return text[: limit + 1]
 
 
-@dataclass(frozen=True, slots=True)
-class CallKey:
+class CallKey(NamedTuple):
     """A call's signature: `digest` identifies it, `head` is the start of its canonical arguments
     (at least `HEAD_CHARS` characters when the arguments are that long) for messages."""
 
@@ -304,8 +302,7 @@ class Failure:
     HARD = 2
 
 
-@dataclass(frozen=True, slots=True)
-class Outcome:
+class Outcome(NamedTuple):
     """What the guard keeps of one call's result."""
 
     fingerprint: str

@@ -25,8 +25,7 @@ import stat
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -39,7 +38,7 @@ except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
 APP = "loopguard-hook"
-_SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+_SAFE_NAME = r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}"  # compiled by `re` on first use
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
@@ -83,7 +82,7 @@ def session_file_name(session_id: str) -> str:
     (`../x`, `served:…`, NUL bytes, empty, very long) becomes `_<32 hex digits>`, which no safe
     id can equal.
     """
-    if _SAFE_NAME.fullmatch(session_id) and session_id != "." and ".." not in session_id:
+    if re.fullmatch(_SAFE_NAME, session_id) and session_id != "." and ".." not in session_id:
         return session_id
     raw = session_id.encode("utf-8", "surrogatepass")
     return "_" + blake2b(raw, digest_size=16).hexdigest()
@@ -102,8 +101,7 @@ def _read_regular(dir_fd: int, path: str) -> bytes | None:
         return fh.read(MAX_STATE_BYTES + 1)
 
 
-@dataclass(slots=True)
-class Loaded:
+class Loaded(NamedTuple):
     """A ledger as read from disk. `warning` is one line for stderr when the file was bad."""
 
     state: dict[str, Any] | None
@@ -511,11 +509,17 @@ class Store:
         return lines
 
 
-@dataclass(slots=True)
 class SessionHandle:
-    """A locked session: read `state`, replace or mutate it, then set `dirty` (or `delete`)."""
+    """A locked session: read `state`, replace or mutate it, then set `dirty` (or `delete`).
 
-    state: dict[str, Any] | None
-    warning: str | None = None
-    dirty: bool = False
-    delete: bool = False
+    A plain class, not a dataclass: every hook run creates one, and defining a dataclass costs
+    more at import than the whole event's work.
+    """
+
+    __slots__ = ("state", "warning", "dirty", "delete")
+
+    def __init__(self, state: dict[str, Any] | None, warning: str | None = None) -> None:
+        self.state = state
+        self.warning = warning
+        self.dirty = False
+        self.delete = False

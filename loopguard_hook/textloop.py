@@ -19,8 +19,7 @@ The ledger for text lives in `state["text"][agent_id]`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from .redact import redact
 from .signature import digest
@@ -37,12 +36,11 @@ _SPACE = r"\s+"
 _LIST_ITEM = r"^(?:[-*+•]|\d+[.)]|\[[ xX]\])\s"
 
 
-@dataclass(frozen=True, slots=True)
-class TextVerdict:
+class TextVerdict(NamedTuple):
     """What the text detectors found in one batch of assistant text."""
 
     kind: str  # "line" | "block"
-    count: int
+    repeats: int
     excerpt: str
 
 
@@ -220,9 +218,9 @@ def unseen(state: dict[str, Any], agent_id: str, pairs: list[tuple[str, str]] | 
 def reminder(verdict: TextVerdict) -> str:
     """For the model: policy plus a next step."""
     what = (
-        f"the same line {verdict.count} times in a row"
+        f"the same line {verdict.repeats} times in a row"
         if verdict.kind == "line"
-        else f"the same block of text {verdict.count} times"
+        else f"the same block of text {verdict.repeats} times"
     )
     return (
         f'[loopguard] Your recent output repeats {what} ("{verdict.excerpt}"). You appear to be '
@@ -245,7 +243,7 @@ def text_loop_stop(verdict: TextVerdict) -> str:
     through a Stop-hook continuation that no reminder can reach."""
     return (
         f"loopguard ended the turn: the agent kept repeating the same {verdict.kind} of text "
-        f"({verdict.count}x). Send a new message to continue."
+        f"({verdict.repeats}x). Send a new message to continue."
     )
 
 
@@ -262,4 +260,4 @@ def user_notice(verdict: TextVerdict | None, *, same_reply: bool = False) -> str
     if same_reply:
         return "loopguard: the agent gave the same reply to different prompts; it will be reminded."
     assert verdict is not None
-    return f"loopguard: the agent is repeating {verdict.kind}s of text ({verdict.count}x); it will be reminded."
+    return f"loopguard: the agent is repeating {verdict.kind}s of text ({verdict.repeats}x); it will be reminded."

@@ -379,7 +379,7 @@ def test_text_loops_replay_as_live(tmp_path: Path) -> None:
     live = list(live_decisions(recording, tmp_path, HookOptions(state_dir=str(tmp_path / "state"), profile="reminder")))
     replayed = [step.decision for step in replay.decide(recording, balanced(profile="reminder"))]
     assert replayed == live
-    assert [d.count for d in replayed if d is not None and d.rule == "LOOP_GUARD_TEXT"][:2] == [8, 9]
+    assert [d.times for d in replayed if d is not None and d.rule == "LOOP_GUARD_TEXT"][:2] == [8, 9]
 
 
 def test_codex_compaction_resets_counters(tmp_path: Path) -> None:

@@ -161,7 +161,7 @@ def test_detector_catches_a_line_loop_across_messages() -> None:
     verdict = None
     for _ in range(8):
         verdict = verdict or feed(ts, "Let me check the configuration again.", max_lines=8, max_blocks=0, max_block_chars=16384)
-    assert verdict is not None and verdict.kind == "line" and verdict.count == 8
+    assert verdict is not None and verdict.kind == "line" and verdict.repeats == 8
 
 
 def test_detector_catches_repeated_blocks() -> None:
