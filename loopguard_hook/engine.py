@@ -27,7 +27,7 @@ from . import messages as msg
 from . import textloop
 from .config import Config
 from .payload import BatchCall, Client, HookEvent
-from .redact import redact
+from .redact import redact, redact_prefix
 from .signature import (
     HEAD_CHARS,
     CallKey,
@@ -248,8 +248,9 @@ def arguments_text(key: CallKey, limit: int) -> str:
 
 
 def _summary(tool: str, key: CallKey) -> str:
-    # Redact the whole head first, then cut: a secret cut in half would escape its pattern.
-    return f"{tool} {redact(key.head)}"[:SUMMARY_CHARS]
+    # A head longer than HEAD_CHARS is itself a cut: its last token may be half a secret.
+    args = redact_prefix(key.head, SUMMARY_CHARS, complete=len(key.head) <= HEAD_CHARS)
+    return f"{tool[:MAX_ID_CHARS]} {args}"[:SUMMARY_CHARS]
 
 
 def _hook_denial(text: str) -> bool:
@@ -625,7 +626,8 @@ def _record_outcome(
     if new:
         outcomes.append(outcome.fingerprint)
         del outcomes[:-MAX_OUTCOMES]
-    sig["preview"] = redact(preview(outcome.text, config.result_preview_chars))
+    limit = config.result_preview_chars
+    sig["preview"] = preview(redact_prefix(outcome.text, limit + 1), limit)
     sig["failed"] = outcome.failure
     _keep_recent_previews(agent)
     sig["done"] = agent["updated"]  # when this call last finished: the gap to a slow repeat
@@ -652,7 +654,7 @@ def _record_outcome(
     threshold = config.same_error_remind_at
     if outcome.failure and threshold:
         errors: dict[str, Any] = agent["errors"]
-        key = tool + ":" + error_signature(outcome.text)
+        key = tool[:MAX_ID_CHARS] + ":" + error_signature(outcome.text)
         entry = errors.setdefault(key, {"sigs": [], "t": call["t"]})
         entry["t"] = call["t"]
         if call["sig"] not in entry["sigs"]:
@@ -665,7 +667,7 @@ def _record_outcome(
                     Action.REMIND,
                     Rule.SAME_ERROR,
                     msg.same_error_reminder(
-                        tool, count, redact(preview(outcome.text, 2 * config.result_preview_chars)), config.result_preview_chars
+                        tool, count, preview(redact_prefix(outcome.text, 2 * limit + 1), 2 * limit), limit
                     ),
                     times=count,
                     tool=tool,
@@ -860,7 +862,7 @@ def _text_rules(state: dict[str, Any], event: HookEvent, config: Config, texts: 
         count, same_reply = textloop.final_message(ts, final, stop_hook_active=event.stop_hook_active)
         threshold = config.same_final_message_at
         if threshold and count >= threshold:
-            summary = redact((event.last_assistant_message or "")[:1000])[:120]
+            summary = redact_prefix(event.last_assistant_message or "", 120)
             decisions.append(_text_stop(textloop.final_message_stop(count), count, summary))
         elif verdict is not None and event.stop_hook_active and ts["pending"]:
             # A Stop hook forced the turn on, the previous Stop already found a text loop, and no
@@ -888,7 +890,7 @@ def _text_rules(state: dict[str, Any], event: HookEvent, config: Config, texts: 
                     Rule.TEXT,
                     ts["pending"],
                     system_message=textloop.user_notice(None, same_reply=True),
-                    summary=redact((event.last_assistant_message or "")[:1000])[:120],
+                    summary=redact_prefix(event.last_assistant_message or "", 120),
                 )
             )
     if not decisions:

@@ -25,8 +25,13 @@ def _patterns() -> tuple[tuple[re.Pattern[str], str], ...]:
             re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)", re.S),
             MASK,
         ),
-        (re.compile(r"(?i)(authorization\s*[:=]\s*)(?:(?:bearer|basic|token)\s+)?[^\s'\"\\,;]+"), r"\1" + MASK),
-        (re.compile(r"(?i)\b(bearer\s+)[A-Za-z0-9._~+/=-]{8,}"), r"\1" + MASK),
+        # an HTTP Digest header: its fields up to the closing quote (`response="…"` is a hash of
+        # the password)
+        (re.compile(r"(?i)(\bdigest\s+)[^\n']+"), r"\1" + MASK),
+        # the whole header value up to its quote or line end: `Basic $(echo -n user:pw | base64)`
+        # and `Digest … response="…"` hide their secret after the first word
+        (re.compile(r"(?i)(authorization\\*\s*[:=](?:\\*\s)*)(?:[^\n'\"\\]|\\+ )+"), r"\1" + MASK),
+        (re.compile(r"(?i)\b(bearer(?:\\*\s)+)[A-Za-z0-9._~+/=-]{8,}"), r"\1" + MASK),
         (re.compile(r"\b(?:sk|rk|pk)-[A-Za-z0-9_-]{16,}"), MASK),  # also sk-proj-…, sk-ant-…
         (re.compile(r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}"), MASK),
         (re.compile(r"\bgithub_pat_[A-Za-z0-9_]{20,}"), MASK),
@@ -63,7 +68,7 @@ def _patterns() -> tuple[tuple[re.Pattern[str], str], ...]:
                 r"(?:\\?[\"'])?\s*[=:]\s*)"
                 # the value: quoted, quoted inside a JSON string (`\"x\"`, as in a call's canonical
                 # arguments), or bare; a quote left open by a cut preview still hides the rest
-                r"(\\\"(?:[^\"\\]|\\[^\"])*(?:\\\")?|\"[^\"]*\"?|'[^']*'?|[^\s'\",;&\\]+)"
+                r"(\[[^\]]*\]?|\\\"(?:[^\"\\]|\\[^\"])*(?:\\\")?|\"[^\"]*\"?|'[^']*'?|[^\s'\",;&\\]+)"
             ),
             r"\1" + MASK,
         ),
@@ -73,8 +78,60 @@ def _patterns() -> tuple[tuple[re.Pattern[str], str], ...]:
     )
 
 
+#: JSON string escapes that stand for whitespace. In a call's canonical JSON a secret after a
+#: newline reads `\nghp_…`: the letter before it would defeat every `\b` and `^` of the patterns.
+_ESCAPED_SPACE = {"\\n": " \n", "\\r": " \r", "\\t": " \t"}
+#: How far past a cut redaction looks, so a secret that straddles it is seen whole (characters).
+MARGIN = 1024
+_SEPARATORS = " \t\n\r\"'`,;&|()[]{}<>\\"
+
+
 def redact(text: str) -> str:
-    """`text` with every recognised secret replaced by `[REDACTED]`."""
+    """`text` with every recognised secret replaced by `[REDACTED]`.
+
+    JSON escapes of whitespace (`\n`, `\r`, `\t`) count as whitespace for the patterns; the
+    text outside a secret is returned as it was.
+    """
+    shadow = _shadow(text)
+    if shadow is None:
+        for pattern, replacement in _patterns():
+            text = pattern.sub(replacement, text)
+        return text
     for pattern, replacement in _patterns():
-        text = pattern.sub(replacement, text)
+        # Match on the shadow (escapes shown as the whitespace they stand for) and make the same
+        # replacements, at the same places, in both: they stay the same length apart from them.
+        out_text: list[str] = []
+        out_shadow: list[str] = []
+        last = 0
+        for match in pattern.finditer(shadow):
+            masked = match.expand(replacement)
+            out_text += (text[last : match.start()], masked)
+            out_shadow += (shadow[last : match.start()], masked)
+            last = match.end()
+        if out_text:
+            text = "".join(out_text) + text[last:]
+            shadow = "".join(out_shadow) + shadow[last:]
     return text
+
+
+def _shadow(text: str) -> str | None:
+    if "\\" not in text:
+        return None
+    shadow = text
+    for escape, space in _ESCAPED_SPACE.items():
+        shadow = shadow.replace(escape, space)
+    return None if shadow == text else shadow
+
+
+def redact_prefix(text: str, limit: int, *, complete: bool = True) -> str:
+    """The first `limit` characters of `text`, secrets replaced, never half a secret.
+
+    Redaction runs before the cut, over at most `limit + MARGIN` characters. When that window is
+    itself a cut (of `text`, or `text` is already the head of a longer one: `complete=False`),
+    its last, possibly partial, token is dropped first, since half a secret escapes its pattern.
+    """
+    window = text[: limit + MARGIN]
+    if not complete or len(window) < len(text):
+        cut = max(window.rfind(ch) for ch in _SEPARATORS)
+        window = window[: max(cut, 0)]
+    return redact(window)[:limit]

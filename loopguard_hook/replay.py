@@ -80,8 +80,8 @@ from . import engine, textloop
 from .config import Config
 from .engine import Decision
 from .payload import HANDLED_EVENTS, MAIN_AGENT, Client, HookEvent, PayloadError, decode, detect_client, parse
-from .redact import redact
-from .signature import call_key, preview
+from .redact import redact_prefix
+from .signature import HEAD_CHARS, call_key, preview
 from .transcript import assistant_texts
 
 #: Characters of canonical arguments kept per call in a report (text output cuts further).
@@ -1649,7 +1649,7 @@ def arguments_summary(tool: str, tool_input: Any, config: Config, limit: int = A
     """A call's canonical arguments (as its signature has them: keys sorted, decoy keys dropped),
     secrets redacted, cut to `limit` characters."""
     key = call_key(tool, tool_input, frozenset(config.ignore_args))
-    return preview(redact(engine.arguments_text(key, limit * 2)), limit)
+    return preview(redact_prefix(key.head, limit + 1, complete=len(key.head) <= HEAD_CHARS), limit)
 
 
 class _Collector:

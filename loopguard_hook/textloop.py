@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from typing import Any, NamedTuple
 
-from .redact import redact
+from .redact import redact_prefix
 from .signature import digest
 
 MIN_LINE_CHARS = 12
@@ -104,6 +104,7 @@ def feed(ts: dict[str, Any], text: str, *, max_lines: int, max_blocks: int, max_
     """
     found: TextVerdict | None = None
     kept: list[str] = []
+    first: str | None = None
     for raw in text.splitlines():
         stripped = raw.strip()
         marker = _fence(stripped)
@@ -119,6 +120,8 @@ def feed(ts: dict[str, Any], text: str, *, max_lines: int, max_blocks: int, max_
             continue
         norm = _normal(stripped)
         kept.append(norm)
+        if first is None:
+            first = stripped  # the excerpt: as written, since redaction patterns are case-sensitive
         if fence or raw.startswith(("    ", "\t")) or not _counts(norm):
             continue
         key = digest(norm.encode("utf-8", "surrogatepass"))
@@ -127,7 +130,7 @@ def feed(ts: dict[str, Any], text: str, *, max_lines: int, max_blocks: int, max_
         else:
             ts["line"], ts["line_count"] = key, 1
         if max_lines and ts["line_count"] >= max_lines and found is None:
-            found = TextVerdict("line", ts["line_count"], redact(stripped[:1000])[:200])
+            found = TextVerdict("line", ts["line_count"], redact_prefix(stripped, 200))
     ts["fence"] = False  # a message never leaves a fence open for the next one
     if max_blocks and len(kept) >= 2:
         block = "\n".join(kept)[:max_block_chars]
@@ -137,7 +140,7 @@ def feed(ts: dict[str, Any], text: str, *, max_lines: int, max_blocks: int, max_
         del blocks[:-RECENT_BLOCKS]
         count = blocks.count(fp)
         if count >= max_blocks and found is None:
-            found = TextVerdict("block", count, redact(kept[0][:1000])[:200])
+            found = TextVerdict("block", count, redact_prefix(first or "", 200))
     return found
 
 

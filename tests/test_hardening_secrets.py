@@ -220,3 +220,64 @@ def test_a_secret_cut_by_the_summary_limit_does_not_leak(tmp_path: Path) -> None
         driver.call("claude-code", "cut", "Bash", {"command": command}, {"stdout": "", "stderr": ""})
     log = (tmp_path / "state" / "decisions.jsonl").read_text()
     assert not _leaks(log, [{"kind": "ghp_ cut at the summary limit", "secret": token}]), log.splitlines()[-1]
+
+
+@pytest.mark.parametrize("vector", VECTORS, ids=[v["kind"] for v in VECTORS])
+@pytest.mark.parametrize("before", ["\n", "\t", "\r\n", "x=1\n"])
+def test_a_secret_after_an_escaped_newline_or_tab_is_hidden(vector: dict[str, str], before: str) -> None:
+    """In a call's canonical JSON a newline is the two characters `\\n`: a secret right after it
+    must not hide behind the letter `n` (a heredoc, a pasted .env, a tab-separated printf)."""
+    for text in (json.dumps({"command": "cat <<EOF" + before + vector["command"]}),
+                 json.dumps({"content": before + vector["output"]})):
+        assert not _leaks(redact(text), [vector]), redact(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ('curl -H "Authorization: Basic $(echo -n admin:hunter2hunter2 | base64)" https://x', "hunter2hunter2"),
+        ("curl -H Authorization:\\ Bearer\\ abcdef0123456789abcdef https://x", "abcdef0123456789abcdef"),
+        ('curl -H "Authorization: Bearer\tTOKENabcdef0123456789" https://x', "TOKENabcdef0123456789"),
+        ("curl -H 'Authorization: Digest username=\"u\", response=\"6629fae49393a05397450978507c4ef1\"' x",
+         "6629fae49393a05397450978507c4ef1"),
+    ],
+)
+def test_authorization_header_values_are_hidden_whole(text: str, secret: str) -> None:
+    for form in (text, json.dumps({"command": text})):
+        assert secret not in redact(form), redact(form)
+
+
+def test_a_secret_list_under_a_secret_key_is_hidden() -> None:
+    assert "hunter2hunter2" not in redact(json.dumps({"password": ["hunter2hunter2"]}))
+
+
+def test_a_secret_straddling_a_cut_never_leaves_a_piece(tmp_path: Path) -> None:
+    """Redaction of earlier text shrinks it; a cut made before redacting would then pull half a
+    secret into view. The summary (argument head cut at 1,000 characters) and the ledger's
+    result preview (cut at 800) redact first and drop a partial last token."""
+    from loopguard_hook.redact import redact_prefix
+
+    key_id = "AKIAIOSFODNN7EXAMPLE"
+    command = "export API_TOKEN=" + "x" * 915 + "; aws configure set aws_access_key_id " + key_id
+    head = json.dumps({"command": command})[:1001]
+    assert "AKIAIOSF" in head  # the head cuts the key in half
+    assert "AKIA" not in redact_prefix(head, 120, complete=False)
+    token = "ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    driver = Driver(tmp_path / "state")
+    for _ in range(5):
+        driver.call("claude-code", "cut2", "Bash", {"command": command}, {"stdout": "x" * 780 + " " + token, "stderr": ""})
+    places = [(tmp_path / "state" / "decisions.jsonl").read_text()]
+    places += [p.read_text() for p in (tmp_path / "state" / "sessions").glob("*.json")]
+    for text in places:
+        assert "AKIAIOSF" not in text and "ghp_a1B2" not in text
+
+
+def test_a_block_excerpt_keeps_its_case_so_redaction_sees_the_secret() -> None:
+    from loopguard_hook.textloop import feed, new_text_state
+
+    ts = new_text_state()
+    message = "Use key AKIAIOSFODNN7EXAMPLE for the upload now.\nThen run the deploy again."
+    verdicts = [feed(ts, message, max_lines=0, max_blocks=5, max_block_chars=16384) for _ in range(5)]
+    verdict = verdicts[-1]
+    assert verdict is not None and verdict.kind == "block"
+    assert "akiaiosfodnn7example" not in verdict.excerpt.lower()
