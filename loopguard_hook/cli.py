@@ -238,36 +238,49 @@ def status(session_id: str | None, as_json: bool, state_dir: str | None, profile
         return
     for s in sessions:
         click.echo("")
-        if not s["readable"]:
+        try:
+            lines = _session_lines(s, t, now) if s["readable"] else None
+        except (TypeError, KeyError, AttributeError, ValueError, IndexError):
+            lines = None  # a ledger that parses but holds values of the wrong shape
+        if lines is None:
             click.echo(f"session file {s['file']}: unreadable (it will be moved aside on next use)")
             continue
-        click.echo(
-            f"session {_printable(str(s['session_id']))} [{s['client']}]: {_count(s['attempts'], 'tool call')}, "
-            f"{_count(s['events'], 'event')}, last {_ago(now, s['updated'])}"
+        click.echo("\n".join(lines))
+
+
+def _session_lines(s: dict[str, Any], t: dict[str, Any], now: float) -> list[str]:
+    """The text `status` prints for one session.
+
+    Raises:
+        TypeError, KeyError, AttributeError, ValueError, IndexError: the ledger holds values of
+            the wrong shape (the caller reports the session as unreadable).
+    """
+    out = [
+        f"session {_printable(str(s['session_id']))} [{s['client']}]: {_count(s['attempts'], 'tool call')}, "
+        f"{_count(s['events'], 'event')}, last {_ago(now, s['updated'])}"
+    ]
+    used = s.get("config")
+    if isinstance(used, dict) and any(used.get(k) != t.get(k) for k in ("profile", "mode", "remind_at", "deny_at", "stop_at")):
+        out.append(
+            f"  (its last event used profile {used.get('profile')} ({used.get('mode')}): remind at "
+            f"{_list(used.get('remind_at'))}, deny at {used.get('deny_at') or '-'}, stop at {used.get('stop_at') or '-'})"
         )
-        used = s.get("config")
-        if isinstance(used, dict) and any(
-            used.get(k) != t.get(k) for k in ("profile", "mode", "remind_at", "deny_at", "stop_at")
-        ):
-            click.echo(
-                f"  (its last event used profile {used.get('profile')} ({used.get('mode')}): remind at "
-                f"{_list(used.get('remind_at'))}, deny at {used.get('deny_at') or '-'}, stop at {used.get('stop_at') or '-'})"
-            )
-        for agent_id, a in s["agents"].items():
-            flags = " ANSWER-ONLY" if a["answer_only"] else ""
-            click.echo(
-                f"  agent {_printable(agent_id)}: {_count(a['attempts'], 'call')}, {a['calls_since_progress']} since last "
-                f"progress, {a['consecutive']} in a row{flags}"
-            )
-            for sig in a["signatures"][:5]:
-                if sig["no_progress"] >= 2:
-                    click.echo(f"    {sig['no_progress']}x no progress  {_printable(sig['call'])}")
-        for d in s["recent_decisions"][-5:]:
-            action = d["action"] if d.get("intended", d["action"]) == d["action"] else f"{d['action']} (would {d['intended']})"
-            click.echo(
-                f"  {_ago(now, d['time'])}: {action} ({d['rule']}) {d['event']} {_printable(str(d['tool']))} "
-                f"x{d['count']} [{_printable(d['agent'])}] {_printable(d['arguments'])}"
-            )
+    for agent_id, a in s["agents"].items():
+        flags = " ANSWER-ONLY" if a["answer_only"] else ""
+        out.append(
+            f"  agent {_printable(agent_id)}: {_count(a['attempts'], 'call')}, {a['calls_since_progress']} since last "
+            f"progress, {a['consecutive']} in a row{flags}"
+        )
+        for sig in a["signatures"][:5]:
+            if sig["no_progress"] >= 2:
+                out.append(f"    {sig['no_progress']}x no progress  {_printable(sig['call'])}")
+    for d in s["recent_decisions"][-5:]:
+        action = d["action"] if d.get("intended", d["action"]) == d["action"] else f"{d['action']} (would {d['intended']})"
+        out.append(
+            f"  {_ago(now, d['time'])}: {action} ({d['rule']}) {d['event']} {_printable(str(d['tool']))} "
+            f"x{d['count']} [{_printable(d['agent'])}] {_printable(d['arguments'])}"
+        )
+    return out
 
 
 # -- reset / gc -------------------------------------------------------------------------------
@@ -311,6 +324,8 @@ def parse_duration(text: str) -> float:
         if not text or text[-1] not in _UNITS:
             raise ValueError(text)
         value = float(text[:-1]) * _UNITS[text[-1]]
+        if value != value or value == float("inf"):  # nan or inf: no age compares as expected
+            raise ValueError(text)
     except ValueError:
         raise click.BadParameter(f"{text!r} is not a duration such as 90s, 30m, 12h or 7d (the unit is required)") from None
     if value < 0:

@@ -137,12 +137,19 @@ PROFILE_DEFAULTS: dict[str, dict[str, Any]] = {
 # -- validation -------------------------------------------------------------------------------
 
 
+#: The largest integer any setting takes: a count, a size in bytes or characters. Beyond it a
+#: value is a typo, and one past 64 bits could not even be written to the ledger.
+MAX_INT = 2**31 - 1
+
+
 def _int(minimum: int) -> Callable[[Any], int]:
     def check(value: Any) -> int:
         if isinstance(value, bool) or not isinstance(value, int):
             raise ValueError(f"must be an integer, got {value!r}")
         if value < minimum:
             raise ValueError(f"must be >= {minimum}, got {value}")
+        if value > MAX_INT:
+            raise ValueError(f"must be <= {MAX_INT}, got {value}")
         return value
 
     return check
@@ -173,15 +180,17 @@ def _float(value: Any) -> float:
         raise ValueError(f"must be a finite number of seconds, got {value!r}")
     if value < 0:
         raise ValueError(f"must not be negative, got {value}")
+    if value > MAX_INT:
+        raise ValueError(f"must be <= {MAX_INT} seconds, got {value}")
     return float(value)
 
 
 def _positive_float(value: Any) -> float:
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 60:
+        raise ValueError(f"must be at most 60 seconds (both clients wait for the hook), got {value}")
     result = _float(value)
     if result <= 0:
         raise ValueError(f"must be greater than 0, got {value}")
-    if result > 60:
-        raise ValueError(f"must be at most 60 seconds (both clients wait for the hook), got {value}")
     return result
 
 
@@ -222,6 +231,8 @@ def _thresholds(value: Any, *, allow_empty: bool = True) -> tuple[int, ...]:
             raise ValueError(f"must contain only integers, got {item!r}")
         if item < 2:
             raise ValueError(f"thresholds must be >= 2 (a repeat needs two calls), got {item}")
+        if item > MAX_INT:
+            raise ValueError(f"thresholds must be <= {MAX_INT}, got {item}")
         if item in out:
             raise ValueError(f"duplicate threshold {item}")
         out.append(item)
@@ -406,21 +417,37 @@ def resolve(layers: list[Layer]) -> Resolved:
 # -- sources ----------------------------------------------------------------------------------
 
 
+MAX_CONFIG_BYTES = 1 << 20
+
+
 def read_toml(path: str, source: str) -> Layer:
     """Read one TOML config file.
 
     Raises:
         ConfigError: the file cannot be read or is not valid TOML.
     """
+    import stat
     import tomllib
 
     try:
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh)
+        # Non-blocking, and only a regular file of a sane size: a FIFO or /dev/zero named as the
+        # config must not hang the hook or eat memory.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise ConfigError(f"{source}: not a regular file")
+            raw = fh.read(MAX_CONFIG_BYTES + 1)
+        if len(raw) > MAX_CONFIG_BYTES:
+            raise ConfigError(f"{source}: larger than {MAX_CONFIG_BYTES} bytes")
+        data = tomllib.loads(raw.decode("utf-8"))
     except OSError as exc:
         raise ConfigError(f"{source}: cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{source}: not UTF-8 text (byte {exc.start}); TOML files are UTF-8") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{source}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"{source}: nested too deeply to be a config file") from None
     section = data.get("loopguard")
     if isinstance(section, dict) and len(data) == 1:
         data = section

@@ -179,23 +179,34 @@ def _trim(table: dict[str, Any], limit: int, key: Callable[[str], Any]) -> None:
 
 # -- tool classification ----------------------------------------------------------------------
 
-_PATTERN_CACHE: dict[str, re.Pattern[str] | None] = {}
-
-
 def matches(name: str, patterns: tuple[str, ...]) -> bool:
-    """True when `name` matches one pattern; `*` is the only wildcard."""
+    """True when `name` matches one pattern; `*` is the only wildcard (any run of characters).
+
+    Patterns come from config files, a project's too: matching takes time linear in the name
+    for each literal piece, never the exponential backtracking of `*a*a*a…` as a regex.
+    """
     for pattern in patterns:
         if "*" not in pattern:
             if name == pattern:
                 return True
-            continue
-        compiled = _PATTERN_CACHE.get(pattern)
-        if compiled is None:
-            compiled = re.compile("^" + ".*".join(map(re.escape, pattern.split("*"))) + "$", re.S)
-            _PATTERN_CACHE[pattern] = compiled
-        if compiled.match(name):
+        elif _wildcard(name, pattern.split("*")):
             return True
     return False
+
+
+def _wildcard(name: str, pieces: list[str]) -> bool:
+    """`pieces` of a pattern split at `*` (at least two): the first must start `name`, the last
+    end it, the middle ones appear in order between, each as early as possible."""
+    first, last = pieces[0], pieces[-1]
+    if len(name) < len(first) + len(last) or not name.startswith(first) or not name.endswith(last):
+        return False
+    at, end = len(first), len(name) - len(last)
+    for piece in pieces[1:-1]:
+        found = name.find(piece, at, end)
+        if found < 0:
+            return False
+        at = found + len(piece)
+    return True
 
 
 def is_tracked(tool: str, config: Config) -> bool:

@@ -90,6 +90,15 @@ class HookEvent(NamedTuple):
     agent_transcript_path: str | None = None
 
 
+def _as_text(value: Any) -> str:
+    """A non-string value as JSON text; `repr` for what orjson cannot write (an integer past 64
+    bits, which the standard parser accepts when orjson could not parse the payload)."""
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:
+        return repr(value)[:10000]
+
+
 def _opt_str(data: dict[str, Any], key: str) -> str | None:
     value = data.get(key)
     if value is None or isinstance(value, str):
@@ -243,7 +252,7 @@ def parse(data: dict[str, Any], client: Client) -> HookEvent:
             common["tool_response"] = data.get("tool_response")
         elif event == "PostToolUseFailure":
             error = data.get("error")
-            common["error"] = error if isinstance(error, str) else orjson.dumps(error).decode()
+            common["error"] = error if isinstance(error, str) else _as_text(error)
             common["is_interrupt"] = _opt_bool(data, "is_interrupt")
     elif event == "PostToolBatch":
         calls = data.get("tool_calls")

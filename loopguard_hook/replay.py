@@ -182,8 +182,14 @@ def _read_lines(path: str) -> tuple[list[_Line], int]:
     Raises:
         ReplayError: the file cannot be read.
     """
+    import stat
+
     try:
-        with open(path, "rb") as fh:
+        # Non-blocking and regular files only: a FIFO or /dev/zero must not hang or fill memory.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise ReplayError(f"{path}: not a regular file")
             raw = fh.read()
     except OSError as exc:
         raise ReplayError(f"{path}: {exc.strerror or exc}") from None
@@ -327,7 +333,9 @@ def _timestamp(value: Any) -> float | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, (int, float)):
-        return float(value) / 1000.0 if value > 1e11 else float(value)
+        seconds = float(value) / 1000.0 if value > 1e11 else float(value)
+        # Milliseconds or seconds of a real date (1970 to about 5138): anything else is no time.
+        return seconds if 0 <= seconds < 1e11 else None
     if isinstance(value, str) and value:
         try:
             moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
@@ -1820,7 +1828,11 @@ def replay_files(paths: Iterable[str], config: Config, *, client: str = "auto") 
     Raises:
         ReplayError: a file cannot be read, is not a known format, or does not fit `client`.
     """
-    return [replay(r, config, client=client) for r in load(paths)]
+    try:
+        return [replay(r, config, client=client) for r in load(paths)]
+    except (TypeError, AttributeError, KeyError, IndexError, OverflowError, UnicodeError) as exc:
+        # A recording with values of shapes no client writes (edited by hand, or hostile).
+        raise ReplayError(f"a record has a value of an unexpected shape ({type(exc).__name__}: {exc})") from None
 
 
 # -- output -----------------------------------------------------------------------------------

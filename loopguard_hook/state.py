@@ -126,6 +126,13 @@ def _valid(state: Any) -> bool:
     return True
 
 
+def _tighten(st: os.stat_result, chmod: Any) -> None:
+    """A state folder of ours that others can read or enter (made by hand, or an old umask)
+    becomes 0700; a folder someone else owns is left alone."""
+    if stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and st.st_mode & 0o077:
+        chmod()
+
+
 class Store:
     """The state directory. Cheap to create: nothing touches the disk until a method is called."""
 
@@ -145,14 +152,24 @@ class Store:
         """
         try:
             if not os.path.isdir(self.root):
-                os.makedirs(self.root, mode=0o700, exist_ok=True)
+                # Parents made on the way are private too, whatever the umask (makedirs applies
+                # `mode` to the last folder only).
+                old_umask = os.umask(0o077)
+                try:
+                    os.makedirs(self.root, mode=0o700, exist_ok=True)
+                finally:
+                    os.umask(old_umask)
                 os.chmod(self.root, 0o700)
+            else:
+                _tighten(os.stat(self.root, follow_symlinks=False), lambda: os.chmod(self.root, 0o700))
             try:
                 os.mkdir(self.sessions, 0o700)
                 os.chmod(self.sessions, 0o700)
             except FileExistsError:
                 pass
-            return os.open(self.sessions, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC)
+            fd = os.open(self.sessions, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC)
+            _tighten(os.fstat(fd), lambda: os.fchmod(fd, 0o700))
+            return fd
         except OSError as exc:
             raise StateError(f"state directory {self.sessions}: {exc.strerror or exc}") from None
 
@@ -429,13 +446,16 @@ class Store:
                 if dry_run:
                     removed.append(stem)
                     continue
-                with self._lock(dir_fd, stem, wait=False) as held:
-                    if not held:
-                        continue
-                    newest = max(self._mtime(dir_fd, stem + suffix) for suffix in _SUFFIXES)
-                    if now - newest <= older_than:
-                        continue  # written between the listing and the lock
-                    self._unlink_session(dir_fd, stem)
+                try:
+                    with self._lock(dir_fd, stem, wait=False) as held:
+                        if not held:
+                            continue
+                        newest = max(self._mtime(dir_fd, stem + suffix) for suffix in _SUFFIXES)
+                        if now - newest <= older_than:
+                            continue  # written between the listing and the lock
+                        self._unlink_session(dir_fd, stem)
+                except (StateError, OSError):
+                    continue  # not a session of ours (a directory planted there): leave it
                 removed.append(stem)
         except OSError as exc:
             if isinstance(exc, StateError):
@@ -460,8 +480,8 @@ class Store:
             try:
                 os.unlink(stem + suffix, dir_fd=dir_fd)
                 found = found or suffix == ".json"
-            except FileNotFoundError:
-                pass
+            except (FileNotFoundError, IsADirectoryError):
+                pass  # a directory of that name is not ours to delete
             except OSError as exc:
                 raise StateError(f"cannot delete {stem}{suffix}: {exc.strerror or exc}") from None
         return found

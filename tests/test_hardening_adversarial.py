@@ -1,0 +1,164 @@
+"""Inputs an adversarial run found: each one became an internal error, a hang, a wrong answer
+or a cleanup that stopped halfway. Every one must now be a clear line (or a right answer)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from loopguard_hook._entry import main
+from loopguard_hook.config import ConfigError, Layer, read_toml, resolve
+from loopguard_hook.engine import matches
+
+EXE = Path(sys.executable).with_name("loopguard-hook")
+EXAMPLES = Path(__file__).parent.parent / "examples"
+READ = (EXAMPLES / "payloads/claude-code-2.1.332/PreToolUse.Read.json").read_bytes()
+
+
+def hook(args: list[str], stdin: bytes, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([str(EXE), *args], input=stdin, capture_output=True, env=env or dict(os.environ), timeout=30)
+
+
+@pytest.mark.parametrize("key", ["stop_at", "max_calls_since_progress", "audit_log_max_bytes"])
+def test_an_integer_past_64_bits_is_a_config_error(key: str) -> None:
+    with pytest.raises(ConfigError, match=key):
+        resolve([Layer("t.toml", {key: 99999999999999999999})])
+    with pytest.raises(ConfigError, match="remind_at"):
+        resolve([Layer("t.toml", {"remind_at": [2, 99999999999999999999]})])
+    with pytest.raises(ConfigError, match="slow_repeat_seconds"):
+        resolve([Layer("t.toml", {"slow_repeat_seconds": 10**400})])
+
+
+def test_the_hook_says_bad_config_for_a_huge_environment_value(tmp_path: Path) -> None:
+    env = dict(os.environ, LOOPGUARD_STOP_AT="99999999999999999999")
+    proc = hook(["--state-dir", str(tmp_path)], READ, env)
+    assert proc.returncode == 1 and proc.stdout == b""
+    assert proc.stderr.decode().startswith("loopguard-hook: bad config:") and b"internal error" not in proc.stderr
+
+
+def test_unreadable_config_files_are_config_errors(tmp_path: Path) -> None:
+    latin1 = tmp_path / "latin1.toml"
+    latin1.write_bytes(b"deny_at = 5\n# caf\xe9\n")
+    deep = tmp_path / "deep.toml"
+    deep.write_text("x = " + "[" * 100_000 + "]" * 100_000 + "\n")
+    fifo = tmp_path / "fifo.toml"
+    os.mkfifo(fifo)
+    for path, reason in ((latin1, "not UTF-8"), (deep, "nested too deeply|not valid TOML"), (fifo, "not a regular file"),
+                         (Path("/dev/zero"), "not a regular file")):
+        started = time.monotonic()
+        with pytest.raises(ConfigError, match=reason):
+            read_toml(str(path), str(path))
+        assert time.monotonic() - started < 10  # a FIFO with no writer must not hang
+
+
+def test_a_huge_integer_error_through_the_fallback_parser(tmp_path: Path) -> None:
+    """A lone surrogate escape sends the payload through the standard parser, which accepts an
+    integer orjson cannot write back."""
+    raw = (b'{"session_id":"s","hook_event_name":"PostToolUseFailure","tool_name":"Bash","tool_input":{},'
+           b'"error":100000000000000000000,"x":"\\ud800"}')
+    proc = hook(["--state-dir", str(tmp_path)], raw)
+    assert proc.returncode == 0 and b"internal error" not in proc.stderr, proc.stderr
+
+
+def test_gc_refuses_nan_and_infinite_ages(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert hook(["--state-dir", str(tmp_path)], READ).returncode == 0
+    for age in ("nan", "nans", "infd", "-1h"):
+        assert main(["gc", "--older-than", age, "--state-dir", str(tmp_path)]) == 1, age
+    assert list((tmp_path / "sessions").glob("*.json"))  # nothing was deleted
+    capsys.readouterr()
+
+
+def test_foreign_directories_in_the_sessions_folder_do_not_stop_cleanup(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert hook(["--state-dir", str(tmp_path)], READ).returncode == 0
+    (tmp_path / "sessions" / "y.lock").mkdir()
+    (tmp_path / "sessions" / "x.json").mkdir()
+    assert main(["gc", "--older-than", "0s", "--state-dir", str(tmp_path)]) == 0
+    assert main(["reset", "--all", "--state-dir", str(tmp_path)]) == 0
+    assert sorted(p.name for p in (tmp_path / "sessions").iterdir()) == ["x.json", "y.lock"]
+    capsys.readouterr()
+
+
+def test_many_stars_match_in_linear_time() -> None:
+    started = time.process_time()
+    assert not matches("a" * 28, ("*a" * 20 + "*b",))
+    assert matches("mcp__github__get_issue", ("mcp__*__get_*",))
+    assert not matches("mcp__github__list", ("mcp__*__get_*",))
+    assert matches("aXbXc", ("a*b*c",)) and not matches("ab", ("a*b*b",)) and matches("abb", ("a*b*b",))
+    assert time.process_time() - started < 1  # the regex form took seconds, doubling per star
+
+
+def test_status_lists_the_good_sessions_beside_a_wrong_shaped_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert hook(["--state-dir", str(tmp_path)], READ).returncode == 0
+    other = json.loads(READ)
+    other["session_id"] = "bad-one"
+    assert hook(["--state-dir", str(tmp_path)], json.dumps(other).encode()).returncode == 0
+    ledger = tmp_path / "sessions" / "bad-one.json"
+    data = json.loads(ledger.read_text())
+    data["updated"] = "yesterday"
+    ledger.write_text(json.dumps(data))
+    code = main(["status", "--state-dir", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == 0 and "session bad-one.json" not in out or "unreadable" in out
+    assert "session 5adc0d65" in out  # the good one is still shown
+
+
+def test_replay_refuses_a_fifo_and_odd_shapes_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    fifo = tmp_path / "rollout.jsonl"
+    os.mkfifo(fifo)
+    started = time.monotonic()
+    assert main(["replay", str(fifo)]) == 1
+    assert time.monotonic() - started < 10
+    assert "not a regular file" in capsys.readouterr().err
+    # Recordings with values of shapes no client writes: each is a clear answer, never a bug.
+    rollout = [json.loads(line) for line in (EXAMPLES / "transcripts/codex-polling.jsonl").read_text().splitlines()[:12]]
+    transcript = [json.loads(line) for line in (EXAMPLES / "transcripts/claude-code-identical-reads.jsonl").read_text().splitlines()]
+    variants = []
+    for field, value in (("timestamp", 1e30), ("type", []), ("payload", {"type": []})):
+        variants.append([dict(rollout[0]), *[dict(r, **{field: value}) for r in rollout[1:]]])
+    for record in transcript:
+        content = record.get("message", {}).get("content") if isinstance(record.get("message"), dict) else None
+        if isinstance(content, list):
+            for block in content:
+                if isinstance(block, dict) and block.get("type") == "tool_use":
+                    block["id"] = {"not": "a string"}
+    variants.append(transcript)
+    for i, records in enumerate(variants):
+        odd = tmp_path / f"odd{i}.jsonl"
+        odd.write_text("".join(json.dumps(r) + "\n" for r in records))
+        code = main(["replay", str(odd)])
+        err = capsys.readouterr().err
+        assert code in (0, 1) and "internal error" not in err, (i, err)
+
+
+def test_loose_state_folders_are_made_private(tmp_path: Path) -> None:
+    root = tmp_path / "state"
+    root.mkdir(mode=0o777)
+    (root / "sessions").mkdir(mode=0o777)
+    os.chmod(root, 0o777)
+    os.chmod(root / "sessions", 0o777)
+    assert hook(["--state-dir", str(root)], READ).returncode == 0
+    assert (root.stat().st_mode & 0o777, (root / "sessions").stat().st_mode & 0o777) == (0o700, 0o700)
+    nested = tmp_path / "a" / "b" / "state"
+    proc = subprocess.run(f'umask 000; "{EXE}" --state-dir "{nested}"', shell=True, input=READ, capture_output=True, timeout=30)
+    assert proc.returncode == 0
+    for folder in (tmp_path / "a", tmp_path / "a" / "b", nested):
+        assert folder.stat().st_mode & 0o777 == 0o700, folder
+
+
+def test_a_huge_tool_name_does_not_grow_the_ledger(tmp_path: Path) -> None:
+    name = "T" * 5_000_000
+    for i in range(3):
+        payload = {"session_id": "big", "hook_event_name": "PostToolUseFailure", "tool_name": name,
+                   "tool_input": {"n": i}, "tool_use_id": f"u{i}", "error": "permission denied"}
+        assert hook(["--state-dir", str(tmp_path)], json.dumps(payload).encode()).returncode == 0
+    assert (tmp_path / "sessions" / "big.json").stat().st_size < 256 * 1024
