@@ -121,7 +121,8 @@ def test_replay_refuses_a_fifo_and_odd_shapes_with_one_line(tmp_path: Path, caps
     assert "not a regular file" in capsys.readouterr().err
     # Recordings with values of shapes no client writes: each is a clear answer, never a bug.
     rollout = [json.loads(line) for line in (EXAMPLES / "transcripts/codex-polling.jsonl").read_text().splitlines()[:12]]
-    transcript = [json.loads(line) for line in (EXAMPLES / "transcripts/claude-code-identical-reads.jsonl").read_text().splitlines()]
+    claude = (EXAMPLES / "transcripts/claude-code-identical-reads.jsonl").read_text()
+    transcript = [json.loads(line) for line in claude.splitlines()]
     variants = []
     for field, value in (("timestamp", 1e30), ("type", []), ("payload", {"type": []})):
         variants.append([dict(rollout[0]), *[dict(r, **{field: value}) for r in rollout[1:]]])
