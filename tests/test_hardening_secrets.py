@@ -281,3 +281,21 @@ def test_a_block_excerpt_keeps_its_case_so_redaction_sees_the_secret() -> None:
     verdict = verdicts[-1]
     assert verdict is not None and verdict.kind == "block"
     assert "akiaiosfodnn7example" not in verdict.excerpt.lower()
+
+
+def test_trigger_words_never_skip_a_rule_that_would_match(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rule is skipped when none of its trigger substrings is in the text: that must give
+    exactly what running every rule gives, on every vector in every form."""
+    from loopguard_hook import redact as redact_mod
+
+    texts = []
+    for vector in VECTORS:
+        for raw in (vector["command"], vector["output"]):
+            texts += [raw, raw.upper(), raw.lower(), json.dumps({"command": raw}), json.dumps({"c": "x\n" + raw})]
+    skipping = [redact_mod.redact(t) for t in texts]
+    every = tuple((rule._replace(triggers=("",)), repl) for rule, repl in redact_mod._RULES)
+    monkeypatch.setattr(redact_mod, "_RULES", every)
+    assert [redact_mod.redact(t) for t in texts] == skipping
+    monkeypatch.undo()
+    for rule, _ in redact_mod._RULES:  # a case-blind rule's triggers are matched in lower case
+        assert not rule.nocase or all(t == t.lower() for t in rule.triggers), rule.triggers
