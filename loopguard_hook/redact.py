@@ -56,6 +56,10 @@ _RULES: tuple[tuple[_Rule, str], ...] = (
     # URL credentials; a password may itself hold an "@", so mask up to the last one of the host part
     (_rule(("://",), r"(?i)(://[^/\s:@]++:)[^\s/]*(@)"), r"\1" + MASK + r"\2"),
     (_rule(("k_live_", "k_test_"), r"\b[rs]k_(?:live|test)_[A-Za-z0-9]{10,}"), MASK),
+    (_rule(("npm_",), r"\bnpm_[A-Za-z0-9]{36}\b"), MASK),
+    # signed URLs: S3 presigned (`X-Amz-Signature=`), Azure SAS (`sig=`)
+    (_rule(("signature", "sig="), r"(?i)([?&](?:x-amz-signature|x-amz-credential|signature|sig)=)[^&\s'\"\\#]+"), r"\1" + MASK),
+    (_rule(("aws_secret_access_key",), r"(?i)(\baws_secret_access_key\s+)[^\s'\"\\]+"), r"\1" + MASK),
     (
         _rule(("hooks.slack.com", "discord"), r"(?i)\bhooks\.slack\.com/services/\S+|\bdiscord(?:app)?\.com/api/webhooks/\S+"),
         MASK,
@@ -71,7 +75,7 @@ _RULES: tuple[tuple[_Rule, str], ...] = (
     ),
     (
         _rule(("sshpass", "redis-cli", "login"),
-            r"(?i)(\b(?:sshpass|redis-cli|(?:docker|podman|helm registry) login)\b[^\n|;&]{0,200}?\s-[pa]\s+)"
+            r"(?i)(\b(?:sshpass|redis-cli|(?:docker|podman|helm registry) login)\b[^\n|;&]{0,200}?\s-[pa]\s*)(?=[^\s-])"
             r"('[^']*'?|\"[^\"]*\"?|\S+)"
         ),
         r"\1" + MASK,
@@ -80,7 +84,7 @@ _RULES: tuple[tuple[_Rule, str], ...] = (
         _rule(("pass", "pwd", "secret", "token", "key", "credential", "auth"),
             # a whole name (matched possessively, so a long dotted run costs linear time) that
             # contains a key word
-            r"(?i)(?<![A-Z0-9_.-])((?=[A-Z0-9_.-]*?(?:passw(?:or)?d|passwd|pwd|pass(?![a-z])|secret|token|"
+            r"(?i)(?<![A-Z0-9_.-])((?=[A-Z0-9_.-]*?(?:passw(?:or)?d|passwd|passphrase|pwd|pass(?![a-z])|secret|token|"
             r"api[_-]?key|apikey|access[_-]?key|private[_-]?key|(?<![a-z])key(?![a-z])|credentials?|auth))"
             r"[A-Z0-9_.-]++"
             # the key may close a quote (`"password": "x"`, also JSON-escaped as `\"password\"`)
