@@ -832,7 +832,10 @@ def _text_rules(state: dict[str, Any], event: HookEvent, config: Config, texts: 
     stopping = name in ("Stop", "SubagentStop")
     final = _bounded(event.last_assistant_message, config.transcript_read_bytes)
     if stopping and not texts and final:
-        texts = [final]  # no transcript to read: judge the final message
+        # No transcript text yet (none, or it lags behind the Stop): judge the final message,
+        # and remember it so that reading it from the transcript later does not count it twice.
+        texts = [final]
+        textloop.seen_before(ts, textloop.judged_key(final))
     verdict = None
     for text in texts:
         found = textloop.feed(ts, text, **limits)

@@ -208,11 +208,22 @@ def reads_transcript(event_name: str, agent_id: str, is_claude_code: bool, max_l
     return not (event_name == "PreToolUse" and agent_id != "main" and is_claude_code)
 
 
+def judged_key(text: str) -> str:
+    """The dedup key of a text judged from a Stop's `last_assistant_message`."""
+    return "=" + digest(text.encode("utf-8", "surrogatepass"))
+
+
 def unseen(state: dict[str, Any], agent_id: str, pairs: list[tuple[str, str]] | tuple[tuple[str, str], ...]) -> list[str]:
     """The texts of `(dedup key, text)` pairs this agent has not seen yet (streamed copies of one
-    message are written more than once)."""
+    message are written more than once, and a final message judged at Stop may reach the
+    transcript only after it)."""
     ts = text_state(state, agent_id)
-    return [text for key, text in pairs if not seen_before(ts, key)]
+    out = []
+    for key, text in pairs:
+        if seen_before(ts, key) or judged_key(text) in ts["seen"]:
+            continue
+        out.append(text)
+    return out
 
 
 # -- texts the model and the user read --------------------------------------------------------

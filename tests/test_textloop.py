@@ -253,3 +253,21 @@ def test_a_huge_final_message_is_judged_by_its_ends(tmp_path: Path, monkeypatch:
     assert result.exit_code == 0 and result.decision is not None
     assert result.decision.intended.name == "REMIND"  # the loop is still seen
     assert seen and max(seen) <= 2 * BUDGET + 1
+
+
+def test_a_final_message_the_transcript_shows_late_counts_once(tmp_path: Path) -> None:
+    """Claude Code's transcript can lag behind Stop: the guard judges `last_assistant_message`,
+    and the same message read from the transcript at the next prompt is not counted again
+    (five pasted log lines stay five, below the line-repeat threshold of 8)."""
+    path = tmp_path / "s1.jsonl"
+    path.write_text("")
+    base = {"session_id": "s1", "transcript_path": str(path), "cwd": str(tmp_path)}
+    state = tmp_path / "st"
+    _hook({**base, "hook_event_name": "UserPromptSubmit", "prompt": "show me the log"}, state)
+    message = "\n".join(["WARN retrying the upload to the bucket"] * 5)  # a pasted log, all alike
+    out = _hook({**base, "hook_event_name": "Stop", "stop_hook_active": False, "last_assistant_message": message}, state)
+    assert out == b""
+    with open(path, "a") as fh:  # the transcript catches up
+        fh.write(claude_line(message, "m1") + "\n")
+    out = _hook({**base, "hook_event_name": "UserPromptSubmit", "prompt": "and now?"}, state)
+    assert out == b"", out
