@@ -26,7 +26,7 @@ from typing import Any, NamedTuple
 from . import messages as msg
 from . import textloop
 from .config import Config
-from .payload import BatchCall, Client, HookEvent
+from .payload import MAIN_AGENT, BatchCall, Client, HookEvent
 from .redact import redact, redact_prefix
 from .signature import (
     HEAD_CHARS,
@@ -886,6 +886,10 @@ def _text_rules(state: dict[str, Any], event: HookEvent, config: Config, texts: 
             decisions.append(_text_stop(textloop.text_loop_stop(verdict), verdict.repeats, verdict.excerpt))
         elif verdict is not None:
             ts["pending"] = textloop.reminder(verdict)
+            if name == "SubagentStop" and event.agent_id != MAIN_AGENT:
+                # The subagent is done and will read no reminder; the main thread reads its
+                # result next, so that is who is told.
+                textloop.text_state(state, MAIN_AGENT)["pending"] = textloop.subagent_reminder(verdict)
             decisions.append(
                 Decision(
                     Action.REMIND,

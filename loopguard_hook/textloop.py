@@ -243,6 +243,16 @@ def reminder(verdict: TextVerdict) -> str:
     )
 
 
+def subagent_reminder(verdict: TextVerdict) -> str:
+    """For the main thread, after a subagent it started ended in a text loop."""
+    what = "the same line" if verdict.kind == "line" else "the same block of text"
+    return (
+        f'[loopguard] A subagent you started ended while repeating {what} {verdict.repeats} times '
+        f'("{verdict.excerpt}"): it was stuck. Check its result before relying on it, and do not '
+        "start it again with the same task; change the task or do the step yourself."
+    )
+
+
 def same_reply_reminder() -> str:
     """For the model, at the next prompt, after the same reply to different prompts."""
     return (
