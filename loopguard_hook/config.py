@@ -10,7 +10,6 @@ The option names of the plugins the reminder, breaker and progress profiles repr
 (camelCase) are accepted as aliases so settings carry over.
 """
 
-from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping

@@ -16,7 +16,6 @@ the `sessions` directory with `O_NOFOLLOW`: a symlink planted in place of a stat
 file is never followed.
 """
 
-from __future__ import annotations
 
 import errno
 import os
@@ -124,6 +123,22 @@ def _valid(state: Any) -> bool:
             if not isinstance(agent.get(key), int):
                 return False
     return True
+
+
+class SessionHandle:
+    """A locked session: read `state`, replace or mutate it, then set `dirty` (or `delete`).
+
+    A plain class, not a dataclass: every hook run creates one, and defining a dataclass costs
+    more at import than the whole event's work.
+    """
+
+    __slots__ = ("state", "warning", "dirty", "delete")
+
+    def __init__(self, state: dict[str, Any] | None, warning: str | None = None) -> None:
+        self.state = state
+        self.warning = warning
+        self.dirty = False
+        self.delete = False
 
 
 def _tighten(st: os.stat_result, chmod: Any) -> None:
@@ -527,19 +542,3 @@ class Store:
             except OSError:
                 continue
         return lines
-
-
-class SessionHandle:
-    """A locked session: read `state`, replace or mutate it, then set `dirty` (or `delete`).
-
-    A plain class, not a dataclass: every hook run creates one, and defining a dataclass costs
-    more at import than the whole event's work.
-    """
-
-    __slots__ = ("state", "warning", "dirty", "delete")
-
-    def __init__(self, state: dict[str, Any] | None, warning: str | None = None) -> None:
-        self.state = state
-        self.warning = warning
-        self.dirty = False
-        self.delete = False
