@@ -10,7 +10,6 @@ The option names of the plugins the reminder, breaker and progress profiles repr
 (camelCase) are accepted as aliases so settings carry over.
 """
 
-
 import os
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple

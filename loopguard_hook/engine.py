@@ -16,7 +16,6 @@ Rules are small functions over a `CallContext`, listed by hand in `PRE_RULES`; t
 verdict wins, the first listed on a tie.
 """
 
-
 import enum
 import re
 from collections.abc import Callable

@@ -8,7 +8,6 @@ stdout, or 1 with one line on stderr and nothing on stdout. On exit 1 both clien
 run (fail open) and tell the user the hook failed (Claude Code 2.1.332 and Codex 0.171.0 notes).
 """
 
-
 import enum
 import os
 import time

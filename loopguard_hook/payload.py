@@ -10,7 +10,6 @@ Client facts used here (see README, "Client facts"):
 - Clients add fields every release, so unknown keys are ignored.
 """
 
-
 import enum
 from typing import Any, NamedTuple
 

@@ -10,7 +10,6 @@ Every pattern runs in linear time: `redact` also sees whole error texts, so no p
 backtrack over a long run of name characters.
 """
 
-
 import functools
 import re
 from typing import NamedTuple

@@ -10,7 +10,6 @@
   Responses are never stored, only digests and a short preview.
 """
 
-
 try:  # the BLAKE2 module alone: hashlib would also load OpenSSL (+4 ms, +3.5 MiB per hook run)
     from _blake2 import blake2b as blake2b
 except ImportError:  # pragma: no cover - Python builds without the bundled BLAKE2

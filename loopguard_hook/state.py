@@ -16,7 +16,6 @@ the `sessions` directory with `O_NOFOLLOW`: a symlink planted in place of a stat
 file is never followed.
 """
 
-
 import errno
 import os
 import re
@@ -128,8 +127,8 @@ def _valid(state: Any) -> bool:
 class SessionHandle:
     """A locked session: read `state`, replace or mutate it, then set `dirty` (or `delete`).
 
-    A plain class, not a dataclass: every hook run creates one, and defining a dataclass costs
-    more at import than the whole event's work.
+    A plain class, not a dataclass: defining a dataclass costs about 0.6 ms of every hook start,
+    more than the event's own work.
     """
 
     __slots__ = ("state", "warning", "dirty", "delete")

@@ -16,7 +16,6 @@ Detectors (the progress-aware loop guard's assistant-output checks, plus the cro
 The ledger for text lives in `state["text"][agent_id]`.
 """
 
-
 import re
 from typing import Any, NamedTuple
 
