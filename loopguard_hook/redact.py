@@ -108,7 +108,7 @@ _SEPARATORS = " \t\n\r\"'`,;&|()[]{}<>\\"
 
 
 def redact(text: str) -> str:
-    """`text` with every recognised secret replaced by `[REDACTED]`.
+    r"""`text` with every recognised secret replaced by `[REDACTED]`.
 
     JSON escapes of whitespace (`\n`, `\r`, `\t`) count as whitespace for the patterns; the
     text outside a secret is returned as it was.
