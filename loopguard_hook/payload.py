@@ -132,11 +132,15 @@ def _decode_with_lone_surrogates(raw: bytes, error: Exception) -> Any:
     import json
 
     try:
-        data = json.loads(raw.decode("utf-8"))
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise PayloadError(f"payload is not valid UTF-8 (byte {exc.start}: {raw[exc.start:exc.start + 4]!r})") from None
+    try:
+        data = json.loads(text)
         if nesting_depth(data) > MAX_DEPTH:
             raise PayloadError(f"payload nests too deeply (at most {MAX_DEPTH} levels)")
         return _clean(data)
-    except (UnicodeDecodeError, ValueError, RecursionError):
+    except (ValueError, RecursionError):
         raise PayloadError(f"payload is not valid JSON: {error}") from None
 
 
