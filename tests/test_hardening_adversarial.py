@@ -163,3 +163,10 @@ def test_a_huge_tool_name_does_not_grow_the_ledger(tmp_path: Path) -> None:
                    "tool_input": {"n": i}, "tool_use_id": f"u{i}", "error": "permission denied"}
         assert hook(["--state-dir", str(tmp_path)], json.dumps(payload).encode()).returncode == 0
     assert (tmp_path / "sessions" / "big.json").stat().st_size < 256 * 1024
+
+
+def test_a_payload_that_is_not_utf8_says_so(tmp_path: Path) -> None:
+    raw = (Path(__file__).parent / "malformed" / "invalid_utf8.bin").read_bytes()
+    proc = hook(["--state-dir", str(tmp_path)], raw)
+    assert proc.returncode == 1 and proc.stdout == b""
+    assert proc.stderr.decode().startswith("loopguard-hook: bad payload: payload is not valid UTF-8 (byte ")
