@@ -462,7 +462,7 @@ def _count_attempt(
 
     sigs: dict[str, Any] = agent["sigs"]
     if config.parallel_duplicates != "count" and can_deny:
-        if _parallel_twin(agent, call, config.parallel_window_seconds, batched=bool(state.get("batched"))):
+        if _parallel_twin(agent, call, config.parallel_window_seconds):
             call["duplicate"] = True
             sig = sigs.get(sig_id)
             count = sig["n"] if sig else 1
@@ -556,10 +556,11 @@ def _finish_pre(
     return decision
 
 
-def _parallel_twin(agent: dict[str, Any], call: dict[str, Any], window: float, *, batched: bool) -> bool:
+def _parallel_twin(agent: dict[str, Any], call: dict[str, Any], window: float) -> bool:
     """True when an identical call of this agent was issued together with `call`, so the model
     could not have seen its result first: it belongs to the same batch (no `PostToolBatch` since,
-    Claude Code) or, where the client sends no batch events, its result had not arrived when
+    for an agent whose batches Claude Code reports) or, for one whose batches no event reports
+    (Codex; a Claude Code agent before its first batch ends), its result had not arrived when
     `call` was issued. Either way within `window` seconds.
 
     The hook processes of parallel calls start together but take the lock in any order, so a
@@ -568,13 +569,15 @@ def _parallel_twin(agent: dict[str, Any], call: dict[str, Any], window: float, *
     rule does not count: the new call is judged on its own.
     """
     now = call["t"]
+    batch_start = agent.get("batch_seq", 0)
+    batched = batch_start > 0
     for other in agent["calls"].values():
         if (
             other is not call
             and other["sig"] == call["sig"]
             and other["phase"] != "denied"
             and not other.get("untracked")
-            and other["seq"] > agent.get("batch_seq", 0)
+            and other["seq"] > batch_start
             and abs(now - other["t"]) <= window
             and (batched or other.get("done", now + 1) > now)
         ):
@@ -773,7 +776,6 @@ def _post_tool_batch(state: dict[str, Any], event: HookEvent, config: Config, no
     """
     agent = _agent(state, event.agent_id, now)
     agent["seq"] += 1
-    state["batched"] = True
     decisions: list[Decision] = []
     for item in event.tool_calls:
         decisions.extend(_batch_call(state, agent, event, item, config, now))
