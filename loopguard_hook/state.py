@@ -165,7 +165,11 @@ class Store:
             StateError: the directory cannot be created or opened, or is a symlink.
         """
         try:
-            if not os.path.isdir(self.root):
+            try:
+                root: os.stat_result | None = os.stat(self.root)
+            except FileNotFoundError:
+                root = None
+            if root is None or not stat.S_ISDIR(root.st_mode):
                 # Parents made on the way are private too, whatever the umask (makedirs applies
                 # `mode` to the last folder only).
                 old_umask = os.umask(0o077)
@@ -175,7 +179,7 @@ class Store:
                     os.umask(old_umask)
                 os.chmod(self.root, 0o700)
             else:
-                _tighten(os.stat(self.root, follow_symlinks=False), lambda: os.chmod(self.root, 0o700))
+                _tighten(root, lambda: os.chmod(self.root, 0o700))
             try:
                 os.mkdir(self.sessions, 0o700)
                 os.chmod(self.sessions, 0o700)
