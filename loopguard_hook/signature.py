@@ -14,7 +14,6 @@ try:  # the BLAKE2 module alone: hashlib would also load OpenSSL (+4 ms, +3.5 Mi
     from _blake2 import blake2b as blake2b
 except ImportError:  # pragma: no cover - Python builds without the bundled BLAKE2
     from hashlib import blake2b
-import functools
 import re
 from typing import Any, NamedTuple
 
@@ -90,20 +89,16 @@ NORMALISE_WINDOW = 16384
 _CHUNK = 1 << 20
 
 # The first character every volatile fragment can start with, checked before the alternation:
-# five times faster than letting every branch try every position.
+# five times faster than letting every branch try every position. The patterns of this module
+# are strings, compiled on first use through `re`'s own cache: a PreToolUse needs none of them,
+# and compiling them all at import cost more than the rest of the event.
 _VOLATILE_FAST = r"(?=[WCOstie0-9.(\tTaD])(?:" + _VOLATILE_TEXT + ")"
 
 
 def normalise_text(text: str) -> str:
     """Remove volatile fragments (timings, timestamps, run ids) from a result or error text."""
-    return _compiled(_VOLATILE_FAST).sub("<t>", text)
+    return re.compile(_VOLATILE_FAST).sub("<t>", text)
 
-
-@functools.cache
-def _compiled(pattern: str, flags: int = 0) -> re.Pattern[str]:
-    """Compile on first use: a PreToolUse never needs the outcome patterns, and compiling them
-    all at import costs more than the rest of the event."""
-    return re.compile(pattern, flags)
 
 
 def _feed_text(h: Any, text: str, normalise: bool) -> None:
@@ -318,11 +313,11 @@ def classify_response(tool_name: str, response: Any) -> int:
         head = response[:4096]
         if "<tool_use_error>" in head:
             return Failure.HARD
-        match = _compiled(_EXIT_CODE, re.MULTILINE).search(head)
+        match = re.compile(_EXIT_CODE, re.MULTILINE).search(head)
         if match:
             return Failure.HARD if match.group(1) != "0" else Failure.NONE
         tail = response[-4096:] if len(response) > 8192 else response
-        if tool_name == "Bash" and _compiled(_FAILURE_TEXT, re.MULTILINE).search(tail):
+        if tool_name == "Bash" and re.compile(_FAILURE_TEXT, re.MULTILINE).search(tail):
             return Failure.SOFT
     return Failure.NONE
 
@@ -353,6 +348,6 @@ def error_signature(text: str) -> str:
     arguments (a sandbox or permission wall). Claude Code appends a long hint to first calls of
     deferred tools (2.1.332 notes), so it is removed too.
     """
-    text = _compiled(_DEFERRED_HINT, re.DOTALL).sub("", text[:2000])
-    text = _compiled(_PATHS).sub("<p>", normalise_text(text))
-    return digest(_compiled(_NUMBERS).sub("<n>", text).strip().encode("utf-8", "surrogatepass"))
+    text = re.compile(_DEFERRED_HINT, re.DOTALL).sub("", text[:2000])
+    text = re.compile(_PATHS).sub("<p>", normalise_text(text))
+    return digest(re.compile(_NUMBERS).sub("<n>", text).strip().encode("utf-8", "surrogatepass"))
