@@ -140,14 +140,14 @@ PROFILE_DEFAULTS: dict[str, dict[str, Any]] = {
 MAX_INT = 2**31 - 1
 
 
-def _int(minimum: int) -> Callable[[Any], int]:
+def _int(minimum: int, maximum: int = MAX_INT) -> Callable[[Any], int]:
     def check(value: Any) -> int:
         if isinstance(value, bool) or not isinstance(value, int):
             raise ValueError(f"must be an integer, got {value!r}")
         if value < minimum:
             raise ValueError(f"must be >= {minimum}, got {value}")
-        if value > MAX_INT:
-            raise ValueError(f"must be <= {MAX_INT}, got {value}")
+        if value > maximum:
+            raise ValueError(f"must be <= {maximum}, got {value}")
         return value
 
     return check
@@ -159,16 +159,6 @@ def _off_or_threshold(value: Any) -> int:
     if result == 1:
         raise ValueError("must be 0 (off) or >= 2 (a repeat needs two occurrences), got 1")
     return result
-
-
-def _int_between(minimum: int, maximum: int) -> Callable[[Any], int]:
-    def check(value: Any) -> int:
-        result = _int(minimum)(value)
-        if result > maximum:
-            raise ValueError(f"must be <= {maximum}, got {result}")
-        return result
-
-    return check
 
 
 def _float(value: Any) -> float:
@@ -273,7 +263,7 @@ VALIDATORS: dict[str, Callable[[Any], Any]] = {
     "max_repeated_blocks": _off_or_threshold,
     "max_block_chars": _int(64),
     "same_final_message_at": _off_or_threshold,
-    "transcript_read_bytes": _int_between(4096, 16 * 1024 * 1024),
+    "transcript_read_bytes": _int(4096, 16 * 1024 * 1024),
     "keep_state": _bool,
     "lock_timeout_seconds": _positive_float,
     "audit_log_max_bytes": _int(4096),
