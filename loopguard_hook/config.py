@@ -408,23 +408,36 @@ def resolve(layers: list[Layer]) -> Resolved:
 MAX_CONFIG_BYTES = 1 << 20
 
 
+def read_regular_file(path: str, limit: int = -1) -> bytes:
+    """The bytes of a file a user named (a config file, a recording to replay), at most
+    `limit + 1` of them when `limit` is set, so the caller can tell it was too big.
+
+    Opened non-blocking and read only when it is a regular file: a FIFO or `/dev/zero` given
+    by mistake must not hang the hook or fill memory.
+
+    Raises:
+        OSError: it cannot be opened or read, or is not a regular file (`strerror` says which).
+    """
+    import errno
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        return fh.read(limit + 1 if limit >= 0 else -1)
+
+
 def read_toml(path: str, source: str) -> Layer:
     """Read one TOML config file.
 
     Raises:
         ConfigError: the file cannot be read or is not valid TOML.
     """
-    import stat
     import tomllib
 
     try:
-        # Non-blocking, and only a regular file of a sane size: a FIFO or /dev/zero named as the
-        # config must not hang the hook or eat memory.
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-        with os.fdopen(fd, "rb") as fh:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                raise ConfigError(f"{source}: not a regular file")
-            raw = fh.read(MAX_CONFIG_BYTES + 1)
+        raw = read_regular_file(path, MAX_CONFIG_BYTES)
         if len(raw) > MAX_CONFIG_BYTES:
             raise ConfigError(f"{source}: larger than {MAX_CONFIG_BYTES} bytes")
         data = tomllib.loads(raw.decode("utf-8"))

@@ -77,7 +77,7 @@ from typing import Any
 import orjson
 
 from . import engine, textloop
-from .config import Config
+from .config import Config, read_regular_file
 from .engine import Decision
 from .payload import HANDLED_EVENTS, MAIN_AGENT, Client, HookEvent, PayloadError, decode, detect_client, parse
 from .redact import redact_prefix
@@ -182,15 +182,8 @@ def _read_lines(path: str) -> tuple[list[_Line], int]:
     Raises:
         ReplayError: the file cannot be read.
     """
-    import stat
-
     try:
-        # Non-blocking and regular files only: a FIFO or /dev/zero must not hang or fill memory.
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-        with os.fdopen(fd, "rb") as fh:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                raise ReplayError(f"{path}: not a regular file")
-            raw = fh.read()
+        raw = read_regular_file(path)
     except OSError as exc:
         raise ReplayError(f"{path}: {exc.strerror or exc}") from None
     if raw.startswith(b"\xef\xbb\xbf"):
