@@ -32,6 +32,7 @@ from .signature import (
     Failure,
     Outcome,
     call_key,
+    digest,
     error_signature,
     outcome_of_error,
     outcome_of_response,
@@ -835,7 +836,7 @@ def _text_rules(state: dict[str, Any], event: HookEvent, config: Config, texts: 
         # No transcript text yet (none, or it lags behind the Stop): judge the final message,
         # and remember it so that reading it from the transcript later does not count it twice.
         texts = [final]
-        textloop.seen_before(ts, textloop.judged_key(final))
+        textloop.seen_before(ts, textloop.judged_key(digest(final.encode("utf-8", "surrogatepass"))))
     verdict = None
     for text in texts:
         found = textloop.feed(ts, text, **limits)

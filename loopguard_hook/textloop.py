@@ -206,9 +206,9 @@ def reads_transcript(event_name: str, agent_id: str, is_claude_code: bool, max_l
     return not (event_name == "PreToolUse" and agent_id != "main" and is_claude_code)
 
 
-def judged_key(text: str) -> str:
-    """The dedup key of a text judged from a Stop's `last_assistant_message`."""
-    return "=" + digest(text.encode("utf-8", "surrogatepass"))
+def judged_key(text_digest: str) -> str:
+    """The dedup key of a text judged from a Stop's `last_assistant_message`, by its `digest`."""
+    return "=" + text_digest
 
 
 def unseen(state: dict[str, Any], agent_id: str, pairs: list[tuple[str, str]] | tuple[tuple[str, str], ...]) -> list[str]:
@@ -218,7 +218,8 @@ def unseen(state: dict[str, Any], agent_id: str, pairs: list[tuple[str, str]] | 
     ts = text_state(state, agent_id)
     out = []
     for key, text in pairs:
-        if seen_before(ts, key) or judged_key(text) in ts["seen"]:
+        # A transcript key ends in the text's digest (`transcript.assistant_texts`).
+        if seen_before(ts, key) or judged_key(key.rpartition(":")[2]) in ts["seen"]:
             continue
         out.append(text)
     return out

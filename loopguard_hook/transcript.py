@@ -91,7 +91,8 @@ def read_new_texts(tail: dict[str, Any], path: str | None, budget: int) -> list[
 
 def assistant_texts(record: dict[str, Any]) -> list[tuple[str, str]]:
     """The assistant texts of one transcript record as `(dedup key, text)` pairs (Claude Code
-    `assistant` lines, Codex `response_item` assistant messages; anything else gives none)."""
+    `assistant` lines, Codex `response_item` assistant messages; anything else gives none). A key
+    is the message's id, `:` and the text's `digest`."""
     out: list[tuple[str, str]] = []
     if record.get("type") == "assistant":  # Claude Code transcript
         message = record.get("message")
