@@ -1,0 +1,191 @@
+"""Replay recordings: run each through the driver and collect its report."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
+from typing import Any
+
+from ..config import Config
+from ..engine import Decision
+from ..payload import Client, HookEvent
+from .driver import decide
+from .model import RAN_OUTCOMES, Outcome, Recording, ReplayError
+from .payload_log import payload_recordings
+from .readers import load
+from .report import CallReport, DecisionReport, Marker, Report, Summary, Verdict, arguments_summary
+
+
+class _Collector:
+    """Builds the per-call reports and the decision list of a report from replayed steps."""
+
+    def __init__(self, recording: Recording, config: Config) -> None:
+        self.recording = recording
+        self.config = config
+        self.rows: list[CallReport] = []
+        self.turn_of: list[tuple[Client, int]] = []  # per row: the client and the user turn
+        self.by_id: dict[tuple[str, str], int] = {}
+        self.decisions: list[DecisionReport] = []
+        self.markers: list[Marker] = []
+        self.turn = 0
+
+    def _row(self, event: HookEvent, time: float, tool: str, tool_input: Any, tool_use_id: str | None) -> int:
+        record = self.recording.calls.get(tool_use_id) if tool_use_id is not None else None
+        self.rows.append(
+            CallReport(
+                index=len(self.rows) + 1,
+                time=time,
+                agent=event.agent_id,
+                tool=tool,
+                arguments=arguments_summary(tool, tool_input, self.config),
+                tool_use_id=tool_use_id,
+                recorded=(record.outcome if record is not None else Outcome.UNKNOWN).value,
+                exit_code=record.exit_code if record is not None else None,
+                pre=None,
+                post=None,
+                saved=False,
+            )
+        )
+        self.turn_of.append((event.client, self.turn))
+        if tool_use_id is not None:
+            self.by_id[(event.agent_id, tool_use_id)] = len(self.rows) - 1
+        return len(self.rows) - 1
+
+    def add(self, step_number: int, time: float, event: HookEvent, decision: Decision | None) -> None:
+        if decision is None:
+            if event.event == "SessionEnd":
+                self.markers.append(Marker(time, event.event, "session ended"))
+            return
+        verdict = Verdict.of(decision)
+        owner: int | None = None
+        if event.event == "UserPromptSubmit":
+            self.turn += 1
+            self.markers.append(Marker(time, event.event, "user prompt"))
+        elif event.event == "SessionStart" and event.source == "compact":
+            self.markers.append(Marker(time, event.event, "compaction"))
+        elif event.event in ("PreToolUse", "PostToolUse", "PostToolUseFailure") and event.tool_name is not None:
+            owner = self.by_id.get((event.agent_id, event.tool_use_id)) if event.tool_use_id is not None else None
+            if owner is None or (event.event == "PreToolUse" and self.rows[owner].pre is not None):
+                owner = self._row(event, time, event.tool_name, event.tool_input, event.tool_use_id)
+            row = self.rows[owner]
+            self.rows[owner] = replace(row, pre=verdict) if event.event == "PreToolUse" else replace(row, post=verdict)
+        elif event.event == "PostToolBatch":
+            # Calls only the batch saw (validation rejections) are counted there; the batch's one
+            # answer goes to the call it names, the others get a quiet verdict.
+            fresh = [
+                self._row(event, time, item.tool_name, item.tool_input, item.tool_use_id)
+                for item in event.tool_calls
+                if item.tool_use_id is None or (event.agent_id, item.tool_use_id) not in self.by_id
+            ]
+            owner = next((i for i in fresh if self.rows[i].tool == decision.tool), fresh[0] if fresh else None)
+            for i in fresh:
+                self.rows[i] = replace(self.rows[i], post=verdict if i == owner else Verdict("allow", "allow", "", 0))
+        if not verdict.quiet:
+            self.decisions.append(
+                DecisionReport(
+                    step=step_number,
+                    time=time,
+                    event=event.event,
+                    agent=event.agent_id,
+                    tool=decision.tool or event.tool_name,
+                    tool_use_id=event.tool_use_id,
+                    call=owner + 1 if owner is not None else None,
+                    verdict=verdict,
+                    message=decision.message,
+                )
+            )
+
+    def calls(self) -> tuple[CallReport, ...]:
+        """The call reports with `saved` set. A call the recording ran is saved when the replay
+        denies it at PreToolUse, or when it comes after a stop in the same turn of the same agent
+        (Claude Code ends the turn on `continue: false`; Codex takes no such field, so there a
+        stop is a denial only: render.py)."""
+        stops = {d.call for d in self.decisions if d.verdict.action == "stop"}
+        stopped_turn: dict[str, int] = {}
+        out = []
+        for row, (client, turn) in zip(self.rows, self.turn_of, strict=True):
+            denied = row.pre is not None and row.pre.action in ("deny", "stop")
+            ran = row.recorded in (o.value for o in RAN_OUTCOMES)
+            out.append(replace(row, saved=ran and (denied or stopped_turn.get(row.agent) == turn)))
+            if row.index in stops and client is Client.CLAUDE_CODE:
+                stopped_turn[row.agent] = turn
+        return tuple(out)
+
+
+def replay(recording: Recording, config: Config, *, client: str = "auto") -> Report:
+    """Replay `recording` with `config` and report every call and every non-allow decision.
+
+    `client`: `auto` (per payload, as the hook decides it), or `claude-code`/`codex` (must fit a
+    transcript or rollout; for a payload log it is used for every payload, as `--client` is).
+
+    Raises:
+        ReplayError: `client` does not fit the recording.
+        ValueError: `client` is not a known client name.
+    """
+    collector = _Collector(recording, config)
+    errors: list[str] = []
+    steps = 0
+    clients: set[str] = set()
+    for steps, step in enumerate(decide(recording, config, client=client), start=1):
+        if step.error:
+            errors.append(f"{step.recorded.source}:{step.recorded.line}: {step.error}")
+        if step.event is not None:
+            clients.add(step.event.client.value)
+            collector.add(steps, step.recorded.time, step.event, step.decision)
+    calls = collector.calls()
+    decisions = tuple(collector.decisions)
+    counts = {action: sum(1 for d in decisions if d.verdict.action == action) for action in ("remind", "deny", "stop")}
+    return Report(
+        sources=recording.sources,
+        format=str(recording.format),
+        client=recording.client.value if recording.client else "+".join(sorted(clients)) or client,
+        session_id=recording.session_id,
+        profile=config.profile,
+        mode=config.mode,
+        counting=config.counting,
+        remind_at=config.effective_remind_at(),
+        deny_at=config.deny_at,
+        stop_at=config.stop_at,
+        started=recording.events[0].time if recording.events else None,
+        synthetic_times=recording.synthetic_times,
+        calls=calls,
+        decisions=decisions,
+        markers=tuple(collector.markers),
+        summary=Summary(
+            events=steps,
+            calls=len(calls),
+            reminders=counts["remind"],
+            denials=counts["deny"],
+            stops=counts["stop"],
+            saved=sum(1 for c in calls if c.saved),
+            skipped_lines=recording.skipped_lines,
+            bad_payloads=len(errors),
+        ),
+        errors=tuple(errors),
+    )
+
+
+def replay_payloads(
+    payloads: Iterable[Mapping[str, Any]], config: Config, *, client: str = "auto", source: str = "<payloads>"
+) -> list[Report]:
+    """Replay captured hook payloads (bare, or `{"payload": …}` wrappers with an optional `ts`,
+    `time` or `timestamp`), one report per session, sessions in order of first appearance.
+
+    Raises:
+        ValueError: `client` is not a known client name.
+    """
+    recordings = payload_recordings(source, enumerate(payloads, start=1))
+    return [replay(r, config, client=client) for r in recordings]
+
+
+def replay_files(paths: Iterable[str], config: Config, *, client: str = "auto") -> list[Report]:
+    """`load` the files and `replay` each session: what `loopguard-hook replay FILE...` runs.
+
+    Raises:
+        ReplayError: a file cannot be read, is not a known format, or does not fit `client`.
+    """
+    try:
+        return [replay(r, config, client=client) for r in load(paths)]
+    except (TypeError, AttributeError, KeyError, IndexError, OverflowError, UnicodeError) as exc:
+        # A recording with values of shapes no client writes (edited by hand, or hostile).
+        raise ReplayError(f"a record has a value of an unexpected shape ({type(exc).__name__}: {exc})") from None
