@@ -14,7 +14,7 @@ time (a TypedDict is a `dict`). The functions here create, find, reset and bound
 """
 
 from collections.abc import Callable
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Literal, NotRequired, TypedDict, TypeVar
 
 STATE_VERSION = 1
 
@@ -90,6 +90,14 @@ class Agent(TypedDict):
     errors: dict[str, ErrorEntry]
 
 
+class Tail(TypedDict, total=False):
+    """Where `transcript.read_new_texts` stopped reading a transcript."""
+
+    path: str  # digest of the transcript's path
+    ino: int
+    offset: int  # bytes
+
+
 class TextState(TypedDict):
     """The text-loop ledger of one agent (textloop.py)."""
 
@@ -106,7 +114,7 @@ class TextState(TypedDict):
     reminded: bool
     seen: list[str]
     reply_count: NotRequired[int]
-    tail: NotRequired[dict[str, Any]]  # transcript.py's read position (its own format)
+    tail: NotRequired[Tail]
 
 
 class DecisionRecord(TypedDict):
@@ -224,7 +232,10 @@ def extend_chain(entry: Agent, sig_id: str) -> int:
     return 1
 
 
-def trim(table: dict[str, Any], limit: int, key: Callable[[str], Any]) -> None:
+V = TypeVar("V")
+
+
+def trim(table: dict[str, V], limit: int, key: Callable[[str], float]) -> None:
     """Drop the entries that sort first by `key` until `table` holds at most `limit`."""
     if len(table) > limit:
         for name in sorted(table, key=key)[: len(table) - limit]:
