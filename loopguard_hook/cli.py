@@ -53,7 +53,7 @@ def _hook_options(func: Any) -> Any:
 def _run_hook_command(
     client: str, profile: str | None, config_path: str | None, state_dir: str | None, mode: str | None, dry_run: bool
 ) -> int:
-    from ._entry import run_hook
+    from .process import run_hook
 
     values: dict[str, object] = {"client": client, "dry_run": dry_run}
     for key, value in (("profile", profile), ("config", config_path), ("state_dir", state_dir), ("mode", mode)):

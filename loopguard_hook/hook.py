@@ -16,9 +16,11 @@ from typing import NamedTuple
 
 import orjson
 
+from . import clients, engine, textloop
 from . import config as config_mod
-from . import engine, textloop
-from .payload import HANDLED_EVENTS, Client, HookEvent, PayloadError, decode, detect_client, event_name, parse
+from .clients import detect_client
+from .ledger import Session
+from .payload import HANDLED_EVENTS, Client, HookEvent, PayloadError, decode, event_name, parse
 from .render import render
 from .state import StateError, Store, default_state_dir
 
@@ -139,11 +141,13 @@ def _decide(store: Store, event: HookEvent, cfg: config_mod.Config, now: float, 
         handle.dirty = True
     stderr = _line(warning)
     if decision.intended is not engine.Action.ALLOW and not dry_run:
-        record = engine.decision_record(event, decision, now)
-        record["session"] = event.session_id
-        record["client"] = event.client.value
-        record["profile"] = cfg.profile
-        record["mode"] = cfg.mode
+        record: dict[str, object] = {
+            **engine.decision_record(event, decision, now),
+            "session": event.session_id,
+            "client": event.client.value,
+            "profile": cfg.profile,
+            "mode": cfg.mode,
+        }
         try:
             store.append_log(AUDIT_LOG, orjson.dumps(record))
         except StateError as exc:
@@ -153,10 +157,10 @@ def _decide(store: Store, event: HookEvent, cfg: config_mod.Config, now: float, 
     )
 
 
-def _new_texts(state: dict[str, object], event: HookEvent, cfg: config_mod.Config) -> list[str]:
+def _new_texts(state: Session, event: HookEvent, cfg: config_mod.Config) -> list[str]:
     """Assistant text written to the transcript since the last event (text-loop detection)."""
-    claude = event.client is Client.CLAUDE_CODE
-    if not textloop.reads_transcript(event.event, event.agent_id, claude, cfg.max_repeated_lines, cfg.max_repeated_blocks):
+    own = clients.capabilities(event.client).subagent_transcripts
+    if not textloop.reads_transcript(event.event, event.agent_id, own, cfg.max_repeated_lines, cfg.max_repeated_blocks):
         return []
     from .transcript import read_new_texts
 

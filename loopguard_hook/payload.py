@@ -5,8 +5,8 @@ Client facts used here (see README, "Client facts"):
 - Claude Code 2.1.332 and Codex 0.171.0 both send one JSON object with `hook_event_name`,
   `session_id`, `cwd` and `transcript_path`; subagent calls carry the parent's `session_id` plus
   their own `agent_id` (captured payloads `PreToolUse.Read.subagent.json`; Codex probe P20).
-- Only Codex sends `turn_id` (Codex 0.171.0 payload schema), which is how the client is told
-  apart when `--client auto`.
+- Which client sent a payload is told by `clients.detect_client` (each client module knows
+  its own payloads).
 - Clients add fields every release, so unknown keys are ignored.
 """
 
@@ -203,18 +203,6 @@ def nesting_depth(value: Any) -> int:
             return depth
         stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
     return deepest
-
-
-def detect_client(data: dict[str, Any]) -> Client:
-    """Codex when the payload has `turn_id` (only Codex sends it, 0.171.0 payload schema) or, for
-    the thread-scoped events that lack it (SessionStart, SessionEnd), a rollout transcript path
-    (`…/rollout-<time>-<id>.jsonl`); Claude Code otherwise."""
-    if "turn_id" in data:
-        return Client.CODEX
-    path = data.get("transcript_path")
-    if isinstance(path, str) and "/rollout-" in path.replace("\\", "/"):
-        return Client.CODEX
-    return Client.CLAUDE_CODE
 
 
 def event_name(data: dict[str, Any]) -> str:

@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from .engine import STATE_VERSION
+from .ledger import STATE_VERSION, Session
 from .signature import blake2b
 
 try:
@@ -102,7 +102,7 @@ def _read_regular(dir_fd: int, path: str) -> bytes | None:
 class Loaded(NamedTuple):
     """A ledger as read from disk. `warning` is one line for stderr when the file was bad."""
 
-    state: dict[str, Any] | None
+    state: Session | None
     warning: str | None = None
 
 
@@ -133,7 +133,7 @@ class SessionHandle:
 
     __slots__ = ("state", "warning", "dirty", "delete")
 
-    def __init__(self, state: dict[str, Any] | None, warning: str | None = None) -> None:
+    def __init__(self, state: Session | None, warning: str | None = None) -> None:
         self.state = state
         self.warning = warning
         self.dirty = False
@@ -310,7 +310,7 @@ class Store:
             pass
         return Loaded(None, f"state file {path} was unreadable or from another version; moved it to {aside} and started afresh")
 
-    def _write(self, dir_fd: int, name: str, state: dict[str, Any]) -> None:
+    def _write(self, dir_fd: int, name: str, state: Session) -> None:
         tmp = name + ".tmp"
         data = orjson.dumps(state)
         # Always a fresh file: whatever sits at the temp name (a leftover of a killed writer, or

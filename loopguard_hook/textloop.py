@@ -17,8 +17,9 @@ The ledger for text lives in `state["text"][agent_id]`.
 """
 
 import re
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
+from .ledger import Session, TextState
 from .redact import redact_prefix
 from .signature import digest
 
@@ -42,7 +43,7 @@ class TextVerdict(NamedTuple):
     excerpt: str
 
 
-def new_text_state() -> dict[str, Any]:
+def new_text_state() -> TextState:
     """An empty text ledger for one agent."""
     return {
         "line": None,
@@ -60,12 +61,12 @@ def new_text_state() -> dict[str, Any]:
     }
 
 
-def text_state(state: dict[str, Any], agent_id: str) -> dict[str, Any]:
+def text_state(state: Session, agent_id: str) -> TextState:
     """The text ledger of `agent_id`, created on first use. At most `MAX_TEXT_AGENTS` are kept
     (a session may start thousands of subagents): the least recently used one is dropped,
     never "main"."""
-    texts: dict[str, Any] = state.setdefault("text", {})
-    entry: dict[str, Any] | None = texts.pop(agent_id, None)
+    texts = state.setdefault("text", {})
+    entry: TextState | None = texts.pop(agent_id, None)
     if not isinstance(entry, dict) or "line_count" not in entry:
         entry = new_text_state()
     texts[agent_id] = entry  # last in the dict: the most recently used
@@ -93,7 +94,7 @@ def _fence(stripped: str) -> str | None:
     return stripped[: len(stripped) - len(stripped.lstrip(char))]
 
 
-def feed(ts: dict[str, Any], text: str, *, max_lines: int, max_blocks: int, max_block_chars: int) -> TextVerdict | None:
+def feed(ts: TextState, text: str, *, max_lines: int, max_blocks: int, max_block_chars: int) -> TextVerdict | None:
     """Feed one assistant message's text; return the first loop found, if any.
 
     Code never counts as repeated lines: fenced blocks (a fence closes only with the same
@@ -142,7 +143,7 @@ def feed(ts: dict[str, Any], text: str, *, max_lines: int, max_blocks: int, max_
     return found
 
 
-def remember_prompt(ts: dict[str, Any], prompt: str | None) -> None:
+def remember_prompt(ts: TextState, prompt: str | None) -> None:
     """A new user prompt: keep its hash for the same-reply rule, and open a new turn (repeated
     blocks are judged within a turn; across turns the same-reply rule applies)."""
     ts["prompt"] = digest(_normal(prompt or "").encode("utf-8", "surrogatepass"))
@@ -151,7 +152,7 @@ def remember_prompt(ts: dict[str, Any], prompt: str | None) -> None:
     ts["blocks"] = []
 
 
-def new_evidence(state: dict[str, Any], agent_id: str) -> None:
+def new_evidence(state: Session, agent_id: str) -> None:
     """A tool call produced a new result: saying the same sentence before each step of real
     progress ("Let me check the CI status again.") is not a text loop."""
     ts = state.get("text", {}).get(agent_id)
@@ -159,7 +160,7 @@ def new_evidence(state: dict[str, Any], agent_id: str) -> None:
         ts["line"], ts["line_count"], ts["blocks"], ts["reminded"] = None, 0, [], False
 
 
-def final_message(ts: dict[str, Any], message: str | None, *, stop_hook_active: bool) -> tuple[int, bool]:
+def final_message(ts: TextState, message: str | None, *, stop_hook_active: bool) -> tuple[int, bool]:
     """Record a Stop's `last_assistant_message`.
 
     Returns `(consecutive identical final messages in this continuation chain, same reply to a
@@ -188,7 +189,7 @@ def final_message(ts: dict[str, Any], message: str | None, *, stop_hook_active: 
     return ts["stop_count"], same_reply
 
 
-def seen_before(ts: dict[str, Any], key: str) -> bool:
+def seen_before(ts: TextState, key: str) -> bool:
     """De-duplicate streamed copies of one message (same id or same text) in a transcript."""
     seen: list[str] = ts["seen"]
     if key in seen:
@@ -198,12 +199,15 @@ def seen_before(ts: dict[str, Any], key: str) -> bool:
     return False
 
 
-def reads_transcript(event_name: str, agent_id: str, is_claude_code: bool, max_lines: int, max_blocks: int) -> bool:
+def reads_transcript(
+    event_name: str, agent_id: str, subagent_transcripts: bool, max_lines: int, max_blocks: int
+) -> bool:
     """Whether this event looks at new transcript text (text loops are on, and the transcript is
-    this agent's: a Claude Code subagent's text is in its own transcript, not `transcript_path`)."""
+    this agent's: where subagents write their own transcripts (Claude Code), a subagent's text
+    is not in `transcript_path`)."""
     if event_name not in ("PreToolUse", "UserPromptSubmit", "Stop", "SubagentStop") or not (max_lines or max_blocks):
         return False
-    return not (event_name == "PreToolUse" and agent_id != "main" and is_claude_code)
+    return not (event_name == "PreToolUse" and agent_id != "main" and subagent_transcripts)
 
 
 def judged_key(text_digest: str) -> str:
@@ -211,7 +215,7 @@ def judged_key(text_digest: str) -> str:
     return "=" + text_digest
 
 
-def unseen(state: dict[str, Any], agent_id: str, pairs: list[tuple[str, str]] | tuple[tuple[str, str], ...]) -> list[str]:
+def unseen(state: Session, agent_id: str, pairs: list[tuple[str, str]] | tuple[tuple[str, str], ...]) -> list[str]:
     """The texts of `(dedup key, text)` pairs this agent has not seen yet (streamed copies of one
     message are written more than once, and a final message judged at Stop may reach the
     transcript only after it)."""

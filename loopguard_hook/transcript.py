@@ -18,10 +18,11 @@ from typing import Any
 
 import orjson
 
+from .ledger import Tail
 from .signature import digest
 
 
-def read_new_texts(tail: dict[str, Any], path: str | None, budget: int) -> list[tuple[str, str]]:
+def read_new_texts(tail: Tail, path: str | None, budget: int) -> list[tuple[str, str]]:
     """New assistant texts as `(dedup key, text)` since the offset stored in `tail` (updated).
 
     `tail` holds `path` (digest), `ino`, `offset` (bytes). A file seen for the first time is
@@ -64,6 +65,22 @@ def read_new_texts(tail: dict[str, Any], path: str | None, budget: int) -> list[
         return []
     finally:
         os.close(fd)
+    texts: list[tuple[str, str]] = []
+    for line in _whole_lines(tail, data, start, skip_partial):
+        if not line.strip():
+            continue
+        try:
+            record = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(record, dict):
+            texts.extend(assistant_texts(record))
+    return texts
+
+
+def _whole_lines(tail: Tail, data: bytes, start: int, skip_partial: bool) -> list[bytes]:
+    """The whole lines of `data` (read at byte `start`), without a partial first line when
+    `skip_partial`, nor a partial last one; `tail["offset"]` moves past the last whole line."""
     first = 0
     if skip_partial:
         newline = data.find(b"\n")
@@ -76,17 +93,7 @@ def read_new_texts(tail: dict[str, Any], path: str | None, budget: int) -> list[
         tail["offset"] = start + first
         return []
     tail["offset"] = start + last + 1
-    texts: list[tuple[str, str]] = []
-    for line in data[first:last].split(b"\n"):
-        if not line.strip():
-            continue
-        try:
-            record = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            continue
-        if isinstance(record, dict):
-            texts.extend(assistant_texts(record))
-    return texts
+    return data[first:last].split(b"\n")
 
 
 def assistant_texts(record: dict[str, Any]) -> list[tuple[str, str]]:

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
 
 import orjson
 
 from .. import engine, textloop
+from ..clients import capabilities, detect_client
 from ..config import Config
 from ..engine import Decision
-from ..payload import HANDLED_EVENTS, Client, HookEvent, PayloadError, decode, detect_client, parse
+from ..ledger import Session
+from ..payload import HANDLED_EVENTS, Client, HookEvent, PayloadError, decode, parse
 from .model import RecordedEvent, Recording, ReplayError
 
 
@@ -56,7 +57,7 @@ def decide(recording: Recording, config: Config, *, client: str = "auto") -> Ite
         ValueError: `client` is not `auto`, `claude-code` or `codex`.
     """
     fixed = _client_for(recording, client)
-    ledgers: dict[str, dict[str, Any]] = {}
+    ledgers: dict[str, Session] = {}
     for recorded in recording.events:
         try:
             # The hook reads bytes: the same decoding (and its limits) applies here.
@@ -82,10 +83,10 @@ def decide(recording: Recording, config: Config, *, client: str = "auto") -> Ite
         yield Step(recorded, event, decision)
 
 
-def _new_texts(state: dict[str, Any], event: HookEvent, config: Config, texts: tuple[tuple[str, str], ...]) -> list[str]:
+def _new_texts(state: Session, event: HookEvent, config: Config, texts: tuple[tuple[str, str], ...]) -> list[str]:
     """What `hook._new_texts` gives, with the recorded texts in place of a read of the transcript."""
-    claude = event.client is Client.CLAUDE_CODE
-    if not textloop.reads_transcript(event.event, event.agent_id, claude, config.max_repeated_lines, config.max_repeated_blocks):
+    own = capabilities(event.client).subagent_transcripts
+    if not textloop.reads_transcript(event.event, event.agent_id, own, config.max_repeated_lines, config.max_repeated_blocks):
         return []
     textloop.text_state(state, event.agent_id).setdefault("tail", {})
     return textloop.unseen(state, event.agent_id, texts)

@@ -1,0 +1,35 @@
+"""The client dialects the guard speaks, one module each, listed here by hand.
+
+Each module holds how its payloads are recognised, its decoding quirks, its capability table
+(`base.Capabilities`, data) and its wire form. Recognition asks each dialect in `DIALECTS`
+order; the last one (Claude Code) claims whatever the others do not.
+"""
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..payload import Client
+from . import claude_code, codex
+from .base import Capabilities, Dialect
+
+DIALECTS: tuple[Dialect, ...] = (codex, claude_code)
+
+_BY_CLIENT: dict[Client, Dialect] = {d.CLIENT: d for d in DIALECTS}
+
+
+def dialect(client: Client) -> Dialect:
+    """The module of `client`."""
+    return _BY_CLIENT[client]
+
+
+def capabilities(client: Client) -> Capabilities:
+    """What `client` can deliver, and what it sends."""
+    return _BY_CLIENT[client].CAPABILITIES
+
+
+def detect_client(data: Mapping[str, Any]) -> Client:
+    """The first dialect in `DIALECTS` that recognises the decoded payload."""
+    return next(d.CLIENT for d in DIALECTS if d.recognises(data))
+
+
+__all__ = ["DIALECTS", "Capabilities", "Dialect", "capabilities", "detect_client", "dialect"]

@@ -1,0 +1,113 @@
+"""What every client dialect declares: a capability table (data) and the wire form it shares.
+
+A client is a module of this package with the names of `Dialect`. The engine never tests a
+client's name: it asks the client's `Capabilities` what it can deliver on an event.
+"""
+
+from collections.abc import Mapping
+from typing import Any, NamedTuple, Protocol
+
+from .. import messages
+from ..decision import Action, Decision
+from ..payload import Client
+from ..signature import Outcome
+
+#: Events after which the agent's turn would end; their wire form never has `hookSpecificOutput`.
+TURN_END_EVENTS = frozenset({"Stop", "SubagentStop"})
+
+
+class Capabilities(NamedTuple):
+    """Which output forms reach the model (or the user) on which hook event, and what the host
+    sends. Every field is a fact verified against the real client (see each client module).
+
+    Output forms, each the set of events on which it takes effect:
+
+    - `context`: `hookSpecificOutput.additionalContext` reaches the model;
+    - `deny`: `permissionDecision: "deny"` stops the call and the model reads the reason;
+    - `end_turn`: `continue: false` (+ `stopReason`) ends the turn;
+    - `block`: top-level `decision: "block"` + `reason` reaches the model;
+    - `system_message`: `systemMessage` reaches the user (never the model).
+
+    What the host sends:
+
+    - `sends`: the hook events it fires at all;
+    - `context_returns_as_prompt`: injected context comes back as a `UserPromptSubmit` whose
+      `prompt` is that text;
+    - `denied_call_reports_result`: a denied call still gets a `PostToolUse`, its result the denial;
+    - `arguments`: the tools whose `tool_input` carries the model's arguments; None = every tool;
+    - `subagent_transcripts`: a subagent's text is in its own transcript (`agent_transcript_path`),
+      not in `transcript_path`.
+    """
+
+    context: frozenset[str]
+    deny: frozenset[str]
+    end_turn: frozenset[str]
+    block: frozenset[str]
+    system_message: frozenset[str]
+    sends: frozenset[str]
+    context_returns_as_prompt: bool = False
+    denied_call_reports_result: bool = False
+    arguments: frozenset[str] | None = None
+    subagent_transcripts: bool = False
+
+    def has_arguments(self, tool: str) -> bool:
+        """Whether this client's `tool_input` for `tool` carries the model's arguments."""
+        return self.arguments is None or tool in self.arguments
+
+
+class Dialect(Protocol):
+    """The names a client module defines (the modules themselves implement this protocol)."""
+
+    @property
+    def CLIENT(self) -> Client: ...  # noqa: N802 (a module constant)
+
+    @property
+    def CAPABILITIES(self) -> Capabilities: ...  # noqa: N802
+
+    def recognises(self, data: Mapping[str, Any]) -> bool:
+        """Whether a decoded payload was sent by this client."""
+        ...
+
+    def outcome(self, tool: str, response: Any, *, mutation: bool) -> Outcome:
+        """A `PostToolUse` `tool_response` as an outcome, with this client's failure signs."""
+        ...
+
+    def denied_in_batch(self, text: str) -> bool:
+        """Whether a batch entry's result text is a hook's denial (the call never ran)."""
+        ...
+
+    def wire(self, decision: Decision, event: str) -> dict[str, Any] | None:
+        """The JSON object to print for `decision` on `event`, or None to print nothing."""
+        ...
+
+
+def wire(caps: Capabilities, decision: Decision, event: str, text: str) -> dict[str, Any] | None:
+    """The wire form every client shares, using only the output forms `caps` says take effect.
+
+    `text` is the model-facing text as this client wants it (already cut with `messages.fit`).
+    Never `decision: block` on Stop (the clients would loop), never `"allow"` or `"ask"`.
+    """
+    action = decision.action
+    if event in TURN_END_EVENTS:
+        stop: dict[str, Any] = {}
+        if action is Action.STOP and event in caps.end_turn:
+            stop = {"continue": False, "stopReason": messages.fit(decision.stop_reason or decision.message)}
+        if decision.system_message and event in caps.system_message:
+            stop["systemMessage"] = messages.fit(decision.system_message)
+        return stop or None
+    if action is Action.ALLOW:
+        return None
+    out: dict[str, Any]
+    if action is Action.REMIND or event not in caps.deny:
+        if event not in caps.context:
+            if decision.system_message and event in caps.system_message:
+                return {"systemMessage": messages.fit(decision.system_message)}
+            return None
+        out = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
+    else:
+        out = {"hookSpecificOutput": {"hookEventName": event, "permissionDecision": "deny", "permissionDecisionReason": text}}
+    if action is Action.STOP and event in caps.end_turn:
+        out = {"continue": False, "stopReason": messages.fit(decision.stop_reason or text), **out}
+    if decision.system_message and event in caps.system_message:
+        out["systemMessage"] = messages.fit(decision.system_message)
+    return out

@@ -1,0 +1,269 @@
+"""Counting: what one attempt and one result do to the ledger's counters, and the call and
+result rules run on them. Pure: no I/O.
+
+An attempt (`count_attempt`) opens a call entry, moves the signature, chain, budget and path
+counters (`_tally`), runs `rules.ON_CALL` and records what the verdict does to the call. A result
+(`record_outcome`) stores the outcome, decides whether it is new evidence, and runs
+`rules.ON_RESULT`.
+"""
+
+from typing import Any
+
+from . import ledger, rules
+from .clients.base import Capabilities
+from .config import Config
+from .decision import ALLOW, LOOP_RULES, Action, Decision, Rule, merge, strongest, with_mode
+from .ledger import (
+    MAX_CALLS,
+    MAX_ID_CHARS,
+    MAX_OUTCOMES,
+    MAX_PATHS,
+    MAX_SIGNATURES,
+    SUMMARY_CHARS,
+    Agent,
+    Call,
+    Session,
+    Signature,
+)
+from .payload import HookEvent
+from .redact import redact_prefix
+from .rules.duplicates import is_twin
+from .signature import HEAD_CHARS, CallKey, Failure, Outcome, call_key, preview
+from .tools import is_noop_mutation, is_read_tool, is_tracked, matches, mutated_paths, path_of
+
+
+def summary(tool: str, key: CallKey) -> str:
+    # A head longer than HEAD_CHARS is itself a cut: its last token may be half a secret.
+    args = redact_prefix(key.head, SUMMARY_CHARS, complete=len(key.head) <= HEAD_CHARS)
+    return f"{tool[:MAX_ID_CHARS]} {args}"[:SUMMARY_CHARS]
+
+
+class Attempt:
+    """The call being counted (a PreToolUse, or a post event or batch entry of an unseen call)."""
+
+    __slots__ = ("tool", "tool_input", "tool_use_id")
+
+    def __init__(self, tool: str, tool_input: Any, tool_use_id: str | None) -> None:
+        self.tool, self.tool_input, self.tool_use_id = tool, tool_input, tool_use_id
+
+
+def count_attempt(
+    state: Session,
+    agent: Agent,
+    event: HookEvent,
+    attempt: Attempt,
+    config: Config,
+    caps: Capabilities,
+    now: float,
+    *,
+    can_deny: bool,
+) -> Decision:
+    """Count one attempt and run the call rules. Shared by PreToolUse and post events of unseen calls."""
+    key = call_key(attempt.tool, attempt.tool_input, frozenset(config.ignore_args), max(HEAD_CHARS, config.preview_chars))
+    call = _open_call(state, agent, key.digest, attempt.tool_use_id, now)
+    if config.bookkeeping_tools and matches(attempt.tool, config.bookkeeping_tools):
+        agent["bookkeeping"] += 1
+    ctx = _tally(event, agent, call, attempt, key, config, caps, now, can_deny=can_deny)
+    verdicts = [verdict for rule in rules.ON_CALL if (verdict := rule(ctx)) is not None]
+    return _finish_pre(agent, call, strongest(verdicts), config, ctx, can_deny=can_deny)
+
+
+def _open_call(state: Session, agent: Agent, sig_id: str, tool_use_id: str | None, now: float) -> Call:
+    """A new ledger entry for the call, and the attempt totals."""
+    agent["attempts"] += 1
+    state["attempts"] = state.get("attempts", 0) + 1
+    agent["seq"] += 1
+    calls = agent["calls"]
+    call: Call = {"sig": sig_id, "t": now, "seq": agent["seq"], "phase": "pre"}
+    calls[call_id(tool_use_id, sig_id)] = call
+    ledger.trim(calls, MAX_CALLS, lambda k: calls[k]["seq"])
+    return call
+
+
+def _tally(
+    event: HookEvent,
+    agent: Agent,
+    call: Call,
+    attempt: Attempt,
+    key: CallKey,
+    config: Config,
+    caps: Capabilities,
+    now: float,
+    *,
+    can_deny: bool,
+) -> rules.CallContext:
+    """Move the counters this attempt moves and describe it for the rules. An untracked tool
+    and a parallel twin move none; any other call moves its signature, the chain, the budget and
+    the read count of its path."""
+    tool = attempt.tool
+    counted = False
+    sig: Signature | None = None
+    previous_time: float | None = None
+    count = 0
+    path, path_count = None, 0
+    if not is_tracked(tool, config):
+        call["untracked"] = True
+    elif is_twin(agent, call, config, can_deny=can_deny):
+        call["duplicate"] = True
+        sig = agent["sigs"].get(key.digest)
+        count = sig["n"] if sig else 1
+    else:
+        counted = True
+        sig = _signature(agent, tool, key, now)
+        # The gap to a slow repeat runs from when the previous attempt finished: a build that
+        # takes 80 s and is re-run at once is a quick repeat.
+        previous_time = sig.get("done") or sig["t"]
+        sig["n"] += 1
+        sig["total"] += 1
+        sig["t"] = now
+        run = ledger.extend_chain(agent, key.digest)
+        agent["since"] += 1
+        count = sig["n"] if config.counting == "no_progress" else run
+        path, path_count = _count_path(agent, tool, attempt.tool_input, config)
+    return rules.CallContext(
+        event=event,
+        config=config,
+        caps=caps,
+        agent=agent,
+        call=call,
+        sig=sig,
+        tool=tool,
+        counted=counted,
+        attempt=count,
+        previous_time=previous_time,
+        now=now,
+        key=key,
+        path=path,
+        path_count=path_count,
+    )
+
+
+def _signature(agent: Agent, tool: str, key: CallKey, now: float) -> Signature:
+    """The signature of `key`, created on first use (at most MAX_SIGNATURES, the oldest go)."""
+    sigs = agent["sigs"]
+    sig = sigs.get(key.digest)
+    if sig is None:
+        sig = sigs[key.digest] = {
+            "tool": tool[:MAX_ID_CHARS],
+            "summary": summary(tool, key),
+            "n": 0,
+            "total": 0,
+            "t": None,
+            "outcomes": [],
+        }
+        ledger.trim(sigs, MAX_SIGNATURES, lambda k: sigs[k]["t"] or now)
+    return sig
+
+
+def _count_path(agent: Agent, tool: str, tool_input: Any, config: Config) -> tuple[str | None, int]:
+    """One more read of the path a read-like call targets (only when the same-path cap is on)."""
+    if not (config.max_same_path and is_read_tool(tool, config)):
+        return None, 0
+    path = path_of(tool_input, config)
+    if path is None:
+        return None, 0
+    if len(path) > 4 * MAX_ID_CHARS:
+        path = "#" + call_key("", path, frozenset(), 0).digest
+    paths = agent["paths"]
+    paths[path] = count = paths.get(path, 0) + 1
+    ledger.trim(paths, MAX_PATHS, lambda k: 0)
+    return path, count
+
+
+def _finish_pre(
+    agent: Agent, call: Call, decision: Decision, config: Config, ctx: rules.CallContext, *, can_deny: bool
+) -> Decision:
+    """Name the call in the verdict, apply the mode, and record what the verdict does to the call."""
+    if decision is ALLOW:
+        return decision  # the common case: nothing to record or render
+    tool = ctx.tool
+    decision = decision._replace(times=ctx.attempt, tool=tool, summary=summary(tool, ctx.key))
+    decision = with_mode(decision, config, can_deny=can_deny)
+    if decision.action >= Action.DENY:
+        call["phase"] = "denied"
+        if config.answer_only_after_deny and decision.rule in LOOP_RULES:
+            agent["answer_only"] = True
+    if decision.action is Action.REMIND and decision.rule == Rule.REPEAT and config.remind_phase == "post" and can_deny:
+        # The reminder and breaker profiles deliver reminders after the call, attached to its result.
+        call["remind"] = decision.message
+        return ALLOW
+    return decision
+
+
+def call_id(tool_use_id: str | None, sig_id: str) -> str:
+    """The ledger key of a call: its `tool_use_id` (hashed when absurdly long), or, for a client
+    that sends none, its signature, so a Pre and its Post still meet."""
+    if tool_use_id is None:
+        return "~" + sig_id
+    if len(tool_use_id) > MAX_ID_CHARS:
+        return "#" + call_key("", tool_use_id, frozenset(), 0).digest
+    return tool_use_id
+
+
+def post_call_id(tool_use_id: str | None, tool: str, tool_input: Any, config: Config) -> str:
+    if tool_use_id is not None:
+        return call_id(tool_use_id, "")
+    return call_id(None, call_key(tool, tool_input, frozenset(config.ignore_args), 0).digest)
+
+
+# -- results ----------------------------------------------------------------------------------
+
+
+def record_outcome(
+    agent: Agent, call: Call, tool: str, tool_input: Any, response: Any, outcome: Outcome, config: Config
+) -> Decision | None:
+    """Store a call's outcome; decide whether it is new evidence; run the result rules."""
+    call["phase"] = "done"
+    call["done"] = agent["updated"]
+    if call.get("untracked"):
+        return None
+    sig = agent["sigs"].get(call["sig"])
+    if sig is None:
+        return None
+    outcomes = sig["outcomes"]
+    new = outcome.fingerprint not in outcomes
+    mutation = matches(tool, config.mutating_tools)
+    productive = outcome.failure != Failure.HARD and (
+        new or (mutation and outcome.failure == Failure.NONE and not is_noop_mutation(tool, tool_input, response))
+    )
+    if new:
+        outcomes.append(outcome.fingerprint)
+        del outcomes[:-MAX_OUTCOMES]
+    limit = config.result_preview_chars
+    sig["preview"] = preview(redact_prefix(outcome.text, limit + 1), limit)
+    sig["failed"] = outcome.failure
+    ledger.keep_recent_previews(agent)
+    sig["done"] = agent["updated"]  # when this call last finished: the gap to a slow repeat
+    _count_evidence(agent, call, sig, new=new, productive=productive, config=config)
+    if mutation and outcome.failure == Failure.NONE:
+        _forget_reads(agent, mutated_paths(tool, tool_input, config))
+    ctx = rules.ResultContext(config=config, agent=agent, call=call, tool=tool, outcome=outcome)
+    verdicts = [verdict for rule in rules.ON_RESULT if (verdict := rule(ctx)) is not None]
+    return merge(verdicts) if verdicts else None
+
+
+def _count_evidence(agent: Agent, call: Call, sig: Signature, *, new: bool, productive: bool, config: Config) -> None:
+    """A productive result sets every other signature and the budgets back; a new failure text
+    restarts only its own count (with `new_failure_is_evidence`)."""
+    if productive and not call.get("duplicate"):
+        for other_id, other in agent["sigs"].items():
+            if other_id != call["sig"]:
+                other["n"] = 0
+        sig["n"] = 1
+        agent["since"] = 0
+        agent["bookkeeping"] = 0
+    elif new and not call.get("duplicate") and config.new_failure_is_evidence:
+        # A failure that says something new (a poll that exits non-zero while its progress
+        # changes) is new evidence for its own signature, though not progress for the others.
+        sig["n"] = 1
+    if new:
+        call["new"] = True
+
+
+def _forget_reads(agent: Agent, touched: list[str] | None) -> None:
+    """A successful mutation: the paths it touched (all of them when unknown) may be read again."""
+    if touched is None:
+        agent["paths"] = {}
+    else:
+        for path in touched:
+            agent["paths"].pop(path, None)

@@ -1,0 +1,252 @@
+"""The session ledger: the shape of a state file, declared once, with each bound next to its type.
+
+A ledger is plain JSON (what `state.py` reads and writes); these TypedDicts only name its keys
+and value types, so mypy catches a misspelt key or a wrong type, and they cost nothing at run
+time (a TypedDict is a `dict`). The functions here create, find, reset and bound its parts.
+
+    Session ── agents: {agent id: Agent}          at most MAX_AGENTS ("main" is never dropped)
+            │            ├─ sigs:   {signature: Signature}   at most MAX_SIGNATURES
+            │            ├─ calls:  {call id: Call}          at most MAX_CALLS
+            │            ├─ paths:  {path: reads}            at most MAX_PATHS
+            │            └─ errors: {tool:error: ErrorEntry} at most MAX_ERRORS
+            ├─ recent: [DecisionRecord]                     at most MAX_RECENT
+            └─ text:   {agent id: TextState}                 (textloop.py keeps its bounds)
+"""
+
+from collections.abc import Callable
+from typing import Literal, NotRequired, TypedDict, TypeVar
+
+STATE_VERSION = 1
+
+MAX_AGENTS = 8
+MAX_SIGNATURES = 64
+MAX_OUTCOMES = 8  # outcome fingerprints kept per signature
+MAX_PREVIEWS = 8  # signatures that keep a result preview
+MAX_CALLS = 64
+MAX_PATHS = 64
+MAX_ERRORS = 32
+MAX_ERROR_SIGS = 16  # signatures kept per same-error entry
+MAX_RECENT = 20
+SUMMARY_CHARS = 120
+MAX_ID_CHARS = 128
+
+#: Where a call stands: counted at its Pre ("pre"), its result recorded ("done"), or not run
+#: because a hook denied it ("denied").
+Phase = Literal["pre", "done", "denied"]
+
+#: The current run of identical tracked calls: `[signature, length]` (a JSON array).
+Chain = list[str | int]
+
+
+class Call(TypedDict):
+    """One tool call, from its Pre to its result (`Agent.calls`)."""
+
+    sig: str
+    t: float
+    seq: int
+    phase: Phase
+    done: NotRequired[float]
+    untracked: NotRequired[bool]
+    duplicate: NotRequired[bool]
+    new: NotRequired[bool]
+    remind: NotRequired[str]  # a reminder held back to go out with this call's result
+
+
+class Signature(TypedDict):
+    """One distinct call (tool + canonical arguments), across the calls that share it."""
+
+    tool: str  # at most MAX_ID_CHARS
+    summary: str  # at most SUMMARY_CHARS, redacted
+    n: int  # the no-progress counter
+    total: int
+    t: float | None  # last attempt
+    outcomes: list[str]  # at most MAX_OUTCOMES fingerprints
+    preview: NotRequired[str]
+    failed: NotRequired[int]  # signature.Failure of the last result
+    done: NotRequired[float]  # when the last attempt finished
+
+
+class ErrorEntry(TypedDict):
+    """One tool:error signature of the same-error rule."""
+
+    sigs: list[str]  # the call signatures that failed this way, at most MAX_ERROR_SIGS
+    t: float
+
+
+class Agent(TypedDict):
+    """The counters of one agent (the main thread or a subagent)."""
+
+    attempts: int
+    updated: float
+    seq: int  # events of this agent: orders calls
+    batch_seq: int  # `seq` at the last PostToolBatch
+    chain: Chain | None
+    since: int  # tracked attempts since the last new evidence
+    bookkeeping: int  # bookkeeping calls since the last new evidence
+    answer_only: bool
+    sigs: dict[str, Signature]
+    calls: dict[str, Call]
+    paths: dict[str, int]
+    errors: dict[str, ErrorEntry]
+
+
+class Tail(TypedDict, total=False):
+    """Where `transcript.read_new_texts` stopped reading a transcript."""
+
+    path: str  # digest of the transcript's path
+    ino: int
+    offset: int  # bytes
+
+
+class TextState(TypedDict):
+    """The text-loop ledger of one agent (textloop.py)."""
+
+    line: str | None
+    line_count: int
+    fence: str | bool
+    blocks: list[str]
+    stop_hash: str | None
+    stop_count: int
+    reply_hash: str | None
+    reply_prompt: str | None
+    prompt: str | None
+    pending: str | None
+    reminded: bool
+    seen: list[str]
+    reply_count: NotRequired[int]
+    tail: NotRequired[Tail]
+
+
+class DecisionRecord(TypedDict):
+    """The redacted record of one decision (`Session.recent` and `decisions.jsonl`)."""
+
+    time: float
+    agent: str
+    event: str
+    tool: str | None
+    rule: str
+    action: str
+    intended: str
+    count: int
+    arguments: str
+
+
+class ConfigSnapshot(TypedDict):
+    """The thresholds in force at the last event, for `status`."""
+
+    profile: str
+    mode: str
+    counting: str
+    remind_at: list[int]
+    deny_at: int
+    stop_at: int
+
+
+class Session(TypedDict):
+    """One state file."""
+
+    version: int
+    session_id: str
+    client: str
+    created: float
+    updated: float
+    events: int
+    attempts: int
+    agents: dict[str, Agent]
+    recent: list[DecisionRecord]
+    text: dict[str, TextState]
+    config: NotRequired[ConfigSnapshot]
+
+
+def new_session(session_id: str, client: str, now: float) -> Session:
+    """An empty session ledger."""
+    return {
+        "version": STATE_VERSION,
+        "session_id": session_id,
+        "client": client,
+        "created": now,
+        "updated": now,
+        "events": 0,
+        "attempts": 0,
+        "agents": {},
+        "recent": [],
+        "text": {},
+    }
+
+
+def new_agent(now: float) -> Agent:
+    """An agent seen for the first time."""
+    return {
+        "attempts": 0,
+        "updated": now,
+        "seq": 0,
+        "batch_seq": 0,
+        "chain": None,
+        "since": 0,
+        "bookkeeping": 0,
+        "answer_only": False,
+        "sigs": {},
+        "calls": {},
+        "paths": {},
+        "errors": {},
+    }
+
+
+def agent(state: Session, agent_id: str, now: float) -> Agent:
+    """The agent's counters, created on first use; past MAX_AGENTS the least recently active
+    other agent is dropped (never "main")."""
+    agents = state["agents"]
+    found = agents.get(agent_id)
+    if found is None:
+        found = agents[agent_id] = new_agent(now)
+        if len(agents) > MAX_AGENTS:
+            idle = min((a for a in agents if a not in ("main", agent_id)), key=lambda a: agents[a]["updated"])
+            del agents[idle]
+    found["updated"] = now
+    return found
+
+
+def reset_agent(entry: Agent, *, keep_outcomes: bool = False) -> None:
+    """Forget counters (user prompt, compaction); attempts totals stay for `status`."""
+    entry["chain"] = None
+    entry["since"] = 0
+    entry["bookkeeping"] = 0
+    entry["answer_only"] = False
+    entry["paths"] = {}
+    entry["errors"] = {}
+    if keep_outcomes:
+        for sig in entry["sigs"].values():
+            sig["n"] = 0
+    else:
+        entry["sigs"] = {}
+        entry["calls"] = {}
+
+
+def extend_chain(entry: Agent, sig_id: str) -> int:
+    """Add a call of `sig_id` to the agent's run of identical calls; return the run's length."""
+    chain = entry["chain"]
+    if chain and chain[0] == sig_id:
+        chain[1] = length = int(chain[1]) + 1
+        return length
+    entry["chain"] = [sig_id, 1]
+    return 1
+
+
+V = TypeVar("V")
+
+
+def trim(table: dict[str, V], limit: int, key: Callable[[str], float]) -> None:
+    """Drop the entries that sort first by `key` until `table` holds at most `limit`."""
+    if len(table) > limit:
+        for name in sorted(table, key=key)[: len(table) - limit]:
+            del table[name]
+
+
+def keep_recent_previews(entry: Agent) -> None:
+    """At most MAX_PREVIEWS signatures keep a result preview: the most recently attempted."""
+    sigs = entry["sigs"]
+    with_preview = [k for k in sigs if "preview" in sigs[k]]
+    if len(with_preview) > MAX_PREVIEWS:
+        with_preview.sort(key=lambda k: sigs[k]["t"] or 0)
+        for k in with_preview[: len(with_preview) - MAX_PREVIEWS]:
+            del sigs[k]["preview"]

@@ -1,0 +1,22 @@
+"""The detection rules, one module each, listed here by hand (all follow `base.Rule`).
+
+`ON_CALL` runs on every counted attempt, in this order; the most severe verdict wins, the first
+listed on a tie. `ON_RESULT` runs on each tracked call's result, `ON_TEXT` on the events that
+carry or deliver assistant text. Profiles are data (`config.py`): they set the thresholds these
+rules read, and a threshold of 0 turns a rule off.
+"""
+
+from .answer_only import answer_only
+from .base import CallContext, ResultContext, Rule, TextContext
+from .budgets import bookkeeping_budget, call_budget
+from .duplicates import duplicate
+from .repeat import repeat
+from .same_error import same_error
+from .same_path import same_path
+from .text_loops import text_loops
+
+ON_CALL: tuple[Rule[CallContext], ...] = (answer_only, bookkeeping_budget, duplicate, repeat, same_path, call_budget)
+ON_RESULT: tuple[Rule[ResultContext], ...] = (same_error,)
+ON_TEXT: tuple[Rule[TextContext], ...] = (text_loops,)
+
+__all__ = ["ON_CALL", "ON_RESULT", "ON_TEXT", "CallContext", "ResultContext", "Rule", "TextContext"]

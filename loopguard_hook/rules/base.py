@@ -1,0 +1,76 @@
+"""The one protocol every detection rule follows, and what a rule may read.
+
+A rule is a function from one context to a verdict (`Decision`) or None. The engine builds the
+context after it has moved the ledger's counters, runs the rules listed in `rules/__init__.py`
+in order, and keeps the most severe verdict (the first listed on a tie). Rules read the ledger;
+only the same-error and text rules keep ledger entries of their own.
+"""
+
+from collections.abc import Sequence
+from typing import NamedTuple, Protocol, TypeVar
+
+from ..clients.base import Capabilities
+from ..config import Config
+from ..decision import Decision
+from ..ledger import Agent, Call, Session, Signature
+from ..payload import HookEvent
+from ..signature import CallKey, Outcome
+
+C = TypeVar("C", contravariant=True)
+
+
+class Rule(Protocol[C]):
+    """A detection rule over a context of type `C`."""
+
+    def __call__(self, ctx: C, /) -> Decision | None: ...
+
+
+class CallContext(NamedTuple):
+    """One counted attempt, after the counters moved (PreToolUse, or the post event of a call
+    whose Pre was not seen). `counted` is False for an untracked tool and a parallel twin: their
+    attempts move no repeat counter, and `sig` may be None."""
+
+    event: HookEvent
+    config: Config
+    caps: Capabilities
+    agent: Agent
+    call: Call
+    sig: Signature | None
+    tool: str
+    counted: bool
+    attempt: int
+    previous_time: float | None
+    now: float
+    key: CallKey
+    path: str | None
+    path_count: int
+
+    @property
+    def ends_turn(self) -> bool:
+        """Whether this client can end the turn from this event (`continue: false`)."""
+        return self.event.event in self.caps.end_turn
+
+
+class ResultContext(NamedTuple):
+    """One tracked call's result, after it was recorded in its signature."""
+
+    config: Config
+    agent: Agent
+    call: Call
+    tool: str
+    outcome: Outcome
+
+
+class TextContext(NamedTuple):
+    """An event the text rules look at, with the assistant texts written since the last one."""
+
+    state: Session
+    event: HookEvent
+    config: Config
+    caps: Capabilities
+    texts: Sequence[str]
+
+    @property
+    def ends_turn(self) -> bool:
+        """Whether this client can end the turn from this event (`continue: false`)."""
+        return self.event.event in self.caps.end_turn

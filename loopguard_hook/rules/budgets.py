@@ -1,0 +1,29 @@
+"""The progress profile's budgets: too many calls since the last new evidence.
+
+- `max_bookkeeping_calls_since_progress`: planning and todo calls (`bookkeeping_tools`), tracked
+  or not (`LOOP_GUARD_PROGRESS_LIMIT`);
+- `max_calls_since_progress`: tracked calls of any signature (`LOOP_GUARD_LIMIT`).
+"""
+
+from .. import messages as msg
+from ..decision import Action, Decision, Rule
+from ..tools import matches
+from .base import CallContext
+
+
+def bookkeeping_budget(ctx: CallContext) -> Decision | None:
+    """Deny a bookkeeping call past its budget."""
+    cap = ctx.config.max_bookkeeping_calls_since_progress
+    spent = ctx.agent["bookkeeping"]
+    if cap and spent > cap and matches(ctx.tool, ctx.config.bookkeeping_tools):
+        return Decision(Action.DENY, Rule.PROGRESS_LIMIT, msg.limit_denial(Rule.PROGRESS_LIMIT, spent, cap, True))
+    return None
+
+
+def call_budget(ctx: CallContext) -> Decision | None:
+    """Deny a tracked call past the budget of calls since the last new evidence."""
+    cap = ctx.config.max_calls_since_progress
+    since = ctx.agent["since"]
+    if cap and ctx.counted and since > cap:
+        return Decision(Action.DENY, Rule.LIMIT, msg.limit_denial(Rule.LIMIT, since, cap, False))
+    return None

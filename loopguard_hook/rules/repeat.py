@@ -1,0 +1,57 @@
+"""Repeat and escalation: the same call again and again (all four profiles).
+
+Thresholds `remind_at`, `deny_at` and `stop_at` on the profile's counter (`counting`): identical
+calls in a row (`consecutive`), or attempts of one signature since the last new evidence
+(`no_progress`). A repeat that comes `slow_repeat_seconds` after the previous one finished is a
+poll, not a loop: it is only reminded (`LOOP_GUARD_SLOW_REPEAT`).
+"""
+
+from .. import messages as msg
+from ..decision import Action, Decision, Rule
+from ..signature import CallKey, preview
+from .base import CallContext
+
+
+def arguments_text(key: CallKey, limit: int) -> str:
+    """The canonical arguments of a call, cut to `limit` characters."""
+    return preview(key.head, limit)
+
+
+def _previous_result(ctx: CallContext) -> str | None:
+    text = ctx.sig.get("preview") if ctx.sig is not None else None
+    return text if isinstance(text, str) else None
+
+
+def repeat(ctx: CallContext) -> Decision | None:
+    """Remind, deny or end the turn at the profile's thresholds."""
+    if not ctx.counted:
+        return None
+    cfg, n, tool = ctx.config, ctx.attempt, ctx.tool
+    in_a_row = cfg.counting == "consecutive"
+    limit = cfg.result_preview_chars
+    if cfg.stop_at and n >= cfg.stop_at or cfg.deny_at and n >= cfg.deny_at:
+        advice = msg.detailed_reminder(tool, n, arguments_text(ctx.key, cfg.preview_chars), in_a_row=in_a_row)
+    if cfg.stop_at and n >= cfg.stop_at:
+        decision = Decision(
+            Action.STOP,
+            Rule.END_TURN,
+            msg.stop_text(tool, n, _previous_result(ctx), limit, ends_turn=ctx.ends_turn),
+            stop_reason=msg.stop_reason(tool, n),
+            advice=advice,
+        )
+    elif cfg.deny_at and n >= cfg.deny_at:
+        denial = msg.repeat_denial(tool, n, _previous_result(ctx), limit, in_a_row=in_a_row)
+        decision = Decision(Action.DENY, Rule.REPEAT, denial, advice=advice)
+    else:
+        thresholds = cfg.effective_remind_at()
+        if n not in thresholds:
+            return None
+        if n == thresholds[0]:
+            text = msg.gentle_reminder(tool, n)
+        else:
+            text = msg.detailed_reminder(tool, n, arguments_text(ctx.key, cfg.preview_chars), in_a_row=in_a_row)
+        return Decision(Action.REMIND, Rule.REPEAT, text)
+    slow = cfg.slow_repeat_seconds
+    if slow and ctx.previous_time is not None and ctx.now - ctx.previous_time >= slow:
+        return Decision(Action.REMIND, Rule.SLOW_REPEAT, msg.slow_repeat_reminder(tool, n, ctx.now - ctx.previous_time))
+    return decision
