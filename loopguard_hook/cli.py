@@ -205,6 +205,35 @@ def thresholds(cfg: config_mod.Config) -> dict[str, Any]:
     }
 
 
+@cli.command("stats")
+@click.option("--session", "session_id", default=None, help="Only this session id.")
+@click.option("--json", "as_json", is_flag=True, help="Stable JSON instead of text.")
+@click.option("--state-dir", type=click.Path(file_okay=False), default=None, help=STATE_DIR_HELP)
+def stats_command(session_id: str | None, as_json: bool, state_dir: str | None) -> None:
+    """What the model did after each rule's reminders and denials, per text variant.
+
+    For each rule, text variant and mode: how often it was shown, whether the agent then changed
+    course, repeated the call, needed a stronger answer or ended the turn, how many calls the
+    guard kept from running, and how often the loop ended after the first intervention. Read
+    from decisions.jsonl, responses.jsonl and the live ledgers; observe-mode rows are the control
+    group (the model never saw the text).
+    """
+    from . import stats
+
+    store = _store(state_dir)
+    entries = store.list_sessions()
+    inputs = stats.load(store.root, (state for _, state, _ in entries), sum(state is None for _, state, _ in entries))
+    rows = stats.build(inputs, session=session_id)
+    if as_json:
+        _echo_json({"state_dir": store.root, "rows": [r.as_json() for r in rows], "problems": inputs.problems})
+    else:
+        click.echo(stats.format_text(rows, store.root))
+    for problem in inputs.problems:
+        click.echo(f"loopguard-hook: stats: {problem}", err=True)
+    if inputs.problems:
+        click.get_current_context().exit(1)
+
+
 @cli.command()
 @click.option("--session", "session_id", default=None, help="Only this session id.")
 @click.option("--json", "as_json", is_flag=True, help="Stable JSON instead of text.")

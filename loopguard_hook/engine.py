@@ -22,11 +22,12 @@ listed on a tie.
 
 from collections.abc import Sequence
 
-from . import clients, counting, ledger, rules, textloop
+from . import clients, counting, followup, ledger, rules, textloop
 from .clients.base import Capabilities
 from .config import Config
 from .decision import ALLOW, Action, Decision, Rule, merge, stop_mode, with_mode
 from .ledger import MAX_ID_CHARS, STATE_VERSION, Agent, DecisionRecord, Session
+from .messages import variant_of
 from .payload import BatchCall, Client, HookEvent
 from .redact import redact
 from .signature import Outcome, call_key, outcome_of_error
@@ -68,6 +69,7 @@ def apply(state: Session, event: HookEvent, config: Config, now: float, texts: S
     elif name == "PostToolBatch":
         decision = _post_tool_batch(state, event, config, caps, now)
     elif name == "UserPromptSubmit":
+        followup.turn_ended(state, list(state["agents"]), now)
         for agent in state["agents"].values():
             ledger.reset_agent(agent)
         decision = _text_rules(state, event, config, caps, texts)
@@ -77,6 +79,7 @@ def apply(state: Session, event: HookEvent, config: Config, now: float, texts: S
                 ledger.reset_agent(agent, keep_outcomes=True)
         decision = ALLOW
     elif name in ("Stop", "SubagentStop"):
+        followup.turn_ended(state, [event.agent_id], now)
         decision = _text_rules(state, event, config, caps, texts)
     else:
         decision = ALLOW
@@ -239,4 +242,5 @@ def decision_record(event: HookEvent, decision: Decision, now: float) -> Decisio
         "intended": decision.intended.name.lower() if decision.intended else decision.action.name.lower(),
         "count": decision.times,
         "arguments": decision.summary,
+        "variant": variant_of(decision.message),
     }

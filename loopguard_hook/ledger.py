@@ -73,6 +73,37 @@ class ErrorEntry(TypedDict):
     t: float
 
 
+class FollowUp(TypedDict):
+    """The agent's last intervention, waiting for its next call to say what the model did
+    (`followup.py`)."""
+
+    sig: str
+    tool: str  # at most MAX_ID_CHARS
+    rule: str
+    variant: str  # `messages.variant_of` the text the model got
+    action: str  # what went on the wire
+    level: int  # `decision.Action` the rules decided
+    count: int
+    step: int  # 1 for the first intervention on this call, 2 for the next…
+    t: float
+
+
+class ResponseRecord(TypedDict):
+    """What the model did after one intervention (`Session.responses`, `responses.jsonl`)."""
+
+    time: float
+    agent: str
+    tool: str
+    rule: str
+    variant: str
+    action: str
+    intended: str
+    count: int
+    step: int
+    response: str  # repeated | escalated | changed | ended
+    after: float  # seconds from the intervention to the answer
+
+
 class Agent(TypedDict):
     """The counters of one agent (the main thread or a subagent)."""
 
@@ -88,6 +119,7 @@ class Agent(TypedDict):
     calls: dict[str, Call]
     paths: dict[str, int]
     errors: dict[str, ErrorEntry]
+    followup: NotRequired[FollowUp]
 
 
 class Tail(TypedDict, total=False):
@@ -129,6 +161,7 @@ class DecisionRecord(TypedDict):
     intended: str
     count: int
     arguments: str
+    variant: NotRequired[str]  # `messages.variant_of` the text (absent in older ledgers)
 
 
 class ConfigSnapshot(TypedDict):
@@ -156,6 +189,7 @@ class Session(TypedDict):
     recent: list[DecisionRecord]
     text: dict[str, TextState]
     config: NotRequired[ConfigSnapshot]
+    responses: NotRequired[list[ResponseRecord]]  # at most followup.MAX_RESPONSES, until logged
 
 
 def new_session(session_id: str, client: str, now: float) -> Session:

@@ -135,6 +135,36 @@ def same_error_reminder(tool: str, count: int, error: str, limit: int) -> str:
     )
 
 
+#: How each template's text begins (or, second, what it holds), most specific first: `variant_of`
+#: names the template a text came from, so `stats` can compare how models answer each one.
+_VARIANTS: tuple[tuple[str, str, str], ...] = (
+    ("stop_ending_turn", "REPEAT_TOOL_BLOCKED: this ", ". The loop guard is ending this turn"),
+    ("stop_final", "REPEAT_TOOL_BLOCKED: this ", ". This is final: stop calling tools"),
+    ("repeat_denial", "REPEAT_TOOL_BLOCKED: this ", ""),
+    ("same_path_denial", "REPEAT_TOOL_BLOCKED: ", " since it last changed (limit "),
+    ("answer_only_denial", "", ": tool calls are paused for the rest of this turn"),
+    ("duplicate_denial", "", " call is already running in this batch"),
+    ("limit_denial", "", " since the last call that produced a new result (limit "),
+    ("gentle_reminder", f"[{PREFIX}] You are repeating yourself: this is call ", ""),
+    ("detailed_reminder", f"[{PREFIX}] ", " with identical arguments: "),
+    ("slow_repeat_reminder", f"[{PREFIX}] ", " returned the same result the last "),
+    ("same_path_reminder", f"[{PREFIX}] ", " since it last changed (limit "),
+    ("same_error_reminder", f"[{PREFIX}] ", " times with different arguments but the same error: "),
+    ("subagent_text_loop", f"[{PREFIX}] A subagent you started ended while repeating ", ""),
+    ("same_reply", f"[{PREFIX}] Your last replies were identical", ""),
+    ("text_loop", f"[{PREFIX}] Your recent output repeats ", ""),
+)
+
+
+def variant_of(text: str) -> str:
+    """The name of the template `text` was made from (`gentle_reminder`, `repeat_denial`, …), or
+    "other". Only the text's start and a marker phrase are looked at: cheap on any length."""
+    for name, start, marker in _VARIANTS:
+        if text.startswith(start) and (not marker or marker in text):
+            return name
+    return "other"
+
+
 def fit(text: str) -> str:
     """Cut `text` to `MAX_TEXT` characters (both clients spill longer text to a file)."""
     return preview(text, MAX_TEXT)

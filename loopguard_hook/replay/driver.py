@@ -79,6 +79,7 @@ def decide(recording: Recording, config: Config, *, client: str = "auto") -> Ite
         if state is None:
             state = engine.new_session(event.session_id, event.client, recorded.time)
         decision = engine.apply(state, event, config, recorded.time, _new_texts(state, event, config, recorded.texts))
+        state.pop("responses", None)  # the live hook logs them; a replay has its own report
         ledgers[event.session_id] = orjson.loads(orjson.dumps(state))
         yield Step(recorded, event, decision)
 
