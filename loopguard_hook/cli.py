@@ -1,7 +1,7 @@
 """The command line (click). The only module that imports click.
 
 `loopguard-hook` with no command runs the hook (see `hook.py`); the operator commands are
-`status`, `reset`, `gc`, `replay`, `install`, `uninstall` and `config show|check`.
+`status`, `reset`, `gc`, `replay`, `install`, `uninstall`, `doctor` and `config show|check`.
 
 Usage errors exit 1, not click's usual 2: the same executable is registered as a hook, and both
 clients read exit 2 as "block the call".
@@ -484,6 +484,30 @@ def uninstall(client: str, scope: str, dry_run: bool, dsh_profile: str | None) -
     except install_mod.InstallError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(install_mod.format_report(changes, dry_run=dry_run), nl=False)
+
+
+# -- doctor -----------------------------------------------------------------------------------
+
+
+@cli.command()
+@click.option(
+    "--client", "clients", multiple=True, type=click.Choice(["claude-code", "codex", "dsh"]),
+    help="Check only this client (repeatable; default: every client found).",
+)
+@click.option("--json", "as_json", is_flag=True, help="JSON: each client's findings.")
+@click.option("--no-run", is_flag=True, help="Do not send the synthetic event through the registered command.")
+@click.pass_context
+def doctor(ctx: click.Context, clients: tuple[str, ...], as_json: bool, no_run: bool) -> None:
+    """Is the guard live? For each client here: registered, on PATH, trusted, matchers, state dir, one test event.
+
+    Exits 1 when the guard is not live for a client that is installed."""
+    from . import doctor as doctor_mod
+
+    reports = doctor_mod.run_doctor(
+        home=os.path.expanduser("~"), cwd=os.getcwd(), env=os.environ, clients=clients or doctor_mod.CLIENTS, run=not no_run
+    )
+    click.echo((doctor_mod.render_json if as_json else doctor_mod.render_text)(reports), nl=False)
+    ctx.exit(0 if doctor_mod.all_live(reports) else 1)
 
 
 # -- config -----------------------------------------------------------------------------------

@@ -42,7 +42,7 @@ def is_ours(entry: object) -> bool:
     return isinstance(entry, dict) and is_our_command(entry.get("command"))
 
 
-def _runs_loopguard(entry: object) -> bool:
+def runs_loopguard(entry: object) -> bool:
     """Ours, or another spelling of the same program (a full path, `python -m loopguard_hook`)."""
     return isinstance(entry, dict) and (
         is_ours(entry) or bool(_LOOPGUARD_WORD.search(command_line(entry)))
@@ -67,7 +67,7 @@ def loopguard_events(hooks: object) -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
     if isinstance(hooks, dict):
         for event, _, _, entry in handlers(hooks):
-            if _runs_loopguard(entry):
+            if runs_loopguard(entry):
                 found.setdefault(event, []).append(command_line(entry))
     return found
 
