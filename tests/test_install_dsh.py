@@ -339,3 +339,13 @@ def test_cli_dsh_has_no_project_scope(machine: dict[str, Any]) -> None:
 def test_cli_full_diff_of_a_new_file(machine: dict[str, Any]) -> None:
     result = run(machine, "install", "--client", "dsh-codex", "--dry-run", "--diff")
     assert result.exit_code == 0 and "--- /dev/null" in result.output and "+- insert:" in result.output
+
+
+def test_uninstall_from_one_layer_keeps_the_config_another_still_uses(machine: dict[str, Any]) -> None:
+    install_dsh(machine, DSH_CLAUDE_CODE)
+    install_dsh(machine, DSH_CLAUDE_CODE, profile="headless")
+    hooks_change, patch_change = uninstall_dsh(machine, DSH_CLAUDE_CODE, profile="headless")
+    assert not hooks_change.changed and "still mounts" in hooks_change.messages[0]
+    assert hooks_change.path.is_file() and patch_change.written
+    hooks_change, _ = uninstall_dsh(machine, DSH_CLAUDE_CODE)
+    assert hooks_change.written and not hooks_change.path.exists()

@@ -133,7 +133,8 @@ def plan_dsh_install(
         entry = mounted  # installed before, maybe with --bridge-path: keep that bridge
     else:
         entry = find_bridge(bridge.package, dsh_home_dir=dsh_home(home=home, env=env), env=env, explicit=bridge_path)
-    return [_plan_hooks_file(client, hooks_path), _plan_patch(bridge, patch_path, entry, hooks_path, home=home, env=env)]
+    patch = _plan_patch(bridge, patch_path, entry, hooks_path, home=home, env=env, profile=profile)
+    return [_plan_hooks_file(client, hooks_path), patch]
 
 
 def _plan_hooks_file(client: str, path: Path) -> Change:
@@ -159,11 +160,12 @@ def _plan_patch(
     *,
     home: str | os.PathLike[str],
     env: Mapping[str, str] | None,
+    profile: str | None,
 ) -> Change:
     old_text = read_text(path)
     new_text = with_block(path, old_text, bridge.client, block_lines(bridge.client, bridge.row_id, entry, hooks_path))
     version = bridge_version(entry)
-    scope = "every DSH profile" if path.parent.parent.name != "profiles" else f"the DSH profile {path.parent.name}"
+    scope = "every DSH profile" if profile is None else f"the DSH profile {profile}"
     if new_text == old_text:
         messages = [f"{path}: the {bridge.title} is already mounted; nothing to change"]
     else:
@@ -231,15 +233,22 @@ def plan_dsh_uninstall(
     profile: str | None = None,
 ) -> list[Change]:
     """Plan removing what `plan_dsh_install` added: our handlers from the hooks config (the
-    file goes when nothing else is left in it) and our block from the patch layer (`[]` is put
-    back when no row is left; the file goes when nothing is left). Writes nothing.
+    file goes when nothing else is left in it; it stays while another layer still mounts the
+    bridge with it) and our block from the patch layer (the `[]` it replaced is put back; the
+    file goes when nothing is left). Writes nothing.
 
     Raises:
         InstallError: unknown client; the hooks config is not valid JSON.
     """
     bridge = _bridge(client)
     hooks_path, patch_path = dsh_paths(client, home=home, env=env, profile=profile)
-    changes = [_unplan_hooks_file(hooks_path)]
+    others = [p for p in _layers(home=home, env=env) if p != patch_path and p.is_file() and find_block(read_text(p), client)]
+    if others:
+        old_hooks = read_text(hooks_path)
+        note = f"{hooks_path}: kept, {others[0]} still mounts the {bridge.title} with it"
+        changes = [make_change(hooks_path, old_hooks, old_hooks, [note])]
+    else:
+        changes = [_unplan_hooks_file(hooks_path)]
     old_text = read_text(patch_path)
     new_text = without_block(old_text, client)
     if new_text == old_text:
