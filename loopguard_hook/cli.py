@@ -1,7 +1,7 @@
 """The command line (click). The only module that imports click.
 
 `loopguard-hook` with no command runs the hook (see `hook.py`); the operator commands are
-`status`, `reset`, `gc`, `replay`, `install`, `uninstall` and `config show|check`.
+`status`, `reset`, `gc`, `replay`, `install`, `uninstall`, `doctor` and `config show|check`.
 
 Usage errors exit 1, not click's usual 2: the same executable is registered as a hook, and both
 clients read exit 2 as "block the call".
@@ -423,8 +423,11 @@ def replay_command(
 # -- install / uninstall ----------------------------------------------------------------------
 
 
+INSTALL_CLIENTS = click.Choice(["claude-code", "codex", "dsh-claude-code", "dsh-codex"])
+
+
 @cli.command()
-@click.option("--client", type=click.Choice(["claude-code", "codex"]), required=True)
+@click.option("--client", type=INSTALL_CLIENTS, required=True)
 @click.option(
     "--scope",
     type=click.Choice(["user", "project", "local"]),
@@ -433,21 +436,40 @@ def replay_command(
     help="user: ~/.claude or ~/.codex; project: ./.claude or ./.codex; local: .claude/settings.local.json.",
 )
 @click.option("--dry-run", is_flag=True, help="Show the diff, write nothing.")
+@click.option("--diff", "full_diff", is_flag=True, help="Show the whole text of a file that is created, too.")
 @click.option("--trust", is_flag=True, help="Codex: record the hooks' trusted_hash in config.toml (skips Codex's review).")
-def install(client: str, scope: str, dry_run: bool, trust: bool) -> None:
+@click.option(
+    "--bridge-path", default=None, help="DSH: the hook bridge's lib/index.js (default: found beside dsh or in a profile)."
+)
+@click.option("--dsh-profile", default=None, help="DSH: patch this profile's layer instead of $DSH_HOME/cordis.patch.yml.")
+def install(
+    client: str, scope: str, dry_run: bool, full_diff: bool, trust: bool, bridge_path: str | None, dsh_profile: str | None
+) -> None:
     """Register loopguard-hook in the client's settings (merged, idempotent, with a backup)."""
     from . import install as install_mod
 
+    home = os.path.expanduser("~")
     try:
-        changes = install_mod.plan_install(
-            client, scope, home=os.path.expanduser("~"), project_dir=os.getcwd(), env=os.environ, trust=trust
-        )
+        if client.startswith("dsh-"):
+            _dsh_only_user_scope(scope)
+            changes = install_mod.plan_dsh_install(
+                client, home=home, env=os.environ, bridge_path=bridge_path, profile=dsh_profile
+            )
+            if trust:
+                changes[0].messages.append("note: --trust is for Codex only; DSH has no per-hook trust record")
+        else:
+            changes = install_mod.plan_install(client, scope, home=home, project_dir=os.getcwd(), env=os.environ, trust=trust)
         if not dry_run:
             changes = install_mod.apply(changes)
     except install_mod.InstallError as exc:
         raise click.ClickException(str(exc)) from None
-    click.echo(install_mod.format_report(changes, dry_run=dry_run), nl=False)
+    click.echo(install_mod.format_report(changes, dry_run=dry_run, full_diff=full_diff), nl=False)
     _warn_if_not_on_path()
+
+
+def _dsh_only_user_scope(scope: str) -> None:
+    if scope != "user":
+        raise click.UsageError("DSH has no --scope project/local: its layers are per user (--dsh-profile names one profile)")
 
 
 def _warn_if_not_on_path() -> None:
@@ -471,20 +493,50 @@ def install_command() -> str:
 
 
 @cli.command()
-@click.option("--client", type=click.Choice(["claude-code", "codex"]), required=True)
+@click.option("--client", type=INSTALL_CLIENTS, required=True)
 @click.option("--scope", type=click.Choice(["user", "project", "local"]), default="user", show_default=True)
 @click.option("--dry-run", is_flag=True, help="Show the diff, write nothing.")
-def uninstall(client: str, scope: str, dry_run: bool) -> None:
+@click.option("--dsh-profile", default=None, help="DSH: the profile layer install patched (default: $DSH_HOME/cordis.patch.yml).")
+def uninstall(client: str, scope: str, dry_run: bool, dsh_profile: str | None) -> None:
     """Remove loopguard-hook's entries from the client's settings, and nothing else."""
     from . import install as install_mod
 
+    home = os.path.expanduser("~")
     try:
-        changes = install_mod.plan_uninstall(client, scope, home=os.path.expanduser("~"), project_dir=os.getcwd(), env=os.environ)
+        if client.startswith("dsh-"):
+            _dsh_only_user_scope(scope)
+            changes = install_mod.plan_dsh_uninstall(client, home=home, env=os.environ, profile=dsh_profile)
+        else:
+            changes = install_mod.plan_uninstall(client, scope, home=home, project_dir=os.getcwd(), env=os.environ)
         if not dry_run:
             changes = install_mod.apply(changes)
     except install_mod.InstallError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(install_mod.format_report(changes, dry_run=dry_run), nl=False)
+
+
+# -- doctor -----------------------------------------------------------------------------------
+
+
+@cli.command()
+@click.option(
+    "--client", "clients", multiple=True, type=click.Choice(["claude-code", "codex", "dsh"]),
+    help="Check only this client (repeatable; default: every client found).",
+)
+@click.option("--json", "as_json", is_flag=True, help="JSON: each client's findings.")
+@click.option("--no-run", is_flag=True, help="Do not send the synthetic event through the registered command.")
+@click.pass_context
+def doctor(ctx: click.Context, clients: tuple[str, ...], as_json: bool, no_run: bool) -> None:
+    """Is the guard live? For each client here: registered, on PATH, trusted, matchers, state dir, one test event.
+
+    Exits 1 when the guard is not live for a client that is installed."""
+    from . import doctor as doctor_mod
+
+    reports = doctor_mod.run_doctor(
+        home=os.path.expanduser("~"), cwd=os.getcwd(), env=os.environ, clients=clients or doctor_mod.CLIENTS, run=not no_run
+    )
+    click.echo((doctor_mod.render_json if as_json else doctor_mod.render_text)(reports), nl=False)
+    ctx.exit(0 if doctor_mod.all_live(reports) else 1)
 
 
 # -- config -----------------------------------------------------------------------------------

@@ -15,6 +15,8 @@ The modules, and the client facts each relies on:
 - `trust`: Codex's `trusted_hash` and the `[hooks.state]` records;
 - `plugin`: the Claude Code plugin's manifests and the check that it is not enabled twice;
 - `plan`: `plan_install` / `plan_uninstall` over those;
+- `dsh`, `dsh_bridge`, `dsh_patch`: the DeepSeek Harness bridges (hooks config, finding the
+  bridge, the patch-layer rows that mount it);
 - `change`, `files`, `jsontext`, `tomltext`: the shared pieces (the `Change` value and its report,
   backups and atomic writes, minimal JSON and TOML edits);
 - `shipped`: the files in `hooks/` and `.claude-plugin/`.
@@ -22,6 +24,7 @@ The modules, and the client facts each relies on:
 
 from .change import Change, InstallError, format_report, unified_diff
 from .codex import codex_config_path, codex_home
+from .dsh import DSH_CLAUDE_CODE, DSH_CLIENTS, DSH_CODEX, dsh_hooks_table, plan_dsh_install, plan_dsh_uninstall
 from .files import apply
 from .handlers import is_our_command
 from .jsontext import dump_json
@@ -64,6 +67,9 @@ __all__ = [
     "TIMEOUT_SECONDS",
     "TOOL_MATCHER",
     "TOOL_MATCHER_EVENTS",
+    "DSH_CLAUDE_CODE",
+    "DSH_CLIENTS",
+    "DSH_CODEX",
     "Change",
     "InstallError",
     "_rewrite_json",
@@ -72,6 +78,7 @@ __all__ = [
     "codex_config_path",
     "codex_home",
     "config_files",
+    "dsh_hooks_table",
     "dump_json",
     "event_label",
     "format_report",
@@ -79,6 +86,8 @@ __all__ = [
     "hooks_table",
     "is_our_command",
     "marketplace_manifest",
+    "plan_dsh_install",
+    "plan_dsh_uninstall",
     "plan_install",
     "plan_trust",
     "plan_uninstall",

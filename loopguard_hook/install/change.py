@@ -23,7 +23,8 @@ class Change:
         diff: unified diff from old to new ("" when unchanged).
         messages: notes for the user (what was skipped and why, what to do next).
         backup: after `apply`, the copy of the old file (`<file>.bak-YYYYmmddHHMMSS`), if any.
-        written: after `apply`, whether the file was written.
+        written: after `apply`, whether the file was written (or deleted).
+        deletable: the file holds only what install wrote, so `new_text` None deletes it.
     """
 
     path: Path
@@ -33,6 +34,7 @@ class Change:
     messages: list[str] = field(default_factory=list)
     backup: Path | None = None
     written: bool = False
+    deletable: bool = False
 
     @property
     def changed(self) -> bool:
@@ -57,23 +59,57 @@ def unified_diff(path: Path, old_text: str | None, new_text: str | None) -> str:
     )
 
 
-def make_change(path: Path, old_text: str | None, new_text: str | None, messages: list[str]) -> Change:
+def make_change(
+    path: Path, old_text: str | None, new_text: str | None, messages: list[str], *, deletable: bool = False
+) -> Change:
     """A `Change` with its diff filled in."""
-    return Change(path, old_text, new_text, unified_diff(path, old_text, new_text), messages)
+    diff = unified_diff(path, old_text, new_text)
+    return Change(path, old_text, new_text, diff, messages, deletable=deletable)
 
 
-def format_report(changes: Sequence[Change], *, dry_run: bool = False) -> str:
-    """Human text for `install` / `uninstall`: each file's diff, what was written, the messages."""
+def format_report(
+    changes: Sequence[Change], *, dry_run: bool = False, full_diff: bool = False
+) -> str:
+    """Human text for `install` / `uninstall`: each file's diff, what was written, the messages.
+
+    A file that is created (or deleted) gets a one-line summary instead of its whole text as a
+    diff (its messages say what it registers), unless `full_diff`; a change to an existing file
+    always shows its diff.
+    """
     out: list[str] = []
     for change in changes:
         if change.changed:
-            out.append(change.diff.rstrip("\n"))
+            whole = change.old_text is None or change.new_text is None
+            if full_diff or not whole:
+                out.append(change.diff.rstrip("\n"))
             if change.written:
-                out.append(
-                    f"wrote {change.path}"
-                    + (f" (backup: {change.backup})" if change.backup else " (new file)")
-                )
+                out.append(_written_line(change, summary=whole and not full_diff))
             elif dry_run:
-                out.append(f"dry run: {change.path} not written")
+                out.append(_dry_run_line(change, summary=whole and not full_diff))
         out += change.messages
     return "\n".join(out) + "\n"
+
+
+def _lines(text: str | None) -> str:
+    n = len((text or "").splitlines())
+    return f"{n} line{'' if n == 1 else 's'}"
+
+
+def _written_line(change: Change, *, summary: bool) -> str:
+    if change.new_text is None:
+        return f"deleted {change.path}" + (f" (backup: {change.backup})" if change.backup else "")
+    if change.backup:
+        return f"wrote {change.path} (backup: {change.backup})"
+    if summary:
+        return f"wrote {change.path} (new file, {_lines(change.new_text)}; see it with: cat {change.path})"
+    return f"wrote {change.path} (new file)"
+
+
+def _dry_run_line(change: Change, *, summary: bool) -> str:
+    if change.new_text is None:
+        return f"dry run: {change.path} not deleted" + (
+            f" ({_lines(change.old_text)}; --diff shows them)" if summary else ""
+        )
+    if summary:
+        return f"dry run: {change.path} not written (a new file of {_lines(change.new_text)}; --diff shows them)"
+    return f"dry run: {change.path} not written"

@@ -81,7 +81,7 @@ def apply(changes: Sequence[Change], *, now: datetime | None = None) -> list[Cha
     """Write every changed file: first a backup `<file>.bak-YYYYmmddHHMMSS` (local time; `-1`,
     `-2`… if taken) of an existing file, then the new text through a temp file and `os.replace`.
     A symlinked settings file is written through to its target. Unchanged files are not touched
-    (no write, no backup).
+    (no write, no backup). A `deletable` change to None deletes the file, after its backup.
 
     Every file is checked before any is written: one that changed since it was planned stops
     the whole apply.
@@ -99,18 +99,20 @@ def apply(changes: Sequence[Change], *, now: datetime | None = None) -> list[Cha
                 f"{change.path} changed since it was read; nothing was written, "
                 "run the command again"
             )
-        if change.changed and change.new_text is None:
+        if change.changed and change.new_text is None and not change.deletable:
             raise InstallError(f"{change.path}: refusing to delete a settings file")
     done = []
     for change in changes:
         if not change.changed:
             done.append(change)
             continue
-        assert change.new_text is not None
         target = Path(os.path.realpath(change.path))
         try:
             backup = _backup(target, now) if change.old_text is not None else None
-            write_atomic(target, change.new_text)
+            if change.new_text is None:
+                change.path.unlink()  # a link is removed, not what it points to
+            else:
+                write_atomic(target, change.new_text)
         except OSError as exc:
             raise InstallError(f"{change.path}: cannot write it ({exc.strerror or exc})") from None
         done.append(replace(change, backup=backup, written=True))

@@ -4,11 +4,14 @@ spelling or another one, and the notes about other spellings."""
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from .change import InstallError
+from .jsontext import kind
 from .tables import CANONICAL_COMMAND
 
 _LOOPGUARD_WORD = re.compile(r"(?:^|[\s/\\'\"=])loopguard[-_]hook(?:\.exe|\.py)?(?=$|[\s'\"])")
@@ -39,7 +42,7 @@ def is_ours(entry: object) -> bool:
     return isinstance(entry, dict) and is_our_command(entry.get("command"))
 
 
-def _runs_loopguard(entry: object) -> bool:
+def runs_loopguard(entry: object) -> bool:
     """Ours, or another spelling of the same program (a full path, `python -m loopguard_hook`)."""
     return isinstance(entry, dict) and (
         is_ours(entry) or bool(_LOOPGUARD_WORD.search(command_line(entry)))
@@ -64,7 +67,7 @@ def loopguard_events(hooks: object) -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
     if isinstance(hooks, dict):
         for event, _, _, entry in handlers(hooks):
-            if _runs_loopguard(entry):
+            if runs_loopguard(entry):
                 found.setdefault(event, []).append(command_line(entry))
     return found
 
@@ -88,3 +91,54 @@ def variant_notes(where: Path, found: Mapping[str, list[str]]) -> list[str]:
                 )
     return notes
 
+
+def merge_groups(
+    path: Path,
+    hooks: dict[str, Any],
+    table: Mapping[str, list[dict[str, Any]]],
+    elsewhere: Mapping[str, Path],
+) -> tuple[list[str], list[str]]:
+    """Append `table`'s groups to `hooks` in place, per event, unless loopguard is there already
+    or registered `elsewhere`. Returns (events added, events skipped for `elsewhere`)."""
+    added: list[str] = []
+    skipped: list[str] = []
+    for event, groups in table.items():
+        current = hooks.get(event)
+        if current is not None and not isinstance(current, list):
+            raise InstallError(
+                f"{path}: hooks.{event} is {kind(current)}, not an array of matcher groups; "
+                "nothing was changed"
+            )
+        if loopguard_events({event: current or []}):
+            continue  # already there, in whatever form the user gave it
+        if event in elsewhere:
+            skipped.append(event)
+            continue
+        hooks[event] = (current or []) + copy.deepcopy(groups)
+        added.append(event)
+    return added, skipped
+
+
+def without_ours(hooks: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """(`hooks` without our handlers, events they were removed from). A matcher group or event
+    left empty by the removal goes too; everything else keeps its order and shape."""
+    kept_hooks: dict[str, Any] = {}
+    removed: list[str] = []
+    for event, groups in hooks.items():
+        if not isinstance(groups, list):
+            kept_hooks[event] = groups
+            continue
+        kept_groups = []
+        for group in groups:
+            entries = group.get("hooks") if isinstance(group, dict) else None
+            if isinstance(entries, list) and any(is_ours(e) for e in entries):
+                remaining = [e for e in entries if not is_ours(e)]
+                if event not in removed:
+                    removed.append(event)
+                if not remaining:
+                    continue
+                group = {**group, "hooks": remaining}
+            kept_groups.append(group)
+        if kept_groups or event not in removed:
+            kept_hooks[event] = kept_groups
+    return kept_hooks, removed

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .change import Change, InstallError, make_change
+from .change import Change, make_change
 from .claude_code import claude_notes, claude_settings_path
 from .codex import (
     SHIFTED_NOTE,
@@ -21,8 +21,8 @@ from .codex import (
     skipped_notes,
 )
 from .files import read_text
-from .handlers import is_ours, loopguard_events, variant_notes
-from .jsontext import kind, parse_json_object, rewrite_json
+from .handlers import loopguard_events, merge_groups, variant_notes, without_ours
+from .jsontext import parse_json_object, rewrite_json
 from .tables import CANONICAL_COMMAND, CLAUDE_CODE, CODEX, check_client_scope, hooks_table
 
 
@@ -90,7 +90,7 @@ def plan_install(
             messages.append(
                 "note: --trust is for Codex only; Claude Code has no per-hook trust record"
             )
-    added, skipped = _merge(path, hooks, hooks_table(client), elsewhere)
+    added, skipped = merge_groups(path, hooks, hooks_table(client), elsewhere)
     messages += variant_notes(path, loopguard_events(hooks))
     messages += skipped_notes(elsewhere, skipped)
     if added:
@@ -107,33 +107,6 @@ def plan_install(
         path, hooks, scope, home=home, project_dir=project_dir, env=env, trust=trust
     )
     return [make_change(path, old_text, new_text, messages + notes), *more]
-
-
-def _merge(
-    path: Path,
-    hooks: dict[str, Any],
-    table: Mapping[str, list[dict[str, Any]]],
-    elsewhere: Mapping[str, Path],
-) -> tuple[list[str], list[str]]:
-    """Append `table`'s groups to `hooks` in place, per event, unless loopguard is there already
-    or registered `elsewhere`. Returns (events added, events skipped for `elsewhere`)."""
-    added: list[str] = []
-    skipped: list[str] = []
-    for event, groups in table.items():
-        current = hooks.get(event)
-        if current is not None and not isinstance(current, list):
-            raise InstallError(
-                f"{path}: hooks.{event} is {kind(current)}, not an array of matcher groups; "
-                "nothing was changed"
-            )
-        if loopguard_events({event: current or []}):
-            continue  # already there, in whatever form the user gave it
-        if event in elsewhere:
-            skipped.append(event)
-            continue
-        hooks[event] = (current or []) + copy.deepcopy(groups)
-        added.append(event)
-    return added, skipped
 
 
 def plan_uninstall(
@@ -181,28 +154,3 @@ def plan_uninstall(
     if client == CODEX:
         messages += codex_uninstall_notes(path, removed=bool(removed), home=home, env=env)
     return [make_change(path, old_text, new_text, messages)]
-
-
-def without_ours(hooks: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
-    """(`hooks` without our handlers, events they were removed from). A matcher group or event
-    left empty by the removal goes too; everything else keeps its order and shape."""
-    kept_hooks: dict[str, Any] = {}
-    removed: list[str] = []
-    for event, groups in hooks.items():
-        if not isinstance(groups, list):
-            kept_hooks[event] = groups
-            continue
-        kept_groups = []
-        for group in groups:
-            entries = group.get("hooks") if isinstance(group, dict) else None
-            if isinstance(entries, list) and any(is_ours(e) for e in entries):
-                remaining = [e for e in entries if not is_ours(e)]
-                if event not in removed:
-                    removed.append(event)
-                if not remaining:
-                    continue
-                group = {**group, "hooks": remaining}
-            kept_groups.append(group)
-        if kept_groups or event not in removed:
-            kept_hooks[event] = kept_groups
-    return kept_hooks, removed

@@ -8,7 +8,7 @@ largest `SessionEnd` timeout; Codex's accepted event keys come from `codex app-s
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from ..payload import HANDLED_EVENT_ORDER
@@ -100,8 +100,14 @@ def hooks_table(client: str) -> dict[str, list[dict[str, Any]]]:
         InstallError: unknown client.
     """
     check_client_scope(client, "user")
+    return events_table(HOOK_EVENTS[client])
+
+
+def events_table(events: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
+    """A `hooks` object registering `handler()` once per event, in order: tool events with the
+    `"*"` matcher, the others without one, SessionEnd with its shorter timeout."""
     table: dict[str, list[dict[str, Any]]] = {}
-    for event in HOOK_EVENTS[client]:
+    for event in events:
         entry = handler()
         if event == "SessionEnd":
             entry["timeout"] = SESSION_END_TIMEOUT_SECONDS

@@ -251,3 +251,23 @@ def trust_hint(entries: Mapping[str, str], config: Path, scope: str) -> list[str
         f"{config} (this skips Codex's review of the hook), or, for a one-off test, run "
         "`codex exec --dangerously-bypass-hook-trust`."
     ]
+
+
+def trust_status(entries: Mapping[str, str], config: Path) -> dict[str, str]:
+    """For each trust key of `entries` (key -> current hash): "trusted" when `config`'s record
+    holds that hash, "disabled" when the record says `enabled = false`, "changed" when it holds
+    another hash (the hook changed since it was trusted), else "untrusted". An unreadable
+    config.toml counts as holding no records (Codex then refuses to start anyway)."""
+    state, _ = codex_trust_state(config)
+    out: dict[str, str] = {}
+    for key, digest in entries.items():
+        record = state.get(key)
+        if not isinstance(record, dict):
+            out[key] = "untrusted"
+        elif record.get("enabled") is False:
+            out[key] = "disabled"
+        elif record.get("trusted_hash") == digest:
+            out[key] = "trusted"
+        else:
+            out[key] = "changed" if record.get("trusted_hash") else "untrusted"
+    return out
