@@ -4,7 +4,6 @@ made once per (bridge, scenario, profile) and shared by the tests that read it."
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import pytest
 
@@ -49,9 +48,3 @@ def scenario_run(dsh_install: Install, tmp_path_factory: pytest.TempPathFactory)
         return done[key]
 
     yield get
-
-
-@pytest.fixture
-def dsh_ws(tmp_path: Path) -> Workspace:
-    """Scratch cwd, HOME, TMPDIR and state dir for one run."""
-    return Workspace.create(tmp_path)

@@ -282,18 +282,18 @@ def test_breaker_never_denies_a_different_file(scenario_run: RunScenario, bridge
 
 @missing(STATE_READ_ONLY)
 @pytest.mark.parametrize("bridge", BRIDGES)
-def test_guard_is_on_in_the_default_permission_mode(dsh_install: Install, dsh_ws: Workspace, bridge: str) -> None:
+def test_guard_is_on_in_the_default_permission_mode(dsh_install: Install, ws: Workspace, bridge: str) -> None:
     """No --state-dir, DSH_PERMISSION_MODE and TMPDIR unset, HOME outside /tmp and the workspace
     (DSH's sandbox grants /tmp and the workspace, so a HOME there would be writable where a
     real one is not)."""
     scenario = scenarios.same_read(5)
     for path, content in scenario.files.items():
-        dsh_ws.write(path, content)
+        ws.write(path, content)
     with outside_tmp_home() as home:
         if home.resolve().is_relative_to("/tmp"):
             pytest.skip(f"the e2e cache {home.parent} is under /tmp, where DSH's sandbox lets hooks write")
         run = Dsh(dsh_install, bridge).run(
-            dsh_ws, scenario.script, scenario.task, state=False, permission_mode=None, home=home, unset=("TMPDIR",)
+            ws, scenario.script, scenario.task, state=False, permission_mode=None, home=home, unset=("TMPDIR",)
         )
     assert_ran(run)
     assert labels(run)[4] == "deny@5", run.describe()
