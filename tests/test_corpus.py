@@ -39,7 +39,7 @@ def _call_ids(path: Path) -> dict[str, str]:
     ids: dict[str, str] = {}
     for file in files:
         for line in file.read_text(encoding="utf-8").splitlines():
-            if not line.strip():
+            if '"tool_use"' not in line and '"call_id"' not in line:
                 continue
             record: dict[str, Any] = json.loads(line)
             message = record.get("message")
