@@ -369,26 +369,78 @@ def gc(older_than: str, state_dir: str | None, dry_run: bool) -> None:
     "--client", type=CLIENT_CHOICE, default="auto", show_default=True,
     help="Which client recorded FILES; auto: told by the file's format.",
 )
+@click.option("--summary", is_flag=True, help="One line per session (its counts), no row per call.")
+@click.option(
+    "--only-decisions", is_flag=True,
+    help="List only the calls the guard would have acted on (remind, deny, stop, or saved); "
+    "the counts still cover every call.",
+)
+@click.option(
+    "--color/--no-color", default=None,
+    help="Colour the text output (default: when stdout is a terminal and NO_COLOR is not set).",
+)
 def replay_command(
-    files: tuple[str, ...], fmt: str, profile: str | None, config_path: str | None, mode: str | None, client: str
+    files: tuple[str, ...], fmt: str, profile: str | None, config_path: str | None, mode: str | None, client: str,
+    summary: bool, only_decisions: bool, color: bool | None,
 ) -> None:
     """Run the guard over recorded sessions and show what it would have done at each call.
 
     FILES are Claude Code transcripts (~/.claude/projects/**/*.jsonl), Codex rollouts
     (~/.codex/sessions/**/rollout-*.jsonl) or logs of hook payloads (one JSON per line). The
-    same engine runs in a scratch state: nothing is written.
+    same engine runs in a scratch state: nothing is written. A long replay shows its progress
+    on stderr when that is a terminal.
     """
     import shutil
 
     from . import replay as replay_mod
 
     cfg = _resolved(profile, config_path, mode).config
+    progress = _ReplayProgress() if _is_terminal(sys.stderr) else None
+    calls: replay_mod.Calls = "none" if summary else "acted" if only_decisions else "all"
     try:
-        reports = replay_mod.replay_files(files, cfg, client=client)
+        reports = replay_mod.replay_files(files, cfg, client=client, calls=calls, progress=progress)
     except replay_mod.ReplayError as exc:
         raise click.ClickException(str(exc)) from None
+    finally:
+        if progress is not None:
+            progress.close()
+    if color is None:
+        color = fmt == "text" and _is_terminal(sys.stdout) and not os.environ.get("NO_COLOR")
     # Not a terminal (a pipe, a file): wide rows, so arguments are not cut at 80 columns.
-    click.echo(replay_mod.render(reports, fmt, width=shutil.get_terminal_size(fallback=(160, 24)).columns))
+    width = shutil.get_terminal_size(fallback=(160, 24)).columns
+    click.echo(replay_mod.render(reports, fmt, width=width, summary=summary, color=color), color=color)
+
+
+#: Replays of fewer events than this finish too soon for a progress bar to help.
+PROGRESS_MIN_EVENTS = 5000
+
+
+def _is_terminal(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty()) and os.environ.get("TERM") != "dumb"
+    except (AttributeError, ValueError):  # a stream without isatty, or closed
+        return False
+
+
+class _ReplayProgress:
+    """A progress bar on stderr, drawn once a replay is known to have `PROGRESS_MIN_EVENTS` events
+    or more; called as `progress(done, total)` by `replay.replay_files`."""
+
+    def __init__(self) -> None:
+        self.bar: Any = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.bar is None:
+            if total < PROGRESS_MIN_EVENTS:
+                return
+            self.bar = click.progressbar(length=total, label="replaying", file=sys.stderr, show_pos=True)
+            self.bar.__enter__()
+        self.bar.update(done - self.bar.pos)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+            self.bar = None
 
 
 # -- install / uninstall ----------------------------------------------------------------------

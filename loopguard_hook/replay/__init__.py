@@ -43,9 +43,10 @@ from .model import (
 )
 from .readers import READERS, SNIFF_LINES, load, read_transcript, sniff
 from .render_json import to_json
+from .render_summary import format_summary
 from .render_text import format_text
 from .renderers import render
-from .report import ARGUMENT_CHARS, CallReport, DecisionReport, Marker, Report, Summary, Verdict, arguments_summary
+from .report import ARGUMENT_CHARS, CallReport, Calls, DecisionReport, Marker, Report, Summary, Verdict, arguments_summary
 from .run import replay, replay_files, replay_payloads
 
 __all__ = [
@@ -57,6 +58,7 @@ __all__ = [
     "SNIFF_LINES",
     "SYNTHETIC_STEP",
     "CallReport",
+    "Calls",
     "DecisionReport",
     "Format",
     "Marker",
@@ -73,6 +75,7 @@ __all__ = [
     "bash_is_read_only",
     "classify_claude_result",
     "decide",
+    "format_summary",
     "format_text",
     "load",
     "read_transcript",

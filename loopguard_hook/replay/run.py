@@ -10,7 +10,7 @@ from typing import Any
 from ..config import Config
 from ..engine import Decision
 from ..payload import Client, HookEvent
-from .driver import decide
+from .driver import Step, decide
 from .model import RAN_OUTCOMES, Outcome, Recording, ReplayError
 from .payload_log import payload_recordings
 from .readers import load
@@ -162,20 +162,7 @@ def replay(
         ValueError: `client` is not a known client name.
     """
     collector = _Collector(recording, config, calls)
-    errors: list[str] = []
-    steps = 0
-    clients: set[str] = set()
-    total = len(recording.events)
-    for steps, step in enumerate(decide(recording, config, client=client), start=1):
-        if step.error:
-            errors.append(f"{step.recorded.source}:{step.recorded.line}: {step.error}")
-        if step.event is not None:
-            clients.add(step.event.client.value)
-            collector.add(steps, step.recorded.time, step.event, step.decision)
-        if progress is not None and steps % PROGRESS_EVENTS == 0:
-            progress(steps, total)
-    if progress is not None:
-        progress(total, total)
+    steps, errors, clients = _feed(collector, decide(recording, config, client=client), progress)
     count, saved, reports = collector.calls()
     decisions = tuple(collector.decisions)
     counts = {action: sum(1 for d in decisions if d.verdict.action == action) for action in ("remind", "deny", "stop")}
@@ -207,6 +194,25 @@ def replay(
         ),
         errors=tuple(errors),
     )
+
+
+def _feed(collector: _Collector, steps: Iterator[Step], progress: Progress | None) -> tuple[int, list[str], set[str]]:
+    """Collect every replayed step; the number of steps, the payloads refused, the clients seen."""
+    errors: list[str] = []
+    clients: set[str] = set()
+    total = len(collector.recording.events)
+    number = 0
+    for number, step in enumerate(steps, start=1):
+        if step.error:
+            errors.append(f"{step.recorded.source}:{step.recorded.line}: {step.error}")
+        if step.event is not None:
+            clients.add(step.event.client.value)
+            collector.add(number, step.recorded.time, step.event, step.decision)
+        if progress is not None and number % PROGRESS_EVENTS == 0:
+            progress(number, total)
+    if progress is not None:
+        progress(total, total)
+    return number, errors, clients
 
 
 def replay_payloads(
