@@ -23,7 +23,8 @@ Layout (each module imports only modules named before it): `model` (recordings),
 reading), `reader` (the `Reader` shape), the readers (`claude_code` with `claude_code_stream` and
 `claude_code_tools`, `codex` with `codex_stream` and `codex_tools`, `payload_log`), `readers` (the
 list), `driver` (the engine on scratch ledgers), `report` (the report model), `run` (recordings
-to reports), `render_json`, `render_text`, `renderers`.
+to reports), `style` (colour), `render_json`, `render_text`, `render_summary`, `renderers`;
+`labels` (labelled loops and scoring against them) and `sweep` (a grid of settings) on top.
 """
 
 from __future__ import annotations

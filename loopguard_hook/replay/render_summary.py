@@ -26,8 +26,9 @@ def format_summary(reports: Sequence[Report], *, color: bool = False) -> str:
         ]
         for r in reports
     ]
-    roles = [role for _, role in COUNTS]
-    out = [profile_line(reports[0]), "", *table(head, rows, roles, len(COUNTS), paint), "", _totals(reports)]
+    roles = [role for _, role in COUNTS] + ["", "", ""]
+    right = [True] * len(COUNTS) + [False] * 3
+    out = [profile_line(reports[0]), "", *table(head, rows, roles, right, paint), "", _totals(reports)]
     skipped = sum(r.summary.skipped_lines for r in reports)
     bad = sum(r.summary.bad_payloads for r in reports)
     notes = [f"{skipped} unreadable or unknown {plural(skipped, 'line')} skipped"] if skipped else []
@@ -37,17 +38,19 @@ def format_summary(reports: Sequence[Report], *, color: bool = False) -> str:
     return "\n".join(out)
 
 
-def table(head: Sequence[str], rows: Sequence[Sequence[str]], roles: Sequence[str], numbers: int, paint: Paint) -> list[str]:
-    """Rows under a heading, columns two spaces apart: the first `numbers` columns right-aligned
-    and, where not zero, painted in the role given for their column (`roles`)."""
+def table(
+    head: Sequence[str], rows: Sequence[Sequence[str]], roles: Sequence[str], right: Sequence[bool], paint: Paint
+) -> list[str]:
+    """Rows under a heading, columns two spaces apart, right-aligned where `right` says; a cell
+    other than `0` or `-` is painted in its column's role (`roles`, "" for none)."""
     widths = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(head)]
 
     def line(values: Sequence[str], painted: bool) -> str:
         cells = []
-        for i, (value, w) in enumerate(zip(values, widths, strict=True)):
+        for value, w, role, to_right in zip(values, widths, roles, right, strict=True):
             pad = " " * (w - len(value))
-            role = roles[i] if painted and i < len(roles) and value not in ("0", "-") else ""
-            cells.append(pad + paint(value, role) if i < numbers else paint(value, role) + pad)
+            text = paint(value, role if painted and value not in ("0", "-") else "")
+            cells.append(pad + text if to_right else text + pad)
         return "  ".join(cells).rstrip()
 
     return [paint(line(head, False), "heading"), *(line(r, True) for r in rows)]

@@ -14,8 +14,9 @@ from ..signature import HEAD_CHARS, call_key, preview
 ARGUMENT_CHARS = 160
 
 #: Which calls a report lists (its summary counts them all): every call, the calls the guard
-#: would have acted on (`CallReport.acted`), or none.
-Calls = Literal["all", "acted", "none"]
+#: would have acted on (`CallReport.acted`), none, or every call without its arguments (`plain`:
+#: for scoring, where only ids, agents and decisions matter).
+Calls = Literal["all", "acted", "none", "plain"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -124,10 +124,10 @@ class _Collector:
             saved += is_saved
             if index in stops and row.client is Client.CLAUDE_CODE:
                 stopped_turn[row.agent] = row.turn
-            if self.keep == "all" or (self.keep == "acted" and acted(row.pre, row.post, is_saved)):
+            if self.keep in ("all", "plain") or (self.keep == "acted" and acted(row.pre, row.post, is_saved)):
                 arguments = row.arguments
                 if arguments is None:
-                    arguments = arguments_summary(row.tool, row.tool_input, self.config)
+                    arguments = "" if self.keep == "plain" else arguments_summary(row.tool, row.tool_input, self.config)
                 out.append(
                     CallReport(
                         index=index,
