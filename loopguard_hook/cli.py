@@ -1,7 +1,8 @@
 """The command line (click). The only module that imports click.
 
 `loopguard-hook` with no command runs the hook (see `hook.py`); the operator commands are
-`status`, `reset`, `gc`, `replay`, `install`, `uninstall`, `doctor` and `config show|check`.
+`status`, `stats`, `reset`, `gc`, `replay`, `sweep`, `install`, `uninstall`, `doctor` and
+`config show|check`.
 
 Usage errors exit 1, not click's usual 2: the same executable is registered as a hook, and both
 clients read exit 2 as "block the call".
@@ -385,6 +386,16 @@ def gc(older_than: str, state_dir: str | None, dry_run: bool) -> None:
 # -- replay -----------------------------------------------------------------------------------
 
 
+def _recording_options(func: Any) -> Any:
+    """The options `replay` and `sweep` share: a config file, the mode, the recording's client."""
+    func = click.option(
+        "--client", type=CLIENT_CHOICE, default="auto", show_default=True,
+        help="Which client recorded FILES; auto: told by the file's format.",
+    )(func)
+    func = click.option("--mode", type=MODE_CHOICE, default=None, help=MODE_HELP)(func)
+    return click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None, help=CONFIG_HELP)(func)
+
+
 @cli.command("replay")
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
 @click.option(
@@ -392,32 +403,155 @@ def gc(older_than: str, state_dir: str | None, dry_run: bool) -> None:
     help="text: a row per call and a summary; json: the same for pipelines.",
 )
 @click.option("--profile", type=PROFILE_CHOICE, default=None, help="Profile to replay with (default: balanced).")
-@click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None, help=CONFIG_HELP)
-@click.option("--mode", type=MODE_CHOICE, default=None, help=MODE_HELP)
+@_recording_options
+@click.option("--summary", is_flag=True, help="One line per session (its counts), no row per call.")
 @click.option(
-    "--client", type=CLIENT_CHOICE, default="auto", show_default=True,
-    help="Which client recorded FILES; auto: told by the file's format.",
+    "--only-decisions", is_flag=True,
+    help="List only the calls the guard would have acted on (remind, deny, stop, or saved); "
+    "the counts still cover every call.",
+)
+@click.option(
+    "--color/--no-color", default=None,
+    help="Colour the text output (default: when stdout is a terminal and NO_COLOR is not set).",
 )
 def replay_command(
-    files: tuple[str, ...], fmt: str, profile: str | None, config_path: str | None, mode: str | None, client: str
+    files: tuple[str, ...], fmt: str, profile: str | None, config_path: str | None, mode: str | None, client: str,
+    summary: bool, only_decisions: bool, color: bool | None,
 ) -> None:
     """Run the guard over recorded sessions and show what it would have done at each call.
 
     FILES are Claude Code transcripts (~/.claude/projects/**/*.jsonl), Codex rollouts
     (~/.codex/sessions/**/rollout-*.jsonl) or logs of hook payloads (one JSON per line). The
-    same engine runs in a scratch state: nothing is written.
+    same engine runs in a scratch state: nothing is written. A long replay shows its progress
+    on stderr when that is a terminal.
     """
     import shutil
 
     from . import replay as replay_mod
 
     cfg = _resolved(profile, config_path, mode).config
+    progress = _ReplayProgress() if _is_terminal(sys.stderr) else None
+    calls: replay_mod.Calls = "none" if summary else "acted" if only_decisions else "all"
     try:
-        reports = replay_mod.replay_files(files, cfg, client=client)
+        reports = replay_mod.replay_files(files, cfg, client=client, calls=calls, progress=progress)
     except replay_mod.ReplayError as exc:
         raise click.ClickException(str(exc)) from None
+    finally:
+        if progress is not None:
+            progress.close()
+    if color is None:
+        color = fmt == "text" and _is_terminal(sys.stdout) and not os.environ.get("NO_COLOR")
     # Not a terminal (a pipe, a file): wide rows, so arguments are not cut at 80 columns.
-    click.echo(replay_mod.render(reports, fmt, width=shutil.get_terminal_size(fallback=(160, 24)).columns))
+    width = shutil.get_terminal_size(fallback=(160, 24)).columns
+    click.echo(replay_mod.render(reports, fmt, width=width, summary=summary, color=color), color=color)
+
+
+@cli.command("sweep")
+@click.argument("files", nargs=-1, type=click.Path(exists=True, dir_okay=False))
+@click.option(
+    "--set", "sets", multiple=True, required=True, metavar="KEY=V1,V2,...",
+    help="A setting to sweep and its values (keys as `config show` names them; values as JSON where "
+    "they are, e.g. 4, true, [3,4], else text). Repeat for more keys: every combination is replayed.",
+)
+@click.option(
+    "--labels", "labels_path", type=click.Path(exists=True, dir_okay=False), default=None,
+    help="A labels file naming the loops in the recordings (tests/corpus/README.md); adds loops "
+    "caught and false alarms. Without FILES: every file it labels.",
+)
+@click.option("--profile", type=PROFILE_CHOICE, default=None, help="Profile under the swept settings (default: balanced).")
+@_recording_options
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--color/--no-color", default=None, help="Colour the table (default: on a terminal, unless NO_COLOR).")
+def sweep_command(
+    files: tuple[str, ...], sets: tuple[str, ...], labels_path: str | None, profile: str | None,
+    config_path: str | None, mode: str | None, client: str, fmt: str, color: bool | None,
+) -> None:
+    """Replay recorded sessions under a grid of settings: one row per setting.
+
+    Each row totals, over all sessions: interventions (reminders, denials and stops: decisions
+    whose wire action is remind, deny or stop) and calls saved. A call is saved when the
+    recording ran it but the guard would not have let it run: it would have denied it at
+    PreToolUse, or (Claude Code) the call came later in a turn the guard had ended with a stop.
+    Those are the calls after the first intervention of a loop that the guard would have
+    prevented; an estimate, since a replay follows the recording and cannot know what the model
+    would have done instead. With --labels: loops caught (an intervention inside the loop) and
+    stopped (a denial or stop inside it), and false alarms and false denials (interventions outside
+    every labelled loop), over the labelled sessions.
+
+    \b
+    Example:
+      loopguard-hook sweep ~/.claude/projects/*/*.jsonl --set deny_at=4,5,6 --set 'remind_at=[3],[3,4]'
+    """
+    from . import replay as replay_mod
+    from .replay import labels as labels_mod
+    from .replay import sweep as sweep_mod
+
+    try:
+        labels = labels_mod.read_labels(labels_path) if labels_path is not None else None
+        points = sweep_mod.grid([sweep_mod.parse_set(text) for text in sets])
+    except (ValueError, replay_mod.ReplayError) as exc:
+        raise click.ClickException(str(exc)) from None
+    paths = list(files) or (labels.files() if labels is not None else [])
+    if not paths:
+        raise click.UsageError("give FILES to replay, or --labels to replay every file it labels")
+    settings = [(point, _resolved_with(point, profile, config_path, mode)) for point in points]
+    progress = _ReplayProgress() if _is_terminal(sys.stderr) else None
+    try:
+        rows = sweep_mod.sweep(replay_mod.load(paths), settings, client=client, labels=labels, progress=progress)
+    except replay_mod.ReplayError as exc:
+        raise click.ClickException(str(exc)) from None
+    finally:
+        if progress is not None:
+            progress.close()
+    if fmt == "json":
+        _echo_json(sweep_mod.sweep_json(rows, labels=labels))
+        return
+    if color is None:
+        color = _is_terminal(sys.stdout) and not os.environ.get("NO_COLOR")
+    click.echo(sweep_mod.format_sweep(rows, labels=labels, color=color), color=color)
+
+
+def _resolved_with(point: dict[str, Any], profile: str | None, config_path: str | None, mode: str | None) -> Any:
+    """The config of one setting of a sweep: the usual sources, then the swept values."""
+    flags = {"profile": profile or _root_param("profile"), "mode": mode or _root_param("mode"), **point}
+    try:
+        return config_mod.load(
+            environ=os.environ, cwd=os.getcwd(), config_path=config_path or _root_param("config_path"), flags=flags
+        ).config
+    except config_mod.ConfigError as exc:
+        raise click.ClickException(f"bad setting: {exc}") from None
+
+
+#: Replays of fewer events than this finish too soon for a progress bar to help.
+PROGRESS_MIN_EVENTS = 5000
+
+
+def _is_terminal(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty()) and os.environ.get("TERM") != "dumb"
+    except (AttributeError, ValueError):  # a stream without isatty, or closed
+        return False
+
+
+class _ReplayProgress:
+    """A progress bar on stderr, drawn once a replay is known to have `PROGRESS_MIN_EVENTS` events
+    or more; called as `progress(done, total)` by `replay.replay_files`."""
+
+    def __init__(self) -> None:
+        self.bar: Any = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.bar is None:
+            if total < PROGRESS_MIN_EVENTS:
+                return
+            self.bar = click.progressbar(length=total, label="replaying", file=sys.stderr, show_pos=True)
+            self.bar.__enter__()
+        self.bar.update(done - self.bar.pos)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+            self.bar = None
 
 
 # -- install / uninstall ----------------------------------------------------------------------

@@ -23,7 +23,8 @@ Layout (each module imports only modules named before it): `model` (recordings),
 reading), `reader` (the `Reader` shape), the readers (`claude_code` with `claude_code_stream` and
 `claude_code_tools`, `codex` with `codex_stream` and `codex_tools`, `payload_log`), `readers` (the
 list), `driver` (the engine on scratch ledgers), `report` (the report model), `run` (recordings
-to reports), `render_json`, `render_text`, `renderers`.
+to reports), `style` (colour), `render_json`, `render_text`, `render_summary`, `renderers`;
+`labels` (labelled loops and scoring against them) and `sweep` (a grid of settings) on top.
 """
 
 from __future__ import annotations
@@ -43,9 +44,10 @@ from .model import (
 )
 from .readers import READERS, SNIFF_LINES, load, read_transcript, sniff
 from .render_json import to_json
+from .render_summary import format_summary
 from .render_text import format_text
 from .renderers import render
-from .report import ARGUMENT_CHARS, CallReport, DecisionReport, Marker, Report, Summary, Verdict, arguments_summary
+from .report import ARGUMENT_CHARS, CallReport, Calls, DecisionReport, Marker, Report, Summary, Verdict, arguments_summary
 from .run import replay, replay_files, replay_payloads
 
 __all__ = [
@@ -57,6 +59,7 @@ __all__ = [
     "SNIFF_LINES",
     "SYNTHETIC_STEP",
     "CallReport",
+    "Calls",
     "DecisionReport",
     "Format",
     "Marker",
@@ -73,6 +76,7 @@ __all__ = [
     "bash_is_read_only",
     "classify_claude_result",
     "decide",
+    "format_summary",
     "format_text",
     "load",
     "read_transcript",

@@ -48,9 +48,14 @@ def decide(recording: Recording, config: Config, *, client: str = "auto") -> Ite
     ignores passed over, `payload.parse` with the client (`auto`: `payload.detect_client`, as the
     hook decides), a fresh `engine.new_session` for an
     unknown session, `engine.apply` at the recorded time with the assistant texts recorded for
-    the event (where the hook would read the transcript), the ledger written back as JSON (as
-    the state file is), and `SessionEnd` deleting the session unless `keep_state`. `config` is used for every event (the live hook
-    resolves it per payload, which differs only when project files differ between events).
+    the event (where the hook would read the transcript), and `SessionEnd` deleting the session
+    unless `keep_state`. `config` is used for every event (the live hook resolves it per payload,
+    which differs only when project files differ between events).
+
+    The ledger stays in memory between events. The hook writes it to its state file as JSON and
+    reads it back; the engine keeps it plain JSON data (objects with string keys, lists, strings,
+    finite numbers, no value shared between two places: `tests/test_replay_speed.py`), so that
+    round trip would give back an equal ledger and is skipped (it was most of a long replay).
 
     Raises:
         ReplayError: `client` names a client that does not fit the recording.
@@ -80,7 +85,7 @@ def decide(recording: Recording, config: Config, *, client: str = "auto") -> Ite
             state = engine.new_session(event.session_id, event.client, recorded.time)
         decision = engine.apply(state, event, config, recorded.time, _new_texts(state, event, config, recorded.texts))
         state.pop("responses", None)  # the live hook logs them; a replay has its own report
-        ledgers[event.session_id] = orjson.loads(orjson.dumps(state))
+        ledgers[event.session_id] = state
         yield Step(recorded, event, decision)
 
 

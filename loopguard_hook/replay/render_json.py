@@ -34,6 +34,14 @@ def to_json(report: Report) -> dict[str, Any]:
     }
 
 
+def summary_report_json(report: Report) -> dict[str, Any]:
+    """`to_json` without the per-call and per-event lists (`calls`, `decisions`, `markers`)."""
+    data = to_json(report)
+    for key in ("calls", "decisions", "markers"):
+        del data[key]
+    return data
+
+
 def summary_json(summary: Summary) -> dict[str, int]:
     """A report's totals as JSON-ready data (the `summary` of `to_json`)."""
     return _fields(summary)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from ..config import Config
 from ..engine import Decision
@@ -12,6 +12,11 @@ from ..signature import HEAD_CHARS, call_key, preview
 
 #: Characters of canonical arguments kept per call in a report (text output cuts further).
 ARGUMENT_CHARS = 160
+
+#: Which calls a report lists (its summary counts them all): every call, the calls the guard
+#: would have acted on (`CallReport.acted`), none, or every call without its arguments (`plain`:
+#: for scoring, where only ids, agents and decisions matter).
+Calls = Literal["all", "acted", "none", "plain"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +57,12 @@ class CallReport:
     pre: Verdict | None
     post: Verdict | None
     saved: bool
+
+    @property
+    def acted(self) -> bool:
+        """The guard would have acted on this call: a decision other than a plain allow at its
+        PreToolUse or after it, or the call is saved (it came after the guard ended the turn)."""
+        return acted(self.pre, self.post, self.saved)
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +127,11 @@ class Report:
     summary: Summary
     markers: tuple[Marker, ...] = ()
     errors: tuple[str, ...] = ()
+
+
+def acted(pre: Verdict | None, post: Verdict | None, saved: bool) -> bool:
+    """`CallReport.acted` from the call's two verdicts and whether it is saved."""
+    return saved or any(v is not None and not v.quiet for v in (pre, post))
 
 
 def arguments_summary(tool: str, tool_input: Any, config: Config, limit: int = ARGUMENT_CHARS) -> str:
