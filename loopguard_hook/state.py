@@ -10,6 +10,10 @@ Layout under the state directory (default `platformdirs.user_cache_dir("loopguar
     decisions.jsonl           redacted audit log of every non-allow decision (rotates to .1)
     errors.log                tracebacks of unexpected errors (rotates to .1)
 
+A state directory that exists but is not private to the user (`--state-dir .`, a shared group
+directory, `/` as root) is never chmod-ed: the state goes to `loopguard-hook-<uid>/` inside it,
+a folder the guard makes (0700) and never follows through a symlink.
+
 Hook processes for parallel tool calls run at the same instant (both clients), so every update is
 a read-modify-write under an exclusive lock with a bounded wait. Every file is opened relative to
 the `sessions` directory with `O_NOFOLLOW`: a symlink planted in place of a state, temp or lock
@@ -40,7 +44,6 @@ _SAFE_NAME = r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}"  # compiled by `re` on first us
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
-_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 #: A session's files; the lock file last, since deleting a session happens under its lock.
 _SUFFIXES = (".json", ".tmp", ".corrupt", ".lock")
@@ -99,6 +102,22 @@ def _read_regular(dir_fd: int, path: str) -> bytes | None:
         return fh.read(MAX_STATE_BYTES + 1)
 
 
+def _open_or_create(path: str, flags: int, dir_fd: int | None = None) -> int:
+    """Open `path`, creating it if missing: a file made here is 0600 whatever the umask, one
+    that exists keeps its mode (the guard never changes a file it did not create)."""
+    for _ in range(3):
+        try:
+            fd = os.open(path, flags | os.O_CREAT | os.O_EXCL, 0o600, dir_fd=dir_fd)
+        except FileExistsError:
+            try:
+                return os.open(path, flags, dir_fd=dir_fd)
+            except FileNotFoundError:
+                continue  # deleted in between (gc, reset): create it after all
+        os.fchmod(fd, 0o600)
+        return fd
+    return os.open(path, flags | os.O_CREAT, 0o600, dir_fd=dir_fd)
+
+
 class Loaded(NamedTuple):
     """A ledger as read from disk. `warning` is one line for stderr when the file was bad."""
 
@@ -140,23 +159,108 @@ class SessionHandle:
         self.delete = False
 
 
-def _tighten(st: os.stat_result, chmod: Any) -> None:
-    """A state folder of ours that others can read or enter (made by hand, or an old umask)
-    becomes 0700; a folder someone else owns is left alone."""
-    if stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and st.st_mode & 0o077:
-        chmod()
+def _private(st: os.stat_result) -> bool:
+    """A directory of this user that nobody else can read, enter or write."""
+    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o077
+
+
+def private_subdir(root: str) -> str:
+    """Where the state lives when `root` exists but is not private to this user (a project
+    directory, a shared group directory, `/`): a folder of the guard's own inside it."""
+    return os.path.join(root, f"{APP}-{os.getuid()}")
 
 
 class Store:
     """The state directory. Cheap to create: nothing touches the disk until a method is called."""
 
     def __init__(self, root: str, *, lock_timeout: float = 2.0, audit_max_bytes: int = 1048576) -> None:
-        self.root = root
-        self.sessions = os.path.join(root, "sessions")
+        self.given = root
         self.lock_timeout = lock_timeout
         self.audit_max_bytes = audit_max_bytes
+        self._root: str | None = None
+
+    @property
+    def root(self) -> str:
+        """The directory the state really lives in: the one given when it is private to this
+        user (or does not exist yet), else `private_subdir` of it. The guard never changes the
+        mode of a directory it did not create."""
+        if self._root is None:
+            try:
+                st = os.stat(self.given)
+            except OSError:
+                return self.given
+            self._root = self.given if _private(st) or not stat.S_ISDIR(st.st_mode) else private_subdir(self.given)
+        return self._root
+
+    @property
+    def sessions(self) -> str:
+        return os.path.join(self.root, "sessions")
 
     # -- directories ----------------------------------------------------------------------
+
+    def ensure_root(self) -> str:
+        """Create the state directory if need be (0700) and return it.
+
+        Raises:
+            StateError: it cannot be created, is not a directory, or (the private folder made
+                inside a directory that is not private) is a symlink or not this user's alone.
+        """
+        given = self.given
+        try:
+            try:
+                st: os.stat_result | None = os.stat(given)
+            except FileNotFoundError:
+                st = None
+            if st is None:
+                # Parents made on the way are private too, whatever the umask (makedirs applies
+                # `mode` to the last folder only).
+                self._mkdir_private(given, parents=True)
+                self._root = given
+                return given
+            if not stat.S_ISDIR(st.st_mode):
+                raise StateError(f"state directory {given} is not a directory")
+            if _private(st):
+                self._root = given
+                return given
+            # Not ours alone: a folder of our own inside it, its mode left as it is.
+            sub = private_subdir(given)
+            self._mkdir_private(sub, parents=False)
+            try:
+                fd = os.open(sub, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC)
+            except OSError as exc:
+                if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                    raise StateError(f"{sub} is a symlink or not a directory; not following it") from None
+                raise
+            try:
+                own = os.fstat(fd)
+            finally:
+                os.close(fd)
+            if not _private(own):
+                raise StateError(
+                    f"{sub} is not private to this user (owner uid {own.st_uid}, mode {stat.S_IMODE(own.st_mode):04o}); "
+                    f"not using it: remove it, or set a private --state-dir"
+                )
+            self._root = sub
+            return sub
+        except StateError:
+            raise
+        except OSError as exc:
+            raise StateError(f"state directory {given}: {exc.strerror or exc}") from None
+
+    @staticmethod
+    def _mkdir_private(path: str, *, parents: bool) -> None:
+        """Make `path` 0700 unless it exists; only a directory made here has its mode set."""
+        old_umask = os.umask(0o077)
+        try:
+            if parents:
+                head = os.path.dirname(os.path.abspath(path))
+                os.makedirs(head, mode=0o700, exist_ok=True)
+            os.mkdir(path, 0o700)
+        except FileExistsError:
+            return
+        finally:
+            os.umask(old_umask)
+        os.chmod(path, 0o700)  # no setgid bit inherited from a shared parent
 
     def _ensure(self) -> int:
         """Create the directories (0700) and return an fd of `sessions/`.
@@ -164,32 +268,12 @@ class Store:
         Raises:
             StateError: the directory cannot be created or opened, or is a symlink.
         """
+        sessions = os.path.join(self.ensure_root(), "sessions")
         try:
-            try:
-                root: os.stat_result | None = os.stat(self.root)
-            except FileNotFoundError:
-                root = None
-            if root is None or not stat.S_ISDIR(root.st_mode):
-                # Parents made on the way are private too, whatever the umask (makedirs applies
-                # `mode` to the last folder only).
-                old_umask = os.umask(0o077)
-                try:
-                    os.makedirs(self.root, mode=0o700, exist_ok=True)
-                finally:
-                    os.umask(old_umask)
-                os.chmod(self.root, 0o700)
-            else:
-                _tighten(root, lambda: os.chmod(self.root, 0o700))
-            try:
-                os.mkdir(self.sessions, 0o700)
-                os.chmod(self.sessions, 0o700)
-            except FileExistsError:
-                pass
-            fd = os.open(self.sessions, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC)
-            _tighten(os.fstat(fd), lambda: os.fchmod(fd, 0o700))
-            return fd
+            self._mkdir_private(sessions, parents=False)
+            return os.open(sessions, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC)
         except OSError as exc:
-            raise StateError(f"state directory {self.sessions}: {exc.strerror or exc}") from None
+            raise StateError(f"state directory {sessions}: {exc.strerror or exc}") from None
 
     def _dir_fd(self) -> int | None:
         try:
@@ -212,7 +296,6 @@ class Store:
         while True:
             fd = self._open_lock(dir_fd, lock_name)
             try:
-                os.fchmod(fd, 0o600)
                 got = fcntl is None or self._acquire(fd, deadline, raise_on_timeout=wait)
                 # `gc` or `reset` may have deleted the lock file while this process waited on it;
                 # the next process would lock a new file of that name, so take that one instead.
@@ -233,10 +316,10 @@ class Store:
 
     @staticmethod
     def _open_lock(dir_fd: int, lock_name: str) -> int:
-        flags = os.O_RDWR | os.O_CREAT | _NOFOLLOW | _CLOEXEC | _NONBLOCK
+        flags = os.O_RDWR | _NOFOLLOW | _CLOEXEC | _NONBLOCK
         for _ in range(3):
             try:
-                fd = os.open(lock_name, flags, 0o600, dir_fd=dir_fd)
+                fd = _open_or_create(lock_name, flags, dir_fd)
             except OSError as exc:
                 if exc.errno != errno.ELOOP:
                     raise StateError(f"lock file {lock_name}: {exc.strerror or exc}") from None
@@ -512,9 +595,12 @@ class Store:
         Raises:
             StateError: the log cannot be written.
         """
-        path = os.path.join(self.root, filename)
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | _NOFOLLOW | _CLOEXEC | _NONBLOCK, 0o600)
+            path = os.path.join(self.ensure_root(), filename)
+        except StateError as exc:
+            raise StateError(f"cannot write {filename}: {exc}") from None
+        try:
+            fd = _open_or_create(path, os.O_WRONLY | os.O_APPEND | _NOFOLLOW | _CLOEXEC | _NONBLOCK)
         except OSError as exc:
             raise StateError(f"cannot write {path}: {exc.strerror or exc}") from None
         try:
@@ -522,7 +608,6 @@ class Store:
             if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1:
                 # a FIFO would block, a hard link would write into someone else's file
                 raise StateError(f"{path} is not a plain file of its own; not writing to it")
-            os.fchmod(fd, 0o600)
             os.write(fd, line if line.endswith(b"\n") else line + b"\n")
             size = os.fstat(fd).st_size
         except OSError as exc:  # a full disk must not turn a decision into an internal error
