@@ -303,7 +303,7 @@ def reset(session_id: str | None, all_sessions: bool, state_dir: str | None) -> 
         return
     assert session_id is not None
     stem = session_file_name(session_id)
-    if store.remove(stem):
+    if store.remove(stem, recover=True):
         click.echo(f"reset session {_printable(session_id)}")
     else:
         click.echo(f"no state for session {_printable(session_id)}")

@@ -118,6 +118,37 @@ def _open_or_create(path: str, flags: int, dir_fd: int | None = None) -> int:
     return os.open(path, flags | os.O_CREAT, 0o600, dir_fd=dir_fd)
 
 
+#: Why a file planted where state belongs cannot be opened, or unlinked, as the file it should be.
+_NOT_A_FILE = (errno.EISDIR, errno.ENOTDIR, errno.EACCES, errno.EPERM, errno.ENXIO, errno.ENOTEMPTY, errno.EEXIST)
+
+
+def _set_aside(dir_fd: int, entry: str, aside: str) -> bool:
+    """Rename `entry` (a directory, FIFO or unreadable file where a state file belongs) to
+    `aside`, replacing an earlier one there; False when it cannot be moved."""
+    for _ in range(2):
+        try:
+            os.replace(entry, aside, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+            return True
+        except FileNotFoundError:
+            return True
+        except OSError as exc:
+            if exc.errno not in _NOT_A_FILE:
+                return False
+            # a file where a directory goes (or the reverse): drop the previous aside first
+            try:
+                os.unlink(aside, dir_fd=dir_fd)
+            except IsADirectoryError:
+                try:
+                    os.rmdir(aside, dir_fd=dir_fd)
+                except OSError:
+                    return False
+            except FileNotFoundError:
+                pass
+            except OSError:
+                return False
+    return False
+
+
 class Loaded(NamedTuple):
     """A ledger as read from disk. `warning` is one line for stderr when the file was bad."""
 
@@ -284,8 +315,11 @@ class Store:
     # -- locking --------------------------------------------------------------------------
 
     @contextmanager
-    def _lock(self, dir_fd: int, name: str, *, wait: bool = True) -> Iterator[bool]:
+    def _lock(self, dir_fd: int, name: str, *, wait: bool = True, recover: bool = True) -> Iterator[bool]:
         """Hold the session's exclusive lock; yields False only when `wait=False` and it is busy.
+
+        With `recover`, a directory or unopenable file at the lock's name is moved aside; bulk
+        cleanup (`gc`, `reset --all`) passes False and skips such a session instead.
 
         Raises:
             StateError: the lock file cannot be opened.
@@ -294,7 +328,7 @@ class Store:
         lock_name = name + ".lock"
         deadline = time.monotonic() + (self.lock_timeout if wait else 0.0)
         while True:
-            fd = self._open_lock(dir_fd, lock_name)
+            fd = self._open_lock(dir_fd, lock_name, recover)
             try:
                 got = fcntl is None or self._acquire(fd, deadline, raise_on_timeout=wait)
                 # `gc` or `reset` may have deleted the lock file while this process waited on it;
@@ -315,12 +349,18 @@ class Store:
             os.close(fd)  # closing releases the flock
 
     @staticmethod
-    def _open_lock(dir_fd: int, lock_name: str) -> int:
+    def _open_lock(dir_fd: int, lock_name: str, recover: bool) -> int:
         flags = os.O_RDWR | _NOFOLLOW | _CLOEXEC | _NONBLOCK
         for _ in range(3):
             try:
                 fd = _open_or_create(lock_name, flags, dir_fd)
             except OSError as exc:
+                if recover and exc.errno in _NOT_A_FILE and exc.errno != errno.ENXIO:
+                    # a directory (or a file its owner cannot open) where the lock file belongs:
+                    # move it aside and make a lock file of our own
+                    if not _set_aside(dir_fd, lock_name, lock_name[: -len(".lock")] + ".corrupt"):
+                        raise StateError(f"lock file {lock_name}: {exc.strerror or exc}") from None
+                    continue
                 if exc.errno != errno.ELOOP:
                     raise StateError(f"lock file {lock_name}: {exc.strerror or exc}") from None
             else:
@@ -379,6 +419,10 @@ class Store:
             if exc.errno == errno.ELOOP:
                 os.unlink(path, dir_fd=dir_fd)
                 return Loaded(None, "state file was a symlink; removed it and started the session afresh")
+            if exc.errno in _NOT_A_FILE and _set_aside(dir_fd, path, name + ".corrupt"):
+                return Loaded(
+                    None, f"state file {path} could not be read ({exc.strerror}); moved it to {name}.corrupt and started afresh"
+                )
             raise StateError(f"state file {path}: {exc.strerror or exc}") from None
         try:
             state = orjson.loads(data) if data is not None and len(data) <= MAX_STATE_BYTES else None
@@ -387,10 +431,8 @@ class Store:
         if _valid(state):
             return Loaded(state)
         aside = name + ".corrupt"
-        try:
-            os.replace(path, aside, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-        except OSError:
-            pass
+        if not _set_aside(dir_fd, path, aside):
+            raise StateError(f"state file {path} is unreadable and cannot be moved aside")
         return Loaded(None, f"state file {path} was unreadable or from another version; moved it to {aside} and started afresh")
 
     def _write(self, dir_fd: int, name: str, state: dict[str, Any]) -> None:
@@ -405,6 +447,9 @@ class Store:
                 os.unlink(tmp, dir_fd=dir_fd)
             except FileNotFoundError:
                 pass
+            except OSError as exc:  # a directory planted at the temp name
+                if exc.errno not in _NOT_A_FILE or not _set_aside(dir_fd, tmp, name + ".corrupt"):
+                    raise
             fd = os.open(tmp, flags, 0o600, dir_fd=dir_fd)
             try:
                 os.fchmod(fd, 0o600)
@@ -503,9 +548,9 @@ class Store:
         """The file stem of a session id (or of a stem given directly)."""
         return session_file_name(session_id)
 
-    def remove(self, stem: str) -> bool:
+    def remove(self, stem: str, *, recover: bool = False) -> bool:
         """Delete one session's files, under its lock so that a hook in the middle of an update
-        finishes first. True if a ledger existed.
+        finishes first. True if any of them existed.
 
         Raises:
             StateError: a file cannot be deleted, or the lock stayed busy.
@@ -514,8 +559,10 @@ class Store:
         if dir_fd is None:
             return False
         try:
-            with self._lock(dir_fd, stem):
-                return self._unlink_session(dir_fd, stem)
+            # a lock file planted alone (a FIFO, a directory) is replaced on locking: it counts
+            existed = any(self._is_file(dir_fd, stem + suffix) for suffix in _SUFFIXES)
+            with self._lock(dir_fd, stem, recover=recover):
+                return self._unlink_session(dir_fd, stem) or existed
         except LockTimeout:
             raise StateError(f"session {stem} is locked by a hook process; try again") from None
         finally:
@@ -548,7 +595,7 @@ class Store:
                     removed.append(stem)
                     continue
                 try:
-                    with self._lock(dir_fd, stem, wait=False) as held:
+                    with self._lock(dir_fd, stem, wait=False, recover=False) as held:
                         if not held:
                             continue
                         newest = max(self._mtime(dir_fd, stem + suffix) for suffix in _SUFFIXES)
@@ -567,6 +614,13 @@ class Store:
         return removed
 
     @staticmethod
+    def _is_file(dir_fd: int, entry: str) -> bool:
+        try:
+            return not stat.S_ISDIR(os.stat(entry, dir_fd=dir_fd, follow_symlinks=False).st_mode)
+        except OSError:
+            return False
+
+    @staticmethod
     def _mtime(dir_fd: int, entry: str) -> float:
         try:
             return os.stat(entry, dir_fd=dir_fd, follow_symlinks=False).st_mtime
@@ -580,9 +634,11 @@ class Store:
         for suffix in _SUFFIXES:
             try:
                 os.unlink(stem + suffix, dir_fd=dir_fd)
-                found = found or suffix == ".json"
-            except (FileNotFoundError, IsADirectoryError):
-                pass  # a directory of that name is not ours to delete
+                found = found or suffix != ".lock"
+            except FileNotFoundError:
+                pass
+            except IsADirectoryError:
+                pass  # a directory of that name is not ours to delete (the next event moves it aside)
             except OSError as exc:
                 raise StateError(f"cannot delete {stem}{suffix}: {exc.strerror or exc}") from None
         return found
