@@ -19,7 +19,8 @@ import orjson
 
 from . import __version__
 from . import config as config_mod
-from .state import StateError, Store, default_state_dir, session_file_name
+from .payload import MAX_SESSION_ID_CHARS, bounded_id
+from .state import StateError, Store, default_state_dir
 
 CLIENT_CHOICE = click.Choice(["auto", "claude-code", "codex"])
 PROFILE_CHOICE = click.Choice(list(config_mod.PROFILES))
@@ -112,6 +113,17 @@ def _resolved(profile: str | None, config_path: str | None, mode: str | None = N
 
 def _echo_json(value: Any) -> None:
     click.echo(orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode())
+
+
+def _stem(session_id: str) -> str:
+    """The file stem of a session id as the hook stores it (a long id is bounded first)."""
+    from .state import session_file_name
+
+    return session_file_name(bounded_id(session_id, MAX_SESSION_ID_CHARS))
+
+
+def _shown_id(session_id: str) -> str:
+    return _printable(bounded_id(session_id, MAX_SESSION_ID_CHARS))
 
 
 def _printable(text: str) -> str:
@@ -217,10 +229,10 @@ def status(session_id: str | None, as_json: bool, state_dir: str | None, profile
     cfg = _resolved(profile, config_path).config
     entries = store.list_sessions()
     if session_id is not None:
-        stem = session_file_name(session_id)
+        stem = _stem(session_id)
         entries = [e for e in entries if e[0] in (stem, session_id)]
         if not entries:
-            raise click.ClickException(f"no state for session {_printable(session_id)!s} in {store.sessions}")
+            raise click.ClickException(f"no state for session {_shown_id(session_id)} in {store.sessions}")
     sessions = [_safe_summary(stem, state) for stem, state, _ in sorted(entries, key=lambda e: -e[2])]
     if as_json:
         _echo_json({"state_dir": store.root, "thresholds": thresholds(cfg), "sessions": sessions})
@@ -302,11 +314,11 @@ def reset(session_id: str | None, all_sessions: bool, state_dir: str | None) -> 
         click.echo(f"reset {len(stems)} session(s) in {store.sessions}")
         return
     assert session_id is not None
-    stem = session_file_name(session_id)
+    stem = _stem(session_id)
     if store.remove(stem, recover=True):
-        click.echo(f"reset session {_printable(session_id)}")
+        click.echo(f"reset session {_shown_id(session_id)}")
     else:
-        click.echo(f"no state for session {_printable(session_id)}")
+        click.echo(f"no state for session {_shown_id(session_id)}")
 
 
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
