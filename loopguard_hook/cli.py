@@ -9,6 +9,7 @@ clients read exit 2 as "block the call".
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 import time
@@ -105,10 +106,24 @@ def _resolved(profile: str | None, config_path: str | None, mode: str | None = N
     mode = mode or _root_param("mode")
     try:
         return config_mod.load(
-            environ=os.environ, cwd=os.getcwd(), config_path=config_path, flags={"profile": profile, "mode": mode}
+            environ=os.environ, cwd=_cwd(), config_path=config_path, flags={"profile": profile, "mode": mode}
         )
     except config_mod.ConfigError as exc:
         raise click.ClickException(f"bad config: {exc}") from None
+
+
+def _cwd() -> str:
+    """The working directory (for the project config and install scope).
+
+    Raises:
+        click.ClickException: it was deleted under this shell.
+    """
+    try:
+        return os.getcwd()
+    except OSError as exc:
+        raise click.ClickException(
+            f"cannot read the current directory ({exc.strerror or exc}; deleted?): cd to a directory and run again"
+        ) from None
 
 
 def _echo_json(value: Any) -> None:
@@ -217,6 +232,22 @@ def thresholds(cfg: config_mod.Config) -> dict[str, Any]:
     }
 
 
+#: Tool names no real configuration would leave all untracked (both clients' built-ins, an MCP tool).
+_PROBE_TOOLS = ("Bash", "Read", "Edit", "Write", "Grep", "Glob", "WebFetch", "apply_patch", "shell", "mcp__server__tool")
+
+
+def config_warnings(resolved: config_mod.Resolved) -> list[str]:
+    """What in the config in force switches the guard off (`exclude = ["*"]` in a project file)."""
+    from .engine import is_tracked
+
+    cfg = resolved.config
+    if any(is_tracked(tool, cfg) for tool in _PROBE_TOOLS):
+        return []
+    key = "exclude" if cfg.exclude and not cfg.include else "include"
+    shown = orjson.dumps(list(getattr(cfg, key))).decode()
+    return [f"{key} = {_printable(shown)} ({resolved.sources[key]}) leaves no tool tracked: the guard is effectively off here"]
+
+
 @cli.command()
 @click.option("--session", "session_id", default=None, help="Only this session id.")
 @click.option("--json", "as_json", is_flag=True, help="Stable JSON instead of text.")
@@ -226,7 +257,9 @@ def thresholds(cfg: config_mod.Config) -> dict[str, Any]:
 def status(session_id: str | None, as_json: bool, state_dir: str | None, profile: str | None, config_path: str | None) -> None:
     """Show sessions, per agent the counters and the last decisions, and the thresholds in force."""
     store = _store(state_dir)
-    cfg = _resolved(profile, config_path).config
+    resolved = _resolved(profile, config_path)
+    cfg = resolved.config
+    warnings = config_warnings(resolved)
     entries = store.list_sessions()
     if session_id is not None:
         stem = _stem(session_id)
@@ -235,7 +268,7 @@ def status(session_id: str | None, as_json: bool, state_dir: str | None, profile
             raise click.ClickException(f"no state for session {_shown_id(session_id)} in {store.sessions}")
     sessions = [_safe_summary(stem, state) for stem, state, _ in sorted(entries, key=lambda e: -e[2])]
     if as_json:
-        _echo_json({"state_dir": store.root, "thresholds": thresholds(cfg), "sessions": sessions})
+        _echo_json({"state_dir": store.root, "thresholds": thresholds(cfg), "warnings": warnings, "sessions": sessions})
         return
     now = time.time()
     t = thresholds(cfg)
@@ -245,6 +278,8 @@ def status(session_id: str | None, as_json: bool, state_dir: str | None, profile
         f"deny at {t['deny_at'] or '-'}, stop at {t['stop_at'] or '-'}, "
         f"max calls since progress {t['max_calls_since_progress'] or '-'}"
     )
+    for warning in warnings:
+        click.echo(f"warning: {warning}")
     if not sessions:
         click.echo("no sessions")
         return
@@ -423,7 +458,7 @@ def install(client: str, scope: str, dry_run: bool, trust: bool) -> None:
 
     try:
         changes = install_mod.plan_install(
-            client, scope, home=os.path.expanduser("~"), project_dir=os.getcwd(), env=os.environ, trust=trust
+            client, scope, home=os.path.expanduser("~"), project_dir=_cwd(), env=os.environ, trust=trust
         )
         if not dry_run:
             changes = install_mod.apply(changes)
@@ -462,7 +497,7 @@ def uninstall(client: str, scope: str, dry_run: bool) -> None:
     from . import install as install_mod
 
     try:
-        changes = install_mod.plan_uninstall(client, scope, home=os.path.expanduser("~"), project_dir=os.getcwd(), env=os.environ)
+        changes = install_mod.plan_uninstall(client, scope, home=os.path.expanduser("~"), project_dir=_cwd(), env=os.environ)
         if not dry_run:
             changes = install_mod.apply(changes)
     except install_mod.InstallError as exc:
@@ -506,7 +541,7 @@ def config_check(path: str | None) -> None:
         if path is None:
             flags = {"profile": _root_param("profile"), "mode": _root_param("mode")}
             resolved = config_mod.load(
-                environ=os.environ, cwd=os.getcwd(), config_path=_root_param("config_path"), flags=flags
+                environ=os.environ, cwd=_cwd(), config_path=_root_param("config_path"), flags=flags
             )
             used = sorted({src for src in resolved.sources.values() if not src.startswith(("profile ", "default"))})
             click.echo(
@@ -517,11 +552,18 @@ def config_check(path: str | None) -> None:
         layer = config_mod.read_toml(path, path)
         config_mod.resolve([layer])
     except config_mod.ConfigError as exc:
-        raise click.ClickException(str(exc)) from None
+        # every problem, one per line, not only the first
+        for problem in exc.problems[:-1]:
+            click.echo(f"loopguard-hook: {problem}", err=True)
+        raise click.ClickException(exc.problems[-1]) from None
     click.echo(f"{path}: OK")
 
 
 # -- entry ------------------------------------------------------------------------------------
+
+
+#: Why writing the output failed (`>/dev/full`, a closed pipe, a broken terminal).
+_OUTPUT_ERRNOS = frozenset({errno.ENOSPC, errno.EPIPE, errno.EIO, errno.EDQUOT, errno.EFBIG})
 
 
 def run_cli(args: list[str]) -> int:
@@ -545,6 +587,13 @@ def run_cli(args: list[str]) -> int:
         return 1
     except StateError as exc:
         click.echo(f"loopguard-hook: state: {exc}", err=True)
+        return 1
+    except OSError as exc:
+        if exc.errno not in _OUTPUT_ERRNOS:
+            raise
+        from ._entry import unwritable_stdout
+
+        click.echo(unwritable_stdout(exc), err=True)
         return 1
     if isinstance(result, int) and result != 2:
         return result

@@ -28,7 +28,33 @@ PARALLEL = ("count_once", "deny", "count")
 
 
 class ConfigError(ValueError):
-    """A configuration value is invalid; the message names the source, key and reason."""
+    """A configuration value is invalid; the message names the source, key and reason.
+
+    `problems` lists every problem found (one line each, the first is the message itself): the
+    hook prints one line, `config check` prints them all.
+    """
+
+    def __init__(self, message: str, problems: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.problems = problems or [message]
+
+
+def _failed(problems: list[str]) -> ConfigError:
+    more = f" (and {len(problems) - 1} more; see `loopguard-hook config check`)" if len(problems) > 1 else ""
+    return ConfigError(problems[0] + more, problems)
+
+
+def _toml(value: Any) -> str:
+    """A value as TOML writes it (`true`, `"x"`, `[1, 2]`), for messages about a config file."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k} = {_toml(v)}" for k, v in value.items()) + "}"
+    return str(value)
 
 
 class Config(NamedTuple):
@@ -143,7 +169,7 @@ MAX_INT = 2**31 - 1
 def _int(minimum: int, maximum: int = MAX_INT) -> Callable[[Any], int]:
     def check(value: Any) -> int:
         if isinstance(value, bool) or not isinstance(value, int):
-            raise ValueError(f"must be an integer, got {value!r}")
+            raise ValueError(f"must be an integer, got {_toml(value)}")
         if value < minimum:
             raise ValueError(f"must be >= {minimum}, got {value}")
         if value > maximum:
@@ -163,9 +189,9 @@ def _off_or_threshold(value: Any) -> int:
 
 def _float(value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"must be a number of seconds, got {value!r}")
+        raise ValueError(f"must be a number of seconds, got {_toml(value)}")
     if value != value or value in (float("inf"), float("-inf")):
-        raise ValueError(f"must be a finite number of seconds, got {value!r}")
+        raise ValueError(f"must be a finite number of seconds, got {_toml(value)}")
     if value < 0:
         raise ValueError(f"must not be negative, got {value}")
     if value > MAX_INT:
@@ -184,14 +210,14 @@ def _positive_float(value: Any) -> float:
 
 def _bool(value: Any) -> bool:
     if not isinstance(value, bool):
-        raise ValueError(f"must be true or false, got {value!r}")
+        raise ValueError(f"must be true or false, got {_toml(value)}")
     return value
 
 
 def _choice(options: tuple[str, ...]) -> Callable[[Any], str]:
     def check(value: Any) -> str:
         if value not in options:
-            raise ValueError(f"must be one of {', '.join(options)}; got {value!r}")
+            raise ValueError(f"must be one of {', '.join(options)}; got {_toml(value)}")
         return str(value)
 
     return check
@@ -199,10 +225,10 @@ def _choice(options: tuple[str, ...]) -> Callable[[Any], str]:
 
 def _patterns(value: Any) -> tuple[str, ...]:
     if not isinstance(value, (list, tuple)):
-        raise ValueError(f"must be a list of strings, got {value!r}")
+        raise ValueError(f"must be a list of strings, got {_toml(value)}")
     for item in value:
         if not isinstance(item, str):
-            raise ValueError(f"must contain only strings, got {item!r}")
+            raise ValueError(f"must contain only strings, got {_toml(item)}")
         if not item.strip():
             raise ValueError("must not contain an empty pattern")
     return tuple(value)
@@ -210,13 +236,13 @@ def _patterns(value: Any) -> tuple[str, ...]:
 
 def _thresholds(value: Any, *, allow_empty: bool = True) -> tuple[int, ...]:
     if not isinstance(value, (list, tuple)):
-        raise ValueError(f"must be a list of integers, got {value!r}")
+        raise ValueError(f"must be a list of integers, got {_toml(value)}")
     if not value and not allow_empty:
         raise ValueError("must not be empty")
     out: list[int] = []
     for item in value:
         if isinstance(item, bool) or not isinstance(item, int):
-            raise ValueError(f"must contain only integers, got {item!r}")
+            raise ValueError(f"must contain only integers, got {_toml(item)}")
         if item < 2:
             raise ValueError(f"thresholds must be >= 2 (a repeat needs two calls), got {item}")
         if item > MAX_INT:
@@ -369,15 +395,19 @@ def resolve(layers: list[Layer]) -> Resolved:
     """
     converted: list[tuple[str, dict[str, Any]]] = []
     profile, profile_source = "balanced", "default"
+    problems: list[str] = []
     for layer in layers:
         values: dict[str, Any] = {}
         given: dict[str, str] = {}
         for key, value in layer.values.items():
-            target, result = _convert(layer.source, key, value)
+            try:
+                target, result = _convert(layer.source, key, value)
+            except ConfigError as exc:
+                problems.append(str(exc))
+                continue
             if target in given:
-                raise ConfigError(
-                    f"{layer.source}: {key!r} and {given[target]!r} both set {target}; keep one of them"
-                )
+                problems.append(f"{layer.source}: {key!r} and {given[target]!r} both set {target}; keep one of them")
+                continue
             given[target] = key
             values[target] = result
         if "profile" in values:
@@ -396,9 +426,11 @@ def resolve(layers: list[Layer]) -> Resolved:
             sources[key] = source
     config = Config(**merged)
     if config.stop_at and config.deny_at and config.stop_at <= config.deny_at:
-        raise ConfigError(f"{sources['stop_at']}: stop_at ({config.stop_at}) must be greater than deny_at ({config.deny_at})")
+        problems.append(f"{sources['stop_at']}: stop_at ({config.stop_at}) must be greater than deny_at ({config.deny_at})")
     if config.deny_at == 1:
-        raise ConfigError(f"{sources['deny_at']}: deny_at must be 0 (off) or >= 2")
+        problems.append(f"{sources['deny_at']}: deny_at must be 0 (off) or >= 2")
+    if problems:
+        raise _failed(problems)
     return Resolved(config=config, sources=sources)
 
 
@@ -539,19 +571,36 @@ def load(
     Raises:
         ConfigError: any source is unreadable or invalid.
     """
-    layers: list[Layer] = []
+    files: list[tuple[str, str]] = []
     user_file = user_path if user_path is not None else user_config_path()
-    if user_file and os.path.isfile(user_file):
-        layers.append(read_toml(user_file, f"user file {user_file}"))
+    # Present but not a regular file (a FIFO, a directory): said, never silently skipped.
+    if user_file and os.path.exists(user_file):
+        files.append((user_file, f"user file {user_file}"))
     project_dir = environ.get("CLAUDE_PROJECT_DIR") or cwd
     if project_dir:
         project_file = os.path.join(project_dir, PROJECT_FILE)
-        if os.path.isfile(project_file):
-            layers.append(read_toml(project_file, f"project file {project_file}"))
+        if os.path.exists(project_file):
+            files.append((project_file, f"project file {project_file}"))
     explicit = config_path or environ.get("LOOPGUARD_CONFIG")
     if explicit:
-        layers.append(read_toml(explicit, f"config file {explicit}"))
-    layers.append(env_layer(environ))
+        files.append((explicit, f"config file {explicit}"))
+    layers: list[Layer] = []
+    problems: list[str] = []
+    for path, source in files:
+        try:
+            layers.append(read_toml(path, source))
+        except ConfigError as exc:
+            problems.append(str(exc))
+    try:
+        layers.append(env_layer(environ))
+    except ConfigError as exc:
+        problems.append(str(exc))
     if flags:
         layers.append(Layer(source="command line", values={k: v for k, v in flags.items() if v is not None}))
-    return resolve(layers)
+    try:
+        resolved = resolve(layers)
+    except ConfigError as exc:
+        problems += exc.problems
+    if problems:
+        raise _failed(problems)
+    return resolved

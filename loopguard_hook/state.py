@@ -306,11 +306,21 @@ class Store:
         except OSError as exc:
             raise StateError(f"state directory {sessions}: {exc.strerror or exc}") from None
 
-    def _dir_fd(self) -> int | None:
+    def _dir_fd(self, *, strict: bool = False) -> int | None:
+        """An fd of `sessions/`, or None when there is none yet.
+
+        Raises:
+            StateError: with `strict` (the operator commands), it exists but cannot be opened:
+                an unreadable folder must not look empty.
+        """
         try:
             return os.open(self.sessions, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC)
-        except OSError:
+        except FileNotFoundError:
             return None
+        except OSError as exc:
+            if not strict:
+                return None
+            raise StateError(f"cannot read state directory {self.sessions}: {exc.strerror or exc}") from None
 
     # -- locking --------------------------------------------------------------------------
 
@@ -520,11 +530,14 @@ class Store:
     def list_sessions(self) -> list[tuple[str, dict[str, Any] | None, float]]:
         """Every ledger as `(file stem, state or None if unreadable, mtime in seconds)`."""
         out: list[tuple[str, dict[str, Any] | None, float]] = []
-        dir_fd = self._dir_fd()
+        dir_fd = self._dir_fd(strict=True)
         if dir_fd is None:
             return out
         try:
-            names = sorted(os.listdir(dir_fd))
+            try:
+                names = sorted(os.listdir(dir_fd))
+            except OSError as exc:
+                raise StateError(f"cannot list state directory {self.sessions}: {exc.strerror or exc}") from None
             for entry in names:
                 if not entry.endswith(".json"):
                     continue
@@ -538,8 +551,6 @@ class Store:
                     out.append((entry[:-5], None, 0.0))
                     continue
                 out.append((entry[:-5], state if _valid(state) else None, info.st_mtime))
-        except OSError:
-            pass
         finally:
             os.close(dir_fd)
         return out
@@ -555,14 +566,14 @@ class Store:
         Raises:
             StateError: a file cannot be deleted, or the lock stayed busy.
         """
-        dir_fd = self._dir_fd()
+        dir_fd = self._dir_fd(strict=True)
         if dir_fd is None:
             return False
         try:
             # a lock file planted alone (a FIFO, a directory) is replaced on locking: it counts
             existed = any(self._is_file(dir_fd, stem + suffix) for suffix in _SUFFIXES)
             with self._lock(dir_fd, stem, recover=recover):
-                return self._unlink_session(dir_fd, stem) or existed
+                return bool(self._unlink_session(dir_fd, stem) - {".lock"}) or existed
         except LockTimeout:
             raise StateError(f"session {stem} is locked by a hook process; try again") from None
         finally:
@@ -579,20 +590,22 @@ class Store:
             StateError: the state directory cannot be listed or a file cannot be removed.
         """
         removed: list[str] = []
-        dir_fd = self._dir_fd()
+        dir_fd = self._dir_fd(strict=True)
         if dir_fd is None:
             return removed
         try:
             stems: dict[str, float] = {}
             for entry in os.listdir(dir_fd):
-                stem, dot, _ = entry.rpartition(".")
-                if dot:
+                stem, dot, suffix = entry.rpartition(".")
+                # only a session's own files (`notes.txt` is not one, nor a folder `x.json`)
+                if dot and "." + suffix in _SUFFIXES and self._is_file(dir_fd, entry):
                     stems[stem] = max(stems.get(stem, 0.0), self._mtime(dir_fd, entry))
             for stem, mtime in sorted(stems.items()):
                 if now - mtime <= older_than:
                     continue
                 if dry_run:
-                    removed.append(stem)
+                    if not self._busy(dir_fd, stem):
+                        removed.append(stem)
                     continue
                 try:
                     with self._lock(dir_fd, stem, wait=False, recover=False) as held:
@@ -601,7 +614,8 @@ class Store:
                         newest = max(self._mtime(dir_fd, stem + suffix) for suffix in _SUFFIXES)
                         if now - newest <= older_than:
                             continue  # written between the listing and the lock
-                        self._unlink_session(dir_fd, stem)
+                        if not self._unlink_session(dir_fd, stem):
+                            continue
                 except (StateError, OSError):
                     continue  # not a session of ours (a directory planted there): leave it
                 removed.append(stem)
@@ -612,6 +626,25 @@ class Store:
         finally:
             os.close(dir_fd)
         return removed
+
+    @staticmethod
+    def _busy(dir_fd: int, stem: str) -> bool:
+        """True when a hook holds the session's lock; an absent lock file is not created."""
+        if fcntl is None:
+            return False
+        try:
+            fd = os.open(stem + ".lock", os.O_RDWR | _NOFOLLOW | _CLOEXEC | _NONBLOCK, dir_fd=dir_fd)
+        except OSError:
+            return False
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return False
+        except BlockingIOError:
+            return True
+        except OSError:
+            return False
+        finally:
+            os.close(fd)
 
     @staticmethod
     def _is_file(dir_fd: int, entry: str) -> bool:
@@ -628,13 +661,14 @@ class Store:
             return 0.0
 
     @staticmethod
-    def _unlink_session(dir_fd: int, stem: str) -> bool:
-        """Unlink a session's files, the lock file last (the caller holds it)."""
-        found = False
+    def _unlink_session(dir_fd: int, stem: str) -> set[str]:
+        """Unlink a session's files, the lock file last (the caller holds it); the suffixes
+        of those that were there."""
+        found: set[str] = set()
         for suffix in _SUFFIXES:
             try:
                 os.unlink(stem + suffix, dir_fd=dir_fd)
-                found = found or suffix != ".lock"
+                found.add(suffix)
             except FileNotFoundError:
                 pass
             except IsADirectoryError:
