@@ -10,6 +10,7 @@ clients read exit 2 as "block the call".
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 import time
@@ -20,7 +21,8 @@ import orjson
 
 from . import __version__
 from . import config as config_mod
-from .state import StateError, Store, default_state_dir, session_file_name
+from .payload import MAX_SESSION_ID_CHARS, bounded_id
+from .state import StateError, Store, default_state_dir
 
 CLIENT_CHOICE = click.Choice(["auto", "claude-code", "codex"])
 PROFILE_CHOICE = click.Choice(list(config_mod.PROFILES))
@@ -105,14 +107,39 @@ def _resolved(profile: str | None, config_path: str | None, mode: str | None = N
     mode = mode or _root_param("mode")
     try:
         return config_mod.load(
-            environ=os.environ, cwd=os.getcwd(), config_path=config_path, flags={"profile": profile, "mode": mode}
+            environ=os.environ, cwd=_cwd(), config_path=config_path, flags={"profile": profile, "mode": mode}
         )
     except config_mod.ConfigError as exc:
         raise click.ClickException(f"bad config: {exc}") from None
 
 
+def _cwd() -> str:
+    """The working directory (for the project config and install scope).
+
+    Raises:
+        click.ClickException: it was deleted under this shell.
+    """
+    try:
+        return os.getcwd()
+    except OSError as exc:
+        raise click.ClickException(
+            f"cannot read the current directory ({exc.strerror or exc}; deleted?): cd to a directory and run again"
+        ) from None
+
+
 def _echo_json(value: Any) -> None:
     click.echo(orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode())
+
+
+def _stem(session_id: str) -> str:
+    """The file stem of a session id as the hook stores it (a long id is bounded first)."""
+    from .state import session_file_name
+
+    return session_file_name(bounded_id(session_id, MAX_SESSION_ID_CHARS))
+
+
+def _shown_id(session_id: str) -> str:
+    return _printable(bounded_id(session_id, MAX_SESSION_ID_CHARS))
 
 
 def _printable(text: str) -> str:
@@ -235,6 +262,22 @@ def stats_command(session_id: str | None, as_json: bool, state_dir: str | None) 
         click.get_current_context().exit(1)
 
 
+#: Tool names no real configuration would leave all untracked (both clients' built-ins, an MCP tool).
+_PROBE_TOOLS = ("Bash", "Read", "Edit", "Write", "Grep", "Glob", "WebFetch", "apply_patch", "shell", "mcp__server__tool")
+
+
+def config_warnings(resolved: config_mod.Resolved) -> list[str]:
+    """What in the config in force switches the guard off (`exclude = ["*"]` in a project file)."""
+    from .tools import is_tracked
+
+    cfg = resolved.config
+    if any(is_tracked(tool, cfg) for tool in _PROBE_TOOLS):
+        return []
+    key = "exclude" if cfg.exclude and not cfg.include else "include"
+    shown = orjson.dumps(list(getattr(cfg, key))).decode()
+    return [f"{key} = {_printable(shown)} ({resolved.sources[key]}) leaves no tool tracked: the guard is effectively off here"]
+
+
 @cli.command()
 @click.option("--session", "session_id", default=None, help="Only this session id.")
 @click.option("--json", "as_json", is_flag=True, help="Stable JSON instead of text.")
@@ -244,16 +287,18 @@ def stats_command(session_id: str | None, as_json: bool, state_dir: str | None) 
 def status(session_id: str | None, as_json: bool, state_dir: str | None, profile: str | None, config_path: str | None) -> None:
     """Show sessions, per agent the counters and the last decisions, and the thresholds in force."""
     store = _store(state_dir)
-    cfg = _resolved(profile, config_path).config
+    resolved = _resolved(profile, config_path)
+    cfg = resolved.config
+    warnings = config_warnings(resolved)
     entries = store.list_sessions()
     if session_id is not None:
-        stem = session_file_name(session_id)
+        stem = _stem(session_id)
         entries = [e for e in entries if e[0] in (stem, session_id)]
         if not entries:
-            raise click.ClickException(f"no state for session {_printable(session_id)!s} in {store.sessions}")
+            raise click.ClickException(f"no state for session {_shown_id(session_id)} in {store.sessions}")
     sessions = [_safe_summary(stem, state) for stem, state, _ in sorted(entries, key=lambda e: -e[2])]
     if as_json:
-        _echo_json({"state_dir": store.root, "thresholds": thresholds(cfg), "sessions": sessions})
+        _echo_json({"state_dir": store.root, "thresholds": thresholds(cfg), "warnings": warnings, "sessions": sessions})
         return
     now = time.time()
     t = thresholds(cfg)
@@ -263,6 +308,8 @@ def status(session_id: str | None, as_json: bool, state_dir: str | None, profile
         f"deny at {t['deny_at'] or '-'}, stop at {t['stop_at'] or '-'}, "
         f"max calls since progress {t['max_calls_since_progress'] or '-'}"
     )
+    for warning in warnings:
+        click.echo(f"warning: {warning}")
     if not sessions:
         click.echo("no sessions")
         return
@@ -332,11 +379,11 @@ def reset(session_id: str | None, all_sessions: bool, state_dir: str | None) -> 
         click.echo(f"reset {len(stems)} session(s) in {store.sessions}")
         return
     assert session_id is not None
-    stem = session_file_name(session_id)
-    if store.remove(stem):
-        click.echo(f"reset session {_printable(session_id)}")
+    stem = _stem(session_id)
+    if store.remove(stem, recover=True):
+        click.echo(f"reset session {_shown_id(session_id)}")
     else:
-        click.echo(f"no state for session {_printable(session_id)}")
+        click.echo(f"no state for session {_shown_id(session_id)}")
 
 
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
@@ -592,7 +639,7 @@ def install(
             if trust:
                 changes[0].messages.append("note: --trust is for Codex only; DSH has no per-hook trust record")
         else:
-            changes = install_mod.plan_install(client, scope, home=home, project_dir=os.getcwd(), env=os.environ, trust=trust)
+            changes = install_mod.plan_install(client, scope, home=home, project_dir=_cwd(), env=os.environ, trust=trust)
         if not dry_run:
             changes = install_mod.apply(changes)
     except install_mod.InstallError as exc:
@@ -641,7 +688,7 @@ def uninstall(client: str, scope: str, dry_run: bool, dsh_profile: str | None) -
             _dsh_only_user_scope(scope)
             changes = install_mod.plan_dsh_uninstall(client, home=home, env=os.environ, profile=dsh_profile)
         else:
-            changes = install_mod.plan_uninstall(client, scope, home=home, project_dir=os.getcwd(), env=os.environ)
+            changes = install_mod.plan_uninstall(client, scope, home=home, project_dir=_cwd(), env=os.environ)
         if not dry_run:
             changes = install_mod.apply(changes)
     except install_mod.InstallError as exc:
@@ -709,7 +756,7 @@ def config_check(path: str | None) -> None:
         if path is None:
             flags = {"profile": _root_param("profile"), "mode": _root_param("mode")}
             resolved = config_mod.load(
-                environ=os.environ, cwd=os.getcwd(), config_path=_root_param("config_path"), flags=flags
+                environ=os.environ, cwd=_cwd(), config_path=_root_param("config_path"), flags=flags
             )
             used = sorted({src for src in resolved.sources.values() if not src.startswith(("profile ", "default"))})
             click.echo(
@@ -720,11 +767,18 @@ def config_check(path: str | None) -> None:
         layer = config_mod.read_toml(path, path)
         config_mod.resolve([layer])
     except config_mod.ConfigError as exc:
-        raise click.ClickException(str(exc)) from None
+        # every problem, one per line, not only the first
+        for problem in exc.problems[:-1]:
+            click.echo(f"loopguard-hook: {problem}", err=True)
+        raise click.ClickException(exc.problems[-1]) from None
     click.echo(f"{path}: OK")
 
 
 # -- entry ------------------------------------------------------------------------------------
+
+
+#: Why writing the output failed (`>/dev/full`, a closed pipe, a broken terminal).
+_OUTPUT_ERRNOS = frozenset({errno.ENOSPC, errno.EPIPE, errno.EIO, errno.EDQUOT, errno.EFBIG})
 
 
 def run_cli(args: list[str]) -> int:
@@ -748,6 +802,13 @@ def run_cli(args: list[str]) -> int:
         return 1
     except StateError as exc:
         click.echo(f"loopguard-hook: state: {exc}", err=True)
+        return 1
+    except OSError as exc:
+        if exc.errno not in _OUTPUT_ERRNOS:
+            raise
+        from .process import unwritable_stdout
+
+        click.echo(unwritable_stdout(exc), err=True)
         return 1
     if isinstance(result, int) and result != 2:
         return result

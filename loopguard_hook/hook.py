@@ -219,7 +219,6 @@ def log_bug(store: Store | None, environ: Mapping[str, str], options: HookOption
     try:
         if store is None:
             store = Store(options.state_dir or default_state_dir(environ))
-        os.makedirs(store.root, mode=0o700, exist_ok=True)
         text = f"--- {time.strftime('%Y-%m-%dT%H:%M:%S%z')} pid {os.getpid()}\n" + "".join(
             traceback.format_exception(type(exc), exc, exc.__traceback__)
         )

@@ -126,7 +126,9 @@ def test_progress_audit_log_redacts_the_token_argument(tmp_path: Path) -> None:
     state = tmp_path / "state"
     results = play(data, "progress", "claude-code", state)
     assert answers(results, Action.DENY), "the repeats must be denied"
-    log = (state / "decisions.jsonl").read_text(encoding="utf-8")
+    from loopguard_hook.state import Store
+
+    log = (Path(Store(str(state)).root) / "decisions.jsonl").read_text(encoding="utf-8")
     assert log.strip()
     assert "secret-value-4f9a1c" not in log
 
