@@ -56,3 +56,11 @@ def test_public_names_are_importable_from_the_package() -> None:
     for name in replay.__all__:
         assert getattr(replay, name) is not None, name
     assert callable(replay.replay) and callable(replay.render)
+
+
+def test_no_function_is_over_sixty_lines() -> None:
+    for path in PACKAGE.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.end_lineno is not None:
+                length = node.end_lineno - node.lineno + 1
+                assert length <= 60, f"{path.name}: {node.name} is {length} lines"

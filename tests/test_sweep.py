@@ -179,3 +179,14 @@ def test_the_corpus_labels_are_read_and_every_labelled_call_is_found() -> None:
     settings = [({"profile": "balanced"}, config_mod.resolve([]).config)]
     rows = sweep_mod.sweep(replay.load(labels.files()), settings, labels=labels)
     assert rows[0].labelled == rows[0].sessions == len(labels.files()) and rows[0].episodes > 0
+
+
+def test_the_example_in_the_docs_is_real(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = (REPO / "docs" / "commands" / "sweep.md").read_text()
+    block = text.split("```\n$ ", 1)[1].split("```", 1)[0]
+    command, expected = block.split("\n", 1)
+    args = command.split()
+    assert args[:2] == ["loopguard-hook", "sweep"]
+    monkeypatch.chdir(REPO)
+    files = sorted(str(p.relative_to(REPO)) for p in REPO.glob(args[2]))
+    assert run(*files, *args[3:]).stdout == expected
