@@ -7,6 +7,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from ..clients import capabilities
 from ..config import Config
 from ..engine import Decision
 from ..payload import Client, HookEvent
@@ -109,9 +110,9 @@ class _Collector:
         """How many calls there were, how many are saved, and the reports of the calls `keep` names.
 
         A call the recording ran is saved when the replay denies it at PreToolUse, or when it
-        comes after a stop in the same turn of the same agent (Claude Code ends the turn on
-        `continue: false`; Codex takes no such field, so there a stop is a denial only:
-        render.py)."""
+        comes after a stop in the same turn of the same agent, where the client can end a turn
+        from PreToolUse (its capability table: Claude Code takes `continue: false`; Codex takes
+        no such field, so there a stop is a denial only)."""
         stops = {d.call for d in self.decisions if d.verdict.action == "stop"}
         stopped_turn: dict[str, int] = {}
         saved = 0
@@ -122,7 +123,7 @@ class _Collector:
             denied = row.pre is not None and row.pre.action in ("deny", "stop")
             is_saved = recorded in _RAN and (denied or stopped_turn.get(row.agent) == row.turn)
             saved += is_saved
-            if index in stops and row.client is Client.CLAUDE_CODE:
+            if index in stops and "PreToolUse" in capabilities(row.client).end_turn:
                 stopped_turn[row.agent] = row.turn
             if self.keep in ("all", "plain") or (self.keep == "acted" and acted(row.pre, row.post, is_saved)):
                 arguments = row.arguments
