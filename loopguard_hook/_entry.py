@@ -91,8 +91,15 @@ def run_hook(values: dict[str, object]) -> int:
     return code
 
 
+#: `LOOPGUARD_RESIDENT` values that turn the fast path off (checked here too, so that the
+#: in-process path then imports nothing of it).
+_OFF = ("0", "off", "no", "false")
+
+
 def _resident(values: dict[str, object], raw: bytes) -> tuple[int, bytes, str] | None:
     """The resident helper's answer, or None to handle the event in this process."""
+    if os.environ.get("LOOPGUARD_RESIDENT", "").strip().lower() in _OFF:
+        return None
     try:
         from .fastpath.client import handle
 

@@ -42,15 +42,18 @@ def helper_pids(tmpdir: Path) -> list[int]:
 
 
 def wait_for_socket(tmpdir: Path, key: str | None = None, timeout: float = 30.0) -> Path:
-    """Wait until the helper of `key` (default: this build) listens; its socket path."""
+    """Wait until the helper of `key` (default: of this test process; "*": any) listens; its
+    socket path. A console script has its own key: its `sys.executable` is the script's
+    interpreter, maybe another name for the same binary than this process's."""
     key = key or this_key()
-    path = folder_of(tmpdir) / f"{key}.sock"
+    folder = folder_of(tmpdir)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if path.is_socket() and not (folder_of(tmpdir) / f"{key}.starting").exists():
-            return path
+        for path in folder.glob(f"{key}.sock") if folder.is_dir() else []:
+            if path.is_socket() and not (folder / f"{path.name[:-5]}.starting").exists():
+                return path
         time.sleep(0.02)
-    raise AssertionError(f"no helper listening on {path} after {timeout} s")
+    raise AssertionError(f"no helper listening in {folder} (key {key}) after {timeout} s")
 
 
 def alive(pid: int) -> bool:

@@ -155,12 +155,15 @@ def runtime_dir(environ: Mapping[str, str]) -> str | None:
     return path
 
 
-def helper_key(context: bytes, environ: Mapping[str, str]) -> str:
+#: The installed package's folder (`loopguard_hook/`).
+PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def helper_key(context: bytes, environ: Mapping[str, str], root: str = PACKAGE_ROOT) -> str:
     """The key of the helper that may serve this process: a digest of the build (version,
     interpreter, package path, every module's size and mtime: any upgrade or edit of the package
     changes it), of the interpreter's `PYTHON*` variables in `environ` (`PYTHONPATH` decides
     which modules load), and of `context` (`process_context`). 32 hex characters."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     python = sorted((k, v) for k, v in environ.items() if k.startswith("PYTHON"))
     parts = [__version__, sys.version, sys.executable, root, repr(python), context.decode("utf-8", "replace")]
     pending = [root]

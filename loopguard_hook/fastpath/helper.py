@@ -56,9 +56,13 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError:
         idle = client.IDLE_SECONDS
     marker = os.path.join(folder, key + ".starting")
+    if client.helper_key(client.process_context()[1], os.environ) != key:
+        # Another copy of the package than the client's was imported (a checkout shadowing the
+        # install on sys.path): the marker stays, so clients retry only after its grace time.
+        return 1
     try:
         lock = _take_lock(folder, key)
-        if lock is None or client.helper_key(client.process_context()[1], os.environ) != key:
+        if lock is None:
             return 1
         warm_up(folder)
         server = _listen(folder, key)
@@ -93,7 +97,11 @@ def _listen(folder: str, key: str) -> socket.socket:
     _unlink(temporary)
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
-        server.bind(temporary)  # umask 077: the socket is 0600
+        old = os.umask(0o177)
+        try:
+            server.bind(temporary)  # the socket file is 0600
+        finally:
+            os.umask(old)
         server.listen(BACKLOG)
         os.rename(temporary, final)
     except BaseException:
@@ -103,17 +111,21 @@ def _listen(folder: str, key: str) -> socket.socket:
     return server
 
 
-def warm_up(folder: str) -> None:
+def warm_up(folder: str, waiting: socket.socket | None = None, events: int = 5) -> None:
     """Import everything an event may need and run a few events, so that children start warm
-    (modules loaded, regular expressions compiled). Runs in a scratch directory, removed after."""
+    (modules loaded, regular expressions compiled, their own copy of the pages an event
+    touches). Runs the first `events` of a short session in a scratch directory, removed after.
+    Stops early as soon as a client waits on `waiting` (a spare serves it first)."""
     import platformdirs  # noqa: F401 - the default state and config paths, resolved per request
 
     from .. import hook, transcript  # noqa: F401
 
-    scratch = tempfile.mkdtemp(dir=folder)
+    scratch = tempfile.mkdtemp(prefix="warm-up.", dir=folder)
     try:
         options = hook.HookOptions(state_dir=os.path.join(scratch, "state"))
-        for event in _warm_up_events(scratch):
+        for event in _warm_up_events(scratch)[:events]:
+            if waiting is not None and select.select([waiting], [], [], 0)[0]:
+                break
             hook.run(_json(event), options=options, environ={}, clock=time.time, user_config="")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -212,13 +224,14 @@ def _fork_spare(server: socket.socket, key: str, fds: tuple[int, int, int], fold
 
 
 def _spare(server: socket.socket, key: str, fds: tuple[int, int, int], folder: str) -> None:
-    """In the child: warm up (its own copy of the pages an event touches), wait for one
-    connection, tell the helper on `fds[2]` that it took one, serve it."""
+    """In the child: warm up (its own copy of the pages an event touches) unless a client is
+    already waiting, wait for one connection, tell the helper on `fds[2]` that it took one, and
+    serve it. Under a burst every spare goes straight to a waiting client."""
     lock, taken, tell = fds
     os.close(lock)  # the helper's lock stays with the helper, not with its children
     os.close(taken)
     parent = os.getppid()
-    warm_up(folder)
+    warm_up(folder, server, events=3)  # a prompt, a PreToolUse and its PostToolUse: most events
     server.settimeout(POLL_SECONDS)
     while True:
         try:
