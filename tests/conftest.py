@@ -10,6 +10,15 @@ import pytest
 from resident import short_temp_dir, stop_helpers
 
 
+@pytest.fixture
+def tmpdir_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A private TMPDIR of one test: its own resident helper, stopped after the test."""
+    folder = short_temp_dir()
+    monkeypatch.setenv("TMPDIR", str(folder))
+    yield folder
+    stop_helpers(folder)
+
+
 @pytest.fixture(scope="session")
 def resident_tmpdir() -> Iterator[Path]:
     """One private folder for the resident helpers the hook processes of this run start (as

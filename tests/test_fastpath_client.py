@@ -10,24 +10,15 @@ import os
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from resident import folder_of, short_temp_dir, stop_helpers, this_key
+from resident import folder_of, this_key
 
 from loopguard_hook.fastpath import client
 
 VALUES: dict[str, object] = {"state_dir": "/nonexistent/state"}
-
-
-@pytest.fixture
-def tmpdir_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A private TMPDIR of this test (no helper from the rest of the suite is found)."""
-    folder = short_temp_dir()
-    monkeypatch.setenv("TMPDIR", str(folder))
-    yield folder
-    stop_helpers(folder)
 
 
 def _no_spawn(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:

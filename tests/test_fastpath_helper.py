@@ -13,23 +13,14 @@ import socket
 import stat
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from resident import alive, folder_of, helper_pids, short_temp_dir, stop_helpers, wait_for_socket
+from resident import alive, folder_of, helper_pids, wait_for_socket
 from test_hardening_helpers import dumps, load_state, pre
 
 from loopguard_hook.fastpath import client
 from loopguard_hook.state import Store
-
-
-@pytest.fixture
-def tmpdir_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    folder = short_temp_dir()
-    monkeypatch.setenv("TMPDIR", str(folder))
-    yield folder
-    stop_helpers(folder)
 
 
 def _event(session: str, n: int) -> bytes:
