@@ -8,16 +8,18 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import stat
+import subprocess
 import threading
 import time
 from pathlib import Path
 
 import pytest
 from resident import alive, folder_of, helper_pids, wait_for_socket
-from test_hardening_helpers import dumps, load_state, pre
+from test_hardening_helpers import HOOK, dumps, load_state, pre
 
 from loopguard_hook.fastpath import client
 from loopguard_hook.state import Store
@@ -204,3 +206,17 @@ def test_a_peer_of_another_user_is_not_served(tmpdir_env: Path, tmp_path: Path) 
     os.close(read)
     folder.chmod(0o700)
     assert seen == b"got:", seen
+
+
+@pytest.mark.skipif(shutil.which("setpriv") is None, reason="needs util-linux setpriv")
+def test_a_hook_with_no_new_privs_runs_in_process_and_starts_no_helper(tmpdir_env: Path, tmp_path: Path) -> None:
+    """A sandboxed hook (DeepSeek Harness: Landlock or bubblewrap, both set no_new_privs) decides
+    in its own process and leaves nothing behind."""
+    state = tmp_path / "state"
+    for n in range(1, 4):
+        outcome = subprocess.run(["setpriv", "--no-new-privs", HOOK, "--state-dir", str(state)], input=_event("nnp", n),
+                                 env=dict(os.environ), capture_output=True, timeout=60, check=False)
+        assert (outcome.returncode, outcome.stdout, outcome.stderr) == (0, b"", b"")
+    time.sleep(0.5)
+    assert not folder_of(tmpdir_env).exists()
+    assert load_state(state, "nnp")["agents"]["main"]["attempts"] == 3
