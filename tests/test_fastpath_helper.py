@@ -220,3 +220,15 @@ def test_a_hook_with_no_new_privs_runs_in_process_and_starts_no_helper(tmpdir_en
     time.sleep(0.5)
     assert not folder_of(tmpdir_env).exists()
     assert load_state(state, "nnp")["agents"]["main"]["attempts"] == 3
+
+
+def test_scratch_left_by_a_killed_spare_is_removed_by_the_next_helper(tmpdir_env: Path, tmp_path: Path) -> None:
+    folder = client.runtime_dir(dict(os.environ))
+    assert folder is not None
+    old, fresh = Path(folder, "warm-up.old"), Path(folder, "warm-up.fresh")
+    for path in (old, fresh):
+        (path / "state").mkdir(parents=True)
+    past = time.time() - 2 * 3600
+    os.utime(old, (past, past))
+    _start(tmpdir_env, tmp_path / "state")
+    assert not old.exists() and fresh.exists()

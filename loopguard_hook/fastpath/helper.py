@@ -65,6 +65,7 @@ def main(argv: list[str] | None = None) -> int:
         lock = _take_lock(folder, key)
         if lock is None:
             return 1
+        _remove_old_scratch(folder)
         warm_up(folder)
         server = _listen(folder, key)
     finally:
@@ -74,6 +75,19 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         server.close()
     return 0
+
+
+#: A warm-up scratch folder older than this was left by a spare that was killed.
+SCRATCH_MAX_AGE_SECONDS = 3600.0
+
+
+def _remove_old_scratch(folder: str) -> None:
+    cutoff = time.time() - SCRATCH_MAX_AGE_SECONDS
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            if entry.name.startswith("warm-up.") and entry.is_dir(follow_symlinks=False):
+                if entry.stat(follow_symlinks=False).st_mtime < cutoff:
+                    shutil.rmtree(entry.path, ignore_errors=True)
 
 
 def _take_lock(folder: str, key: str) -> int | None:
