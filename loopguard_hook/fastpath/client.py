@@ -51,9 +51,11 @@ _OFF = ("0", "off", "no", "false")
 PROTOCOL = b"loopguard-hook resident 1\n"
 #: How long a client waits for the helper's greeting before handling the event itself. The
 #: greeting is sent as soon as the helper accepts (well under a millisecond when it is idle).
-HELLO_TIMEOUT = 0.5
-#: How long handing over the request may take (a 5 MiB Write is about 17 MB of JSON).
-SEND_TIMEOUT = 5.0
+HELLO_TIMEOUT = 0.25
+#: How long handing over the request may take (a 5 MiB Write is about 17 MB of JSON, a few
+#: milliseconds). With the greeting's, it keeps what a stopped or overloaded helper can add to an
+#: event (then run in-process) near the default 2 s lock bound.
+SEND_TIMEOUT = 2.0
 #: The answer comes after `hook.run`, whose lock wait is bounded by `lock_timeout_seconds`
 #: (at most 60 s, config.py), plus the event's own work.
 REPLY_TIMEOUT = 70.0
