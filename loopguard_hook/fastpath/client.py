@@ -132,16 +132,21 @@ def process_context(proc: str = "/proc/self") -> tuple[bool, bytes]:
     return confined, b"\n".join([*lines, limits, *spaces])
 
 
+def runtime_path(environ: Mapping[str, str]) -> str:
+    """`<TMPDIR>/loopguard-hook-<uid>` (`/tmp` when TMPDIR is unset or relative)."""
+    base = environ.get("TMPDIR") or "/tmp"
+    if not base.startswith("/"):
+        base = "/tmp"
+    return os.path.join(base, f"loopguard-hook-{os.getuid()}")
+
+
 def runtime_dir(environ: Mapping[str, str]) -> str | None:
     """The user's private helper directory, created 0700 if missing; None if it is not safe.
 
     Safe means: a real directory (not a symlink), owned by this user, no group or other bits.
     """
-    base = environ.get("TMPDIR") or "/tmp"
-    if not base.startswith("/"):
-        base = "/tmp"
     uid = os.getuid()
-    path = os.path.join(base, f"loopguard-hook-{uid}")
+    path = runtime_path(environ)
     try:
         os.mkdir(path, 0o700)
     except FileExistsError:
