@@ -67,6 +67,7 @@ TARGETS = {
     "hook_vs_pass_stretch": 3.5,
     "long_vs_short": 1.05,
     "big_vs_small": 2.0,
+    "resident_vs_pass": 1.5,
     "rss_payload_factor": 3.0,
     "state_bytes": 64 * 1024,
 }
@@ -624,6 +625,10 @@ class Case:
         return "remind" if specific.get("additionalContext") else "?"
 
 
+def by_key_of(cases: list[Case]) -> dict[str, Case]:
+    return {c.key: c for c in cases}
+
+
 def _hook_argv(python: Path, state_dir: Path) -> list[str]:
     script = python.parent / "loopguard-hook"
     if script.exists():
@@ -640,7 +645,42 @@ def child_env(work: Path) -> dict[str, str]:
     env["PYTHONPYCACHEPREFIX"] = str(work / "pycache")
     env["XDG_CONFIG_HOME"] = str(work / "xdg-config")
     env["XDG_CACHE_HOME"] = str(work / "xdg-cache")
+    env["TMPDIR"] = str(work)  # the resident helper's folder: this run's own helper
+    env["LOOPGUARD_RESIDENT"] = "off"  # the in-process rows; the resident rows drop it
     return env
+
+
+def resident_env(env: dict[str, str]) -> dict[str, str]:
+    """The environment of the resident rows: the fast path on (its default)."""
+    return {k: v for k, v in env.items() if k != "LOOPGUARD_RESIDENT"}
+
+
+#: What the console script does, without the `import re` of pip's wrapper (uv's wrapper has none).
+#: Run with `-P`, as a script is: the current directory (this checkout) stays off `sys.path`.
+LEAN_LAUNCHER = "import sys; from loopguard_hook._entry import main; sys.exit(main())"
+
+
+def start_helper(runner: Runner, case: Case, work: Path, timeout: float = 30.0) -> bool:
+    """Run `case` once (it starts the helper) and wait until the helper listens."""
+    case.run(runner, keep=False)
+    folder = work / f"loopguard-hook-{os.getuid()}"
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if folder.is_dir() and any(folder.glob("*.sock")) and not any(folder.glob("*.starting")):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def stop_helpers(work: Path) -> None:
+    """Kill the helpers this run started (each a process group: the helper and its children)."""
+    for lock in (work / f"loopguard-hook-{os.getuid()}").glob("*.lock"):
+        text = lock.read_text().strip()
+        if text.isdigit():
+            try:
+                os.killpg(int(text), 9)
+            except (ProcessLookupError, PermissionError):
+                pass
 
 
 def _attempts(path: Path) -> int:
@@ -648,13 +688,13 @@ def _attempts(path: Path) -> int:
 
 
 def run_concurrency(runner: Runner, python: Path, snapshot: Path, saved: bytes, payloads: dict[str, Any],
-                    work: Path) -> dict[str, Any]:
+                    work: Path, env: dict[str, str] | None = None) -> dict[str, Any]:
     snapshot.write_bytes(saved)
     before = _attempts(snapshot)
     argv = _hook_argv(python, snapshot.parent.parent)
     outs = work / "concurrent"
     outs.mkdir(exist_ok=True)
-    jobs = [(argv, runner.env, payloads[f"par_{i:02d}"]["path"], str(outs / f"{i}.out"), str(outs / f"{i}.err"))
+    jobs = [(argv, env or runner.env, payloads[f"par_{i:02d}"]["path"], str(outs / f"{i}.out"), str(outs / f"{i}.err"))
             for i in range(CONCURRENT)]
     wall, results = runner.batch(jobs)
     codes = [rc for rc, _, _ in results]
@@ -840,7 +880,7 @@ def report(results: dict[str, Any]) -> str:
                  f"load average before/after: {results['load_before']} / {results['load_after']}")
     lines.append("")
     header = (f"{'case':<48} {'wall ms':>7} {'p25-p75':>15} {'+ms':>6} {'x pass':>7} {'x deps':>7} {'cpu ms':>7} "
-              f"{'x pass':>7} {'best ms':>7} {'x pass':>7} {'RSS MiB':>8} {'answer':>7}")
+              f"{'x pass':>7} {'best ms':>7} {'x pass':>7} {'paired':>7} {'RSS MiB':>8} {'answer':>7}")
     lines.append(header)
     lines.append("-" * len(header))
     base = results["cases"][0]["wall_s"]["median"]
@@ -850,7 +890,7 @@ def report(results: dict[str, Any]) -> str:
         lines.append(
             f"{row['label']:<48} {_ms(w['median'])} {_ms(w['p25']).strip():>7}-{_ms(w['p75']).strip():<7} "
             f"{(w['median'] - base) * 1000:6.1f} {row['wall_x_pass']:7.2f} {row['wall_x_deps']:7.2f} {_ms(c['median'])} {row['cpu_x_pass']:7.2f} "
-            f"{_ms(w['min'])} {w['min'] / best:7.2f} "
+            f"{_ms(w['min'])} {w['min'] / best:7.2f} {row['paired_wall_x_pass']:7.2f} "
             f"{row['maxrss_kib_median'] / 1024:8.1f} {row['answer']:>7}"
             + (f"  FAILED x{row['failures']}" if row["failures"] else "")
         )
@@ -862,6 +902,11 @@ def report(results: dict[str, Any]) -> str:
                  f"{[t['recorded'] for t in conc['trials']]} of {CONCURRENT}; exit 1: "
                  f"{sum(t['exit_codes_nonzero'] for t in conc['trials'])} (lock timeouts: "
                  f"{sum(t['lock_timeouts'] for t in conc['trials'])})")
+    rc = conc["resident"]
+    lines.append(f"resident: {CONCURRENT} concurrent hooks ({len(rc['trials'])} trials): wall median "
+                 f"{rc['wall_s_median'] * 1000:.0f} ms, CPU {rc['cpu_s_median'] * 1000:.0f} ms (clients only); recorded "
+                 f"{[t['recorded'] for t in rc['trials']]} of {CONCURRENT}; exit 1: "
+                 f"{sum(t['exit_codes_nonzero'] for t in rc['trials'])}")
     sizes = results["state_file_bytes"]
     lines.append("state file: " + ", ".join(f"{int(k):,} calls {v / 1024:.1f} KiB" for k, v in sizes.items()))
     b = results["build"]
@@ -973,10 +1018,15 @@ def main(argv: list[str] | None = None) -> int:
         runner = Runner(work, env)
         py = str(python)
 
-        def hook(key: str, label: str, payload: str, snap: str, case_env: dict[str, str] | None = None) -> Case:
+        def hook(key: str, label: str, payload: str, snap: str, case_env: dict[str, str] | None = None,
+                 argv: list[str] | None = None) -> Case:
             snapshot = Path(snapshots[snap])
-            return Case(key, label, _hook_argv(python, snapshot.parent.parent), payloads[payload]["path"],
-                        snapshot=str(snapshot), env=case_env, payload_bytes=payloads[payload]["bytes"])
+            state = snapshot.parent.parent
+            return Case(key, label, (argv + ["--state-dir", str(state)]) if argv else _hook_argv(python, state),
+                        payloads[payload]["path"], snapshot=str(snapshot), env=case_env,
+                        payload_bytes=payloads[payload]["bytes"])
+
+        res = resident_env(env)
 
         cases = [
             Case("pass", "python -c pass", [py, "-c", "pass"]),
@@ -986,6 +1036,15 @@ def main(argv: list[str] | None = None) -> int:
             hook("hook_10000", "hook PreToolUse small, 10,000 prior calls", "pre_small", "10000"),
             hook("post_small", "hook PostToolUse Write small, 1,000 calls", "post_write_small", "1000-pending-writes"),
             hook("post_big", "hook PostToolUse Write 5 MiB file, 1,000 calls", "post_write_big", "1000-pending-writes"),
+            hook("res_10", "resident: PreToolUse small, 10 prior calls", "pre_small", "10", res),
+            hook("res_1000", "resident: PreToolUse small, 1,000 prior calls", "pre_small", "1000", res),
+            hook("res_10000", "resident: PreToolUse small, 10,000 prior calls", "pre_small", "10000", res),
+            hook("res_post_small", "resident: PostToolUse Write small, 1,000", "post_write_small", "1000-pending-writes", res),
+            hook("res_post_big", "resident: PostToolUse Write 5 MiB, 1,000", "post_write_big", "1000-pending-writes", res),
+            hook("res_lean_1000", "resident, lean launcher: PreToolUse, 1,000", "pre_small", "1000", res,
+                 [py, "-P", "-c", LEAN_LAUNCHER]),
+            hook("res_lean_post_big", "resident, lean launcher: Post 5 MiB, 1,000", "post_write_big",
+                 "1000-pending-writes", res, [py, "-P", "-c", LEAN_LAUNCHER]),
         ]
         if not args.quick:
             no_pyc = {k: v for k, v in env.items() if k != "PYTHONPYCACHEPREFIX"}
@@ -1001,7 +1060,16 @@ def main(argv: list[str] | None = None) -> int:
                 Case("imp_dataclasses", "python -c 'import dataclasses'", [py, "-c", "import dataclasses"]),
                 Case("imp_typing", "python -c 'import typing'", [py, "-c", "import typing"]),
                 Case("imp_hook", "python -c 'import loopguard_hook.hook'", [py, "-c", "import loopguard_hook.hook"]),
+                Case("imp_re", "python -c 'import re' (pip's wrapper does)", [py, "-c", "import re"]),
+                Case("imp_socket", "python -c 'import socket'", [py, "-c", "import socket"]),
+                Case("imp__socket", "python -c 'import _socket'", [py, "-c", "import _socket"]),
+                Case("imp_client", "python -c 'import <the resident client>'",
+                     [py, "-c", "import loopguard_hook._entry, loopguard_hook.fastpath.client"]),
+                hook("res_pre_big", "resident: PreToolUse Write 5 MiB, 1,000", "pre_write_big", "1000", res),
             ]
+        for key in ("res_1000", "res_lean_1000"):  # the console script and `python -c` each have their own
+            if not start_helper(runner, by_key_of(cases)[key], work):
+                print(f"no resident helper came up for {key}: its rows measure the in-process path", file=sys.stderr)
         order = random.Random(args.seed)
         print(f"measuring {len(cases)} cases x {rounds} rounds...", file=sys.stderr)
         for i in range(warmup + rounds):
@@ -1041,11 +1109,16 @@ def main(argv: list[str] | None = None) -> int:
         conc_snapshot = Path(snapshots["1000"])
         saved = conc_snapshot.read_bytes()
         trials = [run_concurrency(runner, python, conc_snapshot, saved, payloads, work) for _ in range(1 if args.quick else 7)]
+        res_trials = [run_concurrency(runner, python, conc_snapshot, saved, payloads, work, res)
+                      for _ in range(1 if args.quick else 7)]
         conc_snapshot.write_bytes(saved)
         one = row["hook_1000"]["wall_s"]["median"]
         conc_wall = statistics.median(t["wall"] for t in trials)
         concurrency = {"trials": trials, "wall_s_median": conc_wall, "wall_x_one_hook": conc_wall / one,
-                       "cpu_s_median": statistics.median(t["cpu_total"] for t in trials)}
+                       "cpu_s_median": statistics.median(t["cpu_total"] for t in trials),
+                       "resident": {"trials": res_trials,
+                                    "wall_s_median": statistics.median(t["wall"] for t in res_trials),
+                                    "cpu_s_median": statistics.median(t["cpu_total"] for t in res_trials)}}
 
         state_sizes = {k: os.path.getsize(v) for k, v in snapshots.items() if k.isdigit()}
 
@@ -1079,7 +1152,19 @@ def main(argv: list[str] | None = None) -> int:
             ratio("hook @10,000 calls vs @10 calls", "hook_10000", "hook_10", TARGETS["long_vs_short"], "{:.3f}x"),
             ratio("PostToolUse 5 MiB Write vs small PreToolUse (@1,000)", "post_big", "hook_1000",
                   TARGETS["big_vs_small"], "{:.2f}x"),
+            ratio("resident: hook @1,000 calls vs python -c pass", "res_1000", "pass",
+                  TARGETS["resident_vs_pass"], "{:.2f}x"),
+            ratio("resident, lean launcher: hook @1,000 vs python -c pass", "res_lean_1000", "pass",
+                  TARGETS["resident_vs_pass"], "{:.2f}x"),
+            ratio("resident: PostToolUse 5 MiB vs small PreToolUse", "res_post_big", "res_1000",
+                  TARGETS["big_vs_small"], "{:.2f}x"),
+            ratio("resident, lean launcher: Post 5 MiB vs small Pre", "res_lean_post_big", "res_lean_1000",
+                  TARGETS["big_vs_small"], "{:.2f}x"),
         ]
+        for key in ("res_1000", "res_lean_1000"):
+            paired = row[key]["paired_wall_x_pass"]
+            targets.append(_target(f"{key}: median of paired ratios to python -c pass", paired,
+                                   TARGETS["resident_vs_pass"], "{:.2f}x"))
         for key in ("hook_1000", "post_big"):
             r = row[key]
             limit = pass_rss + TARGETS["rss_payload_factor"] * r["payload_bytes"]
@@ -1090,6 +1175,8 @@ def main(argv: list[str] | None = None) -> int:
                                TARGETS["state_bytes"] / 1024, "{:.1f} KiB"))
         lost = sum(CONCURRENT - t["recorded"] for t in trials)
         targets.append(_target(f"{CONCURRENT} concurrent: updates lost (all trials)", lost, 0, "{:.0f}"))
+        res_lost = sum(CONCURRENT - t["recorded"] for t in res_trials)
+        targets.append(_target(f"resident: {CONCURRENT} concurrent: updates lost (all trials)", res_lost, 0, "{:.0f}"))
         conc_cpu = statistics.median(t["cpu_total"] for t in trials)
         targets.append(_target(f"{CONCURRENT} concurrent: wall vs one hook's median", conc_wall / one, CONCURRENT, "{:.1f}x",
                                conc_cpu / row["hook_1000"]["cpu_s"]["median"]))
@@ -1127,6 +1214,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if runner is not None:
             runner.close()
+        stop_helpers(work)
         shutil.rmtree(work, ignore_errors=True)
 
 

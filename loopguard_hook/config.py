@@ -152,7 +152,11 @@ def read_toml(path: str, source: str) -> Layer:
 
 
 _ENV_PREFIX = "LOOPGUARD_"
-_ENV_NOT_KEYS = frozenset({"LOOPGUARD_STATE_DIR", "LOOPGUARD_CONFIG"})
+#: Variables that are not settings: where files are, and the resident helper's switch and idle
+#: timeout (fastpath/client.py).
+_ENV_NOT_KEYS = frozenset(
+    {"LOOPGUARD_STATE_DIR", "LOOPGUARD_CONFIG", "LOOPGUARD_RESIDENT", "LOOPGUARD_RESIDENT_IDLE_SECONDS"}
+)
 
 
 def _parse_env(key: str, raw: str) -> Any:

@@ -23,16 +23,24 @@ def _read_stdin() -> bytes:
 
 
 def run_hook(values: dict[str, object]) -> int:
-    """Read stdin, run the hook, write stdout/stderr; return the exit code (0 or 1)."""
-    from .hook import HookOptions, run
+    """Read stdin, run the hook, write stdout/stderr; return the exit code (0 or 1).
 
-    options = HookOptions(**values)  # type: ignore[arg-type]
-    # No local name keeps the payload bytes: `run` drops them once parsed (a Write can be MBs).
-    result = run(_read_stdin(), options=options, environ=os.environ, clock=lambda: _STARTED)
-    stderr, code = result.stderr, int(result.exit_code)
-    if result.stdout and sys.stdout is not None:  # stdout may be closed (`>&-`)
+    The resident helper (`fastpath`) answers when it can; otherwise the event runs here.
+    """
+    payload = [_read_stdin()]
+    reply = _resident(values, payload[0])
+    if reply is None:
+        from .hook import HookOptions, run
+
+        options = HookOptions(**values)  # type: ignore[arg-type]
+        # `run` gets the only reference to the payload bytes and drops them once parsed (a
+        # Write can be MBs).
+        result = run(payload.pop(), options=options, environ=os.environ, clock=lambda: _STARTED)
+        reply = (int(result.exit_code), result.stdout, result.stderr)
+    code, stdout, stderr = reply
+    if stdout and sys.stdout is not None:  # stdout may be closed (`>&-`)
         try:
-            sys.stdout.buffer.write(result.stdout)
+            sys.stdout.buffer.write(stdout)
             sys.stdout.flush()
         except OSError as exc:  # a full disk, a closed pipe: the client sees no decision
             stderr = unwritable_stdout(exc) + "; the call was let through"
@@ -43,6 +51,23 @@ def run_hook(values: dict[str, object]) -> int:
         except OSError:
             pass
     return code
+
+
+#: `LOOPGUARD_RESIDENT` values that turn the fast path off (checked here too, so that the
+#: in-process path then imports nothing of it).
+_OFF = ("0", "off", "no", "false")
+
+
+def _resident(values: dict[str, object], raw: bytes) -> tuple[int, bytes, str] | None:
+    """The resident helper's answer, or None to handle the event in this process."""
+    if os.environ.get("LOOPGUARD_RESIDENT", "").strip().lower() in _OFF:
+        return None
+    try:
+        from .fastpath.client import handle
+
+        return handle(values, raw, _STARTED, os.environ)
+    except Exception:  # the fast path fails open to the in-process path
+        return None
 
 
 def unwritable_stdout(exc: OSError) -> str:

@@ -1,0 +1,338 @@
+"""The hook process's side of the fast path: hand the event to the resident helper.
+
+The console script calls `handle` with what the in-process hook would get (the parsed options,
+the stdin bytes, the process start time, the environment, the working directory). It returns the
+helper's answer `(exit code, stdout bytes, stderr text)`, or None when the event must be handled
+in-process: no helper yet (one is then started for the next event), a helper that is stale,
+busy, from another build or another user, or any error before the request was handed over.
+
+Once the whole request is in the socket the helper may have recorded the event, so it is never
+handled a second time: if no answer comes (the helper was killed mid-event), the call is let
+through with one stderr line and exit 1, as for any internal error.
+
+Imports: `os`, `sys`, `marshal` (loaded by every interpreter), `_socket` and `_blake2` (one
+shared library each, about 0.1 ms). `socket`, `json`, `re` and `struct` cost 3 to 5 ms each
+here (bench/README.md) and are not used.
+
+Where the helper lives: `<TMPDIR or /tmp>/loopguard-hook-<uid>/`, a 0700 directory this code
+creates, owned by the user; anything else in its place (a symlink, another owner, wider modes)
+disables the fast path. The system temp dir is used because sandboxed hooks may write there but
+not under `$HOME` (DeepSeek Harness workspace-write, Codex workspace-write). One socket per
+build: `<key>.sock`, where the key digests the package version, its files' sizes and mtimes, the
+interpreter and the package path, so a client never talks to the helper of another build.
+"""
+
+from __future__ import annotations
+
+import _socket
+import marshal
+import os
+import stat
+import sys
+import time
+from _blake2 import blake2b
+
+from .. import __version__
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # `typing` and `collections.abc` cost milliseconds to import here
+    from collections.abc import Mapping
+
+#: Answer of a helper: (exit code, stdout bytes, stderr text without its newline).
+Reply = tuple[int, bytes, str]
+
+#: Set to `off` (or 0, no, false) to handle every event in-process.
+ENV_SWITCH = "LOOPGUARD_RESIDENT"
+#: Seconds a helper waits for the next event before it exits (default `IDLE_SECONDS`).
+ENV_IDLE = "LOOPGUARD_RESIDENT_IDLE_SECONDS"
+IDLE_SECONDS = 600.0
+_OFF = ("0", "off", "no", "false")
+
+PROTOCOL = b"loopguard-hook resident 1\n"
+#: How long a client waits for the helper's greeting before handling the event itself. The
+#: greeting is sent as soon as the helper accepts (well under a millisecond when it is idle).
+HELLO_TIMEOUT = 0.25
+#: How long handing over the request may take (a 5 MiB Write is about 17 MB of JSON, a few
+#: milliseconds). With the greeting's, it keeps what a stopped or overloaded helper can add to an
+#: event (then run in-process) near the default 2 s lock bound.
+SEND_TIMEOUT = 2.0
+#: The answer comes after `hook.run`, whose lock wait is bounded by `lock_timeout_seconds`
+#: (at most 60 s, config.py), plus the event's own work.
+REPLY_TIMEOUT = 70.0
+LOST = "loopguard-hook: internal error (the resident helper stopped mid-event); the call was let through"
+
+#: Reply tags: an answer, or "handle it yourself" (the helper could not enter the client's cwd).
+ANSWER = b"A"
+DECLINE = b"D"
+
+
+def handle(values: dict[str, object], raw: bytes, clock: float, environ: Mapping[str, str]) -> Reply | None:
+    """Run one hook event in the resident helper.
+
+    `values` are the hook's keyword options (`HookOptions` fields), `raw` the stdin bytes,
+    `clock` the event time (Unix seconds), `environ` the environment the hook reads (`LOOPGUARD_*`,
+    `CLAUDE_PROJECT_DIR`, and `HOME`/`XDG_CONFIG_HOME`/`XDG_CACHE_HOME` through platformdirs);
+    the helper runs the event with exactly this environment and the current directory.
+
+    Returns the answer, or None when the caller must handle the event in-process.
+    """
+    if environ.get(ENV_SWITCH, "").strip().lower() in _OFF or not hasattr(_socket, "SO_PEERCRED"):
+        return None
+    confined, context = process_context()
+    folder = None if confined else runtime_dir(environ)
+    if folder is None:
+        return None
+    key = helper_key(context, environ)
+    if len(os.fsencode(os.path.join(folder, key + ".sock"))) > MAX_SOCKET_PATH:
+        return None
+    sock = _connect(folder, key, environ)
+    if sock is None:
+        return None
+    try:
+        if not _hand_over(sock, values, raw, clock, environ):
+            return None
+        return _answer(sock)
+    finally:
+        sock.close()
+
+
+#: Longest Unix socket path Linux takes (`sun_path` is 108 bytes with its NUL).
+MAX_SOCKET_PATH = 107
+
+
+#: Lines of /proc/self/status that decide what a process may do.
+_STATUS_FIELDS = (b"Uid:", b"Gid:", b"Groups:", b"CapInh:", b"CapPrm:", b"CapEff:", b"CapBnd:", b"CapAmb:",
+                  b"NoNewPrivs:", b"Seccomp:")
+
+
+def process_context(proc: str = "/proc/self") -> tuple[bool, bytes]:
+    """(confined, what a helper must share with this process to act for it).
+
+    The second part holds the credentials, capabilities (`Cap*` of `status`), resource limits
+    (`limits`: a hook started under `ulimit -f` must hit it in the helper too) and namespaces;
+    it goes into the helper's key, so a process only ever meets a helper started with the same
+    rights. A helper started by a client inherits them all.
+
+    Confined: `NoNewPrivs: 1` or a seccomp filter, i.e. a sandbox. DeepSeek Harness confines
+    hooks (Landlock or bubblewrap, both with no_new_privs; under bubblewrap /tmp is a fresh tmpfs
+    per hook call, dsh-facts): a helper started there could not be found again, and one started
+    outside has other rights. Such events run in-process. Codex and Claude Code hooks are not
+    confined (research/codex-hooks.md addendum). Without /proc nothing can be told: confined.
+    """
+    try:
+        with open(f"{proc}/status", "rb") as fh:
+            status = fh.read()
+        with open(f"{proc}/limits", "rb") as fh:
+            limits = fh.read()
+        spaces = [os.readlink(f"{proc}/ns/{name}").encode() for name in ("mnt", "user", "pid")]
+    except OSError:
+        return True, b""
+    lines = [line for line in status.split(b"\n") if line.startswith(_STATUS_FIELDS)]
+    confined = b"NoNewPrivs:\t1" in lines or not any(line == b"Seccomp:\t0" for line in lines)
+    return confined, b"\n".join([*lines, limits, *spaces])
+
+
+def runtime_path(environ: Mapping[str, str]) -> str:
+    """`<TMPDIR>/loopguard-hook-<uid>` (`/tmp` when TMPDIR is unset or relative)."""
+    base = environ.get("TMPDIR") or "/tmp"
+    if not base.startswith("/"):
+        base = "/tmp"
+    return os.path.join(base, f"loopguard-hook-{os.getuid()}")
+
+
+def runtime_dir(environ: Mapping[str, str]) -> str | None:
+    """The user's private helper directory, created 0700 if missing; None if it is not safe.
+
+    Safe means: a real directory (not a symlink), owned by this user, no group or other bits.
+    """
+    uid = os.getuid()
+    path = runtime_path(environ)
+    try:
+        os.mkdir(path, 0o700)
+    except FileExistsError:
+        pass
+    except OSError:
+        return None
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != uid or st.st_mode & 0o077:
+        return None
+    return path
+
+
+#: The installed package's folder (`loopguard_hook/`).
+PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def helper_key(context: bytes, environ: Mapping[str, str], root: str = PACKAGE_ROOT) -> str:
+    """The key of the helper that may serve this process: a digest of the build (version,
+    interpreter, package path, every module's size and mtime: any upgrade or edit of the package
+    changes it), of the interpreter's `PYTHON*` variables in `environ` (`PYTHONPATH` decides
+    which modules load), and of `context` (`process_context`). 32 hex characters."""
+    python = sorted((k, v) for k, v in environ.items() if k.startswith("PYTHON"))
+    parts = [__version__, sys.version, sys.executable, root, repr(python), context.decode("utf-8", "replace")]
+    pending = [root]
+    while pending:
+        folder = pending.pop()
+        with os.scandir(folder) as entries:
+            for entry in sorted(entries, key=lambda e: e.name):
+                if entry.name.endswith(".py") and entry.is_file(follow_symlinks=False):
+                    st = entry.stat(follow_symlinks=False)
+                    parts.append(f"{entry.path}:{st.st_size}:{st.st_mtime_ns}")
+                elif entry.is_dir(follow_symlinks=False) and entry.name != "__pycache__":
+                    pending.append(entry.path)
+    return blake2b("\n".join(parts).encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
+
+
+def hello(key: str) -> bytes:
+    """The greeting a helper sends on every connection: protocol line and build key."""
+    return PROTOCOL + key.encode("ascii") + b"\n"
+
+
+def peer_uid(sock: _socket.socket) -> int:
+    """The uid of the process at the other end of a Unix socket (Linux `SO_PEERCRED`)."""
+    cred = sock.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, 12)  # struct ucred: pid, uid, gid
+    return int.from_bytes(cred[4:8], sys.byteorder)
+
+
+def _connect(folder: str, key: str, environ: Mapping[str, str]) -> _socket.socket | None:
+    """A connection to this build's helper that greeted us, or None (and a helper is started if
+    there is none)."""
+    path = os.path.join(folder, key + ".sock")
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        start_helper(folder, key, environ)
+        return None
+    except OSError:
+        return None
+    if not stat.S_ISSOCK(st.st_mode) or st.st_uid != os.getuid():
+        return None
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        sock.settimeout(HELLO_TIMEOUT)
+        try:
+            sock.connect(path)
+        except (ConnectionRefusedError, FileNotFoundError):  # a helper that died: start another
+            start_helper(folder, key, environ)
+            raise
+        want = hello(key)
+        if peer_uid(sock) != os.getuid() or read_exactly(sock, len(want)) != want:
+            raise ConnectionError("not this build's helper")
+        return sock
+    except OSError:
+        sock.close()
+        return None
+
+
+def _hand_over(sock: _socket.socket, values: dict[str, object], raw: bytes, clock: float, environ: Mapping[str, str]) -> bool:
+    """Send the whole request; False if it could not be (then the helper does nothing)."""
+    try:
+        mask = os.umask(0o077)
+        os.umask(mask)
+        head = marshal.dumps((values, dict(environ), os.getcwd(), mask, clock, len(raw)))
+        sock.settimeout(SEND_TIMEOUT)
+        sock.sendall(len(head).to_bytes(8, "little") + head)
+        sock.sendall(raw)
+    except (OSError, ValueError):
+        return False
+    return True
+
+
+def _answer(sock: _socket.socket) -> Reply | None:
+    """Read the helper's reply after the request was handed over (the point of no return)."""
+    try:
+        sock.settimeout(REPLY_TIMEOUT)
+        data = _read_to_end(sock)
+    except OSError:
+        return (1, b"", LOST)
+    if data == DECLINE:
+        return None
+    if data[:1] == ANSWER:
+        try:
+            code, out, err = marshal.loads(data[1:])
+        except (ValueError, EOFError, TypeError):
+            return (1, b"", LOST)
+        if isinstance(code, int) and isinstance(out, bytes) and isinstance(err, str):
+            return (code, out, err)
+    return (1, b"", LOST)
+
+
+def read_exactly(sock: _socket.socket, size: int) -> bytes:
+    """Exactly `size` bytes from `sock`; ConnectionError if it closes first."""
+    chunks = []
+    while size > 0:
+        chunk = sock.recv(min(size, 1 << 20))
+        if not chunk:
+            raise ConnectionError("connection closed early")
+        chunks.append(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
+
+
+def _read_to_end(sock: _socket.socket) -> bytes:
+    chunks = []
+    while chunk := sock.recv(1 << 16):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+#: A start marker younger than this means a helper is starting: do not start another.
+START_GRACE_SECONDS = 10.0
+
+
+def start_helper(folder: str, key: str, environ: Mapping[str, str]) -> None:
+    """Start this build's helper in the background, detached, unless one is already starting.
+
+    The helper gets this process's environment (to import the same package) and the idle timeout
+    from `LOOPGUARD_RESIDENT_IDLE_SECONDS`; it never serves a request with it (each request
+    carries its own). `-P` keeps the current directory (an agent's workspace) off its `sys.path`.
+    """
+    if not _claim_start(os.path.join(folder, key + ".starting")):
+        return
+    idle = environ.get(ENV_IDLE, "") or str(IDLE_SECONDS)
+    code = "from loopguard_hook.fastpath.helper import main; main()"
+    argv = [sys.executable, "-P", "-c", code, folder, key, idle]
+    actions: list[tuple[int, ...] | tuple[int, int, str, int, int]] = [
+        (os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)
+    ]
+    actions += [(os.POSIX_SPAWN_CLOSE, fd) for fd in _open_fds() if fd > 2]
+    try:
+        os.posix_spawn(sys.executable, argv, dict(environ), file_actions=actions, setsid=True)
+    except OSError:
+        _unlink(os.path.join(folder, key + ".starting"))
+
+
+def _open_fds() -> list[int]:
+    """This process's open descriptors (so the helper inherits none of the host's pipes)."""
+    try:
+        return [int(name) for name in os.listdir("/proc/self/fd")]
+    except (OSError, ValueError):
+        return list(range(3, 64))
+
+
+def _claim_start(marker: str) -> bool:
+    """Create the start marker; False when a helper started less than `START_GRACE_SECONDS` ago."""
+    for _ in range(2):
+        try:
+            os.close(os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600))
+            return True
+        except FileExistsError:
+            try:
+                if os.lstat(marker).st_mtime > time.time() - START_GRACE_SECONDS:
+                    return False
+            except OSError:
+                return False
+            _unlink(marker)  # left by a helper that never came up
+        except OSError:
+            return False
+    return False
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass

@@ -1,0 +1,271 @@
+"""The fast path's client: when it stands aside, what it trusts, and how it fails open.
+
+Servers here are fakes bound where the client looks for its helper, so each failure (another
+build, a helper that never greets, one that dies mid-event, one that declines) is exact.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from resident import folder_of, this_key
+
+from loopguard_hook.fastpath import client
+
+VALUES: dict[str, object] = {"state_dir": "/nonexistent/state"}
+
+
+def _no_spawn(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    started: list[list[str]] = []
+    monkeypatch.setattr(client.os, "posix_spawn", lambda path, argv, env, **kw: started.append(argv) or 1)
+    return started
+
+
+def _serve(path: Path, behave: Callable[[socket.socket], None]) -> threading.Thread:
+    """A fake helper on `path` that handles one connection with `behave`."""
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(str(path))
+    server.listen(4)
+
+    def run() -> None:
+        conn, _ = server.accept()
+        with conn:
+            behave(conn)
+        server.close()
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread
+
+
+def _socket_path(tmpdir: Path) -> Path:
+    folder = client.runtime_dir(dict(os.environ))
+    assert folder is not None and Path(folder) == folder_of(tmpdir)
+    return Path(folder) / f"{this_key()}.sock"
+
+
+def _read_request(conn: socket.socket) -> tuple[object, ...]:
+    import marshal
+
+    size = int.from_bytes(client.read_exactly(conn, 8), "little")  # type: ignore[arg-type]
+    head = marshal.loads(client.read_exactly(conn, size))  # type: ignore[arg-type]
+    client.read_exactly(conn, head[-1])  # type: ignore[arg-type]
+    return tuple(head)
+
+
+# -- when the fast path stands aside ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", ["off", "0", "no", "FALSE"])
+def test_the_switch_turns_it_off(value: str, tmpdir_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    started = _no_spawn(monkeypatch)
+    assert client.handle(VALUES, b"{}", 1.0, {**os.environ, "LOOPGUARD_RESIDENT": value}) is None
+    assert not started and not folder_of(tmpdir_env).exists()
+
+
+def test_a_confined_process_runs_in_process_and_starts_nothing(tmpdir_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    started = _no_spawn(monkeypatch)
+    monkeypatch.setattr(client, "process_context", lambda: (True, b""))
+    assert client.handle(VALUES, b"{}", 1.0, dict(os.environ)) is None
+    assert not started and not folder_of(tmpdir_env).exists()
+
+
+def _fake_proc(tmp_path: Path, nnp: str, seccomp: str) -> str:
+    proc = tmp_path / "proc"
+    (proc / "ns").mkdir(parents=True)
+    (proc / "status").write_bytes(
+        b"Name:\tpython\nUid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\nGroups:\t\nCapEff:\t000001ffffffffff\n"
+        + f"NoNewPrivs:\t{nnp}\nSeccomp:\t{seccomp}\nSeccomp_filters:\t0\nVmRSS:\t1 kB\n".encode()
+    )
+    (proc / "limits").write_bytes(b"Max file size  unlimited  unlimited  bytes\n")
+    for name in ("mnt", "user", "pid"):
+        os.symlink(f"{name}:[4026531840]", proc / "ns" / name)
+    return str(proc)
+
+
+@pytest.mark.parametrize(("nnp", "seccomp", "confined"), [("0", "0", False), ("1", "0", True), ("0", "2", True)])
+def test_no_new_privs_or_seccomp_means_a_sandbox(tmp_path: Path, nnp: str, seccomp: str, confined: bool) -> None:
+    """DeepSeek Harness's Landlock and bubblewrap sandboxes both set no_new_privs (dsh-facts)."""
+    seen, context = client.process_context(_fake_proc(tmp_path, nnp, seccomp))
+    assert seen is confined
+    assert b"CapEff:" in context and b"Max file size" in context and b"VmRSS" not in context
+
+
+def test_without_proc_nothing_can_be_told_so_it_counts_as_confined(tmp_path: Path) -> None:
+    assert client.process_context(str(tmp_path / "missing"))[0] is True
+
+
+def test_a_socket_path_too_long_for_linux_runs_in_process(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    started = _no_spawn(monkeypatch)
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    deep.mkdir(parents=True)
+    assert client.handle(VALUES, b"{}", 1.0, {**os.environ, "TMPDIR": str(deep)}) is None
+    assert not started
+
+
+# -- the private folder ----------------------------------------------------------------------
+
+
+def test_the_folder_is_created_0700(tmpdir_env: Path) -> None:
+    folder = client.runtime_dir({"TMPDIR": str(tmpdir_env)})
+    assert folder == str(folder_of(tmpdir_env))
+    st = os.lstat(folder)
+    assert st.st_mode & 0o777 == 0o700 and st.st_uid == os.getuid()
+
+
+def test_a_relative_tmpdir_is_not_used() -> None:
+    assert client.runtime_path({"TMPDIR": "relative/tmp"}) == f"/tmp/loopguard-hook-{os.getuid()}"
+    assert client.runtime_path({}) == f"/tmp/loopguard-hook-{os.getuid()}"
+
+
+@pytest.mark.parametrize("kind", ["symlink", "mode-0755", "file", "other-owner"])
+def test_an_unsafe_folder_disables_the_fast_path(kind: str, tmpdir_env: Path, tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = folder_of(tmpdir_env)
+    if kind == "symlink":
+        target = tmp_path / "elsewhere"
+        target.mkdir(mode=0o700)
+        folder.symlink_to(target)
+    elif kind == "file":
+        folder.write_text("")
+    else:
+        folder.mkdir(mode=0o700)
+        if kind == "mode-0755":
+            folder.chmod(0o755)
+        elif os.geteuid() == 0:
+            os.chown(folder, 54321, -1)
+        else:
+            pytest.skip("needs root to give the folder another owner")
+    started = _no_spawn(monkeypatch)
+    assert client.runtime_dir(dict(os.environ)) is None
+    assert client.handle(VALUES, b"{}", 1.0, dict(os.environ)) is None
+    assert not started
+
+
+# -- the key ---------------------------------------------------------------------------------
+
+
+def test_the_key_changes_with_the_build_the_rights_and_the_python_variables(tmp_path: Path) -> None:
+    package = tmp_path / "pkg"
+    (package / "sub").mkdir(parents=True)
+    module = package / "sub" / "rules.py"
+    module.write_text("A = 1\n")
+    base = client.helper_key(b"ctx", {}, str(package))
+    assert client.helper_key(b"ctx", {"HOME": "/elsewhere"}, str(package)) == base
+    assert client.helper_key(b"ctx2", {}, str(package)) != base
+    assert client.helper_key(b"ctx", {"PYTHONPATH": "/shadow"}, str(package)) != base
+    module.write_text("A = 22\n")  # an upgrade rewrites files: size or mtime change
+    assert client.helper_key(b"ctx", {}, str(package)) != base
+    assert len(base) == 32
+
+
+# -- fail open against fake helpers ----------------------------------------------------------
+
+
+def test_no_helper_runs_in_process_and_starts_one_detached(tmpdir_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    started = _no_spawn(monkeypatch)
+    assert client.handle(VALUES, b"{}", 1.0, dict(os.environ)) is None
+    assert len(started) == 1 and started[0][1] == "-P"
+    assert client.handle(VALUES, b"{}", 1.0, dict(os.environ)) is None
+    assert len(started) == 1, "a helper was being started: no second one"
+
+
+def test_a_stale_start_marker_does_not_stop_a_new_start(tmpdir_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    started = _no_spawn(monkeypatch)
+    folder = Path(client.runtime_dir(dict(os.environ)) or "")
+    marker = folder / f"{this_key()}.starting"
+    marker.write_text("")
+    old = time.time() - 2 * client.START_GRACE_SECONDS
+    os.utime(marker, (old, old))
+    assert client.handle(VALUES, b"{}", 1.0, dict(os.environ)) is None
+    assert len(started) == 1
+
+
+def test_a_helper_of_another_build_is_never_sent_a_request(tmpdir_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _no_spawn(monkeypatch)
+    got: list[bytes] = []
+
+    def other_build(conn: socket.socket) -> None:
+        conn.sendall(client.hello("0" * 32))
+        conn.settimeout(2)
+        try:
+            got.append(conn.recv(100))
+        except OSError:
+            pass
+
+    thread = _serve(_socket_path(tmpdir_env), other_build)
+    assert client.handle(VALUES, b"{}", 1.0, dict(os.environ)) is None
+    thread.join(5)
+    assert got == [b""], "the client closed without sending anything"
+
+
+def test_a_helper_that_never_greets_costs_at_most_the_greeting_timeout(tmpdir_env: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    _no_spawn(monkeypatch)
+    _serve(_socket_path(tmpdir_env), lambda conn: time.sleep(3))
+    started = time.monotonic()
+    assert client.handle(VALUES, b"{}", 1.0, dict(os.environ)) is None
+    assert time.monotonic() - started < client.HELLO_TIMEOUT + 0.5
+
+
+def test_a_helper_that_dies_after_the_request_lets_the_call_through(tmpdir_env: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    _no_spawn(monkeypatch)
+    seen: list[tuple[object, ...]] = []
+
+    def dies(conn: socket.socket) -> None:
+        conn.sendall(client.hello(this_key()))
+        seen.append(_read_request(conn))
+
+    _serve(_socket_path(tmpdir_env), dies)
+    reply = client.handle(VALUES, b'{"x": 1}', 12.5, {**os.environ, "LOOPGUARD_DENY_AT": "5"})
+    assert reply == (1, b"", client.LOST)
+    assert reply[2].startswith("loopguard-hook: internal error") and "\n" not in reply[2]
+    values, environ, cwd, mask, clock, length = seen[0]
+    assert values == VALUES and clock == 12.5 and length == 8 and cwd == os.getcwd()
+    assert isinstance(environ, dict) and environ["LOOPGUARD_DENY_AT"] == "5"
+    assert isinstance(mask, int)
+
+
+def test_a_helper_that_declines_lets_the_client_run_the_event(tmpdir_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _no_spawn(monkeypatch)
+
+    def declines(conn: socket.socket) -> None:
+        conn.sendall(client.hello(this_key()))
+        _read_request(conn)
+        conn.sendall(client.DECLINE)
+
+    _serve(_socket_path(tmpdir_env), declines)
+    assert client.handle(VALUES, b"{}", 1.0, dict(os.environ)) is None
+
+
+@pytest.mark.parametrize("answer", [b"A" + b"garbage", b"A", b"X", b""])
+def test_a_garbled_answer_lets_the_call_through(answer: bytes, tmpdir_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _no_spawn(monkeypatch)
+
+    def garbles(conn: socket.socket) -> None:
+        conn.sendall(client.hello(this_key()))
+        _read_request(conn)
+        conn.sendall(answer)
+
+    _serve(_socket_path(tmpdir_env), garbles)
+    assert client.handle(VALUES, b"{}", 1.0, dict(os.environ)) == (1, b"", client.LOST)
+
+
+def test_a_socket_file_owned_by_someone_else_is_not_used(tmpdir_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("needs root to give the socket another owner")
+    _no_spawn(monkeypatch)
+    path = _socket_path(tmpdir_env)
+    connected: list[bool] = []
+    _serve(path, lambda conn: connected.append(True))
+    os.chown(path, 54321, -1)
+    assert client.handle(VALUES, b"{}", 1.0, dict(os.environ)) is None
+    time.sleep(0.1)
+    assert not connected

@@ -1,0 +1,245 @@
+"""The resident helper as real processes: start on demand, files and modes, idle exit, kills,
+a stopped helper, the peer check, and that the event runs with the client's environment.
+
+Each test gets its own TMPDIR (so its own helper) and stops it by process group afterwards.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import stat
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from resident import alive, folder_of, helper_pids, wait_for_socket
+from test_hardening_helpers import HOOK, dumps, load_state, pre
+
+from loopguard_hook.fastpath import client
+from loopguard_hook.state import Store
+
+
+@pytest.fixture(autouse=True)
+def _patient_client(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Behaviour, not timing: on a loaded machine a fresh spare may take longer than the greeting
+    timeout, and the client would then (rightly) leave the event to the caller. The test of the
+    timeout itself sets it back."""
+    monkeypatch.setattr(client, "HELLO_TIMEOUT", 10.0)
+
+
+def _event(session: str, n: int) -> bytes:
+    return dumps(pre("claude-code", session, "Bash", {"command": f"echo {n}"}, f"toolu_{n}"))
+
+
+def _start(tmpdir: Path, state: Path, idle: str = "60") -> dict[str, str]:
+    """Start a helper the way a hook does (first event in-process); the environment it serves."""
+    env = {**os.environ, "LOOPGUARD_RESIDENT_IDLE_SECONDS": idle}
+    assert client.handle({"state_dir": str(state)}, _event("warm", 0), time.time(), env) is None
+    wait_for_socket(tmpdir)
+    return env
+
+
+def _children(pid: int) -> list[int]:
+    """Direct children of `pid` (the helper's spares and serving children)."""
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                out.append(int(entry))
+    return out
+
+
+def test_the_first_event_starts_a_helper_and_the_next_ones_are_served_by_it(tmpdir_env: Path, tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    env = _start(tmpdir_env, state)
+    [pid] = helper_pids(tmpdir_env)
+    for n in range(1, 6):
+        reply = client.handle({"state_dir": str(state)}, _event("s1", n), time.time(), env)
+        assert reply == (0, b"", ""), reply
+    assert load_state(state, "s1")["agents"]["main"]["attempts"] == 5
+    assert helper_pids(tmpdir_env) == [pid] and alive(pid)
+
+
+def test_folder_socket_and_lock_are_private_to_the_user(tmpdir_env: Path, tmp_path: Path) -> None:
+    _start(tmpdir_env, tmp_path / "state")
+    folder = folder_of(tmpdir_env)
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    files = [p for p in folder.iterdir() if not p.name.startswith("warm-up.")]  # spares' scratch dirs
+    assert sorted(p.name.split(".", 1)[1] for p in files) == ["lock", "sock"], files
+    for path in files:
+        st = path.lstat()
+        assert st.st_uid == os.getuid() and stat.S_IMODE(st.st_mode) & 0o177 == 0, path
+
+
+def test_each_event_runs_with_its_own_environment_and_directory(tmpdir_env: Path, tmp_path: Path) -> None:
+    """Two clients with different settings and directories share one helper; neither's
+    environment leaks into the other's event."""
+    state = tmp_path / "state"
+    env = _start(tmpdir_env, state)
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / ".loopguard.toml").write_text("deny_at = 2\n")
+    strict = {**env, "LOOPGUARD_STATE_DIR": str(state), "LOOPGUARD_PROFILE": "breaker"}
+    plain = {**env, "LOOPGUARD_STATE_DIR": str(state)}
+    denied = json.dumps(pre("claude-code", "s2", "Bash", {"command": "ls"}, None, cwd=str(project))).encode()
+    results = []
+    for n in range(3):
+        allowed = json.dumps(pre("claude-code", "s3", "Bash", {"command": "ls"}, None, cwd=str(project))).encode()
+        results.append(client.handle({}, denied, time.time(), strict))
+        results.append(client.handle({}, allowed.replace(b"ls", f"ls {n}".encode()), time.time(), plain))
+    assert all(r is not None for r in results)
+    assert [r[0] for r in results if r] == [0] * 6
+    assert b"deny" in (results[2] or (0, b"", ""))[1], results[2]
+    assert all(r == (0, b"", "") for r in results[1::2]), results[1::2]
+
+
+def test_the_helper_runs_in_the_clients_directory(tmpdir_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A relative `--state-dir` means the same folder as in-process: the client's cwd."""
+    env = _start(tmpdir_env, tmp_path / "state")
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    assert client.handle({"state_dir": "rel-state"}, _event("s4", 1), time.time(), env) == (0, b"", "")
+    assert load_state(work / "rel-state", "s4")["agents"]["main"]["attempts"] == 1
+
+
+def test_the_helper_exits_when_idle_and_its_spares_with_it(tmpdir_env: Path, tmp_path: Path) -> None:
+    _start(tmpdir_env, tmp_path / "state", idle="1")
+    [pid] = helper_pids(tmpdir_env)
+    spares = _children(pid)
+    assert len(spares) >= 1
+    deadline = time.monotonic() + 15
+    while (alive(pid) or any(alive(s) for s in spares)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not alive(pid) and not any(alive(s) for s in spares)
+    assert not list(folder_of(tmpdir_env).glob("*.sock")), "the socket is removed on exit"
+
+
+def test_a_killed_helper_is_replaced_and_the_event_runs_in_process_meanwhile(tmpdir_env: Path, tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    env = _start(tmpdir_env, state)
+    [pid] = helper_pids(tmpdir_env)
+    os.killpg(pid, signal.SIGKILL)
+    while alive(pid):
+        time.sleep(0.01)
+    [stale] = folder_of(tmpdir_env).glob("*.sock")  # a dead helper leaves its socket behind
+    inode = stale.stat().st_ino
+    assert client.handle({"state_dir": str(state)}, _event("s5", 1), time.time(), env) is None
+    deadline = time.monotonic() + 30
+    while stale.stat().st_ino == inode and time.monotonic() < deadline:  # the new one renames its own over it
+        time.sleep(0.05)
+    wait_for_socket(tmpdir_env)
+    assert helper_pids(tmpdir_env) != [pid]
+    assert client.handle({"state_dir": str(state)}, _event("s5", 2), time.time(), env) == (0, b"", "")
+
+
+def test_a_stopped_helper_delays_an_event_by_the_greeting_timeout_at_most(
+    tmpdir_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    env = _start(tmpdir_env, tmp_path / "state")
+    monkeypatch.setattr(client, "HELLO_TIMEOUT", 0.25)
+    [pid] = helper_pids(tmpdir_env)
+    os.killpg(pid, signal.SIGSTOP)
+    try:
+        started = time.monotonic()
+        assert client.handle({"state_dir": str(tmp_path / "state")}, _event("s6", 1), time.time(), env) is None
+        assert time.monotonic() - started < client.HELLO_TIMEOUT + 0.5
+    finally:
+        os.killpg(pid, signal.SIGCONT)
+
+
+def test_a_child_killed_mid_event_lets_the_call_through_and_the_ledger_stays_whole(tmpdir_env: Path, tmp_path: Path) -> None:
+    """The child waits on the session lock (held here); SIGKILL it: the client answers at once
+    with one line and exit 1, the ledger is intact, and the next event is counted."""
+    state = tmp_path / "state"
+    env = {**_start(tmpdir_env, state), "LOOPGUARD_LOCK_TIMEOUT_SECONDS": "20"}
+    assert client.handle({"state_dir": str(state)}, _event("s7", 1), time.time(), env) == (0, b"", "")
+    [pid] = helper_pids(tmpdir_env)
+    replies: list[object] = []
+    with Store(str(state), lock_timeout=10).session("s7"):
+        before = set(_children(pid))
+        thread = threading.Thread(
+            target=lambda: replies.append(client.handle({"state_dir": str(state)}, _event("s7", 2), time.time(), env))
+        )
+        thread.start()
+        time.sleep(1.0)  # the serving child is parked in flock
+        serving = [c for c in before if alive(c) and c not in _children(pid)] or [c for c in before if alive(c)]
+        for child in before:
+            if alive(child):
+                os.kill(child, signal.SIGKILL)
+        thread.join(10)
+    assert serving
+    assert replies == [(1, b"", client.LOST)]
+    assert load_state(state, "s7")["agents"]["main"]["attempts"] == 1
+    deadline = time.monotonic() + 10
+    reply = None
+    while reply is None and time.monotonic() < deadline:
+        reply = client.handle({"state_dir": str(state)}, _event("s7", 3), time.time(), env)
+    assert reply == (0, b"", "")
+    assert load_state(state, "s7")["agents"]["main"]["attempts"] == 2
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to connect as another user")
+def test_a_peer_of_another_user_is_not_served(tmpdir_env: Path, tmp_path: Path) -> None:
+    """Even with the folder opened up, a connection from another uid gets no greeting."""
+    _start(tmpdir_env, tmp_path / "state")
+    folder = folder_of(tmpdir_env)
+    [sock_path] = folder.glob("*.sock")
+    for opened in (tmpdir_env, folder):
+        opened.chmod(0o711)
+    sock_path.chmod(0o777)
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        try:
+            os.setgid(65534)
+            os.setuid(65534)
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.settimeout(5)
+            s.connect(str(sock_path))
+            os.write(write, b"got:" + s.recv(100))
+        except BaseException as exc:
+            os.write(write, f"error:{exc!r}".encode())
+        os._exit(0)
+    os.close(write)
+    os.waitpid(pid, 0)
+    seen = os.read(read, 1000)
+    os.close(read)
+    folder.chmod(0o700)
+    assert seen == b"got:", seen
+
+
+@pytest.mark.skipif(shutil.which("setpriv") is None, reason="needs util-linux setpriv")
+def test_a_hook_with_no_new_privs_runs_in_process_and_starts_no_helper(tmpdir_env: Path, tmp_path: Path) -> None:
+    """A sandboxed hook (DeepSeek Harness: Landlock or bubblewrap, both set no_new_privs) decides
+    in its own process and leaves nothing behind."""
+    state = tmp_path / "state"
+    for n in range(1, 4):
+        outcome = subprocess.run(["setpriv", "--no-new-privs", HOOK, "--state-dir", str(state)], input=_event("nnp", n),
+                                 env=dict(os.environ), capture_output=True, timeout=60, check=False)
+        assert (outcome.returncode, outcome.stdout, outcome.stderr) == (0, b"", b"")
+    time.sleep(0.5)
+    assert not folder_of(tmpdir_env).exists()
+    assert load_state(state, "nnp")["agents"]["main"]["attempts"] == 3
+
+
+def test_scratch_left_by_a_killed_spare_is_removed_by_the_next_helper(tmpdir_env: Path, tmp_path: Path) -> None:
+    folder = client.runtime_dir(dict(os.environ))
+    assert folder is not None
+    old, fresh = Path(folder, "warm-up.old"), Path(folder, "warm-up.fresh")
+    for path in (old, fresh):
+        (path / "state").mkdir(parents=True)
+    past = time.time() - 2 * 3600
+    os.utime(old, (past, past))
+    _start(tmpdir_env, tmp_path / "state")
+    assert not old.exists() and fresh.exists()
