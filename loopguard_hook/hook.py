@@ -12,7 +12,7 @@ import enum
 import os
 import time
 from collections.abc import Callable, Mapping
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -114,29 +114,26 @@ def _user_config_path() -> str:
 
 def _decide(store: Store, event: HookEvent, cfg: config_mod.Config, now: float, *, dry_run: bool) -> HookResult:
     warning = ""
-    with store.session(event.session_id, write=not dry_run) as handle:
+    # Decide first on the ledger as read without the lock: all the parsing, hashing and first-use
+    # costs (imports, compiling patterns) happen before the lock is taken. Under the lock the
+    # prepared decision is kept if the ledger did not change meanwhile; otherwise the event is
+    # decided again, now quickly. Under heavy CPU load this keeps the lock holder's share short.
+    prepared = None if dry_run or event.event == "SessionEnd" else _prepare(store, event, cfg, now)
+    expect = prepared[0] if prepared is not None else None
+    with store.session(event.session_id, write=not dry_run, expect=expect) as handle:
         warning = handle.warning or ""
         if event.event == "SessionEnd":
             # Observe mode exists to be looked at afterwards (`status`); gc removes it later.
             handle.delete = not (cfg.keep_state or cfg.mode == "observe")
             return HookResult(stderr=_line(warning))
-        state = handle.state
-        if state is None:
-            state = engine.new_session(event.session_id, event.client, now)
-            decision = engine.apply(state, event, cfg, now, _new_texts(state, event, cfg))
+        if handle.unchanged and prepared is not None:
+            _, state, decision = prepared
+            handle.state = state
+            handle.dirty = True
         else:
-            try:
-                decision = engine.apply(state, event, cfg, now, _new_texts(state, event, cfg))
-            except (TypeError, KeyError, AttributeError, ValueError, IndexError) as exc:
-                # A ledger that parses but holds values of the wrong shape (edited by hand, or
-                # written by another version): log it, and start the session afresh rather
-                # than fail on every event until it ends.
-                log_bug(store, {}, HookOptions(state_dir=store.root), exc)
-                warning = "state file had values of the wrong shape; started the session afresh (see errors.log)"
-                state = engine.new_session(event.session_id, event.client, now)
-                decision = engine.apply(state, event, cfg, now, _new_texts(state, event, cfg))
-        handle.state = state
-        handle.dirty = True
+            state, decision, warning = _apply(store, handle.state, event, cfg, now, warning)
+            handle.state = state
+            handle.dirty = True
     stderr = _line(warning)
     if decision.intended is not engine.Action.ALLOW and not dry_run:
         record = engine.decision_record(event, decision, now)
@@ -151,6 +148,44 @@ def _decide(store: Store, event: HookEvent, cfg: config_mod.Config, now: float, 
     return HookResult(
         stdout=render(decision, event.event, event.client), stderr=stderr, decision=decision, event=event
     )
+
+
+def _prepare(
+    store: Store, event: HookEvent, cfg: config_mod.Config, now: float
+) -> tuple[bytes, dict[str, Any], engine.Decision] | None:
+    """The ledger's bytes, and the state and decision after this event, from an unlocked read;
+    None when the ledger is odd in any way (the locked path deals with it)."""
+    peeked = store.peek(event.session_id)
+    if peeked is None:
+        return None
+    raw, state = peeked
+    if state is None:
+        state = engine.new_session(event.session_id, event.client, now)
+    try:
+        decision = engine.apply(state, event, cfg, now, _new_texts(state, event, cfg))
+    except (TypeError, KeyError, AttributeError, ValueError, IndexError):
+        return None  # a ledger of the wrong shape: logged and replaced under the lock
+    return raw, state, decision
+
+
+def _apply(
+    store: Store, state: dict[str, Any] | None, event: HookEvent, cfg: config_mod.Config, now: float, warning: str
+) -> tuple[dict[str, Any], engine.Decision, str]:
+    """The state and decision after this event, and the warning to show."""
+    if state is None:
+        state = engine.new_session(event.session_id, event.client, now)
+        return state, engine.apply(state, event, cfg, now, _new_texts(state, event, cfg)), warning
+    try:
+        decision = engine.apply(state, event, cfg, now, _new_texts(state, event, cfg))
+    except (TypeError, KeyError, AttributeError, ValueError, IndexError) as exc:
+        # A ledger that parses but holds values of the wrong shape (edited by hand, or written
+        # by another version): log it, and start the session afresh rather than fail on every
+        # event until it ends.
+        log_bug(store, {}, HookOptions(state_dir=store.root), exc)
+        warning = "state file had values of the wrong shape; started the session afresh (see errors.log)"
+        state = engine.new_session(event.session_id, event.client, now)
+        decision = engine.apply(state, event, cfg, now, _new_texts(state, event, cfg))
+    return state, decision, warning
 
 
 def _new_texts(state: dict[str, object], event: HookEvent, cfg: config_mod.Config) -> list[str]:
