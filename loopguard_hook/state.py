@@ -425,6 +425,7 @@ class Store:
         started = time.monotonic()
         cap = started + max(self.lock_timeout, QUEUE_WAIT_SECONDS)
         seen = progress() if progress is not None else None
+        limit = self.lock_timeout  # what the message says was waited for
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -437,14 +438,13 @@ class Store:
                 if current != seen:  # the queue moves: wait on
                     seen = current
                     deadline = min(now + self.lock_timeout, cap)
+                    limit = round(deadline - started, 1)
                     continue
             if now >= deadline:
                 if not raise_on_timeout:
                     return False
-                waited = now - started
                 raise LockTimeout(
-                    f"session lock busy for {max(self.lock_timeout, round(waited, 1)):g} s (another hook process hangs?); "
-                    "letting this call through"
+                    f"session lock busy for {limit:g} s (another hook process hangs?); letting this call through"
                 )
             time.sleep(min(delay, deadline - now))
             delay = min(delay * 2, 0.01)
