@@ -103,7 +103,7 @@ def _tally(
     path, path_count = None, 0
     if not is_tracked(tool, config):
         call["untracked"] = True
-    elif is_twin(agent, call, config, can_deny=can_deny):
+    elif is_twin(agent, call, config, can_deny=can_deny, lost_posts="PostToolBatch" not in caps.sends):
         call["duplicate"] = True
         sig = agent["sigs"].get(key.digest)
         count = sig["n"] if sig else 1

@@ -120,23 +120,18 @@ def _decide(store: Store, event: HookEvent, cfg: config_mod.Config, now: float, 
     if event.event == "SessionEnd":
         return _session_end(store, event, cfg, now, dry_run=dry_run)
     warning = ""
-    with store.session(event.session_id, write=not dry_run) as handle:
+    # Decide first on the ledger as read without the lock: all the parsing, hashing and first-use
+    # costs (imports, compiling patterns) happen before the lock is taken. Under the lock the
+    # prepared decision is kept if the ledger did not change meanwhile; otherwise the event is
+    # decided again, now quickly. Under heavy CPU load this keeps the lock holder's share short.
+    prepared = None if dry_run or event.event == "SessionEnd" else _prepare(store, event, cfg, now)
+    expect = prepared[0] if prepared is not None else None
+    with store.session(event.session_id, write=not dry_run, expect=expect) as handle:
         warning = handle.warning or ""
-        state = handle.state
-        if state is None:
-            state = engine.new_session(event.session_id, event.client, now)
-            decision = engine.apply(state, event, cfg, now, _new_texts(state, event, cfg))
+        if handle.unchanged and prepared is not None:
+            _, state, decision = prepared
         else:
-            try:
-                decision = engine.apply(state, event, cfg, now, _new_texts(state, event, cfg))
-            except (TypeError, KeyError, AttributeError, ValueError, IndexError) as exc:
-                # A ledger that parses but holds values of the wrong shape (edited by hand, or
-                # written by another version): log it, and start the session afresh rather
-                # than fail on every event until it ends.
-                log_bug(store, {}, HookOptions(state_dir=store.root), exc)
-                warning = "state file had values of the wrong shape; started the session afresh (see errors.log)"
-                state = engine.new_session(event.session_id, event.client, now)
-                decision = engine.apply(state, event, cfg, now, _new_texts(state, event, cfg))
+            state, decision, warning = _apply(store, handle.state, event, cfg, now, warning)
         responses = state.pop("responses", None)
         handle.state = state
         handle.dirty = True
@@ -189,6 +184,43 @@ def _log_responses(store: Store, event: HookEvent, cfg: config_mod.Config, respo
     except StateError as exc:
         return f"loopguard-hook: responses log: {exc}"
     return ""
+
+
+def _prepare(
+    store: Store, event: HookEvent, cfg: config_mod.Config, now: float
+) -> tuple[bytes, Session, engine.Decision] | None:
+    """The ledger's bytes, and the state and decision after this event, from an unlocked read;
+    None when the ledger is odd in any way (the locked path deals with it)."""
+    peeked = store.peek(event.session_id)
+    if peeked is None:
+        return None
+    raw, found = peeked
+    state = found if found is not None else engine.new_session(event.session_id, event.client, now)
+    try:
+        decision = engine.apply(state, event, cfg, now, _new_texts(state, event, cfg))
+    except (TypeError, KeyError, AttributeError, ValueError, IndexError):
+        return None  # a ledger of the wrong shape: logged and replaced under the lock
+    return raw, state, decision
+
+
+def _apply(
+    store: Store, state: Session | None, event: HookEvent, cfg: config_mod.Config, now: float, warning: str
+) -> tuple[Session, engine.Decision, str]:
+    """The state and decision after this event, and the warning to show."""
+    if state is None:
+        state = engine.new_session(event.session_id, event.client, now)
+        return state, engine.apply(state, event, cfg, now, _new_texts(state, event, cfg)), warning
+    try:
+        decision = engine.apply(state, event, cfg, now, _new_texts(state, event, cfg))
+    except (TypeError, KeyError, AttributeError, ValueError, IndexError) as exc:
+        # A ledger that parses but holds values of the wrong shape (edited by hand, or written
+        # by another version): log it, and start the session afresh rather than fail on every
+        # event until it ends.
+        log_bug(store, {}, HookOptions(state_dir=store.root), exc)
+        warning = "state file had values of the wrong shape; started the session afresh (see errors.log)"
+        state = engine.new_session(event.session_id, event.client, now)
+        decision = engine.apply(state, event, cfg, now, _new_texts(state, event, cfg))
+    return state, decision, warning
 
 
 def _new_texts(state: Session, event: HookEvent, cfg: config_mod.Config) -> list[str]:

@@ -44,6 +44,8 @@ TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure"})
 
 MAIN_AGENT = "main"
 MAX_ID_CHARS = 128
+#: Entries of a `PostToolBatch` examined; the rest are ignored.
+MAX_BATCH_CALLS = 256
 #: A session id is stored whole up to this many characters (it is stored once per ledger and
 #: audit line); a longer one (a few MB, from a broken client) keeps a head and a digest.
 MAX_SESSION_ID_CHARS = 16384
@@ -260,7 +262,9 @@ def parse(data: dict[str, Any], client: Client) -> HookEvent:
         if not isinstance(calls, list):
             raise PayloadError("field 'tool_calls' must be a list")
         batch = []
-        for item in calls:
+        # Only the first entries are examined: a batch is one model response's parallel calls
+        # (tens at most), and 100,000 of them took a minute, past the clients' hook timeout.
+        for item in calls[:MAX_BATCH_CALLS]:
             if not isinstance(item, dict):
                 raise PayloadError("each entry of 'tool_calls' must be an object")
             batch.append(

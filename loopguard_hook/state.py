@@ -25,7 +25,7 @@ import os
 import re
 import stat
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, NamedTuple
 
@@ -47,6 +47,10 @@ _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 #: A session's files; the lock file last, since deleting a session happens under its lock.
 _SUFFIXES = (".json", ".tmp", ".corrupt", ".lock")
+#: Longest wait for the lock while other hooks keep committing the session (seconds): the tool
+#: hooks of the shipped configs time out after 10 s (`hooks/`), and under a heavy load starting
+#: the process takes a few of them.
+QUEUE_WAIT_SECONDS = 6.0
 #: Largest ledger read back; anything bigger is not ours and is moved aside.
 MAX_STATE_BYTES = 4 * 1024 * 1024
 
@@ -181,13 +185,16 @@ class SessionHandle:
     more than the event's own work.
     """
 
-    __slots__ = ("state", "warning", "dirty", "delete")
+    __slots__ = ("state", "warning", "dirty", "delete", "unchanged")
 
-    def __init__(self, state: Session | None, warning: str | None = None) -> None:
+    def __init__(self, state: Session | None, warning: str | None = None, *, unchanged: bool = False) -> None:
         self.state = state
         self.warning = warning
         self.dirty = False
         self.delete = False
+        #: The ledger holds exactly the bytes given as `expect` (`state` is then None: the
+        #: caller already has it, decided on).
+        self.unchanged = unchanged
 
 
 def _private(st: os.stat_result) -> bool:
@@ -340,7 +347,8 @@ class Store:
         while True:
             fd = self._open_lock(dir_fd, lock_name, recover)
             try:
-                got = fcntl is None or self._acquire(fd, deadline, raise_on_timeout=wait)
+                progress = (lambda: self._stamp(dir_fd, name)) if wait else None
+                got = fcntl is None or self._acquire(fd, deadline, raise_on_timeout=wait, progress=progress)
                 # `gc` or `reset` may have deleted the lock file while this process waited on it;
                 # the next process would lock a new file of that name, so take that one instead.
                 current = got and (fcntl is None or self._is_current(fd, dir_fd, lock_name))
@@ -398,8 +406,26 @@ class Store:
         held = os.fstat(fd)
         return (named.st_dev, named.st_ino) == (held.st_dev, held.st_ino)
 
-    def _acquire(self, fd: int, deadline: float, *, raise_on_timeout: bool = True) -> bool:
+    @staticmethod
+    def _stamp(dir_fd: int, name: str) -> tuple[int, int, int]:
+        """What changes whenever a hook commits the session's ledger."""
+        try:
+            st = os.stat(name + ".json", dir_fd=dir_fd, follow_symlinks=False)
+        except OSError:
+            return (0, 0, 0)
+        return (st.st_ino, st.st_mtime_ns, st.st_size)
+
+    def _acquire(
+        self, fd: int, deadline: float, *, raise_on_timeout: bool = True, progress: Callable[[], object] | None = None
+    ) -> bool:
+        """Poll for the flock until `deadline`. With `progress`, a wait that ends while other
+        hooks keep committing the ledger (a queue of parallel calls on a starved CPU, not a hung
+        holder) goes on, `lock_timeout` at a time, up to `QUEUE_WAIT_SECONDS` in all."""
         delay = 0.0005
+        started = time.monotonic()
+        cap = started + max(self.lock_timeout, QUEUE_WAIT_SECONDS)
+        seen = progress() if progress is not None else None
+        limit = self.lock_timeout  # what the message says was waited for
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -407,24 +433,31 @@ class Store:
             except BlockingIOError:
                 pass
             now = time.monotonic()
+            if now >= deadline and progress is not None and now < cap:
+                current = progress()
+                if current != seen:  # the queue moves: wait on
+                    seen = current
+                    deadline = min(now + self.lock_timeout, cap)
+                    limit = round(deadline - started, 1)
+                    continue
             if now >= deadline:
                 if not raise_on_timeout:
                     return False
                 raise LockTimeout(
-                    f"session lock busy for {self.lock_timeout:g} s (another hook process hangs?); "
-                    "letting this call through"
+                    f"session lock busy for {limit:g} s (another hook process hangs?); letting this call through"
                 )
             time.sleep(min(delay, deadline - now))
             delay = min(delay * 2, 0.01)
 
     # -- ledger ---------------------------------------------------------------------------
 
-    def _read(self, dir_fd: int, name: str) -> Loaded:
+    def _read(self, dir_fd: int, name: str, expect: bytes | None = None) -> Loaded | None:
+        """The ledger; None when its bytes are `expect` (b"" for no ledger), unparsed."""
         path = name + ".json"
         try:
             data = _read_regular(dir_fd, path)
         except FileNotFoundError:
-            return Loaded(None)
+            return None if expect == b"" else Loaded(None)
         except OSError as exc:
             if exc.errno == errno.ELOOP:
                 os.unlink(path, dir_fd=dir_fd)
@@ -434,6 +467,8 @@ class Store:
                     None, f"state file {path} could not be read ({exc.strerror}); moved it to {name}.corrupt and started afresh"
                 )
             raise StateError(f"state file {path}: {exc.strerror or exc}") from None
+        if expect and data == expect:
+            return None
         try:
             state = orjson.loads(data) if data is not None and len(data) <= MAX_STATE_BYTES else None
         except orjson.JSONDecodeError:
@@ -477,11 +512,31 @@ class Store:
                 pass
             raise StateError(f"cannot write state file {name}.json: {exc.strerror or exc}") from None
 
+    def peek(self, session_id: str) -> tuple[bytes, Session | None] | None:
+        """The ledger's bytes (b"" when there is none) and its state, read without the lock,
+        so that a decision can be prepared before taking it; None when anything is odd (the
+        locked read then deals with it)."""
+        dir_fd = self._dir_fd()
+        if dir_fd is None:
+            return None
+        try:
+            data = _read_regular(dir_fd, session_file_name(session_id) + ".json")
+            state = orjson.loads(data) if data is not None and len(data) <= MAX_STATE_BYTES else None
+        except FileNotFoundError:
+            return b"", None
+        except (OSError, orjson.JSONDecodeError):
+            return None
+        finally:
+            os.close(dir_fd)
+        return (data, state) if data and _valid(state) else None
+
     @contextmanager
-    def session(self, session_id: str, *, write: bool = True) -> Iterator[SessionHandle]:
+    def session(self, session_id: str, *, write: bool = True, expect: bytes | None = None) -> Iterator[SessionHandle]:
         """Lock the session, yield its ledger, and write it back if the handle was marked dirty.
 
-        With `write=False` (`--dry-run`) nothing is created or changed on disk.
+        With `write=False` (`--dry-run`) nothing is created or changed on disk. With `expect`
+        (bytes from `peek`), a ledger still holding exactly those bytes is not parsed again:
+        the handle says `unchanged`, and the caller sets the `state` it prepared.
 
         Raises:
             StateError: the directory or files cannot be used.
@@ -500,8 +555,8 @@ class Store:
         dir_fd = self._ensure()
         try:
             with self._lock(dir_fd, name):
-                loaded = self._read(dir_fd, name)
-                handle = SessionHandle(loaded.state, loaded.warning)
+                read = self._read(dir_fd, name, expect)
+                handle = SessionHandle(None, unchanged=True) if read is None else SessionHandle(read.state, read.warning)
                 yield handle
                 if handle.delete:
                     # Every file of the session, the lock too (held here; a process waiting on it

@@ -1,0 +1,133 @@
+"""Burst under CPU load: 64 hooks on one session at once, on a machine kept busy by busy loops.
+
+    .venv/bin/python bench/load.py                      # 28 busy loops, 64 hooks, 5 rounds
+    .venv/bin/python bench/load.py --package /tmp/old --package /tmp/new   # rounds alternate
+
+Each round starts `--hooks` hook processes, lets them all reach `read(0)`, then feeds every one
+its PreToolUse (distinct calls on one session, so every right answer is "allow" and the ledger must
+count exactly the processes that exited 0). Reports how many failed open (exit 1 on the lock
+wait), any other failure, any wrong decision, and the slowest process. The busy loops end by
+themselves (`--seconds`), so nothing is left running.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+BUSY = "import time\nend = time.time() + {seconds}\nwhile time.time() < end:\n    pass\n"
+
+
+def payload(round_: int, worker: int) -> bytes:
+    call = f"r{round_}-w{worker}"
+    return json.dumps({
+        "session_id": "load", "transcript_path": "/tmp/none.jsonl", "cwd": "/tmp", "permission_mode": "default",
+        "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": f"echo {call}"},
+        "tool_use_id": f"toolu_{call}",
+    }).encode()
+
+
+def reading_stdin(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/wchan") as fh:
+            wchan = fh.read()
+        with open(f"/proc/{pid}/syscall") as fh:
+            syscall = fh.read().split()
+    except OSError:
+        return False
+    return bool(syscall) and syscall[0] == "0" and syscall[1] == "0x0" and wchan != "0"
+
+
+def burst(args: argparse.Namespace, state: str, round_: int, env: dict[str, str]) -> list[tuple[int, bytes, bytes, float]]:
+    cmd = [sys.executable, "-c", "import sys; from loopguard_hook._entry import main; sys.exit(main(sys.argv[1:]))",
+           "--state-dir", state]
+    # cwd: not a checkout, whose loopguard_hook/ would shadow PYTHONPATH for `python -c`
+    procs = [subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                              cwd=tempfile.gettempdir()) for _ in range(args.hooks)]
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not all(reading_stdin(p.pid) for p in procs):
+        time.sleep(0.05)
+    out: list[tuple[int, bytes, bytes, float]] = [(0, b"", b"", 0.0)] * len(procs)
+    started = time.monotonic()
+
+    def feed(i: int) -> None:
+        stdout, stderr = procs[i].communicate(payload(round_, i), timeout=300)
+        out[i] = (procs[i].returncode, stdout, stderr, time.monotonic() - started)
+
+    threads = [threading.Thread(target=feed, args=(i,)) for i in range(len(procs))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--busy", type=int, default=28)
+    parser.add_argument("--hooks", type=int, default=64)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--seconds", type=float, default=180, help="lifetime of the busy loops")
+    parser.add_argument("--package", action="append", default=[],
+                        help="a directory holding loopguard_hook/ to test (repeat it: rounds alternate)")
+    args = parser.parse_args()
+    packages = args.package or [""]
+    envs = {}
+    for package in packages:
+        env = dict(os.environ)
+        env.pop("LOOPGUARD_STATE_DIR", None)
+        env["LOOPGUARD_MAX_CALLS_SINCE_PROGRESS"] = "0"  # distinct calls only: every right answer is allow
+        if package:
+            env["PYTHONPATH"] = package
+        envs[package] = env
+    busy = [subprocess.Popen([sys.executable, "-c", BUSY.format(seconds=args.seconds)]) for _ in range(args.busy)]
+    try:
+        time.sleep(3)
+        stats = {p: {"hooks": 0, "failed_open": 0, "other_failures": 0, "wrong_decisions": 0, "times": [], "loads": []}
+                 for p in packages}
+        states = {p: tempfile.mkdtemp(prefix="loopguard-load-") for p in packages}
+        for r in range(args.rounds):
+            for package in random.sample(packages, len(packages)):
+                st = stats[package]
+                results = burst(args, states[package], r, envs[package])
+                for code, stdout, stderr, seconds in results:
+                    st["hooks"] += 1
+                    st["times"].append(seconds)
+                    if code == 0 and not stderr:
+                        st["wrong_decisions"] += stdout != b""  # distinct calls: anything but allow is wrong
+                    elif code == 1 and b"session lock busy" in stderr:
+                        st["failed_open"] += 1
+                    else:
+                        st["other_failures"] += 1
+                        print("other failure:", code, stderr[:300], file=sys.stderr)
+                st["loads"].append(os.getloadavg()[0])
+                ok = sum(1 for c, _, e, _ in results if c == 0 and not e)
+                print(f"round {r} {package or 'installed'}: {ok}/{len(results)} exit 0, load {os.getloadavg()[0]:.1f}, "
+                      f"slowest {max(s for *_, s in results):.2f} s", flush=True)
+        for package in packages:
+            st = stats[package]
+            with open(os.path.join(states[package], "sessions", "load.json"), "rb") as fh:
+                attempts = json.loads(fh.read())["attempts"]
+            times = st.pop("times")
+            loads = st.pop("loads")
+            print(json.dumps({
+                "package": package or "installed", **st, "failed_open_pct": round(100 * st["failed_open"] / st["hooks"], 2),
+                "ledger_matches_exit_0": attempts == st["hooks"] - st["failed_open"] - st["other_failures"],
+                "median_s": round(statistics.median(times), 2), "max_s": round(max(times), 2),
+                "busy_loops": args.busy, "mean_load1": round(statistics.mean(loads), 1),
+            }))
+    finally:
+        for p in busy:
+            p.kill()
+            p.wait()
+
+if __name__ == "__main__":
+    main()

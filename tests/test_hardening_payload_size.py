@@ -1,0 +1,85 @@
+"""Every payload is answered within 2 s of CPU, whatever its shape: a PostToolBatch of 100,000
+calls, a `tool_input` or `tool_response` of 2 million keys. The work is bounded early (the first
+`MAX_BATCH_CALLS` batch entries; inputs past `MAX_FED_NODES` nodes hashed in one serialisation),
+and a repeated huge call is still recognised as a repeat."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from test_hardening_helpers import HOOK, at, dumps, post, pre
+
+from loopguard_hook.hook import HookOptions, run
+from loopguard_hook.signature import MAX_FED_NODES, call_key
+
+BASE = {"session_id": "big", "cwd": "/tmp", "transcript_path": "/tmp/none.jsonl", "tool_name": "Bash", "tool_use_id": "t1"}
+
+
+def _cpu_seconds(state: Path, payload: dict[str, Any]) -> tuple[int, float]:
+    raw = orjson.dumps(payload)
+    proc = subprocess.Popen([HOOK, "--state-dir", str(state)], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    assert proc.stdin is not None
+    deadline = time.monotonic() + 60
+    proc.stdin.write(raw)
+    proc.stdin.close()
+    while time.monotonic() < deadline:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here, for its rusage
+            return proc.returncode, usage.ru_utime + usage.ru_stime
+        time.sleep(0.05)
+    proc.kill()
+    proc.wait()
+    raise AssertionError("no answer within 60 s")
+
+
+def _keys(n: int) -> dict[str, int]:
+    return {f"k{i}": i for i in range(n)}
+
+
+#: Built when a test runs, not at collection (each is tens of MB).
+CASES: dict[str, Any] = {
+    "batch of 100,000 calls": lambda: {**BASE, "hook_event_name": "PostToolBatch", "tool_calls": [
+        {"tool_name": "Bash", "tool_input": {"command": f"echo {i}"}, "tool_use_id": f"toolu_{i}", "tool_response": "ok"}
+        for i in range(100_000)]},
+    "tool_input of 2 million keys": lambda: {**BASE, "hook_event_name": "PreToolUse", "tool_input": _keys(2_000_000)},
+    "tool_input list of 2 million items": lambda: {**BASE, "hook_event_name": "PreToolUse",
+                                                   "tool_input": {"a": list(range(2_000_000))}},
+    "tool_response of 2 million keys": lambda: {**BASE, "hook_event_name": "PostToolUse", "tool_input": {"command": "ls"},
+                                                "tool_response": _keys(2_000_000)},
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_every_payload_shape_is_answered_within_2_s_of_cpu(name: str, tmp_path: Path) -> None:
+    code, cpu = _cpu_seconds(tmp_path, CASES[name]())
+    assert code == 0
+    assert cpu < 2.0, f"{name}: {cpu:.2f} s of CPU"
+
+
+def test_a_repeated_huge_input_is_still_a_repeat(tmp_path: Path) -> None:
+    tool_input = {f"k{i}": i for i in range(MAX_FED_NODES * 2)}
+    options = HookOptions(state_dir=str(tmp_path))
+    outs = []
+    for i in range(3):
+        outs.append(run(dumps(pre("claude-code", "s", "Bash", tool_input, f"t{i}")), options=options, environ={},
+                        user_config="", clock=at(1_800_000_000 + 10 * i)))
+        done = post("claude-code", "s", "Bash", tool_input, f"t{i}", {"stdout": "", "stderr": ""})
+        run(dumps(done), options=options, environ={}, user_config="", clock=at(1_800_000_001 + 10 * i))
+    assert [bool(o.stdout) for o in outs] == [False, False, True]
+    other = dict(tool_input, k0=-1)
+    assert call_key("Bash", other, frozenset()).digest != call_key("Bash", tool_input, frozenset()).digest
+
+
+def test_normal_inputs_keep_their_signature() -> None:
+    """Below the bound the node-by-node hash is unchanged (keys in any order give one digest)."""
+    small = {f"k{i}": [i, {"x": str(i)}] for i in range(1000)}
+    reordered = dict(reversed(list(small.items())))
+    assert call_key("Bash", small, frozenset()).digest == call_key("Bash", reordered, frozenset()).digest
