@@ -16,13 +16,13 @@ from typing import NamedTuple
 
 import orjson
 
-from . import clients, engine, followup, textloop
+from . import clients, engine, followup, location, textloop
 from . import config as config_mod
 from .clients import detect_client
 from .ledger import ResponseRecord, Session
 from .payload import HANDLED_EVENTS, Client, HookEvent, PayloadError, decode, event_name, parse
 from .render import render
-from .state import StateError, Store, default_state_dir
+from .state import LockTimeout, StateError, Store, default_state_dir
 
 
 class Exit(enum.IntEnum):
@@ -92,12 +92,20 @@ def run(
             user_path=_user_config_path() if user_config is None else user_config,
         )
         cfg = resolved.config
-        store = Store(
-            options.state_dir or default_state_dir(environ),
-            lock_timeout=cfg.lock_timeout_seconds,
-            audit_max_bytes=cfg.audit_log_max_bytes,
-        )
-        return _decide(store, event, cfg, clock(), dry_run=options.dry_run)
+        where = location.choose(options.state_dir, environ, event.cwd, dsh=location.sent_by_dsh(event.transcript_path))
+        store = _open_store(where, cfg, dry_run=options.dry_run)
+        now = clock()
+        try:
+            return _decide(store, event, cfg, now, dry_run=options.dry_run)
+        except StateError as exc:
+            # The user cache dir cannot be written (a sandboxed hook, a read-only home): the
+            # event's workspace instead. Nothing was committed to the first store.
+            if where.kind != "default" or not where.fallback or isinstance(exc, LockTimeout):
+                raise
+            if not location.unwritable(where.root):
+                raise
+            store = _open_store(location.workspace_location(where.fallback), cfg, dry_run=options.dry_run)
+            return _decide(store, event, cfg, now, dry_run=options.dry_run)
     except PayloadError as exc:
         return HookResult(stderr=f"loopguard-hook: bad payload: {exc}", exit_code=Exit.FAILED)
     except config_mod.ConfigError as exc:
@@ -106,6 +114,22 @@ def run(
         return HookResult(stderr=f"loopguard-hook: state: {exc}", exit_code=Exit.FAILED)
     except Exception as exc:  # a bug: log it, fail open
         return HookResult(stderr=log_bug(store, environ, options, exc), exit_code=Exit.FAILED)
+
+
+def _open_store(where: location.Location, cfg: config_mod.Config, *, dry_run: bool) -> Store:
+    """The state store at `where`; a workspace folder is created (or checked) first.
+
+    Raises:
+        StateError: the workspace folder is a symlink, another user's, or not private.
+    """
+    if where.kind == "workspace":
+        if not dry_run:
+            location.ensure_workspace(where.root)
+        else:
+            problem = location.inspect_workspace(where.root) if os.path.lexists(where.root) else ""
+            if problem:
+                raise StateError(f"{where.root} {problem}; not using it (set LOOPGUARD_STATE_DIR)")
+    return Store(where.root, lock_timeout=cfg.lock_timeout_seconds, audit_max_bytes=cfg.audit_log_max_bytes)
 
 
 def _user_config_path() -> str:
