@@ -98,7 +98,7 @@ def _store(state_dir: str | None) -> Store:
     return Store(state_dir or _root_param("state_dir") or default_state_dir(os.environ))
 
 
-def _locations(state_dir: str | None) -> list[location.Found]:
+def _locations(state_dir: str | None) -> list[location.Location]:
     """The state directories an operator command works on: the given one, else the user cache
     dir and this project's `.loopguard-hook` (`location.operator_locations`).
 
@@ -111,11 +111,11 @@ def _locations(state_dir: str | None) -> list[location.Found]:
     return found
 
 
-def _readable(found: list[location.Found]) -> list[Store]:
+def _readable(found: list[location.Location]) -> list[Store]:
     return [Store(f.root) for f in found if not f.problem]
 
 
-def _echo_problems(found: list[location.Found]) -> None:
+def _echo_problems(found: list[location.Location]) -> None:
     for f in found:
         if f.problem:
             click.echo(f"loopguard-hook: {f.kind} state dir {_printable(f.root)} {f.problem}; not read", err=True)

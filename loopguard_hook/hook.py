@@ -96,7 +96,7 @@ def run(
         store = _open_store(where, cfg, dry_run=options.dry_run)
         now = clock()
         try:
-            return _decide(store, event, cfg, now, dry_run=options.dry_run)
+            result = _decide(store, event, cfg, now, dry_run=options.dry_run)
         except StateError as exc:
             # The user cache dir cannot be written (a sandboxed hook, a read-only home): the
             # event's workspace instead. Nothing was committed to the first store.
@@ -105,7 +105,10 @@ def run(
             if not location.unwritable(where.root):
                 raise
             store = _open_store(location.workspace_location(where.fallback), cfg, dry_run=options.dry_run)
-            return _decide(store, event, cfg, now, dry_run=options.dry_run)
+            result = _decide(store, event, cfg, now, dry_run=options.dry_run)
+        if event.event == "SessionStart" and cfg.idle_session_seconds and not options.dry_run:
+            collect_idle(store, cfg.idle_session_seconds)
+        return result
     except PayloadError as exc:
         return HookResult(stderr=f"loopguard-hook: bad payload: {exc}", exit_code=Exit.FAILED)
     except config_mod.ConfigError as exc:
@@ -114,6 +117,20 @@ def run(
         return HookResult(stderr=f"loopguard-hook: state: {exc}", exit_code=Exit.FAILED)
     except Exception as exc:  # a bug: log it, fail open
         return HookResult(stderr=log_bug(store, environ, options, exc), exit_code=Exit.FAILED)
+
+
+def collect_idle(store: Store, idle_seconds: float, *, now: Callable[[], float] = time.time) -> list[str]:
+    """Delete the sessions idle for more than `idle_seconds`; the stems deleted.
+
+    Run at each SessionStart: sessions that never send SessionEnd (DSH's bridges never do; a
+    killed client) would otherwise stay until `gc`. It is `Store.gc`, under the same locks (a
+    session a hook is updating is kept), and it writes no file of its own. Wall-clock time, as
+    it is compared with file times. Never raises: a failed scan waits for the next SessionStart.
+    """
+    try:
+        return store.gc(idle_seconds, now())
+    except OSError:
+        return []
 
 
 def _open_store(where: location.Location, cfg: config_mod.Config, *, dry_run: bool) -> Store:

@@ -25,7 +25,6 @@ import errno
 import os
 import stat
 from collections.abc import Mapping
-from typing import NamedTuple
 
 from .state import StateError, default_state_dir
 
@@ -43,19 +42,28 @@ _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
 
-class Location(NamedTuple):
+class Location:
     """A state directory and why it was chosen.
 
     `kind`: "option" (`--state-dir`), "environment" (`LOOPGUARD_STATE_DIR`), "default" (the
     user cache dir) or "workspace" (`<cwd>/.loopguard-hook`). `fallback` is the workspace
     folder to use when a "default" location turns out not to be writable ("" when there is
-    no workspace to fall back to).
+    no workspace to fall back to). `problem` (operator commands): "" when the folder can be
+    read, else why it is not. A plain class: a NamedTuple costs a tenth of a millisecond of
+    every hook start.
     """
 
-    root: str
-    kind: str
-    reason: str
-    fallback: str = ""
+    __slots__ = ("root", "kind", "reason", "fallback", "problem")
+
+    def __init__(self, root: str, kind: str, reason: str, fallback: str = "", problem: str = "") -> None:
+        self.root = root
+        self.kind = kind
+        self.reason = reason
+        self.fallback = fallback
+        self.problem = problem
+
+    def __repr__(self) -> str:
+        return f"Location({self.root!r}, {self.kind!r}, {self.reason!r}, {self.fallback!r}, {self.problem!r})"
 
 
 def sent_by_dsh(transcript_path: str | None) -> bool:
@@ -183,34 +191,25 @@ def _write_gitignore(dir_fd: int) -> None:
         os.close(fd)
 
 
-class Found(NamedTuple):
-    """A state directory an operator command looks at: `problem` is "" when it can be read."""
-
-    root: str
-    kind: str
-    reason: str
-    problem: str = ""
-
-
-def operator_locations(state_dir: str | None, environ: Mapping[str, str], cwd: str) -> list[Found]:
+def operator_locations(state_dir: str | None, environ: Mapping[str, str], cwd: str) -> list[Location]:
     """The state directories `status`, `gc` and `reset` work on: the given one alone, else the
     user cache dir and the nearest `.loopguard-hook` folder in `cwd` or a parent (a DSH session's,
     or one an unwritable cache dir fell back to). A workspace folder that is a symlink, another
     user's or not private is listed with its problem and never read."""
     if state_dir:
-        return [Found(state_dir, "option", "--state-dir")]
+        return [Location(state_dir, "option", "--state-dir")]
     configured = environ.get("LOOPGUARD_STATE_DIR")
     if configured:
-        return [Found(configured, "environment", "LOOPGUARD_STATE_DIR")]
-    out: list[Found] = []
+        return [Location(configured, "environment", "LOOPGUARD_STATE_DIR")]
+    out: list[Location] = []
     try:
-        out.append(Found(default_state_dir(environ), "default", "the user cache dir"))
+        out.append(Location(default_state_dir(environ), "default", "the user cache dir"))
     except StateError:
         pass
     found = find_workspace(cwd)
     if found:
-        out.append(Found(found, "workspace", "this project's workspace state (DSH, or an unwritable cache dir)",
-                         inspect_workspace(found)))
+        why = "this project's workspace state (DSH, or an unwritable cache dir)"
+        out.append(Location(found, "workspace", why, problem=inspect_workspace(found)))
     return out
 
 

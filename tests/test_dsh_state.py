@@ -297,3 +297,17 @@ def test_config_show_says_where_an_event_from_here_would_keep_its_state(
     monkeypatch.setenv("LOOPGUARD_STATE_DIR", "/somewhere")
     code, out, _ = _cli(["config", "show", "--json"], capsys)
     assert json.loads(out)["state_dir_dsh"] == {"value": "/somewhere", "source": "LOOPGUARD_STATE_DIR"}
+
+
+def test_doctor_says_a_dsh_event_keeps_its_state_in_the_workspace(tmp_path: Path) -> None:
+    """With no state dir set, `doctor` no longer reports the user cache dir as unwritable in
+    DSH's sandbox: the hook itself picks the workspace there."""
+    from loopguard_hook.doctor.dsh import _check_sandbox
+    from loopguard_hook.doctor.model import ClientReport
+    from loopguard_hook.state import default_state_dir
+
+    report = ClientReport("dsh-claude-code", "DSH", None)
+    env = {k: v for k, v in os.environ.items() if k != "LOOPGUARD_STATE_DIR"}
+    _check_sandbox(report, default_state_dir(env), env)
+    [finding] = report.findings
+    assert finding.status == "ok" and ".loopguard-hook/" in finding.message
