@@ -166,10 +166,10 @@ def _decide(store: Store, event: HookEvent, cfg: config_mod.Config, now: float, 
         state = handle.state
         if state is None:
             state = engine.new_session(event.session_id, event.client, now)
-            decision = engine.apply(state, event, cfg, now, _new_texts(state, event, cfg))
+            decision = _apply(state, event, cfg, now)
         else:
             try:
-                decision = engine.apply(state, event, cfg, now, _new_texts(state, event, cfg))
+                decision = _apply(state, event, cfg, now)
             except (TypeError, KeyError, AttributeError, ValueError, IndexError) as exc:
                 # A ledger that parses but holds values of the wrong shape (edited by hand, or
                 # written by another version): log it, and start the session afresh rather
@@ -177,7 +177,7 @@ def _decide(store: Store, event: HookEvent, cfg: config_mod.Config, now: float, 
                 log_bug(store, {}, HookOptions(state_dir=store.root), exc)
                 warning = "state file had values of the wrong shape; started the session afresh (see errors.log)"
                 state = engine.new_session(event.session_id, event.client, now)
-                decision = engine.apply(state, event, cfg, now, _new_texts(state, event, cfg))
+                decision = _apply(state, event, cfg, now)
         responses = state.pop("responses", None)
         handle.state = state
         handle.dirty = True
@@ -232,6 +232,18 @@ def _log_responses(store: Store, event: HookEvent, cfg: config_mod.Config, respo
     return ""
 
 
+def _apply(state: Session, event: HookEvent, cfg: config_mod.Config, now: float) -> engine.Decision:
+    """`engine.apply` with the assistant text read since the last event. A Stop from DSH, which
+    carries no `last_assistant_message`, gets the final message read from DSH's session log."""
+    path = event.agent_transcript_path if event.event == "SubagentStop" else event.transcript_path
+    if not location.sent_by_dsh(path):
+        return engine.apply(state, event, cfg, now, _new_texts(state, event, cfg))
+    texts, final = _dsh_texts(state, event, cfg, path)
+    if final is not None and event.last_assistant_message is None:
+        event = event._replace(last_assistant_message=final)
+    return engine.apply(state, event, cfg, now, texts)
+
+
 def _new_texts(state: Session, event: HookEvent, cfg: config_mod.Config) -> list[str]:
     """Assistant text written to the transcript since the last event (text-loop detection)."""
     own = clients.capabilities(event.client).subagent_transcripts
@@ -242,6 +254,22 @@ def _new_texts(state: Session, event: HookEvent, cfg: config_mod.Config) -> list
     path = event.agent_transcript_path if event.event == "SubagentStop" else event.transcript_path
     tail = textloop.text_state(state, event.agent_id).setdefault("tail", {})
     return textloop.unseen(state, event.agent_id, read_new_texts(tail, path, cfg.transcript_read_bytes))
+
+
+def _dsh_texts(state: Session, event: HookEvent, cfg: config_mod.Config, path: str | None) -> tuple[list[str], str | None]:
+    """The new assistant texts of a DSH session log, and the turn's final message when it is
+    new; read only on Stop and SubagentStop (the decompressor is imported then alone)."""
+    if event.event not in ("Stop", "SubagentStop") or not (cfg.max_repeated_lines or cfg.max_repeated_blocks
+                                                            or cfg.same_final_message_at):
+        return [], None
+    from . import dshlog
+
+    ts = textloop.text_state(state, event.agent_id)
+    wait = dshlog.STOP_WAIT_SECONDS if event.event == "Stop" else 0.0
+    found = dshlog.read_new_texts(ts.setdefault("tail", {}), path, cfg.transcript_read_bytes, wait=wait)
+    fresh = found.final is not None and found.final[0] not in ts["seen"]
+    texts = textloop.unseen(state, event.agent_id, found.texts)
+    return texts, found.final[1] if fresh and found.final is not None else None
 
 
 def _line(text: str) -> str:
