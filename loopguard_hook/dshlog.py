@@ -128,8 +128,19 @@ def _read_once(zstd: Any, fd: int, tail: Tail, budget: int, found: Read) -> None
     if first < 0:  # no whole frame in the last `budget` bytes yet
         tail["offset"] = start
         return
-    used = _frames(zstd, data, first, found, budget * MAX_RATIO)
+    chunks: list[bytes] = []
+    used = _frames(zstd, data, first, chunks, budget * MAX_RATIO)
     tail["offset"] = start + used
+    for chunk in chunks:
+        _records(chunk, found)
+
+
+def decode_all(data: bytes, frame_limit: int = 64 * 1024 * 1024) -> bytes:
+    """The records of a whole session log (`replay`): every frame decoded and joined; a torn
+    last frame is dropped, a corrupt frame or one decoding to over `frame_limit` bytes skipped."""
+    chunks: list[bytes] = []
+    _frames(_zstd(), memoryview(data), 0, chunks, frame_limit)
+    return b"".join(c if c.endswith(b"\n") else c + b"\n" for c in chunks)
 
 
 def _frame_start(zstd: Any, data: memoryview, pos: int) -> int:
@@ -147,9 +158,9 @@ def _frame_start(zstd: Any, data: memoryview, pos: int) -> int:
             pos += 1
 
 
-def _frames(zstd: Any, data: memoryview, pos: int, found: Read, cap: int) -> int:
-    """Decode whole frames from `pos`; return the offset after the last one consumed (a torn
-    last frame is not consumed). A corrupt or oversized frame is skipped."""
+def _frames(zstd: Any, data: memoryview, pos: int, chunks: list[bytes], cap: int) -> int:
+    """Decode whole frames from `pos` into `chunks`; return the offset after the last one
+    consumed (a torn last frame is not consumed). A corrupt or oversized frame is skipped."""
     while pos < len(data):
         try:
             size = zstd.get_frame_size(data[pos:])
@@ -168,7 +179,7 @@ def _frames(zstd: Any, data: memoryview, pos: int, found: Read, cap: int) -> int
             chunk, complete = b"", False
         pos += size
         if complete:
-            _records(chunk, found)
+            chunks.append(chunk)
     return pos
 
 
