@@ -609,8 +609,8 @@ def config_show(profile: str | None, config_path: str | None, mode: str | None, 
         shown = orjson.dumps(list(value) if isinstance(value, tuple) else value).decode()
         click.echo(f"{key:<{width}} = {shown}  # {resolved.sources[key]}")
     for name, path, why in where:
-        event = "an event from a DSH hook bridge" if name == "state_dir_dsh" else "an event"
-        click.echo(f"# {event} from here would keep its state in {_printable(path)}: {why}")
+        event = "an event from a DSH hook bridge" if name == "state_dir_dsh" else "an event from Claude Code or Codex"
+        click.echo(f"# {event} here would keep its state in {_printable(path)}: {why}")
 
 
 def state_locations(environ: Any, cwd: str) -> list[tuple[str, str, str]]:

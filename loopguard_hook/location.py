@@ -98,7 +98,7 @@ def choose(state_dir: str | None, environ: Mapping[str, str], cwd: str | None, *
     workspace = workspace_dir(cwd)
     if dsh and workspace:
         return Location(
-            workspace, "workspace", "a DSH hook bridge sent the event: DSH's sandbox lets hooks write only the workspace"
+            workspace, "workspace", "sent by a DSH hook bridge, whose sandbox lets hooks write only the workspace"
         )
     return Location(default_state_dir(environ), "default", "the user cache dir", workspace)
 
@@ -208,7 +208,7 @@ def operator_locations(state_dir: str | None, environ: Mapping[str, str], cwd: s
         pass
     found = find_workspace(cwd)
     if found:
-        why = "this project's workspace state (DSH, or an unwritable cache dir)"
+        why = "this project's: DSH events, or a cache dir that could not be written"
         out.append(Location(found, "workspace", why, problem=inspect_workspace(found)))
     return out
 

@@ -288,7 +288,7 @@ def test_config_show_says_where_an_event_from_here_would_keep_its_state(
     monkeypatch.chdir(workspace)
     code, out, _ = _cli(["config", "show"], capsys)
     assert code == 0
-    assert f"a DSH hook bridge from here would keep its state in {workspace / '.loopguard-hook'}" in out
+    assert f"an event from a DSH hook bridge here would keep its state in {workspace / '.loopguard-hook'}" in out
     assert "user cache dir" in out
     code, out, _ = _cli(["config", "show", "--json"], capsys)
     report = json.loads(out)
