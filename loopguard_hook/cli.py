@@ -290,6 +290,8 @@ def status(session_id: str | None, as_json: bool, state_dir: str | None, profile
     click.echo(f"state dir: {found[0].root}")
     for f in found[1:]:
         click.echo(f"{f.kind} state dir: {_printable(f.root)}" + (f" ({f.problem}; not read)" if f.problem else f" ({f.reason})"))
+        if f.kind == "workspace" and not f.problem:
+            click.echo(f"  {DSH_TEXT_NOTE}")
     click.echo(
         f"config here: profile {t['profile']} ({t['mode']}), counting {t['counting']}: remind at {_list(t['remind_at'])}, "
         f"deny at {t['deny_at'] or '-'}, stop at {t['stop_at'] or '-'}, "
@@ -310,6 +312,13 @@ def status(session_id: str | None, as_json: bool, state_dir: str | None, profile
         if len(found) > 1:
             lines[0] += f"  [{_printable(s['state_dir'])}]"
         click.echo("\n".join(lines))
+
+
+#: What `status` says is not covered on DSH (README, "Text loops on DSH").
+DSH_TEXT_NOTE = (
+    "note for DSH sessions: text loops are read from DSH's session log at Stop only, and what a Stop finds "
+    "waits for the session's next prompt (DSH shows systemMessage to nobody)"
+)
 
 
 def _session_lines(s: dict[str, Any], t: dict[str, Any], now: float) -> list[str]:

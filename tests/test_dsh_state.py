@@ -247,6 +247,7 @@ def test_status_lists_both_locations_and_their_sessions(in_project: Path, capsys
     assert code == 0
     assert f"workspace state dir: {in_project / '.loopguard-hook'}" in out
     assert SESSION in out and "cc1" in out
+    assert "text loops are read from DSH's session log at Stop only" in out, "what is not covered, said plainly"
     code, out, _ = _cli(["status", "--json"], capsys)
     report = json.loads(out)
     kinds = {d["kind"]: d["path"] for d in report["state_dirs"]}
