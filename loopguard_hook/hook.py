@@ -102,7 +102,7 @@ def run(
             # event's workspace instead. Nothing was committed to the first store.
             if where.kind != "default" or not where.fallback or isinstance(exc, LockTimeout):
                 raise
-            if not location.unwritable(where.root):
+            if not location.unwritable(where.root, str(exc)):
                 raise
             store = _open_store(location.workspace_location(where.fallback), cfg, dry_run=options.dry_run)
             result = _decide(store, event, cfg, now, dry_run=options.dry_run)

@@ -108,10 +108,14 @@ def workspace_location(fallback: str) -> Location:
     return Location(fallback, "workspace", "the user cache dir cannot be written here (a sandboxed hook?)")
 
 
-def unwritable(root: str) -> bool:
+def unwritable(root: str, failure: str) -> bool:
     """Whether `root` cannot be created or written for a sandbox's or a read-only file
-    system's reason (EACCES, EROFS, EPERM), probed by making and removing a folder in it, or
-    in its nearest existing parent. Called only after the state store failed there."""
+    system's reason (EACCES, EROFS, EPERM). Called only after the state store failed there
+    with `failure` (its message): when that names one of those reasons, it is confirmed by
+    making and removing a folder in `root`, or in its nearest existing parent (`access(2)` does
+    not see a Landlock sandbox)."""
+    if not any(os.strerror(code) in failure for code in UNWRITABLE):
+        return False
     path = os.path.abspath(root)
     while not os.path.isdir(path):
         parent = os.path.dirname(path)
