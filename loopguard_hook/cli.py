@@ -19,7 +19,7 @@ from typing import Any
 import click
 import orjson
 
-from . import __version__
+from . import __version__, location
 from . import config as config_mod
 from .payload import MAX_SESSION_ID_CHARS, bounded_id
 from .state import StateError, Store, default_state_dir
@@ -99,6 +99,34 @@ def _root_param(name: str) -> Any:
 
 def _store(state_dir: str | None) -> Store:
     return Store(state_dir or _root_param("state_dir") or default_state_dir(os.environ))
+
+
+def _locations(state_dir: str | None) -> list[location.Location]:
+    """The state directories an operator command works on: the given one, else the user cache
+    dir and this project's `.loopguard-hook` (`location.operator_locations`).
+
+    Raises:
+        StateError: none at all (no home directory and no workspace folder).
+    """
+    given = state_dir or _root_param("state_dir")
+    try:
+        cwd = os.getcwd()
+    except OSError:
+        cwd = ""  # deleted under this shell: no project folder to look in
+    found = location.operator_locations(given, os.environ, cwd)
+    if not found:
+        default_state_dir(os.environ)  # raises: no home directory
+    return found
+
+
+def _readable(found: list[location.Location]) -> list[Store]:
+    return [Store(f.root) for f in found if not f.problem]
+
+
+def _echo_problems(found: list[location.Location]) -> None:
+    for f in found:
+        if f.problem:
+            click.echo(f"loopguard-hook: {f.kind} state dir {_printable(f.root)} {f.problem}; not read", err=True)
 
 
 def _resolved(profile: str | None, config_path: str | None, mode: str | None = None) -> config_mod.Resolved:
@@ -286,23 +314,44 @@ def config_warnings(resolved: config_mod.Resolved) -> list[str]:
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None, help="An extra TOML config file.")
 def status(session_id: str | None, as_json: bool, state_dir: str | None, profile: str | None, config_path: str | None) -> None:
     """Show sessions, per agent the counters and the last decisions, and the thresholds in force."""
-    store = _store(state_dir)
+    found = _locations(state_dir)
+    stores = _readable(found)
     resolved = _resolved(profile, config_path)
     cfg = resolved.config
     warnings = config_warnings(resolved)
-    entries = store.list_sessions()
+    entries = [(stem, st, mtime, store.root) for store in stores for stem, st, mtime in store.list_sessions()]
     if session_id is not None:
         stem = _stem(session_id)
         entries = [e for e in entries if e[0] in (stem, session_id)]
         if not entries:
-            raise click.ClickException(f"no state for session {_shown_id(session_id)} in {store.sessions}")
-    sessions = [_safe_summary(stem, state) for stem, state, _ in sorted(entries, key=lambda e: -e[2])]
+            where = " or ".join(s.sessions for s in stores) or found[0].root
+            raise click.ClickException(f"no state for session {_shown_id(session_id)} in {where}")
+    sessions = []
+    for stem, state, _, root in sorted(entries, key=lambda e: -e[2]):
+        summary = _safe_summary(stem, state)
+        if len(found) > 1:
+            summary["state_dir"] = root
+        sessions.append(summary)
     if as_json:
-        _echo_json({"state_dir": store.root, "thresholds": thresholds(cfg), "warnings": warnings, "sessions": sessions})
+        # A directory given that is not private holds the state in a folder of its own (Store.root).
+        dirs = [{"path": Store(f.root).root, "kind": f.kind, "reason": f.reason, "problem": f.problem or None} for f in found]
+        _echo_json(
+            {
+                "state_dir": dirs[0]["path"],
+                "state_dirs": dirs,
+                "thresholds": thresholds(cfg),
+                "warnings": warnings,
+                "sessions": sessions,
+            }
+        )
         return
     now = time.time()
     t = thresholds(cfg)
-    click.echo(f"state dir: {store.root}")
+    click.echo(f"state dir: {Store(found[0].root).root}")
+    for f in found[1:]:
+        click.echo(f"{f.kind} state dir: {_printable(f.root)}" + (f" ({f.problem}; not read)" if f.problem else f" ({f.reason})"))
+        if f.kind == "workspace" and not f.problem:
+            click.echo(f"  {DSH_TEXT_NOTE}")
     click.echo(
         f"config here: profile {t['profile']} ({t['mode']}), counting {t['counting']}: remind at {_list(t['remind_at'])}, "
         f"deny at {t['deny_at'] or '-'}, stop at {t['stop_at'] or '-'}, "
@@ -322,7 +371,16 @@ def status(session_id: str | None, as_json: bool, state_dir: str | None, profile
         if lines is None:
             click.echo(f"session file {s['file']}: unreadable (it will be moved aside on next use)")
             continue
+        if len(found) > 1:
+            lines[0] += f"  [{_printable(s['state_dir'])}]"
         click.echo("\n".join(lines))
+
+
+#: What `status` says is not covered on DSH (README, "Text loops on DSH").
+DSH_TEXT_NOTE = (
+    "note for DSH sessions: text loops are read from DSH's session log at Stop only, and what a Stop finds "
+    "waits for the session's next prompt (DSH shows systemMessage to nobody)"
+)
 
 
 def _session_lines(s: dict[str, Any], t: dict[str, Any], now: float) -> list[str]:
@@ -371,17 +429,21 @@ def reset(session_id: str | None, all_sessions: bool, state_dir: str | None) -> 
     """Forget state: the escape hatch when the guard is wrong about a session."""
     if (session_id is None) == (not all_sessions):
         raise click.UsageError("give exactly one of --session ID or --all")
-    store = _store(state_dir)
+    found = _locations(state_dir)
+    _echo_problems(found)
+    stores = _readable(found)
     if all_sessions:
-        stems = [stem for stem, _, _ in store.list_sessions()]
-        for stem in stems:
-            store.remove(stem)
-        click.echo(f"reset {len(stems)} session(s) in {store.sessions}")
+        for store in stores:
+            stems = [stem for stem, _, _ in store.list_sessions()]
+            for stem in stems:
+                store.remove(stem)
+            click.echo(f"reset {len(stems)} session(s) in {store.sessions}")
         return
     assert session_id is not None
     stem = _stem(session_id)
-    if store.remove(stem, recover=True):
-        click.echo(f"reset session {_shown_id(session_id)}")
+    removed = [store for store in stores if store.remove(stem, recover=True)]
+    if removed:
+        click.echo(f"reset session {_shown_id(session_id)}" + (f" in {removed[0].sessions}" if len(stores) > 1 else ""))
     else:
         click.echo(f"no state for session {_shown_id(session_id)}")
 
@@ -419,15 +481,17 @@ def parse_duration(text: str) -> float:
 def gc(older_than: str, state_dir: str | None, dry_run: bool) -> None:
     """Delete the state of sessions idle longer than --older-than."""
     seconds = parse_duration(older_than)
-    store = _store(state_dir)
-    if dry_run:
-        old = store.gc(seconds, time.time(), dry_run=True)
-        click.echo(f"would delete {len(old)} session(s)")
-        for stem in old:
-            click.echo(f"  {stem}")
-        return
-    removed = store.gc(seconds, time.time())
-    click.echo(f"deleted {len(removed)} idle session(s) from {store.sessions}")
+    found = _locations(state_dir)
+    _echo_problems(found)
+    for store in _readable(found):
+        if dry_run:
+            old = store.gc(seconds, time.time(), dry_run=True)
+            click.echo(f"would delete {len(old)} session(s)" + (f" from {store.sessions}" if len(found) > 1 else ""))
+            for stem in old:
+                click.echo(f"  {stem}")
+            continue
+        removed = store.gc(seconds, time.time())
+        click.echo(f"deleted {len(removed)} idle session(s) from {store.sessions}")
 
 
 # -- replay -----------------------------------------------------------------------------------
@@ -563,7 +627,7 @@ def _resolved_with(point: dict[str, Any], profile: str | None, config_path: str 
     flags = {"profile": profile or _root_param("profile"), "mode": mode or _root_param("mode"), **point}
     try:
         return config_mod.load(
-            environ=os.environ, cwd=os.getcwd(), config_path=config_path or _root_param("config_path"), flags=flags
+            environ=os.environ, cwd=_cwd(), config_path=config_path or _root_param("config_path"), flags=flags
         ).config
     except config_mod.ConfigError as exc:
         raise click.ClickException(f"bad setting: {exc}") from None
@@ -714,7 +778,7 @@ def doctor(ctx: click.Context, clients: tuple[str, ...], as_json: bool, no_run: 
     from . import doctor as doctor_mod
 
     reports = doctor_mod.run_doctor(
-        home=os.path.expanduser("~"), cwd=os.getcwd(), env=os.environ, clients=clients or doctor_mod.CLIENTS, run=not no_run
+        home=os.path.expanduser("~"), cwd=_cwd(), env=os.environ, clients=clients or doctor_mod.CLIENTS, run=not no_run
     )
     click.echo((doctor_mod.render_json if as_json else doctor_mod.render_text)(reports), nl=False)
     ctx.exit(0 if doctor_mod.all_live(reports) else 1)
@@ -737,14 +801,51 @@ def config_show(profile: str | None, config_path: str | None, mode: str | None, 
     """Print every setting, its value, and where the value came from."""
     resolved = _resolved(profile, config_path, mode)
     values = {key: getattr(resolved.config, key) for key in config_mod.KEYS}
+    where = state_locations(os.environ, _cwd())
     if as_json:
-        _echo_json({key: {"value": values[key], "source": resolved.sources[key]} for key in config_mod.KEYS})
+        out = {key: {"value": values[key], "source": resolved.sources[key]} for key in config_mod.KEYS}
+        out.update({name: {"value": path, "source": why} for name, path, why in where})
+        _echo_json(out)
         return
     width = max(map(len, config_mod.KEYS))
     for key in config_mod.KEYS:
         value = values[key]
         shown = orjson.dumps(list(value) if isinstance(value, tuple) else value).decode()
         click.echo(f"{key:<{width}} = {shown}  # {resolved.sources[key]}")
+    for name, path, why in where:
+        event = "an event from a DSH hook bridge" if name == "state_dir_dsh" else "an event from Claude Code or Codex"
+        click.echo(f"# {event} here would keep its state in {_printable(path)}: {why}")
+
+
+def state_locations(environ: Any, cwd: str) -> list[tuple[str, str, str]]:
+    """For `config show`: `(name, state directory, why)` an event from `cwd` would use,
+    `state_dir` for Claude Code and Codex and `state_dir_dsh` for a DSH hook bridge."""
+    given = _root_param("state_dir")
+    try:
+        default = location.choose(given, environ, cwd, dsh=False)
+    except StateError as exc:
+        default = location.Location("", "none", f"no state directory: {exc}")
+    why = default.reason
+    if default.kind == "default" and default.fallback:
+        if _maybe_unwritable(default.root):
+            why += f", which this user cannot write: {default.fallback} instead"
+        else:
+            why += f" ({default.fallback} if a sandbox keeps the hook from writing it)"
+    dsh = location.choose(given, environ, cwd, dsh=True)
+    out = [("state_dir", default.root, why), ("state_dir_dsh", dsh.root, dsh.reason)]
+    problem = location.inspect_workspace(dsh.root) if dsh.kind == "workspace" and os.path.lexists(dsh.root) else ""
+    if problem:
+        out[1] = ("state_dir_dsh", dsh.root, f"{dsh.reason}; but it {problem}, so the hook would exit 1")
+    return out
+
+
+def _maybe_unwritable(root: str) -> bool:
+    """A hint for display only (access(2) does not see a Landlock sandbox): the nearest existing
+    folder of `root` is not writable by this user."""
+    path = os.path.abspath(root)
+    while not os.path.isdir(path) and os.path.dirname(path) != path:
+        path = os.path.dirname(path)
+    return not os.access(path, os.W_OK | os.X_OK)
 
 
 @config_group.command("check")

@@ -170,6 +170,7 @@ VALIDATORS: dict[str, Callable[[Any], Any]] = {
     "same_final_message_at": _off_or_threshold,
     "transcript_read_bytes": _int(4096, 16 * 1024 * 1024),
     "keep_state": _bool,
+    "idle_session_seconds": _float,
     "lock_timeout_seconds": _positive_float,
     "audit_log_max_bytes": _int(4096),
 }

@@ -16,13 +16,13 @@ from typing import NamedTuple
 
 import orjson
 
-from . import clients, engine, followup, textloop
+from . import clients, engine, followup, location, textloop
 from . import config as config_mod
 from .clients import detect_client
 from .ledger import ResponseRecord, Session
 from .payload import HANDLED_EVENTS, Client, HookEvent, PayloadError, decode, event_name, parse
 from .render import render
-from .state import StateError, Store, default_state_dir
+from .state import LockTimeout, StateError, Store, default_state_dir
 
 
 class Exit(enum.IntEnum):
@@ -92,12 +92,23 @@ def run(
             user_path=_user_config_path() if user_config is None else user_config,
         )
         cfg = resolved.config
-        store = Store(
-            options.state_dir or default_state_dir(environ),
-            lock_timeout=cfg.lock_timeout_seconds,
-            audit_max_bytes=cfg.audit_log_max_bytes,
-        )
-        return _decide(store, event, cfg, clock(), dry_run=options.dry_run)
+        where = location.choose(options.state_dir, environ, event.cwd, dsh=location.sent_by_dsh(event.transcript_path))
+        store = _open_store(where, cfg, dry_run=options.dry_run)
+        now = clock()
+        try:
+            result = _decide(store, event, cfg, now, dry_run=options.dry_run)
+        except StateError as exc:
+            # The user cache dir cannot be written (a sandboxed hook, a read-only home): the
+            # event's workspace instead. Nothing was committed to the first store.
+            if where.kind != "default" or not where.fallback or isinstance(exc, LockTimeout):
+                raise
+            if not location.unwritable(where.root, str(exc)):
+                raise
+            store = _open_store(location.workspace_location(where.fallback), cfg, dry_run=options.dry_run)
+            result = _decide(store, event, cfg, now, dry_run=options.dry_run)
+        if event.event == "SessionStart" and cfg.idle_session_seconds and not options.dry_run:
+            collect_idle(store, cfg.idle_session_seconds)
+        return result
     except PayloadError as exc:
         return HookResult(stderr=f"loopguard-hook: bad payload: {exc}", exit_code=Exit.FAILED)
     except config_mod.ConfigError as exc:
@@ -106,6 +117,36 @@ def run(
         return HookResult(stderr=f"loopguard-hook: state: {exc}", exit_code=Exit.FAILED)
     except Exception as exc:  # a bug: log it, fail open
         return HookResult(stderr=log_bug(store, environ, options, exc), exit_code=Exit.FAILED)
+
+
+def collect_idle(store: Store, idle_seconds: float, *, now: Callable[[], float] = time.time) -> list[str]:
+    """Delete the sessions idle for more than `idle_seconds`; the stems deleted.
+
+    Run at each SessionStart: sessions that never send SessionEnd (DSH's bridges never do; a
+    killed client) would otherwise stay until `gc`. It is `Store.gc`, under the same locks (a
+    session a hook is updating is kept), and it writes no file of its own. Wall-clock time, as
+    it is compared with file times. Never raises: a failed scan waits for the next SessionStart.
+    """
+    try:
+        return store.gc(idle_seconds, now())
+    except OSError:
+        return []
+
+
+def _open_store(where: location.Location, cfg: config_mod.Config, *, dry_run: bool) -> Store:
+    """The state store at `where`; a workspace folder is created (or checked) first.
+
+    Raises:
+        StateError: the workspace folder is a symlink, another user's, or not private.
+    """
+    if where.kind == "workspace":
+        if not dry_run:
+            location.ensure_workspace(where.root)
+        else:
+            problem = location.inspect_workspace(where.root) if os.path.lexists(where.root) else ""
+            if problem:
+                raise StateError(f"{where.root} {problem}; not using it (set LOOPGUARD_STATE_DIR)")
+    return Store(where.root, lock_timeout=cfg.lock_timeout_seconds, audit_max_bytes=cfg.audit_log_max_bytes)
 
 
 def _user_config_path() -> str:
@@ -197,7 +238,7 @@ def _prepare(
     raw, found = peeked
     state = found if found is not None else engine.new_session(event.session_id, event.client, now)
     try:
-        decision = engine.apply(state, event, cfg, now, _new_texts(state, event, cfg))
+        decision = _engine_apply(state, event, cfg, now)
     except (TypeError, KeyError, AttributeError, ValueError, IndexError):
         return None  # a ledger of the wrong shape: logged and replaced under the lock
     return raw, state, decision
@@ -209,9 +250,9 @@ def _apply(
     """The state and decision after this event, and the warning to show."""
     if state is None:
         state = engine.new_session(event.session_id, event.client, now)
-        return state, engine.apply(state, event, cfg, now, _new_texts(state, event, cfg)), warning
+        return state, _engine_apply(state, event, cfg, now), warning
     try:
-        decision = engine.apply(state, event, cfg, now, _new_texts(state, event, cfg))
+        decision = _engine_apply(state, event, cfg, now)
     except (TypeError, KeyError, AttributeError, ValueError, IndexError) as exc:
         # A ledger that parses but holds values of the wrong shape (edited by hand, or written
         # by another version): log it, and start the session afresh rather than fail on every
@@ -219,8 +260,20 @@ def _apply(
         log_bug(store, {}, HookOptions(state_dir=store.root), exc)
         warning = "state file had values of the wrong shape; started the session afresh (see errors.log)"
         state = engine.new_session(event.session_id, event.client, now)
-        decision = engine.apply(state, event, cfg, now, _new_texts(state, event, cfg))
+        decision = _engine_apply(state, event, cfg, now)
     return state, decision, warning
+
+
+def _engine_apply(state: Session, event: HookEvent, cfg: config_mod.Config, now: float) -> engine.Decision:
+    """`engine.apply` with the assistant text read since the last event. A Stop from DSH, which
+    carries no `last_assistant_message`, gets the final message read from DSH's session log."""
+    path = event.agent_transcript_path if event.event == "SubagentStop" else event.transcript_path
+    if not location.sent_by_dsh(path):
+        return engine.apply(state, event, cfg, now, _new_texts(state, event, cfg))
+    texts, final = _dsh_texts(state, event, cfg, path)
+    if final is not None and event.last_assistant_message is None:
+        event = event._replace(last_assistant_message=final)
+    return engine.apply(state, event, cfg, now, texts)
 
 
 def _new_texts(state: Session, event: HookEvent, cfg: config_mod.Config) -> list[str]:
@@ -233,6 +286,22 @@ def _new_texts(state: Session, event: HookEvent, cfg: config_mod.Config) -> list
     path = event.agent_transcript_path if event.event == "SubagentStop" else event.transcript_path
     tail = textloop.text_state(state, event.agent_id).setdefault("tail", {})
     return textloop.unseen(state, event.agent_id, read_new_texts(tail, path, cfg.transcript_read_bytes))
+
+
+def _dsh_texts(state: Session, event: HookEvent, cfg: config_mod.Config, path: str | None) -> tuple[list[str], str | None]:
+    """The new assistant texts of a DSH session log, and the turn's final message when it is
+    new; read only on Stop and SubagentStop (the decompressor is imported then alone)."""
+    if event.event not in ("Stop", "SubagentStop") or not (cfg.max_repeated_lines or cfg.max_repeated_blocks
+                                                            or cfg.same_final_message_at):
+        return [], None
+    from . import dshlog
+
+    ts = textloop.text_state(state, event.agent_id)
+    wait = dshlog.STOP_WAIT_SECONDS if event.event == "Stop" else 0.0
+    found = dshlog.read_new_texts(ts.setdefault("tail", {}), path, cfg.transcript_read_bytes, wait=wait)
+    fresh = found.final is not None and found.final[0] not in ts["seen"]
+    texts = textloop.unseen(state, event.agent_id, found.texts)
+    return texts, found.final[1] if fresh and found.final is not None else None
 
 
 def _line(text: str) -> str:

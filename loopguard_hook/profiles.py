@@ -56,6 +56,7 @@ class Config(NamedTuple):
     same_final_message_at: int = 3
     transcript_read_bytes: int = 262144
     keep_state: bool = False
+    idle_session_seconds: float = 604800.0
     lock_timeout_seconds: float = 2.0
     audit_log_max_bytes: int = 1048576
 

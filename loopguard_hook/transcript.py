@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import orjson
@@ -66,7 +67,14 @@ def read_new_texts(tail: Tail, path: str | None, budget: int) -> list[tuple[str,
     finally:
         os.close(fd)
     texts: list[tuple[str, str]] = []
-    for line in _whole_lines(tail, data, start, skip_partial):
+    for record in json_objects(_whole_lines(tail, data, start, skip_partial)):
+        texts.extend(assistant_texts(record))
+    return texts
+
+
+def json_objects(lines: Iterable[bytes]) -> Iterator[dict[str, Any]]:
+    """The JSON objects among `lines`; blank, malformed and non-object lines are skipped."""
+    for line in lines:
         if not line.strip():
             continue
         try:
@@ -74,8 +82,7 @@ def read_new_texts(tail: Tail, path: str | None, budget: int) -> list[tuple[str,
         except orjson.JSONDecodeError:
             continue
         if isinstance(record, dict):
-            texts.extend(assistant_texts(record))
-    return texts
+            yield record
 
 
 def _whole_lines(tail: Tail, data: bytes, start: int, skip_partial: bool) -> list[bytes]:

@@ -174,6 +174,8 @@ BAD: list[tuple[str, Any, str]] = [
     ("reset_on_compaction", 1, "true or false"),
     ("match_read_by_substring", "no", "true or false"),
     ("keep_state", 0, "true or false"),
+    ("idle_session_seconds", -1, "negative"),
+    ("idle_session_seconds", "7d", "seconds"),
     ("new_failure_is_evidence", "no", "true or false"),
     ("register_advisory", "on", "true or false"),
     ("preview_chars", 5, ">= 20"),

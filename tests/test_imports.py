@@ -206,3 +206,25 @@ def test_hook_path_defines_no_dataclasses() -> None:
         assert not [k for k, v in vars(module).items() if isinstance(v, re.Pattern)], name
         if any(isinstance(c, type) and issubclass(c, tuple) and hasattr(c, "_fields") for c in own):
             assert "annotations" not in vars(module), f"{name} uses postponed annotations"
+
+
+def test_a_dsh_pretooluse_never_imports_the_zstd_decompressor(tmp_path: Path) -> None:
+    """DSH's session log is zstd; its decompressor is imported on a DSH Stop alone (dshlog.py)."""
+    project = tmp_path / "project"
+    project.mkdir()
+    log = tmp_path / "dsh" / "sessions" / "--project--" / "session-1" / "session.jsonl.zstd"
+    log.parent.mkdir(parents=True)
+    log.write_bytes(b"")
+    payload = json.dumps({  # the Claude Code bridge's captured PreToolUse.read.json shape
+        "session_id": "session-1", "transcript_path": str(log), "cwd": str(project), "hook_event_name": "PreToolUse",
+        "tool_name": "read", "tool_input": {"file_path": "notes.txt"}, "tool_use_id": "call_main_0_0",
+    }).encode()
+    env = _env()
+    result = subprocess.run(
+        _hook_command("--state-dir", str(tmp_path / "state")), input=payload,
+        env=dict(env, PYTHONPROFILEIMPORTTIME="1"), capture_output=True, timeout=60,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    modules = _imported(result.stderr.decode("utf-8", "replace")) - _startup_modules(env)
+    assert "loopguard_hook.engine" in modules, "importtime output not understood"
+    assert _matching(modules, ("backports.zstd", "compression", "zstandard", "pyzstd", "loopguard_hook.dshlog")) == []

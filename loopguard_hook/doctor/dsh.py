@@ -27,6 +27,8 @@ from ..install.dsh_bridge import dsh_home, missing_services
 from ..install.dsh_patch import block_entry, find_block, other_mounts
 from ..install.files import read_text
 from ..install.jsontext import read_json_quietly
+from ..location import WORKSPACE_DIR
+from ..state import StateError, default_state_dir
 from .common import check_events, check_handlers, found_by, registrations
 from .model import ClientReport, Registration
 
@@ -102,6 +104,14 @@ def _check_sandbox(report: ClientReport, state_dir: str | None, env: Mapping[str
     if state_dir is None or mode == "danger-full-access":
         report.add("ok", "sandbox", f"DSH_PERMISSION_MODE={mode}: hooks may write {state_dir}")
         return
+    if _is_default(state_dir, env):
+        report.add(
+            "ok",
+            "sandbox",
+            f"no state dir is set, so events from DSH keep their state in each workspace's {WORKSPACE_DIR}/, "
+            f"the one folder DSH's {mode} sandbox lets a hook write and keeps",
+        )
+        return
     if not os.path.isabs(state_dir):
         report.add("ok", "sandbox", f"{state_dir} is relative, so it lies in each session's workspace, which hooks may write")
         return
@@ -135,6 +145,17 @@ def _check_sandbox(report: ClientReport, state_dir: str | None, env: Mapping[str
         )
     else:
         report.add("ok", "sandbox", f"{state_dir} is writable from DSH's {mode} sandbox (Landlock and Seatbelt keep /tmp)")
+
+
+def _is_default(state_dir: str, env: Mapping[str, str]) -> bool:
+    """Whether `state_dir` is the user cache dir the hook would pick with nothing set (DSH's
+    events then use the workspace instead: `location.choose`)."""
+    if env.get("LOOPGUARD_STATE_DIR"):
+        return False
+    try:
+        return state_dir == default_state_dir(env)
+    except StateError:
+        return False
 
 
 def payload(cwd: Path, client: str) -> Any:

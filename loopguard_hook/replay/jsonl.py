@@ -14,6 +14,9 @@ from ..config import read_regular_file
 from ..transcript import assistant_texts
 from .model import RecordedEvent, ReplayError
 
+#: How a zstd frame starts (RFC 8878): DSH writes its session log so.
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+
 
 @dataclass(slots=True)
 class Line:
@@ -35,6 +38,10 @@ def read_lines(path: str) -> tuple[list[Line], int]:
         raise ReplayError(f"{path}: {exc.strerror or exc}") from None
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
+    elif raw.startswith(ZSTD_MAGIC):  # a DSH session log: zstd frames of JSON lines
+        from ..dshlog import decode_all
+
+        raw = decode_all(raw)
     lines: list[Line] = []
     skipped = 0
     for number, text in enumerate(raw.split(b"\n"), start=1):

@@ -1,0 +1,276 @@
+"""Text loops on DSH: the assistant's text read from DSH's zstd session log at Stop.
+
+The logs in tests/data/dsh/ were written by the real DSH 0.1.0-rc.8 (both hook bridges, in its
+default `workspace-write` sandbox, `loopguard-hook` registered on every event) running
+`repeat_final.json`: one `read`, then a final answer whose line repeats ten times. See
+tests/data/dsh/README.md. Torn, partial and corrupt files are made from those real bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from backports import zstd
+
+from loopguard_hook import dshlog
+from loopguard_hook.hook import HookOptions, run
+
+DATA = Path(__file__).parent / "data" / "dsh"
+LOGS = sorted(DATA.glob("*.session.jsonl.zstd"))
+BUDGET = 262144
+LINE = "I am checking the notes file again to be sure it says alpha."
+
+
+def frames(data: bytes) -> list[bytes]:
+    out, pos = [], 0
+    while pos < len(data):
+        size = zstd.get_frame_size(data[pos:])
+        out.append(data[pos : pos + size])
+        pos += size
+    return out
+
+
+def records(data: bytes) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in zstd.decompress(data).splitlines() if line.strip()]
+
+
+@pytest.fixture(params=LOGS, ids=[p.name.split(".")[0] for p in LOGS])
+def real_log(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
+    home = tmp_path / "dsh" / "sessions" / "--project--" / "session-1"
+    home.mkdir(parents=True)
+    path = home / "session.jsonl.zstd"
+    shutil.copyfile(request.param, path)
+    return path
+
+
+def test_the_real_logs_are_what_the_tests_say() -> None:
+    assert len(LOGS) == 2
+    for log in LOGS:
+        data = log.read_bytes()
+        assert len(frames(data)) >= 8, "several independent frames"
+        kinds = [r["type"] for r in records(data)]
+        assert "assistant/chunk" in kinds and kinds.count("assistant/message") == 2
+        assert {"point": "Stop"}.items() <= next(r["data"] for r in records(data) if r["type"] == "hook/invoked"
+                                                  and r["data"]["point"] == "Stop").items()
+
+
+def test_the_final_message_and_the_texts_of_a_real_log(real_log: Path) -> None:
+    found = dshlog.read_new_texts({}, str(real_log), BUDGET)
+    assert found.stop_seen
+    assert [text.count(LINE) for _, text in found.texts] == [10], "the tool-call step has no text; chunks skipped"
+    assert found.final is not None and found.final[1].startswith("FINAL: the notes say alpha.")
+    assert found.final == found.texts[-1]
+
+
+def test_nothing_new_is_nothing_read_again(real_log: Path) -> None:
+    tail: dict[str, Any] = {}
+    dshlog.read_new_texts(tail, str(real_log), BUDGET)
+    assert tail["offset"] == real_log.stat().st_size
+    again = dshlog.read_new_texts(tail, str(real_log), BUDGET)
+    assert again.texts == [] and again.final is None and not again.stop_seen
+
+
+def test_incremental_reads_at_frame_boundaries(real_log: Path) -> None:
+    data = real_log.read_bytes()
+    parts = frames(data)
+    # the last assistant/message is in one of the last frames: cut before it
+    cut = next(i for i in range(len(parts) - 1, -1, -1) if any(r["type"] == "assistant/message" for r in records(parts[i])))
+    real_log.write_bytes(b"".join(parts[:cut]))
+    tail: dict[str, Any] = {}
+    first = dshlog.read_new_texts(tail, str(real_log), BUDGET)
+    assert first.texts == [] and not first.stop_seen
+    assert tail["offset"] == len(b"".join(parts[:cut]))
+    with open(real_log, "ab") as fh:
+        fh.write(b"".join(parts[cut:]))
+    second = dshlog.read_new_texts(tail, str(real_log), BUDGET)
+    assert len(second.texts) == 1 and second.stop_seen and second.final == second.texts[0]
+
+
+@pytest.mark.parametrize("cut", [1, 7, 40])
+def test_a_torn_last_frame_is_left_for_the_next_read(real_log: Path, cut: int) -> None:
+    data = real_log.read_bytes()
+    real_log.write_bytes(data[:-cut])
+    tail: dict[str, Any] = {}
+    torn = dshlog.read_new_texts(tail, str(real_log), BUDGET)
+    last = frames(data)[-1]
+    assert tail["offset"] == len(data) - len(last), "the offset stays at the torn frame's start"
+    with open(real_log, "ab") as fh:
+        fh.write(data[-cut:])
+    rest = dshlog.read_new_texts(tail, str(real_log), BUDGET)
+    assert tail["offset"] == len(data)
+    assert len(torn.texts) + len(rest.texts) == 1
+    assert torn.stop_seen or rest.stop_seen
+
+
+def test_a_corrupt_frame_in_the_middle_is_skipped(real_log: Path) -> None:
+    parts = frames(real_log.read_bytes())
+    bad = bytearray(parts[3])
+    bad[len(bad) // 2] ^= 0xFF  # a checksummed frame: decoding fails
+    real_log.write_bytes(b"".join(parts[:3]) + bytes(bad) + b"".join(parts[4:]))
+    found = dshlog.read_new_texts({}, str(real_log), BUDGET)
+    assert found.stop_seen and found.final is not None
+
+
+def test_garbage_between_frames_is_stepped_over(real_log: Path) -> None:
+    parts = frames(real_log.read_bytes())
+    real_log.write_bytes(b"".join(parts[:2]) + b"\x00garbage\x28\xb5" + b"".join(parts[2:]))
+    found = dshlog.read_new_texts({}, str(real_log), BUDGET)
+    assert found.stop_seen and len(found.texts) == 1
+
+
+def test_a_long_log_is_read_from_a_frame_in_its_last_budget_bytes(real_log: Path) -> None:
+    data = real_log.read_bytes()
+    parts = frames(data)
+    budget = len(parts[-1]) + len(parts[-2]) + 10  # lands inside an earlier frame
+    found = dshlog.read_new_texts({}, str(real_log), max(budget, 64))
+    assert found.stop_seen
+    assert dshlog.read_new_texts({"offset": 5}, str(real_log), len(data)).stop_seen, "a bad offset starts over"
+
+
+def test_a_frame_that_decodes_to_far_more_than_the_budget_is_skipped(tmp_path: Path) -> None:
+    path = tmp_path / "session.jsonl.zstd"
+    text = "x" * 2_000_000
+    big = json.dumps({"type": "assistant/message", "data": {"message": {"id": "m", "content": [{"type": "text", "text": text}]}}})
+    big_line = big.encode() + b"\n"
+    good = b'{"type": "hook/invoked", "data": {"point": "Stop"}}\n'
+    path.write_bytes(zstd.compress(big_line) + zstd.compress(good))
+    found = dshlog.read_new_texts({}, str(path), 4096)
+    assert found.texts == [] and found.stop_seen
+
+
+def test_stop_polls_until_the_final_message_lands(real_log: Path) -> None:
+    """The measured race: at Stop the log ends before the final message for about 0.1 s."""
+    data = real_log.read_bytes()
+    parts = frames(data)
+    cut = next(i for i in range(len(parts) - 1, -1, -1) if any(r["type"] == "assistant/message" for r in records(parts[i])))
+    real_log.write_bytes(b"".join(parts[:cut]))
+
+    def late() -> None:
+        time.sleep(0.1)
+        with open(real_log, "ab") as fh:
+            fh.write(b"".join(parts[cut:]))
+
+    writer = threading.Thread(target=late)
+    writer.start()
+    started = time.monotonic()
+    found = dshlog.read_new_texts({}, str(real_log), BUDGET, wait=dshlog.STOP_WAIT_SECONDS)
+    took = time.monotonic() - started
+    writer.join()
+    assert found.stop_seen and found.final is not None and LINE in found.final[1]
+    assert 0.05 < took < dshlog.STOP_WAIT_SECONDS
+
+
+def test_the_wait_is_bounded(real_log: Path) -> None:
+    parts = frames(real_log.read_bytes())
+    real_log.write_bytes(b"".join(parts[:3]))
+    started = time.monotonic()
+    found = dshlog.read_new_texts({}, str(real_log), BUDGET, wait=0.3)
+    assert not found.stop_seen and 0.28 < time.monotonic() - started < 1.0
+
+
+def test_missing_fifo_and_nul_paths_read_nothing(tmp_path: Path) -> None:
+    fifo = tmp_path / "session.jsonl.zstd"
+    os.mkfifo(fifo)
+    started = time.monotonic()
+    assert dshlog.read_new_texts({}, str(fifo), BUDGET, wait=0.1).texts == []
+    assert time.monotonic() - started < 1.0
+    assert dshlog.read_new_texts({}, str(tmp_path / "nope"), BUDGET).texts == []
+    assert dshlog.read_new_texts({}, "a\0b", BUDGET).texts == []
+    assert dshlog.read_new_texts({}, None, BUDGET).texts == []
+    (tmp_path / "plain").write_bytes(b"not zstd at all\n" * 100)
+    assert dshlog.read_new_texts({}, str(tmp_path / "plain"), BUDGET).texts == []
+
+
+# -- through the hook ---------------------------------------------------------------------------
+
+
+def _stop(log: Path, cwd: Path, session: str = "session-1", event: str = "Stop") -> bytes:
+    """The Claude Code bridge's Stop (captured Stop.json): no last_assistant_message."""
+    return json.dumps({"session_id": session, "transcript_path": str(log), "cwd": str(cwd),
+                       "hook_event_name": event, "stop_hook_active": False}).encode()
+
+
+def test_a_dsh_stop_judges_the_final_message_from_the_log(real_log: Path, tmp_path: Path) -> None:
+    result = run(_stop(real_log, tmp_path), options=HookOptions(state_dir=str(tmp_path / "state")), environ={}, user_config="")
+    assert result.exit_code == 0, result.stderr
+    assert result.decision is not None and result.decision.rule.value == "LOOP_GUARD_TEXT"
+    assert result.decision.times == 8 and LINE in result.decision.summary
+    ledger = json.loads((tmp_path / "state" / "sessions" / "session-1.json").read_bytes())
+    assert ledger["text"]["main"]["tail"]["offset"] == real_log.stat().st_size
+    again = run(_stop(real_log, tmp_path), options=HookOptions(state_dir=str(tmp_path / "state")), environ={}, user_config="")
+    assert again.exit_code == 0, again.stderr
+    assert again.decision is None or again.decision.intended.name == "ALLOW", "the same message is never judged twice"
+
+
+def test_the_same_final_reply_to_two_prompts_is_seen_on_dsh(tmp_path: Path) -> None:
+    """The same-reply rule needs the final message, which DSH's Stop does not carry."""
+    log = tmp_path / "dsh" / "sessions" / "--p--" / "session-2" / "session.jsonl.zstd"
+    log.parent.mkdir(parents=True)
+    reply = "I could not find anything relevant in the repository; please tell me which file you mean exactly."
+    state = HookOptions(state_dir=str(tmp_path / "state"))
+    decisions = []
+    for turn, prompt in enumerate(["where is the config?", "what does main.py do?"], start=1):
+        prompt_payload = {"session_id": "session-2", "transcript_path": str(log), "cwd": str(tmp_path),
+                          "hook_event_name": "UserPromptSubmit", "prompt": prompt}
+        assert run(json.dumps(prompt_payload).encode(), options=state, environ={}, user_config="").exit_code == 0
+        message = {"type": "assistant/message", "seq": turn, "data": {"turn": turn, "step": 1, "message": {
+            "role": "assistant", "id": f"m{turn}", "content": [{"type": "text", "text": reply}]}}}
+        invoked = {"type": "hook/invoked", "seq": turn + 100, "data": {"turn": turn, "point": "Stop"}}
+        with open(log, "ab") as fh:
+            fh.write(zstd.compress((json.dumps(message) + "\n").encode()))
+            fh.write(zstd.compress((json.dumps(invoked) + "\n").encode()))
+        result = run(_stop(log, tmp_path, "session-2"), options=state, environ={}, user_config="")
+        assert result.exit_code == 0, result.stderr
+        decisions.append(result.decision.intended.name if result.decision else None)
+    assert decisions[0] in (None, "ALLOW") and decisions[1] == "REMIND"
+
+
+# -- imports ----------------------------------------------------------------------------------
+
+
+def _imported(payload: bytes, tmp_path: Path) -> set[str]:
+    hook = Path(sys.executable).with_name("loopguard-hook")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("LOOPGUARD_", "PYTHONPROFILE"))}
+    result = subprocess.run([str(hook), "--state-dir", str(tmp_path / "state")], input=payload,
+                            env=dict(env, PYTHONPROFILEIMPORTTIME="1", LOOPGUARD_RESIDENT="off"),  # in-process
+                            capture_output=True, timeout=60)
+    stderr = result.stderr.decode()
+    assert result.returncode == 0, stderr[-2000:]
+    return {line.rsplit("|", 1)[1].strip() for line in stderr.splitlines() if line.startswith("import time:")}
+
+
+def test_pretooluse_never_imports_the_decompressor(real_log: Path, tmp_path: Path) -> None:
+    payload = json.dumps({"session_id": "session-1", "transcript_path": str(real_log), "cwd": str(tmp_path),
+                          "hook_event_name": "PreToolUse", "tool_name": "read",
+                          "tool_input": {"file_path": "notes.txt"}, "tool_use_id": "call_main_0_0"}).encode()
+    modules = _imported(payload, tmp_path)
+    assert "loopguard_hook.engine" in modules, "importtime output not understood"
+    assert not {m for m in modules if "zstd" in m or m == "loopguard_hook.dshlog" or m.startswith("compression")}
+    prompt = json.dumps({"session_id": "session-1", "transcript_path": str(real_log), "cwd": str(tmp_path),
+                         "hook_event_name": "UserPromptSubmit", "prompt": "hi"}).encode()
+    assert not {m for m in _imported(prompt, tmp_path) if "zstd" in m}
+
+
+def test_a_dsh_stop_imports_it(real_log: Path, tmp_path: Path) -> None:
+    """The control for the test above: the check does see the lazy import."""
+    modules = _imported(_stop(real_log, tmp_path), tmp_path)
+    assert "backports.zstd" in modules or "compression.zstd" in modules
+    assert "loopguard_hook.dshlog" in modules
+
+
+def test_a_claude_code_stop_does_not(tmp_path: Path) -> None:
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text("")
+    payload = json.dumps({"session_id": "s1", "transcript_path": str(transcript), "cwd": str(tmp_path),
+                          "hook_event_name": "Stop", "stop_hook_active": False, "last_assistant_message": "done",
+                          "permission_mode": "default"}).encode()
+    assert not {m for m in _imported(payload, tmp_path) if "zstd" in m}
