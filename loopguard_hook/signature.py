@@ -19,6 +19,8 @@ from typing import Any, NamedTuple
 
 import orjson
 
+from .shellwords import shell_normal
+
 _SORT = orjson.OPT_SORT_KEYS
 
 #: Keys whose values change on every run without saying anything about the result.
@@ -178,7 +180,8 @@ HEAD_CHARS = 1000
 
 
 def call_key(tool_name: str, tool_input: Any, ignore_args: frozenset[str], head_chars: int = HEAD_CHARS) -> CallKey:
-    """The signature of a call: `tool_name` + canonical `tool_input` minus decoy keys.
+    """The signature of a call: `tool_name` + canonical `tool_input` minus decoy keys, with a shell
+    tool's command line in `shell_words` form (spacing and quoting style do not split a count).
 
     Hashed piece by piece, so a 5 MB `Write` costs no 5 MB serialisation. A `tool_input` that is
     not an object (a string, from a malformed call) is compared as given.
@@ -193,7 +196,7 @@ def call_key(tool_name: str, tool_input: Any, ignore_args: frozenset[str], head_
         _feed_text(h, tool_input, False)
         head = tool_input[: head_chars + 1]
     else:
-        _feed(h, tool_input, frozenset(), False)
+        _feed(h, shell_normal(tool_name, tool_input), frozenset(), False)
         head = json_head(tool_input, head_chars)
     return CallKey(h.hexdigest(), head)
 
