@@ -134,7 +134,9 @@ def _post_tool_use(state: Session, event: HookEvent, config: Config, caps: Capab
         mutation = matches(tool, config.mutating_tools)
         outcome = clients.dialect(event.client).outcome(tool, event.tool_response, mutation=mutation)
     if outcome is not None:
-        verdict = counting.record_outcome(agent, call, tool, event.tool_input, event.tool_response, outcome, config)
+        verdict = counting.record_outcome(
+            agent, call, tool, event.tool_input, event.tool_response, outcome, config, agents=len(state["agents"])
+        )
         if verdict is not None:
             decisions.append(with_mode(verdict, config, can_deny=False))
         if call.get("new"):
@@ -191,7 +193,9 @@ def _batch_call(
     pending = call.pop("remind", None)
     mutation = matches(item.tool_name, config.mutating_tools)
     outcome = client.outcome(item.tool_name, item.tool_response, mutation=mutation)
-    verdict = counting.record_outcome(agent, call, item.tool_name, item.tool_input, item.tool_response, outcome, config)
+    verdict = counting.record_outcome(
+        agent, call, item.tool_name, item.tool_input, item.tool_response, outcome, config, agents=len(state["agents"])
+    )
     if verdict is not None:
         decisions.append(with_mode(verdict, config, can_deny=False))
     if call.get("new"):
