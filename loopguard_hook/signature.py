@@ -44,6 +44,14 @@ VOLATILE_KEYS = frozenset(
         "usage",
         "totalTokens",
         "resolvedModel",
+        # the polling's own ids and counters (a running command's session and pid, a retry's
+        # attempt number): a poll that changes only these is the same poll
+        "pid",
+        "sessionId",
+        "session_id",
+        "attempt",
+        "checked_at",
+        "checkedAt",
     }
 )
 
@@ -69,6 +77,18 @@ _VOLATILE_TEXT = (
     r"|Time: +[0-9.]+ ?(?:ms|s)\b"
     r"|after [0-9]+ ms\b"
     r"|Duration:? [0-9.]+ ?(?:ms|s)\b"
+    # integers of the polling itself, not of the work: epoch seconds or milliseconds
+    # (2017-2033), and the number after a poll, attempt or retry counter, a pid or a session id
+    r"|\b1[5-9]\d{8}(?:\d{3})?\b"
+)
+
+#: The words before a counter or id of the polling itself (`_POLL_COUNTER`); the pattern runs only
+#: on a text that holds one of them (a `str` search costs far less than a regular-expression pass).
+_POLL_WORDS = ("poll", "attempt", "retr", "iteration", "tick", "pid", "session")
+_POLL_COUNTER = (
+    r"(?i)\b(?:(?:poll|attempt|retry|retries|iteration|tick)s?[\"']?\s?[#:=]?\s?\d+\b"
+    r"|pid[\"']?\s?[:= ]\s?\d+\b"
+    r"|session(?:[ _-]?id)?[\"']?\s?[:= ]\s?[\"']?[\w-]*\d[\w-]*)"
 )
 
 _DIGEST_BYTES = 8
@@ -98,8 +118,13 @@ _VOLATILE_FAST = r"(?=[WCOstie0-9.(\tTaD])(?:" + _VOLATILE_TEXT + ")"
 
 
 def normalise_text(text: str) -> str:
-    """Remove volatile fragments (timings, timestamps, run ids) from a result or error text."""
-    return re.compile(_VOLATILE_FAST).sub("<t>", text)
+    """Remove volatile fragments (timings, timestamps, run ids, the polling's own counters) from
+    a result or error text."""
+    text = re.compile(_VOLATILE_FAST).sub("<t>", text)
+    low = text.lower()
+    if any(word in low for word in _POLL_WORDS):
+        text = re.compile(_POLL_COUNTER).sub("<t>", text)
+    return text
 
 
 
