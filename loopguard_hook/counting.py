@@ -7,6 +7,7 @@ counters (`_tally`), runs `rules.ON_CALL` and records what the verdict does to t
 `rules.ON_RESULT`.
 """
 
+import re
 from typing import Any
 
 from . import followup, ledger, rules
@@ -116,6 +117,8 @@ def _tally(
         # The gap to a slow repeat runs from when the previous attempt finished: a build that
         # takes 80 s and is re-run at once is a quick repeat.
         previous_time = sig.get("done") or sig["t"]
+        if sig.pop("refused", False):
+            _escalated_retry(agent, sig)
         sig["n"] += 1
         sig["total"] += 1
         sig["t"] = now
@@ -139,6 +142,15 @@ def _tally(
         path=path,
         path_count=path_count,
     )
+
+
+def _escalated_retry(agent: Agent, sig: Signature) -> None:
+    """The retry of a sandbox-refused call, with escalation asked for (Codex keeps the same
+    input: its hooks do not see `sandbox_permissions`, openai/codex#40996): a first run, not a
+    repeat. Once per signature, so a loop of refusals still counts."""
+    sig["escalated"] = True
+    sig["n"] = 0
+    agent["chain"] = None
 
 
 def _signature(agent: Agent, tool: str, key: CallKey, now: float, limit: int, limit_chars: int) -> Signature:
@@ -257,6 +269,8 @@ def record_outcome(
     sig["preview"] = preview(redact_prefix(outcome.text, limit + 1), limit)
     failed_before = sig.get("failed")
     sig["failed"] = outcome.failure
+    if outcome.failure and not sig.get("escalated") and is_sandbox_refusal(outcome.text):
+        sig["refused"] = True
     ledger.keep_recent_previews(agent, share.previews)
     sig["done"] = agent["updated"]  # when this call last finished: the gap to a slow repeat
     # A new failure text restarts the count only after failures: after a success of the same
@@ -288,6 +302,44 @@ def _count_evidence(
         sig["n"] = 1
     if new:
         call["new"] = True
+
+
+#: Claude Code's text for a call it never ran because a parallel sibling failed (PostToolBatch
+#: only; anthropics/claude-code#64346, #64247).
+CANCELLED = "<tool_use_error>Cancelled: parallel tool call"
+
+
+def is_cancelled(text: str) -> bool:
+    """Whether a batch result says the call never ran (cancelled with a failing sibling)."""
+    return text.startswith(CANCELLED)
+
+
+def uncount(agent: Agent, call: Call) -> None:
+    """Take back the attempt of a call that never ran: it is no attempt with a result."""
+    call["phase"] = "denied"
+    call.pop("remind", None)
+    if call.get("untracked") or call.get("duplicate"):
+        return
+    sig = agent["sigs"].get(call["sig"])
+    if sig is not None:
+        sig["n"] = max(0, sig["n"] - 1)
+        sig["total"] = max(0, sig["total"] - 1)
+    agent["since"] = max(0, agent["since"] - 1)
+    chain = agent["chain"]
+    if chain and chain[0] == call["sig"]:
+        chain[1] = max(0, int(chain[1]) - 1)
+
+
+# What a sandbox prints when it refuses a call (no network, a read-only or unwritable path):
+# the model's next identical call is likely its retry with escalation.
+_SANDBOX_REFUSAL = (
+    r"Could not resolve host|Temporary failure in name resolution|Network is unreachable"
+    r"|Operation not permitted|Read-only file system|sandbox"
+)
+
+
+def is_sandbox_refusal(text: str) -> bool:
+    return re.search(_SANDBOX_REFUSAL, text[:4096]) is not None
 
 
 #: An output shorter than this is not judged an echo: a short word may be in the arguments by

@@ -184,6 +184,9 @@ def _batch_call(
             call["phase"] = "denied"
             call.pop("remind", None)
             return decisions
+        if text is not None and counting.is_cancelled(text):
+            counting.uncount(agent, call)
+            return decisions
     else:
         attempt = counting.Attempt(item.tool_name, item.tool_input, item.tool_use_id)
         decisions.append(counting.count_attempt(state, agent, event, attempt, config, caps, now, can_deny=False))

@@ -67,6 +67,8 @@ class Signature(TypedDict):
     preview: NotRequired[str]
     failed: NotRequired[int]  # signature.Failure of the last result
     done: NotRequired[float]  # when the last attempt finished
+    refused: NotRequired[bool]  # the last result looked like a sandbox refusal: the next attempt may be its escalated retry
+    escalated: NotRequired[bool]  # an attempt already counted as such a retry
 
 
 class ErrorEntry(TypedDict):

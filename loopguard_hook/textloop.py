@@ -222,10 +222,14 @@ def remember_prompt(ts: TextState, prompt: str | None) -> None:
 
 def new_evidence(state: Session, agent_id: str) -> None:
     """A tool call produced a new result: saying the same sentence before each step of real
-    progress ("Let me check the CI status again.") is not a text loop."""
+    progress ("Let me check the CI status again.") is not a text loop, nor is the same final
+    message after it."""
     ts = state.get("text", {}).get(agent_id)
     if isinstance(ts, dict) and "line_count" in ts:
         ts["line"], ts["line_count"], ts["blocks"], ts["reminded"] = None, 0, [], False
+        # The same final message again after a call with a new result is no Stop-hook
+        # ping-pong yet: its copies count from here.
+        ts["stop_count"] = 0
 
 
 def final_message(ts: TextState, message: str | None, *, stop_hook_active: bool) -> tuple[int, bool]:
