@@ -122,6 +122,7 @@ VALIDATORS: dict[str, Callable[[Any], Any]] = {
     "max_bookkeeping_calls_since_progress": _int(0),
     "same_error_remind_at": _off_or_threshold,
     "new_failure_is_evidence": _bool,
+    "evidence_call_counts": _bool,
     "answer_only_after_deny": _bool,
     "slow_repeat_seconds": _float,
     "parallel_duplicates": _choice(PARALLEL),

@@ -144,6 +144,17 @@ def _tally(
     )
 
 
+def _bookkeeping_evidence(agent: Agent, outcome: Outcome, limit: int) -> None:
+    """An untracked bookkeeping call's result judged like any other (the progress profile, as
+    its seed): a result new to the agent sets the bookkeeping budget back."""
+    seen = agent.setdefault("seen", [])
+    if outcome.failure == Failure.HARD or outcome.fingerprint in seen:
+        return
+    seen.append(outcome.fingerprint)
+    del seen[:-limit]
+    agent["bookkeeping"] = 0
+
+
 def _escalated_retry(agent: Agent, sig: Signature) -> None:
     """The retry of a sandbox-refused call, with escalation asked for (Codex keeps the same
     input: its hooks do not see `sandbox_permissions`, openai/codex#40996): a first run, not a
@@ -249,6 +260,8 @@ def record_outcome(
     call["phase"] = "done"
     call["done"] = agent["updated"]
     if call.get("untracked"):
+        if not config.evidence_call_counts and matches(tool, config.bookkeeping_tools):
+            _bookkeeping_evidence(agent, outcome, ledger.limits(agents).seen)
         return None
     sig = agent["sigs"].get(call["sig"])
     if sig is None:
@@ -293,7 +306,9 @@ def _count_evidence(
         for other_id, other in agent["sigs"].items():
             if other_id != call["sig"]:
                 other["n"] = 0
-        sig["n"] = 1
+        # The call that brought the evidence counts 1 (balanced), or not at all (the progress
+        # profile, as dsh-agent-loop-guard: read-0 new, read-1..5 run, read-6 denied).
+        sig["n"] = 1 if config.evidence_call_counts else 0
         agent["since"] = 0
         agent["bookkeeping"] = 0
     elif changing_failure and not call.get("duplicate") and config.new_failure_is_evidence:

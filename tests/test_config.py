@@ -174,6 +174,7 @@ BAD: list[tuple[str, Any, str]] = [
     ("match_read_by_substring", "no", "true or false"),
     ("keep_state", 0, "true or false"),
     ("new_failure_is_evidence", "no", "true or false"),
+    ("evidence_call_counts", 0, "true or false"),
     ("register_advisory", "on", "true or false"),
     ("preview_chars", 5, ">= 20"),
     ("result_preview_chars", -1, ">= 20"),
