@@ -181,8 +181,13 @@ def _batch_call(
         if call["phase"] != "pre":
             return decisions
         if text is not None and client.denied_in_batch(text):
+            # Another hook denied it: still an attempt (the reminder seed counts denied calls),
+            # so a reminder held for its result goes out with the batch.
             call["phase"] = "denied"
-            call.pop("remind", None)
+            held = call.pop("remind", None)
+            if held:
+                reminder = Decision(Action.REMIND, Rule.REPEAT, held, tool=item.tool_name)
+                decisions.append(with_mode(reminder, config, can_deny=False))
             return decisions
         if text is not None and counting.is_cancelled(text):
             counting.uncount(agent, call)

@@ -308,6 +308,8 @@ _FAILURE_TEXT = (
     r"|^Error: "
     r"|cannot access '"
     r"|\bsyntax error\b"
+    # Codex's own apply_patch and sandbox refusals (rollouts of Codex 0.4x-0.5x in the corpus)
+    r"|verification failed|Failed to find expected lines|sandbox denied|failed in sandbox"
 )
 
 
