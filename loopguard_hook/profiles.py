@@ -114,6 +114,7 @@ PROFILE_DEFAULTS: dict[str, dict[str, Any]] = {
         "answer_only_after_deny": True,
         "new_failure_is_evidence": False,
         "evidence_call_counts": False,
+        "max_repeated_lines": 5,
         "same_error_remind_at": 0,
         "slow_repeat_seconds": 0.0,
         "parallel_duplicates": "deny",
