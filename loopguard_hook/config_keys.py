@@ -113,7 +113,7 @@ def _patterns(value: Any) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _thresholds(value: Any, *, allow_empty: bool = True) -> tuple[int, ...]:
+def _thresholds(value: Any, *, allow_empty: bool = True, sort: bool = False) -> tuple[int, ...]:
     if not isinstance(value, (list, tuple)):
         raise ValueError(f"must be a list of integers, got {toml_text(value)}")
     if not value and not allow_empty:
@@ -129,7 +129,7 @@ def _thresholds(value: Any, *, allow_empty: bool = True) -> tuple[int, ...]:
         if item in out:
             raise ValueError(f"duplicate threshold {item}")
         out.append(item)
-    if out != sorted(out):
+    if not sort and out != sorted(out):
         raise ValueError(f"must be in ascending order, got {out}")
     return tuple(sorted(out))
 
@@ -149,6 +149,7 @@ VALIDATORS: dict[str, Callable[[Any], Any]] = {
     "max_bookkeeping_calls_since_progress": _int(0),
     "same_error_remind_at": _off_or_threshold,
     "new_failure_is_evidence": _bool,
+    "evidence_call_counts": _bool,
     "answer_only_after_deny": _bool,
     "slow_repeat_seconds": _float,
     "parallel_duplicates": _choice(PARALLEL),
@@ -180,9 +181,10 @@ assert set(KEYS) == set(VALIDATORS)
 
 
 def _plugin_thresholds(value: Any) -> tuple[int, ...]:
-    # The reminder plugin rejects empty lists, non-integers, values < 2 and duplicates; unsorted lists are
-    # rejected too, as for `remind_at`.
-    return _thresholds(value, allow_empty=False)
+    # The reminder plugin rejects empty lists, non-integers, values < 2 and duplicates, and sorts
+    # an unordered list ascending (its spec: "unsorted on purpose: normalized ascending"), so its
+    # option name does the same; our own `remind_at` stays strict (contract section 7).
+    return _thresholds(value, allow_empty=False, sort=True)
 
 
 def _repeat_group(value: Any) -> int:

@@ -28,9 +28,10 @@ from .config import Config
 from .decision import ALLOW, Action, Decision, Rule, merge, stop_mode, with_mode
 from .ledger import MAX_ID_CHARS, STATE_VERSION, Agent, DecisionRecord, Session
 from .messages import variant_of
+from .outcome import Outcome, outcome_of_error
 from .payload import BatchCall, Client, HookEvent
 from .redact import redact
-from .signature import Outcome, call_key, outcome_of_error
+from .signature import call_key
 from .tools import matches
 
 __all__ = ["STATE_VERSION", "Action", "Decision", "Rule", "apply", "decision_record", "matches", "new_session"]
@@ -134,7 +135,9 @@ def _post_tool_use(state: Session, event: HookEvent, config: Config, caps: Capab
         mutation = matches(tool, config.mutating_tools)
         outcome = clients.dialect(event.client).outcome(tool, event.tool_response, mutation=mutation)
     if outcome is not None:
-        verdict = counting.record_outcome(agent, call, tool, event.tool_input, event.tool_response, outcome, config)
+        verdict = counting.record_outcome(
+            agent, call, tool, event.tool_input, event.tool_response, outcome, config, agents=len(state["agents"])
+        )
         if verdict is not None:
             decisions.append(with_mode(verdict, config, can_deny=False))
         if call.get("new"):
@@ -179,8 +182,16 @@ def _batch_call(
         if call["phase"] != "pre":
             return decisions
         if text is not None and client.denied_in_batch(text):
+            # Another hook denied it: still an attempt (the reminder seed counts denied calls),
+            # so a reminder held for its result goes out with the batch.
             call["phase"] = "denied"
-            call.pop("remind", None)
+            held = call.pop("remind", None)
+            if held:
+                reminder = Decision(Action.REMIND, Rule.REPEAT, held, tool=item.tool_name)
+                decisions.append(with_mode(reminder, config, can_deny=False))
+            return decisions
+        if text is not None and counting.is_cancelled(text):
+            counting.uncount(agent, call)
             return decisions
     else:
         attempt = counting.Attempt(item.tool_name, item.tool_input, item.tool_use_id)
@@ -191,7 +202,9 @@ def _batch_call(
     pending = call.pop("remind", None)
     mutation = matches(item.tool_name, config.mutating_tools)
     outcome = client.outcome(item.tool_name, item.tool_response, mutation=mutation)
-    verdict = counting.record_outcome(agent, call, item.tool_name, item.tool_input, item.tool_response, outcome, config)
+    verdict = counting.record_outcome(
+        agent, call, item.tool_name, item.tool_input, item.tool_response, outcome, config, agents=len(state["agents"])
+    )
     if verdict is not None:
         decisions.append(with_mode(verdict, config, can_deny=False))
     if call.get("new"):

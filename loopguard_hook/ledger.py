@@ -8,19 +8,22 @@ time (a TypedDict is a `dict`). The functions here create, find, reset and bound
             │            ├─ sigs:   {signature: Signature}   at most MAX_SIGNATURES
             │            ├─ calls:  {call id: Call}          at most MAX_CALLS
             │            ├─ paths:  {path: reads}            at most MAX_PATHS
-            │            └─ errors: {tool:error: ErrorEntry} at most MAX_ERRORS
+            │            ├─ errors: {tool:error: ErrorEntry} at most MAX_ERRORS
+            │            └─ seen:   [outcome fingerprint]    at most MAX_SEEN
+            │          each table at most its share of the session budget (`limits`)
             ├─ recent: [DecisionRecord]                     at most MAX_RECENT
             └─ text:   {agent id: TextState}                 (textloop.py keeps its bounds)
 """
 
 from collections.abc import Callable
-from typing import Literal, NotRequired, TypedDict, TypeVar
+from typing import Literal, NamedTuple, NotRequired, TypedDict, TypeVar
 
 STATE_VERSION = 1
 
-MAX_AGENTS = 8
+MAX_AGENTS = 40
 MAX_SIGNATURES = 64
-MAX_OUTCOMES = 8  # outcome fingerprints kept per signature
+MAX_OUTCOMES = 1  # the signature's last outcome fingerprint; novelty is judged on `Agent.seen`
+MAX_SEEN = 64  # outcome fingerprints an agent remembers (new evidence = not among them)
 MAX_PREVIEWS = 8  # signatures that keep a result preview
 MAX_CALLS = 64
 MAX_PATHS = 64
@@ -62,8 +65,10 @@ class Signature(TypedDict):
     t: float | None  # last attempt
     outcomes: list[str]  # at most MAX_OUTCOMES fingerprints
     preview: NotRequired[str]
-    failed: NotRequired[int]  # signature.Failure of the last result
+    failed: NotRequired[int]  # outcome.Failure of the last result
     done: NotRequired[float]  # when the last attempt finished
+    refused: NotRequired[bool]  # the last result looked like a sandbox refusal: the next attempt may be its escalated retry
+    escalated: NotRequired[bool]  # an attempt already counted as such a retry
 
 
 class ErrorEntry(TypedDict):
@@ -120,6 +125,7 @@ class Agent(TypedDict):
     paths: dict[str, int]
     errors: dict[str, ErrorEntry]
     followup: NotRequired[FollowUp]
+    seen: NotRequired[list[str]]  # outcome fingerprints this agent has seen, at most MAX_SEEN
 
 
 class Tail(TypedDict, total=False):
@@ -226,9 +232,53 @@ def new_agent(now: float) -> Agent:
     }
 
 
+class Limits(NamedTuple):
+    """The size of each table of one agent, its share of the session's budget."""
+
+    sigs: int
+    calls: int
+    seen: int
+    previews: int
+    preview_chars: int
+    summary_chars: int
+    paths: int
+    errors: int
+
+
+#: The session's budget, shared equally by its agents: one agent gets the per-agent maxima, and
+#: at MAX_AGENTS each still keeps a few signatures and calls, enough to count its repeats (a
+#: 32-subagent session is counted whole in a state file of about 64 KiB).
+SESSION_SIGNATURES = 112
+SESSION_CALLS = 96
+SESSION_SEEN = 320
+SESSION_PREVIEWS = 16
+SESSION_PREVIEW_CHARS = 6400
+SESSION_SUMMARY_CHARS = 1920
+
+
+def _share(total: int, agents: int, floor: int, cap: int) -> int:
+    return max(floor, min(cap, total // max(1, agents)))
+
+
+def limits(agents: int) -> Limits:
+    """Each agent's table sizes when the session holds `agents` agents."""
+    previews = _share(SESSION_PREVIEWS, agents, 1, MAX_PREVIEWS)
+    return Limits(
+        sigs=_share(SESSION_SIGNATURES, agents, 3, MAX_SIGNATURES),
+        calls=_share(SESSION_CALLS, agents, 3, MAX_CALLS),
+        seen=_share(SESSION_SEEN, agents, 8, MAX_SEEN),
+        previews=previews,
+        preview_chars=_share(SESSION_PREVIEW_CHARS // previews, agents, 80, 4096),
+        summary_chars=_share(SESSION_SUMMARY_CHARS, agents, 40, SUMMARY_CHARS),
+        paths=_share(SESSION_CALLS, agents, 3, MAX_PATHS),
+        errors=_share(SESSION_CALLS, agents, 3, MAX_ERRORS),
+    )
+
+
 def agent(state: Session, agent_id: str, now: float) -> Agent:
     """The agent's counters, created on first use; past MAX_AGENTS the least recently active
-    other agent is dropped (never "main")."""
+    other agent is dropped (never "main"). A new agent shrinks every agent's tables to its share
+    of the session's budget (`limits`)."""
     agents = state["agents"]
     found = agents.get(agent_id)
     if found is None:
@@ -236,8 +286,30 @@ def agent(state: Session, agent_id: str, now: float) -> Agent:
         if len(agents) > MAX_AGENTS:
             idle = min((a for a in agents if a not in ("main", agent_id)), key=lambda a: agents[a]["updated"])
             del agents[idle]
+        share = limits(len(agents))
+        for other in agents.values():
+            fit(other, share)
     found["updated"] = now
     return found
+
+
+def fit(entry: Agent, share: Limits) -> None:
+    """Trim the agent's tables to `share`: the least recently used entries go, and a call still
+    waiting for its result goes last."""
+    sigs, calls = entry["sigs"], entry["calls"]
+    trim(sigs, share.sigs, lambda k: sigs[k]["t"] or 0)
+    trim(calls, share.calls, lambda k: (calls[k]["phase"] == "pre", calls[k]["seq"]))
+    trim(entry["paths"], share.paths, lambda k: 0)
+    errors = entry["errors"]
+    trim(errors, share.errors, lambda k: errors[k]["t"])
+    seen = entry.get("seen")
+    if seen is not None:
+        del seen[: -share.seen]
+    keep_recent_previews(entry, share.previews)
+    for sig in sigs.values():
+        sig["summary"] = sig["summary"][: share.summary_chars]
+        if len(sig.get("preview", "")) > share.preview_chars:
+            sig["preview"] = sig["preview"][: share.preview_chars - 1] + "…"
 
 
 def reset_agent(entry: Agent, *, keep_outcomes: bool = False) -> None:
@@ -254,6 +326,7 @@ def reset_agent(entry: Agent, *, keep_outcomes: bool = False) -> None:
     else:
         entry["sigs"] = {}
         entry["calls"] = {}
+        entry.pop("seen", None)
 
 
 def extend_chain(entry: Agent, sig_id: str) -> int:
@@ -269,18 +342,18 @@ def extend_chain(entry: Agent, sig_id: str) -> int:
 V = TypeVar("V")
 
 
-def trim(table: dict[str, V], limit: int, key: Callable[[str], float]) -> None:
+def trim(table: dict[str, V], limit: int, key: Callable[[str], float | tuple[bool, int]]) -> None:
     """Drop the entries that sort first by `key` until `table` holds at most `limit`."""
     if len(table) > limit:
         for name in sorted(table, key=key)[: len(table) - limit]:
             del table[name]
 
 
-def keep_recent_previews(entry: Agent) -> None:
-    """At most MAX_PREVIEWS signatures keep a result preview: the most recently attempted."""
+def keep_recent_previews(entry: Agent, limit: int = MAX_PREVIEWS) -> None:
+    """At most `limit` signatures keep a result preview: the most recently attempted."""
     sigs = entry["sigs"]
     with_preview = [k for k in sigs if "preview" in sigs[k]]
-    if len(with_preview) > MAX_PREVIEWS:
+    if len(with_preview) > limit:
         with_preview.sort(key=lambda k: sigs[k]["t"] or 0)
-        for k in with_preview[: len(with_preview) - MAX_PREVIEWS]:
+        for k in with_preview[: len(with_preview) - limit]:
             del sigs[k]["preview"]

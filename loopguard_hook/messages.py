@@ -8,7 +8,7 @@ text says that nothing is broken and what to do instead.
 
 from __future__ import annotations
 
-from .signature import preview
+from .outcome import preview
 
 #: Both clients move text beyond ~10,000 characters to a file; the guard cuts earlier.
 MAX_TEXT = 9000

@@ -35,6 +35,7 @@ class Config(NamedTuple):
     max_bookkeeping_calls_since_progress: int = 16
     same_error_remind_at: int = 3
     new_failure_is_evidence: bool = True
+    evidence_call_counts: bool = True
     answer_only_after_deny: bool = False
     slow_repeat_seconds: float = 60.0
     parallel_duplicates: str = "count_once"
@@ -113,6 +114,8 @@ PROFILE_DEFAULTS: dict[str, dict[str, Any]] = {
         "stop_at": 0,
         "answer_only_after_deny": True,
         "new_failure_is_evidence": False,
+        "evidence_call_counts": False,
+        "max_repeated_lines": 5,
         "same_error_remind_at": 0,
         "slow_repeat_seconds": 0.0,
         "parallel_duplicates": "deny",

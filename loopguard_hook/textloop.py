@@ -131,6 +131,8 @@ def feed(ts: TextState, text: str, *, max_lines: int, max_blocks: int, max_block
         if max_lines and ts["line_count"] >= max_lines and found is None:
             found = TextVerdict("line", ts["line_count"], redact_prefix(stripped, 200))
     ts["fence"] = False  # a message never leaves a fence open for the next one
+    if found is None:
+        found = _repeated_run(text, max_lines=max_lines, max_blocks=max_blocks)
     if max_blocks and len(kept) >= 2:
         block = "\n".join(kept)[:max_block_chars]
         fp = digest(block.encode("utf-8", "surrogatepass"))
@@ -141,6 +143,72 @@ def feed(ts: TextState, text: str, *, max_lines: int, max_blocks: int, max_block
         if count >= max_blocks and found is None:
             found = TextVerdict("block", count, redact_prefix(first or "", 200))
     return found
+
+
+#: Sentences per repeated group the run detector looks for (a short message repeated whole).
+MAX_GROUP_SENTENCES = 8
+#: Sentences judged per message: the detector costs O(sentences x MAX_GROUP_SENTENCES).
+MAX_SENTENCES = 4096
+_SENTENCE_END = r"(?<=[.!?])\s+"
+
+
+def _prose_sentences(text: str) -> list[str]:
+    """The normalised sentences of a message's prose. Fences are followed as in `feed`, and also
+    where a chat renderer (and Gemini CLI's detector) sees them: text right after a closing
+    fence is prose, and a fence opened after text on a line hides what follows it."""
+    sentences: list[str] = []
+    fence: str | None = None
+    for raw in text.splitlines():
+        line = raw.strip()
+        marker = _fence(line)
+        if fence is not None:
+            if marker is None or marker[0] != fence[0] or len(marker) < len(fence):
+                continue
+            fence, line = None, line[len(marker) :].strip()
+        elif marker is not None:
+            fence = marker
+            continue
+        elif "```" in line:
+            line, _, rest = line.partition("```")
+            fence = "```" + rest[: len(rest) - len(rest.lstrip("`"))]
+        if not line or raw.startswith(("    ", "\t")):
+            continue
+        norm = _normal(line)
+        if norm.startswith(("|", "#", ">")) or re.match(_LIST_ITEM, norm):
+            sentences.append(f"\0{len(sentences)}")  # structure: breaks a run, never repeats
+            continue
+        sentences.extend(part for part in re.split(_SENTENCE_END, norm) if part)
+    return sentences
+
+
+def _repeated_run(text: str, *, max_lines: int, max_blocks: int) -> TextVerdict | None:
+    """A group of 1 to `MAX_GROUP_SENTENCES` sentences repeated back to back inside one message,
+    whatever the line breaks: one sentence repeated on a single line (`max_lines` + 1 copies:
+    prose repeats a short phrase more readily than whole lines), a short message repeated with no
+    blank line between copies (`max_blocks` copies). Code (between ``` marks, wherever they
+    stand, or indented) is left out; a list item, table row, heading or quote breaks a run and
+    never repeats. The group must hold `MIN_LINE_CHARS` characters with letters; a
+    report whose every other line is the same (`File: a` / `Status: ok`) is no run, as the lines
+    between differ."""
+    sentences = _prose_sentences(text)[:MAX_SENTENCES]
+    ids: dict[str, int] = {}
+    seq = [ids.setdefault(part, len(ids)) for part in sentences]
+    if len(ids) == len(seq):
+        return None  # no sentence repeats: the common case
+    for size in range(1, min(MAX_GROUP_SENTENCES, len(seq) // 2) + 1):
+        needed = max_lines + 1 if size == 1 and max_lines else max_blocks if size > 1 else 0
+        if not needed:
+            continue
+        run = 0
+        for j in range(size, len(seq)):
+            run = run + 1 if seq[j] == seq[j - size] else 0
+            if (run + size) // size < needed:
+                continue
+            window = seq[j - size + 1 : j + 1]
+            group = " ".join(sentences[j - size + 1 : j + 1])
+            if (size == 1 or len(set(window)) > 1) and len(group) >= MIN_LINE_CHARS and any(c.isalpha() for c in group):
+                return TextVerdict("line" if size == 1 else "block", (run + size) // size, redact_prefix(group, 200))
+    return None
 
 
 def remember_prompt(ts: TextState, prompt: str | None) -> None:
@@ -154,10 +222,14 @@ def remember_prompt(ts: TextState, prompt: str | None) -> None:
 
 def new_evidence(state: Session, agent_id: str) -> None:
     """A tool call produced a new result: saying the same sentence before each step of real
-    progress ("Let me check the CI status again.") is not a text loop."""
+    progress ("Let me check the CI status again.") is not a text loop, nor is the same final
+    message after it."""
     ts = state.get("text", {}).get(agent_id)
     if isinstance(ts, dict) and "line_count" in ts:
         ts["line"], ts["line_count"], ts["blocks"], ts["reminded"] = None, 0, [], False
+        # The same final message again after a call with a new result is no Stop-hook
+        # ping-pong yet: its copies count from here.
+        ts["stop_count"] = 0
 
 
 def final_message(ts: TextState, message: str | None, *, stop_hook_active: bool) -> tuple[int, bool]:

@@ -17,7 +17,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -113,10 +113,53 @@ def run_hook(
     preexec_fn: Callable[[], None] | None = None,
     timeout: float = 60.0,
 ) -> Run:
-    """Run the real `loopguard-hook` console script once."""
+    """Run the real `loopguard-hook` console script once; `max_rss_kib` is the hook's own peak.
+
+    Linux keeps a process's peak RSS across `execve`, and a child started from the test process
+    starts from the test process's size (over 100 MB late in a full run). So the hook is started
+    by a small trampoline that forks it and reports the hook's peak from `wait4`.
+    """
     started = time.monotonic()
-    proc = spawn([HOOK, *args], env=env, cwd=cwd, preexec_fn=preexec_fn)
-    return finish(proc, stdin, timeout=timeout, started=started)
+    import tempfile
+
+    with tempfile.NamedTemporaryFile(prefix="rss-", delete=False) as report:
+        report_path = report.name
+    try:
+        base = dict(os.environ if env is None else env)
+        proc = spawn(
+            [sys.executable, "-S", "-c", _TRAMPOLINE, report_path, HOOK, *args],
+            env=base,
+            cwd=cwd,
+            preexec_fn=preexec_fn,
+        )
+        run = finish(proc, stdin, timeout=timeout, started=started)
+        with open(report_path) as fh:
+            text = fh.read().strip()
+        return replace(run, max_rss_kib=int(text)) if text else run
+    finally:
+        os.unlink(report_path)
+
+
+#: Fork the command given after the report path, wait for it, write its peak RSS (KiB) to the
+#: report file, and exit as it did (a signal is passed on as the same signal).
+_TRAMPOLINE = """
+import os, signal, sys
+report, argv = sys.argv[1], sys.argv[2:]
+pid = os.fork()
+if pid == 0:
+    try:
+        os.execv(argv[0], argv)
+    finally:
+        os._exit(127)
+_, status, usage = os.wait4(pid, 0)
+with open(report, "w") as fh:
+    fh.write(str(usage.ru_maxrss))
+code = os.waitstatus_to_exitcode(status)
+if code < 0:
+    signal.signal(-code, signal.SIG_DFL)
+    os.kill(os.getpid(), -code)
+os._exit(code)
+"""
 
 
 def wait_until_reading_stdin(procs: list[subprocess.Popen[bytes]], timeout: float = 30.0) -> bool:

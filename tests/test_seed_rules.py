@@ -150,10 +150,10 @@ def rules_of(results: list[Answer], action: Action) -> list[str]:
 @pytest.mark.parametrize(
     ("name", "codes"),
     [
-        ("seed_progress_repeat_group.json", ["LOOP_GUARD_REPEAT"]),
-        ("seed_progress_answer_only.json", ["LOOP_GUARD_REPEAT"] + ["LOOP_GUARD_STOP"] * 4),
+        ("seed_progress_repeat_group_seedcount.json", ["LOOP_GUARD_REPEAT"]),
+        ("seed_progress_answer_only_seedcount.json", ["LOOP_GUARD_REPEAT"] + ["LOOP_GUARD_STOP"] * 4),
         ("seed_progress_attempt_budget.json", ["LOOP_GUARD_LIMIT", "LOOP_GUARD_STOP"]),
-        ("seed_progress_bookkeeping_budget.json", ["LOOP_GUARD_PROGRESS_LIMIT", "LOOP_GUARD_STOP"]),
+        ("seed_progress_bookkeeping_budget_seedcount.json", ["LOOP_GUARD_PROGRESS_LIMIT", "LOOP_GUARD_STOP"]),
         ("case_L22_parallel_identical_shell.json", ["LOOP_GUARD_DUPLICATE"] * 4),
     ],
 )

@@ -9,8 +9,8 @@ from typing import Any, NamedTuple, Protocol
 
 from .. import messages
 from ..decision import Action, Decision
+from ..outcome import Outcome
 from ..payload import Client
-from ..signature import Outcome
 
 #: Events after which the agent's turn would end; their wire form never has `hookSpecificOutput`.
 TURN_END_EVENTS = frozenset({"Stop", "SubagentStop"})

@@ -15,8 +15,8 @@ from typing import Any
 
 from .. import messages
 from ..decision import Decision
+from ..outcome import Outcome, outcome_of_response
 from ..payload import HANDLED_EVENTS, Client
-from ..signature import Outcome, outcome_of_response
 from . import base
 
 CLIENT = Client.CLAUDE_CODE

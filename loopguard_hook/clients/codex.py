@@ -6,7 +6,7 @@ Facts (research/codex-hooks.md, verified on 0.171.0):
   that lack it (SessionStart, SessionEnd), by a rollout transcript path
   (`…/rollout-<time>-<id>.jsonl`);
 - Bash output arrives as plain text with no exit code (openai/codex#34289), so a failure is
-  inferred from `Exit code: N` lines and the texts shells print (`signature.classify_response`);
+  inferred from `Exit code: N` lines and the texts shells print (`outcome.classify_response`);
 - `additionalContext` reaches the model as a developer message; a PreToolUse deny is shown as
   `Command blocked by PreToolUse hook: <reason>. Command: <cmd>`, so reasons end without a period;
 - the answer is rejected (and the tool runs) on any unknown field, and on `continue`/`stopReason`
@@ -20,8 +20,8 @@ from typing import Any
 
 from .. import messages
 from ..decision import Decision
+from ..outcome import Outcome, outcome_of_response
 from ..payload import HANDLED_EVENTS, Client
-from ..signature import Outcome, outcome_of_response
 from . import base, claude_code
 
 CLIENT = Client.CODEX

@@ -7,8 +7,9 @@ from typing import Any, Literal
 
 from ..config import Config
 from ..engine import Decision
+from ..outcome import preview
 from ..redact import redact_prefix
-from ..signature import HEAD_CHARS, call_key, preview
+from ..signature import HEAD_CHARS, call_key
 
 #: Characters of canonical arguments kept per call in a report (text output cuts further).
 ARGUMENT_CHARS = 160

@@ -13,8 +13,9 @@ from ..clients.base import Capabilities
 from ..config import Config
 from ..decision import Decision
 from ..ledger import Agent, Call, Session, Signature
+from ..outcome import Outcome
 from ..payload import HookEvent
-from ..signature import CallKey, Outcome
+from ..signature import CallKey
 
 C = TypeVar("C", contravariant=True)
 

@@ -8,7 +8,8 @@ poll, not a loop: it is only reminded (`LOOP_GUARD_SLOW_REPEAT`).
 
 from .. import messages as msg
 from ..decision import Action, Decision, Rule
-from ..signature import CallKey, preview
+from ..outcome import preview
+from ..signature import CallKey
 from .base import CallContext
 
 

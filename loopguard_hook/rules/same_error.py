@@ -1,7 +1,7 @@
 """Same error: one tool failing with the same error under different arguments is a wall (a
 sandbox, a permission, a missing tool), not a typo (`same_error_remind_at`).
 
-Errors are compared by `signature.error_signature` (paths and numbers removed); the rule reminds
+Errors are compared by `outcome.error_signature` (paths and numbers removed); the rule reminds
 when the count of distinct failing signatures reaches the threshold and twice the threshold.
 Its ledger is `Agent.errors`, at most `MAX_ERRORS` entries.
 """
@@ -9,8 +9,8 @@ Its ledger is `Agent.errors`, at most `MAX_ERRORS` entries.
 from .. import messages as msg
 from ..decision import Action, Decision, Rule
 from ..ledger import MAX_ERROR_SIGS, MAX_ERRORS, MAX_ID_CHARS, trim
+from ..outcome import error_signature, preview
 from ..redact import redact_prefix
-from ..signature import error_signature, preview
 from .base import ResultContext
 
 

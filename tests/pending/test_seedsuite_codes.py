@@ -22,7 +22,7 @@ import scenario  # noqa: E402
 
 from loopguard_hook.engine import Action  # noqa: E402
 
-PENDING = Path(__file__).parent.parent / "scenarios-pending"
+PENDING = Path(__file__).parent.parent / "scenarios"  # the seed-suite files hold now, but for these codes
 
 
 def denial_codes(name: str, client: str, tmp_path: Path) -> list[str]:

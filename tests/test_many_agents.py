@@ -1,11 +1,10 @@
-"""Pending (issue class 1): every agent of a session is counted, however many run at once.
+"""Every agent of a session is counted, however many run at once.
 
 Claude Code runs about 10 subagents in parallel (and more when asked); they share the session's
-`session_id` and each has its own `agent_id`. Main keeps 8 agents and evicts the least recently
-active one, so from the 9th concurrent subagent on no agent reaches its thresholds, and a Post
-whose Pre was evicted counts the attempt a second time (`status` showed 309 calls for 160).
-
-Run: .venv/bin/python -m pytest -q tests/pending/test_many_agents.py
+`session_id` and each has its own `agent_id`. The ledger keeps up to `ledger.MAX_AGENTS` agents,
+their tables sharing one budget (`ledger.limits`), so 9, 12 and 32 looping agents are each
+denied at their 5th identical call, `status --json` counts each call once, and the state file
+stays small.
 """
 
 from __future__ import annotations
@@ -17,10 +16,11 @@ from typing import Any
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent.parent))
+sys.path.insert(0, str(Path(__file__).parent))
 
 import scenario  # noqa: E402
 
+from loopguard_hook import ledger  # noqa: E402
 from loopguard_hook._entry import main  # noqa: E402
 from loopguard_hook.engine import Action  # noqa: E402
 
@@ -46,6 +46,10 @@ def looping_agents(count: int, *, overlap: bool = False) -> dict[str, Any]:
                     "agent_id": agent_id(i),
                     "pre": {3: "remind", 4: "remind", 5: "deny"}.get(r, "silent"),
                     "note": f"agent {i}, attempt {r}",
+                    # Half a second per call: agents that run at once repeat within seconds (at
+                    # the runner's default 2 s a step, 32 agents would space each agent's repeats
+                    # 64 s apart, which the slow-repeat rule takes for a poll).
+                    "t": 0.5 * (len(steps) + 1),
                     **({"batch": f"round-{r}"} if overlap else {}),
                 }
             )
@@ -79,3 +83,45 @@ def test_every_concurrent_subagent_is_stopped_and_counted_once(
     agents = session["agents"]
     for i in range(count):
         assert agents[agent_id(i)]["attempts"] == ROUNDS
+
+
+def _ten_thousand_calls(count: int, calls: int) -> int:
+    """The size in bytes of a ledger after `calls` distinct calls spread over `count` agents,
+    each with a 1.4 KB output (the engine alone: no file I/O)."""
+    import orjson
+
+    from loopguard_hook import engine
+    from loopguard_hook.config import Config
+    from loopguard_hook.payload import Client, parse
+
+    state = engine.new_session("s", Client.CLAUDE_CODE, 0.0)
+    now = 1_800_000_000.0
+    for i in range(calls):
+        base: dict[str, Any] = {
+            "session_id": "s",
+            "transcript_path": "/tmp/t.jsonl",
+            "cwd": "/tmp",
+            "tool_name": "Bash",
+            "tool_input": {"command": f"grep -rn 'pattern {i}' src/pkg{i % count}/ " + "x" * 40},
+            "tool_use_id": f"toolu_{i:020d}",
+        }
+        if i % count:
+            base["agent_id"] = agent_id(i % count)
+        now += 0.5
+        engine.apply(state, parse({**base, "hook_event_name": "PreToolUse"}, Client.CLAUDE_CODE), Config(), now)
+        response = {"stdout": f"result {i}\n" + "line of output\n" * 100, "stderr": ""}
+        post = {**base, "hook_event_name": "PostToolUse", "tool_response": response}
+        engine.apply(state, parse(post, Client.CLAUDE_CODE), Config(), now + 0.2)
+    assert len(state["agents"]) == min(count, ledger.MAX_AGENTS)
+    return len(orjson.dumps(state))
+
+
+@pytest.mark.parametrize("count", [8, 32])
+def test_many_agents_share_one_state_budget(count: int) -> None:
+    assert _ten_thousand_calls(count, 2_000) <= 64 * 1024
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("count", [1, 8, 16, 32, ledger.MAX_AGENTS])
+def test_the_state_stays_within_64_kib_after_10000_calls_whatever_the_agent_count(count: int) -> None:
+    assert _ten_thousand_calls(count, 10_000) <= 64 * 1024

@@ -1,0 +1,164 @@
+"""Outcomes: what a tool's result says (its fingerprint, whether it failed, a short preview).
+
+- An outcome fingerprint is a short digest of the normalised `tool_response` (or failure text):
+  volatile keys (`duration_ms`, timestamps) and volatile text (`Wall time: 0.3 seconds`,
+  `took 12ms`, `in 0.12s`) are removed first (`signature.normalise_text`), so a result that
+  differs only in timing is equal. Responses are never stored, only digests and a short preview.
+- A failure is told by the client's sign of it, or by the text (an exit code, a refusal).
+"""
+
+import re
+from typing import Any, NamedTuple
+
+from .signature import _DIGEST_BYTES, VOLATILE_KEYS, _feed_bounded, blake2b, digest, json_head, normalise_text
+
+#: Whole-file copies in Claude Code's Write/Edit responses (`content`, `originalFile`; 2.1.332
+#: captured payloads): a mutation's outcome is told by its path, type and patch, and hashing two
+#: more copies of a 5 MB file would double the cost of the call.
+FILE_BODY_KEYS = frozenset({"content", "originalFile"})
+
+
+def outcome_fingerprint(response: Any, *, mutation: bool = False) -> str:
+    """Digest of a normalised `tool_response` or error text: volatile keys dropped, volatile text
+    removed (within `NORMALISE_WINDOW` characters of each end of long texts). For a mutation the
+    file bodies are left out (`FILE_BODY_KEYS`)."""
+    h = blake2b(digest_size=_DIGEST_BYTES)
+    skip = VOLATILE_KEYS
+    if mutation and isinstance(response, dict):
+        skip = VOLATILE_KEYS | FILE_BODY_KEYS
+        bodies = [response.get(key) for key in sorted(FILE_BODY_KEYS)]
+        # What the bodies say without hashing them: their sizes, and whether anything changed.
+        h.update(repr([len(b) if isinstance(b, str) else None for b in bodies]).encode())
+        h.update(b"unchanged" if bodies[0] == bodies[1] else b"changed")
+    _feed_bounded(h, response, skip, True)
+    return h.hexdigest()
+
+
+def result_text(response: Any, limit: int = 4000) -> str:
+    """The human part of a `tool_response` (at least its first `limit` characters), for previews
+    quoted back to the model.
+
+    Claude Code Read gives `{"file": {"content"}}`, Bash `{"stdout", "stderr"}`
+    (2.1.332 captured payloads); Codex gives a plain string; MCP gives a content list.
+    """
+    if isinstance(response, str):
+        return response
+    if isinstance(response, dict):
+        file = response.get("file")
+        if isinstance(file, dict) and isinstance(file.get("content"), str):
+            return str(file["content"])
+        if "stdout" in response or "stderr" in response:
+            out = str(response.get("stdout") or "")
+            err = str(response.get("stderr") or "")
+            return out + ("\n" + err if err else "")
+        content = response.get("content")
+        if isinstance(content, list):
+            return _content_text(content)
+    if isinstance(response, list):
+        return _content_text(response)
+    return json_head(response, limit)
+
+
+def _content_text(items: list[Any]) -> str:
+    parts = [str(i.get("text")) for i in items if isinstance(i, dict) and "text" in i]
+    return "\n".join(parts) if parts else json_head(items, 4000)
+
+
+def preview(text: str, limit: int) -> str:
+    """`text` cut to `limit` characters, with a marker when cut."""
+    if len(text) <= limit:
+        return text
+    return text[: max(0, limit - 1)] + "…"
+
+
+# -- failures ---------------------------------------------------------------------------------
+
+_EXIT_CODE = r"^(?:Exit code:? |Process exited with code )(-?\d+)"
+
+# Codex 0.171.0 PostToolUse gives Bash output as plain text with no exit code
+# (openai/codex#34289; captured `PostToolUse__Bash__failed.json`), so a failure can only be
+# inferred from what shells and common tools print when they fail.
+_FAILURE_TEXT = (
+    r"command not found"
+    r"|No such file or directory"
+    r"|Permission denied"
+    r"|Operation not permitted"
+    r"|^Traceback \(most recent call last\):"
+    r"|^fatal: "
+    r"|^error(?:\[E\d+\])?: "
+    r"|^Error: "
+    r"|cannot access '"
+    r"|\bsyntax error\b"
+    # Codex's own apply_patch and sandbox refusals (rollouts of Codex 0.4x-0.5x in the corpus)
+    r"|verification failed|Failed to find expected lines|sandbox denied|failed in sandbox"
+)
+
+
+class Failure:
+    """How sure the guard is that a call failed."""
+
+    NONE = 0
+    #: Inferred from output text only (Codex shell output with no exit code): counted for the
+    #: same-error rule, but a changed text still counts as new evidence.
+    SOFT = 1
+    #: Reported by the client: `PostToolUseFailure`, `<tool_use_error>`, `is_error`/`isError`,
+    #: or an `Exit code: N` line with N != 0.
+    HARD = 2
+
+
+class Outcome(NamedTuple):
+    """What the guard keeps of one call's result."""
+
+    fingerprint: str
+    failure: int
+    text: str
+
+
+def classify_response(tool_name: str, response: Any) -> int:
+    """Failure level of a `PostToolUse` `tool_response` (see `Failure`)."""
+    if isinstance(response, dict):
+        if response.get("is_error") is True or response.get("isError") is True:
+            return Failure.HARD
+        return Failure.NONE
+    if isinstance(response, str):
+        head = response[:4096]
+        if "<tool_use_error>" in head:
+            return Failure.HARD
+        match = re.compile(_EXIT_CODE, re.MULTILINE).search(head)
+        if match:
+            return Failure.HARD if match.group(1) != "0" else Failure.NONE
+        tail = response[-4096:] if len(response) > 8192 else response
+        if tool_name == "Bash" and re.compile(_FAILURE_TEXT, re.MULTILINE).search(tail):
+            return Failure.SOFT
+    return Failure.NONE
+
+
+def outcome_of_response(tool_name: str, response: Any, *, mutation: bool = False) -> Outcome:
+    """Fingerprint, failure level and human text of a `tool_response`."""
+    return Outcome(
+        fingerprint=outcome_fingerprint(response, mutation=mutation),
+        failure=classify_response(tool_name, response),
+        text=result_text(response),
+    )
+
+
+def outcome_of_error(error: str) -> Outcome:
+    """A `PostToolUseFailure` `error` text (Claude Code 2.1.332) as an outcome."""
+    return Outcome(fingerprint=outcome_fingerprint(error), failure=Failure.HARD, text=error)
+
+
+_DEFERRED_HINT = r"\n+This tool's input schema was not in your prompt.*"
+_PATHS = r"(?:/[\w.@+-]+)+/?"
+_NUMBERS = r"\d+"
+
+
+def error_signature(text: str) -> str:
+    """Digest of an error with paths, numbers and client hints removed.
+
+    Used by the same-error rule: the same tool failing with the same error under different
+    arguments (a sandbox or permission wall). Claude Code appends a long hint to first calls of
+    deferred tools (2.1.332 notes), so it is removed too.
+    """
+    text = re.compile(_DEFERRED_HINT, re.DOTALL).sub("", text[:2000])
+    text = re.compile(_PATHS).sub("<p>", normalise_text(text))
+    return digest(re.compile(_NUMBERS).sub("<n>", text).strip().encode("utf-8", "surrogatepass"))

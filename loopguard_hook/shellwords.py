@@ -1,0 +1,89 @@
+"""Shell command lines in a canonical spelling, so that spacing and quoting style do not split a
+call's signature (`signature.call_key`). Pure; no imports beyond `re`.
+
+`grep -rn "x"  src/`, `grep -rn 'x' src/` and `grep  -rn x src/ ` are one command to the shell:
+blank runs between words are one separator and quotes around plain text mean nothing. Blanks
+inside quotes are part of the argument (`"def  main"` is not `"def main"`), and characters the
+shell expands or treats as operators keep a mark of their quoting (`'$HOME'` is not `$HOME`).
+"""
+
+import re
+from typing import Any
+
+#: Tools whose `command`/`cmd` argument is a shell command line (Claude Code `Bash`, Codex
+#: `Bash`/`exec_command`/`shell`/`local_shell`, DSH `bash`, Gemini CLI `run_shell_command`).
+SHELL_TOOLS = frozenset({"Bash", "bash", "exec_command", "shell", "shell_command", "local_shell", "run_shell_command"})
+SHELL_KEYS = ("command", "cmd")
+#: Longer command lines are compared as given: tokenising costs time on every PreToolUse.
+MAX_SHELL_CHARS = 4096
+
+# One shell word piece at a time: a single-quoted string, a double-quoted string, a backslash
+# escape, a run of plain characters, or a run of blanks (a newline is a command separator).
+_SHELL_TOKEN = r"""'[^']*'|"(?:[^"\\]|\\.)*"|\\.|[^\s'"\\]+|[ \t]+|\n|."""
+# Characters whose meaning depends on quoting (expansion, globbing, operators): they keep a mark
+# of the quoting they came in, so `'$HOME'` and `"$HOME"` and `a*` and `'a*'` stay distinct.
+_SHELL_SPECIAL = frozenset("$`*?[]{}~!|&;<>()#=\\\n")
+
+
+def _quote_marked(text: str, mark: str) -> str:
+    if _SHELL_SPECIAL.isdisjoint(text):
+        return text
+    return "".join(mark + ch if ch in _SHELL_SPECIAL else ch for ch in text)
+
+
+def shell_words(command: str) -> str | None:
+    """`command` with the spelling the shell ignores removed: blank runs between words collapse
+    to one separator, leading and trailing blanks go, and quotes around text with no special
+    character are dropped (`grep "x"  src/` = `grep 'x' src/` = `grep x src/`). Blanks inside
+    quotes are kept. None when the line does not tokenise (an unclosed quote), is a here-document
+    (its body is whitespace-sensitive), or is longer than `MAX_SHELL_CHARS`."""
+    if len(command) > MAX_SHELL_CHARS or "<<" in command:
+        return None
+    if "'" not in command and '"' not in command and "\\" not in command:
+        return "\0".join(re.findall(r"\n|[^ \t\n]+", command))  # no quoting: the words as they are
+    words: list[str] = []
+    word: list[str] = []
+    for match in re.finditer(_SHELL_TOKEN, command):
+        piece = match.group()
+        first = piece[0]
+        if first in " \t":
+            if word:
+                words.append("".join(word))
+                word = []
+            continue
+        if first == "'":
+            if len(piece) < 2 or piece[-1] != "'":
+                return None
+            word.append(_quote_marked(piece[1:-1], "\x01") or "\x02")
+        elif first == '"':
+            if len(piece) < 2 or piece[-1] != '"':
+                return None
+            word.append(_quote_marked(piece[1:-1], "\x03") or "\x02")
+        elif first == "\\" and len(piece) == 2:
+            word.append(piece[1] if piece[1] not in _SHELL_SPECIAL else "\x04" + piece[1])
+        elif piece == "\n":
+            if word:
+                words.append("".join(word))
+                word = []
+            words.append("\n")
+        else:
+            if first in "'\"\\":
+                return None  # an unclosed quote or a trailing backslash
+            word.append(piece)
+    if word:
+        words.append("".join(word))
+    return "\0".join(words)  # not a blank: `"a b"` (one word) is not `a b` (two)
+
+
+def shell_normal(tool_name: str, tool_input: Any) -> Any:
+    """`tool_input` with its shell command line in `shell_words` form (shell tools only)."""
+    if tool_name not in SHELL_TOOLS or not isinstance(tool_input, dict):
+        return tool_input
+    for key in SHELL_KEYS:
+        command = tool_input.get(key)
+        if isinstance(command, str):
+            normal = shell_words(command)
+            if normal is not None and normal != command:
+                return {**tool_input, key: normal}
+            return tool_input
+    return tool_input
