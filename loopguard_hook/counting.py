@@ -9,7 +9,7 @@ counters (`_tally`), runs `rules.ON_CALL` and records what the verdict does to t
 
 from typing import Any
 
-from . import ledger, rules
+from . import delivery, ledger, rules
 from .clients.base import Capabilities
 from .config import Config
 from .decision import ALLOW, LOOP_RULES, Action, Decision, Rule, merge, strongest, with_mode
@@ -96,19 +96,21 @@ def _tally(
     and a parallel twin move none; any other call moves its signature, the chain, the budget and
     the read count of its path."""
     tool = attempt.tool
-    counted = False
+    blind = not caps.has_arguments(tool)  # the client sends no arguments for this tool
+    tracked = counted = False
     sig: Signature | None = None
     previous_time: float | None = None
     count = 0
     path, path_count = None, 0
     if not is_tracked(tool, config):
         call["untracked"] = True
-    elif is_twin(agent, call, config, can_deny=can_deny):
+    elif not blind and is_twin(agent, call, config, can_deny=can_deny):
         call["duplicate"] = True
         sig = agent["sigs"].get(key.digest)
         count = sig["n"] if sig else 1
     else:
-        counted = True
+        # An argument-blind call moves its tool's counters, which only its result can judge.
+        tracked, counted = True, not blind
         sig = _signature(agent, tool, key, now)
         # The gap to a slow repeat runs from when the previous attempt finished: a build that
         # takes 80 s and is re-run at once is a quick repeat.
@@ -119,7 +121,8 @@ def _tally(
         run = ledger.extend_chain(agent, key.digest)
         agent["since"] += 1
         count = sig["n"] if config.counting == "no_progress" else run
-        path, path_count = _count_path(agent, tool, attempt.tool_input, config)
+        if counted:
+            path, path_count = _count_path(agent, tool, attempt.tool_input, config)
     return rules.CallContext(
         event=event,
         config=config,
@@ -128,6 +131,7 @@ def _tally(
         call=call,
         sig=sig,
         tool=tool,
+        tracked=tracked,
         counted=counted,
         attempt=count,
         previous_time=previous_time,
@@ -179,6 +183,7 @@ def _finish_pre(
     tool = ctx.tool
     decision = decision._replace(times=ctx.attempt, tool=tool, summary=summary(tool, ctx.key))
     decision = with_mode(decision, config, can_deny=can_deny)
+    decision = delivery.end_of_turn(agent, decision, ctx.event.event, ctx.caps)
     if decision.action >= Action.DENY:
         call["phase"] = "denied"
         if config.answer_only_after_deny and decision.rule in LOOP_RULES:
@@ -210,7 +215,14 @@ def post_call_id(tool_use_id: str | None, tool: str, tool_input: Any, config: Co
 
 
 def record_outcome(
-    agent: Agent, call: Call, tool: str, tool_input: Any, response: Any, outcome: Outcome, config: Config
+    agent: Agent,
+    call: Call,
+    tool: str,
+    tool_input: Any,
+    response: Any,
+    outcome: Outcome,
+    config: Config,
+    caps: Capabilities,
 ) -> Decision | None:
     """Store a call's outcome; decide whether it is new evidence; run the result rules."""
     call["phase"] = "done"
@@ -237,7 +249,7 @@ def record_outcome(
     _count_evidence(agent, call, sig, new=new, productive=productive, config=config)
     if mutation and outcome.failure == Failure.NONE:
         _forget_reads(agent, mutated_paths(tool, tool_input, config))
-    ctx = rules.ResultContext(config=config, agent=agent, call=call, tool=tool, outcome=outcome)
+    ctx = rules.ResultContext(config=config, caps=caps, agent=agent, call=call, sig=sig, tool=tool, outcome=outcome, new=new)
     verdicts = [verdict for rule in rules.ON_RESULT if (verdict := rule(ctx)) is not None]
     return merge(verdicts) if verdicts else None
 

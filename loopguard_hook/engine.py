@@ -22,11 +22,11 @@ listed on a tie.
 
 from collections.abc import Sequence
 
-from . import clients, counting, ledger, rules, textloop
+from . import clients, counting, delivery, ledger, rules, textloop
 from .clients.base import Capabilities
 from .config import Config
 from .decision import ALLOW, Action, Decision, Rule, merge, stop_mode, with_mode
-from .ledger import MAX_ID_CHARS, STATE_VERSION, Agent, DecisionRecord, Session
+from .ledger import MAX_ID_CHARS, STATE_VERSION, Agent, Call, DecisionRecord, Session
 from .payload import BatchCall, Client, HookEvent
 from .redact import redact
 from .signature import Outcome, call_key, outcome_of_error
@@ -61,16 +61,16 @@ def apply(state: Session, event: HookEvent, config: Config, now: float, texts: S
     }
     caps = clients.capabilities(event.client)
     name = event.event
+    delivery.note_event(state, name, caps)
     if name == "PreToolUse":
         decision = merge([_pre_tool_use(state, event, config, caps, now), _text_rules(state, event, config, caps, texts)])
+        decision = delivery.hold_for_result(_call_of(state, event, config), decision, caps)
     elif name in ("PostToolUse", "PostToolUseFailure"):
         decision = _post_tool_use(state, event, config, caps, now)
     elif name == "PostToolBatch":
         decision = _post_tool_batch(state, event, config, caps, now)
     elif name == "UserPromptSubmit":
-        for agent in state["agents"].values():
-            ledger.reset_agent(agent)
-        decision = _text_rules(state, event, config, caps, texts)
+        decision = _user_prompt(state, event, config, caps, texts)
     elif name == "SessionStart":
         if event.source == "compact" and config.reset_on_compaction:
             for agent in state["agents"].values():
@@ -82,7 +82,28 @@ def apply(state: Session, event: HookEvent, config: Config, now: float, texts: S
         decision = ALLOW
     if decision.intended is not Action.ALLOW:
         _remember(state, event, decision, now)
+        delivery.note_emitted(state, decision, name, caps)
     return decision
+
+
+def _user_prompt(state: Session, event: HookEvent, config: Config, caps: Capabilities, texts: Sequence[str]) -> Decision:
+    """A new user prompt resets every agent's counters and answer-only mode; context injected
+    by a hook that comes back as a prompt (`delivery.injected_prompt`) resets nothing."""
+    if delivery.injected_prompt(state, event.prompt, caps):
+        return ALLOW
+    delivery.start_turn(state, caps)
+    for agent in state["agents"].values():
+        ledger.reset_agent(agent)
+    return _text_rules(state, event, config, caps, texts)
+
+
+def _call_of(state: Session, event: HookEvent, config: Config) -> Call | None:
+    """The ledger entry of this event's call, if it is still pending."""
+    agent = state["agents"].get(event.agent_id)
+    if agent is None or event.tool_name is None:
+        return None
+    call = agent["calls"].get(counting.post_call_id(event.tool_use_id, event.tool_name, event.tool_input, config))
+    return call if call is not None and call["phase"] == "pre" else None
 
 
 def _pre_tool_use(state: Session, event: HookEvent, config: Config, caps: Capabilities, now: float) -> Decision:
@@ -119,6 +140,7 @@ def _post_tool_use(state: Session, event: HookEvent, config: Config, caps: Capab
                 "phase": "pre",
             }
     pending = call.pop("remind", None)
+    rule = call.pop("remind_rule", Rule.REPEAT)
     outcome: Outcome | None
     if event.event == "PostToolUseFailure":
         if event.is_interrupt:
@@ -131,14 +153,14 @@ def _post_tool_use(state: Session, event: HookEvent, config: Config, caps: Capab
         mutation = matches(tool, config.mutating_tools)
         outcome = clients.dialect(event.client).outcome(tool, event.tool_response, mutation=mutation)
     if outcome is not None:
-        verdict = counting.record_outcome(agent, call, tool, event.tool_input, event.tool_response, outcome, config)
+        verdict = counting.record_outcome(agent, call, tool, event.tool_input, event.tool_response, outcome, config, caps)
         if verdict is not None:
             decisions.append(with_mode(verdict, config, can_deny=False))
         if call.get("new"):
             textloop.new_evidence(state, event.agent_id)
     if pending:
         summary = counting.summary(tool, call_key(tool, event.tool_input, frozenset(config.ignore_args)))
-        reminder = Decision(Action.REMIND, Rule.REPEAT, pending, tool=tool, summary=summary)
+        reminder = Decision(Action.REMIND, rule, pending, tool=tool, summary=summary)
         decisions.append(with_mode(reminder, config, can_deny=False))
     return merge(decisions)
 
@@ -186,15 +208,18 @@ def _batch_call(
         if call is None:
             return decisions
     pending = call.pop("remind", None)
+    rule = call.pop("remind_rule", Rule.REPEAT)
     mutation = matches(item.tool_name, config.mutating_tools)
     outcome = client.outcome(item.tool_name, item.tool_response, mutation=mutation)
-    verdict = counting.record_outcome(agent, call, item.tool_name, item.tool_input, item.tool_response, outcome, config)
+    verdict = counting.record_outcome(
+        agent, call, item.tool_name, item.tool_input, item.tool_response, outcome, config, caps
+    )
     if verdict is not None:
         decisions.append(with_mode(verdict, config, can_deny=False))
     if call.get("new"):
         textloop.new_evidence(state, event.agent_id)
     if pending:
-        decisions.append(with_mode(Decision(Action.REMIND, Rule.REPEAT, pending, tool=item.tool_name), config, can_deny=False))
+        decisions.append(with_mode(Decision(Action.REMIND, rule, pending, tool=item.tool_name), config, can_deny=False))
     return decisions
 
 

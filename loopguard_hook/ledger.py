@@ -27,6 +27,7 @@ MAX_PATHS = 64
 MAX_ERRORS = 32
 MAX_ERROR_SIGS = 16  # signatures kept per same-error entry
 MAX_RECENT = 20
+MAX_EMITTED = 8  # digests of context texts kept where they come back as prompts
 SUMMARY_CHARS = 120
 MAX_ID_CHARS = 128
 
@@ -50,6 +51,7 @@ class Call(TypedDict):
     duplicate: NotRequired[bool]
     new: NotRequired[bool]
     remind: NotRequired[str]  # a reminder held back to go out with this call's result
+    remind_rule: NotRequired[str]  # its rule code, when not LOOP_GUARD_REPEAT
 
 
 class Signature(TypedDict):
@@ -156,6 +158,8 @@ class Session(TypedDict):
     recent: list[DecisionRecord]
     text: dict[str, TextState]
     config: NotRequired[ConfigSnapshot]
+    turn_open: NotRequired[bool]  # a tool event since the last real prompt, no Stop since
+    emitted: NotRequired[list[str]]  # digests of context texts, at most MAX_EMITTED
 
 
 def new_session(session_id: str, client: str, now: float) -> Session:

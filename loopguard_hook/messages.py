@@ -64,11 +64,20 @@ def repeat_denial(tool: str, count: int, previous: str | None, limit: int, *, in
     )
 
 
-def stop_text(tool: str, count: int, previous: str | None, limit: int, *, ends_turn: bool) -> str:
-    """The last resort. Claude Code ends the turn (`continue: false`); Codex only denies."""
+def stop_text(
+    tool: str, count: int, previous: str | None, limit: int, *, ends_turn: bool, pauses_tools: bool = False
+) -> str:
+    """The last resort, worded for what the client does: Claude Code ends the turn
+    (`continue: false`); Codex only denies; where the turn cannot end (DSH), every further tool
+    call of the turn is denied (`pauses_tools`)."""
     base = repeat_denial(tool, count, previous, limit, in_a_row=False)
     if ends_turn:
         return base + ". The loop guard is ending this turn"
+    if pauses_tools:
+        return (
+            base + ". Tool calls are now paused for the rest of this turn: answer the user now in plain text with "
+            "what you have; the next user message enables tools again"
+        )
     return base + ". This is final: stop calling tools for this request and answer the user now with what you have"
 
 
@@ -122,6 +131,16 @@ def duplicate_denial(code: str, tool: str) -> str:
     return (
         f"{code}: an identical {tool} call is already running in this batch, so this duplicate "
         "was not run. Use the result of the first one"
+    )
+
+
+def same_result_reminder(tool: str, count: int) -> str:
+    """A call whose arguments the client does not send, returning a result its tool already
+    returned: judged by tool and result only, so it never claims the arguments were the same."""
+    return (
+        f"[{PREFIX}] {tool} has been called {count} times since anything new came back: its results "
+        "repeat what it already returned. Use what the earlier calls returned, change the approach "
+        "(a different tool or different input), or answer the user with what you know."
     )
 
 

@@ -2,17 +2,18 @@
 
 Each module holds how its payloads are recognised, its decoding quirks, its capability table
 (`base.Capabilities`, data) and its wire form. Recognition asks each dialect in `DIALECTS`
-order; the last one (Claude Code) claims whatever the others do not.
+order: the DSH bridges first (the Codex bridge sends `turn_id` too), Claude Code last, claiming
+whatever the others do not.
 """
 
 from collections.abc import Mapping
 from typing import Any
 
 from ..payload import Client
-from . import claude_code, codex
+from . import claude_code, codex, dsh_claude_code, dsh_codex
 from .base import Capabilities, Dialect
 
-DIALECTS: tuple[Dialect, ...] = (codex, claude_code)
+DIALECTS: tuple[Dialect, ...] = (dsh_codex, dsh_claude_code, codex, claude_code)
 
 _BY_CLIENT: dict[Client, Dialect] = {d.CLIENT: d for d in DIALECTS}
 

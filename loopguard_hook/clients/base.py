@@ -36,7 +36,11 @@ class Capabilities(NamedTuple):
     - `denied_call_reports_result`: a denied call still gets a `PostToolUse`, its result the denial;
     - `arguments`: the tools whose `tool_input` carries the model's arguments; None = every tool;
     - `subagent_transcripts`: a subagent's text is in its own transcript (`agent_transcript_path`),
-      not in `transcript_path`.
+      not in `transcript_path`;
+    - `transcript_text`: `transcript_path` is a JSONL file the guard reads assistant text from;
+    - `turn_end_fallback`: what an end of turn becomes on an event not in `end_turn`: `"deny"`
+      (the call is denied, the text says it is final) or `"answer_only"` (the call is denied and
+      so is every further tool call until a real user prompt).
     """
 
     context: frozenset[str]
@@ -49,6 +53,8 @@ class Capabilities(NamedTuple):
     denied_call_reports_result: bool = False
     arguments: frozenset[str] | None = None
     subagent_transcripts: bool = False
+    transcript_text: bool = True
+    turn_end_fallback: str = "deny"
 
     def has_arguments(self, tool: str) -> bool:
         """Whether this client's `tool_input` for `tool` carries the model's arguments."""

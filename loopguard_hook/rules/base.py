@@ -27,8 +27,9 @@ class Rule(Protocol[C]):
 
 class CallContext(NamedTuple):
     """One counted attempt, after the counters moved (PreToolUse, or the post event of a call
-    whose Pre was not seen). `counted` is False for an untracked tool and a parallel twin: their
-    attempts move no repeat counter, and `sig` may be None."""
+    whose Pre was not seen). `tracked` is False for an untracked tool and a parallel twin: their
+    attempts move no counter, and `sig` may be None. `counted` is `tracked` for a call whose
+    arguments the client sends: only then do identical signatures mean identical calls."""
 
     event: HookEvent
     config: Config
@@ -37,6 +38,7 @@ class CallContext(NamedTuple):
     call: Call
     sig: Signature | None
     tool: str
+    tracked: bool
     counted: bool
     attempt: int
     previous_time: float | None
@@ -50,15 +52,24 @@ class CallContext(NamedTuple):
         """Whether this client can end the turn from this event (`continue: false`)."""
         return self.event.event in self.caps.end_turn
 
+    @property
+    def pauses_tools(self) -> bool:
+        """Whether an end of turn becomes answer-only mode here (`delivery.end_of_turn`)."""
+        return not self.ends_turn and self.caps.turn_end_fallback == "answer_only"
+
 
 class ResultContext(NamedTuple):
-    """One tracked call's result, after it was recorded in its signature."""
+    """One tracked call's result, after it was recorded in its signature; `new` when this
+    signature had not produced the outcome since the last reset."""
 
     config: Config
+    caps: Capabilities
     agent: Agent
     call: Call
+    sig: Signature
     tool: str
     outcome: Outcome
+    new: bool
 
 
 class TextContext(NamedTuple):
