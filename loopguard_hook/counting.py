@@ -120,7 +120,7 @@ def _tally(
         sig["t"] = now
         run = ledger.extend_chain(agent, key.digest)
         agent["since"] += 1
-        count = sig["n"] if config.counting == "no_progress" else run
+        count = sig["n"] if config.counting == "no_progress" or not counted else run
         if counted:
             path, path_count = _count_path(agent, tool, attempt.tool_input, config)
     return rules.CallContext(
@@ -247,6 +247,8 @@ def record_outcome(
     ledger.keep_recent_previews(agent)
     sig["done"] = agent["updated"]  # when this call last finished: the gap to a slow repeat
     _count_evidence(agent, call, sig, new=new, productive=productive, config=config)
+    if not caps.has_arguments(tool):
+        sig["repeated"] = not (new or productive)
     if mutation and outcome.failure == Failure.NONE:
         _forget_reads(agent, mutated_paths(tool, tool_input, config))
     ctx = rules.ResultContext(config=config, caps=caps, agent=agent, call=call, sig=sig, tool=tool, outcome=outcome, new=new)

@@ -36,7 +36,9 @@ class Rule(enum.StrEnum):
 
 
 #: Denials after which the progress profile switches the turn to answer-only mode.
-LOOP_RULES = frozenset({Rule.REPEAT, Rule.END_TURN, Rule.SAME_PATH, Rule.LIMIT, Rule.PROGRESS_LIMIT})
+LOOP_RULES = frozenset(
+    {Rule.REPEAT, Rule.END_TURN, Rule.SAME_PATH, Rule.LIMIT, Rule.PROGRESS_LIMIT, Rule.SAME_RESULT}
+)
 
 
 class Decision(NamedTuple):

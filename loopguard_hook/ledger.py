@@ -66,6 +66,7 @@ class Signature(TypedDict):
     preview: NotRequired[str]
     failed: NotRequired[int]  # signature.Failure of the last result
     done: NotRequired[float]  # when the last attempt finished
+    repeated: NotRequired[bool]  # argument-blind calls only: the last result was no new evidence
 
 
 class ErrorEntry(TypedDict):

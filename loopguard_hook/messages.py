@@ -144,6 +144,30 @@ def same_result_reminder(tool: str, count: int) -> str:
     )
 
 
+def same_result_denial(
+    tool: str, count: int, last: str | None, limit: int, *, final: bool = False, pauses_tools: bool = False
+) -> str:
+    """A call of a tool whose arguments the client does not send, after the tool's results kept
+    repeating: judged by its results, so the text never says the call is identical, and quotes
+    the tool's last result as that (at most `limit` characters)."""
+    quoted = f' The last {tool} result was: """{_quote(last, limit)}"""' if last is not None else ""
+    text = (
+        f"REPEAT_TOOL_BLOCKED: {tool} has returned nothing new for {count - 1} calls in a row (each result "
+        f"repeated an earlier one), so this {tool} call was not run (attempt {count} with no new result in "
+        f"between; loop guard policy, not a tool failure).{quoted} "
+        f"Do not call {tool} again for the same thing: use what it returned, change the approach, or answer "
+        "the user with what is known"
+    )
+    if final and pauses_tools:
+        return (
+            text + ". Tool calls are now paused for the rest of this turn: answer the user now in plain text with "
+            "what you have; the next user message enables tools again"
+        )
+    if final:
+        return text + ". This is final: stop calling tools for this request and answer the user now with what you have"
+    return text
+
+
 def same_error_reminder(tool: str, count: int, error: str, limit: int) -> str:
     """The same failure under different arguments: a wall, not a typo."""
     return (

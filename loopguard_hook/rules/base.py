@@ -53,6 +53,11 @@ class CallContext(NamedTuple):
         return self.event.event in self.caps.end_turn
 
     @property
+    def blind(self) -> bool:
+        """A tracked call whose arguments the client does not send (`same_result.py`)."""
+        return self.tracked and not self.counted
+
+    @property
     def pauses_tools(self) -> bool:
         """Whether an end of turn becomes answer-only mode here (`delivery.end_of_turn`)."""
         return not self.ends_turn and self.caps.turn_end_fallback == "answer_only"
