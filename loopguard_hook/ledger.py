@@ -1,8 +1,8 @@
 """The session ledger: the shape of a state file, declared once, with each bound next to its type.
 
 A ledger is plain JSON (what `state.py` reads and writes); these TypedDicts only name its keys
-and value types, so mypy catches a misspelt key or a wrong type, and they cost nothing at run
-time (a TypedDict is a `dict`). The functions here create, find, reset and bound its parts.
+and value types, so mypy catches a misspelt key or a wrong type; at run time they are `dict`.
+The functions here create, find, reset and bound its parts.
 
     Session ── agents: {agent id: Agent}          at most MAX_AGENTS ("main" is never dropped)
             │            ├─ sigs:   {signature: Signature}   at most MAX_SIGNATURES
@@ -13,8 +13,10 @@ time (a TypedDict is a `dict`). The functions here create, find, reset and bound
             └─ text:   {agent id: TextState}                 (textloop.py keeps its bounds)
 """
 
+from __future__ import annotations
+
 from collections.abc import Callable
-from typing import Literal, NotRequired, TypedDict, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 STATE_VERSION = 1
 
@@ -31,136 +33,143 @@ MAX_EMITTED = 8  # digests of context texts kept where they come back as prompts
 SUMMARY_CHARS = 120
 MAX_ID_CHARS = 128
 
-#: Where a call stands: counted at its Pre ("pre"), its result recorded ("done"), or not run
-#: because a hook denied it ("denied").
-Phase = Literal["pre", "done", "denied"]
+if TYPE_CHECKING:
+    # The shapes are declared for the type checker only: at run time each is a plain `dict`
+    # (as a TypedDict is anyway), so declaring a dozen of them costs no hook start anything.
+    from typing import Literal, NotRequired, TypedDict
 
-#: The current run of identical tracked calls: `[signature, length]` (a JSON array).
-Chain = list[str | int]
+    #: Where a call stands: counted at its Pre ("pre"), its result recorded ("done"), or not run
+    #: because a hook denied it ("denied").
+    Phase = Literal["pre", "done", "denied"]
 
+    #: The current run of identical tracked calls: `[signature, length]` (a JSON array).
+    Chain = list[str | int]
 
-class Call(TypedDict):
-    """One tool call, from its Pre to its result (`Agent.calls`)."""
+    class Call(TypedDict):
+        """One tool call, from its Pre to its result (`Agent.calls`)."""
 
-    sig: str
-    t: float
-    seq: int
-    phase: Phase
-    done: NotRequired[float]
-    untracked: NotRequired[bool]
-    duplicate: NotRequired[bool]
-    new: NotRequired[bool]
-    remind: NotRequired[str]  # a reminder held back to go out with this call's result
-    remind_rule: NotRequired[str]  # its rule code, when not LOOP_GUARD_REPEAT
-
-
-class Signature(TypedDict):
-    """One distinct call (tool + canonical arguments), across the calls that share it."""
-
-    tool: str  # at most MAX_ID_CHARS
-    summary: str  # at most SUMMARY_CHARS, redacted
-    n: int  # the no-progress counter
-    total: int
-    t: float | None  # last attempt
-    outcomes: list[str]  # at most MAX_OUTCOMES fingerprints
-    preview: NotRequired[str]
-    failed: NotRequired[int]  # signature.Failure of the last result
-    done: NotRequired[float]  # when the last attempt finished
-    repeated: NotRequired[bool]  # argument-blind calls only: the last result was no new evidence
+        sig: str
+        t: float
+        seq: int
+        phase: Phase
+        done: NotRequired[float]
+        untracked: NotRequired[bool]
+        duplicate: NotRequired[bool]
+        new: NotRequired[bool]
+        remind: NotRequired[str]  # a reminder held back to go out with this call's result
+        remind_rule: NotRequired[str]  # its rule code, when not LOOP_GUARD_REPEAT
 
 
-class ErrorEntry(TypedDict):
-    """One tool:error signature of the same-error rule."""
+    class Signature(TypedDict):
+        """One distinct call (tool + canonical arguments), across the calls that share it."""
 
-    sigs: list[str]  # the call signatures that failed this way, at most MAX_ERROR_SIGS
-    t: float
-
-
-class Agent(TypedDict):
-    """The counters of one agent (the main thread or a subagent)."""
-
-    attempts: int
-    updated: float
-    seq: int  # events of this agent: orders calls
-    batch_seq: int  # `seq` at the last PostToolBatch
-    chain: Chain | None
-    since: int  # tracked attempts since the last new evidence
-    bookkeeping: int  # bookkeeping calls since the last new evidence
-    answer_only: bool
-    sigs: dict[str, Signature]
-    calls: dict[str, Call]
-    paths: dict[str, int]
-    errors: dict[str, ErrorEntry]
+        tool: str  # at most MAX_ID_CHARS
+        summary: str  # at most SUMMARY_CHARS, redacted
+        n: int  # the no-progress counter
+        total: int
+        t: float | None  # last attempt
+        outcomes: list[str]  # at most MAX_OUTCOMES fingerprints
+        preview: NotRequired[str]
+        failed: NotRequired[int]  # signature.Failure of the last result
+        done: NotRequired[float]  # when the last attempt finished
+        repeated: NotRequired[bool]  # argument-blind calls only: the last result was no new evidence
 
 
-class Tail(TypedDict, total=False):
-    """Where `transcript.read_new_texts` stopped reading a transcript."""
+    class ErrorEntry(TypedDict):
+        """One tool:error signature of the same-error rule."""
 
-    path: str  # digest of the transcript's path
-    ino: int
-    offset: int  # bytes
-
-
-class TextState(TypedDict):
-    """The text-loop ledger of one agent (textloop.py)."""
-
-    line: str | None
-    line_count: int
-    fence: str | bool
-    blocks: list[str]
-    stop_hash: str | None
-    stop_count: int
-    reply_hash: str | None
-    reply_prompt: str | None
-    prompt: str | None
-    pending: str | None
-    reminded: bool
-    seen: list[str]
-    reply_count: NotRequired[int]
-    tail: NotRequired[Tail]
+        sigs: list[str]  # the call signatures that failed this way, at most MAX_ERROR_SIGS
+        t: float
 
 
-class DecisionRecord(TypedDict):
-    """The redacted record of one decision (`Session.recent` and `decisions.jsonl`)."""
+    class Agent(TypedDict):
+        """The counters of one agent (the main thread or a subagent)."""
 
-    time: float
-    agent: str
-    event: str
-    tool: str | None
-    rule: str
-    action: str
-    intended: str
-    count: int
-    arguments: str
-
-
-class ConfigSnapshot(TypedDict):
-    """The thresholds in force at the last event, for `status`."""
-
-    profile: str
-    mode: str
-    counting: str
-    remind_at: list[int]
-    deny_at: int
-    stop_at: int
+        attempts: int
+        updated: float
+        seq: int  # events of this agent: orders calls
+        batch_seq: int  # `seq` at the last PostToolBatch
+        chain: Chain | None
+        since: int  # tracked attempts since the last new evidence
+        bookkeeping: int  # bookkeeping calls since the last new evidence
+        answer_only: bool
+        sigs: dict[str, Signature]
+        calls: dict[str, Call]
+        paths: dict[str, int]
+        errors: dict[str, ErrorEntry]
 
 
-class Session(TypedDict):
-    """One state file."""
+    class Tail(TypedDict, total=False):
+        """Where `transcript.read_new_texts` stopped reading a transcript."""
 
-    version: int
-    session_id: str
-    client: str
-    created: float
-    updated: float
-    events: int
-    attempts: int
-    agents: dict[str, Agent]
-    recent: list[DecisionRecord]
-    text: dict[str, TextState]
-    config: NotRequired[ConfigSnapshot]
-    turn_open: NotRequired[bool]  # a tool event since the last real prompt, no Stop since
-    emitted: NotRequired[list[str]]  # digests of context texts, at most MAX_EMITTED
+        path: str  # digest of the transcript's path
+        ino: int
+        offset: int  # bytes
+
+
+    class TextState(TypedDict):
+        """The text-loop ledger of one agent (textloop.py)."""
+
+        line: str | None
+        line_count: int
+        fence: str | bool
+        blocks: list[str]
+        stop_hash: str | None
+        stop_count: int
+        reply_hash: str | None
+        reply_prompt: str | None
+        prompt: str | None
+        pending: str | None
+        reminded: bool
+        seen: list[str]
+        reply_count: NotRequired[int]
+        tail: NotRequired[Tail]
+
+
+    class DecisionRecord(TypedDict):
+        """The redacted record of one decision (`Session.recent` and `decisions.jsonl`)."""
+
+        time: float
+        agent: str
+        event: str
+        tool: str | None
+        rule: str
+        action: str
+        intended: str
+        count: int
+        arguments: str
+
+
+    class ConfigSnapshot(TypedDict):
+        """The thresholds in force at the last event, for `status`."""
+
+        profile: str
+        mode: str
+        counting: str
+        remind_at: list[int]
+        deny_at: int
+        stop_at: int
+
+
+    class Session(TypedDict):
+        """One state file."""
+
+        version: int
+        session_id: str
+        client: str
+        created: float
+        updated: float
+        events: int
+        attempts: int
+        agents: dict[str, Agent]
+        recent: list[DecisionRecord]
+        text: dict[str, TextState]
+        config: NotRequired[ConfigSnapshot]
+        turn_open: NotRequired[bool]  # a tool event since the last real prompt, no Stop since
+        emitted: NotRequired[list[str]]  # digests of context texts, at most MAX_EMITTED
+else:
+    Phase = Chain = str
+    Call = Signature = ErrorEntry = Agent = Tail = TextState = DecisionRecord = ConfigSnapshot = Session = dict
 
 
 def new_session(session_id: str, client: str, now: float) -> Session:

@@ -7,7 +7,7 @@ only the same-error and text rules keep ledger entries of their own.
 """
 
 from collections.abc import Sequence
-from typing import NamedTuple, Protocol, TypeVar
+from typing import TYPE_CHECKING, NamedTuple, Protocol, TypeVar
 
 from ..clients.base import Capabilities
 from ..config import Config
@@ -16,13 +16,13 @@ from ..ledger import Agent, Call, Session, Signature
 from ..payload import HookEvent
 from ..signature import CallKey, Outcome
 
-C = TypeVar("C", contravariant=True)
+if TYPE_CHECKING:  # a protocol for the type checker; defining it would cost every hook start
+    C = TypeVar("C", contravariant=True)
 
+    class Rule(Protocol[C]):
+        """A detection rule over a context of type `C`."""
 
-class Rule(Protocol[C]):
-    """A detection rule over a context of type `C`."""
-
-    def __call__(self, ctx: C, /) -> Decision | None: ...
+        def __call__(self, ctx: C, /) -> Decision | None: ...
 
 
 class CallContext(NamedTuple):
