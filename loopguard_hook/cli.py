@@ -1,7 +1,8 @@
 """The command line (click). The only module that imports click.
 
 `loopguard-hook` with no command runs the hook (see `hook.py`); the operator commands are
-`status`, `reset`, `gc`, `replay`, `install`, `uninstall` and `config show|check`.
+`status`, `stats`, `reset`, `gc`, `replay`, `sweep`, `install`, `uninstall`, `doctor` and
+`config show|check`.
 
 Usage errors exit 1, not click's usual 2: the same executable is registered as a hook, and both
 clients read exit 2 as "block the call".
@@ -9,6 +10,7 @@ clients read exit 2 as "block the call".
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 import time
@@ -19,7 +21,8 @@ import orjson
 
 from . import __version__
 from . import config as config_mod
-from .state import StateError, Store, default_state_dir, session_file_name
+from .payload import MAX_SESSION_ID_CHARS, bounded_id
+from .state import StateError, Store, default_state_dir
 
 CLIENT_CHOICE = click.Choice(["auto", "claude-code", "codex"])
 HOOK_CLIENT_CHOICE = click.Choice(["auto", "claude-code", "codex", "dsh-claude-code", "dsh-codex"])
@@ -105,14 +108,39 @@ def _resolved(profile: str | None, config_path: str | None, mode: str | None = N
     mode = mode or _root_param("mode")
     try:
         return config_mod.load(
-            environ=os.environ, cwd=os.getcwd(), config_path=config_path, flags={"profile": profile, "mode": mode}
+            environ=os.environ, cwd=_cwd(), config_path=config_path, flags={"profile": profile, "mode": mode}
         )
     except config_mod.ConfigError as exc:
         raise click.ClickException(f"bad config: {exc}") from None
 
 
+def _cwd() -> str:
+    """The working directory (for the project config and install scope).
+
+    Raises:
+        click.ClickException: it was deleted under this shell.
+    """
+    try:
+        return os.getcwd()
+    except OSError as exc:
+        raise click.ClickException(
+            f"cannot read the current directory ({exc.strerror or exc}; deleted?): cd to a directory and run again"
+        ) from None
+
+
 def _echo_json(value: Any) -> None:
     click.echo(orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode())
+
+
+def _stem(session_id: str) -> str:
+    """The file stem of a session id as the hook stores it (a long id is bounded first)."""
+    from .state import session_file_name
+
+    return session_file_name(bounded_id(session_id, MAX_SESSION_ID_CHARS))
+
+
+def _shown_id(session_id: str) -> str:
+    return _printable(bounded_id(session_id, MAX_SESSION_ID_CHARS))
 
 
 def _printable(text: str) -> str:
@@ -206,6 +234,51 @@ def thresholds(cfg: config_mod.Config) -> dict[str, Any]:
     }
 
 
+@cli.command("stats")
+@click.option("--session", "session_id", default=None, help="Only this session id.")
+@click.option("--json", "as_json", is_flag=True, help="Stable JSON instead of text.")
+@click.option("--state-dir", type=click.Path(file_okay=False), default=None, help=STATE_DIR_HELP)
+def stats_command(session_id: str | None, as_json: bool, state_dir: str | None) -> None:
+    """What the model did after each rule's reminders and denials, per text variant.
+
+    For each rule, text variant and mode: how often it was shown, whether the agent then changed
+    course, repeated the call, needed a stronger answer or ended the turn, how many calls the
+    guard kept from running, and how often the loop ended after the first intervention. Read
+    from decisions.jsonl, responses.jsonl and the live ledgers; observe-mode rows are the control
+    group (the model never saw the text).
+    """
+    from . import stats
+
+    store = _store(state_dir)
+    entries = store.list_sessions()
+    inputs = stats.load(store.root, (state for _, state, _ in entries), sum(state is None for _, state, _ in entries))
+    rows = stats.build(inputs, session=session_id)
+    if as_json:
+        _echo_json({"state_dir": store.root, "rows": [r.as_json() for r in rows], "problems": inputs.problems})
+    else:
+        click.echo(stats.format_text(rows, store.root))
+    for problem in inputs.problems:
+        click.echo(f"loopguard-hook: stats: {problem}", err=True)
+    if inputs.problems:
+        click.get_current_context().exit(1)
+
+
+#: Tool names no real configuration would leave all untracked (both clients' built-ins, an MCP tool).
+_PROBE_TOOLS = ("Bash", "Read", "Edit", "Write", "Grep", "Glob", "WebFetch", "apply_patch", "shell", "mcp__server__tool")
+
+
+def config_warnings(resolved: config_mod.Resolved) -> list[str]:
+    """What in the config in force switches the guard off (`exclude = ["*"]` in a project file)."""
+    from .tools import is_tracked
+
+    cfg = resolved.config
+    if any(is_tracked(tool, cfg) for tool in _PROBE_TOOLS):
+        return []
+    key = "exclude" if cfg.exclude and not cfg.include else "include"
+    shown = orjson.dumps(list(getattr(cfg, key))).decode()
+    return [f"{key} = {_printable(shown)} ({resolved.sources[key]}) leaves no tool tracked: the guard is effectively off here"]
+
+
 @cli.command()
 @click.option("--session", "session_id", default=None, help="Only this session id.")
 @click.option("--json", "as_json", is_flag=True, help="Stable JSON instead of text.")
@@ -215,16 +288,18 @@ def thresholds(cfg: config_mod.Config) -> dict[str, Any]:
 def status(session_id: str | None, as_json: bool, state_dir: str | None, profile: str | None, config_path: str | None) -> None:
     """Show sessions, per agent the counters and the last decisions, and the thresholds in force."""
     store = _store(state_dir)
-    cfg = _resolved(profile, config_path).config
+    resolved = _resolved(profile, config_path)
+    cfg = resolved.config
+    warnings = config_warnings(resolved)
     entries = store.list_sessions()
     if session_id is not None:
-        stem = session_file_name(session_id)
+        stem = _stem(session_id)
         entries = [e for e in entries if e[0] in (stem, session_id)]
         if not entries:
-            raise click.ClickException(f"no state for session {_printable(session_id)!s} in {store.sessions}")
+            raise click.ClickException(f"no state for session {_shown_id(session_id)} in {store.sessions}")
     sessions = [_safe_summary(stem, state) for stem, state, _ in sorted(entries, key=lambda e: -e[2])]
     if as_json:
-        _echo_json({"state_dir": store.root, "thresholds": thresholds(cfg), "sessions": sessions})
+        _echo_json({"state_dir": store.root, "thresholds": thresholds(cfg), "warnings": warnings, "sessions": sessions})
         return
     now = time.time()
     t = thresholds(cfg)
@@ -234,6 +309,8 @@ def status(session_id: str | None, as_json: bool, state_dir: str | None, profile
         f"deny at {t['deny_at'] or '-'}, stop at {t['stop_at'] or '-'}, "
         f"max calls since progress {t['max_calls_since_progress'] or '-'}"
     )
+    for warning in warnings:
+        click.echo(f"warning: {warning}")
     if not sessions:
         click.echo("no sessions")
         return
@@ -303,11 +380,11 @@ def reset(session_id: str | None, all_sessions: bool, state_dir: str | None) -> 
         click.echo(f"reset {len(stems)} session(s) in {store.sessions}")
         return
     assert session_id is not None
-    stem = session_file_name(session_id)
-    if store.remove(stem):
-        click.echo(f"reset session {_printable(session_id)}")
+    stem = _stem(session_id)
+    if store.remove(stem, recover=True):
+        click.echo(f"reset session {_shown_id(session_id)}")
     else:
-        click.echo(f"no state for session {_printable(session_id)}")
+        click.echo(f"no state for session {_shown_id(session_id)}")
 
 
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
@@ -357,6 +434,16 @@ def gc(older_than: str, state_dir: str | None, dry_run: bool) -> None:
 # -- replay -----------------------------------------------------------------------------------
 
 
+def _recording_options(func: Any) -> Any:
+    """The options `replay` and `sweep` share: a config file, the mode, the recording's client."""
+    func = click.option(
+        "--client", type=CLIENT_CHOICE, default="auto", show_default=True,
+        help="Which client recorded FILES; auto: told by the file's format.",
+    )(func)
+    func = click.option("--mode", type=MODE_CHOICE, default=None, help=MODE_HELP)(func)
+    return click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None, help=CONFIG_HELP)(func)
+
+
 @cli.command("replay")
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
 @click.option(
@@ -364,39 +451,165 @@ def gc(older_than: str, state_dir: str | None, dry_run: bool) -> None:
     help="text: a row per call and a summary; json: the same for pipelines.",
 )
 @click.option("--profile", type=PROFILE_CHOICE, default=None, help="Profile to replay with (default: balanced).")
-@click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None, help=CONFIG_HELP)
-@click.option("--mode", type=MODE_CHOICE, default=None, help=MODE_HELP)
+@_recording_options
+@click.option("--summary", is_flag=True, help="One line per session (its counts), no row per call.")
 @click.option(
-    "--client", type=CLIENT_CHOICE, default="auto", show_default=True,
-    help="Which client recorded FILES; auto: told by the file's format.",
+    "--only-decisions", is_flag=True,
+    help="List only the calls the guard would have acted on (remind, deny, stop, or saved); "
+    "the counts still cover every call.",
+)
+@click.option(
+    "--color/--no-color", default=None,
+    help="Colour the text output (default: when stdout is a terminal and NO_COLOR is not set).",
 )
 def replay_command(
-    files: tuple[str, ...], fmt: str, profile: str | None, config_path: str | None, mode: str | None, client: str
+    files: tuple[str, ...], fmt: str, profile: str | None, config_path: str | None, mode: str | None, client: str,
+    summary: bool, only_decisions: bool, color: bool | None,
 ) -> None:
     """Run the guard over recorded sessions and show what it would have done at each call.
 
     FILES are Claude Code transcripts (~/.claude/projects/**/*.jsonl), Codex rollouts
     (~/.codex/sessions/**/rollout-*.jsonl) or logs of hook payloads (one JSON per line). The
-    same engine runs in a scratch state: nothing is written.
+    same engine runs in a scratch state: nothing is written. A long replay shows its progress
+    on stderr when that is a terminal.
     """
     import shutil
 
     from . import replay as replay_mod
 
     cfg = _resolved(profile, config_path, mode).config
+    progress = _ReplayProgress() if _is_terminal(sys.stderr) else None
+    calls: replay_mod.Calls = "none" if summary else "acted" if only_decisions else "all"
     try:
-        reports = replay_mod.replay_files(files, cfg, client=client)
+        reports = replay_mod.replay_files(files, cfg, client=client, calls=calls, progress=progress)
     except replay_mod.ReplayError as exc:
         raise click.ClickException(str(exc)) from None
+    finally:
+        if progress is not None:
+            progress.close()
+    if color is None:
+        color = fmt == "text" and _is_terminal(sys.stdout) and not os.environ.get("NO_COLOR")
     # Not a terminal (a pipe, a file): wide rows, so arguments are not cut at 80 columns.
-    click.echo(replay_mod.render(reports, fmt, width=shutil.get_terminal_size(fallback=(160, 24)).columns))
+    width = shutil.get_terminal_size(fallback=(160, 24)).columns
+    click.echo(replay_mod.render(reports, fmt, width=width, summary=summary, color=color), color=color)
+
+
+@cli.command("sweep")
+@click.argument("files", nargs=-1, type=click.Path(exists=True, dir_okay=False))
+@click.option(
+    "--set", "sets", multiple=True, required=True, metavar="KEY=V1,V2,...",
+    help="A setting to sweep and its values (keys as `config show` names them; values as JSON where "
+    "they are, e.g. 4, true, [3,4], else text). Repeat for more keys: every combination is replayed.",
+)
+@click.option(
+    "--labels", "labels_path", type=click.Path(exists=True, dir_okay=False), default=None,
+    help="A labels file naming the loops in the recordings (tests/corpus/README.md); adds loops "
+    "caught and false alarms. Without FILES: every file it labels.",
+)
+@click.option("--profile", type=PROFILE_CHOICE, default=None, help="Profile under the swept settings (default: balanced).")
+@_recording_options
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--color/--no-color", default=None, help="Colour the table (default: on a terminal, unless NO_COLOR).")
+def sweep_command(
+    files: tuple[str, ...], sets: tuple[str, ...], labels_path: str | None, profile: str | None,
+    config_path: str | None, mode: str | None, client: str, fmt: str, color: bool | None,
+) -> None:
+    """Replay recorded sessions under a grid of settings: one row per setting.
+
+    Each row totals, over all sessions: interventions (reminders, denials and stops: decisions
+    whose wire action is remind, deny or stop) and calls saved. A call is saved when the
+    recording ran it but the guard would not have let it run: it would have denied it at
+    PreToolUse, or (Claude Code) the call came later in a turn the guard had ended with a stop.
+    Those are the calls after the first intervention of a loop that the guard would have
+    prevented; an estimate, since a replay follows the recording and cannot know what the model
+    would have done instead. With --labels: loops caught (an intervention inside the loop) and
+    stopped (a denial or stop inside it), and false alarms and false denials (interventions outside
+    every labelled loop), over the labelled sessions.
+
+    \b
+    Example:
+      loopguard-hook sweep ~/.claude/projects/*/*.jsonl --set deny_at=4,5,6 --set 'remind_at=[3],[3,4]'
+    """
+    from . import replay as replay_mod
+    from .replay import labels as labels_mod
+    from .replay import sweep as sweep_mod
+
+    try:
+        labels = labels_mod.read_labels(labels_path) if labels_path is not None else None
+        points = sweep_mod.grid([sweep_mod.parse_set(text) for text in sets])
+    except (ValueError, replay_mod.ReplayError) as exc:
+        raise click.ClickException(str(exc)) from None
+    paths = list(files) or (labels.files() if labels is not None else [])
+    if not paths:
+        raise click.UsageError("give FILES to replay, or --labels to replay every file it labels")
+    settings = [(point, _resolved_with(point, profile, config_path, mode)) for point in points]
+    progress = _ReplayProgress() if _is_terminal(sys.stderr) else None
+    try:
+        rows = sweep_mod.sweep(replay_mod.load(paths), settings, client=client, labels=labels, progress=progress)
+    except replay_mod.ReplayError as exc:
+        raise click.ClickException(str(exc)) from None
+    finally:
+        if progress is not None:
+            progress.close()
+    if fmt == "json":
+        _echo_json(sweep_mod.sweep_json(rows, labels=labels))
+        return
+    if color is None:
+        color = _is_terminal(sys.stdout) and not os.environ.get("NO_COLOR")
+    click.echo(sweep_mod.format_sweep(rows, labels=labels, color=color), color=color)
+
+
+def _resolved_with(point: dict[str, Any], profile: str | None, config_path: str | None, mode: str | None) -> Any:
+    """The config of one setting of a sweep: the usual sources, then the swept values."""
+    flags = {"profile": profile or _root_param("profile"), "mode": mode or _root_param("mode"), **point}
+    try:
+        return config_mod.load(
+            environ=os.environ, cwd=os.getcwd(), config_path=config_path or _root_param("config_path"), flags=flags
+        ).config
+    except config_mod.ConfigError as exc:
+        raise click.ClickException(f"bad setting: {exc}") from None
+
+
+#: Replays of fewer events than this finish too soon for a progress bar to help.
+PROGRESS_MIN_EVENTS = 5000
+
+
+def _is_terminal(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty()) and os.environ.get("TERM") != "dumb"
+    except (AttributeError, ValueError):  # a stream without isatty, or closed
+        return False
+
+
+class _ReplayProgress:
+    """A progress bar on stderr, drawn once a replay is known to have `PROGRESS_MIN_EVENTS` events
+    or more; called as `progress(done, total)` by `replay.replay_files`."""
+
+    def __init__(self) -> None:
+        self.bar: Any = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.bar is None:
+            if total < PROGRESS_MIN_EVENTS:
+                return
+            self.bar = click.progressbar(length=total, label="replaying", file=sys.stderr, show_pos=True)
+            self.bar.__enter__()
+        self.bar.update(done - self.bar.pos)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+            self.bar = None
 
 
 # -- install / uninstall ----------------------------------------------------------------------
 
 
+INSTALL_CLIENTS = click.Choice(["claude-code", "codex", "dsh-claude-code", "dsh-codex"])
+
+
 @cli.command()
-@click.option("--client", type=click.Choice(["claude-code", "codex"]), required=True)
+@click.option("--client", type=INSTALL_CLIENTS, required=True)
 @click.option(
     "--scope",
     type=click.Choice(["user", "project", "local"]),
@@ -405,21 +618,40 @@ def replay_command(
     help="user: ~/.claude or ~/.codex; project: ./.claude or ./.codex; local: .claude/settings.local.json.",
 )
 @click.option("--dry-run", is_flag=True, help="Show the diff, write nothing.")
+@click.option("--diff", "full_diff", is_flag=True, help="Show the whole text of a file that is created, too.")
 @click.option("--trust", is_flag=True, help="Codex: record the hooks' trusted_hash in config.toml (skips Codex's review).")
-def install(client: str, scope: str, dry_run: bool, trust: bool) -> None:
+@click.option(
+    "--bridge-path", default=None, help="DSH: the hook bridge's lib/index.js (default: found beside dsh or in a profile)."
+)
+@click.option("--dsh-profile", default=None, help="DSH: patch this profile's layer instead of $DSH_HOME/cordis.patch.yml.")
+def install(
+    client: str, scope: str, dry_run: bool, full_diff: bool, trust: bool, bridge_path: str | None, dsh_profile: str | None
+) -> None:
     """Register loopguard-hook in the client's settings (merged, idempotent, with a backup)."""
     from . import install as install_mod
 
+    home = os.path.expanduser("~")
     try:
-        changes = install_mod.plan_install(
-            client, scope, home=os.path.expanduser("~"), project_dir=os.getcwd(), env=os.environ, trust=trust
-        )
+        if client.startswith("dsh-"):
+            _dsh_only_user_scope(scope)
+            changes = install_mod.plan_dsh_install(
+                client, home=home, env=os.environ, bridge_path=bridge_path, profile=dsh_profile
+            )
+            if trust:
+                changes[0].messages.append("note: --trust is for Codex only; DSH has no per-hook trust record")
+        else:
+            changes = install_mod.plan_install(client, scope, home=home, project_dir=_cwd(), env=os.environ, trust=trust)
         if not dry_run:
             changes = install_mod.apply(changes)
     except install_mod.InstallError as exc:
         raise click.ClickException(str(exc)) from None
-    click.echo(install_mod.format_report(changes, dry_run=dry_run), nl=False)
+    click.echo(install_mod.format_report(changes, dry_run=dry_run, full_diff=full_diff), nl=False)
     _warn_if_not_on_path()
+
+
+def _dsh_only_user_scope(scope: str) -> None:
+    if scope != "user":
+        raise click.UsageError("DSH has no --scope project/local: its layers are per user (--dsh-profile names one profile)")
 
 
 def _warn_if_not_on_path() -> None:
@@ -443,20 +675,50 @@ def install_command() -> str:
 
 
 @cli.command()
-@click.option("--client", type=click.Choice(["claude-code", "codex"]), required=True)
+@click.option("--client", type=INSTALL_CLIENTS, required=True)
 @click.option("--scope", type=click.Choice(["user", "project", "local"]), default="user", show_default=True)
 @click.option("--dry-run", is_flag=True, help="Show the diff, write nothing.")
-def uninstall(client: str, scope: str, dry_run: bool) -> None:
+@click.option("--dsh-profile", default=None, help="DSH: the profile layer install patched (default: $DSH_HOME/cordis.patch.yml).")
+def uninstall(client: str, scope: str, dry_run: bool, dsh_profile: str | None) -> None:
     """Remove loopguard-hook's entries from the client's settings, and nothing else."""
     from . import install as install_mod
 
+    home = os.path.expanduser("~")
     try:
-        changes = install_mod.plan_uninstall(client, scope, home=os.path.expanduser("~"), project_dir=os.getcwd(), env=os.environ)
+        if client.startswith("dsh-"):
+            _dsh_only_user_scope(scope)
+            changes = install_mod.plan_dsh_uninstall(client, home=home, env=os.environ, profile=dsh_profile)
+        else:
+            changes = install_mod.plan_uninstall(client, scope, home=home, project_dir=_cwd(), env=os.environ)
         if not dry_run:
             changes = install_mod.apply(changes)
     except install_mod.InstallError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(install_mod.format_report(changes, dry_run=dry_run), nl=False)
+
+
+# -- doctor -----------------------------------------------------------------------------------
+
+
+@cli.command()
+@click.option(
+    "--client", "clients", multiple=True, type=click.Choice(["claude-code", "codex", "dsh"]),
+    help="Check only this client (repeatable; default: every client found).",
+)
+@click.option("--json", "as_json", is_flag=True, help="JSON: each client's findings.")
+@click.option("--no-run", is_flag=True, help="Do not send the synthetic event through the registered command.")
+@click.pass_context
+def doctor(ctx: click.Context, clients: tuple[str, ...], as_json: bool, no_run: bool) -> None:
+    """Is the guard live? For each client here: registered, on PATH, trusted, matchers, state dir, one test event.
+
+    Exits 1 when the guard is not live for a client that is installed."""
+    from . import doctor as doctor_mod
+
+    reports = doctor_mod.run_doctor(
+        home=os.path.expanduser("~"), cwd=os.getcwd(), env=os.environ, clients=clients or doctor_mod.CLIENTS, run=not no_run
+    )
+    click.echo((doctor_mod.render_json if as_json else doctor_mod.render_text)(reports), nl=False)
+    ctx.exit(0 if doctor_mod.all_live(reports) else 1)
 
 
 # -- config -----------------------------------------------------------------------------------
@@ -495,7 +757,7 @@ def config_check(path: str | None) -> None:
         if path is None:
             flags = {"profile": _root_param("profile"), "mode": _root_param("mode")}
             resolved = config_mod.load(
-                environ=os.environ, cwd=os.getcwd(), config_path=_root_param("config_path"), flags=flags
+                environ=os.environ, cwd=_cwd(), config_path=_root_param("config_path"), flags=flags
             )
             used = sorted({src for src in resolved.sources.values() if not src.startswith(("profile ", "default"))})
             click.echo(
@@ -506,11 +768,18 @@ def config_check(path: str | None) -> None:
         layer = config_mod.read_toml(path, path)
         config_mod.resolve([layer])
     except config_mod.ConfigError as exc:
-        raise click.ClickException(str(exc)) from None
+        # every problem, one per line, not only the first
+        for problem in exc.problems[:-1]:
+            click.echo(f"loopguard-hook: {problem}", err=True)
+        raise click.ClickException(exc.problems[-1]) from None
     click.echo(f"{path}: OK")
 
 
 # -- entry ------------------------------------------------------------------------------------
+
+
+#: Why writing the output failed (`>/dev/full`, a closed pipe, a broken terminal).
+_OUTPUT_ERRNOS = frozenset({errno.ENOSPC, errno.EPIPE, errno.EIO, errno.EDQUOT, errno.EFBIG})
 
 
 def run_cli(args: list[str]) -> int:
@@ -534,6 +803,13 @@ def run_cli(args: list[str]) -> int:
         return 1
     except StateError as exc:
         click.echo(f"loopguard-hook: state: {exc}", err=True)
+        return 1
+    except OSError as exc:
+        if exc.errno not in _OUTPUT_ERRNOS:
+            raise
+        from .process import unwritable_stdout
+
+        click.echo(unwritable_stdout(exc), err=True)
         return 1
     if isinstance(result, int) and result != 2:
         return result

@@ -14,7 +14,7 @@ import os
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from .config_keys import ALIASES, KEYS, VALIDATORS, ConfigError, convert
+from .config_keys import ALIASES, KEYS, VALIDATORS, ConfigError, convert, failed
 from .profiles import MODES, PROFILE_DEFAULTS, PROFILES, Config
 
 __all__ = [
@@ -59,15 +59,19 @@ def resolve(layers: list[Layer]) -> Resolved:
     """
     converted: list[tuple[str, dict[str, Any]]] = []
     profile, profile_source = "balanced", "default"
+    problems: list[str] = []
     for layer in layers:
         values: dict[str, Any] = {}
         given: dict[str, str] = {}
         for key, value in layer.values.items():
-            target, result = convert(layer.source, key, value)
+            try:
+                target, result = convert(layer.source, key, value)
+            except ConfigError as exc:
+                problems.append(str(exc))
+                continue
             if target in given:
-                raise ConfigError(
-                    f"{layer.source}: {key!r} and {given[target]!r} both set {target}; keep one of them"
-                )
+                problems.append(f"{layer.source}: {key!r} and {given[target]!r} both set {target}; keep one of them")
+                continue
             given[target] = key
             values[target] = result
         if "profile" in values:
@@ -86,9 +90,11 @@ def resolve(layers: list[Layer]) -> Resolved:
             sources[key] = source
     config = Config(**merged)
     if config.stop_at and config.deny_at and config.stop_at <= config.deny_at:
-        raise ConfigError(f"{sources['stop_at']}: stop_at ({config.stop_at}) must be greater than deny_at ({config.deny_at})")
+        problems.append(f"{sources['stop_at']}: stop_at ({config.stop_at}) must be greater than deny_at ({config.deny_at})")
     if config.deny_at == 1:
-        raise ConfigError(f"{sources['deny_at']}: deny_at must be 0 (off) or >= 2")
+        problems.append(f"{sources['deny_at']}: deny_at must be 0 (off) or >= 2")
+    if problems:
+        raise failed(problems)
     return Resolved(config=config, sources=sources)
 
 
@@ -229,19 +235,36 @@ def load(
     Raises:
         ConfigError: any source is unreadable or invalid.
     """
-    layers: list[Layer] = []
+    files: list[tuple[str, str]] = []
     user_file = user_path if user_path is not None else user_config_path()
-    if user_file and os.path.isfile(user_file):
-        layers.append(read_toml(user_file, f"user file {user_file}"))
+    # Present but not a regular file (a FIFO, a directory): said, never silently skipped.
+    if user_file and os.path.exists(user_file):
+        files.append((user_file, f"user file {user_file}"))
     project_dir = environ.get("CLAUDE_PROJECT_DIR") or cwd
     if project_dir:
         project_file = os.path.join(project_dir, PROJECT_FILE)
-        if os.path.isfile(project_file):
-            layers.append(read_toml(project_file, f"project file {project_file}"))
+        if os.path.exists(project_file):
+            files.append((project_file, f"project file {project_file}"))
     explicit = config_path or environ.get("LOOPGUARD_CONFIG")
     if explicit:
-        layers.append(read_toml(explicit, f"config file {explicit}"))
-    layers.append(env_layer(environ))
+        files.append((explicit, f"config file {explicit}"))
+    layers: list[Layer] = []
+    problems: list[str] = []
+    for path, source in files:
+        try:
+            layers.append(read_toml(path, source))
+        except ConfigError as exc:
+            problems.append(str(exc))
+    try:
+        layers.append(env_layer(environ))
+    except ConfigError as exc:
+        problems.append(str(exc))
     if flags:
         layers.append(Layer(source="command line", values={k: v for k, v in flags.items() if v is not None}))
-    return resolve(layers)
+    try:
+        resolved = resolve(layers)
+    except ConfigError as exc:
+        problems += exc.problems
+    if problems:
+        raise failed(problems)
+    return resolved

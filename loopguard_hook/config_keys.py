@@ -10,7 +10,34 @@ from .profiles import COUNTINGS, MODES, PARALLEL, PHASES, PROFILES, Config
 
 
 class ConfigError(ValueError):
-    """A configuration value is invalid; the message names the source, key and reason."""
+    """A configuration value is invalid; the message names the source, key and reason.
+
+    `problems` lists every problem found (one line each, the first is the message itself): the
+    hook prints one line, `config check` prints them all.
+    """
+
+    def __init__(self, message: str, problems: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.problems = problems or [message]
+
+
+def failed(problems: list[str]) -> ConfigError:
+    """One error for several problems: the first, with a count of the others."""
+    more = f" (and {len(problems) - 1} more; see `loopguard-hook config check`)" if len(problems) > 1 else ""
+    return ConfigError(problems[0] + more, problems)
+
+
+def toml_text(value: Any) -> str:
+    """A value as TOML writes it (`true`, `"x"`, `[1, 2]`), for messages about a config file."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(toml_text(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k} = {toml_text(v)}" for k, v in value.items()) + "}"
+    return str(value)
 
 
 #: The largest integer any setting takes: a count, a size in bytes or characters. Beyond it a
@@ -21,7 +48,7 @@ MAX_INT = 2**31 - 1
 def _int(minimum: int, maximum: int = MAX_INT) -> Callable[[Any], int]:
     def check(value: Any) -> int:
         if isinstance(value, bool) or not isinstance(value, int):
-            raise ValueError(f"must be an integer, got {value!r}")
+            raise ValueError(f"must be an integer, got {toml_text(value)}")
         if value < minimum:
             raise ValueError(f"must be >= {minimum}, got {value}")
         if value > maximum:
@@ -41,9 +68,9 @@ def _off_or_threshold(value: Any) -> int:
 
 def _float(value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"must be a number of seconds, got {value!r}")
+        raise ValueError(f"must be a number of seconds, got {toml_text(value)}")
     if value != value or value in (float("inf"), float("-inf")):
-        raise ValueError(f"must be a finite number of seconds, got {value!r}")
+        raise ValueError(f"must be a finite number of seconds, got {toml_text(value)}")
     if value < 0:
         raise ValueError(f"must not be negative, got {value}")
     if value > MAX_INT:
@@ -62,14 +89,14 @@ def _positive_float(value: Any) -> float:
 
 def _bool(value: Any) -> bool:
     if not isinstance(value, bool):
-        raise ValueError(f"must be true or false, got {value!r}")
+        raise ValueError(f"must be true or false, got {toml_text(value)}")
     return value
 
 
 def _choice(options: tuple[str, ...]) -> Callable[[Any], str]:
     def check(value: Any) -> str:
         if value not in options:
-            raise ValueError(f"must be one of {', '.join(options)}; got {value!r}")
+            raise ValueError(f"must be one of {', '.join(options)}; got {toml_text(value)}")
         return str(value)
 
     return check
@@ -77,10 +104,10 @@ def _choice(options: tuple[str, ...]) -> Callable[[Any], str]:
 
 def _patterns(value: Any) -> tuple[str, ...]:
     if not isinstance(value, (list, tuple)):
-        raise ValueError(f"must be a list of strings, got {value!r}")
+        raise ValueError(f"must be a list of strings, got {toml_text(value)}")
     for item in value:
         if not isinstance(item, str):
-            raise ValueError(f"must contain only strings, got {item!r}")
+            raise ValueError(f"must contain only strings, got {toml_text(item)}")
         if not item.strip():
             raise ValueError("must not contain an empty pattern")
     return tuple(value)
@@ -88,13 +115,13 @@ def _patterns(value: Any) -> tuple[str, ...]:
 
 def _thresholds(value: Any, *, allow_empty: bool = True) -> tuple[int, ...]:
     if not isinstance(value, (list, tuple)):
-        raise ValueError(f"must be a list of integers, got {value!r}")
+        raise ValueError(f"must be a list of integers, got {toml_text(value)}")
     if not value and not allow_empty:
         raise ValueError("must not be empty")
     out: list[int] = []
     for item in value:
         if isinstance(item, bool) or not isinstance(item, int):
-            raise ValueError(f"must contain only integers, got {item!r}")
+            raise ValueError(f"must contain only integers, got {toml_text(item)}")
         if item < 2:
             raise ValueError(f"thresholds must be >= 2 (a repeat needs two calls), got {item}")
         if item > MAX_INT:

@@ -9,7 +9,7 @@ counters (`_tally`), runs `rules.ON_CALL` and records what the verdict does to t
 
 from typing import Any
 
-from . import delivery, ledger, rules
+from . import delivery, followup, ledger, rules
 from .clients.base import Capabilities
 from .config import Config
 from .decision import ALLOW, LOOP_RULES, Action, Decision, Rule, merge, strongest, with_mode
@@ -65,7 +65,7 @@ def count_attempt(
         agent["bookkeeping"] += 1
     ctx = _tally(event, agent, call, attempt, key, config, caps, now, can_deny=can_deny)
     verdicts = [verdict for rule in rules.ON_CALL if (verdict := rule(ctx)) is not None]
-    return _finish_pre(agent, call, strongest(verdicts), config, ctx, can_deny=can_deny)
+    return _finish_pre(state, agent, call, strongest(verdicts), config, ctx, can_deny=can_deny)
 
 
 def _open_call(state: Session, agent: Agent, sig_id: str, tool_use_id: str | None, now: float) -> Call:
@@ -175,15 +175,20 @@ def _count_path(agent: Agent, tool: str, tool_input: Any, config: Config) -> tup
 
 
 def _finish_pre(
-    agent: Agent, call: Call, decision: Decision, config: Config, ctx: rules.CallContext, *, can_deny: bool
+    state: Session, agent: Agent, call: Call, decision: Decision, config: Config, ctx: rules.CallContext, *, can_deny: bool
 ) -> Decision:
-    """Name the call in the verdict, apply the mode, and record what the verdict does to the call."""
+    """Name the call in the verdict, apply the mode, and record what the verdict does to the call
+    (and what this call says about the model's answer to the previous intervention)."""
     if decision is ALLOW:
+        if ctx.counted and "followup" in agent:
+            followup.after_attempt(state, ctx.event.agent_id, agent, ctx.key.digest, decision, ctx.now)
         return decision  # the common case: nothing to record or render
     tool = ctx.tool
     decision = decision._replace(times=ctx.attempt, tool=tool, summary=summary(tool, ctx.key))
     decision = with_mode(decision, config, can_deny=can_deny)
     decision = delivery.end_of_turn(agent, decision, ctx.event.event, ctx.caps)
+    if ctx.counted:
+        followup.after_attempt(state, ctx.event.agent_id, agent, ctx.key.digest, decision, ctx.now)
     if decision.action >= Action.DENY:
         call["phase"] = "denied"
         if config.answer_only_after_deny and decision.rule in LOOP_RULES:

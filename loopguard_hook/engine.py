@@ -22,11 +22,12 @@ listed on a tie.
 
 from collections.abc import Sequence
 
-from . import clients, counting, delivery, ledger, rules, textloop
+from . import clients, counting, delivery, followup, ledger, rules, textloop
 from .clients.base import Capabilities
 from .config import Config
 from .decision import ALLOW, Action, Decision, Rule, merge, stop_mode, with_mode
 from .ledger import MAX_ID_CHARS, STATE_VERSION, Agent, Call, DecisionRecord, Session
+from .messages import variant_of
 from .payload import BatchCall, Client, HookEvent
 from .redact import redact
 from .signature import Outcome, call_key, outcome_of_error
@@ -70,13 +71,14 @@ def apply(state: Session, event: HookEvent, config: Config, now: float, texts: S
     elif name == "PostToolBatch":
         decision = _post_tool_batch(state, event, config, caps, now)
     elif name == "UserPromptSubmit":
-        decision = _user_prompt(state, event, config, caps, texts)
+        decision = _user_prompt(state, event, config, caps, texts, now)
     elif name == "SessionStart":
         if event.source == "compact" and config.reset_on_compaction:
             for agent in state["agents"].values():
                 ledger.reset_agent(agent, keep_outcomes=True)
         decision = ALLOW
     elif name in ("Stop", "SubagentStop"):
+        followup.turn_ended(state, [event.agent_id], now)
         decision = _text_rules(state, event, config, caps, texts)
     else:
         decision = ALLOW
@@ -86,12 +88,16 @@ def apply(state: Session, event: HookEvent, config: Config, now: float, texts: S
     return decision
 
 
-def _user_prompt(state: Session, event: HookEvent, config: Config, caps: Capabilities, texts: Sequence[str]) -> Decision:
-    """A new user prompt resets every agent's counters and answer-only mode; context injected
-    by a hook that comes back as a prompt (`delivery.injected_prompt`) resets nothing."""
+def _user_prompt(
+    state: Session, event: HookEvent, config: Config, caps: Capabilities, texts: Sequence[str], now: float
+) -> Decision:
+    """A new user prompt ends the turn and resets every agent's counters and answer-only mode;
+    context injected by a hook that comes back as a prompt (`delivery.injected_prompt`) does
+    neither."""
     if delivery.injected_prompt(state, event.prompt, caps):
         return ALLOW
     delivery.start_turn(state, caps)
+    followup.turn_ended(state, list(state["agents"]), now)
     for agent in state["agents"].values():
         ledger.reset_agent(agent)
     return _text_rules(state, event, config, caps, texts)
@@ -264,4 +270,5 @@ def decision_record(event: HookEvent, decision: Decision, now: float) -> Decisio
         "intended": decision.intended.name.lower() if decision.intended else decision.action.name.lower(),
         "count": decision.times,
         "arguments": decision.summary,
+        "variant": variant_of(decision.message),
     }

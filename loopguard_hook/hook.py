@@ -16,10 +16,10 @@ from typing import NamedTuple
 
 import orjson
 
-from . import clients, engine, textloop
+from . import clients, engine, followup, textloop
 from . import config as config_mod
 from .clients import detect_client
-from .ledger import Session
+from .ledger import ResponseRecord, Session
 from .payload import HANDLED_EVENTS, Client, HookEvent, PayloadError, decode, event_name, parse
 from .render import render
 from .state import StateError, Store, default_state_dir
@@ -54,6 +54,8 @@ class HookResult(NamedTuple):
 
 
 AUDIT_LOG = "decisions.jsonl"
+#: What the model did after each intervention (`followup.py`), for `stats`.
+RESPONSES_LOG = "responses.jsonl"
 ERROR_LOG = "errors.log"
 
 
@@ -116,13 +118,11 @@ def _user_config_path() -> str:
 
 
 def _decide(store: Store, event: HookEvent, cfg: config_mod.Config, now: float, *, dry_run: bool) -> HookResult:
+    if event.event == "SessionEnd":
+        return _session_end(store, event, cfg, now, dry_run=dry_run)
     warning = ""
     with store.session(event.session_id, write=not dry_run) as handle:
         warning = handle.warning or ""
-        if event.event == "SessionEnd":
-            # Observe mode exists to be looked at afterwards (`status`); gc removes it later.
-            handle.delete = not (cfg.keep_state or cfg.mode == "observe")
-            return HookResult(stderr=_line(warning))
         state = handle.state
         if state is None:
             state = engine.new_session(event.session_id, event.client, now)
@@ -138,9 +138,12 @@ def _decide(store: Store, event: HookEvent, cfg: config_mod.Config, now: float, 
                 warning = "state file had values of the wrong shape; started the session afresh (see errors.log)"
                 state = engine.new_session(event.session_id, event.client, now)
                 decision = engine.apply(state, event, cfg, now, _new_texts(state, event, cfg))
+        responses = state.pop("responses", None)
         handle.state = state
         handle.dirty = True
     stderr = _line(warning)
+    if responses and not dry_run:
+        stderr = _join(stderr, _log_responses(store, event, cfg, responses))
     if decision.intended is not engine.Action.ALLOW and not dry_run:
         record: dict[str, object] = {
             **engine.decision_record(event, decision, now),
@@ -156,6 +159,37 @@ def _decide(store: Store, event: HookEvent, cfg: config_mod.Config, now: float, 
     return HookResult(
         stdout=render(decision, event.event, event.client), stderr=stderr, decision=decision, event=event
     )
+
+
+def _session_end(store: Store, event: HookEvent, cfg: config_mod.Config, now: float, *, dry_run: bool) -> HookResult:
+    """Forget the session (unless kept); a pending intervention was answered by the end."""
+    with store.session(event.session_id, write=not dry_run) as handle:
+        # Observe mode exists to be looked at afterwards (`status`); gc removes it later.
+        handle.delete = not (cfg.keep_state or cfg.mode == "observe")
+        ended = _end_followups(handle.state, now)
+        handle.dirty = bool(ended) and not handle.delete
+    stderr = _line(handle.warning or "")
+    if ended and not dry_run:
+        stderr = _join(stderr, _log_responses(store, event, cfg, ended))
+    return HookResult(stderr=stderr)
+
+
+def _end_followups(state: Session | None, now: float) -> list[ResponseRecord]:
+    """At SessionEnd every pending intervention was answered by ending (the turn ended first)."""
+    if state is None or not isinstance(state.get("agents"), dict):
+        return []
+    followup.turn_ended(state, list(state["agents"]), now)
+    return state.pop("responses", [])
+
+
+def _log_responses(store: Store, event: HookEvent, cfg: config_mod.Config, responses: list[ResponseRecord]) -> str:
+    """Append what the model did after each intervention to `responses.jsonl`; "" or one line."""
+    extra = {"session": event.session_id, "client": event.client.value, "profile": cfg.profile, "mode": cfg.mode}
+    try:
+        store.append_log(RESPONSES_LOG, b"".join(orjson.dumps({**r, **extra}) + b"\n" for r in responses))
+    except StateError as exc:
+        return f"loopguard-hook: responses log: {exc}"
+    return ""
 
 
 def _new_texts(state: Session, event: HookEvent, cfg: config_mod.Config) -> list[str]:
@@ -189,7 +223,6 @@ def log_bug(store: Store | None, environ: Mapping[str, str], options: HookOption
     try:
         if store is None:
             store = Store(options.state_dir or default_state_dir(environ))
-        os.makedirs(store.root, mode=0o700, exist_ok=True)
         text = f"--- {time.strftime('%Y-%m-%dT%H:%M:%S%z')} pid {os.getpid()}\n" + "".join(
             traceback.format_exception(type(exc), exc, exc.__traceback__)
         )

@@ -82,6 +82,35 @@ if TYPE_CHECKING:
         t: float
 
 
+    class FollowUp(TypedDict):
+        """The agent's last intervention, waiting for its next call to say what the model did
+        (`followup.py`)."""
+
+        sig: str
+        tool: str  # at most MAX_ID_CHARS
+        rule: str
+        variant: str  # `messages.variant_of` the text the model got
+        action: str  # what went on the wire
+        level: int  # `decision.Action` the rules decided
+        count: int
+        step: int  # 1 for the first intervention on this call, 2 for the next…
+        t: float
+
+    class ResponseRecord(TypedDict):
+        """What the model did after one intervention (`Session.responses`, `responses.jsonl`)."""
+
+        time: float
+        agent: str
+        tool: str
+        rule: str
+        variant: str
+        action: str
+        intended: str
+        count: int
+        step: int
+        response: str  # repeated | escalated | changed | ended
+        after: float  # seconds from the intervention to the answer
+
     class Agent(TypedDict):
         """The counters of one agent (the main thread or a subagent)."""
 
@@ -97,6 +126,7 @@ if TYPE_CHECKING:
         calls: dict[str, Call]
         paths: dict[str, int]
         errors: dict[str, ErrorEntry]
+        followup: NotRequired[FollowUp]
 
 
     class Tail(TypedDict, total=False):
@@ -138,6 +168,7 @@ if TYPE_CHECKING:
         intended: str
         count: int
         arguments: str
+        variant: NotRequired[str]  # `messages.variant_of` the text (absent in older ledgers)
 
 
     class ConfigSnapshot(TypedDict):
@@ -165,11 +196,13 @@ if TYPE_CHECKING:
         recent: list[DecisionRecord]
         text: dict[str, TextState]
         config: NotRequired[ConfigSnapshot]
+        responses: NotRequired[list[ResponseRecord]]  # at most followup.MAX_RESPONSES, until logged
         turn_open: NotRequired[bool]  # a tool event since the last real prompt, no Stop since
         emitted: NotRequired[list[str]]  # digests of context texts, at most MAX_EMITTED
 else:
     Phase = Chain = str
-    Call = Signature = ErrorEntry = Agent = Tail = TextState = DecisionRecord = ConfigSnapshot = Session = dict
+    Call = Signature = ErrorEntry = FollowUp = ResponseRecord = Agent = Tail = TextState = dict
+    DecisionRecord = ConfigSnapshot = Session = dict
 
 
 def new_session(session_id: str, client: str, now: float) -> Session:

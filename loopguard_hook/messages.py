@@ -134,40 +134,6 @@ def duplicate_denial(code: str, tool: str) -> str:
     )
 
 
-def same_result_reminder(tool: str, count: int) -> str:
-    """A call whose arguments the client does not send, returning a result its tool already
-    returned: judged by tool and result only, so it never claims the arguments were the same."""
-    return (
-        f"[{PREFIX}] {tool} has been called {count} times since anything new came back: its results "
-        "repeat what it already returned. Use what the earlier calls returned, change the approach "
-        "(a different tool or different input), or answer the user with what you know."
-    )
-
-
-def same_result_denial(
-    tool: str, count: int, last: str | None, limit: int, *, final: bool = False, pauses_tools: bool = False
-) -> str:
-    """A call of a tool whose arguments the client does not send, after the tool's results kept
-    repeating: judged by its results, so the text never says the call is identical, and quotes
-    the tool's last result as that (at most `limit` characters)."""
-    quoted = f' The last {tool} result was: """{_quote(last, limit)}"""' if last is not None else ""
-    text = (
-        f"REPEAT_TOOL_BLOCKED: {tool} has returned nothing new for {count - 1} calls in a row (each result "
-        f"repeated an earlier one), so this {tool} call was not run (attempt {count} with no new result in "
-        f"between; loop guard policy, not a tool failure).{quoted} "
-        f"Do not call {tool} again for the same thing: use what it returned, change the approach, or answer "
-        "the user with what is known"
-    )
-    if final and pauses_tools:
-        return (
-            text + ". Tool calls are now paused for the rest of this turn: answer the user now in plain text with "
-            "what you have; the next user message enables tools again"
-        )
-    if final:
-        return text + ". This is final: stop calling tools for this request and answer the user now with what you have"
-    return text
-
-
 def same_error_reminder(tool: str, count: int, error: str, limit: int) -> str:
     """The same failure under different arguments: a wall, not a typo."""
     return (
@@ -176,6 +142,39 @@ def same_error_reminder(tool: str, count: int, error: str, limit: int) -> str:
         "environment limit (permissions, sandbox, missing tool). Change the approach or ask the "
         "user."
     )
+
+
+#: How each template's text begins (or, second, what it holds), most specific first: `variant_of`
+#: names the template a text came from, so `stats` can compare how models answer each one.
+_VARIANTS: tuple[tuple[str, str, str], ...] = (
+    ("stop_ending_turn", "REPEAT_TOOL_BLOCKED: this ", ". The loop guard is ending this turn"),
+    ("stop_final", "REPEAT_TOOL_BLOCKED: this ", ". This is final: stop calling tools"),
+    ("stop_pausing_tools", "REPEAT_TOOL_BLOCKED: ", ". Tool calls are now paused for the rest of this turn"),
+    ("same_result_denial", "REPEAT_TOOL_BLOCKED: ", " has returned nothing new for "),
+    ("repeat_denial", "REPEAT_TOOL_BLOCKED: this ", ""),
+    ("same_path_denial", "REPEAT_TOOL_BLOCKED: ", " since it last changed (limit "),
+    ("answer_only_denial", "", ": tool calls are paused for the rest of this turn"),
+    ("duplicate_denial", "", " call is already running in this batch"),
+    ("limit_denial", "", " since the last call that produced a new result (limit "),
+    ("gentle_reminder", f"[{PREFIX}] You are repeating yourself: this is call ", ""),
+    ("detailed_reminder", f"[{PREFIX}] ", " with identical arguments: "),
+    ("slow_repeat_reminder", f"[{PREFIX}] ", " returned the same result the last "),
+    ("same_path_reminder", f"[{PREFIX}] ", " since it last changed (limit "),
+    ("same_error_reminder", f"[{PREFIX}] ", " times with different arguments but the same error: "),
+    ("same_result_reminder", f"[{PREFIX}] ", " times since anything new came back: "),
+    ("subagent_text_loop", f"[{PREFIX}] A subagent you started ended while repeating ", ""),
+    ("same_reply", f"[{PREFIX}] Your last replies were identical", ""),
+    ("text_loop", f"[{PREFIX}] Your recent output repeats ", ""),
+)
+
+
+def variant_of(text: str) -> str:
+    """The name of the template `text` was made from (`gentle_reminder`, `repeat_denial`, …), or
+    "other". Only the text's start and a marker phrase are looked at: cheap on any length."""
+    for name, start, marker in _VARIANTS:
+        if text.startswith(start) and (not marker or marker in text):
+            return name
+    return "other"
 
 
 def fit(text: str) -> str:

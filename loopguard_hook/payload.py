@@ -47,6 +47,9 @@ TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure"})
 
 MAIN_AGENT = "main"
 MAX_ID_CHARS = 128
+#: A session id is stored whole up to this many characters (it is stored once per ledger and
+#: audit line); a longer one (a few MB, from a broken client) keeps a head and a digest.
+MAX_SESSION_ID_CHARS = 16384
 
 
 class PayloadError(ValueError):
@@ -98,6 +101,15 @@ def _as_text(value: Any) -> str:
         return orjson.dumps(value).decode()
     except TypeError:
         return repr(value)[:10000]
+
+
+def bounded_id(text: str, limit: int = MAX_ID_CHARS) -> str:
+    """`text` when it has at most `limit` characters, else its first 64 characters, `~` and 32
+    hex digits of its hash (97 characters): distinct ids stay distinct, none grows the state."""
+    if len(text) <= limit:
+        return text
+    digest = blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+    return f"{text[:64]}~{digest}"
 
 
 def _opt_str(data: dict[str, Any], key: str) -> str | None:
@@ -224,10 +236,9 @@ def parse(data: dict[str, Any], client: Client) -> HookEvent:
         PayloadError: a field the guard needs is missing or has the wrong type.
     """
     event = event_name(data)
-    session_id = _req_str(data, "session_id")
-    agent_id = _opt_str(data, "agent_id") or MAIN_AGENT
-    if len(agent_id) > MAX_ID_CHARS:  # an id is a key in the ledger: keep it small
-        agent_id = "#" + blake2b(agent_id.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+    # Ids are stored (ledger keys, audit log, status): a long one keeps a readable head.
+    session_id = bounded_id(_req_str(data, "session_id"), MAX_SESSION_ID_CHARS)
+    agent_id = bounded_id(_opt_str(data, "agent_id") or MAIN_AGENT)
     common: dict[str, Any] = {
         "event": event,
         "client": client,

@@ -29,15 +29,29 @@ def run_hook(values: dict[str, object]) -> int:
     options = HookOptions(**values)  # type: ignore[arg-type]
     # No local name keeps the payload bytes: `run` drops them once parsed (a Write can be MBs).
     result = run(_read_stdin(), options=options, environ=os.environ, clock=lambda: _STARTED)
+    stderr, code = result.stderr, int(result.exit_code)
     if result.stdout and sys.stdout is not None:  # stdout may be closed (`>&-`)
         try:
             sys.stdout.buffer.write(result.stdout)
             sys.stdout.flush()
-        except (BrokenPipeError, OSError):
-            pass
-    if result.stderr and sys.stderr is not None:
+        except OSError as exc:  # a full disk, a closed pipe: the client sees no decision
+            stderr = unwritable_stdout(exc) + "; the call was let through"
+            code = 1
+    if stderr and sys.stderr is not None:
         try:
-            sys.stderr.write(result.stderr + "\n")
+            sys.stderr.write(stderr + "\n")
         except OSError:
             pass
-    return int(result.exit_code)
+    return code
+
+
+def unwritable_stdout(exc: OSError) -> str:
+    """The line for output that could not be written. Standard output is pointed at /dev/null,
+    so that Python's flush at exit does not fail again (exit 120 and a message of its own)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.close(devnull)
+    except OSError:
+        pass
+    return f"loopguard-hook: cannot write to standard output ({exc.strerror or exc})"

@@ -4,14 +4,20 @@ Covers API keys by their well-known shapes (`sk-…`, `ghp_…`/`github_pat_…`
 `xox?-…`, `AIza…`), bearer tokens, `Authorization:` header values (as in `curl -H`),
 `password=`-style assignments, `.env`-style `SECRET_KEY=value` lines and JSON `"password": …`
 pairs (also inside a call's canonical JSON, where quotes are escaped), URL credentials,
-`curl -u user:password` and PEM private-key blocks.
+``curl -u user:password`, secret flags (`--auth-token X`, `--client-secret X`, `--key X`, …),
+positional passwords (`htpasswd -b`, `ssh-keygen -N`, `echo PW | sudo -S`), the AWS secret key
+printed next to its `AKIA` id and PEM private-key blocks. Beyond these, the token shapes of about
+220 services come as data from gitleaks' rule set (`secret_rules.json`, MIT licence, converted by
+`tools/secret_rules_from_gitleaks.py`); each is compiled only when one of its keywords is in the
+text.
 
 Every pattern runs in linear time: `redact` also sees whole error texts, so no pattern may
 backtrack over a long run of name characters.
 """
 
+import os
 import re
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 MASK = "[REDACTED]"
 
@@ -32,6 +38,10 @@ def _rule(triggers: tuple[str, ...], pattern: str, flags: int = 0) -> _Rule:
     return _Rule(triggers, pattern, flags, pattern.startswith("(?i)"))
 
 
+#: A shell word: quoted, quoted inside a JSON string (`\"x\"`, as in a call's canonical
+#: arguments), or bare; a quote left open by a cut still hides the rest.
+_VALUE = r"'[^']*'?|\"[^\"]*\"?|\\\"(?:[^\"\\]|\\[^\"])*(?:\\\")?|[^\s'\"\\|;&]+"
+
 _RULES: tuple[tuple[_Rule, str], ...] = (
     (
         _rule(("-----BEGIN",), r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)", re.S),
@@ -47,7 +57,26 @@ _RULES: tuple[tuple[_Rule, str], ...] = (
     (_rule(("k-",), r"\b(?:sk|rk|pk)-[A-Za-z0-9_-]{16,}"), MASK),  # also sk-proj-…, sk-ant-…
     (_rule(("gh",), r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}"), MASK),
     (_rule(("github_pat_",), r"\bgithub_pat_[A-Za-z0-9_]{20,}"), MASK),
+    # the secret access key printed next to its id (`aws iam create-access-key --output text`)
+    (
+        _rule(("AKIA", "ASIA"),
+            r"(\b(?:AKIA|ASIA)[0-9A-Z]{16}\b(?s:.{0,300}?))(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])"),
+        r"\1" + MASK,
+    ),
+    (
+        _rule(("AKIA", "ASIA"),
+            r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])(?=(?s:.{0,300}?)\b(?:AKIA|ASIA)[0-9A-Z]{16}\b)"),
+        MASK,
+    ),
     (_rule(("AKIA", "ASIA"), r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), MASK),
+    # token families by prefix, at any length (the data rules below know the exact shapes)
+    (
+        _rule(("xapp-", "SG.", "hf_", "ya29.", "dckr_", "gls", "glc_", "pypi-", "shp", "hvs.", "hvb.", "hvr."),
+            r"\b(?:xapp-\d-[A-Za-z0-9-]{10,}|SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}|hf_[A-Za-z0-9]{20,}"
+            r"|ya29\.[0-9A-Za-z_-]{20,}|dckr_(?:pat|oat)_[A-Za-z0-9_-]{16,}|gls[ac]_[A-Za-z0-9_]{20,}|glc_[A-Za-z0-9+/=_-]{20,}"
+            r"|pypi-[A-Za-z0-9_-]{40,}|shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}|hv[sbr]\.[A-Za-z0-9_-]{20,})"),
+        MASK,
+    ),
     (_rule(("xox",), r"\bxox[abprs]-[A-Za-z0-9-]{10,}"), MASK),
     (_rule(("AIza",), r"\bAIza[0-9A-Za-z_-]{35}\b"), MASK),
     (_rule(("glpat-",), r"\bglpat-[A-Za-z0-9_-]{20,}"), MASK),
@@ -95,6 +124,27 @@ _RULES: tuple[tuple[_Rule, str], ...] = (
         r"\1" + MASK,
     ),
     (_rule(("--",), r"(?i)(--(?:password|token|api-key|secret)[= ])\S+"), r"\1" + MASK),
+    # any flag whose name has a secret word as a part: --auth-token, --client-secret, --pass, --key
+    (
+        _rule(("--",),
+            r"(?i)((?<![\w-])--(?=(?:[a-z0-9]+-)*?(?:pass(?:word|wd|phrase)?|pwd|token|secret|(?:api-?)?key|auth"
+            r"|credentials?|bearer)(?:-[a-z0-9-]*)?(?:=|\s))[a-z0-9-]++(?:=|\s+))(?!-)(" + _VALUE + ")"),
+        r"\1" + MASK,
+    ),
+    # positional passwords: htpasswd -b FILE USER PW (the rest of the command), ssh-keygen -N/-P PW,
+    # echo PW | sudo -S (or chpasswd), sudo -S <<< PW
+    (_rule(("htpasswd",), r"(?i)(\bhtpasswd\b[^\n|;&]{0,200}?\s-[a-z]*b[a-z]*[ \t])(?:[ \t]+|" + _VALUE + ")+"), r"\1" + MASK),
+    (
+        _rule(("ssh-keygen",), r"(\bssh-keygen\b[^\n|;&]{0,200}?\s-[NP]\s*)(" + _VALUE + ")"),
+        r"\1" + MASK,
+    ),
+    (
+        _rule(("sudo", "chpasswd", "passwd"),
+            r"(\b(?:echo|printf)\b)[^\n|]{1,200}?(\s*\|\s*(?:sudo\b[^\n|;&]{0,100}?\s(?:-[a-zA-Z]*S|--stdin)\b|chpasswd\b"
+            r"|passwd\b[^\n|;&]{0,100}?--stdin))"),
+        r"\1 " + MASK + r"\2",
+    ),
+    (_rule(("<<<",), r"(\bsudo\b[^\n|;&]{0,100}?\s(?:-[a-zA-Z]*S|--stdin)\b[^\n|;&]{0,100}?<<<\s*)(\S+)"), r"\1" + MASK),
     # `curl -u user:password`, `--user user:password`
     (_rule(("-u",), r"(?i)((?:^|\s)(?:-u|--user)[= ]?\s*\\?[\"']?[^\s:'\"\\]+:)[^\s'\"\\]+"), r"\1" + MASK),
 )
@@ -124,28 +174,75 @@ def redact(text: str) -> str:
                 continue
         elif not any(t in text for t in rule.triggers):
             continue
-        pattern = re.compile(rule.pattern, rule.flags)  # compiled once, then from `re`'s cache
-        if shadow is None:
-            changed = pattern.sub(replacement, text)
-            if changed != text:
-                text, lowered = changed, None
-            continue
-        # Match on the shadow (escapes shown as the whitespace they stand for) and make the same
-        # replacements, at the same places, in both: they stay the same length apart from them.
-        out_text: list[str] = []
-        out_shadow: list[str] = []
-        last = 0
-        for match in pattern.finditer(shadow):
-            masked = match.expand(replacement)
-            out_text += (text[last : match.start()], masked)
-            out_shadow += (shadow[last : match.start()], masked)
-            last = match.end()
-        if out_text:
-            text = "".join(out_text) + text[last:]
-            shadow = "".join(out_shadow) + shadow[last:]
+        text, shadow, changed = _apply(re.compile(rule.pattern, rule.flags), replacement, text, shadow)
+        if changed:
             lowered = None
+    if lowered is None:
+        lowered = text.lower()
+    for keywords, pattern, group in _data_rules():
+        if any(k in lowered for k in keywords):
+            text, shadow, changed = _apply(re.compile(pattern), group, text, shadow)
+            if changed:
+                lowered = text.lower()
     return text
 
+
+def _apply(pattern: re.Pattern[str], replacement: str | int, text: str, shadow: str | None) -> tuple[str, str | None, bool]:
+    """Replace each match of `pattern` (found in `shadow` when there is one) in `text` and
+    `shadow` alike. `replacement` is a template (`\\1` stands for the group as `text` has it,
+    escapes and all), or the number of the group to mask (0: the whole match)."""
+    source = text if shadow is None else shadow
+    out_text: list[str] = []
+    out_shadow: list[str] = []
+    last = 0
+    for match in pattern.finditer(source):
+        start, end = match.span()
+        if isinstance(replacement, int):
+            g_start, g_end = match.span(replacement)
+            if g_start < 0:
+                continue
+            masked = text[start:g_start] + MASK + text[g_end:end]
+        else:
+            masked = _expand(replacement, match, text)
+        out_text += (text[last:start], masked)
+        if shadow is not None:
+            out_shadow += (shadow[last:start], masked)
+        last = end
+    if not out_text:
+        return text, shadow, False
+    text = "".join(out_text) + text[last:]
+    if shadow is not None:
+        shadow = "".join(out_shadow) + shadow[last:]
+    return text, shadow, True
+
+
+def _expand(template: str, match: re.Match[str], text: str) -> str:
+    """`match.expand(template)` for the templates above (`\\1`, `\\2` and literal text), but
+    with the groups as `text` has them: a match found in the shadow has the same span there."""
+    head, *refs = template.split("\\")
+    out = [head]
+    for ref in refs:
+        start, end = match.span(int(ref[0]))
+        out += (text[start:end] if start >= 0 else "", ref[1:])
+    return "".join(out)
+
+
+_DATA: list[tuple[tuple[str, ...], str, int]] | None = None
+
+
+def _data_rules() -> list[tuple[tuple[str, ...], str, int]]:
+    """The gitleaks-derived rules: (lower-case keywords, pattern, group to mask), read once."""
+    global _DATA
+    if _DATA is None:
+        import orjson
+
+        try:
+            with open(os.path.join(os.path.dirname(__file__), "secret_rules.json"), "rb") as fh:
+                rules: Any = orjson.loads(fh.read())["rules"]
+            _DATA = [(tuple(r["keywords"]), r["pattern"], r["group"]) for r in rules]
+        except (OSError, ValueError, KeyError, TypeError):  # a broken install: the own rules still run
+            _DATA = []
+    return _DATA
 
 
 def _shadow(text: str) -> str | None:

@@ -10,6 +10,10 @@ Layout under the state directory (default `platformdirs.user_cache_dir("loopguar
     decisions.jsonl           redacted audit log of every non-allow decision (rotates to .1)
     errors.log                tracebacks of unexpected errors (rotates to .1)
 
+A state directory that exists but is not private to the user (`--state-dir .`, a shared group
+directory, `/` as root) is never chmod-ed: the state goes to `loopguard-hook-<uid>/` inside it,
+a folder the guard makes (0700) and never follows through a symlink.
+
 Hook processes for parallel tool calls run at the same instant (both clients), so every update is
 a read-modify-write under an exclusive lock with a bounded wait. Every file is opened relative to
 the `sessions` directory with `O_NOFOLLOW`: a symlink planted in place of a state, temp or lock
@@ -40,7 +44,6 @@ _SAFE_NAME = r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}"  # compiled by `re` on first us
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
-_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 #: A session's files; the lock file last, since deleting a session happens under its lock.
 _SUFFIXES = (".json", ".tmp", ".corrupt", ".lock")
@@ -99,6 +102,53 @@ def _read_regular(dir_fd: int, path: str) -> bytes | None:
         return fh.read(MAX_STATE_BYTES + 1)
 
 
+def _open_or_create(path: str, flags: int, dir_fd: int | None = None) -> int:
+    """Open `path`, creating it if missing: a file made here is 0600 whatever the umask, one
+    that exists keeps its mode (the guard never changes a file it did not create)."""
+    for _ in range(3):
+        try:
+            fd = os.open(path, flags | os.O_CREAT | os.O_EXCL, 0o600, dir_fd=dir_fd)
+        except FileExistsError:
+            try:
+                return os.open(path, flags, dir_fd=dir_fd)
+            except FileNotFoundError:
+                continue  # deleted in between (gc, reset): create it after all
+        os.fchmod(fd, 0o600)
+        return fd
+    return os.open(path, flags | os.O_CREAT, 0o600, dir_fd=dir_fd)
+
+
+#: Why a file planted where state belongs cannot be opened, or unlinked, as the file it should be.
+_NOT_A_FILE = (errno.EISDIR, errno.ENOTDIR, errno.EACCES, errno.EPERM, errno.ENXIO, errno.ENOTEMPTY, errno.EEXIST)
+
+
+def _set_aside(dir_fd: int, entry: str, aside: str) -> bool:
+    """Rename `entry` (a directory, FIFO or unreadable file where a state file belongs) to
+    `aside`, replacing an earlier one there; False when it cannot be moved."""
+    for _ in range(2):
+        try:
+            os.replace(entry, aside, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+            return True
+        except FileNotFoundError:
+            return True
+        except OSError as exc:
+            if exc.errno not in _NOT_A_FILE:
+                return False
+            # a file where a directory goes (or the reverse): drop the previous aside first
+            try:
+                os.unlink(aside, dir_fd=dir_fd)
+            except IsADirectoryError:
+                try:
+                    os.rmdir(aside, dir_fd=dir_fd)
+                except OSError:
+                    return False
+            except FileNotFoundError:
+                pass
+            except OSError:
+                return False
+    return False
+
+
 class Loaded(NamedTuple):
     """A ledger as read from disk. `warning` is one line for stderr when the file was bad."""
 
@@ -140,23 +190,108 @@ class SessionHandle:
         self.delete = False
 
 
-def _tighten(st: os.stat_result, chmod: Any) -> None:
-    """A state folder of ours that others can read or enter (made by hand, or an old umask)
-    becomes 0700; a folder someone else owns is left alone."""
-    if stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and st.st_mode & 0o077:
-        chmod()
+def _private(st: os.stat_result) -> bool:
+    """A directory of this user that nobody else can read, enter or write."""
+    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o077
+
+
+def private_subdir(root: str) -> str:
+    """Where the state lives when `root` exists but is not private to this user (a project
+    directory, a shared group directory, `/`): a folder of the guard's own inside it."""
+    return os.path.join(root, f"{APP}-{os.getuid()}")
 
 
 class Store:
     """The state directory. Cheap to create: nothing touches the disk until a method is called."""
 
     def __init__(self, root: str, *, lock_timeout: float = 2.0, audit_max_bytes: int = 1048576) -> None:
-        self.root = root
-        self.sessions = os.path.join(root, "sessions")
+        self.given = root
         self.lock_timeout = lock_timeout
         self.audit_max_bytes = audit_max_bytes
+        self._root: str | None = None
+
+    @property
+    def root(self) -> str:
+        """The directory the state really lives in: the one given when it is private to this
+        user (or does not exist yet), else `private_subdir` of it. The guard never changes the
+        mode of a directory it did not create."""
+        if self._root is None:
+            try:
+                st = os.stat(self.given)
+            except OSError:
+                return self.given
+            self._root = self.given if _private(st) or not stat.S_ISDIR(st.st_mode) else private_subdir(self.given)
+        return self._root
+
+    @property
+    def sessions(self) -> str:
+        return os.path.join(self.root, "sessions")
 
     # -- directories ----------------------------------------------------------------------
+
+    def ensure_root(self) -> str:
+        """Create the state directory if need be (0700) and return it.
+
+        Raises:
+            StateError: it cannot be created, is not a directory, or (the private folder made
+                inside a directory that is not private) is a symlink or not this user's alone.
+        """
+        given = self.given
+        try:
+            try:
+                st: os.stat_result | None = os.stat(given)
+            except FileNotFoundError:
+                st = None
+            if st is None:
+                # Parents made on the way are private too, whatever the umask (makedirs applies
+                # `mode` to the last folder only).
+                self._mkdir_private(given, parents=True)
+                self._root = given
+                return given
+            if not stat.S_ISDIR(st.st_mode):
+                raise StateError(f"state directory {given} is not a directory")
+            if _private(st):
+                self._root = given
+                return given
+            # Not ours alone: a folder of our own inside it, its mode left as it is.
+            sub = private_subdir(given)
+            self._mkdir_private(sub, parents=False)
+            try:
+                fd = os.open(sub, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC)
+            except OSError as exc:
+                if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                    raise StateError(f"{sub} is a symlink or not a directory; not following it") from None
+                raise
+            try:
+                own = os.fstat(fd)
+            finally:
+                os.close(fd)
+            if not _private(own):
+                raise StateError(
+                    f"{sub} is not private to this user (owner uid {own.st_uid}, mode {stat.S_IMODE(own.st_mode):04o}); "
+                    f"not using it: remove it, or set a private --state-dir"
+                )
+            self._root = sub
+            return sub
+        except StateError:
+            raise
+        except OSError as exc:
+            raise StateError(f"state directory {given}: {exc.strerror or exc}") from None
+
+    @staticmethod
+    def _mkdir_private(path: str, *, parents: bool) -> None:
+        """Make `path` 0700 unless it exists; only a directory made here has its mode set."""
+        old_umask = os.umask(0o077)
+        try:
+            if parents:
+                head = os.path.dirname(os.path.abspath(path))
+                os.makedirs(head, mode=0o700, exist_ok=True)
+            os.mkdir(path, 0o700)
+        except FileExistsError:
+            return
+        finally:
+            os.umask(old_umask)
+        os.chmod(path, 0o700)  # no setgid bit inherited from a shared parent
 
     def _ensure(self) -> int:
         """Create the directories (0700) and return an fd of `sessions/`.
@@ -164,44 +299,37 @@ class Store:
         Raises:
             StateError: the directory cannot be created or opened, or is a symlink.
         """
+        sessions = os.path.join(self.ensure_root(), "sessions")
         try:
-            try:
-                root: os.stat_result | None = os.stat(self.root)
-            except FileNotFoundError:
-                root = None
-            if root is None or not stat.S_ISDIR(root.st_mode):
-                # Parents made on the way are private too, whatever the umask (makedirs applies
-                # `mode` to the last folder only).
-                old_umask = os.umask(0o077)
-                try:
-                    os.makedirs(self.root, mode=0o700, exist_ok=True)
-                finally:
-                    os.umask(old_umask)
-                os.chmod(self.root, 0o700)
-            else:
-                _tighten(root, lambda: os.chmod(self.root, 0o700))
-            try:
-                os.mkdir(self.sessions, 0o700)
-                os.chmod(self.sessions, 0o700)
-            except FileExistsError:
-                pass
-            fd = os.open(self.sessions, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC)
-            _tighten(os.fstat(fd), lambda: os.fchmod(fd, 0o700))
-            return fd
+            self._mkdir_private(sessions, parents=False)
+            return os.open(sessions, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC)
         except OSError as exc:
-            raise StateError(f"state directory {self.sessions}: {exc.strerror or exc}") from None
+            raise StateError(f"state directory {sessions}: {exc.strerror or exc}") from None
 
-    def _dir_fd(self) -> int | None:
+    def _dir_fd(self, *, strict: bool = False) -> int | None:
+        """An fd of `sessions/`, or None when there is none yet.
+
+        Raises:
+            StateError: with `strict` (the operator commands), it exists but cannot be opened:
+                an unreadable folder must not look empty.
+        """
         try:
             return os.open(self.sessions, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC)
-        except OSError:
+        except FileNotFoundError:
             return None
+        except OSError as exc:
+            if not strict:
+                return None
+            raise StateError(f"cannot read state directory {self.sessions}: {exc.strerror or exc}") from None
 
     # -- locking --------------------------------------------------------------------------
 
     @contextmanager
-    def _lock(self, dir_fd: int, name: str, *, wait: bool = True) -> Iterator[bool]:
+    def _lock(self, dir_fd: int, name: str, *, wait: bool = True, recover: bool = True) -> Iterator[bool]:
         """Hold the session's exclusive lock; yields False only when `wait=False` and it is busy.
+
+        With `recover`, a directory or unopenable file at the lock's name is moved aside; bulk
+        cleanup (`gc`, `reset --all`) passes False and skips such a session instead.
 
         Raises:
             StateError: the lock file cannot be opened.
@@ -210,9 +338,8 @@ class Store:
         lock_name = name + ".lock"
         deadline = time.monotonic() + (self.lock_timeout if wait else 0.0)
         while True:
-            fd = self._open_lock(dir_fd, lock_name)
+            fd = self._open_lock(dir_fd, lock_name, recover)
             try:
-                os.fchmod(fd, 0o600)
                 got = fcntl is None or self._acquire(fd, deadline, raise_on_timeout=wait)
                 # `gc` or `reset` may have deleted the lock file while this process waited on it;
                 # the next process would lock a new file of that name, so take that one instead.
@@ -232,12 +359,18 @@ class Store:
             os.close(fd)  # closing releases the flock
 
     @staticmethod
-    def _open_lock(dir_fd: int, lock_name: str) -> int:
-        flags = os.O_RDWR | os.O_CREAT | _NOFOLLOW | _CLOEXEC | _NONBLOCK
+    def _open_lock(dir_fd: int, lock_name: str, recover: bool) -> int:
+        flags = os.O_RDWR | _NOFOLLOW | _CLOEXEC | _NONBLOCK
         for _ in range(3):
             try:
-                fd = os.open(lock_name, flags, 0o600, dir_fd=dir_fd)
+                fd = _open_or_create(lock_name, flags, dir_fd)
             except OSError as exc:
+                if recover and exc.errno in _NOT_A_FILE and exc.errno != errno.ENXIO:
+                    # a directory (or a file its owner cannot open) where the lock file belongs:
+                    # move it aside and make a lock file of our own
+                    if not _set_aside(dir_fd, lock_name, lock_name[: -len(".lock")] + ".corrupt"):
+                        raise StateError(f"lock file {lock_name}: {exc.strerror or exc}") from None
+                    continue
                 if exc.errno != errno.ELOOP:
                     raise StateError(f"lock file {lock_name}: {exc.strerror or exc}") from None
             else:
@@ -296,6 +429,10 @@ class Store:
             if exc.errno == errno.ELOOP:
                 os.unlink(path, dir_fd=dir_fd)
                 return Loaded(None, "state file was a symlink; removed it and started the session afresh")
+            if exc.errno in _NOT_A_FILE and _set_aside(dir_fd, path, name + ".corrupt"):
+                return Loaded(
+                    None, f"state file {path} could not be read ({exc.strerror}); moved it to {name}.corrupt and started afresh"
+                )
             raise StateError(f"state file {path}: {exc.strerror or exc}") from None
         try:
             state = orjson.loads(data) if data is not None and len(data) <= MAX_STATE_BYTES else None
@@ -304,10 +441,8 @@ class Store:
         if _valid(state):
             return Loaded(state)
         aside = name + ".corrupt"
-        try:
-            os.replace(path, aside, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-        except OSError:
-            pass
+        if not _set_aside(dir_fd, path, aside):
+            raise StateError(f"state file {path} is unreadable and cannot be moved aside")
         return Loaded(None, f"state file {path} was unreadable or from another version; moved it to {aside} and started afresh")
 
     def _write(self, dir_fd: int, name: str, state: Session) -> None:
@@ -322,6 +457,9 @@ class Store:
                 os.unlink(tmp, dir_fd=dir_fd)
             except FileNotFoundError:
                 pass
+            except OSError as exc:  # a directory planted at the temp name
+                if exc.errno not in _NOT_A_FILE or not _set_aside(dir_fd, tmp, name + ".corrupt"):
+                    raise
             fd = os.open(tmp, flags, 0o600, dir_fd=dir_fd)
             try:
                 os.fchmod(fd, 0o600)
@@ -392,11 +530,14 @@ class Store:
     def list_sessions(self) -> list[tuple[str, dict[str, Any] | None, float]]:
         """Every ledger as `(file stem, state or None if unreadable, mtime in seconds)`."""
         out: list[tuple[str, dict[str, Any] | None, float]] = []
-        dir_fd = self._dir_fd()
+        dir_fd = self._dir_fd(strict=True)
         if dir_fd is None:
             return out
         try:
-            names = sorted(os.listdir(dir_fd))
+            try:
+                names = sorted(os.listdir(dir_fd))
+            except OSError as exc:
+                raise StateError(f"cannot list state directory {self.sessions}: {exc.strerror or exc}") from None
             for entry in names:
                 if not entry.endswith(".json"):
                     continue
@@ -410,8 +551,6 @@ class Store:
                     out.append((entry[:-5], None, 0.0))
                     continue
                 out.append((entry[:-5], state if _valid(state) else None, info.st_mtime))
-        except OSError:
-            pass
         finally:
             os.close(dir_fd)
         return out
@@ -420,19 +559,21 @@ class Store:
         """The file stem of a session id (or of a stem given directly)."""
         return session_file_name(session_id)
 
-    def remove(self, stem: str) -> bool:
+    def remove(self, stem: str, *, recover: bool = False) -> bool:
         """Delete one session's files, under its lock so that a hook in the middle of an update
-        finishes first. True if a ledger existed.
+        finishes first. True if any of them existed.
 
         Raises:
             StateError: a file cannot be deleted, or the lock stayed busy.
         """
-        dir_fd = self._dir_fd()
+        dir_fd = self._dir_fd(strict=True)
         if dir_fd is None:
             return False
         try:
-            with self._lock(dir_fd, stem):
-                return self._unlink_session(dir_fd, stem)
+            # a lock file planted alone (a FIFO, a directory) is replaced on locking: it counts
+            existed = any(self._is_file(dir_fd, stem + suffix) for suffix in _SUFFIXES)
+            with self._lock(dir_fd, stem, recover=recover):
+                return bool(self._unlink_session(dir_fd, stem) - {".lock"}) or existed
         except LockTimeout:
             raise StateError(f"session {stem} is locked by a hook process; try again") from None
         finally:
@@ -449,29 +590,32 @@ class Store:
             StateError: the state directory cannot be listed or a file cannot be removed.
         """
         removed: list[str] = []
-        dir_fd = self._dir_fd()
+        dir_fd = self._dir_fd(strict=True)
         if dir_fd is None:
             return removed
         try:
             stems: dict[str, float] = {}
             for entry in os.listdir(dir_fd):
-                stem, dot, _ = entry.rpartition(".")
-                if dot:
+                stem, dot, suffix = entry.rpartition(".")
+                # only a session's own files (`notes.txt` is not one, nor a folder `x.json`)
+                if dot and "." + suffix in _SUFFIXES and self._is_file(dir_fd, entry):
                     stems[stem] = max(stems.get(stem, 0.0), self._mtime(dir_fd, entry))
             for stem, mtime in sorted(stems.items()):
                 if now - mtime <= older_than:
                     continue
                 if dry_run:
-                    removed.append(stem)
+                    if not self._busy(dir_fd, stem):
+                        removed.append(stem)
                     continue
                 try:
-                    with self._lock(dir_fd, stem, wait=False) as held:
+                    with self._lock(dir_fd, stem, wait=False, recover=False) as held:
                         if not held:
                             continue
                         newest = max(self._mtime(dir_fd, stem + suffix) for suffix in _SUFFIXES)
                         if now - newest <= older_than:
                             continue  # written between the listing and the lock
-                        self._unlink_session(dir_fd, stem)
+                        if not self._unlink_session(dir_fd, stem):
+                            continue
                 except (StateError, OSError):
                     continue  # not a session of ours (a directory planted there): leave it
                 removed.append(stem)
@@ -484,6 +628,32 @@ class Store:
         return removed
 
     @staticmethod
+    def _busy(dir_fd: int, stem: str) -> bool:
+        """True when a hook holds the session's lock; an absent lock file is not created."""
+        if fcntl is None:
+            return False
+        try:
+            fd = os.open(stem + ".lock", os.O_RDWR | _NOFOLLOW | _CLOEXEC | _NONBLOCK, dir_fd=dir_fd)
+        except OSError:
+            return False
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return False
+        except BlockingIOError:
+            return True
+        except OSError:
+            return False
+        finally:
+            os.close(fd)
+
+    @staticmethod
+    def _is_file(dir_fd: int, entry: str) -> bool:
+        try:
+            return not stat.S_ISDIR(os.stat(entry, dir_fd=dir_fd, follow_symlinks=False).st_mode)
+        except OSError:
+            return False
+
+    @staticmethod
     def _mtime(dir_fd: int, entry: str) -> float:
         try:
             return os.stat(entry, dir_fd=dir_fd, follow_symlinks=False).st_mtime
@@ -491,15 +661,18 @@ class Store:
             return 0.0
 
     @staticmethod
-    def _unlink_session(dir_fd: int, stem: str) -> bool:
-        """Unlink a session's files, the lock file last (the caller holds it)."""
-        found = False
+    def _unlink_session(dir_fd: int, stem: str) -> set[str]:
+        """Unlink a session's files, the lock file last (the caller holds it); the suffixes
+        of those that were there."""
+        found: set[str] = set()
         for suffix in _SUFFIXES:
             try:
                 os.unlink(stem + suffix, dir_fd=dir_fd)
-                found = found or suffix == ".json"
-            except (FileNotFoundError, IsADirectoryError):
-                pass  # a directory of that name is not ours to delete
+                found.add(suffix)
+            except FileNotFoundError:
+                pass
+            except IsADirectoryError:
+                pass  # a directory of that name is not ours to delete (the next event moves it aside)
             except OSError as exc:
                 raise StateError(f"cannot delete {stem}{suffix}: {exc.strerror or exc}") from None
         return found
@@ -512,9 +685,12 @@ class Store:
         Raises:
             StateError: the log cannot be written.
         """
-        path = os.path.join(self.root, filename)
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | _NOFOLLOW | _CLOEXEC | _NONBLOCK, 0o600)
+            path = os.path.join(self.ensure_root(), filename)
+        except StateError as exc:
+            raise StateError(f"cannot write {filename}: {exc}") from None
+        try:
+            fd = _open_or_create(path, os.O_WRONLY | os.O_APPEND | _NOFOLLOW | _CLOEXEC | _NONBLOCK)
         except OSError as exc:
             raise StateError(f"cannot write {path}: {exc.strerror or exc}") from None
         try:
@@ -522,7 +698,6 @@ class Store:
             if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1:
                 # a FIFO would block, a hard link would write into someone else's file
                 raise StateError(f"{path} is not a plain file of its own; not writing to it")
-            os.fchmod(fd, 0o600)
             os.write(fd, line if line.endswith(b"\n") else line + b"\n")
             size = os.fstat(fd).st_size
         except OSError as exc:  # a full disk must not turn a decision into an internal error

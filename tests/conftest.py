@@ -7,6 +7,9 @@ from collections.abc import Iterator
 
 import pytest
 
+#: Tests of behaviour still being built: run them by naming the folder (see its README).
+collect_ignore = ["pending"]
+
 
 @pytest.fixture(autouse=True)
 def _no_real_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:

@@ -141,14 +141,16 @@ def test_replay_refuses_a_fifo_and_odd_shapes_with_one_line(tmp_path: Path, caps
         assert code in (0, 1) and "internal error" not in err, (i, err)
 
 
-def test_loose_state_folders_are_made_private(tmp_path: Path) -> None:
+def test_loose_state_folders_are_left_alone_and_new_ones_made_private(tmp_path: Path) -> None:
+    """A loose folder the guard did not create keeps its mode (the state goes to a private folder
+    inside it); the folders it creates are 0700 whatever the umask."""
     root = tmp_path / "state"
     root.mkdir(mode=0o777)
     (root / "sessions").mkdir(mode=0o777)
     os.chmod(root, 0o777)
     os.chmod(root / "sessions", 0o777)
     assert hook(["--state-dir", str(root)], READ).returncode == 0
-    assert (root.stat().st_mode & 0o777, (root / "sessions").stat().st_mode & 0o777) == (0o700, 0o700)
+    assert (root.stat().st_mode & 0o777, (root / "sessions").stat().st_mode & 0o777) == (0o777, 0o777)
     nested = tmp_path / "a" / "b" / "state"
     proc = subprocess.run(f'umask 000; "{EXE}" --state-dir "{nested}"', shell=True, input=READ, capture_output=True, timeout=30)
     assert proc.returncode == 0

@@ -157,7 +157,7 @@ def test_a_planted_symlink_is_never_followed(suffix: str, dangling: bool, tmp_pa
 
 def test_a_symlinked_sessions_directory_fails_open(tmp_path: Path) -> None:
     state = tmp_path / "state"
-    state.mkdir()
+    state.mkdir(mode=0o700)  # private: the guard uses it as it is
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     (state / "sessions").symlink_to(elsewhere)
@@ -171,7 +171,7 @@ def test_a_symlinked_audit_log_is_not_followed(tmp_path: Path) -> None:
     state = tmp_path / "state"
     victim = tmp_path / "victim.log"
     victim.write_text("precious\n")
-    state.mkdir()
+    state.mkdir(mode=0o700)  # private: the guard uses it as it is
     (state / "decisions.jsonl").symlink_to(victim)
     opts = HookOptions(state_dir=str(state))
     results = [

@@ -111,3 +111,38 @@ def test_gc_keeps_the_state_directory_bounded_over_10000_sessions(tmp_path: Path
         f"gc of 1,000 idle sessions in {max(gc_seconds):.2f} s at worst, audit log {_audit_files(state)} bytes, "
         f"{time.monotonic() - started:.0f} s in all"
     )
+
+
+# -- ids of any length are stored bounded -------------------------------------------------------
+
+
+def test_a_huge_session_or_agent_id_is_stored_bounded(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from test_hardening_helpers import at
+
+    from loopguard_hook._entry import main
+
+    big_session = "sess-" + "x" * 3_000_000
+    big_agent = "agent-" + "y" * 3_000_000
+    options = HookOptions(state_dir=str(tmp_path))
+    outs = []
+    for i in range(5):
+        call = pre("claude-code", big_session, "Bash", {"command": "ls"}, f"t{i}", agent_id=big_agent, agent_type="x")
+        outs.append(run(dumps(call), options=options, environ={}, user_config="", clock=at(1_800_000_000 + 10 * i)))
+        done = post("claude-code", big_session, "Bash", {"command": "ls"}, f"t{i}", {"stdout": "", "stderr": ""},
+                    agent_id=big_agent, agent_type="x")
+        assert run(dumps(done), options=options, environ={}, user_config="", clock=at(1_800_000_001 + 10 * i)).exit_code == 0
+    assert all(o.exit_code == 0 for o in outs) and outs[2].stdout and outs[4].stdout  # counting works
+    files = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert files and all(p.stat().st_size < 16 * 1024 for p in files), {p.name: p.stat().st_size for p in files}
+    audit = (tmp_path / "decisions.jsonl").read_text()
+    assert "sess-xxxx" in audit and "agent-yyyy" in audit  # a readable head is kept
+    capsys.readouterr()
+    for args in (["status"], ["status", "--json"], ["status", "--session", big_session]):
+        assert main([*args, "--state-dir", str(tmp_path)]) == 0
+        shown = capsys.readouterr().out
+        assert "sess-xxxx" in shown and len(shown) < 16 * 1024
+    assert main(["reset", "--session", big_session, "--state-dir", str(tmp_path)]) == 0
+    shown = capsys.readouterr().out
+    assert "reset session" in shown and len(shown) < 1024
+    assert main(["reset", "--session", big_session, "--state-dir", str(tmp_path)]) == 0
+    assert len(capsys.readouterr().out) < 1024

@@ -23,7 +23,7 @@ MAX_FUNCTION_LINES = 60
 
 #: Modules under restructuring elsewhere (replay/ and install/ become packages; the operator
 #: commands and the state store's file IO are being changed): measured again once merged.
-TEMPORARY_EXEMPTIONS = frozenset({"replay.py", "install.py", "cli.py", "state.py"})
+TEMPORARY_EXEMPTIONS = frozenset({"cli.py", "state.py"})
 
 
 def _modules() -> list[Path]:
@@ -150,7 +150,14 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
 
 
 #: Modules the hook path never imports (click, the operator commands and their helpers).
-NOT_ON_THE_HOOK_PATH = ("loopguard_hook.cli", "loopguard_hook.install", "loopguard_hook.replay", "loopguard_hook.__main__")
+NOT_ON_THE_HOOK_PATH = (
+    "loopguard_hook.cli",
+    "loopguard_hook.install",
+    "loopguard_hook.replay",
+    "loopguard_hook.doctor",
+    "loopguard_hook.stats",
+    "loopguard_hook.__main__",
+)
 
 
 def test_hook_path_modules_stay_cheap_to_import() -> None:

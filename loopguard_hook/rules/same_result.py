@@ -14,6 +14,8 @@ the tool already returned is no new evidence. So:
 
 from .. import messages as msg
 from ..decision import Action, Decision, Rule
+from ..messages import PREFIX
+from ..signature import preview
 from .base import CallContext, ResultContext
 
 
@@ -23,7 +25,7 @@ def same_result(ctx: ResultContext) -> Decision | None:
         return None
     n = ctx.sig["n"]
     if n in ctx.config.effective_remind_at():
-        return Decision(Action.REMIND, Rule.SAME_RESULT, msg.same_result_reminder(ctx.tool, n), times=n, tool=ctx.tool)
+        return Decision(Action.REMIND, Rule.SAME_RESULT, reminder_text(ctx.tool, n), times=n, tool=ctx.tool)
     return None
 
 
@@ -35,10 +37,48 @@ def same_result_call(ctx: CallContext) -> Decision | None:
     cfg, n, tool = ctx.config, ctx.attempt, ctx.tool
     last = sig.get("preview")
     limit = min(cfg.result_preview_chars, 4000)
-    advice = msg.same_result_reminder(tool, n)
+    advice = reminder_text(tool, n)
     if cfg.stop_at and n >= cfg.stop_at:
-        text = msg.same_result_denial(tool, n, last, limit, final=True, pauses_tools=ctx.pauses_tools)
+        text = denial_text(tool, n, last, limit, final=True, pauses_tools=ctx.pauses_tools)
         return Decision(Action.STOP, Rule.END_TURN, text, stop_reason=msg.stop_reason(tool, n), advice=advice)
     if cfg.deny_at and n >= cfg.deny_at:
-        return Decision(Action.DENY, Rule.SAME_RESULT, msg.same_result_denial(tool, n, last, limit), advice=advice)
+        return Decision(Action.DENY, Rule.SAME_RESULT, denial_text(tool, n, last, limit), advice=advice)
     return None
+
+
+# -- the texts (`messages.variant_of` knows them) --------------------------------------------
+
+
+def reminder_text(tool: str, count: int) -> str:
+    """A call whose arguments the client does not send, returning a result its tool already
+    returned: judged by tool and result only, so it never claims the arguments were the same."""
+    return (
+        f"[{PREFIX}] {tool} has been called {count} times since anything new came back: its results "
+        "repeat what it already returned. Use what the earlier calls returned, change the approach "
+        "(a different tool or different input), or answer the user with what you know."
+    )
+
+
+def denial_text(
+    tool: str, count: int, last: str | None, limit: int, *, final: bool = False, pauses_tools: bool = False
+) -> str:
+    """A call of a tool whose arguments the client does not send, after the tool's results kept
+    repeating: judged by its results, so the text never says the call is identical, and quotes
+    the tool's last result as that (at most `limit` characters)."""
+    shown = (preview(last.strip(), limit) or "(empty result)") if last is not None else None
+    quoted = f' The last {tool} result was: """{shown}"""' if shown is not None else ""
+    text = (
+        f"REPEAT_TOOL_BLOCKED: {tool} has returned nothing new for {count - 1} calls in a row (each result "
+        f"repeated an earlier one), so this {tool} call was not run (attempt {count} with no new result in "
+        f"between; loop guard policy, not a tool failure).{quoted} "
+        f"Do not call {tool} again for the same thing: use what it returned, change the approach, or answer "
+        "the user with what is known"
+    )
+    if final and pauses_tools:
+        return (
+            text + ". Tool calls are now paused for the rest of this turn: answer the user now in plain text with "
+            "what you have; the next user message enables tools again"
+        )
+    if final:
+        return text + ". This is final: stop calling tools for this request and answer the user now with what you have"
+    return text

@@ -114,33 +114,31 @@ def install(package: Package) -> Path:
         found = package.find()
         if found is not None:
             return found
-        cmd = [
-            npm,
-            "install",
-            "--no-audit",
-            "--no-fund",
-            "--prefix",
-            str(package.prefix),
-            f"{package.npm}@{package.version}",
-        ]
-        try:
-            proc = subprocess.run(
-                cmd,
-                capture_output=True,
-                text=True,
-                timeout=INSTALL_TIMEOUT_SECONDS,
-                stdin=subprocess.DEVNULL,
-                cwd=package.prefix,
-            )
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            raise ClientUnavailable(f"`{shlex.join(cmd)}` failed: {exc}") from None
-    if proc.returncode != 0:
-        tail = (proc.stdout + proc.stderr).strip()[-1500:]
-        raise ClientUnavailable(f"`{shlex.join(cmd)}` exited {proc.returncode}:\n{tail}")
+        npm_install(
+            [npm, "install", "--no-audit", "--no-fund", "--prefix", str(package.prefix), f"{package.npm}@{package.version}"],
+            cwd=package.prefix,
+        )
     found = package.find()
     if found is None:
         raise ClientUnavailable(f"npm installed {package.npm}@{package.version} but no runnable binary is in {package.prefix}")
     return found
+
+
+def npm_install(
+    cmd: list[str], *, cwd: Path, env: dict[str, str] | None = None, timeout: float = INSTALL_TIMEOUT_SECONDS
+) -> None:
+    """Run one `npm install` command line.
+
+    Raises:
+        ClientUnavailable: npm could not start, timed out or exited non-zero (with its output's tail).
+    """
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL, cwd=cwd, env=env)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise ClientUnavailable(f"`{shlex.join(cmd)}` failed: {exc}") from None
+    if proc.returncode != 0:
+        tail = (proc.stdout + proc.stderr).strip()[-1500:]
+        raise ClientUnavailable(f"`{shlex.join(cmd)}` exited {proc.returncode}:\n{tail}")
 
 
 def version_of(binary: Path) -> str:

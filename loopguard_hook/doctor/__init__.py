@@ -1,0 +1,50 @@
+"""`loopguard-hook doctor`: for each client on this machine (Claude Code, Codex, DSH through its
+two bridges), whether the guard is live there, and what to do when it is not.
+
+Per client: is loopguard-hook registered (and for all the events install writes), is its program
+on the PATH the client passes to hooks, is it trusted (Codex), do its matchers fire on that
+client's tool names, can it write its state dir (for DSH: from DSH's sandbox), and does one
+synthetic PreToolUse through the exact registered command string come back clean. Imported only
+by the CLI: it runs subprocesses.
+
+Modules: `model` (values), `matchers` (each client's matcher rules and tool names), `probe` (PATH,
+state dir, one event), `common` (the checks over registrations), `claude_code`, `codex`, `dsh`
+(finding each client's registrations), `report` (text and JSON).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from . import claude_code, codex, dsh
+from .model import ClientReport, Finding, Registration
+from .report import all_live, render_json, render_text
+
+CLIENTS = ("claude-code", "codex", "dsh")
+
+
+def run_doctor(
+    *,
+    home: str | Path,
+    cwd: str | Path,
+    env: Mapping[str, str],
+    clients: Sequence[str] = CLIENTS,
+    run: bool = True,
+) -> list[ClientReport]:
+    """One report per client in `clients` (DSH: one per mounted bridge). `home`, `cwd` and
+    `env` are the user's home, the project directory and the environment the clients start
+    with; `run` sends the synthetic event (a subprocess per client, bounded by the handler's
+    timeout, at most 60 s)."""
+    home, cwd = Path(home), Path(cwd)
+    reports: list[ClientReport] = []
+    if "claude-code" in clients:
+        reports.append(claude_code.check(home=home, cwd=cwd, env=env, run=run))
+    if "codex" in clients:
+        reports.append(codex.check(home=home, cwd=cwd, env=env, run=run))
+    if "dsh" in clients:
+        reports += dsh.check(home=home, cwd=cwd, env=env, run=run)
+    return reports
+
+
+__all__ = ["CLIENTS", "ClientReport", "Finding", "Registration", "all_live", "render_json", "render_text", "run_doctor"]

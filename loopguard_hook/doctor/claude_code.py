@@ -1,0 +1,82 @@
+"""`doctor` for Claude Code: its settings files (user, project, local) and the plugin.
+
+Client facts (Claude Code 2.1.332, `shared/research/claude-code-hooks.md` §6): hooks from every
+settings file run; shell-form commands run through `sh -c` with the environment of the Claude
+Code process plus `CLAUDE_PROJECT_DIR`; `"disableAllHooks": true` turns every hook off; an
+enabled loopguard-hook plugin registers the shipped `hooks/hooks.json`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ..install import CLAUDE_CODE, HOOK_EVENTS, hooks_table, settings_path
+from ..install.jsontext import read_json_quietly
+from .common import check_events, check_handlers, found_by, registrations
+from .model import ClientReport, Registration
+
+FIX = "loopguard-hook install --client claude-code"
+
+
+def _sources(home: Path, cwd: Path, env: Mapping[str, str], report: ClientReport) -> list[Registration]:
+    regs: list[Registration] = []
+    for scope in ("user", "project", "local"):
+        path = settings_path(CLAUDE_CODE, scope, home=home, project_dir=cwd, env=env)
+        data = read_json_quietly(path)
+        if data is None:
+            if path.exists():
+                report.add("fail", "settings", f"{path} is not valid JSON; Claude Code ignores it", f"fix {path}")
+            continue
+        if data.get("disableAllHooks") is True:
+            message = f'{path} sets "disableAllHooks": true: Claude Code runs no hooks'
+            report.add("fail", "settings", message, f"remove it from {path}")
+        regs += registrations(path, data.get("hooks"))
+        plugins = data.get("enabledPlugins")
+        if isinstance(plugins, dict) and any(v and str(k).split("@")[0] == "loopguard-hook" for k, v in plugins.items()):
+            regs += registrations(path.with_name(f"{path.name} (loopguard-hook plugin)"), hooks_table(CLAUDE_CODE))
+    return regs
+
+
+def payload(cwd: Path) -> Any:
+    """A first Read call, shaped as Claude Code 2.1.332 sends it (captured PreToolUse.Read)."""
+
+    def build(session_id: str) -> dict[str, Any]:
+        return {
+            "session_id": session_id,
+            "transcript_path": "",
+            "cwd": str(cwd),
+            "permission_mode": "default",
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Read",
+            "tool_input": {"file_path": os.devnull},
+            "tool_use_id": "toolu_loopguard_doctor_1",
+        }
+
+    return build
+
+
+def check(*, home: Path, cwd: Path, env: Mapping[str, str], run: bool) -> ClientReport:
+    """Claude Code's report; `run` sends the synthetic event."""
+    config = settings_path(CLAUDE_CODE, "user", home=home, project_dir=home, env=env).parent
+    report = ClientReport(CLAUDE_CODE, "Claude Code", found_by("claude", config, env))
+    if report.found is None:
+        return report
+    regs = _sources(home, cwd, env, report)
+    check_events(report, regs, HOOK_EVENTS[CLAUDE_CODE], FIX)
+    if regs:
+        hook_env = {**env, "CLAUDE_PROJECT_DIR": str(cwd)}
+        check_handlers(
+            report,
+            regs,
+            payload(cwd),
+            dialect="claude-code",
+            who="Claude Code",
+            env=hook_env,
+            shell=["/bin/sh", "-c"],
+            cwd=str(cwd),
+            run=run,
+        )
+    return report

@@ -1,0 +1,190 @@
+"""The checks every client gets, over the handlers found for it: events, PATH, matchers, the
+state dir and one synthetic event."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..install.handlers import command_line, handlers, runs_loopguard
+from ..state import StateError
+from .matchers import TOOL_EVENTS, TOOL_NAMES, missed
+from .model import ClientReport, Registration
+from .probe import forget_session, program, run_event, state_dir_of, writable
+
+#: Without these two the guard sees no tool call at all.
+ESSENTIAL_EVENTS = ("PreToolUse", "PostToolUse")
+
+
+def found_by(binary: str, folder: Path, env: Mapping[str, str]) -> str | None:
+    """How the client was found: its program on PATH, else its settings folder; None if neither."""
+    where = shutil.which(binary, path=env.get("PATH", os.defpath))
+    if where is not None:
+        return f"{binary} on PATH: {where}"
+    return f"{folder} exists" if folder.is_dir() else None
+
+
+def registrations(source: Path, hooks: object) -> list[Registration]:
+    """Every handler in one `hooks` object that runs loopguard (any spelling)."""
+    if not isinstance(hooks, dict):
+        return []
+    found = []
+    for event, gi, hi, entry in handlers(hooks):
+        if runs_loopguard(entry):
+            matcher = hooks[event][gi].get("matcher")
+            timeout = entry.get("timeout")
+            found.append(
+                Registration(
+                    source,
+                    event,
+                    gi,
+                    hi,
+                    matcher if isinstance(matcher, str) else None,
+                    command_line(entry),
+                    float(timeout) if isinstance(timeout, int | float) and not isinstance(timeout, bool) else None,
+                    entry,
+                )
+            )
+    return found
+
+
+def check_events(report: ClientReport, regs: Sequence[Registration], expected: Sequence[str], fix: str) -> None:
+    """Registered at all, for the essential events, and for every event the installer writes."""
+    if not regs:
+        report.add("fail", "registered", "loopguard-hook is not registered", fix)
+        return
+    events = sorted({r.event for r in regs}, key=lambda e: expected.index(e) if e in expected else len(expected))
+    where = ", ".join(sorted({str(r.source) for r in regs}))
+    missing = [e for e in expected if e not in events]
+    essential = [e for e in ESSENTIAL_EVENTS if e in missing]
+    if essential:
+        report.add("fail", "registered", f"{where} registers {', '.join(events)} but not {', '.join(essential)}", fix)
+    elif missing:
+        report.add("warn", "registered", f"{where} registers {', '.join(events)}; missing {', '.join(missing)}", fix)
+    else:
+        report.add("ok", "registered", f"{where}: {len(events)} events ({', '.join(events)})")
+    spellings = sorted({r.command for r in regs})
+    if len(spellings) > 1:
+        report.add(
+            "warn",
+            "registered",
+            "loopguard runs under several command strings (" + ", ".join(f"`{c}`" for c in spellings) + "): "
+            "each runs on every event (twice the processes, and the first to run decides)",
+            "keep one registration (uninstall, then install once)",
+        )
+
+
+def check_path(report: ClientReport, regs: Sequence[Registration], env: Mapping[str, str], who: str) -> bool:
+    """Each command's program is found on the PATH the client passes on. False if one is not."""
+    good = True
+    for command in sorted({r.command for r in regs}):
+        name, found = program(command, env)
+        if found is None:
+            good = False
+            report.add(
+                "fail",
+                "on PATH",
+                f"`{name}` is not on the PATH {who} runs hooks with, so every event fails and the guard is off",
+                "install loopguard-hook where every shell finds it (`pipx install loopguard-hook`, or "
+                "`uv tool install loopguard-hook`), or register its full path",
+            )
+        else:
+            report.add("ok", "on PATH", f"`{name}` is {found}")
+    return good
+
+
+def check_matchers(report: ClientReport, regs: Sequence[Registration], dialect: str, names: Sequence[str]) -> None:
+    """Each tool event's matchers, together, fire on the client's main tool names."""
+    flagged = False
+    for event in sorted({r.event for r in regs if r.event in TOOL_EVENTS}):
+        groups = [r for r in regs if r.event == event]
+        unseen = [n for n in names if all(n in missed(dialect, r.matcher, [n]) for r in groups)]
+        matchers = ", ".join(sorted({repr(r.matcher) if r.matcher is not None else "(none)" for r in groups}))
+        flagged = flagged or bool(unseen)
+        if unseen == list(names):
+            report.add(
+                "fail",
+                "matchers",
+                f"{event} matcher {matchers} fires on none of {', '.join(names)}: the guard sees no tool call",
+                'use the matcher "*" (reinstall: uninstall, then install)',
+            )
+        elif unseen:
+            report.add(
+                "warn",
+                "matchers",
+                f"{event} matcher {matchers} misses {', '.join(unseen)}: those calls are not counted",
+                'use the matcher "*"',
+            )
+    if any(r.event in TOOL_EVENTS for r in regs) and not flagged:
+        report.add("ok", "matchers", f"tool events fire on {', '.join(names)}")
+
+
+def check_state_dir(report: ClientReport, command: str, env: Mapping[str, str]) -> str | None:
+    """The state dir the command writes exists and is writable, or can be created."""
+    try:
+        state_dir = state_dir_of(command, env)
+    except StateError as exc:
+        report.add("fail", "state dir", str(exc), "set LOOPGUARD_STATE_DIR for the client")
+        return None
+    problem = writable(state_dir)
+    if problem is None:
+        report.add("ok", "state dir", f"{state_dir} is writable")
+    else:
+        report.add("fail", "state dir", f"{state_dir}: {problem}", "set LOOPGUARD_STATE_DIR to a directory this user can write")
+    return state_dir
+
+
+def check_run(
+    report: ClientReport,
+    reg: Registration,
+    payload: Callable[[str], dict[str, Any]],
+    *,
+    shell: list[str],
+    env: Mapping[str, str],
+    cwd: str,
+    state_dir: str | None,
+    trailing_newline: bool = True,
+) -> None:
+    """One synthetic `reg.event` through the exact registered command string, then its
+    session is forgotten again."""
+    event = payload(f"loopguard-doctor-{uuid.uuid4().hex[:12]}")
+    problem, done = run_event(
+        reg.command, event, shell=shell, env=env, cwd=cwd, timeout=reg.timeout, trailing_newline=trailing_newline
+    )
+    if state_dir is not None:
+        forget_session(state_dir, str(event["session_id"]))
+    what = f"a synthetic {reg.event} through `{reg.command}` ({' '.join(shell)})"
+    if problem is None:
+        report.add("ok", "runs", f"{what}: {done}")
+    else:
+        report.add("fail", "runs", f"{what}: {problem}", "run that command by hand with a payload on stdin to see why")
+
+
+def check_handlers(
+    report: ClientReport,
+    regs: Sequence[Registration],
+    payload: Callable[[str], dict[str, Any]],
+    *,
+    dialect: str,
+    who: str,
+    env: Mapping[str, str],
+    shell: list[str],
+    cwd: str,
+    run: bool,
+    trailing_newline: bool = True,
+    sandbox: Callable[[ClientReport, str | None], None] | None = None,
+) -> None:
+    """PATH, matchers, state dir (and `sandbox` on it), then the synthetic PreToolUse when `run`
+    and the program was found. `env` is the environment the client gives its hooks."""
+    on_path = check_path(report, regs, env, who)
+    check_matchers(report, regs, dialect, TOOL_NAMES[dialect])
+    pre = next((r for r in regs if r.event == "PreToolUse"), None)
+    state_dir = check_state_dir(report, (pre or regs[0]).command, env)
+    if sandbox is not None:
+        sandbox(report, state_dir)
+    if run and on_path and pre is not None:
+        check_run(report, pre, payload, shell=shell, env=env, cwd=cwd, state_dir=state_dir, trailing_newline=trailing_newline)

@@ -1,0 +1,115 @@
+"""A planned file change and its report: the value every planner returns and `apply` writes."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+class InstallError(Exception):
+    """A settings file cannot be changed safely; the message names the file and the reason."""
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One file's planned (or, after `apply`, performed) change.
+
+    Attributes:
+        path: the file as the client names it (absolute).
+        old_text: its text now; None when it does not exist.
+        new_text: its text after the change; None when it stays absent.
+        diff: unified diff from old to new ("" when unchanged).
+        messages: notes for the user (what was skipped and why, what to do next).
+        backup: after `apply`, the copy of the old file (`<file>.bak-YYYYmmddHHMMSS`), if any.
+        written: after `apply`, whether the file was written (or deleted).
+        deletable: the file holds only what install wrote, so `new_text` None deletes it.
+    """
+
+    path: Path
+    old_text: str | None
+    new_text: str | None
+    diff: str
+    messages: list[str] = field(default_factory=list)
+    backup: Path | None = None
+    written: bool = False
+    deletable: bool = False
+
+    @property
+    def changed(self) -> bool:
+        """Whether applying this change would write (or, after `apply`, wrote) the file."""
+        return self.old_text != self.new_text
+
+
+def unified_diff(path: Path, old_text: str | None, new_text: str | None) -> str:
+    """A unified diff of one file ("" when unchanged); a missing side is `/dev/null`."""
+    if old_text == new_text:
+        return ""
+    old_lines = (old_text or "").splitlines(keepends=True)
+    new_lines = (new_text or "").splitlines(keepends=True)
+    lines = difflib.unified_diff(
+        old_lines,
+        new_lines,
+        fromfile=str(path) if old_text is not None else "/dev/null",
+        tofile=str(path) if new_text is not None else "/dev/null",
+    )
+    return "".join(
+        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
+    )
+
+
+def make_change(
+    path: Path, old_text: str | None, new_text: str | None, messages: list[str], *, deletable: bool = False
+) -> Change:
+    """A `Change` with its diff filled in."""
+    diff = unified_diff(path, old_text, new_text)
+    return Change(path, old_text, new_text, diff, messages, deletable=deletable)
+
+
+def format_report(
+    changes: Sequence[Change], *, dry_run: bool = False, full_diff: bool = False
+) -> str:
+    """Human text for `install` / `uninstall`: each file's diff, what was written, the messages.
+
+    A file that is created (or deleted) gets a one-line summary instead of its whole text as a
+    diff (its messages say what it registers), unless `full_diff`; a change to an existing file
+    always shows its diff.
+    """
+    out: list[str] = []
+    for change in changes:
+        if change.changed:
+            whole = change.old_text is None or change.new_text is None
+            if full_diff or not whole:
+                out.append(change.diff.rstrip("\n"))
+            if change.written:
+                out.append(_written_line(change, summary=whole and not full_diff))
+            elif dry_run:
+                out.append(_dry_run_line(change, summary=whole and not full_diff))
+        out += change.messages
+    return "\n".join(out) + "\n"
+
+
+def _lines(text: str | None) -> str:
+    n = len((text or "").splitlines())
+    return f"{n} line{'' if n == 1 else 's'}"
+
+
+def _written_line(change: Change, *, summary: bool) -> str:
+    if change.new_text is None:
+        return f"deleted {change.path}" + (f" (backup: {change.backup})" if change.backup else "")
+    if change.backup:
+        return f"wrote {change.path} (backup: {change.backup})"
+    if summary:
+        return f"wrote {change.path} (new file, {_lines(change.new_text)}; see it with: cat {change.path})"
+    return f"wrote {change.path} (new file)"
+
+
+def _dry_run_line(change: Change, *, summary: bool) -> str:
+    if change.new_text is None:
+        return f"dry run: {change.path} not deleted" + (
+            f" ({_lines(change.old_text)}; --diff shows them)" if summary else ""
+        )
+    if summary:
+        return f"dry run: {change.path} not written (a new file of {_lines(change.new_text)}; --diff shows them)"
+    return f"dry run: {change.path} not written"

@@ -1,0 +1,125 @@
+"""Reader of Claude Code transcripts (`~/.claude/projects/<munged-cwd>/<session>.jsonl`; subagents
+in `<session>/subagents/agent-<id>.jsonl`, read along with the main file).
+
+Client facts used to rebuild the hook sequence (verified on real files of Claude Code 2.1.332
+produced by the shared end-to-end harnesses; research notes `claude-code-hooks.md` §3, §5, §8,
+`claude-code-e2e.md`):
+
+Claude Code
+  - Each content block of an assistant message is its own line (same `message.id`); each
+    `tool_result` comes back as its own `user` line in completion order, carrying the structured
+    result in `toolUseResult` (the object `PostToolUse` gets as `tool_response`).
+  - Consecutive concurrency-safe calls of one message run together (all PreToolUse first, then
+    the posts in completion order); other calls run one at a time (Pre, post, Pre, post). Then
+    one `PostToolBatch` whose `tool_response` is the `tool_result` content the model saw.
+  - A `tool_result` that is `<tool_use_error>…` failed input validation: no PreToolUse, no post
+    event, only the PostToolBatch entry. One that starts `PreToolUse:<Tool> hook error:` was
+    denied by a hook (this guard or another): PreToolUse, then only the batch entry; the replay
+    decides afresh. `is_error` otherwise means PostToolUseFailure with the text as `error`.
+  - A PreToolUse `continue: false` (`hook_stopped_continuation` attachment) ends the turn: no
+    PostToolBatch follows.
+  - Real prompts are `user` lines with text content that are not meta, compact summaries, local
+    command records or interruption notes; a subagent's task prompt fires no UserPromptSubmit.
+    `system` `compact_boundary` (or, in files without one, an `isCompactSummary` user line) is a
+    compaction: SessionStart `source: compact`.
+  - Subagent events carry the parent's `session_id` and transcript path plus `agent_id`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+import orjson
+
+from ..payload import Client
+from .claude_code_stream import ClaudeStream
+from .jsonl import Line, line_texts, merge_events, read_lines, with_texts
+from .model import Format, RecordedCall, Recording, ReplayError
+from .reader import Reader
+
+_TYPES = frozenset({"user", "assistant", "system", "attachment", "summary", "queue-operation"})
+
+
+def recognises(data: Mapping[str, Any]) -> bool:
+    """True for a line of a Claude Code transcript: a known record type with a `sessionId`."""
+    return data.get("type") in _TYPES and "sessionId" in data
+
+
+def recording(path: str, lines: list[Line], skipped: int) -> Recording:
+    transcript_path = os.path.abspath(path)
+    session_id = next((ln.data["sessionId"] for ln in lines if isinstance(ln.data.get("sessionId"), str)), None)
+    files: list[tuple[str, list[Line], int]] = [(path, lines, skipped)]
+    agent_types: dict[str, str] = {}
+    if session_id is not None:
+        sub_dir = os.path.join(os.path.dirname(transcript_path), session_id, "subagents")
+        try:
+            names = sorted(os.listdir(sub_dir))
+        except OSError:
+            names = []
+        for name in names:
+            sub_path = os.path.join(sub_dir, name)
+            if name.endswith(".meta.json"):
+                agent_types.update(_agent_type(sub_path, name[len("agent-") : -len(".meta.json")]))
+            elif name.startswith("agent-") and name.endswith(".jsonl") and os.path.isfile(sub_path):
+                try:
+                    sub_lines, sub_skipped = read_lines(sub_path)
+                except ReplayError:
+                    continue
+                files.append((sub_path, sub_lines, sub_skipped))
+    if session_id is None:
+        raise ReplayError(f"{path}: no sessionId in any line")
+    streams: list[ClaudeStream] = []
+    for file_path, file_lines, _ in files:
+        # Subagent hook payloads carry the main session id and transcript path (captured
+        # PreToolUse.Read.subagent.json); a subagent file names its agent (`agent-<id>.jsonl`).
+        stem = os.path.basename(file_path).removesuffix(".jsonl")
+        sidechain = stem.removeprefix("agent-") if stem.startswith("agent-") else "sidechain"
+        stream = ClaudeStream(file_path, transcript_path, agent_types, session_id=session_id, sidechain=sidechain)
+        for line in file_lines:
+            stream.feed(line)
+        stream.finish()
+        # The live hook reads the main transcript at main-thread PreToolUse, UserPromptSubmit and
+        # Stop, and a subagent's own transcript at its SubagentStop (hook._new_texts).
+        stream.events = with_texts(stream.events, line_texts(file_lines), _claude_reads)
+        streams.append(stream)
+    main = streams[0]
+    calls: dict[str, RecordedCall] = {}
+    for stream in streams:
+        calls.update(stream.calls)
+    return Recording(
+        sources=tuple(f for f, _, _ in files),
+        format=Format.CLAUDE_TRANSCRIPT,
+        client=Client.CLAUDE_CODE,
+        session_id=session_id,
+        events=tuple(merge_events([s.events for s in streams])),
+        calls=calls,
+        cwd=main.cwd,
+        skipped_lines=sum(s for _, _, s in files) + sum(s.skipped for s in streams),
+    )
+
+
+def _claude_reads(payload: Mapping[str, Any]) -> bool:
+    name = payload.get("hook_event_name")
+    if name == "PreToolUse":
+        return "agent_id" not in payload
+    return name in ("UserPromptSubmit", "Stop", "SubagentStop")
+
+
+def _agent_type(path: str, agent_id: str) -> dict[str, str]:
+    try:
+        with open(path, "rb") as fh:
+            meta = orjson.loads(fh.read(65536))
+    except (OSError, orjson.JSONDecodeError):
+        return {}
+    agent_type = meta.get("agentType") if isinstance(meta, dict) else None
+    return {agent_id: agent_type} if isinstance(agent_type, str) else {}
+
+
+def read(path: str, lines: list[Line], skipped: int) -> list[Recording]:
+    """The one recording of a file (the `Reader.read` shape)."""
+    return [recording(path, lines, skipped)]
+
+
+READER = Reader(Format.CLAUDE_TRANSCRIPT, "Claude Code transcript", recognises, read)

@@ -1,0 +1,288 @@
+"""One Claude Code transcript file turned into the hook payloads the live client would have sent
+(the facts are in `claude_code`'s docstring)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..payload import MAIN_AGENT
+from .claude_code_tools import NOT_PROMPTS, classify_claude_result, claude_concurrent, structured_result
+from .jsonl import Clock, Line, text_of, timestamp
+from .model import Outcome, RecordedCall, RecordedEvent
+
+
+@dataclass(slots=True)
+class _ClaudeCall:
+    tool_use_id: str
+    name: str
+    tool_input: Any
+    time: float | None
+    line: int
+    result: Any = None
+    result_time: float | None = None
+    result_line: int = 0
+    result_order: int = 0
+    structured: Any = None
+    has_structured: bool = False
+    is_error: bool = False
+    has_result: bool = False
+
+    def outcome(self) -> Outcome:
+        if not self.has_result:
+            return Outcome.UNKNOWN
+        return classify_claude_result(self.result, self.is_error)
+
+
+@dataclass(slots=True)
+class _ClaudeMessage:
+    message_id: str | None
+    agent: str
+    calls: list[_ClaudeCall] = field(default_factory=list)
+
+
+class ClaudeStream:
+    """Turns the lines of one Claude Code transcript file into hook payloads."""
+
+    def __init__(
+        self,
+        path: str,
+        transcript_path: str,
+        agent_types: Mapping[str, str],
+        *,
+        session_id: str | None = None,
+        sidechain: str = "sidechain",
+    ) -> None:
+        self.path = path
+        self.transcript_path = transcript_path
+        self.agent_types = agent_types
+        self.sidechain = sidechain
+        self.events: list[RecordedEvent] = []
+        self.calls: dict[str, RecordedCall] = {}
+        self.clock = Clock()
+        self.session_id = session_id
+        self.cwd: str | None = None
+        self.prompt_id: str | None = None
+        self.permission_mode = "default"
+        self.pending: dict[str, _ClaudeMessage] = {}
+        self.stopped: set[str] = set()
+        self.compaction_open = False
+        self.result_counter = 0
+        self.skipped = 0
+
+    # payloads
+
+    def _base(self, name: str, agent: str) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "session_id": self.session_id or "",
+            "transcript_path": self.transcript_path,
+            "cwd": self.cwd or "",
+        }
+        if self.prompt_id is not None:
+            data["prompt_id"] = self.prompt_id
+        if name not in ("SessionStart", "SessionEnd"):
+            data["permission_mode"] = self.permission_mode
+        data["hook_event_name"] = name
+        if agent != MAIN_AGENT:
+            data["agent_id"] = agent
+            agent_type = self.agent_types.get(agent)
+            if agent_type is not None:
+                data["agent_type"] = agent_type
+        return data
+
+    def _emit(self, time: float | None, payload: dict[str, Any], line: int) -> float:
+        at = self.clock.at(time)
+        self.events.append(RecordedEvent(at, payload, self.path, line))
+        return at
+
+    # lines
+
+    def feed(self, line: Line) -> None:
+        data = line.data
+        kind = data.get("type")
+        if isinstance(data.get("sessionId"), str) and self.session_id is None:
+            self.session_id = data["sessionId"]
+        if isinstance(data.get("cwd"), str):
+            self.cwd = data["cwd"]
+        time = timestamp(data.get("timestamp"))
+        agent = self._agent(data)
+        if kind == "assistant":
+            self._assistant(line, data, agent, time)
+        elif kind == "user":
+            self._user(line, data, agent, time)
+        elif kind == "system":
+            if data.get("subtype") == "compact_boundary" and agent == MAIN_AGENT:
+                self._compaction(line, time)
+                self.compaction_open = True
+        elif kind == "attachment":
+            attachment = data.get("attachment")
+            if (
+                isinstance(attachment, dict)
+                and attachment.get("type") == "hook_stopped_continuation"
+                and attachment.get("hookEvent") == "PreToolUse"
+                and isinstance(attachment.get("toolUseID"), str)
+            ):
+                self.stopped.add(attachment["toolUseID"])
+        elif not isinstance(kind, str):
+            self.skipped += 1  # not a transcript record; other record types are bookkeeping
+
+    def _agent(self, data: Mapping[str, Any]) -> str:
+        if data.get("isSidechain") is True:
+            agent_id = data.get("agentId")
+            return agent_id if isinstance(agent_id, str) and agent_id else self.sidechain
+        return MAIN_AGENT
+
+    def _assistant(self, line: Line, data: Mapping[str, Any], agent: str, time: float | None) -> None:
+        message = data.get("message")
+        if not isinstance(message, dict):
+            self.skipped += 1
+            return
+        message_id = message.get("id") if isinstance(message.get("id"), str) else None
+        content = message.get("content")
+        blocks = content if isinstance(content, list) else []
+        uses = [b for b in blocks if isinstance(b, dict) and b.get("type") == "tool_use"]
+        pending = self.pending.get(agent)
+        if pending is not None and (message_id is None or pending.message_id != message_id):
+            self._flush(agent)
+            pending = None
+        if uses:
+            if pending is None:
+                pending = self.pending[agent] = _ClaudeMessage(message_id, agent)
+            for block in uses:
+                tool_use_id, name = block.get("id"), block.get("name")
+                if isinstance(tool_use_id, str) and isinstance(name, str):
+                    pending.calls.append(_ClaudeCall(tool_use_id, name, block.get("input"), time, line.number))
+        elif message.get("stop_reason") == "end_turn":
+            name = "Stop" if agent == MAIN_AGENT else "SubagentStop"
+            payload = self._base(name, agent)
+            payload["stop_hook_active"] = False
+            if agent != MAIN_AGENT:
+                payload["agent_transcript_path"] = os.path.abspath(self.path)
+            payload["last_assistant_message"] = text_of(blocks)
+            self._emit(time, payload, line.number)
+
+    def _user(self, line: Line, data: Mapping[str, Any], agent: str, time: float | None) -> None:
+        message = data.get("message")
+        if not isinstance(message, dict):
+            self.skipped += 1
+            return
+        if isinstance(data.get("permissionMode"), str):
+            self.permission_mode = data["permissionMode"]
+        content = message.get("content")
+        results = (
+            [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"] if isinstance(content, list) else []
+        )
+        if results:
+            pending = self.pending.get(agent)
+            if pending is None:
+                return  # results of calls this file does not show (cut before a resume)
+            by_id = {c.tool_use_id: c for c in pending.calls}
+            for block in results:
+                call = by_id.get(block.get("tool_use_id"))  # type: ignore[arg-type]
+                if call is None or call.has_result:
+                    continue
+                self.result_counter += 1
+                call.has_result = True
+                call.result = block.get("content")
+                call.is_error = block.get("is_error") is True
+                call.result_time = time
+                call.result_line = line.number
+                call.result_order = self.result_counter
+                if len(results) == 1 and "toolUseResult" in data:
+                    call.structured = data["toolUseResult"]
+                    call.has_structured = True
+            return
+        if data.get("isCompactSummary") is True:
+            if not self.compaction_open and agent == MAIN_AGENT:
+                self._compaction(line, time)
+            self.compaction_open = False
+            return
+        if agent != MAIN_AGENT or data.get("isMeta") is True:
+            return  # a subagent's task prompt, or text the client added
+        text = text_of(content)
+        if not text.strip() or text.lstrip().startswith(NOT_PROMPTS):
+            return
+        self._flush_all()
+        self.compaction_open = False
+        if isinstance(data.get("promptId"), str):
+            self.prompt_id = data["promptId"]
+        payload = self._base("UserPromptSubmit", MAIN_AGENT)
+        payload["prompt"] = text
+        self._emit(time, payload, line.number)
+
+    def _compaction(self, line: Line, time: float | None) -> None:
+        self._flush_all()
+        payload = self._base("SessionStart", MAIN_AGENT)
+        payload.pop("prompt_id", None)
+        payload["source"] = "compact"
+        self._emit(time, payload, line.number)
+
+    # one assistant message's calls -> hook events
+
+    def _flush_all(self) -> None:
+        for agent in list(self.pending):
+            self._flush(agent)
+
+    def _flush(self, agent: str) -> None:
+        message = self.pending.pop(agent, None)
+        if message is None or not message.calls:
+            return
+        groups: list[list[_ClaudeCall]] = []
+        joinable = False
+        for call in message.calls:
+            parallel = claude_concurrent(call.name, call.tool_input)
+            if parallel and joinable:
+                groups[-1].append(call)
+            else:
+                groups.append([call])
+            joinable = parallel
+        last = self.clock.now
+        for group in groups:
+            runs = [c for c in group if c.outcome() is not Outcome.REJECTED]
+            for call in runs:
+                start = max(call.time, last) if call.time is not None else last
+                self._emit(start, self._tool_payload("PreToolUse", agent, call), call.line)
+            for call in sorted(runs, key=lambda c: c.result_order):
+                post = self._post_payload(agent, call)
+                if post is not None:
+                    self._emit(call.result_time, post, call.result_line)
+            last = self.clock.now
+        for call in message.calls:
+            self.calls[call.tool_use_id] = RecordedCall(call.tool_use_id, call.outcome())
+        complete = all(c.has_result for c in message.calls)
+        if complete and not any(c.tool_use_id in self.stopped for c in message.calls):
+            payload = self._base("PostToolBatch", agent)
+            payload["tool_calls"] = [
+                {"tool_name": c.name, "tool_input": c.tool_input, "tool_use_id": c.tool_use_id, "tool_response": c.result}
+                for c in message.calls
+            ]
+            final = max(message.calls, key=lambda c: c.result_order)
+            self._emit(final.result_time, payload, final.result_line)
+
+    def _tool_payload(self, name: str, agent: str, call: _ClaudeCall) -> dict[str, Any]:
+        payload = self._base(name, agent)
+        payload["tool_name"] = call.name
+        payload["tool_input"] = call.tool_input
+        payload["tool_use_id"] = call.tool_use_id
+        return payload
+
+    def _post_payload(self, agent: str, call: _ClaudeCall) -> dict[str, Any] | None:
+        outcome = call.outcome()
+        if outcome is Outcome.RAN:
+            payload = self._tool_payload("PostToolUse", agent, call)
+            if call.has_structured:
+                payload["tool_response"] = call.structured
+            else:
+                payload["tool_response"] = structured_result(call.name, call.tool_input, call.result)
+            return payload
+        if outcome in (Outcome.FAILED, Outcome.INTERRUPTED):
+            payload = self._tool_payload("PostToolUseFailure", agent, call)
+            payload["error"] = text_of(call.result)
+            payload["is_interrupt"] = outcome is Outcome.INTERRUPTED
+            return payload
+        return None  # denied, refused, no result: no post event
+
+    def finish(self) -> None:
+        self._flush_all()

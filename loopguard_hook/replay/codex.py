@@ -1,0 +1,73 @@
+"""Reader of Codex rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`).
+
+Client facts used to rebuild the hook sequence (verified on real files of Codex 0.171.0 produced
+by the shared end-to-end harnesses; research notes `codex-hooks.md` §6, §8):
+
+Codex
+  - `function_call` `exec_command` is hook tool `Bash` with `tool_input {"command": cmd}` (only
+    the command); `shell_command`/`shell`/`local_shell_call` likewise; `custom_tool_call`
+    `apply_patch` is `apply_patch` with `{"command": patch}`; a namespaced MCP call is
+    `mcp__<server>__<tool>`. `write_stdin`, `tool_search`, web search and the outer Code Mode
+    `exec` fire no hooks; Code Mode's nested calls appear as `item_completed` items with
+    `exec-<uuid>` ids.
+  - Bash `tool_response` is the plain output (the `item_completed` `aggregated_output`, or the
+    `function_call_output` without its `Chunk ID/Wall time/Process exited/Original token
+    count/Output:` header); the exit code is not in the payload (it is kept for the report).
+    `apply_patch` gets its output text as is. PostToolUse comes when the command completes
+    (`item_completed`), so parallel posts arrive in completion order; a command still running
+    when its call returned gets one only if it later exits normally.
+  - `Command blocked by PreToolUse hook:` / `Tool call blocked by PreToolUse hook:` outputs are
+    hook denials: PreToolUse only. `compacted` is SessionStart `source: compact`; `task_complete`
+    is Stop. Turn-scoped payloads carry `turn_id`, and all the rollout path as `transcript_path`
+    (how `--client auto` tells Codex apart).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..payload import Client
+from .codex_stream import CodexStream
+from .codex_tools import BARE_ITEMS
+from .jsonl import Line, line_texts, with_texts
+from .model import Format, Recording, ReplayError
+from .reader import Reader
+
+_TYPES = frozenset({"session_meta", "turn_context", "response_item", "event_msg", "compacted", "world_state"})
+
+
+def recognises(data: Mapping[str, Any]) -> bool:
+    """True for a line of a Codex rollout: a `{type, payload}` record, or a bare response item
+    as rollouts wrote them before records were wrapped."""
+    kind = data.get("type")
+    if kind in _TYPES and isinstance(data.get("payload"), dict):
+        return True
+    return kind in BARE_ITEMS and "sessionId" not in data
+
+
+def recording(path: str, lines: list[Line], skipped: int) -> Recording:
+    stream = CodexStream(path, lines)
+    stream.run()
+    if stream.session_id is None:
+        raise ReplayError(f"{path}: no session_meta record with a session id")
+    reads = {"PreToolUse", "UserPromptSubmit", "Stop", "SubagentStop"}
+    events = with_texts(stream.events, line_texts(lines), lambda p: p.get("hook_event_name") in reads)
+    return Recording(
+        sources=(path,),
+        format=Format.CODEX_ROLLOUT,
+        client=Client.CODEX,
+        session_id=stream.session_id,
+        events=tuple(events),
+        calls=stream.recorded(),
+        cwd=stream.cwd,
+        skipped_lines=skipped + stream.skipped,
+    )
+
+
+def read(path: str, lines: list[Line], skipped: int) -> list[Recording]:
+    """The one recording of a file (the `Reader.read` shape)."""
+    return [recording(path, lines, skipped)]
+
+
+READER = Reader(Format.CODEX_ROLLOUT, "Codex rollout", recognises, read)

@@ -1,0 +1,338 @@
+"""One Codex rollout turned into the hook payloads the live client would have sent (the facts
+are in `codex`'s docstring)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..payload import MAIN_AGENT
+from .codex_tools import (
+    BARE_ITEMS,
+    COMPLETION_EVENTS,
+    NOT_PROMPTS,
+    STILL_RUNNING,
+    blocked,
+    codex_tool,
+    exit_code,
+    find_key,
+    seconds,
+    shell_script,
+    split_exec_output,
+)
+from .jsonl import Clock, Line, text_of, timestamp
+from .model import Outcome, RecordedCall, RecordedEvent
+
+
+@dataclass(slots=True)
+class _CodexCall:
+    call_id: str
+    tool: str
+    tool_input: Any
+    turn_id: str | None
+    output: Any = None
+    has_output: bool = False
+    completion: dict[str, Any] | None = None
+    posted: bool = False
+
+
+class CodexStream:
+    """Turns the records of one Codex rollout into hook payloads."""
+
+    def __init__(self, path: str, lines: list[Line]) -> None:
+        self.path = path
+        self.transcript_path = os.path.abspath(path)
+        self.lines = lines
+        self.events: list[RecordedEvent] = []
+        self.calls: dict[str, _CodexCall] = {}
+        self.clock = Clock()
+        self.session_id: str | None = None
+        self.agent = MAIN_AGENT
+        self.agent_type: str | None = None
+        self.cwd: str | None = None
+        self.model: str | None = None
+        self.turn_id: str | None = None
+        self.permission_mode = "bypassPermissions"
+        self.skipped = 0
+        self.last_message = ""
+        self.outputs: dict[str, Any] = {}
+        self.completions: dict[str, dict[str, Any]] = {}
+        self.prompt_source = "response_item"
+        self.compaction_open = False
+
+    def _records(self) -> Iterator[tuple[Line, str, dict[str, Any], float | None]]:
+        for line in self.lines:
+            data = line.data
+            kind, payload = data.get("type"), data.get("payload")
+            if not isinstance(payload, dict):
+                if kind in BARE_ITEMS:
+                    kind, payload = "response_item", data
+                elif "id" in data and "instructions" in data and kind is None:
+                    kind, payload = "session_meta", data  # the oldest rollouts' first line
+                else:
+                    continue
+            yield line, str(kind), payload, timestamp(data.get("timestamp"))
+
+    def _count_skipped(self) -> None:
+        self.skipped = sum(
+            1
+            for line in self.lines
+            if not isinstance(line.data.get("payload"), dict)
+            and line.data.get("type") not in BARE_ITEMS
+            and not ("id" in line.data and "instructions" in line.data)
+        )
+
+    def _index(self) -> None:
+        for _, kind, payload, _ in self._records():
+            ptype = payload.get("type")
+            if kind == "response_item" and ptype in ("function_call_output", "custom_tool_call_output"):
+                if isinstance(payload.get("call_id"), str):
+                    self.outputs.setdefault(payload["call_id"], payload.get("output"))
+            elif kind == "event_msg":
+                item = payload.get("item") if ptype == "item_completed" else None
+                if isinstance(item, dict) and isinstance(item.get("id"), str):
+                    self.completions.setdefault(item["id"], item)
+                    if item.get("type") == "UserMessage":
+                        self.prompt_source = "event_msg"
+                elif ptype in COMPLETION_EVENTS and isinstance(payload.get("call_id"), str):
+                    self.completions.setdefault(payload["call_id"], payload)
+                elif ptype == "user_message":
+                    self.prompt_source = "event_msg"
+
+    def _base(self, name: str, turn_id: str | None = None) -> dict[str, Any]:
+        data: dict[str, Any] = {"session_id": self.session_id or ""}
+        turn = turn_id if turn_id is not None else self.turn_id
+        if name != "SessionStart" and turn is not None:
+            data["turn_id"] = turn
+        data["transcript_path"] = self.transcript_path
+        data["cwd"] = self.cwd or ""
+        data["hook_event_name"] = name
+        if self.model is not None:
+            data["model"] = self.model
+        data["permission_mode"] = self.permission_mode
+        if self.agent != MAIN_AGENT:
+            data["agent_id"] = self.agent
+            if self.agent_type is not None:
+                data["agent_type"] = self.agent_type
+        return data
+
+    def _emit(self, time: float | None, payload: dict[str, Any], line: int) -> None:
+        self.events.append(RecordedEvent(self.clock.at(time), payload, self.path, line))
+
+    def run(self) -> None:
+        self._count_skipped()
+        self._index()
+        for line, kind, payload, time in self._records():
+            turn = payload.get("turn_id")
+            meta = payload.get("internal_chat_message_metadata_passthrough")
+            if isinstance(meta, dict) and isinstance(meta.get("turn_id"), str):
+                turn = meta["turn_id"]
+            if isinstance(turn, str) and kind != "session_meta":
+                self.turn_id = turn
+            if kind == "session_meta":
+                self._session_meta(payload)
+            elif kind == "turn_context":
+                self._turn_context(payload)
+            elif kind == "compacted":
+                self._compaction(time, line.number)
+            elif kind == "response_item":
+                self._response_item(line, payload, time)
+            elif kind == "event_msg":
+                self._event_msg(line, payload, time)
+
+    def _session_meta(self, payload: Mapping[str, Any]) -> None:
+        if self.session_id is not None:
+            return  # the first session_meta is this rollout's own thread
+        own = payload.get("id") if isinstance(payload.get("id"), str) else payload.get("session_id")
+        self.session_id = own if isinstance(own, str) else None
+        if isinstance(payload.get("cwd"), str):
+            self.cwd = payload["cwd"]
+        source = payload.get("source")
+        sub = source.get("subagent") if isinstance(source, dict) else None
+        if sub is not None and isinstance(own, str):
+            # A thread-spawned subagent (`SessionSource::SubAgent(ThreadSpawn {parent_thread_id,
+            # ..})` in codex-rs): its hooks carry the parent's session id and its own thread id
+            # as `agent_id` (Codex 0.171.0 probe P20).
+            parent = find_key(sub, ("root_thread_id", "parent_thread_id", "parent_id"))
+            if parent is not None:
+                self.session_id = parent
+                self.agent = own
+                agent_type = find_key(sub, ("agent_type", "role", "agent_role"))
+                self.agent_type = agent_type or "default"
+
+    def _turn_context(self, payload: Mapping[str, Any]) -> None:
+        if isinstance(payload.get("cwd"), str):
+            self.cwd = payload["cwd"]
+        if isinstance(payload.get("model"), str):
+            self.model = payload["model"]
+        policy = payload.get("approval_policy")
+        if isinstance(policy, str):
+            self.permission_mode = "bypassPermissions" if policy == "never" else "default"
+
+    def _compaction(self, time: float | None, line: int) -> None:
+        if self.compaction_open:
+            return
+        self.compaction_open = True
+        payload = self._base("SessionStart")
+        payload["source"] = "compact"
+        self._emit(time, payload, line)
+
+    def _prompt(self, text: str, time: float | None, line: int) -> None:
+        if self.agent != MAIN_AGENT or not text.strip() or text.lstrip().startswith(NOT_PROMPTS):
+            return
+        self.compaction_open = False
+        payload = self._base("UserPromptSubmit")
+        payload["prompt"] = text
+        self._emit(time, payload, line)
+
+    def _response_item(self, line: Line, item: Mapping[str, Any], time: float | None) -> None:
+        ptype = item.get("type")
+        if ptype == "message":
+            role = item.get("role")
+            if role == "user" and self.prompt_source == "response_item":
+                self._prompt(text_of(item.get("content")), time, line.number)
+            elif role == "assistant":
+                self.last_message = text_of(item.get("content"))
+            return
+        if ptype in ("function_call", "custom_tool_call", "local_shell_call"):
+            call_id = item.get("call_id", item.get("id"))
+            tool = codex_tool(item)
+            if tool is None or not isinstance(call_id, str) or call_id in self.calls:
+                return
+            self.compaction_open = False
+            call = self.calls[call_id] = _CodexCall(call_id, tool[0], tool[1], self.turn_id)
+            self._emit(time, self._tool_payload("PreToolUse", call), line.number)
+            return
+        if ptype in ("function_call_output", "custom_tool_call_output"):
+            call_id = item.get("call_id")
+            found = self.calls.get(call_id) if isinstance(call_id, str) else None
+            if found is None or found.has_output:
+                return
+            call = found
+            call.has_output = True
+            call.output = item.get("output")
+            if call.posted or blocked(call.output):
+                return
+            completion = self.completions.get(call.call_id)
+            if completion is not None and self._posts_at_completion(call):
+                return  # its PostToolUse came (or comes) with the completion record
+            self._post(call, completion, time, line.number)
+
+    def _posts_at_completion(self, call: _CodexCall) -> bool:
+        # Commands: PostToolUse fires when the process ends (item_completed), so parallel posts
+        # come in completion order. Other tools: when their output is recorded.
+        return call.tool == "Bash"
+
+    def _event_msg(self, line: Line, payload: Mapping[str, Any], time: float | None) -> None:
+        ptype = payload.get("type")
+        if ptype == "item_completed":
+            item = payload.get("item")
+            if not isinstance(item, dict):
+                return
+            item_type = item.get("type")
+            if item_type == "UserMessage" and self.prompt_source == "event_msg":
+                self._prompt(text_of(item.get("content")), time, line.number)
+            elif item_type == "AgentMessage":
+                self.last_message = text_of(item.get("content"))
+            elif isinstance(item.get("id"), str):
+                self._completion(line, item["id"], item, time)
+        elif ptype in COMPLETION_EVENTS and isinstance(payload.get("call_id"), str):
+            self._completion(line, payload["call_id"], dict(payload), time)
+        elif ptype == "user_message" and self.prompt_source == "event_msg":
+            message = payload.get("message")
+            self._prompt(message if isinstance(message, str) else "", time, line.number)
+        elif ptype == "task_complete":
+            last = payload.get("last_agent_message")
+            stop = self._base("Stop")
+            stop["stop_hook_active"] = False
+            stop["last_assistant_message"] = last if isinstance(last, str) else (self.last_message or None)
+            if self.agent != MAIN_AGENT:
+                stop["hook_event_name"] = "SubagentStop"
+                stop["agent_transcript_path"] = self.transcript_path
+            self._emit(time, stop, line.number)
+        elif ptype in ("context_compacted", "compacted"):
+            self._compaction(time, line.number)
+
+    def _completion(self, line: Line, item_id: str, item: dict[str, Any], time: float | None) -> None:
+        call = self.calls.get(item_id)
+        if call is None:
+            if item_id.startswith("exec-"):
+                self._nested(line, item_id, item, time)
+            return
+        call.completion = item
+        if call.posted or not self._posts_at_completion(call):
+            return
+        output = self.outputs.get(call.call_id)
+        if output is not None and blocked(output):
+            return
+        if isinstance(output, str) and STILL_RUNNING.search(output[:300]):
+            code = exit_code(item)
+            if code is None or code < 0:
+                return  # killed at exit, never finished: no PostToolUse (probe P10)
+        self._post(call, item, time, line.number)
+
+    def _nested(self, line: Line, item_id: str, item: dict[str, Any], time: float | None) -> None:
+        # Code Mode: the outer `exec` runs no hook; each nested tool call does, with this id.
+        item_type = item.get("type")
+        if item_type == "CommandExecution":
+            tool: tuple[str, Any] = ("Bash", {"command": shell_script(item.get("command")) or ""})
+        elif item_type == "FileChange":
+            return  # the patch text is not in the record; nothing faithful to replay
+        elif item_type == "McpToolCall" and isinstance(item.get("server"), str) and isinstance(item.get("tool"), str):
+            tool = (f"mcp__{item['server']}__{item['tool']}", item.get("arguments"))
+        else:
+            return
+        call = self.calls[item_id] = _CodexCall(item_id, tool[0], tool[1], self.turn_id)
+        started = timestamp(seconds(item, "started_at_ms"))
+        self._emit(started if started is not None else time, self._tool_payload("PreToolUse", call), line.number)
+        call.completion = item
+        self._post(call, item, timestamp(seconds(item, "completed_at_ms")) or time, line.number)
+
+    def _tool_payload(self, name: str, call: _CodexCall) -> dict[str, Any]:
+        payload = self._base(name, call.turn_id)
+        payload["tool_name"] = call.tool
+        payload["tool_input"] = call.tool_input
+        payload["tool_use_id"] = call.call_id
+        return payload
+
+    def _post(self, call: _CodexCall, completion: Mapping[str, Any] | None, time: float | None, line: int) -> None:
+        call.posted = True
+        payload = self._tool_payload("PostToolUse", call)
+        payload["tool_response"] = self._response(call, completion)
+        self._emit(time, payload, line)
+
+    def _response(self, call: _CodexCall, completion: Mapping[str, Any] | None) -> Any:
+        output = self.outputs.get(call.call_id, call.output)
+        if call.tool == "Bash":
+            if completion is not None and isinstance(completion.get("aggregated_output"), str):
+                return completion["aggregated_output"]
+            if isinstance(output, str):
+                return split_exec_output(output)[0]
+            if completion is not None:
+                out = completion.get("stdout")
+                err = completion.get("stderr")
+                return (out if isinstance(out, str) else "") + (err if isinstance(err, str) else "")
+        if call.tool.startswith("mcp__") and completion is not None:
+            result = completion.get("result")
+            if isinstance(result, dict):
+                ok = result.get("Ok", result.get("ok"))
+                return ok if isinstance(ok, dict) else result
+        return output if output is not None else ""
+
+    def recorded(self) -> dict[str, RecordedCall]:
+        return {call_id: self._recorded(call) for call_id, call in self.calls.items()}
+
+    def _recorded(self, call: _CodexCall) -> RecordedCall:
+        output = self.outputs.get(call.call_id, call.output)
+        if output is not None and blocked(output):
+            return RecordedCall(call.call_id, Outcome.DENIED)
+        code = exit_code(call.completion) if call.completion is not None else None
+        if code is None and isinstance(output, str):
+            code = split_exec_output(output)[1]
+        if not call.posted:
+            still = isinstance(output, str) and STILL_RUNNING.search(output[:300]) is not None
+            return RecordedCall(call.call_id, Outcome.RUNNING if still else Outcome.UNKNOWN, code)
+        failed = (code is not None and code != 0) or (call.completion is not None and call.completion.get("status") == "failed")
+        return RecordedCall(call.call_id, Outcome.FAILED if failed else Outcome.RAN, code)

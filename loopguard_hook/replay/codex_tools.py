@@ -1,0 +1,148 @@
+"""Codex facts the rollout reader needs: which rollout items fire which hook, with what
+`tool_input` and `tool_response` (Codex 0.171.0; research notes `codex-hooks.md` §6, §8)."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import orjson
+
+from .jsonl import text_of
+
+#: Response items as written by rollouts from before records were wrapped in `{type, payload}`.
+BARE_ITEMS = frozenset(
+    {
+        "message",
+        "function_call",
+        "function_call_output",
+        "custom_tool_call",
+        "custom_tool_call_output",
+        "local_shell_call",
+        "reasoning",
+    }
+)
+
+
+_EXEC_HEADER = re.compile(
+    r"\A(?:(?:Chunk ID|Wall time|Process exited with code|Process running with session ID|Original token count"
+    r"|Exit code|Total output lines)\b[^\n]*\n)+Output:\n?"
+)
+_EXIT_LINE = re.compile(r"^(?:Process exited with code|Exit code:) ?(-?\d+)", re.M)
+STILL_RUNNING = re.compile(r"^Process running with session ID", re.M)
+_CODEX_BLOCKED = ("Command blocked by PreToolUse hook:", "Tool call blocked by PreToolUse hook:")
+#: Model-side tools that run no hooks in Codex 0.171.0 (research notes §6).
+CODEX_UNHOOKED_TOOLS = frozenset({"write_stdin", "tool_search", "web_search", "exec", "wait"})
+_SHELL_TOOLS = frozenset({"exec_command", "shell_command", "shell", "container.exec", "local_shell"})
+COMPLETION_EVENTS = frozenset({"exec_command_end", "patch_apply_end", "mcp_tool_call_end"})
+
+
+def split_exec_output(output: str) -> tuple[str, int | None]:
+    """Codex shell output as the hook sees it, and the exit code the header states.
+
+    `"Chunk ID: …\\nWall time: …\\nProcess exited with code 2\\nOriginal token count: 15\\nOutput:\\nls: …"`
+    gives `("ls: …", 2)` (Codex 0.171.0 `function_call_output`). Older rollouts wrap the output
+    as JSON `{"output": …, "metadata": {"exit_code": N}}`; that form is unwrapped too.
+    """
+    stripped = output.lstrip()
+    if stripped.startswith("{") and '"output"' in stripped[:200]:
+        try:
+            wrapped = orjson.loads(stripped)
+        except orjson.JSONDecodeError:
+            wrapped = None
+        if isinstance(wrapped, dict) and isinstance(wrapped.get("output"), str):
+            meta = wrapped.get("metadata")
+            code = meta.get("exit_code") if isinstance(meta, dict) else None
+            return wrapped["output"], code if isinstance(code, int) else None
+    match = _EXEC_HEADER.match(output)
+    if match is None:
+        return output, None
+    exit_match = _EXIT_LINE.search(match.group(0))
+    return output[match.end() :], int(exit_match.group(1)) if exit_match else None
+
+
+def shell_script(argv: Any) -> str | None:
+    """The script of a Codex `shell` argv (`["bash", "-lc", "cat x"]` gives `cat x`)."""
+    if isinstance(argv, str):
+        return argv
+    if isinstance(argv, list) and argv and all(isinstance(a, str) for a in argv):
+        if len(argv) >= 3 and argv[-2] in ("-lc", "-c") and os.path.basename(argv[0]) in ("bash", "sh", "zsh", "dash"):
+            return str(argv[-1])
+        return " ".join(argv)
+    return None
+
+
+def codex_tool(item: Mapping[str, Any]) -> tuple[str, Any] | None:
+    """Hook `tool_name` and `tool_input` of a rollout call item, or None if no hook fires for it."""
+    kind = item.get("type")
+    name = item.get("name")
+    if kind == "local_shell_call":
+        action = item.get("action")
+        command = shell_script(action.get("command")) if isinstance(action, dict) else None
+        return ("Bash", {"command": command}) if command is not None else None
+    if not isinstance(name, str) or name in CODEX_UNHOOKED_TOOLS:
+        return None
+    if kind == "custom_tool_call":
+        raw = item.get("input")
+        if name == "apply_patch":
+            return "apply_patch", {"command": raw if isinstance(raw, str) else ""}
+        return name, raw
+    if kind != "function_call":
+        return None
+    arguments = item.get("arguments")
+    try:
+        args = orjson.loads(arguments) if isinstance(arguments, str) else arguments
+    except orjson.JSONDecodeError:
+        args = arguments  # malformed input is compared as the raw string, as the hook would
+    namespace = item.get("namespace")
+    if isinstance(namespace, str) and namespace:
+        # MCP tools are `mcp__<server>__<tool>`; other namespaces are joined as Codex does
+        # (0.171.0 probe P20: `multi_agent_v1wait_agent`).
+        joined = f"{namespace}__{name}" if namespace.startswith("mcp__") else namespace + name
+        return joined, args
+    if name in _SHELL_TOOLS:
+        if not isinstance(args, dict):
+            return "Bash", {"command": args if isinstance(args, str) else ""}
+        command = args.get("cmd", args.get("command"))
+        script = shell_script(command)
+        return "Bash", {"command": script if script is not None else ""}
+    if name == "apply_patch":
+        patch = args.get("input", args.get("patch")) if isinstance(args, dict) else args
+        return "apply_patch", {"command": patch if isinstance(patch, str) else ""}
+    return name, args
+
+
+NOT_PROMPTS = ("<environment_context>", "<user_instructions>", "<hook_prompt", "# AGENTS.md", "<turn_aborted>")
+
+
+def seconds(item: Mapping[str, Any], key: str) -> float | None:
+    """A millisecond epoch field of a Codex item (`started_at_ms`) in seconds, or None."""
+    value = item.get(key)
+    return value / 1000.0 if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def exit_code(item: Mapping[str, Any] | None) -> int | None:
+    if item is None:
+        return None
+    code = item.get("exit_code")
+    return code if isinstance(code, int) and not isinstance(code, bool) else None
+
+
+def blocked(output: Any) -> bool:
+    text = text_of(output) if not isinstance(output, str) else output
+    return text.lstrip().startswith(_CODEX_BLOCKED)
+
+
+def find_key(value: Any, keys: tuple[str, ...]) -> str | None:
+    if isinstance(value, dict):
+        for key in keys:
+            found = value.get(key)
+            if isinstance(found, str) and found:
+                return found
+        for inner in value.values():
+            found = find_key(inner, keys)
+            if found is not None:
+                return found
+    return None

@@ -1,0 +1,98 @@
+"""The driver: recorded payloads fed to the engine on scratch in-memory ledgers, as the hook would."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import orjson
+
+from .. import engine, textloop
+from ..clients import capabilities, detect_client
+from ..config import Config
+from ..engine import Decision
+from ..ledger import Session
+from ..payload import HANDLED_EVENTS, Client, HookEvent, PayloadError, decode, parse
+from .model import RecordedEvent, Recording, ReplayError
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One replayed event: what was fed in and what the engine answered.
+
+    `event` is None and `decision` None for events the hook ignores (unhandled names) or cannot
+    parse (`error` says why); `decision` is None for `SessionEnd` (the hook forgets the session).
+    """
+
+    recorded: RecordedEvent
+    event: HookEvent | None
+    decision: Decision | None
+    error: str = ""
+
+
+def _client_for(recording: Recording, option: str) -> Client | None:
+    """The client to parse with, or None to detect it per payload exactly as `--client auto` does
+    (`payload.detect_client`), so that thread-scoped Codex events are read as the hook reads them."""
+    if option == "auto":
+        return None
+    chosen = Client(option)
+    if recording.client is not None and recording.client is not chosen:
+        raise ReplayError(f"{recording.sources[0]} is a {recording.client.value} recording; --client {option} does not fit it")
+    return chosen
+
+
+def decide(recording: Recording, config: Config, *, client: str = "auto") -> Iterator[Step]:
+    """Feed every recorded payload to the engine, in order, on scratch in-memory ledgers.
+
+    Mirrors `hook.run` for each payload: the payload decoded from its JSON bytes, events it
+    ignores passed over, `payload.parse` with the client (`auto`: `payload.detect_client`, as the
+    hook decides), a fresh `engine.new_session` for an
+    unknown session, `engine.apply` at the recorded time with the assistant texts recorded for
+    the event (where the hook would read the transcript), and `SessionEnd` deleting the session
+    unless `keep_state`. `config` is used for every event (the live hook resolves it per payload,
+    which differs only when project files differ between events).
+
+    The ledger stays in memory between events. The hook writes it to its state file as JSON and
+    reads it back; the engine keeps it plain JSON data (objects with string keys, lists, strings,
+    finite numbers, no value shared between two places: `tests/test_replay_speed.py`), so that
+    round trip would give back an equal ledger and is skipped (it was most of a long replay).
+
+    Raises:
+        ReplayError: `client` names a client that does not fit the recording.
+        ValueError: `client` is not `auto`, `claude-code` or `codex`.
+    """
+    fixed = _client_for(recording, client)
+    ledgers: dict[str, Session] = {}
+    for recorded in recording.events:
+        try:
+            # The hook reads bytes: the same decoding (and its limits) applies here.
+            data = decode(orjson.dumps(recorded.payload))
+            name = data.get("hook_event_name")
+            if name not in HANDLED_EVENTS:
+                yield Step(recorded, None, None)
+                continue
+            event = parse(data, fixed if fixed is not None else detect_client(data))
+        except (PayloadError, TypeError) as exc:
+            yield Step(recorded, None, None, f"bad payload: {exc}")
+            continue
+        if event.event == "SessionEnd":
+            if not config.keep_state:
+                ledgers.pop(event.session_id, None)
+            yield Step(recorded, event, None)
+            continue
+        state = ledgers.get(event.session_id)
+        if state is None:
+            state = engine.new_session(event.session_id, event.client, recorded.time)
+        decision = engine.apply(state, event, config, recorded.time, _new_texts(state, event, config, recorded.texts))
+        state.pop("responses", None)  # the live hook logs them; a replay has its own report
+        ledgers[event.session_id] = state
+        yield Step(recorded, event, decision)
+
+
+def _new_texts(state: Session, event: HookEvent, config: Config, texts: tuple[tuple[str, str], ...]) -> list[str]:
+    """What `hook._new_texts` gives, with the recorded texts in place of a read of the transcript."""
+    own = capabilities(event.client).subagent_transcripts
+    if not textloop.reads_transcript(event.event, event.agent_id, own, config.max_repeated_lines, config.max_repeated_blocks):
+        return []
+    textloop.text_state(state, event.agent_id).setdefault("tail", {})
+    return textloop.unseen(state, event.agent_id, texts)

@@ -1,0 +1,127 @@
+"""JSON Lines reading and the small pieces every recording reader shares."""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+
+from ..config import read_regular_file
+from ..transcript import assistant_texts
+from .model import RecordedEvent, ReplayError
+
+
+@dataclass(slots=True)
+class Line:
+    """One JSON object line of a file: its 1-based number and its object."""
+
+    number: int
+    data: dict[str, Any]
+
+
+def read_lines(path: str) -> tuple[list[Line], int]:
+    """The JSON object lines of `path` and the number of lines skipped as malformed.
+
+    Raises:
+        ReplayError: the file cannot be read.
+    """
+    try:
+        raw = read_regular_file(path)
+    except OSError as exc:
+        raise ReplayError(f"{path}: {exc.strerror or exc}") from None
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    lines: list[Line] = []
+    skipped = 0
+    for number, text in enumerate(raw.split(b"\n"), start=1):
+        if not text.strip():
+            continue
+        try:
+            data = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            skipped += 1  # a malformed line, or the last line cut by a crash mid-write
+            continue
+        if isinstance(data, dict):
+            lines.append(Line(number, data))
+        else:
+            skipped += 1
+    return lines, skipped
+
+
+def timestamp(value: Any) -> float | None:
+    """Seconds since the epoch from an RFC 3339 string (`2026-11-30T06:47:18.440Z`) or a number."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        seconds = float(value) / 1000.0 if value > 1e11 else float(value)
+        # Milliseconds or seconds of a real date (1970 to about 5138): anything else is no time.
+        return seconds if 0 <= seconds < 1e11 else None
+    if isinstance(value, str) and value:
+        try:
+            moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return None
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=UTC)
+        return moment.timestamp()
+    return None
+
+
+def text_of(content: Any) -> str:
+    """The text of a message or tool_result `content`: a string, or a list of text blocks."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for block in content:
+            if isinstance(block, dict) and isinstance(block.get("text"), str):
+                parts.append(block["text"])
+            elif isinstance(block, str):
+                parts.append(block)
+        return "\n".join(parts)
+    return ""
+
+
+class Clock:
+    """Times of one event stream, kept in order: lines are not always written in time order."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def at(self, value: float | None) -> float:
+        if value is not None and value > self.now:
+            self.now = value
+        return self.now
+
+
+def with_texts(
+    events: list[RecordedEvent], texts: list[tuple[int, str, str]], reads: Callable[[Mapping[str, Any]], bool]
+) -> list[RecordedEvent]:
+    """Give each event that reads the transcript the assistant texts written since the last such
+    event: the lines up to the furthest line any event so far came from (those were on disk)."""
+    out: list[RecordedEvent] = []
+    mark = cursor = 0
+    for event in events:
+        mark = max(mark, event.line)
+        if reads(event.payload):
+            start = cursor
+            while cursor < len(texts) and texts[cursor][0] <= mark:
+                cursor += 1
+            if cursor > start:
+                event = replace(event, texts=tuple((key, text) for _, key, text in texts[start:cursor]))
+        out.append(event)
+    return out
+
+
+def line_texts(lines: Iterable[Line]) -> list[tuple[int, str, str]]:
+    # The same keys the live hook's transcript reader gives (transcript.py), for de-duplication.
+    return [(line.number, key, text) for line in lines for key, text in assistant_texts(line.data)]
+
+
+def merge_events(streams: list[list[RecordedEvent]]) -> Iterator[RecordedEvent]:
+    """Event streams, each in order already, merged by time (earlier streams first on a tie)."""
+    return heapq.merge(*streams, key=lambda e: e.time)

@@ -1,0 +1,66 @@
+"""The JSON renderer (`--format json`)."""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from typing import Any
+
+from .report import CallReport, DecisionReport, Report, Summary, Verdict
+
+
+def to_json(report: Report) -> dict[str, Any]:
+    """The report as JSON-ready data with stable keys (`--format json`). Times are seconds since
+    the epoch, rounded to milliseconds."""
+    return {
+        "sources": list(report.sources),
+        "format": report.format,
+        "client": report.client,
+        "session_id": report.session_id,
+        "config": {
+            "profile": report.profile,
+            "mode": report.mode,
+            "counting": report.counting,
+            "remind_at": list(report.remind_at),
+            "deny_at": report.deny_at,
+            "stop_at": report.stop_at,
+        },
+        "started": round(report.started, 3) if report.started is not None else None,
+        "synthetic_times": report.synthetic_times,
+        "summary": summary_json(report.summary),
+        "calls": [_call_json(c) for c in report.calls],
+        "decisions": [_decision_json(d) for d in report.decisions],
+        "markers": [{"time": round(m.time, 3), "event": m.event, "detail": m.detail} for m in report.markers],
+        "errors": list(report.errors),
+    }
+
+
+def summary_report_json(report: Report) -> dict[str, Any]:
+    """`to_json` without the per-call and per-event lists (`calls`, `decisions`, `markers`)."""
+    data = to_json(report)
+    for key in ("calls", "decisions", "markers"):
+        del data[key]
+    return data
+
+
+def summary_json(summary: Summary) -> dict[str, int]:
+    """A report's totals as JSON-ready data (the `summary` of `to_json`)."""
+    return _fields(summary)
+
+
+def _fields(value: Any) -> dict[str, Any]:
+    # The JSON keys are the report's own field names.
+    return {f.name: getattr(value, f.name) for f in fields(value)}
+
+
+def _verdict_json(verdict: Verdict | None) -> dict[str, Any] | None:
+    return _fields(verdict) if verdict is not None else None
+
+
+def _call_json(call: CallReport) -> dict[str, Any]:
+    return {**_fields(call), "time": round(call.time, 3), "pre": _verdict_json(call.pre), "post": _verdict_json(call.post)}
+
+
+def _decision_json(decision: DecisionReport) -> dict[str, Any]:
+    data = _fields(decision)
+    del data["verdict"]
+    return {**data, "time": round(decision.time, 3), **_fields(decision.verdict)}

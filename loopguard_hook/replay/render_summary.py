@@ -1,0 +1,65 @@
+"""The one-line-per-session text renderer (`replay --summary`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .render_text import plural, printable, profile_line
+from .report import Report
+from .style import Paint, painter
+
+#: Columns of the summary table: title, and the role that colours a non-zero count.
+COUNTS = (("calls", ""), ("reminders", "remind"), ("denials", "deny"), ("stops", "stop"), ("saved", "saved"))
+
+
+def format_summary(reports: Sequence[Report], *, color: bool = False) -> str:
+    """One line per session (its counts, client, session id and first file), under the profile
+    line of the first report and over the totals of all of them."""
+    paint = painter(color)
+    head = [title for title, _ in COUNTS] + ["client", "session", "recording"]
+    rows = [
+        [
+            *(str(getattr(r.summary, title)) for title, _ in COUNTS),
+            r.client,
+            printable(r.session_id) or "-",
+            r.sources[0] + (f" (+{len(r.sources) - 1} more)" if len(r.sources) > 1 else ""),
+        ]
+        for r in reports
+    ]
+    roles = [role for _, role in COUNTS] + ["", "", ""]
+    right = [True] * len(COUNTS) + [False] * 3
+    out = [profile_line(reports[0]), "", *table(head, rows, roles, right, paint), "", _totals(reports)]
+    skipped = sum(r.summary.skipped_lines for r in reports)
+    bad = sum(r.summary.bad_payloads for r in reports)
+    notes = [f"{skipped} unreadable or unknown {plural(skipped, 'line')} skipped"] if skipped else []
+    notes += [f"{bad} {plural(bad, 'payload')} the hook would reject"] if bad else []
+    if notes:
+        out.append("(" + "; ".join(notes) + ")")
+    return "\n".join(out)
+
+
+def table(
+    head: Sequence[str], rows: Sequence[Sequence[str]], roles: Sequence[str], right: Sequence[bool], paint: Paint
+) -> list[str]:
+    """Rows under a heading, columns two spaces apart, right-aligned where `right` says; a cell
+    other than `0` or `-` is painted in its column's role (`roles`, "" for none)."""
+    widths = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(head)]
+
+    def line(values: Sequence[str], painted: bool) -> str:
+        cells = []
+        for value, w, role, to_right in zip(values, widths, roles, right, strict=True):
+            pad = " " * (w - len(value))
+            text = paint(value, role if painted and value not in ("0", "-") else "")
+            cells.append(pad + text if to_right else text + pad)
+        return "  ".join(cells).rstrip()
+
+    return [paint(line(head, False), "heading"), *(line(r, True) for r in rows)]
+
+
+def _totals(reports: Sequence[Report]) -> str:
+    calls, reminders, denials, stops, saved = (sum(getattr(r.summary, title) for r in reports) for title, _ in COUNTS)
+    return (
+        f"{calls} {plural(calls, 'call')} in {len(reports)} {plural(len(reports), 'session')}: "
+        f"{reminders} {plural(reminders, 'reminder')}, {denials} {plural(denials, 'denial')}, "
+        f"{stops} {plural(stops, 'stop')}; {saved} {plural(saved, 'call')} the recordings ran would have been saved"
+    )

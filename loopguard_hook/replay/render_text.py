@@ -1,0 +1,175 @@
+"""The text renderer (`--format text`): a table of calls for people."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+from .model import SYNTHETIC_STEP
+from .readers import title
+from .report import DecisionReport, Report, Verdict
+from .style import Paint, painter
+
+
+def _short_rule(rule: str) -> str:
+    return rule.removeprefix("LOOP_GUARD_")
+
+
+def _verdict_text(verdict: Verdict | None, *, show_count: bool) -> str:
+    if verdict is None:
+        return "-"
+    if verdict.quiet:
+        parts = ["allow"] if verdict.rule or (show_count and verdict.count) else ["-"]
+    else:
+        parts = [verdict.action]
+    if verdict.rule:
+        parts.append(_short_rule(verdict.rule))
+    if verdict.count and (show_count or not verdict.quiet):
+        parts.append(str(verdict.count))
+    if verdict.intended != verdict.action:
+        parts.append(f"(would {verdict.intended})")
+    return " ".join(parts)
+
+
+def printable(text: str) -> str:
+    """`text` with characters a terminal would not print as themselves turned into spaces."""
+    return "".join(ch if ch.isprintable() else " " for ch in text)
+
+
+def format_text(report: Report, *, width: int = 120, color: bool = False) -> str:
+    """The report for people (`--format text`): a header, one line per call (time since the first
+    event, agent, tool, what the recording says happened, the replayed decision at PreToolUse and
+    after the call, arguments cut to fit `width` characters, or on a line of their own under the
+    call when fewer than `MIN_ARGUMENTS` would fit), the prompts, compactions and decisions not
+    tied to a call in between, and the summary. `color`: ANSI colours by action (`style`)."""
+    paint = painter(color)
+    return "\n".join([*_header(report), "", *_table(report, width, paint), "", *_footer(report)])
+
+
+#: Fewest characters of arguments worth showing at the end of a call's line (text output).
+MIN_ARGUMENTS = 32
+
+
+def _header(report: Report) -> list[str]:
+    source = report.sources[0] + (f" (+{len(report.sources) - 1} more)" if len(report.sources) > 1 else "")
+    started = (
+        ""
+        if report.started is None or report.synthetic_times
+        else ", started " + datetime.fromtimestamp(report.started, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    )
+    return [
+        f"{title(report.format)} {source}",
+        f"session {printable(report.session_id) or '-'} [{report.client}]{started}",
+        profile_line(report),
+    ]
+
+
+def profile_line(report: Report) -> str:
+    """The settings a report was made with, in one line."""
+    remind = ", ".join(map(str, report.remind_at)) or "-"
+    return (
+        f"profile {report.profile} ({report.mode}, {report.counting}): remind at {remind}, "
+        f"deny at {report.deny_at or '-'}, stop at {report.stop_at or '-'}"
+    )
+
+
+def _role(verdict: Verdict | None) -> str:
+    return "" if verdict is None or verdict.quiet else verdict.action
+
+
+def _table(report: Report, width: int, paint: Paint) -> list[str]:
+    base = report.started or 0.0
+    agents = {c.agent: c.agent if len(c.agent) <= 10 else c.agent[:9] + "…" for c in report.calls}
+    rows = [
+        (
+            f"{call.index:>4}",
+            _offset(call.time - base),
+            agents[call.agent],
+            printable(call.tool)[:24],
+            call.recorded + (f" {call.exit_code}" if call.exit_code not in (None, 0) else ""),
+            _verdict_text(call.pre, show_count=True),
+            _verdict_text(call.post, show_count=False),
+        )
+        for call in report.calls
+    ]
+    titles = ("#", "time", "agent", "tool", "recorded", "PreToolUse", "after")
+    widths = [max([len(t), *(len(r[i]) for r in rows)]) for i, t in enumerate(titles)]
+
+    def cells(values: Sequence[str], roles: Sequence[str] = ()) -> str:
+        aligned = [
+            v.rjust(w) if i < 2 else paint(v, roles[i - 5] if i >= 5 and roles else "") + " " * (w - len(v))
+            for i, (v, w) in enumerate(zip(values, widths, strict=True))
+        ]
+        return "  ".join(aligned) + "  "
+
+    out = [paint(cells(titles) + "arguments", "heading")]
+    indent = " " * (widths[0] + 2)
+    loose = sorted(
+        [(d.time, indent + paint(_loose_line(d, base, widths[1]), _role(d.verdict))) for d in report.decisions if d.call is None]
+        + [
+            (m.time, indent + paint(f"{_offset(m.time - base):>{widths[1]}}  -- {m.detail} ({m.event})", "marker"))
+            for m in report.markers
+        ],
+        key=lambda item: item[0],
+    )
+    fixed = sum(widths) + 2 * len(widths)  # what `cells` gives, before any colour
+    loose_at = 0
+    for call, row in zip(report.calls, rows, strict=True):
+        while loose_at < len(loose) and loose[loose_at][0] <= call.time:
+            out.append(loose[loose_at][1])
+            loose_at += 1
+        line = cells(row, (_role(call.pre), _role(call.post)))
+        tail = "  " + paint("[saved]", "saved") if call.saved else ""
+        room = width - fixed - (len("  [saved]") if call.saved else 0)
+        args = printable(call.arguments)
+        if room >= MIN_ARGUMENTS or room >= len(args):
+            out.append((line + _cut(args, max(16, room)) + tail).rstrip())
+        else:
+            out.append(line.rstrip() + tail)
+            out.append(indent + _cut(args, max(16, width - len(indent))))
+    out.extend(line for _, line in loose[loose_at:])
+    return out
+
+
+def _cut(text: str, room: int) -> str:
+    return text if len(text) <= room else text[: room - 1] + "…"
+
+
+def _footer(report: Report) -> list[str]:
+    s = report.summary
+    out = [
+        f"{s.calls} calls: {s.reminders} {plural(s.reminders, 'reminder')}, {s.denials} "
+        f"{plural(s.denials, 'denial')}, {s.stops} {plural(s.stops, 'stop')}; "
+        f"{s.saved} {plural(s.saved, 'call')} the recording ran would have been saved"
+    ]
+    notes = []
+    if s.skipped_lines:
+        notes.append(f"{s.skipped_lines} unreadable or unknown {plural(s.skipped_lines, 'line')} skipped")
+    if s.bad_payloads:
+        notes.append(f"{s.bad_payloads} {plural(s.bad_payloads, 'payload')} the hook would reject")
+    if report.synthetic_times:
+        notes.append(f"no times in the file: events spaced {SYNTHETIC_STEP:g} s apart")
+    if len(report.calls) < s.calls:
+        notes.append(f"listed: the {len(report.calls)} {plural(len(report.calls), 'call')} the guard would have acted on")
+    if notes:
+        out.append("(" + "; ".join(notes) + ")")
+    return out
+
+
+def _loose_line(decision: DecisionReport, base: float, time_width: int) -> str:
+    tool = f" {decision.tool}" if decision.tool else ""
+    verdict = _verdict_text(decision.verdict, show_count=False)
+    return f"{_offset(decision.time - base):>{time_width}}  {decision.event}{tool}: {verdict}"
+
+
+def _offset(seconds: float) -> str:
+    if seconds < 60:
+        return f"+{seconds:.1f}s"
+    if seconds < 3600:
+        return f"+{int(seconds // 60)}m{int(seconds % 60):02d}s"
+    return f"+{int(seconds // 3600)}h{int(seconds % 3600 // 60):02d}m"
+
+
+def plural(count: int, word: str) -> str:
+    """`word`, or its plural (an `s` added) unless `count` is 1."""
+    return word if count == 1 else word + "s"

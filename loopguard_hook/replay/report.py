@@ -1,0 +1,141 @@
+"""The report model: what the guard would have done over one recorded session."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from ..config import Config
+from ..engine import Decision
+from ..redact import redact_prefix
+from ..signature import HEAD_CHARS, call_key, preview
+
+#: Characters of canonical arguments kept per call in a report (text output cuts further).
+ARGUMENT_CHARS = 160
+
+#: Which calls a report lists (its summary counts them all): every call, the calls the guard
+#: would have acted on (`CallReport.acted`), none, or every call without its arguments (`plain`:
+#: for scoring, where only ids, agents and decisions matter).
+Calls = Literal["all", "acted", "none", "plain"]
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """One decision, reduced for a report: action on the wire, what the rules intended, rule code,
+    and the count the rule saw (attempts of the signature, or the cap it counted)."""
+
+    action: str
+    intended: str
+    rule: str
+    count: int
+
+    @classmethod
+    def of(cls, decision: Decision) -> Verdict:
+        return cls(decision.action.name.lower(), decision.intended.name.lower(), decision.rule, decision.times)
+
+    @property
+    def quiet(self) -> bool:
+        return self.action == "allow" and self.intended == "allow"
+
+
+@dataclass(frozen=True, slots=True)
+class CallReport:
+    """One tool call: when, by whom, what; what the recording says happened to it; the replayed
+    decisions at PreToolUse (`pre`, None when the client fired none, as for a validation
+    rejection) and at its post event (`post`: PostToolUse/Failure, or the PostToolBatch that
+    counted it). `saved` is true when the recording ran it but the guard would have stopped it.
+    `time` is seconds since the epoch (or since the start, for payload logs without times)."""
+
+    index: int
+    time: float
+    agent: str
+    tool: str
+    arguments: str
+    tool_use_id: str | None
+    recorded: str
+    exit_code: int | None
+    pre: Verdict | None
+    post: Verdict | None
+    saved: bool
+
+    @property
+    def acted(self) -> bool:
+        """The guard would have acted on this call: a decision other than a plain allow at its
+        PreToolUse or after it, or the call is saved (it came after the guard ended the turn)."""
+        return acted(self.pre, self.post, self.saved)
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionReport:
+    """A decision other than allow, at any event; `call` is the `CallReport.index` it concerns."""
+
+    step: int
+    time: float
+    event: str
+    agent: str
+    tool: str | None
+    tool_use_id: str | None
+    call: int | None
+    verdict: Verdict
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Marker:
+    """A point where counters reset: a user prompt (`UserPromptSubmit`), a compaction
+    (`SessionStart` `compact`), or the end of a session (`SessionEnd`: the ledger is forgotten)."""
+
+    time: float
+    event: str
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """Totals. `reminders`/`denials`/`stops` count decisions (a call can get one at Pre and one
+    after), by the action on the wire. `saved`: calls the recording ran that the guard would have
+    denied, or (Claude Code) that came after it ended the turn."""
+
+    events: int
+    calls: int
+    reminders: int
+    denials: int
+    stops: int
+    saved: int
+    skipped_lines: int
+    bad_payloads: int
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """What the guard would have done over one recorded session."""
+
+    sources: tuple[str, ...]
+    format: str
+    client: str
+    session_id: str
+    profile: str
+    mode: str
+    counting: str
+    remind_at: tuple[int, ...]
+    deny_at: int
+    stop_at: int
+    started: float | None
+    synthetic_times: bool
+    calls: tuple[CallReport, ...]
+    decisions: tuple[DecisionReport, ...]
+    summary: Summary
+    markers: tuple[Marker, ...] = ()
+    errors: tuple[str, ...] = ()
+
+
+def acted(pre: Verdict | None, post: Verdict | None, saved: bool) -> bool:
+    """`CallReport.acted` from the call's two verdicts and whether it is saved."""
+    return saved or any(v is not None and not v.quiet for v in (pre, post))
+
+
+def arguments_summary(tool: str, tool_input: Any, config: Config, limit: int = ARGUMENT_CHARS) -> str:
+    """A call's canonical arguments (as its signature has them: keys sorted, decoy keys dropped),
+    secrets redacted, cut to `limit` characters."""
+    key = call_key(tool, tool_input, frozenset(config.ignore_args))
+    return preview(redact_prefix(key.head, limit + 1, complete=len(key.head) <= HEAD_CHARS), limit)

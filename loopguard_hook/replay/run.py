@@ -1,0 +1,265 @@
+"""Replay recordings: run each through the driver and collect its report."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from ..clients import capabilities
+from ..config import Config
+from ..engine import Decision
+from ..payload import Client, HookEvent
+from .driver import Step, decide
+from .model import RAN_OUTCOMES, Outcome, Recording, ReplayError
+from .payload_log import payload_recordings
+from .readers import load
+from .report import CallReport, Calls, DecisionReport, Marker, Report, Summary, Verdict, acted, arguments_summary
+
+#: `progress(done, total)` is told every this many events (and at the end of each recording).
+PROGRESS_EVENTS = 500
+Progress = Callable[[int, int], None]
+_RAN = frozenset(o.value for o in RAN_OUTCOMES)
+_QUIET = Verdict("allow", "allow", "", 0)
+
+
+@dataclass(slots=True)
+class _Row:
+    """A call while it is being replayed; `CallReport` once the session is done."""
+
+    time: float
+    agent: str
+    tool: str
+    tool_input: Any
+    tool_use_id: str | None
+    client: Client
+    turn: int
+    arguments: str | None  # worked out as the call comes when every call is listed, else at the end
+    pre: Verdict | None = None
+    post: Verdict | None = None
+
+
+class _Collector:
+    """Builds the per-call reports and the decision list of a report from replayed steps."""
+
+    def __init__(self, recording: Recording, config: Config, keep: Calls) -> None:
+        self.recording = recording
+        self.config = config
+        self.keep = keep
+        self.rows: list[_Row] = []
+        self.by_id: dict[tuple[str, str], int] = {}
+        self.decisions: list[DecisionReport] = []
+        self.markers: list[Marker] = []
+        self.turn = 0
+
+    def _row(self, event: HookEvent, time: float, tool: str, tool_input: Any, tool_use_id: str | None) -> int:
+        arguments = arguments_summary(tool, tool_input, self.config) if self.keep == "all" else None
+        self.rows.append(_Row(time, event.agent_id, tool, tool_input, tool_use_id, event.client, self.turn, arguments))
+        if tool_use_id is not None:
+            self.by_id[(event.agent_id, tool_use_id)] = len(self.rows) - 1
+        return len(self.rows) - 1
+
+    def add(self, step_number: int, time: float, event: HookEvent, decision: Decision | None) -> None:
+        if decision is None:
+            if event.event == "SessionEnd":
+                self.markers.append(Marker(time, event.event, "session ended"))
+            return
+        verdict = Verdict.of(decision)
+        owner: int | None = None
+        if event.event == "UserPromptSubmit":
+            self.turn += 1
+            self.markers.append(Marker(time, event.event, "user prompt"))
+        elif event.event == "SessionStart" and event.source == "compact":
+            self.markers.append(Marker(time, event.event, "compaction"))
+        elif event.event in ("PreToolUse", "PostToolUse", "PostToolUseFailure") and event.tool_name is not None:
+            owner = self.by_id.get((event.agent_id, event.tool_use_id)) if event.tool_use_id is not None else None
+            if owner is None or (event.event == "PreToolUse" and self.rows[owner].pre is not None):
+                owner = self._row(event, time, event.tool_name, event.tool_input, event.tool_use_id)
+            if event.event == "PreToolUse":
+                self.rows[owner].pre = verdict
+            else:
+                self.rows[owner].post = verdict
+        elif event.event == "PostToolBatch":
+            # Calls only the batch saw (validation rejections) are counted there; the batch's one
+            # answer goes to the call it names, the others get a quiet verdict.
+            fresh = [
+                self._row(event, time, item.tool_name, item.tool_input, item.tool_use_id)
+                for item in event.tool_calls
+                if item.tool_use_id is None or (event.agent_id, item.tool_use_id) not in self.by_id
+            ]
+            owner = next((i for i in fresh if self.rows[i].tool == decision.tool), fresh[0] if fresh else None)
+            for i in fresh:
+                self.rows[i].post = verdict if i == owner else _QUIET
+        if not verdict.quiet:
+            self.decisions.append(
+                DecisionReport(
+                    step=step_number,
+                    time=time,
+                    event=event.event,
+                    agent=event.agent_id,
+                    tool=decision.tool or event.tool_name,
+                    tool_use_id=event.tool_use_id,
+                    call=owner + 1 if owner is not None else None,
+                    verdict=verdict,
+                    message=decision.message,
+                )
+            )
+
+    def calls(self) -> tuple[int, int, tuple[CallReport, ...]]:
+        """How many calls there were, how many are saved, and the reports of the calls `keep` names.
+
+        A call the recording ran is saved when the replay denies it at PreToolUse, or when it
+        comes after a stop in the same turn of the same agent, where the client can end a turn
+        from PreToolUse (its capability table: Claude Code takes `continue: false`; Codex takes
+        no such field, so there a stop is a denial only)."""
+        stops = {d.call for d in self.decisions if d.verdict.action == "stop"}
+        stopped_turn: dict[str, int] = {}
+        saved = 0
+        out = []
+        for index, row in enumerate(self.rows, start=1):
+            record = self.recording.calls.get(row.tool_use_id) if row.tool_use_id is not None else None
+            recorded = (record.outcome if record is not None else Outcome.UNKNOWN).value
+            denied = row.pre is not None and row.pre.action in ("deny", "stop")
+            is_saved = recorded in _RAN and (denied or stopped_turn.get(row.agent) == row.turn)
+            saved += is_saved
+            if index in stops and "PreToolUse" in capabilities(row.client).end_turn:
+                stopped_turn[row.agent] = row.turn
+            if self.keep in ("all", "plain") or (self.keep == "acted" and acted(row.pre, row.post, is_saved)):
+                arguments = row.arguments
+                if arguments is None:
+                    arguments = "" if self.keep == "plain" else arguments_summary(row.tool, row.tool_input, self.config)
+                out.append(
+                    CallReport(
+                        index=index,
+                        time=row.time,
+                        agent=row.agent,
+                        tool=row.tool,
+                        arguments=arguments,
+                        tool_use_id=row.tool_use_id,
+                        recorded=recorded,
+                        exit_code=record.exit_code if record is not None else None,
+                        pre=row.pre,
+                        post=row.post,
+                        saved=is_saved,
+                    )
+                )
+        return len(self.rows), saved, tuple(out)
+
+
+def replay(
+    recording: Recording, config: Config, *, client: str = "auto", calls: Calls = "all", progress: Progress | None = None
+) -> Report:
+    """Replay `recording` with `config` and report its calls and every non-allow decision.
+
+    `client`: `auto` (per payload, as the hook decides it), or `claude-code`/`codex` (must fit a
+    transcript or rollout; for a payload log it is used for every payload, as `--client` is).
+    `calls`: which calls the report lists (`Calls`); its summary counts them all. `progress`, if
+    given, is called as `progress(events done, events in the recording)` every
+    `PROGRESS_EVENTS` events and once at the end.
+
+    Raises:
+        ReplayError: `client` does not fit the recording.
+        ValueError: `client` is not a known client name.
+    """
+    collector = _Collector(recording, config, calls)
+    steps, errors, clients = _feed(collector, decide(recording, config, client=client), progress)
+    count, saved, reports = collector.calls()
+    decisions = tuple(collector.decisions)
+    counts = {action: sum(1 for d in decisions if d.verdict.action == action) for action in ("remind", "deny", "stop")}
+    return Report(
+        sources=recording.sources,
+        format=str(recording.format),
+        client=recording.client.value if recording.client else "+".join(sorted(clients)) or client,
+        session_id=recording.session_id,
+        profile=config.profile,
+        mode=config.mode,
+        counting=config.counting,
+        remind_at=config.effective_remind_at(),
+        deny_at=config.deny_at,
+        stop_at=config.stop_at,
+        started=recording.events[0].time if recording.events else None,
+        synthetic_times=recording.synthetic_times,
+        calls=reports,
+        decisions=decisions,
+        markers=tuple(collector.markers) if calls == "all" else (),
+        summary=Summary(
+            events=steps,
+            calls=count,
+            reminders=counts["remind"],
+            denials=counts["deny"],
+            stops=counts["stop"],
+            saved=saved,
+            skipped_lines=recording.skipped_lines,
+            bad_payloads=len(errors),
+        ),
+        errors=tuple(errors),
+    )
+
+
+def _feed(collector: _Collector, steps: Iterator[Step], progress: Progress | None) -> tuple[int, list[str], set[str]]:
+    """Collect every replayed step; the number of steps, the payloads refused, the clients seen."""
+    errors: list[str] = []
+    clients: set[str] = set()
+    total = len(collector.recording.events)
+    number = 0
+    for number, step in enumerate(steps, start=1):
+        if step.error:
+            errors.append(f"{step.recorded.source}:{step.recorded.line}: {step.error}")
+        if step.event is not None:
+            clients.add(step.event.client.value)
+            collector.add(number, step.recorded.time, step.event, step.decision)
+        if progress is not None and number % PROGRESS_EVENTS == 0:
+            progress(number, total)
+    if progress is not None:
+        progress(total, total)
+    return number, errors, clients
+
+
+def replay_payloads(
+    payloads: Iterable[Mapping[str, Any]], config: Config, *, client: str = "auto", source: str = "<payloads>"
+) -> list[Report]:
+    """Replay captured hook payloads (bare, or `{"payload": …}` wrappers with an optional `ts`,
+    `time` or `timestamp`), one report per session, sessions in order of first appearance.
+
+    Raises:
+        ValueError: `client` is not a known client name.
+    """
+    recordings = payload_recordings(source, enumerate(payloads, start=1))
+    return [replay(r, config, client=client) for r in recordings]
+
+
+def replay_files(
+    paths: Iterable[str], config: Config, *, client: str = "auto", calls: Calls = "all", progress: Progress | None = None
+) -> list[Report]:
+    """`load` the files and `replay` each session: what `loopguard-hook replay FILE...` runs.
+
+    `calls` as for `replay`; `progress(events done, events in all the files)` is called as the
+    replay goes (not while the files are read).
+
+    Raises:
+        ReplayError: a file cannot be read, is not a known format, or does not fit `client`.
+    """
+    with odd_shapes_refused():
+        recordings = load(paths)
+        total = sum(len(r.events) for r in recordings)
+        reports, done = [], 0
+        for recording in recordings:
+            tell = None if progress is None else _offset(progress, done, total)
+            reports.append(replay(recording, config, client=client, calls=calls, progress=tell))
+            done += len(recording.events)
+        return reports
+
+
+def _offset(progress: Progress, base: int, total: int) -> Progress:
+    return lambda done, _: progress(base + done, total)
+
+
+@contextmanager
+def odd_shapes_refused() -> Iterator[None]:
+    """Turn the errors a recording with values of shapes no client writes (edited by hand, or
+    hostile) can raise deep in the engine into one `ReplayError`."""
+    try:
+        yield
+    except (TypeError, AttributeError, KeyError, IndexError, OverflowError, UnicodeError) as exc:
+        raise ReplayError(f"a record has a value of an unexpected shape ({type(exc).__name__}: {exc})") from None

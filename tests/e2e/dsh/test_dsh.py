@@ -1,0 +1,299 @@
+"""The real DeepSeek Harness (dsh 0.1.0-rc.8 headless) through both hook bridges, with
+loopguard-hook on every event the bridge maps (balanced profile unless a test names another).
+
+What counts is what the model received (the mock's request log): a denial is the call's `tool`
+message `Error: REPEAT_TOOL_BLOCKED…` (the tool did not run); a reminder is a `user` message after
+the call's result. The behaviour these tests pin, per DSH's capabilities:
+
+- a reminder decided at PreToolUse goes out with that call's PostToolUse (DSH drops PreToolUse
+  `additionalContext`), so it follows that call's result;
+- DSH cannot end a turn (`continue: false` is ignored), so the end of a turn becomes answer-only
+  denials for the rest of the turn, and no text claims an end that does not happen;
+- the guard's own reminder, which the bridges replay as a UserPromptSubmit, resets nothing;
+- the Codex bridge sends no arguments for non-shell tools (`{"command": ""}`), so it never
+  denies a call for arguments it cannot see;
+- in DSH's default permission mode (`workspace-write`, hooks sandboxed) the guard stays on.
+
+Tests that fail on today's product are marked `xfail(strict=True)` with the missing behaviour as
+the reason: they turn into failures (to be unmarked) when the behaviour lands.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from ..clients import Workspace
+from ..model_view import guard_texts
+from . import scenarios
+from .conftest import RunScenario
+from .driver import BRIDGES, Dsh, DshRun, outside_tmp_home
+from .install import Install
+from .model_view import Call, calls, new_messages
+from .scenarios import SUBTASK
+from .session_log import hook_results
+
+pytestmark = pytest.mark.e2e
+
+# Why each xfail test fails on today's product.
+PRE_CONTEXT_DROPPED = (
+    "the reminder decided at PreToolUse is not delivered with that call's PostToolUse (DSH drops PreToolUse additionalContext)"
+)
+NO_END_OF_TURN = (
+    "DSH cannot end a turn and the guard does not turn its end of turn into answer-only denials for the rest of the turn"
+)
+CLAIMED_END = "the 8th denial says the loop guard is ending this turn, which DSH never does"
+EDIT_NOT_PROGRESS = "DSH's lower-case `edit` is not counted as progress, so the 6th `cat` of an edit/test cycle is denied"
+RESETS_ITSELF = (
+    "the guard's own reminder comes back as a UserPromptSubmit and resets the session, "
+    "so the reminders come at calls 3 and 6, both saying call 3"
+)
+NO_ARGUMENTS = (
+    "the Codex bridge sends {'command': ''} for every non-shell tool, and the guard denies reads of different files as identical"
+)
+STATE_READ_ONLY = (
+    "in DSH's default workspace-write sandbox the default state dir under ~/.cache is read-only, "
+    "so the guard fails open on every event"
+)
+
+
+def missing(reason: str) -> pytest.MarkDecorator:
+    """Behaviour the product does not have yet: the test is expected to fail, and is flagged once it passes."""
+    return pytest.mark.xfail(strict=True, reason=reason)
+
+
+#: Words a guard text must not use on DSH, where nothing ends the turn.
+CLAIMS_AN_END = re.compile(
+    r"\b(is|are) ending\b|\bending (this|the) turn\b|\bends? (this|the) turn\b|\bturn (is|has) (over|ended)\b", re.I
+)
+
+
+def main_calls(run: DshRun) -> list[Call]:
+    return calls(run.conversation("main"))
+
+
+def labels(run: DshRun, script: str = "main") -> list[str]:
+    return [c.label for c in calls(run.conversation(script))]
+
+
+def assert_ran(run: DshRun) -> None:
+    """dsh finished on its own, and every hook call exited 0 (the guard never failed open)."""
+    assert not run.timed_out and run.exit_code == 0, f"dsh exited {run.exit_code}; stderr: {run.stderr[-1500:]}; {run.describe()}"
+    results = hook_results(run.node, run.root / "dsh_home")
+    assert results, f"no hook ran; {run.describe()}"
+    failed = [r for r in results if r.get("exitCode") != 0]
+    assert failed == [], f"{failed[:3]}; {run.describe()}"
+    if run.state_dir is not None:
+        errors = run.state_dir / "errors.log"
+        assert not errors.exists() or errors.read_text() == "", errors.read_text()
+
+
+def everything_seen(run: DshRun) -> list[str]:
+    """Every message DSH added for the model after one of its turns, in every conversation."""
+    return [s.text for r in run.requests if isinstance(r.body, dict) for s in new_messages(r.body)]
+
+
+def assert_silent(run: DshRun) -> None:
+    for r in run.requests:
+        if isinstance(r.body, dict):
+            hits = guard_texts(new_messages(r.body))
+            assert hits == [], f"request {r.seq} ({r.script}) carried guard text {hits[0].text[:300]!r}; {run.describe()}"
+
+
+LOOPS = {
+    "read": (scenarios.read_loop_past_the_end, 8),
+    "failing_bash": (lambda: scenarios.failing_bash(6), 6),
+}
+
+
+# -- loops: the denials arrive ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("loop", sorted(LOOPS))
+@pytest.mark.parametrize("bridge", BRIDGES)
+def test_identical_calls_are_denied_from_the_fifth(scenario_run: RunScenario, bridge: str, loop: str) -> None:
+    make, repeats = LOOPS[loop]
+    run = scenario_run(bridge, make())
+    assert_ran(run)
+    loop_calls = main_calls(run)[:repeats]
+    assert [c.label for c in loop_calls[:2]] == ["-", "-"], run.describe()
+    assert [c.label for c in loop_calls[4:7]] == [f"deny@{n}" for n in range(5, min(repeats, 7) + 1)], run.describe()
+    for c in loop_calls[4:7]:
+        assert c.result.startswith("Error: REPEAT_TOOL_BLOCKED: "), c.result
+        assert "alpha" in c.result or "missing.txt" in c.result  # the previous result is quoted
+
+
+@missing(PRE_CONTEXT_DROPPED)
+@pytest.mark.parametrize("loop", sorted(LOOPS))
+@pytest.mark.parametrize("bridge", BRIDGES)
+def test_identical_calls_are_reminded_after_the_third_and_fourth(scenario_run: RunScenario, bridge: str, loop: str) -> None:
+    make, _ = LOOPS[loop]
+    run = scenario_run(bridge, make())
+    assert_ran(run)
+    loop_calls = main_calls(run)
+    assert [c.label for c in loop_calls[:4]] == ["-", "-", "remind@3", "remind@4"], run.describe()
+    for c in loop_calls[2:4]:
+        assert not c.denied and len(c.reminders) == 1 and c.reminders[0].startswith("[loopguard]"), c
+
+
+# -- loops: the end of the turn ------------------------------------------------------------------------
+
+
+@missing(NO_END_OF_TURN)
+@pytest.mark.parametrize("bridge", BRIDGES)
+def test_end_of_turn_denies_every_later_call_of_the_turn(scenario_run: RunScenario, bridge: str) -> None:
+    run = scenario_run(bridge, scenarios.read_loop_past_the_end())
+    assert_ran(run)
+    eighth, other, again = main_calls(run)[7:10]
+    assert eighth.denied, eighth
+    assert other.name == "bash" and other.denied, other  # a different call: answer only
+    assert again.denied, again
+    assert not (run.root / "work" / "after.log").exists()  # the denied command never ran
+
+
+@pytest.mark.parametrize(
+    "bridge",
+    [
+        pytest.param(
+            "claude-code",
+            marks=missing(CLAIMED_END),
+        ),
+        "codex",
+    ],
+)
+def test_no_guard_text_claims_an_end_of_turn(scenario_run: RunScenario, bridge: str) -> None:
+    run = scenario_run(bridge, scenarios.read_loop_past_the_end())
+    assert_ran(run)
+    claims = [t for t in everything_seen(run) if CLAIMS_AN_END.search(t)]
+    assert claims == [], claims[0][:400]
+
+
+# -- other loops ----------------------------------------------------------------------------------------
+
+
+@missing(PRE_CONTEXT_DROPPED)
+@pytest.mark.parametrize("bridge", BRIDGES)
+def test_alternating_calls_are_reminded(scenario_run: RunScenario, bridge: str) -> None:
+    run = scenario_run(bridge, scenarios.alternate())
+    assert_ran(run)
+    steps = main_calls(run)
+    assert [c.label for c in steps[:4]] == ["-"] * 4, run.describe()
+    assert any(c.reminders for c in steps[4:]), [c.label for c in steps]
+
+
+@pytest.mark.parametrize("bridge", BRIDGES)
+def test_parallel_identical_reads_end_in_denials(scenario_run: RunScenario, bridge: str) -> None:
+    run = scenario_run(bridge, scenarios.parallel_identical())
+    assert_ran(run)
+    steps = main_calls(run)
+    assert len(steps) == 9
+    assert [c.label for c in steps[:2]] == ["-", "-"]  # the first pair is no loop yet
+    assert steps[-1].denied, [c.label for c in steps]
+
+
+@missing(PRE_CONTEXT_DROPPED)
+@pytest.mark.parametrize("bridge", BRIDGES)
+def test_parallel_identical_reads_are_reminded_before_the_denial(scenario_run: RunScenario, bridge: str) -> None:
+    run = scenario_run(bridge, scenarios.parallel_identical())
+    assert_ran(run)
+    steps = main_calls(run)
+    first_denial = next(i for i, c in enumerate(steps) if c.denied)
+    assert any(c.reminders for c in steps[:first_denial]), [c.label for c in steps]
+
+
+@pytest.mark.parametrize("bridge", BRIDGES)
+def test_a_looping_subagent_is_denied_in_its_own_conversation(scenario_run: RunScenario, bridge: str) -> None:
+    run = scenario_run(bridge, scenarios.subagent_loop(6))
+    assert_ran(run)
+    assert labels(run, SUBTASK)[4:] == ["deny@5", "deny@6"], run.describe()
+    assert labels(run) == ["-"]  # the main agent made one subagent call and heard nothing
+    assert guard_texts([s for body in run.conversation() for s in new_messages(body)]) == []
+
+
+@missing(PRE_CONTEXT_DROPPED)
+@pytest.mark.parametrize("bridge", BRIDGES)
+def test_a_looping_subagent_is_reminded(scenario_run: RunScenario, bridge: str) -> None:
+    run = scenario_run(bridge, scenarios.subagent_loop(6))
+    assert_ran(run)
+    assert labels(run, SUBTASK)[:4] == ["-", "-", "remind@3", "remind@4"], run.describe()
+
+
+# -- look-alikes: silence ------------------------------------------------------------------------------
+
+SILENT = {
+    "distinct_calls": scenarios.distinct,
+    "parallel_distinct": scenarios.parallel_distinct,
+}
+
+
+@pytest.mark.parametrize("name", sorted(SILENT))
+@pytest.mark.parametrize("bridge", BRIDGES)
+def test_distinct_calls_hear_nothing(scenario_run: RunScenario, bridge: str, name: str) -> None:
+    run = scenario_run(bridge, SILENT[name]())
+    assert_ran(run)
+    assert len(main_calls(run)) in (6, 8)
+    assert_silent(run)
+
+
+@missing(EDIT_NOT_PROGRESS)
+@pytest.mark.parametrize("bridge", BRIDGES)
+def test_edit_test_cycle_hears_nothing(scenario_run: RunScenario, bridge: str) -> None:
+    run = scenario_run(bridge, scenarios.edit_test_cycle())
+    assert_ran(run)
+    steps = main_calls(run)
+    assert len(steps) == 13
+    assert all("updated successfully" in c.result for c in steps[1::2]), [c.result[:80] for c in steps]
+    assert [c.result for c in steps[2::2]] == ["x = 2\n", "x = 1\n"] * 3
+    assert_silent(run)
+
+
+# -- profiles ------------------------------------------------------------------------------------------
+
+
+@missing(RESETS_ITSELF)
+@pytest.mark.parametrize("bridge", BRIDGES)
+def test_reminder_profile_reminds_at_three_five_and_eight(scenario_run: RunScenario, bridge: str) -> None:
+    run = scenario_run(bridge, scenarios.read_loop_past_the_end(), "reminder")
+    assert_ran(run)
+    steps = main_calls(run)[:8]
+    assert [c.label for c in steps] == ["-", "-", "remind@3", "-", "remind@5", "-", "-", "remind@8"], run.describe()
+
+
+@pytest.mark.parametrize(
+    "bridge",
+    [
+        "claude-code",
+        pytest.param(
+            "codex",
+            marks=missing(NO_ARGUMENTS),
+        ),
+    ],
+)
+def test_breaker_never_denies_a_different_file(scenario_run: RunScenario, bridge: str) -> None:
+    run = scenario_run(bridge, scenarios.distinct(), "breaker")
+    assert_ran(run)
+    assert [c.denied for c in main_calls(run)] == [False] * 6, [c.label for c in main_calls(run)]
+    assert_silent(run)
+
+
+# -- DSH's default permission mode ---------------------------------------------------------------------
+
+
+@missing(STATE_READ_ONLY)
+@pytest.mark.parametrize("bridge", BRIDGES)
+def test_guard_is_on_in_the_default_permission_mode(dsh_install: Install, ws: Workspace, bridge: str) -> None:
+    """No --state-dir, DSH_PERMISSION_MODE and TMPDIR unset, HOME outside /tmp and the workspace
+    (DSH's sandbox grants /tmp and the workspace, so a HOME there would be writable where a
+    real one is not)."""
+    scenario = scenarios.same_read(5)
+    for path, content in scenario.files.items():
+        ws.write(path, content)
+    with outside_tmp_home() as home:
+        if home.resolve().is_relative_to("/tmp"):
+            pytest.skip(f"the e2e cache {home.parent} is under /tmp, where DSH's sandbox lets hooks write")
+        run = Dsh(dsh_install, bridge).run(
+            ws, scenario.script, scenario.task, state=False, permission_mode=None, home=home, unset=("TMPDIR",)
+        )
+    assert_ran(run)
+    assert labels(run)[4] == "deny@5", run.describe()

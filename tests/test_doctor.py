@@ -1,0 +1,334 @@
+"""`loopguard-hook doctor`: fake client homes in temp directories, the real console script for
+the synthetic event, and the real clients when `which claude codex dsh` finds them."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from loopguard_hook import install
+from loopguard_hook.cli import cli
+from loopguard_hook.doctor import all_live, render_json, render_text, run_doctor
+from loopguard_hook.doctor.matchers import fires
+from loopguard_hook.doctor.model import ClientReport
+
+BIN = str(Path(sys.executable).parent)  # the venv's bin/, holding the loopguard-hook script
+
+
+@pytest.fixture
+def box(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """A home and a project with no client in them, and a PATH with only loopguard-hook and the
+    basic tools on it. The process environment agrees (the default state dir is read from it)."""
+    home, cwd = tmp_path / "home", tmp_path / "project"
+    home.mkdir()
+    cwd.mkdir()
+    env = {"HOME": str(home), "PATH": os.pathsep.join([BIN, "/usr/bin", "/bin"]), "XDG_CACHE_HOME": str(home / ".cache")}
+    monkeypatch.setenv("HOME", env["HOME"])
+    monkeypatch.setenv("XDG_CACHE_HOME", env["XDG_CACHE_HOME"])
+    return {"home": home, "cwd": cwd, "env": env}
+
+
+def doctor(box: dict[str, Any], *clients: str, run: bool = True) -> dict[str, ClientReport]:
+    chosen = clients or ("claude-code", "codex", "dsh")
+    reports = run_doctor(home=box["home"], cwd=box["cwd"], env=box["env"], clients=chosen, run=run)
+    return {r.client: r for r in reports}
+
+
+def statuses(report: ClientReport) -> dict[str, str]:
+    """check -> worst status."""
+    order = {"ok": 0, "warn": 1, "fail": 2}
+    out: dict[str, str] = {}
+    for f in report.findings:
+        if order[f.status] >= order.get(out.get(f.check, "ok"), 0):
+            out[f.check] = f.status
+    return out
+
+
+def install_cc(box: dict[str, Any], scope: str = "user") -> None:
+    install.apply(install.plan_install("claude-code", scope, home=box["home"], project_dir=box["cwd"], env=box["env"]))
+
+
+def install_codex(box: dict[str, Any], trust: bool) -> None:
+    install.apply(install.plan_install("codex", "user", home=box["home"], project_dir=box["cwd"], env=box["env"], trust=trust))
+
+
+def edit_json(path: Path, change: Any) -> None:
+    data = json.loads(path.read_text())
+    change(data)
+    path.write_text(json.dumps(data, indent=2))
+
+
+# -- nothing installed ---------------------------------------------------------------------------
+
+
+def test_no_client_on_the_machine(box: dict[str, Any]) -> None:
+    reports = doctor(box)
+    assert all(r.found is None for r in reports.values())
+    assert all_live(list(reports.values()))
+    assert render_text(list(reports.values())) == "Claude Code: not found\nCodex: not found\nDSH: not found\n"
+
+
+def test_client_found_but_hook_not_registered(box: dict[str, Any]) -> None:
+    (box["home"] / ".claude").mkdir()
+    report = doctor(box, "claude-code")["claude-code"]
+    assert not report.live and statuses(report) == {"registered": "fail"}
+    assert report.findings[0].fix == "loopguard-hook install --client claude-code"
+
+
+# -- Claude Code ---------------------------------------------------------------------------------
+
+
+def test_claude_code_live_after_install(box: dict[str, Any]) -> None:
+    install_cc(box)
+    report = doctor(box, "claude-code")["claude-code"]
+    assert report.live, render_text([report])
+    assert statuses(report) == {"registered": "ok", "on PATH": "ok", "matchers": "ok", "state dir": "ok", "runs": "ok"}
+    assert "exit 0, no output" in report.findings[-1].message
+    sessions = box["home"] / ".cache" / "loopguard-hook" / "sessions"
+    assert not any(p.suffix == ".json" for p in sessions.glob("*")), "the synthetic session is forgotten again"
+
+
+def test_not_on_path(box: dict[str, Any]) -> None:
+    install_cc(box)
+    box["env"]["PATH"] = "/usr/bin:/bin"
+    if shutil.which("loopguard-hook", path=box["env"]["PATH"]):
+        pytest.skip("loopguard-hook is installed system-wide here")
+    report = doctor(box, "claude-code")["claude-code"]
+    assert statuses(report)["on PATH"] == "fail" and "runs" not in statuses(report)
+    assert "pipx install" in (report.findings[1].fix or "")
+
+
+def test_disabled_hooks_and_narrow_matchers(box: dict[str, Any]) -> None:
+    install_cc(box)
+    settings = box["home"] / ".claude" / "settings.json"
+
+    def narrow(data: dict[str, Any]) -> None:
+        data["disableAllHooks"] = True
+        data["hooks"]["PreToolUse"][0]["matcher"] = "Bash"
+        data["hooks"]["PostToolUse"][0]["matcher"] = "bash"
+
+    edit_json(settings, narrow)
+    report = doctor(box, "claude-code", run=False)["claude-code"]
+    text = render_text([report])
+    assert statuses(report)["settings"] == "fail"
+    assert "PreToolUse matcher 'Bash' misses Read, Edit, Write" in text
+    assert "PostToolUse matcher 'bash' fires on none of Bash, Read, Edit, Write" in text
+    assert "=> the guard is NOT live" in text
+
+
+def test_two_spellings_and_a_missing_event(box: dict[str, Any]) -> None:
+    install_cc(box)
+    settings = box["home"] / ".claude" / "settings.json"
+
+    def change(data: dict[str, Any]) -> None:
+        del data["hooks"]["Stop"]
+        data["hooks"]["SessionEnd"][0]["hooks"][0]["command"] = "/opt/bin/loopguard-hook"
+
+    edit_json(settings, change)
+    report = doctor(box, "claude-code", run=False)["claude-code"]
+    messages = [f.message for f in report.findings if f.status == "warn"]
+    assert any("missing Stop" in m for m in messages)
+    assert any("several command strings" in m for m in messages)
+    assert statuses(report)["on PATH"] == "fail"  # /opt/bin/loopguard-hook does not exist
+
+
+def test_synthetic_event_that_fails(box: dict[str, Any]) -> None:
+    install_cc(box)
+    settings = box["home"] / ".claude" / "settings.json"
+    edit_json(settings, lambda d: d["hooks"]["PreToolUse"][0]["hooks"][0].update(command="loopguard-hook --profile nope"))
+    report = doctor(box, "claude-code")["claude-code"]
+    [run] = [f for f in report.findings if f.check == "runs"]
+    assert run.status == "fail" and run.message.startswith("a synthetic PreToolUse through `loopguard-hook --profile nope`")
+    assert "exit 1" in run.message or "exit 2" in run.message
+
+
+def test_plugin_counts_as_registered(box: dict[str, Any]) -> None:
+    settings = box["home"] / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps({"enabledPlugins": {"loopguard-hook@loopguard-hook": True}}))
+    report = doctor(box, "claude-code", run=False)["claude-code"]
+    assert statuses(report)["registered"] == "ok" and "(loopguard-hook plugin)" in report.findings[0].message
+
+
+# -- Codex ---------------------------------------------------------------------------------------
+
+
+def test_codex_untrusted_then_trusted(box: dict[str, Any]) -> None:
+    install_codex(box, trust=False)
+    report = doctor(box, "codex")["codex"]
+    assert statuses(report)["trusted"] == "fail" and not report.live
+    assert "loopguard-hook install --client codex --trust" in (report.findings[1].fix or "")
+    install_codex(box, trust=True)
+    report = doctor(box, "codex")["codex"]
+    assert report.live, render_text([report])
+
+
+def test_codex_changed_hook_is_no_longer_trusted(box: dict[str, Any]) -> None:
+    install_codex(box, trust=True)
+    edit_json(box["home"] / ".codex" / "hooks.json", lambda d: d["hooks"]["Stop"][0]["hooks"][0].update(timeout=11))
+    report = doctor(box, "codex", run=False)["codex"]
+    [trust] = [f for f in report.findings if f.check == "trusted"]
+    assert trust.status == "fail" and "1 of 7 handlers" in trust.message and "1 changed" in trust.message
+
+
+def test_codex_hooks_feature_off(box: dict[str, Any]) -> None:
+    install_codex(box, trust=True)
+    config = box["home"] / ".codex" / "config.toml"
+    config.write_text("[features]\nhooks = false\n" + config.read_text())
+    report = doctor(box, "codex", run=False)["codex"]
+    assert statuses(report)["settings"] == "fail"
+
+
+def test_codex_untrusted_project_layer(box: dict[str, Any]) -> None:
+    install.apply(install.plan_install("codex", "project", home=box["home"], project_dir=box["cwd"], env=box["env"]))
+    (box["home"] / ".codex").mkdir(exist_ok=True)
+    report = doctor(box, "codex", run=False)["codex"]
+    assert "loads it only once this project is trusted" in render_text([report])
+    assert statuses(report)["registered"] == "fail"
+
+
+# -- DSH -----------------------------------------------------------------------------------------
+
+
+def fake_bridge(root: Path, package: str, source: str) -> Path:
+    folder = root / "node_modules" / package
+    (folder / "lib").mkdir(parents=True)
+    (folder / "package.json").write_text(json.dumps({"name": package, "version": "0.0.1-rc.5"}))
+    (folder / "lib" / "index.js").write_text(source)
+    return folder
+
+
+def install_dsh(box: dict[str, Any], client: str, tmp_path: Path) -> None:
+    package = install.dsh.BRIDGES[client].package
+    bridge = fake_bridge(tmp_path / "prefix", package, 'const inject = ["bash"];\n' if client == "dsh-codex" else "")
+    install.apply(install.plan_dsh_install(client, home=box["home"], env=box["env"], bridge_path=bridge))
+
+
+def test_dsh_not_registered(box: dict[str, Any]) -> None:
+    (box["home"] / ".dsh").mkdir()
+    report = doctor(box, "dsh")["dsh"]
+    assert report.found is not None and not report.live and statuses(report) == {"registered": "fail"}
+
+
+def test_dsh_state_dir_outside_the_sandbox(box: dict[str, Any], tmp_path: Path) -> None:
+    install_dsh(box, "dsh-claude-code", tmp_path)
+    box["env"]["LOOPGUARD_STATE_DIR"] = "/var/lib/loopguard-doctor-test/state"
+    report = doctor(box, "dsh", run=False)["dsh-claude-code"]
+    [sandbox] = [f for f in report.findings if f.check == "sandbox"]
+    assert sandbox.status == "fail" and "workspace-write sandbox" in sandbox.message
+    assert "LOOPGUARD_STATE_DIR=" in (sandbox.fix or "")
+    box["env"]["DSH_PERMISSION_MODE"] = "danger-full-access"
+    report = doctor(box, "dsh", run=False)["dsh-claude-code"]
+    assert statuses(report)["sandbox"] == "ok"
+
+
+def test_dsh_live_with_a_state_dir_in_tmp(box: dict[str, Any], tmp_path: Path) -> None:
+    install_dsh(box, "dsh-claude-code", tmp_path)
+    box["env"]["LOOPGUARD_STATE_DIR"] = str(tmp_path / "state")  # pytest's tmp_path is under the temp dir
+    report = doctor(box, "dsh")["dsh-claude-code"]
+    if shutil.which("bwrap", path=box["env"]["PATH"]):
+        assert statuses(report)["sandbox"] == "fail"  # a fresh /tmp for every hook process
+    else:
+        assert report.live, render_text([report])
+    assert statuses(report)["runs"] == "ok" and statuses(report)["matchers"] == "ok"
+
+
+def test_dsh_bwrap_gives_each_hook_a_fresh_tmp(box: dict[str, Any], tmp_path: Path) -> None:
+    if not sys.platform.startswith("linux"):
+        pytest.skip("bwrap is the Linux runner")
+    install_dsh(box, "dsh-claude-code", tmp_path)
+    fake = tmp_path / "fakebin"
+    fake.mkdir()
+    (fake / "bwrap").write_text("#!/bin/sh\n")
+    (fake / "bwrap").chmod(0o755)
+    box["env"]["PATH"] = f"{fake}{os.pathsep}{box['env']['PATH']}"
+    box["env"]["LOOPGUARD_STATE_DIR"] = str(tmp_path / "state")
+    report = doctor(box, "dsh", run=False)["dsh-claude-code"]
+    [sandbox] = [f for f in report.findings if f.check == "sandbox"]
+    assert sandbox.status == "fail" and "fresh, empty /tmp" in sandbox.message
+    box["env"]["LOOPGUARD_STATE_DIR"] = ".loopguard-hook"  # relative: in the workspace
+    assert statuses(doctor(box, "dsh", run=False)["dsh-claude-code"])["sandbox"] == "ok"
+
+
+def test_dsh_codex_bridge_without_bash_and_both_bridges(box: dict[str, Any], tmp_path: Path) -> None:
+    install_dsh(box, "dsh-codex", tmp_path)
+    install_dsh(box, "dsh-claude-code", tmp_path / "second")
+    reports = doctor(box, "dsh", run=False)
+    assert set(reports) == {"dsh-claude-code", "dsh-codex"}
+    codex = reports["dsh-codex"]
+    assert statuses(codex)["bridge"] == "fail" and "waits for a `bash` service" in render_text([codex])
+    assert any("both bridges run loopguard-hook" in f.message for f in reports["dsh-claude-code"].findings)
+
+
+def test_dsh_bridge_file_gone(box: dict[str, Any], tmp_path: Path) -> None:
+    install_dsh(box, "dsh-claude-code", tmp_path)
+    shutil.rmtree(tmp_path / "prefix")
+    report = doctor(box, "dsh", run=False)["dsh-claude-code"]
+    assert statuses(report)["bridge"] == "fail" and "which is missing" in render_text([report])
+
+
+# -- matchers ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("dialect", "matcher", "name", "expected"),
+    [
+        ("claude-code", None, "Read", True),
+        ("claude-code", "*", "Read", True),
+        ("claude-code", "Bash|Read", "Read", True),
+        ("claude-code", "Edit, Write", "Write", True),
+        ("claude-code", "Bash", "Read", False),
+        ("claude-code", "Ba", "Bash", False),  # a plain name is exact
+        ("claude-code", "Edit.*", "Edit", True),  # a regex is unanchored
+        ("codex", "Bash", "Bash", True),
+        ("codex", "Edit|Write", "apply_patch", True),  # alias
+        ("codex", "bash", "Bash", False),
+        ("codex", "^Ba", "Bash", True),
+        ("dsh", "Read", "read", False),  # case-sensitive
+        ("dsh", "ea", "read", True),  # unanchored
+        ("dsh", "", "bash", True),
+        ("dsh", "(", "bash", False),  # invalid regex: the bridge registers nothing
+    ],
+)
+def test_matcher_rules(dialect: str, matcher: str | None, name: str, expected: bool) -> None:
+    assert fires(dialect, matcher, name) is expected
+
+
+# -- command line and real clients -----------------------------------------------------------------
+
+
+def test_cli_exit_code_and_json(box: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    install_codex(box, trust=False)
+    monkeypatch.chdir(box["cwd"])
+    runner = CliRunner()
+    result = runner.invoke(cli, ["doctor", "--client", "codex", "--json", "--no-run"], env=box["env"])
+    assert result.exit_code == 1, result.output
+    data = json.loads(result.output)
+    assert data["live"] is False and data["clients"][0]["client"] == "codex"
+    assert {"status": "fail", "check": "trusted"}.items() <= data["clients"][0]["findings"][1].items()
+    install_codex(box, trust=True)
+    result = runner.invoke(cli, ["doctor", "--client", "codex"], env=box["env"])
+    assert result.exit_code == 0 and "=> the guard is live" in result.output
+
+
+@pytest.mark.parametrize("client", ["claude", "codex", "dsh"])
+def test_real_client_if_installed(client: str) -> None:
+    """On a machine with the real client: doctor runs to the end and says something definite."""
+    if shutil.which(client) is None:
+        pytest.skip(f"{client} is not on PATH")
+    name = "claude-code" if client == "claude" else client
+    reports = run_doctor(home=Path.home(), cwd=Path.cwd(), env=dict(os.environ), clients=(name,), run=False)
+    assert reports and all(r.found for r in reports)
+    assert render_json(reports)
+
+
+def test_doctor_help() -> None:
+    result = CliRunner().invoke(cli, ["doctor", "--help"])
+    assert result.exit_code == 0 and "doctor [OPTIONS]" in result.output and "--no-run" in result.output

@@ -1,0 +1,148 @@
+"""Operator commands say what they could not read or write, in one line, and exit non-zero; what
+they show is what happens (`gc --dry-run` lists what `gc` deletes, `status` says when the config
+switches the guard off)."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from test_hardening_helpers import HOOK, can_drop_capabilities, drop_file_capabilities, dumps, post, pre
+
+AS_USER = drop_file_capabilities if os.geteuid() == 0 else None
+
+
+def _run(args: list[str], *, stdin: bytes = b"", cwd: Path | None = None, stdout: int | None = None,
+         preexec: bool = False) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([HOOK, *args], input=stdin, cwd=cwd, timeout=60, stderr=subprocess.PIPE,
+                          stdout=subprocess.PIPE if stdout is None else stdout, preexec_fn=AS_USER if preexec else None)
+
+
+def _one_line(proc: subprocess.CompletedProcess[bytes], *needles: str) -> str:
+    err = proc.stderr.decode()
+    assert proc.returncode == 1, (proc.returncode, err)
+    assert len(err.splitlines()) == 1, err
+    assert "Traceback" not in err and "internal error" not in err and "Exception ignored" not in err, err
+    for needle in needles:
+        assert needle in err, err
+    return err
+
+
+def _seed(state: Path, session: str = "s1", calls: int = 1) -> None:
+    for i in range(calls):
+        for payload in (pre("claude-code", session, "Bash", {"command": "ls"}, f"t{i}"),
+                        post("claude-code", session, "Bash", {"command": "ls"}, f"t{i}", {"stdout": "", "stderr": ""})):
+            assert _run(["--state-dir", str(state)], stdin=dumps(payload)).returncode == 0
+
+
+@pytest.mark.skipif(os.geteuid() == 0 and not can_drop_capabilities(), reason="root here cannot drop CAP_DAC_OVERRIDE")
+def test_an_unreadable_sessions_folder_is_said_not_shown_empty(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    state.mkdir(mode=0o700)
+    _seed(state)
+    os.chmod(state / "sessions", 0)
+    try:
+        for args in (["status"], ["status", "--json"], ["gc", "--older-than", "0s"], ["gc", "--dry-run"], ["reset", "--all"]):
+            _one_line(_run([*args, "--state-dir", str(state)], preexec=True), "sessions")
+    finally:
+        os.chmod(state / "sessions", 0o700)
+    assert (state / "sessions" / "s1.json").exists()
+
+
+def test_gc_dry_run_lists_exactly_what_gc_deletes(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    state.mkdir(mode=0o700)
+    _seed(state, "old")
+    _seed(state, "busy")
+    sessions = state / "sessions"
+    (sessions / "notes.txt").write_text("not a session\n")
+    (sessions / "folder.json").mkdir()
+    for entry in sessions.iterdir():
+        os.utime(entry, (1_000_000_000, 1_000_000_000), follow_symlinks=False)
+    held = os.open(sessions / "busy.lock", os.O_RDWR)
+    fcntl.flock(held, fcntl.LOCK_EX)  # a hook in the middle of an update
+    try:
+        dry = _run(["gc", "--older-than", "1d", "--dry-run", "--state-dir", str(state)])
+        real = _run(["gc", "--older-than", "1d", "--state-dir", str(state)])
+    finally:
+        os.close(held)
+    assert dry.returncode == 0 and real.returncode == 0, (dry.stderr, real.stderr)
+    assert dry.stdout.decode().splitlines() == ["would delete 1 session(s)", "  old"]
+    assert real.stdout.decode().startswith("deleted 1 idle session(s)")
+    assert sorted(p.name for p in sessions.iterdir()) == ["busy.json", "busy.lock", "folder.json", "notes.txt"]
+
+
+def test_a_decision_written_to_a_full_stdout_is_one_line(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    state.mkdir(mode=0o700)
+    _seed(state, calls=2)
+    with open("/dev/full", "wb") as full:
+        third = _run(["--state-dir", str(state)], stdin=dumps(pre("claude-code", "s1", "Bash", {"command": "ls"}, "t9")),
+                     stdout=full.fileno())
+        _one_line(third, "cannot write to standard output", "No space left on device")
+        for args in (["status"], ["config", "show"], ["--help"]):
+            _one_line(_run([*args, "--state-dir", str(state)] if args[0] == "status" else args, stdout=full.fileno()),
+                      "cannot write to standard output")
+
+
+def test_commands_in_a_deleted_directory_say_so(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    state.mkdir(mode=0o700)
+    _seed(state)
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    proc = subprocess.Popen(["sh", "-c", f'cd "{gone}" && rmdir "{gone}" && "$0" status --state-dir "$1"; echo "rc=$?" >&2;'
+                             f' "$0" config check; echo "rc=$?" >&2; "$0" config show; echo "rc=$?" >&2;'
+                             f' "$0" install --client codex --scope project --dry-run; echo "rc=$?" >&2;'
+                             f' "$0" gc --state-dir "$1" >/dev/null; echo "rc=$?" >&2', HOOK, str(state)],
+                            stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
+    _, err = proc.communicate(timeout=120)
+    lines = err.decode().splitlines()
+    assert "internal error" not in err.decode(), lines
+    assert [ln for ln in lines if ln.startswith("rc=")] == ["rc=1", "rc=1", "rc=1", "rc=1", "rc=0"], lines
+    assert sum("current directory" in ln for ln in lines) == 4, lines
+
+
+def test_config_check_reports_every_problem_in_toml_terms(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text('deny_at = true\nmode = "loud"\nunknown_thing = 1\nexclude = [false]\nstop_at = 2\n')
+    proc = _run(["config", "check", str(bad)])
+    err = proc.stderr.decode()
+    assert proc.returncode == 1
+    assert len(err.splitlines()) == 5, err
+    for needle in ("deny_at", "mode", "unknown_thing", "exclude", "stop_at (2)"):
+        assert needle in err, err
+    assert "True" not in err and "False" not in err and "got true" in err and "got false" in err, err
+    # the hook still prints one line, and says there is more
+    hook = _run(["--config", str(bad), "--state-dir", str(tmp_path / "state")],
+                stdin=dumps(pre("claude-code", "s1", "Bash", {"command": "ls"}, "t1")))
+    _one_line(hook, "bad config", "4 more")
+
+
+def test_status_says_when_a_project_config_switches_the_guard_off(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / ".loopguard.toml").write_text('exclude = ["*"]\n')
+    state = tmp_path / "state"
+    text = _run(["status", "--state-dir", str(state)], cwd=project)
+    assert text.returncode == 0 and b"effectively off" in text.stdout and b".loopguard.toml" in text.stdout, text
+    shown = json.loads(_run(["status", "--json", "--state-dir", str(state)], cwd=project).stdout)
+    assert len(shown["warnings"]) == 1 and "effectively off" in shown["warnings"][0]
+    (project / ".loopguard.toml").write_text('exclude = ["Bash"]\n')
+    assert b"effectively off" not in _run(["status", "--state-dir", str(state)], cwd=project).stdout
+
+
+def test_a_project_config_that_is_a_fifo_is_one_clear_line(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    os.mkfifo(project / ".loopguard.toml")
+    state = tmp_path / "state"
+    payload = pre("claude-code", "s1", "Bash", {"command": "ls"}, "t1", cwd=str(project))
+    hook = _run(["--state-dir", str(state)], stdin=dumps(payload), cwd=project)
+    _one_line(hook, "bad config", ".loopguard.toml", "not a regular file")
+    assert hook.stdout == b""
+    _one_line(_run(["status", "--state-dir", str(state)], cwd=project), ".loopguard.toml", "not a regular file")

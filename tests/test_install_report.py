@@ -1,0 +1,53 @@
+"""What `install` prints: a short summary for a file it creates, the diff for a file it changes."""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from loopguard_hook.cli import cli
+from loopguard_hook.install import CLAUDE_CODE, CODEX, apply, format_report, plan_install
+
+NOW = datetime(2026, 12, 1, 15, 0, 0)
+
+
+def test_a_new_file_is_summarised_not_printed(tmp_path: Path) -> None:
+    done = apply(plan_install(CLAUDE_CODE, "user", home=tmp_path / "home", project_dir=tmp_path / "p", env={}), now=NOW)
+    path = tmp_path / "home" / ".claude" / "settings.json"
+    report = format_report(done)
+    lines = len(path.read_text().splitlines())
+    assert report.splitlines()[0] == f"wrote {path} (new file, {lines} lines; see it with: cat {path})"
+    assert f"registers `loopguard-hook` in {path} for: PreToolUse, PostToolUse" in report
+    assert "+++" not in report and len(report.splitlines()) <= 3
+
+
+def test_dry_run_of_a_new_file_says_how_to_see_it(tmp_path: Path) -> None:
+    changes = plan_install(CODEX, "user", trust=True, home=tmp_path / "home", project_dir=tmp_path / "p", env={})
+    report = format_report(changes, dry_run=True)
+    hooks_json = tmp_path / "home" / ".codex" / "hooks.json"
+    assert f"dry run: {hooks_json} not written (a new file of " in report and "--diff shows them" in report
+    assert "--- /dev/null" not in report
+    full = format_report(changes, dry_run=True, full_diff=True)
+    assert f"--- /dev/null\n+++ {hooks_json}\n" in full and f"dry run: {hooks_json} not written\n" in full
+
+
+def test_a_changed_file_still_shows_its_diff(tmp_path: Path) -> None:
+    path = tmp_path / "home" / ".claude" / "settings.json"
+    path.parent.mkdir(parents=True)
+    path.write_text('{\n  "model": "opus"\n}\n')
+    changes = plan_install(CLAUDE_CODE, "user", home=tmp_path / "home", project_dir=tmp_path / "p", env={})
+    report = format_report(apply(changes, now=NOW))
+    assert report.startswith(f"--- {path}\n+++ {path}\n@@ ")
+    assert f"wrote {path} (backup: {path}.bak-20261201150000)" in report
+
+
+def test_cli_diff_flag(tmp_path: Path) -> None:
+    env = {"HOME": str(tmp_path), "PATH": os.environ.get("PATH", ""), "CLAUDE_CONFIG_DIR": ""}
+    short = CliRunner().invoke(cli, ["install", "--client", "claude-code", "--dry-run"], env=env)
+    full = CliRunner().invoke(cli, ["install", "--client", "claude-code", "--dry-run", "--diff"], env=env)
+    assert short.exit_code == 0 and full.exit_code == 0
+    assert "--- /dev/null" not in short.output and "--- /dev/null" in full.output
+    assert len(short.output.splitlines()) < 6 < len(full.output.splitlines())

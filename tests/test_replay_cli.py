@@ -1,0 +1,185 @@
+"""`loopguard-hook replay` at scale: `--summary`, `--only-decisions`, the terminal width, colour
+and the progress bar, through click's `CliRunner` on recorded sessions."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from loopguard_hook import cli as cli_mod
+
+REPO = Path(__file__).resolve().parents[1]
+READ_LOOP = str(REPO / "tests" / "data" / "transcripts" / "claude-read-loop.jsonl")
+CODEX = str(REPO / "examples" / "transcripts" / "codex-repeat-commands.jsonl")
+QUIET = str(REPO / "examples" / "transcripts" / "claude-code-edit-test-cycle.jsonl")
+PROFILE = "profile balanced (enforce, no_progress): remind at 3, 4, deny at 5, stop at 8"
+ESC = "\x1b["
+
+
+def run(*args: str, env: dict[str, str] | None = None) -> Result:
+    result = CliRunner().invoke(cli_mod.cli, ["replay", *args], env={"COLUMNS": "200", "NO_COLOR": "", **(env or {})})
+    assert result.exit_code == 0, result.output
+    return result
+
+
+def test_summary_is_one_line_per_session() -> None:
+    lines = run("--summary", READ_LOOP, CODEX).stdout.splitlines()
+    assert lines[0] == PROFILE and lines[1] == ""
+    assert lines[2].split() == ["calls", "reminders", "denials", "stops", "saved", "client", "session", "recording"]
+    assert lines[3].split() == ["10", "2", "3", "3", "6", "claude-code", "2a8c01a4-2b37-462a-be01-c0a13699be17", READ_LOOP]
+    assert lines[4].split() == ["10", "2", "3", "3", "0", "codex", "01a22b48-cf37-7b90-926e-48809644a6c8", CODEX]
+    assert lines[5:] == [
+        "",
+        "20 calls in 2 sessions: 4 reminders, 6 denials, 6 stops; 6 calls the recordings ran would have been saved",
+    ]
+
+
+def test_summary_json_has_the_counts_of_the_full_report() -> None:
+    full = json.loads(run("--format", "json", READ_LOOP, CODEX).stdout)["reports"]
+    short = json.loads(run("--format", "json", "--summary", READ_LOOP, CODEX).stdout)["reports"]
+    assert [r["summary"] for r in short] == [r["summary"] for r in full]
+    assert all(not {"calls", "decisions", "markers"} & set(r) for r in short)
+    assert [r["session_id"] for r in short] == [r["session_id"] for r in full]
+
+
+def test_only_decisions_lists_the_calls_the_guard_acted_on() -> None:
+    out = run("--only-decisions", READ_LOOP).stdout.splitlines()
+    rows = [line for line in out if line[:4].strip().isdigit()]
+    assert [int(r.split()[0]) for r in rows] == [3, 4, 5, 6, 7, 8, 9, 10]  # numbered as in the full table
+    assert "user prompt" not in "\n".join(out)
+    assert out[-2:] == [
+        "10 calls: 2 reminders, 3 denials, 3 stops; 6 calls the recording ran would have been saved",
+        "(listed: the 8 calls the guard would have acted on)",
+    ]
+
+
+def test_only_decisions_of_a_quiet_session_lists_no_call() -> None:
+    full = json.loads(run("--format", "json", QUIET).stdout)["reports"][0]
+    out = run("--only-decisions", QUIET).stdout.splitlines()
+    acted = [c for c in full["calls"] if c["pre"]["action"] != "allow" or c["saved"]]
+    assert not acted and full["summary"]["calls"] == 13
+    assert out[4].split()[-1] == "arguments" and out[5] == ""
+    assert out[-1] == "(listed: the 0 calls the guard would have acted on)"
+
+
+def test_only_decisions_json_keeps_the_counts() -> None:
+    full = json.loads(run("--format", "json", READ_LOOP).stdout)["reports"][0]
+    short = json.loads(run("--format", "json", "--only-decisions", READ_LOOP).stdout)["reports"][0]
+    assert short["summary"] == full["summary"] and short["decisions"] == full["decisions"]
+    assert short["calls"] == [c for c in full["calls"] if c["index"] >= 3] and short["markers"] == []
+
+
+def test_arguments_follow_the_terminal_width() -> None:
+    wide = run(READ_LOOP, env={"COLUMNS": "200"}).stdout.splitlines()
+    narrow = run(READ_LOOP, env={"COLUMNS": "80"}).stdout.splitlines()
+    args = '{"file_path":"/home/user/project/notes.txt"}'
+    assert [line for line in wide if line.startswith("   5 ")] == [
+        f"   5   +5.5s  main   Read  ran       deny REPEAT 5     -      {args}  [saved]"
+    ]
+    at = narrow.index("   5   +5.5s  main   Read  ran       deny REPEAT 5     -  [saved]")
+    assert narrow[at + 1] == f"      {args}"  # on a line of its own, whole, rather than cut to 19 characters
+    assert all(len(line) <= 80 for line in narrow[4:-2])  # the table; the header names a long path
+
+
+def test_long_arguments_are_cut_to_the_width() -> None:
+    rows = [line for line in run(CODEX, env={"COLUMNS": "100"}).stdout.splitlines() if line.startswith("   1 ")]
+    assert rows == ['   1  +0.0s  main   Bash  ran       -                 -      {"command":"cat notes.txt && echo ran …']
+    assert len(rows[0]) == 100
+
+
+def test_no_colour_off_a_terminal() -> None:
+    assert ESC not in run(READ_LOOP).stdout and ESC not in run("--summary", READ_LOOP).stdout
+
+
+def test_colour_when_asked() -> None:
+    out = run("--color", READ_LOOP).stdout
+    assert f"{ESC}31mdeny REPEAT 5{ESC}0m" in out and f"{ESC}32m[saved]{ESC}0m" in out
+    assert f"{ESC}33mremind REPEAT 3{ESC}0m" in out and f"{ESC}1;31mstop END_TURN 8{ESC}0m" in out
+    plain = run(READ_LOOP).stdout
+    assert _strip(out) == plain  # colour changes no column
+    assert ESC not in run("--color", "--format", "json", READ_LOOP).stdout
+
+
+def _strip(text: str) -> str:
+    import re
+
+    return re.sub(r"\x1b\[[0-9;]*m", "", text)
+
+
+def test_colour_on_a_terminal_unless_no_color(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cli_mod, "_is_terminal", lambda stream: True)
+    assert ESC in run(READ_LOOP).stdout
+    assert ESC in run("--summary", READ_LOOP).stdout
+    assert ESC not in run(READ_LOOP, env={"NO_COLOR": "1"}).stdout
+    assert ESC not in run("--no-color", READ_LOOP).stdout
+    assert ESC in run("--color", READ_LOOP, env={"NO_COLOR": "1"}).stdout  # the flag wins
+
+
+def test_no_progress_bar_off_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cli_mod, "PROGRESS_MIN_EVENTS", 1)
+    assert run(READ_LOOP).stderr == ""
+
+
+def test_progress_bar_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cli_mod, "_is_terminal", lambda stream: stream is sys.stderr)
+    monkeypatch.setattr(cli_mod, "PROGRESS_MIN_EVENTS", 1)
+    result = run(READ_LOOP)
+    # click draws the bar only where its file is a terminal; CliRunner's is not, so it names it once.
+    assert result.stderr == "replaying\n" and ESC not in result.stdout
+    assert result.stdout == run(READ_LOOP).stdout
+
+
+class _Bar:
+    def __init__(self, **kwargs: Any) -> None:
+        self.kwargs, self.pos, self.steps, self.closed = kwargs, 0, [], False
+
+    def __enter__(self) -> _Bar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.closed = True
+
+    def update(self, n: int) -> None:
+        self.pos += n
+        self.steps.append(self.pos)
+
+
+def test_progress_bar_follows_the_events(monkeypatch: pytest.MonkeyPatch) -> None:
+    bars: list[_Bar] = []
+    monkeypatch.setattr(cli_mod.click, "progressbar", lambda **kw: bars.append(_Bar(**kw)) or bars[-1])
+    small = cli_mod._ReplayProgress()
+    small(10, cli_mod.PROGRESS_MIN_EVENTS - 1)
+    small.close()
+    assert bars == []
+    progress = cli_mod._ReplayProgress()
+    for done in (500, 1000, 6000):
+        progress(done, 6000)
+    progress.close()
+    assert bars[0].kwargs["length"] == 6000 and bars[0].steps == [500, 1000, 6000] and bars[0].closed
+
+
+def test_replay_files_reports_progress_over_all_files() -> None:
+    from loopguard_hook import config, replay
+
+    seen: list[tuple[int, int]] = []
+    reports = replay.replay_files([READ_LOOP, CODEX], config.resolve([]).config, progress=lambda d, t: seen.append((d, t)))
+    total = sum(r.summary.events for r in reports)
+    assert seen[-1] == (total, total) and all(t == total for _, t in seen)
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen)
+
+
+def test_the_scale_benchmark_builds_a_transcript_replay_reads(tmp_path: Path) -> None:
+    sys.path.insert(0, str(REPO / "bench"))
+    try:
+        import replay_scale
+    finally:
+        sys.path.remove(str(REPO / "bench"))
+    path = tmp_path / "long.jsonl"
+    replay_scale.build(120, path)
+    lines = run("--summary", str(path)).stdout.splitlines()
+    assert lines[3].split()[0] == "120"

@@ -1,0 +1,144 @@
+"""`stats`: what the model did after each intervention, recorded by the hook and counted per
+rule and text variant (`followup.py`, `stats.py`)."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from loopguard_hook import followup, ledger, messages
+from loopguard_hook._entry import main
+from loopguard_hook.decision import Action, Decision, Rule
+
+EXAMPLES = Path(__file__).parent.parent / "examples"
+EXE = Path(sys.executable).with_name("loopguard-hook")
+
+
+def _feed(state: Path, session_file: str, *args: str) -> None:
+    for line in (EXAMPLES / "sessions" / session_file).read_bytes().splitlines():
+        proc = subprocess.run([str(EXE), "--state-dir", str(state), *args], input=line, capture_output=True, timeout=30)
+        assert proc.returncode == 0, proc.stderr
+
+
+def _stats(state: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    code = main(["stats", "--state-dir", str(state), *args])
+    out = capsys.readouterr()
+    return code, out.out + out.err
+
+
+TEMPLATES = {
+    "gentle_reminder": messages.gentle_reminder("Read", 3),
+    "detailed_reminder": messages.detailed_reminder("Read", 4, '{"file_path":"a"}', in_a_row=False),
+    "slow_repeat_reminder": messages.slow_repeat_reminder("Bash", 3, 75.0),
+    "repeat_denial": messages.repeat_denial("Read", 5, "alpha", 800, in_a_row=True),
+    "stop_ending_turn": messages.stop_text("Read", 8, "alpha", 800, ends_turn=True),
+    "stop_final": messages.stop_text("Read", 8, None, 800, ends_turn=False),
+    "same_path_denial": messages.same_path_denial("Read", "/p/a.py", 4, 3),
+    "same_path_reminder": messages.same_path_reminder("Read", "/p/a.py", 4, 3),
+    "limit_denial": messages.limit_denial("LOOP_GUARD_LIMIT", 65, 64, False),
+    "answer_only_denial": messages.answer_only_denial("LOOP_GUARD_STOP"),
+    "duplicate_denial": messages.duplicate_denial("LOOP_GUARD_DUPLICATE", "Bash"),
+    "same_error_reminder": messages.same_error_reminder("Bash", 3, "Permission denied", 800),
+}
+
+
+def test_every_template_is_named_by_its_variant() -> None:
+    made = {name for name, fn in inspect.getmembers(messages, inspect.isfunction) if fn.__module__ == messages.__name__}
+    assert made - {"fit", "variant_of", "_quote", "stop_reason"} <= set(TEMPLATES) | {"stop_text"}
+    for name, text in TEMPLATES.items():
+        assert messages.variant_of(text) == name, text
+    assert messages.variant_of("something else entirely") == "other"
+
+
+def _decision(action: Action, count: int, tool: str = "Read") -> Decision:
+    if action >= Action.DENY:
+        text = messages.repeat_denial(tool, count, None, 800, in_a_row=False)
+    else:
+        text = messages.gentle_reminder(tool, count)
+    return Decision(action, Rule.REPEAT, text, count, tool, intended=action)
+
+
+def test_followup_classifies_the_next_call() -> None:
+    state = ledger.new_session("s", "claude-code", 0.0)
+    agent = ledger.agent(state, "main", 0.0)
+    followup.after_attempt(state, "main", agent, "A", _decision(Action.REMIND, 3), 1.0)
+    followup.after_attempt(state, "main", agent, "A", _decision(Action.REMIND, 4), 2.0)  # same call, same severity
+    followup.after_attempt(state, "main", agent, "A", _decision(Action.DENY, 5), 3.0)  # same call, stronger answer
+    followup.after_attempt(state, "main", agent, "B", Decision(), 4.0)  # another call: changed course
+    assert "followup" not in agent
+    followup.after_attempt(state, "main", agent, "B", _decision(Action.REMIND, 3), 5.0)
+    followup.turn_ended(state, ["main"], 6.0)
+    got = [(r["variant"], r["step"], r["response"]) for r in state["responses"]]
+    assert got == [
+        ("gentle_reminder", 1, "repeated"),
+        ("gentle_reminder", 2, "escalated"),
+        ("repeat_denial", 3, "changed"),
+        ("gentle_reminder", 1, "ended"),
+    ]
+    assert state["responses"][-1]["after"] == 1.0
+
+
+def test_responses_are_bounded() -> None:
+    state = ledger.new_session("s", "claude-code", 0.0)
+    agent = ledger.agent(state, "main", 0.0)
+    for i in range(3 * followup.MAX_RESPONSES):
+        followup.after_attempt(state, "main", agent, str(i), _decision(Action.REMIND, 3), float(i))
+    assert len(state["responses"]) == followup.MAX_RESPONSES
+
+
+def test_stats_of_a_real_read_loop(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _feed(tmp_path, "claude-code-read-loop.jsonl")  # reminders at 3 and 4, denials 5-7, stop at 8
+    logged = [json.loads(x) for x in (tmp_path / "responses.jsonl").read_text().splitlines()]
+    assert [(r["count"], r["response"]) for r in logged] == [
+        (3, "repeated"), (4, "escalated"), (5, "repeated"), (6, "repeated"), (7, "escalated"), (8, "ended")
+    ]
+    assert {r["session"] for r in logged} == {"a2ca33ab-c6cd-4fd4-80f7-506cad2a95fc"}
+    code, out = _stats(tmp_path, capsys, "--json")
+    assert code == 0
+    rows = {(r["variant"], r["mode"]): r for r in json.loads(out)["rows"]}
+    assert rows["gentle_reminder", "enforce"]["shown"] == 1 and rows["gentle_reminder", "enforce"]["repeated"] == 1
+    assert rows["repeat_denial", "enforce"]["saved"] == 3 and rows["repeat_denial", "enforce"]["escalated"] == 1
+    assert rows["stop_ending_turn", "enforce"]["ended"] == 1
+    assert rows["gentle_reminder", "enforce"]["first"] == 1 and rows["gentle_reminder", "enforce"]["ended_after_first"] == 0
+    code, text = _stats(tmp_path, capsys)
+    assert code == 0 and "6 interventions, 6 answered" in text and "4 calls not run" in text
+
+
+def test_observe_mode_is_the_control_group(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _feed(tmp_path, "codex-cat-loop.jsonl", "--mode", "observe")
+    code, out = _stats(tmp_path, capsys, "--json")
+    rows = json.loads(out)["rows"]
+    assert code == 0 and rows and {r["mode"] for r in rows} == {"observe"}
+    assert sum(r["saved"] for r in rows) == 0, "nothing was kept from running: the model saw nothing"
+
+
+def test_open_interventions_and_session_filter(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    env = dict(os.environ, LOOPGUARD_KEEP_STATE="1")
+    lines = (EXAMPLES / "sessions" / "claude-code-read-loop.jsonl").read_bytes().splitlines()
+    for line in lines[:-1]:  # no SessionEnd: the stop waits for an answer
+        subprocess.run([str(EXE), "--state-dir", str(tmp_path)], input=line, capture_output=True, env=env, timeout=30, check=True)
+    code, out = _stats(tmp_path, capsys, "--json")
+    assert code == 0 and sum(r["open"] for r in json.loads(out)["rows"]) == 1
+    code, out = _stats(tmp_path, capsys, "--json", "--session", "another-session")
+    assert code == 0 and json.loads(out)["rows"] == []
+
+
+def test_unreadable_log_is_said_and_exits_non_zero(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _feed(tmp_path, "claude-code-read-loop.jsonl")
+    (tmp_path / "responses.jsonl.1").mkdir()  # a directory where a log belongs
+    (tmp_path / "decisions.jsonl").write_bytes((tmp_path / "decisions.jsonl").read_bytes() + b"not json\n")
+    code, out = _stats(tmp_path, capsys)
+    assert code == 1
+    assert "cannot read" in out and "responses.jsonl.1" in out
+    assert "decisions.jsonl: skipped 1 line(s)" in out
+
+
+def test_no_interventions(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _stats(tmp_path, capsys)
+    assert code == 0 and "no interventions logged yet" in out
