@@ -12,16 +12,23 @@ The rules decide as if every output form worked; a client's capability table
 - on a client whose injected context comes back as a UserPromptSubmit, such a prompt resets
   nothing (`injected_prompt`): it is one when it repeats a text this guard emitted (a digest of
   each is kept), or when it arrives after tool events of the current turn and before its Stop
-  (on DSH a real user prompt starts a turn).
+  (on DSH a real user prompt starts a turn). The bridge fires it before the next model request,
+  so within `INJECTED_WITHIN` seconds of the last tool event, and in the same turn (`turn_id`,
+  where sent); a turn that ended without a Stop (a killed run) thus holds no later prompt back.
 """
 
 from .clients.base import Capabilities
 from .decision import ALLOW, Action, Decision
 from .ledger import MAX_EMITTED, Agent, Call, Session
 from .messages import fit
+from .payload import HookEvent
 from .signature import digest
 
 TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure", "PostToolBatch"})
+
+#: Seconds from the last tool event within which a prompt can be that event's injected context
+#: (hooks run one at a time on DSH, so another hook's run may come between).
+INJECTED_WITHIN = 120.0
 
 
 def held_for_result(caps: Capabilities) -> bool:
@@ -47,14 +54,15 @@ def end_of_turn(agent: Agent, decision: Decision, event: str, caps: Capabilities
     return decision._replace(action=Action.DENY)
 
 
-def note_event(state: Session, event: str, caps: Capabilities) -> None:
-    """Track the turn for `injected_prompt`: tool events open it, Stop closes it."""
+def note_event(state: Session, event: HookEvent, caps: Capabilities, now: float) -> None:
+    """Track the turn for `injected_prompt`: tool events open it (with their time and turn),
+    Stop closes it."""
     if not caps.context_returns_as_prompt:
         return
-    if event in TOOL_EVENTS:
-        state["turn_open"] = True
-    elif event == "Stop":
-        state["turn_open"] = False
+    if event.event in TOOL_EVENTS:
+        state["turn_open"] = {"t": now, "turn": event.turn_id}
+    elif event.event == "Stop":
+        state.pop("turn_open", None)
 
 
 def note_emitted(state: Session, decision: Decision, event: str, caps: Capabilities) -> None:
@@ -67,19 +75,20 @@ def note_emitted(state: Session, decision: Decision, event: str, caps: Capabilit
         del emitted[:-MAX_EMITTED]
 
 
-def injected_prompt(state: Session, prompt: str | None, caps: Capabilities) -> bool:
+def injected_prompt(state: Session, event: HookEvent, caps: Capabilities, now: float) -> bool:
     """Whether a UserPromptSubmit carries injected context rather than the user's words."""
     if not caps.context_returns_as_prompt:
         return False
-    if state.get("turn_open"):
+    opened = state.get("turn_open")
+    if opened is not None and now - opened["t"] <= INJECTED_WITHIN and opened["turn"] == event.turn_id:
         return True
-    return prompt is not None and _digest(prompt) in state.get("emitted", [])
+    return event.prompt is not None and _digest(event.prompt) in state.get("emitted", [])
 
 
 def start_turn(state: Session, caps: Capabilities) -> None:
     """A real user prompt: the turn it starts has seen no tool event yet."""
     if caps.context_returns_as_prompt:
-        state["turn_open"] = False
+        state.pop("turn_open", None)
 
 
 def _digest(text: str) -> str:

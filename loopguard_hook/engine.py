@@ -62,7 +62,7 @@ def apply(state: Session, event: HookEvent, config: Config, now: float, texts: S
     }
     caps = clients.capabilities(event.client)
     name = event.event
-    delivery.note_event(state, name, caps)
+    delivery.note_event(state, event, caps, now)
     if name == "PreToolUse":
         decision = merge([_pre_tool_use(state, event, config, caps, now), _text_rules(state, event, config, caps, texts)])
         decision = delivery.hold_for_result(_call_of(state, event, config), decision, caps)
@@ -94,7 +94,7 @@ def _user_prompt(
     """A new user prompt ends the turn and resets every agent's counters and answer-only mode;
     context injected by a hook that comes back as a prompt (`delivery.injected_prompt`) does
     neither."""
-    if delivery.injected_prompt(state, event.prompt, caps):
+    if delivery.injected_prompt(state, event, caps, now):
         return ALLOW
     delivery.start_turn(state, caps)
     followup.turn_ended(state, list(state["agents"]), now)

@@ -182,6 +182,12 @@ if TYPE_CHECKING:
         stop_at: int
 
 
+    class OpenTurn(TypedDict):
+        """The last tool event of a turn that has not stopped (`delivery.injected_prompt`)."""
+
+        t: float
+        turn: str | None  # its `turn_id`, where the client sends one
+
     class Session(TypedDict):
         """One state file."""
 
@@ -197,12 +203,12 @@ if TYPE_CHECKING:
         text: dict[str, TextState]
         config: NotRequired[ConfigSnapshot]
         responses: NotRequired[list[ResponseRecord]]  # at most followup.MAX_RESPONSES, until logged
-        turn_open: NotRequired[bool]  # a tool event since the last real prompt, no Stop since
+        turn_open: NotRequired[OpenTurn]  # a tool event since the last real prompt, no Stop since
         emitted: NotRequired[list[str]]  # digests of context texts, at most MAX_EMITTED
 else:
     Phase = Chain = str
     Call = Signature = ErrorEntry = FollowUp = ResponseRecord = Agent = Tail = TextState = dict
-    DecisionRecord = ConfigSnapshot = Session = dict
+    DecisionRecord = ConfigSnapshot = OpenTurn = Session = dict
 
 
 def new_session(session_id: str, client: str, now: float) -> Session:

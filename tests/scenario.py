@@ -39,7 +39,8 @@ take DSH's own lower-case tool names and text results as written; the Codex brid
 is the result text. As DSH does (research/dsh-hooks.md §2), a denied call still gets a
 PostToolUse whose result is `Error: <reason>`, and a PostToolUse answer with
 `additionalContext` is followed by a UserPromptSubmit whose prompt is that text; both are
-expected to be silent. No PostToolBatch is sent.
+expected to be silent. No PostToolBatch is sent. A literal UserPromptSubmit step with
+`"injected": true` is context another hook injected: it stays in the current turn (`turn_id`).
 """
 
 from __future__ import annotations
@@ -268,7 +269,7 @@ class Runner:
                 resolved.append(step)
             if "event" in resolved[0]:
                 step = resolved[0]
-                if step["event"] == "UserPromptSubmit":
+                if step["event"] == "UserPromptSubmit" and not step.get("injected"):
                     turn += 1
                 payload = _base(
                     self.client, step.get("session_id", "s1"), step.get("agent_id"), turn
@@ -277,7 +278,7 @@ class Runner:
                     {
                         k: v
                         for k, v in step.items()
-                        if k not in ("event", "expect", "t", "_t", "note", "id")
+                        if k not in ("event", "expect", "t", "_t", "note", "id", "injected")
                     }
                 )
                 payload["hook_event_name"] = step["event"]

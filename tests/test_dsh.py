@@ -223,3 +223,26 @@ def test_another_hooks_context_within_a_turn_resets_nothing(tmp_path: Path) -> N
     s.call("read")
     s.prompt("[other-hook] remember to run the linter")
     assert _kind(s.call("read")[1]) == "context"  # call 3, not call 1 again
+
+
+def test_a_prompt_long_after_a_turn_that_never_stopped_is_the_users(tmp_path: Path) -> None:
+    """A run killed before its Stop leaves the turn open; the user's next prompt, minutes later,
+    still resets (injected context comes back at once, before the next model request)."""
+    s = Session("claude-code-bridge", tmp_path)
+    s.prompt("task")
+    for _ in range(3):
+        s.call("read")
+    s.t += 600
+    s.prompt("A new request, after the run was killed.")
+    assert s.call("read") == (None, None)
+
+
+def test_a_prompt_of_a_new_codex_bridge_turn_is_the_users(tmp_path: Path) -> None:
+    s = Session("codex-bridge", tmp_path)
+    s.prompt("task")
+    for _ in range(3):
+        s.call("read")
+    payload = s.payload("UserPromptSubmit.json")
+    payload.update(prompt="Next request", turn_id="2")
+    s.send(payload)
+    assert s.call("read") == (None, None)  # the new turn's first read (its turn_id is "1" in the sample)
