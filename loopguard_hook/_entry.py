@@ -18,7 +18,7 @@ _VALUE_OPTIONS = {
     "--state-dir": "state_dir",
     "--mode": "mode",
 }
-_CLIENTS = ("auto", "claude-code", "codex")
+_CLIENTS = ("auto", "claude-code", "codex", "dsh-claude-code", "dsh-codex")
 
 
 def _parse_hook_args(args: list[str]) -> dict[str, object] | None:

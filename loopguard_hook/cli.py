@@ -25,6 +25,7 @@ from .payload import MAX_SESSION_ID_CHARS, bounded_id
 from .state import StateError, Store, default_state_dir
 
 CLIENT_CHOICE = click.Choice(["auto", "claude-code", "codex"])
+HOOK_CLIENT_CHOICE = click.Choice(["auto", "claude-code", "codex", "dsh-claude-code", "dsh-codex"])
 PROFILE_CHOICE = click.Choice(list(config_mod.PROFILES))
 MODE_CHOICE = click.Choice(list(config_mod.MODES))
 STATE_DIR_HELP = "Where session state lives (default: the user cache dir)."
@@ -37,10 +38,10 @@ def _hook_options(func: Any) -> Any:
         [
             click.option(
                 "--client",
-                type=CLIENT_CHOICE,
+                type=HOOK_CLIENT_CHOICE,
                 default="auto",
                 show_default=True,
-                help="Which client's protocol to speak; auto: a payload with turn_id is Codex.",
+                help="Which client's protocol to speak; auto: recognised from the payload.",
             ),
             click.option("--profile", type=PROFILE_CHOICE, default=None, help="Detection profile (default: balanced)."),
             click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None, help=CONFIG_HELP),

@@ -10,7 +10,7 @@ counters (`_tally`), runs `rules.ON_CALL` and records what the verdict does to t
 import re
 from typing import Any
 
-from . import followup, ledger, rules
+from . import delivery, followup, ledger, rules
 from .clients.base import Capabilities
 from .config import Config
 from .decision import ALLOW, LOOP_RULES, Action, Decision, Rule, merge, strongest, with_mode
@@ -101,32 +101,25 @@ def _tally(
     and a parallel twin move none; any other call moves its signature, the chain, the budget and
     the read count of its path."""
     tool = attempt.tool
-    counted = False
+    blind = not caps.has_arguments(tool)  # the client sends no arguments for this tool
+    tracked = counted = False
     sig: Signature | None = None
     previous_time: float | None = None
     count = 0
     path, path_count = None, 0
     if not is_tracked(tool, config):
         call["untracked"] = True
-    elif is_twin(agent, call, config, can_deny=can_deny, lost_posts="PostToolBatch" not in caps.sends):
+    elif not blind and is_twin(agent, call, config, can_deny=can_deny, lost_posts="PostToolBatch" not in caps.sends):
         call["duplicate"] = True
         sig = agent["sigs"].get(key.digest)
         count = sig["n"] if sig else 1
     else:
-        counted = True
+        # An argument-blind call moves its tool's counters, which only its result can judge.
+        tracked, counted = True, not blind
         sig = _signature(agent, tool, key, now, share.sigs, share.summary_chars)
-        # The gap to a slow repeat runs from when the previous attempt finished: a build that
-        # takes 80 s and is re-run at once is a quick repeat.
-        previous_time = sig.get("done") or sig["t"]
-        if sig.pop("refused", False):
-            _escalated_retry(agent, sig)
-        sig["n"] += 1
-        sig["total"] += 1
-        sig["t"] = now
-        run = ledger.extend_chain(agent, key.digest)
-        agent["since"] += 1
-        count = sig["n"] if config.counting == "no_progress" else run
-        path, path_count = _count_path(agent, tool, attempt.tool_input, config, share.paths)
+        previous_time, count = _move(agent, sig, key.digest, config, now, counted=counted)
+        if counted:
+            path, path_count = _count_path(agent, tool, attempt.tool_input, config, share.paths)
     return rules.CallContext(
         event=event,
         config=config,
@@ -135,6 +128,7 @@ def _tally(
         call=call,
         sig=sig,
         tool=tool,
+        tracked=tracked,
         counted=counted,
         attempt=count,
         previous_time=previous_time,
@@ -163,6 +157,22 @@ def _escalated_retry(agent: Agent, sig: Signature) -> None:
     sig["escalated"] = True
     sig["n"] = 0
     agent["chain"] = None
+
+
+def _move(agent: Agent, sig: Signature, sig_id: str, config: Config, now: float, *, counted: bool) -> tuple[float | None, int]:
+    """One more attempt of `sig`: its counters, the chain and the budget. Returns when the
+    previous attempt finished (or began) and the count the thresholds are judged on."""
+    # The gap to a slow repeat runs from when the previous attempt finished: a build that takes
+    # 80 s and is re-run at once is a quick repeat.
+    previous_time = sig.get("done") or sig["t"]
+    if sig.pop("refused", False):
+        _escalated_retry(agent, sig)
+    sig["n"] += 1
+    sig["total"] += 1
+    sig["t"] = now
+    run = ledger.extend_chain(agent, sig_id)
+    agent["since"] += 1
+    return previous_time, sig["n"] if config.counting == "no_progress" or not counted else run
 
 
 def _signature(agent: Agent, tool: str, key: CallKey, now: float, limit: int, limit_chars: int) -> Signature:
@@ -209,6 +219,7 @@ def _finish_pre(
     tool = ctx.tool
     decision = decision._replace(times=ctx.attempt, tool=tool, summary=summary(tool, ctx.key))
     decision = with_mode(decision, config, can_deny=can_deny)
+    decision = delivery.end_of_turn(agent, decision, ctx.event.event, ctx.caps)
     if ctx.counted:
         followup.after_attempt(state, ctx.event.agent_id, agent, ctx.key.digest, decision, ctx.now)
     if decision.action >= Action.DENY:
@@ -249,6 +260,7 @@ def record_outcome(
     response: Any,
     outcome: Outcome,
     config: Config,
+    caps: Capabilities,
     *,
     agents: int = 1,
 ) -> Decision | None:
@@ -291,9 +303,11 @@ def record_outcome(
     # call ("File unchanged since last read") it says nothing new about the task.
     changing_failure = new and failed_before != Failure.NONE
     _count_evidence(agent, call, sig, new=new, changing_failure=changing_failure, productive=productive, config=config)
+    if not caps.has_arguments(tool):
+        sig["repeated"] = not (new or productive)
     if mutation and outcome.failure == Failure.NONE:
         _forget_reads(agent, mutated_paths(tool, tool_input, config))
-    ctx = rules.ResultContext(config=config, agent=agent, call=call, tool=tool, outcome=outcome)
+    ctx = rules.ResultContext(config=config, caps=caps, agent=agent, call=call, sig=sig, tool=tool, outcome=outcome, new=new)
     verdicts = [verdict for rule in rules.ON_RESULT if (verdict := rule(ctx)) is not None]
     return merge(verdicts) if verdicts else None
 

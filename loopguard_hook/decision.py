@@ -31,11 +31,14 @@ class Rule(enum.StrEnum):
     STOP = "LOOP_GUARD_STOP"
     DUPLICATE = "LOOP_GUARD_DUPLICATE"
     SAME_ERROR = "LOOP_GUARD_SAME_ERROR"
+    SAME_RESULT = "LOOP_GUARD_SAME_RESULT"
     TEXT = "LOOP_GUARD_TEXT"
 
 
 #: Denials after which the progress profile switches the turn to answer-only mode.
-LOOP_RULES = frozenset({Rule.REPEAT, Rule.END_TURN, Rule.SAME_PATH, Rule.LIMIT, Rule.PROGRESS_LIMIT})
+LOOP_RULES = frozenset(
+    {Rule.REPEAT, Rule.END_TURN, Rule.SAME_PATH, Rule.LIMIT, Rule.PROGRESS_LIMIT, Rule.SAME_RESULT}
+)
 
 
 class Decision(NamedTuple):

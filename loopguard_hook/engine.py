@@ -22,11 +22,11 @@ listed on a tie.
 
 from collections.abc import Sequence
 
-from . import clients, counting, followup, ledger, rules, textloop
+from . import clients, counting, delivery, followup, ledger, rules, textloop
 from .clients.base import Capabilities
 from .config import Config
 from .decision import ALLOW, Action, Decision, Rule, merge, stop_mode, with_mode
-from .ledger import MAX_ID_CHARS, STATE_VERSION, Agent, DecisionRecord, Session
+from .ledger import MAX_ID_CHARS, STATE_VERSION, Agent, Call, DecisionRecord, Session
 from .messages import variant_of
 from .outcome import Outcome, outcome_of_error
 from .payload import BatchCall, Client, HookEvent
@@ -63,17 +63,16 @@ def apply(state: Session, event: HookEvent, config: Config, now: float, texts: S
     }
     caps = clients.capabilities(event.client)
     name = event.event
+    delivery.note_event(state, event, caps, now)
     if name == "PreToolUse":
         decision = merge([_pre_tool_use(state, event, config, caps, now), _text_rules(state, event, config, caps, texts)])
+        decision = delivery.hold_for_result(_call_of(state, event, config), decision, caps)
     elif name in ("PostToolUse", "PostToolUseFailure"):
         decision = _post_tool_use(state, event, config, caps, now)
     elif name == "PostToolBatch":
         decision = _post_tool_batch(state, event, config, caps, now)
     elif name == "UserPromptSubmit":
-        followup.turn_ended(state, list(state["agents"]), now)
-        for agent in state["agents"].values():
-            ledger.reset_agent(agent)
-        decision = _text_rules(state, event, config, caps, texts)
+        decision = _user_prompt(state, event, config, caps, texts, now)
     elif name == "SessionStart":
         if event.source == "compact" and config.reset_on_compaction:
             for agent in state["agents"].values():
@@ -86,7 +85,32 @@ def apply(state: Session, event: HookEvent, config: Config, now: float, texts: S
         decision = ALLOW
     if decision.intended is not Action.ALLOW:
         _remember(state, event, decision, now)
+        delivery.note_emitted(state, decision, name, caps)
     return decision
+
+
+def _user_prompt(
+    state: Session, event: HookEvent, config: Config, caps: Capabilities, texts: Sequence[str], now: float
+) -> Decision:
+    """A new user prompt ends the turn and resets every agent's counters and answer-only mode;
+    context injected by a hook that comes back as a prompt (`delivery.injected_prompt`) does
+    neither."""
+    if delivery.injected_prompt(state, event, caps, now):
+        return ALLOW
+    delivery.start_turn(state, caps)
+    followup.turn_ended(state, list(state["agents"]), now)
+    for agent in state["agents"].values():
+        ledger.reset_agent(agent)
+    return _text_rules(state, event, config, caps, texts)
+
+
+def _call_of(state: Session, event: HookEvent, config: Config) -> Call | None:
+    """The ledger entry of this event's call, if it is still pending."""
+    agent = state["agents"].get(event.agent_id)
+    if agent is None or event.tool_name is None:
+        return None
+    call = agent["calls"].get(counting.post_call_id(event.tool_use_id, event.tool_name, event.tool_input, config))
+    return call if call is not None and call["phase"] == "pre" else None
 
 
 def _pre_tool_use(state: Session, event: HookEvent, config: Config, caps: Capabilities, now: float) -> Decision:
@@ -123,6 +147,7 @@ def _post_tool_use(state: Session, event: HookEvent, config: Config, caps: Capab
                 "phase": "pre",
             }
     pending = call.pop("remind", None)
+    rule = call.pop("remind_rule", Rule.REPEAT)
     outcome: Outcome | None
     if event.event == "PostToolUseFailure":
         if event.is_interrupt:
@@ -136,7 +161,7 @@ def _post_tool_use(state: Session, event: HookEvent, config: Config, caps: Capab
         outcome = clients.dialect(event.client).outcome(tool, event.tool_response, mutation=mutation)
     if outcome is not None:
         verdict = counting.record_outcome(
-            agent, call, tool, event.tool_input, event.tool_response, outcome, config, agents=len(state["agents"])
+            agent, call, tool, event.tool_input, event.tool_response, outcome, config, caps, agents=len(state["agents"])
         )
         if verdict is not None:
             decisions.append(with_mode(verdict, config, can_deny=False))
@@ -144,7 +169,7 @@ def _post_tool_use(state: Session, event: HookEvent, config: Config, caps: Capab
             textloop.new_evidence(state, event.agent_id)
     if pending:
         summary = counting.summary(tool, call_key(tool, event.tool_input, frozenset(config.ignore_args)))
-        reminder = Decision(Action.REMIND, Rule.REPEAT, pending, tool=tool, summary=summary)
+        reminder = Decision(Action.REMIND, rule, pending, tool=tool, summary=summary)
         decisions.append(with_mode(reminder, config, can_deny=False))
     return merge(decisions)
 
@@ -200,17 +225,18 @@ def _batch_call(
         if call is None:
             return decisions
     pending = call.pop("remind", None)
+    rule = call.pop("remind_rule", Rule.REPEAT)
     mutation = matches(item.tool_name, config.mutating_tools)
     outcome = client.outcome(item.tool_name, item.tool_response, mutation=mutation)
     verdict = counting.record_outcome(
-        agent, call, item.tool_name, item.tool_input, item.tool_response, outcome, config, agents=len(state["agents"])
+        agent, call, item.tool_name, item.tool_input, item.tool_response, outcome, config, caps, agents=len(state["agents"])
     )
     if verdict is not None:
         decisions.append(with_mode(verdict, config, can_deny=False))
     if call.get("new"):
         textloop.new_evidence(state, event.agent_id)
     if pending:
-        decisions.append(with_mode(Decision(Action.REMIND, Rule.REPEAT, pending, tool=item.tool_name), config, can_deny=False))
+        decisions.append(with_mode(Decision(Action.REMIND, rule, pending, tool=item.tool_name), config, can_deny=False))
     return decisions
 
 

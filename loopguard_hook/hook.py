@@ -60,7 +60,8 @@ ERROR_LOG = "errors.log"
 
 
 def resolve_client(option: str, data: dict[str, object]) -> Client:
-    """`--client auto` picks Codex when the payload has `turn_id`, Claude Code otherwise."""
+    """`--client auto`: the client whose module recognises the payload (`clients.detect_client`:
+    a DSH bridge by its session log, Codex by `turn_id` or a rollout path, else Claude Code)."""
     if option == "auto":
         return detect_client(data)
     return Client(option)
@@ -278,7 +279,10 @@ def _engine_apply(state: Session, event: HookEvent, cfg: config_mod.Config, now:
 
 def _new_texts(state: Session, event: HookEvent, cfg: config_mod.Config) -> list[str]:
     """Assistant text written to the transcript since the last event (text-loop detection)."""
-    own = clients.capabilities(event.client).subagent_transcripts
+    caps = clients.capabilities(event.client)
+    if not caps.transcript_text:
+        return []
+    own = caps.subagent_transcripts
     if not textloop.reads_transcript(event.event, event.agent_id, own, cfg.max_repeated_lines, cfg.max_repeated_blocks):
         return []
     from .transcript import read_new_texts

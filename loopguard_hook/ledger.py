@@ -1,8 +1,8 @@
 """The session ledger: the shape of a state file, declared once, with each bound next to its type.
 
 A ledger is plain JSON (what `state.py` reads and writes); these TypedDicts only name its keys
-and value types, so mypy catches a misspelt key or a wrong type, and they cost nothing at run
-time (a TypedDict is a `dict`). The functions here create, find, reset and bound its parts.
+and value types, so mypy catches a misspelt key or a wrong type; at run time they are `dict`.
+The functions here create, find, reset and bound its parts.
 
     Session ── agents: {agent id: Agent}          at most MAX_AGENTS ("main" is never dropped)
             │            ├─ sigs:   {signature: Signature}   at most MAX_SIGNATURES
@@ -15,8 +15,10 @@ time (a TypedDict is a `dict`). The functions here create, find, reset and bound
             └─ text:   {agent id: TextState}                 (textloop.py keeps its bounds)
 """
 
+from __future__ import annotations
+
 from collections.abc import Callable
-from typing import Literal, NamedTuple, NotRequired, TypedDict, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 STATE_VERSION = 1
 
@@ -30,172 +32,189 @@ MAX_PATHS = 64
 MAX_ERRORS = 32
 MAX_ERROR_SIGS = 16  # signatures kept per same-error entry
 MAX_RECENT = 20
+MAX_EMITTED = 8  # digests of context texts kept where they come back as prompts
 SUMMARY_CHARS = 120
 MAX_ID_CHARS = 128
 
-#: Where a call stands: counted at its Pre ("pre"), its result recorded ("done"), or not run
-#: because a hook denied it ("denied").
-Phase = Literal["pre", "done", "denied"]
+if TYPE_CHECKING:
+    # The shapes are declared for the type checker only: at run time each is a plain `dict`
+    # (as a TypedDict is anyway), so declaring a dozen of them costs no hook start anything.
+    from typing import Literal, NotRequired, TypedDict
 
-#: The current run of identical tracked calls: `[signature, length]` (a JSON array).
-Chain = list[str | int]
+    #: Where a call stands: counted at its Pre ("pre"), its result recorded ("done"), or not run
+    #: because a hook denied it ("denied").
+    Phase = Literal["pre", "done", "denied"]
 
+    #: The current run of identical tracked calls: `[signature, length]` (a JSON array).
+    Chain = list[str | int]
 
-class Call(TypedDict):
-    """One tool call, from its Pre to its result (`Agent.calls`)."""
+    class Call(TypedDict):
+        """One tool call, from its Pre to its result (`Agent.calls`)."""
 
-    sig: str
-    t: float
-    seq: int
-    phase: Phase
-    done: NotRequired[float]
-    untracked: NotRequired[bool]
-    duplicate: NotRequired[bool]
-    new: NotRequired[bool]
-    remind: NotRequired[str]  # a reminder held back to go out with this call's result
-
-
-class Signature(TypedDict):
-    """One distinct call (tool + canonical arguments), across the calls that share it."""
-
-    tool: str  # at most MAX_ID_CHARS
-    summary: str  # at most SUMMARY_CHARS, redacted
-    n: int  # the no-progress counter
-    total: int
-    t: float | None  # last attempt
-    outcomes: list[str]  # at most MAX_OUTCOMES fingerprints
-    preview: NotRequired[str]
-    failed: NotRequired[int]  # outcome.Failure of the last result
-    done: NotRequired[float]  # when the last attempt finished
-    refused: NotRequired[bool]  # the last result looked like a sandbox refusal: the next attempt may be its escalated retry
-    escalated: NotRequired[bool]  # an attempt already counted as such a retry
+        sig: str
+        t: float
+        seq: int
+        phase: Phase
+        done: NotRequired[float]
+        untracked: NotRequired[bool]
+        duplicate: NotRequired[bool]
+        new: NotRequired[bool]
+        remind: NotRequired[str]  # a reminder held back to go out with this call's result
+        remind_rule: NotRequired[str]  # its rule code, when not LOOP_GUARD_REPEAT
 
 
-class ErrorEntry(TypedDict):
-    """One tool:error signature of the same-error rule."""
+    class Signature(TypedDict):
+        """One distinct call (tool + canonical arguments), across the calls that share it."""
 
-    sigs: list[str]  # the call signatures that failed this way, at most MAX_ERROR_SIGS
-    t: float
-
-
-class FollowUp(TypedDict):
-    """The agent's last intervention, waiting for its next call to say what the model did
-    (`followup.py`)."""
-
-    sig: str
-    tool: str  # at most MAX_ID_CHARS
-    rule: str
-    variant: str  # `messages.variant_of` the text the model got
-    action: str  # what went on the wire
-    level: int  # `decision.Action` the rules decided
-    count: int
-    step: int  # 1 for the first intervention on this call, 2 for the next…
-    t: float
+        tool: str  # at most MAX_ID_CHARS
+        summary: str  # at most SUMMARY_CHARS, redacted
+        n: int  # the no-progress counter
+        total: int
+        t: float | None  # last attempt
+        outcomes: list[str]  # at most MAX_OUTCOMES fingerprints
+        preview: NotRequired[str]
+        failed: NotRequired[int]  # outcome.Failure of the last result
+        done: NotRequired[float]  # when the last attempt finished
+        refused: NotRequired[bool]  # the last result looked like a sandbox refusal: the next attempt may be its escalated retry
+        escalated: NotRequired[bool]  # an attempt already counted as such a retry
+        repeated: NotRequired[bool]  # argument-blind calls only: the last result was no new evidence
 
 
-class ResponseRecord(TypedDict):
-    """What the model did after one intervention (`Session.responses`, `responses.jsonl`)."""
+    class ErrorEntry(TypedDict):
+        """One tool:error signature of the same-error rule."""
 
-    time: float
-    agent: str
-    tool: str
-    rule: str
-    variant: str
-    action: str
-    intended: str
-    count: int
-    step: int
-    response: str  # repeated | escalated | changed | ended
-    after: float  # seconds from the intervention to the answer
+        sigs: list[str]  # the call signatures that failed this way, at most MAX_ERROR_SIGS
+        t: float
 
 
-class Agent(TypedDict):
-    """The counters of one agent (the main thread or a subagent)."""
+    class FollowUp(TypedDict):
+        """The agent's last intervention, waiting for its next call to say what the model did
+        (`followup.py`)."""
 
-    attempts: int
-    updated: float
-    seq: int  # events of this agent: orders calls
-    batch_seq: int  # `seq` at the last PostToolBatch
-    chain: Chain | None
-    since: int  # tracked attempts since the last new evidence
-    bookkeeping: int  # bookkeeping calls since the last new evidence
-    answer_only: bool
-    sigs: dict[str, Signature]
-    calls: dict[str, Call]
-    paths: dict[str, int]
-    errors: dict[str, ErrorEntry]
-    followup: NotRequired[FollowUp]
-    seen: NotRequired[list[str]]  # outcome fingerprints this agent has seen, at most MAX_SEEN
+        sig: str
+        tool: str  # at most MAX_ID_CHARS
+        rule: str
+        variant: str  # `messages.variant_of` the text the model got
+        action: str  # what went on the wire
+        level: int  # `decision.Action` the rules decided
+        count: int
+        step: int  # 1 for the first intervention on this call, 2 for the next…
+        t: float
 
+    class ResponseRecord(TypedDict):
+        """What the model did after one intervention (`Session.responses`, `responses.jsonl`)."""
 
-class Tail(TypedDict, total=False):
-    """Where `transcript.read_new_texts` stopped reading a transcript."""
+        time: float
+        agent: str
+        tool: str
+        rule: str
+        variant: str
+        action: str
+        intended: str
+        count: int
+        step: int
+        response: str  # repeated | escalated | changed | ended
+        after: float  # seconds from the intervention to the answer
 
-    path: str  # digest of the transcript's path
-    ino: int
-    offset: int  # bytes
+    class Agent(TypedDict):
+        """The counters of one agent (the main thread or a subagent)."""
 
-
-class TextState(TypedDict):
-    """The text-loop ledger of one agent (textloop.py)."""
-
-    line: str | None
-    line_count: int
-    fence: str | bool
-    blocks: list[str]
-    stop_hash: str | None
-    stop_count: int
-    reply_hash: str | None
-    reply_prompt: str | None
-    prompt: str | None
-    pending: str | None
-    reminded: bool
-    seen: list[str]
-    reply_count: NotRequired[int]
-    tail: NotRequired[Tail]
-
-
-class DecisionRecord(TypedDict):
-    """The redacted record of one decision (`Session.recent` and `decisions.jsonl`)."""
-
-    time: float
-    agent: str
-    event: str
-    tool: str | None
-    rule: str
-    action: str
-    intended: str
-    count: int
-    arguments: str
-    variant: NotRequired[str]  # `messages.variant_of` the text (absent in older ledgers)
+        attempts: int
+        updated: float
+        seq: int  # events of this agent: orders calls
+        batch_seq: int  # `seq` at the last PostToolBatch
+        chain: Chain | None
+        since: int  # tracked attempts since the last new evidence
+        bookkeeping: int  # bookkeeping calls since the last new evidence
+        answer_only: bool
+        sigs: dict[str, Signature]
+        calls: dict[str, Call]
+        paths: dict[str, int]
+        errors: dict[str, ErrorEntry]
+        followup: NotRequired[FollowUp]
+        seen: NotRequired[list[str]]  # outcome fingerprints this agent has seen, at most MAX_SEEN
 
 
-class ConfigSnapshot(TypedDict):
-    """The thresholds in force at the last event, for `status`."""
+    class Tail(TypedDict, total=False):
+        """Where `transcript.read_new_texts` stopped reading a transcript."""
 
-    profile: str
-    mode: str
-    counting: str
-    remind_at: list[int]
-    deny_at: int
-    stop_at: int
+        path: str  # digest of the transcript's path
+        ino: int
+        offset: int  # bytes
 
 
-class Session(TypedDict):
-    """One state file."""
+    class TextState(TypedDict):
+        """The text-loop ledger of one agent (textloop.py)."""
 
-    version: int
-    session_id: str
-    client: str
-    created: float
-    updated: float
-    events: int
-    attempts: int
-    agents: dict[str, Agent]
-    recent: list[DecisionRecord]
-    text: dict[str, TextState]
-    config: NotRequired[ConfigSnapshot]
-    responses: NotRequired[list[ResponseRecord]]  # at most followup.MAX_RESPONSES, until logged
+        line: str | None
+        line_count: int
+        fence: str | bool
+        blocks: list[str]
+        stop_hash: str | None
+        stop_count: int
+        reply_hash: str | None
+        reply_prompt: str | None
+        prompt: str | None
+        pending: str | None
+        reminded: bool
+        seen: list[str]
+        reply_count: NotRequired[int]
+        tail: NotRequired[Tail]
+
+
+    class DecisionRecord(TypedDict):
+        """The redacted record of one decision (`Session.recent` and `decisions.jsonl`)."""
+
+        time: float
+        agent: str
+        event: str
+        tool: str | None
+        rule: str
+        action: str
+        intended: str
+        count: int
+        arguments: str
+        variant: NotRequired[str]  # `messages.variant_of` the text (absent in older ledgers)
+
+
+    class ConfigSnapshot(TypedDict):
+        """The thresholds in force at the last event, for `status`."""
+
+        profile: str
+        mode: str
+        counting: str
+        remind_at: list[int]
+        deny_at: int
+        stop_at: int
+
+
+    class OpenTurn(TypedDict):
+        """The last tool event of a turn that has not stopped (`delivery.injected_prompt`)."""
+
+        t: float
+        turn: str | None  # its `turn_id`, where the client sends one
+
+    class Session(TypedDict):
+        """One state file."""
+
+        version: int
+        session_id: str
+        client: str
+        created: float
+        updated: float
+        events: int
+        attempts: int
+        agents: dict[str, Agent]
+        recent: list[DecisionRecord]
+        text: dict[str, TextState]
+        config: NotRequired[ConfigSnapshot]
+        responses: NotRequired[list[ResponseRecord]]  # at most followup.MAX_RESPONSES, until logged
+        turn_open: NotRequired[OpenTurn]  # a tool event since the last real prompt, no Stop since
+        emitted: NotRequired[list[str]]  # digests of context texts, at most MAX_EMITTED
+else:
+    Phase = Chain = str
+    Call = Signature = ErrorEntry = FollowUp = ResponseRecord = Agent = Tail = TextState = dict
+    DecisionRecord = ConfigSnapshot = OpenTurn = Session = dict
 
 
 def new_session(session_id: str, client: str, now: float) -> Session:
@@ -232,17 +251,18 @@ def new_agent(now: float) -> Agent:
     }
 
 
-class Limits(NamedTuple):
-    """The size of each table of one agent, its share of the session's budget."""
+class Limits:
+    """The size of each table of one agent (entries; `*_chars` in characters), its share of the
+    session's budget. A plain class: this module postpones annotations, which would make a
+    NamedTuple compile each field's annotation at every hook start."""
 
-    sigs: int
-    calls: int
-    seen: int
-    previews: int
-    preview_chars: int
-    summary_chars: int
-    paths: int
-    errors: int
+    __slots__ = ("sigs", "calls", "seen", "previews", "preview_chars", "summary_chars", "paths", "errors")
+
+    def __init__(
+        self, *, sigs: int, calls: int, seen: int, previews: int, preview_chars: int, summary_chars: int, paths: int, errors: int
+    ) -> None:
+        self.sigs, self.calls, self.seen, self.previews = sigs, calls, seen, previews
+        self.preview_chars, self.summary_chars, self.paths, self.errors = preview_chars, summary_chars, paths, errors
 
 
 #: The session's budget, shared equally by its agents: one agent gets the per-agent maxima, and
@@ -291,7 +311,6 @@ def agent(state: Session, agent_id: str, now: float) -> Agent:
             fit(other, share)
     found["updated"] = now
     return found
-
 
 def fit(entry: Agent, share: Limits) -> None:
     """Trim the agent's tables to `share`: the least recently used entries go, and a call still

@@ -64,11 +64,20 @@ def repeat_denial(tool: str, count: int, previous: str | None, limit: int, *, in
     )
 
 
-def stop_text(tool: str, count: int, previous: str | None, limit: int, *, ends_turn: bool) -> str:
-    """The last resort. Claude Code ends the turn (`continue: false`); Codex only denies."""
+def stop_text(
+    tool: str, count: int, previous: str | None, limit: int, *, ends_turn: bool, pauses_tools: bool = False
+) -> str:
+    """The last resort, worded for what the client does: Claude Code ends the turn
+    (`continue: false`); Codex only denies; where the turn cannot end (DSH), every further tool
+    call of the turn is denied (`pauses_tools`)."""
     base = repeat_denial(tool, count, previous, limit, in_a_row=False)
     if ends_turn:
         return base + ". The loop guard is ending this turn"
+    if pauses_tools:
+        return (
+            base + ". Tool calls are now paused for the rest of this turn: answer the user now in plain text with "
+            "what you have; the next user message enables tools again"
+        )
     return base + ". This is final: stop calling tools for this request and answer the user now with what you have"
 
 
@@ -140,6 +149,8 @@ def same_error_reminder(tool: str, count: int, error: str, limit: int) -> str:
 _VARIANTS: tuple[tuple[str, str, str], ...] = (
     ("stop_ending_turn", "REPEAT_TOOL_BLOCKED: this ", ". The loop guard is ending this turn"),
     ("stop_final", "REPEAT_TOOL_BLOCKED: this ", ". This is final: stop calling tools"),
+    ("stop_pausing_tools", "REPEAT_TOOL_BLOCKED: ", ". Tool calls are now paused for the rest of this turn"),
+    ("same_result_denial", "REPEAT_TOOL_BLOCKED: ", " has returned nothing new for "),
     ("repeat_denial", "REPEAT_TOOL_BLOCKED: this ", ""),
     ("same_path_denial", "REPEAT_TOOL_BLOCKED: ", " since it last changed (limit "),
     ("answer_only_denial", "", ": tool calls are paused for the rest of this turn"),
@@ -150,6 +161,7 @@ _VARIANTS: tuple[tuple[str, str, str], ...] = (
     ("slow_repeat_reminder", f"[{PREFIX}] ", " returned the same result the last "),
     ("same_path_reminder", f"[{PREFIX}] ", " since it last changed (limit "),
     ("same_error_reminder", f"[{PREFIX}] ", " times with different arguments but the same error: "),
+    ("same_result_reminder", f"[{PREFIX}] ", " times since anything new came back: "),
     ("subagent_text_loop", f"[{PREFIX}] A subagent you started ended while repeating ", ""),
     ("same_reply", f"[{PREFIX}] Your last replies were identical", ""),
     ("text_loop", f"[{PREFIX}] Your recent output repeats ", ""),

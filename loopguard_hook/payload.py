@@ -19,10 +19,13 @@ from .signature import blake2b
 
 
 class Client(enum.StrEnum):
-    """The two clients whose hook protocol the guard speaks."""
+    """The clients whose hook protocol the guard speaks: Claude Code, Codex, and the DeepSeek
+    Harness through its Claude Code and its Codex hook bridge (`clients/` has one module each)."""
 
     CLAUDE_CODE = "claude-code"
     CODEX = "codex"
+    DSH_CLAUDE_CODE = "dsh-claude-code"
+    DSH_CODEX = "dsh-codex"
 
 
 #: Hook events the guard acts on, in the order config files list them; every other event name

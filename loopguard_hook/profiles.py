@@ -4,8 +4,10 @@ tool lists. `config.py` layers files, environment and flags over these.
 
 from typing import Any, NamedTuple
 
+#: Claude Code, Codex and DSH names (DSH's are lower case: `todo_write`, `write`, `edit`, `read`;
+#: captured DSH 0.1.0-rc.8 payloads).
 TODO_TOOLS = ("TodoWrite", "todo_write", "update_plan", "TaskCreate", "TaskUpdate")
-MUTATING_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit", "apply_patch")
+MUTATING_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit", "apply_patch", "write", "edit")
 READ_TOOLS = ("Read", "read", "read_file", "read-file", "file-read", "fs-read", "NotebookRead")
 PATH_KEYS = ("file_path", "path", "filePath", "file", "target_file", "notebook_path")
 IGNORE_ARGS = ("description", "timeout", "run_in_background")

@@ -32,6 +32,15 @@ profile (`"breaker"`), by profile and client (`"balanced@codex"`), or `"*"` as t
 Tool calls are written in Claude Code's shapes; for Codex they are translated the way Codex
 0.171.0 reports them: `Read` becomes `Bash` `cat`/`sed -n`, `Edit`/`Write` become `apply_patch`,
 Bash input keeps only `command` and its response is the output text.
+
+The DeepSeek Harness bridges (`"clients": ["dsh-claude-code", "dsh-codex"]`, never a default)
+take DSH's own lower-case tool names and text results as written; the Codex bridge's input is
+`{"command": <command>}` for `bash` and `{"command": ""}` for every other tool, and an `error`
+is the result text. As DSH does (research/dsh-hooks.md §2), a denied call still gets a
+PostToolUse whose result is `Error: <reason>`, and a PostToolUse answer with
+`additionalContext` is followed by a UserPromptSubmit whose prompt is that text; both are
+expected to be silent. No PostToolBatch is sent. A literal UserPromptSubmit step with
+`"injected": true` is context another hook injected: it stays in the current turn (`turn_id`).
 """
 
 from __future__ import annotations
@@ -48,6 +57,7 @@ from loopguard_hook.hook import HookOptions, HookResult, run
 
 SCENARIO_DIR = Path(__file__).parent / "scenarios"
 CLIENTS = ("claude-code", "codex")
+DSH_CLIENTS = ("dsh-claude-code", "dsh-codex")
 START = 1_800_000_000.0
 NAMES = {
     "silent": Action.ALLOW,
@@ -88,6 +98,15 @@ def expected(spec: Any, profile: str, client: str) -> str:
 
 
 # -- translation to each client's payloads ----------------------------------------------------
+
+
+def to_dsh(client: str, tool: str, tool_input: Any, response: Any, error: str | None) -> tuple[Any, Any]:
+    """A DSH-named call as the bridge reports it: `(tool_input, tool_response)`."""
+    text = error if error is not None else _text_of(response)
+    if client == "dsh-codex":
+        command = tool_input.get("command", "") if isinstance(tool_input, dict) and tool == "bash" else ""
+        return {"command": command}, text
+    return tool_input, text
 
 
 def _text_of(response: Any) -> str:
@@ -160,6 +179,13 @@ def _base(client: str, session_id: str, agent_id: str | None, turn: int) -> dict
         "transcript_path": f"/home/user/.claude/projects/-home-user-project/{session_id}.jsonl",
         "cwd": "/home/user/project",
     }
+    if client in DSH_CLIENTS:
+        base["transcript_path"] = (
+            f"/home/user/.dsh/sessions/--home-user-project--/{session_id}/session.jsonl.zstd"
+        )
+        if client == "dsh-codex":
+            base.update(model="deepseek-v4-flash", permission_mode="default", turn_id=str(max(turn, 1)))
+        return base
     if client == "codex":
         base["transcript_path"] = (
             f"/home/user/.codex/sessions/2026/11/30/rollout-{session_id}.jsonl"
@@ -243,7 +269,7 @@ class Runner:
                 resolved.append(step)
             if "event" in resolved[0]:
                 step = resolved[0]
-                if step["event"] == "UserPromptSubmit":
+                if step["event"] == "UserPromptSubmit" and not step.get("injected"):
                     turn += 1
                 payload = _base(
                     self.client, step.get("session_id", "s1"), step.get("agent_id"), turn
@@ -252,7 +278,7 @@ class Runner:
                     {
                         k: v
                         for k, v in step.items()
-                        if k not in ("event", "expect", "t", "_t", "note", "id")
+                        if k not in ("event", "expect", "t", "_t", "note", "id", "injected")
                     }
                 )
                 payload["hook_event_name"] = step["event"]
@@ -274,7 +300,10 @@ class Runner:
                     step.get("error"),
                     step.get("rejected"),
                 )
-                if self.client == "codex":
+                if self.client in DSH_CLIENTS:
+                    tool_input, response = to_dsh(self.client, tool, tool_input, response, error)
+                    error = None
+                elif self.client == "codex":
                     tool, tool_input, response = to_codex(
                         tool, tool_input, response, error if error is not None else rejected
                     )
@@ -339,6 +368,8 @@ class Runner:
                 base,
             ) in entries:
                 if tool_use_id in denied:
+                    if self.client in DSH_CLIENTS:
+                        errors.extend(self._dsh_denied_post(counter_i, step, base, tool, tool_input, tool_use_id))
                     continue
                 if rejected is not None:
                     batch_calls.append(
@@ -383,6 +414,8 @@ class Runner:
                 errors.extend(
                     self.check(counter_i, f"{payload['hook_event_name']} {tool}", want, result)
                 )
+                if self.client in DSH_CLIENTS:
+                    errors.extend(self._dsh_context_prompt(counter_i, base, result, START + step["_t"] + 0.7))
                 batch_calls.append(
                     {
                         "tool_name": tool,
@@ -403,6 +436,34 @@ class Runner:
                     result = self.send(Step(counter, "PostToolBatch", payload, want), START + mine[-1][1]["_t"] + 0.9)
                     errors.extend(self.check(counter, "PostToolBatch", want, result))
         return errors
+
+    def _dsh_denied_post(
+        self, index: int, step: dict[str, Any], base: dict[str, Any], tool: str, tool_input: Any, tool_use_id: str
+    ) -> list[str]:
+        """DSH still sends the PostToolUse of a denied call, its result the denial text."""
+        reason = ""
+        for _step, result in reversed(self.results):
+            if _step.payload.get("tool_use_id") == tool_use_id and result.stdout:
+                reason = json.loads(result.stdout)["hookSpecificOutput"]["permissionDecisionReason"]
+                break
+        payload = dict(
+            base, hook_event_name="PostToolUse", tool_name=tool, tool_input=tool_input,
+            tool_use_id=tool_use_id, tool_response=f"Error: {reason}",
+        )
+        result = self.send(Step(index, "PostToolUse", payload, "silent"), START + step["_t"] + 0.5)
+        return self.check(index, f"PostToolUse {tool} (denied)", "silent", result)
+
+    def _dsh_context_prompt(self, index: int, base: dict[str, Any], answer: HookResult, now: float) -> list[str]:
+        """DSH fires UserPromptSubmit with each injected PostToolUse context as the prompt."""
+        if not answer.stdout:
+            return []
+        context = json.loads(answer.stdout).get("hookSpecificOutput", {}).get("additionalContext")
+        if not context:
+            return []
+        payload = {k: v for k, v in base.items() if k not in ("agent_id", "agent_type")}
+        payload.update(hook_event_name="UserPromptSubmit", prompt=context)
+        result = self.send(Step(index, "UserPromptSubmit", payload, "silent", "injected context"), now)
+        return self.check(index, "UserPromptSubmit (injected context)", "silent", result)
 
     def check(self, index: int, what: str, want: str, result: HookResult) -> list[str]:
         from wire import validate

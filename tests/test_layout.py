@@ -181,7 +181,7 @@ def test_hook_path_modules_stay_cheap_to_import() -> None:
 
 
 #: The modules that read and write the ledger.
-LEDGER_MODULES = ("engine.py", "counting.py", "ledger.py", "textloop.py", "decision.py", "rules")
+LEDGER_MODULES = ("engine.py", "counting.py", "delivery.py", "ledger.py", "textloop.py", "decision.py", "rules")
 #: Parameters that hold payload values (the client's JSON), not ledger values.
 PAYLOAD_NAMES = frozenset({"tool_input", "response", "tool_response"})
 

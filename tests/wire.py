@@ -25,6 +25,14 @@ CODEX_SPECIFIC = {
     "UserPromptSubmit": {"hookEventName", "additionalContext"},
     "SessionStart": {"hookEventName", "additionalContext"},
 }
+#: What takes effect on the DeepSeek Harness bridges (DSH 0.1.0-rc.8, research/dsh-hooks.md §4):
+#: a PreToolUse deny, and context on PostToolUse and UserPromptSubmit. The guard prints nothing
+#: else there (`continue`, `systemMessage` and PreToolUse context would reach nobody).
+DSH_SPECIFIC = {
+    "PreToolUse": {"hookEventName", "permissionDecision", "permissionDecisionReason"},
+    "PostToolUse": {"hookEventName", "additionalContext"},
+    "UserPromptSubmit": {"hookEventName", "additionalContext"},
+}
 CLAUDE_TOP = {"continue", "suppressOutput", "stopReason", "decision", "reason", "systemMessage", "hookSpecificOutput"}
 CLAUDE_SPECIFIC = {
     "PreToolUse": {"hookEventName", "permissionDecision", "permissionDecisionReason", "additionalContext"},
@@ -51,7 +59,17 @@ def validate_output(stdout: bytes, event: str, client: str) -> list[str]:
     if not isinstance(out, dict):
         return ["stdout is not a JSON object"]
     specific = out.get("hookSpecificOutput")
-    if client == "codex":
+    if client.startswith("dsh-"):
+        if event not in DSH_SPECIFIC:
+            return [f"nothing printed on {event} reaches the model on DSH"]
+        extra = set(out) - {"hookSpecificOutput"}
+        if extra:
+            problems.append(f"DSH applies no top-level {sorted(extra)}")
+        if specific is None:
+            problems.append("DSH reads only hookSpecificOutput")
+        elif set(specific) - DSH_SPECIFIC[event]:
+            problems.append(f"DSH ignores hookSpecificOutput {sorted(set(specific) - DSH_SPECIFIC[event])} on {event}")
+    elif client == "codex":
         allowed = CODEX_TOP.get(event)
         if allowed is None:
             return [f"Codex sends no {event}; nothing may be printed"]

@@ -2,17 +2,23 @@
 
 Each module holds how its payloads are recognised, its decoding quirks, its capability table
 (`base.Capabilities`, data) and its wire form. Recognition asks each dialect in `DIALECTS`
-order; the last one (Claude Code) claims whatever the others do not.
+order: the DSH bridges first (the Codex bridge sends `turn_id` too), Claude Code last, claiming
+whatever the others do not.
 """
 
+from __future__ import annotations
+
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..payload import Client
-from . import claude_code, codex
-from .base import Capabilities, Dialect
+from . import claude_code, codex, dsh_claude_code, dsh_codex
+from .base import Capabilities
 
-DIALECTS: tuple[Dialect, ...] = (codex, claude_code)
+if TYPE_CHECKING:
+    from .base import Dialect
+
+DIALECTS: tuple[Dialect, ...] = (dsh_codex, dsh_claude_code, codex, claude_code)
 
 _BY_CLIENT: dict[Client, Dialect] = {d.CLIENT: d for d in DIALECTS}
 
@@ -32,4 +38,4 @@ def detect_client(data: Mapping[str, Any]) -> Client:
     return next(d.CLIENT for d in DIALECTS if d.recognises(data))
 
 
-__all__ = ["DIALECTS", "Capabilities", "Dialect", "capabilities", "detect_client", "dialect"]
+__all__ = ["DIALECTS", "Capabilities", "capabilities", "detect_client", "dialect"]

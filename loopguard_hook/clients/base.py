@@ -5,7 +5,7 @@ client's name: it asks the client's `Capabilities` what it can deliver on an eve
 """
 
 from collections.abc import Mapping
-from typing import Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from .. import messages
 from ..decision import Action, Decision
@@ -36,7 +36,11 @@ class Capabilities(NamedTuple):
     - `denied_call_reports_result`: a denied call still gets a `PostToolUse`, its result the denial;
     - `arguments`: the tools whose `tool_input` carries the model's arguments; None = every tool;
     - `subagent_transcripts`: a subagent's text is in its own transcript (`agent_transcript_path`),
-      not in `transcript_path`.
+      not in `transcript_path`;
+    - `transcript_text`: `transcript_path` is a JSONL file the guard reads assistant text from;
+    - `turn_end_fallback`: what an end of turn becomes on an event not in `end_turn`: `"deny"`
+      (the call is denied, the text says it is final) or `"answer_only"` (the call is denied and
+      so is every further tool call until a real user prompt).
     """
 
     context: frozenset[str]
@@ -49,36 +53,40 @@ class Capabilities(NamedTuple):
     denied_call_reports_result: bool = False
     arguments: frozenset[str] | None = None
     subagent_transcripts: bool = False
+    transcript_text: bool = True
+    turn_end_fallback: str = "deny"
 
     def has_arguments(self, tool: str) -> bool:
         """Whether this client's `tool_input` for `tool` carries the model's arguments."""
         return self.arguments is None or tool in self.arguments
 
 
-class Dialect(Protocol):
-    """The names a client module defines (the modules themselves implement this protocol)."""
+if TYPE_CHECKING:  # a protocol for the type checker; defining it would cost every hook start
 
-    @property
-    def CLIENT(self) -> Client: ...  # noqa: N802 (a module constant)
+    class Dialect(Protocol):
+        """The names a client module defines (the modules themselves implement this protocol)."""
 
-    @property
-    def CAPABILITIES(self) -> Capabilities: ...  # noqa: N802
+        @property
+        def CLIENT(self) -> Client: ...  # noqa: N802 (a module constant)
 
-    def recognises(self, data: Mapping[str, Any]) -> bool:
-        """Whether a decoded payload was sent by this client."""
-        ...
+        @property
+        def CAPABILITIES(self) -> Capabilities: ...  # noqa: N802
 
-    def outcome(self, tool: str, response: Any, *, mutation: bool) -> Outcome:
-        """A `PostToolUse` `tool_response` as an outcome, with this client's failure signs."""
-        ...
+        def recognises(self, data: Mapping[str, Any]) -> bool:
+            """Whether a decoded payload was sent by this client."""
+            ...
 
-    def denied_in_batch(self, text: str) -> bool:
-        """Whether a batch entry's result text is a hook's denial (the call never ran)."""
-        ...
+        def outcome(self, tool: str, response: Any, *, mutation: bool) -> Outcome:
+            """A `PostToolUse` `tool_response` as an outcome, with this client's failure signs."""
+            ...
 
-    def wire(self, decision: Decision, event: str) -> dict[str, Any] | None:
-        """The JSON object to print for `decision` on `event`, or None to print nothing."""
-        ...
+        def denied_in_batch(self, text: str) -> bool:
+            """Whether a batch entry's result text is a hook's denial (the call never ran)."""
+            ...
+
+        def wire(self, decision: Decision, event: str) -> dict[str, Any] | None:
+            """The JSON object to print for `decision` on `event`, or None to print nothing."""
+            ...
 
 
 def wire(caps: Capabilities, decision: Decision, event: str, text: str) -> dict[str, Any] | None:

@@ -6,17 +6,27 @@ carry or deliver assistant text. Profiles are data (`config.py`): they set the t
 rules read, and a threshold of 0 turns a rule off.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from .answer_only import answer_only
-from .base import CallContext, ResultContext, Rule, TextContext
+from .base import CallContext, ResultContext, TextContext
 from .budgets import bookkeeping_budget, call_budget
 from .duplicates import duplicate
 from .repeat import repeat
 from .same_error import same_error
 from .same_path import same_path
+from .same_result import same_result, same_result_call
 from .text_loops import text_loops
 
-ON_CALL: tuple[Rule[CallContext], ...] = (answer_only, bookkeeping_budget, duplicate, repeat, same_path, call_budget)
-ON_RESULT: tuple[Rule[ResultContext], ...] = (same_error,)
+if TYPE_CHECKING:
+    from .base import Rule
+
+ON_CALL: tuple[Rule[CallContext], ...] = (
+    answer_only, bookkeeping_budget, duplicate, repeat, same_result_call, same_path, call_budget
+)
+ON_RESULT: tuple[Rule[ResultContext], ...] = (same_error, same_result)
 ON_TEXT: tuple[Rule[TextContext], ...] = (text_loops,)
 
-__all__ = ["ON_CALL", "ON_RESULT", "ON_TEXT", "CallContext", "ResultContext", "Rule", "TextContext"]
+__all__ = ["ON_CALL", "ON_RESULT", "ON_TEXT", "CallContext", "ResultContext", "TextContext"]

@@ -7,7 +7,7 @@ only the same-error and text rules keep ledger entries of their own.
 """
 
 from collections.abc import Sequence
-from typing import NamedTuple, Protocol, TypeVar
+from typing import TYPE_CHECKING, NamedTuple, Protocol, TypeVar
 
 from ..clients.base import Capabilities
 from ..config import Config
@@ -17,19 +17,20 @@ from ..outcome import Outcome
 from ..payload import HookEvent
 from ..signature import CallKey
 
-C = TypeVar("C", contravariant=True)
+if TYPE_CHECKING:  # a protocol for the type checker; defining it would cost every hook start
+    C = TypeVar("C", contravariant=True)
 
+    class Rule(Protocol[C]):
+        """A detection rule over a context of type `C`."""
 
-class Rule(Protocol[C]):
-    """A detection rule over a context of type `C`."""
-
-    def __call__(self, ctx: C, /) -> Decision | None: ...
+        def __call__(self, ctx: C, /) -> Decision | None: ...
 
 
 class CallContext(NamedTuple):
     """One counted attempt, after the counters moved (PreToolUse, or the post event of a call
-    whose Pre was not seen). `counted` is False for an untracked tool and a parallel twin: their
-    attempts move no repeat counter, and `sig` may be None."""
+    whose Pre was not seen). `tracked` is False for an untracked tool and a parallel twin: their
+    attempts move no counter, and `sig` may be None. `counted` is `tracked` for a call whose
+    arguments the client sends: only then do identical signatures mean identical calls."""
 
     event: HookEvent
     config: Config
@@ -38,6 +39,7 @@ class CallContext(NamedTuple):
     call: Call
     sig: Signature | None
     tool: str
+    tracked: bool
     counted: bool
     attempt: int
     previous_time: float | None
@@ -51,15 +53,29 @@ class CallContext(NamedTuple):
         """Whether this client can end the turn from this event (`continue: false`)."""
         return self.event.event in self.caps.end_turn
 
+    @property
+    def blind(self) -> bool:
+        """A tracked call whose arguments the client does not send (`same_result.py`)."""
+        return self.tracked and not self.counted
+
+    @property
+    def pauses_tools(self) -> bool:
+        """Whether an end of turn becomes answer-only mode here (`delivery.end_of_turn`)."""
+        return not self.ends_turn and self.caps.turn_end_fallback == "answer_only"
+
 
 class ResultContext(NamedTuple):
-    """One tracked call's result, after it was recorded in its signature."""
+    """One tracked call's result, after it was recorded in its signature; `new` when this
+    signature had not produced the outcome since the last reset."""
 
     config: Config
+    caps: Capabilities
     agent: Agent
     call: Call
+    sig: Signature
     tool: str
     outcome: Outcome
+    new: bool
 
 
 class TextContext(NamedTuple):

@@ -24,6 +24,6 @@ def call_budget(ctx: CallContext) -> Decision | None:
     """Deny a tracked call past the budget of calls since the last new evidence."""
     cap = ctx.config.max_calls_since_progress
     since = ctx.agent["since"]
-    if cap and ctx.counted and since > cap:
+    if cap and ctx.tracked and since > cap:
         return Decision(Action.DENY, Rule.LIMIT, msg.limit_denial(Rule.LIMIT, since, cap, False))
     return None

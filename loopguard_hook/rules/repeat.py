@@ -36,7 +36,7 @@ def repeat(ctx: CallContext) -> Decision | None:
         decision = Decision(
             Action.STOP,
             Rule.END_TURN,
-            msg.stop_text(tool, n, _previous_result(ctx), limit, ends_turn=ctx.ends_turn),
+            msg.stop_text(tool, n, _previous_result(ctx), limit, ends_turn=ctx.ends_turn, pauses_tools=ctx.pauses_tools),
             stop_reason=msg.stop_reason(tool, n),
             advice=advice,
         )

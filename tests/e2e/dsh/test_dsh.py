@@ -37,21 +37,6 @@ from .session_log import hook_results
 pytestmark = pytest.mark.e2e
 
 # Why each xfail test fails on today's product.
-PRE_CONTEXT_DROPPED = (
-    "the reminder decided at PreToolUse is not delivered with that call's PostToolUse (DSH drops PreToolUse additionalContext)"
-)
-NO_END_OF_TURN = (
-    "DSH cannot end a turn and the guard does not turn its end of turn into answer-only denials for the rest of the turn"
-)
-CLAIMED_END = "the 8th denial says the loop guard is ending this turn, which DSH never does"
-EDIT_NOT_PROGRESS = "DSH's lower-case `edit` is not counted as progress, so the 6th `cat` of an edit/test cycle is denied"
-RESETS_ITSELF = (
-    "the guard's own reminder comes back as a UserPromptSubmit and resets the session, "
-    "so the reminders come at calls 3 and 6, both saying call 3"
-)
-NO_ARGUMENTS = (
-    "the Codex bridge sends {'command': ''} for every non-shell tool, and the guard denies reads of different files as identical"
-)
 STATE_READ_ONLY = (
     "in DSH's default workspace-write sandbox the default state dir under ~/.cache is read-only, "
     "so the guard fails open on every event"
@@ -124,7 +109,6 @@ def test_identical_calls_are_denied_from_the_fifth(scenario_run: RunScenario, br
         assert "alpha" in c.result or "missing.txt" in c.result  # the previous result is quoted
 
 
-@missing(PRE_CONTEXT_DROPPED)
 @pytest.mark.parametrize("loop", sorted(LOOPS))
 @pytest.mark.parametrize("bridge", BRIDGES)
 def test_identical_calls_are_reminded_after_the_third_and_fourth(scenario_run: RunScenario, bridge: str, loop: str) -> None:
@@ -140,7 +124,6 @@ def test_identical_calls_are_reminded_after_the_third_and_fourth(scenario_run: R
 # -- loops: the end of the turn ------------------------------------------------------------------------
 
 
-@missing(NO_END_OF_TURN)
 @pytest.mark.parametrize("bridge", BRIDGES)
 def test_end_of_turn_denies_every_later_call_of_the_turn(scenario_run: RunScenario, bridge: str) -> None:
     run = scenario_run(bridge, scenarios.read_loop_past_the_end())
@@ -152,16 +135,7 @@ def test_end_of_turn_denies_every_later_call_of_the_turn(scenario_run: RunScenar
     assert not (run.root / "work" / "after.log").exists()  # the denied command never ran
 
 
-@pytest.mark.parametrize(
-    "bridge",
-    [
-        pytest.param(
-            "claude-code",
-            marks=missing(CLAIMED_END),
-        ),
-        "codex",
-    ],
-)
+@pytest.mark.parametrize("bridge", BRIDGES)
 def test_no_guard_text_claims_an_end_of_turn(scenario_run: RunScenario, bridge: str) -> None:
     run = scenario_run(bridge, scenarios.read_loop_past_the_end())
     assert_ran(run)
@@ -172,7 +146,6 @@ def test_no_guard_text_claims_an_end_of_turn(scenario_run: RunScenario, bridge: 
 # -- other loops ----------------------------------------------------------------------------------------
 
 
-@missing(PRE_CONTEXT_DROPPED)
 @pytest.mark.parametrize("bridge", BRIDGES)
 def test_alternating_calls_are_reminded(scenario_run: RunScenario, bridge: str) -> None:
     run = scenario_run(bridge, scenarios.alternate())
@@ -192,7 +165,6 @@ def test_parallel_identical_reads_end_in_denials(scenario_run: RunScenario, brid
     assert steps[-1].denied, [c.label for c in steps]
 
 
-@missing(PRE_CONTEXT_DROPPED)
 @pytest.mark.parametrize("bridge", BRIDGES)
 def test_parallel_identical_reads_are_reminded_before_the_denial(scenario_run: RunScenario, bridge: str) -> None:
     run = scenario_run(bridge, scenarios.parallel_identical())
@@ -211,7 +183,6 @@ def test_a_looping_subagent_is_denied_in_its_own_conversation(scenario_run: RunS
     assert guard_texts([s for body in run.conversation() for s in new_messages(body)]) == []
 
 
-@missing(PRE_CONTEXT_DROPPED)
 @pytest.mark.parametrize("bridge", BRIDGES)
 def test_a_looping_subagent_is_reminded(scenario_run: RunScenario, bridge: str) -> None:
     run = scenario_run(bridge, scenarios.subagent_loop(6))
@@ -236,7 +207,6 @@ def test_distinct_calls_hear_nothing(scenario_run: RunScenario, bridge: str, nam
     assert_silent(run)
 
 
-@missing(EDIT_NOT_PROGRESS)
 @pytest.mark.parametrize("bridge", BRIDGES)
 def test_edit_test_cycle_hears_nothing(scenario_run: RunScenario, bridge: str) -> None:
     run = scenario_run(bridge, scenarios.edit_test_cycle())
@@ -251,7 +221,6 @@ def test_edit_test_cycle_hears_nothing(scenario_run: RunScenario, bridge: str) -
 # -- profiles ------------------------------------------------------------------------------------------
 
 
-@missing(RESETS_ITSELF)
 @pytest.mark.parametrize("bridge", BRIDGES)
 def test_reminder_profile_reminds_at_three_five_and_eight(scenario_run: RunScenario, bridge: str) -> None:
     run = scenario_run(bridge, scenarios.read_loop_past_the_end(), "reminder")
@@ -260,16 +229,7 @@ def test_reminder_profile_reminds_at_three_five_and_eight(scenario_run: RunScena
     assert [c.label for c in steps] == ["-", "-", "remind@3", "-", "remind@5", "-", "-", "remind@8"], run.describe()
 
 
-@pytest.mark.parametrize(
-    "bridge",
-    [
-        "claude-code",
-        pytest.param(
-            "codex",
-            marks=missing(NO_ARGUMENTS),
-        ),
-    ],
-)
+@pytest.mark.parametrize("bridge", BRIDGES)
 def test_breaker_never_denies_a_different_file(scenario_run: RunScenario, bridge: str) -> None:
     run = scenario_run(bridge, scenarios.distinct(), "breaker")
     assert_ran(run)

@@ -1,0 +1,84 @@
+"""Same result: where the client sends no arguments for a tool (DSH's Codex bridge: every tool
+but `bash` arrives as `{"command": ""}`), identical payloads do not mean identical calls, so such
+"argument-blind" calls are judged by what is known: the tool and its results.
+
+The tool's signature counts its attempts since the last new evidence, as for any call; a result
+the tool already returned is no new evidence. So:
+
+- after a call ran (`same_result`): a repeated result at a `remind_at` threshold is reminded;
+- before a call runs (`same_result_call`): once the tool's last result was a repeat, the
+  thresholds `deny_at` and `stop_at` deny it (a read of another file never is: its first result
+  is new, and a new result is never followed by a denial). The text says that the results
+  repeat, never that the call is identical, and quotes the tool's last result as that.
+"""
+
+from .. import messages as msg
+from ..decision import Action, Decision, Rule
+from ..messages import PREFIX
+from ..outcome import preview
+from .base import CallContext, ResultContext
+
+
+def same_result(ctx: ResultContext) -> Decision | None:
+    """Remind at the `remind_at` thresholds, counted by results."""
+    if ctx.caps.has_arguments(ctx.tool) or ctx.new:
+        return None
+    n = ctx.sig["n"]
+    if n in ctx.config.effective_remind_at():
+        return Decision(Action.REMIND, Rule.SAME_RESULT, reminder_text(ctx.tool, n), times=n, tool=ctx.tool)
+    return None
+
+
+def same_result_call(ctx: CallContext) -> Decision | None:
+    """Deny, or end the turn, at `deny_at` / `stop_at` once the tool's last result repeated."""
+    sig = ctx.sig
+    if not ctx.blind or sig is None or not sig.get("repeated"):
+        return None
+    cfg, n, tool = ctx.config, ctx.attempt, ctx.tool
+    last = sig.get("preview")
+    limit = min(cfg.result_preview_chars, 4000)
+    advice = reminder_text(tool, n)
+    if cfg.stop_at and n >= cfg.stop_at:
+        text = denial_text(tool, n, last, limit, final=True, pauses_tools=ctx.pauses_tools)
+        return Decision(Action.STOP, Rule.END_TURN, text, stop_reason=msg.stop_reason(tool, n), advice=advice)
+    if cfg.deny_at and n >= cfg.deny_at:
+        return Decision(Action.DENY, Rule.SAME_RESULT, denial_text(tool, n, last, limit), advice=advice)
+    return None
+
+
+# -- the texts (`messages.variant_of` knows them) --------------------------------------------
+
+
+def reminder_text(tool: str, count: int) -> str:
+    """A call whose arguments the client does not send, returning a result its tool already
+    returned: judged by tool and result only, so it never claims the arguments were the same."""
+    return (
+        f"[{PREFIX}] {tool} has been called {count} times since anything new came back: its results "
+        "repeat what it already returned. Use what the earlier calls returned, change the approach "
+        "(a different tool or different input), or answer the user with what you know."
+    )
+
+
+def denial_text(
+    tool: str, count: int, last: str | None, limit: int, *, final: bool = False, pauses_tools: bool = False
+) -> str:
+    """A call of a tool whose arguments the client does not send, after the tool's results kept
+    repeating: judged by its results, so the text never says the call is identical, and quotes
+    the tool's last result as that (at most `limit` characters)."""
+    shown = (preview(last.strip(), limit) or "(empty result)") if last is not None else None
+    quoted = f' The last {tool} result was: """{shown}"""' if shown is not None else ""
+    text = (
+        f"REPEAT_TOOL_BLOCKED: {tool} has returned nothing new for {count - 1} calls in a row (each result "
+        f"repeated an earlier one), so this {tool} call was not run (attempt {count} with no new result in "
+        f"between; loop guard policy, not a tool failure).{quoted} "
+        f"Do not call {tool} again for the same thing: use what it returned, change the approach, or answer "
+        "the user with what is known"
+    )
+    if final and pauses_tools:
+        return (
+            text + ". Tool calls are now paused for the rest of this turn: answer the user now in plain text with "
+            "what you have; the next user message enables tools again"
+        )
+    if final:
+        return text + ". This is final: stop calling tools for this request and answer the user now with what you have"
+    return text
