@@ -14,8 +14,6 @@ the call's result. The behaviour these tests pin, per DSH's capabilities:
   denies a call for arguments it cannot see;
 - in DSH's default permission mode (`workspace-write`, hooks sandboxed) the guard stays on.
 
-Tests that fail on today's product are marked `xfail(strict=True)` with the missing behaviour as
-the reason: they turn into failures (to be unmarked) when the behaviour lands.
 """
 
 from __future__ import annotations
@@ -35,18 +33,6 @@ from .scenarios import SUBTASK
 from .session_log import hook_results
 
 pytestmark = pytest.mark.e2e
-
-# Why each xfail test fails on today's product.
-STATE_READ_ONLY = (
-    "in DSH's default workspace-write sandbox the default state dir under ~/.cache is read-only, "
-    "so the guard fails open on every event"
-)
-
-
-def missing(reason: str) -> pytest.MarkDecorator:
-    """Behaviour the product does not have yet: the test is expected to fail, and is flagged once it passes."""
-    return pytest.mark.xfail(strict=True, reason=reason)
-
 
 #: Words a guard text must not use on DSH, where nothing ends the turn.
 CLAIMS_AN_END = re.compile(
@@ -240,7 +226,6 @@ def test_breaker_never_denies_a_different_file(scenario_run: RunScenario, bridge
 # -- DSH's default permission mode ---------------------------------------------------------------------
 
 
-@missing(STATE_READ_ONLY)
 @pytest.mark.parametrize("bridge", BRIDGES)
 def test_guard_is_on_in_the_default_permission_mode(dsh_install: Install, ws: Workspace, bridge: str) -> None:
     """No --state-dir, DSH_PERMISSION_MODE and TMPDIR unset, HOME outside /tmp and the workspace
