@@ -349,3 +349,18 @@ def test_uninstall_from_one_layer_keeps_the_config_another_still_uses(machine: d
     assert hooks_change.path.is_file() and patch_change.written
     hooks_change, _ = uninstall_dsh(machine, DSH_CLAUDE_CODE)
     assert hooks_change.written and not hooks_change.path.exists()
+
+
+def test_bridge_path_of_the_other_bridge_is_refused(tmp_path: Path) -> None:
+    """`--client dsh-codex --bridge-path <the Claude Code bridge>` would mount the wrong bridge
+    under the wrong name: refused with one line naming both."""
+    from loopguard_hook.install.change import InstallError
+    from loopguard_hook.install.dsh_bridge import find_bridge
+
+    lib = tmp_path / "dsh-hooks-claude-code" / "lib"
+    lib.mkdir(parents=True)
+    (lib / "index.js").write_text("export default {}\n")
+    (lib.parent / "package.json").write_text(json.dumps({"name": "@deepseek-ai/dsh-hooks-claude-code", "version": "0.0.1-rc.5"}))
+    with pytest.raises(InstallError, match="not @deepseek-ai/dsh-hooks-codex"):
+        find_bridge("@deepseek-ai/dsh-hooks-codex", dsh_home_dir=tmp_path, explicit=lib / "index.js")
+    assert find_bridge("@deepseek-ai/dsh-hooks-claude-code", dsh_home_dir=tmp_path, explicit=lib.parent) == lib / "index.js"

@@ -78,3 +78,15 @@ def test_every_link_points_at_a_file() -> None:
         for target in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", page.read_text(encoding="utf-8")):
             if "://" not in target:
                 assert (page.parent / target).exists(), (page, target)
+
+
+def _slug(heading: str) -> str:
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def test_every_anchor_names_a_heading_of_its_page() -> None:
+    for page in [ROOT / "README.md", *(ROOT / "docs").rglob("*.md")]:
+        text = page.read_text(encoding="utf-8")
+        headings = {_slug(h) for h in re.findall(r"^#+ (.+)$", text, flags=re.M)}
+        for anchor in re.findall(r"\]\(#([^)]+)\)", text):
+            assert anchor in headings, (page, anchor)

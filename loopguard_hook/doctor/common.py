@@ -89,8 +89,8 @@ def check_path(report: ClientReport, regs: Sequence[Registration], env: Mapping[
                 "fail",
                 "on PATH",
                 f"`{name}` is not on the PATH {who} runs hooks with, so every event fails and the guard is off",
-                "install loopguard-hook where every shell finds it (`pipx install loopguard-hook`, or "
-                "`uv tool install loopguard-hook`), or register its full path",
+                "install loopguard-hook where every shell finds it (`pipx install PATH-TO-CHECKOUT`, or "
+                "`uv tool install PATH-TO-CHECKOUT`), or register its full path",
             )
         else:
             report.add("ok", "on PATH", f"`{name}` is {found}")

@@ -73,6 +73,9 @@ def find_bridge(
             path = _entry(path)
         if not path.is_file():
             raise InstallError(f"{path}: no such file (--bridge-path names the bridge's lib/index.js or its folder)")
+        named = bridge_name(path)
+        if named is not None and named != package:
+            raise InstallError(f"{path}: that is {named}, not {package} (the bridge this --client mounts)")
         return path
     candidates = bridge_candidates(package, dsh_home_dir=dsh_home_dir, env=env)
     for path in candidates:
@@ -85,6 +88,16 @@ def find_bridge(
         f"or into a profile (`dsh plugin --profile headless add {package}`), or give its "
         "lib/index.js with --bridge-path"
     )
+
+
+def bridge_name(entry: Path) -> str | None:
+    """The `name` in the bridge's package.json (beside `lib/`), None when unreadable."""
+    try:
+        manifest = json.loads((entry.parent.parent / "package.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    name = manifest.get("name") if isinstance(manifest, dict) else None
+    return name if isinstance(name, str) else None
 
 
 def bridge_version(entry: Path) -> str | None:

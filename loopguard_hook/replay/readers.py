@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 
-from . import claude_code, codex, payload_log
+from . import claude_code, codex, dsh, payload_log
 from .jsonl import Line, merge_events, read_lines
 from .model import Recording, ReplayError
 from .reader import Reader
@@ -20,6 +20,7 @@ from .reader import Reader
 READERS: tuple[Reader, ...] = (
     claude_code.READER,
     codex.READER,
+    dsh.READER,
     payload_log.READER,
 )
 #: Lines read to recognise a file's format.
