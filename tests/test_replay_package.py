@@ -23,7 +23,8 @@ def _local_imports(path: Path) -> set[str]:
 
 def test_every_format_has_one_reader_in_the_list() -> None:
     assert [r.format for r in readers.READERS if r.format in set(replay.Format)] == list(replay.Format)
-    assert [r.title for r in readers.READERS] == ["Claude Code transcript", "Codex rollout", "DSH session log", "hook payload log"]
+    titles = ["Claude Code transcript", "Codex rollout", "DSH session log", "hook payload log"]
+    assert [r.title for r in readers.READERS] == titles
     assert [r.transcript for r in readers.READERS] == [True, True, True, False]
 
 
