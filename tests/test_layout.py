@@ -5,9 +5,6 @@
   docstring line) says why, with the word "long";
 - no import circle: every import of a package module (at the top or inside a function, so a
   lazy import counts too) is an edge, and the graph has no cycle.
-
-`TEMPORARY_EXEMPTIONS` lists the modules other branches are splitting or editing at the same
-time; it is to be emptied when they are merged.
 """
 
 from __future__ import annotations
@@ -21,11 +18,6 @@ PACKAGE = Path(__file__).resolve().parent.parent / "loopguard_hook"
 MAX_MODULE_LINES = 400
 MAX_FUNCTION_LINES = 60
 
-#: Modules under restructuring elsewhere (replay/ and install/ become packages; the operator
-#: commands and the state store's file IO are being changed): measured again once merged.
-TEMPORARY_EXEMPTIONS = frozenset({"cli.py", "state.py"})
-
-
 def _modules() -> list[Path]:
     return sorted(PACKAGE.rglob("*.py"))
 
@@ -37,10 +29,6 @@ def _name(path: Path) -> str:
     return ".".join(parts)
 
 
-def _exempt(path: Path) -> bool:
-    return str(path.relative_to(PACKAGE)) in TEMPORARY_EXEMPTIONS
-
-
 def test_the_package_has_the_modules_it_is_measured_on() -> None:
     names = {_name(p) for p in _modules()}
     assert {"loopguard_hook.engine", "loopguard_hook.clients.codex", "loopguard_hook.rules.repeat"} <= names
@@ -48,8 +36,6 @@ def test_the_package_has_the_modules_it_is_measured_on() -> None:
 
 @pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_no_module_is_over_the_size_limit(path: Path) -> None:
-    if _exempt(path):
-        pytest.skip("temporarily exempt")
     lines = len(path.read_text(encoding="utf-8").splitlines())
     assert lines <= MAX_MODULE_LINES, f"{path.name}: {lines} lines"
 
@@ -64,8 +50,6 @@ def _says_why(node: ast.FunctionDef | ast.AsyncFunctionDef, source: list[str]) -
 
 @pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_no_function_is_over_the_length_limit(path: Path) -> None:
-    if _exempt(path):
-        pytest.skip("temporarily exempt")
     text = path.read_text(encoding="utf-8")
     source = text.splitlines()
     long = []
