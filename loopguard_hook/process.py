@@ -30,12 +30,18 @@ def _process_start() -> float:
 _STARTED = _process_start()
 
 
+#: The most payload bytes read: the hosts' largest real payloads (a Write of a big file) are tens
+#: of MB; an endless stdin (`< /dev/zero`) must not fill memory or outlast the host's timeout.
+MAX_PAYLOAD_BYTES = 128 << 20
+
+
 def _read_stdin() -> bytes:
+    """The payload, at most `MAX_PAYLOAD_BYTES + 1` bytes of it (one more tells it was too big)."""
     if sys.stdin is None:
         return b""
     if sys.stdin.isatty():
         sys.stderr.write("loopguard-hook: reading a hook payload from stdin (Ctrl-D to end)\n")
-    return sys.stdin.buffer.read()
+    return sys.stdin.buffer.read(MAX_PAYLOAD_BYTES + 1)
 
 
 def run_hook(values: dict[str, object]) -> int:
@@ -44,6 +50,8 @@ def run_hook(values: dict[str, object]) -> int:
     The resident helper (`fastpath`) answers when it can; otherwise the event runs here.
     """
     payload = [_read_stdin()]
+    if len(payload[0]) > MAX_PAYLOAD_BYTES:
+        return _say(f"loopguard-hook: bad payload: larger than {MAX_PAYLOAD_BYTES} bytes; the call was let through")
     reply = _resident(values, payload[0])
     if reply is None:
         from .hook import HookOptions, run
@@ -54,7 +62,9 @@ def run_hook(values: dict[str, object]) -> int:
         result = run(payload.pop(), options=options, environ=os.environ, clock=lambda: _STARTED)
         reply = (int(result.exit_code), result.stdout, result.stderr)
     code, stdout, stderr = reply
-    if stdout and sys.stdout is not None:  # stdout may be closed (`>&-`)
+    if stdout and sys.stdout is None:  # closed (`>&-`): the host never sees this decision
+        stderr, code = "loopguard-hook: standard output is closed; the decision was not delivered; the call was let through", 1
+    elif stdout:
         try:
             sys.stdout.buffer.write(stdout)
             sys.stdout.flush()
@@ -84,6 +94,16 @@ def _resident(values: dict[str, object], raw: bytes) -> tuple[int, bytes, str] |
         return handle(values, raw, _STARTED, os.environ)
     except Exception:  # the fast path fails open to the in-process path
         return None
+
+
+def _say(line: str) -> int:
+    """One line on stderr and exit 1 (nothing on stdout)."""
+    if sys.stderr is not None:
+        try:
+            sys.stderr.write(line + "\n")
+        except OSError:
+            pass
+    return 1
 
 
 def unwritable_stdout(exc: OSError) -> str:

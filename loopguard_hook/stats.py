@@ -68,11 +68,12 @@ def records(lines: Iterable[bytes], source: str, problems: list[str]) -> list[di
 def read_log(path: str, problems: list[str]) -> list[bytes]:
     """The lines of a log and of its rotated predecessor (`<path>.1`), oldest first. A missing
     file is an empty log; one that cannot be read is named in `problems`."""
+    from .config import read_regular_file  # non-blocking, regular files only: a FIFO must not hang
+
     lines: list[bytes] = []
     for name in (path + ".1", path):
         try:
-            with open(name, "rb") as fh:
-                lines.extend(fh.read().splitlines())
+            lines.extend(read_regular_file(name).splitlines())
         except FileNotFoundError:
             continue
         except OSError as exc:

@@ -20,13 +20,17 @@ def read_text(path: Path) -> str | None:
     Raises:
         InstallError: a directory, unreadable, or not UTF-8.
     """
+    from ..config import read_regular_file  # non-blocking, regular files only: a FIFO must not hang
+
     try:
-        data = path.read_bytes()
+        data = read_regular_file(str(path))
     except FileNotFoundError:
         return None
     except IsADirectoryError:
         raise InstallError(f"{path}: is a directory, not a file") from None
     except OSError as exc:
+        if path.is_dir():
+            raise InstallError(f"{path}: is a directory, not a file") from None
         raise InstallError(f"{path}: cannot read it ({exc.strerror})") from None
     try:
         return data.decode("utf-8")
