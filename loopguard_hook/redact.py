@@ -87,7 +87,8 @@ _RULES: tuple[tuple[_Rule, str], ...] = (
     (_rule(("npm_",), r"\bnpm_[A-Za-z0-9]{36}\b"), MASK),
     # signed URLs: S3 presigned (`X-Amz-Signature=`), Azure SAS (`sig=`)
     (_rule(("signature", "sig="), r"(?i)([?&](?:x-amz-signature|x-amz-credential|signature|sig)=)[^&\s'\"\\#]+"), r"\1" + MASK),
-    (_rule(("aws_secret_access_key",), r"(?i)(\baws_secret_access_key\s+)[^\s'\"\\]+"), r"\1" + MASK),
+    # `aws configure set aws_secret_access_key X`, and `aws_secret_access_key = X` (~/.aws/credentials)
+    (_rule(("aws_secret_access_key",), r"(?i)(\baws_secret_access_key(?:\s*=\s*|\s+))[^\s'\"\\]+"), r"\1" + MASK),
     (
         _rule(("hooks.slack.com", "discord"), r"(?i)\bhooks\.slack\.com/services/\S+|\bdiscord(?:app)?\.com/api/webhooks/\S+"),
         MASK,
@@ -128,7 +129,15 @@ _RULES: tuple[tuple[_Rule, str], ...] = (
     (
         _rule(("--",),
             r"(?i)((?<![\w-])--(?=(?:[a-z0-9]+-)*?(?:pass(?:word|wd|phrase)?|pwd|token|secret|(?:api-?)?key|auth"
-            r"|credentials?|bearer)(?:-[a-z0-9-]*)?(?:=|\s))[a-z0-9-]++(?:=|\s+))(?!-)(" + _VALUE + ")"),
+            r"|credentials?|bearer)(?:-[a-z0-9-]*)?(?:\\?[\"'])?(?:=|\s))"
+            # the name, a quote that may close it (`'--password' 'x'`), and `=` or blanks
+            r"[a-z0-9-]++(?:\\?[\"'])?(?:=|\s+))(?!-)(" + _VALUE + ")"),
+        r"\1" + MASK,
+    ),
+    # a secret flag and its value as items of a list: `["mysql", "--password", "X"]`, MCP `args`
+    (
+        _rule(("--",),
+            r"(?i)(\"--?(?=[a-z0-9-]*?(?:pass|pwd|token|secret|key|auth|credential))[a-z0-9-]+\"\s*,\s*)(\"[^\"]*\"?)"),
         r"\1" + MASK,
     ),
     # positional passwords: htpasswd -b FILE USER PW (the rest of the command), ssh-keygen -N/-P PW,
@@ -139,9 +148,9 @@ _RULES: tuple[tuple[_Rule, str], ...] = (
         r"\1" + MASK,
     ),
     (
-        _rule(("sudo", "chpasswd", "passwd"),
+        _rule(("sudo", "chpasswd", "passwd", "password-stdin"),
             r"(\b(?:echo|printf)\b)[^\n|]{1,200}?(\s*\|\s*(?:sudo\b[^\n|;&]{0,100}?\s(?:-[a-zA-Z]*S|--stdin)\b|chpasswd\b"
-            r"|passwd\b[^\n|;&]{0,100}?--stdin))"),
+            r"|passwd\b[^\n|;&]{0,100}?--stdin|[\w./-]+\b[^\n|;&]{0,100}?--password-stdin\b))"),
         r"\1 " + MASK + r"\2",
     ),
     (_rule(("<<<",), r"(\bsudo\b[^\n|;&]{0,100}?\s(?:-[a-zA-Z]*S|--stdin)\b[^\n|;&]{0,100}?<<<\s*)(\S+)"), r"\1" + MASK),
