@@ -96,7 +96,10 @@ def read_new_texts(
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             return found
-        zstd = _zstd()
+        try:
+            zstd = _zstd()
+        except ImportError:  # installed without its decompressor: no text to judge, never a bug
+            return found
         ident = digest(path.encode("utf-8", "surrogatepass"))
         if tail.get("path") != ident or tail.get("ino") != st.st_ino:
             tail["path"], tail["ino"], tail["offset"] = ident, st.st_ino, 0

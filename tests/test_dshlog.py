@@ -19,10 +19,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from backports import zstd
 
 from loopguard_hook import dshlog
 from loopguard_hook.hook import HookOptions, run
+
+# The package's own dependency (Python < 3.14; `compression.zstd` after): these tests write real
+# zstd frames with it. Where the package was not installed with its dependencies, they skip.
+zstd = pytest.importorskip("compression.zstd" if sys.version_info >= (3, 14) else "backports.zstd")
 
 DATA = Path(__file__).parent / "data" / "dsh"
 LOGS = sorted(DATA.glob("*.session.jsonl.zstd"))
@@ -274,3 +277,12 @@ def test_a_claude_code_stop_does_not(tmp_path: Path) -> None:
                           "hook_event_name": "Stop", "stop_hook_active": False, "last_assistant_message": "done",
                           "permission_mode": "default"}).encode()
     assert not {m for m in _imported(payload, tmp_path) if "zstd" in m}
+
+
+def test_without_the_decompressor_nothing_is_read_and_nothing_breaks(real_log: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def missing() -> Any:
+        raise ImportError("no zstd decompressor")
+
+    monkeypatch.setattr(dshlog, "_zstd", missing)
+    found = dshlog.read_new_texts({}, str(real_log), BUDGET)
+    assert found.texts == [] and found.final is None
