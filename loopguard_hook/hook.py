@@ -93,7 +93,8 @@ def run(
             user_path=_user_config_path() if user_config is None else user_config,
         )
         cfg = resolved.config
-        where = location.choose(options.state_dir, environ, event.cwd, dsh=location.sent_by_dsh(event.transcript_path))
+        caps = clients.capabilities(event.client)
+        where = location.choose(options.state_dir, environ, event.cwd, dsh=caps.workspace_state)
         store = _open_store(where, cfg, dry_run=options.dry_run)
         now = clock()
         try:
@@ -269,7 +270,7 @@ def _engine_apply(state: Session, event: HookEvent, cfg: config_mod.Config, now:
     """`engine.apply` with the assistant text read since the last event. A Stop from DSH, which
     carries no `last_assistant_message`, gets the final message read from DSH's session log."""
     path = event.agent_transcript_path if event.event == "SubagentStop" else event.transcript_path
-    if not location.sent_by_dsh(path):
+    if not clients.capabilities(event.client).session_log:
         return engine.apply(state, event, cfg, now, _new_texts(state, event, cfg))
     texts, final = _dsh_texts(state, event, cfg, path)
     if final is not None and event.last_assistant_message is None:

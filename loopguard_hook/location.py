@@ -3,13 +3,14 @@
 In order:
 
 1. `--state-dir`, then `LOOPGUARD_STATE_DIR`: always, as given.
-2. An event a DeepSeek Harness hook bridge sent: `<cwd>/.loopguard-hook/`, in the session
-   workspace. DSH (0.1.0-rc.8) confines every hook like its model's `bash` tool: under Landlock
-   only the workspace and the shared /tmp are writable, under bubblewrap only the workspace
-   (/tmp is a fresh tmpfs per hook call), and `~/.cache` fails with EACCES or EROFS under both
-   (research/dsh-hooks.md §8; measured facts in dsh-facts.md). DSH strips every `DSH_*`
-   variable from a hook's environment, so the mode cannot be read: the workspace is used
-   whatever the mode, and the state of one project stays in one place.
+2. An event of a client whose capability table says `workspace_state` (both DeepSeek Harness
+   hook bridges): `<cwd>/.loopguard-hook/`, in the session workspace. DSH (0.1.0-rc.8)
+   confines every hook like its model's `bash` tool: under Landlock only the workspace and the
+   shared /tmp are writable, under bubblewrap only the workspace (/tmp is a fresh tmpfs per
+   hook call), and `~/.cache` fails with EACCES or EROFS under both (research/dsh-hooks.md §8;
+   `tests/test_dsh_sandbox.py` runs the real launchers). DSH strips every `DSH_*` variable from
+   a hook's environment, so the mode cannot be read: the workspace is used whatever the mode,
+   and the state of one project stays in one place.
 3. Otherwise the user cache dir (`state.default_state_dir`). When it cannot be created or
    written (EACCES, EROFS, EPERM: a sandboxed hook, a read-only home) the event falls back to
    the workspace folder too.
@@ -35,7 +36,6 @@ GITIGNORE = b"# Created by loopguard-hook: session state, never to be committed.
 #: Why writing the default state directory fails inside a sandbox.
 UNWRITABLE = frozenset({errno.EACCES, errno.EROFS, errno.EPERM})
 #: Every DSH session log ends so (both bridges; research/dsh-hooks.md §3 and §7).
-DSH_LOG_NAME = "session.jsonl.zstd"
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
@@ -64,16 +64,6 @@ class Location:
 
     def __repr__(self) -> str:
         return f"Location({self.root!r}, {self.kind!r}, {self.reason!r}, {self.fallback!r}, {self.problem!r})"
-
-
-def sent_by_dsh(transcript_path: str | None) -> bool:
-    """Whether an event came through a DSH hook bridge: its `transcript_path` is a DSH session
-    log, `…/sessions/<encoded cwd>/<session id>/session.jsonl.zstd` (both bridges; research/
-    dsh-hooks.md §7). A client's capability table can replace this test."""
-    if not isinstance(transcript_path, str):
-        return False
-    path = transcript_path.replace("\\", "/")
-    return path.endswith("/" + DSH_LOG_NAME) and "/sessions/" in path
 
 
 def workspace_dir(cwd: str | None) -> str:

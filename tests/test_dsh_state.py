@@ -2,7 +2,7 @@
 
 DSH (0.1.0-rc.8) confines every hook: only the session workspace (dsh's cwd) is writable and
 persistent under both its Landlock and its bubblewrap backend, and `~/.cache` fails with EACCES
-or EROFS (shared/research/dsh-hooks.md §8, dsh-facts.md). So an event a DSH bridge sent keeps
+or EROFS (research/dsh-hooks.md §8; tests/test_dsh_sandbox.py runs the real launchers). So an event a DSH bridge sent keeps
 its state in `<cwd>/.loopguard-hook/`, and any event whose user cache dir cannot be written
 falls back to it. The folder is the guard's own: 0700, a `.gitignore` of `*`, never followed
 through a symlink, never another user's, its mode never changed.
@@ -211,11 +211,16 @@ def test_dry_run_creates_no_folder(workspace: Path, env: dict[str, str], tmp_pat
 
 
 def test_the_dsh_test_reads_only_the_session_log_shape() -> None:
-    assert location.sent_by_dsh("/h/.dsh/sessions/--p--/session-1/session.jsonl.zstd")
-    assert location.sent_by_dsh("C:\\u\\.dsh\\sessions\\p\\1\\session.jsonl.zstd")
-    assert not location.sent_by_dsh("/h/.claude/projects/p/1.jsonl")
-    assert not location.sent_by_dsh("/h/elsewhere/session.jsonl.zstd")
-    assert not location.sent_by_dsh(None)
+    from loopguard_hook.clients.dsh import sent_by_dsh
+
+    def sent(path: str | None) -> bool:
+        return sent_by_dsh({"transcript_path": path})
+
+    assert sent("/h/.dsh/sessions/--p--/session-1/session.jsonl.zstd")
+    assert sent("C:\\u\\.dsh\\sessions\\p\\1\\session.jsonl.zstd")
+    assert not sent("/h/.claude/projects/p/1.jsonl")
+    assert not sent("/h/elsewhere/session.jsonl.zstd")
+    assert not sent(None)
 
 
 # -- status, gc, reset and config show find it --------------------------------------------------

@@ -38,6 +38,9 @@ class Capabilities(NamedTuple):
     - `subagent_transcripts`: a subagent's text is in its own transcript (`agent_transcript_path`),
       not in `transcript_path`;
     - `transcript_text`: `transcript_path` is a JSONL file the guard reads assistant text from;
+    - `session_log`: `transcript_path` is DSH's zstd session log instead, read at Stop (`dshlog`);
+    - `workspace_state`: the host runs hooks in a sandbox that lets them write only the
+      workspace, so the default state goes to `<cwd>/.loopguard-hook/` (`location.choose`);
     - `turn_end_fallback`: what an end of turn becomes on an event not in `end_turn`: `"deny"`
       (the call is denied, the text says it is final) or `"answer_only"` (the call is denied and
       so is every further tool call until a real user prompt).
@@ -54,6 +57,8 @@ class Capabilities(NamedTuple):
     arguments: frozenset[str] | None = None
     subagent_transcripts: bool = False
     transcript_text: bool = True
+    session_log: bool = False
+    workspace_state: bool = False
     turn_end_fallback: str = "deny"
 
     def has_arguments(self, tool: str) -> bool:

@@ -48,15 +48,21 @@ def capabilities(sends: frozenset[str], arguments: frozenset[str] | None) -> Cap
         context_returns_as_prompt=True,
         denied_call_reports_result=True,
         arguments=arguments,
-        transcript_text=False,  # a zstd log: text loops read no transcript here
+        transcript_text=False,  # a zstd session log, not JSONL
+        session_log=True,
+        workspace_state=True,  # research/dsh-hooks.md §8: hooks write the workspace and /tmp only
         turn_end_fallback="answer_only",
     )
 
 
 def sent_by_dsh(data: Mapping[str, Any]) -> bool:
-    """Whether the payload's `transcript_path` is a DSH session log."""
+    """Whether the payload's `transcript_path` is a DSH session log,
+    `…/sessions/<encoded cwd>/<session id>/session.jsonl.zstd` (both bridges)."""
     path = data.get("transcript_path")
-    return isinstance(path, str) and path.replace("\\", "/").endswith("/" + TRANSCRIPT_NAME)
+    if not isinstance(path, str):
+        return False
+    path = path.replace("\\", "/")
+    return path.endswith("/" + TRANSCRIPT_NAME) and "/sessions/" in path
 
 
 def outcome(tool: str, response: Any, *, mutation: bool) -> Outcome:
