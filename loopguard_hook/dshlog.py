@@ -2,7 +2,7 @@
 
 DSH 0.1.0-rc.8 sends no `last_assistant_message` on Stop; its `transcript_path` is the session
 log `$DSH_HOME/sessions/<encoded cwd>/<session id>/session.jsonl.zstd` (both bridges;
-research/dsh-hooks.md §3, measured in dsh-facts.md §e):
+research/dsh-hooks.md §3; measured on dsh 0.1.0-rc.8 logs, kept in tests/data/dsh/):
 
 - a series of independently decodable, checksummed zstd frames, one per durable batch of
   events, without a content size in their headers; each frame holds whole JSONL records

@@ -3,7 +3,7 @@
 DSH 0.1.0-rc.8 runs each hook as `landlock-run --ro / --rw /dev/null --rw /tmp --rw <workspace>
 -- bash -c <hook>` (`dsh-sandbox-local` `landlockProfileArgs`), or, when `bwrap` is on PATH,
 `bwrap --ro-bind / / --dev /dev --proc /proc --die-with-parent --tmpfs /tmp --bind <workspace>
-<workspace>` (`bwrapProfileArgs`; dsh-facts.md §a). Here the same launchers confine the hook,
+<workspace>` (`bwrapProfileArgs` in dsh 0.1.0-rc.8's sandbox package). Here the same launchers confine the hook,
 each event a separate confined process as in DSH. The Landlock grants leave /tmp out: pytest's
 own scratch folders are under /tmp, and the point is a home directory the hook cannot write.
 

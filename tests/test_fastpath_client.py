@@ -91,7 +91,8 @@ def _fake_proc(tmp_path: Path, nnp: str, seccomp: str) -> str:
 
 @pytest.mark.parametrize(("nnp", "seccomp", "confined"), [("0", "0", False), ("1", "0", True), ("0", "2", True)])
 def test_no_new_privs_or_seccomp_means_a_sandbox(tmp_path: Path, nnp: str, seccomp: str, confined: bool) -> None:
-    """DeepSeek Harness's Landlock and bubblewrap sandboxes both set no_new_privs (dsh-facts)."""
+    """DeepSeek Harness's Landlock and bubblewrap sandboxes both set no_new_privs (measured on
+    dsh 0.1.0-rc.8: `NoNewPrivs: 1` in the hook's /proc status)."""
     seen, context = client.process_context(_fake_proc(tmp_path, nnp, seccomp))
     assert seen is confined
     assert b"CapEff:" in context and b"Max file size" in context and b"VmRSS" not in context

@@ -115,7 +115,7 @@ def process_context(proc: str = "/proc/self") -> tuple[bool, bytes]:
 
     Confined: `NoNewPrivs: 1` or a seccomp filter, i.e. a sandbox. DeepSeek Harness confines
     hooks (Landlock or bubblewrap, both with no_new_privs; under bubblewrap /tmp is a fresh tmpfs
-    per hook call, dsh-facts): a helper started there could not be found again, and one started
+    per hook call; measured on dsh 0.1.0-rc.8): a helper started there could not be found again, and one started
     outside has other rights. Such events run in-process. Codex and Claude Code hooks are not
     confined (research/codex-hooks.md addendum). Without /proc nothing can be told: confined.
     """
