@@ -92,22 +92,21 @@ def find_bridge(
 
 def bridge_name(entry: Path) -> str | None:
     """The `name` in the bridge's package.json (beside `lib/`), None when unreadable."""
-    try:
-        manifest = json.loads((entry.parent.parent / "package.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    name = manifest.get("name") if isinstance(manifest, dict) else None
-    return name if isinstance(name, str) else None
+    return _manifest_text(entry, "name")
 
 
 def bridge_version(entry: Path) -> str | None:
     """The `version` in the bridge's package.json (beside `lib/`), None when unreadable."""
+    return _manifest_text(entry, "version")
+
+
+def _manifest_text(entry: Path, key: str) -> str | None:
     try:
         manifest = json.loads((entry.parent.parent / "package.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    version = manifest.get("version") if isinstance(manifest, dict) else None
-    return version if isinstance(version, str) else None
+    value = manifest.get(key) if isinstance(manifest, dict) else None
+    return value if isinstance(value, str) else None
 
 
 def missing_services(entry: Path) -> list[str]:
