@@ -383,13 +383,18 @@ class Store(StateDir):
             except OSError:
                 pass
 
-    def read_log(self, filename: str) -> list[bytes]:
-        """The lines of a log and its rotated predecessor, oldest first."""
+    def read_log(self, filename: str, problems: list[str]) -> list[bytes]:
+        """The lines of a log and its rotated predecessor, oldest first. A missing file is an
+        empty log; one that cannot be read (a FIFO, a directory: never waited on) is named in
+        `problems`."""
+        from .config import read_regular_file  # off the hook path: only operator commands read logs
+
         lines: list[bytes] = []
         for path in (os.path.join(self.root, filename + ".1"), os.path.join(self.root, filename)):
             try:
-                with open(path, "rb") as fh:
-                    lines.extend(fh.read().splitlines())
-            except OSError:
+                lines.extend(read_regular_file(path).splitlines())
+            except FileNotFoundError:
                 continue
+            except OSError as exc:
+                problems.append(f"cannot read {path}: {exc.strerror or exc}")
         return lines

@@ -21,6 +21,8 @@ from typing import Any, NamedTuple
 
 import orjson
 
+from .state import Store
+
 RESPONSES = ("changed", "repeated", "escalated", "ended")
 _FIELDS = ("shown", *RESPONSES, "open", "saved", "first", "ended_after_first")
 
@@ -65,30 +67,12 @@ def records(lines: Iterable[bytes], source: str, problems: list[str]) -> list[di
     return out
 
 
-def read_log(path: str, problems: list[str]) -> list[bytes]:
-    """The lines of a log and of its rotated predecessor (`<path>.1`), oldest first. A missing
-    file is an empty log; one that cannot be read is named in `problems`."""
-    from .config import read_regular_file  # non-blocking, regular files only: a FIFO must not hang
-
-    lines: list[bytes] = []
-    for name in (path + ".1", path):
-        try:
-            lines.extend(read_regular_file(name).splitlines())
-        except FileNotFoundError:
-            continue
-        except OSError as exc:
-            problems.append(f"cannot read {name}: {exc.strerror or exc}")
-    return lines
-
-
-def load(root: str, ledgers: Iterable[Mapping[str, Any] | None], unreadable: int = 0) -> Inputs:
-    """Read both logs under the state directory `root`; `ledgers` are the live session ledgers
+def load(store: Store, ledgers: Iterable[Mapping[str, Any] | None], unreadable: int = 0) -> Inputs:
+    """Read both logs of the state directory `store`; `ledgers` are the live session ledgers
     (None for one that could not be read, counted in `problems`)."""
-    import os
-
     problems: list[str] = []
-    decisions = records(read_log(os.path.join(root, "decisions.jsonl"), problems), "decisions.jsonl", problems)
-    responses = records(read_log(os.path.join(root, "responses.jsonl"), problems), "responses.jsonl", problems)
+    decisions = records(store.read_log("decisions.jsonl", problems), "decisions.jsonl", problems)
+    responses = records(store.read_log("responses.jsonl", problems), "responses.jsonl", problems)
     live = [state for state in ledgers if state is not None]
     if unreadable:
         problems.append(f"{unreadable} session ledger(s) could not be read; their open interventions are not counted")

@@ -111,7 +111,7 @@ def stats_command(session_id: str | None, as_json: bool, state_dir: str | None) 
 
     store = _store(state_dir)
     entries = store.list_sessions()
-    inputs = stats.load(store.root, (state for _, state, _ in entries), sum(state is None for _, state, _ in entries))
+    inputs = stats.load(store, (state for _, state, _ in entries), sum(state is None for _, state, _ in entries))
     rows = stats.build(inputs, session=session_id)
     if as_json:
         _echo_json({"state_dir": store.root, "rows": [r.as_json() for r in rows], "problems": inputs.problems})
