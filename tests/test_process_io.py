@@ -36,3 +36,11 @@ def test_a_decision_written_to_a_closed_stdout_is_said(tmp_path: Path) -> None:
     assert proc.stderr.decode().splitlines() == [
         "loopguard-hook: standard output is closed; the decision was not delivered; the call was let through"
     ]
+
+
+def test_the_fast_entry_knows_every_client() -> None:
+    """`_entry` spells the client names out (the fast path imports no payload module)."""
+    from loopguard_hook import _entry
+    from loopguard_hook.payload import Client
+
+    assert _entry._CLIENTS == ("auto", *(c.value for c in Client))

@@ -11,11 +11,13 @@ import orjson
 
 from .. import config as config_mod
 from .. import location
-from ..payload import MAX_SESSION_ID_CHARS, bounded_id
+from ..payload import MAX_SESSION_ID_CHARS, Client, bounded_id
 from ..state import Store, default_state_dir
 
 CLIENT_CHOICE = click.Choice(["auto", "claude-code", "codex"])
-HOOK_CLIENT_CHOICE = click.Choice(["auto", "claude-code", "codex", "dsh-claude-code", "dsh-codex"])
+#: The hook's `--client`: every dialect of `payload.Client` (`_entry._CLIENTS` spells them out
+#: for the fast path, which must not import the payload module; a test keeps the two equal).
+HOOK_CLIENT_CHOICE = click.Choice(["auto", *(c.value for c in Client)])
 PROFILE_CHOICE = click.Choice(list(config_mod.PROFILES))
 MODE_CHOICE = click.Choice(list(config_mod.MODES))
 STATE_DIR_HELP = "Where session state lives (default: the user cache dir)."
