@@ -307,7 +307,9 @@ def record_outcome(
         sig["repeated"] = not (new or productive)
     if mutation and outcome.failure == Failure.NONE:
         _forget_reads(agent, mutated_paths(tool, tool_input, config))
-    ctx = rules.ResultContext(config=config, caps=caps, agent=agent, call=call, sig=sig, tool=tool, outcome=outcome, new=new)
+    ctx = rules.ResultContext(
+        config=config, caps=caps, agent=agent, call=call, sig=sig, tool=tool, outcome=outcome, new=new, tool_input=tool_input
+    )
     verdicts = [verdict for rule in rules.ON_RESULT if (verdict := rule(ctx)) is not None]
     return merge(verdicts) if verdicts else None
 

@@ -8,7 +8,7 @@ The functions here create, find, reset and bound its parts.
             │            ├─ sigs:   {signature: Signature}   at most MAX_SIGNATURES
             │            ├─ calls:  {call id: Call}          at most MAX_CALLS
             │            ├─ paths:  {path: reads}            at most MAX_PATHS
-            │            ├─ errors: {tool:error: ErrorEntry} at most MAX_ERRORS
+            │            ├─ errors: {tool:target:error: ErrorEntry} at most MAX_ERRORS
             │            └─ seen:   [outcome fingerprint]    at most MAX_SEEN
             │          each table at most its share of the session budget (`limits`)
             ├─ recent: [DecisionRecord]                     at most MAX_RECENT
@@ -81,10 +81,14 @@ if TYPE_CHECKING:
 
 
     class ErrorEntry(TypedDict):
-        """One tool:error signature of the same-error rule."""
+        """One tool:target:error signature of the same-error rule."""
 
         sigs: list[str]  # the call signatures that failed this way, at most MAX_ERROR_SIGS
         t: float
+        seen: NotRequired[float]  # when the first result of the latest round came back
+        rounds: NotRequired[int]  # rounds of calls that failed this way: each made after the model saw the last
+        level: NotRequired[int]  # reminders given for this error (1 at the threshold, 2 at twice it)
+        target: NotRequired[str]  # the file the calls worked on (`tools.target_of`), at most MAX_ID_CHARS
 
 
     class FollowUp(TypedDict):

@@ -134,8 +134,17 @@ def duplicate_denial(code: str, tool: str) -> str:
     )
 
 
-def same_error_reminder(tool: str, count: int, error: str, limit: int) -> str:
-    """The same failure under different arguments: a wall, not a typo."""
+def same_error_reminder(tool: str, count: int, error: str, limit: int, *, target: str | None = None) -> str:
+    """The same failure under different arguments: a wall, not a typo. With `target`, the
+    calls all worked on that one file (a patch that does not apply, a file not where it is
+    looked for)."""
+    if target is not None:
+        return (
+            f"[{PREFIX}] {tool} on {target} has failed {count} times with different arguments but the same "
+            f'error: """{_quote(error, limit)}""". Rewording the call is not helping: look at the file as it '
+            "is now (or check that it is where you think), then change the approach, for example "
+            "rewrite the file whole, or ask the user."
+        )
     return (
         f"[{PREFIX}] {tool} has failed {count} times with different arguments but the same error: "
         f'"""{_quote(error, limit)}""". Changing the arguments is not helping; this looks like an '

@@ -91,6 +91,23 @@ _FAILURE_TEXT = (
     r"|\bsyntax error\b"
     # Codex's own apply_patch and sandbox refusals (rollouts of Codex 0.4x-0.5x in the corpus)
     r"|verification failed|Failed to find expected lines|sandbox denied|failed in sandbox"
+    r"|^execution error: "
+)
+
+#: Tools whose plain-text results carry no failure flag, so that a failure is read from the text:
+#: Codex's shell and its `apply_patch`, whose output in rollouts of Codex 0.4x-0.5x is the bare
+#: error ("execution error: Io(Os { code: 2, kind: NotFound, … })", "Failed to find expected
+#: lines in …") with no `Exit code: N` line (corpus rollouts of 2025-10 and 2026-03).
+TEXT_FAILURE_TOOLS = frozenset({"Bash", "apply_patch"})
+
+#: How Claude Code words a call it refused to run (a permission rule, or the user saying no):
+#: the tool never ran and the model got this text as its result (PostToolBatch only; transcript
+#: `tool_result`s in the corpus).
+REFUSALS = (
+    "Permission to use ",
+    "The user doesn't want to proceed with this tool use",
+    "The user doesn't want to take this action",
+    "Claude requested permissions to ",
 )
 
 
@@ -122,13 +139,13 @@ def classify_response(tool_name: str, response: Any) -> int:
         return Failure.NONE
     if isinstance(response, str):
         head = response[:4096]
-        if "<tool_use_error>" in head:
+        if "<tool_use_error>" in head or head.startswith(REFUSALS):
             return Failure.HARD
         match = re.compile(_EXIT_CODE, re.MULTILINE).search(head)
         if match:
             return Failure.HARD if match.group(1) != "0" else Failure.NONE
         tail = response[-4096:] if len(response) > 8192 else response
-        if tool_name == "Bash" and re.compile(_FAILURE_TEXT, re.MULTILINE).search(tail):
+        if tool_name in TEXT_FAILURE_TOOLS and re.compile(_FAILURE_TEXT, re.MULTILINE).search(tail):
             return Failure.SOFT
     return Failure.NONE
 
@@ -152,13 +169,34 @@ _PATHS = r"(?:/[\w.@+-]+)+/?"
 _NUMBERS = r"\d+"
 
 
-def error_signature(text: str) -> str:
-    """Digest of an error with paths, numbers and client hints removed.
+def error_signature(text: str, tool_input: Any = None) -> str:
+    """Digest of an error with paths, numbers, client hints and quoted input removed.
 
     Used by the same-error rule: the same tool failing with the same error under different
-    arguments (a sandbox or permission wall). Claude Code appends a long hint to first calls of
-    deferred tools (2.1.332 notes), so it is removed too.
+    arguments (a sandbox or permission wall, a patch that does not apply). Claude Code appends a
+    long hint to first calls of deferred tools (2.1.332 notes), so it is removed too. Errors
+    often quote the input they refused (apply_patch's "Failed to find expected lines in <file>:"
+    followed by the hunk, Edit's "String: <old_string>"): a line of the error that the call's
+    own arguments hold (`tool_input`'s strings) is left out, so a retry with a reworded hunk
+    fails "the same way".
     """
     text = re.compile(_DEFERRED_HINT, re.DOTALL).sub("", text[:2000])
+    if isinstance(tool_input, dict):
+        text = _without_quoted_input(text, [v for v in tool_input.values() if isinstance(v, str)])
     text = re.compile(_PATHS).sub("<p>", normalise_text(text))
     return digest(re.compile(_NUMBERS).sub("<n>", text).strip().encode("utf-8", "surrogatepass"))
+
+
+def _without_quoted_input(text: str, values: list[str]) -> str:
+    """`text` without the lines after its first (the message itself stays) that one of `values`
+    holds, stripped of their indentation."""
+    if not values:
+        return text
+    first, *rest = text.split("\n")
+    kept = [first]
+    for line in rest:
+        body = line.strip().removeprefix("String: ").removesuffix("</tool_use_error>")
+        if body and any(body in value for value in values):
+            continue
+        kept.append(line)
+    return "\n".join(kept)

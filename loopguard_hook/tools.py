@@ -61,6 +61,21 @@ def path_of(tool_input: Any, config: Config) -> str | None:
 _PATCH_PATH = r"^\*\*\* (?:Add|Update|Delete) File: (.+)$"
 
 
+def target_of(tool_input: Any, config: Config) -> str | None:
+    """The file a call works on, by its last path component: the path a file tool names
+    (`path_keys`), or the first file of a patch (`*** Update File: …`, Codex's `apply_patch`,
+    also run through its shell as `apply_patch <<'EOF'`). None when the call names no file."""
+    path = path_of(tool_input, config)
+    if path is None and isinstance(tool_input, dict):
+        command = tool_input.get("command")
+        if isinstance(command, str) and "*** " in command:
+            found = re.search(_PATCH_PATH, command, re.M)
+            path = found.group(1).strip() if found else None
+    if not path:
+        return None
+    return path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1] or path
+
+
 def mutated_paths(tool: str, tool_input: Any, config: Config) -> list[str] | None:
     """Paths a mutation touched; None when unknown (then every read cap is reset)."""
     if isinstance(tool_input, dict):

@@ -20,6 +20,9 @@ Steps use the sketch grammar of the public cases:
   Claude Code's PostToolUseFailure (Codex: PostToolUse whose output is the error text).
   With `"rejected": TEXT` the call failed Claude Code's input validation: no Pre, no Post, only
   the PostToolBatch entry (expect `post` on that batch event); Codex gets Pre + a failed Post.
+  With `"refused": TEXT` a permission rule (or the user) refused the call after its PreToolUse:
+  Claude Code sends no post event, only the PostToolBatch entry with TEXT (expect `post` on that
+  batch event); the other clients get TEXT as the call's error.
   Optional: `id` (name a call), `same` (repeat a named call verbatim), `batch` (calls with the
   same batch label send all their PreToolUse events before any post event), `agent_id`,
   `session_id`, `t` (seconds since start; default 2 s after the previous step), `note`.
@@ -300,6 +303,8 @@ class Runner:
                     step.get("error"),
                     step.get("rejected"),
                 )
+                if "refused" in step and self.client != "claude-code":
+                    error = step["refused"]
                 if self.client in DSH_CLIENTS:
                     tool_input, response = to_dsh(self.client, tool, tool_input, response, error)
                     error = None
@@ -381,6 +386,16 @@ class Runner:
                         }
                     )
                     continue
+                if "refused" in step and self.client == "claude-code":
+                    batch_calls.append(
+                        {
+                            "tool_name": tool,
+                            "tool_input": tool_input,
+                            "tool_use_id": tool_use_id,
+                            "tool_response": step["refused"],
+                        }
+                    )
+                    continue
                 want = expected(step.get("post"), self.profile, self.client)
                 if error is not None and self.client == "claude-code":
                     payload = dict(
@@ -430,7 +445,7 @@ class Runner:
                 for agent in dict.fromkeys(agent_of.values()):
                     calls = [c for c in batch_calls if agent_of[c["tool_use_id"]] == agent]
                     mine = [e for e in entries if e[8].get("agent_id") == agent]
-                    rejected_steps = [e[1] for e in mine if e[6] is not None]
+                    rejected_steps = [e[1] for e in mine if e[6] is not None or "refused" in e[1]]
                     want = expected(rejected_steps[-1].get("post"), self.profile, self.client) if rejected_steps else "silent"
                     payload = dict(mine[-1][8], hook_event_name="PostToolBatch", tool_calls=calls)
                     result = self.send(Step(counter, "PostToolBatch", payload, want), START + mine[-1][1]["_t"] + 0.9)

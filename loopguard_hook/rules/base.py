@@ -7,7 +7,7 @@ only the same-error and text rules keep ledger entries of their own.
 """
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, NamedTuple, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar
 
 from ..clients.base import Capabilities
 from ..config import Config
@@ -66,7 +66,8 @@ class CallContext(NamedTuple):
 
 class ResultContext(NamedTuple):
     """One tracked call's result, after it was recorded in its signature; `new` when this
-    signature had not produced the outcome since the last reset."""
+    signature had not produced the outcome since the last reset. `tool_input` is the call's
+    input as the client sent it."""
 
     config: Config
     caps: Capabilities
@@ -76,6 +77,7 @@ class ResultContext(NamedTuple):
     tool: str
     outcome: Outcome
     new: bool
+    tool_input: Any = None
 
 
 class TextContext(NamedTuple):

@@ -1,39 +1,90 @@
-"""Same error: one tool failing with the same error under different arguments is a wall (a
-sandbox, a permission, a missing tool), not a typo (`same_error_remind_at`).
+"""Same error: one tool failing the same way under different arguments (`same_error_remind_at`).
 
-Errors are compared by `outcome.error_signature` (paths and numbers removed); the rule reminds
-when the count of distinct failing signatures reaches the threshold and twice the threshold.
+Two kinds of wall:
+
+- a call that names no file (a shell command, a fetch) failing with the same error under
+  different arguments: a sandbox, a permission rule, a missing tool, not a typo;
+- a call on one file (an edit, a patch, a read) failing the same way on that file again and
+  again, its arguments reworded each time: the patch that does not apply, the file that is not
+  where the agent thinks. Distinct files failing once each are several answers, not a wall.
+
+Errors are compared by `outcome.error_signature` (paths, numbers and the input they quote
+removed), files by their last path component (`tools.target_of`: a retry with the absolute path
+is the same file). A failure counts for the rule only as a retry the model chose after it saw the
+error: calls issued together (a parallel batch, all refused by one permission rule) are one
+round. The rule reminds once at least `same_error_remind_at` distinct calls failed this way over
+at least two rounds, and again at twice the threshold.
+
+Not counted: an error that says nothing but `Exit code 1` (grep, test, `lsof`, `ps | grep`
+answering "none", different questions with the same empty answer; Claude Code 2.1.332 gives a
+failing command with no output as that line only), and failures on a file from before a call
+that changed it succeeded (an edit or a patch): the file is not the one that failed any more.
 Its ledger is `Agent.errors`, at most `MAX_ERRORS` entries.
 """
 
+import re
+
 from .. import messages as msg
 from ..decision import Action, Decision, Rule
-from ..ledger import MAX_ERROR_SIGS, MAX_ERRORS, MAX_ID_CHARS, trim
-from ..outcome import error_signature, preview
+from ..ledger import MAX_ERROR_SIGS, MAX_ERRORS, MAX_ID_CHARS, ErrorEntry, trim
+from ..outcome import Failure, error_signature, preview
 from ..redact import redact_prefix
+from ..tools import matches, target_of
 from .base import ResultContext
+
+#: A failure text that is only an exit status of 1: the command's "no", not an error message.
+_BARE_NO = r"\A\s*(?:Exit code:? |Process exited with code )1\s*\Z"
 
 
 def same_error(ctx: ResultContext) -> Decision | None:
-    """Record a failure; remind at `same_error_remind_at` distinct calls failing the same way."""
+    """Record a failure; remind when it has become a wall (module docstring)."""
     outcome, tool = ctx.outcome, ctx.tool
     threshold = ctx.config.same_error_remind_at
-    if not (outcome.failure and threshold):
+    if not threshold:
         return None
     errors = ctx.agent["errors"]
-    key = tool[:MAX_ID_CHARS] + ":" + error_signature(outcome.text)
+    target = target_of(ctx.tool_input, ctx.config)
+    if target is not None:
+        target = target[:MAX_ID_CHARS]
+    if outcome.failure == Failure.NONE:
+        if target is not None and _changes_file(ctx):
+            for key in [k for k, e in errors.items() if e.get("target") == target]:
+                del errors[key]
+        return None
+    if re.match(_BARE_NO, outcome.text[:64]):
+        return None
+    key = f"{tool[:MAX_ID_CHARS]}:{target or ''}:{error_signature(outcome.text, ctx.tool_input)}"
     entry = errors.setdefault(key, {"sigs": [], "t": ctx.call["t"]})
+    if target is not None:
+        entry["target"] = target
     entry["t"] = ctx.call["t"]
-    verdict = None
+    _count_round(entry, issued=ctx.call["t"], answered=ctx.agent["updated"])
     if ctx.call["sig"] not in entry["sigs"]:
         entry["sigs"].append(ctx.call["sig"])
         del entry["sigs"][:-MAX_ERROR_SIGS]
-        count = len(entry["sigs"])
-        if count == threshold or count == 2 * threshold:
-            limit = ctx.config.result_preview_chars
-            quoted = preview(redact_prefix(outcome.text, 2 * limit + 1), 2 * limit)
-            verdict = Decision(
-                Action.REMIND, Rule.SAME_ERROR, msg.same_error_reminder(tool, count, quoted, limit), times=count, tool=tool
-            )
     trim(errors, MAX_ERRORS, lambda k: errors[k]["t"])
-    return verdict
+    count, level = len(entry["sigs"]), entry.get("level", 0)
+    if entry.get("rounds", 1) < 2 or count < threshold * (level + 1) or level >= 2:
+        return None
+    entry["level"] = level + 1
+    limit = ctx.config.result_preview_chars
+    quoted = preview(redact_prefix(outcome.text, 2 * limit + 1), 2 * limit)
+    text = msg.same_error_reminder(tool, count, quoted, limit, target=target)
+    return Decision(Action.REMIND, Rule.SAME_ERROR, text, times=count, tool=tool)
+
+
+def _count_round(entry: ErrorEntry, *, issued: float, answered: float) -> None:
+    """A failure issued after the model saw this error (the first result of the latest round)
+    opens a new round; one issued before it belongs to the same round (a parallel sibling)."""
+    seen = entry.get("seen")
+    if seen is None or issued >= seen:
+        entry["rounds"] = entry.get("rounds", 0) + 1
+        entry["seen"] = answered
+
+
+def _changes_file(ctx: ResultContext) -> bool:
+    """Whether the call writes its file: a mutating tool, or a command carrying a patch."""
+    if matches(ctx.tool, ctx.config.mutating_tools):
+        return True
+    command = ctx.tool_input.get("command") if isinstance(ctx.tool_input, dict) else None
+    return isinstance(command, str) and "*** Begin Patch" in command
