@@ -224,7 +224,9 @@ def _finish_pre(
         followup.after_attempt(state, ctx.event.agent_id, agent, ctx.key.digest, decision, ctx.now)
     if decision.action >= Action.DENY:
         call["phase"] = "denied"
-        if config.answer_only_after_deny and decision.rule in LOOP_RULES:
+        if config.answer_only_after_deny and (
+            decision.rule in LOOP_RULES or (decision.rule == Rule.DUPLICATE and not call.get("duplicate"))
+        ):
             agent["answer_only"] = True
     if decision.action is Action.REMIND and decision.rule == Rule.REPEAT and config.remind_phase == "post" and can_deny:
         # The reminder and breaker profiles deliver reminders after the call, attached to its result.

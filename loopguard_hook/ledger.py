@@ -78,6 +78,8 @@ if TYPE_CHECKING:
         refused: NotRequired[bool]  # the last result looked like a sandbox refusal: the next attempt may be its escalated retry
         escalated: NotRequired[bool]  # an attempt already counted as such a retry
         repeated: NotRequired[bool]  # argument-blind calls only: the last result was no new evidence
+        spelling: NotRequired[str]  # `exact_repeat_code` only: a digest of the last attempt's arguments as given
+        mixed: NotRequired[bool]  # `exact_repeat_code` only: the attempts since the evidence were not all spelt alike
 
 
     class ErrorEntry(TypedDict):

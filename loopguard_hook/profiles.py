@@ -38,6 +38,7 @@ class Config(NamedTuple):
     same_error_remind_at: int = 3
     new_failure_is_evidence: bool = True
     evidence_call_counts: bool = True
+    exact_repeat_code: bool = False
     answer_only_after_deny: bool = False
     slow_repeat_seconds: float = 60.0
     parallel_duplicates: str = "count_once"
@@ -54,6 +55,7 @@ class Config(NamedTuple):
     preview_chars: int = 500
     result_preview_chars: int = 800
     max_repeated_lines: int = 8
+    prompt_resets_text: bool = False
     max_repeated_blocks: int = 5
     max_block_chars: int = 16384
     same_final_message_at: int = 3
@@ -117,6 +119,8 @@ PROFILE_DEFAULTS: dict[str, dict[str, Any]] = {
         "answer_only_after_deny": True,
         "new_failure_is_evidence": False,
         "evidence_call_counts": False,
+        "exact_repeat_code": True,
+        "prompt_resets_text": True,
         "max_repeated_lines": 5,
         "same_error_remind_at": 0,
         "slow_repeat_seconds": 0.0,

@@ -211,9 +211,12 @@ def _repeated_run(text: str, *, max_lines: int, max_blocks: int) -> TextVerdict 
     return None
 
 
-def remember_prompt(ts: TextState, prompt: str | None) -> None:
+def remember_prompt(ts: TextState, prompt: str | None, *, reset_lines: bool = False) -> None:
     """A new user prompt: keep its hash for the same-reply rule, and open a new turn (repeated
-    blocks are judged within a turn; across turns the same-reply rule applies)."""
+    blocks are judged within a turn; across turns the same-reply rule applies). With
+    `reset_lines` (`prompt_resets_text`) the repeated-line run starts afresh too."""
+    if reset_lines:
+        ts["line"], ts["line_count"] = None, 0
     ts["prompt"] = digest(_normal(prompt or "").encode("utf-8", "surrogatepass"))
     ts["reminded"] = False
     ts["stop_hash"], ts["stop_count"] = None, 0

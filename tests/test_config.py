@@ -177,6 +177,8 @@ BAD: list[tuple[str, Any, str]] = [
     ("idle_session_seconds", "7d", "seconds"),
     ("new_failure_is_evidence", "no", "true or false"),
     ("evidence_call_counts", 0, "true or false"),
+    ("exact_repeat_code", "yes", "true or false"),
+    ("prompt_resets_text", 1, "true or false"),
     ("register_advisory", "on", "true or false"),
     ("preview_chars", 5, ">= 20"),
     ("result_preview_chars", -1, ">= 20"),

@@ -150,8 +150,6 @@ def rules_of(results: list[Answer], action: Action) -> list[str]:
 @pytest.mark.parametrize(
     ("name", "codes"),
     [
-        ("seed_progress_repeat_group_seedcount.json", ["LOOP_GUARD_REPEAT"]),
-        ("seed_progress_answer_only_seedcount.json", ["LOOP_GUARD_REPEAT"] + ["LOOP_GUARD_STOP"] * 4),
         ("seed_progress_attempt_budget.json", ["LOOP_GUARD_LIMIT", "LOOP_GUARD_STOP"]),
         ("seed_progress_bookkeeping_budget_seedcount.json", ["LOOP_GUARD_PROGRESS_LIMIT", "LOOP_GUARD_STOP"]),
         ("case_L22_parallel_identical_shell.json", ["LOOP_GUARD_DUPLICATE"] * 4),
@@ -172,3 +170,21 @@ def test_progress_denials_carry_the_seed_codes(
             "LOOP_GUARD_STOP",
         ):
             assert text_of(result).startswith(result.decision.rule)
+
+
+@pytest.mark.parametrize("client", scenario.CLIENTS)
+@pytest.mark.parametrize(
+    ("name", "codes"),
+    [
+        ("seed_progress_repeat_group_seedcount.json", ["LOOP_GUARD_DUPLICATE"]),
+        ("seed_progress_answer_only_seedcount.json", ["LOOP_GUARD_DUPLICATE"] + ["LOOP_GUARD_STOP"] * 4),
+    ],
+)
+def test_progress_identical_repeats_carry_the_seed_duplicate_code(
+    name: str, codes: list[str], client: str, tmp_path: Path
+) -> None:
+    """An identical call repeated without progress is denied LOOP_GUARD_DUPLICATE, as
+    dsh-agent-loop-guard's own guard-state.test.js asserts (a spacing variant stays
+    LOOP_GUARD_REPEAT: tests/test_seedsuite_codes.py); the answer-only denials follow it."""
+    results = play_file(name, "progress", client, tmp_path)
+    assert rules_of(results, Action.DENY) == codes

@@ -3,7 +3,8 @@
 A rule is a function from one context to a verdict (`Decision`) or None. The engine builds the
 context after it has moved the ledger's counters, runs the rules listed in `rules/__init__.py`
 in order, and keeps the most severe verdict (the first listed on a tie). Rules read the ledger;
-only the same-error and text rules keep ledger entries of their own.
+only the same-error and text rules keep ledger entries of their own (and the repeat rule, under
+`exact_repeat_code`, how a signature's attempts were spelt).
 """
 
 from collections.abc import Sequence

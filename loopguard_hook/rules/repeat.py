@@ -3,13 +3,16 @@
 Thresholds `remind_at`, `deny_at` and `stop_at` on the profile's counter (`counting`): identical
 calls in a row (`consecutive`), or attempts of one signature since the last new evidence
 (`no_progress`). A repeat that comes `slow_repeat_seconds` after the previous one finished is a
-poll, not a loop: it is only reminded (`LOOP_GUARD_SLOW_REPEAT`).
+poll, not a loop: it is only reminded (`LOOP_GUARD_SLOW_REPEAT`). Under `exact_repeat_code` (the
+progress profile) a denial of attempts that were all spelt alike is coded `LOOP_GUARD_DUPLICATE`,
+as the progress seed codes it.
 """
 
 from .. import messages as msg
 from ..decision import Action, Decision, Rule
+from ..ledger import Signature
 from ..outcome import preview
-from ..signature import CallKey
+from ..signature import CallKey, digest
 from .base import CallContext
 
 
@@ -23,11 +26,33 @@ def _previous_result(ctx: CallContext) -> str | None:
     return text if isinstance(text, str) else None
 
 
+def _note_spelling(sig: Signature, key: CallKey) -> None:
+    """Whether the attempts of `sig` since its last new evidence were all spelt alike: the
+    canonical arguments as given (`key.head`), before the shell spacing that the signature
+    ignores is removed. Kept in the signature (`spelling`, `mixed`)."""
+    spelling = digest(key.head.encode("utf-8", "surrogatepass"))[:16]
+    if sig["n"] <= 1:
+        sig["mixed"] = False
+    elif spelling != sig.get("spelling"):
+        sig["mixed"] = True
+    sig["spelling"] = spelling
+
+
+def _repeat_code(ctx: CallContext) -> Rule:
+    """`LOOP_GUARD_DUPLICATE` for a repeat whose attempts since the evidence were all spelt alike
+    under `exact_repeat_code` (the progress seed's code), else `LOOP_GUARD_REPEAT`."""
+    if ctx.config.exact_repeat_code and ctx.sig is not None and ctx.sig.get("mixed") is False:
+        return Rule.DUPLICATE
+    return Rule.REPEAT
+
+
 def repeat(ctx: CallContext) -> Decision | None:
     """Remind, deny or end the turn at the profile's thresholds."""
     if not ctx.counted:
         return None
     cfg, n, tool = ctx.config, ctx.attempt, ctx.tool
+    if cfg.exact_repeat_code and ctx.sig is not None:
+        _note_spelling(ctx.sig, ctx.key)
     in_a_row = cfg.counting == "consecutive"
     limit = cfg.result_preview_chars
     if cfg.stop_at and n >= cfg.stop_at or cfg.deny_at and n >= cfg.deny_at:
@@ -42,7 +67,7 @@ def repeat(ctx: CallContext) -> Decision | None:
         )
     elif cfg.deny_at and n >= cfg.deny_at:
         denial = msg.repeat_denial(tool, n, _previous_result(ctx), limit, in_a_row=in_a_row)
-        decision = Decision(Action.DENY, Rule.REPEAT, denial, advice=advice)
+        decision = Decision(Action.DENY, _repeat_code(ctx), denial, advice=advice)
     else:
         thresholds = cfg.effective_remind_at()
         if n not in thresholds:

@@ -56,7 +56,7 @@ def text_loops(ctx: TextContext) -> Decision | None:
 
 def _on_prompt(ts: TextState, ctx: TextContext, verdict: TextVerdict | None) -> list[Decision]:
     pending = ts["pending"]
-    textloop.remember_prompt(ts, ctx.event.prompt)
+    textloop.remember_prompt(ts, ctx.event.prompt, reset_lines=ctx.config.prompt_resets_text)
     ts["pending"] = None
     if verdict is not None:
         pending = textloop.reminder(verdict)

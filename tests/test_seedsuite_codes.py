@@ -1,32 +1,27 @@
-"""Pending: the rule codes of the progress seed's repeat denials.
+"""The rule codes of the progress seed's repeat denials (`exact_repeat_code`).
 
 dsh-agent-loop-guard's guard-state.test.js asserts `LOOP_GUARD_DUPLICATE` for an identical call
 repeated without progress ('unchanged result after repeated identical calls is blocked as
 no-progress', 'loop denial logs ...', 'result errors do not count ...') and the engine uses
 `LOOP_GUARD_REPEAT` for a near-identical one (same repeat group, arguments differing in
-whitespace). Main uses `LOOP_GUARD_REPEAT` for both and `LOOP_GUARD_DUPLICATE` for parallel twins.
-
-Run: .venv/bin/python -m pytest -q tests/pending/test_seedsuite_codes.py
+whitespace). The progress profile does the same; the other profiles use `LOOP_GUARD_REPEAT` for
+both, and `LOOP_GUARD_DUPLICATE` is also the code of a denied parallel twin.
 """
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
+import scenario
 
-sys.path.insert(0, str(Path(__file__).parent.parent))
+from loopguard_hook.engine import Action
 
-import scenario  # noqa: E402
-
-from loopguard_hook.engine import Action  # noqa: E402
-
-PENDING = Path(__file__).parent.parent / "scenarios"  # the seed-suite files hold now, but for these codes
+SCENARIOS = Path(__file__).parent / "scenarios"
 
 
 def denial_codes(name: str, client: str, tmp_path: Path) -> list[str]:
-    data = scenario.load(PENDING / name)
+    data = scenario.load(SCENARIOS / name)
     runner = scenario.Runner(data, "progress", client, str(tmp_path / "state"))
     errors = runner.play()
     assert not errors, "; ".join(errors)
