@@ -151,9 +151,9 @@ def _bookkeeping_evidence(agent: Agent, outcome: Outcome, limit: int) -> None:
 
 
 def _escalated_retry(agent: Agent, sig: Signature) -> None:
-    """The retry of a sandbox-refused call, with escalation asked for (Codex keeps the same
-    input: its hooks do not see `sandbox_permissions`, openai/codex#40996): a first run, not a
-    repeat. Once per signature, so a loop of refusals still counts."""
+    """The retry of a sandbox-refused call with escalation asked for (Codex keeps the same input:
+    its hooks do not see `sandbox_permissions`, openai/codex#40996), or of a timed-out call: a
+    first run, not a repeat. Once per signature, so a loop of refusals still counts."""
     sig["escalated"] = True
     sig["n"] = 0
     agent["chain"] = None
@@ -364,11 +364,12 @@ def uncount(agent: Agent, call: Call) -> None:
         chain[1] = max(0, int(chain[1]) - 1)
 
 
-# What a sandbox prints when it refuses a call (no network, a read-only or unwritable path):
-# the model's next identical call is likely its retry with escalation.
+# What a sandbox prints when it refuses a call (no network, a read-only or unwritable path), or a
+# timeout: the next identical call is likely its retry with escalation or a longer timeout, which
+# no signature sees (Claude Code's `timeout` is ignored; Codex sends no `timeout_ms` to hooks).
 _SANDBOX_REFUSAL = (
     r"Could not resolve host|Temporary failure in name resolution|Network is unreachable"
-    r"|Operation not permitted|Read-only file system|sandbox"
+    r"|Operation not permitted|Read-only file system|sandbox|timed out after"
 )
 
 

@@ -92,6 +92,7 @@ _FAILURE_TEXT = (
     # Codex's own apply_patch and sandbox refusals (rollouts of Codex 0.4x-0.5x in the corpus)
     r"|verification failed|Failed to find expected lines|sandbox denied|failed in sandbox"
     r"|^execution error: "
+    r"|^command timed out after "
 )
 
 #: Tools whose plain-text results carry no failure flag, so that a failure is read from the text:
