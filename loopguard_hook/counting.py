@@ -3,8 +3,7 @@ result rules run on them. Pure: no I/O.
 
 An attempt (`count_attempt`) opens a call entry, moves the signature, chain, budget and path
 counters (`_tally`), runs `rules.ON_CALL` and records what the verdict does to the call. A result
-(`record_outcome`) stores the outcome, decides whether it is new evidence, and runs
-`rules.ON_RESULT`.
+(`record_outcome`) stores the outcome, decides whether it is new evidence, and runs `rules.ON_RESULT`.
 """
 
 import re
@@ -105,8 +104,7 @@ def _tally(
     tracked = counted = False
     sig: Signature | None = None
     previous_time: float | None = None
-    count = 0
-    path, path_count = None, 0
+    count, path, path_count = 0, None, 0
     if not is_tracked(tool, config):
         call["untracked"] = True
     elif not blind and is_twin(agent, call, config, can_deny=can_deny, lost_posts="PostToolBatch" not in caps.sends):
@@ -117,6 +115,8 @@ def _tally(
         # An argument-blind call moves its tool's counters, which only its result can judge.
         tracked, counted = True, not blind
         sig = _signature(agent, tool, key, now, share.sigs, share.summary_chars)
+        if sig.get("refused"):
+            call["retry"] = True  # the retry of a refusal or a timeout (`_escalated_retry`)
         previous_time, count = _move(agent, sig, key.digest, config, now, counted=counted)
         if counted:
             path, path_count = _count_path(agent, tool, attempt.tool_input, config, share.paths)

@@ -61,6 +61,7 @@ if TYPE_CHECKING:
         new: NotRequired[bool]
         remind: NotRequired[str]  # a reminder held back to go out with this call's result
         remind_rule: NotRequired[str]  # its rule code, when not LOOP_GUARD_REPEAT
+        retry: NotRequired[bool]  # the identical retry of a sandbox refusal or a timeout: a first run
 
 
     class Signature(TypedDict):
@@ -87,6 +88,7 @@ if TYPE_CHECKING:
 
         sigs: list[str]  # the call signatures that failed this way, at most MAX_ERROR_SIGS
         t: float
+        n: NotRequired[int]  # failing calls
         seen: NotRequired[float]  # when the first result of the latest round came back
         rounds: NotRequired[int]  # rounds of calls that failed this way: each made after the model saw the last
         level: NotRequired[int]  # reminders given for this error (1 at the threshold, 2 at twice it)

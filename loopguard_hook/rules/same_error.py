@@ -12,13 +12,15 @@ Errors are compared by `outcome.error_signature` (paths, numbers and the input t
 removed), files by their last path component (`tools.target_of`: a retry with the absolute path
 is the same file). A failure counts for the rule only as a retry the model chose after it saw the
 error: calls issued together (a parallel batch, all refused by one permission rule) are one
-round. The rule reminds once at least `same_error_remind_at` distinct calls failed this way over
-at least two rounds, and again at twice the threshold.
+round. The rule reminds once the calls that failed this way, at least two of them distinct, reach
+`same_error_remind_at` distinct calls or rounds (and at least two rounds), and again at twice
+the threshold. Identical calls alone are the repeat rule's.
 
 Not counted: an error that says nothing but `Exit code 1` (grep, test, `lsof`, `ps | grep`
 answering "none", different questions with the same empty answer; Claude Code 2.1.332 gives a
-failing command with no output as that line only), and failures on a file from before a call
-that changed it succeeded (an edit or a patch): the file is not the one that failed any more.
+failing command with no output as that line only), and failures from before a call that changed
+a file succeeded (an edit or a patch): on that file, and walls met by calls that name no file,
+since an edit before a rerun is ordinary work.
 Its ledger is `Agent.errors`, at most `MAX_ERRORS` entries.
 """
 
@@ -47,8 +49,10 @@ def same_error(ctx: ResultContext) -> Decision | None:
     if target is not None:
         target = target[:MAX_ID_CHARS]
     if outcome.failure == Failure.NONE:
-        if target is not None and _changes_file(ctx):
-            for key in [k for k, e in errors.items() if e.get("target") == target]:
+        if _changes_file(ctx):
+            # Something changed: failures on this file, and walls met before the change, are
+            # no longer the last word (an edit before a test rerun is ordinary work).
+            for key in [k for k, e in errors.items() if e.get("target") in (target, None)]:
                 del errors[key]
         return None
     if re.match(_BARE_NO, outcome.text[:64]):
@@ -58,15 +62,18 @@ def same_error(ctx: ResultContext) -> Decision | None:
     if target is not None:
         entry["target"] = target
     entry["t"] = ctx.call["t"]
-    _count_round(entry, issued=ctx.call["t"], answered=ctx.agent["updated"])
+    entry["n"] = entry.get("n", 0) + 1
+    if not ctx.call.get("retry"):  # an escalated retry runs the refused call anew: no new round
+        _count_round(entry, issued=ctx.call["t"], answered=ctx.agent["updated"])
     if ctx.call["sig"] not in entry["sigs"]:
         entry["sigs"].append(ctx.call["sig"])
         del entry["sigs"][:-MAX_ERROR_SIGS]
     trim(errors, MAX_ERRORS, lambda k: errors[k]["t"])
-    count, level = len(entry["sigs"]), entry.get("level", 0)
-    if entry.get("rounds", 1) < 2 or count < threshold * (level + 1) or level >= 2:
+    distinct, rounds, level = len(entry["sigs"]), entry.get("rounds", 1), entry.get("level", 0)
+    if rounds < 2 or distinct < 2 or max(distinct, rounds) < threshold * (level + 1) or level >= 2:
         return None
     entry["level"] = level + 1
+    count = max(entry["n"], distinct)
     limit = ctx.config.result_preview_chars
     quoted = preview(redact_prefix(outcome.text, 2 * limit + 1), 2 * limit)
     text = msg.same_error_reminder(tool, count, quoted, limit, target=target)
