@@ -84,7 +84,7 @@ _FAILURE_TEXT = (
     r"|Permission denied"
     r"|Operation not permitted"
     r"|^Traceback \(most recent call last\):"
-    r"|^fatal: "
+    r"|^fatal: |^[\w.+-]+: .*\bfatal: "
     r"|^error(?:\[E\d+\])?: "
     r"|^Error: "
     r"|cannot access '"
