@@ -92,7 +92,7 @@ if TYPE_CHECKING:
         seen: NotRequired[float]  # when the first result of the latest round came back
         rounds: NotRequired[int]  # rounds of calls that failed this way: each made after the model saw the last
         level: NotRequired[int]  # reminders given for this error (1 at the threshold, 2 at twice it)
-        target: NotRequired[str]  # the file the calls worked on (`tools.target_of`), at most MAX_ID_CHARS
+        target: NotRequired[str]  # a digest of the name of the file the calls worked on (`tools.target_of`)
 
 
     class FollowUp(TypedDict):

@@ -31,6 +31,7 @@ from ..decision import Action, Decision, Rule
 from ..ledger import MAX_ERROR_SIGS, MAX_ERRORS, MAX_ID_CHARS, ErrorEntry, trim
 from ..outcome import Failure, error_signature, preview
 from ..redact import redact_prefix
+from ..signature import digest
 from ..tools import matches, target_of
 from .base import ResultContext
 
@@ -46,21 +47,21 @@ def same_error(ctx: ResultContext) -> Decision | None:
         return None
     errors = ctx.agent["errors"]
     target = target_of(ctx.tool_input, ctx.config)
-    if target is not None:
-        target = target[:MAX_ID_CHARS]
+    # The ledger keeps a short digest of the file's name, not the name.
+    file_id = digest(target.encode("utf-8", "surrogatepass"))[:12] if target is not None else None
     if outcome.failure == Failure.NONE:
         if _changes_file(ctx):
             # Something changed: failures on this file, and walls met before the change, are
             # no longer the last word (an edit before a test rerun is ordinary work).
-            for key in [k for k, e in errors.items() if e.get("target") in (target, None)]:
+            for key in [k for k, e in errors.items() if e.get("target") in (file_id, None)]:
                 del errors[key]
         return None
     if re.match(_BARE_NO, outcome.text[:64]):
         return None
-    key = f"{tool[:MAX_ID_CHARS]}:{target or ''}:{error_signature(outcome.text, ctx.tool_input)}"
+    key = f"{tool[:MAX_ID_CHARS]}:{file_id or ''}:{error_signature(outcome.text, ctx.tool_input)}"
     entry = errors.setdefault(key, {"sigs": [], "t": ctx.call["t"]})
-    if target is not None:
-        entry["target"] = target
+    if file_id is not None:
+        entry["target"] = file_id
     entry["t"] = ctx.call["t"]
     entry["n"] = entry.get("n", 0) + 1
     if not ctx.call.get("retry"):  # an escalated retry runs the refused call anew: no new round
@@ -76,7 +77,7 @@ def same_error(ctx: ResultContext) -> Decision | None:
     count = max(entry["n"], distinct)
     limit = ctx.config.result_preview_chars
     quoted = preview(redact_prefix(outcome.text, 2 * limit + 1), 2 * limit)
-    text = msg.same_error_reminder(tool, count, quoted, limit, target=target)
+    text = msg.same_error_reminder(tool, count, quoted, limit, target=target[:MAX_ID_CHARS] if target else None)
     return Decision(Action.REMIND, Rule.SAME_ERROR, text, times=count, tool=tool)
 
 
