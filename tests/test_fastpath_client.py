@@ -161,9 +161,27 @@ def test_the_key_changes_with_the_build_the_rights_and_the_python_variables(tmp_
     assert client.helper_key(b"ctx", {"HOME": "/elsewhere"}, str(package)) == base
     assert client.helper_key(b"ctx2", {}, str(package)) != base
     assert client.helper_key(b"ctx", {"PYTHONPATH": "/shadow"}, str(package)) != base
-    module.write_text("A = 22\n")  # an upgrade rewrites files: size or mtime change
-    assert client.helper_key(b"ctx", {}, str(package)) != base
     assert len(base) == 32
+    time.sleep(0.05)  # folder times tick at the kernel's coarse clock (a few ms); upgrades come later
+    replaced = package / "sub" / "rules.py.new"  # an install or upgrade replaces files
+    replaced.write_text("A = 22\n")
+    replaced.replace(module)
+    assert client.helper_key(b"ctx", {}, str(package)) != base
+    upgraded = client.helper_key(b"ctx", {}, str(package))
+    time.sleep(0.05)
+    (package / "__init__.py").write_text("__version__ = '2'\n")
+    assert client.helper_key(b"ctx", {}, str(package)) != upgraded
+
+
+def test_an_edit_in_place_changes_the_digest_the_helper_checks(tmp_path: Path) -> None:
+    package = tmp_path / "pkg"
+    (package / "sub").mkdir(parents=True)
+    module = package / "sub" / "rules.py"
+    module.write_text("A = 1\n")
+    key, digest = client.helper_key(b"ctx", {}, str(package)), client.build_digest(str(package))
+    module.write_text("A = 22\n")  # same file, same folder: the key cannot see it, the digest does
+    assert client.helper_key(b"ctx", {}, str(package)) == key
+    assert client.build_digest(str(package)) != digest
 
 
 # -- fail open against fake helpers ----------------------------------------------------------
@@ -213,6 +231,16 @@ def test_a_helper_that_never_greets_costs_at_most_the_greeting_timeout(tmpdir_en
     started = time.monotonic()
     assert client.handle(VALUES, b"{}", 1.0, dict(os.environ)) is None
     assert time.monotonic() - started < client.HELLO_TIMEOUT + 0.5
+
+
+def test_a_helper_that_closes_without_greeting_is_replaced(tmpdir_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A helper killed or stopping while a client connects leaves its socket taking connections
+    for a moment: the event runs in-process and a new helper is started (it takes over the
+    socket, or finds the old one still alive and exits)."""
+    started = _no_spawn(monkeypatch)
+    _serve(_socket_path(tmpdir_env), lambda conn: None)
+    assert client.handle(VALUES, b"{}", 1.0, dict(os.environ)) is None
+    assert len(started) == 1
 
 
 def test_a_helper_that_dies_after_the_request_lets_the_call_through(tmpdir_env: Path,

@@ -18,11 +18,10 @@ Where the helper lives: `<TMPDIR or /tmp>/loopguard-hook-<uid>/`, a 0700 directo
 creates, owned by the user; anything else in its place (a symlink, another owner, wider modes)
 disables the fast path. The system temp dir is used because sandboxed hooks may write there but
 not under `$HOME` (DeepSeek Harness workspace-write, Codex workspace-write). One socket per
-build: `<key>.sock`, where the key digests the package version, its files' sizes and mtimes, the
-interpreter and the package path, so a client never talks to the helper of another build.
+build: `<key>.sock`, where the key digests the package version, the stamp an install leaves on its
+files and folders, the interpreter and the package path, so a client never talks to the helper of
+another build (a module edited in place is caught by the helper itself, see `build_stamp`).
 """
-
-from __future__ import annotations
 
 import _socket
 import marshal
@@ -34,6 +33,8 @@ from _blake2 import blake2b
 
 from .. import __version__
 
+# No `from __future__ import annotations` (the `__future__` module is one more import on every
+# event): annotations are evaluated, so names only imported for type checking are quoted.
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # `typing` and `collections.abc` cost milliseconds to import here
     from collections.abc import Mapping
@@ -66,7 +67,7 @@ ANSWER = b"A"
 DECLINE = b"D"
 
 
-def handle(values: dict[str, object], raw: bytes, clock: float, environ: Mapping[str, str]) -> Reply | None:
+def handle(values: dict[str, object], raw: bytes, clock: float, environ: "Mapping[str, str]") -> Reply | None:
     """Run one hook event in the resident helper.
 
     `values` are the hook's keyword options (`HookOptions` fields), `raw` the stdin bytes,
@@ -132,7 +133,7 @@ def process_context(proc: str = "/proc/self") -> tuple[bool, bytes]:
     return confined, b"\n".join([*lines, limits, *spaces])
 
 
-def runtime_path(environ: Mapping[str, str]) -> str:
+def runtime_path(environ: "Mapping[str, str]") -> str:
     """`<TMPDIR>/loopguard-hook-<uid>` (`/tmp` when TMPDIR is unset or relative)."""
     base = environ.get("TMPDIR") or "/tmp"
     if not base.startswith("/"):
@@ -140,7 +141,7 @@ def runtime_path(environ: Mapping[str, str]) -> str:
     return os.path.join(base, f"loopguard-hook-{os.getuid()}")
 
 
-def runtime_dir(environ: Mapping[str, str]) -> str | None:
+def runtime_dir(environ: "Mapping[str, str]") -> str | None:
     """The user's private helper directory, created 0700 if missing; None if it is not safe.
 
     Safe means: a real directory (not a symlink), owned by this user, no group or other bits.
@@ -166,13 +167,45 @@ def runtime_dir(environ: Mapping[str, str]) -> str | None:
 PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def helper_key(context: bytes, environ: Mapping[str, str], root: str = PACKAGE_ROOT) -> str:
+def helper_key(context: bytes, environ: "Mapping[str, str]", root: str = PACKAGE_ROOT) -> str:
     """The key of the helper that may serve this process: a digest of the build (version,
-    interpreter, package path, every module's size and mtime: any upgrade or edit of the package
-    changes it), of the interpreter's `PYTHON*` variables in `environ` (`PYTHONPATH` decides
-    which modules load), and of `context` (`process_context`). 32 hex characters."""
+    interpreter, package path, `build_stamp`), of the interpreter's `PYTHON*` variables in
+    `environ` (`PYTHONPATH` decides which modules load), and of `context` (`process_context`).
+    32 hex characters. About 50 µs: it runs on every event."""
     python = sorted((k, v) for k, v in environ.items() if k.startswith("PYTHON"))
-    parts = [__version__, sys.version, sys.executable, root, repr(python), context.decode("utf-8", "replace")]
+    # The interpreter by its real path and its environment's prefix: `python` and `python3` of one
+    # virtualenv are one interpreter, and share a helper.
+    interpreter = (os.path.realpath(sys.executable), sys.prefix)
+    parts = [__version__, sys.version, repr(interpreter), root, repr(python), context.decode("utf-8", "replace"),
+             build_stamp(root)]
+    return blake2b("\n".join(parts).encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
+
+
+def build_stamp(root: str = PACKAGE_ROOT) -> str:
+    """What an install, upgrade or checkout of the package changes, read cheaply: the inode, size
+    and mtime of `__init__.py` (it holds the version) and the inode and mtime of the package's
+    folder and of each subpackage's folder (installers and git replace files, which changes the
+    folder that holds them: pip unlinks before it writes, uv links, git renames). An edit made in
+    place leaves these alone; the helper finds it with `build_digest` after its next event."""
+    try:
+        with os.scandir(root) as entries:
+            folders = sorted(e.path for e in entries if e.name != "__pycache__" and e.is_dir(follow_symlinks=False))
+    except OSError as exc:
+        return repr(exc)
+    parts = []
+    for path in [os.path.join(root, "__init__.py"), root, *folders]:
+        try:
+            st = os.stat(path)
+            parts.append(f"{path}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}")
+        except OSError as exc:
+            parts.append(repr(exc))
+    return "\n".join(parts)
+
+
+def build_digest(root: str = PACKAGE_ROOT) -> str:
+    """A digest of every module of the package (path, size, mtime): any edit changes it. About
+    1 ms (a walk of the package), so only the helper runs it, between events."""
+    parts = []
     pending = [root]
     while pending:
         folder = pending.pop()
@@ -197,7 +230,7 @@ def peer_uid(sock: _socket.socket) -> int:
     return int.from_bytes(cred[4:8], sys.byteorder)
 
 
-def _connect(folder: str, key: str, environ: Mapping[str, str]) -> _socket.socket | None:
+def _connect(folder: str, key: str, environ: "Mapping[str, str]") -> _socket.socket | None:
     """A connection to this build's helper that greeted us, or None (and a helper is started if
     there is none)."""
     path = os.path.join(folder, key + ".sock")
@@ -219,7 +252,14 @@ def _connect(folder: str, key: str, environ: Mapping[str, str]) -> _socket.socke
             start_helper(folder, key, environ)
             raise
         want = hello(key)
-        if peer_uid(sock) != os.getuid() or read_exactly(sock, len(want)) != want:
+        if peer_uid(sock) != os.getuid():
+            raise ConnectionError("not this user's helper")
+        try:
+            greeting = read_exactly(sock, len(want))
+        except ConnectionResetError:  # closed unanswered: a helper dying or stopping
+            start_helper(folder, key, environ)
+            raise
+        if greeting != want:
             raise ConnectionError("not this build's helper")
         return sock
     except OSError:
@@ -227,7 +267,7 @@ def _connect(folder: str, key: str, environ: Mapping[str, str]) -> _socket.socke
         return None
 
 
-def _hand_over(sock: _socket.socket, values: dict[str, object], raw: bytes, clock: float, environ: Mapping[str, str]) -> bool:
+def _hand_over(sock: _socket.socket, values: dict[str, object], raw: bytes, clock: float, environ: "Mapping[str, str]") -> bool:
     """Send the whole request; False if it could not be (then the helper does nothing)."""
     try:
         mask = os.umask(0o077)
@@ -261,12 +301,12 @@ def _answer(sock: _socket.socket) -> Reply | None:
 
 
 def read_exactly(sock: _socket.socket, size: int) -> bytes:
-    """Exactly `size` bytes from `sock`; ConnectionError if it closes first."""
+    """Exactly `size` bytes from `sock`; ConnectionResetError if it closes first."""
     chunks = []
     while size > 0:
         chunk = sock.recv(min(size, 1 << 20))
         if not chunk:
-            raise ConnectionError("connection closed early")
+            raise ConnectionResetError("connection closed early")
         chunks.append(chunk)
         size -= len(chunk)
     return b"".join(chunks)
@@ -283,7 +323,7 @@ def _read_to_end(sock: _socket.socket) -> bytes:
 START_GRACE_SECONDS = 10.0
 
 
-def start_helper(folder: str, key: str, environ: Mapping[str, str]) -> None:
+def start_helper(folder: str, key: str, environ: "Mapping[str, str]") -> None:
     """Start this build's helper in the background, detached, unless one is already starting.
 
     The helper gets this process's environment (to import the same package) and the idle timeout
