@@ -315,3 +315,24 @@ def test_a_module_edited_in_place_retires_the_helper_after_its_next_event(tmp_pa
         assert load_state(state, "ed")["agents"]["main"]["attempts"] == events
     finally:
         stop_helpers(tmpdir)
+
+
+def test_a_worker_takes_each_events_environment_exactly(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Workers serve event after event: each runs with its client's environment, nothing more
+    (a variable of the previous event is gone), nothing less."""
+    saved = dict(os.environ)
+    monkeypatch.setattr(helper, "_adopted", {})
+    first = {**saved, "LOOPGUARD_PROFILE": "breaker", "ONLY_FIRST": "1"}
+    second = {k: v for k, v in saved.items() if k != "HOME"} | {"LOOPGUARD_PROFILE": "reminder"}
+    try:
+        helper.adopt_environ(first)
+        assert dict(os.environ) == first
+        helper.adopt_environ(second)
+        assert dict(os.environ) == second
+        helper.adopt_environ(second)
+        assert dict(os.environ) == second
+        helper.adopt_environ(first)
+        assert dict(os.environ) == first
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
