@@ -336,3 +336,30 @@ def test_a_worker_takes_each_events_environment_exactly(monkeypatch: pytest.Monk
     finally:
         os.environ.clear()
         os.environ.update(saved)
+
+
+def test_an_environment_entry_putenv_refuses_is_left_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An exec may pass `=x` (an empty name): `os.environ` shows it, `putenv` refuses it. The
+    event still runs, with everything else of its environment."""
+    saved = dict(os.environ)
+    monkeypatch.setattr(helper, "_adopted", {})
+    try:
+        helper.adopt_environ({**saved, "": "x", "LOOPGUARD_PROFILE": "breaker"})
+        assert dict(os.environ) == {**saved, "LOOPGUARD_PROFILE": "breaker"}
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+def test_the_temporary_socket_name_is_no_longer_than_the_final_one(tmpdir_env: Path, tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The client checks the final socket path against Linux's limit; the name the helper binds
+    first must fit wherever the final one does, or every event would start a helper that fails."""
+    names: list[str] = []
+    real_bind = socket.socket.bind
+    monkeypatch.setattr(socket.socket, "bind", lambda self, path: (names.append(str(path)), real_bind(self, path))[1])
+    folder = client.runtime_dir(dict(os.environ))
+    assert folder is not None
+    server = helper._listen(folder, "k" * 32)
+    server.close()
+    assert names and all(len(name) <= len(os.path.join(folder, "k" * 32 + ".sock")) for name in names)

@@ -121,7 +121,8 @@ def _take_lock(folder: str, key: str) -> int | None:
 def _listen(folder: str, key: str) -> socket.socket:
     """Bind under a temporary name, then rename over `KEY.sock` (replacing a dead helper's)."""
     final = os.path.join(folder, key + ".sock")
-    temporary = os.path.join(folder, f"{key}.{os.getpid()}.sock")
+    # No longer than the final name, which the client has checked against the socket path limit.
+    temporary = os.path.join(folder, f".{os.getpid()}.sock")
     _unlink(temporary)
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
@@ -340,11 +341,11 @@ def serve_one(conn: socket.socket, key: str, greeted: Callable[[], object] | Non
     payload = [_read_payload(conn, length)]
     try:
         os.chdir(cwd)
-    except OSError:  # the client's directory is not reachable from here: it runs the event itself
-        conn.sendall(client.DECLINE)
+        adopt_environ(environ)
+    except (OSError, ValueError):  # the client's directory is not reachable from here, or its
+        conn.sendall(client.DECLINE)  # environment cannot be taken: it runs the event itself
         return
     os.umask(mask)
-    adopt_environ(environ)
     # `run` gets the only reference to the payload and drops it once parsed, as in-process.
     result = run(payload.pop(), options=HookOptions(**values), environ=os.environ, clock=lambda: float(clock))
     conn.sendall(client.ANSWER + marshal.dumps((int(result.exit_code), result.stdout, result.stderr)))
@@ -361,6 +362,10 @@ def adopt_environ(environ: dict[str, str]) -> None:
     global _adopted
     if not _adopted:
         _adopted = dict(os.environ)
+    # A name `putenv` refuses (empty, with "=" or NUL: an exec may pass `=x`) cannot be set here;
+    # the hook reads none of them, so the event runs without it.
+    environ = {name: value for name, value in environ.items() if name and "=" not in name and "\0" not in name
+               and "\0" not in value}
     if environ == _adopted:
         return
     for name in _adopted.keys() - environ.keys():
@@ -368,7 +373,7 @@ def adopt_environ(environ: dict[str, str]) -> None:
     for name, value in environ.items():
         if _adopted.get(name) != value:
             os.environ[name] = value
-    _adopted = dict(environ)
+    _adopted = environ
 
 
 def _read_payload(conn: socket.socket, length: int) -> bytes:
