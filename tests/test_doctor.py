@@ -29,7 +29,9 @@ def box(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     home, cwd = tmp_path / "home", tmp_path / "project"
     home.mkdir()
     cwd.mkdir()
-    env = {"HOME": str(home), "PATH": os.pathsep.join([BIN, "/usr/bin", "/bin"]), "XDG_CACHE_HOME": str(home / ".cache")}
+    env = {"HOME": str(home), "PATH": os.pathsep.join([BIN, "/usr/bin", "/bin"]), "XDG_CACHE_HOME": str(home / ".cache"),
+           # the suite's own helper folder: a helper doctor's synthetic event starts is stopped with the run
+           "TMPDIR": os.environ["TMPDIR"]}
     monkeypatch.setenv("HOME", env["HOME"])
     monkeypatch.setenv("XDG_CACHE_HOME", env["XDG_CACHE_HOME"])
     return {"home": home, "cwd": cwd, "env": env}
