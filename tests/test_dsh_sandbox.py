@@ -53,7 +53,7 @@ def _bwrap(workspace: Path) -> list[str]:
 
 
 needs_landlock = pytest.mark.skipif(LANDLOCK is None or not _works(_landlock(Path("/tmp"))),
-                                    reason="DSH's Landlock launcher is not installed (run the e2e suite first, or set DSH_E2E_CACHE)")
+                                    reason="DSH's Landlock launcher is not installed (run the e2e suite, or set DSH_E2E_CACHE)")
 needs_bwrap = pytest.mark.skipif(BWRAP is None or not _works(_bwrap(Path("/tmp"))),
                                  reason="no working bubblewrap (PATH or DSH_TEST_BWRAP)")
 # DSH's bubblewrap profile gives each hook a private /tmp: a hook installed under /tmp (a scratch
