@@ -262,6 +262,32 @@ def test_a_helper_that_dies_after_the_request_lets_the_call_through(tmpdir_env: 
     assert isinstance(mask, int)
 
 
+def test_a_helper_that_holds_the_event_lets_it_through_within_the_reply_bound(
+        tmpdir_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker stopped or frozen mid-event: the call is let through (one line, exit 1) once the
+    event's lock bound is past, not after a fixed minute the host would not wait for."""
+    _no_spawn(monkeypatch)
+    monkeypatch.setattr(client, "REPLY_TIMEOUT", 0.5)
+
+    def holds(conn: socket.socket) -> None:
+        conn.sendall(client.hello(this_key()))
+        _read_request(conn)
+        time.sleep(3)
+
+    _serve(_socket_path(tmpdir_env), holds)
+    started = time.monotonic()
+    assert client.handle(VALUES, b"{}", 1.0, dict(os.environ)) == (1, b"", client.LOST)
+    assert time.monotonic() - started < 2.0
+
+
+def test_the_reply_bound_follows_a_longer_lock_bound_of_the_environment() -> None:
+    assert client.reply_timeout({}) == client.REPLY_TIMEOUT == 10.0
+    assert client.reply_timeout({client.ENV_LOCK_TIMEOUT: "1"}) == 10.0
+    assert client.reply_timeout({client.ENV_LOCK_TIMEOUT: "20"}) == 28.0
+    assert client.reply_timeout({client.ENV_LOCK_TIMEOUT: "999"}) == 68.0
+    assert client.reply_timeout({client.ENV_LOCK_TIMEOUT: "soon"}) == 10.0
+
+
 def test_a_helper_that_declines_lets_the_client_run_the_event(tmpdir_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _no_spawn(monkeypatch)
 

@@ -57,10 +57,14 @@ HELLO_TIMEOUT = 0.25
 #: milliseconds). With the greeting's, it keeps what a stopped or overloaded helper can add to an
 #: event (then run in-process) near the default 2 s lock bound.
 SEND_TIMEOUT = 2.0
-#: The answer comes after `hook.run`, whose lock wait is bounded by `lock_timeout_seconds`
-#: (at most 60 s, config.py), plus the event's own work.
-REPLY_TIMEOUT = 70.0
-LOST = "loopguard-hook: internal error (the resident helper stopped mid-event); the call was let through"
+#: The answer comes after `hook.run`: its wait for the session lock (`lock_timeout_seconds`, 2 s by
+#: default, longer while the queue moves: `state_files.QUEUE_WAIT_SECONDS`) plus the event's own
+#: work. A worker that has not answered by then (stopped, frozen) has the call let through: the
+#: shipped hook configs give the hook 10 s (`hooks/`) before the host kills it.
+REPLY_TIMEOUT = 10.0
+#: The environment's lock bound, when it sets one longer than that allows for.
+ENV_LOCK_TIMEOUT = "LOOPGUARD_LOCK_TIMEOUT_SECONDS"
+LOST = "loopguard-hook: internal error (no answer from the resident helper); the call was let through"
 
 #: Reply tags: an answer, or "handle it yourself" (the helper could not enter the client's cwd).
 ANSWER = b"A"
@@ -92,7 +96,7 @@ def handle(values: dict[str, object], raw: bytes, clock: float, environ: "Mappin
     try:
         if not _hand_over(sock, values, raw, clock, environ):
             return None
-        return _answer(sock)
+        return _answer(sock, reply_timeout(environ))
     finally:
         sock.close()
 
@@ -281,10 +285,20 @@ def _hand_over(sock: _socket.socket, values: dict[str, object], raw: bytes, cloc
     return True
 
 
-def _answer(sock: _socket.socket) -> Reply | None:
+def reply_timeout(environ: "Mapping[str, str]") -> float:
+    """Seconds to wait for the answer: `REPLY_TIMEOUT`, or the environment's lock bound (at most
+    60 s, as config.py allows) and 8 s more when that is longer."""
+    try:
+        lock = min(float(environ.get(ENV_LOCK_TIMEOUT, "")), 60.0)
+    except ValueError:
+        return REPLY_TIMEOUT
+    return max(REPLY_TIMEOUT, lock + 8.0)
+
+
+def _answer(sock: _socket.socket, timeout: float = REPLY_TIMEOUT) -> Reply | None:
     """Read the helper's reply after the request was handed over (the point of no return)."""
     try:
-        sock.settimeout(REPLY_TIMEOUT)
+        sock.settimeout(timeout)
         data = _read_to_end(sock)
     except OSError:
         return (1, b"", LOST)
