@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -193,6 +195,25 @@ def test_no_helper_runs_in_process_and_starts_one_detached(tmpdir_env: Path, mon
     assert len(started) == 1 and started[0][1] == "-P"
     assert client.handle(VALUES, b"{}", 1.0, dict(os.environ)) is None
     assert len(started) == 1, "a helper was being started: no second one"
+
+
+def test_a_helper_starts_with_the_hooks_interpreter_options(tmp_path: Path) -> None:
+    """pipx writes `#!…/python -E`: that hook ignores PYTHONPATH, so must its helper, and the
+    key tells such a hook from one without the option."""
+    code = (
+        "import os, sys; from loopguard_hook.fastpath import client; calls = []; "
+        "os.posix_spawn = lambda path, argv, env, **kw: calls.append(argv); "
+        "client.start_helper(sys.argv[1], 'k' * 32, {}); "
+        "print(calls[0][1:3], client.helper_key(b'', {}))"
+    )
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    plain = subprocess.run([sys.executable, "-c", code, str(tmp_path / "a")], capture_output=True, text=True,
+                           check=True).stdout.split()
+    isolated = subprocess.run([sys.executable, "-E", "-c", code, str(tmp_path / "b")], capture_output=True, text=True,
+                              check=True).stdout.split()
+    assert plain[:2] == ["['-P',", "'-c']"] and isolated[:2] == ["['-E',", "'-P']"]
+    assert plain[2] != isolated[2]
 
 
 def test_a_stale_start_marker_does_not_stop_a_new_start(tmpdir_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:

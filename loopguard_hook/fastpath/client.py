@@ -179,10 +179,19 @@ def helper_key(context: bytes, environ: "Mapping[str, str]", root: str = PACKAGE
     python = sorted((k, v) for k, v in environ.items() if k.startswith("PYTHON"))
     # The interpreter by its real path and its environment's prefix: `python` and `python3` of one
     # virtualenv are one interpreter, and share a helper.
-    interpreter = (os.path.realpath(sys.executable), sys.prefix)
+    interpreter = (os.path.realpath(sys.executable), sys.prefix, interpreter_flags())
     parts = [__version__, sys.version, repr(interpreter), root, repr(python), context.decode("utf-8", "replace"),
              build_stamp(root)]
     return blake2b("\n".join(parts).encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
+
+
+def interpreter_flags() -> list[str]:
+    """The options this interpreter was started with that decide what it imports (`-I`, `-E`,
+    `-s`, `-S`): a helper is started with the same ones. pipx writes `#!…/python -E` as the
+    script's first line, so such a hook ignores `PYTHONPATH` and its helper must too."""
+    flags = sys.flags
+    chosen = ((flags.isolated, "-I"), (flags.ignore_environment, "-E"), (flags.no_user_site, "-s"), (flags.no_site, "-S"))
+    return [option for on, option in chosen if on]
 
 
 def build_stamp(root: str = PACKAGE_ROOT) -> str:
@@ -348,7 +357,7 @@ def start_helper(folder: str, key: str, environ: "Mapping[str, str]") -> None:
         return
     idle = environ.get(ENV_IDLE, "") or str(IDLE_SECONDS)
     code = "from loopguard_hook.fastpath.helper import main; main()"
-    argv = [sys.executable, "-P", "-c", code, folder, key, idle]
+    argv = [sys.executable, *interpreter_flags(), "-P", "-c", code, folder, key, idle]
     actions: list[tuple[int, ...] | tuple[int, int, str, int, int]] = [
         (os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)
     ]
