@@ -97,6 +97,16 @@ def test_claude_code_live_after_install(box: dict[str, Any]) -> None:
     assert not any(p.suffix == ".json" for p in sessions.glob("*")), "the synthetic session is forgotten again"
 
 
+def test_a_command_only_in_the_active_virtualenv_is_a_warning(box: dict[str, Any]) -> None:
+    """Found on this shell's PATH because a virtualenv is active: a host started elsewhere may
+    not find it."""
+    install_cc(box)
+    box["env"]["VIRTUAL_ENV"] = str(Path(BIN).parent)
+    report = doctor(box, "claude-code")["claude-code"]
+    assert statuses(report)["on PATH"] == "warn", render_text([report])
+    assert "pipx install" in next(f.fix or "" for f in report.findings if f.check == "on PATH")
+
+
 def test_not_on_path(box: dict[str, Any]) -> None:
     install_cc(box)
     box["env"]["PATH"] = "/usr/bin:/bin"
