@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from resident import folder_of, this_key
 
-from loopguard_hook.fastpath import client
+from loopguard_hook.fastpath import client, start
 
 VALUES: dict[str, object] = {"state_dir": "/nonexistent/state"}
 
@@ -221,7 +221,7 @@ def test_a_stale_start_marker_does_not_stop_a_new_start(tmpdir_env: Path, monkey
     folder = Path(client.runtime_dir(dict(os.environ)) or "")
     marker = folder / f"{this_key()}.starting"
     marker.write_text("")
-    old = time.time() - 2 * client.START_GRACE_SECONDS
+    old = time.time() - 2 * start.START_GRACE_SECONDS
     os.utime(marker, (old, old))
     assert client.handle(VALUES, b"{}", 1.0, dict(os.environ)) is None
     assert len(started) == 1
