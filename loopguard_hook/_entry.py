@@ -4,8 +4,6 @@ plain hook invocation (every tool call pays for start-up); anything else goes to
 Never exits 2 on the hook path, whatever happens (both clients read exit 2 as "block").
 """
 
-from __future__ import annotations
-
 import os
 import sys
 

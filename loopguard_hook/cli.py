@@ -75,7 +75,7 @@ def _run_hook_command(
 @click.version_option(__version__, prog_name="loopguard-hook")
 @click.pass_context
 def cli(ctx: click.Context, /, **options: Any) -> None:
-    """Guard Claude Code and Codex against repeat-call loops.
+    """Guard Claude Code, Codex and the DeepSeek Harness against repeat-call loops.
 
     With no command, run the hook: read one hook payload (JSON) on stdin and print the decision
     on stdout (nothing, a reminder, a denial, or an order to end the turn). Exit status is 0, or

@@ -2,8 +2,6 @@
 the exit code (0 or 1). Shared by the fast entry point (`_entry.py`) and click's `hook` command.
 """
 
-from __future__ import annotations
-
 import os
 import sys
 import time

@@ -29,7 +29,9 @@ def box(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     home, cwd = tmp_path / "home", tmp_path / "project"
     home.mkdir()
     cwd.mkdir()
-    env = {"HOME": str(home), "PATH": os.pathsep.join([BIN, "/usr/bin", "/bin"]), "XDG_CACHE_HOME": str(home / ".cache")}
+    env = {"HOME": str(home), "PATH": os.pathsep.join([BIN, "/usr/bin", "/bin"]), "XDG_CACHE_HOME": str(home / ".cache"),
+           # the suite's own helper folder: a helper doctor's synthetic event starts is stopped with the run
+           "TMPDIR": os.environ["TMPDIR"]}
     monkeypatch.setenv("HOME", env["HOME"])
     monkeypatch.setenv("XDG_CACHE_HOME", env["XDG_CACHE_HOME"])
     return {"home": home, "cwd": cwd, "env": env}
@@ -93,6 +95,16 @@ def test_claude_code_live_after_install(box: dict[str, Any]) -> None:
     assert "exit 0, no output" in report.findings[-1].message
     sessions = box["home"] / ".cache" / "loopguard-hook" / "sessions"
     assert not any(p.suffix == ".json" for p in sessions.glob("*")), "the synthetic session is forgotten again"
+
+
+def test_a_command_only_in_the_active_virtualenv_is_a_warning(box: dict[str, Any]) -> None:
+    """Found on this shell's PATH because a virtualenv is active: a host started elsewhere may
+    not find it."""
+    install_cc(box)
+    box["env"]["VIRTUAL_ENV"] = str(Path(BIN).parent)
+    report = doctor(box, "claude-code")["claude-code"]
+    assert statuses(report)["on PATH"] == "warn", render_text([report])
+    assert "pipx install" in next(f.fix or "" for f in report.findings if f.check == "on PATH")
 
 
 def test_not_on_path(box: dict[str, Any]) -> None:

@@ -8,7 +8,8 @@ each event a separate confined process as in DSH. The Landlock grants leave /tmp
 own scratch folders are under /tmp, and the point is a home directory the hook cannot write.
 
 Skipped unless the launchers are found: the Landlock launcher in the DSH install of the e2e
-cache (`DSH_E2E_CACHE`, default `~/.cache/dsh-e2e`), bubblewrap on PATH or at `DSH_TEST_BWRAP`.
+cache (`DSH_E2E_CACHE`, else `E2E_CLIENT_CACHE`, default `~/.cache/loopguard-hook-e2e`, where
+`tests/e2e/dsh/install.py` puts it), bubblewrap on PATH or at `DSH_TEST_BWRAP`.
 """
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ from pathlib import Path
 import pytest
 from test_hardening_helpers import HOOK, dumps, pre
 
-_CACHE = os.environ.get("DSH_E2E_CACHE") or os.path.join(pwd.getpwuid(os.getuid()).pw_dir, ".cache", "dsh-e2e")
+# Where the e2e suite installs DSH (tests/e2e/dsh/install.py: E2E_CLIENT_CACHE).
+_CACHE = (os.environ.get("DSH_E2E_CACHE") or os.environ.get("E2E_CLIENT_CACHE")
+          or os.path.join(pwd.getpwuid(os.getuid()).pw_dir, ".cache", "loopguard-hook-e2e"))
 _LAUNCHERS = sorted(glob.glob(os.path.join(
     _CACHE, "dsh-*", "node_modules", "@deepseek-ai", "node-addon-landlock-run-linux-x64", "bin", "landlock-run")))
 LANDLOCK = _LAUNCHERS[-1] if _LAUNCHERS else None
@@ -50,9 +53,13 @@ def _bwrap(workspace: Path) -> list[str]:
 
 
 needs_landlock = pytest.mark.skipif(LANDLOCK is None or not _works(_landlock(Path("/tmp"))),
-                                    reason="DSH's Landlock launcher is not installed (DSH_E2E_CACHE)")
+                                    reason="DSH's Landlock launcher is not installed (run the e2e suite, or set DSH_E2E_CACHE)")
 needs_bwrap = pytest.mark.skipif(BWRAP is None or not _works(_bwrap(Path("/tmp"))),
                                  reason="no working bubblewrap (PATH or DSH_TEST_BWRAP)")
+# DSH's bubblewrap profile gives each hook a private /tmp: a hook installed under /tmp (a scratch
+# virtualenv) cannot run there at all, in DSH or here.
+needs_hook_outside_tmp = pytest.mark.skipif(os.path.realpath(HOOK).startswith("/tmp/"),
+                                            reason="the console script is under /tmp, which bubblewrap hides")
 
 SESSION = "session-b50b3b41-09fd-4bf7-a09d-d5ed9d1c2073"
 
@@ -103,6 +110,7 @@ def test_landlock_a_claude_code_event_falls_back_to_the_workspace(tmp_path: Path
 
 
 @needs_bwrap
+@needs_hook_outside_tmp
 def test_bwrap_dsh_events_keep_their_state_in_the_workspace(tmp_path: Path) -> None:
     """A fresh /tmp for every hook process: only the workspace persists."""
     workspace = tmp_path / "project"
@@ -111,6 +119,7 @@ def test_bwrap_dsh_events_keep_their_state_in_the_workspace(tmp_path: Path) -> N
 
 
 @needs_bwrap
+@needs_hook_outside_tmp
 def test_bwrap_a_claude_code_event_falls_back_to_the_workspace(tmp_path: Path) -> None:
     """EROFS on a home outside the workspace (bwrap's read-only bind of /)."""
     workspace = tmp_path / "project"

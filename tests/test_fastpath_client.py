@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -16,7 +18,7 @@ from pathlib import Path
 import pytest
 from resident import folder_of, this_key
 
-from loopguard_hook.fastpath import client
+from loopguard_hook.fastpath import client, start
 
 VALUES: dict[str, object] = {"state_dir": "/nonexistent/state"}
 
@@ -161,9 +163,27 @@ def test_the_key_changes_with_the_build_the_rights_and_the_python_variables(tmp_
     assert client.helper_key(b"ctx", {"HOME": "/elsewhere"}, str(package)) == base
     assert client.helper_key(b"ctx2", {}, str(package)) != base
     assert client.helper_key(b"ctx", {"PYTHONPATH": "/shadow"}, str(package)) != base
-    module.write_text("A = 22\n")  # an upgrade rewrites files: size or mtime change
-    assert client.helper_key(b"ctx", {}, str(package)) != base
     assert len(base) == 32
+    time.sleep(0.05)  # folder times tick at the kernel's coarse clock (a few ms); upgrades come later
+    replaced = package / "sub" / "rules.py.new"  # an install or upgrade replaces files
+    replaced.write_text("A = 22\n")
+    replaced.replace(module)
+    assert client.helper_key(b"ctx", {}, str(package)) != base
+    upgraded = client.helper_key(b"ctx", {}, str(package))
+    time.sleep(0.05)
+    (package / "__init__.py").write_text("__version__ = '2'\n")
+    assert client.helper_key(b"ctx", {}, str(package)) != upgraded
+
+
+def test_an_edit_in_place_changes_the_digest_the_helper_checks(tmp_path: Path) -> None:
+    package = tmp_path / "pkg"
+    (package / "sub").mkdir(parents=True)
+    module = package / "sub" / "rules.py"
+    module.write_text("A = 1\n")
+    key, digest = client.helper_key(b"ctx", {}, str(package)), client.build_digest(str(package))
+    module.write_text("A = 22\n")  # same file, same folder: the key cannot see it, the digest does
+    assert client.helper_key(b"ctx", {}, str(package)) == key
+    assert client.build_digest(str(package)) != digest
 
 
 # -- fail open against fake helpers ----------------------------------------------------------
@@ -177,12 +197,31 @@ def test_no_helper_runs_in_process_and_starts_one_detached(tmpdir_env: Path, mon
     assert len(started) == 1, "a helper was being started: no second one"
 
 
+def test_a_helper_starts_with_the_hooks_interpreter_options(tmp_path: Path) -> None:
+    """pipx writes `#!…/python -E`: that hook ignores PYTHONPATH, so must its helper, and the
+    key tells such a hook from one without the option."""
+    code = (
+        "import os, sys; from loopguard_hook.fastpath import client; calls = []; "
+        "os.posix_spawn = lambda path, argv, env, **kw: calls.append(argv); "
+        "client.start_helper(sys.argv[1], 'k' * 32, {}); "
+        "print(calls[0][1:3], client.helper_key(b'', {}))"
+    )
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    plain = subprocess.run([sys.executable, "-c", code, str(tmp_path / "a")], capture_output=True, text=True,
+                           check=True).stdout.split()
+    isolated = subprocess.run([sys.executable, "-E", "-c", code, str(tmp_path / "b")], capture_output=True, text=True,
+                              check=True).stdout.split()
+    assert plain[:2] == ["['-P',", "'-c']"] and isolated[:2] == ["['-E',", "'-P']"]
+    assert plain[2] != isolated[2]
+
+
 def test_a_stale_start_marker_does_not_stop_a_new_start(tmpdir_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     started = _no_spawn(monkeypatch)
     folder = Path(client.runtime_dir(dict(os.environ)) or "")
     marker = folder / f"{this_key()}.starting"
     marker.write_text("")
-    old = time.time() - 2 * client.START_GRACE_SECONDS
+    old = time.time() - 2 * start.START_GRACE_SECONDS
     os.utime(marker, (old, old))
     assert client.handle(VALUES, b"{}", 1.0, dict(os.environ)) is None
     assert len(started) == 1
@@ -215,6 +254,16 @@ def test_a_helper_that_never_greets_costs_at_most_the_greeting_timeout(tmpdir_en
     assert time.monotonic() - started < client.HELLO_TIMEOUT + 0.5
 
 
+def test_a_helper_that_closes_without_greeting_is_replaced(tmpdir_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A helper killed or stopping while a client connects leaves its socket taking connections
+    for a moment: the event runs in-process and a new helper is started (it takes over the
+    socket, or finds the old one still alive and exits)."""
+    started = _no_spawn(monkeypatch)
+    _serve(_socket_path(tmpdir_env), lambda conn: None)
+    assert client.handle(VALUES, b"{}", 1.0, dict(os.environ)) is None
+    assert len(started) == 1
+
+
 def test_a_helper_that_dies_after_the_request_lets_the_call_through(tmpdir_env: Path,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     _no_spawn(monkeypatch)
@@ -232,6 +281,32 @@ def test_a_helper_that_dies_after_the_request_lets_the_call_through(tmpdir_env: 
     assert values == VALUES and clock == 12.5 and length == 8 and cwd == os.getcwd()
     assert isinstance(environ, dict) and environ["LOOPGUARD_DENY_AT"] == "5"
     assert isinstance(mask, int)
+
+
+def test_a_helper_that_holds_the_event_lets_it_through_within_the_reply_bound(
+        tmpdir_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker stopped or frozen mid-event: the call is let through (one line, exit 1) once the
+    event's lock bound is past, not after a fixed minute the host would not wait for."""
+    _no_spawn(monkeypatch)
+    monkeypatch.setattr(client, "REPLY_TIMEOUT", 0.5)
+
+    def holds(conn: socket.socket) -> None:
+        conn.sendall(client.hello(this_key()))
+        _read_request(conn)
+        time.sleep(3)
+
+    _serve(_socket_path(tmpdir_env), holds)
+    started = time.monotonic()
+    assert client.handle(VALUES, b"{}", 1.0, dict(os.environ)) == (1, b"", client.LOST)
+    assert time.monotonic() - started < 2.0
+
+
+def test_the_reply_bound_follows_a_longer_lock_bound_of_the_environment() -> None:
+    assert client.reply_timeout({}) == client.REPLY_TIMEOUT == 10.0
+    assert client.reply_timeout({client.ENV_LOCK_TIMEOUT: "1"}) == 10.0
+    assert client.reply_timeout({client.ENV_LOCK_TIMEOUT: "20"}) == 28.0
+    assert client.reply_timeout({client.ENV_LOCK_TIMEOUT: "999"}) == 68.0
+    assert client.reply_timeout({client.ENV_LOCK_TIMEOUT: "soon"}) == 10.0
 
 
 def test_a_helper_that_declines_lets_the_client_run_the_event(tmpdir_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:

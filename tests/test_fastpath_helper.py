@@ -13,15 +13,16 @@ import signal
 import socket
 import stat
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
 
 import pytest
-from resident import alive, folder_of, helper_pids, wait_for_socket
+from resident import alive, folder_of, helper_pids, short_temp_dir, stop_helpers, wait_for_socket
 from test_hardening_helpers import HOOK, dumps, load_state, pre
 
-from loopguard_hook.fastpath import client
+from loopguard_hook.fastpath import client, helper
 from loopguard_hook.state import Store
 
 
@@ -243,3 +244,122 @@ def test_scratch_left_by_a_killed_spare_is_removed_by_the_next_helper(tmpdir_env
     os.utime(old, (past, past))
     _start(tmpdir_env, tmp_path / "state")
     assert not old.exists() and fresh.exists()
+
+
+def test_workers_last_across_events_and_a_burst_gets_one_event_workers(tmpdir_env: Path, tmp_path: Path) -> None:
+    """Events one after another are served by the same warm workers (no fork per event); while
+    every worker is busy (here: parked on a held session lock) the helper forks more, so a
+    parallel hook never waits for a worker; each event is still counted once."""
+    state = tmp_path / "state"
+    env = {**_start(tmpdir_env, state), "LOOPGUARD_LOCK_TIMEOUT_SECONDS": "20"}
+    [pid] = helper_pids(tmpdir_env)
+    for n in range(1, 4):
+        assert client.handle({"state_dir": str(state)}, _event("w1", n), time.time(), env) == (0, b"", "")
+    workers = set(_children(pid))
+    for n in range(4, 12):
+        assert client.handle({"state_dir": str(state)}, _event("w1", n), time.time(), env) == (0, b"", "")
+    assert set(_children(pid)) == workers and len(workers) == helper.WORKERS
+    replies: list[object] = []
+    with Store(str(state), lock_timeout=10).session("w2"):
+        threads = [threading.Thread(target=lambda n=n: replies.append(
+            client.handle({"state_dir": str(state)}, _event("w2", n), time.time(), env))) for n in range(4)]
+        for thread in threads:
+            thread.start()
+        time.sleep(1.5)
+        assert len(_children(pid)) > len(workers)  # the lasting workers are parked: one-event workers came
+    for thread in threads:
+        thread.join(20)
+    assert replies == [(0, b"", "")] * 4
+    assert load_state(state, "w2")["agents"]["main"]["attempts"] == 4
+
+
+#: Long enough for the helper to compare its modules after an event (`helper.RECHECK_SECONDS`).
+RECHECK_WAIT = helper.RECHECK_SECONDS + helper.POLL_SECONDS
+
+
+def test_a_module_edited_in_place_retires_the_helper_after_its_next_event(tmp_path: Path) -> None:
+    """An edit that leaves the package's folders alone does not change the key; the helper
+    compares its modules after events and stops listening, so the next event starts a helper
+    that loads the edited code."""
+    tmpdir = short_temp_dir()
+    copy = tmp_path / "site"
+    shutil.copytree(Path(client.__file__).parents[1], copy / "loopguard_hook",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    env = {**os.environ, "TMPDIR": str(tmpdir), "PYTHONPATH": str(copy), "LOOPGUARD_RESIDENT_IDLE_SECONDS": "60"}
+    env.pop("LOOPGUARD_RESIDENT", None)
+    state = tmp_path / "state"
+    code = "import sys; from loopguard_hook._entry import main; sys.exit(main())"
+
+    def hook(n: int) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run([sys.executable, "-P", "-c", code, "--state-dir", str(state)], input=_event("ed", n),
+                              env=env, capture_output=True, timeout=60, check=False, cwd=tmp_path)
+
+    try:
+        assert hook(1).returncode == 0
+        sock = wait_for_socket(tmpdir, "*")
+        [first] = helper_pids(tmpdir)
+        rules = copy / "loopguard_hook" / "rules" / "repeat.py"
+        with rules.open("a") as fh:  # in place: same inode, same folder
+            fh.write("\n# edited\n")
+        events = 1
+        deadline = time.monotonic() + 20
+        while sock.exists() and time.monotonic() < deadline:  # an event the helper serves (not
+            events += 1  # one a loaded machine left to the client) makes it look
+            assert hook(events).returncode == 0
+            time.sleep(RECHECK_WAIT)
+        assert not sock.exists(), "the helper stopped listening once it saw the edit"
+        events += 1
+        assert hook(events).returncode == 0
+        wait_for_socket(tmpdir, "*")
+        assert [p for p in helper_pids(tmpdir) if alive(p)] != [first]
+        assert load_state(state, "ed")["agents"]["main"]["attempts"] == events
+    finally:
+        stop_helpers(tmpdir)
+
+
+def test_a_worker_takes_each_events_environment_exactly(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Workers serve event after event: each runs with its client's environment, nothing more
+    (a variable of the previous event is gone), nothing less."""
+    saved = dict(os.environ)
+    monkeypatch.setattr(helper, "_adopted", {})
+    first = {**saved, "LOOPGUARD_PROFILE": "breaker", "ONLY_FIRST": "1"}
+    second = {k: v for k, v in saved.items() if k != "HOME"} | {"LOOPGUARD_PROFILE": "reminder"}
+    try:
+        helper.adopt_environ(first)
+        assert dict(os.environ) == first
+        helper.adopt_environ(second)
+        assert dict(os.environ) == second
+        helper.adopt_environ(second)
+        assert dict(os.environ) == second
+        helper.adopt_environ(first)
+        assert dict(os.environ) == first
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+def test_an_environment_entry_putenv_refuses_is_left_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An exec may pass `=x` (an empty name): `os.environ` shows it, `putenv` refuses it. The
+    event still runs, with everything else of its environment."""
+    saved = dict(os.environ)
+    monkeypatch.setattr(helper, "_adopted", {})
+    try:
+        helper.adopt_environ({**saved, "": "x", "LOOPGUARD_PROFILE": "breaker"})
+        assert dict(os.environ) == {**saved, "LOOPGUARD_PROFILE": "breaker"}
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+def test_the_temporary_socket_name_is_no_longer_than_the_final_one(tmpdir_env: Path, tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The client checks the final socket path against Linux's limit; the name the helper binds
+    first must fit wherever the final one does, or every event would start a helper that fails."""
+    names: list[str] = []
+    real_bind = socket.socket.bind
+    monkeypatch.setattr(socket.socket, "bind", lambda self, path: (names.append(str(path)), real_bind(self, path))[1])
+    folder = client.runtime_dir(dict(os.environ))
+    assert folder is not None
+    server = helper._listen(folder, "k" * 32)
+    server.close()
+    assert names and all(len(name) <= len(os.path.join(folder, "k" * 32 + ".sock")) for name in names)

@@ -316,7 +316,8 @@ def test_invalid_profile_names_are_refused(machine: dict[str, Any], name: str) -
 
 
 def run(machine: dict[str, Any], *args: str) -> Any:
-    env = {"HOME": str(machine["home"]), "PATH": machine["env"]["PATH"] + os.pathsep + os.environ.get("PATH", "")}
+    env = {"HOME": str(machine["home"]), "PATH": machine["env"]["PATH"] + os.pathsep + os.environ.get("PATH", ""),
+           "TMPDIR": os.environ["TMPDIR"]}  # the suite's helper folder, stopped with the run
     return CliRunner().invoke(cli, list(args), env=env)
 
 

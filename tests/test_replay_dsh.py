@@ -80,3 +80,15 @@ def test_a_log_without_a_session_record_is_refused(tmp_path: Path) -> None:
 def test_the_example_is_the_test_data() -> None:
     example = DATA.parent.parent.parent / "examples" / "transcripts" / "dsh-claude-code-repeat-final.session.jsonl.zstd"
     assert example.read_bytes() == LOGS["claude-code"].read_bytes()
+
+
+@pytest.mark.parametrize("bridge", sorted(LOGS))
+def test_a_copy_of_a_log_under_another_name_replays_as_dsh(bridge: str, tmp_path: Path) -> None:
+    """The live hook knows DSH by the log's path; a replayed copy (renamed, or decompressed into
+    a corpus) is still DSH's, with DSH's delivery."""
+    copy = tmp_path / "renamed.jsonl.zstd"
+    copy.write_bytes(LOGS[bridge].read_bytes())
+    rec = recording(copy)
+    assert rec.client == ("dsh-codex" if bridge == "codex" else "dsh-claude-code")
+    steps = list(decide(rec, Config()))
+    assert {s.event.client for s in steps if s.event is not None} == {rec.client}

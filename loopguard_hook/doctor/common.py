@@ -90,11 +90,28 @@ def check_path(report: ClientReport, regs: Sequence[Registration], env: Mapping[
                 "on PATH",
                 f"`{name}` is not on the PATH {who} runs hooks with, so every event fails and the guard is off",
                 "install loopguard-hook where every shell finds it (`pipx install PATH-TO-CHECKOUT`, or "
-                "`uv tool install PATH-TO-CHECKOUT`), or register its full path",
+                "`uv tool install PATH-TO-CHECKOUT`, with `~/.local/bin` on PATH), or register its full path",
+            )
+        elif _in_active_virtualenv(found, env):
+            report.add(
+                "warn",
+                "on PATH",
+                f"`{name}` is {found}, inside the virtualenv active in this shell: {who} started from another "
+                "shell will not find it",
+                "install it where every shell finds it (`pipx install PATH-TO-CHECKOUT` or `uv tool install "
+                "PATH-TO-CHECKOUT`), or register its full path",
             )
         else:
             report.add("ok", "on PATH", f"`{name}` is {found}")
     return good
+
+
+def _in_active_virtualenv(found: str, env: Mapping[str, str]) -> bool:
+    """Whether `found` lies in the virtualenv activated in this shell (`VIRTUAL_ENV`)."""
+    venv = env.get("VIRTUAL_ENV")
+    if not venv:
+        return False
+    return os.path.realpath(found).startswith(os.path.realpath(venv).rstrip(os.sep) + os.sep)
 
 
 def check_matchers(report: ClientReport, regs: Sequence[Registration], dialect: str, names: Sequence[str]) -> None:

@@ -18,22 +18,22 @@ Where the helper lives: `<TMPDIR or /tmp>/loopguard-hook-<uid>/`, a 0700 directo
 creates, owned by the user; anything else in its place (a symlink, another owner, wider modes)
 disables the fast path. The system temp dir is used because sandboxed hooks may write there but
 not under `$HOME` (DeepSeek Harness workspace-write, Codex workspace-write). One socket per
-build: `<key>.sock`, where the key digests the package version, its files' sizes and mtimes, the
-interpreter and the package path, so a client never talks to the helper of another build.
+build: `<key>.sock`, where the key digests the package version, the stamp an install leaves on its
+files and folders, the interpreter and the package path, so a client never talks to the helper of
+another build (a module edited in place is caught by the helper itself, see `build_stamp`).
 """
-
-from __future__ import annotations
 
 import _socket
 import marshal
 import os
 import stat
 import sys
-import time
 from _blake2 import blake2b
 
 from .. import __version__
 
+# No `from __future__ import annotations` (the `__future__` module is one more import on every
+# event): annotations are evaluated, so names only imported for type checking are quoted.
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # `typing` and `collections.abc` cost milliseconds to import here
     from collections.abc import Mapping
@@ -56,17 +56,21 @@ HELLO_TIMEOUT = 0.25
 #: milliseconds). With the greeting's, it keeps what a stopped or overloaded helper can add to an
 #: event (then run in-process) near the default 2 s lock bound.
 SEND_TIMEOUT = 2.0
-#: The answer comes after `hook.run`, whose lock wait is bounded by `lock_timeout_seconds`
-#: (at most 60 s, config.py), plus the event's own work.
-REPLY_TIMEOUT = 70.0
-LOST = "loopguard-hook: internal error (the resident helper stopped mid-event); the call was let through"
+#: The answer comes after `hook.run`: its wait for the session lock (`lock_timeout_seconds`, 2 s by
+#: default, longer while the queue moves: `state_files.QUEUE_WAIT_SECONDS`) plus the event's own
+#: work. A worker that has not answered by then (stopped, frozen) has the call let through: the
+#: shipped hook configs give the hook 10 s (`hooks/`) before the host kills it.
+REPLY_TIMEOUT = 10.0
+#: The environment's lock bound, when it sets one longer than that allows for.
+ENV_LOCK_TIMEOUT = "LOOPGUARD_LOCK_TIMEOUT_SECONDS"
+LOST = "loopguard-hook: internal error (no answer from the resident helper); the call was let through"
 
 #: Reply tags: an answer, or "handle it yourself" (the helper could not enter the client's cwd).
 ANSWER = b"A"
 DECLINE = b"D"
 
 
-def handle(values: dict[str, object], raw: bytes, clock: float, environ: Mapping[str, str]) -> Reply | None:
+def handle(values: dict[str, object], raw: bytes, clock: float, environ: "Mapping[str, str]") -> Reply | None:
     """Run one hook event in the resident helper.
 
     `values` are the hook's keyword options (`HookOptions` fields), `raw` the stdin bytes,
@@ -91,7 +95,7 @@ def handle(values: dict[str, object], raw: bytes, clock: float, environ: Mapping
     try:
         if not _hand_over(sock, values, raw, clock, environ):
             return None
-        return _answer(sock)
+        return _answer(sock, reply_timeout(environ))
     finally:
         sock.close()
 
@@ -132,7 +136,7 @@ def process_context(proc: str = "/proc/self") -> tuple[bool, bytes]:
     return confined, b"\n".join([*lines, limits, *spaces])
 
 
-def runtime_path(environ: Mapping[str, str]) -> str:
+def runtime_path(environ: "Mapping[str, str]") -> str:
     """`<TMPDIR>/loopguard-hook-<uid>` (`/tmp` when TMPDIR is unset or relative)."""
     base = environ.get("TMPDIR") or "/tmp"
     if not base.startswith("/"):
@@ -140,7 +144,7 @@ def runtime_path(environ: Mapping[str, str]) -> str:
     return os.path.join(base, f"loopguard-hook-{os.getuid()}")
 
 
-def runtime_dir(environ: Mapping[str, str]) -> str | None:
+def runtime_dir(environ: "Mapping[str, str]") -> str | None:
     """The user's private helper directory, created 0700 if missing; None if it is not safe.
 
     Safe means: a real directory (not a symlink), owned by this user, no group or other bits.
@@ -166,13 +170,54 @@ def runtime_dir(environ: Mapping[str, str]) -> str | None:
 PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def helper_key(context: bytes, environ: Mapping[str, str], root: str = PACKAGE_ROOT) -> str:
+def helper_key(context: bytes, environ: "Mapping[str, str]", root: str = PACKAGE_ROOT) -> str:
     """The key of the helper that may serve this process: a digest of the build (version,
-    interpreter, package path, every module's size and mtime: any upgrade or edit of the package
-    changes it), of the interpreter's `PYTHON*` variables in `environ` (`PYTHONPATH` decides
-    which modules load), and of `context` (`process_context`). 32 hex characters."""
+    interpreter, package path, `build_stamp`), of the interpreter's `PYTHON*` variables in
+    `environ` (`PYTHONPATH` decides which modules load), and of `context` (`process_context`).
+    32 hex characters. About 50 µs: it runs on every event."""
     python = sorted((k, v) for k, v in environ.items() if k.startswith("PYTHON"))
-    parts = [__version__, sys.version, sys.executable, root, repr(python), context.decode("utf-8", "replace")]
+    # The interpreter by its real path and its environment's prefix: `python` and `python3` of one
+    # virtualenv are one interpreter, and share a helper.
+    interpreter = (os.path.realpath(sys.executable), sys.prefix, interpreter_flags())
+    parts = [__version__, sys.version, repr(interpreter), root, repr(python), context.decode("utf-8", "replace"),
+             build_stamp(root)]
+    return blake2b("\n".join(parts).encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
+
+
+def interpreter_flags() -> list[str]:
+    """The options this interpreter was started with that decide what it imports (`-I`, `-E`,
+    `-s`, `-S`): a helper is started with the same ones. pipx writes `#!…/python -E` as the
+    script's first line, so such a hook ignores `PYTHONPATH` and its helper must too."""
+    flags = sys.flags
+    chosen = ((flags.isolated, "-I"), (flags.ignore_environment, "-E"), (flags.no_user_site, "-s"), (flags.no_site, "-S"))
+    return [option for on, option in chosen if on]
+
+
+def build_stamp(root: str = PACKAGE_ROOT) -> str:
+    """What an install, upgrade or checkout of the package changes, read cheaply: the inode, size
+    and mtime of `__init__.py` (it holds the version) and the inode and mtime of the package's
+    folder and of each subpackage's folder (installers and git replace files, which changes the
+    folder that holds them: pip unlinks before it writes, uv links, git renames). An edit made in
+    place leaves these alone; the helper finds it with `build_digest` after its next event."""
+    try:
+        with os.scandir(root) as entries:
+            folders = sorted(e.path for e in entries if e.name != "__pycache__" and e.is_dir(follow_symlinks=False))
+    except OSError as exc:
+        return repr(exc)
+    parts = []
+    for path in [os.path.join(root, "__init__.py"), root, *folders]:
+        try:
+            st = os.stat(path)
+            parts.append(f"{path}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}")
+        except OSError as exc:
+            parts.append(repr(exc))
+    return "\n".join(parts)
+
+
+def build_digest(root: str = PACKAGE_ROOT) -> str:
+    """A digest of every module of the package (path, size, mtime): any edit changes it. About
+    1 ms (a walk of the package), so only the helper runs it, between events."""
+    parts = []
     pending = [root]
     while pending:
         folder = pending.pop()
@@ -197,7 +242,7 @@ def peer_uid(sock: _socket.socket) -> int:
     return int.from_bytes(cred[4:8], sys.byteorder)
 
 
-def _connect(folder: str, key: str, environ: Mapping[str, str]) -> _socket.socket | None:
+def _connect(folder: str, key: str, environ: "Mapping[str, str]") -> _socket.socket | None:
     """A connection to this build's helper that greeted us, or None (and a helper is started if
     there is none)."""
     path = os.path.join(folder, key + ".sock")
@@ -219,7 +264,14 @@ def _connect(folder: str, key: str, environ: Mapping[str, str]) -> _socket.socke
             start_helper(folder, key, environ)
             raise
         want = hello(key)
-        if peer_uid(sock) != os.getuid() or read_exactly(sock, len(want)) != want:
+        if peer_uid(sock) != os.getuid():
+            raise ConnectionError("not this user's helper")
+        try:
+            greeting = read_exactly(sock, len(want))
+        except ConnectionResetError:  # closed unanswered: a helper dying or stopping
+            start_helper(folder, key, environ)
+            raise
+        if greeting != want:
             raise ConnectionError("not this build's helper")
         return sock
     except OSError:
@@ -227,7 +279,7 @@ def _connect(folder: str, key: str, environ: Mapping[str, str]) -> _socket.socke
         return None
 
 
-def _hand_over(sock: _socket.socket, values: dict[str, object], raw: bytes, clock: float, environ: Mapping[str, str]) -> bool:
+def _hand_over(sock: _socket.socket, values: dict[str, object], raw: bytes, clock: float, environ: "Mapping[str, str]") -> bool:
     """Send the whole request; False if it could not be (then the helper does nothing)."""
     try:
         mask = os.umask(0o077)
@@ -241,10 +293,20 @@ def _hand_over(sock: _socket.socket, values: dict[str, object], raw: bytes, cloc
     return True
 
 
-def _answer(sock: _socket.socket) -> Reply | None:
+def reply_timeout(environ: "Mapping[str, str]") -> float:
+    """Seconds to wait for the answer: `REPLY_TIMEOUT`, or the environment's lock bound (at most
+    60 s, as config.py allows) and 8 s more when that is longer."""
+    try:
+        lock = min(float(environ.get(ENV_LOCK_TIMEOUT, "")), 60.0)
+    except ValueError:
+        return REPLY_TIMEOUT
+    return max(REPLY_TIMEOUT, lock + 8.0)
+
+
+def _answer(sock: _socket.socket, timeout: float = REPLY_TIMEOUT) -> Reply | None:
     """Read the helper's reply after the request was handed over (the point of no return)."""
     try:
-        sock.settimeout(REPLY_TIMEOUT)
+        sock.settimeout(timeout)
         data = _read_to_end(sock)
     except OSError:
         return (1, b"", LOST)
@@ -261,12 +323,12 @@ def _answer(sock: _socket.socket) -> Reply | None:
 
 
 def read_exactly(sock: _socket.socket, size: int) -> bytes:
-    """Exactly `size` bytes from `sock`; ConnectionError if it closes first."""
+    """Exactly `size` bytes from `sock`; ConnectionResetError if it closes first."""
     chunks = []
     while size > 0:
         chunk = sock.recv(min(size, 1 << 20))
         if not chunk:
-            raise ConnectionError("connection closed early")
+            raise ConnectionResetError("connection closed early")
         chunks.append(chunk)
         size -= len(chunk)
     return b"".join(chunks)
@@ -279,60 +341,10 @@ def _read_to_end(sock: _socket.socket) -> bytes:
     return b"".join(chunks)
 
 
-#: A start marker younger than this means a helper is starting: do not start another.
-START_GRACE_SECONDS = 10.0
+def start_helper(folder: str, key: str, environ: "Mapping[str, str]") -> None:
+    """Start this build's helper in the background, detached, unless one is already starting
+    (`start.py`, imported only then), with this interpreter's options and the idle timeout from
+    `LOOPGUARD_RESIDENT_IDLE_SECONDS`."""
+    from . import start
 
-
-def start_helper(folder: str, key: str, environ: Mapping[str, str]) -> None:
-    """Start this build's helper in the background, detached, unless one is already starting.
-
-    The helper gets this process's environment (to import the same package) and the idle timeout
-    from `LOOPGUARD_RESIDENT_IDLE_SECONDS`; it never serves a request with it (each request
-    carries its own). `-P` keeps the current directory (an agent's workspace) off its `sys.path`.
-    """
-    if not _claim_start(os.path.join(folder, key + ".starting")):
-        return
-    idle = environ.get(ENV_IDLE, "") or str(IDLE_SECONDS)
-    code = "from loopguard_hook.fastpath.helper import main; main()"
-    argv = [sys.executable, "-P", "-c", code, folder, key, idle]
-    actions: list[tuple[int, ...] | tuple[int, int, str, int, int]] = [
-        (os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)
-    ]
-    actions += [(os.POSIX_SPAWN_CLOSE, fd) for fd in _open_fds() if fd > 2]
-    try:
-        os.posix_spawn(sys.executable, argv, dict(environ), file_actions=actions, setsid=True)
-    except OSError:
-        _unlink(os.path.join(folder, key + ".starting"))
-
-
-def _open_fds() -> list[int]:
-    """This process's open descriptors (so the helper inherits none of the host's pipes)."""
-    try:
-        return [int(name) for name in os.listdir("/proc/self/fd")]
-    except (OSError, ValueError):
-        return list(range(3, 64))
-
-
-def _claim_start(marker: str) -> bool:
-    """Create the start marker; False when a helper started less than `START_GRACE_SECONDS` ago."""
-    for _ in range(2):
-        try:
-            os.close(os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600))
-            return True
-        except FileExistsError:
-            try:
-                if os.lstat(marker).st_mtime > time.time() - START_GRACE_SECONDS:
-                    return False
-            except OSError:
-                return False
-            _unlink(marker)  # left by a helper that never came up
-        except OSError:
-            return False
-    return False
-
-
-def _unlink(path: str) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
+    start.start_helper(folder, key, environ, interpreter_flags(), environ.get(ENV_IDLE, "") or str(IDLE_SECONDS))

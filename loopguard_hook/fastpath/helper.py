@@ -1,17 +1,20 @@
-"""The resident helper: keeps the hook's modules loaded and runs each event in a forked child.
+"""The resident helper: keeps the hook's modules loaded and runs events in warm worker processes.
 
     python -P -c "from loopguard_hook.fastpath.helper import main; main()" FOLDER KEY IDLE_SECONDS
 
 Started by `client.start_helper` when a hook finds no helper. It serves one build (KEY, see
 `client.helper_key`) from `FOLDER/KEY.sock` and exits after IDLE_SECONDS without a
-connection, or as soon as the package on disk is no longer the one it loaded (an upgrade).
+connection, or as soon as the package on disk is no longer the one it loaded (an upgrade, or a
+module edited in place: checked after events, at most once per `RECHECK_SECONDS`).
 
-Every connection is checked (`SO_PEERCRED`: the peer must be this user) and then served by a
-child forked for it. The child takes the client's environment, working directory and umask,
-calls `hook.run` exactly as the console script does (same lock on the session file, same
-bounded wait), sends the answer and exits. So requests never share an environment, a directory
-or memory, parallel hooks run in parallel, and in-process hooks and helper children of one
-session queue on the same lock. A child that dies takes only its own event with it.
+The helper itself never serves: it forks `WORKERS` workers that wait on the socket, each serving
+one connection after another. Every connection is checked (`SO_PEERCRED`: the peer must be this
+user). For each event the worker takes the client's environment, working directory and umask,
+calls `hook.run` exactly as the console script does (same lock on the session file, same bounded
+wait), sends the answer, and puts its environment, directory and umask back. When every worker is
+busy (parallel hooks), the helper forks one-event workers so that one is always waiting. In-process
+hooks and helper workers of one session queue on the same lock. A worker that dies takes only its
+own event with it and is replaced; a worker retires after `MAX_EVENTS` events.
 
 Files in FOLDER (a 0700 directory of this user, checked again here): `KEY.lock` (flock held for
 the helper's life, holds its pid), `KEY.sock` (0600, bound under a temporary name then renamed
@@ -31,14 +34,23 @@ import struct
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 
 from . import client
 
 #: How often an idle helper checks that it is still current (seconds).
 CHECK_SECONDS = 30.0
-#: Children kept forked, warmed up and waiting for a connection.
-SPARES = 2
-#: How often the helper reaps children and a spare checks that the helper is alive (seconds).
+#: Workers kept forked, warmed up and serving connection after connection.
+WORKERS = 2
+#: A worker exits after this many events and is replaced (bounds what one process accumulates).
+MAX_EVENTS = 1000
+#: One-event workers forked at most while every worker is busy (a burst of parallel hooks).
+MAX_EXTRA = 32
+#: How long the helper waits for a busy worker's "done" before it forks a one-event worker (seconds).
+SETTLE_SECONDS = 0.005
+#: After an event, the package on disk is compared with the loaded one at most this often (seconds).
+RECHECK_SECONDS = 1.0
+#: How often the helper reaps children and a worker checks that the helper is alive (seconds).
 POLL_SECONDS = 1.0
 #: A client sends its request right after the greeting; a child waits this long for it.
 REQUEST_TIMEOUT = 10.0
@@ -57,6 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError:
         idle = client.IDLE_SECONDS
     marker = os.path.join(folder, key + ".starting")
+    digest = client.build_digest()  # before the modules load: an edit from now on is seen
     if client.helper_key(client.process_context()[1], os.environ) != key:
         # Another copy of the package than the client's was imported (a checkout shadowing the
         # install on sys.path): the marker stays, so clients retry only after its grace time.
@@ -71,13 +84,13 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         _unlink(marker)
     try:
-        serve(server, key, idle, os.path.join(folder, key + ".sock"), lock)
+        serve(server, (key, digest), idle, os.path.join(folder, key + ".sock"), lock)
     finally:
         server.close()
     return 0
 
 
-#: A warm-up scratch folder older than this was left by a spare that was killed.
+#: A warm-up scratch folder older than this was left by a worker that was killed.
 SCRATCH_MAX_AGE_SECONDS = 3600.0
 
 
@@ -108,7 +121,8 @@ def _take_lock(folder: str, key: str) -> int | None:
 def _listen(folder: str, key: str) -> socket.socket:
     """Bind under a temporary name, then rename over `KEY.sock` (replacing a dead helper's)."""
     final = os.path.join(folder, key + ".sock")
-    temporary = os.path.join(folder, f"{key}.{os.getpid()}.sock")
+    # No longer than the final name, which the client has checked against the socket path limit.
+    temporary = os.path.join(folder, f".{os.getpid()}.sock")
     _unlink(temporary)
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
@@ -130,7 +144,7 @@ def warm_up(folder: str, waiting: socket.socket | None = None, events: int = 5) 
     """Import everything an event may need and run a few events, so that children start warm
     (modules loaded, regular expressions compiled, their own copy of the pages an event
     touches). Runs the first `events` of a short session in a scratch directory, removed after.
-    Stops early as soon as a client waits on `waiting` (a spare serves it first)."""
+    Stops early as soon as a client waits on `waiting` (a worker serves it first)."""
     import platformdirs  # noqa: F401 - the default state and config paths, resolved per request
 
     from .. import hook, transcript  # noqa: F401
@@ -165,40 +179,52 @@ def _json(value: object) -> bytes:
     return orjson.dumps(value)
 
 
-def serve(server: socket.socket, key: str, idle: float, path: str, lock: int) -> None:
-    """Keep `SPARES` children waiting on the socket until `idle` seconds pass without a
-    connection, or this build is replaced; then stop listening (children finish their event)."""
+def serve(server: socket.socket, build: tuple[str, str], idle: float, path: str, lock: int) -> None:
+    """Keep `WORKERS` workers, and one waiting worker while they are busy, on the socket until
+    `idle` seconds pass without a connection or this build (`(key, build_digest)` as loaded) is
+    replaced; then stop listening (workers finish their event)."""
     gc.freeze()  # children's collections skip what the helper loaded: fewer pages copied
+    key, digest = build
     own = os.stat(path).st_ino
     taken, tell = os.pipe()
-    spares: set[int] = set()
+    workers: dict[int, bool] = {}  # pid -> lasting worker (True) or one-event worker
+    busy: set[int] = set()
     last = checked = time.monotonic()
+    served = False  # an event finished since the last check of the package
+    folder = os.path.dirname(path)
     try:
         while True:
-            _reap(spares)
-            while len(spares) < SPARES:
-                spares.add(_fork_spare(server, key, (lock, taken, tell), os.path.dirname(path)))
+            _reap(workers, busy)
+            while sum(workers.values()) < WORKERS:
+                workers[_fork_worker(server, key, (lock, taken, tell), folder, MAX_EVENTS)] = True
+            if len(busy) >= len(workers) and len(workers) - WORKERS < MAX_EXTRA:
+                # A worker says it is done after its answer is out, so the next event of a
+                # sequence may be taken first: give that news a moment before forking.
+                if select.select([taken], [], [], SETTLE_SECONDS)[0]:
+                    served = _read_news(taken, busy) or served
+                    continue
+                workers[_fork_worker(server, key, (lock, taken, tell), folder, 1)] = False
             ready, _, _ = select.select([taken], [], [], POLL_SECONDS)
             now = time.monotonic()
             if ready:
-                for pid in _read_pids(taken):
-                    spares.discard(pid)
+                served = _read_news(taken, busy) or served
                 last = now
             elif now - last >= idle:
                 break
-            elif now - checked >= CHECK_SECONDS:
-                checked = now
-                if not _current(key, path, own):
+            due = CHECK_SECONDS if not served else RECHECK_SECONDS
+            if now - checked >= due:
+                checked, served = now, False
+                if not _current(key, path, own, digest):
                     break
     finally:
-        if _current(None, path, own):
+        if _current(None, path, own, None):
             _unlink(path)
         os.close(taken)
         os.close(tell)
 
 
-def _reap(spares: set[int]) -> None:
-    """Collect finished children; a spare that died (killed) is replaced by the caller."""
+def _reap(workers: dict[int, bool], busy: set[int]) -> None:
+    """Collect finished workers; the caller replaces them."""
     while True:
         try:
             pid, _ = os.waitpid(-1, os.WNOHANG)
@@ -206,67 +232,108 @@ def _reap(spares: set[int]) -> None:
             return
         if not pid:
             return
-        spares.discard(pid)
+        workers.pop(pid, None)
+        busy.discard(pid)
 
 
-def _read_pids(fd: int) -> list[int]:
-    data = os.read(fd, 4096)
-    return [int.from_bytes(data[i : i + 4], "little") for i in range(0, len(data) - 3, 4)]
+#: What a worker tells the helper, after its pid: it took a connection, or it is waiting again.
+TOOK = b"T"
+DONE = b"D"
 
 
-def _current(key: str | None, path: str, own: int) -> bool:
-    """The socket path is still ours and (if `key` is given) the package is unchanged."""
+def _read_news(fd: int, busy: set[int]) -> bool:
+    """Apply the workers' messages to `busy`; True if an event finished."""
+    data = os.read(fd, 4095)  # whole 5-byte messages (each written at once, so never split)
+    finished = False
+    for i in range(0, len(data) - 4, 5):
+        pid = int.from_bytes(data[i : i + 4], "little")
+        if data[i + 4 : i + 5] == TOOK:
+            busy.add(pid)
+        else:
+            busy.discard(pid)
+            finished = True
+    return finished
+
+
+def _current(key: str | None, path: str, own: int, digest: str | None) -> bool:
+    """The socket path is still ours and (if `key` is given) the package is the one loaded."""
     try:
         if os.lstat(path).st_ino != own:
             return False
     except OSError:
         return False
-    return key is None or client.helper_key(client.process_context()[1], os.environ) == key
+    if key is None:
+        return True
+    return client.helper_key(client.process_context()[1], os.environ) == key and client.build_digest() == digest
 
 
-def _fork_spare(server: socket.socket, key: str, fds: tuple[int, int, int], folder: str) -> int:
-    """Fork a spare child (see `_spare`); returns its pid."""
+def _fork_worker(server: socket.socket, key: str, fds: tuple[int, int, int], folder: str, events: int) -> int:
+    """Fork a worker (see `_work`) that serves up to `events` connections; returns its pid."""
     pid = os.fork()
     if pid:
         return pid
     code = 0
     try:
-        _spare(server, key, fds, folder)
+        _work(server, key, fds, folder, events)
     except BaseException:  # a child never returns into the helper's loop, whatever happened
         code = 1
     finally:
         os._exit(code)
 
 
-def _spare(server: socket.socket, key: str, fds: tuple[int, int, int], folder: str) -> None:
+def _work(server: socket.socket, key: str, fds: tuple[int, int, int], folder: str, events: int) -> None:
     """In the child: warm up (its own copy of the pages an event touches) unless a client is
-    already waiting, wait for one connection, tell the helper on `fds[2]` that it took one, and
-    serve it. Under a burst every spare goes straight to a waiting client."""
+    already waiting, then serve up to `events` connections, telling the helper on `fds[2]` when
+    it takes one and when it is done. Under a burst a new worker goes straight to a waiting
+    client. Any error other than a client that went away ends the worker."""
     lock, taken, tell = fds
     os.close(lock)  # the helper's lock stays with the helper, not with its children
     os.close(taken)
     parent = os.getppid()
+    own = os.getpid().to_bytes(4, "little")
     warm_up(folder, server, events=3)  # a prompt, a PreToolUse and its PostToolUse: most events
-    server.settimeout(POLL_SECONDS)
+    for _ in range(events):
+        conn = _accept(server, parent)
+        if conn is None:
+            return
+        try:
+            with conn:
+                if client.peer_uid(conn) == os.getuid():
+                    serve_one(conn, key, greeted=lambda: os.write(tell, own + TOOK))
+        except (ConnectionError, TimeoutError, EOFError):  # the client went away mid-request
+            pass
+        finally:  # the environment stays as the event left it: the next one is compared to it
+            os.chdir("/")
+            os.umask(0o077)
+        os.write(tell, own + DONE)
+
+
+def _accept(server: socket.socket, parent: int) -> socket.socket | None:
+    """The next connection; None once the helper is gone.
+
+    A blocking `accept` (the kernel wakes one waiting worker per connection; a socket timeout
+    would make every worker poll and wake), bounded by `SO_RCVTIMEO`, which Linux applies to
+    `accept`, so that the worker still sees the helper go."""
+    server.settimeout(None)
+    server.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, struct.pack("@ll", int(POLL_SECONDS), 0))
     while True:
         try:
             conn, _ = server.accept()
-            break
-        except TimeoutError:
-            if os.getppid() != parent:  # the helper stopped: so does its spare
-                return
-    os.write(tell, os.getpid().to_bytes(4, "little"))
-    with conn:
-        if client.peer_uid(conn) == os.getuid():
-            serve_one(conn, key)
+            return conn
+        except (BlockingIOError, TimeoutError):
+            if os.getppid() != parent:  # the helper stopped: so does its worker
+                return None
 
 
-def serve_one(conn: socket.socket, key: str) -> None:
-    """Greet, read one request, run it as the console script would, answer."""
+def serve_one(conn: socket.socket, key: str, greeted: Callable[[], object] | None = None) -> None:
+    """Greet, read one request, run it as the console script would, answer. `greeted` is
+    called once the greeting is sent (the client is waiting on it, the helper's news can wait)."""
     from ..hook import HookOptions, run
 
     conn.settimeout(REQUEST_TIMEOUT)
     conn.sendall(client.hello(key))
+    if greeted is not None:
+        greeted()
     size = int.from_bytes(client.read_exactly(conn, 8), "little")
     if size > MAX_HEAD_BYTES:
         return
@@ -274,15 +341,39 @@ def serve_one(conn: socket.socket, key: str) -> None:
     payload = [_read_payload(conn, length)]
     try:
         os.chdir(cwd)
-    except OSError:  # the client's directory is not reachable from here: it runs the event itself
-        conn.sendall(client.DECLINE)
+        adopt_environ(environ)
+    except (OSError, ValueError):  # the client's directory is not reachable from here, or its
+        conn.sendall(client.DECLINE)  # environment cannot be taken: it runs the event itself
         return
     os.umask(mask)
-    os.environ.clear()
-    os.environ.update(environ)
     # `run` gets the only reference to the payload and drops it once parsed, as in-process.
     result = run(payload.pop(), options=HookOptions(**values), environ=os.environ, clock=lambda: float(clock))
     conn.sendall(client.ANSWER + marshal.dumps((int(result.exit_code), result.stdout, result.stderr)))
+
+
+#: The environment `os.environ` was last made equal to (the worker's own at first).
+_adopted: dict[str, str] = {}
+
+
+def adopt_environ(environ: dict[str, str]) -> None:
+    """Make `os.environ` exactly `environ`, setting and removing only what differs from the
+    last event's: the hooks of one host send the same environment event after event, and each
+    change is a `putenv` (clearing and refilling 50 variables took 0.1 ms a side)."""
+    global _adopted
+    if not _adopted:
+        _adopted = dict(os.environ)
+    # A name `putenv` refuses (empty, with "=" or NUL: an exec may pass `=x`) cannot be set here;
+    # the hook reads none of them, so the event runs without it.
+    environ = {name: value for name, value in environ.items() if name and "=" not in name and "\0" not in name
+               and "\0" not in value}
+    if environ == _adopted:
+        return
+    for name in _adopted.keys() - environ.keys():
+        os.environ.pop(name, None)
+    for name, value in environ.items():
+        if _adopted.get(name) != value:
+            os.environ[name] = value
+    _adopted = environ
 
 
 def _read_payload(conn: socket.socket, length: int) -> bytes:

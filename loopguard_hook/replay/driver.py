@@ -34,7 +34,10 @@ def _client_for(recording: Recording, option: str) -> Client | None:
     """The client to parse with, or None to detect it per payload exactly as `--client auto` does
     (`payload.detect_client`), so that thread-scoped Codex events are read as the hook reads them."""
     if option == "auto":
-        return None
+        # A DSH session log is DSH's under any file name (the live hook tells DSH by the log's
+        # path, and a copy of a log is rarely still called `session.jsonl.zstd`).
+        known = recording.client
+        return known if known is not None and capabilities(known).session_log else None
     chosen = Client(option)
     if recording.client is not None and recording.client is not chosen:
         raise ReplayError(f"{recording.sources[0]} is a {recording.client.value} recording; --client {option} does not fit it")

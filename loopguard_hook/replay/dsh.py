@@ -25,6 +25,7 @@ from typing import Any
 import orjson
 
 from ..dshlog import message_text
+from ..payload import Client
 from .jsonl import Clock, Line, text_of, timestamp
 from .model import Outcome, RecordedCall, RecordedEvent, Recording, ReplayError
 from .reader import Reader
@@ -152,8 +153,9 @@ def read(path: str, lines: list[Line], skipped: int) -> list[Recording]:
         log.record(line)
     if log.session_id is None:
         raise ReplayError(f"{path}: no session record with a session id")
+    client = Client.DSH_CODEX if log.codex else Client.DSH_CLAUDE_CODE
     return [Recording(
-        sources=(path,), format=FORMAT, client=None, session_id=log.session_id, events=tuple(log.events),
+        sources=(path,), format=FORMAT, client=client, session_id=log.session_id, events=tuple(log.events),
         calls=log.calls, cwd=log.cwd, skipped_lines=skipped + log.skipped,
     )]
 

@@ -1,0 +1,71 @@
+"""Starting the resident helper: detached, once, with the hook's interpreter options.
+
+Imported by the client only when it finds no helper (the first event, or after an idle exit),
+so a served event never loads it. Imports only `os`, `sys` and `time`.
+"""
+
+import os
+import sys
+import time
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+#: A start marker younger than this means a helper is starting: do not start another.
+START_GRACE_SECONDS = 10.0
+
+
+def start_helper(folder: str, key: str, environ: "Mapping[str, str]", options: list[str], idle: str) -> None:
+    """Start this build's helper in the background, detached, unless one is already starting.
+
+    `options` are the interpreter's own (`client.interpreter_flags`), `idle` the idle timeout in
+    seconds as text. The helper gets this process's environment (to import the same package); it
+    never serves a request with it (each request carries its own). `-P` keeps the current
+    directory (an agent's workspace) off its `sys.path`.
+    """
+    if not _claim_start(os.path.join(folder, key + ".starting")):
+        return
+    code = "from loopguard_hook.fastpath.helper import main; main()"
+    argv = [sys.executable, *options, "-P", "-c", code, folder, key, idle]
+    actions: list[tuple[int, ...] | tuple[int, int, str, int, int]] = [
+        (os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)
+    ]
+    actions += [(os.POSIX_SPAWN_CLOSE, fd) for fd in _open_fds() if fd > 2]
+    try:
+        os.posix_spawn(sys.executable, argv, dict(environ), file_actions=actions, setsid=True)
+    except OSError:
+        _unlink(os.path.join(folder, key + ".starting"))
+
+
+def _open_fds() -> list[int]:
+    """This process's open descriptors (so the helper inherits none of the host's pipes)."""
+    try:
+        return [int(name) for name in os.listdir("/proc/self/fd")]
+    except (OSError, ValueError):
+        return list(range(3, 64))
+
+
+def _claim_start(marker: str) -> bool:
+    """Create the start marker; False when a helper started less than `START_GRACE_SECONDS` ago."""
+    for _ in range(2):
+        try:
+            os.close(os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600))
+            return True
+        except FileExistsError:
+            try:
+                if os.lstat(marker).st_mtime > time.time() - START_GRACE_SECONDS:
+                    return False
+            except OSError:
+                return False
+            _unlink(marker)  # left by a helper that never came up
+        except OSError:
+            return False
+    return False
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
