@@ -37,6 +37,7 @@ import time
 from collections.abc import Callable
 
 from . import client
+from .start import unlink
 
 #: How often an idle helper checks that it is still current (seconds).
 CHECK_SECONDS = 30.0
@@ -82,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
         warm_up(folder)
         server = _listen(folder, key)
     finally:
-        _unlink(marker)
+        unlink(marker)
     try:
         serve(server, (key, digest), idle, os.path.join(folder, key + ".sock"), lock)
     finally:
@@ -123,7 +124,7 @@ def _listen(folder: str, key: str) -> socket.socket:
     final = os.path.join(folder, key + ".sock")
     # No longer than the final name, which the client has checked against the socket path limit.
     temporary = os.path.join(folder, f".{os.getpid()}.sock")
-    _unlink(temporary)
+    unlink(temporary)
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         old = os.umask(0o177)
@@ -135,7 +136,7 @@ def _listen(folder: str, key: str) -> socket.socket:
         os.rename(temporary, final)
     except BaseException:
         server.close()
-        _unlink(temporary)
+        unlink(temporary)
         raise
     return server
 
@@ -218,7 +219,7 @@ def serve(server: socket.socket, build: tuple[str, str], idle: float, path: str,
                     break
     finally:
         if _current(None, path, own, None):
-            _unlink(path)
+            unlink(path)
         os.close(taken)
         os.close(tell)
 
@@ -387,13 +388,6 @@ def _read_payload(conn: socket.socket, length: int) -> bytes:
     if len(raw) != length:
         raise ConnectionError("request cut short")
     return raw
-
-
-def _unlink(path: str) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
 
 
 if __name__ == "__main__":  # pragma: no cover

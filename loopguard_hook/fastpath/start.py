@@ -35,7 +35,7 @@ def start_helper(folder: str, key: str, environ: "Mapping[str, str]", options: l
     try:
         os.posix_spawn(sys.executable, argv, dict(environ), file_actions=actions, setsid=True)
     except OSError:
-        _unlink(os.path.join(folder, key + ".starting"))
+        unlink(os.path.join(folder, key + ".starting"))
 
 
 def _open_fds() -> list[int]:
@@ -58,13 +58,14 @@ def _claim_start(marker: str) -> bool:
                     return False
             except OSError:
                 return False
-            _unlink(marker)  # left by a helper that never came up
+            unlink(marker)  # left by a helper that never came up
         except OSError:
             return False
     return False
 
 
-def _unlink(path: str) -> None:
+def unlink(path: str) -> None:
+    """Remove `path` if it is there (a marker or socket of ours); errors are ignored."""
     try:
         os.unlink(path)
     except OSError:
