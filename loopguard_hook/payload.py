@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
+from . import bigtext
 from .signature import blake2b
 
 
@@ -184,12 +185,16 @@ def decode(raw: bytes) -> dict[str, Any]:
         raw = raw[3:]
     if not raw or raw.isspace():
         raise PayloadError("empty payload on stdin (expected one hook JSON object)")
-    try:
-        data = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        if "surrogate" not in str(exc):
-            raise PayloadError(f"payload is not valid JSON: {exc}") from None
-        data = _decode_with_lone_surrogates(raw, exc)
+    # Over the threshold, big texts of tool calls are not built (bigtext.py); a payload that does
+    # not split cleanly is decoded whole, so its error reads as for any payload.
+    data = bigtext.decode_big(raw) if len(raw) > bigtext.THRESHOLD else None
+    if data is None:
+        try:
+            data = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            if "surrogate" not in str(exc):
+                raise PayloadError(f"payload is not valid JSON: {exc}") from None
+            data = _decode_with_lone_surrogates(raw, exc)
     if not isinstance(data, dict):
         raise PayloadError(f"payload must be a JSON object, got {type(data).__name__}")
     depth = nesting_depth(data)
