@@ -36,7 +36,9 @@ import tempfile
 import time
 from collections.abc import Callable
 
+from .. import process
 from . import client
+from .request import REQUEST_TIMEOUT, read_request
 
 #: How often an idle helper checks that it is still current (seconds).
 CHECK_SECONDS = 30.0
@@ -52,10 +54,6 @@ SETTLE_SECONDS = 0.005
 RECHECK_SECONDS = 1.0
 #: How often the helper reaps children and a worker checks that the helper is alive (seconds).
 POLL_SECONDS = 1.0
-#: A client sends its request right after the greeting; a child waits this long for it.
-REQUEST_TIMEOUT = 10.0
-#: Largest request header (options, environment, directory) accepted.
-MAX_HEAD_BYTES = 4 << 20
 BACKLOG = 128
 
 
@@ -146,7 +144,9 @@ def warm_up(folder: str, waiting: socket.socket | None = None, events: int = 5) 
     Stops early as soon as a client waits on `waiting` (a worker serves it first)."""
     import platformdirs  # noqa: F401 - the default state and config paths, resolved per request
 
-    from .. import hook, transcript  # noqa: F401
+    from .. import bigtext, hook, transcript  # noqa: F401
+
+    bigtext.decoders()  # msgspec, for big payloads: loaded once here rather than in an event
 
     scratch = tempfile.mkdtemp(prefix="warm-up.", dir=folder)
     try:
@@ -336,15 +336,12 @@ def serve_one(conn: socket.socket, key: str, greeted: Callable[[], object] | Non
     conn.sendall(client.hello(key))
     if greeted is not None:
         greeted()
-    size = int.from_bytes(client.read_exactly(conn, 8), "little")
-    if size > MAX_HEAD_BYTES:
+    request = read_request(conn)
+    if request is None:
         return
-    values, environ, cwd, mask, clock, length = marshal.loads(client.read_exactly(conn, size))
-    payload = [_read_payload(conn, length)]
-    try:
-        os.chdir(cwd)
-    except OSError:  # the client's directory is not reachable from here: it runs the event itself
-        conn.sendall(client.DECLINE)
+    values, environ, mask, clock, payload = request
+    if len(payload[0]) > process.MAX_PAYLOAD_BYTES:
+        conn.sendall(client.ANSWER + marshal.dumps((1, b"", process.TOO_BIG)))
         return
     os.umask(mask)
     os.environ.clear()
@@ -352,19 +349,6 @@ def serve_one(conn: socket.socket, key: str, greeted: Callable[[], object] | Non
     # `run` gets the only reference to the payload and drops it once parsed, as in-process.
     result = run(payload.pop(), options=HookOptions(**values), environ=os.environ, clock=lambda: float(clock))
     conn.sendall(client.ANSWER + marshal.dumps((int(result.exit_code), result.stdout, result.stderr)))
-
-
-def _read_payload(conn: socket.socket, length: int) -> bytes:
-    """The `length` payload bytes, received straight into one bytes object (a 5 MiB Write is
-    17 MB: no second copy). A blocking receive with a kernel timeout, so a stalled client still
-    frees this child."""
-    conn.settimeout(None)
-    seconds = int(REQUEST_TIMEOUT)
-    conn.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, struct.pack("@ll", seconds, 0))
-    raw = conn.recv(length, socket.MSG_WAITALL) if length else b""
-    if len(raw) != length:
-        raise ConnectionError("request cut short")
-    return raw
 
 
 def _unlink(path: str) -> None:
