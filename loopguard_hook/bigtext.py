@@ -5,19 +5,23 @@ A Claude Code `Write` of a 5 MiB file sends that file three times (`tool_input.c
 JSON whose full decode (a Python string per copy, slow for non-ASCII text) costs more than the
 rest of the event. The guard never needs those texts whole: it hashes them and quotes their start.
 
-The rule, one for every payload and every path (in-process and resident): in `tool_input` and
-`tool_response` (also those of a `PostToolBatch`'s `tool_calls`), a string whose JSON text is
-longer than `THRESHOLD` bytes is replaced by a *stand-in*: its decoded head and tail (about
-`END_BYTES` of JSON each, cut at a space) around a token that names its length and a digest of
-the JSON bytes between them. A payload of at most `THRESHOLD` bytes holds no such string, so it is
-decoded whole (orjson, as before). Two texts have equal stand-ins exactly when their JSON is equal
-(one host writes one text one way), so a repeated big `Write` is still a repeat, its PreToolUse
-and PostToolUse still pair, and two different contents stay apart. What a stand-in's middle holds
-is not checked for UTF-8; its head and tail are. The token never reaches the model or a log:
-`shown` cuts a text there.
+The rule, one for every payload and every path (in-process and resident): inside the objects
+and arrays of `tool_input` and `tool_response` (also those of a `PostToolBatch`'s `tool_calls`),
+a string whose JSON text is longer than `THRESHOLD` bytes is replaced by a *stand-in*: its
+decoded head and tail (about `END_BYTES` of JSON each, cut at a space) around a token that names
+its length and a CRC of the JSON bytes between them. A payload of at most `THRESHOLD` bytes holds
+no such string, so it is decoded whole (orjson, as before). Two texts have equal stand-ins
+exactly when their JSON is equal (one host writes one text one way), so a repeated big `Write` is
+still a repeat, its PreToolUse and PostToolUse still pair, and two different contents stay apart;
+timing lines in a big output's first or last `END_BYTES` are normalised as in any text. A
+`tool_response` that is itself one text (Codex's output) is decoded whole, as is every other
+top-level field. What a stand-in's middle holds is not checked for UTF-8; its head and tail are.
+The token never reaches the model or a log: `shown` cuts a text there.
 
-The splitting uses msgspec (`Raw` values: a scan, no decoding), imported only for a payload over
-the threshold (about 10 ms once in a process; the resident helper loads it at warm-up).
+The splitting uses msgspec (`Raw` values: a scan, no decoding; the top level and one level
+below it in one pass), imported only for a payload over the threshold (about 10 ms once in a
+process; the resident helper loads it at warm-up). Whatever msgspec refuses, or orjson would read
+otherwise (lone surrogate escapes, integers past 64 bits), is decoded whole instead.
 """
 
 from typing import Any
@@ -63,14 +67,14 @@ class _Split(Exception):
     """The payload cannot be split here: decode it whole."""
 
 
-def decode_big(raw: bytes) -> Any:
+def decode_big(raw: "bytes | memoryview") -> Any:
     """The decoded object of a payload longer than `THRESHOLD`, with stand-ins; None when it is
     not a JSON object that splits cleanly (invalid JSON, lone surrogates, deep nesting): the
     caller then decodes it whole and reports what is wrong exactly as for any payload."""
     import msgspec
 
     try:
-        return _object(raw, _WHOLE, {}, 0)
+        return _top(raw, {})
     except (_Split, msgspec.DecodeError, msgspec.ValidationError, orjson.JSONDecodeError, RecursionError):
         return None
 
@@ -80,8 +84,8 @@ _DECODERS: dict[str, Any] = {}
 
 def decoders() -> None:
     """Import msgspec and make the decoders now (the resident helper does, at warm-up)."""
-    _decoder("{")
-    _decoder("[")
+    for kind in "{[t":
+        _decoder(kind)
 
 
 def _decoder(kind: str) -> Any:
@@ -89,30 +93,58 @@ def _decoder(kind: str) -> Any:
     if decoder is None:
         import msgspec
 
-        shape: Any = dict[str, msgspec.Raw] if kind == "{" else list[msgspec.Raw]
-        decoder = _DECODERS[kind] = msgspec.json.Decoder(shape)
+        shapes: dict[str, Any] = {
+            "{": dict[str, msgspec.Raw],
+            "[": list[msgspec.Raw],
+            # The top level in one pass: its objects and arrays split one level further (a
+            # second scan of `tool_response` would cost as much as the first of the payload).
+            "t": dict[str, dict[str, msgspec.Raw] | list[msgspec.Raw] | str | int | float | bool | None],
+        }
+        decoder = _DECODERS[kind] = msgspec.json.Decoder(shapes[kind])
     return decoder
 
 
-def _object(raw: Any, mode: int, seen: dict[int, list[tuple[bytes, str]]], depth: int) -> dict[str, Any]:
+def _checked(text: str) -> str:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate escape: the whole decode replaces it
+        raise _Split from None
+    return text
+
+
+def _top(raw: Any, seen: dict[tuple[int, int, bytes, bytes], str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in _decoder("t").decode(raw).items():
+        mode = _TEXTS if _checked(key) in TOOL_FIELDS else _BATCH if key == BATCH_FIELD else _WHOLE
+        if isinstance(value, dict):
+            child = _TEXTS if mode == _TEXTS else _WHOLE
+            out[key] = {_checked(k): _value(v, child, seen, 2) for k, v in value.items()}
+        elif isinstance(value, list):
+            child = _ENTRY if mode == _BATCH else mode
+            out[key] = [_value(item, child, seen, 2) for item in value]
+        elif isinstance(value, str):
+            out[key] = _checked(value)
+        elif isinstance(value, int) and not isinstance(value, bool) and not -(1 << 63) <= value < 1 << 64:
+            raise _Split  # orjson reads a longer integer differently (as a float)
+        else:
+            out[key] = value
+    return out
+
+
+def _object(raw: Any, mode: int, seen: dict[tuple[int, int, bytes, bytes], str], depth: int) -> dict[str, Any]:
     items = _decoder("{").decode(raw)
     out = {}
     for key, value in items.items():
-        try:
-            key.encode("utf-8")
-        except UnicodeEncodeError:  # a lone surrogate escape: the whole decode replaces it
-            raise _Split from None
+        _checked(key)
         if mode == _TEXTS or key in TOOL_FIELDS:
             child = _TEXTS
-        elif mode == _WHOLE and key == BATCH_FIELD:  # the top level (deeper `_WHOLE` values are never split)
-            child = _BATCH
         else:
             child = _WHOLE
         out[key] = _value(value, child, seen, depth + 1)
     return out
 
 
-def _value(raw: Any, mode: int, seen: dict[int, list[tuple[bytes, str]]], depth: int) -> Any:
+def _value(raw: Any, mode: int, seen: dict[tuple[int, int, bytes, bytes], str], depth: int) -> Any:
     view = memoryview(raw)
     if len(view) <= THRESHOLD or mode == _WHOLE:
         return orjson.loads(view)
@@ -125,30 +157,31 @@ def _value(raw: Any, mode: int, seen: dict[int, list[tuple[bytes, str]]], depth:
         child = _ENTRY if mode == _BATCH else mode
         return [_value(item, child, seen, depth + 1) for item in _decoder("[").decode(raw)]
     if first == 0x22 and mode == _TEXTS:  # "
-        return _stand_in(bytes(view), seen)
+        return _stand_in(view, seen)
     return orjson.loads(view)
 
 
-def _stand_in(data: bytes, seen: dict[int, list[tuple[bytes, str]]]) -> str:
-    """The stand-in of the JSON string `data` (quotes included); equal texts share one."""
-    for other, text in seen.get(len(data), ()):
-        if other == data:
-            return text
+def _stand_in(data: memoryview, seen: dict[tuple[int, int, bytes, bytes], str]) -> str:
+    """The stand-in of the JSON string `data` (quotes included); equal texts share one. No copy
+    of the text is made: its ends are copied, its middle is only read by the CRC."""
     import zlib
 
     # The head ends before a space and the tail starts after one: a space is never part of an
     # escape or of a multi-byte character, so both ends decode as they read in the whole text.
-    cut = data.rfind(b" ", 1, 1 + END_BYTES)
-    start = data.find(b" ", len(data) - 1 - END_BYTES, len(data) - 1)
-    if cut < 0 or start < 0:
-        cut, start = 1, len(data) - 1
-    head = orjson.loads(b'"' + data[1:cut] + b'"')
-    tail = orjson.loads(b'"' + data[start:-1] + b'"')
-    middle = memoryview(data)[cut:start]
+    front = bytes(data[: 1 + END_BYTES])
+    back = bytes(data[len(data) - 1 - END_BYTES :])
+    cut = front.rfind(b" ", 1)
+    at = back.find(b" ", 0, len(back) - 1)
+    if cut < 0 or at < 0:
+        cut, at = 1, len(back) - 1
     # The CRC-32 of the middle (7 GB/s here; Adler-32 is 4 GB/s, BLAKE2b 1.4 GB/s) beside the
     # length and both ends: a check against accidental equality, as no adversary picks the texts
-    # a guard compares for its own agent.
-    token = f"{TOKEN}bytes={len(data)} crc={zlib.crc32(middle):08x}\x00"
-    text = str(head) + token + str(tail)
-    seen.setdefault(len(data), []).append((data, text))
-    return text
+    # a guard compares for its own agent. The ends are normalised later like any text's.
+    middle = zlib.crc32(data[cut : len(data) - len(back) + at])
+    key = (len(data), middle, front[:cut], back[at:])
+    known = seen.get(key)
+    if known is None:
+        head = orjson.loads(b'"' + front[1:cut] + b'"')
+        tail = orjson.loads(b'"' + back[at:-1] + b'"')
+        known = seen[key] = str(head) + f"{TOKEN}bytes={len(data)} crc={middle:08x}\x00" + str(tail)
+    return known

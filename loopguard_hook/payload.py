@@ -172,8 +172,9 @@ def _clean(value: Any) -> Any:
     return value
 
 
-def decode(raw: bytes) -> dict[str, Any]:
-    """Decode stdin bytes into the payload object.
+def decode(raw: bytes | memoryview) -> dict[str, Any]:
+    """Decode stdin bytes into the payload object (a memoryview: a mapped file's, from the
+    resident helper).
 
     A leading UTF-8 byte-order mark is tolerated (payload files saved by Windows editors).
 
@@ -181,14 +182,15 @@ def decode(raw: bytes) -> dict[str, Any]:
         PayloadError: empty input, invalid UTF-8 or JSON, nesting deeper than the parser allows,
             or a JSON value that is not an object.
     """
-    if raw.startswith(b"\xef\xbb\xbf"):
+    if raw[:3] == b"\xef\xbb\xbf":
         raw = raw[3:]
-    if not raw or raw.isspace():
-        raise PayloadError("empty payload on stdin (expected one hook JSON object)")
     # Over the threshold, big texts of tool calls are not built (bigtext.py); a payload that does
     # not split cleanly is decoded whole, so its error reads as for any payload.
     data = bigtext.decode_big(raw) if len(raw) > bigtext.THRESHOLD else None
     if data is None:
+        raw = bytes(raw)  # the same object when it is bytes already
+        if not raw or raw.isspace():
+            raise PayloadError("empty payload on stdin (expected one hook JSON object)")
         try:
             data = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:

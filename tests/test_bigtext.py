@@ -138,22 +138,35 @@ def test_the_token_never_shows(monkeypatch: pytest.MonkeyPatch) -> None:
         assert "\x00" not in head and "loopguard-big-text" not in head
 
 
+def _replacing(old: bytes, new: bytes) -> Any:
+    """A big Write's JSON with its first `old` replaced by `new`."""
+    return lambda big: _raw(_write(big, None)).replace(old, new, 1)
+
+
 BAD = {
     "trailing garbage": lambda big: _raw(_write(big, None))[:-1] + b"} x",
     "cut short": lambda big: _raw(_write(big, None))[:-20],
-    "invalid UTF-8 in a small field": lambda big: _raw(_write(big, None)).replace(b"/p/a.py", b"/p/\xff.py", 1),
-    "invalid UTF-8 in a key": lambda big: _raw(_write(big, None)).replace(b'"cwd"', b'"c\xffd"', 1),
-    "invalid UTF-8 at a big text's head": lambda big: _raw(_write(big, None)).replace(b"    value", b"\xff   value", 1),
-    "lone surrogate in a small field": lambda big: _raw(_write(big, None)).replace(b"/p/a.py", b"/p/\\ud800.py", 1),
-    "lone surrogate in a key": lambda big: _raw(_write(big, None)).replace(b'"cwd"', b'"c\\udc00d"', 1),
-    "NaN": lambda big: _raw(_write(big, None)).replace(b'"t1"', b"NaN", 1),
-    "big integer": lambda big: _raw(_write(big, None)).replace(b'"t1"', b"1" * 40, 1),
-    "control character in a small field": lambda big: _raw(_write(big, None)).replace(b"/p/a.py", b"/p/\x01.py", 1),
-    "nesting too deep": lambda big: _raw(_write(big, None)).replace(b'"t1"', b"[" * 300 + b"]" * 300, 1),
-    "nesting beyond the parser": lambda big: _raw(_write(big, None)).replace(b'"t1"', b"[" * 2000 + b"]" * 2000, 1),
+    "invalid UTF-8 in a small field": _replacing(b"/p/a.py", b"/p/\xff.py"),
+    "invalid UTF-8 in a key": _replacing(b'"cwd"', b'"c\xffd"'),
+    "invalid UTF-8 at a big text's head": _replacing(b"    value", b"\xff   value"),
+    "lone surrogate in a small field": _replacing(b"/p/a.py", b"/p/\\ud800.py"),
+    "lone surrogate in a key": _replacing(b'"cwd"', b'"c\\udc00d"'),
+    "NaN": _replacing(b'"t1"', b"NaN"),
+    "big integer": _replacing(b'"t1"', b"1" * 40),
+    "control character in a small field": _replacing(b"/p/a.py", b"/p/\x01.py"),
+    "nesting too deep": _replacing(b'"t1"', b"[" * 300 + b"]" * 300),
+    "nesting beyond the parser": _replacing(b'"t1"', b"[" * 2000 + b"]" * 2000),
     "an array": lambda big: b"[" + _raw(_write(big, None)) + b"]",
     "byte-order mark": lambda big: b"\xef\xbb\xbf" + _raw(_write(big, None)),
     "duplicate keys": lambda big: _raw(_write(big, None))[:-1] + b', "cwd": "/q"}',
+    "integer past 64 bits at the top": _replacing(b'"t1"', b"18446744073709551616"),
+    "largest 64-bit integer at the top": _replacing(b'"t1"', b"18446744073709551615"),
+    "smallest integer at the top": _replacing(b'"t1"', b"-9223372036854775809"),
+    "infinite float at the top": _replacing(b'"t1"', b"1e400"),
+    "long float at the top": _replacing(b'"t1"', b"0.1000000000000000055511151231257827e-3"),
+    "negative zero at the top": _replacing(b'"t1"', b"-0.0"),
+    "lone surrogate in a top string": _replacing(b'"t1"', b'"t\\udfff"'),
+    "a text as the whole tool_response": lambda big: _raw({**_write(big, None), "tool_response": big}),
 }
 
 
