@@ -220,3 +220,14 @@ def test_a_stdin_that_never_ends_is_bounded(tmp_path: Path, monkeypatch: pytest.
     finally:
         os.close(read)
         os.close(write)
+
+
+def test_a_pipe_longer_than_the_kept_buffer_is_read_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(request, "_kept", [])
+    monkeypatch.setattr(request, "KEPT_BYTES", 200_000)
+    for raw in (bytes(range(256)) * 4096, b"q" * 150_000, bytes(range(256)) * 3000):  # longer, shorter, reused
+        stdin = _Stdin(raw, "pipe", tmp_path)
+        try:
+            assert request.read_rest(stdin.fd, stdin.first) == raw
+        finally:
+            stdin.close()
