@@ -21,7 +21,8 @@ The token never reaches the model or a log: `shown` cuts a text there.
 The splitting uses msgspec (`Raw` values: a scan, no decoding; the top level and one level
 below it in one pass), imported only for a payload over the threshold (about 10 ms once in a
 process; the resident helper loads it at warm-up). Whatever msgspec refuses, or orjson would read
-otherwise (lone surrogate escapes, integers past 64 bits), is decoded whole instead.
+otherwise (lone surrogate escapes, integers past 64 bits), and a container of more than
+`MAX_SPLIT_ENTRIES` entries, is decoded whole instead.
 """
 
 from typing import Any
@@ -39,6 +40,10 @@ TOOL_FIELDS = frozenset({"tool_input", "tool_response"})
 BATCH_FIELD = "tool_calls"
 #: Levels of big containers split at most (deeper big payloads are decoded whole).
 MAX_SPLIT_DEPTH = 64
+#: Entries of one split container at most: a step per entry costs more than orjson's whole
+#: decode past this (a `tool_input` of 2 million keys: 2.6 s split, 0.7 s whole), so such a
+#: payload, which no real call sends, is decoded whole.
+MAX_SPLIT_ENTRIES = 10_000
 
 # How the values under a key are decoded: whole, with stand-ins, or as the batch list / entry.
 _WHOLE, _TEXTS, _BATCH, _ENTRY = range(4)
@@ -104,6 +109,12 @@ def _decoder(kind: str) -> Any:
     return decoder
 
 
+def _entries(container: Any) -> Any:
+    if len(container) > MAX_SPLIT_ENTRIES:
+        raise _Split
+    return container
+
+
 def _checked(text: str) -> str:
     try:
         text.encode("utf-8")
@@ -114,14 +125,14 @@ def _checked(text: str) -> str:
 
 def _top(raw: Any, seen: dict[tuple[int, int, bytes, bytes], str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for key, value in _decoder("t").decode(raw).items():
+    for key, value in _entries(_decoder("t").decode(raw)).items():
         mode = _TEXTS if _checked(key) in TOOL_FIELDS else _BATCH if key == BATCH_FIELD else _WHOLE
         if isinstance(value, dict):
             child = _TEXTS if mode == _TEXTS else _WHOLE
-            out[key] = {_checked(k): _value(v, child, seen, 2) for k, v in value.items()}
+            out[key] = {_checked(k): _value(v, child, seen, 2) for k, v in _entries(value).items()}
         elif isinstance(value, list):
             child = _ENTRY if mode == _BATCH else mode
-            out[key] = [_value(item, child, seen, 2) for item in value]
+            out[key] = [_value(item, child, seen, 2) for item in _entries(value)]
         elif isinstance(value, str):
             out[key] = _checked(value)
         elif isinstance(value, int) and not isinstance(value, bool) and not -(1 << 63) <= value < 1 << 64:
@@ -132,7 +143,7 @@ def _top(raw: Any, seen: dict[tuple[int, int, bytes, bytes], str]) -> dict[str, 
 
 
 def _object(raw: Any, mode: int, seen: dict[tuple[int, int, bytes, bytes], str], depth: int) -> dict[str, Any]:
-    items = _decoder("{").decode(raw)
+    items = _entries(_decoder("{").decode(raw))
     out = {}
     for key, value in items.items():
         _checked(key)
@@ -155,7 +166,7 @@ def _value(raw: Any, mode: int, seen: dict[tuple[int, int, bytes, bytes], str], 
         return _object(raw, _ENTRY if mode == _BATCH else mode, seen, depth)
     if first == 0x5B:  # [
         child = _ENTRY if mode == _BATCH else mode
-        return [_value(item, child, seen, depth + 1) for item in _decoder("[").decode(raw)]
+        return [_value(item, child, seen, depth + 1) for item in _entries(_decoder("[").decode(raw))]
     if first == 0x22 and mode == _TEXTS:  # "
         return _stand_in(view, seen)
     return orjson.loads(view)

@@ -216,3 +216,12 @@ def test_msgspec_is_imported_for_a_big_payload_only(size: int, imported: bool, t
     out = subprocess.run([sys.executable, "-c", code], input=_raw(_write("x" * size, None, "PreToolUse")),
                          capture_output=True, timeout=60, check=True)
     assert out.stdout.decode().strip() == str(imported)
+
+
+def test_a_container_of_very_many_entries_is_decoded_whole() -> None:
+    data = _write(scenario.big_text(BIG, "many"), None)
+    data["tool_input"].update({f"k{i}": i for i in range(bigtext.MAX_SPLIT_ENTRIES - 2)})  # with its 2 keys
+    assert bigtext.is_stand_in(payload.decode(_raw(data))["tool_input"]["content"])
+    data["tool_input"]["one more"] = 1
+    decoded = payload.decode(_raw(data))
+    assert decoded["tool_input"]["content"] == data["tool_input"]["content"]  # no stand-in: whole
