@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import subprocess
 import threading
@@ -231,3 +232,46 @@ def test_a_pipe_longer_than_the_kept_buffer_is_read_whole(tmp_path: Path, monkey
             assert request.read_rest(stdin.fd, stdin.first) == raw
         finally:
             stdin.close()
+
+
+def _reader_of(pipe: int) -> int | None:
+    """The pid of another process holding the pipe `pipe` open (the worker reading it)."""
+    target = f"pipe:[{os.fstat(pipe).st_ino}]"
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        if int(pid) == os.getpid():
+            continue
+        try:
+            links = [os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")]
+        except OSError:
+            continue
+        if target in links:
+            return int(pid)
+    return None
+
+
+def test_a_worker_killed_while_reading_stdin_lets_the_call_through(helper_env: dict[str, str]) -> None:  # noqa: F811
+    """Past the point of no return (the request with the descriptor handed over): one line and
+    exit 1, never a second run."""
+    import signal
+
+    read, write = os.pipe()
+    fcntl.fcntl(write, fcntl.F_SETPIPE_SZ, 1 << 20)  # room for more than the client's first read
+    os.write(write, b'{"hook_event_name": "PreToolUse", "x": "' + b"y" * (process.FIRST_READ + 100))
+    first = os.read(read, process.FIRST_READ)
+    replies: list[object] = []
+    thread = threading.Thread(target=lambda: replies.append(
+        client.handle({"state_dir": "/nonexistent/state"}, first, 1.0, helper_env, read)), daemon=True)
+    try:
+        thread.start()
+        deadline = time.monotonic() + 20
+        worker = None
+        while worker is None and time.monotonic() < deadline:
+            worker = _reader_of(read)
+            time.sleep(0.02)
+        assert worker is not None, "no worker took the descriptor"
+        os.kill(worker, signal.SIGKILL)
+        thread.join(20)
+        assert replies == [(1, b"", client.LOST)]
+    finally:
+        os.close(write)
+        os.close(read)
