@@ -19,7 +19,7 @@ top-level field. What a stand-in's middle holds is not checked for UTF-8; its he
 The token never reaches the model or a log: `shown` cuts a text there.
 
 The splitting uses msgspec (`Raw` values: a scan, no decoding; the top level and one level
-below it in one pass), imported only for a payload over the threshold (about 10 ms once in a
+below it in one pass), imported only for a payload over the threshold (4 to 10 ms once in a
 process; the resident helper loads it at warm-up). Whatever msgspec refuses, or orjson would read
 otherwise (lone surrogate escapes, integers past 64 bits), and a container of more than
 `MAX_SPLIT_ENTRIES` entries, is decoded whole instead.
