@@ -68,7 +68,7 @@ def resolve_client(option: str, data: dict[str, object]) -> Client:
 
 
 def run(
-    raw: bytes,
+    raw: bytes | memoryview,
     *,
     options: HookOptions,
     environ: Mapping[str, str],
@@ -77,7 +77,8 @@ def run(
 ) -> HookResult:
     """Handle one hook payload. Never raises; unexpected errors are logged to `errors.log`.
 
-    `user_config` overrides the user config file path (None = the platform default).
+    `raw` is the payload as read from stdin (a memoryview: a mapped file's, from the resident
+    helper). `user_config` overrides the user config file path (None = the platform default).
     """
     store: Store | None = None
     try:

@@ -10,6 +10,7 @@
 import re
 from typing import Any, NamedTuple
 
+from .bigtext import is_stand_in, shown, token_of
 from .signature import _DIGEST_BYTES, VOLATILE_KEYS, _feed_bounded, blake2b, digest, json_head, normalise_text
 
 #: Whole-file copies in Claude Code's Write/Edit responses (`content`, `originalFile`; 2.1.332
@@ -30,6 +31,8 @@ def outcome_fingerprint(response: Any, *, mutation: bool = False) -> str:
         # What the bodies say without hashing them: their sizes, and whether anything changed.
         h.update(repr([len(b) if isinstance(b, str) else None for b in bodies]).encode())
         h.update(b"unchanged" if bodies[0] == bodies[1] else b"changed")
+        # A big body is a stand-in (bigtext.py): its token tells different contents apart.
+        h.update("".join(token_of(b) for b in bodies if isinstance(b, str) and is_stand_in(b)).encode())
     _feed_bounded(h, response, skip, True)
     return h.hexdigest()
 
@@ -65,7 +68,9 @@ def _content_text(items: list[Any]) -> str:
 
 
 def preview(text: str, limit: int) -> str:
-    """`text` cut to `limit` characters, with a marker when cut."""
+    """`text` cut to `limit` characters, with a marker when cut (also at a big text's stand-in
+    token, which is never shown: bigtext.py)."""
+    text = shown(text)
     if len(text) <= limit:
         return text
     return text[: max(0, limit - 1)] + "…"

@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
+from . import bigtext
 from .signature import blake2b
 
 
@@ -171,8 +172,9 @@ def _clean(value: Any) -> Any:
     return value
 
 
-def decode(raw: bytes) -> dict[str, Any]:
-    """Decode stdin bytes into the payload object.
+def decode(raw: bytes | memoryview) -> dict[str, Any]:
+    """Decode stdin bytes into the payload object (a memoryview: a mapped file's, from the
+    resident helper).
 
     A leading UTF-8 byte-order mark is tolerated (payload files saved by Windows editors).
 
@@ -180,16 +182,21 @@ def decode(raw: bytes) -> dict[str, Any]:
         PayloadError: empty input, invalid UTF-8 or JSON, nesting deeper than the parser allows,
             or a JSON value that is not an object.
     """
-    if raw.startswith(b"\xef\xbb\xbf"):
+    if raw[:3] == b"\xef\xbb\xbf":
         raw = raw[3:]
-    if not raw or raw.isspace():
-        raise PayloadError("empty payload on stdin (expected one hook JSON object)")
-    try:
-        data = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        if "surrogate" not in str(exc):
-            raise PayloadError(f"payload is not valid JSON: {exc}") from None
-        data = _decode_with_lone_surrogates(raw, exc)
+    # Over the threshold, big texts of tool calls are not built (bigtext.py); a payload that does
+    # not split cleanly is decoded whole, so its error reads as for any payload.
+    data = bigtext.decode_big(raw) if len(raw) > bigtext.THRESHOLD else None
+    if data is None:
+        raw = bytes(raw)  # the same object when it is bytes already
+        if not raw or raw.isspace():
+            raise PayloadError("empty payload on stdin (expected one hook JSON object)")
+        try:
+            data = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            if "surrogate" not in str(exc):
+                raise PayloadError(f"payload is not valid JSON: {exc}") from None
+            data = _decode_with_lone_surrogates(raw, exc)
     if not isinstance(data, dict):
         raise PayloadError(f"payload must be a JSON object, got {type(data).__name__}")
     depth = nesting_depth(data)

@@ -31,15 +31,39 @@ _STARTED = _process_start()
 #: The most payload bytes read: the hosts' largest real payloads (a Write of a big file) are tens
 #: of MB; an endless stdin (`< /dev/zero`) must not fill memory or outlast the host's timeout.
 MAX_PAYLOAD_BYTES = 128 << 20
+TOO_BIG = f"loopguard-hook: bad payload: larger than {MAX_PAYLOAD_BYTES} bytes; the call was let through"
+#: Bytes of stdin read first: a payload that does not end there is big (a Write of a large file),
+#: and the resident helper reads the rest from the stdin descriptor itself (fastpath/client.py).
+FIRST_READ = 1 << 16
 
 
-def _read_stdin() -> bytes:
+def _read_stdin(limit: int = MAX_PAYLOAD_BYTES + 1) -> bytes:
     """The payload, at most `MAX_PAYLOAD_BYTES + 1` bytes of it (one more tells it was too big)."""
     if sys.stdin is None:
         return b""
     if sys.stdin.isatty():
         sys.stderr.write("loopguard-hook: reading a hook payload from stdin (Ctrl-D to end)\n")
-    return sys.stdin.buffer.read(MAX_PAYLOAD_BYTES + 1)
+    return sys.stdin.buffer.read(limit)
+
+
+def _read_first() -> tuple[bytes, int | None]:
+    """Stdin's first `FIRST_READ` bytes, and its descriptor when it may hold more (None when the
+    payload is whole: it ended before, or stdin is a terminal or not a descriptor)."""
+    try:
+        fd = sys.stdin.fileno() if sys.stdin is not None and not sys.stdin.isatty() else None
+    except (OSError, ValueError):  # a replaced stdin (io.UnsupportedOperation is both)
+        fd = None
+    if fd is None:
+        return _read_stdin(), None
+    chunks: list[bytes] = []
+    size = 0
+    while size < FIRST_READ:  # unbuffered: nothing of the rest may be read ahead here
+        chunk = os.read(fd, FIRST_READ - size)
+        if not chunk:
+            return b"".join(chunks), None
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks), fd
 
 
 def run_hook(values: dict[str, object]) -> int:
@@ -47,10 +71,18 @@ def run_hook(values: dict[str, object]) -> int:
 
     The resident helper (`fastpath`) answers when it can; otherwise the event runs here.
     """
-    payload = [_read_stdin()]
+    first, rest = _read_first()
+    reply = None
+    if rest is not None:  # a big payload: the helper reads the rest of stdin itself
+        reply = _resident(values, first, rest)
+        if reply is None:
+            first += _read_stdin(MAX_PAYLOAD_BYTES + 1 - len(first))
+    payload = [first]
+    del first
     if len(payload[0]) > MAX_PAYLOAD_BYTES:
-        return _say(f"loopguard-hook: bad payload: larger than {MAX_PAYLOAD_BYTES} bytes; the call was let through")
-    reply = _resident(values, payload[0])
+        return _say(TOO_BIG)
+    if rest is None:
+        reply = _resident(values, payload[0])
     if reply is None:
         from .hook import HookOptions, run
 
@@ -82,14 +114,15 @@ def run_hook(values: dict[str, object]) -> int:
 _OFF = ("0", "off", "no", "false")
 
 
-def _resident(values: dict[str, object], raw: bytes) -> tuple[int, bytes, str] | None:
-    """The resident helper's answer, or None to handle the event in this process."""
+def _resident(values: dict[str, object], raw: bytes, rest: int | None = None) -> tuple[int, bytes, str] | None:
+    """The resident helper's answer, or None to handle the event in this process. `rest`: the
+    descriptor the helper reads the rest of the payload from (after `raw`)."""
     if os.environ.get("LOOPGUARD_RESIDENT", "").strip().lower() in _OFF:
         return None
     try:
         from .fastpath.client import handle
 
-        return handle(values, raw, _STARTED, os.environ)
+        return handle(values, raw, _STARTED, os.environ, rest)
     except Exception:  # the fast path fails open to the in-process path
         return None
 

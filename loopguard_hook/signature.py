@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
+from .bigtext import shown
 from .shellwords import shell_normal
 
 _SORT = orjson.OPT_SORT_KEYS
@@ -188,7 +189,7 @@ def _shallow(value: Any, limit: int, depth: int = 0) -> Any:
     """`value` with long strings cut and deep or long containers shortened: enough to show the
     first `limit` characters of its JSON without serialising all of it."""
     if isinstance(value, str):
-        return value[:limit]
+        return shown(value[:limit])  # a big text's stand-in shows its head only (bigtext.py)
     if depth > 8:
         return "…"
     if isinstance(value, dict):

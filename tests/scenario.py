@@ -29,6 +29,10 @@ Steps use the sketch grammar of the public cases:
 - `{"event": NAME, ...payload fields..., "expect": E}`: a literal hook event (`prompt`,
   `source`, `last_assistant_message`, ...).
 
+In any string, `<big BYTES SEED>` stands for a text of BYTES UTF-8 bytes made from SEED (lines of
+source-like text with some non-ASCII; the same pair always gives the same text): a big file or
+output, written in a few characters (loopguard_hook/bigtext.py decodes such payloads in pieces).
+
 An expectation E is `silent`/`allow`, `remind`, `deny`, `stop` or `any`, or an object keyed by
 profile (`"breaker"`), by profile and client (`"balanced@codex"`), or `"*"` as the fallback.
 
@@ -49,8 +53,10 @@ expected to be silent. No PostToolBatch is sent. A literal UserPromptSubmit step
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -75,7 +81,29 @@ NAMES = {
 def load(path: Path) -> dict[str, Any]:
     with open(path, encoding="utf-8") as fh:
         data: dict[str, Any] = json.load(fh)
-    return data
+    expanded: dict[str, Any] = _expand(data)
+    return expanded
+
+
+_BIG = re.compile(r"<big (\d+) ([^>]*)>")
+
+
+def _expand(value: Any) -> Any:
+    if isinstance(value, str):
+        return _BIG.sub(lambda m: big_text(int(m.group(1)), m.group(2)), value) if "<big " in value else value
+    if isinstance(value, dict):
+        return {k: _expand(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_expand(v) for v in value]
+    return value
+
+
+@functools.lru_cache(maxsize=32)
+def big_text(size: int, seed: str) -> str:
+    """A text of exactly `size` UTF-8 bytes, made from `seed`."""
+    line = f"    value = compute('{seed}')  # café, naïve, résumé\n"
+    text = (line * (size // len(line.encode()) + 1)).encode()[:size].decode("utf-8", "ignore")
+    return text + " " * (size - len(text.encode()))
 
 
 def cases() -> list[tuple[str, str, str]]:

@@ -6,6 +6,12 @@ helper's answer `(exit code, stdout bytes, stderr text)`, or None when the event
 in-process: no helper yet (one is then started for the next event), a helper that is stale,
 busy, from another build or another user, or any error before the request was handed over.
 
+A big payload (stdin not at its end after `process.FIRST_READ` bytes) is not copied through the socket:
+the request carries the bytes read so far and the stdin descriptor itself (`SCM_RIGHTS`), and the
+helper reads the rest (a regular file in one `pread`). It decides whether it can serve the event
+(its DECLINE) before it reads from that descriptor, so a declined event still finds all of stdin
+here.
+
 Once the whole request is in the socket the helper may have recorded the event, so it is never
 handled a second time: if no answer comes (the helper was killed mid-event), the call is let
 through with one stderr line and exit 1, as for any internal error.
@@ -48,7 +54,7 @@ ENV_IDLE = "LOOPGUARD_RESIDENT_IDLE_SECONDS"
 IDLE_SECONDS = 600.0
 _OFF = ("0", "off", "no", "false")
 
-PROTOCOL = b"loopguard-hook resident 1\n"
+PROTOCOL = b"loopguard-hook resident 2\n"
 #: How long a client waits for the helper's greeting before handling the event itself. The
 #: greeting is sent as soon as the helper accepts (well under a millisecond when it is idle).
 HELLO_TIMEOUT = 0.25
@@ -70,10 +76,12 @@ ANSWER = b"A"
 DECLINE = b"D"
 
 
-def handle(values: dict[str, object], raw: bytes, clock: float, environ: "Mapping[str, str]") -> Reply | None:
+def handle(values: dict[str, object], raw: bytes, clock: float, environ: "Mapping[str, str]",
+           rest: int | None = None) -> Reply | None:
     """Run one hook event in the resident helper.
 
-    `values` are the hook's keyword options (`HookOptions` fields), `raw` the stdin bytes,
+    `values` are the hook's keyword options (`HookOptions` fields), `raw` the stdin bytes (the
+    first of them when `rest` is the descriptor the rest of stdin is read from),
     `clock` the event time (Unix seconds), `environ` the environment the hook reads (`LOOPGUARD_*`,
     `CLAUDE_PROJECT_DIR`, and `HOME`/`XDG_CONFIG_HOME`/`XDG_CACHE_HOME` through platformdirs);
     the helper runs the event with exactly this environment and the current directory.
@@ -93,7 +101,7 @@ def handle(values: dict[str, object], raw: bytes, clock: float, environ: "Mappin
     if sock is None:
         return None
     try:
-        if not _hand_over(sock, values, raw, clock, environ):
+        if not _hand_over(sock, values, raw, clock, environ, rest):
             return None
         return _answer(sock, reply_timeout(environ))
     finally:
@@ -279,14 +287,23 @@ def _connect(folder: str, key: str, environ: "Mapping[str, str]") -> _socket.soc
         return None
 
 
-def _hand_over(sock: _socket.socket, values: dict[str, object], raw: bytes, clock: float, environ: "Mapping[str, str]") -> bool:
-    """Send the whole request; False if it could not be (then the helper does nothing)."""
+def _hand_over(sock: _socket.socket, values: dict[str, object], raw: bytes, clock: float, environ: "Mapping[str, str]",
+               rest: int | None = None) -> bool:
+    """Send the whole request (with the descriptor `rest` when given); False if it could not be
+    (then the helper does nothing)."""
     try:
         mask = os.umask(0o077)
         os.umask(mask)
-        head = marshal.dumps((values, dict(environ), os.getcwd(), mask, clock, len(raw)))
+        request = (values, dict(environ), os.getcwd(), mask, clock, len(raw))
+        # A 7th field says that the rest of the payload is on the descriptor sent with the request.
+        head = marshal.dumps(request if rest is None else (*request, True))
         sock.settimeout(SEND_TIMEOUT)
-        sock.sendall(len(head).to_bytes(8, "little") + head)
+        data = len(head).to_bytes(8, "little") + head
+        if rest is None:
+            sock.sendall(data)
+        else:  # the descriptor rides on the request's first bytes (an int array, struct cmsghdr data)
+            sent = sock.sendmsg([data], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, rest.to_bytes(4, sys.byteorder))])
+            sock.sendall(data[sent:])
         sock.sendall(raw)
     except (OSError, ValueError):
         return False

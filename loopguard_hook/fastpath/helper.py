@@ -36,7 +36,9 @@ import tempfile
 import time
 from collections.abc import Callable
 
+from .. import process
 from . import client
+from .request import REQUEST_TIMEOUT, read_request
 from .start import unlink
 
 #: How often an idle helper checks that it is still current (seconds).
@@ -53,10 +55,6 @@ SETTLE_SECONDS = 0.005
 RECHECK_SECONDS = 1.0
 #: How often the helper reaps children and a worker checks that the helper is alive (seconds).
 POLL_SECONDS = 1.0
-#: A client sends its request right after the greeting; a child waits this long for it.
-REQUEST_TIMEOUT = 10.0
-#: Largest request header (options, environment, directory) accepted.
-MAX_HEAD_BYTES = 4 << 20
 BACKLOG = 128
 
 
@@ -148,7 +146,9 @@ def warm_up(folder: str, waiting: socket.socket | None = None, events: int = 5) 
     Stops early as soon as a client waits on `waiting` (a worker serves it first)."""
     import platformdirs  # noqa: F401 - the default state and config paths, resolved per request
 
-    from .. import hook, transcript  # noqa: F401
+    from .. import bigtext, hook, transcript  # noqa: F401
+
+    bigtext.decoders()  # msgspec, for big payloads: loaded once here rather than in an event
 
     scratch = tempfile.mkdtemp(prefix="warm-up.", dir=folder)
     try:
@@ -335,17 +335,14 @@ def serve_one(conn: socket.socket, key: str, greeted: Callable[[], object] | Non
     conn.sendall(client.hello(key))
     if greeted is not None:
         greeted()
-    size = int.from_bytes(client.read_exactly(conn, 8), "little")
-    if size > MAX_HEAD_BYTES:
+    request = read_request(conn)
+    if request is None:
         return
-    values, environ, cwd, mask, clock, length = marshal.loads(client.read_exactly(conn, size))
-    payload = [_read_payload(conn, length)]
-    try:
-        os.chdir(cwd)
-        adopt_environ(environ)
-    except (OSError, ValueError):  # the client's directory is not reachable from here, or its
-        conn.sendall(client.DECLINE)  # environment cannot be taken: it runs the event itself
+    values, environ, mask, clock, payload = request
+    if len(payload[0]) > process.MAX_PAYLOAD_BYTES:
+        conn.sendall(client.ANSWER + marshal.dumps((1, b"", process.TOO_BIG)))
         return
+    adopt_environ(environ)  # every name it cannot set is left out, so this cannot fail
     os.umask(mask)
     # `run` gets the only reference to the payload and drops it once parsed, as in-process.
     result = run(payload.pop(), options=HookOptions(**values), environ=os.environ, clock=lambda: float(clock))
@@ -375,19 +372,6 @@ def adopt_environ(environ: dict[str, str]) -> None:
         if _adopted.get(name) != value:
             os.environ[name] = value
     _adopted = environ
-
-
-def _read_payload(conn: socket.socket, length: int) -> bytes:
-    """The `length` payload bytes, received straight into one bytes object (a 5 MiB Write is
-    17 MB: no second copy). A blocking receive with a kernel timeout, so a stalled client still
-    frees this child."""
-    conn.settimeout(None)
-    seconds = int(REQUEST_TIMEOUT)
-    conn.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, struct.pack("@ll", seconds, 0))
-    raw = conn.recv(length, socket.MSG_WAITALL) if length else b""
-    if len(raw) != length:
-        raise ConnectionError("request cut short")
-    return raw
 
 
 if __name__ == "__main__":  # pragma: no cover
