@@ -117,7 +117,9 @@ def test_the_helper_runs_in_the_clients_directory(tmpdir_env: Path, tmp_path: Pa
 def test_the_helper_exits_when_idle_and_its_spares_with_it(tmpdir_env: Path, tmp_path: Path) -> None:
     _start(tmpdir_env, tmp_path / "state", idle="1")
     [pid] = helper_pids(tmpdir_env)
-    spares = _children(pid)
+    deadline = time.monotonic() + 10  # the helper listens first, then forks its workers
+    while not (spares := _children(pid)) and alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.01)
     assert len(spares) >= 1
     deadline = time.monotonic() + 15
     while (alive(pid) or any(alive(s) for s in spares)) and time.monotonic() < deadline:
