@@ -19,6 +19,7 @@ the call's result. The behaviour these tests pin, per DSH's capabilities:
 from __future__ import annotations
 
 import re
+import shutil
 
 import pytest
 
@@ -26,7 +27,7 @@ from ..clients import Workspace
 from ..model_view import guard_texts
 from . import scenarios
 from .conftest import RunScenario
-from .driver import BRIDGES, Dsh, DshRun, outside_tmp_home
+from .driver import BRIDGES, HOOK_BIN, Dsh, DshRun, outside_tmp_home
 from .install import Install
 from .model_view import Call, calls, new_messages
 from .scenarios import SUBTASK
@@ -234,6 +235,10 @@ def test_guard_is_on_in_the_default_permission_mode(dsh_install: Install, ws: Wo
     scenario = scenarios.same_read(5)
     for path, content in scenario.files.items():
         ws.write(path, content)
+    if shutil.which("bwrap") and HOOK_BIN.resolve().is_relative_to("/tmp"):
+        # DSH then confines hooks with bubblewrap and a private /tmp: a console script under
+        # /tmp is not there to run (it is under Landlock, which DSH uses without bwrap).
+        pytest.skip(f"bwrap is on PATH and the console script {HOOK_BIN} is under /tmp, which its sandbox hides")
     with outside_tmp_home() as home:
         if home.resolve().is_relative_to("/tmp"):
             pytest.skip(f"the e2e cache {home.parent} is under /tmp, where DSH's sandbox lets hooks write")
