@@ -23,11 +23,11 @@ import shutil
 
 import pytest
 
-from ..clients import Workspace
+from ..clients import HOOK_BIN, Workspace
 from ..model_view import guard_texts
 from . import scenarios
 from .conftest import RunScenario
-from .driver import BRIDGES, HOOK_BIN, Dsh, DshRun, outside_tmp_home
+from .driver import BRIDGES, Dsh, DshRun, outside_tmp_home
 from .install import Install
 from .model_view import Call, calls, new_messages
 from .scenarios import SUBTASK
