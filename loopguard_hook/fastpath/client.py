@@ -6,9 +6,10 @@ helper's answer `(exit code, stdout bytes, stderr text)`, or None when the event
 in-process: no helper yet (one is then started for the next event), a helper that is stale,
 busy, from another build or another user, or any error before the request was handed over.
 
-A big payload (stdin not at its end after `process.FIRST_READ` bytes) is not copied through the socket:
-the request carries the bytes read so far and the stdin descriptor itself (`SCM_RIGHTS`), and the
-helper reads the rest (a regular file in one `pread`). It decides whether it can serve the event
+A big payload (stdin not at its end after `process.FIRST_READ` bytes) is not copied through the
+socket: the request carries the bytes read so far and the stdin descriptor itself
+(`SCM_RIGHTS`), and the helper reads the rest (a regular file mapped, a pipe read into one
+buffer: `request.py`). It decides whether it can serve the event
 (its DECLINE) before it reads from that descriptor, so a declined event still finds all of stdin
 here.
 
@@ -71,7 +72,8 @@ REPLY_TIMEOUT = 10.0
 ENV_LOCK_TIMEOUT = "LOOPGUARD_LOCK_TIMEOUT_SECONDS"
 LOST = "loopguard-hook: internal error (no answer from the resident helper); the call was let through"
 
-#: Reply tags: an answer, or "handle it yourself" (the helper could not enter the client's cwd).
+#: Reply tags: an answer, or "handle it yourself" (the helper could not enter the client's cwd,
+#: or the stdin descriptor did not come with the request).
 ANSWER = b"A"
 DECLINE = b"D"
 

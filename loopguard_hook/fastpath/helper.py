@@ -11,7 +11,8 @@ The helper itself never serves: it forks `WORKERS` workers that wait on the sock
 one connection after another. Every connection is checked (`SO_PEERCRED`: the peer must be this
 user). For each event the worker takes the client's environment, working directory and umask,
 calls `hook.run` exactly as the console script does (same lock on the session file, same bounded
-wait), sends the answer, and puts its environment, directory and umask back. When every worker is
+wait), sends the answer, and puts its directory and umask back (the environment stays, and the
+next event's is set by its differences from it). When every worker is
 busy (parallel hooks), the helper forks one-event workers so that one is always waiting. In-process
 hooks and helper workers of one session queue on the same lock. A worker that dies takes only its
 own event with it and is replaced; a worker retires after `MAX_EVENTS` events.
@@ -39,7 +40,7 @@ from collections.abc import Callable
 from .. import process
 from . import client
 from .request import REQUEST_TIMEOUT, read_request
-from .start import unlink
+from .start import settable, unlink
 
 #: How often an idle helper checks that it is still current (seconds).
 CHECK_SECONDS = 30.0
@@ -360,10 +361,7 @@ def adopt_environ(environ: dict[str, str]) -> None:
     global _adopted
     if not _adopted:
         _adopted = dict(os.environ)
-    # A name `putenv` refuses (empty, with "=" or NUL: an exec may pass `=x`) cannot be set here;
-    # the hook reads none of them, so the event runs without it.
-    environ = {name: value for name, value in environ.items() if name and "=" not in name and "\0" not in name
-               and "\0" not in value}
+    environ = settable(environ)  # what cannot be set is left out: the event runs without it
     if environ == _adopted:
         return
     for name in _adopted.keys() - environ.keys():

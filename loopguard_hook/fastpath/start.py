@@ -32,12 +32,17 @@ def start_helper(folder: str, key: str, environ: "Mapping[str, str]", options: l
         (os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)
     ]
     actions += [(os.POSIX_SPAWN_CLOSE, fd) for fd in _open_fds() if fd > 2]
-    # `posix_spawn` refuses an entry `putenv` would (an exec may pass `=x`); the helper needs none.
-    env = {name: value for name, value in environ.items() if name and "=" not in name}
     try:
-        os.posix_spawn(sys.executable, argv, env, file_actions=actions, setsid=True)
+        os.posix_spawn(sys.executable, argv, settable(environ), file_actions=actions, setsid=True)
     except (OSError, ValueError):
         unlink(os.path.join(folder, key + ".starting"))
+
+
+def settable(environ: "Mapping[str, str]") -> dict[str, str]:
+    """`environ` without the entries `putenv` and `posix_spawn` refuse: an empty name, or one
+    with "=" or NUL, or a value with NUL (an exec may pass `=x`). The hook reads none of them."""
+    return {name: value for name, value in environ.items()
+            if name and "=" not in name and "\0" not in name and "\0" not in value}
 
 
 def _open_fds() -> list[int]:
