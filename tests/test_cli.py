@@ -281,3 +281,11 @@ def test_observe_mode_keeps_the_ledger_after_session_end(tmp_path: Path, capsys:
 def test_group_without_its_command_prints_plain_help(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = cli(["config"], capsys)
     assert code == 1 and err.startswith("Usage: loopguard-hook config") and "(see" not in err
+
+
+def test_config_check_of_a_good_file_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A check that finds nothing says so on stdout, naming the file (silence read as a hang)."""
+    good = tmp_path / "good.toml"
+    good.write_text("deny_at = 6\n")
+    code, out, err = cli(["config", "check", str(good)], capsys)
+    assert (code, err) == (0, "") and out == f"config OK: {good}\n"

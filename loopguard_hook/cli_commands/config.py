@@ -104,6 +104,7 @@ def config_check(path: str | None) -> None:
             return
         layer = config_mod.read_toml(path, path)
         config_mod.resolve([layer])
+        click.echo(f"config OK: {path}")
     except config_mod.ConfigError as exc:
         # every problem, one per line, not only the first
         for problem in exc.problems[:-1]:
