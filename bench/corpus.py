@@ -26,7 +26,7 @@ the last call replayed before it) lies between the episode's first and last call
   are not counted at all, and it is not an episode for recall.
 
 The held-out sessions (`holdout.json`: `{"sessions": [<corpus-relative paths>], "note": ...}`)
-were collected and labelled apart from the rest, after the detection was tuned on it: the table
+were collected and labelled apart from the rest, after the detection was tuned on the rest: the table
 gives their score on its own as well (one line per profile), and `--only holdout` scores nothing
 else.
 

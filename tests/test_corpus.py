@@ -132,3 +132,12 @@ def test_malformed_holdout_is_refused(tmp_path: Path) -> None:
             scorer.load_holdout(str(tmp_path), labels)
     (tmp_path / "holdout.json").write_text(json.dumps({"sessions": ["a.jsonl"], "note": ""}), encoding="utf-8")
     assert scorer.load_holdout(str(tmp_path), labels) == ["a.jsonl"]
+
+
+def test_table_prints_a_held_out_line_per_profile() -> None:
+    scorer = _scorer()
+    scores = [scorer.Score(p) for p in ("balanced", "breaker")]
+    lines = scorer.table(scores, [scorer.Score(p) for p in ("balanced", "breaker")]).splitlines()
+    assert [ln.split()[0] for ln in lines[1:3]] == ["balanced", "breaker"]
+    assert [" ".join(ln.split()[:2]) for ln in lines[3:5]] == ["held-out balanced", "held-out breaker"]
+    assert len(scorer.table(scores).splitlines()) == 3
