@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Score the guard on the corpus of real sessions: recall on labelled loops, precision overall.
 
-    python bench/corpus.py [--json] [--profile P ...] [--corpus DIR] [--hook PATH] [--jobs N]
+    python bench/corpus.py [--json] [--profile P ...] [--only holdout] [--corpus DIR] [--hook PATH] [--jobs N]
 
 The corpus (`tests/corpus/`, see its README) is a set of recorded sessions in their native format
 (Claude Code transcripts, Codex rollouts) and `labels.json`, which names, per session, the loop
@@ -25,8 +25,14 @@ the last call replayed before it) lies between the episode's first and last call
 - an episode labelled `ambiguous` is neither a loop nor ordinary work: interventions inside it
   are not counted at all, and it is not an episode for recall.
 
-Output: a table per profile, the missed episodes by class, and every false denial (stdout), or
-one JSON document (`--json`). Exit 0 whatever the scores; 2 when the corpus or its labels are
+The held-out sessions (`holdout.json`: `{"sessions": [<corpus-relative paths>], "note": ...}`)
+were collected and labelled apart from the rest, after the detection was tuned on the rest: the table
+gives their score on its own as well (one line per profile), and `--only holdout` scores nothing
+else.
+
+Output: a table per profile (and the held-out sessions' own lines), the missed episodes by class,
+and every false denial (stdout), or one JSON document (`--json`, with a `holdout` list beside
+`profiles`). Exit 0 whatever the scores; 2 when the corpus or its labels are
 malformed or a replay fails. Standard library only.
 """
 
@@ -62,6 +68,8 @@ CLASSES = frozenset(
         AMBIGUOUS,
     }
 )
+#: The subsets `--only` can name: the held-out sessions listed in the corpus's holdout.json.
+SUBSETS = ("holdout",)
 DEFAULT_CORPUS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests", "corpus")
 
 
@@ -130,12 +138,7 @@ def load_labels(corpus: str) -> dict[str, list[Episode]]:
         CorpusError: labels.json is missing or malformed, or names a file that does not exist.
     """
     path = os.path.join(corpus, "labels.json")
-    try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except (OSError, json.JSONDecodeError) as exc:
-        raise CorpusError(f"{path}: {exc}") from None
-    sessions = data.get("sessions") if isinstance(data, dict) else None
+    sessions = _sessions_of(path)
     if not isinstance(sessions, dict) or not sessions:
         raise CorpusError(f"{path}: no 'sessions' object")
     out: dict[str, list[Episode]] = {}
@@ -155,6 +158,38 @@ def load_labels(corpus: str) -> dict[str, list[Episode]]:
             episodes.append(Episode(name, klass, tuple(calls), str(ep.get("note", ""))))
         out[name] = episodes
     return out
+
+
+def _sessions_of(path: str) -> Any:
+    """The `sessions` member of the JSON object in `path` (None when the document is no object).
+
+    Raises:
+        CorpusError: the file cannot be read or is not JSON.
+    """
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except (OSError, json.JSONDecodeError) as exc:
+        raise CorpusError(f"{path}: {exc}") from None
+    return data.get("sessions") if isinstance(data, dict) else None
+
+
+def load_holdout(corpus: str, labels: Mapping[str, list[Episode]]) -> list[str]:
+    """The held-out sessions of `corpus` (holdout.json), sorted; none when the file is absent.
+
+    Raises:
+        CorpusError: holdout.json is malformed, or names a session that has no labels.
+    """
+    path = os.path.join(corpus, "holdout.json")
+    if not os.path.exists(path):
+        return []
+    names = _sessions_of(path)
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise CorpusError(f"{path}: 'sessions' is a list of corpus-relative paths")
+    unknown = sorted(set(names) - set(labels))
+    if unknown:
+        raise CorpusError(f"{path}: {unknown[0]}: not a labelled session of the corpus")
+    return sorted(set(names))
 
 
 def replay(hook: str, profile: str, corpus: str, names: Sequence[str]) -> dict[str, dict[str, Any]]:
@@ -283,20 +318,38 @@ def score_profile(profile: str, labels: Mapping[str, list[Episode]], reports: Ma
     return score
 
 
-def run(corpus: str, hook: str, profiles: Iterable[str], jobs: int) -> list[Score]:
+def run(corpus: str, hook: str, profiles: Iterable[str], jobs: int, only: str | None = None) -> list[Score]:
+    """The score of every profile over the corpus (or, with `only="holdout"`, over the held-out
+    sessions alone)."""
+    return run_split(corpus, hook, profiles, jobs, only)[0]
+
+
+def run_split(
+    corpus: str, hook: str, profiles: Iterable[str], jobs: int, only: str | None = None
+) -> tuple[list[Score], list[Score]]:
+    """The scores over the sessions replayed and, from the same replays, over the held-out ones
+    among them (empty when the corpus lists none)."""
     labels = load_labels(corpus)
+    held = load_holdout(corpus, labels)
+    if only == "holdout":
+        if not held:
+            raise CorpusError(f"{os.path.join(corpus, 'holdout.json')}: no held-out sessions listed")
+        labels = {n: labels[n] for n in held}
     names = sorted(labels)
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         futures = {p: pool.submit(replay, hook, p, corpus, names) for p in profiles}
         reports = {p: f.result() for p, f in futures.items()}
-    return [score_profile(p, labels, reports[p]) for p in reports]
+    scores = [score_profile(p, labels, reports[p]) for p in reports]
+    subset = {n: labels[n] for n in held}
+    holdout = [score_profile(p, subset, reports[p]) for p in reports] if subset and only != "holdout" else []
+    return scores, holdout
 
 
 def _pct(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.0f}%"
 
 
-def table(scores: Sequence[Score]) -> str:
+def table(scores: Sequence[Score], holdout: Sequence[Score] = ()) -> str:
     columns = [
         ("profile", "profile"),
         ("sessions", "sessions"),
@@ -314,9 +367,11 @@ def table(scores: Sequence[Score]) -> str:
     ]
     head = tuple(title for title, _ in columns)
     rows = [head]
-    for s in scores:
-        d = s.as_dict()
-        rows.append(tuple(_pct(d[k]) if k.startswith(("recall", "precision")) else str(d[k]) for _, k in columns))
+    for label, group in (("", scores), ("held-out ", holdout)):
+        for s in group:
+            d = s.as_dict()
+            d["profile"] = label + s.profile
+            rows.append(tuple(_pct(d[k]) if k.startswith(("recall", "precision")) else str(d[k]) for _, k in columns))
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
     lines = ["  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))) for r in rows]
     out = ["\n".join(lines)]
@@ -339,6 +394,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--hook", default=None, help="the loopguard-hook console script (default: next to python, or PATH)")
     parser.add_argument("--profile", action="append", choices=PROFILES, help="profile to score (repeatable; default: all)")
     parser.add_argument("--jobs", type=int, default=2, help="replays run at once (default: 2)")
+    parser.add_argument("--only", choices=SUBSETS, help="score only these sessions (holdout: those listed in holdout.json)")
     parser.add_argument("--json", action="store_true", help="one JSON document on stdout")
     args = parser.parse_args(argv)
     hook = args.hook or _find_hook()
@@ -346,14 +402,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("corpus: no loopguard-hook console script found (install the package or pass --hook)", file=sys.stderr)
         return 2
     try:
-        scores = run(args.corpus, hook, args.profile or PROFILES, args.jobs)
+        scores, holdout = run_split(args.corpus, hook, args.profile or PROFILES, args.jobs, args.only)
     except CorpusError as exc:
         print(f"corpus: {exc}", file=sys.stderr)
         return 2
     if args.json:
-        print(json.dumps({"profiles": [s.as_dict() for s in scores]}, indent=2, sort_keys=True))
+        doc = {"profiles": [s.as_dict() for s in scores], "holdout": [s.as_dict() for s in holdout]}
+        print(json.dumps(doc, indent=2, sort_keys=True))
     else:
-        print(table(scores))
+        print(table(scores, holdout))
     return 0
 
 

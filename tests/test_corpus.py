@@ -108,3 +108,36 @@ def test_balanced_never_denies_ordinary_work() -> None:
     hard = [f for f in score.false if f["action"] in ("deny", "stop")]
     assert hard == []
     assert score.sessions == len(_sessions())
+
+
+def test_holdout_names_labelled_sessions_marked_in_sources() -> None:
+    scorer = _scorer()
+    labels = scorer.load_labels(str(CORPUS))
+    held = scorer.load_holdout(str(CORPUS), labels)
+    assert held, "holdout.json lists the held-out sessions"
+    text = (CORPUS / "SOURCES.md").read_text(encoding="utf-8")
+    blocks = {b.split("`", 2)[1]: b for b in text.split("\n## ")[1:]}
+    for name in held:
+        assert "- held out: yes" in blocks[name], f"{name}: SOURCES.md does not mark it held out"
+
+
+def test_malformed_holdout_is_refused(tmp_path: Path) -> None:
+    scorer = _scorer()
+    (tmp_path / "a.jsonl").write_text("{}\n", encoding="utf-8")
+    labels = {"a.jsonl": []}
+    assert scorer.load_holdout(str(tmp_path), labels) == []
+    for holdout in ({"sessions": ["b.jsonl"]}, {"sessions": "a.jsonl"}, ["a.jsonl"]):
+        (tmp_path / "holdout.json").write_text(json.dumps(holdout), encoding="utf-8")
+        with pytest.raises(scorer.CorpusError):
+            scorer.load_holdout(str(tmp_path), labels)
+    (tmp_path / "holdout.json").write_text(json.dumps({"sessions": ["a.jsonl"], "note": ""}), encoding="utf-8")
+    assert scorer.load_holdout(str(tmp_path), labels) == ["a.jsonl"]
+
+
+def test_table_prints_a_held_out_line_per_profile() -> None:
+    scorer = _scorer()
+    scores = [scorer.Score(p) for p in ("balanced", "breaker")]
+    lines = scorer.table(scores, [scorer.Score(p) for p in ("balanced", "breaker")]).splitlines()
+    assert [ln.split()[0] for ln in lines[1:3]] == ["balanced", "breaker"]
+    assert [" ".join(ln.split()[:2]) for ln in lines[3:5]] == ["held-out balanced", "held-out breaker"]
+    assert len(scorer.table(scores).splitlines()) == 3
