@@ -98,6 +98,7 @@ if TYPE_CHECKING:
         quote: NotRequired[str]  # the error as the reminder quoted it, cut to `rules.walls.QUOTE_CHARS`
         denied_t: NotRequired[float]  # when a call of this wall was denied after the reminder (`rules.walls`)
         denied_r: NotRequired[int]  # the wall's rounds then
+        late: NotRequired[bool]  # its last failure was seen only by a post event (`rules.walls`)
 
 
     class FollowUp(TypedDict):

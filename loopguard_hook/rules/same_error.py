@@ -52,13 +52,7 @@ def same_error(ctx: ResultContext) -> Decision | None:
     escalates = ctx.config.same_error_deny_at > 0
     shape = walls.shape_of(ctx.tool_input, has_file=target is not None) if escalates else None
     if outcome.failure == Failure.NONE:
-        if _changes_file(ctx):
-            # Something changed: failures on this file, and walls met before the change, are
-            # no longer the last word (an edit before a test rerun is ordinary work).
-            for key in [k for k, e in errors.items() if e.get("target") in (file_id, None)]:
-                del errors[key]
-        elif escalates:
-            walls.answered(errors, tool, file_id, shape)
+        _succeeded(ctx, file_id, shape, escalates=escalates)
         return None
     if re.match(_BARE_NO, outcome.text[:64]):
         return None
@@ -77,6 +71,8 @@ def same_error(ctx: ResultContext) -> Decision | None:
         entry["sigs"].append(ctx.call["sig"])
         del entry["sigs"][:-MAX_ERROR_SIGS]
     walls.note_shape(entry, shape)
+    if escalates:
+        entry["late"] = bool(ctx.call.get("late"))
     trim(errors, MAX_ERRORS, lambda k: errors[k]["t"])
     distinct, rounds = len(entry["sigs"]), entry.get("rounds", 1)
     due = rounds >= 2 and distinct >= 2 and max(distinct, rounds) >= threshold * (level + 1) and level < 2
@@ -99,6 +95,17 @@ def same_error(ctx: ResultContext) -> Decision | None:
     if escalates:
         entry["quote"] = preview(quoted, walls.QUOTE_CHARS)
     return Decision(Action.REMIND, Rule.SAME_ERROR, text, times=count, tool=tool)
+
+
+def _succeeded(ctx: ResultContext, file_id: str | None, shape: str | None, *, escalates: bool) -> None:
+    errors = ctx.agent["errors"]
+    if _changes_file(ctx):
+        # Something changed: failures on this file, and walls met before the change, are
+        # no longer the last word (an edit before a test rerun is ordinary work).
+        for key in [k for k, e in errors.items() if e.get("target") in (file_id, None)]:
+            del errors[key]
+    elif escalates:
+        walls.answered(errors, ctx.tool, file_id, shape)
 
 
 def _count_round(entry: ErrorEntry, *, issued: float, answered: float) -> None:

@@ -19,6 +19,8 @@ Edit whose `old_string` is not in the file, a Write with no `file_path`) is seen
 PostToolBatch (research/claude-code-hooks.md; anthropics/claude-code#72996), which can end the
 turn (`continue: false`, 2.1.332 LAB). There a round of a reminded wall from
 `same_error_deny_at` on ends the turn; on a post event that cannot end it, it is a reminder.
+Such a wall is never denied at PreToolUse: the host validates the next call before it runs, so
+an Edit made right after a Read goes ahead, and a wrong one is rejected and ends the turn.
 
 A wall ends when a call of the same tool and shape succeeds on it (the tool works now), and,
 as before, when a call that changes the file succeeds (`same_error.py`).
@@ -153,7 +155,9 @@ def same_error_call(ctx: CallContext) -> Decision | None:
     target = target_of(ctx.tool_input, cfg)
     file_id = file_id_of(target)
     keys = walls_of(errors, ctx.tool, file_id, shape_of(ctx.tool_input, has_file=target is not None))
-    armed = [errors[k] for k in keys if errors[k].get("level", 0) >= 1]
+    # A wall of validation rejections is not denied: the host checks such a call before it runs,
+    # so the next one is rejected (and ends the turn, `late_stop`) or is right and goes ahead.
+    armed = [errors[k] for k in keys if errors[k].get("level", 0) >= 1 and not errors[k].get("late")]
     if not armed:
         return None
     entry = max(armed, key=wall_round)
