@@ -99,6 +99,7 @@ if TYPE_CHECKING:
         denied_t: NotRequired[float]  # when a call of this wall was denied after the reminder (`rules.walls`)
         denied_r: NotRequired[int]  # the wall's rounds then
         late: NotRequired[bool]  # its last failure was seen only by a post event (`rules.walls`)
+        idle: NotRequired[bool]  # a call succeeded since its last failure: not armed (`rules.walls`)
 
 
     class FollowUp(TypedDict):

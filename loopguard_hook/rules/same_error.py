@@ -59,13 +59,14 @@ def same_error(ctx: ResultContext) -> Decision | None:
     key = f"{tool[:MAX_ID_CHARS]}:{file_id or ''}:{error_signature(outcome.text, ctx.tool_input)}"
     entry = errors.setdefault(key, {"sigs": [], "t": ctx.call["t"]})
     rounds_before, level = entry.get("rounds", 0), entry.get("level", 0)
-    # Calls seen first in one batch event (validation rejections issued together) are one round.
+    # Calls seen first in one batch event (validation rejections issued together) came before
+    # the model saw the reminder given at the first of them: no round after the reminder.
     sibling = ctx.call.get("late") and entry["sigs"] and entry["t"] == ctx.call["t"]
     if file_id is not None:
         entry["target"] = file_id
     entry["t"] = ctx.call["t"]
     entry["n"] = entry.get("n", 0) + 1
-    if not ctx.call.get("retry") and not sibling:  # an escalated retry runs the refused call anew: no new round
+    if not ctx.call.get("retry"):  # an escalated retry runs the refused call anew: no new round
         _count_round(entry, issued=ctx.call["t"], answered=ctx.agent["updated"])
     if ctx.call["sig"] not in entry["sigs"]:
         entry["sigs"].append(ctx.call["sig"])
@@ -73,11 +74,12 @@ def same_error(ctx: ResultContext) -> Decision | None:
     walls.note_shape(entry, shape)
     if escalates:
         entry["late"] = bool(ctx.call.get("late"))
+        entry.pop("idle", None)  # failing again: armed again
     trim(errors, MAX_ERRORS, lambda k: errors[k]["t"])
     distinct, rounds = len(entry["sigs"]), entry.get("rounds", 1)
     due = rounds >= 2 and distinct >= 2 and max(distinct, rounds) >= threshold * (level + 1) and level < 2
     # A new round of a reminded wall that no PreToolUse saw (parallel siblings are one round).
-    late = escalates and level >= 1 and ctx.call.get("late") and rounds > rounds_before
+    late = escalates and level >= 1 and ctx.call.get("late") and rounds > rounds_before and not sibling
     if not (due or late):
         return None
     count = max(entry["n"], distinct)

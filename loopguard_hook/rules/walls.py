@@ -122,14 +122,14 @@ def walls_of(errors: dict[str, ErrorEntry], tool: str, file_id: str | None, shap
 
 def answered(errors: dict[str, ErrorEntry], tool: str, file_id: str | None, shape: str | None) -> None:
     """A call that succeeded: the walls of the same tool run the same way are gone (it works
-    now), and every reminded wall of calls that name no file is disarmed (its reminder and
-    denial forgotten, its rounds kept): the agent found a way on, and the wall is armed again
-    at its next reminder. A read of the file between failed edits disarms nothing."""
+    now), and every reminded wall of calls that name no file is disarmed (its denial
+    forgotten, its rounds and reminder kept): the agent found a way on, and the wall is armed
+    again by its next failure. A read of the file between failed edits disarms nothing."""
     for key in walls_of(errors, tool, file_id, shape):
         del errors[key]
     for entry in errors.values():
         if "target" not in entry and entry.get("level", 0) >= 1:
-            entry["level"] = 0
+            entry["idle"] = True
             entry.pop("denied_t", None)
             entry.pop("denied_r", None)
 
@@ -157,7 +157,7 @@ def same_error_call(ctx: CallContext) -> Decision | None:
     keys = walls_of(errors, ctx.tool, file_id, shape_of(ctx.tool_input, has_file=target is not None))
     # A wall of validation rejections is not denied: the host checks such a call before it runs,
     # so the next one is rejected (and ends the turn, `late_stop`) or is right and goes ahead.
-    armed = [errors[k] for k in keys if errors[k].get("level", 0) >= 1 and not errors[k].get("late")]
+    armed = [e for e in (errors[k] for k in keys) if e.get("level", 0) >= 1 and not e.get("late") and not e.get("idle")]
     if not armed:
         return None
     entry = max(armed, key=wall_round)
