@@ -150,7 +150,6 @@ VALIDATORS: dict[str, Callable[[Any], Any]] = {
     "same_error_remind_at": _off_or_threshold,
     "same_error_deny_at": _off_or_threshold,
     "same_error_stop_at": _off_or_threshold,
-    "stop_unhooked_repeats": _bool,
     "new_failure_is_evidence": _bool,
     "evidence_call_counts": _bool,
     "exact_repeat_code": _bool,

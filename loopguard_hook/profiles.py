@@ -38,7 +38,6 @@ class Config(NamedTuple):
     same_error_remind_at: int = 3
     same_error_deny_at: int = 4
     same_error_stop_at: int = 5
-    stop_unhooked_repeats: bool = True
     new_failure_is_evidence: bool = True
     evidence_call_counts: bool = True
     exact_repeat_code: bool = False
@@ -93,7 +92,6 @@ PROFILE_DEFAULTS: dict[str, dict[str, Any]] = {
         "same_error_remind_at": 0,
         "same_error_deny_at": 0,
         "same_error_stop_at": 0,
-        "stop_unhooked_repeats": False,
         "slow_repeat_seconds": 0.0,
         "parallel_duplicates": "count",
         "reset_on_compaction": False,
@@ -112,7 +110,6 @@ PROFILE_DEFAULTS: dict[str, dict[str, Any]] = {
         "same_error_remind_at": 0,
         "same_error_deny_at": 0,
         "same_error_stop_at": 0,
-        "stop_unhooked_repeats": False,
         "slow_repeat_seconds": 0.0,
         "parallel_duplicates": "count",
         "reset_on_compaction": False,
@@ -134,7 +131,6 @@ PROFILE_DEFAULTS: dict[str, dict[str, Any]] = {
         "same_error_remind_at": 0,
         "same_error_deny_at": 0,
         "same_error_stop_at": 0,
-        "stop_unhooked_repeats": False,
         "slow_repeat_seconds": 0.0,
         "parallel_duplicates": "deny",
         "reset_on_compaction": False,

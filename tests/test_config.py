@@ -193,7 +193,6 @@ BAD: list[tuple[str, Any, str]] = [
     ("warn_after", -1, ">= 0"),
     ("same_error_deny_at", 1, ">= 2"),
     ("same_error_stop_at", -1, ">= 0"),
-    ("stop_unhooked_repeats", "yes", "true or false"),
 ]
 
 

@@ -5,10 +5,8 @@ calls in a row (`consecutive`), or attempts of one signature since the last new 
 (`no_progress`). A repeat that comes `slow_repeat_seconds` after the previous one finished is a
 poll, not a loop: it is only reminded (`LOOP_GUARD_SLOW_REPEAT`). A call first counted at
 Claude Code's PostToolBatch fired no PreToolUse: an input-validation rejection, which never ran
-(research/claude-code-hooks.md), so it cannot be denied and is no poll. Under
-`stop_unhooked_repeats` (balanced) such a repeat is never excused as slow, and the one after
-`deny_at` (whose denial could only go out as a reminder) ends the turn: PostToolBatch carries
-`continue: false` (2.1.332 LAB). Under `exact_repeat_code` (the
+(research/claude-code-hooks.md), so it is no poll and is never excused as slow; it cannot be
+denied, and ends the turn at `stop_at` (PostToolBatch carries `continue: false`, 2.1.332 LAB). Under `exact_repeat_code` (the
 progress profile) a denial of attempts that were all spelt alike is coded `LOOP_GUARD_DUPLICATE`,
 as the progress seed codes it.
 """
@@ -60,12 +58,9 @@ def repeat(ctx: CallContext) -> Decision | None:
         _note_spelling(ctx.sig, ctx.key)
     in_a_row = cfg.counting == "consecutive"
     limit = cfg.result_preview_chars
-    unhooked = cfg.stop_unhooked_repeats and ctx.event.event == "PostToolBatch"  # a rejection: it never ran
-    # Its denial at `deny_at` can only be a reminder; when the model still goes on, the turn ends.
-    stops = cfg.stop_at and n >= cfg.stop_at or unhooked and cfg.deny_at and n > cfg.deny_at
-    if stops or cfg.deny_at and n >= cfg.deny_at:
+    if cfg.stop_at and n >= cfg.stop_at or cfg.deny_at and n >= cfg.deny_at:
         advice = msg.detailed_reminder(tool, n, arguments_text(ctx.key, cfg.preview_chars), in_a_row=in_a_row)
-    if stops:
+    if cfg.stop_at and n >= cfg.stop_at:
         decision = Decision(
             Action.STOP,
             Rule.END_TURN,
@@ -86,6 +81,7 @@ def repeat(ctx: CallContext) -> Decision | None:
             text = msg.detailed_reminder(tool, n, arguments_text(ctx.key, cfg.preview_chars), in_a_row=in_a_row)
         return Decision(Action.REMIND, Rule.REPEAT, text)
     slow = cfg.slow_repeat_seconds
+    unhooked = ctx.event.event == "PostToolBatch"  # a validation rejection: it never ran, no poll
     if slow and not unhooked and ctx.previous_time is not None and ctx.now - ctx.previous_time >= slow:
         return Decision(Action.REMIND, Rule.SLOW_REPEAT, msg.slow_repeat_reminder(tool, n, ctx.now - ctx.previous_time))
     return decision
