@@ -22,6 +22,10 @@ failing command with no output as that line only), and failures from before a ca
 a file succeeded (an edit or a patch): on that file, and walls met by calls that name no file,
 since an edit before a rerun is ordinary work.
 Its ledger is `Agent.errors`, at most `MAX_ERRORS` entries.
+
+Balanced escalates a wall that goes on after its reminder (`same_error_deny_at`,
+`same_error_stop_at`): the wall's next call is denied, and later the turn ends (`walls.py`,
+which also says what makes a call part of a wall and what ends or disarms one).
 """
 
 import re

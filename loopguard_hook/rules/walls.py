@@ -3,27 +3,34 @@
 
 The same-error rule (`same_error.py`) reminds when calls keep failing the same way. When the
 model goes on, the wall's next call is denied at PreToolUse, with the error quoted and what to
-do instead, and the one after that ends the turn (Claude Code `continue: false`; Codex denies
-with a final text; on DSH tool calls pause for the rest of the turn, `delivery.end_of_turn`).
+do instead. The call after the denial goes ahead (the model may have changed its approach);
+once one has failed the same way again, the next one ends the turn (Claude Code
+`continue: false`; Codex takes no end of turn at PreToolUse: a denial with a final text; on
+DSH tool calls pause for the rest of the turn, `delivery.end_of_turn`).
 
-A call is in a wall when it is the same tool, on the same file (`tools.target_of`) or, for a
-call that names no file, run the same way (`shape_of`: the program a shell command starts, the
-host a fetch asks) as one of the calls that failed, and the wall has been reminded. Counted in
-the wall's rounds (`max(distinct calls, rounds)`, as the reminder counts them), a denied call
-being one more round: the call that would be round `same_error_deny_at` is denied, the one that
-would be round `same_error_stop_at` ends the turn. A call whose shape cannot be told (a tool
-with no command or URL) is never denied: never every shell call.
+A call is in a wall when it is the same tool, on the same file (`tools.target_of`; a patch of
+the same kind) or, for a call that names no file, run the same way (`shape_of`: the programs of
+a shell command, the host a fetch asks) as one of the calls that failed. Thresholds count the
+wall's rounds as its reminder does (`wall_round`: `max(distinct calls, rounds)`): the call
+that would be round `same_error_deny_at` is denied once the wall has been reminded, and after
+that denial and one more such failure, the call that would be round `same_error_stop_at` (or
+later) ends the turn. Calls issued with the denied one (one parallel batch, within
+`parallel_window_seconds`) are denied with it. A call whose way of running cannot be told (a
+tool with no command or URL) is never denied: never every shell call.
 
 A call that fires no PreToolUse cannot be denied: a Claude Code input-validation rejection (an
 Edit whose `old_string` is not in the file, a Write with no `file_path`) is seen only by
 PostToolBatch (research/claude-code-hooks.md; anthropics/claude-code#72996), which can end the
-turn (`continue: false`, 2.1.332 LAB). There a round of a reminded wall from
-`same_error_deny_at` on ends the turn; on a post event that cannot end it, it is a reminder.
-Such a wall is never denied at PreToolUse: the host validates the next call before it runs, so
-an Edit made right after a Read goes ahead, and a wrong one is rejected and ends the turn.
+turn (`continue: false`, 2.1.332 LAB). A new round of such a reminded wall (not a sibling of
+the batch that was reminded), from round `same_error_deny_at` on, ends the turn there; on a
+post event that cannot end it, it is a reminder. Such a wall is never denied at PreToolUse:
+the host validates the next call before it runs, so an Edit made right after a Read goes ahead,
+and a wrong one is rejected and ends the turn.
 
-A wall ends when a call of the same tool and shape succeeds on it (the tool works now), and,
-as before, when a call that changes the file succeeds (`same_error.py`).
+A wall ends when a call of the same tool run the same way succeeds (it works now), and, as
+before, when a call that changes the file succeeds (`same_error.py`). Any other success
+disarms every reminded wall of calls that name no file (the agent found a way on): its rounds
+and reminder are kept, and its next failure arms it again.
 """
 
 import re
@@ -51,10 +58,11 @@ _PATCH_VERB = r"(?m)^\*\*\* (Add|Update|Delete) File: "
 
 
 def shape_of(tool_input: Any, *, has_file: bool) -> str | None:
-    """How a call runs, narrowly: `patch-update` (`-add`, `-delete`) for a patch, the program a
-    shell command starts (past variable assignments, `cd DIR &&`, `sudo`/`env`/`timeout N`,
-    and a shell or PowerShell given the script, lower case), the host of a `url`; "" for any
-    other call on a file (the tool and the file say it all); None when it cannot be told."""
+    """How a call runs, narrowly: `patch-update` (`-add`, `-delete`) for a patch; for a shell
+    command the program each part of its pipelines and lists starts, in order (`ss|awk`; past
+    variable assignments, `sudo`/`env`/`timeout N`, a shell or PowerShell given the script;
+    a bare `cd DIR` is left out; lower case); the host of a `url`; "" for any other call on a
+    file (the tool and the file say it all); None when it cannot be told."""
     if not isinstance(tool_input, dict):
         return "" if has_file else None
     command = tool_input.get("command")
