@@ -91,6 +91,11 @@ def resolve(layers: list[Layer]) -> Resolved:
     config = Config(**merged)
     if config.stop_at and config.deny_at and config.stop_at <= config.deny_at:
         problems.append(f"{sources['stop_at']}: stop_at ({config.stop_at}) must be greater than deny_at ({config.deny_at})")
+    if config.same_error_stop_at and config.same_error_deny_at and config.same_error_stop_at <= config.same_error_deny_at:
+        problems.append(
+            f"{sources['same_error_stop_at']}: same_error_stop_at ({config.same_error_stop_at}) must be greater than "
+            f"same_error_deny_at ({config.same_error_deny_at})"
+        )
     if config.deny_at == 1:
         problems.append(f"{sources['deny_at']}: deny_at must be 0 (off) or >= 2")
     if problems:

@@ -136,6 +136,7 @@ def _tally(
         key=key,
         path=path,
         path_count=path_count,
+        tool_input=attempt.tool_input,
     )
 
 
@@ -377,8 +378,7 @@ def is_sandbox_refusal(text: str) -> bool:
     return re.search(_SANDBOX_REFUSAL, text[:4096]) is not None
 
 
-#: An output shorter than this is not judged an echo: a short word may be in the arguments by
-#: chance ("ok", a count).
+#: An output shorter than this is not judged an echo: a short word may be in the arguments by chance ("ok", a count).
 MIN_ECHO_CHARS = 8
 
 

@@ -62,6 +62,7 @@ if TYPE_CHECKING:
         remind: NotRequired[str]  # a reminder held back to go out with this call's result
         remind_rule: NotRequired[str]  # its rule code, when not LOOP_GUARD_REPEAT
         retry: NotRequired[bool]  # the identical retry of a sandbox refusal or a timeout: a first run
+        late: NotRequired[bool]  # counted at its post event: no PreToolUse saw it (`rules.walls`)
 
 
     class Signature(TypedDict):
@@ -93,6 +94,12 @@ if TYPE_CHECKING:
         rounds: NotRequired[int]  # rounds of calls that failed this way: each made after the model saw the last
         level: NotRequired[int]  # reminders given for this error (1 at the threshold, 2 at twice it)
         target: NotRequired[str]  # a digest of the name of the file the calls worked on (`tools.target_of`)
+        shapes: NotRequired[list[str]]  # digests of how the failing calls ran (`rules.walls.shape_of`)
+        quote: NotRequired[str]  # the error as the reminder quoted it, cut to `rules.walls.QUOTE_CHARS`
+        denied_t: NotRequired[float]  # when a call of this wall was denied after the reminder (`rules.walls`)
+        denied_r: NotRequired[int]  # the wall's rounds then
+        late: NotRequired[bool]  # its last failure was seen only by a post event (`rules.walls`)
+        idle: NotRequired[bool]  # a call succeeded since its last failure: not armed (`rules.walls`)
 
 
     class FollowUp(TypedDict):

@@ -156,6 +156,11 @@ def same_error_reminder(tool: str, count: int, error: str, limit: int, *, target
 #: How each template's text begins (or, second, what it holds), most specific first: `variant_of`
 #: names the template a text came from, so `stats` can compare how models answer each one.
 _VARIANTS: tuple[tuple[str, str, str], ...] = (
+    # The same-error wall's escalation (`rules/walls.py`).
+    ("same_error_stop", "REPEAT_TOOL_BLOCKED: this call was not run: ", " went on after it was denied"),
+    ("same_error_denial", "REPEAT_TOOL_BLOCKED: this call was not run: ", " also after the reminder"),
+    ("same_error_late_stop", f"[{PREFIX}] ", ". The loop guard is ending this turn: tell the user"),
+    ("same_error_advice", f"[{PREFIX}] ", " also after the reminder: "),
     ("stop_ending_turn", "REPEAT_TOOL_BLOCKED: this ", ". The loop guard is ending this turn"),
     ("stop_final", "REPEAT_TOOL_BLOCKED: this ", ". This is final: stop calling tools"),
     ("stop_pausing_tools", "REPEAT_TOOL_BLOCKED: ", ". Tool calls are now paused for the rest of this turn"),

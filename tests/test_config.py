@@ -191,6 +191,8 @@ BAD: list[tuple[str, Any, str]] = [
     ("transcript_read_bytes", 100, ">= 4096"),
     ("audit_log_max_bytes", 10, ">= 4096"),
     ("warn_after", -1, ">= 0"),
+    ("same_error_deny_at", 1, ">= 2"),
+    ("same_error_stop_at", -1, ">= 0"),
 ]
 
 

@@ -19,12 +19,13 @@ from .same_error import same_error
 from .same_path import same_path
 from .same_result import same_result, same_result_call
 from .text_loops import text_loops
+from .walls import same_error_call
 
 if TYPE_CHECKING:
     from .base import Rule
 
 ON_CALL: tuple[Rule[CallContext], ...] = (
-    answer_only, bookkeeping_budget, duplicate, repeat, same_result_call, same_path, call_budget
+    answer_only, bookkeeping_budget, duplicate, repeat, same_result_call, same_path, same_error_call, call_budget
 )
 ON_RESULT: tuple[Rule[ResultContext], ...] = (same_error, same_result)
 ON_TEXT: tuple[Rule[TextContext], ...] = (text_loops,)

@@ -31,7 +31,8 @@ class CallContext(NamedTuple):
     """One counted attempt, after the counters moved (PreToolUse, or the post event of a call
     whose Pre was not seen). `tracked` is False for an untracked tool and a parallel twin: their
     attempts move no counter, and `sig` may be None. `counted` is `tracked` for a call whose
-    arguments the client sends: only then do identical signatures mean identical calls."""
+    arguments the client sends: only then do identical signatures mean identical calls.
+    `tool_input` is the call's input as the client sent it."""
 
     event: HookEvent
     config: Config
@@ -48,6 +49,7 @@ class CallContext(NamedTuple):
     key: CallKey
     path: str | None
     path_count: int
+    tool_input: Any = None
 
     @property
     def ends_turn(self) -> bool:

@@ -3,7 +3,10 @@
 Thresholds `remind_at`, `deny_at` and `stop_at` on the profile's counter (`counting`): identical
 calls in a row (`consecutive`), or attempts of one signature since the last new evidence
 (`no_progress`). A repeat that comes `slow_repeat_seconds` after the previous one finished is a
-poll, not a loop: it is only reminded (`LOOP_GUARD_SLOW_REPEAT`). Under `exact_repeat_code` (the
+poll, not a loop: it is only reminded (`LOOP_GUARD_SLOW_REPEAT`). A call first counted at
+Claude Code's PostToolBatch fired no PreToolUse: an input-validation rejection, which never ran
+(research/claude-code-hooks.md), so it is no poll and is never excused as slow; it cannot be
+denied, and ends the turn at `stop_at` (PostToolBatch carries `continue: false`, 2.1.332 LAB). Under `exact_repeat_code` (the
 progress profile) a denial of attempts that were all spelt alike is coded `LOOP_GUARD_DUPLICATE`,
 as the progress seed codes it.
 """
@@ -78,6 +81,7 @@ def repeat(ctx: CallContext) -> Decision | None:
             text = msg.detailed_reminder(tool, n, arguments_text(ctx.key, cfg.preview_chars), in_a_row=in_a_row)
         return Decision(Action.REMIND, Rule.REPEAT, text)
     slow = cfg.slow_repeat_seconds
-    if slow and ctx.previous_time is not None and ctx.now - ctx.previous_time >= slow:
+    unhooked = ctx.event.event == "PostToolBatch"  # a validation rejection: it never ran, no poll
+    if slow and not unhooked and ctx.previous_time is not None and ctx.now - ctx.previous_time >= slow:
         return Decision(Action.REMIND, Rule.SLOW_REPEAT, msg.slow_repeat_reminder(tool, n, ctx.now - ctx.previous_time))
     return decision

@@ -22,6 +22,10 @@ failing command with no output as that line only), and failures from before a ca
 a file succeeded (an edit or a patch): on that file, and walls met by calls that name no file,
 since an edit before a rerun is ordinary work.
 Its ledger is `Agent.errors`, at most `MAX_ERRORS` entries.
+
+Balanced escalates a wall that goes on after its reminder (`same_error_deny_at`,
+`same_error_stop_at`): the wall's next call is denied, and later the turn ends (`walls.py`,
+which also says what makes a call part of a wall and what ends or disarms one).
 """
 
 import re
@@ -31,8 +35,8 @@ from ..decision import Action, Decision, Rule
 from ..ledger import MAX_ERROR_SIGS, MAX_ERRORS, MAX_ID_CHARS, ErrorEntry, trim
 from ..outcome import Failure, error_signature, preview
 from ..redact import redact_prefix
-from ..signature import digest
 from ..tools import matches, target_of
+from . import walls
 from .base import ResultContext
 
 #: A failure text that is only an exit status of 1: the command's "no", not an error message.
@@ -48,18 +52,20 @@ def same_error(ctx: ResultContext) -> Decision | None:
     errors = ctx.agent["errors"]
     target = target_of(ctx.tool_input, ctx.config)
     # The ledger keeps a short digest of the file's name, not the name.
-    file_id = digest(target.encode("utf-8", "surrogatepass"))[:12] if target is not None else None
+    file_id = walls.file_id_of(target)
+    escalates = ctx.config.same_error_deny_at > 0
+    shape = walls.shape_of(ctx.tool_input, has_file=target is not None) if escalates else None
     if outcome.failure == Failure.NONE:
-        if _changes_file(ctx):
-            # Something changed: failures on this file, and walls met before the change, are
-            # no longer the last word (an edit before a test rerun is ordinary work).
-            for key in [k for k, e in errors.items() if e.get("target") in (file_id, None)]:
-                del errors[key]
+        _succeeded(ctx, file_id, shape, escalates=escalates)
         return None
     if re.match(_BARE_NO, outcome.text[:64]):
         return None
     key = f"{tool[:MAX_ID_CHARS]}:{file_id or ''}:{error_signature(outcome.text, ctx.tool_input)}"
     entry = errors.setdefault(key, {"sigs": [], "t": ctx.call["t"]})
+    rounds_before, level = entry.get("rounds", 0), entry.get("level", 0)
+    # Calls seen first in one batch event (validation rejections issued together) came before
+    # the model saw the reminder given at the first of them: no round after the reminder.
+    sibling = ctx.call.get("late") and entry["sigs"] and entry["t"] == ctx.call["t"]
     if file_id is not None:
         entry["target"] = file_id
     entry["t"] = ctx.call["t"]
@@ -69,16 +75,43 @@ def same_error(ctx: ResultContext) -> Decision | None:
     if ctx.call["sig"] not in entry["sigs"]:
         entry["sigs"].append(ctx.call["sig"])
         del entry["sigs"][:-MAX_ERROR_SIGS]
+    walls.note_shape(entry, shape)
+    if escalates:
+        entry["late"] = bool(ctx.call.get("late"))
+        entry.pop("idle", None)  # failing again: armed again
     trim(errors, MAX_ERRORS, lambda k: errors[k]["t"])
-    distinct, rounds, level = len(entry["sigs"]), entry.get("rounds", 1), entry.get("level", 0)
-    if rounds < 2 or distinct < 2 or max(distinct, rounds) < threshold * (level + 1) or level >= 2:
+    distinct, rounds = len(entry["sigs"]), entry.get("rounds", 1)
+    due = rounds >= 2 and distinct >= 2 and max(distinct, rounds) >= threshold * (level + 1) and level < 2
+    # A new round of a reminded wall that no PreToolUse saw (parallel siblings are one round).
+    late = escalates and level >= 1 and ctx.call.get("late") and rounds > rounds_before and not sibling
+    if not (due or late):
         return None
-    entry["level"] = level + 1
     count = max(entry["n"], distinct)
     limit = ctx.config.result_preview_chars
     quoted = preview(redact_prefix(outcome.text, 2 * limit + 1), 2 * limit)
     text = msg.same_error_reminder(tool, count, quoted, limit, target=target[:MAX_ID_CHARS] if target else None)
+    if late:
+        # A round no PreToolUse saw: past the reminder, only an end of turn can answer it.
+        what = f"{tool} on {target[:MAX_ID_CHARS]}" if target else tool
+        stop_text = walls.late_stop_text(what, count, preview(quoted, walls.QUOTE_CHARS))
+        stop = walls.late_stop(entry, stop_text, text, tool, ctx.config.same_error_deny_at)
+        if stop is not None or not due:
+            return stop
+    entry["level"] = level + 1
+    if escalates:
+        entry["quote"] = preview(quoted, walls.QUOTE_CHARS)
     return Decision(Action.REMIND, Rule.SAME_ERROR, text, times=count, tool=tool)
+
+
+def _succeeded(ctx: ResultContext, file_id: str | None, shape: str | None, *, escalates: bool) -> None:
+    errors = ctx.agent["errors"]
+    if _changes_file(ctx):
+        # Something changed: failures on this file, and walls met before the change, are
+        # no longer the last word (an edit before a test rerun is ordinary work).
+        for key in [k for k, e in errors.items() if e.get("target") in (file_id, None)]:
+            del errors[key]
+    elif escalates:
+        walls.answered(errors, ctx.tool, file_id, shape)
 
 
 def _count_round(entry: ErrorEntry, *, issued: float, answered: float) -> None:

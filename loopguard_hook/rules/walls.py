@@ -1,0 +1,256 @@
+"""Escalation of a same-error wall that goes on after its reminder (`same_error_deny_at`,
+`same_error_stop_at`; balanced only, 0 in the seed profiles).
+
+The same-error rule (`same_error.py`) reminds when calls keep failing the same way. When the
+model goes on, the wall's next call is denied at PreToolUse, with the error quoted and what to
+do instead. The call after the denial goes ahead (the model may have changed its approach);
+once one has failed the same way again, the next one ends the turn (Claude Code
+`continue: false`; Codex takes no end of turn at PreToolUse: a denial with a final text; on
+DSH tool calls pause for the rest of the turn, `delivery.end_of_turn`).
+
+A call is in a wall when it is the same tool, on the same file (`tools.target_of`; a patch of
+the same kind) or, for a call that names no file, run the same way (`shape_of`: the programs of
+a shell command, the host a fetch asks) as one of the calls that failed. Thresholds count the
+wall's rounds as its reminder does (`wall_round`: `max(distinct calls, rounds)`): the call
+that would be round `same_error_deny_at` is denied once the wall has been reminded, and after
+that denial and one more such failure, the call that would be round `same_error_stop_at` (or
+later) ends the turn. Calls issued with the denied one (one parallel batch, within
+`parallel_window_seconds`) are denied with it. A call whose way of running cannot be told (a
+tool with no command or URL) is never denied: never every shell call.
+
+A call that fires no PreToolUse cannot be denied: a Claude Code input-validation rejection (an
+Edit whose `old_string` is not in the file, a Write with no `file_path`) is seen only by
+PostToolBatch (research/claude-code-hooks.md; anthropics/claude-code#72996), which can end the
+turn (`continue: false`, 2.1.332 LAB). A new round of such a reminded wall (not a sibling of
+the batch that was reminded), from round `same_error_deny_at` on, ends the turn there; on a
+post event that cannot end it, it is a reminder. Such a wall is never denied at PreToolUse:
+the host validates the next call before it runs, so an Edit made right after a Read goes ahead,
+and a wrong one is rejected and ends the turn.
+
+A wall ends when a call of the same tool run the same way succeeds (it works now), and, as
+before, when a call that changes the file succeeds (`same_error.py`). Any other success
+disarms every reminded wall of calls that name no file (the agent found a way on): its rounds
+and reminder are kept, and its next failure arms it again.
+"""
+
+import re
+from typing import Any
+
+from ..decision import Action, Decision, Rule
+from ..ledger import MAX_ID_CHARS, ErrorEntry
+from ..messages import PREFIX
+from ..signature import digest
+from ..tools import target_of
+from .base import CallContext
+
+#: Shapes kept per wall, and characters of the error kept to quote in a denial.
+MAX_SHAPES = 8
+QUOTE_CHARS = 240
+
+#: Words before the program a command runs: an interpreter given the script, a wrapper.
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "pwsh", "pwsh.exe", "powershell", "powershell.exe", "cmd", "cmd.exe"})
+_WRAPPERS = frozenset({"sudo", "env", "command", "exec", "time", "nohup", "timeout", "nice"})
+_ASSIGNMENT = r"[A-Za-z_][A-Za-z0-9_]*="
+_SEGMENTS = r"\|\|?|&&|;|\n"
+MAX_PROGRAMS = 8
+_HOST = r"[A-Za-z][A-Za-z0-9+.-]*://(?:[^/?#@]*@)?([^/?#:]+)"
+_PATCH_VERB = r"(?m)^\*\*\* (Add|Update|Delete) File: "
+
+
+def shape_of(tool_input: Any, *, has_file: bool) -> str | None:
+    """How a call runs, narrowly: `patch-update` (`-add`, `-delete`) for a patch; for a shell
+    command the program each part of its pipelines and lists starts, in order (`ss|awk`; past
+    variable assignments, `sudo`/`env`/`timeout N`, a shell or PowerShell given the script;
+    a bare `cd DIR` is left out; lower case); the host of a `url`; "" for any other call on a
+    file (the tool and the file say it all); None when it cannot be told."""
+    if not isinstance(tool_input, dict):
+        return "" if has_file else None
+    command = tool_input.get("command")
+    if isinstance(command, str):
+        verb = re.search(_PATCH_VERB, command[:4096])
+        if verb is not None:
+            return "patch-" + verb.group(1).lower()
+        if not has_file:
+            return _program(command[:1024])
+    url = tool_input.get("url")
+    if not has_file and isinstance(url, str):
+        host = re.match(_HOST, url[:1024].strip())
+        return f"//{host.group(1).lower()}" if host else None
+    return "" if has_file else None
+
+
+def _program(command: str) -> str | None:
+    """The programs of a command's pipelines and lists, in order (`ss|awk`, `sleep|gh`)."""
+    programs = [p for p in (_first_program(part) for part in re.split(_SEGMENTS, command)) if p]
+    return "|".join(programs[:MAX_PROGRAMS]) or None
+
+
+def _first_program(segment: str) -> str | None:
+    words = [w.strip("'\"()") for w in segment.split()]
+    i = 0
+    while i < len(words):
+        word = words[i].lower()
+        if word == "cd":
+            return None  # `cd DIR`: where, not what
+        if word in _SHELLS or word in _WRAPPERS or word.startswith("-") or word.isdigit() or re.match(_ASSIGNMENT, word):
+            i += 1
+        else:
+            return word.rsplit("/", 1)[-1][:64] or None
+    return None
+
+
+def shape_id(shape: str) -> str:
+    return digest(shape.encode("utf-8", "surrogatepass"))[:8]
+
+
+def note_shape(entry: ErrorEntry, shape: str | None) -> None:
+    """Remember how a failing call of the wall ran (at most `MAX_SHAPES`, the latest kept)."""
+    if shape is None:
+        return
+    shapes = entry.setdefault("shapes", [])
+    sid = shape_id(shape)
+    if sid in shapes:
+        shapes.remove(sid)
+    shapes.append(sid)
+    del shapes[:-MAX_SHAPES]
+
+
+def wall_prefix(tool: str, file_id: str | None) -> str:
+    """The start of the ledger keys of `tool`'s walls on that file (`same_error.py` keys)."""
+    return f"{tool[:MAX_ID_CHARS]}:{file_id or ''}:"
+
+
+def walls_of(errors: dict[str, ErrorEntry], tool: str, file_id: str | None, shape: str | None) -> list[str]:
+    """The keys of the walls a call of `tool` on that file, run that way, belongs to."""
+    if shape is None:
+        return []
+    prefix, sid = wall_prefix(tool, file_id), shape_id(shape)
+    return [k for k, e in errors.items() if k.startswith(prefix) and sid in e.get("shapes", ())]
+
+
+def answered(errors: dict[str, ErrorEntry], tool: str, file_id: str | None, shape: str | None) -> None:
+    """A call that succeeded: the walls of the same tool run the same way are gone (it works
+    now), and every reminded wall of calls that name no file is disarmed (its denial
+    forgotten, its rounds and reminder kept): the agent found a way on, and the wall is armed
+    again by its next failure. A read of the file between failed edits disarms nothing."""
+    for key in walls_of(errors, tool, file_id, shape):
+        del errors[key]
+    for entry in errors.values():
+        if "target" not in entry and entry.get("level", 0) >= 1:
+            entry["idle"] = True
+            entry.pop("denied_t", None)
+            entry.pop("denied_r", None)
+
+
+def file_id_of(target: str | None) -> str | None:
+    """The ledger's short digest of a file's name (never the name)."""
+    return digest(target.encode("utf-8", "surrogatepass"))[:12] if target is not None else None
+
+
+def same_error_call(ctx: CallContext) -> Decision | None:
+    """Deny a call that goes on with a reminded wall; end the turn when it still goes on."""
+    cfg = ctx.config
+    if not cfg.same_error_remind_at or not ctx.counted:
+        return None
+    if ctx.event.event != "PreToolUse":
+        ctx.call["late"] = True  # seen only after it ran: counted by its event (`same_error.py`)
+        return None
+    if not cfg.same_error_deny_at:
+        return None
+    errors = ctx.agent["errors"]
+    if not errors or ctx.call.get("retry"):  # a retry with escalation after a refusal is a first run
+        return None
+    target = target_of(ctx.tool_input, cfg)
+    file_id = file_id_of(target)
+    keys = walls_of(errors, ctx.tool, file_id, shape_of(ctx.tool_input, has_file=target is not None))
+    # A wall of validation rejections is not denied: the host checks such a call before it runs,
+    # so the next one is rejected (and ends the turn, `late_stop`) or is right and goes ahead.
+    armed = [e for e in (errors[k] for k in keys) if e.get("level", 0) >= 1 and not e.get("late") and not e.get("idle")]
+    if not armed:
+        return None
+    entry = max(armed, key=wall_round)
+    this_round, rounds = wall_round(entry) + 1, entry.get("rounds", 1)
+    if this_round < cfg.same_error_deny_at:
+        return None
+    what = f"{ctx.tool} on {target[:MAX_ID_CHARS]}" if target else ctx.tool
+    quote, has_file = entry.get("quote", ""), target is not None
+    advice = advice_text(what, this_round - 1, quote, has_file=has_file)
+    denied_t = entry.get("denied_t")
+    if denied_t is not None and ctx.now - denied_t > cfg.parallel_window_seconds:
+        # After its denial the wall's next call goes ahead (the model may have changed its
+        # approach); once one has failed the same way again, the next one ends the turn.
+        if not (cfg.same_error_stop_at and this_round >= cfg.same_error_stop_at and rounds > entry.get("denied_r", rounds)):
+            return None
+        text = stop_text(what, this_round, quote, has_file=has_file, ends_turn=ctx.ends_turn, pauses=ctx.pauses_tools)
+        reason = f"{PREFIX} ended the turn: {what} kept failing the same way after a denial. Send a new message to continue."
+        return Decision(Action.STOP, Rule.SAME_ERROR, text, stop_reason=reason, advice=advice)
+    # The first call after the reminder, and any issued with it (a parallel batch), is denied.
+    entry["denied_t"], entry["denied_r"] = ctx.now, rounds
+    return Decision(Action.DENY, Rule.SAME_ERROR, denial_text(what, this_round, quote, has_file=has_file), advice=advice)
+
+
+def wall_round(entry: ErrorEntry) -> int:
+    """The rounds a wall has reached, as its reminder counts them."""
+    return max(len(entry["sigs"]), entry.get("rounds", 1))
+
+
+def late_stop(entry: ErrorEntry, text: str, advice: str, tool: str, deny_at: int) -> Decision | None:
+    """A round of a reminded wall that no PreToolUse saw, from `deny_at` on: end the turn (the
+    only hard answer PostToolBatch carries; elsewhere `advice` goes out as a reminder)."""
+    if entry.get("level", 0) < 1 or not deny_at or wall_round(entry) < deny_at:
+        return None
+    reason = f"{PREFIX} ended the turn: {tool} kept failing with the same error after a reminder. Send a new message to continue."
+    return Decision(Action.STOP, Rule.SAME_ERROR, text, times=wall_round(entry), tool=tool, stop_reason=reason, advice=advice)
+
+
+def _instead(has_file: bool) -> str:
+    if has_file:
+        return (
+            "Look at the file as it is now (read the exact lines, or grep them), then write the file whole or "
+            "change it another way; or ask the user"
+        )
+    return (
+        "This looks like an environment limit (permissions, sandbox, network, a missing tool): use another "
+        "tool or approach, or ask the user"
+    )
+
+
+def denial_text(what: str, count: int, quote: str, *, has_file: bool) -> str:
+    """`REPEAT_TOOL_BLOCKED` for the next call of a wall the model was reminded of."""
+    return (
+        f"REPEAT_TOOL_BLOCKED: this call was not run: {what} has failed {count - 1} times with the same error, "
+        f'also after the reminder (loop guard policy, not a tool failure). The error: """{quote}""". '
+        f"Do not send the same kind of call again. {_instead(has_file)}"
+    )
+
+
+def stop_text(what: str, count: int, quote: str, *, has_file: bool, ends_turn: bool, pauses: bool) -> str:
+    """The end of turn for a wall that goes on after its denial, worded for what the client does."""
+    base = (
+        f"REPEAT_TOOL_BLOCKED: this call was not run: {what} has failed with the same error {count - 1} times and "
+        f'went on after it was denied (loop guard policy, not a tool failure). The error: """{quote}"""'
+    )
+    if ends_turn:
+        return base + ". The loop guard is ending this turn"
+    if pauses:
+        return base + (
+            ". Tool calls are now paused for the rest of this turn: answer the user now in plain text with what "
+            "you have; the next user message enables tools again"
+        )
+    return base + f". This is final: stop calling tools for this request and answer the user now. {_instead(has_file)}"
+
+
+def advice_text(what: str, count: int, quote: str, *, has_file: bool) -> str:
+    """A denial of a wall's call as a reminder (`advise` mode: the call goes ahead)."""
+    return (
+        f'[{PREFIX}] {what} has failed {count} times with the same error, also after the reminder: """{quote}""". '
+        f"Sending the same kind of call again will not help. {_instead(has_file)}."
+    )
+
+
+def late_stop_text(what: str, count: int, quote: str) -> str:
+    """The end of turn for a wall of calls no PreToolUse saw, going on after its reminder."""
+    return (
+        f'[{PREFIX}] {what} has failed {count} times with the same error, also after the reminder: """{quote}""". '
+        "The loop guard is ending this turn: tell the user what fails and what you tried"
+    )

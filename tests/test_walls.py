@@ -1,0 +1,68 @@
+"""The same-error wall's escalation (`rules/walls.py`): how a call's way of running is told, the
+settings, and the texts. The behaviour over whole sessions is pinned by the `escalate_*`
+golden scenarios."""
+
+from __future__ import annotations
+
+import pytest
+
+from loopguard_hook import messages
+from loopguard_hook.config import ConfigError, Layer, resolve
+from loopguard_hook.profiles import PROFILE_DEFAULTS
+from loopguard_hook.rules import walls
+
+
+@pytest.mark.parametrize(
+    ("command", "shape"),
+    [
+        ("ss -tulpnH | awk '{split($5,a)}'", "ss|awk"),
+        ("sleep 300 && gh run view 17467241167", "sleep|gh"),
+        ("GOCACHE=$(pwd)/.cache GOPROXY=off go test ./...", "go"),
+        ('cd /repo && curl -s "https://x/y" | python3 -m json.tool', "curl|python3"),
+        ("sudo -n timeout 30 /usr/bin/curl -I https://x", "curl"),
+        ("pwsh.exe -NoLogo -Command Get-Content -Path a.txt", "get-content"),
+        ("bash -lc 'npm install'", "npm"),
+        ("cd /repo", None),
+    ],
+)
+def test_a_command_runs_by_its_programs(command: str, shape: str | None) -> None:
+    assert walls.shape_of({"command": command}, has_file=False) == shape
+
+
+def test_the_other_shapes() -> None:
+    patch = "*** Begin Patch\n*** Update File: a.py\n@@\n-x\n+y\n*** End Patch\n"
+    assert walls.shape_of({"command": "apply_patch <<'P'\n" + patch}, has_file=True) == "patch-update"
+    assert walls.shape_of({"command": patch.replace("Update", "Delete")}, has_file=True) == "patch-delete"
+    assert walls.shape_of({"url": "https://User@API.Example.com:8443/v1?q=1"}, has_file=False) == "//api.example.com"
+    assert walls.shape_of({"file_path": "/p/a.py", "old_string": "x"}, has_file=True) == ""
+    # Nothing to tell a call by: never in a wall, so never denied.
+    assert walls.shape_of({"query": "flood zones"}, has_file=False) is None
+    assert walls.shape_of({"url": "not a url"}, has_file=False) is None
+    assert walls.shape_of("text", has_file=False) is None
+
+
+def test_the_seed_profiles_do_not_escalate() -> None:
+    for profile in ("reminder", "breaker", "progress"):
+        defaults = PROFILE_DEFAULTS[profile]
+        assert defaults["same_error_deny_at"] == defaults["same_error_stop_at"] == 0
+    balanced = resolve([]).config
+    assert (balanced.same_error_deny_at, balanced.same_error_stop_at) == (4, 5)
+
+
+def test_the_end_must_come_after_the_denial() -> None:
+    with pytest.raises(ConfigError, match="same_error_stop_at .5. must be greater than same_error_deny_at .5."):
+        resolve([Layer("test.toml", {"same_error_deny_at": 5})])
+    assert resolve([Layer("test.toml", {"same_error_deny_at": 5, "same_error_stop_at": 0})]).config.same_error_deny_at == 5
+
+
+def test_every_text_is_named_by_its_variant() -> None:
+    texts = {
+        "same_error_denial": walls.denial_text("Bash", 4, "Permission denied", has_file=False),
+        "same_error_stop": walls.stop_text("Edit on a.py", 5, "not found", has_file=True, ends_turn=True, pauses=False),
+        "same_error_advice": walls.advice_text("Bash", 3, "Permission denied", has_file=False),
+        "same_error_late_stop": walls.late_stop_text("Edit on a.py", 4, "not found"),
+    }
+    for name, text in texts.items():
+        assert messages.variant_of(text) == name, text
+    for ends_turn, pauses, ending in ((True, False, "ending this turn"), (False, True, "paused"), (False, False, "final")):
+        assert ending in walls.stop_text("Bash", 5, "e", has_file=False, ends_turn=ends_turn, pauses=pauses)
