@@ -2,15 +2,19 @@
 `same_error_stop_at`; balanced only, 0 in the seed profiles).
 
 The same-error rule (`same_error.py`) reminds when calls keep failing the same way. When the
-model goes on, the wall's next call is denied at PreToolUse, with the error quoted and what to
-do instead. The call after the denial goes ahead (the model may have changed its approach);
+model goes on and sends again a call that already failed this way (an identical retry: it
+would fail the same way), it is denied at PreToolUse, with the error quoted and what to do
+instead. A new call of the wall goes ahead: it may be the fix (a patch matching the file's real
+text, a command with another flag), and on held-out real sessions denying such calls denied the
+working one. The call after the denial goes ahead (the model may have changed its approach);
 once one has failed the same way again, the next one ends the turn (Claude Code
 `continue: false`; Codex takes no end of turn at PreToolUse: a denial with a final text; on
 DSH tool calls pause for the rest of the turn, `delivery.end_of_turn`).
 
 A call is in a wall when it is the same tool, on the same file (`tools.target_of`; a patch of
 the same kind) or, for a call that names no file, run the same way (`shape_of`: the programs of
-a shell command, the host a fetch asks) as one of the calls that failed. Thresholds count the
+a shell command, the host a fetch asks) as one of the calls that failed; only a call whose
+signature is one of the wall's failed calls is denied or ends the turn. Thresholds count the
 wall's rounds as its reminder does (`wall_round`: `max(distinct calls, rounds)`): the call
 that would be round `same_error_deny_at` is denied once the wall has been reminded, and after
 that denial and one more such failure, the call that would be round `same_error_stop_at` (or
@@ -166,6 +170,10 @@ def same_error_call(ctx: CallContext) -> Decision | None:
     # A wall of validation rejections is not denied: the host checks such a call before it runs,
     # so the next one is rejected (and ends the turn, `late_stop`) or is right and goes ahead.
     armed = [e for e in (errors[k] for k in keys) if e.get("level", 0) >= 1 and not e.get("late") and not e.get("idle")]
+    if not armed:
+        return None
+    # Only a call that already failed this way is denied: a different one may be the fix.
+    armed = [e for e in armed if ctx.call["sig"] in e["sigs"]]
     if not armed:
         return None
     entry = max(armed, key=wall_round)
