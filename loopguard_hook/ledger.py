@@ -9,6 +9,7 @@ The functions here create, find, reset and bound its parts.
             │            ├─ calls:  {call id: Call}          at most MAX_CALLS
             │            ├─ paths:  {path: reads}            at most MAX_PATHS
             │            ├─ errors: {tool:target:error: ErrorEntry} at most MAX_ERRORS
+            │            ├─ answers: {tool:answer: AnswerEntry}     at most MAX_ANSWERS
             │            └─ seen:   [outcome fingerprint]    at most MAX_SEEN
             │          each table at most its share of the session budget (`limits`)
             ├─ recent: [DecisionRecord]                     at most MAX_RECENT
@@ -31,6 +32,8 @@ MAX_CALLS = 64
 MAX_PATHS = 64
 MAX_ERRORS = 32
 MAX_ERROR_SIGS = 16  # signatures kept per same-error entry
+MAX_ANSWERS = 4  # answers the same-answer rule follows per agent
+MAX_ANSWER_SIGS = 6  # signatures kept per answer: enough for its second reminder
 MAX_RECENT = 20
 MAX_EMITTED = 8  # digests of context texts kept where they come back as prompts
 SUMMARY_CHARS = 120
@@ -63,7 +66,6 @@ if TYPE_CHECKING:
         remind_rule: NotRequired[str]  # its rule code, when not LOOP_GUARD_REPEAT
         retry: NotRequired[bool]  # the identical retry of a sandbox refusal or a timeout: a first run
 
-
     class Signature(TypedDict):
         """One distinct call (tool + canonical arguments), across the calls that share it."""
 
@@ -82,7 +84,6 @@ if TYPE_CHECKING:
         spelling: NotRequired[str]  # `exact_repeat_code` only: a digest of the last attempt's arguments as given
         mixed: NotRequired[bool]  # `exact_repeat_code` only: the attempts since the evidence were not all spelt alike
 
-
     class ErrorEntry(TypedDict):
         """One tool:target:error signature of the same-error rule."""
 
@@ -94,6 +95,15 @@ if TYPE_CHECKING:
         level: NotRequired[int]  # reminders given for this error (1 at the threshold, 2 at twice it)
         target: NotRequired[str]  # a digest of the name of the file the calls worked on (`tools.target_of`)
 
+    class AnswerEntry(TypedDict):
+        """One tool:answer of the same-answer rule (`rules/same_answer.py`)."""
+        sigs: list[str]  # the call signatures that got this answer, at most MAX_ANSWER_SIGS
+        seq: int  # the agent's attempts when it last came back
+        t: float
+        seen: NotRequired[float]  # when the first result of the latest round came back
+        rounds: NotRequired[int]  # rounds of calls that got it: each made after the model saw the last
+        reads: NotRequired[int]  # a finished poll's reads of one unchanged output
+        level: NotRequired[int]  # reminders given for this answer (1 at the threshold, 2 at twice it)
 
     class FollowUp(TypedDict):
         """The agent's last intervention, waiting for its next call to say what the model did
@@ -141,6 +151,7 @@ if TYPE_CHECKING:
         errors: dict[str, ErrorEntry]
         followup: NotRequired[FollowUp]
         seen: NotRequired[list[str]]  # outcome fingerprints this agent has seen, at most MAX_SEEN
+        answers: NotRequired[dict[str, AnswerEntry]]  # at most MAX_ANSWERS
 
 
     class Tail(TypedDict, total=False):
@@ -221,7 +232,7 @@ if TYPE_CHECKING:
         emitted: NotRequired[list[str]]  # digests of context texts, at most MAX_EMITTED
 else:
     Phase = Chain = str
-    Call = Signature = ErrorEntry = FollowUp = ResponseRecord = Agent = Tail = TextState = dict
+    Call = Signature = ErrorEntry = AnswerEntry = FollowUp = ResponseRecord = Agent = Tail = TextState = dict
     DecisionRecord = ConfigSnapshot = OpenTurn = Session = dict
 
 
@@ -329,6 +340,8 @@ def fit(entry: Agent, share: Limits) -> None:
     trim(entry["paths"], share.paths, lambda k: 0)
     errors = entry["errors"]
     trim(errors, share.errors, lambda k: errors[k]["t"])
+    answers = entry.get("answers", {})
+    trim(answers, min(share.errors, MAX_ANSWERS), lambda k: answers[k]["t"])
     seen = entry.get("seen")
     if seen is not None:
         del seen[: -share.seen]
@@ -347,6 +360,7 @@ def reset_agent(entry: Agent, *, keep_outcomes: bool = False) -> None:
     entry["answer_only"] = False
     entry["paths"] = {}
     entry["errors"] = {}
+    entry.pop("answers", None)
     if keep_outcomes:
         for sig in entry["sigs"].values():
             sig["n"] = 0

@@ -36,6 +36,7 @@ class Config(NamedTuple):
     max_calls_since_progress: int = 64
     max_bookkeeping_calls_since_progress: int = 16
     same_error_remind_at: int = 3
+    same_answer_remind_at: int = 3
     new_failure_is_evidence: bool = True
     evidence_call_counts: bool = True
     exact_repeat_code: bool = False
@@ -88,6 +89,7 @@ PROFILE_DEFAULTS: dict[str, dict[str, Any]] = {
         "max_calls_since_progress": 0,
         "max_bookkeeping_calls_since_progress": 0,
         "same_error_remind_at": 0,
+        "same_answer_remind_at": 0,
         "slow_repeat_seconds": 0.0,
         "parallel_duplicates": "count",
         "reset_on_compaction": False,
@@ -104,6 +106,7 @@ PROFILE_DEFAULTS: dict[str, dict[str, Any]] = {
         "max_calls_since_progress": 0,
         "max_bookkeeping_calls_since_progress": 0,
         "same_error_remind_at": 0,
+        "same_answer_remind_at": 0,
         "slow_repeat_seconds": 0.0,
         "parallel_duplicates": "count",
         "reset_on_compaction": False,
@@ -123,6 +126,7 @@ PROFILE_DEFAULTS: dict[str, dict[str, Any]] = {
         "prompt_resets_text": True,
         "max_repeated_lines": 5,
         "same_error_remind_at": 0,
+        "same_answer_remind_at": 0,
         "slow_repeat_seconds": 0.0,
         "parallel_duplicates": "deny",
         "reset_on_compaction": False,
