@@ -67,7 +67,7 @@ _BARE_NO = r"\A\s*(?:Exit code:? |Process exited with code )1\s*\Z"
 _WAIT = r"\A\s*(?:sleep|wait|timeout\s+\S+\s+sleep)\b[\s\d.smh]*\Z"
 #: A Codex sandbox refusal: `failed in sandbox <kind> with execution error: sandbox denied exec
 #: error, exit code: N, stdout: <output>, stderr: <error>` (rollouts of Codex 0.2x-0.3x).
-_SANDBOX_STDOUT = r"(exit code: -?\d+), stdout: .+?, stderr: "
+_SANDBOX_STDOUT = r"\Afailed in sandbox .*?(exit code: -?\d+), stdout: .*?, stderr: "
 #: A word of the output that the call may have sent itself: a path or URL piece, a file name,
 #: an identifier with `_` or `.` (plain words such as `main` stay: an answer is made of them).
 _WORD = r"[\w.@+-]*(?:/[\w.@+-]+)+|[\w@+-]*[._][\w.@+-]+"
@@ -161,8 +161,8 @@ def answer_key(ctx: ResultContext) -> tuple[str, ...] | None:
     if ctx.outcome.failure == Failure.SOFT:
         # An error read from the text is the same-error rule's too, except a sandbox refusal:
         # there the refused command's own output, which differs each time, is left out.
-        head = re.sub(_SANDBOX_STDOUT, r"\1, stderr: ", body[:HEAD_CHARS], count=1, flags=re.DOTALL)
-        if head == body[:HEAD_CHARS]:
+        head, found = re.subn(_SANDBOX_STDOUT, r"\1, stderr: ", body[:HEAD_CHARS], count=1, flags=re.DOTALL)
+        if not found:
             return None
         return (f"{ctx.tool}:{error_signature(_mask_sent(head, tool_input), tool_input)}",)
     if ctx.agent["updated"] - ctx.call["t"] >= WAIT_SECONDS:
@@ -182,6 +182,7 @@ def _mask_sent(text: str, tool_input: Any) -> str:
     sent = "\n".join(v for v in tool_input.values() if isinstance(v, str))
     if not sent:
         return text
+
     def mask(found: re.Match[str]) -> str:
         word = found.group(0)
         last = word.rstrip("/").rsplit("/", 1)[-1]
