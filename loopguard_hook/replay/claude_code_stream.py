@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..payload import MAIN_AGENT
-from .claude_code_tools import NOT_PROMPTS, classify_claude_result, claude_concurrent, structured_result
+from .claude_code_tools import NOT_PROMPTS, classify_claude_result, claude_concurrent, is_stop_feedback, structured_result
 from .jsonl import Clock, Line, text_of, timestamp
 from .model import Outcome, RecordedCall, RecordedEvent
 
@@ -66,6 +66,7 @@ class ClaudeStream:
         self.cwd: str | None = None
         self.prompt_id: str | None = None
         self.permission_mode = "default"
+        self.continued = False  # a Stop hook sent the model on (the next Stop has `stop_hook_active`)
         self.pending: dict[str, _ClaudeMessage] = {}
         self.stopped: set[str] = set()
         self.compaction_open = False
@@ -157,7 +158,7 @@ class ClaudeStream:
         elif message.get("stop_reason") == "end_turn":
             name = "Stop" if agent == MAIN_AGENT else "SubagentStop"
             payload = self._base(name, agent)
-            payload["stop_hook_active"] = False
+            payload["stop_hook_active"] = self.continued and agent == MAIN_AGENT
             if agent != MAIN_AGENT:
                 payload["agent_transcript_path"] = os.path.abspath(self.path)
             payload["last_assistant_message"] = text_of(blocks)
@@ -202,8 +203,12 @@ class ClaudeStream:
         if agent != MAIN_AGENT or data.get("isMeta") is True:
             return  # a subagent's task prompt, or text the client added
         text = text_of(content)
+        if is_stop_feedback(text):
+            self.continued = True  # what a Stop hook said, fed back as a user message: no prompt
+            return
         if not text.strip() or text.lstrip().startswith(NOT_PROMPTS):
             return
+        self.continued = False
         self._flush_all()
         self.compaction_open = False
         if isinstance(data.get("promptId"), str):
