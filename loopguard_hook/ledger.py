@@ -179,7 +179,7 @@ if TYPE_CHECKING:
         seen: list[str]
         reply_count: NotRequired[int]
         tail: NotRequired[Tail]
-
+        idle: NotRequired[list[int | str]]  # [restating Stop-hook continuations in a row, their words] (`rules/continuations.py`)
 
     class DecisionRecord(TypedDict):
         """The redacted record of one decision (`Session.recent` and `decisions.jsonl`)."""

@@ -171,11 +171,20 @@ def finished_poll_reminder(tool: str, count: int, output: str, limit: int) -> st
     return f'[{PREFIX}] {ended}, so reading it again cannot show anything new: """{quoted}""". Act on that output.'
 
 
+def idle_continuation_stop(count: int) -> str:
+    """Stop reason when a Stop hook keeps sending the agent on and it makes no tool call (`rules/continuations.py`)."""
+    return (
+        f"{PREFIX} ended the turn: a Stop hook sent the agent on {count} times in a row and it made no tool "
+        "call, only restating its answer in other words. Check the Stop hook, then send a new message to continue."
+    )
+
+
 #: How each template's text begins (or, second, what it holds), most specific first: `variant_of`
 #: names the template a text came from, so `stats` can compare how models answer each one.
 _VARIANTS: tuple[tuple[str, str, str], ...] = (
     ("stop_ending_turn", "REPEAT_TOOL_BLOCKED: this ", ". The loop guard is ending this turn"),
     ("stop_final", "REPEAT_TOOL_BLOCKED: this ", ". This is final: stop calling tools"),
+    ("idle_continuation_stop", f"{PREFIX} ended the turn: a Stop hook sent the agent on ", ""),
     ("stop_pausing_tools", "REPEAT_TOOL_BLOCKED: ", ". Tool calls are now paused for the rest of this turn"),
     ("same_result_denial", "REPEAT_TOOL_BLOCKED: ", " has returned nothing new for "),
     ("repeat_denial", "REPEAT_TOOL_BLOCKED: this ", ""),

@@ -60,6 +60,7 @@ class Config(NamedTuple):
     max_repeated_blocks: int = 5
     max_block_chars: int = 16384
     same_final_message_at: int = 3
+    max_idle_continuations: int = 5
     transcript_read_bytes: int = 262144
     keep_state: bool = False
     idle_session_seconds: float = 604800.0
@@ -90,6 +91,7 @@ PROFILE_DEFAULTS: dict[str, dict[str, Any]] = {
         "max_bookkeeping_calls_since_progress": 0,
         "same_error_remind_at": 0,
         "same_answer_remind_at": 0,
+        "max_idle_continuations": 0,
         "slow_repeat_seconds": 0.0,
         "parallel_duplicates": "count",
         "reset_on_compaction": False,
@@ -107,6 +109,7 @@ PROFILE_DEFAULTS: dict[str, dict[str, Any]] = {
         "max_bookkeeping_calls_since_progress": 0,
         "same_error_remind_at": 0,
         "same_answer_remind_at": 0,
+        "max_idle_continuations": 0,
         "slow_repeat_seconds": 0.0,
         "parallel_duplicates": "count",
         "reset_on_compaction": False,
@@ -127,6 +130,7 @@ PROFILE_DEFAULTS: dict[str, dict[str, Any]] = {
         "max_repeated_lines": 5,
         "same_error_remind_at": 0,
         "same_answer_remind_at": 0,
+        "max_idle_continuations": 0,
         "slow_repeat_seconds": 0.0,
         "parallel_duplicates": "deny",
         "reset_on_compaction": False,

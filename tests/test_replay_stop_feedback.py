@@ -77,3 +77,35 @@ def test_stop_hook_feedback_replays_as_a_continuation(tmp_path: Path) -> None:
         ("UserPromptSubmit", None),
         ("Stop", False),
     ]
+
+
+def test_a_turn_left_without_stop_reason_ends_at_the_feedback(tmp_path: Path) -> None:
+    """Transcripts of 2025-07 leave `stop_reason` null on a turn's last message: the Stop hook's
+    feedback right after it shows that the turn ended there, so the Stop is replayed."""
+    base = {"sessionId": "s2", "cwd": "/p", "timestamp": "2025-07-09T16:11:39.000Z"}
+
+    def said(uuid: str, text: str) -> dict[str, object]:
+        content = [{"type": "text", "text": text}]
+        return {
+            **base,
+            "type": "assistant",
+            "uuid": uuid,
+            "message": {"id": uuid, "role": "assistant", "stop_reason": None, "content": content},
+        }
+
+    feedback = {**base, "type": "user", "message": {"role": "user", "content": "Stop hook feedback:\n- [stop.py]: error"}}
+    records = [
+        {**base, "type": "user", "uuid": "u1", "message": {"role": "user", "content": "fix it"}},
+        said("a1", "Change line 37."),
+        {**feedback, "uuid": "u2"},
+        said("a2", "Edit line 37."),
+        {**feedback, "uuid": "u3"},
+    ]
+    path = tmp_path / "s2.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    stops = [
+        (e.payload.get("stop_hook_active"), e.payload.get("last_assistant_message"))
+        for e in load([str(path)])[0].events
+        if e.payload["hook_event_name"] == "Stop"
+    ]
+    assert stops == [(False, "Change line 37."), (True, "Edit line 37.")]

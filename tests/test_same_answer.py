@@ -100,3 +100,10 @@ def test_an_answer_keeps_a_bounded_list_of_calls() -> None:
     entries = [e for e in ctx.agent.get("answers", {}).values() if e["sigs"]]
     assert entries and all(len(e["sigs"]) <= MAX_ANSWER_SIGS for e in entries)
     assert max(e.get("level", 0) for e in entries) == 2  # reminded twice, then never again
+
+
+def test_idle_continuations_setting() -> None:
+    with pytest.raises(ConfigError, match="max_idle_continuations.*0 \\(off\\) or >= 2"):
+        resolve([Layer("test.toml", {"max_idle_continuations": 1})])
+    assert Config().max_idle_continuations == 5
+    assert all(PROFILE_DEFAULTS[p]["max_idle_continuations"] == 0 for p in ("reminder", "breaker", "progress"))
