@@ -29,7 +29,8 @@ A finished poll (`finished_poll`): re-reading the output of a background command
 time, however much else happens between the reads: the third read of one unchanged finished
 output is reminded whatever the calls between brought.
 
-The ledger is `Agent.answers`, at most `ledger.MAX_ANSWERS` entries.
+The ledger is `Agent.answers`, at most `ledger.MAX_ANSWERS` entries, fewer as agents join
+(`answer_limit`); in a session of more than `SESSION_ANSWERS` agents the rule rests.
 """
 
 import re
@@ -47,6 +48,10 @@ from .base import ResultContext
 
 #: Other calls allowed between two calls that got one answer (a status check, a diagnostic).
 MAX_GAP = 2
+#: Answer entries the session's agents share (at most `MAX_ANSWERS` each): the state budget
+#: (`tests/test_many_agents.py`) has room for about one an agent at 32 agents and none beyond,
+#: where the rule rests.
+SESSION_ANSWERS = 32
 #: How much of an answer is masked and compared; a longer one must also be equal as a whole.
 HEAD_CHARS = 2000
 #: A successful output shorter than this (after trimming) says too little to be "one answer":
@@ -81,7 +86,8 @@ _STATUS_TEXT = r"<status>(\w+)</status>"
 def same_answer(ctx: ResultContext) -> Decision | None:
     """Record the call's answer; remind when different calls keep getting it (module docstring)."""
     threshold = ctx.config.same_answer_remind_at
-    if not threshold:
+    if not threshold or not answer_limit(ctx.agents):
+        ctx.agent.pop("answers", None)
         return None
     answers = ctx.agent.setdefault("answers", {})
     if ctx.outcome.failure == Failure.NONE and _writes(ctx):
@@ -138,7 +144,7 @@ def finished_poll(ctx: ResultContext, answers: dict[str, AnswerEntry], threshold
 
 def answer_limit(agents: int) -> int:
     """The entries each agent keeps when the session holds `agents` agents (as `ledger.fit`)."""
-    return min(limits(agents).errors, MAX_ANSWERS)
+    return min(limits(agents).errors, MAX_ANSWERS, SESSION_ANSWERS // max(1, agents))
 
 
 def answer_key(ctx: ResultContext) -> tuple[str, ...] | None:
