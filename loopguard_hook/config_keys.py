@@ -150,6 +150,8 @@ VALIDATORS: dict[str, Callable[[Any], Any]] = {
     "same_error_remind_at": _off_or_threshold,
     "same_error_deny_at": _off_or_threshold,
     "same_error_stop_at": _off_or_threshold,
+    "same_answer_remind_at": _off_or_threshold,
+    "max_idle_continuations": _off_or_threshold,
     "new_failure_is_evidence": _bool,
     "evidence_call_counts": _bool,
     "exact_repeat_code": _bool,

@@ -310,9 +310,7 @@ def record_outcome(
         sig["repeated"] = not (new or productive)
     if mutation and outcome.failure == Failure.NONE:
         _forget_reads(agent, mutated_paths(tool, tool_input, config))
-    ctx = rules.ResultContext(
-        config=config, caps=caps, agent=agent, call=call, sig=sig, tool=tool, outcome=outcome, new=new, tool_input=tool_input
-    )
+    ctx = rules.ResultContext(config, caps, agent, call, sig, tool, outcome, new, tool_input, response, agents)
     verdicts = [verdict for rule in rules.ON_RESULT if (verdict := rule(ctx)) is not None]
     return merge(verdicts) if verdicts else None
 
@@ -372,10 +370,12 @@ _SANDBOX_REFUSAL = (
     r"Could not resolve host|Temporary failure in name resolution|Network is unreachable"
     r"|Operation not permitted|Read-only file system|sandbox|timed out after"
 )
+#: What bash prints for a script it cannot parse: no refusal, though Codex words it "failed in sandbox".
+_SYNTAX_ERROR = r"unexpected EOF while looking for matching|syntax error near unexpected token|syntax error: unexpected end"
 
 
 def is_sandbox_refusal(text: str) -> bool:
-    return re.search(_SANDBOX_REFUSAL, text[:4096]) is not None
+    return re.search(_SANDBOX_REFUSAL, text[:4096]) is not None and re.search(_SYNTAX_ERROR, text[:4096]) is None
 
 
 #: An output shorter than this is not judged an echo: a short word may be in the arguments by chance ("ok", a count).

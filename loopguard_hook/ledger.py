@@ -9,6 +9,7 @@ The functions here create, find, reset and bound its parts.
             │            ├─ calls:  {call id: Call}          at most MAX_CALLS
             │            ├─ paths:  {path: reads}            at most MAX_PATHS
             │            ├─ errors: {tool:target:error: ErrorEntry} at most MAX_ERRORS
+            │            ├─ answers: {tool:answer: AnswerEntry}     at most MAX_ANSWERS
             │            └─ seen:   [outcome fingerprint]    at most MAX_SEEN
             │          each table at most its share of the session budget (`limits`)
             ├─ recent: [DecisionRecord]                     at most MAX_RECENT
@@ -17,8 +18,9 @@ The functions here create, find, reset and bound its parts.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
+
+from .bounds import trim as trim
 
 STATE_VERSION = 1
 
@@ -31,6 +33,8 @@ MAX_CALLS = 64
 MAX_PATHS = 64
 MAX_ERRORS = 32
 MAX_ERROR_SIGS = 16  # signatures kept per same-error entry
+MAX_ANSWERS = 4  # answers the same-answer rule follows per agent
+MAX_ANSWER_SIGS = 6  # signatures kept per answer: enough for its second reminder
 MAX_RECENT = 20
 MAX_EMITTED = 8  # digests of context texts kept where they come back as prompts
 SUMMARY_CHARS = 120
@@ -64,7 +68,6 @@ if TYPE_CHECKING:
         retry: NotRequired[bool]  # the identical retry of a sandbox refusal or a timeout: a first run
         late: NotRequired[bool]  # counted at its post event: no PreToolUse saw it (`rules.walls`)
 
-
     class Signature(TypedDict):
         """One distinct call (tool + canonical arguments), across the calls that share it."""
 
@@ -83,7 +86,6 @@ if TYPE_CHECKING:
         spelling: NotRequired[str]  # `exact_repeat_code` only: a digest of the last attempt's arguments as given
         mixed: NotRequired[bool]  # `exact_repeat_code` only: the attempts since the evidence were not all spelt alike
 
-
     class ErrorEntry(TypedDict):
         """One tool:target:error signature of the same-error rule."""
 
@@ -101,6 +103,15 @@ if TYPE_CHECKING:
         late: NotRequired[bool]  # its last failure was seen only by a post event (`rules.walls`)
         idle: NotRequired[bool]  # a call succeeded since its last failure: not armed (`rules.walls`)
 
+    class AnswerEntry(TypedDict):
+        """One tool:answer of the same-answer rule (`rules/same_answer.py`)."""
+        sigs: list[str]  # the call signatures that got this answer, at most MAX_ANSWER_SIGS
+        seq: int  # the agent's attempts when it last came back
+        t: float
+        seen: NotRequired[float]  # when the first result of the latest round came back
+        rounds: NotRequired[int]  # rounds of calls that got it: each made after the model saw the last
+        reads: NotRequired[int]  # a finished poll's reads of one unchanged output
+        level: NotRequired[int]  # reminders given for this answer (1 at the threshold, 2 at twice it)
 
     class FollowUp(TypedDict):
         """The agent's last intervention, waiting for its next call to say what the model did
@@ -148,6 +159,7 @@ if TYPE_CHECKING:
         errors: dict[str, ErrorEntry]
         followup: NotRequired[FollowUp]
         seen: NotRequired[list[str]]  # outcome fingerprints this agent has seen, at most MAX_SEEN
+        answers: NotRequired[dict[str, AnswerEntry]]  # at most MAX_ANSWERS
 
 
     class Tail(TypedDict, total=False):
@@ -175,7 +187,7 @@ if TYPE_CHECKING:
         seen: list[str]
         reply_count: NotRequired[int]
         tail: NotRequired[Tail]
-
+        idle: NotRequired[list[int | str]]  # [restating Stop-hook continuations in a row, their words] (`rules/continuations.py`)
 
     class DecisionRecord(TypedDict):
         """The redacted record of one decision (`Session.recent` and `decisions.jsonl`)."""
@@ -228,7 +240,7 @@ if TYPE_CHECKING:
         emitted: NotRequired[list[str]]  # digests of context texts, at most MAX_EMITTED
 else:
     Phase = Chain = str
-    Call = Signature = ErrorEntry = FollowUp = ResponseRecord = Agent = Tail = TextState = dict
+    Call = Signature = ErrorEntry = AnswerEntry = FollowUp = ResponseRecord = Agent = Tail = TextState = dict
     DecisionRecord = ConfigSnapshot = OpenTurn = Session = dict
 
 
@@ -336,6 +348,8 @@ def fit(entry: Agent, share: Limits) -> None:
     trim(entry["paths"], share.paths, lambda k: 0)
     errors = entry["errors"]
     trim(errors, share.errors, lambda k: errors[k]["t"])
+    answers = entry.get("answers", {})
+    trim(answers, min(share.errors, MAX_ANSWERS), lambda k: answers[k]["t"])
     seen = entry.get("seen")
     if seen is not None:
         del seen[: -share.seen]
@@ -354,6 +368,7 @@ def reset_agent(entry: Agent, *, keep_outcomes: bool = False) -> None:
     entry["answer_only"] = False
     entry["paths"] = {}
     entry["errors"] = {}
+    entry.pop("answers", None)
     if keep_outcomes:
         for sig in entry["sigs"].values():
             sig["n"] = 0
@@ -371,16 +386,6 @@ def extend_chain(entry: Agent, sig_id: str) -> int:
         return length
     entry["chain"] = [sig_id, 1]
     return 1
-
-
-V = TypeVar("V")
-
-
-def trim(table: dict[str, V], limit: int, key: Callable[[str], float | tuple[bool, int]]) -> None:
-    """Drop the entries that sort first by `key` until `table` holds at most `limit`."""
-    if len(table) > limit:
-        for name in sorted(table, key=key)[: len(table) - limit]:
-            del table[name]
 
 
 def keep_recent_previews(entry: Agent, limit: int = MAX_PREVIEWS) -> None:

@@ -153,6 +153,32 @@ def same_error_reminder(tool: str, count: int, error: str, limit: int, *, target
     )
 
 
+def same_answer_reminder(tool: str, count: int, answer: str, limit: int) -> str:
+    """Different calls of one tool getting one answer: no new evidence (`rules/same_answer.py`).
+    `answer` is the latest one ("" for an empty answer)."""
+    shown = f'"""{_quote(answer, limit)}"""' if answer else "nothing (an empty output)"
+    return (
+        f"[{PREFIX}] {tool} has given the same answer to {count} different calls: {shown}. Rewording "
+        "or redirecting the call is not bringing anything new. Take that answer as it is: change "
+        "the approach, or tell the user what it says and ask."
+    )
+
+
+def finished_poll_reminder(tool: str, count: int, output: str, limit: int) -> str:
+    """The output of a background command that has ended, read again unchanged (`rules/same_answer.py`)."""
+    quoted = _quote(output, limit)
+    ended = f"{tool} has returned the same output {count} times: the background command has ended"
+    return f'[{PREFIX}] {ended}, so reading it again cannot show anything new: """{quoted}""". Act on that output.'
+
+
+def idle_continuation_stop(count: int) -> str:
+    """Stop reason when a Stop hook keeps sending the agent on and it makes no tool call (`rules/continuations.py`)."""
+    return (
+        f"{PREFIX} ended the turn: a Stop hook sent the agent on {count} times in a row and it made no tool "
+        "call, only restating its answer in other words. Check the Stop hook, then send a new message to continue."
+    )
+
+
 #: How each template's text begins (or, second, what it holds), most specific first: `variant_of`
 #: names the template a text came from, so `stats` can compare how models answer each one.
 _VARIANTS: tuple[tuple[str, str, str], ...] = (
@@ -163,6 +189,7 @@ _VARIANTS: tuple[tuple[str, str, str], ...] = (
     ("same_error_advice", f"[{PREFIX}] ", " also after the reminder: "),
     ("stop_ending_turn", "REPEAT_TOOL_BLOCKED: this ", ". The loop guard is ending this turn"),
     ("stop_final", "REPEAT_TOOL_BLOCKED: this ", ". This is final: stop calling tools"),
+    ("idle_continuation_stop", f"{PREFIX} ended the turn: a Stop hook sent the agent on ", ""),
     ("stop_pausing_tools", "REPEAT_TOOL_BLOCKED: ", ". Tool calls are now paused for the rest of this turn"),
     ("same_result_denial", "REPEAT_TOOL_BLOCKED: ", " has returned nothing new for "),
     ("repeat_denial", "REPEAT_TOOL_BLOCKED: this ", ""),
@@ -176,6 +203,8 @@ _VARIANTS: tuple[tuple[str, str, str], ...] = (
     ("same_path_reminder", f"[{PREFIX}] ", " since it last changed (limit "),
     ("same_error_reminder", f"[{PREFIX}] ", " times with different arguments but the same error: "),
     ("same_result_reminder", f"[{PREFIX}] ", " times since anything new came back: "),
+    ("same_answer_reminder", f"[{PREFIX}] ", " has given the same answer to "),
+    ("finished_poll_reminder", f"[{PREFIX}] ", " the background command has ended, "),
     ("subagent_text_loop", f"[{PREFIX}] A subagent you started ended while repeating ", ""),
     ("same_reply", f"[{PREFIX}] Your last replies were identical", ""),
     ("text_loop", f"[{PREFIX}] Your recent output repeats ", ""),

@@ -38,6 +38,7 @@ class Config(NamedTuple):
     same_error_remind_at: int = 3
     same_error_deny_at: int = 4
     same_error_stop_at: int = 5
+    same_answer_remind_at: int = 3
     new_failure_is_evidence: bool = True
     evidence_call_counts: bool = True
     exact_repeat_code: bool = False
@@ -61,6 +62,7 @@ class Config(NamedTuple):
     max_repeated_blocks: int = 5
     max_block_chars: int = 16384
     same_final_message_at: int = 3
+    max_idle_continuations: int = 5
     transcript_read_bytes: int = 262144
     keep_state: bool = False
     idle_session_seconds: float = 604800.0
@@ -92,6 +94,8 @@ PROFILE_DEFAULTS: dict[str, dict[str, Any]] = {
         "same_error_remind_at": 0,
         "same_error_deny_at": 0,
         "same_error_stop_at": 0,
+        "same_answer_remind_at": 0,
+        "max_idle_continuations": 0,
         "slow_repeat_seconds": 0.0,
         "parallel_duplicates": "count",
         "reset_on_compaction": False,
@@ -110,6 +114,8 @@ PROFILE_DEFAULTS: dict[str, dict[str, Any]] = {
         "same_error_remind_at": 0,
         "same_error_deny_at": 0,
         "same_error_stop_at": 0,
+        "same_answer_remind_at": 0,
+        "max_idle_continuations": 0,
         "slow_repeat_seconds": 0.0,
         "parallel_duplicates": "count",
         "reset_on_compaction": False,
@@ -131,6 +137,8 @@ PROFILE_DEFAULTS: dict[str, dict[str, Any]] = {
         "same_error_remind_at": 0,
         "same_error_deny_at": 0,
         "same_error_stop_at": 0,
+        "same_answer_remind_at": 0,
+        "max_idle_continuations": 0,
         "slow_repeat_seconds": 0.0,
         "parallel_duplicates": "deny",
         "reset_on_compaction": False,

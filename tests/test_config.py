@@ -148,6 +148,8 @@ BAD: list[tuple[str, Any, str]] = [
     ("max_calls_since_progress", 1.5, "integer"),
     ("max_bookkeeping_calls_since_progress", -3, ">= 0"),
     ("same_error_remind_at", -1, ">= 0"),
+    ("same_answer_remind_at", -1, ">= 0"),
+    ("max_idle_continuations", -1, ">= 0"),
     ("slow_repeat_seconds", -1, "negative"),
     ("slow_repeat_seconds", "60s", "seconds"),
     ("parallel_window_seconds", -0.5, "negative"),

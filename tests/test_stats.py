@@ -45,6 +45,9 @@ TEMPLATES = {
     "answer_only_denial": messages.answer_only_denial("LOOP_GUARD_STOP"),
     "duplicate_denial": messages.duplicate_denial("LOOP_GUARD_DUPLICATE", "Bash"),
     "same_error_reminder": messages.same_error_reminder("Bash", 3, "Permission denied", 800),
+    "same_answer_reminder": messages.same_answer_reminder("Bash", 3, "not accessible on a free plan", 800),
+    "idle_continuation_stop": messages.idle_continuation_stop(5),
+    "finished_poll_reminder": messages.finished_poll_reminder("BashOutput", 3, "<status>failed</status>", 800),
 }
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..payload import MAIN_AGENT
-from .claude_code_tools import NOT_PROMPTS, classify_claude_result, claude_concurrent, structured_result
+from .claude_code_tools import NOT_PROMPTS, classify_claude_result, claude_concurrent, is_stop_feedback, structured_result
 from .jsonl import Clock, Line, text_of, timestamp
 from .model import Outcome, RecordedCall, RecordedEvent
 
@@ -66,6 +66,8 @@ class ClaudeStream:
         self.cwd: str | None = None
         self.prompt_id: str | None = None
         self.permission_mode = "default"
+        self.continued = False  # a Stop hook sent the model on (the next Stop has `stop_hook_active`)
+        self.unended: tuple[str, float | None, int] | None = None  # a main-thread text whose turn may have ended
         self.pending: dict[str, _ClaudeMessage] = {}
         self.stopped: set[str] = set()
         self.compaction_open = False
@@ -148,6 +150,8 @@ class ClaudeStream:
             self._flush(agent)
             pending = None
         if uses:
+            if agent == MAIN_AGENT:
+                self.unended = None  # the turn went on with a tool call
             if pending is None:
                 pending = self.pending[agent] = _ClaudeMessage(message_id, agent)
             for block in uses:
@@ -155,13 +159,22 @@ class ClaudeStream:
                 if isinstance(tool_use_id, str) and isinstance(name, str):
                     pending.calls.append(_ClaudeCall(tool_use_id, name, block.get("input"), time, line.number))
         elif message.get("stop_reason") == "end_turn":
-            name = "Stop" if agent == MAIN_AGENT else "SubagentStop"
-            payload = self._base(name, agent)
-            payload["stop_hook_active"] = False
-            if agent != MAIN_AGENT:
-                payload["agent_transcript_path"] = os.path.abspath(self.path)
-            payload["last_assistant_message"] = text_of(blocks)
-            self._emit(time, payload, line.number)
+            self._stop(agent, text_of(blocks), time, line.number)
+        elif agent == MAIN_AGENT and message.get("stop_reason") is None and text_of(blocks).strip():
+            # Older transcripts (2025-07) leave `stop_reason` null on a turn's last message: a
+            # Stop hook's feedback right after it shows that the turn ended there.
+            self.unended = (text_of(blocks), time, line.number)
+
+    def _stop(self, agent: str, text: str, time: float | None, line: int) -> None:
+        name = "Stop" if agent == MAIN_AGENT else "SubagentStop"
+        payload = self._base(name, agent)
+        payload["stop_hook_active"] = self.continued and agent == MAIN_AGENT
+        if agent != MAIN_AGENT:
+            payload["agent_transcript_path"] = os.path.abspath(self.path)
+        payload["last_assistant_message"] = text
+        self._emit(time, payload, line)
+        if agent == MAIN_AGENT:
+            self.unended = None
 
     def _user(self, line: Line, data: Mapping[str, Any], agent: str, time: float | None) -> None:
         message = data.get("message")
@@ -202,8 +215,15 @@ class ClaudeStream:
         if agent != MAIN_AGENT or data.get("isMeta") is True:
             return  # a subagent's task prompt, or text the client added
         text = text_of(content)
+        if is_stop_feedback(text):
+            if self.unended is not None:
+                self._stop(MAIN_AGENT, *self.unended)
+            self.continued = True  # what a Stop hook said, fed back as a user message: no prompt
+            return
+        self.unended = None
         if not text.strip() or text.lstrip().startswith(NOT_PROMPTS):
             return
+        self.continued = False
         self._flush_all()
         self.compaction_open = False
         if isinstance(data.get("promptId"), str):

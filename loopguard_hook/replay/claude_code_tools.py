@@ -167,6 +167,19 @@ NOT_PROMPTS = (
 )
 
 
+#: How Claude Code feeds a blocking Stop hook's reason back to the model: a user message, with
+#: no UserPromptSubmit, after which the next Stop has `stop_hook_active` true (research/
+#: claude-code-e2e.md; transcripts of 2025-07 give the bare text, 2.1.332 wraps it in a
+#: `<system-reminder>`).
+STOP_FEEDBACK = "Stop hook feedback:\n"
+
+
+def is_stop_feedback(text: str) -> bool:
+    """Whether a user message is a Stop hook's feedback rather than the user's words."""
+    head = text.lstrip()[:600]
+    return head.startswith(STOP_FEEDBACK) or (head.startswith("<system-reminder>") and f"\n{STOP_FEEDBACK}" in head)
+
+
 def classify_claude_result(content: Any, is_error: bool) -> Outcome:
     """What a Claude Code `tool_result` says happened (facts: module docstring)."""
     text = text_of(content)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..payload import MAIN_AGENT
@@ -21,6 +21,7 @@ from .codex_tools import (
     seconds,
     shell_script,
     split_exec_output,
+    wall_seconds,
 )
 from .jsonl import Clock, Line, text_of, timestamp
 from .model import Outcome, RecordedCall, RecordedEvent
@@ -301,7 +302,23 @@ class CodexStream:
         call.posted = True
         payload = self._tool_payload("PostToolUse", call)
         payload["tool_response"] = self._response(call, completion)
+        self._start_at_wall_time(call)
         self._emit(time, payload, line)
+
+    def _start_at_wall_time(self, call: _CodexCall) -> None:
+        """Rollouts that write a command's call and output at one time (Codex 0.6x) still state
+        how long it ran (`Wall time: 120 seconds`): its PreToolUse fired that long before the
+        output, as the live hook sees it (not before the events already replayed)."""
+        wall = wall_seconds(call.output) if call.tool == "Bash" else None
+        if not wall or not self.events:
+            return
+        for i in range(len(self.events) - 1, -1, -1):
+            event = self.events[i]
+            if event.payload.get("tool_use_id") == call.call_id and event.payload.get("hook_event_name") == "PreToolUse":
+                start = max(self.events[i - 1].time if i else 0.0, event.time - wall)
+                if start < event.time:
+                    self.events[i] = replace(event, time=start)
+                return
 
     def _response(self, call: _CodexCall, completion: Mapping[str, Any] | None) -> Any:
         output = self.outputs.get(call.call_id, call.output)

@@ -63,6 +63,18 @@ def split_exec_output(output: str) -> tuple[str, int | None]:
     return output[match.end() :], int(exit_match.group(1)) if exit_match else None
 
 
+_WALL_TIME = re.compile(r"^Wall time: (\d+(?:\.\d+)?) seconds$", re.M)
+
+
+def wall_seconds(output: Any) -> float | None:
+    """How long a command ran, from the header of its output (`Wall time: 120 seconds`), or None."""
+    if not isinstance(output, str):
+        return None
+    match = _EXEC_HEADER.match(output[:600])
+    found = _WALL_TIME.search(match.group(0)) if match else None
+    return float(found.group(1)) if found else None
+
+
 def shell_script(argv: Any) -> str | None:
     """The script of a Codex `shell` argv (`["bash", "-lc", "cat x"]` gives `cat x`)."""
     if isinstance(argv, str):

@@ -13,8 +13,10 @@ from typing import TYPE_CHECKING
 from .answer_only import answer_only
 from .base import CallContext, ResultContext, TextContext
 from .budgets import bookkeeping_budget, call_budget
+from .continuations import idle_continuations
 from .duplicates import duplicate
 from .repeat import repeat
+from .same_answer import same_answer
 from .same_error import same_error
 from .same_path import same_path
 from .same_result import same_result, same_result_call
@@ -27,7 +29,7 @@ if TYPE_CHECKING:
 ON_CALL: tuple[Rule[CallContext], ...] = (
     answer_only, bookkeeping_budget, duplicate, repeat, same_result_call, same_path, same_error_call, call_budget
 )
-ON_RESULT: tuple[Rule[ResultContext], ...] = (same_error, same_result)
-ON_TEXT: tuple[Rule[TextContext], ...] = (text_loops,)
+ON_RESULT: tuple[Rule[ResultContext], ...] = (same_error, same_result, same_answer)
+ON_TEXT: tuple[Rule[TextContext], ...] = (text_loops, idle_continuations)
 
 __all__ = ["ON_CALL", "ON_RESULT", "ON_TEXT", "CallContext", "ResultContext", "TextContext"]

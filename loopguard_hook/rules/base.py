@@ -70,7 +70,8 @@ class CallContext(NamedTuple):
 class ResultContext(NamedTuple):
     """One tracked call's result, after it was recorded in its signature; `new` when this
     signature had not produced the outcome since the last reset. `tool_input` is the call's
-    input as the client sent it."""
+    input and `response` its `tool_response` (or error text) as the client sent them; `agents`
+    how many agents the session holds (their tables share one budget: `ledger.limits`)."""
 
     config: Config
     caps: Capabilities
@@ -81,6 +82,8 @@ class ResultContext(NamedTuple):
     outcome: Outcome
     new: bool
     tool_input: Any = None
+    response: Any = None
+    agents: int = 1
 
 
 class TextContext(NamedTuple):

@@ -1,0 +1,241 @@
+"""Same answer: different calls of one tool getting one answer (`same_answer_remind_at`).
+
+Progress means evidence new to the agent, not new to one signature. Once a tool has given the
+agent an answer, the same answer to another call of that tool is no new evidence: the curl that
+gets "not accessible on a free plan" from every endpoint, the `find` that prints nothing in every
+directory, `gh run list --limit 1, 2, 3` showing the same old run, every rewording of a commit
+refused by the sandbox. The rule reminds once at least `same_answer_remind_at` distinct calls, in
+as many rounds, got one answer with at most `MAX_GAP` other calls between two of them, and again
+at twice that, quoting the answer.
+
+Answers are compared as `outcome.error_signature` compares errors (paths, numbers, volatile text
+and the lines quoting the call's input removed), after the words the call itself sent are masked
+(`api/v1/people/search is not accessible`: the endpoint is the agent's own) and, in a Codex
+sandbox refusal, the refused command's stdout is left out. What is not an answer, and counts
+neither way:
+
+- an empty or short output of a successful call (`mkdir`, `cp`, `git add` print nothing; a test
+  prints `OK`), except an empty answer to a question (`find`, `grep`, `ls`… `QUESTIONS`) or a
+  shell command that ran `SILENT_SECONDS` or more and printed nothing (a hung `git push` whose
+  timeout the client does not report);
+- a bare `Exit code 1` of a command that is not a question.
+
+A successful edit, write or patch forgets every answer (an edit before a rerun is ordinary work),
+and so does a user prompt (`ledger.reset_agent`). Identical calls are the repeat rule's; calls
+issued together (one batch) are one round, as for the same-error rule.
+
+A finished poll (`finished_poll`): re-reading the output of a background command that has ended
+(`BashOutput`, `TaskOutput` with status completed, failed or killed) gives the same answer every
+time, however much else happens between the reads: the third read of one unchanged finished
+output is reminded whatever the calls between brought.
+
+The ledger is `Agent.answers`, at most `ledger.MAX_ANSWERS` entries, fewer as agents join
+(`answer_limit`); in a session of more than `SESSION_ANSWERS` agents the rule rests.
+"""
+
+import re
+from typing import Any
+
+from .. import messages as msg
+from ..decision import Action, Decision, Rule
+from ..ledger import MAX_ANSWER_SIGS, MAX_ANSWERS, AnswerEntry, limits, trim
+from ..outcome import Failure, error_signature, preview
+from ..redact import redact_prefix
+from ..shellwords import SHELL_KEYS, SHELL_TOOLS
+from ..signature import digest, normalise_text
+from ..tools import matches
+from .base import ResultContext
+
+#: Other calls allowed between two calls that got one answer (a status check, a diagnostic).
+MAX_GAP = 2
+#: Answer entries the session's agents share (at most `MAX_ANSWERS` each): the state budget
+#: (`tests/test_many_agents.py`) has room for about one an agent at 32 agents and none beyond,
+#: where the rule rests.
+SESSION_ANSWERS = 32
+#: How much of an answer is masked and compared; a longer one must also be equal as a whole.
+HEAD_CHARS = 2000
+#: A successful output shorter than this (after trimming) says too little to be "one answer":
+#: `OK`, `0`, `done`, a commit id.
+MIN_ANSWER_CHARS = 40
+#: A successful check that took this long waited first: its answer may repeat.
+WAIT_SECONDS = 30.0
+#: A shell command that printed nothing after this long most likely hung and was killed (Codex
+#: sends no exit code and no text for a timed-out command to its hooks: corpus rollout of
+#: 2025-11-29, `git push` x4 at 2-4 minutes each).
+SILENT_SECONDS = 60.0
+#: Commands that look for a file, whose empty output is an answer ("not here"), not the silence
+#: of success. A text search (`grep`, `rg`) is left out: each pattern is another question, and
+#: many finding nothing is how a search narrows down.
+QUESTIONS = r"(find|ls|fd|locate|which|whereis|git\s+ls-files)\b"
+_LEAD = r"\A\s*(?:(?:cd|pushd)\s+\S+\s*(?:&&|;)\s*)*(?:[A-Za-z_]\w*=\S*\s+)*(?:sudo\s+|command\s+)?"
+_BARE_NO = r"\A\s*(?:Exit code:? |Process exited with code )1\s*\Z"
+_WAIT = r"\A\s*(?:sleep|wait|timeout\s+\S+\s+sleep)\b[\s\d.smh]*\Z"
+#: A Codex sandbox refusal: `failed in sandbox <kind> with execution error: sandbox denied exec
+#: error, exit code: N, stdout: <output>, stderr: <error>` (rollouts of Codex 0.2x-0.3x).
+_SANDBOX_STDOUT = r"\Afailed in sandbox .*?(exit code: -?\d+), stdout: .*?, stderr: "
+#: A word of the output that the call may have sent itself: a path or URL piece, a file name,
+#: an identifier with `_` or `.` (plain words such as `main` stay: an answer is made of them).
+_WORD = r"[\w.@+-]*(?:/[\w.@+-]+)+|[\w@+-]*[._][\w.@+-]+"
+#: The statuses of a background command that has ended (Claude Code `BashOutput` `status`,
+#: `TaskOutput` `task.status`; transcript text `<status>failed</status>`; corpus transcripts).
+FINISHED = frozenset({"completed", "failed", "killed"})
+POLL_TOOLS = frozenset({"BashOutput", "TaskOutput"})
+_STATUS_TEXT = r"<status>(\w+)</status>"
+
+
+def same_answer(ctx: ResultContext) -> Decision | None:
+    """Record the call's answer; remind when different calls keep getting it (module docstring)."""
+    threshold = ctx.config.same_answer_remind_at
+    if not threshold or not answer_limit(ctx.agents):
+        ctx.agent.pop("answers", None)
+        return None
+    answers = ctx.agent.setdefault("answers", {})
+    if ctx.outcome.failure == Failure.NONE and _writes(ctx):
+        answers.clear()
+        return None
+    if ctx.tool in POLL_TOOLS:
+        return finished_poll(ctx, answers, threshold)
+    keys = answer_key(ctx)
+    if keys is None:
+        return None
+    # The ledger keeps a short digest of each answer's key (the state file's budget).
+    short = [("e" if ":empty:" in k else "a") + digest(k.encode("utf-8", "surrogatepass"))[:15] for k in keys]
+    key = next((k for k in short if k in answers), short[-1])
+    seq = ctx.agent["attempts"]  # the agent's attempts so far: how far apart two answers are
+    entry = answers.get(key)
+    if entry is None or seq - entry["seq"] - 1 > MAX_GAP:
+        entry = answers[key] = {"sigs": [], "seq": seq, "t": ctx.call["t"]}
+    entry["seq"], entry["t"] = seq, ctx.call["t"]
+    seen = entry.get("seen")
+    if seen is None or ctx.call["t"] >= seen:  # issued after the model saw this answer: a new round
+        entry["rounds"] = entry.get("rounds", 0) + 1
+        entry["seen"] = ctx.agent["updated"]
+    if ctx.call["sig"] not in entry["sigs"]:
+        entry["sigs"].append(ctx.call["sig"])
+        del entry["sigs"][:-MAX_ANSWER_SIGS]
+    trim(answers, answer_limit(ctx.agents), lambda k: answers[k]["t"])
+    distinct, level = len(entry["sigs"]), entry.get("level", 0)
+    # "Nothing here" from different places is the answer of many a search: one call more.
+    need = threshold * (level + 1) + (1 if key.startswith("e") else 0)
+    if min(distinct, entry["rounds"]) < need or level >= 2:
+        return None
+    entry["level"] = level + 1
+    return _reminder(ctx, distinct)
+
+
+def finished_poll(ctx: ResultContext, answers: dict[str, AnswerEntry], threshold: int) -> Decision | None:
+    """The reads of one finished background command's unchanged output (module docstring)."""
+    if not _finished(ctx.response, ctx.outcome.text):
+        return None
+    key = "p" + digest(f"{ctx.call['sig']}:{ctx.outcome.fingerprint}".encode())[:15]
+    entry = answers.setdefault(key, {"sigs": [], "seq": 0, "t": ctx.call["t"]})
+    entry["reads"] = reads = entry.get("reads", 0) + 1
+    entry["t"] = ctx.call["t"]
+    trim(answers, answer_limit(ctx.agents), lambda k: answers[k]["t"])
+    level = entry.get("level", 0)
+    if reads < threshold * (level + 1) or level >= 2:
+        return None
+    entry["level"] = level + 1
+    limit = ctx.config.result_preview_chars
+    quoted = preview(redact_prefix(ctx.outcome.text, limit + 1), limit)
+    text = msg.finished_poll_reminder(ctx.tool, reads, quoted, limit)
+    return Decision(Action.REMIND, Rule.SAME_ANSWER, text, times=reads, tool=ctx.tool)
+
+
+def answer_limit(agents: int) -> int:
+    """The entries each agent keeps when the session holds `agents` agents (as `ledger.fit`)."""
+    return min(limits(agents).errors, MAX_ANSWERS, SESSION_ANSWERS // max(1, agents))
+
+
+def answer_key(ctx: ResultContext) -> tuple[str, ...] | None:
+    """What the call's answer is, as compared between calls (the keys it may be known by, the
+    one to file it under last), or None when it says nothing."""
+    text, tool_input = ctx.outcome.text, ctx.tool_input
+    command = _command(ctx.tool, tool_input)
+    body = text.strip()
+    asked = re.match(_LEAD + QUESTIONS, command) if command is not None else None
+    nothing = _no_match(ctx.response)
+    if not body or (asked and re.match(_BARE_NO, body[:64])) or nothing:
+        if asked or (nothing and ctx.tool == "Glob"):  # a file looked for in place after place
+            return (f"{ctx.tool}:empty:{asked.group(1) if asked else ''}",)
+        duration = ctx.agent["updated"] - ctx.call["t"]
+        if command is not None and duration >= SILENT_SECONDS and not re.match(_WAIT, command):
+            return (f"{ctx.tool}:silent",)
+        return None
+    if ctx.outcome.failure == Failure.HARD or (ctx.outcome.failure == Failure.NONE and len(body) < MIN_ANSWER_CHARS):
+        return None  # a failure the client reports is the same-error rule's
+    if ctx.outcome.failure == Failure.SOFT:
+        # An error read from the text is the same-error rule's too, except a sandbox refusal:
+        # there the refused command's own output, which differs each time, is left out.
+        head, found = re.subn(_SANDBOX_STDOUT, r"\1, stderr: ", body[:HEAD_CHARS], count=1, flags=re.DOTALL)
+        if not found:
+            return None
+        return (f"{ctx.tool}:{error_signature(_mask_sent(head, tool_input), tool_input)}",)
+    if ctx.agent["updated"] - ctx.call["t"] >= WAIT_SECONDS:
+        return None  # a check that waited first (`sleep 60 && gh run view`): a poll, not a loop
+    # A success is data: its numbers and paths stay (two files of one template differ in their
+    # dates), and a long one is compared whole. It is known by what it says as it is and with
+    # the words the call sent masked, whichever the agent has met.
+    whole = ctx.outcome.fingerprint[:16] if len(body) > HEAD_CHARS else ""
+    texts = (body[:HEAD_CHARS], _mask_sent(body[:HEAD_CHARS], tool_input))
+    return tuple(f"{ctx.tool}:{digest(normalise_text(t).encode('utf-8', 'surrogatepass'))}{whole}" for t in texts)
+
+
+def _mask_sent(text: str, tool_input: Any) -> str:
+    """`text` with the words that the call's own arguments hold masked."""
+    if not isinstance(tool_input, dict):
+        return text
+    sent = "\n".join(v for v in tool_input.values() if isinstance(v, str))
+    if not sent:
+        return text
+
+    def mask(found: re.Match[str]) -> str:
+        word = found.group(0)
+        last = word.rstrip("/").rsplit("/", 1)[-1]
+        return "<sent>" if word in sent or (len(last) >= 3 and last in sent) else word
+
+    return re.sub(_WORD, mask, text)
+
+
+def _no_match(response: Any) -> bool:
+    """A search tool finding nothing (Claude Code Glob and Grep: `numFiles` 0 and no `content`;
+    2.1.332 transcripts)."""
+    return isinstance(response, dict) and response.get("numFiles") == 0 and not response.get("content")
+
+
+def _command(tool: str, tool_input: Any) -> str | None:
+    if tool not in SHELL_TOOLS or not isinstance(tool_input, dict):
+        return None
+    for key in SHELL_KEYS:
+        value = tool_input.get(key)
+        if isinstance(value, str):
+            return value
+        if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+            return str(value[-1])  # Codex's argv: ["bash", "-lc", "<script>"]
+    return None
+
+
+def _finished(response: Any, text: str) -> bool:
+    """Whether a poll's result says its background command has ended."""
+    if isinstance(response, dict):
+        task = response.get("task")
+        status = task.get("status") if isinstance(task, dict) else response.get("status")
+        return isinstance(status, str) and status in FINISHED
+    found = re.search(_STATUS_TEXT, text[:200])
+    return found is not None and found.group(1) in FINISHED
+
+
+def _writes(ctx: ResultContext) -> bool:
+    """A call that wrote a file: a mutating tool, or a shell command carrying a patch."""
+    if matches(ctx.tool, ctx.config.mutating_tools):
+        return True
+    command = _command(ctx.tool, ctx.tool_input)
+    return command is not None and "*** Begin Patch" in command
+
+
+def _reminder(ctx: ResultContext, count: int) -> Decision:
+    limit = ctx.config.result_preview_chars
+    shown = ctx.outcome.text.strip()
+    quoted = preview(redact_prefix(shown, limit + 1), limit) if shown else ""
+    text = msg.same_answer_reminder(ctx.tool, count, quoted, limit)
+    return Decision(Action.REMIND, Rule.SAME_ANSWER, text, times=count, tool=ctx.tool)

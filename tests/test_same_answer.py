@@ -1,0 +1,109 @@
+"""The same-answer rule: its setting, where it is on, and what counts as an answer."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import pytest
+
+from loopguard_hook.config import ConfigError, Layer, resolve
+from loopguard_hook.ledger import MAX_ANSWER_SIGS, new_agent
+from loopguard_hook.outcome import outcome_of_response
+from loopguard_hook.profiles import PROFILE_DEFAULTS, Config
+from loopguard_hook.rules.base import ResultContext
+
+rule = importlib.import_module("loopguard_hook.rules.same_answer")
+
+
+def test_a_threshold_of_one_is_refused() -> None:
+    with pytest.raises(ConfigError, match="same_answer_remind_at.*0 \\(off\\) or >= 2"):
+        resolve([Layer("test.toml", {"same_answer_remind_at": 1})])
+    assert resolve([Layer("test.toml", {"same_answer_remind_at": 0})]).config.same_answer_remind_at == 0
+
+
+@pytest.mark.parametrize("profile", ["reminder", "breaker", "progress"])
+def test_the_seed_profiles_keep_it_off(profile: str) -> None:
+    assert PROFILE_DEFAULTS[profile]["same_answer_remind_at"] == 0
+
+
+def test_balanced_has_it_on() -> None:
+    assert Config().same_answer_remind_at == 3
+
+
+def _ctx(tool: str, tool_input: Any, response: Any, *, took: float = 0.5) -> ResultContext:
+    agent = new_agent(100.0 + took)
+    call = {"sig": "s", "t": 100.0, "seq": 1, "phase": "done"}
+    outcome = outcome_of_response(tool, response)
+    return ResultContext(Config(), None, agent, call, {}, tool, outcome, True, tool_input, response)  # type: ignore[arg-type]
+
+
+def _bash(command: str, stdout: str, *, took: float = 0.5) -> ResultContext:
+    return _ctx("Bash", {"command": command}, {"stdout": stdout, "stderr": ""}, took=took)
+
+
+@pytest.mark.parametrize(
+    ("command", "stdout"),
+    [
+        ("mkdir -p out", ""),
+        ("git add a.txt", ""),
+        ("python tests/test_a.py", "OK\n"),
+        ('grep -rn "parseConfig" src/', ""),
+        ("sleep 70", ""),
+    ],
+)
+def test_what_says_nothing(command: str, stdout: str) -> None:
+    took = 70.0 if command.startswith("sleep") else 0.5
+    assert rule.answer_key(_bash(command, stdout, took=took)) is None
+
+
+def test_an_empty_file_search_is_an_answer() -> None:
+    keys = rule.answer_key(_bash("find src -name config.yaml", ""))
+    assert keys is not None and ":empty:" in keys[-1]
+
+
+def test_a_long_silence_is_an_answer() -> None:
+    keys = rule.answer_key(_bash("git push origin main", "", took=125.0))
+    assert keys is not None and keys[-1].endswith(":silent")
+
+
+def test_a_check_that_waited_is_no_answer() -> None:
+    out = "completed\tfailure\tFix deployment\tCI/CD Pipeline\tmain\tpush\t17456183654\t3m59s\n"
+    assert rule.answer_key(_bash("sleep 60 && gh run list --limit 1", out, took=61.0)) is None
+    assert rule.answer_key(_bash("gh run list --limit 1", out)) is not None
+
+
+def test_the_words_the_call_sent_are_masked() -> None:
+    def refusal(endpoint: str) -> ResultContext:
+        out = f'{{"error":"api/v1/{endpoint} is not accessible with this api_key on a free plan."}}\n403'
+        return _bash(f'curl -s -X POST "https://api.example.io/v1/{endpoint}"', out)
+
+    first, second = rule.answer_key(refusal("people/search")), rule.answer_key(refusal("mixed_people/api_search"))
+    assert first is not None and second is not None
+    assert first[-1] == second[-1]  # the masked answer is one
+    assert first[0] != second[0]  # as printed, the two differ
+
+
+def test_two_files_of_one_template_are_two_answers() -> None:
+    a = _ctx("Read", {"file_path": "/r/a.md"}, "# Candidate queue\n\nGenerated: 2026-05-19 09:54\n" + "x" * 40)
+    b = _ctx("Read", {"file_path": "/r/b.md"}, "# Candidate queue\n\nGenerated: 2026-05-19 10:10\n" + "x" * 40)
+    assert set(rule.answer_key(a) or ()).isdisjoint(rule.answer_key(b) or ())
+
+
+def test_an_answer_keeps_a_bounded_list_of_calls() -> None:
+    ctx = _bash("curl -s https://api.example.io/v1/a", '{"error":"not accessible with this api_key on a free plan"}')
+    for i in range(3 * MAX_ANSWER_SIGS):
+        call = {"sig": f"s{i}", "t": 100.0 + 2 * i, "seq": i, "phase": "done"}
+        ctx.agent["attempts"] = i
+        ctx.agent["updated"] = 101.0 + 2 * i
+        rule.same_answer(ctx._replace(call=call))
+    entries = [e for e in ctx.agent.get("answers", {}).values() if e["sigs"]]
+    assert entries and all(len(e["sigs"]) <= MAX_ANSWER_SIGS for e in entries)
+    assert max(e.get("level", 0) for e in entries) == 2  # reminded twice, then never again
+
+
+def test_idle_continuations_setting() -> None:
+    with pytest.raises(ConfigError, match="max_idle_continuations.*0 \\(off\\) or >= 2"):
+        resolve([Layer("test.toml", {"max_idle_continuations": 1})])
+    assert Config().max_idle_continuations == 5
+    assert all(PROFILE_DEFAULTS[p]["max_idle_continuations"] == 0 for p in ("reminder", "breaker", "progress"))
