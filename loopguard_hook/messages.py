@@ -184,7 +184,7 @@ def idle_continuation_stop(count: int) -> str:
 _VARIANTS: tuple[tuple[str, str, str], ...] = (
     # The same-error wall's escalation (`rules/walls.py`).
     ("same_error_stop", "REPEAT_TOOL_BLOCKED: this call was not run: ", " went on after it was denied"),
-    ("same_error_denial", "REPEAT_TOOL_BLOCKED: this call was not run: ", " also after the reminder"),
+    ("same_error_denial", "REPEAT_TOOL_BLOCKED: this call was not run: ", " is a retry of a call that already failed"),
     ("same_error_late_stop", f"[{PREFIX}] ", ". The loop guard is ending this turn: tell the user"),
     ("same_error_advice", f"[{PREFIX}] ", " also after the reminder: "),
     ("stop_ending_turn", "REPEAT_TOOL_BLOCKED: this ", ". The loop guard is ending this turn"),

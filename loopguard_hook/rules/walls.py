@@ -184,17 +184,25 @@ def same_error_call(ctx: CallContext) -> Decision | None:
     quote, has_file = entry.get("quote", ""), target is not None
     advice = advice_text(what, this_round - 1, quote, has_file=has_file)
     denied_t = entry.get("denied_t")
-    if denied_t is not None and ctx.now - denied_t > cfg.parallel_window_seconds:
+    # A call issued with the denied one (one parallel batch: within the window, and no failure
+    # of the wall came back since) is denied with it; a failure since means the model went on.
+    failed_since = rounds > entry.get("denied_r", rounds)
+    if denied_t is not None and (failed_since or ctx.now - denied_t > cfg.parallel_window_seconds):
         # After its denial the wall's next call goes ahead (the model may have changed its
         # approach); once one has failed the same way again, the next one ends the turn.
         if not (cfg.same_error_stop_at and this_round >= cfg.same_error_stop_at and rounds > entry.get("denied_r", rounds)):
             return None
         text = stop_text(what, this_round, quote, has_file=has_file, ends_turn=ctx.ends_turn, pauses=ctx.pauses_tools)
         reason = f"{PREFIX} ended the turn: {what} kept failing the same way after a denial. Send a new message to continue."
-        return Decision(Action.STOP, Rule.SAME_ERROR, text, stop_reason=reason, advice=advice)
-    # The first call after the reminder, and any issued with it (a parallel batch), is denied.
-    entry["denied_t"], entry["denied_r"] = ctx.now, rounds
-    return Decision(Action.DENY, Rule.SAME_ERROR, denial_text(what, this_round, quote, has_file=has_file), advice=advice)
+        return Decision(
+            Action.STOP, Rule.SAME_ERROR, text, times=this_round - 1, tool=ctx.tool, stop_reason=reason, advice=advice
+        )
+    # The first call after the reminder, and any issued with it (a parallel batch), is denied;
+    # the batch is timed from the first denial.
+    if denied_t is None:
+        entry["denied_t"], entry["denied_r"] = ctx.now, rounds
+    text = denial_text(what, this_round, quote, has_file=has_file)
+    return Decision(Action.DENY, Rule.SAME_ERROR, text, times=this_round - 1, tool=ctx.tool, advice=advice)
 
 
 def wall_round(entry: ErrorEntry) -> int:
@@ -224,11 +232,11 @@ def _instead(has_file: bool) -> str:
 
 
 def denial_text(what: str, count: int, quote: str, *, has_file: bool) -> str:
-    """`REPEAT_TOOL_BLOCKED` for the next call of a wall the model was reminded of."""
+    """`REPEAT_TOOL_BLOCKED` for an identical retry of a failed call of a wall the model was reminded of."""
     return (
-        f"REPEAT_TOOL_BLOCKED: this call was not run: {what} has failed {count - 1} times with the same error, "
-        f'also after the reminder (loop guard policy, not a tool failure). The error: """{quote}""". '
-        f"Do not send the same kind of call again. {_instead(has_file)}"
+        f"REPEAT_TOOL_BLOCKED: this call was not run: it is a retry of a call that already failed, and {what} has "
+        f"failed {count - 1} times with the same error (loop guard policy, not a tool failure). The error: "
+        f'"""{quote}""". Do not retry a failed call unchanged. {_instead(has_file)}'
     )
 
 
@@ -252,7 +260,7 @@ def advice_text(what: str, count: int, quote: str, *, has_file: bool) -> str:
     """A denial of a wall's call as a reminder (`advise` mode: the call goes ahead)."""
     return (
         f'[{PREFIX}] {what} has failed {count} times with the same error, also after the reminder: """{quote}""". '
-        f"Sending the same kind of call again will not help. {_instead(has_file)}."
+        f"Retrying a call that already failed this way will not help. {_instead(has_file)}."
     )
 
 
