@@ -15,7 +15,9 @@ sandbox refusal, the refused command's stdout is left out. What is not an answer
 neither way:
 
 - an empty or short output of a successful call (`mkdir`, `cp`, `git add` print nothing; a test
-  prints `OK`), except an empty answer to a question (`find`, `grep`, `ls`… `QUESTIONS`) or a
+  prints `OK`), except an empty answer to a question (`find`, `ls`… `QUESTIONS`), an empty
+  read of one file (`cat`, `head`, `jq … FILE`… `READERS`, output not sent to a file: the file
+  is empty, however it is read), or a
   shell command that ran `SILENT_SECONDS` or more and printed nothing (a hung `git push` whose
   timeout the client does not report);
 - a bare `Exit code 1` of a command that is not a question.
@@ -67,6 +69,12 @@ SILENT_SECONDS = 60.0
 #: of success. A text search (`grep`, `rg`) is left out: each pattern is another question, and
 #: many finding nothing is how a search narrows down.
 QUESTIONS = r"(find|ls|fd|locate|which|whereis|git\s+ls-files)\b"
+#: Commands that only read a file and print it, or part of it: printing nothing, the file is
+#: empty, or holds nothing of what was asked, whichever way it is asked (jq by id, by index,
+#: head, cat: a file emptied on disk, read ten ways; held-out corpus session 05033c3a).
+READERS = r"(cat|head|tail|jq|nl|tac|cut|sort|uniq|xxd|od|hexdump|strings)\s"
+_SEGMENTS = r"\|\|?|&&|;|\n"
+_TO_FILE = r"(?:\A|[^0-9&>])>>?(?!\s*&)|\btee\b|\bsponge\b"
 _LEAD = r"\A\s*(?:(?:cd|pushd)\s+\S+\s*(?:&&|;)\s*)*(?:[A-Za-z_]\w*=\S*\s+)*(?:sudo\s+|command\s+)?"
 _BARE_NO = r"\A\s*(?:Exit code:? |Process exited with code )1\s*\Z"
 _WAIT = r"\A\s*(?:sleep|wait|timeout\s+\S+\s+sleep)\b[\s\d.smh]*\Z"
@@ -158,6 +166,9 @@ def answer_key(ctx: ResultContext) -> tuple[str, ...] | None:
     if not body or (asked and re.match(_BARE_NO, body[:64])) or nothing:
         if asked or (nothing and ctx.tool == "Glob"):  # a file looked for in place after place
             return (f"{ctx.tool}:empty:{asked.group(1) if asked else ''}",)
+        read = _file_read(command) if command is not None and not body else None
+        if read is not None:  # one file read by one command after another, printing nothing
+            return (f"{ctx.tool}:empty:file:{read}",)
         duration = ctx.agent["updated"] - ctx.call["t"]
         if command is not None and duration >= SILENT_SECONDS and not re.match(_WAIT, command):
             return (f"{ctx.tool}:silent",)
@@ -201,6 +212,20 @@ def _no_match(response: Any) -> bool:
     """A search tool finding nothing (Claude Code Glob and Grep: `numFiles` 0 and no `content`;
     2.1.332 transcripts)."""
     return isinstance(response, dict) and response.get("numFiles") == 0 and not response.get("content")
+
+
+def _file_read(command: str) -> str | None:
+    """The file a command only reads and prints (`cat`, `head`, `jq … FILE`), as the command
+    names it, when it is the last word of the command's first part; else None."""
+    found = re.match(_LEAD + READERS, command[:1024])
+    if found is None or re.search(_TO_FILE, command[:1024]):
+        return None  # its output went to a file (`cat a | jq … > b && mv b a`): a write
+    part = re.split(_SEGMENTS, command[found.end() : 1024], maxsplit=1)[0]
+    words = [w for w in part.split() if not re.fullmatch(r"2>(?:&1|/dev/null)", w)]
+    last = words[-1].strip("'\"") if words else ""
+    if last.startswith("-") or not re.fullmatch(r"[\w.~/@+-]*[\w~@+-][./][\w.@+-]*\w", last):
+        return None
+    return last.removeprefix("./")
 
 
 def _command(tool: str, tool_input: Any) -> str | None:
