@@ -101,7 +101,7 @@ if TYPE_CHECKING:
         denied_t: NotRequired[float]  # when a call of this wall was denied after the reminder (`rules.walls`)
         denied_r: NotRequired[int]  # the wall's rounds then
         late: NotRequired[bool]  # its last failure was seen only by a post event (`rules.walls`)
-        idle: NotRequired[bool]  # a call succeeded since its last failure: not armed (`rules.walls`)
+        idle: NotRequired[int]  # its rounds when a call last succeeded: not armed until two more (`rules.walls`)
 
     class AnswerEntry(TypedDict):
         """One tool:answer of the same-answer rule (`rules/same_answer.py`)."""

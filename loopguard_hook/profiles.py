@@ -37,7 +37,7 @@ class Config(NamedTuple):
     max_bookkeeping_calls_since_progress: int = 16
     same_error_remind_at: int = 3
     same_error_deny_at: int = 4
-    same_error_stop_at: int = 5
+    same_error_stop_at: int = 0
     same_answer_remind_at: int = 3
     new_failure_is_evidence: bool = True
     evidence_call_counts: bool = True

@@ -63,7 +63,9 @@ _PATCH_PATH = r"^\*\*\* (?:Add|Update|Delete) File: (.+)$"
 
 
 def target_of(tool_input: Any, config: Config) -> str | None:
-    """The file a call works on, by its last path component: the path a file tool names
+    """The file a call works on, by its last two path components (`ui/vite.config.ts`: the
+    same file named absolutely or from the project root; `packages/a/package.json` and
+    `packages/b/package.json` are two files): the path a file tool names
     (`path_keys`), or the first file of a patch (`*** Update File: …`, Codex's `apply_patch`,
     also run through its shell as `apply_patch <<'EOF'`). None when the call names no file."""
     path = path_of(tool_input, config)
@@ -74,7 +76,8 @@ def target_of(tool_input: Any, config: Config) -> str | None:
             path = found.group(1).strip() if found else None
     if not path:
         return None
-    return path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1] or path
+    parts = [p for p in path.replace("\\", "/").split("/") if p not in ("", ".")]
+    return "/".join(parts[-2:]) or path
 
 
 def mutated_paths(tool: str, tool_input: Any, config: Config) -> list[str] | None:

@@ -46,12 +46,12 @@ def test_the_seed_profiles_do_not_escalate() -> None:
         defaults = PROFILE_DEFAULTS[profile]
         assert defaults["same_error_deny_at"] == defaults["same_error_stop_at"] == 0
     balanced = resolve([]).config
-    assert (balanced.same_error_deny_at, balanced.same_error_stop_at) == (4, 5)
+    assert (balanced.same_error_deny_at, balanced.same_error_stop_at) == (4, 0)  # the end of turn is the repeat rule's
 
 
 def test_the_end_must_come_after_the_denial() -> None:
     with pytest.raises(ConfigError, match="same_error_stop_at .5. must be greater than same_error_deny_at .5."):
-        resolve([Layer("test.toml", {"same_error_deny_at": 5})])
+        resolve([Layer("test.toml", {"same_error_deny_at": 5, "same_error_stop_at": 5})])
     assert resolve([Layer("test.toml", {"same_error_deny_at": 5, "same_error_stop_at": 0})]).config.same_error_deny_at == 5
 
 

@@ -31,7 +31,7 @@ STOP_EVENTS = frozenset({"Stop", "SubagentStop"})
 NEW_SHARE = 0.25
 #: Words of a chain remembered (4 hex characters each).
 MAX_WORDS = 160
-_WORD = r"[A-Za-z0-9_.-]{3,}"
+_WORD = r"[\w.-]{3,}"  # any script: Chinese or Russian chapters are words too
 
 
 def idle_continuations(ctx: TextContext) -> Decision | None:

@@ -60,12 +60,15 @@ def same_error(ctx: ResultContext) -> Decision | None:
         return None
     if re.match(_BARE_NO, outcome.text[:64]):
         return None
+    # A call first seen by PostToolBatch whose answer is a validation rejection never ran; one
+    # whose PreToolUse record the state budget dropped ran, and its answer says so.
+    rejected = bool(ctx.call.get("late")) and "<tool_use_error>" in outcome.text[:256]
     key = f"{tool[:MAX_ID_CHARS]}:{file_id or ''}:{error_signature(outcome.text, ctx.tool_input)}"
     entry = errors.setdefault(key, {"sigs": [], "t": ctx.call["t"]})
     rounds_before, level = entry.get("rounds", 0), entry.get("level", 0)
     # Calls seen first in one batch event (validation rejections issued together) came before
     # the model saw the reminder given at the first of them: no round after the reminder.
-    sibling = ctx.call.get("late") and entry["sigs"] and entry["t"] == ctx.call["t"]
+    sibling = rejected and entry["sigs"] and entry["t"] == ctx.call["t"]
     if file_id is not None:
         entry["target"] = file_id
     entry["t"] = ctx.call["t"]
@@ -77,13 +80,12 @@ def same_error(ctx: ResultContext) -> Decision | None:
         del entry["sigs"][:-MAX_ERROR_SIGS]
     walls.note_shape(entry, shape)
     if escalates:
-        entry["late"] = bool(ctx.call.get("late"))
-        entry.pop("idle", None)  # failing again: armed again
+        walls.failed_again(entry, rejected=rejected)
     trim(errors, MAX_ERRORS, lambda k: errors[k]["t"])
     distinct, rounds = len(entry["sigs"]), entry.get("rounds", 1)
     due = rounds >= 2 and distinct >= 2 and max(distinct, rounds) >= threshold * (level + 1) and level < 2
     # A new round of a reminded wall that no PreToolUse saw (parallel siblings are one round).
-    late = escalates and level >= 1 and ctx.call.get("late") and rounds > rounds_before and not sibling
+    late = escalates and level >= 1 and rejected and rounds > rounds_before and not sibling
     if not (due or late):
         return None
     count = max(entry["n"], distinct)
@@ -124,8 +126,13 @@ def _count_round(entry: ErrorEntry, *, issued: float, answered: float) -> None:
 
 
 def _changes_file(ctx: ResultContext) -> bool:
-    """Whether the call writes its file: a mutating tool, or a command carrying a patch."""
+    """Whether the call writes its file: a mutating tool, a command carrying a patch, or one
+    that edits in place (`sed -i`, `perl -pi`)."""
     if matches(ctx.tool, ctx.config.mutating_tools):
         return True
     command = ctx.tool_input.get("command") if isinstance(ctx.tool_input, dict) else None
-    return isinstance(command, str) and "*** Begin Patch" in command
+    return isinstance(command, str) and ("*** Begin Patch" in command or re.search(_IN_PLACE, command[:4096]) is not None)
+
+
+#: A shell edit in place of the file the command names (`sed -i`, `sed -i.bak`, `perl -pi -e`).
+_IN_PLACE = r"\b(?:sed|gsed)\s+(?:-[^\s]*\s+)*-i|\bperl\s+(?:-\w+\s+)*-\w*i"

@@ -1,15 +1,20 @@
 """Escalation of a same-error wall that goes on after its reminder (`same_error_deny_at`,
-`same_error_stop_at`; balanced only, 0 in the seed profiles).
+`same_error_stop_at`; balanced denies at 4 and leaves the end of turn to the repeat rule, stop
+0; 0 in the seed profiles).
 
 The same-error rule (`same_error.py`) reminds when calls keep failing the same way. When the
 model goes on and sends again a call that already failed this way (an identical retry: it
 would fail the same way), it is denied at PreToolUse, with the error quoted and what to do
-instead. A new call of the wall goes ahead: it may be the fix (a patch matching the file's real
-text, a command with another flag), and on held-out real sessions denying such calls denied the
-working one. The call after the denial goes ahead (the model may have changed its approach);
-once one has failed the same way again, the next one ends the turn (Claude Code
-`continue: false`; Codex takes no end of turn at PreToolUse: a denial with a final text; on
-DSH tool calls pause for the rest of the turn, `delivery.end_of_turn`).
+instead, unless it comes `slow_repeat_seconds` or more after its last run (a poll: a server
+starting, CI pending, a rate limit) or the model has chosen fewer than `same_error_deny_at`
+rounds (a parallel batch of distinct calls is one). A new call of the wall goes ahead: it may
+be the fix (a patch matching the file's real text, a command with another flag), and on
+held-out real sessions denying such calls denied the working one. With `same_error_stop_at`
+set, the call after the denial goes ahead (the model may have changed its approach); once one
+has failed the same way again, the next one ends the turn (Claude Code `continue: false`;
+Codex takes no end of turn at PreToolUse: a denial with a final text; on DSH tool calls pause
+for the rest of the turn, `delivery.end_of_turn`). Balanced leaves that end to the repeat
+rule's `stop_at`.
 
 A call is in a wall when it is the same tool, on the same file (`tools.target_of`; a patch of
 the same kind) or, for a call that names no file, run the same way (`shape_of`: the programs of
@@ -32,9 +37,10 @@ the host validates the next call before it runs, so an Edit made right after a R
 and a wrong one is rejected and ends the turn.
 
 A wall ends when a call of the same tool run the same way succeeds (it works now), and, as
-before, when a call that changes the file succeeds (`same_error.py`). Any other success
-disarms every reminded wall of calls that name no file (the agent found a way on): its rounds
-and reminder are kept, and its next failure arms it again.
+before, when a call that changes the file succeeds (`same_error.py`: an edit tool, a patch,
+`sed -i`). Any other success disarms every reminded wall of calls that name no file (the agent
+found a way on, or fixed something the guard cannot see): its rounds and reminder are kept, and
+it is armed again once it has failed two more rounds (one flaky failure does not arm it).
 """
 
 import re
@@ -141,9 +147,18 @@ def answered(errors: dict[str, ErrorEntry], tool: str, file_id: str | None, shap
         del errors[key]
     for entry in errors.values():
         if "target" not in entry and entry.get("level", 0) >= 1:
-            entry["idle"] = True
+            entry["idle"] = entry.get("rounds", 1)
             entry.pop("denied_t", None)
             entry.pop("denied_r", None)
+
+
+def failed_again(entry: ErrorEntry, *, rejected: bool) -> None:
+    """A wall's new failure: whether it was a validation rejection (`late`), and, after a
+    success disarmed it (a fix the guard cannot see: a subagent's, a shell edit), armed again
+    only once it has failed two more rounds, not by one flaky rerun."""
+    entry["late"] = rejected
+    if entry.get("rounds", 1) - entry.get("idle", -2) >= 2:
+        entry.pop("idle", None)
 
 
 def file_id_of(target: str | None) -> str | None:
@@ -157,7 +172,11 @@ def same_error_call(ctx: CallContext) -> Decision | None:
     if not cfg.same_error_remind_at or not ctx.counted:
         return None
     if ctx.event.event != "PreToolUse":
-        ctx.call["late"] = True  # seen only after it ran: counted by its event (`same_error.py`)
+        # First seen by PostToolBatch: a call rejected before it ran (a validation rejection;
+        # a post event without its PreToolUse ran: its Pre hook timed out, or the state budget
+        # dropped its record).
+        if ctx.event.event == "PostToolBatch":
+            ctx.call["late"] = True
         return None
     if not cfg.same_error_deny_at:
         return None
@@ -169,16 +188,19 @@ def same_error_call(ctx: CallContext) -> Decision | None:
     keys = walls_of(errors, ctx.tool, file_id, shape_of(ctx.tool_input, has_file=target is not None))
     # A wall of validation rejections is not denied: the host checks such a call before it runs,
     # so the next one is rejected (and ends the turn, `late_stop`) or is right and goes ahead.
-    armed = [e for e in (errors[k] for k in keys) if e.get("level", 0) >= 1 and not e.get("late") and not e.get("idle")]
-    if not armed:
-        return None
     # Only a call that already failed this way is denied: a different one may be the fix.
+    armed = [e for e in (errors[k] for k in keys) if e.get("level", 0) >= 1 and not e.get("late") and not e.get("idle")]
     armed = [e for e in armed if ctx.call["sig"] in e["sigs"]]
     if not armed:
         return None
     entry = max(armed, key=wall_round)
     this_round, rounds = wall_round(entry) + 1, entry.get("rounds", 1)
-    if this_round < cfg.same_error_deny_at:
+    # Counted in rounds the model chose (a parallel batch of distinct calls is one), and a
+    # retry after a wait is a poll (a server starting, CI pending, a rate limit), as for repeats.
+    if rounds + 1 < cfg.same_error_deny_at or this_round < cfg.same_error_deny_at:
+        return None
+    slow = cfg.slow_repeat_seconds
+    if slow and ctx.previous_time is not None and ctx.now - ctx.previous_time >= slow:
         return None
     what = f"{ctx.tool} on {target[:MAX_ID_CHARS]}" if target else ctx.tool
     quote, has_file = entry.get("quote", ""), target is not None
