@@ -9,8 +9,8 @@ Two kinds of wall:
   where the agent thinks. Distinct files failing once each are several answers, not a wall.
 
 Errors are compared by `outcome.error_signature` (paths, numbers and the input they quote
-removed), files by their last path component (`tools.target_of`: a retry with the absolute path
-is the same file). A failure counts for the rule only as a retry the model chose after it saw the
+removed), files by their last two path components (`tools.target_of`: a retry with the
+absolute path is the same file). A failure counts for the rule only as a retry the model chose after it saw the
 error: calls issued together (a parallel batch, all refused by one permission rule) are one
 round. The rule reminds once the calls that failed this way, at least two of them distinct, reach
 `same_error_remind_at` distinct calls or rounds (and at least two rounds), and again at twice
