@@ -6,8 +6,8 @@ calls in a row (`consecutive`), or attempts of one signature since the last new 
 poll, not a loop: it is only reminded (`LOOP_GUARD_SLOW_REPEAT`). A call first counted at
 Claude Code's PostToolBatch fired no PreToolUse: an input-validation rejection, which never ran
 (research/claude-code-hooks.md), so it is no poll and is never excused as slow; it cannot be
-denied, and ends the turn at `stop_at` (PostToolBatch carries `continue: false`, 2.1.332 LAB). Under `exact_repeat_code` (the
-progress profile) a denial of attempts that were all spelt alike is coded `LOOP_GUARD_DUPLICATE`,
+denied, and ends the turn at `stop_at` (PostToolBatch carries `continue: false`, 2.1.332 LAB).
+Under `exact_repeat_code` (the progress profile) a denial of attempts that were all spelt alike is coded `LOOP_GUARD_DUPLICATE`,
 as the progress seed codes it.
 """
 

@@ -10,9 +10,9 @@ Two kinds of wall:
 
 Errors are compared by `outcome.error_signature` (paths, numbers and the input they quote
 removed), files by their last two path components (`tools.target_of`: a retry with the
-absolute path is the same file). A failure counts for the rule only as a retry the model chose after it saw the
-error: calls issued together (a parallel batch, all refused by one permission rule) are one
-round. The rule reminds once the calls that failed this way, at least two of them distinct, reach
+absolute path is the same file). A failure counts for the rule only as a retry the model chose
+after it saw the error: calls issued together (a parallel batch, all refused by one permission
+rule) are one round. The rule reminds once the calls that failed this way, at least two of them distinct, reach
 `same_error_remind_at` distinct calls or rounds (and at least two rounds), and again at twice
 the threshold. Identical calls alone are the repeat rule's.
 
@@ -24,8 +24,10 @@ since an edit before a rerun is ordinary work.
 Its ledger is `Agent.errors`, at most `MAX_ERRORS` entries.
 
 Balanced escalates a wall that goes on after its reminder (`same_error_deny_at`,
-`same_error_stop_at`): the wall's next call is denied, and later the turn ends (`walls.py`,
-which also says what makes a call part of a wall and what ends or disarms one).
+`same_error_stop_at`): an identical retry of a call that already failed this way is denied,
+and a wall of validation rejections ends the turn (`walls.py`, which also says what makes a
+call part of a wall and what ends or disarms one). A success disarms a wall (`walls.answered`);
+an edit of its file, also by `sed -i` or `perl -pi`, ends it.
 """
 
 import re

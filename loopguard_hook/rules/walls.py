@@ -142,7 +142,8 @@ def answered(errors: dict[str, ErrorEntry], tool: str, file_id: str | None, shap
     """A call that succeeded: the walls of the same tool run the same way are gone (it works
     now), and every reminded wall of calls that name no file is disarmed (its denial
     forgotten, its rounds and reminder kept): the agent found a way on, and the wall is armed
-    again by its next failure. A read of the file between failed edits disarms nothing."""
+    again once it has failed two more rounds (`failed_again`). A read of the file between
+    failed edits disarms nothing."""
     for key in walls_of(errors, tool, file_id, shape):
         del errors[key]
     for entry in errors.values():
@@ -167,7 +168,8 @@ def file_id_of(target: str | None) -> str | None:
 
 
 def same_error_call(ctx: CallContext) -> Decision | None:
-    """Deny a call that goes on with a reminded wall; end the turn when it still goes on."""
+    """Deny an identical retry of a reminded wall's failed call; with `same_error_stop_at`,
+    end the turn when it still goes on (module docstring)."""
     cfg = ctx.config
     if not cfg.same_error_remind_at or not ctx.counted:
         return None
