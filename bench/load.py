@@ -47,7 +47,7 @@ def reading_stdin(pid: int) -> bool:
 
 
 def burst(args: argparse.Namespace, state: str, round_: int, env: dict[str, str]) -> list[tuple[int, bytes, bytes, float]]:
-    cmd = [sys.executable, "-c", "import sys; from loopguard_hook._entry import main; sys.exit(main(sys.argv[1:]))",
+    cmd = [sys.executable, "-c", "import sys; from loopguard_hook.entry import main; sys.exit(main(sys.argv[1:]))",
            "--state-dir", state]
     # cwd: not a checkout, whose loopguard_hook/ would shadow PYTHONPATH for `python -c`
     procs = [subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,

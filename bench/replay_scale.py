@@ -77,7 +77,8 @@ def build(calls: int, out: Path) -> None:
 
 def run(path: Path) -> dict[str, float]:
     """Seconds to read and replay `path`, and to render the text report."""
-    from loopguard_hook import config, replay
+    from loopguard_hook import replay
+    from loopguard_hook.config import load as config
 
     cfg = config.resolve([]).config
     start, cpu = time.perf_counter(), time.process_time()

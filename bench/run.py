@@ -519,7 +519,7 @@ import dataclasses; mark("dataclasses (+ inspect, ast, dis, tokenize)")
 import orjson; mark("orjson (+ json, uuid, platform, datetime)")
 import typing; mark("typing")
 import hashlib; mark("hashlib (+ _hashlib, OpenSSL)")
-import loopguard_hook._entry, loopguard_hook.hook as hook; mark("loopguard_hook modules (classes, regexes)")
+import loopguard_hook.entry, loopguard_hook.hook as hook; mark("loopguard_hook modules (classes, regexes)")
 import platformdirs; mark("platformdirs (+ pathlib, tempfile, shutil, bz2, lzma, random)")
 import os
 with open(sys.argv[2], "rb") as fh:
@@ -657,7 +657,7 @@ def resident_env(env: dict[str, str]) -> dict[str, str]:
 
 #: What the console script does, without the `import re` of pip's wrapper (uv's wrapper has none).
 #: Run with `-P`, as a script is: the current directory (this checkout) stays off `sys.path`.
-LEAN_LAUNCHER = "import sys; from loopguard_hook._entry import main; sys.exit(main())"
+LEAN_LAUNCHER = "import sys; from loopguard_hook.entry import main; sys.exit(main())"
 
 
 def start_helper(runner: Runner, case: Case, work: Path, timeout: float = 30.0) -> bool:
@@ -1064,7 +1064,7 @@ def main(argv: list[str] | None = None) -> int:
                 Case("imp_socket", "python -c 'import socket'", [py, "-c", "import socket"]),
                 Case("imp__socket", "python -c 'import _socket'", [py, "-c", "import _socket"]),
                 Case("imp_client", "python -c 'import <the resident client>'",
-                     [py, "-c", "import loopguard_hook._entry, loopguard_hook.fastpath.client"]),
+                     [py, "-c", "import loopguard_hook.entry, loopguard_hook.fastpath.client"]),
                 hook("res_pre_big", "resident: PreToolUse Write 5 MiB, 1,000", "pre_write_big", "1000", res),
             ]
         for key in ("res_1000", "res_lean_1000"):  # the console script and `python -c` each have their own

@@ -1,3 +1,3 @@
-from ._entry import main
+from .entry import main
 
 raise SystemExit(main())

@@ -18,10 +18,9 @@ from typing import Any
 import click
 
 from . import __version__
-from . import config as config_mod
-from .cli_commands import config as config_cmds
-from .cli_commands import maintenance, registration, status
-from .cli_commands.common import (
+from .commands import config as config_cmds
+from .commands import maintenance, registration, status
+from .commands.common import (
     CLIENT_CHOICE,
     CONFIG_HELP,
     HOOK_CLIENT_CHOICE,
@@ -34,7 +33,8 @@ from .cli_commands.common import (
     _resolved,
     _root_param,
 )
-from .state import StateError
+from .config import load as config_mod
+from .store import StateError
 
 
 def _hook_options(func: Any) -> Any:

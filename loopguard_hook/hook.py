@@ -16,13 +16,15 @@ from typing import NamedTuple
 
 import orjson
 
-from . import clients, engine, followup, location, textloop
-from . import config as config_mod
-from .clients import detect_client
-from .ledger import ResponseRecord, Session
-from .payload import HANDLED_EVENTS, Client, HookEvent, PayloadError, decode, event_name, parse
-from .render import render
-from .state import LockTimeout, StateError, Store, default_state_dir
+from . import hosts as clients
+from .config import load as config_mod
+from .core import engine, followup, textloop
+from .core.event import HANDLED_EVENTS, Client, HookEvent
+from .core.ledger import ResponseRecord, Session
+from .hosts import detect_client
+from .hosts.payload import PayloadError, decode, event_name, parse
+from .hosts.render import render
+from .store import LockTimeout, StateError, Store, default_state_dir, location
 
 
 class Exit(enum.IntEnum):
@@ -272,11 +274,11 @@ def _engine_apply(state: Session, event: HookEvent, cfg: config_mod.Config, now:
     carries no `last_assistant_message`, gets the final message read from DSH's session log."""
     path = event.agent_transcript_path if event.event == "SubagentStop" else event.transcript_path
     if not clients.capabilities(event.client).session_log:
-        return engine.apply(state, event, cfg, now, _new_texts(state, event, cfg))
+        return engine.apply(state, event, cfg, now, _new_texts(state, event, cfg), host=clients.dialect(event.client))
     texts, final = _dsh_texts(state, event, cfg, path)
     if final is not None and event.last_assistant_message is None:
         event = event._replace(last_assistant_message=final)
-    return engine.apply(state, event, cfg, now, texts)
+    return engine.apply(state, event, cfg, now, texts, host=clients.dialect(event.client))
 
 
 def _new_texts(state: Session, event: HookEvent, cfg: config_mod.Config) -> list[str]:
@@ -287,7 +289,7 @@ def _new_texts(state: Session, event: HookEvent, cfg: config_mod.Config) -> list
     own = caps.subagent_transcripts
     if not textloop.reads_transcript(event.event, event.agent_id, own, cfg.max_repeated_lines, cfg.max_repeated_blocks):
         return []
-    from .transcript import read_new_texts
+    from .hosts.transcript import read_new_texts
 
     path = event.agent_transcript_path if event.event == "SubagentStop" else event.transcript_path
     tail = textloop.text_state(state, event.agent_id).setdefault("tail", {})
@@ -300,7 +302,7 @@ def _dsh_texts(state: Session, event: HookEvent, cfg: config_mod.Config, path: s
     if event.event not in ("Stop", "SubagentStop") or not (cfg.max_repeated_lines or cfg.max_repeated_blocks
                                                             or cfg.same_final_message_at):
         return [], None
-    from . import dshlog
+    from .hosts import dshlog
 
     ts = textloop.text_state(state, event.agent_id)
     wait = dshlog.STOP_WAIT_SECONDS if event.event == "Stop" else 0.0

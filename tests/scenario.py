@@ -31,7 +31,7 @@ Steps use the sketch grammar of the public cases:
 
 In any string, `<big BYTES SEED>` stands for a text of BYTES UTF-8 bytes made from SEED (lines of
 source-like text with some non-ASCII; the same pair always gives the same text): a big file or
-output, written in a few characters (loopguard_hook/bigtext.py decodes such payloads in pieces).
+output, written in a few characters (loopguard_hook/hosts/bigtext.py decodes such payloads in pieces).
 
 An expectation E is `silent`/`allow`, `remind`, `deny`, `stop` or `any`, or an object keyed by
 profile (`"breaker"`), by profile and client (`"balanced@codex"`), or `"*"` as the fallback.
@@ -61,7 +61,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from loopguard_hook.engine import Action
+from loopguard_hook.core.engine import Action
 from loopguard_hook.hook import HookOptions, HookResult, run
 
 SCENARIO_DIR = Path(__file__).parent / "scenarios"

@@ -18,10 +18,11 @@ import orjson
 import pytest
 import scenario
 
-from loopguard_hook import bigtext, payload
-from loopguard_hook.outcome import outcome_fingerprint, preview, result_text
-from loopguard_hook.redact import redact_prefix
-from loopguard_hook.signature import call_key, call_signature
+from loopguard_hook.core import standin
+from loopguard_hook.core.outcome import outcome_fingerprint, preview, result_text
+from loopguard_hook.core.redact import redact_prefix
+from loopguard_hook.core.signature import call_key, call_signature
+from loopguard_hook.hosts import bigtext, payload
 
 BIG = bigtext.THRESHOLD + 4096
 
@@ -46,9 +47,9 @@ def _whole(raw: bytes, monkeypatch: pytest.MonkeyPatch) -> Any:
 
 
 def _same_but_stand_ins(split: Any, whole: Any) -> None:
-    if isinstance(split, str) and bigtext.is_stand_in(split):
+    if isinstance(split, str) and standin.is_stand_in(split):
         assert isinstance(whole, str) and len(whole.encode()) > bigtext.THRESHOLD - 2
-        token = bigtext.token_of(split)
+        token = standin.token_of(split)
         head, _, tail = split.partition(token)
         assert whole.startswith(head) and whole.endswith(tail) and len(head) > 1000 and len(tail) > 1000
     elif isinstance(split, dict):
@@ -70,7 +71,7 @@ def test_a_big_write_decodes_as_whole_but_for_its_big_texts(ascii_only: bool, mo
     split = payload.decode(raw)
     _same_but_stand_ins(split, _whole(raw, monkeypatch))
     body = split["tool_input"]["content"]
-    assert bigtext.is_stand_in(body) and len(body) < 3 * bigtext.END_BYTES
+    assert standin.is_stand_in(body) and len(body) < 3 * bigtext.END_BYTES
     assert split["tool_response"]["content"] == body  # equal texts, equal stand-ins
     assert split["tool_response"]["originalFile"] != body
     assert split["tool_input"]["file_path"] == "/p/a.py"
@@ -83,9 +84,9 @@ def test_only_texts_of_tool_calls_are_stood_in_for(monkeypatch: pytest.MonkeyPat
                             "extra": text}]}
     split = payload.decode(_raw(data))
     assert split["prompt"] == text  # a prompt is read whole (the text-loop rule reads it)
-    assert bigtext.is_stand_in(split["tool_input"]["a"][0])
+    assert standin.is_stand_in(split["tool_input"]["a"][0])
     entry = split["tool_calls"][0]
-    assert bigtext.is_stand_in(entry["tool_response"]) and entry["extra"] == text
+    assert standin.is_stand_in(entry["tool_response"]) and entry["extra"] == text
     _same_but_stand_ins(split, _whole(_raw(data), monkeypatch))
 
 
@@ -129,7 +130,7 @@ def test_the_token_never_shows(monkeypatch: pytest.MonkeyPatch) -> None:
         data["tool_response"] = {"stdout": body, "stderr": ""}
         decoded = payload.decode(_raw(data))
         stand_in = decoded["tool_response"]["stdout"]
-        assert bigtext.is_stand_in(stand_in)
+        assert standin.is_stand_in(stand_in)
         shown = result_text(decoded["tool_response"])
         for limit in (*range(0, 60), 200, 1000, 4000, 40000):
             for quoted in (preview(shown, limit), preview(redact_prefix(shown, limit + 1), limit)):
@@ -195,7 +196,7 @@ def test_a_big_text_is_not_checked_for_utf8_in_its_middle() -> None:
     middle = len(raw) // 3
     at = raw.index(b"value", middle)
     decoded = payload.decode(raw[:at] + b"\xff" + raw[at + 1 :])
-    assert bigtext.is_stand_in(decoded["tool_input"]["content"])
+    assert standin.is_stand_in(decoded["tool_input"]["content"])
 
 
 def test_orjson_is_what_decodes_the_small_values() -> None:
@@ -221,7 +222,7 @@ def test_msgspec_is_imported_for_a_big_payload_only(size: int, imported: bool, t
 def test_a_container_of_very_many_entries_is_decoded_whole() -> None:
     data = _write(scenario.big_text(BIG, "many"), None)
     data["tool_input"].update({f"k{i}": i for i in range(bigtext.MAX_SPLIT_ENTRIES - 2)})  # with its 2 keys
-    assert bigtext.is_stand_in(payload.decode(_raw(data))["tool_input"]["content"])
+    assert standin.is_stand_in(payload.decode(_raw(data))["tool_input"]["content"])
     data["tool_input"]["one more"] = 1
     decoded = payload.decode(_raw(data))
     assert decoded["tool_input"]["content"] == data["tool_input"]["content"]  # no stand-in: whole

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from loopguard_hook._entry import main
+from loopguard_hook.entry import main
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 READ = (EXAMPLES / "payloads/claude-code-2.1.332/PreToolUse.Read.json").read_bytes()
@@ -107,7 +107,7 @@ def test_bad_config_exits_1(tmp_path: Path) -> None:
 
 
 def test_bug_is_logged_not_shown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from loopguard_hook import engine
+    from loopguard_hook.core import engine
     from loopguard_hook.hook import HookOptions, run
 
     def boom(*args: object, **kwargs: object) -> None:

@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
-from loopguard_hook import config as cfg
-from loopguard_hook.config import ConfigError, Layer, load, resolve
+from loopguard_hook.config import load as cfg
+from loopguard_hook.config.keys import ConfigError
+from loopguard_hook.config.load import Layer, load, resolve
 
 
 def test_balanced_is_the_default_and_matches_the_contract() -> None:

@@ -40,7 +40,7 @@ def test_the_hook_path_does_not_load_doctor() -> None:
     code = (
         "import sys, io\n"
         "sys.stdin = io.TextIOWrapper(io.BytesIO(b'{}'))\n"
-        "from loopguard_hook._entry import main\n"
+        "from loopguard_hook.entry import main\n"
         "main(['--dry-run'])\n"
         "print(any(m.startswith('loopguard_hook.doctor') for m in sys.modules))\n"
     )

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 from wire import validate
 
-from loopguard_hook._entry import _parse_hook_args
-from loopguard_hook.clients import capabilities, detect_client
+from loopguard_hook.core.event import Client
+from loopguard_hook.entry import _parse_hook_args
 from loopguard_hook.hook import HookOptions, HookResult, run
-from loopguard_hook.payload import Client
+from loopguard_hook.hosts import capabilities, detect_client
 
 EXAMPLES = Path(__file__).parent.parent / "examples" / "payloads" / "dsh-0.1.0-rc.8"
 PAYLOADS = sorted(EXAMPLES.glob("*/*.json"))

@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 from test_hardening_helpers import dumps, pre, run_hook, snapshot
 
-from loopguard_hook import location
 from loopguard_hook.cli import run_cli
+from loopguard_hook.store import location
 
 SESSION = "session-b50b3b41-09fd-4bf7-a09d-d5ed9d1c2073"
 
@@ -211,7 +211,7 @@ def test_dry_run_creates_no_folder(workspace: Path, env: dict[str, str], tmp_pat
 
 
 def test_the_dsh_test_reads_only_the_session_log_shape() -> None:
-    from loopguard_hook.clients.dsh import sent_by_dsh
+    from loopguard_hook.hosts.dsh import sent_by_dsh
 
     def sent(path: str | None) -> bool:
         return sent_by_dsh({"transcript_path": path})
@@ -310,7 +310,7 @@ def test_doctor_says_a_dsh_event_keeps_its_state_in_the_workspace(tmp_path: Path
     DSH's sandbox: the hook itself picks the workspace there."""
     from loopguard_hook.doctor.dsh import _check_sandbox
     from loopguard_hook.doctor.model import ClientReport
-    from loopguard_hook.state import default_state_dir
+    from loopguard_hook.store import default_state_dir
 
     report = ClientReport("dsh-claude-code", "DSH", None)
     env = {k: v for k, v in os.environ.items() if k != "LOOPGUARD_STATE_DIR"}

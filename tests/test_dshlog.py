@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
-from loopguard_hook import dshlog
 from loopguard_hook.hook import HookOptions, run
+from loopguard_hook.hosts import dshlog
 
 # The package's own dependency (Python < 3.14; `compression.zstd` after): these tests write real
 # zstd frames with it. Where the package was not installed with its dependencies, they skip.
@@ -256,8 +256,8 @@ def test_pretooluse_never_imports_the_decompressor(real_log: Path, tmp_path: Pat
                           "hook_event_name": "PreToolUse", "tool_name": "read",
                           "tool_input": {"file_path": "notes.txt"}, "tool_use_id": "call_main_0_0"}).encode()
     modules = _imported(payload, tmp_path)
-    assert "loopguard_hook.engine" in modules, "importtime output not understood"
-    assert not {m for m in modules if "zstd" in m or m == "loopguard_hook.dshlog" or m.startswith("compression")}
+    assert "loopguard_hook.core.engine" in modules, "importtime output not understood"
+    assert not {m for m in modules if "zstd" in m or m == "loopguard_hook.hosts.dshlog" or m.startswith("compression")}
     prompt = json.dumps({"session_id": "session-1", "transcript_path": str(real_log), "cwd": str(tmp_path),
                          "hook_event_name": "UserPromptSubmit", "prompt": "hi"}).encode()
     assert not {m for m in _imported(prompt, tmp_path) if "zstd" in m}
@@ -267,7 +267,7 @@ def test_a_dsh_stop_imports_it(real_log: Path, tmp_path: Path) -> None:
     """The control for the test above: the check does see the lazy import."""
     modules = _imported(_stop(real_log, tmp_path), tmp_path)
     assert "backports.zstd" in modules or "compression.zstd" in modules
-    assert "loopguard_hook.dshlog" in modules
+    assert "loopguard_hook.hosts.dshlog" in modules
 
 
 def test_a_claude_code_stop_does_not(tmp_path: Path) -> None:

@@ -23,7 +23,7 @@ from resident import alive, folder_of, helper_pids, short_temp_dir, stop_helpers
 from test_hardening_helpers import HOOK, dumps, load_state, pre
 
 from loopguard_hook.fastpath import client, helper
-from loopguard_hook.state import Store
+from loopguard_hook.store import Store
 
 
 @pytest.fixture(autouse=True)
@@ -290,7 +290,7 @@ def test_a_module_edited_in_place_retires_the_helper_after_its_next_event(tmp_pa
     env = {**os.environ, "TMPDIR": str(tmpdir), "PYTHONPATH": str(copy), "LOOPGUARD_RESIDENT_IDLE_SECONDS": "60"}
     env.pop("LOOPGUARD_RESIDENT", None)
     state = tmp_path / "state"
-    code = "import sys; from loopguard_hook._entry import main; sys.exit(main())"
+    code = "import sys; from loopguard_hook.entry import main; sys.exit(main())"
 
     def hook(n: int) -> subprocess.CompletedProcess[bytes]:
         return subprocess.run([sys.executable, "-P", "-c", code, "--state-dir", str(state)], input=_event("ed", n),

@@ -21,7 +21,7 @@ from test_imports import _env, _hook_imports, _imported, _payload, _startup_modu
 
 #: Everything the hook process may import beyond start-up when the helper answers.
 CLIENT_MODULES = {
-    "loopguard_hook", "loopguard_hook._entry", "loopguard_hook.process", "loopguard_hook.fastpath",
+    "loopguard_hook", "loopguard_hook.entry", "loopguard_hook.process", "loopguard_hook.fastpath",
     "loopguard_hook.fastpath.client", "_socket", "_blake2", "__future__",
 }
 

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from loopguard_hook._entry import main
-from loopguard_hook.config import ConfigError, Layer, read_toml, resolve
-from loopguard_hook.engine import matches
+from loopguard_hook.config.keys import ConfigError
+from loopguard_hook.config.load import Layer, read_toml, resolve
+from loopguard_hook.core.engine import matches
+from loopguard_hook.entry import main
 
 EXE = Path(sys.executable).with_name("loopguard-hook")
 EXAMPLES = Path(__file__).parent.parent / "examples"

@@ -22,7 +22,7 @@ import orjson
 import pytest
 from test_hardening_helpers import HOOK, Run, dumps, finish, load_state, pre, spawn, wait_until_reading_stdin
 
-from loopguard_hook.state import _valid, session_file_name
+from loopguard_hook.store import _valid, session_file_name
 
 
 @dataclass

@@ -39,7 +39,7 @@ from test_hardening_helpers import (
 )
 
 from loopguard_hook.hook import HookOptions, run
-from loopguard_hook.state import Store, session_file_name
+from loopguard_hook.store import Store, session_file_name
 
 T0 = 1_800_000_000.0
 

@@ -17,7 +17,7 @@ import pytest
 from test_hardening_helpers import HOOK, dumps, load_state, post, pre
 
 from loopguard_hook.hook import HookOptions, run
-from loopguard_hook.state import session_file_name
+from loopguard_hook.store import session_file_name
 
 T0 = 1_800_000_000.0
 AUDIT_MAX = 4096  # the smallest value config accepts
@@ -119,7 +119,7 @@ def test_gc_keeps_the_state_directory_bounded_over_10000_sessions(tmp_path: Path
 def test_a_huge_session_or_agent_id_is_stored_bounded(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from test_hardening_helpers import at
 
-    from loopguard_hook._entry import main
+    from loopguard_hook.entry import main
 
     big_session = "sess-" + "x" * 3_000_000
     big_agent = "agent-" + "y" * 3_000_000

@@ -23,7 +23,7 @@ from typing import Any
 
 import orjson
 
-from loopguard_hook.state import _valid, session_file_name
+from loopguard_hook.store import _valid, session_file_name
 
 #: The console script installed next to the interpreter running the tests (the venv's bin/).
 HOOK = str(Path(sys.executable).with_name("loopguard-hook"))

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from test_hardening_helpers import dumps, load_state, pre, run_hook
 
-from loopguard_hook import engine
+from loopguard_hook.core import engine
 from loopguard_hook.hook import HookOptions, run
 
 T0 = 1_800_000_000.0
@@ -58,7 +58,7 @@ def test_a_moving_queue_is_waited_for_past_the_lock_timeout(tmp_path: Path) -> N
 
 def test_the_lock_is_held_only_for_the_read_modify_write(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The engine runs before the lock; under it only when the ledger changed meanwhile."""
-    from loopguard_hook import state as state_mod
+    from loopguard_hook import store as state_mod
 
     held = []
     real_apply, real_lock = engine.apply, state_mod.Store._lock

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from test_hardening_helpers import HOOK, dumps, post, pre
 
-from loopguard_hook.state import private_subdir
+from loopguard_hook.store import private_subdir
 
 
 def _hook(state_dir: str, payload: bytes, cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:

@@ -15,8 +15,8 @@ import orjson
 import pytest
 from test_hardening_helpers import HOOK, at, dumps, post, pre
 
+from loopguard_hook.core.signature import MAX_FED_NODES, call_key
 from loopguard_hook.hook import HookOptions, run
-from loopguard_hook.signature import MAX_FED_NODES, call_key
 
 BASE = {"session_id": "big", "cwd": "/tmp", "transcript_path": "/tmp/none.jsonl", "tool_name": "Bash", "tool_use_id": "t1"}
 

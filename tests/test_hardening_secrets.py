@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 from test_hardening_helpers import HOOK, dumps, post, pre
 
+from loopguard_hook.core.redact import redact
 from loopguard_hook.hook import HookOptions, run
-from loopguard_hook.redact import redact
 
 VECTORS: list[dict[str, str]] = json.loads((Path(__file__).parent / "secrets.json").read_text())["vectors"]
 T0 = 1_800_000_000.0
@@ -255,7 +255,7 @@ def test_a_secret_straddling_a_cut_never_leaves_a_piece(tmp_path: Path) -> None:
     """Redaction of earlier text shrinks it; a cut made before redacting would then pull half a
     secret into view. The summary (argument head cut at 1,000 characters) and the ledger's
     result preview (cut at 800) redact first and drop a partial last token."""
-    from loopguard_hook.redact import redact_prefix
+    from loopguard_hook.core.redact import redact_prefix
 
     key_id = "AKIAIOSFODNN7EXAMPLE"
     command = "export API_TOKEN=" + "x" * 915 + "; aws configure set aws_access_key_id " + key_id
@@ -273,7 +273,7 @@ def test_a_secret_straddling_a_cut_never_leaves_a_piece(tmp_path: Path) -> None:
 
 
 def test_a_block_excerpt_keeps_its_case_so_redaction_sees_the_secret() -> None:
-    from loopguard_hook.textloop import feed, new_text_state
+    from loopguard_hook.core.textloop import feed, new_text_state
 
     ts = new_text_state()
     message = "Use key AKIAIOSFODNN7EXAMPLE for the upload now.\nThen run the deploy again."
@@ -286,7 +286,7 @@ def test_a_block_excerpt_keeps_its_case_so_redaction_sees_the_secret() -> None:
 def test_trigger_words_never_skip_a_rule_that_would_match(monkeypatch: pytest.MonkeyPatch) -> None:
     """A rule is skipped when none of its trigger substrings is in the text: that must give
     exactly what running every rule gives, on every vector in every form."""
-    from loopguard_hook import redact as redact_mod
+    from loopguard_hook.core import redact as redact_mod
 
     texts = []
     for vector in VECTORS:

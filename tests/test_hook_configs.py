@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from loopguard_hook import __version__, install
+from loopguard_hook.core.event import HANDLED_EVENTS, TOOL_EVENTS
 from loopguard_hook.install import CANONICAL_COMMAND, CLAUDE_CODE, CODEX, HOOK_EVENTS, hooks_table
-from loopguard_hook.payload import HANDLED_EVENTS, TOOL_EVENTS
 
 ROOT = Path(__file__).resolve().parents[1]
 REGENERATE = "regenerate them with: python -m loopguard_hook.install ."
@@ -146,7 +146,7 @@ def test_pyproject_ships_the_console_script_as_a_script_file() -> None:
     text = path.read_text(encoding="utf-8")
     assert text.startswith("#!python\n")
     imports = [line for line in text.splitlines() if line.startswith(("import ", "from "))]
-    assert imports == ["import sys", "from loopguard_hook._entry import main"]
+    assert imports == ["import sys", "from loopguard_hook.entry import main"]
 
 
 @pytest.mark.parametrize(

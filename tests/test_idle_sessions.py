@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 from test_hardening_helpers import dumps, pre, run_hook
 
-from loopguard_hook import config as config_mod
 from loopguard_hook import hook
-from loopguard_hook.config import ConfigError
+from loopguard_hook.config import load as config_mod
+from loopguard_hook.config.keys import ConfigError
 from loopguard_hook.hook import HookOptions, run
-from loopguard_hook.state import Store
+from loopguard_hook.store import Store
 
 WEEK = 7 * 86400
 

@@ -88,7 +88,7 @@ def _hook_imports(tmp_path: Path, *args: str, env: dict[str, str] | None = None,
     assert result.returncode == 0, other
     assert not other, other
     modules = _imported(stderr)
-    assert "loopguard_hook.engine" in modules and "orjson" in modules, "importtime output not understood"
+    assert "loopguard_hook.core.engine" in modules and "orjson" in modules, "importtime output not understood"
     return modules - _startup_modules(env)
 
 
@@ -186,7 +186,10 @@ def test_importing_the_package_does_no_work(tmp_path: Path) -> None:
     assert created == ["cwd", "home"]
 
 
-HOOK_PATH_MODULES = ("hook", "payload", "config", "engine", "signature", "state", "textloop", "redact", "render", "messages")
+HOOK_PATH_MODULES = (
+    "hook", "hosts.payload", "config.load", "core.engine", "core.signature", "store", "core.textloop", "core.redact",
+    "hosts.render", "core.messages",
+)
 
 
 def test_hook_path_defines_no_dataclasses() -> None:
@@ -226,5 +229,5 @@ def test_a_dsh_pretooluse_never_imports_the_zstd_decompressor(tmp_path: Path) ->
     )
     assert result.returncode == 0, result.stderr[-2000:]
     modules = _imported(result.stderr.decode("utf-8", "replace")) - _startup_modules(env)
-    assert "loopguard_hook.engine" in modules, "importtime output not understood"
-    assert _matching(modules, ("backports.zstd", "compression", "zstandard", "pyzstd", "loopguard_hook.dshlog")) == []
+    assert "loopguard_hook.core.engine" in modules, "importtime output not understood"
+    assert _matching(modules, ("backports.zstd", "compression", "zstandard", "pyzstd", "loopguard_hook.hosts.dshlog")) == []

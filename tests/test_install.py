@@ -938,7 +938,7 @@ def test_report_shows_diff_backup_and_messages(dirs: dict[str, Any]) -> None:
 def test_the_hook_path_does_not_import_install() -> None:
     code = (
         "import sys\n"
-        "from loopguard_hook._entry import main\n"
+        "from loopguard_hook.entry import main\n"
         "rc = main(['--dry-run'])\n"
         "sys.stderr.write('MODULES ' + ' '.join(sorted(sys.modules)) + '\\n')\n"
         "raise SystemExit(rc)\n"

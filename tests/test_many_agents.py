@@ -20,9 +20,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import scenario  # noqa: E402
 
-from loopguard_hook import ledger  # noqa: E402
-from loopguard_hook._entry import main  # noqa: E402
-from loopguard_hook.engine import Action  # noqa: E402
+from loopguard_hook.core import ledger
+from loopguard_hook.core.engine import Action
+from loopguard_hook.entry import main
 
 ROUNDS = 5  # balanced: remind at 3 and 4, deny at 5
 
@@ -90,9 +90,11 @@ def _ten_thousand_calls(count: int, calls: int) -> int:
     each with a 1.4 KB output (the engine alone: no file I/O)."""
     import orjson
 
-    from loopguard_hook import engine
-    from loopguard_hook.config import Config
-    from loopguard_hook.payload import Client, parse
+    from loopguard_hook.config.settings import Config
+    from loopguard_hook.core import engine
+    from loopguard_hook.core.event import Client
+    from loopguard_hook.hosts import claude_code
+    from loopguard_hook.hosts.payload import parse
 
     state = engine.new_session("s", Client.CLAUDE_CODE, 0.0)
     now = 1_800_000_000.0
@@ -108,10 +110,10 @@ def _ten_thousand_calls(count: int, calls: int) -> int:
         if i % count:
             base["agent_id"] = agent_id(i % count)
         now += 0.5
-        engine.apply(state, parse({**base, "hook_event_name": "PreToolUse"}, Client.CLAUDE_CODE), Config(), now)
+        engine.apply(state, parse({**base, "hook_event_name": "PreToolUse"}, Client.CLAUDE_CODE), Config(), now, host=claude_code)
         response = {"stdout": f"result {i}\n" + "line of output\n" * 100, "stderr": ""}
         post = {**base, "hook_event_name": "PostToolUse", "tool_response": response}
-        engine.apply(state, parse(post, Client.CLAUDE_CODE), Config(), now + 0.2)
+        engine.apply(state, parse(post, Client.CLAUDE_CODE), Config(), now + 0.2, host=claude_code)
     assert len(state["agents"]) == min(count, ledger.MAX_AGENTS)
     return len(orjson.dumps(state))
 

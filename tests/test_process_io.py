@@ -40,7 +40,7 @@ def test_a_decision_written_to_a_closed_stdout_is_said(tmp_path: Path) -> None:
 
 def test_the_fast_entry_knows_every_client() -> None:
     """`_entry` spells the client names out (the fast path imports no payload module)."""
-    from loopguard_hook import _entry
-    from loopguard_hook.payload import Client
+    from loopguard_hook import entry as _entry
+    from loopguard_hook.core.event import Client
 
     assert _entry._CLIENTS == ("auto", *(c.value for c in Client))

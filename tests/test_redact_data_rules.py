@@ -1,4 +1,4 @@
-"""The token shapes taken as data from gitleaks' rule set (`loopguard_hook/secret_rules.json`):
+"""The token shapes taken as data from gitleaks' rule set (`loopguard_hook/core/secret_rules.py`):
 every rule compiles in Python's `re`, stays linear on hostile text, and hides its secret in raw
 text and in a call's canonical JSON."""
 
@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from loopguard_hook.redact import _data_rules, redact
+from loopguard_hook.core.redact import _data_rules, redact
 
 SAMPLES = {
     "digitalocean": "dop_v1_" + "0a1b2c3d4e5f6a7b" * 4,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from loopguard_hook.redact import redact
+from loopguard_hook.core.redact import redact
 
 SECRET, AWS = "hunter2pass", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
 

@@ -18,11 +18,11 @@ from typing import Any
 import orjson
 import pytest
 
-from loopguard_hook import config as config_mod
 from loopguard_hook import replay
+from loopguard_hook.config import load as config_mod
+from loopguard_hook.core.event import Client
 from loopguard_hook.hook import HookOptions, run
-from loopguard_hook.payload import Client
-from loopguard_hook.render import render
+from loopguard_hook.hosts.render import render
 
 DATA = Path(__file__).parent / "data" / "transcripts"
 SESSIONS = Path(__file__).resolve().parents[1] / "examples" / "sessions"

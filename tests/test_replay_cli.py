@@ -164,7 +164,8 @@ def test_progress_bar_follows_the_events(monkeypatch: pytest.MonkeyPatch) -> Non
 
 
 def test_replay_files_reports_progress_over_all_files() -> None:
-    from loopguard_hook import config, replay
+    from loopguard_hook import replay
+    from loopguard_hook.config import load as config
 
     seen: list[tuple[int, int]] = []
     reports = replay.replay_files([READ_LOOP, CODEX], config.resolve([]).config, progress=lambda d, t: seen.append((d, t)))

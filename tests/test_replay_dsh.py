@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from loopguard_hook.profiles import Config
+from loopguard_hook.config.settings import Config
 from loopguard_hook.replay import dsh
 from loopguard_hook.replay.driver import decide
 from loopguard_hook.replay.jsonl import Line, read_lines

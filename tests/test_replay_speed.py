@@ -13,8 +13,9 @@ import orjson
 import pytest
 from scenario import SCENARIO_DIR, Runner, load
 
-from loopguard_hook import config as config_mod
-from loopguard_hook import engine, replay
+from loopguard_hook import replay
+from loopguard_hook.config import load as config_mod
+from loopguard_hook.core import engine
 
 REPO = Path(__file__).resolve().parents[1]
 RECORDINGS = sorted(

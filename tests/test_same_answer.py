@@ -7,10 +7,11 @@ from typing import Any
 
 import pytest
 
-from loopguard_hook.config import ConfigError, Layer, resolve
-from loopguard_hook.ledger import MAX_ANSWER_SIGS, new_agent
-from loopguard_hook.outcome import outcome_of_response
-from loopguard_hook.profiles import PROFILE_DEFAULTS, Config
+from loopguard_hook.config.keys import ConfigError
+from loopguard_hook.config.load import Layer, resolve
+from loopguard_hook.config.settings import PROFILE_DEFAULTS, Config
+from loopguard_hook.core.ledger import MAX_ANSWER_SIGS, new_agent
+from loopguard_hook.core.outcome import outcome_of_response
 from loopguard_hook.rules.base import ResultContext
 
 rule = importlib.import_module("loopguard_hook.rules.same_answer")

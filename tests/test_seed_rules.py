@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import scenario
 
-from loopguard_hook.engine import Action
+from loopguard_hook.core.engine import Action
 from loopguard_hook.hook import HookResult
 
 Answer = tuple[scenario.Step, HookResult]

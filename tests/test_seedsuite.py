@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import scenario
 
-from loopguard_hook.engine import Action
+from loopguard_hook.core.engine import Action
 from loopguard_hook.hook import HookOptions, HookResult, run
 
 Answer = tuple[scenario.Step, HookResult]
@@ -126,7 +126,7 @@ def test_progress_audit_log_redacts_the_token_argument(tmp_path: Path) -> None:
     state = tmp_path / "state"
     results = play(data, "progress", "claude-code", state)
     assert answers(results, Action.DENY), "the repeats must be denied"
-    from loopguard_hook.state import Store
+    from loopguard_hook.store import Store
 
     log = (Path(Store(str(state)).root) / "decisions.jsonl").read_text(encoding="utf-8")
     assert log.strip()

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import scenario
 
-from loopguard_hook.engine import Action
+from loopguard_hook.core.engine import Action
 
 SCENARIOS = Path(__file__).parent / "scenarios"
 

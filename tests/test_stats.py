@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from loopguard_hook import followup, ledger, messages
-from loopguard_hook._entry import main
-from loopguard_hook.decision import Action, Decision, Rule
+from loopguard_hook.core import followup, ledger, messages
+from loopguard_hook.core.verdict import Action, Decision, Rule
+from loopguard_hook.entry import main
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 EXE = Path(sys.executable).with_name("loopguard-hook")

@@ -11,9 +11,9 @@ import pytest
 from click.testing import CliRunner, Result
 
 from loopguard_hook import cli as cli_mod
-from loopguard_hook import config as config_mod
 from loopguard_hook import replay
-from loopguard_hook._entry import main
+from loopguard_hook.config import load as config_mod
+from loopguard_hook.entry import main
 from loopguard_hook.replay import labels as labels_mod
 from loopguard_hook.replay import sweep as sweep_mod
 

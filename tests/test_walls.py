@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from loopguard_hook import messages
-from loopguard_hook.config import ConfigError, Layer, resolve
-from loopguard_hook.profiles import PROFILE_DEFAULTS
+from loopguard_hook.config.keys import ConfigError
+from loopguard_hook.config.load import Layer, resolve
+from loopguard_hook.config.settings import PROFILE_DEFAULTS
+from loopguard_hook.core import messages
 from loopguard_hook.rules import walls
 
 

@@ -1,7 +1,7 @@
 """Convert gitleaks' rule set (config/gitleaks.toml, MIT licence) into the data file the guard's
-redaction reads, `loopguard_hook/secret_rules.json`.
+redaction reads, `loopguard_hook/core/secret_rules.py` (a module of literals: the core reads no file).
 
-    python tools/secret_rules_from_gitleaks.py PATH/TO/gitleaks.toml COMMIT > loopguard_hook/secret_rules.json
+    python tools/secret_rules_from_gitleaks.py PATH/TO/gitleaks.toml COMMIT > loopguard_hook/core/secret_rules.py
 
 Only the data is taken: each rule's id, keywords, regex and secret group. A rule is kept when
 Python's `re` compiles its converted regex and it has keywords (the cheap prefilter); the generic
@@ -16,7 +16,6 @@ pattern case-blind, which can only hide more. A token's end may be any backslash
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 import tomllib
@@ -54,15 +53,18 @@ def main() -> None:
         group = int(rule.get("secretGroup", 1 if compiled.groups else 0))
         keywords = sorted({k.lower() for k in rule["keywords"]})
         rules.append({"id": rule["id"], "keywords": keywords, "pattern": pattern, "group": group})
-    head = {
-        "_source": f"gitleaks config/gitleaks.toml at commit {commit}, https://github.com/gitleaks/gitleaks",
-        "_licence": "MIT License, Copyright (c) 2019 Zachary Rice. The rules below are converted from it "
-        "by tools/secret_rules_from_gitleaks.py; the licence text is in LICENSES/gitleaks.txt.",
-    }
     out = sys.stdout
-    out.write("{\n" + "".join(f"{json.dumps(k)}: {json.dumps(v)},\n" for k, v in head.items()) + '"rules": [\n')
-    out.write(",\n".join(json.dumps(rule, ensure_ascii=False) for rule in rules))
-    out.write("\n]}\n")
+    out.write('"""Token shapes of known services, as data: gitleaks\' rule set converted for Python\'s `re`.\n\n')
+    out.write(f"Source: gitleaks config/gitleaks.toml at commit {commit}, https://github.com/gitleaks/gitleaks.\n")
+    out.write("MIT License, Copyright (c) 2019 Zachary Rice. The rules here are converted from it by\n")
+    out.write("tools/secret_rules_from_gitleaks.py; the licence text is in LICENSES/gitleaks.txt.\n")
+    out.write('Written by `tools/secret_rules_from_gitleaks.py`; edit that tool, not this file.\n"""\n\n')
+    out.write("#: (lower-case keywords, pattern, group to mask), one per rule; `redact._data_rules` reads them.\n")
+    out.write("RULES: tuple[tuple[tuple[str, ...], str, int], ...] = (\n")
+    for rule in rules:
+        out.write(f"    ({tuple(rule['keywords'])!r}, {rule['pattern']!r}, {rule['group']}),  # {rule['id']}\n")
+    out.write(")\n")
+
 
 if __name__ == "__main__":
     main()

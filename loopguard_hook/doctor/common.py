@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..install.handlers import command_line, handlers, runs_loopguard
-from ..state import StateError
+from ..store import StateError
 from .matchers import TOOL_EVENTS, TOOL_NAMES, missed
 from .model import ClientReport, Registration
 from .probe import forget_session, program, run_event, state_dir_of, writable

@@ -27,8 +27,8 @@ from ..install.dsh_bridge import dsh_home, missing_services
 from ..install.dsh_patch import block_entry, find_block, other_mounts
 from ..install.files import read_text
 from ..install.jsontext import read_json_quietly
-from ..location import WORKSPACE_DIR
-from ..state import StateError, default_state_dir
+from ..store import StateError, default_state_dir
+from ..store.location import WORKSPACE_DIR
 from .common import check_events, check_handlers, found_by, registrations
 from .model import ClientReport, Registration
 

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..state import StateError, Store, default_state_dir, session_file_name
+from ..store import StateError, Store, default_state_dir, session_file_name
 
 #: Seconds a synthetic event may take when the handler sets no timeout (the hook answers in
 #: tens of milliseconds; a client would wait 600 s).

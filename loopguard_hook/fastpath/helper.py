@@ -147,7 +147,8 @@ def warm_up(folder: str, waiting: socket.socket | None = None, events: int = 5) 
     Stops early as soon as a client waits on `waiting` (a worker serves it first)."""
     import platformdirs  # noqa: F401 - the default state and config paths, resolved per request
 
-    from .. import bigtext, hook, transcript  # noqa: F401
+    from .. import hook
+    from ..hosts import bigtext
 
     bigtext.decoders()  # msgspec, for big payloads: loaded once here rather than in an event
 

@@ -20,7 +20,7 @@ def read_text(path: Path) -> str | None:
     Raises:
         InstallError: a directory, unreadable, or not UTF-8.
     """
-    from ..config import read_regular_file  # non-blocking, regular files only: a FIFO must not hang
+    from ..config.load import read_regular_file
 
     try:
         data = read_regular_file(str(path))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from ..payload import HANDLED_EVENT_ORDER
+from ..core.event import HANDLED_EVENT_ORDER
 from .change import InstallError
 
 #: The one command string every config uses. Claude Code runs identical command strings once

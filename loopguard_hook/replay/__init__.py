@@ -32,16 +32,7 @@ from __future__ import annotations
 from .claude_code_tools import CLAUDE_CONCURRENT_TOOLS, bash_is_read_only, classify_claude_result, structured_result
 from .codex_tools import CODEX_UNHOOKED_TOOLS, split_exec_output
 from .driver import Step, decide
-from .model import (
-    RAN_OUTCOMES,
-    SYNTHETIC_STEP,
-    Format,
-    Outcome,
-    RecordedCall,
-    RecordedEvent,
-    Recording,
-    ReplayError,
-)
+from .model import RAN_OUTCOMES, SYNTHETIC_STEP, Format, Outcome, RecordedCall, RecordedEvent, Recording, ReplayError
 from .readers import READERS, SNIFF_LINES, load, read_transcript, sniff
 from .render_json import to_json
 from .render_summary import format_summary

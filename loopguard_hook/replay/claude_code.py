@@ -33,7 +33,7 @@ from typing import Any
 
 import orjson
 
-from ..payload import Client
+from ..core.event import Client
 from .claude_code_stream import ClaudeStream
 from .jsonl import Line, line_texts, merge_events, read_lines, with_texts
 from .model import Format, RecordedCall, Recording, ReplayError

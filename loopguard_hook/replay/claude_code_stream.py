@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..payload import MAIN_AGENT
+from ..core.event import MAIN_AGENT
 from .claude_code_tools import NOT_PROMPTS, classify_claude_result, claude_concurrent, is_stop_feedback, structured_result
 from .jsonl import Clock, Line, text_of, timestamp
 from .model import Outcome, RecordedCall, RecordedEvent

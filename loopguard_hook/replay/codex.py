@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..payload import Client
+from ..core.event import Client
 from .codex_stream import CodexStream
 from .codex_tools import BARE_ITEMS
 from .jsonl import Line, line_texts, with_texts

@@ -8,7 +8,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..payload import MAIN_AGENT
+from ..core.event import MAIN_AGENT
 from .codex_tools import (
     BARE_ITEMS,
     COMPLETION_EVENTS,

@@ -7,12 +7,13 @@ from dataclasses import dataclass
 
 import orjson
 
-from .. import engine, textloop
-from ..clients import capabilities, detect_client
-from ..config import Config
-from ..engine import Decision
-from ..ledger import Session
-from ..payload import HANDLED_EVENTS, Client, HookEvent, PayloadError, decode, parse
+from ..config.settings import Config
+from ..core import engine, textloop
+from ..core.engine import Decision
+from ..core.event import HANDLED_EVENTS, Client, HookEvent
+from ..core.ledger import Session
+from ..hosts import capabilities, detect_client, dialect
+from ..hosts.payload import PayloadError, decode, parse
 from .model import RecordedEvent, Recording, ReplayError
 
 
@@ -86,7 +87,8 @@ def decide(recording: Recording, config: Config, *, client: str = "auto") -> Ite
         state = ledgers.get(event.session_id)
         if state is None:
             state = engine.new_session(event.session_id, event.client, recorded.time)
-        decision = engine.apply(state, event, config, recorded.time, _new_texts(state, event, config, recorded.texts))
+        texts = _new_texts(state, event, config, recorded.texts)
+        decision = engine.apply(state, event, config, recorded.time, texts, host=dialect(event.client))
         state.pop("responses", None)  # the live hook logs them; a replay has its own report
         ledgers[event.session_id] = state
         yield Step(recorded, event, decision)

@@ -24,8 +24,8 @@ from typing import Any
 
 import orjson
 
-from ..dshlog import message_text
-from ..payload import Client
+from ..core.event import Client
+from ..hosts.dshlog import message_text
 from .jsonl import Clock, Line, text_of, timestamp
 from .model import Outcome, RecordedCall, RecordedEvent, Recording, ReplayError
 from .reader import Reader

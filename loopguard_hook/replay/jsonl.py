@@ -10,8 +10,8 @@ from typing import Any
 
 import orjson
 
-from ..config import read_regular_file
-from ..transcript import assistant_texts
+from ..config.load import read_regular_file
+from ..hosts.transcript import assistant_texts
 from .model import RecordedEvent, ReplayError
 
 #: How a zstd frame starts (RFC 8878): DSH writes its session log so.
@@ -39,7 +39,7 @@ def read_lines(path: str) -> tuple[list[Line], int]:
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
     elif raw.startswith(ZSTD_MAGIC):  # a DSH session log: zstd frames of JSON lines
-        from ..dshlog import decode_all
+        from ..hosts.dshlog import decode_all
 
         raw = decode_all(raw)
     lines: list[Line] = []

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import orjson
 
-from ..config import read_regular_file
+from ..config.load import read_regular_file
 from .model import ReplayError
 from .report import Report
 

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..payload import Client
+from ..core.event import Client
 
 #: Spacing of made-up times when a payload log has none (seconds): well inside the parallel
 #: window for neighbours, far from the slow-repeat threshold for a few hundred events.

@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..config import Config
-from ..engine import Decision
-from ..outcome import preview
-from ..redact import redact_prefix
-from ..signature import HEAD_CHARS, call_key
+from ..config.settings import Config
+from ..core.engine import Decision
+from ..core.outcome import preview
+from ..core.redact import redact_prefix
+from ..core.signature import HEAD_CHARS, call_key
 
 #: Characters of canonical arguments kept per call in a report (text output cuts further).
 ARGUMENT_CHARS = 160

@@ -7,10 +7,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from ..clients import capabilities
-from ..config import Config
-from ..engine import Decision
-from ..payload import Client, HookEvent
+from ..config.settings import Config
+from ..core.engine import Decision
+from ..core.event import Client, HookEvent
+from ..hosts import capabilities
 from .driver import Step, decide
 from .model import RAN_OUTCOMES, Outcome, Recording, ReplayError
 from .payload_log import payload_recordings

@@ -24,7 +24,7 @@ from typing import Any
 
 import orjson
 
-from ..config import Config
+from ..config.settings import Config
 from .labels import Labels, Score, score
 from .model import Recording
 from .render_summary import table

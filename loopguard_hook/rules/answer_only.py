@@ -4,8 +4,8 @@ every tool call of the rest of the turn is denied; the next user prompt ends the
 The engine switches the mode on (`LOOP_RULES` denials, `engine._finish_pre`); this rule keeps it.
 """
 
-from .. import messages as msg
-from ..decision import Action, Decision, Rule
+from ..core import messages as msg
+from ..core.verdict import Action, Decision, Rule
 from .base import CallContext
 
 

@@ -10,13 +10,13 @@ only the same-error and text rules keep ledger entries of their own (and the rep
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar
 
-from ..clients.base import Capabilities
-from ..config import Config
-from ..decision import Decision
-from ..ledger import Agent, Call, Session, Signature
-from ..outcome import Outcome
-from ..payload import HookEvent
-from ..signature import CallKey
+from ..config.settings import Config
+from ..core.event import HookEvent
+from ..core.host import Capabilities
+from ..core.ledger import Agent, Call, Session, Signature
+from ..core.outcome import Outcome
+from ..core.signature import CallKey
+from ..core.verdict import Decision
 
 if TYPE_CHECKING:  # a protocol for the type checker; defining it would cost every hook start
     C = TypeVar("C", contravariant=True)

@@ -5,9 +5,9 @@
 - `max_calls_since_progress`: tracked calls of any signature (`LOOP_GUARD_LIMIT`).
 """
 
-from .. import messages as msg
-from ..decision import Action, Decision, Rule
-from ..tools import matches
+from ..core import messages as msg
+from ..core.tools import matches
+from ..core.verdict import Action, Decision, Rule
 from .base import CallContext
 
 

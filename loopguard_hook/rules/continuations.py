@@ -19,11 +19,11 @@ Its ledger is `TextState.idle`: `[count, words]`, the words of the chain as 4-he
 
 import re
 
-from .. import messages as msg
-from .. import textloop
-from ..decision import Action, Decision, Rule
-from ..redact import redact_prefix
-from ..signature import digest
+from ..core import messages as msg
+from ..core import textloop
+from ..core.redact import redact_prefix
+from ..core.signature import digest
+from ..core.verdict import Action, Decision, Rule
 from .base import TextContext
 
 STOP_EVENTS = frozenset({"Stop", "SubagentStop"})

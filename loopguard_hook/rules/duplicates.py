@@ -5,10 +5,10 @@ The model could not have seen the twin's result, so the call is no repeat: under
 denied (`LOOP_GUARD_DUPLICATE`); `"count"` counts it like any other call.
 """
 
-from .. import messages as msg
-from ..config import Config
-from ..decision import Action, Decision, Rule
-from ..ledger import Agent, Call
+from ..config.settings import Config
+from ..core import messages as msg
+from ..core.ledger import Agent, Call
+from ..core.verdict import Action, Decision, Rule
 from .base import CallContext
 
 

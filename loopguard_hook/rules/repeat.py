@@ -11,11 +11,11 @@ Under `exact_repeat_code` (the progress profile) a denial of attempts that were 
 as the progress seed codes it.
 """
 
-from .. import messages as msg
-from ..decision import Action, Decision, Rule
-from ..ledger import Signature
-from ..outcome import preview
-from ..signature import CallKey, digest
+from ..core import messages as msg
+from ..core.ledger import Signature
+from ..core.outcome import preview
+from ..core.signature import CallKey, digest
+from ..core.verdict import Action, Decision, Rule
 from .base import CallContext
 
 

@@ -38,14 +38,14 @@ The ledger is `Agent.answers`, at most `ledger.MAX_ANSWERS` entries, fewer as ag
 import re
 from typing import Any
 
-from .. import messages as msg
-from ..decision import Action, Decision, Rule
-from ..ledger import MAX_ANSWER_SIGS, MAX_ANSWERS, AnswerEntry, limits, trim
-from ..outcome import Failure, error_signature, preview
-from ..redact import redact_prefix
-from ..shellwords import SHELL_KEYS, SHELL_TOOLS
-from ..signature import digest, normalise_text
-from ..tools import matches
+from ..core import messages as msg
+from ..core.ledger import MAX_ANSWER_SIGS, MAX_ANSWERS, AnswerEntry, limits, trim
+from ..core.outcome import Failure, error_signature, preview
+from ..core.redact import redact_prefix
+from ..core.shellwords import SHELL_KEYS, SHELL_TOOLS
+from ..core.signature import digest, normalise_text
+from ..core.tools import matches
+from ..core.verdict import Action, Decision, Rule
 from .base import ResultContext
 
 #: Other calls allowed between two calls that got one answer (a status check, a diagnostic).

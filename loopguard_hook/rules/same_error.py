@@ -32,12 +32,12 @@ an edit of its file, also by `sed -i` or `perl -pi`, ends it.
 
 import re
 
-from .. import messages as msg
-from ..decision import Action, Decision, Rule
-from ..ledger import MAX_ERROR_SIGS, MAX_ERRORS, MAX_ID_CHARS, ErrorEntry, trim
-from ..outcome import Failure, error_signature, preview
-from ..redact import redact_prefix
-from ..tools import matches, target_of
+from ..core import messages as msg
+from ..core.ledger import MAX_ERROR_SIGS, MAX_ERRORS, MAX_ID_CHARS, ErrorEntry, trim
+from ..core.outcome import Failure, error_signature, preview
+from ..core.redact import redact_prefix
+from ..core.tools import matches, target_of
+from ..core.verdict import Action, Decision, Rule
 from . import walls
 from .base import ResultContext
 

@@ -4,8 +4,8 @@ Reads are counted per path whatever the other arguments (offsets, limits); a suc
 mutation of the path sets its count back (`engine._record_outcome`).
 """
 
-from .. import messages as msg
-from ..decision import Action, Decision, Rule
+from ..core import messages as msg
+from ..core.verdict import Action, Decision, Rule
 from .base import CallContext
 
 

@@ -12,10 +12,10 @@ the tool already returned is no new evidence. So:
   repeat, never that the call is identical, and quotes the tool's last result as that.
 """
 
-from .. import messages as msg
-from ..decision import Action, Decision, Rule
-from ..messages import PREFIX
-from ..outcome import preview
+from ..core import messages as msg
+from ..core.messages import PREFIX
+from ..core.outcome import preview
+from ..core.verdict import Action, Decision, Rule
 from .base import CallContext, ResultContext
 
 

@@ -10,13 +10,13 @@ The detectors are in `textloop.py`; this rule decides what each event does with 
   through Stop-hook continuations.
 """
 
-from .. import textloop
-from ..decision import Action, Decision, Rule, merge
-from ..ledger import TextState
-from ..payload import MAIN_AGENT
-from ..redact import redact_prefix
-from ..signature import digest
-from ..textloop import TextVerdict
+from ..core import textloop
+from ..core.event import MAIN_AGENT
+from ..core.ledger import TextState
+from ..core.redact import redact_prefix
+from ..core.signature import digest
+from ..core.textloop import TextVerdict
+from ..core.verdict import Action, Decision, Rule, merge
 from .base import TextContext
 
 STOP_EVENTS = frozenset({"Stop", "SubagentStop"})

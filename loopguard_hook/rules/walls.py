@@ -46,11 +46,11 @@ it is armed again once it has failed two more rounds (one flaky failure does not
 import re
 from typing import Any
 
-from ..decision import Action, Decision, Rule
-from ..ledger import MAX_ID_CHARS, ErrorEntry
-from ..messages import PREFIX
-from ..signature import digest
-from ..tools import target_of
+from ..core.ledger import MAX_ID_CHARS, ErrorEntry
+from ..core.messages import PREFIX
+from ..core.signature import digest
+from ..core.tools import target_of
+from ..core.verdict import Action, Decision, Rule
 from .base import CallContext
 
 #: Shapes kept per wall, and characters of the error kept to quote in a denial.

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from loopguard_hook.payload import HANDLED_EVENTS, TOOL_EVENTS
+from loopguard_hook.core.event import HANDLED_EVENTS, TOOL_EVENTS
 
 from .mock_model import AnthropicMock, Logged, ResponsesMock, Script
 

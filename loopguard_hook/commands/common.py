@@ -1,0 +1,126 @@
+"""What the operator commands share: option choices and help texts, the state stores they read,
+the resolved config, and small text formatters."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import click
+import orjson
+
+from ..config import load as config_mod
+from ..core.event import Client
+from ..hosts.payload import MAX_SESSION_ID_CHARS, bounded_id
+from ..store import Store, default_state_dir, location
+
+CLIENT_CHOICE = click.Choice(["auto", "claude-code", "codex"])
+#: The hook's `--client`: every dialect of `payload.Client` (`_entry._CLIENTS` spells them out
+#: for the fast path, which must not import the payload module; a test keeps the two equal).
+HOOK_CLIENT_CHOICE = click.Choice(["auto", *(c.value for c in Client)])
+PROFILE_CHOICE = click.Choice(list(config_mod.PROFILES))
+MODE_CHOICE = click.Choice(list(config_mod.MODES))
+STATE_DIR_HELP = "Where session state lives (default: the user cache dir)."
+CONFIG_HELP = "An extra TOML config file, layered over the user and project files."
+MODE_HELP = "enforce (default), advise (denials become reminders) or observe (log only)."
+
+
+def _root_param(name: str) -> Any:
+    """An option given before the command (`loopguard-hook --state-dir D status`)."""
+    ctx = click.get_current_context(silent=True)
+    return ctx.find_root().params.get(name) if ctx is not None else None
+
+
+def _store(state_dir: str | None) -> Store:
+    return Store(state_dir or _root_param("state_dir") or default_state_dir(os.environ))
+
+
+def _locations(state_dir: str | None) -> list[location.Location]:
+    """The state directories an operator command works on: the given one, else the user cache
+    dir and this project's `.loopguard-hook` (`location.operator_locations`).
+
+    Raises:
+        StateError: none at all (no home directory and no workspace folder).
+    """
+    given = state_dir or _root_param("state_dir")
+    try:
+        cwd = os.getcwd()
+    except OSError:
+        cwd = ""  # deleted under this shell: no project folder to look in
+    found = location.operator_locations(given, os.environ, cwd)
+    if not found:
+        default_state_dir(os.environ)  # raises: no home directory
+    return found
+
+
+def _readable(found: list[location.Location]) -> list[Store]:
+    return [Store(f.root) for f in found if not f.problem]
+
+
+def _echo_problems(found: list[location.Location]) -> None:
+    for f in found:
+        if f.problem:
+            click.echo(f"loopguard-hook: {f.kind} state dir {_printable(f.root)} {f.problem}; not read", err=True)
+
+
+def _resolved(profile: str | None, config_path: str | None, mode: str | None = None) -> config_mod.Resolved:
+    profile = profile or _root_param("profile")
+    config_path = config_path or _root_param("config_path")
+    mode = mode or _root_param("mode")
+    try:
+        return config_mod.load(
+            environ=os.environ, cwd=_cwd(), config_path=config_path, flags={"profile": profile, "mode": mode}
+        )
+    except config_mod.ConfigError as exc:
+        raise click.ClickException(f"bad config: {exc}") from None
+
+
+def _cwd() -> str:
+    """The working directory (for the project config and install scope).
+
+    Raises:
+        click.ClickException: it was deleted under this shell.
+    """
+    try:
+        return os.getcwd()
+    except OSError as exc:
+        raise click.ClickException(
+            f"cannot read the current directory ({exc.strerror or exc}; deleted?): cd to a directory and run again"
+        ) from None
+
+
+def _echo_json(value: Any) -> None:
+    click.echo(orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode())
+
+
+def _stem(session_id: str) -> str:
+    """The file stem of a session id as the hook stores it (a long id is bounded first)."""
+    from ..store import session_file_name
+
+    return session_file_name(bounded_id(session_id, MAX_SESSION_ID_CHARS))
+
+
+def _shown_id(session_id: str) -> str:
+    return _printable(bounded_id(session_id, MAX_SESSION_ID_CHARS))
+
+
+def _printable(text: str) -> str:
+    return "".join(ch if ch.isprintable() else f"\\x{ord(ch):02x}" for ch in text)
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _list(values: Any) -> str:
+    return ", ".join(map(str, values)) if isinstance(values, list) and values else "-"
+
+
+def _ago(now: float, then: float | None) -> str:
+    if not then:
+        return "-"
+    seconds = max(0, int(now - then))
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{seconds // size}{unit} ago"
+    return f"{seconds}s ago"

@@ -1,0 +1,82 @@
+"""`reset` and `gc`: forget sessions, by id or by age."""
+
+from __future__ import annotations
+
+import time
+
+import click
+
+from .common import STATE_DIR_HELP, _echo_problems, _locations, _readable, _shown_id, _stem
+
+
+@click.command()
+@click.option("--session", "session_id", default=None, help="Forget this session.")
+@click.option("--all", "all_sessions", is_flag=True, help="Forget every session.")
+@click.option("--state-dir", type=click.Path(file_okay=False), default=None, help=STATE_DIR_HELP)
+def reset(session_id: str | None, all_sessions: bool, state_dir: str | None) -> None:
+    """Forget state: the escape hatch when the guard is wrong about a session."""
+    if (session_id is None) == (not all_sessions):
+        raise click.UsageError("give exactly one of --session ID or --all")
+    found = _locations(state_dir)
+    _echo_problems(found)
+    stores = _readable(found)
+    if all_sessions:
+        for store in stores:
+            stems = [stem for stem, _, _ in store.list_sessions()]
+            for stem in stems:
+                store.remove(stem)
+            click.echo(f"reset {len(stems)} session(s) in {store.sessions}")
+        return
+    assert session_id is not None
+    stem = _stem(session_id)
+    removed = [store for store in stores if store.remove(stem, recover=True)]
+    if removed:
+        click.echo(f"reset session {_shown_id(session_id)}" + (f" in {removed[0].sessions}" if len(stores) > 1 else ""))
+    else:
+        click.echo(f"no state for session {_shown_id(session_id)}")
+
+
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+
+
+def parse_duration(text: str) -> float:
+    """`90s`, `30m`, `12h`, `7d`, `2w` in seconds. The unit is required: `gc --older-than 7`
+    could mean seven days as easily as seven seconds, and it deletes state.
+
+    Raises:
+        click.BadParameter: not a number followed by one of s, m, h, d, w.
+    """
+    text = text.strip().lower()
+    try:
+        if not text or text[-1] not in _UNITS:
+            raise ValueError(text)
+        value = float(text[:-1]) * _UNITS[text[-1]]
+        if value != value or value == float("inf"):  # nan or inf: no age compares as expected
+            raise ValueError(text)
+    except ValueError:
+        raise click.BadParameter(f"{text!r} is not a duration such as 90s, 30m, 12h or 7d (the unit is required)") from None
+    if value < 0:
+        raise click.BadParameter("a duration cannot be negative")
+    return value
+
+
+@click.command()
+@click.option(
+    "--older-than", default="7d", show_default=True, help="Idle time with its unit (s, m, h, d, w), e.g. 12h, 7d."
+)
+@click.option("--state-dir", type=click.Path(file_okay=False), default=None, help=STATE_DIR_HELP)
+@click.option("--dry-run", is_flag=True, help="List what would be deleted.")
+def gc(older_than: str, state_dir: str | None, dry_run: bool) -> None:
+    """Delete the state of sessions idle longer than --older-than."""
+    seconds = parse_duration(older_than)
+    found = _locations(state_dir)
+    _echo_problems(found)
+    for store in _readable(found):
+        if dry_run:
+            old = store.gc(seconds, time.time(), dry_run=True)
+            click.echo(f"would delete {len(old)} session(s)" + (f" from {store.sessions}" if len(found) > 1 else ""))
+            for stem in old:
+                click.echo(f"  {stem}")
+            continue
+        removed = store.gc(seconds, time.time())
+        click.echo(f"deleted {len(removed)} idle session(s) from {store.sessions}")

@@ -1,0 +1,101 @@
+"""`install` and `uninstall`: register the hook in a client's settings, or remove it."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from .common import _cwd
+
+INSTALL_CLIENTS = click.Choice(["claude-code", "codex", "dsh-claude-code", "dsh-codex"])
+
+
+@click.command()
+@click.option("--client", type=INSTALL_CLIENTS, required=True)
+@click.option(
+    "--scope",
+    type=click.Choice(["user", "project", "local"]),
+    default="user",
+    show_default=True,
+    help="user: ~/.claude or ~/.codex; project: ./.claude or ./.codex; local: .claude/settings.local.json.",
+)
+@click.option("--dry-run", is_flag=True, help="Show the diff, write nothing.")
+@click.option("--diff", "full_diff", is_flag=True, help="Show the whole text of a file that is created, too.")
+@click.option("--trust", is_flag=True, help="Codex: record the hooks' trusted_hash in config.toml (skips Codex's review).")
+@click.option(
+    "--bridge-path", default=None, help="DSH: the hook bridge's lib/index.js (default: found beside dsh or in a profile)."
+)
+@click.option("--dsh-profile", default=None, help="DSH: patch this profile's layer instead of $DSH_HOME/cordis.patch.yml.")
+def install(
+    client: str, scope: str, dry_run: bool, full_diff: bool, trust: bool, bridge_path: str | None, dsh_profile: str | None
+) -> None:
+    """Register loopguard-hook in the client's settings (merged, idempotent, with a backup)."""
+    from .. import install as install_mod
+
+    home = os.path.expanduser("~")
+    try:
+        if client.startswith("dsh-"):
+            _dsh_only_user_scope(scope)
+            changes = install_mod.plan_dsh_install(
+                client, home=home, env=os.environ, bridge_path=bridge_path, profile=dsh_profile
+            )
+            if trust:
+                changes[0].messages.append("note: --trust is for Codex only; DSH has no per-hook trust record")
+        else:
+            changes = install_mod.plan_install(client, scope, home=home, project_dir=_cwd(), env=os.environ, trust=trust)
+        if not dry_run:
+            changes = install_mod.apply(changes)
+    except install_mod.InstallError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(install_mod.format_report(changes, dry_run=dry_run, full_diff=full_diff), nl=False)
+    _warn_if_not_on_path()
+
+
+def _dsh_only_user_scope(scope: str) -> None:
+    if scope != "user":
+        raise click.UsageError("DSH has no --scope project/local: its layers are per user (--dsh-profile names one profile)")
+
+
+def _warn_if_not_on_path() -> None:
+    """The clients run the command by name: it must be found on their PATH."""
+    import shutil
+
+    found = shutil.which(install_command())
+    if found is None:
+        click.echo(
+            "warning: `loopguard-hook` is not on PATH, so the client cannot run the hook. Install it where "
+            "every shell finds it (`pipx install PATH-TO-CHECKOUT`, or `uv tool install PATH-TO-CHECKOUT`), or put "
+            f"{os.path.dirname(sys.argv[0]) or 'the virtualenv bin directory'} on PATH for the client.",
+            err=True,
+        )
+
+
+def install_command() -> str:
+    from ..install import CANONICAL_COMMAND
+
+    return CANONICAL_COMMAND
+
+
+@click.command()
+@click.option("--client", type=INSTALL_CLIENTS, required=True)
+@click.option("--scope", type=click.Choice(["user", "project", "local"]), default="user", show_default=True)
+@click.option("--dry-run", is_flag=True, help="Show the diff, write nothing.")
+@click.option("--dsh-profile", default=None, help="DSH: the profile layer install patched (default: $DSH_HOME/cordis.patch.yml).")
+def uninstall(client: str, scope: str, dry_run: bool, dsh_profile: str | None) -> None:
+    """Remove loopguard-hook's entries from the client's settings, and nothing else."""
+    from .. import install as install_mod
+
+    home = os.path.expanduser("~")
+    try:
+        if client.startswith("dsh-"):
+            _dsh_only_user_scope(scope)
+            changes = install_mod.plan_dsh_uninstall(client, home=home, env=os.environ, profile=dsh_profile)
+        else:
+            changes = install_mod.plan_uninstall(client, scope, home=home, project_dir=_cwd(), env=os.environ)
+        if not dry_run:
+            changes = install_mod.apply(changes)
+    except install_mod.InstallError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(install_mod.format_report(changes, dry_run=dry_run), nl=False)

@@ -1,0 +1,145 @@
+"""`loopguard-hook stats`: what the model did after each kind of intervention, from the logs.
+
+Inputs, all in the state directory: `decisions.jsonl` (every intervention: rule, the text's
+variant, what went on the wire), `responses.jsonl` (what the model did next: `followup.py`),
+and the session ledgers (interventions still waiting for the agent's next call). Off the hook
+path; pure apart from `load`.
+
+One row per rule, text variant and mode (`observe` rows are the control group: the model never
+saw the text). For each row:
+
+- `shown`: interventions logged;
+- `changed`, `repeated`, `escalated`, `ended`: what the agent did next (`followup.py`);
+- `open`: interventions still waiting for the agent's next call;
+- `saved`: calls the guard kept from running (denials and stops that reached the wire);
+- `first` / `ended_after_first`: first interventions on a call, and how many of them were
+  followed by a change of course or the end of the turn: the loop ended after one text.
+"""
+
+from collections.abc import Iterable, Mapping
+from typing import Any, NamedTuple
+
+import orjson
+
+from ..store import Store
+
+RESPONSES = ("changed", "repeated", "escalated", "ended")
+_FIELDS = ("shown", *RESPONSES, "open", "saved", "first", "ended_after_first")
+
+
+class Row(NamedTuple):
+    """The figures of one rule, text variant and mode (counts of interventions or calls)."""
+
+    rule: str
+    variant: str
+    mode: str
+    counts: dict[str, int]
+
+    def as_json(self) -> dict[str, Any]:
+        """Stable JSON keys: `rule`, `variant`, `mode` and every count."""
+        return {"rule": self.rule, "variant": self.variant, "mode": self.mode, **self.counts}
+
+
+class Inputs(NamedTuple):
+    """What `load` read: records as dicts, and the one-line problems met on the way."""
+
+    decisions: list[dict[str, Any]]
+    responses: list[dict[str, Any]]
+    ledgers: list[Mapping[str, Any]]
+    problems: list[str]
+
+
+def records(lines: Iterable[bytes], source: str, problems: list[str]) -> list[dict[str, Any]]:
+    """The JSON objects among `lines`; each line that is not one is counted in `problems`."""
+    out, bad = [], 0
+    for line in lines:
+        try:
+            value = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            bad += 1
+            continue
+        if isinstance(value, dict):
+            out.append(value)
+        else:
+            bad += 1
+    if bad:
+        problems.append(f"{source}: skipped {bad} line(s) that are not JSON records")
+    return out
+
+
+def load(store: Store, ledgers: Iterable[Mapping[str, Any] | None], unreadable: int = 0) -> Inputs:
+    """Read both logs of the state directory `store`; `ledgers` are the live session ledgers
+    (None for one that could not be read, counted in `problems`)."""
+    problems: list[str] = []
+    decisions = records(store.read_log("decisions.jsonl", problems), "decisions.jsonl", problems)
+    responses = records(store.read_log("responses.jsonl", problems), "responses.jsonl", problems)
+    live = [state for state in ledgers if state is not None]
+    if unreadable:
+        problems.append(f"{unreadable} session ledger(s) could not be read; their open interventions are not counted")
+    return Inputs(decisions, responses, live, problems)
+
+
+def build(inputs: Inputs, *, session: str | None = None) -> list[Row]:
+    """The rows, most shown first. `session` keeps one session id's records only."""
+    rows: dict[tuple[str, str, str], dict[str, int]] = {}
+
+    def row(record: Mapping[str, Any]) -> dict[str, int]:
+        key = (str(record.get("rule") or "-"), str(record.get("variant") or "unknown"), str(record.get("mode") or "enforce"))
+        return rows.setdefault(key, dict.fromkeys(_FIELDS, 0))
+
+    def wanted(record: Mapping[str, Any]) -> bool:
+        return session is None or record.get("session") == session
+
+    for d in filter(wanted, inputs.decisions):
+        counts = row(d)
+        counts["shown"] += 1
+        if d.get("event") == "PreToolUse" and d.get("action") in ("deny", "stop"):
+            counts["saved"] += 1
+    for r in filter(wanted, inputs.responses):
+        counts = row(r)
+        answer = r.get("response")
+        if answer in RESPONSES:
+            counts[str(answer)] += 1
+        if r.get("step") == 1:
+            counts["first"] += 1
+            counts["ended_after_first"] += answer in ("changed", "ended")
+    for state in inputs.ledgers:
+        if session is not None and state.get("session_id") != session:
+            continue
+        mode = str((state.get("config") or {}).get("mode") or "enforce")
+        for agent in (state.get("agents") or {}).values():
+            pending = agent.get("followup") if isinstance(agent, dict) else None
+            if isinstance(pending, dict):
+                row({**pending, "mode": mode})["open"] += 1
+    return [Row(*key, counts) for key, counts in sorted(rows.items(), key=lambda kv: (-kv[1]["shown"], kv[0]))]
+
+
+def format_text(rows: list[Row], state_dir: str) -> str:
+    """The table for people: one line per row, then a totals line (problems go to stderr)."""
+    lines = [f"state dir: {state_dir}"]
+    if not rows:
+        lines.append("no interventions logged yet")
+        return "\n".join(lines)
+    head = ("rule", "variant", "mode", "shown", "changed", "repeated", "escalated", "ended", "open", "saved", "ended after 1st")
+    table: list[tuple[str, ...]] = [head]
+    for r in rows:
+        c = r.counts
+        first = f"{c['ended_after_first']}/{c['first']}" if c["first"] else "-"
+        table.append((r.rule, r.variant, r.mode, *(str(c[k]) for k in ("shown", *RESPONSES, "open", "saved")), first))
+    widths = [max(len(line[i]) for line in table) for i in range(len(head))]
+    for line in table:
+        cells = [cell.ljust(w) if i < 3 else cell.rjust(w) for i, (cell, w) in enumerate(zip(line, widths, strict=True))]
+        lines.append("  ".join(cells).rstrip())
+    total = {k: sum(r.counts[k] for r in rows) for k in _FIELDS}
+    answered = sum(total[k] for k in RESPONSES)
+    lines.append("")
+    lines.append(
+        f"{total['shown']} interventions, {answered} answered: {total['changed']} changed course, "
+        f"{total['repeated']} repeated the call, {total['escalated']} needed a stronger answer, "
+        f"{total['ended']} ended the turn; {total['saved']} calls not run"
+    )
+    if total["first"]:
+        share = 100 * total["ended_after_first"] / total["first"]
+        ended = total["ended_after_first"]
+        lines.append(f"the loop ended after the first intervention {ended} of {total['first']} times ({share:.0f} %)")
+    return "\n".join(lines)

@@ -1,0 +1,256 @@
+"""`status` and `stats`: what the guard has seen, per session, and the thresholds in force."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import click
+import orjson
+
+from ..config import load as config_mod
+from ..store import Store, location
+from .common import (
+    PROFILE_CHOICE,
+    STATE_DIR_HELP,
+    _ago,
+    _count,
+    _echo_json,
+    _list,
+    _locations,
+    _printable,
+    _readable,
+    _resolved,
+    _shown_id,
+    _stem,
+    _store,
+)
+
+
+def session_summary(stem: str, state: dict[str, Any] | None) -> dict[str, Any]:
+    """The stable `status --json` shape of one session."""
+    if state is None:
+        return {"file": stem, "readable": False}
+    agents = {}
+    for agent_id, agent in state["agents"].items():
+        sigs = sorted(agent["sigs"].values(), key=lambda s: (-s.get("n", 0), -(s.get("t") or 0)))
+        agents[agent_id] = {
+            "attempts": agent["attempts"],
+            "calls_since_progress": agent["since"],
+            "bookkeeping_calls_since_progress": agent["bookkeeping"],
+            "answer_only": bool(agent.get("answer_only")),
+            "consecutive": agent["chain"][1] if agent.get("chain") else 0,
+            "last_activity": agent.get("updated"),
+            "signatures": [
+                {
+                    "call": s.get("summary", s.get("tool")),
+                    "no_progress": s.get("n", 0),
+                    "attempts": s.get("total", 0),
+                    "last_attempt": s.get("t"),
+                }
+                for s in sigs[:10]
+            ],
+        }
+    return {
+        "file": stem,
+        "readable": True,
+        "config": state.get("config"),
+        "session_id": state.get("session_id"),
+        "client": state.get("client"),
+        "created": state.get("created"),
+        "updated": state.get("updated"),
+        "events": state.get("events", 0),
+        "attempts": state.get("attempts", 0),
+        "agents": agents,
+        "recent_decisions": state.get("recent", []),
+    }
+
+
+def _safe_summary(stem: str, state: dict[str, Any] | None) -> dict[str, Any]:
+    try:
+        summary = session_summary(stem, state)
+        orjson.dumps(summary)
+        return summary
+    except (TypeError, KeyError, AttributeError, ValueError, IndexError, orjson.JSONEncodeError):
+        return {"file": stem, "readable": False}
+
+
+def thresholds(cfg: config_mod.Config) -> dict[str, Any]:
+    """The thresholds in force, for `status`."""
+    return {
+        "profile": cfg.profile,
+        "mode": cfg.mode,
+        "counting": cfg.counting,
+        "remind_at": list(cfg.effective_remind_at()),
+        "deny_at": cfg.deny_at,
+        "stop_at": cfg.stop_at,
+        "max_same_path": cfg.max_same_path,
+        "max_calls_since_progress": cfg.max_calls_since_progress,
+        "max_bookkeeping_calls_since_progress": cfg.max_bookkeeping_calls_since_progress,
+        "same_error_remind_at": cfg.same_error_remind_at,
+        "slow_repeat_seconds": cfg.slow_repeat_seconds,
+        "answer_only_after_deny": cfg.answer_only_after_deny,
+    }
+
+
+@click.command("stats")
+@click.option("--session", "session_id", default=None, help="Only this session id.")
+@click.option("--json", "as_json", is_flag=True, help="Stable JSON instead of text.")
+@click.option("--state-dir", type=click.Path(file_okay=False), default=None, help=STATE_DIR_HELP)
+def stats_command(session_id: str | None, as_json: bool, state_dir: str | None) -> None:
+    """What the model did after each rule's reminders and denials, per text variant.
+
+    For each rule, text variant and mode: how often it was shown, whether the agent then changed
+    course, repeated the call, needed a stronger answer or ended the turn, how many calls the
+    guard kept from running, and how often the loop ended after the first intervention. Read
+    from decisions.jsonl, responses.jsonl and the live ledgers; observe-mode rows are the control
+    group (the model never saw the text).
+    """
+    from . import stats
+
+    store = _store(state_dir)
+    entries = store.list_sessions()
+    inputs = stats.load(store, (state for _, state, _ in entries), sum(state is None for _, state, _ in entries))
+    rows = stats.build(inputs, session=session_id)
+    if as_json:
+        _echo_json({"state_dir": store.root, "rows": [r.as_json() for r in rows], "problems": inputs.problems})
+    else:
+        click.echo(stats.format_text(rows, store.root))
+    for problem in inputs.problems:
+        click.echo(f"loopguard-hook: stats: {problem}", err=True)
+    if inputs.problems:
+        click.get_current_context().exit(1)
+
+
+#: Tool names no real configuration would leave all untracked (both clients' built-ins, an MCP tool).
+_PROBE_TOOLS = ("Bash", "Read", "Edit", "Write", "Grep", "Glob", "WebFetch", "apply_patch", "shell", "mcp__server__tool")
+
+
+def config_warnings(resolved: config_mod.Resolved) -> list[str]:
+    """What in the config in force switches the guard off (`exclude = ["*"]` in a project file)."""
+    from ..core.tools import is_tracked
+
+    cfg = resolved.config
+    if any(is_tracked(tool, cfg) for tool in _PROBE_TOOLS):
+        return []
+    key = "exclude" if cfg.exclude and not cfg.include else "include"
+    shown = orjson.dumps(list(getattr(cfg, key))).decode()
+    return [f"{key} = {_printable(shown)} ({resolved.sources[key]}) leaves no tool tracked: the guard is effectively off here"]
+
+
+@click.command()
+@click.option("--session", "session_id", default=None, help="Only this session id.")
+@click.option("--json", "as_json", is_flag=True, help="Stable JSON instead of text.")
+@click.option("--state-dir", type=click.Path(file_okay=False), default=None, help=STATE_DIR_HELP)
+@click.option("--profile", type=PROFILE_CHOICE, default=None, help="Show the thresholds of this profile.")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None, help="An extra TOML config file.")
+def status(session_id: str | None, as_json: bool, state_dir: str | None, profile: str | None, config_path: str | None) -> None:
+    """Show sessions, per agent the counters and the last decisions, and the thresholds in force."""
+    found = _locations(state_dir)
+    stores = _readable(found)
+    resolved = _resolved(profile, config_path)
+    cfg = resolved.config
+    warnings = config_warnings(resolved)
+    entries = [(stem, st, mtime, store.root) for store in stores for stem, st, mtime in store.list_sessions()]
+    if session_id is not None:
+        stem = _stem(session_id)
+        entries = [e for e in entries if e[0] in (stem, session_id)]
+        if not entries:
+            where = " or ".join(s.sessions for s in stores) or found[0].root
+            raise click.ClickException(f"no state for session {_shown_id(session_id)} in {where}")
+    sessions = []
+    for stem, state, _, root in sorted(entries, key=lambda e: -e[2]):
+        summary = _safe_summary(stem, state)
+        if len(found) > 1:
+            summary["state_dir"] = root
+        sessions.append(summary)
+    if as_json:
+        # A directory given that is not private holds the state in a folder of its own (Store.root).
+        dirs = [{"path": Store(f.root).root, "kind": f.kind, "reason": f.reason, "problem": f.problem or None} for f in found]
+        _echo_json(
+            {
+                "state_dir": dirs[0]["path"],
+                "state_dirs": dirs,
+                "thresholds": thresholds(cfg),
+                "warnings": warnings,
+                "sessions": sessions,
+            }
+        )
+        return
+    _echo_text(found, thresholds(cfg), warnings, sessions, time.time())
+
+
+def _echo_text(
+    found: list[location.Location], t: dict[str, Any], warnings: list[str], sessions: list[dict[str, Any]], now: float
+) -> None:
+    """`status` as text: the state dirs, the config in force, then each session."""
+    click.echo(f"state dir: {Store(found[0].root).root}")
+    for f in found[1:]:
+        click.echo(f"{f.kind} state dir: {_printable(f.root)}" + (f" ({f.problem}; not read)" if f.problem else f" ({f.reason})"))
+        if f.kind == "workspace" and not f.problem:
+            click.echo(f"  {DSH_TEXT_NOTE}")
+    click.echo(
+        f"config here: profile {t['profile']} ({t['mode']}), counting {t['counting']}: remind at {_list(t['remind_at'])}, "
+        f"deny at {t['deny_at'] or '-'}, stop at {t['stop_at'] or '-'}, "
+        f"max calls since progress {t['max_calls_since_progress'] or '-'}"
+    )
+    for warning in warnings:
+        click.echo(f"warning: {warning}")
+    if not sessions:
+        click.echo("no sessions")
+        return
+    for s in sessions:
+        click.echo("")
+        try:
+            lines = _session_lines(s, t, now) if s["readable"] else None
+        except (TypeError, KeyError, AttributeError, ValueError, IndexError):
+            lines = None  # a ledger that parses but holds values of the wrong shape
+        if lines is None:
+            click.echo(f"session file {s['file']}: unreadable (it will be moved aside on next use)")
+            continue
+        if len(found) > 1:
+            lines[0] += f"  [{_printable(s['state_dir'])}]"
+        click.echo("\n".join(lines))
+
+
+#: What `status` says is not covered on DSH (README, "Text loops on DSH").
+DSH_TEXT_NOTE = (
+    "note for DSH sessions: text loops are read from DSH's session log at Stop only, and what a Stop finds "
+    "waits for the session's next prompt (DSH shows systemMessage to nobody)"
+)
+
+
+def _session_lines(s: dict[str, Any], t: dict[str, Any], now: float) -> list[str]:
+    """The text `status` prints for one session.
+
+    Raises:
+        TypeError, KeyError, AttributeError, ValueError, IndexError: the ledger holds values of
+            the wrong shape (the caller reports the session as unreadable).
+    """
+    out = [
+        f"session {_printable(str(s['session_id']))} [{s['client']}]: {_count(s['attempts'], 'tool call')}, "
+        f"{_count(s['events'], 'event')}, last {_ago(now, s['updated'])}"
+    ]
+    used = s.get("config")
+    if isinstance(used, dict) and any(used.get(k) != t.get(k) for k in ("profile", "mode", "remind_at", "deny_at", "stop_at")):
+        out.append(
+            f"  (its last event used profile {used.get('profile')} ({used.get('mode')}): remind at "
+            f"{_list(used.get('remind_at'))}, deny at {used.get('deny_at') or '-'}, stop at {used.get('stop_at') or '-'})"
+        )
+    for agent_id, a in s["agents"].items():
+        flags = " ANSWER-ONLY" if a["answer_only"] else ""
+        out.append(
+            f"  agent {_printable(agent_id)}: {_count(a['attempts'], 'call')}, {a['calls_since_progress']} since last "
+            f"progress, {a['consecutive']} in a row{flags}"
+        )
+        for sig in a["signatures"][:5]:
+            if sig["no_progress"] >= 2:
+                out.append(f"    {sig['no_progress']}x no progress  {_printable(sig['call'])}")
+    for d in s["recent_decisions"][-5:]:
+        action = d["action"] if d.get("intended", d["action"]) == d["action"] else f"{d['action']} (would {d['intended']})"
+        out.append(
+            f"  {_ago(now, d['time'])}: {action} ({d['rule']}) {d['event']} {_printable(str(d['tool']))} "
+            f"x{d['count']} [{_printable(d['agent'])}] {_printable(d['arguments'])}"
+        )
+    return out
+

@@ -1,0 +1,279 @@
+"""Profiles and configuration: defaults per profile, TOML files, `LOOPGUARD_*` environment, flags.
+
+Sources, later wins: profile defaults < user file (`<user config dir>/config.toml`) < project
+file (`.loopguard.toml` in `$CLAUDE_PROJECT_DIR` or the payload's `cwd`) < `--config`/
+`LOOPGUARD_CONFIG` file < `LOOPGUARD_<KEY>` environment < command-line flags. Every value
+remembers where it came from (`loopguard-hook config show`).
+
+Validation fails loud (`ConfigError`: one line naming the file, the key and the reason).
+The option names of the plugins the reminder, breaker and progress profiles reproduce
+(camelCase) are accepted as aliases so settings carry over.
+"""
+
+import os
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
+from .keys import ALIASES, KEYS, VALIDATORS, ConfigError, convert, failed
+from .settings import MODES, PROFILE_DEFAULTS, PROFILES, Config
+
+__all__ = [
+    "ALIASES",
+    "KEYS",
+    "MODES",
+    "PROFILES",
+    "VALIDATORS",
+    "Config",
+    "ConfigError",
+    "Layer",
+    "Resolved",
+    "load",
+    "read_regular_file",
+    "read_toml",
+    "resolve",
+    "user_config_path",
+]
+
+class Layer(NamedTuple):
+    """Raw settings from one source, before validation."""
+
+    source: str
+    values: Mapping[str, Any]
+
+
+class Resolved(NamedTuple):
+    """The effective config and, per key, the source that set it."""
+
+    config: Config
+    sources: dict[str, str]
+
+
+def resolve(layers: list[Layer]) -> Resolved:
+    """Validate every layer and fold them over the chosen profile's defaults.
+
+    The profile is taken from the last layer that names one (default `balanced`).
+
+    Raises:
+        ConfigError: an unknown or removed key, a value of the wrong type or range, or
+            inconsistent thresholds (`stop_at` not above `deny_at`).
+    """
+    converted: list[tuple[str, dict[str, Any]]] = []
+    profile, profile_source = "balanced", "default"
+    problems: list[str] = []
+    for layer in layers:
+        values: dict[str, Any] = {}
+        given: dict[str, str] = {}
+        for key, value in layer.values.items():
+            try:
+                target, result = convert(layer.source, key, value)
+            except ConfigError as exc:
+                problems.append(str(exc))
+                continue
+            if target in given:
+                problems.append(f"{layer.source}: {key!r} and {given[target]!r} both set {target}; keep one of them")
+                continue
+            given[target] = key
+            values[target] = result
+        if "profile" in values:
+            profile, profile_source = values["profile"], layer.source
+        converted.append((layer.source, values))
+
+    sources = {key: f"profile {profile}" for key in KEYS}
+    sources["profile"] = profile_source
+    merged: dict[str, Any] = dict(PROFILE_DEFAULTS[profile])
+    merged["profile"] = profile
+    for source, values in converted:
+        for key, value in values.items():
+            if key == "profile":
+                continue
+            merged[key] = value
+            sources[key] = source
+    config = Config(**merged)
+    if config.stop_at and config.deny_at and config.stop_at <= config.deny_at:
+        problems.append(f"{sources['stop_at']}: stop_at ({config.stop_at}) must be greater than deny_at ({config.deny_at})")
+    if config.same_error_stop_at and config.same_error_deny_at and config.same_error_stop_at <= config.same_error_deny_at:
+        problems.append(
+            f"{sources['same_error_stop_at']}: same_error_stop_at ({config.same_error_stop_at}) must be greater than "
+            f"same_error_deny_at ({config.same_error_deny_at})"
+        )
+    if config.deny_at == 1:
+        problems.append(f"{sources['deny_at']}: deny_at must be 0 (off) or >= 2")
+    if problems:
+        raise failed(problems)
+    return Resolved(config=config, sources=sources)
+
+
+# -- sources ----------------------------------------------------------------------------------
+
+
+MAX_CONFIG_BYTES = 1 << 20
+
+
+def read_regular_file(path: str, limit: int = -1) -> bytes:
+    """The bytes of a file a user named (a config file, a recording to replay), at most
+    `limit + 1` of them when `limit` is set, so the caller can tell it was too big.
+
+    Opened non-blocking and read only when it is a regular file: a FIFO or `/dev/zero` given
+    by mistake must not hang the hook or fill memory.
+
+    Raises:
+        OSError: it cannot be opened or read, or is not a regular file (`strerror` says which).
+    """
+    import errno
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        return fh.read(limit + 1 if limit >= 0 else -1)
+
+
+def read_toml(path: str, source: str) -> Layer:
+    """Read one TOML config file.
+
+    Raises:
+        ConfigError: the file cannot be read or is not valid TOML.
+    """
+    import tomllib
+
+    try:
+        raw = read_regular_file(path, MAX_CONFIG_BYTES)
+        if len(raw) > MAX_CONFIG_BYTES:
+            raise ConfigError(f"{source}: larger than {MAX_CONFIG_BYTES} bytes")
+        data = tomllib.loads(raw.decode("utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"{source}: cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{source}: not UTF-8 text (byte {exc.start}); TOML files are UTF-8") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{source}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"{source}: nested too deeply to be a config file") from None
+    section = data.get("loopguard")
+    if isinstance(section, dict) and len(data) == 1:
+        data = section
+    return Layer(source=source, values=data)
+
+
+_ENV_PREFIX = "LOOPGUARD_"
+#: Variables that are not settings: where files are, and the resident helper's switch and idle
+#: timeout (fastpath/client.py).
+_ENV_NOT_KEYS = frozenset(
+    {"LOOPGUARD_STATE_DIR", "LOOPGUARD_CONFIG", "LOOPGUARD_RESIDENT", "LOOPGUARD_RESIDENT_IDLE_SECONDS"}
+)
+
+
+def _parse_env(key: str, raw: str) -> Any:
+    default = getattr(Config(), key)
+    text = raw.strip()
+    if isinstance(default, bool):
+        lowered = text.lower()
+        if lowered in ("1", "true", "yes", "on"):
+            return True
+        if lowered in ("0", "false", "no", "off"):
+            return False
+        return raw
+    if isinstance(default, int):
+        try:
+            return int(text)
+        except ValueError:
+            return raw
+    if isinstance(default, float):
+        try:
+            return float(text)
+        except ValueError:
+            return raw
+    if isinstance(default, tuple):
+        items = [item.strip() for item in text.split(",") if item.strip()]
+        if key == "remind_at":
+            try:
+                return [int(item) for item in items]
+            except ValueError:
+                return raw
+        return items
+    return text
+
+
+def env_layer(environ: Mapping[str, str]) -> Layer:
+    """`LOOPGUARD_<KEY>` variables (e.g. `LOOPGUARD_DENY_AT=4`, `LOOPGUARD_REMIND_AT=3,4`).
+
+    Raises:
+        ConfigError: a `LOOPGUARD_*` variable names no setting.
+    """
+    values: dict[str, Any] = {}
+    for name, raw in environ.items():
+        if not name.startswith(_ENV_PREFIX) or name in _ENV_NOT_KEYS:
+            continue
+        key = name[len(_ENV_PREFIX) :].lower()
+        if key not in VALIDATORS:
+            import difflib
+
+            close = difflib.get_close_matches(key, list(KEYS), n=1)
+            hint = f" (did you mean {_ENV_PREFIX}{close[0].upper()}?)" if close else ""
+            raise ConfigError(
+                f"environment: unknown variable {name}{hint}; LOOPGUARD_* variables are settings "
+                "(see `loopguard-hook config show`)"
+            )
+        values[key] = _parse_env(key, raw)
+    return Layer(source="environment", values=values)
+
+
+def user_config_path() -> str:
+    """`config.toml` in the platform's user config dir for `loopguard-hook`."""
+    import platformdirs
+
+    return os.path.join(platformdirs.user_config_dir("loopguard-hook", appauthor=False), "config.toml")
+
+
+PROJECT_FILE = ".loopguard.toml"
+
+
+def load(
+    *,
+    environ: Mapping[str, str],
+    cwd: str | None = None,
+    config_path: str | None = None,
+    flags: Mapping[str, Any] | None = None,
+    user_path: str | None = None,
+) -> Resolved:
+    """Gather every source and resolve the effective config.
+
+    `user_path` overrides the user file location (tests); `flags` are command-line values.
+
+    Raises:
+        ConfigError: any source is unreadable or invalid.
+    """
+    files: list[tuple[str, str]] = []
+    user_file = user_path if user_path is not None else user_config_path()
+    # Present but not a regular file (a FIFO, a directory): said, never silently skipped.
+    if user_file and os.path.exists(user_file):
+        files.append((user_file, f"user file {user_file}"))
+    project_dir = environ.get("CLAUDE_PROJECT_DIR") or cwd
+    if project_dir:
+        project_file = os.path.join(project_dir, PROJECT_FILE)
+        if os.path.exists(project_file):
+            files.append((project_file, f"project file {project_file}"))
+    explicit = config_path or environ.get("LOOPGUARD_CONFIG")
+    if explicit:
+        files.append((explicit, f"config file {explicit}"))
+    layers: list[Layer] = []
+    problems: list[str] = []
+    for path, source in files:
+        try:
+            layers.append(read_toml(path, source))
+        except ConfigError as exc:
+            problems.append(str(exc))
+    try:
+        layers.append(env_layer(environ))
+    except ConfigError as exc:
+        problems.append(str(exc))
+    if flags:
+        layers.append(Layer(source="command line", values={k: v for k, v in flags.items() if v is not None}))
+    try:
+        resolved = resolve(layers)
+    except ConfigError as exc:
+        problems += exc.problems
+    if problems:
+        raise failed(problems)
+    return resolved

@@ -1,0 +1,75 @@
+"""The event model: one hook event as the core reads it, whatever host sent it. Pure values.
+
+The host layer (`hosts/payload.py` and each host's module) makes a `HookEvent` out of a payload;
+the core and the rules read nothing else of it.
+"""
+
+import enum
+from typing import Any, NamedTuple
+
+
+class Client(enum.StrEnum):
+    """The clients whose hook protocol the guard speaks: Claude Code, Codex, and the DeepSeek
+    Harness through its Claude Code and its Codex hook bridge (`clients/` has one module each)."""
+
+    CLAUDE_CODE = "claude-code"
+    CODEX = "codex"
+    DSH_CLAUDE_CODE = "dsh-claude-code"
+    DSH_CODEX = "dsh-codex"
+
+
+#: Hook events the guard acts on, in the order config files list them; every other event name
+#: gets exit 0 and no output.
+HANDLED_EVENT_ORDER = (
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "PostToolBatch",
+    "UserPromptSubmit",
+    "SessionStart",
+    "SessionEnd",
+    "Stop",
+    "SubagentStop",
+)
+HANDLED_EVENTS = frozenset(HANDLED_EVENT_ORDER)
+
+TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure"})
+
+MAIN_AGENT = "main"
+
+class BatchCall(NamedTuple):
+    """One entry of a Claude Code `PostToolBatch` `tool_calls` list.
+
+    `tool_response` is the serialised text the model saw, including the
+    `<tool_use_error>` of a validation rejection and the text of a hook denial
+    (Claude Code 2.1.332, captured `PostToolBatch.json`).
+    """
+
+    tool_name: str
+    tool_input: Any
+    tool_use_id: str | None
+    tool_response: Any
+
+
+class HookEvent(NamedTuple):
+    """One hook event, reduced to what the guard reads. Large fields are kept by reference."""
+
+    event: str
+    client: Client
+    session_id: str
+    agent_id: str = MAIN_AGENT
+    cwd: str | None = None
+    transcript_path: str | None = None
+    turn_id: str | None = None
+    tool_name: str | None = None
+    tool_input: Any = None
+    tool_use_id: str | None = None
+    tool_response: Any = None
+    error: str | None = None
+    is_interrupt: bool = False
+    tool_calls: tuple[BatchCall, ...] = ()
+    source: str | None = None
+    prompt: str | None = None
+    last_assistant_message: str | None = None
+    stop_hook_active: bool = False
+    agent_transcript_path: str | None = None

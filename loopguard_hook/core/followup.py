@@ -1,0 +1,77 @@
+"""What the model did after an intervention: the evidence `stats` tunes reminder texts with.
+
+After a reminder, denial or stop on a call, the agent's next counted attempt says what the model
+did with it:
+
+- `repeated`: the same call again, answered no more severely;
+- `escalated`: the same call again, and the guard had to answer it more severely;
+- `changed`: a different call (the model changed course);
+- `ended`: no further call before the turn ended (a Stop, or the next user prompt).
+
+Untracked tools and parallel twins say nothing either way. Each answer becomes one
+`ResponseRecord` in `Session.responses` (at most `MAX_RESPONSES`), which the hook moves to the
+`responses.jsonl` log. Pure: no I/O.
+"""
+
+from .ledger import Agent, FollowUp, Session
+from .messages import variant_of
+from .verdict import Action, Decision
+
+#: Answers waiting in a ledger for the hook to log them; replay drops them.
+MAX_RESPONSES = 32
+
+
+def after_attempt(state: Session, agent_id: str, agent: Agent, sig_id: str, decision: Decision, now: float) -> None:
+    """Judge the pending intervention by this counted attempt, then make `decision` the pending
+    one if it intervened. `decision` is the verdict with the mode applied, before a post-call
+    reminder is held back for the result (that reminder is still the intervention)."""
+    pending = agent.get("followup")
+    step = 1
+    if pending is not None:
+        if pending["sig"] == sig_id:
+            response = "escalated" if decision.intended > pending["level"] else "repeated"
+            step = pending["step"] + 1
+        else:
+            response = "changed"
+        _answer(state, agent_id, pending, response, now)
+        del agent["followup"]
+    if decision.intended is not Action.ALLOW and decision.tool is not None:
+        agent["followup"] = {
+            "sig": sig_id,
+            "tool": decision.tool,
+            "rule": decision.rule,
+            "variant": variant_of(decision.message),
+            "action": decision.action.name.lower(),
+            "level": int(decision.intended),
+            "count": decision.times,
+            "step": step,
+            "t": round(now, 3),
+        }
+
+
+def turn_ended(state: Session, agent_ids: list[str], now: float) -> None:
+    """The turn of these agents ended: a pending intervention was answered by ending it."""
+    for agent_id in agent_ids:
+        agent = state["agents"].get(agent_id)
+        if agent is not None and (pending := agent.pop("followup", None)) is not None:
+            _answer(state, agent_id, pending, "ended", now)
+
+
+def _answer(state: Session, agent_id: str, pending: FollowUp, response: str, now: float) -> None:
+    responses = state.setdefault("responses", [])
+    responses.append(
+        {
+            "time": round(now, 3),
+            "agent": agent_id,
+            "tool": pending["tool"],
+            "rule": pending["rule"],
+            "variant": pending["variant"],
+            "action": pending["action"],
+            "intended": Action(pending["level"]).name.lower(),
+            "count": pending["count"],
+            "step": pending["step"],
+            "response": response,
+            "after": round(now - pending["t"], 3),
+        }
+    )
+    del responses[:-MAX_RESPONSES]

@@ -1,0 +1,92 @@
+"""What the core asks of a host: its capability table (data) and how its results read.
+
+The host layer passes the host's module (`hosts/`, one per wire dialect) into the core step, so
+the core never imports the host layer and never tests a host's name. Pure values.
+"""
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+
+from .event import Client
+from .outcome import Outcome
+from .verdict import Decision
+
+
+class Capabilities(NamedTuple):
+    """Which output forms reach the model (or the user) on which hook event, and what the host
+    sends. Every field is a fact verified against the real client (see each client module).
+
+    Output forms, each the set of events on which it takes effect:
+
+    - `context`: `hookSpecificOutput.additionalContext` reaches the model;
+    - `deny`: `permissionDecision: "deny"` stops the call and the model reads the reason;
+    - `end_turn`: `continue: false` (+ `stopReason`) ends the turn;
+    - `block`: top-level `decision: "block"` + `reason` reaches the model;
+    - `system_message`: `systemMessage` reaches the user (never the model).
+
+    What the host sends:
+
+    - `sends`: the hook events it fires at all;
+    - `context_returns_as_prompt`: injected context comes back as a `UserPromptSubmit` whose
+      `prompt` is that text;
+    - `denied_call_reports_result`: a denied call still gets a `PostToolUse`, its result the denial;
+    - `arguments`: the tools whose `tool_input` carries the model's arguments; None = every tool;
+    - `subagent_transcripts`: a subagent's text is in its own transcript (`agent_transcript_path`),
+      not in `transcript_path`;
+    - `transcript_text`: `transcript_path` is a JSONL file the guard reads assistant text from;
+    - `session_log`: `transcript_path` is DSH's zstd session log instead, read at Stop (`dshlog`);
+    - `workspace_state`: the host runs hooks in a sandbox that lets them write only the
+      workspace, so the default state goes to `<cwd>/.loopguard-hook/` (`location.choose`);
+    - `turn_end_fallback`: what an end of turn becomes on an event not in `end_turn`: `"deny"`
+      (the call is denied, the text says it is final) or `"answer_only"` (the call is denied and
+      so is every further tool call until a real user prompt).
+    """
+
+    context: frozenset[str]
+    deny: frozenset[str]
+    end_turn: frozenset[str]
+    block: frozenset[str]
+    system_message: frozenset[str]
+    sends: frozenset[str]
+    context_returns_as_prompt: bool = False
+    denied_call_reports_result: bool = False
+    arguments: frozenset[str] | None = None
+    subagent_transcripts: bool = False
+    transcript_text: bool = True
+    session_log: bool = False
+    workspace_state: bool = False
+    turn_end_fallback: str = "deny"
+
+    def has_arguments(self, tool: str) -> bool:
+        """Whether this client's `tool_input` for `tool` carries the model's arguments."""
+        return self.arguments is None or tool in self.arguments
+
+
+if TYPE_CHECKING:  # a protocol for the type checker; defining it would cost every hook start
+
+    class Dialect(Protocol):
+        """The names a client module defines (the modules themselves implement this protocol)."""
+
+        @property
+        def CLIENT(self) -> Client: ...  # noqa: N802 (a module constant)
+
+        @property
+        def CAPABILITIES(self) -> Capabilities: ...  # noqa: N802
+
+        def recognises(self, data: Mapping[str, Any]) -> bool:
+            """Whether a decoded payload was sent by this client."""
+            ...
+
+        def outcome(self, tool: str, response: Any, *, mutation: bool) -> Outcome:
+            """A `PostToolUse` `tool_response` as an outcome, with this client's failure signs."""
+            ...
+
+        def denied_in_batch(self, text: str) -> bool:
+            """Whether a batch entry's result text is a hook's denial (the call never ran)."""
+            ...
+
+        def wire(self, decision: Decision, event: str) -> dict[str, Any] | None:
+            """The JSON object to print for `decision` on `event`, or None to print nothing."""
+            ...
+
+

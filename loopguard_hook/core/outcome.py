@@ -1,0 +1,208 @@
+"""Outcomes: what a tool's result says (its fingerprint, whether it failed, a short preview).
+
+- An outcome fingerprint is a short digest of the normalised `tool_response` (or failure text):
+  volatile keys (`duration_ms`, timestamps) and volatile text (`Wall time: 0.3 seconds`,
+  `took 12ms`, `in 0.12s`) are removed first (`signature.normalise_text`), so a result that
+  differs only in timing is equal. Responses are never stored, only digests and a short preview.
+- A failure is told by the client's sign of it, or by the text (an exit code, a refusal).
+"""
+
+import re
+from typing import Any, NamedTuple
+
+from .signature import _DIGEST_BYTES, VOLATILE_KEYS, _feed_bounded, blake2b, digest, json_head, normalise_text
+from .standin import is_stand_in, shown, token_of
+
+#: Whole-file copies in Claude Code's Write/Edit responses (`content`, `originalFile`; 2.1.332
+#: captured payloads): a mutation's outcome is told by its path, type and patch, and hashing two
+#: more copies of a 5 MB file would double the cost of the call.
+FILE_BODY_KEYS = frozenset({"content", "originalFile"})
+
+
+def outcome_fingerprint(response: Any, *, mutation: bool = False) -> str:
+    """Digest of a normalised `tool_response` or error text: volatile keys dropped, volatile text
+    removed (within `NORMALISE_WINDOW` characters of each end of long texts). For a mutation the
+    file bodies are left out (`FILE_BODY_KEYS`)."""
+    h = blake2b(digest_size=_DIGEST_BYTES)
+    skip = VOLATILE_KEYS
+    if mutation and isinstance(response, dict):
+        skip = VOLATILE_KEYS | FILE_BODY_KEYS
+        bodies = [response.get(key) for key in sorted(FILE_BODY_KEYS)]
+        # What the bodies say without hashing them: their sizes, and whether anything changed.
+        h.update(repr([len(b) if isinstance(b, str) else None for b in bodies]).encode())
+        h.update(b"unchanged" if bodies[0] == bodies[1] else b"changed")
+        # A big body is a stand-in (bigtext.py): its token tells different contents apart.
+        h.update("".join(token_of(b) for b in bodies if isinstance(b, str) and is_stand_in(b)).encode())
+    _feed_bounded(h, response, skip, True)
+    return h.hexdigest()
+
+
+def result_text(response: Any, limit: int = 4000) -> str:
+    """The human part of a `tool_response` (at least its first `limit` characters), for previews
+    quoted back to the model.
+
+    Claude Code Read gives `{"file": {"content"}}`, Bash `{"stdout", "stderr"}`
+    (2.1.332 captured payloads); Codex gives a plain string; MCP gives a content list.
+    """
+    if isinstance(response, str):
+        return response
+    if isinstance(response, dict):
+        file = response.get("file")
+        if isinstance(file, dict) and isinstance(file.get("content"), str):
+            return str(file["content"])
+        if "stdout" in response or "stderr" in response:
+            out = str(response.get("stdout") or "")
+            err = str(response.get("stderr") or "")
+            return out + ("\n" + err if err else "")
+        content = response.get("content")
+        if isinstance(content, list):
+            return _content_text(content)
+    if isinstance(response, list):
+        return _content_text(response)
+    return json_head(response, limit)
+
+
+def _content_text(items: list[Any]) -> str:
+    parts = [str(i.get("text")) for i in items if isinstance(i, dict) and "text" in i]
+    return "\n".join(parts) if parts else json_head(items, 4000)
+
+
+def preview(text: str, limit: int) -> str:
+    """`text` cut to `limit` characters, with a marker when cut (also at a big text's stand-in
+    token, which is never shown: bigtext.py)."""
+    text = shown(text)
+    if len(text) <= limit:
+        return text
+    return text[: max(0, limit - 1)] + "…"
+
+
+# -- failures ---------------------------------------------------------------------------------
+
+_EXIT_CODE = r"^(?:Exit code:? |Process exited with code )(-?\d+)"
+
+# Codex 0.171.0 PostToolUse gives Bash output as plain text with no exit code
+# (openai/codex#34289; captured `PostToolUse__Bash__failed.json`), so a failure can only be
+# inferred from what shells and common tools print when they fail.
+_FAILURE_TEXT = (
+    r"command not found"
+    r"|No such file or directory"
+    r"|Permission denied"
+    r"|Operation not permitted"
+    r"|^Traceback \(most recent call last\):"
+    r"|^fatal: |^[\w.+-]+: .*\bfatal: "
+    r"|^error(?:\[E\d+\])?: "
+    r"|^Error: "
+    r"|cannot access '"
+    r"|\bsyntax error\b"
+    # Codex's own apply_patch and sandbox refusals (rollouts of Codex 0.4x-0.5x in the corpus)
+    r"|verification failed|Failed to find expected lines|sandbox denied|failed in sandbox"
+    r"|^execution error: "
+    r"|^command timed out after "
+)
+
+#: Tools whose plain-text results carry no failure flag, so that a failure is read from the text:
+#: Codex's shell and its `apply_patch`, whose output in rollouts of Codex 0.4x-0.5x is the bare
+#: error ("execution error: Io(Os { code: 2, kind: NotFound, … })", "Failed to find expected
+#: lines in …") with no `Exit code: N` line (corpus rollouts of 2025-10 and 2026-03).
+TEXT_FAILURE_TOOLS = frozenset({"Bash", "apply_patch"})
+
+#: How Claude Code words a call it refused to run (a permission rule, or the user saying no):
+#: the tool never ran and the model got this text as its result (PostToolBatch only; transcript
+#: `tool_result`s in the corpus).
+REFUSALS = (
+    "Permission to use ",
+    "The user doesn't want to proceed with this tool use",
+    "The user doesn't want to take this action",
+    "Claude requested permissions to ",
+)
+
+
+class Failure:
+    """How sure the guard is that a call failed."""
+
+    NONE = 0
+    #: Inferred from output text only (Codex shell output with no exit code): counted for the
+    #: same-error rule, but a changed text still counts as new evidence.
+    SOFT = 1
+    #: Reported by the client: `PostToolUseFailure`, `<tool_use_error>`, `is_error`/`isError`,
+    #: or an `Exit code: N` line with N != 0.
+    HARD = 2
+
+
+class Outcome(NamedTuple):
+    """What the guard keeps of one call's result."""
+
+    fingerprint: str
+    failure: int
+    text: str
+
+
+def classify_response(tool_name: str, response: Any) -> int:
+    """Failure level of a `PostToolUse` `tool_response` (see `Failure`)."""
+    if isinstance(response, dict):
+        if response.get("is_error") is True or response.get("isError") is True:
+            return Failure.HARD
+        return Failure.NONE
+    if isinstance(response, str):
+        head = response[:4096]
+        if "<tool_use_error>" in head or head.startswith(REFUSALS):
+            return Failure.HARD
+        match = re.compile(_EXIT_CODE, re.MULTILINE).search(head)
+        if match:
+            return Failure.HARD if match.group(1) != "0" else Failure.NONE
+        tail = response[-4096:] if len(response) > 8192 else response
+        if tool_name in TEXT_FAILURE_TOOLS and re.compile(_FAILURE_TEXT, re.MULTILINE).search(tail):
+            return Failure.SOFT
+    return Failure.NONE
+
+
+def outcome_of_response(tool_name: str, response: Any, *, mutation: bool = False) -> Outcome:
+    """Fingerprint, failure level and human text of a `tool_response`."""
+    return Outcome(
+        fingerprint=outcome_fingerprint(response, mutation=mutation),
+        failure=classify_response(tool_name, response),
+        text=result_text(response),
+    )
+
+
+def outcome_of_error(error: str) -> Outcome:
+    """A `PostToolUseFailure` `error` text (Claude Code 2.1.332) as an outcome."""
+    return Outcome(fingerprint=outcome_fingerprint(error), failure=Failure.HARD, text=error)
+
+
+_DEFERRED_HINT = r"\n+This tool's input schema was not in your prompt.*"
+_PATHS = r"(?:/[\w.@+-]+)+/?"
+_NUMBERS = r"\d+"
+
+
+def error_signature(text: str, tool_input: Any = None) -> str:
+    """Digest of an error with paths, numbers, client hints and quoted input removed.
+
+    Used by the same-error rule: the same tool failing with the same error under different
+    arguments (a sandbox or permission wall, a patch that does not apply). Claude Code appends a
+    long hint to first calls of deferred tools (2.1.332 notes), so it is removed too. Errors
+    often quote the input they refused (apply_patch's "Failed to find expected lines in <file>:"
+    followed by the hunk, Edit's "String: <old_string>"): a line of the error that the call's
+    own arguments hold (`tool_input`'s strings) is left out, so a retry with a reworded hunk
+    fails "the same way".
+    """
+    text = re.compile(_DEFERRED_HINT, re.DOTALL).sub("", text[:2000])
+    if isinstance(tool_input, dict):
+        text = _without_quoted_input(text, [v for v in tool_input.values() if isinstance(v, str)])
+    text = re.compile(_PATHS).sub("<p>", normalise_text(text))
+    return digest(re.compile(_NUMBERS).sub("<n>", text).strip().encode("utf-8", "surrogatepass"))
+
+
+def _without_quoted_input(text: str, values: list[str]) -> str:
+    """`text` without the lines after its first (the message itself stays) that one of `values`
+    holds, stripped of their indentation."""
+    if not values:
+        return text
+    first, *rest = text.split("\n")
+    kept = [first]
+    for line in rest:
+        body = line.strip().removeprefix("String: ").removesuffix("</tool_use_error>")
+        if body and any(body in value for value in values):
+            continue
+        kept.append(line)
+    return "\n".join(kept)

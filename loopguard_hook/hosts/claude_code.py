@@ -1,0 +1,57 @@
+"""Claude Code 2.1.332: the default dialect (a payload no other client claims).
+
+Facts (research/claude-code-hooks.md, verified on 2.1.332 LAB):
+
+- `additionalContext` reaches the model on PreToolUse, PostToolUse, PostToolUseFailure,
+  PostToolBatch, UserPromptSubmit and SessionStart;
+- a PreToolUse `permissionDecision: "deny"` is shown as `PreToolUse:<Tool> hook error: <reason>`;
+- `continue: false` ends the turn after the hook, on PostToolBatch before the next model call;
+- `systemMessage` is shown to the user, never to the model;
+- a subagent's text is in its own transcript, named by SubagentStop's `agent_transcript_path`.
+"""
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..core import messages
+from ..core.event import HANDLED_EVENTS, Client
+from ..core.host import Capabilities
+from ..core.outcome import Outcome, outcome_of_response
+from ..core.verdict import Decision
+from . import base
+
+CLIENT = Client.CLAUDE_CODE
+
+_CONTEXT = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure", "PostToolBatch", "UserPromptSubmit", "SessionStart"})
+
+CAPABILITIES = Capabilities(
+    context=_CONTEXT,
+    deny=frozenset({"PreToolUse"}),
+    end_turn=frozenset(
+        {"PreToolUse", "PostToolUse", "PostToolUseFailure", "PostToolBatch", "UserPromptSubmit", "Stop", "SubagentStop"}
+    ),
+    block=frozenset({"PreToolUse", "PostToolUse", "Stop", "SubagentStop"}),
+    system_message=HANDLED_EVENTS,
+    sends=HANDLED_EVENTS,
+    subagent_transcripts=True,
+)
+
+
+def recognises(data: Mapping[str, Any]) -> bool:
+    """Always: Claude Code is the dialect of a payload that no other client claims."""
+    return True
+
+
+def outcome(tool: str, response: Any, *, mutation: bool) -> Outcome:
+    """A result as the shared rules read it (Claude Code reports failures in the response)."""
+    return outcome_of_response(tool, response, mutation=mutation)
+
+
+def denied_in_batch(text: str) -> bool:
+    """Claude Code 2.1.332 renders a PreToolUse denial as "PreToolUse:<Tool> hook error: <reason>"."""
+    return text.startswith("PreToolUse:") and " hook " in text[:200]
+
+
+def wire(decision: Decision, event: str) -> dict[str, Any] | None:
+    """The shared wire form, the text as written."""
+    return base.wire(CAPABILITIES, decision, event, messages.fit(decision.message))

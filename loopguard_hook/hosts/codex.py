@@ -1,0 +1,62 @@
+"""Codex 0.171.0.
+
+Facts (research/codex-hooks.md, verified on 0.171.0):
+
+- recognised by `turn_id` (only Codex sends it, payload schema) or, on the thread-scoped events
+  that lack it (SessionStart, SessionEnd), by a rollout transcript path
+  (`…/rollout-<time>-<id>.jsonl`);
+- Bash output arrives as plain text with no exit code (openai/codex#34289), so a failure is
+  inferred from `Exit code: N` lines and the texts shells print (`outcome.classify_response`);
+- `additionalContext` reaches the model as a developer message; a PreToolUse deny is shown as
+  `Command blocked by PreToolUse hook: <reason>. Command: <cmd>`, so reasons end without a period;
+- the answer is rejected (and the tool runs) on any unknown field, and on `continue`/`stopReason`
+  for PreToolUse; PostToolUse `continue: false` does not end the turn; UserPromptSubmit and
+  Stop `continue: false` do;
+- no PostToolUseFailure or PostToolBatch is ever sent; a subagent's text is in the rollout.
+"""
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..core import messages
+from ..core.event import HANDLED_EVENTS, Client
+from ..core.host import Capabilities
+from ..core.outcome import Outcome, outcome_of_response
+from ..core.verdict import Decision
+from . import base, claude_code
+
+CLIENT = Client.CODEX
+
+CAPABILITIES = Capabilities(
+    # Codex never sends PostToolUseFailure or PostToolBatch; a forced one is answered alike.
+    context=frozenset(
+        {"PreToolUse", "PostToolUse", "PostToolUseFailure", "PostToolBatch", "UserPromptSubmit", "SessionStart"}
+    ),
+    deny=frozenset({"PreToolUse"}),
+    end_turn=frozenset({"UserPromptSubmit", "Stop", "SubagentStop"}),
+    block=frozenset({"PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SubagentStop"}),
+    system_message=HANDLED_EVENTS,
+    sends=HANDLED_EVENTS - {"PostToolUseFailure", "PostToolBatch"},
+)
+
+
+def recognises(data: Mapping[str, Any]) -> bool:
+    """`turn_id`, or a rollout transcript path on the events that carry no `turn_id`."""
+    if "turn_id" in data:
+        return True
+    path = data.get("transcript_path")
+    return isinstance(path, str) and "/rollout-" in path.replace("\\", "/")
+
+
+def outcome(tool: str, response: Any, *, mutation: bool) -> Outcome:
+    """A result as the shared rules read it (`Exit code: N` and shell failure texts included)."""
+    return outcome_of_response(tool, response, mutation=mutation)
+
+
+#: Codex sends no PostToolBatch; a forced one is read as Claude Code writes it.
+denied_in_batch = claude_code.denied_in_batch
+
+
+def wire(decision: Decision, event: str) -> dict[str, Any] | None:
+    """The shared wire form; Codex appends `. Command: <cmd>` to a reason, so no final period."""
+    return base.wire(CAPABILITIES, decision, event, messages.fit(decision.message).rstrip().rstrip("."))

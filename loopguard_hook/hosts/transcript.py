@@ -1,0 +1,129 @@
+"""Read the assistant's new text from the client's transcript, incrementally.
+
+Claude Code writes a JSONL transcript at `transcript_path` (lines with `type: "assistant"` and
+`message.content` blocks of `type: "text"`; 2.1.332); Codex writes a rollout JSONL
+(`response_item` records whose payload is a `message` with `role: "assistant"` and
+`output_text` content; 0.171.0). Both files only grow while a session runs, but they can lag,
+be rotated, truncated, or end in a partial line.
+
+Per event at most `budget` bytes are read, starting from the offset kept in the ledger, and only
+whole lines are consumed, so the cost per event stays flat however long the session is.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import orjson
+
+from ..core.ledger import Tail
+from ..core.signature import digest
+
+
+def read_new_texts(tail: Tail, path: str | None, budget: int) -> list[tuple[str, str]]:
+    """New assistant texts as `(dedup key, text)` since the offset stored in `tail` (updated).
+
+    `tail` holds `path` (digest), `ino`, `offset` (bytes). A file seen for the first time is
+    read from at most `budget` bytes before its end. Never raises for a missing or unreadable
+    file: it returns nothing.
+    """
+    if not path:
+        return []
+    try:
+        # Non-blocking: a FIFO planted as the transcript must not hang the hook.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0))
+    except (OSError, ValueError):  # ValueError: a NUL byte in the path
+        return []
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return []
+        ident = digest(path.encode("utf-8", "surrogatepass"))
+        offset = tail.get("offset", 0)
+        if tail.get("path") != ident or tail.get("ino") != st.st_ino:
+            # A transcript seen for the first time (a resumed session, the hook installed
+            # mid-session): its history is not this run's; read only what is written from now on.
+            tail["path"], tail["ino"], tail["offset"] = ident, st.st_ino, st.st_size
+            return []
+        if st.st_size < offset:
+            offset = -1  # truncated in place: start near the end
+        tail["path"], tail["ino"] = ident, st.st_ino
+        size = st.st_size
+        if offset == size:
+            return []
+        start = max(0, size - budget) if offset < 0 else offset
+        skip_partial = False
+        if size - start > budget:
+            start = size - budget
+            skip_partial = True
+        elif offset < 0 and start > 0:
+            skip_partial = True
+        data = os.pread(fd, size - start, start)
+    except OSError:
+        return []
+    finally:
+        os.close(fd)
+    texts: list[tuple[str, str]] = []
+    for record in json_objects(_whole_lines(tail, data, start, skip_partial)):
+        texts.extend(assistant_texts(record))
+    return texts
+
+
+def json_objects(lines: Iterable[bytes]) -> Iterator[dict[str, Any]]:
+    """The JSON objects among `lines`; blank, malformed and non-object lines are skipped."""
+    for line in lines:
+        if not line.strip():
+            continue
+        try:
+            record = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(record, dict):
+            yield record
+
+
+def _whole_lines(tail: Tail, data: bytes, start: int, skip_partial: bool) -> list[bytes]:
+    """The whole lines of `data` (read at byte `start`), without a partial first line when
+    `skip_partial`, nor a partial last one; `tail["offset"]` moves past the last whole line."""
+    first = 0
+    if skip_partial:
+        newline = data.find(b"\n")
+        if newline < 0:
+            tail["offset"] = start
+            return []
+        first = newline + 1
+    last = data.rfind(b"\n")
+    if last < first:
+        tail["offset"] = start + first
+        return []
+    tail["offset"] = start + last + 1
+    return data[first:last].split(b"\n")
+
+
+def assistant_texts(record: dict[str, Any]) -> list[tuple[str, str]]:
+    """The assistant texts of one transcript record as `(dedup key, text)` pairs (Claude Code
+    `assistant` lines, Codex `response_item` assistant messages; anything else gives none). A key
+    is the message's id, `:` and the text's `digest`."""
+    out: list[tuple[str, str]] = []
+    if record.get("type") == "assistant":  # Claude Code transcript
+        message = record.get("message")
+        if not isinstance(message, dict) or not isinstance(message.get("content"), list):
+            return out
+        ident = str(message.get("id") or record.get("uuid") or "")
+        for block in message["content"]:
+            if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str):
+                text = block["text"]
+                out.append((ident + ":" + digest(text.encode("utf-8", "surrogatepass")), text))
+    elif record.get("type") == "response_item":  # Codex rollout
+        payload = record.get("payload")
+        if not isinstance(payload, dict) or payload.get("type") != "message" or payload.get("role") != "assistant":
+            return out
+        parts = [c["text"] for c in payload.get("content") or [] if isinstance(c, dict) and isinstance(c.get("text"), str)]
+        if parts:
+            text = "\n".join(parts)
+            key = str(payload.get("id") or record.get("timestamp") or "") + ":" + digest(text.encode("utf-8", "surrogatepass"))
+            out.append((key, text))
+    return out

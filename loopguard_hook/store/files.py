@@ -1,0 +1,290 @@
+"""The state store's low-level file IO: safe names, and opening, reading, creating, locking
+and unlinking files relative to the `sessions` directory without following a symlink.
+
+No postponed annotations here: `Loaded` is a NamedTuple (see `tests/test_imports.py`).
+"""
+
+import errno
+import os
+import re
+import stat
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
+from ..core.ledger import STATE_VERSION, Session
+from ..core.signature import blake2b
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+
+APP = "loopguard-hook"
+_SAFE_NAME = r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}"  # compiled by `re` on first use
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+#: A session's files; the lock file last, since deleting a session happens under its lock.
+_SUFFIXES = (".json", ".tmp", ".corrupt", ".lock")
+#: Longest wait for the lock while other hooks keep committing the session (seconds): the tool
+#: hooks of the shipped configs time out after 10 s (`hooks/`), and under a heavy load starting
+#: the process takes a few of them.
+QUEUE_WAIT_SECONDS = 6.0
+#: Largest ledger read back; anything bigger is not ours and is moved aside.
+MAX_STATE_BYTES = 4 * 1024 * 1024
+
+
+class StateError(OSError):
+    """The state directory or a state file cannot be used (one stderr line, exit 1, fail open)."""
+
+
+class LockTimeout(StateError):
+    """Another hook process held the session lock for longer than `lock_timeout_seconds`."""
+
+
+def default_state_dir(environ: Mapping[str, str]) -> str:
+    """`LOOPGUARD_STATE_DIR`, else the platform's user cache dir for `loopguard-hook`.
+
+    Raises:
+        StateError: no home directory can be found for the cache dir.
+    """
+    configured = environ.get("LOOPGUARD_STATE_DIR")
+    if configured:
+        return configured
+    try:
+        import platformdirs
+
+        return platformdirs.user_cache_dir(APP, appauthor=False)
+    except (KeyError, RuntimeError, OSError) as exc:  # no HOME and no passwd entry
+        raise StateError(f"cannot find a cache directory ({exc}); set LOOPGUARD_STATE_DIR") from None
+
+
+def session_file_name(session_id: str) -> str:
+    """The file stem for a session: the id itself when it is a safe name, else a hash of it.
+
+    Safe: 1-128 characters of `[A-Za-z0-9._-]`, starting with a letter or digit. Anything else
+    (`../x`, `served:…`, NUL bytes, empty, very long) becomes `_<32 hex digits>`, which no safe
+    id can equal.
+    """
+    if re.fullmatch(_SAFE_NAME, session_id) and session_id != "." and ".." not in session_id:
+        return session_id
+    raw = session_id.encode("utf-8", "surrogatepass")
+    return "_" + blake2b(raw, digest_size=16).hexdigest()
+
+
+def _read_regular(dir_fd: int, path: str) -> bytes | None:
+    """Up to `MAX_STATE_BYTES + 1` bytes of a regular file; None when it is anything else.
+
+    Opened without following a symlink (ELOOP) and without blocking: a FIFO planted in place of
+    a ledger would otherwise hang the hook until the client's timeout.
+    """
+    fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _CLOEXEC, dir_fd=dir_fd)
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return fh.read(MAX_STATE_BYTES + 1)
+
+
+def _open_or_create(path: str, flags: int, dir_fd: int | None = None) -> int:
+    """Open `path`, creating it if missing: a file made here is 0600 whatever the umask, one
+    that exists keeps its mode (the guard never changes a file it did not create)."""
+    for _ in range(3):
+        try:
+            fd = os.open(path, flags | os.O_CREAT | os.O_EXCL, 0o600, dir_fd=dir_fd)
+        except FileExistsError:
+            try:
+                return os.open(path, flags, dir_fd=dir_fd)
+            except FileNotFoundError:
+                continue  # deleted in between (gc, reset): create it after all
+        os.fchmod(fd, 0o600)
+        return fd
+    return os.open(path, flags | os.O_CREAT, 0o600, dir_fd=dir_fd)
+
+
+#: Why a file planted where state belongs cannot be opened, or unlinked, as the file it should be.
+_NOT_A_FILE = (errno.EISDIR, errno.ENOTDIR, errno.EACCES, errno.EPERM, errno.ENXIO, errno.ENOTEMPTY, errno.EEXIST)
+
+
+def _set_aside(dir_fd: int, entry: str, aside: str) -> bool:
+    """Rename `entry` (a directory, FIFO or unreadable file where a state file belongs) to
+    `aside`, replacing an earlier one there; False when it cannot be moved."""
+    for _ in range(2):
+        try:
+            os.replace(entry, aside, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+            return True
+        except FileNotFoundError:
+            return True
+        except OSError as exc:
+            if exc.errno not in _NOT_A_FILE:
+                return False
+            # a file where a directory goes (or the reverse): drop the previous aside first
+            try:
+                os.unlink(aside, dir_fd=dir_fd)
+            except IsADirectoryError:
+                try:
+                    os.rmdir(aside, dir_fd=dir_fd)
+                except OSError:
+                    return False
+            except FileNotFoundError:
+                pass
+            except OSError:
+                return False
+    return False
+
+
+class Loaded(NamedTuple):
+    """A ledger as read from disk. `warning` is one line for stderr when the file was bad."""
+
+    state: Session | None
+    warning: str | None = None
+
+
+def _valid(state: Any) -> bool:
+    if not isinstance(state, dict) or state.get("version") != STATE_VERSION:
+        return False
+    agents = state.get("agents")
+    if not isinstance(agents, dict) or not isinstance(state.get("recent"), list):
+        return False
+    for agent in agents.values():
+        if not isinstance(agent, dict):
+            return False
+        for key, kind in (("sigs", dict), ("calls", dict), ("paths", dict), ("errors", dict)):
+            if not isinstance(agent.get(key), kind):
+                return False
+        for key in ("attempts", "seq", "batch_seq", "since", "bookkeeping"):
+            if not isinstance(agent.get(key), int):
+                return False
+    return True
+
+
+class SessionHandle:
+    """A locked session: read `state`, replace or mutate it, then set `dirty` (or `delete`).
+
+    A plain class, not a dataclass: defining a dataclass costs about 0.6 ms of every hook start,
+    more than the event's own work.
+    """
+
+    __slots__ = ("state", "warning", "dirty", "delete", "unchanged")
+
+    def __init__(self, state: Session | None, warning: str | None = None, *, unchanged: bool = False) -> None:
+        self.state = state
+        self.warning = warning
+        self.dirty = False
+        self.delete = False
+        #: The ledger holds exactly the bytes given as `expect` (`state` is then None: the
+        #: caller already has it, decided on).
+        self.unchanged = unchanged
+
+
+def _private(st: os.stat_result) -> bool:
+    """A directory of this user that nobody else can read, enter or write."""
+    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o077
+
+
+def private_subdir(root: str) -> str:
+    """Where the state lives when `root` exists but is not private to this user (a project
+    directory, a shared group directory, `/`): a folder of the guard's own inside it."""
+    return os.path.join(root, f"{APP}-{os.getuid()}")
+
+
+# -- a session's files and its lock (`Store` has these as its static methods) --------------
+
+
+def _open_lock(dir_fd: int, lock_name: str, recover: bool) -> int:
+    flags = os.O_RDWR | _NOFOLLOW | _CLOEXEC | _NONBLOCK
+    for _ in range(3):
+        try:
+            fd = _open_or_create(lock_name, flags, dir_fd)
+        except OSError as exc:
+            if recover and exc.errno in _NOT_A_FILE and exc.errno != errno.ENXIO:
+                # a directory (or a file its owner cannot open) where the lock file belongs:
+                # move it aside and make a lock file of our own
+                if not _set_aside(dir_fd, lock_name, lock_name[: -len(".lock")] + ".corrupt"):
+                    raise StateError(f"lock file {lock_name}: {exc.strerror or exc}") from None
+                continue
+            if exc.errno != errno.ELOOP:
+                raise StateError(f"lock file {lock_name}: {exc.strerror or exc}") from None
+        else:
+            st = os.fstat(fd)
+            if stat.S_ISREG(st.st_mode) and st.st_nlink == 1:
+                return fd
+            # A hard link to another file, or a FIFO, planted as the lock: never chmod or
+            # lock someone else's file; replace it with a lock file of our own.
+            os.close(fd)
+        # A symlink was planted as the lock file: remove the link, never follow it.
+        try:
+            os.unlink(lock_name, dir_fd=dir_fd)
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            raise StateError(f"lock file {lock_name} is a symlink: {exc.strerror or exc}") from None
+    raise StateError(f"lock file {lock_name} keeps being replaced by a symlink")
+
+
+def _is_current(fd: int, dir_fd: int, lock_name: str) -> bool:
+    try:
+        named = os.stat(lock_name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    held = os.fstat(fd)
+    return (named.st_dev, named.st_ino) == (held.st_dev, held.st_ino)
+
+
+def _stamp(dir_fd: int, name: str) -> tuple[int, int, int]:
+    """What changes whenever a hook commits the session's ledger."""
+    try:
+        st = os.stat(name + ".json", dir_fd=dir_fd, follow_symlinks=False)
+    except OSError:
+        return (0, 0, 0)
+    return (st.st_ino, st.st_mtime_ns, st.st_size)
+
+
+def _busy(dir_fd: int, stem: str) -> bool:
+    """True when a hook holds the session's lock; an absent lock file is not created."""
+    if fcntl is None:
+        return False
+    try:
+        fd = os.open(stem + ".lock", os.O_RDWR | _NOFOLLOW | _CLOEXEC | _NONBLOCK, dir_fd=dir_fd)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return False
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
+def _is_file(dir_fd: int, entry: str) -> bool:
+    try:
+        return not stat.S_ISDIR(os.stat(entry, dir_fd=dir_fd, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
+
+
+def _mtime(dir_fd: int, entry: str) -> float:
+    try:
+        return os.stat(entry, dir_fd=dir_fd, follow_symlinks=False).st_mtime
+    except OSError:
+        return 0.0
+
+
+def _unlink_session(dir_fd: int, stem: str) -> set[str]:
+    """Unlink a session's files, the lock file last (the caller holds it); the suffixes
+    of those that were there."""
+    found: set[str] = set()
+    for suffix in _SUFFIXES:
+        try:
+            os.unlink(stem + suffix, dir_fd=dir_fd)
+            found.add(suffix)
+        except FileNotFoundError:
+            pass
+        except IsADirectoryError:
+            pass  # a directory of that name is not ours to delete (the next event moves it aside)
+        except OSError as exc:
+            raise StateError(f"cannot delete {stem}{suffix}: {exc.strerror or exc}") from None
+    return found
