@@ -16,14 +16,15 @@ from typing import NamedTuple
 
 import orjson
 
-from . import hosts as clients
+from . import hosts
 from .config import load as config_mod
-from .core import engine, followup, textloop
+from .core import engine
 from .core.event import HANDLED_EVENTS, Client, HookEvent
 from .core.ledger import ResponseRecord, Session
 from .hosts import detect_client
 from .hosts.payload import PayloadError, decode, event_name, parse
 from .hosts.render import render
+from .rules.text_loops import cursor, reads
 from .store import LockTimeout, StateError, Store, default_state_dir, location
 
 
@@ -62,7 +63,7 @@ ERROR_LOG = "errors.log"
 
 
 def resolve_client(option: str, data: dict[str, object]) -> Client:
-    """`--client auto`: the client whose module recognises the payload (`clients.detect_client`:
+    """`--client auto`: the client whose module recognises the payload (`hosts.detect_client`:
     a DSH bridge by its session log, Codex by `turn_id` or a rollout path, else Claude Code)."""
     if option == "auto":
         return detect_client(data)
@@ -96,7 +97,7 @@ def run(
             user_path=_user_config_path() if user_config is None else user_config,
         )
         cfg = resolved.config
-        caps = clients.capabilities(event.client)
+        caps = hosts.capabilities(event.client)
         where = location.choose(options.state_dir, environ, event.cwd, dsh=caps.workspace_state)
         store = _open_store(where, cfg, dry_run=options.dry_run)
         now = clock()
@@ -170,23 +171,22 @@ def _decide(store: Store, event: HookEvent, cfg: config_mod.Config, now: float, 
     # costs (imports, compiling patterns) happen before the lock is taken. Under the lock the
     # prepared decision is kept if the ledger did not change meanwhile; otherwise the event is
     # decided again, now quickly. Under heavy CPU load this keeps the lock holder's share short.
-    prepared = None if dry_run or event.event == "SessionEnd" else _prepare(store, event, cfg, now)
+    prepared = None if dry_run else _prepare(store, event, cfg, now)
     expect = prepared[0] if prepared is not None else None
     with store.session(event.session_id, write=not dry_run, expect=expect) as handle:
         warning = handle.warning or ""
         if handle.unchanged and prepared is not None:
-            _, state, decision = prepared
+            _, state, result = prepared
         else:
-            state, decision, warning = _apply(store, handle.state, event, cfg, now, warning)
-        responses = state.pop("responses", None)
+            state, result, warning = _apply(store, handle.state, event, cfg, now, warning)
         handle.state = state
         handle.dirty = True
     stderr = _line(warning)
-    if responses and not dry_run:
-        stderr = _join(stderr, _log_responses(store, event, cfg, responses))
-    if decision.intended is not engine.Action.ALLOW and not dry_run:
+    if result.responses and not dry_run:
+        stderr = _join(stderr, _log_responses(store, event, cfg, result.responses))
+    if result.record is not None and not dry_run:
         record: dict[str, object] = {
-            **engine.decision_record(event, decision, now),
+            **result.record,
             "session": event.session_id,
             "client": event.client.value,
             "profile": cfg.profile,
@@ -196,6 +196,7 @@ def _decide(store: Store, event: HookEvent, cfg: config_mod.Config, now: float, 
             store.append_log(AUDIT_LOG, orjson.dumps(record))
         except StateError as exc:
             stderr = _join(stderr, f"loopguard-hook: audit log: {exc}")
+    decision = result.decision
     return HookResult(
         stdout=render(decision, event.event, event.client), stderr=stderr, decision=decision, event=event
     )
@@ -206,20 +207,15 @@ def _session_end(store: Store, event: HookEvent, cfg: config_mod.Config, now: fl
     with store.session(event.session_id, write=not dry_run) as handle:
         # Observe mode exists to be looked at afterwards (`status`); gc removes it later.
         handle.delete = not (cfg.keep_state or cfg.mode == "observe")
-        ended = _end_followups(handle.state, now)
+        ended: list[ResponseRecord] = []
+        if handle.state is not None and isinstance(handle.state.get("agents"), dict):
+            _, result = engine.step(handle.state, event, cfg, hosts.dialect(event.client), now)
+            ended = result.responses
         handle.dirty = bool(ended) and not handle.delete
     stderr = _line(handle.warning or "")
     if ended and not dry_run:
         stderr = _join(stderr, _log_responses(store, event, cfg, ended))
     return HookResult(stderr=stderr)
-
-
-def _end_followups(state: Session | None, now: float) -> list[ResponseRecord]:
-    """At SessionEnd every pending intervention was answered by ending (the turn ended first)."""
-    if state is None or not isinstance(state.get("agents"), dict):
-        return []
-    followup.turn_ended(state, list(state["agents"]), now)
-    return state.pop("responses", [])
 
 
 def _log_responses(store: Store, event: HookEvent, cfg: config_mod.Config, responses: list[ResponseRecord]) -> str:
@@ -234,82 +230,61 @@ def _log_responses(store: Store, event: HookEvent, cfg: config_mod.Config, respo
 
 def _prepare(
     store: Store, event: HookEvent, cfg: config_mod.Config, now: float
-) -> tuple[bytes, Session, engine.Decision] | None:
-    """The ledger's bytes, and the state and decision after this event, from an unlocked read;
+) -> tuple[bytes, Session, engine.Step] | None:
+    """The ledger's bytes, and the state and step after this event, from an unlocked read;
     None when the ledger is odd in any way (the locked path deals with it)."""
     peeked = store.peek(event.session_id)
     if peeked is None:
         return None
     raw, found = peeked
-    state = found if found is not None else engine.new_session(event.session_id, event.client, now)
     try:
-        decision = _engine_apply(state, event, cfg, now)
+        state, result = _step(found, event, cfg, now)
     except (TypeError, KeyError, AttributeError, ValueError, IndexError):
         return None  # a ledger of the wrong shape: logged and replaced under the lock
-    return raw, state, decision
+    return raw, state, result
 
 
 def _apply(
     store: Store, state: Session | None, event: HookEvent, cfg: config_mod.Config, now: float, warning: str
-) -> tuple[Session, engine.Decision, str]:
-    """The state and decision after this event, and the warning to show."""
+) -> tuple[Session, engine.Step, str]:
+    """The state and step after this event, and the warning to show."""
     if state is None:
-        state = engine.new_session(event.session_id, event.client, now)
-        return state, _engine_apply(state, event, cfg, now), warning
+        state, result = _step(None, event, cfg, now)
+        return state, result, warning
     try:
-        decision = _engine_apply(state, event, cfg, now)
+        state, result = _step(state, event, cfg, now)
     except (TypeError, KeyError, AttributeError, ValueError, IndexError) as exc:
         # A ledger that parses but holds values of the wrong shape (edited by hand, or written
         # by another version): log it, and start the session afresh rather than fail on every
         # event until it ends.
         log_bug(store, {}, HookOptions(state_dir=store.root), exc)
         warning = "state file had values of the wrong shape; started the session afresh (see errors.log)"
+        state, result = _step(None, event, cfg, now)
+    return state, result, warning
+
+
+def _step(state: Session | None, event: HookEvent, cfg: config_mod.Config, now: float) -> tuple[Session, engine.Step]:
+    """`engine.step` with the assistant text written since the last event, read from the host's
+    transcript (a JSONL file) or session log (DSH's zstd log, on Stop, with the turn's final
+    message, which a DSH Stop does not carry)."""
+    host = hosts.dialect(event.client)
+    caps = host.CAPABILITIES
+    if state is None:
         state = engine.new_session(event.session_id, event.client, now)
-        decision = _engine_apply(state, event, cfg, now)
-    return state, decision, warning
-
-
-def _engine_apply(state: Session, event: HookEvent, cfg: config_mod.Config, now: float) -> engine.Decision:
-    """`engine.apply` with the assistant text read since the last event. A Stop from DSH, which
-    carries no `last_assistant_message`, gets the final message read from DSH's session log."""
+    if not reads(event, cfg, caps):
+        return engine.step(state, event, cfg, host, now)
     path = event.agent_transcript_path if event.event == "SubagentStop" else event.transcript_path
-    if not clients.capabilities(event.client).session_log:
-        return engine.apply(state, event, cfg, now, _new_texts(state, event, cfg), host=clients.dialect(event.client))
-    texts, final = _dsh_texts(state, event, cfg, path)
-    if final is not None and event.last_assistant_message is None:
-        event = event._replace(last_assistant_message=final)
-    return engine.apply(state, event, cfg, now, texts, host=clients.dialect(event.client))
+    tail = cursor(state, event.agent_id)
+    if caps.session_log:
+        from .hosts import dshlog
 
-
-def _new_texts(state: Session, event: HookEvent, cfg: config_mod.Config) -> list[str]:
-    """Assistant text written to the transcript since the last event (text-loop detection)."""
-    caps = clients.capabilities(event.client)
-    if not caps.transcript_text:
-        return []
-    own = caps.subagent_transcripts
-    if not textloop.reads_transcript(event.event, event.agent_id, own, cfg.max_repeated_lines, cfg.max_repeated_blocks):
-        return []
+        wait = dshlog.STOP_WAIT_SECONDS if event.event == "Stop" else 0.0
+        found = dshlog.read_new_texts(tail, path, cfg.transcript_read_bytes, wait=wait)
+        return engine.step(state, event, cfg, host, now, found.texts, found.final, tail)
     from .hosts.transcript import read_new_texts
 
-    path = event.agent_transcript_path if event.event == "SubagentStop" else event.transcript_path
-    tail = textloop.text_state(state, event.agent_id).setdefault("tail", {})
-    return textloop.unseen(state, event.agent_id, read_new_texts(tail, path, cfg.transcript_read_bytes))
-
-
-def _dsh_texts(state: Session, event: HookEvent, cfg: config_mod.Config, path: str | None) -> tuple[list[str], str | None]:
-    """The new assistant texts of a DSH session log, and the turn's final message when it is
-    new; read only on Stop and SubagentStop (the decompressor is imported then alone)."""
-    if event.event not in ("Stop", "SubagentStop") or not (cfg.max_repeated_lines or cfg.max_repeated_blocks
-                                                            or cfg.same_final_message_at):
-        return [], None
-    from .hosts import dshlog
-
-    ts = textloop.text_state(state, event.agent_id)
-    wait = dshlog.STOP_WAIT_SECONDS if event.event == "Stop" else 0.0
-    found = dshlog.read_new_texts(ts.setdefault("tail", {}), path, cfg.transcript_read_bytes, wait=wait)
-    fresh = found.final is not None and found.final[0] not in ts["seen"]
-    texts = textloop.unseen(state, event.agent_id, found.texts)
-    return texts, found.final[1] if fresh and found.final is not None else None
+    pairs = read_new_texts(tail, path, cfg.transcript_read_bytes)
+    return engine.step(state, event, cfg, host, now, pairs, None, tail)
 
 
 def _line(text: str) -> str:

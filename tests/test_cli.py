@@ -113,7 +113,7 @@ def test_bug_is_logged_not_shown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     def boom(*args: object, **kwargs: object) -> None:
         raise RuntimeError("simulated bug")
 
-    monkeypatch.setattr(engine, "apply", boom)
+    monkeypatch.setattr(engine, "step", boom)
     result = run(READ, options=HookOptions(state_dir=str(tmp_path)), environ={}, user_config="")
     assert result.exit_code == 1 and result.stdout == b""
     assert "internal error" in result.stderr and "Traceback" not in result.stderr

@@ -61,7 +61,7 @@ def test_the_lock_is_held_only_for_the_read_modify_write(tmp_path: Path, monkeyp
     from loopguard_hook import store as state_mod
 
     held = []
-    real_apply, real_lock = engine.apply, state_mod.Store._lock
+    real_apply, real_lock = engine.step, state_mod.Store._lock
     locked = [False]
 
     def apply(*args, **kwargs):  # type: ignore[no-untyped-def]
@@ -83,7 +83,7 @@ def test_the_lock_is_held_only_for_the_read_modify_write(tmp_path: Path, monkeyp
 
         return Wrapped()
 
-    monkeypatch.setattr(engine, "apply", apply)
+    monkeypatch.setattr(engine, "step", apply)
     monkeypatch.setattr(state_mod.Store, "_lock", lock)
     options = HookOptions(state_dir=str(tmp_path / "state"))
     for i in range(4):

@@ -207,7 +207,7 @@ def check_ledger(state: dict[str, Any]) -> list[str]:
         for sig_id, sig in agent["sigs"].items():
             if sig["n"] < 0 or sig["total"] < 0:
                 problems.append(f"agent {agent_id} sig {sig_id} n={sig['n']} total={sig['total']}")
-        for path, count in agent["paths"].items():
+        for path, count in agent.get("rules", {}).get("same_path", {}).items():
             if count < 0:
                 problems.append(f"agent {agent_id} path {path!r} = {count}")
     return problems
@@ -235,7 +235,7 @@ def play(client: str, profile: str, mode: str, steps: list[tuple[float, dict[str
             if fields["hook_event_name"] == "UserPromptSubmit":
                 for agent_id, agent in state["agents"].items():
                     assert agent["since"] == 0, f"{where}: agent {agent_id} since={agent['since']}"
-                    assert agent["bookkeeping"] == 0 and not agent["answer_only"], where
+                    assert agent["bookkeeping"] == 0 and not agent.get("rules", {}).get("answer_only"), where
                     assert not [s for s in agent["sigs"].values() if s["n"] > 0], f"{where}: agent {agent_id} keeps counts"
         assert not Path(tmp, "state", "errors.log").exists(), Path(tmp, "state", "errors.log").read_text()
 

@@ -273,7 +273,7 @@ def test_a_secret_straddling_a_cut_never_leaves_a_piece(tmp_path: Path) -> None:
 
 
 def test_a_block_excerpt_keeps_its_case_so_redaction_sees_the_secret() -> None:
-    from loopguard_hook.core.textloop import feed, new_text_state
+    from loopguard_hook.rules.text_loops import feed, new_text_state
 
     ts = new_text_state()
     message = "Use key AKIAIOSFODNN7EXAMPLE for the upload now.\nThen run the deploy again."

@@ -187,7 +187,8 @@ def test_importing_the_package_does_no_work(tmp_path: Path) -> None:
 
 
 HOOK_PATH_MODULES = (
-    "hook", "hosts.payload", "config.load", "core.engine", "core.signature", "store", "core.textloop", "core.redact",
+    "hook", "hosts.payload", "config.load", "core.engine", "core.signature", "store", "rules.text_loops", "core.progress",
+    "core.policy", "core.redact",
     "hosts.render", "core.messages",
 )
 

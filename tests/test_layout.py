@@ -197,7 +197,7 @@ def test_hook_path_modules_stay_cheap_to_import() -> None:
 
 
 #: The modules that read and write the ledger.
-LEDGER_MODULES = ("core/engine.py", "core/counting.py", "core/delivery.py", "core/ledger.py", "core/textloop.py",
+LEDGER_MODULES = ("core/engine.py", "core/progress.py", "core/policy.py", "core/followup.py", "core/ledger.py",
                   "core/verdict.py", "rules")
 #: Parameters that hold payload values (the client's JSON), not ledger values.
 PAYLOAD_NAMES = frozenset({"tool_input", "response", "tool_response"})

@@ -110,10 +110,11 @@ def _ten_thousand_calls(count: int, calls: int) -> int:
         if i % count:
             base["agent_id"] = agent_id(i % count)
         now += 0.5
-        engine.apply(state, parse({**base, "hook_event_name": "PreToolUse"}, Client.CLAUDE_CODE), Config(), now, host=claude_code)
+        pre = parse({**base, "hook_event_name": "PreToolUse"}, Client.CLAUDE_CODE)
+        state, _ = engine.step(state, pre, Config(), claude_code, now)
         response = {"stdout": f"result {i}\n" + "line of output\n" * 100, "stderr": ""}
         post = {**base, "hook_event_name": "PostToolUse", "tool_response": response}
-        engine.apply(state, parse(post, Client.CLAUDE_CODE), Config(), now + 0.2, host=claude_code)
+        state, _ = engine.step(state, parse(post, Client.CLAUDE_CODE), Config(), claude_code, now + 0.2)
     assert len(state["agents"]) == min(count, ledger.MAX_AGENTS)
     return len(orjson.dumps(state))
 

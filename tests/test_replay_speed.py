@@ -62,19 +62,19 @@ def test_the_check_catches_what_a_round_trip_would_change() -> None:
 
 
 def check_every_ledger(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Make `engine.apply` check the ledger after every event; the list counts the checks."""
-    apply = engine.apply
+    """Make `engine.step` check the ledger after every event; the list counts the checks."""
+    step = engine.step
     checked = [0]
 
-    def checked_apply(state: dict[str, Any], *args: Any, **kwargs: Any) -> engine.Decision:
-        decision = apply(state, *args, **kwargs)
+    def checked_step(state: dict[str, Any], *args: Any, **kwargs: Any) -> tuple[Any, engine.Step]:
+        state, result = step(state, *args, **kwargs)
         problem = plain_json_problem(state, set())
         assert problem is None, problem
         assert orjson.loads(orjson.dumps(state)) == state
         checked[0] += 1
-        return decision
+        return state, result
 
-    monkeypatch.setattr(engine, "apply", checked_apply)
+    monkeypatch.setattr(engine, "step", checked_step)
     return checked
 
 

@@ -10,9 +10,10 @@ import pytest
 from loopguard_hook.config.keys import ConfigError
 from loopguard_hook.config.load import Layer, resolve
 from loopguard_hook.config.settings import PROFILE_DEFAULTS, Config
-from loopguard_hook.core.ledger import MAX_ANSWER_SIGS, new_agent
+from loopguard_hook.core.ledger import new_agent
 from loopguard_hook.core.outcome import outcome_of_response
 from loopguard_hook.rules.base import ResultContext
+from loopguard_hook.rules.same_answer import MAX_ANSWER_SIGS
 
 rule = importlib.import_module("loopguard_hook.rules.same_answer")
 
@@ -36,7 +37,7 @@ def _ctx(tool: str, tool_input: Any, response: Any, *, took: float = 0.5) -> Res
     agent = new_agent(100.0 + took)
     call = {"sig": "s", "t": 100.0, "seq": 1, "phase": "done"}
     outcome = outcome_of_response(tool, response)
-    return ResultContext(Config(), None, agent, call, {}, tool, outcome, True, tool_input, response)  # type: ignore[arg-type]
+    return ResultContext(Config(), None, agent, call, {}, tool, outcome, True, True, tool_input, response)  # type: ignore[arg-type]
 
 
 def _bash(command: str, stdout: str, *, took: float = 0.5) -> ResultContext:
@@ -98,7 +99,7 @@ def test_an_answer_keeps_a_bounded_list_of_calls() -> None:
         ctx.agent["attempts"] = i
         ctx.agent["updated"] = 101.0 + 2 * i
         rule.same_answer(ctx._replace(call=call))
-    entries = [e for e in ctx.agent.get("answers", {}).values() if e["sigs"]]
+    entries = [e for e in ctx.agent.get("rules", {}).get("same_answer", {}).values() if e["sigs"]]
     assert entries and all(len(e["sigs"]) <= MAX_ANSWER_SIGS for e in entries)
     assert max(e.get("level", 0) for e in entries) == 2  # reminded twice, then never again
 

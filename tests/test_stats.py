@@ -12,9 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from loopguard_hook.core import followup, ledger, messages
+from loopguard_hook import rules
+from loopguard_hook.config.settings import Config
+from loopguard_hook.core import engine, followup, ledger, messages
+from loopguard_hook.core.event import Client, HookEvent
 from loopguard_hook.core.verdict import Action, Decision, Rule
 from loopguard_hook.entry import main
+from loopguard_hook.hosts import claude_code
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 EXE = Path(sys.executable).with_name("loopguard-hook")
@@ -69,30 +73,37 @@ def _decision(action: Action, count: int, tool: str = "Read") -> Decision:
 
 def test_followup_classifies_the_next_call() -> None:
     state = ledger.new_session("s", "claude-code", 0.0)
-    agent = ledger.agent(state, "main", 0.0)
-    followup.after_attempt(state, "main", agent, "A", _decision(Action.REMIND, 3), 1.0)
-    followup.after_attempt(state, "main", agent, "A", _decision(Action.REMIND, 4), 2.0)  # same call, same severity
-    followup.after_attempt(state, "main", agent, "A", _decision(Action.DENY, 5), 3.0)  # same call, stronger answer
-    followup.after_attempt(state, "main", agent, "B", Decision(), 4.0)  # another call: changed course
+    agent = ledger.agent(state, "main", 0.0, rules.fit)
+    answered = []
+    answered += followup.after_attempt("main", agent, "A", _decision(Action.REMIND, 3), 1.0)
+    answered += followup.after_attempt("main", agent, "A", _decision(Action.REMIND, 4), 2.0)  # same call, same severity
+    answered += followup.after_attempt("main", agent, "A", _decision(Action.DENY, 5), 3.0)  # same call, stronger answer
+    answered += followup.after_attempt("main", agent, "B", Decision(), 4.0)  # another call: changed course
     assert "followup" not in agent
-    followup.after_attempt(state, "main", agent, "B", _decision(Action.REMIND, 3), 5.0)
-    followup.turn_ended(state, ["main"], 6.0)
-    got = [(r["variant"], r["step"], r["response"]) for r in state["responses"]]
+    answered += followup.after_attempt("main", agent, "B", _decision(Action.REMIND, 3), 5.0)
+    answered += followup.turn_ended(state, ["main"], 6.0)
+    got = [(r["variant"], r["step"], r["response"]) for r in answered]
     assert got == [
         ("gentle_reminder", 1, "repeated"),
         ("gentle_reminder", 2, "escalated"),
         ("repeat_denial", 3, "changed"),
         ("gentle_reminder", 1, "ended"),
     ]
-    assert state["responses"][-1]["after"] == 1.0
+    assert answered[-1]["after"] == 1.0
+    assert "responses" not in state  # answers come back to the caller, never parked in the ledger
 
 
 def test_responses_are_bounded() -> None:
+    """One event answers at most `MAX_RESPONSES` interventions (a prompt ends every agent's turn)."""
     state = ledger.new_session("s", "claude-code", 0.0)
-    agent = ledger.agent(state, "main", 0.0)
     for i in range(3 * followup.MAX_RESPONSES):
-        followup.after_attempt(state, "main", agent, str(i), _decision(Action.REMIND, 3), float(i))
-    assert len(state["responses"]) == followup.MAX_RESPONSES
+        agent = ledger.agent(state, f"agent-{i}", float(i), rules.fit)
+        followup.after_attempt(f"agent-{i}", agent, str(i), _decision(Action.REMIND, 3), float(i))
+    prompt = HookEvent("UserPromptSubmit", Client.CLAUDE_CODE, "s", prompt="go on")
+    state, step = engine.step(state, prompt, Config(), claude_code, 100.0)
+    assert len(step.responses) == followup.MAX_RESPONSES
+    assert {r["response"] for r in step.responses} == {"ended"}
+    assert "responses" not in state
 
 
 def test_stats_of_a_real_read_loop(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import time
@@ -10,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from loopguard_hook.core.textloop import feed, new_text_state
 from loopguard_hook.hook import HookOptions, run
 from loopguard_hook.hosts import transcript
+from loopguard_hook.rules.text_loops import feed, new_text_state
 
 BUDGET = 262144
 
@@ -215,7 +216,7 @@ def test_code_in_nested_fences_and_indented_blocks_never_counts() -> None:
 
 
 def test_text_ledgers_stay_bounded_over_many_subagents() -> None:
-    from loopguard_hook.core.textloop import MAX_TEXT_AGENTS, text_state
+    from loopguard_hook.rules.text_loops import MAX_TEXT_AGENTS, text_state
 
     state: dict[str, Any] = {}
     text_state(state, "main")["line_count"] = 3
@@ -229,7 +230,7 @@ def test_text_ledgers_stay_bounded_over_many_subagents() -> None:
 def test_a_huge_final_message_is_judged_by_its_ends(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Stop's `last_assistant_message` has no size bound in either client: the detectors see its
     first and last `transcript_read_bytes` characters, never 20 MB (about 0.3 s per MB)."""
-    from loopguard_hook.core import textloop
+    textloop = importlib.import_module("loopguard_hook.rules.text_loops")
 
     seen: list[int] = []
     real_feed, real_final = textloop.feed, textloop.final_message

@@ -1,8 +1,10 @@
-"""The same-error wall's escalation (`rules/walls.py`): how a call's way of running is told, the
+"""The same-error wall's escalation (`rules/same_error.py`, the call side): how a call's way of running is told, the
 settings, and the texts. The behaviour over whole sessions is pinned by the `escalate_*`
 golden scenarios."""
 
 from __future__ import annotations
+
+import importlib
 
 import pytest
 
@@ -10,7 +12,8 @@ from loopguard_hook.config.keys import ConfigError
 from loopguard_hook.config.load import Layer, resolve
 from loopguard_hook.config.settings import PROFILE_DEFAULTS
 from loopguard_hook.core import messages
-from loopguard_hook.rules import walls
+
+walls = importlib.import_module("loopguard_hook.rules.same_error")
 
 
 @pytest.mark.parametrize(

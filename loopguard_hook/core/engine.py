@@ -1,45 +1,50 @@
 """The detection engine: one hook event + the session ledger -> a decision. Pure: no I/O.
 
-The ledger (`ledger.Session`, the state file's content) is changed in place. The clock is
-passed in as `now` (seconds since the epoch), so live hooks and `replay` run the same code.
+`step` is the one way in, for the live hook and for `replay` alike. It reads in one direction:
 
-Each event moves the ledger's counters, then the rules (`rules/`, one module each) judge it,
-then the verdict is fitted to the mode and to what the client can deliver
-(`clients/`, one capability table each). The engine never tests a client's name.
+1. the event moves the shared counters (`progress.py`) of the ledger (`ledger.Session`, the
+   state file's content, changed in place);
+2. the rules (`rules/`, one module each, listed by hand) judge it, each from its context and its
+   own slot of the ledger;
+3. the policy step (`policy.py`) fits each verdict to the mode and to what the host delivers
+   (`host.Capabilities`, the table of the host module passed in); the engine never tests a
+   host's name;
+4. the decision comes back with what the model did after earlier interventions
+   (`followup.py`) and the record of this one, for the caller to log.
 
-Counting (`counting.py`; both counters count the attempt at `PreToolUse`; denied attempts count too):
-
-- `consecutive`: identical tracked calls in a row (the reminder and breaker profiles); excluded
-  tools are transparent; a different tracked call restarts the chain at 1.
-- `no_progress`: attempts of a signature since the last new evidence. A productive call (not a
-  failure, and either a mutation or an outcome this signature has not produced before) sets every
-  other signature back to 0 and restarts its own count at 1. A failure with a new text restarts
-  only its own count, and only with `new_failure_is_evidence`.
-
-The call rules (`rules.ON_CALL`) are listed by hand; the most severe verdict wins, the first
-listed on a tie.
+The clock is passed in as `now` (seconds since the epoch). On a tie the first listed rule wins.
 """
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from .. import rules
 from ..config.settings import Config
-from . import counting, delivery, followup, ledger, textloop
+from ..rules.text_loops import new_evidence, take
+from . import followup, ledger, policy, progress
 from .event import BatchCall, Client, HookEvent
 from .host import Capabilities
-from .ledger import MAX_ID_CHARS, STATE_VERSION, Agent, Call, DecisionRecord, Session
+from .ledger import MAX_ID_CHARS, STATE_VERSION, Agent, Call, DecisionRecord, ResponseRecord, Session, Tail
 from .messages import variant_of
 from .outcome import Outcome, outcome_of_error
-from .redact import redact
 from .signature import call_key
 from .tools import matches
-from .verdict import ALLOW, Action, Decision, Rule, merge, stop_mode, with_mode
+from .verdict import ALLOW, Action, Decision, Rule, merge, strongest
 
 if TYPE_CHECKING:
     from .host import Dialect
 
-__all__ = ["STATE_VERSION", "Action", "Decision", "Rule", "apply", "decision_record", "matches", "new_session"]
+__all__ = ["STATE_VERSION", "Action", "Decision", "Rule", "Step", "decision_record", "new_session", "step"]
+
+
+class Step(NamedTuple):
+    """What one event decided: the `decision` to render (mode applied), what the model did after
+    earlier interventions (`responses`, for `responses.jsonl`), and the audit `record` of this
+    decision (None when it did not intervene)."""
+
+    decision: Decision
+    responses: list[ResponseRecord]
+    record: DecisionRecord | None
 
 
 def new_session(session_id: str, client: Client, now: float) -> Session:
@@ -47,18 +52,63 @@ def new_session(session_id: str, client: Client, now: float) -> Session:
     return ledger.new_session(session_id, client.value, now)
 
 
-# -- events -----------------------------------------------------------------------------------
+class _Event(NamedTuple):
+    """What every handler needs: the ledger, the event, the settings, the host, the clock, and
+    where the answers to earlier interventions are collected."""
+
+    state: Session
+    event: HookEvent
+    config: Config
+    host: "Dialect"
+    caps: Capabilities
+    now: float
+    responses: list[ResponseRecord]
 
 
-def apply(
-    state: Session, event: HookEvent, config: Config, now: float, texts: Sequence[str] = (), *, host: "Dialect"
-) -> Decision:
-    """Update `state` with `event` and decide. The returned decision already has the mode applied.
+def step(
+    state: Session | None,
+    event: HookEvent,
+    config: Config,
+    host: "Dialect",
+    now: float,
+    texts: Sequence[tuple[str, str]] = (),
+    final: tuple[str, str] | None = None,
+    tail: Tail | None = None,
+) -> tuple[Session, Step]:
+    """Update the ledger with `event` and decide; the ledger (a new one for `state` None) and
+    the step.
 
-    `texts` are assistant texts written since the previous event (read from the transcript by
-    the caller); they feed the text-loop detectors. `host` is the module of the host that sent
-    the event (`hosts/`): its capability table and how its results read.
+    `texts` are `(key, text)` pairs of assistant text written since the previous event, as the
+    caller read them from the transcript (`text_loops.reads_transcript` says when); streamed
+    copies of one message share a key and count once. `final` is the turn's final message read
+    from a host's session log, for a host whose Stop carries no `last_assistant_message` (DSH);
+    `tail` where the reader stopped (kept in the ledger for the next read). `host` is the module
+    of the host that sent the event (`hosts/`).
     """
+    if state is None:
+        state = new_session(event.session_id, event.client, now)
+    ev = _Event(state, event, config, host, host.CAPABILITIES, now, [])
+    if event.event == "SessionEnd":
+        # Every pending intervention was answered by the end (the turn ended first).
+        ev.responses.extend(followup.turn_ended(state, list(state["agents"]), now))
+        return state, Step(ALLOW, ev.responses[-followup.MAX_RESPONSES :], None)
+    fresh, message = take(state, event, config, ev.caps, texts, final, tail)
+    if message is not None:
+        event = event._replace(last_assistant_message=message)
+        ev = ev._replace(event=event)
+    decision = _decide(ev, fresh)
+    record = None
+    if decision.intended is not Action.ALLOW:
+        record = decision_record(event, decision, now)
+        recent = state.setdefault("recent", [])
+        recent.append(record)
+        del recent[: -ledger.MAX_RECENT]
+        policy.note_emitted(state, decision, event.event, ev.caps)
+    return state, Step(decision, ev.responses[-followup.MAX_RESPONSES :], record)
+
+
+def _decide(ev: _Event, texts: Sequence[str]) -> Decision:
+    state, event, config, now = ev.state, ev.event, ev.config, ev.now
     state["events"] = state.get("events", 0) + 1
     state["updated"] = now
     state["config"] = {
@@ -69,121 +119,182 @@ def apply(
         "deny_at": config.deny_at,
         "stop_at": config.stop_at,
     }
-    caps = host.CAPABILITIES
     name = event.event
-    delivery.note_event(state, event, caps, now)
+    policy.note_event(state, event, ev.caps, now)
     if name == "PreToolUse":
-        decision = merge([_pre_tool_use(state, event, config, caps, now), _text_rules(state, event, config, caps, texts)])
-        decision = delivery.hold_for_result(_call_of(state, event, config), decision, caps)
-    elif name in ("PostToolUse", "PostToolUseFailure"):
-        decision = _post_tool_use(state, event, config, host, now)
-    elif name == "PostToolBatch":
-        decision = _post_tool_batch(state, event, config, host, now)
-    elif name == "UserPromptSubmit":
-        decision = _user_prompt(state, event, config, caps, texts, now)
-    elif name == "SessionStart":
+        decision = merge([_pre_tool_use(ev), _text_rules(ev, texts)])
+        return policy.hold_for_result(_call_of(ev), decision, ev.caps)
+    if name in ("PostToolUse", "PostToolUseFailure"):
+        return _post_tool_use(ev)
+    if name == "PostToolBatch":
+        return _post_tool_batch(ev)
+    if name == "UserPromptSubmit":
+        return _user_prompt(ev, texts)
+    if name == "SessionStart":
         if event.source == "compact" and config.reset_on_compaction:
             for agent in state["agents"].values():
-                ledger.reset_agent(agent, keep_outcomes=True)
-        decision = ALLOW
-    elif name in ("Stop", "SubagentStop"):
-        followup.turn_ended(state, [event.agent_id], now)
-        decision = _text_rules(state, event, config, caps, texts)
-    else:
-        decision = ALLOW
-    if decision.intended is not Action.ALLOW:
-        _remember(state, event, decision, now)
-        delivery.note_emitted(state, decision, name, caps)
-    return decision
-
-
-def _user_prompt(
-    state: Session, event: HookEvent, config: Config, caps: Capabilities, texts: Sequence[str], now: float
-) -> Decision:
-    """A new user prompt ends the turn and resets every agent's counters and answer-only mode;
-    context injected by a hook that comes back as a prompt (`delivery.injected_prompt`) does
-    neither."""
-    if delivery.injected_prompt(state, event, caps, now):
+                _reset(agent, "compaction")
         return ALLOW
-    delivery.start_turn(state, caps)
-    followup.turn_ended(state, list(state["agents"]), now)
+    if name in ("Stop", "SubagentStop"):
+        ev.responses.extend(followup.turn_ended(state, [event.agent_id], now))
+        return _text_rules(ev, texts)
+    return ALLOW
+
+
+def _reset(agent: Agent, why: str) -> None:
+    """Forget what a new prompt (`"prompt"`) or a compaction (`"compaction"`, outcomes kept)
+    ends: the shared counters and every rule's slot."""
+    ledger.reset_shared(agent, keep_outcomes=why == "compaction")
+    rules.reset(agent, why)
+
+
+def _agent(ev: _Event) -> Agent:
+    return ledger.agent(ev.state, ev.event.agent_id, ev.now, rules.fit)
+
+
+def _user_prompt(ev: _Event, texts: Sequence[str]) -> Decision:
+    """A new user prompt ends the turn and resets every agent's counters and answer-only mode;
+    context injected by a hook that comes back as a prompt (`policy.injected_prompt`) does
+    neither."""
+    state = ev.state
+    if policy.injected_prompt(state, ev.event, ev.caps, ev.now):
+        return ALLOW
+    policy.start_turn(state, ev.caps)
+    ev.responses.extend(followup.turn_ended(state, list(state["agents"]), ev.now))
     for agent in state["agents"].values():
-        ledger.reset_agent(agent)
-    return _text_rules(state, event, config, caps, texts)
+        _reset(agent, "prompt")
+    return _text_rules(ev, texts)
 
 
-def _call_of(state: Session, event: HookEvent, config: Config) -> Call | None:
+def _call_of(ev: _Event) -> Call | None:
     """The ledger entry of this event's call, if it is still pending."""
-    agent = state["agents"].get(event.agent_id)
+    event = ev.event
+    agent = ev.state["agents"].get(event.agent_id)
     if agent is None or event.tool_name is None:
         return None
-    call = agent["calls"].get(counting.post_call_id(event.tool_use_id, event.tool_name, event.tool_input, config))
+    call = agent["calls"].get(progress.post_call_id(event.tool_use_id, event.tool_name, event.tool_input, ev.config))
     return call if call is not None and call["phase"] == "pre" else None
 
 
-def _pre_tool_use(state: Session, event: HookEvent, config: Config, caps: Capabilities, now: float) -> Decision:
-    agent = ledger.agent(state, event.agent_id, now)
+# -- attempts ---------------------------------------------------------------------------------
+
+
+def _pre_tool_use(ev: _Event) -> Decision:
+    event = ev.event
+    agent = _agent(ev)
     assert event.tool_name is not None
-    if event.tool_use_id is not None and counting.call_id(event.tool_use_id, "") in agent["calls"]:
+    if event.tool_use_id is not None and progress.call_id(event.tool_use_id, "") in agent["calls"]:
         # The same call delivered again: the hook is registered twice (a plugin copy and a
         # settings copy run in parallel), or a payload was re-sent. Count each call once; the
-        # client merges both answers, and a denial from the first one wins.
+        # host merges both answers, and a denial from the first one wins.
         return ALLOW
-    attempt = counting.Attempt(event.tool_name, event.tool_input, event.tool_use_id)
-    return counting.count_attempt(state, agent, event, attempt, config, caps, now, can_deny=True)
+    return _attempt(ev, agent, event.tool_name, event.tool_input, event.tool_use_id, can_deny=True)
 
 
-def _post_tool_use(state: Session, event: HookEvent, config: Config, host: "Dialect", now: float) -> Decision:
-    caps = host.CAPABILITIES
-    agent = ledger.agent(state, event.agent_id, now)
+def _attempt(ev: _Event, agent: Agent, tool: str, tool_input: object, tool_use_id: str | None, *, can_deny: bool) -> Decision:
+    """Count one attempt, run the call rules, and fit their verdict. Shared by PreToolUse and
+    the post events of calls whose Pre was not seen."""
+    state, config, caps, now = ev.state, ev.config, ev.caps, ev.now
+    late = ev.event.event == "PostToolBatch"
+    attempt = progress.open_attempt(state, agent, tool, tool_input, tool_use_id, config, caps, now, can_deny=can_deny, late=late)
+    ctx = rules.CallContext(
+        event=ev.event,
+        config=config,
+        caps=caps,
+        agent=agent,
+        call=attempt.call,
+        sig=attempt.sig,
+        tool=tool,
+        tracked=attempt.tracked,
+        counted=attempt.counted,
+        attempt=attempt.times,
+        previous_time=attempt.previous_time,
+        now=now,
+        key=attempt.key,
+        share=ledger.limits(len(state["agents"])),
+        since=agent["since"],
+        bookkeeping=agent["bookkeeping"],
+        tool_input=tool_input,
+    )
+    verdict = strongest([found for rule in rules.ON_CALL if (found := rule(ctx)) is not None])
+    if verdict is ALLOW:
+        if attempt.counted and "followup" in agent:
+            ev.responses.extend(followup.after_attempt(ev.event.agent_id, agent, attempt.key.digest, verdict, now))
+        return verdict  # the common case: nothing to record or render
+    verdict = verdict._replace(times=attempt.times, tool=tool, summary=progress.summary(tool, attempt.key))
+    fitted, wire = policy.fit_call(agent, attempt.call, verdict, config, caps, ev.event.event, can_deny=can_deny)
+    if attempt.counted:
+        ev.responses.extend(followup.after_attempt(ev.event.agent_id, agent, attempt.key.digest, fitted, now))
+    return wire
+
+
+# -- results ----------------------------------------------------------------------------------
+
+
+def _result(
+    ev: _Event, agent: Agent, call: Call, tool: str, tool_input: object, response: object, outcome: Outcome
+) -> Decision | None:
+    """Record a call's result and run the result rules; their verdict, fitted (None for none)."""
+    evidence = progress.record_result(
+        agent, call, tool, tool_input, response, outcome, ev.config, agents=len(ev.state["agents"])
+    )
+    sig = agent["sigs"].get(call["sig"])
+    if evidence is None or sig is None:
+        return None
+    ctx = rules.ResultContext(
+        ev.config, ev.caps, agent, call, sig, tool, outcome, evidence.new, evidence.productive, tool_input, response,
+        len(ev.state["agents"]),
+    )
+    verdicts = [found for rule in rules.ON_RESULT if (found := rule(ctx)) is not None]
+    if call.get("new"):
+        new_evidence(ev.state, ev.event.agent_id)
+    return policy.fit_result(merge(verdicts), ev.config) if verdicts else None
+
+
+def _post_tool_use(ev: _Event) -> Decision:
+    event, config = ev.event, ev.config
+    agent = _agent(ev)
     assert event.tool_name is not None
     tool = event.tool_name
     agent["seq"] += 1
-    call = agent["calls"].get(counting.post_call_id(event.tool_use_id, tool, event.tool_input, config))
+    call = agent["calls"].get(progress.post_call_id(event.tool_use_id, tool, event.tool_input, config))
     if call is not None and call["phase"] != "pre":
         return ALLOW  # already recorded: a second registration of the hook, or a replayed event
     decisions: list[Decision] = []
     if call is None:
         # Only a post hook is registered (or the Pre fell out of the ledger): count here.
-        attempt = counting.Attempt(tool, event.tool_input, event.tool_use_id)
-        decisions.append(counting.count_attempt(state, agent, event, attempt, config, caps, now, can_deny=False))
-        call = agent["calls"].get(counting.post_call_id(event.tool_use_id, tool, event.tool_input, config))
+        decisions.append(_attempt(ev, agent, tool, event.tool_input, event.tool_use_id, can_deny=False))
+        call = agent["calls"].get(progress.post_call_id(event.tool_use_id, tool, event.tool_input, config))
         if call is None:
             call = {
                 "sig": call_key(tool, event.tool_input, frozenset(config.ignore_args)).digest,
-                "t": now,
+                "t": ev.now,
                 "seq": agent["seq"],
                 "phase": "pre",
             }
-    pending = call.pop("remind", None)
-    rule = call.pop("remind_rule", Rule.REPEAT)
+    summary = progress.summary(tool, call_key(tool, event.tool_input, frozenset(config.ignore_args)))
+    held = policy.held_reminder(call, tool, config, summary=summary)
     outcome: Outcome | None
     if event.event == "PostToolUseFailure":
         if event.is_interrupt:
             call["phase"] = "done"
-            call["done"] = now
+            call["done"] = ev.now
             outcome = None
         else:
             outcome = outcome_of_error(event.error or "")
     else:
         mutation = matches(tool, config.mutating_tools)
-        outcome = host.outcome(tool, event.tool_response, mutation=mutation)
+        outcome = ev.host.outcome(tool, event.tool_response, mutation=mutation)
     if outcome is not None:
-        verdict = counting.record_outcome(
-            agent, call, tool, event.tool_input, event.tool_response, outcome, config, caps, agents=len(state["agents"])
-        )
+        verdict = _result(ev, agent, call, tool, event.tool_input, event.tool_response, outcome)
         if verdict is not None:
-            decisions.append(with_mode(verdict, config, can_deny=False))
-        if call.get("new"):
-            textloop.new_evidence(state, event.agent_id)
-    if pending:
-        summary = counting.summary(tool, call_key(tool, event.tool_input, frozenset(config.ignore_args)))
-        reminder = Decision(Action.REMIND, rule, pending, tool=tool, summary=summary)
-        decisions.append(with_mode(reminder, config, can_deny=False))
+            decisions.append(verdict)
+    if held is not None:
+        decisions.append(held)
     return merge(decisions)
 
 
-def _post_tool_batch(state: Session, event: HookEvent, config: Config, host: "Dialect", now: float) -> Decision:
+def _post_tool_batch(ev: _Event) -> Decision:
     """Claude Code `PostToolBatch`: the only event that sees validation rejections.
 
     A call with no PreToolUse and no post event is a `<tool_use_error>` validation rejection
@@ -191,92 +302,62 @@ def _post_tool_batch(state: Session, event: HookEvent, config: Config, host: "Di
     call whose Pre was seen but not its post was denied by a hook (ours or another's): not a
     failure.
     """
-    agent = ledger.agent(state, event.agent_id, now)
+    agent = _agent(ev)
     agent["seq"] += 1
     decisions: list[Decision] = []
-    for item in event.tool_calls:
-        decisions.extend(_batch_call(state, agent, event, item, config, host, now))
+    for item in ev.event.tool_calls:
+        decisions.extend(_batch_call(ev, agent, item))
     agent["batch_seq"] = agent["seq"]  # the model sees these results next: later calls are a new batch
-    merged = merge(decisions)
-    if merged.intended is Action.STOP and config.mode == "enforce" and event.event in host.CAPABILITIES.end_turn:
-        # PostToolBatch `continue: false` ends the loop before the next model call (2.1.332 LAB).
-        return merged._replace(action=Action.STOP)
-    return merged
+    return policy.fit_batch(merge(decisions), ev.event.event, ev.config, ev.caps)
 
 
-def _batch_call(
-    state: Session, agent: Agent, event: HookEvent, item: BatchCall, config: Config, host: "Dialect", now: float
-) -> list[Decision]:
-    caps = host.CAPABILITIES
+def _batch_call(ev: _Event, agent: Agent, item: BatchCall) -> list[Decision]:
+    config, host = ev.config, ev.host
     calls = agent["calls"]
-    call = calls.get(counting.post_call_id(item.tool_use_id, item.tool_name, item.tool_input, config))
+    call = calls.get(progress.post_call_id(item.tool_use_id, item.tool_name, item.tool_input, config))
     text = item.tool_response if isinstance(item.tool_response, str) else None
-    client = host
     decisions: list[Decision] = []
     if call is not None:
         if call["phase"] != "pre":
             return decisions
-        if text is not None and client.denied_in_batch(text):
+        if text is not None and host.denied_in_batch(text):
             # Another hook denied it: still an attempt (the reminder seed counts denied calls),
             # so a reminder held for its result goes out with the batch.
             call["phase"] = "denied"
-            held = call.pop("remind", None)
-            if held:
-                reminder = Decision(Action.REMIND, Rule.REPEAT, held, tool=item.tool_name)
-                decisions.append(with_mode(reminder, config, can_deny=False))
-            return decisions
-        if text is not None and counting.is_cancelled(text):
-            counting.uncount(agent, call)
+            held = policy.held_reminder(call, item.tool_name, config, rule=Rule.REPEAT)
+            return [held] if held is not None else decisions
+        if text is not None and host.cancelled_in_batch(text):
+            progress.uncount(agent, call)
             return decisions
     else:
-        attempt = counting.Attempt(item.tool_name, item.tool_input, item.tool_use_id)
-        decisions.append(counting.count_attempt(state, agent, event, attempt, config, caps, now, can_deny=False))
-        call = calls.get(counting.post_call_id(item.tool_use_id, item.tool_name, item.tool_input, config))
+        decisions.append(_attempt(ev, agent, item.tool_name, item.tool_input, item.tool_use_id, can_deny=False))
+        call = calls.get(progress.post_call_id(item.tool_use_id, item.tool_name, item.tool_input, config))
         if call is None:
             return decisions
-    pending = call.pop("remind", None)
-    rule = call.pop("remind_rule", Rule.REPEAT)
+    held = policy.held_reminder(call, item.tool_name, config)
     mutation = matches(item.tool_name, config.mutating_tools)
-    outcome = client.outcome(item.tool_name, item.tool_response, mutation=mutation)
-    verdict = counting.record_outcome(
-        agent, call, item.tool_name, item.tool_input, item.tool_response, outcome, config, caps, agents=len(state["agents"])
-    )
+    outcome = host.outcome(item.tool_name, item.tool_response, mutation=mutation)
+    verdict = _result(ev, agent, call, item.tool_name, item.tool_input, item.tool_response, outcome)
     if verdict is not None:
-        decisions.append(with_mode(verdict, config, can_deny=False))
-    if call.get("new"):
-        textloop.new_evidence(state, event.agent_id)
-    if pending:
-        decisions.append(with_mode(Decision(Action.REMIND, rule, pending, tool=item.tool_name), config, can_deny=False))
+        decisions.append(verdict)
+    if held is not None:
+        decisions.append(held)
     return decisions
 
 
 # -- text -------------------------------------------------------------------------------------
 
 
-def _text_rules(state: Session, event: HookEvent, config: Config, caps: Capabilities, texts: Sequence[str]) -> Decision:
+def _text_rules(ev: _Event, texts: Sequence[str]) -> Decision:
     """Text loops (contract section 9). Never blocks a Stop; ends a turn that keeps looping."""
-    ctx = rules.TextContext(state=state, event=event, config=config, caps=caps, texts=texts)
+    ctx = rules.TextContext(state=ev.state, event=ev.event, config=ev.config, caps=ev.caps, texts=texts)
     verdicts = [verdict for rule in rules.ON_TEXT if (verdict := rule(ctx)) is not None]
     if not verdicts:
         return ALLOW
-    best = merge(verdicts)
-    if event.event in ("Stop", "SubagentStop"):
-        if best.action is Action.REMIND:
-            # Never a reminder on Stop: the user is told (systemMessage), the model at the next prompt.
-            best = best._replace(action=Action.ALLOW, intended=Action.REMIND)
-        return stop_mode(best, config)
-    return with_mode(best._replace(summary=redact(best.summary)), config)
+    return policy.fit_text(merge(verdicts), ev.event, ev.config)
 
 
 # -- the record -------------------------------------------------------------------------------
-
-MAX_RECENT = ledger.MAX_RECENT
-
-
-def _remember(state: Session, event: HookEvent, decision: Decision, now: float) -> None:
-    recent = state.setdefault("recent", [])
-    recent.append(decision_record(event, decision, now))
-    del recent[:-MAX_RECENT]
 
 
 def decision_record(event: HookEvent, decision: Decision, now: float) -> DecisionRecord:

@@ -9,31 +9,33 @@ did with it:
 - `ended`: no further call before the turn ended (a Stop, or the next user prompt).
 
 Untracked tools and parallel twins say nothing either way. Each answer becomes one
-`ResponseRecord` in `Session.responses` (at most `MAX_RESPONSES`), which the hook moves to the
-`responses.jsonl` log. Pure: no I/O.
+`ResponseRecord`, returned to the engine, which returns them with its decision (at most
+`MAX_RESPONSES` an event); the hook appends them to the `responses.jsonl` log. Pure: no I/O.
 """
 
-from .ledger import Agent, FollowUp, Session
+from .ledger import Agent, FollowUp, ResponseRecord, Session
 from .messages import variant_of
 from .verdict import Action, Decision
 
-#: Answers waiting in a ledger for the hook to log them; replay drops them.
+#: Answers one event returns at most (a prompt ends the turn of every agent at once).
 MAX_RESPONSES = 32
 
 
-def after_attempt(state: Session, agent_id: str, agent: Agent, sig_id: str, decision: Decision, now: float) -> None:
+def after_attempt(agent_id: str, agent: Agent, sig_id: str, decision: Decision, now: float) -> list[ResponseRecord]:
     """Judge the pending intervention by this counted attempt, then make `decision` the pending
-    one if it intervened. `decision` is the verdict with the mode applied, before a post-call
-    reminder is held back for the result (that reminder is still the intervention)."""
+    one if it intervened; the answer to the pending one, if there was one. `decision` is the
+    verdict with the mode applied, before a post-call reminder is held back for the result (that
+    reminder is still the intervention)."""
     pending = agent.get("followup")
     step = 1
+    answered = []
     if pending is not None:
         if pending["sig"] == sig_id:
             response = "escalated" if decision.intended > pending["level"] else "repeated"
             step = pending["step"] + 1
         else:
             response = "changed"
-        _answer(state, agent_id, pending, response, now)
+        answered.append(_answer(agent_id, pending, response, now))
         del agent["followup"]
     if decision.intended is not Action.ALLOW and decision.tool is not None:
         agent["followup"] = {
@@ -47,31 +49,30 @@ def after_attempt(state: Session, agent_id: str, agent: Agent, sig_id: str, deci
             "step": step,
             "t": round(now, 3),
         }
+    return answered
 
 
-def turn_ended(state: Session, agent_ids: list[str], now: float) -> None:
+def turn_ended(state: Session, agent_ids: list[str], now: float) -> list[ResponseRecord]:
     """The turn of these agents ended: a pending intervention was answered by ending it."""
+    answered = []
     for agent_id in agent_ids:
         agent = state["agents"].get(agent_id)
         if agent is not None and (pending := agent.pop("followup", None)) is not None:
-            _answer(state, agent_id, pending, "ended", now)
+            answered.append(_answer(agent_id, pending, "ended", now))
+    return answered
 
 
-def _answer(state: Session, agent_id: str, pending: FollowUp, response: str, now: float) -> None:
-    responses = state.setdefault("responses", [])
-    responses.append(
-        {
-            "time": round(now, 3),
-            "agent": agent_id,
-            "tool": pending["tool"],
-            "rule": pending["rule"],
-            "variant": pending["variant"],
-            "action": pending["action"],
-            "intended": Action(pending["level"]).name.lower(),
-            "count": pending["count"],
-            "step": pending["step"],
-            "response": response,
-            "after": round(now - pending["t"], 3),
-        }
-    )
-    del responses[:-MAX_RESPONSES]
+def _answer(agent_id: str, pending: FollowUp, response: str, now: float) -> ResponseRecord:
+    return {
+        "time": round(now, 3),
+        "agent": agent_id,
+        "tool": pending["tool"],
+        "rule": pending["rule"],
+        "variant": pending["variant"],
+        "action": pending["action"],
+        "intended": Action(pending["level"]).name.lower(),
+        "count": pending["count"],
+        "step": pending["step"],
+        "response": response,
+        "after": round(now - pending["t"], 3),
+    }

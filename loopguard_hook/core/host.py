@@ -85,6 +85,10 @@ if TYPE_CHECKING:  # a protocol for the type checker; defining it would cost eve
             """Whether a batch entry's result text is a hook's denial (the call never ran)."""
             ...
 
+        def cancelled_in_batch(self, text: str) -> bool:
+            """Whether a batch entry's result text says the host cancelled the call (never ran)."""
+            ...
+
         def wire(self, decision: Decision, event: str) -> dict[str, Any] | None:
             """The JSON object to print for `decision` on `event`, or None to print nothing."""
             ...

@@ -1,28 +1,39 @@
 """The session ledger: the shape of a state file, declared once, with each bound next to its type.
 
-A ledger is plain JSON (what `state.py` reads and writes); these TypedDicts only name its keys
+A ledger is plain JSON (what `store/` reads and writes); these TypedDicts only name its keys
 and value types, so mypy catches a misspelt key or a wrong type; at run time they are `dict`.
-The functions here create, find, reset and bound its parts.
+The functions here create, find, reset and bound the shared parts; each rule keeps its own
+table in its slot (`Agent.rules`), declared, bounded and reset by the rule (`rules/`).
 
     Session ── agents: {agent id: Agent}          at most MAX_AGENTS ("main" is never dropped)
             │            ├─ sigs:   {signature: Signature}   at most MAX_SIGNATURES
             │            ├─ calls:  {call id: Call}          at most MAX_CALLS
-            │            ├─ paths:  {path: reads}            at most MAX_PATHS
-            │            ├─ errors: {tool:target:error: ErrorEntry} at most MAX_ERRORS
-            │            ├─ answers: {tool:answer: AnswerEntry}     at most MAX_ANSWERS
-            │            └─ seen:   [outcome fingerprint]    at most MAX_SEEN
+            │            ├─ seen:   [outcome fingerprint]    at most MAX_SEEN
+            │            └─ rules:  {rule name: its table}   (each rule keeps its bounds)
             │          each table at most its share of the session budget (`limits`)
             ├─ recent: [DecisionRecord]                     at most MAX_RECENT
-            └─ text:   {agent id: TextState}                 (textloop.py keeps its bounds)
+            └─ text:   {agent id: TextState}                 (the text rules and the transcript
+                                                              reader's cursor; `rules/text_loops.py`)
+
+A ledger of an earlier version is brought to this one by `migrate` when it is read.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar
 
-from .bounds import trim as trim
+STATE_VERSION = 2
 
-STATE_VERSION = 1
+V = TypeVar("V")
+
+
+def trim(table: dict[str, V], limit: int, key: Callable[[str], float | tuple[bool, int]]) -> None:
+    """Drop the entries that sort first by `key` until `table` holds at most `limit`."""
+    if len(table) > limit:
+        for name in sorted(table, key=key)[: len(table) - limit]:
+            del table[name]
+
 
 MAX_AGENTS = 40
 MAX_SIGNATURES = 64
@@ -30,11 +41,6 @@ MAX_OUTCOMES = 1  # the signature's last outcome fingerprint; novelty is judged 
 MAX_SEEN = 64  # outcome fingerprints an agent remembers (new evidence = not among them)
 MAX_PREVIEWS = 8  # signatures that keep a result preview
 MAX_CALLS = 64
-MAX_PATHS = 64
-MAX_ERRORS = 32
-MAX_ERROR_SIGS = 16  # signatures kept per same-error entry
-MAX_ANSWERS = 4  # answers the same-answer rule follows per agent
-MAX_ANSWER_SIGS = 6  # signatures kept per answer: enough for its second reminder
 MAX_RECENT = 20
 MAX_EMITTED = 8  # digests of context texts kept where they come back as prompts
 SUMMARY_CHARS = 120
@@ -66,7 +72,7 @@ if TYPE_CHECKING:
         remind: NotRequired[str]  # a reminder held back to go out with this call's result
         remind_rule: NotRequired[str]  # its rule code, when not LOOP_GUARD_REPEAT
         retry: NotRequired[bool]  # the identical retry of a sandbox refusal or a timeout: a first run
-        late: NotRequired[bool]  # counted at its post event: no PreToolUse saw it (`rules.walls`)
+        late: NotRequired[bool]  # counted at a PostToolBatch: no PreToolUse saw it, it never ran
 
     class Signature(TypedDict):
         """One distinct call (tool + canonical arguments), across the calls that share it."""
@@ -82,36 +88,6 @@ if TYPE_CHECKING:
         done: NotRequired[float]  # when the last attempt finished
         refused: NotRequired[bool]  # the last result looked like a sandbox refusal: the next attempt may be its escalated retry
         escalated: NotRequired[bool]  # an attempt already counted as such a retry
-        repeated: NotRequired[bool]  # argument-blind calls only: the last result was no new evidence
-        spelling: NotRequired[str]  # `exact_repeat_code` only: a digest of the last attempt's arguments as given
-        mixed: NotRequired[bool]  # `exact_repeat_code` only: the attempts since the evidence were not all spelt alike
-
-    class ErrorEntry(TypedDict):
-        """One tool:target:error signature of the same-error rule."""
-
-        sigs: list[str]  # the call signatures that failed this way, at most MAX_ERROR_SIGS
-        t: float
-        n: NotRequired[int]  # failing calls
-        seen: NotRequired[float]  # when the first result of the latest round came back
-        rounds: NotRequired[int]  # rounds of calls that failed this way: each made after the model saw the last
-        level: NotRequired[int]  # reminders given for this error (1 at the threshold, 2 at twice it)
-        target: NotRequired[str]  # a digest of the name of the file the calls worked on (`tools.target_of`)
-        shapes: NotRequired[list[str]]  # digests of how the failing calls ran (`rules.walls.shape_of`)
-        quote: NotRequired[str]  # the error as the reminder quoted it, cut to `rules.walls.QUOTE_CHARS`
-        denied_t: NotRequired[float]  # when a call of this wall was denied after the reminder (`rules.walls`)
-        denied_r: NotRequired[int]  # the wall's rounds then
-        late: NotRequired[bool]  # its last failure was seen only by a post event (`rules.walls`)
-        idle: NotRequired[int]  # its rounds when a call last succeeded: not armed until two more (`rules.walls`)
-
-    class AnswerEntry(TypedDict):
-        """One tool:answer of the same-answer rule (`rules/same_answer.py`)."""
-        sigs: list[str]  # the call signatures that got this answer, at most MAX_ANSWER_SIGS
-        seq: int  # the agent's attempts when it last came back
-        t: float
-        seen: NotRequired[float]  # when the first result of the latest round came back
-        rounds: NotRequired[int]  # rounds of calls that got it: each made after the model saw the last
-        reads: NotRequired[int]  # a finished poll's reads of one unchanged output
-        level: NotRequired[int]  # reminders given for this answer (1 at the threshold, 2 at twice it)
 
     class FollowUp(TypedDict):
         """The agent's last intervention, waiting for its next call to say what the model did
@@ -152,14 +128,11 @@ if TYPE_CHECKING:
         chain: Chain | None
         since: int  # tracked attempts since the last new evidence
         bookkeeping: int  # bookkeeping calls since the last new evidence
-        answer_only: bool
         sigs: dict[str, Signature]
         calls: dict[str, Call]
-        paths: dict[str, int]
-        errors: dict[str, ErrorEntry]
         followup: NotRequired[FollowUp]
         seen: NotRequired[list[str]]  # outcome fingerprints this agent has seen, at most MAX_SEEN
-        answers: NotRequired[dict[str, AnswerEntry]]  # at most MAX_ANSWERS
+        rules: NotRequired[dict[str, object]]  # each rule's table, under its name (`rules/`)
 
 
     class Tail(TypedDict, total=False):
@@ -240,7 +213,7 @@ if TYPE_CHECKING:
         emitted: NotRequired[list[str]]  # digests of context texts, at most MAX_EMITTED
 else:
     Phase = Chain = str
-    Call = Signature = ErrorEntry = AnswerEntry = FollowUp = ResponseRecord = Agent = Tail = TextState = dict
+    Call = Signature = FollowUp = ResponseRecord = Agent = Tail = TextState = dict
     DecisionRecord = ConfigSnapshot = OpenTurn = Session = dict
 
 
@@ -270,11 +243,8 @@ def new_agent(now: float) -> Agent:
         "chain": None,
         "since": 0,
         "bookkeeping": 0,
-        "answer_only": False,
         "sigs": {},
         "calls": {},
-        "paths": {},
-        "errors": {},
     }
 
 
@@ -283,13 +253,17 @@ class Limits:
     session's budget. A plain class: this module postpones annotations, which would make a
     NamedTuple compile each field's annotation at every hook start."""
 
-    __slots__ = ("sigs", "calls", "seen", "previews", "preview_chars", "summary_chars", "paths", "errors")
+    __slots__ = ("agents", "sigs", "calls", "seen", "previews", "preview_chars", "summary_chars")
 
     def __init__(
-        self, *, sigs: int, calls: int, seen: int, previews: int, preview_chars: int, summary_chars: int, paths: int, errors: int
+        self, *, agents: int, sigs: int, calls: int, seen: int, previews: int, preview_chars: int, summary_chars: int
     ) -> None:
-        self.sigs, self.calls, self.seen, self.previews = sigs, calls, seen, previews
-        self.preview_chars, self.summary_chars, self.paths, self.errors = preview_chars, summary_chars, paths, errors
+        self.agents, self.sigs, self.calls, self.seen, self.previews = agents, sigs, calls, seen, previews
+        self.preview_chars, self.summary_chars = preview_chars, summary_chars
+
+    def table(self, cap: int) -> int:
+        """The entries a rule's table of at most `cap` entries keeps at this share (at least 3)."""
+        return _share(SESSION_CALLS, self.agents, 3, cap)
 
 
 #: The session's budget, shared equally by its agents: one agent gets the per-agent maxima, and
@@ -311,21 +285,20 @@ def limits(agents: int) -> Limits:
     """Each agent's table sizes when the session holds `agents` agents."""
     previews = _share(SESSION_PREVIEWS, agents, 1, MAX_PREVIEWS)
     return Limits(
+        agents=agents,
         sigs=_share(SESSION_SIGNATURES, agents, 3, MAX_SIGNATURES),
         calls=_share(SESSION_CALLS, agents, 3, MAX_CALLS),
         seen=_share(SESSION_SEEN, agents, 8, MAX_SEEN),
         previews=previews,
         preview_chars=_share(SESSION_PREVIEW_CHARS // previews, agents, 80, 4096),
         summary_chars=_share(SESSION_SUMMARY_CHARS, agents, 40, SUMMARY_CHARS),
-        paths=_share(SESSION_CALLS, agents, 3, MAX_PATHS),
-        errors=_share(SESSION_CALLS, agents, 3, MAX_ERRORS),
     )
 
 
-def agent(state: Session, agent_id: str, now: float) -> Agent:
+def agent(state: Session, agent_id: str, now: float, fit_rules: Callable[[Agent, Limits], None]) -> Agent:
     """The agent's counters, created on first use; past MAX_AGENTS the least recently active
     other agent is dropped (never "main"). A new agent shrinks every agent's tables to its share
-    of the session's budget (`limits`)."""
+    of the session's budget (`limits`): the shared ones here, each rule's by `fit_rules`."""
     agents = state["agents"]
     found = agents.get(agent_id)
     if found is None:
@@ -336,20 +309,17 @@ def agent(state: Session, agent_id: str, now: float) -> Agent:
         share = limits(len(agents))
         for other in agents.values():
             fit(other, share)
+            fit_rules(other, share)
     found["updated"] = now
     return found
 
+
 def fit(entry: Agent, share: Limits) -> None:
-    """Trim the agent's tables to `share`: the least recently used entries go, and a call still
-    waiting for its result goes last."""
+    """Trim the agent's shared tables to `share`: the least recently used entries go, and a call
+    still waiting for its result goes last."""
     sigs, calls = entry["sigs"], entry["calls"]
     trim(sigs, share.sigs, lambda k: sigs[k]["t"] or 0)
     trim(calls, share.calls, lambda k: (calls[k]["phase"] == "pre", calls[k]["seq"]))
-    trim(entry["paths"], share.paths, lambda k: 0)
-    errors = entry["errors"]
-    trim(errors, share.errors, lambda k: errors[k]["t"])
-    answers = entry.get("answers", {})
-    trim(answers, min(share.errors, MAX_ANSWERS), lambda k: answers[k]["t"])
     seen = entry.get("seen")
     if seen is not None:
         del seen[: -share.seen]
@@ -360,15 +330,12 @@ def fit(entry: Agent, share: Limits) -> None:
             sig["preview"] = sig["preview"][: share.preview_chars - 1] + "…"
 
 
-def reset_agent(entry: Agent, *, keep_outcomes: bool = False) -> None:
-    """Forget counters (user prompt, compaction); attempts totals stay for `status`."""
+def reset_shared(entry: Agent, *, keep_outcomes: bool = False) -> None:
+    """Forget the shared counters (a user prompt; a compaction keeps the outcomes); attempts
+    totals stay for `status`. Each rule resets its own slot (`rules.reset`)."""
     entry["chain"] = None
     entry["since"] = 0
     entry["bookkeeping"] = 0
-    entry["answer_only"] = False
-    entry["paths"] = {}
-    entry["errors"] = {}
-    entry.pop("answers", None)
     if keep_outcomes:
         for sig in entry["sigs"].values():
             sig["n"] = 0
@@ -376,6 +343,29 @@ def reset_agent(entry: Agent, *, keep_outcomes: bool = False) -> None:
         entry["sigs"] = {}
         entry["calls"] = {}
         entry.pop("seen", None)
+
+
+def slots(entry: Agent) -> dict[str, object]:
+    """The agent's rule slots, created on first use: each rule reads and writes its own, under
+    its name, and declares its shape; the ledger never reads them."""
+    found = entry.get("rules")
+    if found is None:
+        found = entry["rules"] = {}
+    return found
+
+
+def slot(entry: Agent, name: str) -> object:
+    """The rule `name`'s table of the agent, or None while it has none."""
+    return entry.get("rules", {}).get(name)
+
+
+def drop_slot(entry: Agent, name: str) -> None:
+    """Forget the rule `name`'s table of the agent (and the slots, once none is left)."""
+    found = entry.get("rules")
+    if found is not None:
+        found.pop(name, None)
+        if not found:
+            del entry["rules"]
 
 
 def extend_chain(entry: Agent, sig_id: str) -> int:
@@ -396,3 +386,48 @@ def keep_recent_previews(entry: Agent, limit: int = MAX_PREVIEWS) -> None:
         with_preview.sort(key=lambda k: sigs[k]["t"] or 0)
         for k in with_preview[: len(with_preview) - limit]:
             del sigs[k]["preview"]
+
+
+def migrate(state: dict[str, object]) -> None:
+    """Bring a ledger written by an earlier version to `STATE_VERSION`, in place; a ledger of the
+    current version is left as it is, one of an unknown version too (the store sets it aside).
+
+    Version 1 (before the rules kept their own slots) held the rules' tables in the agent
+    (`paths`, `errors`, `answers`, `answer_only`) and two rules' flags in each signature
+    (`repeated`; `spelling` and `mixed`): each moves to its rule's slot, so a session's counts
+    survive an upgrade."""
+    if state.get("version") != 1:
+        return
+    agents = state.get("agents")
+    if isinstance(agents, dict):
+        for entry in agents.values():
+            if isinstance(entry, dict):
+                _migrate_agent_1(entry)
+    state["version"] = 2
+
+
+def _migrate_agent_1(entry: dict[str, object]) -> None:
+    moved: dict[str, object] = {}
+    for old, name in (("paths", "same_path"), ("errors", "same_error"), ("answers", "same_answer")):
+        table = entry.pop(old, None)
+        if isinstance(table, dict) and table:
+            moved[name] = table
+    if entry.pop("answer_only", False) is True:
+        moved["answer_only"] = True
+    sigs = entry.get("sigs")
+    if isinstance(sigs, dict):
+        repeated: dict[str, object] = {}
+        spelt: dict[str, object] = {}
+        for sig_id, sig in sigs.items():
+            if not isinstance(sig, dict):
+                continue
+            if "repeated" in sig:
+                repeated[sig_id] = sig.pop("repeated")
+            if "spelling" in sig or "mixed" in sig:
+                spelt[sig_id] = [sig.pop("spelling", ""), sig.pop("mixed", True)]
+        if repeated:
+            moved["same_result"] = repeated
+        if spelt:
+            moved["repeat"] = spelt
+    if moved:
+        entry["rules"] = moved

@@ -1,13 +1,11 @@
 """What the guard answers: actions, rule codes, the `Decision` value and how verdicts combine.
 
-Pure values and pure functions; shared by the engine, the rules and the client renderers.
+Pure values and pure functions; shared by the engine, the rules and the host renderers. The mode
+and the host's capabilities are applied to a verdict in `policy.py` alone.
 """
 
 import enum
 from typing import NamedTuple
-
-from ..config.settings import Config
-from .redact import redact
 
 
 class Action(enum.IntEnum):
@@ -88,29 +86,3 @@ def merge(decisions: list[Decision]) -> Decision:
     elif texts:
         best = best._replace(message="\n\n".join(texts))
     return best
-
-
-def with_mode(decision: Decision, config: Config, *, can_deny: bool = True) -> Decision:
-    """Apply `mode` (and what the event can carry) to what the rules decided."""
-    intended = decision.action
-    action = intended
-    if config.mode == "observe":
-        action = Action.ALLOW
-    elif config.mode == "advise" or not can_deny:
-        action = min(action, Action.REMIND)
-    if action == intended and decision.intended == intended:
-        return decision
-    message = decision.message
-    if action is Action.REMIND and intended >= Action.DENY and decision.advice:
-        message = decision.advice
-    return decision._replace(action=action, intended=intended, message=message)
-
-
-def stop_mode(decision: Decision, config: Config) -> Decision:
-    """Apply `mode` to a verdict on Stop: `advise` never ends a turn, `observe` says nothing."""
-    intended = max(decision.action, decision.intended)
-    if config.mode == "observe":
-        return decision._replace(action=Action.ALLOW, intended=intended, system_message="")
-    if config.mode == "advise" and decision.action is Action.STOP:
-        return decision._replace(action=Action.ALLOW, intended=intended)
-    return decision._replace(intended=intended, summary=redact(decision.summary))

@@ -52,6 +52,16 @@ def denied_in_batch(text: str) -> bool:
     return text.startswith("PreToolUse:") and " hook " in text[:200]
 
 
+#: Claude Code's text for a call it never ran because a parallel sibling failed (PostToolBatch
+#: only; anthropics/claude-code#64346, #64247).
+CANCELLED = "<tool_use_error>Cancelled: parallel tool call"
+
+
+def cancelled_in_batch(text: str) -> bool:
+    """Whether a batch result says the call never ran (cancelled with a failing sibling)."""
+    return text.startswith(CANCELLED)
+
+
 def wire(decision: Decision, event: str) -> dict[str, Any] | None:
     """The shared wire form, the text as written."""
     return base.wire(CAPABILITIES, decision, event, messages.fit(decision.message))

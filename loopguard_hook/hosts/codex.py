@@ -55,6 +55,7 @@ def outcome(tool: str, response: Any, *, mutation: bool) -> Outcome:
 
 #: Codex sends no PostToolBatch; a forced one is read as Claude Code writes it.
 denied_in_batch = claude_code.denied_in_batch
+cancelled_in_batch = claude_code.cancelled_in_batch
 
 
 def wire(decision: Decision, event: str) -> dict[str, Any] | None:

@@ -81,3 +81,8 @@ def outcome(tool: str, response: Any, *, mutation: bool) -> Outcome:
 def denied_in_batch(text: str) -> bool:
     """A result that is a hook's denial (DSH sends no PostToolBatch; this reads the text form)."""
     return text.startswith("Error: ") and not text.startswith("Error: invalid arguments")
+
+
+def cancelled_in_batch(text: str) -> bool:
+    """Never: DSH sends no PostToolBatch, and runs the hooks of parallel calls one at a time."""
+    return False

@@ -20,6 +20,7 @@ CAPABILITIES = dsh.capabilities(dsh.SENDS | {"SubagentStart", "SubagentStop"}, a
 
 outcome = dsh.outcome
 denied_in_batch = dsh.denied_in_batch
+cancelled_in_batch = dsh.cancelled_in_batch
 
 
 def recognises(data: Mapping[str, Any]) -> bool:

@@ -22,6 +22,7 @@ CAPABILITIES = dsh.capabilities(dsh.SENDS, arguments=frozenset({"bash"}))
 
 outcome = dsh.outcome
 denied_in_batch = dsh.denied_in_batch
+cancelled_in_batch = dsh.cancelled_in_batch
 
 
 def recognises(data: Mapping[str, Any]) -> bool:

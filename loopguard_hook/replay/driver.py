@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import orjson
 
 from ..config.settings import Config
-from ..core import engine, textloop
+from ..core import engine
 from ..core.engine import Decision
 from ..core.event import HANDLED_EVENTS, Client, HookEvent
 from ..core.ledger import Session
@@ -48,12 +48,11 @@ def _client_for(recording: Recording, option: str) -> Client | None:
 def decide(recording: Recording, config: Config, *, client: str = "auto") -> Iterator[Step]:
     """Feed every recorded payload to the engine, in order, on scratch in-memory ledgers.
 
-    Mirrors `hook.run` for each payload: the payload decoded from its JSON bytes, events it
-    ignores passed over, `payload.parse` with the client (`auto`: `payload.detect_client`, as the
-    hook decides), a fresh `engine.new_session` for an
-    unknown session, `engine.apply` at the recorded time with the assistant texts recorded for
-    the event (where the hook would read the transcript), and `SessionEnd` deleting the session
-    unless `keep_state`. `config` is used for every event (the live hook resolves it per payload,
+    Each payload goes the way the hook sends it: decoded from its JSON bytes, events it ignores
+    passed over, `payload.parse` with the host (`auto`: `hosts.detect_client`, as the hook
+    decides), then the same `engine.step` the hook runs, at the recorded time, with the assistant
+    texts recorded for the event in place of a read of the transcript; `SessionEnd` deletes the
+    session unless `keep_state`. `config` is used for every event (the live hook resolves it per payload,
     which differs only when project files differ between events).
 
     The ledger stays in memory between events. The hook writes it to its state file as JSON and
@@ -79,25 +78,16 @@ def decide(recording: Recording, config: Config, *, client: str = "auto") -> Ite
         except (PayloadError, TypeError) as exc:
             yield Step(recorded, None, None, f"bad payload: {exc}")
             continue
+        state = ledgers.get(event.session_id)
+        host = dialect(event.client)
         if event.event == "SessionEnd":
+            if state is not None:
+                engine.step(state, event, config, host, recorded.time)  # the end answers pending interventions
             if not config.keep_state:
                 ledgers.pop(event.session_id, None)
             yield Step(recorded, event, None)
             continue
-        state = ledgers.get(event.session_id)
-        if state is None:
-            state = engine.new_session(event.session_id, event.client, recorded.time)
-        texts = _new_texts(state, event, config, recorded.texts)
-        decision = engine.apply(state, event, config, recorded.time, texts, host=dialect(event.client))
-        state.pop("responses", None)  # the live hook logs them; a replay has its own report
+        # The live hook logs the step's follow-up records; a replay has its own report.
+        state, result = engine.step(state, event, config, host, recorded.time, recorded.texts)
         ledgers[event.session_id] = state
-        yield Step(recorded, event, decision)
-
-
-def _new_texts(state: Session, event: HookEvent, config: Config, texts: tuple[tuple[str, str], ...]) -> list[str]:
-    """What `hook._new_texts` gives, with the recorded texts in place of a read of the transcript."""
-    own = capabilities(event.client).subagent_transcripts
-    if not textloop.reads_transcript(event.event, event.agent_id, own, config.max_repeated_lines, config.max_repeated_blocks):
-        return []
-    textloop.text_state(state, event.agent_id).setdefault("tail", {})
-    return textloop.unseen(state, event.agent_id, texts)
+        yield Step(recorded, event, result.decision)

@@ -1,10 +1,17 @@
-"""The one protocol every detection rule follows, and what a rule may read.
+"""The protocol every detection rule follows, and what a rule may read.
 
-A rule is a function from one context to a verdict (`Decision`) or None. The engine builds the
-context after it has moved the ledger's counters, runs the rules listed in `rules/__init__.py`
-in order, and keeps the most severe verdict (the first listed on a tie). Rules read the ledger;
-only the same-error and text rules keep ledger entries of their own (and the repeat rule, under
-`exact_repeat_code`, how a signature's attempts were spelt).
+A rule is a module. Its judges are functions from one context to a verdict (`Decision`) or
+None: on each counted attempt (`CallContext`), on each tracked call's result (`ResultContext`),
+or on the events that carry assistant text (`TextContext`). The engine builds the context after
+the shared counters moved (`core/progress.py`), runs the judges listed in `rules/__init__.py`
+in order, and keeps the most severe verdict (the first listed on a tie); the mode and the host's
+capabilities are applied after, in one place (`core/policy.py`).
+
+What a rule reads of the shared progress comes as values of its context. What it keeps of its
+own lives in its slot of the ledger (`Agent.rules[NAME]`, `ledger.slots`), declared by the rule
+(`SlotRule`): its table's shape, its bound (`fit`, when a new agent shrinks every agent's share)
+and its reset (`reset`: `"prompt"` for a new user prompt, `"compaction"` for a compaction where
+the profile resets counts). The text rules keep theirs per agent in `Session.text`.
 """
 
 from collections.abc import Sequence
@@ -13,7 +20,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar
 from ..config.settings import Config
 from ..core.event import HookEvent
 from ..core.host import Capabilities
-from ..core.ledger import Agent, Call, Session, Signature
+from ..core.ledger import Agent, Call, Limits, Session, Signature
 from ..core.outcome import Outcome
 from ..core.signature import CallKey
 from ..core.verdict import Decision
@@ -26,13 +33,29 @@ if TYPE_CHECKING:  # a protocol for the type checker; defining it would cost eve
 
         def __call__(self, ctx: C, /) -> Decision | None: ...
 
+    class SlotRule(Protocol):
+        """A rule module that keeps a table of its own in the agent's ledger."""
+
+        @property
+        def NAME(self) -> str: ...  # noqa: N802 (a module constant: the slot's key)
+
+        def fit(self, agent: Agent, share: Limits) -> None:
+            """Trim the rule's table to the agent's share of the session's budget."""
+            ...
+
+        def reset(self, agent: Agent, why: str) -> None:
+            """Forget what a new prompt (`why == "prompt"`) or a compaction (`"compaction"`) ends."""
+            ...
+
 
 class CallContext(NamedTuple):
     """One counted attempt, after the counters moved (PreToolUse, or the post event of a call
     whose Pre was not seen). `tracked` is False for an untracked tool and a parallel twin: their
     attempts move no counter, and `sig` may be None. `counted` is `tracked` for a call whose
     arguments the client sends: only then do identical signatures mean identical calls.
-    `tool_input` is the call's input as the client sent it."""
+    `since` and `bookkeeping` are the agent's tracked and bookkeeping calls since the last new
+    evidence, this one included; `share` the agent's share of the session's budget.
+    `tool_input` is the call's input as the host sent it."""
 
     event: HookEvent
     config: Config
@@ -47,8 +70,9 @@ class CallContext(NamedTuple):
     previous_time: float | None
     now: float
     key: CallKey
-    path: str | None
-    path_count: int
+    share: Limits
+    since: int
+    bookkeeping: int
     tool_input: Any = None
 
     @property
@@ -63,13 +87,14 @@ class CallContext(NamedTuple):
 
     @property
     def pauses_tools(self) -> bool:
-        """Whether an end of turn becomes answer-only mode here (`delivery.end_of_turn`)."""
+        """Whether an end of turn becomes answer-only mode here (`policy.fit_call`)."""
         return not self.ends_turn and self.caps.turn_end_fallback == "answer_only"
 
 
 class ResultContext(NamedTuple):
-    """One tracked call's result, after it was recorded in its signature; `new` when this
-    signature had not produced the outcome since the last reset. `tool_input` is the call's
+    """One tracked call's result, after it was recorded in its signature; `new` when the agent
+    had not seen the outcome since the last reset, `productive` when it is new evidence or a
+    successful mutation (`progress.Evidence`). `tool_input` is the call's
     input and `response` its `tool_response` (or error text) as the client sent them; `agents`
     how many agents the session holds (their tables share one budget: `ledger.limits`)."""
 
@@ -81,6 +106,7 @@ class ResultContext(NamedTuple):
     tool: str
     outcome: Outcome
     new: bool
+    productive: bool
     tool_input: Any = None
     response: Any = None
     agents: int = 1

@@ -3,6 +3,9 @@
 - `max_bookkeeping_calls_since_progress`: planning and todo calls (`bookkeeping_tools`), tracked
   or not (`LOOP_GUARD_PROGRESS_LIMIT`);
 - `max_calls_since_progress`: tracked calls of any signature (`LOOP_GUARD_LIMIT`).
+
+Both count from the shared progress (`core/progress.py`: `Agent.bookkeeping`, `Agent.since`),
+which the context carries as values. No slot of its own.
 """
 
 from ..core import messages as msg
@@ -14,7 +17,7 @@ from .base import CallContext
 def bookkeeping_budget(ctx: CallContext) -> Decision | None:
     """Deny a bookkeeping call past its budget."""
     cap = ctx.config.max_bookkeeping_calls_since_progress
-    spent = ctx.agent["bookkeeping"]
+    spent = ctx.bookkeeping
     if cap and spent > cap and matches(ctx.tool, ctx.config.bookkeeping_tools):
         return Decision(Action.DENY, Rule.PROGRESS_LIMIT, msg.limit_denial(Rule.PROGRESS_LIMIT, spent, cap, True))
     return None
@@ -23,7 +26,7 @@ def bookkeeping_budget(ctx: CallContext) -> Decision | None:
 def call_budget(ctx: CallContext) -> Decision | None:
     """Deny a tracked call past the budget of calls since the last new evidence."""
     cap = ctx.config.max_calls_since_progress
-    since = ctx.agent["since"]
+    since = ctx.since
     if cap and ctx.tracked and since > cap:
         return Decision(Action.DENY, Rule.LIMIT, msg.limit_denial(Rule.LIMIT, since, cap, False))
     return None

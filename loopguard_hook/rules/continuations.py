@@ -20,10 +20,10 @@ Its ledger is `TextState.idle`: `[count, words]`, the words of the chain as 4-he
 import re
 
 from ..core import messages as msg
-from ..core import textloop
 from ..core.redact import redact_prefix
 from ..core.signature import digest
 from ..core.verdict import Action, Decision, Rule
+from . import text_loops
 from .base import TextContext
 
 STOP_EVENTS = frozenset({"Stop", "SubagentStop"})
@@ -40,7 +40,7 @@ def idle_continuations(ctx: TextContext) -> Decision | None:
     name = ctx.event.event
     if not limit or name not in STOP_EVENTS | {"PreToolUse", "UserPromptSubmit"}:
         return None
-    ts = textloop.text_state(ctx.state, ctx.event.agent_id)
+    ts = text_loops.text_state(ctx.state, ctx.event.agent_id)
     if name not in STOP_EVENTS:
         ts.pop("idle", None)  # a tool call or a prompt: the agent is doing something
         return None

@@ -31,15 +31,16 @@ A finished poll (`finished_poll`): re-reading the output of a background command
 time, however much else happens between the reads: the third read of one unchanged finished
 output is reminded whatever the calls between brought.
 
-The ledger is `Agent.answers`, at most `ledger.MAX_ANSWERS` entries, fewer as agents join
-(`answer_limit`); in a session of more than `SESSION_ANSWERS` agents the rule rests.
+Its slot is `Agent.rules["same_answer"]`: `{key: AnswerEntry}`, at most `MAX_ANSWERS` entries,
+fewer as agents join (`answer_limit`); in a session of more than `SESSION_ANSWERS` agents the
+rule rests.
 """
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..core import messages as msg
-from ..core.ledger import MAX_ANSWER_SIGS, MAX_ANSWERS, AnswerEntry, limits, trim
+from ..core.ledger import Agent, Limits, drop_slot, limits, slot, slots, trim
 from ..core.outcome import Failure, error_signature, preview
 from ..core.redact import redact_prefix
 from ..core.shellwords import SHELL_KEYS, SHELL_TOOLS
@@ -47,6 +48,40 @@ from ..core.signature import digest, normalise_text
 from ..core.tools import matches
 from ..core.verdict import Action, Decision, Rule
 from .base import ResultContext
+
+NAME = "same_answer"
+MAX_ANSWERS = 4  # answers the rule follows per agent
+MAX_ANSWER_SIGS = 6  # signatures kept per answer: enough for its second reminder
+#: The share of the session's budget its table takes, as the same-error rule's.
+MAX_TABLE = 32
+
+if TYPE_CHECKING:
+    from typing import NotRequired, TypedDict
+
+    class AnswerEntry(TypedDict):
+        """One tool:answer of the rule."""
+
+        sigs: list[str]  # the call signatures that got this answer, at most MAX_ANSWER_SIGS
+        seq: int  # the agent's attempts when it last came back
+        t: float
+        seen: NotRequired[float]  # when the first result of the latest round came back
+        rounds: NotRequired[int]  # rounds of calls that got it: each made after the model saw the last
+        reads: NotRequired[int]  # a finished poll's reads of one unchanged output
+        level: NotRequired[int]  # reminders given for this answer (1 at the threshold, 2 at twice it)
+else:
+    AnswerEntry = dict
+
+
+def fit(agent: Agent, share: Limits) -> None:
+    answers = cast("dict[str, AnswerEntry] | None", slot(agent, NAME))
+    if answers:
+        trim(answers, min(share.table(MAX_TABLE), MAX_ANSWERS), lambda k: answers[k]["t"])
+
+
+def reset(agent: Agent, why: str) -> None:
+    """A prompt or a compaction: every answer is forgotten."""
+    drop_slot(agent, NAME)
+
 
 #: Other calls allowed between two calls that got one answer (a status check, a diagnostic).
 MAX_GAP = 2
@@ -95,9 +130,9 @@ def same_answer(ctx: ResultContext) -> Decision | None:
     """Record the call's answer; remind when different calls keep getting it (module docstring)."""
     threshold = ctx.config.same_answer_remind_at
     if not threshold or not answer_limit(ctx.agents):
-        ctx.agent.pop("answers", None)
+        drop_slot(ctx.agent, NAME)
         return None
-    answers = ctx.agent.setdefault("answers", {})
+    answers = cast("dict[str, AnswerEntry]", slots(ctx.agent).setdefault(NAME, {}))
     if ctx.outcome.failure == Failure.NONE and _writes(ctx):
         answers.clear()
         return None
@@ -131,7 +166,7 @@ def same_answer(ctx: ResultContext) -> Decision | None:
     return _reminder(ctx, distinct)
 
 
-def finished_poll(ctx: ResultContext, answers: dict[str, AnswerEntry], threshold: int) -> Decision | None:
+def finished_poll(ctx: ResultContext, answers: "dict[str, AnswerEntry]", threshold: int) -> Decision | None:
     """The reads of one finished background command's unchanged output (module docstring)."""
     if not _finished(ctx.response, ctx.outcome.text):
         return None
@@ -151,8 +186,8 @@ def finished_poll(ctx: ResultContext, answers: dict[str, AnswerEntry], threshold
 
 
 def answer_limit(agents: int) -> int:
-    """The entries each agent keeps when the session holds `agents` agents (as `ledger.fit`)."""
-    return min(limits(agents).errors, MAX_ANSWERS, SESSION_ANSWERS // max(1, agents))
+    """The entries each agent keeps when the session holds `agents` agents (as `fit`)."""
+    return min(limits(agents).table(MAX_TABLE), MAX_ANSWERS, SESSION_ANSWERS // max(1, agents))
 
 
 def answer_key(ctx: ResultContext) -> tuple[str, ...] | None:

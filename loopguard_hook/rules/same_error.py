@@ -21,25 +21,121 @@ answering "none", different questions with the same empty answer; Claude Code 2.
 failing command with no output as that line only), and failures from before a call that changed
 a file succeeded (an edit or a patch): on that file, and walls met by calls that name no file,
 since an edit before a rerun is ordinary work.
-Its ledger is `Agent.errors`, at most `MAX_ERRORS` entries.
+Its slot is `Agent.rules["same_error"]`: `{tool:file:error: ErrorEntry}`, at most `MAX_ERRORS`
+entries, which the wall escalation below reads and writes too.
 
 Balanced escalates a wall that goes on after its reminder (`same_error_deny_at`,
 `same_error_stop_at`): an identical retry of a call that already failed this way is denied,
-and a wall of validation rejections ends the turn (`walls.py`, which also says what makes a
-call part of a wall and what ends or disarms one). A success disarms a wall (`walls.answered`);
+and a wall of validation rejections ends the turn (below, which also says what makes a call part
+of a wall and what ends or disarms one). A success disarms a wall (`answered`);
 an edit of its file, also by `sed -i` or `perl -pi`, ends it.
+
+Escalation (the call side, `same_error_call`):
+
+Escalation of a same-error wall that goes on after its reminder (`same_error_deny_at`,
+`same_error_stop_at`; balanced denies at 4 and leaves the end of turn to the repeat rule, stop
+0; 0 in the seed profiles).
+
+The same-error rule (`same_error.py`) reminds when calls keep failing the same way. When the
+model goes on and sends again a call that already failed this way (an identical retry: it
+would fail the same way), it is denied at PreToolUse, with the error quoted and what to do
+instead, unless it comes `slow_repeat_seconds` or more after its last run (a poll: a server
+starting, CI pending, a rate limit) or the model has chosen fewer than `same_error_deny_at`
+rounds (a parallel batch of distinct calls is one). A new call of the wall goes ahead: it may
+be the fix (a patch matching the file's real text, a command with another flag), and on
+held-out real sessions denying such calls denied the working one. With `same_error_stop_at`
+set, the call after the denial goes ahead (the model may have changed its approach); once one
+has failed the same way again, the next one ends the turn (Claude Code `continue: false`;
+Codex takes no end of turn at PreToolUse: a denial with a final text; on DSH tool calls pause
+for the rest of the turn, `delivery.end_of_turn`). Balanced leaves that end to the repeat
+rule's `stop_at`.
+
+A call is in a wall when it is the same tool, on the same file (`tools.target_of`; a patch of
+the same kind) or, for a call that names no file, run the same way (`shape_of`: the programs of
+a shell command, the host a fetch asks) as one of the calls that failed; only a call whose
+signature is one of the wall's failed calls is denied or ends the turn. Thresholds count the
+wall's rounds as its reminder does (`wall_round`: `max(distinct calls, rounds)`): the call
+that would be round `same_error_deny_at` is denied once the wall has been reminded, and after
+that denial and one more such failure, the call that would be round `same_error_stop_at` (or
+later) ends the turn. Calls issued with the denied one (one parallel batch, within
+`parallel_window_seconds`) are denied with it. A call whose way of running cannot be told (a
+tool with no command or URL) is never denied: never every shell call.
+
+A call that fires no PreToolUse cannot be denied: a Claude Code input-validation rejection (an
+Edit whose `old_string` is not in the file, a Write with no `file_path`) is seen only by
+PostToolBatch (research/claude-code-hooks.md; anthropics/claude-code#72996), which can end the
+turn (`continue: false`, 2.1.332 LAB). A new round of such a reminded wall (not a sibling of
+the batch that was reminded), from round `same_error_deny_at` on, ends the turn there; on a
+post event that cannot end it, it is a reminder. Such a wall is never denied at PreToolUse:
+the host validates the next call before it runs, so an Edit made right after a Read goes ahead,
+and a wrong one is rejected and ends the turn.
+
+A wall ends when a call of the same tool run the same way succeeds (it works now), and, as
+before, when a call that changes the file succeeds (`same_error.py`: an edit tool, a patch,
+`sed -i`). Any other success disarms every reminded wall of calls that name no file (the agent
+found a way on, or fixed something the guard cannot see): its rounds and reminder are kept, and
+it is armed again once it has failed two more rounds (one flaky failure does not arm it).
 """
 
 import re
+from typing import TYPE_CHECKING, Any, cast
 
 from ..core import messages as msg
-from ..core.ledger import MAX_ERROR_SIGS, MAX_ERRORS, MAX_ID_CHARS, ErrorEntry, trim
+from ..core.ledger import MAX_ID_CHARS, Agent, Limits, drop_slot, slot, slots, trim
+from ..core.messages import PREFIX
 from ..core.outcome import Failure, error_signature, preview
 from ..core.redact import redact_prefix
+from ..core.signature import digest
 from ..core.tools import matches, target_of
 from ..core.verdict import Action, Decision, Rule
-from . import walls
-from .base import ResultContext
+from .base import CallContext, ResultContext
+
+NAME = "same_error"
+MAX_ERRORS = 32
+MAX_ERROR_SIGS = 16  # signatures kept per same-error entry
+
+if TYPE_CHECKING:
+    from typing import NotRequired, TypedDict
+
+    class ErrorEntry(TypedDict):
+        """One tool:target:error signature of the same-error rule."""
+
+        sigs: list[str]  # the call signatures that failed this way, at most MAX_ERROR_SIGS
+        t: float
+        n: NotRequired[int]  # failing calls
+        seen: NotRequired[float]  # when the first result of the latest round came back
+        rounds: NotRequired[int]  # rounds of calls that failed this way: each made after the model saw the last
+        level: NotRequired[int]  # reminders given for this error (1 at the threshold, 2 at twice it)
+        target: NotRequired[str]  # a digest of the name of the file the calls worked on (`tools.target_of`)
+        shapes: NotRequired[list[str]]  # digests of how the failing calls ran (`shape_of`)
+        quote: NotRequired[str]  # the error as the reminder quoted it, cut to `QUOTE_CHARS`
+        denied_t: NotRequired[float]  # when a call of this wall was denied after the reminder (escalation)
+        denied_r: NotRequired[int]  # the wall's rounds then
+        late: NotRequired[bool]  # its last failure was seen only by a post event (escalation)
+        idle: NotRequired[int]  # its rounds when a call last succeeded: not armed until two more (escalation)
+else:
+    ErrorEntry = dict
+
+
+def table(agent: Agent) -> "dict[str, ErrorEntry]":
+    """The rule's table of the agent (created on first use)."""
+    return cast("dict[str, ErrorEntry]", slots(agent).setdefault(NAME, {}))
+
+
+def _walls(agent: Agent) -> "dict[str, ErrorEntry] | None":
+    return cast("dict[str, ErrorEntry] | None", slot(agent, NAME))
+
+
+def fit(agent: Agent, share: Limits) -> None:
+    errors = _walls(agent)
+    if errors:
+        trim(errors, share.table(MAX_ERRORS), lambda k: errors[k]["t"])
+
+
+def reset(agent: Agent, why: str) -> None:
+    """A prompt or a compaction: every wall is forgotten."""
+    drop_slot(agent, NAME)
+
 
 #: A failure text that is only an exit status of 1: the command's "no", not an error message.
 _BARE_NO = r"\A\s*(?:Exit code:? |Process exited with code )1\s*\Z"
@@ -51,12 +147,12 @@ def same_error(ctx: ResultContext) -> Decision | None:
     threshold = ctx.config.same_error_remind_at
     if not threshold:
         return None
-    errors = ctx.agent["errors"]
+    errors = table(ctx.agent)
     target = target_of(ctx.tool_input, ctx.config)
     # The ledger keeps a short digest of the file's name, not the name.
-    file_id = walls.file_id_of(target)
+    file_id = file_id_of(target)
     escalates = ctx.config.same_error_deny_at > 0
-    shape = walls.shape_of(ctx.tool_input, has_file=target is not None) if escalates else None
+    shape = shape_of(ctx.tool_input, has_file=target is not None) if escalates else None
     if outcome.failure == Failure.NONE:
         _succeeded(ctx, file_id, shape, escalates=escalates)
         return None
@@ -80,9 +176,9 @@ def same_error(ctx: ResultContext) -> Decision | None:
     if ctx.call["sig"] not in entry["sigs"]:
         entry["sigs"].append(ctx.call["sig"])
         del entry["sigs"][:-MAX_ERROR_SIGS]
-    walls.note_shape(entry, shape)
+    note_shape(entry, shape)
     if escalates:
-        walls.failed_again(entry, rejected=rejected)
+        failed_again(entry, rejected=rejected)
     trim(errors, MAX_ERRORS, lambda k: errors[k]["t"])
     distinct, rounds = len(entry["sigs"]), entry.get("rounds", 1)
     due = rounds >= 2 and distinct >= 2 and max(distinct, rounds) >= threshold * (level + 1) and level < 2
@@ -97,28 +193,28 @@ def same_error(ctx: ResultContext) -> Decision | None:
     if late:
         # A round no PreToolUse saw: past the reminder, only an end of turn can answer it.
         what = f"{tool} on {target[:MAX_ID_CHARS]}" if target else tool
-        stop_text = walls.late_stop_text(what, count, preview(quoted, walls.QUOTE_CHARS))
-        stop = walls.late_stop(entry, stop_text, text, tool, ctx.config.same_error_deny_at)
+        stop_text = late_stop_text(what, count, preview(quoted, QUOTE_CHARS))
+        stop = late_stop(entry, stop_text, text, tool, ctx.config.same_error_deny_at)
         if stop is not None or not due:
             return stop
     entry["level"] = level + 1
     if escalates:
-        entry["quote"] = preview(quoted, walls.QUOTE_CHARS)
+        entry["quote"] = preview(quoted, QUOTE_CHARS)
     return Decision(Action.REMIND, Rule.SAME_ERROR, text, times=count, tool=tool)
 
 
 def _succeeded(ctx: ResultContext, file_id: str | None, shape: str | None, *, escalates: bool) -> None:
-    errors = ctx.agent["errors"]
+    errors = table(ctx.agent)
     if _changes_file(ctx):
         # Something changed: failures on this file, and walls met before the change, are
         # no longer the last word (an edit before a test rerun is ordinary work).
         for key in [k for k, e in errors.items() if e.get("target") in (file_id, None)]:
             del errors[key]
     elif escalates:
-        walls.answered(errors, ctx.tool, file_id, shape)
+        answered(errors, ctx.tool, file_id, shape)
 
 
-def _count_round(entry: ErrorEntry, *, issued: float, answered: float) -> None:
+def _count_round(entry: "ErrorEntry", *, issued: float, answered: float) -> None:
     """A failure issued after the model saw this error (the first result of the latest round)
     opens a new round; one issued before it belongs to the same round (a parallel sibling)."""
     seen = entry.get("seen")
@@ -138,3 +234,248 @@ def _changes_file(ctx: ResultContext) -> bool:
 
 #: A shell edit in place of the file the command names (`sed -i`, `sed -i.bak`, `perl -pi -e`).
 _IN_PLACE = r"\b(?:sed|gsed)\s+(?:-[^\s]*\s+)*-i|\bperl\s+(?:-\w+\s+)*-\w*i"
+
+
+# -- the wall's escalation: the call side --------------------------------------------------
+
+
+
+
+#: Shapes kept per wall, and characters of the error kept to quote in a denial.
+MAX_SHAPES = 8
+QUOTE_CHARS = 240
+
+#: Words before the program a command runs: an interpreter given the script, a wrapper.
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "pwsh", "pwsh.exe", "powershell", "powershell.exe", "cmd", "cmd.exe"})
+_WRAPPERS = frozenset({"sudo", "env", "command", "exec", "time", "nohup", "timeout", "nice"})
+_ASSIGNMENT = r"[A-Za-z_][A-Za-z0-9_]*="
+_SEGMENTS = r"\|\|?|&&|;|\n"
+MAX_PROGRAMS = 8
+_HOST = r"[A-Za-z][A-Za-z0-9+.-]*://(?:[^/?#@]*@)?([^/?#:]+)"
+_PATCH_VERB = r"(?m)^\*\*\* (Add|Update|Delete) File: "
+
+
+def shape_of(tool_input: Any, *, has_file: bool) -> str | None:
+    """How a call runs, narrowly: `patch-update` (`-add`, `-delete`) for a patch; for a shell
+    command the program each part of its pipelines and lists starts, in order (`ss|awk`; past
+    variable assignments, `sudo`/`env`/`timeout N`, a shell or PowerShell given the script;
+    a bare `cd DIR` is left out; lower case); the host of a `url`; "" for any other call on a
+    file (the tool and the file say it all); None when it cannot be told."""
+    if not isinstance(tool_input, dict):
+        return "" if has_file else None
+    command = tool_input.get("command")
+    if isinstance(command, str):
+        verb = re.search(_PATCH_VERB, command[:4096])
+        if verb is not None:
+            return "patch-" + verb.group(1).lower()
+        if not has_file:
+            return _program(command[:1024])
+    url = tool_input.get("url")
+    if not has_file and isinstance(url, str):
+        host = re.match(_HOST, url[:1024].strip())
+        return f"//{host.group(1).lower()}" if host else None
+    return "" if has_file else None
+
+
+def _program(command: str) -> str | None:
+    """The programs of a command's pipelines and lists, in order (`ss|awk`, `sleep|gh`)."""
+    programs = [p for p in (_first_program(part) for part in re.split(_SEGMENTS, command)) if p]
+    return "|".join(programs[:MAX_PROGRAMS]) or None
+
+
+def _first_program(segment: str) -> str | None:
+    words = [w.strip("'\"()") for w in segment.split()]
+    i = 0
+    while i < len(words):
+        word = words[i].lower()
+        if word == "cd":
+            return None  # `cd DIR`: where, not what
+        if word in _SHELLS or word in _WRAPPERS or word.startswith("-") or word.isdigit() or re.match(_ASSIGNMENT, word):
+            i += 1
+        else:
+            return word.rsplit("/", 1)[-1][:64] or None
+    return None
+
+
+def shape_id(shape: str) -> str:
+    return digest(shape.encode("utf-8", "surrogatepass"))[:8]
+
+
+def note_shape(entry: ErrorEntry, shape: str | None) -> None:
+    """Remember how a failing call of the wall ran (at most `MAX_SHAPES`, the latest kept)."""
+    if shape is None:
+        return
+    shapes = entry.setdefault("shapes", [])
+    sid = shape_id(shape)
+    if sid in shapes:
+        shapes.remove(sid)
+    shapes.append(sid)
+    del shapes[:-MAX_SHAPES]
+
+
+def wall_prefix(tool: str, file_id: str | None) -> str:
+    """The start of the ledger keys of `tool`'s walls on that file (`same_error.py` keys)."""
+    return f"{tool[:MAX_ID_CHARS]}:{file_id or ''}:"
+
+
+def walls_of(errors: dict[str, ErrorEntry], tool: str, file_id: str | None, shape: str | None) -> list[str]:
+    """The keys of the walls a call of `tool` on that file, run that way, belongs to."""
+    if shape is None:
+        return []
+    prefix, sid = wall_prefix(tool, file_id), shape_id(shape)
+    return [k for k, e in errors.items() if k.startswith(prefix) and sid in e.get("shapes", ())]
+
+
+def answered(errors: dict[str, ErrorEntry], tool: str, file_id: str | None, shape: str | None) -> None:
+    """A call that succeeded: the walls of the same tool run the same way are gone (it works
+    now), and every reminded wall of calls that name no file is disarmed (its denial
+    forgotten, its rounds and reminder kept): the agent found a way on, and the wall is armed
+    again once it has failed two more rounds (`failed_again`). A read of the file between
+    failed edits disarms nothing."""
+    for key in walls_of(errors, tool, file_id, shape):
+        del errors[key]
+    for entry in errors.values():
+        if "target" not in entry and entry.get("level", 0) >= 1:
+            entry["idle"] = entry.get("rounds", 1)
+            entry.pop("denied_t", None)
+            entry.pop("denied_r", None)
+
+
+def failed_again(entry: ErrorEntry, *, rejected: bool) -> None:
+    """A wall's new failure: whether it was a validation rejection (`late`), and, after a
+    success disarmed it (a fix the guard cannot see: a subagent's, a shell edit), armed again
+    only once it has failed two more rounds, not by one flaky rerun."""
+    entry["late"] = rejected
+    if entry.get("rounds", 1) - entry.get("idle", -2) >= 2:
+        entry.pop("idle", None)
+
+
+def file_id_of(target: str | None) -> str | None:
+    """The ledger's short digest of a file's name (never the name)."""
+    return digest(target.encode("utf-8", "surrogatepass"))[:12] if target is not None else None
+
+
+def same_error_call(ctx: CallContext) -> Decision | None:
+    """Deny an identical retry of a reminded wall's failed call; with `same_error_stop_at`,
+    end the turn when it still goes on (module docstring)."""
+    cfg = ctx.config
+    if not cfg.same_error_remind_at or not ctx.counted:
+        return None
+    if ctx.event.event != "PreToolUse":
+        # First seen by a post event: it cannot be denied (a call first seen by PostToolBatch was
+        # rejected before it ran, and `progress` marks it `late` for the same-error rule).
+        return None
+    if not cfg.same_error_deny_at:
+        return None
+    errors = _walls(ctx.agent)
+    if not errors or ctx.call.get("retry"):  # a retry with escalation after a refusal is a first run
+        return None
+    target = target_of(ctx.tool_input, cfg)
+    file_id = file_id_of(target)
+    keys = walls_of(errors, ctx.tool, file_id, shape_of(ctx.tool_input, has_file=target is not None))
+    # A wall of validation rejections is not denied: the host checks such a call before it runs,
+    # so the next one is rejected (and ends the turn, `late_stop`) or is right and goes ahead.
+    # Only a call that already failed this way is denied: a different one may be the fix.
+    armed = [e for e in (errors[k] for k in keys) if e.get("level", 0) >= 1 and not e.get("late") and not e.get("idle")]
+    armed = [e for e in armed if ctx.call["sig"] in e["sigs"]]
+    if not armed:
+        return None
+    entry = max(armed, key=wall_round)
+    this_round, rounds = wall_round(entry) + 1, entry.get("rounds", 1)
+    # Counted in rounds the model chose (a parallel batch of distinct calls is one), and a
+    # retry after a wait is a poll (a server starting, CI pending, a rate limit), as for repeats.
+    if rounds + 1 < cfg.same_error_deny_at or this_round < cfg.same_error_deny_at:
+        return None
+    slow = cfg.slow_repeat_seconds
+    if slow and ctx.previous_time is not None and ctx.now - ctx.previous_time >= slow:
+        return None
+    what = f"{ctx.tool} on {target[:MAX_ID_CHARS]}" if target else ctx.tool
+    quote, has_file = entry.get("quote", ""), target is not None
+    advice = advice_text(what, this_round - 1, quote, has_file=has_file)
+    denied_t = entry.get("denied_t")
+    # A call issued with the denied one (one parallel batch: within the window, and no failure
+    # of the wall came back since) is denied with it; a failure since means the model went on.
+    failed_since = rounds > entry.get("denied_r", rounds)
+    if denied_t is not None and (failed_since or ctx.now - denied_t > cfg.parallel_window_seconds):
+        # After its denial the wall's next call goes ahead (the model may have changed its
+        # approach); once one has failed the same way again, the next one ends the turn.
+        if not (cfg.same_error_stop_at and this_round >= cfg.same_error_stop_at and rounds > entry.get("denied_r", rounds)):
+            return None
+        text = stop_text(what, this_round, quote, has_file=has_file, ends_turn=ctx.ends_turn, pauses=ctx.pauses_tools)
+        reason = f"{PREFIX} ended the turn: {what} kept failing the same way after a denial. Send a new message to continue."
+        return Decision(
+            Action.STOP, Rule.SAME_ERROR, text, times=this_round - 1, tool=ctx.tool, stop_reason=reason, advice=advice
+        )
+    # The first call after the reminder, and any issued with it (a parallel batch), is denied;
+    # the batch is timed from the first denial.
+    if denied_t is None:
+        entry["denied_t"], entry["denied_r"] = ctx.now, rounds
+    text = denial_text(what, this_round, quote, has_file=has_file)
+    return Decision(Action.DENY, Rule.SAME_ERROR, text, times=this_round - 1, tool=ctx.tool, advice=advice)
+
+
+def wall_round(entry: ErrorEntry) -> int:
+    """The rounds a wall has reached, as its reminder counts them."""
+    return max(len(entry["sigs"]), entry.get("rounds", 1))
+
+
+def late_stop(entry: ErrorEntry, text: str, advice: str, tool: str, deny_at: int) -> Decision | None:
+    """A round of a reminded wall that no PreToolUse saw, from `deny_at` on: end the turn (the
+    only hard answer PostToolBatch carries; elsewhere `advice` goes out as a reminder)."""
+    if entry.get("level", 0) < 1 or not deny_at or wall_round(entry) < deny_at:
+        return None
+    reason = f"{PREFIX} ended the turn: {tool} kept failing with the same error after a reminder. Send a new message to continue."
+    return Decision(Action.STOP, Rule.SAME_ERROR, text, times=wall_round(entry), tool=tool, stop_reason=reason, advice=advice)
+
+
+def _instead(has_file: bool) -> str:
+    if has_file:
+        return (
+            "Look at the file as it is now (read the exact lines, or grep them), then write the file whole or "
+            "change it another way; or ask the user"
+        )
+    return (
+        "This looks like an environment limit (permissions, sandbox, network, a missing tool): use another "
+        "tool or approach, or ask the user"
+    )
+
+
+def denial_text(what: str, count: int, quote: str, *, has_file: bool) -> str:
+    """`REPEAT_TOOL_BLOCKED` for an identical retry of a failed call of a wall the model was reminded of."""
+    return (
+        f"REPEAT_TOOL_BLOCKED: this call was not run: it is a retry of a call that already failed, and {what} has "
+        f"failed {count - 1} times with the same error (loop guard policy, not a tool failure). The error: "
+        f'"""{quote}""". Do not retry a failed call unchanged. {_instead(has_file)}'
+    )
+
+
+def stop_text(what: str, count: int, quote: str, *, has_file: bool, ends_turn: bool, pauses: bool) -> str:
+    """The end of turn for a wall that goes on after its denial, worded for what the client does."""
+    base = (
+        f"REPEAT_TOOL_BLOCKED: this call was not run: {what} has failed with the same error {count - 1} times and "
+        f'went on after it was denied (loop guard policy, not a tool failure). The error: """{quote}"""'
+    )
+    if ends_turn:
+        return base + ". The loop guard is ending this turn"
+    if pauses:
+        return base + (
+            ". Tool calls are now paused for the rest of this turn: answer the user now in plain text with what "
+            "you have; the next user message enables tools again"
+        )
+    return base + f". This is final: stop calling tools for this request and answer the user now. {_instead(has_file)}"
+
+
+def advice_text(what: str, count: int, quote: str, *, has_file: bool) -> str:
+    """A denial of a wall's call as a reminder (`advise` mode: the call goes ahead)."""
+    return (
+        f'[{PREFIX}] {what} has failed {count} times with the same error, also after the reminder: """{quote}""". '
+        f"Retrying a call that already failed this way will not help. {_instead(has_file)}."
+    )
+
+
+def late_stop_text(what: str, count: int, quote: str) -> str:
+    """The end of turn for a wall of calls no PreToolUse saw, going on after its reminder."""
+    return (
+        f'[{PREFIX}] {what} has failed {count} times with the same error, also after the reminder: """{quote}""". '
+        "The loop guard is ending this turn: tell the user what fails and what you tried"
+    )

@@ -6,22 +6,39 @@ The tool's signature counts its attempts since the last new evidence, as for any
 the tool already returned is no new evidence. So:
 
 - after a call ran (`same_result`): a repeated result at a `remind_at` threshold is reminded;
-- before a call runs (`same_result_call`): once the tool's last result was a repeat, the
+- before a call runs (`same_result_call`): once the tool's last result was a repeat (the slot
+  `Agent.rules["same_result"]` keeps, per signature, whether its last result was no evidence), the
   thresholds `deny_at` and `stop_at` deny it (a read of another file never is: its first result
   is new, and a new result is never followed by a denial). The text says that the results
   repeat, never that the call is identical, and quotes the tool's last result as that.
 """
 
+from typing import cast
+
 from ..core import messages as msg
+from ..core.ledger import Agent, Limits, drop_slot, slot, slots
 from ..core.messages import PREFIX
 from ..core.outcome import preview
 from ..core.verdict import Action, Decision, Rule
 from .base import CallContext, ResultContext
 
+NAME = "same_result"
+
+
+def _repeated(agent: Agent) -> dict[str, bool]:
+    """Per signature of an argument-blind call: whether its last result was no evidence."""
+    return cast("dict[str, bool]", slot(agent, NAME) or {})
+
 
 def same_result(ctx: ResultContext) -> Decision | None:
-    """Remind at the `remind_at` thresholds, counted by results."""
-    if ctx.caps.has_arguments(ctx.tool) or ctx.new:
+    """Note whether the result repeated; remind at the `remind_at` thresholds, counted by results."""
+    if ctx.caps.has_arguments(ctx.tool):
+        return None
+    repeated = cast("dict[str, bool]", slots(ctx.agent).setdefault(NAME, {}))
+    repeated[ctx.call["sig"]] = not (ctx.new or ctx.productive)
+    for stale in [k for k in repeated if k not in ctx.agent["sigs"]]:
+        del repeated[stale]
+    if ctx.new:
         return None
     n = ctx.sig["n"]
     if n in ctx.config.effective_remind_at():
@@ -32,7 +49,8 @@ def same_result(ctx: ResultContext) -> Decision | None:
 def same_result_call(ctx: CallContext) -> Decision | None:
     """Deny, or end the turn, at `deny_at` / `stop_at` once the tool's last result repeated."""
     sig = ctx.sig
-    if not ctx.blind or sig is None or not sig.get("repeated"):
+    # A signature attempted once since it was made (again) has no last result of its own yet.
+    if not ctx.blind or sig is None or sig["total"] < 2 or not _repeated(ctx.agent).get(ctx.call["sig"]):
         return None
     cfg, n, tool = ctx.config, ctx.attempt, ctx.tool
     last = sig.get("preview")
@@ -44,6 +62,20 @@ def same_result_call(ctx: CallContext) -> Decision | None:
     if cfg.deny_at and n >= cfg.deny_at:
         return Decision(Action.DENY, Rule.SAME_RESULT, denial_text(tool, n, last, limit), advice=advice)
     return None
+
+
+def fit(agent: Agent, share: Limits) -> None:
+    """Keep the entries of the signatures the agent still holds."""
+    repeated = _repeated(agent)
+    if repeated:
+        for stale in [k for k in repeated if k not in agent["sigs"]]:
+            del repeated[stale]
+
+
+def reset(agent: Agent, why: str) -> None:
+    """A prompt forgets every signature; a compaction keeps them, and their last results."""
+    if why == "prompt":
+        drop_slot(agent, NAME)
 
 
 # -- the texts (`messages.variant_of` knows them) --------------------------------------------

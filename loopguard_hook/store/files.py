@@ -11,7 +11,7 @@ import stat
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from ..core.ledger import STATE_VERSION, Session
+from ..core.ledger import STATE_VERSION, Session, migrate
 from ..core.signature import blake2b
 
 try:
@@ -141,6 +141,10 @@ class Loaded(NamedTuple):
 
 
 def _valid(state: Any) -> bool:
+    """Whether a parsed ledger has the shape of this version's (`core.ledger`); a ledger of an
+    earlier version is migrated in place first (`ledger.migrate`), so its counts survive."""
+    if isinstance(state, dict):
+        migrate(state)
     if not isinstance(state, dict) or state.get("version") != STATE_VERSION:
         return False
     agents = state.get("agents")
@@ -149,9 +153,11 @@ def _valid(state: Any) -> bool:
     for agent in agents.values():
         if not isinstance(agent, dict):
             return False
-        for key, kind in (("sigs", dict), ("calls", dict), ("paths", dict), ("errors", dict)):
+        for key, kind in (("sigs", dict), ("calls", dict)):
             if not isinstance(agent.get(key), kind):
                 return False
+        if not isinstance(agent.get("rules", {}), dict):
+            return False
         for key in ("attempts", "seq", "batch_seq", "since", "bookkeeping"):
             if not isinstance(agent.get(key), int):
                 return False

@@ -1,0 +1,193 @@
+"""Policy: fit what the rules decided to the mode and to what the host carries. Pure: no I/O.
+
+The rules decide as if every output form worked and every mode were `enforce`. This module is
+the only place that applies `mode` (`enforce`, `advise`: denials become reminders, `observe`:
+nothing is printed) and the host's capability table (`host.Capabilities`) to a verdict; the
+engine passes each verdict through it once:
+
+- `fit_call`: the verdict of the call rules on one attempt. A call that already ran (a post
+  event of a call whose Pre was not seen) can only be reminded. An end of turn on an event where
+  `continue: false` does nothing becomes, under `turn_end_fallback = "answer_only"`, a denial and
+  answer-only mode for the rest of the turn (DSH). A denial marks the call as not run, and under
+  `answer_only_after_deny` (the progress profile) a loop denial starts answer-only mode. The
+  reminder and breaker profiles (`remind_phase = "post"`) hold a repeat reminder on the call, to go
+  out with its result;
+- `fit_result`, `fit_text`, `fit_batch`: the verdicts of the result rules, the text rules and a
+  `PostToolBatch`;
+- `hold_for_result`: a PreToolUse reminder on a host that ignores PreToolUse context but carries
+  PostToolUse context (DSH's bridges) is held on the call; `held_reminder` delivers it with the
+  call's result;
+- `injected_prompt`: on a host whose injected context comes back as a UserPromptSubmit, such a
+  prompt resets nothing. It is one when it repeats a text this guard emitted (a digest of each is
+  kept), or when it arrives after tool events of the current turn and before its Stop (on DSH a
+  real user prompt starts a turn). The bridge fires it before the next model request, so within
+  `INJECTED_WITHIN` seconds of the last tool event, and in the same turn (`turn_id`, where sent);
+  a turn that ended without a Stop (a killed run) thus holds no later prompt back.
+"""
+
+from ..config.settings import Config
+from ..rules.answer_only import engage
+from .event import HookEvent
+from .host import Capabilities
+from .ledger import MAX_EMITTED, Agent, Call, Session
+from .messages import fit
+from .redact import redact
+from .signature import digest
+from .verdict import ALLOW, LOOP_RULES, Action, Decision, Rule
+
+TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure", "PostToolBatch"})
+STOP_EVENTS = frozenset({"Stop", "SubagentStop"})
+
+#: Seconds from the last tool event within which a prompt can be that event's injected context
+#: (hooks run one at a time on DSH, so another hook's run may come between).
+INJECTED_WITHIN = 120.0
+
+
+def with_mode(decision: Decision, config: Config, *, can_deny: bool = True) -> Decision:
+    """Apply `mode` (and what the event can carry) to what the rules decided."""
+    intended = decision.action
+    action = intended
+    if config.mode == "observe":
+        action = Action.ALLOW
+    elif config.mode == "advise" or not can_deny:
+        action = min(action, Action.REMIND)
+    if action == intended and decision.intended == intended:
+        return decision
+    message = decision.message
+    if action is Action.REMIND and intended >= Action.DENY and decision.advice:
+        message = decision.advice
+    return decision._replace(action=action, intended=intended, message=message)
+
+
+def _stop_mode(decision: Decision, config: Config) -> Decision:
+    """Apply `mode` to a verdict on Stop: `advise` never ends a turn, `observe` says nothing."""
+    intended = max(decision.action, decision.intended)
+    if config.mode == "observe":
+        return decision._replace(action=Action.ALLOW, intended=intended, system_message="")
+    if config.mode == "advise" and decision.action is Action.STOP:
+        return decision._replace(action=Action.ALLOW, intended=intended)
+    return decision._replace(intended=intended, summary=redact(decision.summary))
+
+
+# -- the verdicts of each kind of rule --------------------------------------------------------
+
+
+def fit_call(
+    agent: Agent, call: Call, decision: Decision, config: Config, caps: Capabilities, event: str, *, can_deny: bool
+) -> tuple[Decision, Decision]:
+    """The verdict of the call rules, fitted, and what goes on the wire now (ALLOW when a
+    reminder is held for the call's result). The first is the intervention as the model meets
+    it, which the follow-up record judges (`followup.after_attempt`)."""
+    decision = with_mode(decision, config, can_deny=can_deny)
+    if decision.action is Action.STOP and event not in caps.end_turn and caps.turn_end_fallback == "answer_only":
+        engage(agent)
+        decision = decision._replace(action=Action.DENY)
+    wire = decision
+    if decision.action >= Action.DENY:
+        call["phase"] = "denied"
+        if config.answer_only_after_deny and (
+            decision.rule in LOOP_RULES or (decision.rule == Rule.DUPLICATE and not call.get("duplicate"))
+        ):
+            engage(agent)
+    if decision.action is Action.REMIND and decision.rule == Rule.REPEAT and config.remind_phase == "post" and can_deny:
+        # The reminder and breaker profiles deliver reminders after the call, attached to its result.
+        call["remind"] = decision.message
+        wire = ALLOW
+    return decision, wire
+
+
+def fit_result(decision: Decision, config: Config) -> Decision:
+    """A verdict decided on a call's result: the call already ran, so at most a reminder."""
+    return with_mode(decision, config, can_deny=False)
+
+
+def fit_text(decision: Decision, event: HookEvent, config: Config) -> Decision:
+    """The text rules' verdict. Never a reminder on Stop: the user is told (`systemMessage`), the
+    model at the next prompt or call; a turn that keeps looping is ended."""
+    if event.event in STOP_EVENTS:
+        if decision.action is Action.REMIND:
+            decision = decision._replace(action=Action.ALLOW, intended=Action.REMIND)
+        return _stop_mode(decision, config)
+    return with_mode(decision._replace(summary=redact(decision.summary)), config)
+
+
+def fit_batch(decision: Decision, event: str, config: Config, caps: Capabilities) -> Decision:
+    """A `PostToolBatch`'s merged verdict: an end of turn decided there is carried out where the
+    host ends the turn from it (Claude Code: `continue: false` before the next model call,
+    2.1.332 LAB)."""
+    if decision.intended is Action.STOP and config.mode == "enforce" and event in caps.end_turn:
+        return decision._replace(action=Action.STOP)
+    return decision
+
+
+# -- reminders held for a call's result -------------------------------------------------------
+
+
+def held_for_result(caps: Capabilities) -> bool:
+    """Whether a PreToolUse reminder must wait for the call's result to reach the model."""
+    return "PreToolUse" not in caps.context and "PostToolUse" in caps.context
+
+
+def hold_for_result(call: Call | None, decision: Decision, caps: Capabilities) -> Decision:
+    """A PreToolUse reminder the host would drop, held on `call` for its PostToolUse."""
+    if decision.action is not Action.REMIND or call is None or not held_for_result(caps):
+        return decision
+    held = call.get("remind")
+    call["remind"] = f"{held}\n\n{decision.message}" if held else decision.message
+    call["remind_rule"] = decision.rule
+    return ALLOW
+
+
+def held_reminder(call: Call, tool: str, config: Config, *, summary: str = "", rule: str | None = None) -> Decision | None:
+    """The reminder held on `call` (taken off it), fitted, to go out with the call's result;
+    None when none is held. `rule` overrides the code it was held with."""
+    pending = call.pop("remind", None)
+    held_rule = call.pop("remind_rule", Rule.REPEAT)
+    if not pending:
+        return None
+    reminder = Decision(Action.REMIND, rule or held_rule, pending, tool=tool, summary=summary)
+    return with_mode(reminder, config, can_deny=False)
+
+
+# -- context that comes back as a prompt ------------------------------------------------------
+
+
+def note_event(state: Session, event: HookEvent, caps: Capabilities, now: float) -> None:
+    """Track the turn for `injected_prompt`: tool events open it (with their time and turn),
+    Stop closes it."""
+    if not caps.context_returns_as_prompt:
+        return
+    if event.event in TOOL_EVENTS:
+        state["turn_open"] = {"t": now, "turn": event.turn_id}
+    elif event.event == "Stop":
+        state.pop("turn_open", None)
+
+
+def note_emitted(state: Session, decision: Decision, event: str, caps: Capabilities) -> None:
+    """Remember the digest of a context text that will come back as a prompt."""
+    if not caps.context_returns_as_prompt or decision.action is Action.ALLOW or event not in caps.context:
+        return
+    if decision.action is Action.REMIND or event not in caps.deny:
+        emitted = state.setdefault("emitted", [])
+        emitted.append(_digest(fit(decision.message)))
+        del emitted[:-MAX_EMITTED]
+
+
+def injected_prompt(state: Session, event: HookEvent, caps: Capabilities, now: float) -> bool:
+    """Whether a UserPromptSubmit carries injected context rather than the user's words."""
+    if not caps.context_returns_as_prompt:
+        return False
+    opened = state.get("turn_open")
+    if opened is not None and now - opened["t"] <= INJECTED_WITHIN and opened["turn"] == event.turn_id:
+        return True
+    return event.prompt is not None and _digest(event.prompt) in state.get("emitted", [])
+
+
+def start_turn(state: Session, caps: Capabilities) -> None:
+    """A real user prompt: the turn it starts has seen no tool event yet."""
+    if caps.context_returns_as_prompt:
+        state.pop("turn_open", None)
+
+
+def _digest(text: str) -> str:
+    return digest(text.strip().encode("utf-8", "surrogatepass"))

@@ -1,0 +1,354 @@
+"""Progress: the counters every rule shares, moved by each attempt and each result. Pure: no I/O.
+
+An attempt (`open_attempt`) opens a call entry in the agent's ledger and, unless the call is
+untracked or a parallel twin, moves its signature's count, the chain of identical calls and the
+budget of calls since the last new evidence. A result (`record_result`) stores the outcome and
+judges it: new evidence (an outcome new to the agent) or a productive call (new evidence, or a
+successful mutation) sets the other counts back.
+
+The two counters the thresholds are judged on (contract section 5):
+
+- `consecutive`: identical tracked calls in a row (`Agent.chain`); excluded tools are
+  transparent; a different tracked call restarts the chain at 1;
+- `no_progress`: attempts of a signature since the last new evidence (`Signature.n`). A
+  productive call sets every other signature back to 0 and restarts its own count at 1 (0 under
+  the progress profile); a failure with a new text restarts only its own count, and only with
+  `new_failure_is_evidence`.
+
+The rules read what this module moved as values of their context (`rules/base.py`); they keep
+their own tables in their slot of the ledger (`ledger.slot`).
+"""
+
+import re
+from typing import Any, NamedTuple
+
+from ..config.settings import Config
+from . import ledger
+from .host import Capabilities
+from .ledger import MAX_CALLS, MAX_ID_CHARS, MAX_OUTCOMES, MAX_SIGNATURES, SUMMARY_CHARS, Agent, Call, Session, Signature
+from .outcome import Failure, Outcome, preview
+from .redact import redact_prefix
+from .signature import HEAD_CHARS, CallKey, call_key
+from .tools import is_noop_mutation, is_tracked, matches
+
+
+def summary(tool: str, key: CallKey) -> str:
+    """The redacted one-line summary of a call: its tool and the head of its arguments."""
+    # A head longer than HEAD_CHARS is itself a cut: its last token may be half a secret.
+    args = redact_prefix(key.head, SUMMARY_CHARS, complete=len(key.head) <= HEAD_CHARS)
+    return f"{tool[:MAX_ID_CHARS]} {args}"[:SUMMARY_CHARS]
+
+
+def call_id(tool_use_id: str | None, sig_id: str) -> str:
+    """The ledger key of a call: its `tool_use_id` (hashed when absurdly long), or, for a host
+    that sends none, its signature, so a Pre and its Post still meet."""
+    if tool_use_id is None:
+        return "~" + sig_id
+    if len(tool_use_id) > MAX_ID_CHARS:
+        return "#" + call_key("", tool_use_id, frozenset(), 0).digest
+    return tool_use_id
+
+
+def post_call_id(tool_use_id: str | None, tool: str, tool_input: Any, config: Config) -> str:
+    """The ledger key a post event's call was filed under at its PreToolUse."""
+    if tool_use_id is not None:
+        return call_id(tool_use_id, "")
+    return call_id(None, call_key(tool, tool_input, frozenset(config.ignore_args), 0).digest)
+
+
+class Attempt(NamedTuple):
+    """What one attempt moved: the call entry, its signature (None for an untracked call and
+    for a twin never counted before), and the values the call rules judge.
+
+    `tracked` is False for an untracked tool and a parallel twin: their attempts move no
+    counter. `counted` is `tracked` for a call whose arguments the host sends: only then do
+    identical signatures mean identical calls. `times` is the attempt's number on the
+    profile's counter; `previous_time` when the signature's previous attempt finished (or
+    began), in seconds since the epoch."""
+
+    call: Call
+    sig: Signature | None
+    key: CallKey
+    tracked: bool
+    counted: bool
+    times: int
+    previous_time: float | None
+
+
+def open_attempt(
+    state: Session, agent: Agent, tool: str, tool_input: Any, tool_use_id: str | None, config: Config, caps: Capabilities,
+    now: float, *, can_deny: bool, late: bool = False,
+) -> Attempt:
+    """Count one attempt (a PreToolUse, or the post event or batch entry of a call whose Pre was
+    not seen: `late` when that is a `PostToolBatch`, which only a call that never ran reaches)."""
+    key = call_key(tool, tool_input, frozenset(config.ignore_args), max(HEAD_CHARS, config.preview_chars))
+    share = ledger.limits(len(state["agents"]))
+    agent["attempts"] += 1
+    state["attempts"] = state.get("attempts", 0) + 1
+    agent["seq"] += 1
+    calls = agent["calls"]
+    call: Call = {"sig": key.digest, "t": now, "seq": agent["seq"], "phase": "pre"}
+    calls[call_id(tool_use_id, key.digest)] = call
+    # A call still waiting for its result goes last: its result must meet its count.
+    ledger.trim(calls, min(share.calls, MAX_CALLS), lambda k: (calls[k]["phase"] == "pre", calls[k]["seq"]))
+    if config.bookkeeping_tools and matches(tool, config.bookkeeping_tools):
+        agent["bookkeeping"] += 1
+    blind = not caps.has_arguments(tool)  # the host sends no arguments for this tool
+    if not is_tracked(tool, config):
+        call["untracked"] = True
+        return Attempt(call, None, key, False, False, 0, None)
+    if not blind and is_twin(agent, call, config, can_deny=can_deny, lost_posts="PostToolBatch" not in caps.sends):
+        call["duplicate"] = True
+        sig = agent["sigs"].get(key.digest)
+        return Attempt(call, sig, key, False, False, sig["n"] if sig else 1, None)
+    # An argument-blind call moves its tool's counters, which only its result can judge.
+    sig = _signature(agent, tool, key, now, share.sigs, share.summary_chars)
+    if sig.get("refused"):
+        call["retry"] = True  # the retry of a refusal or a timeout (`_escalated_retry`)
+    if late and not blind:
+        call["late"] = True  # no PreToolUse saw it: a call rejected before it ran
+    previous_time, count = _move(agent, sig, key.digest, config, now, counted=not blind)
+    return Attempt(call, sig, key, True, not blind, count, previous_time)
+
+
+def _signature(agent: Agent, tool: str, key: CallKey, now: float, limit: int, limit_chars: int) -> Signature:
+    """The signature of `key`, created on first use (at most `limit`, the oldest go)."""
+    sigs = agent["sigs"]
+    sig = sigs.get(key.digest)
+    if sig is None:
+        sig = sigs[key.digest] = {
+            "tool": tool[:MAX_ID_CHARS],
+            "summary": summary(tool, key)[:limit_chars],
+            "n": 0,
+            "total": 0,
+            "t": None,
+            "outcomes": [],
+        }
+        ledger.trim(sigs, min(limit, MAX_SIGNATURES), lambda k: sigs[k]["t"] or now)
+    return sig
+
+
+def _move(agent: Agent, sig: Signature, sig_id: str, config: Config, now: float, *, counted: bool) -> tuple[float | None, int]:
+    """One more attempt of `sig`: its counters, the chain and the budget. Returns when the
+    previous attempt finished (or began) and the count the thresholds are judged on."""
+    # The gap to a slow repeat runs from when the previous attempt finished: a build that takes
+    # 80 s and is re-run at once is a quick repeat.
+    previous_time = sig.get("done") or sig["t"]
+    if sig.pop("refused", False):
+        _escalated_retry(agent, sig)
+    sig["n"] += 1
+    sig["total"] += 1
+    sig["t"] = now
+    run = ledger.extend_chain(agent, sig_id)
+    agent["since"] += 1
+    return previous_time, sig["n"] if config.counting == "no_progress" or not counted else run
+
+
+def _escalated_retry(agent: Agent, sig: Signature) -> None:
+    """The retry of a sandbox-refused call with escalation asked for (Codex keeps the same input:
+    its hooks do not see `sandbox_permissions`, openai/codex#40996), or of a timed-out call: a
+    first run, not a repeat. Once per signature, so a loop of refusals still counts."""
+    sig["escalated"] = True
+    sig["n"] = 0
+    agent["chain"] = None
+
+
+# -- parallel twins ---------------------------------------------------------------------------
+
+
+def is_twin(agent: Agent, call: Call, config: Config, *, can_deny: bool, lost_posts: bool = False) -> bool:
+    """Whether `call` is to be judged as a parallel twin (only where it can still be denied).
+    `lost_posts`: the host reports no batches (its capability table sends no PostToolBatch)."""
+    return (
+        config.parallel_duplicates != "count"
+        and can_deny
+        and _parallel_twin(agent, call, config.parallel_window_seconds, lost_posts=lost_posts)
+    )
+
+
+def _parallel_twin(agent: Agent, call: Call, window: float, *, lost_posts: bool = False) -> bool:
+    """True when an identical call of this agent was issued together with `call`, so the model
+    could not have seen its result first: it belongs to the same batch (no `PostToolBatch` since,
+    for an agent whose batches Claude Code reports) or, for one whose batches no event reports
+    (Codex; a Claude Code agent before its first batch ends), its result had not arrived when
+    `call` was issued. Either way within `window` seconds.
+
+    The hook processes of parallel calls start together but take the lock in any order, so a
+    twin's post event may already be in the ledger (Claude Code 2.1.332 and Codex 0.171.0 LAB:
+    the PreToolUse hooks of parallel calls start within 20 ms and overlap). A twin denied by a
+    rule does not count: the new call is judged on its own.
+
+    `lost_posts` (a host whose batches no event ever reports: Codex): an identical call whose
+    result never came is a twin only within `NO_RESULT_WINDOW_SECONDS`, so that a lost
+    PostToolUse does not merge a retry into its batch.
+    """
+    now = call["t"]
+    batch_start = agent.get("batch_seq", 0)
+    batched = batch_start > 0
+    for other in agent["calls"].values():
+        if (
+            other is not call
+            and other["sig"] == call["sig"]
+            and other["phase"] != "denied"
+            and not other.get("untracked")
+            and other["seq"] > batch_start
+            and abs(now - other["t"]) <= _twin_window(window, batched, other, lost_posts)
+            and (batched or other.get("done", now + 1) > now)
+        ):
+            return True
+    return False
+
+
+#: Seconds within which an identical call whose result never came (its PostToolUse lost, or not
+#: yet run) is taken for its parallel twin: the hooks of one batch are started within ~20 ms
+#: (LAB notes above; the clock is the kernel's record of the process start), while a retry
+#: waits for the tool to run and the model to answer.
+NO_RESULT_WINDOW_SECONDS = 0.3
+#: Seconds within which a call of the same reported batch (no `PostToolBatch` since) is a twin:
+#: the batch boundary is known, so a loaded machine that starts a batch's hooks seconds apart
+#: does not split it.
+BATCH_WINDOW_SECONDS = 5.0
+
+
+def _twin_window(window: float, batched: bool, other: Call, lost_posts: bool) -> float:
+    if batched:
+        return max(window, BATCH_WINDOW_SECONDS)
+    return window if "done" in other or not lost_posts else min(window, NO_RESULT_WINDOW_SECONDS)
+
+
+# -- results ----------------------------------------------------------------------------------
+
+
+class Evidence(NamedTuple):
+    """What a tracked call's result says: `new` when the agent has not seen this outcome since
+    its last reset (and the output is not an echo of the call's own arguments), `productive`
+    when it is new evidence or a successful mutation that changed something."""
+
+    new: bool
+    productive: bool
+
+
+def record_result(
+    agent: Agent, call: Call, tool: str, tool_input: Any, response: Any, outcome: Outcome, config: Config, *, agents: int
+) -> Evidence | None:
+    """Store a call's outcome and judge it as evidence; None for an untracked call or one whose
+    signature the ledger no longer holds (nothing for the result rules to judge).
+
+    New evidence is an outcome new to the agent (`Agent.seen`), not only to this signature:
+    different commands with the same output, or errors cycling through a few texts, bring
+    nothing new. An output that only repeats the call's own arguments (an `echo`) is no evidence.
+    `agents` is how many agents the session holds (their tables share one budget)."""
+    call["phase"] = "done"
+    call["done"] = agent["updated"]
+    share = ledger.limits(agents)
+    if call.get("untracked"):
+        if not config.evidence_call_counts and matches(tool, config.bookkeeping_tools):
+            _bookkeeping_evidence(agent, outcome, share.seen)
+        return None
+    sig = agent["sigs"].get(call["sig"])
+    if sig is None:
+        return None
+    seen = agent.setdefault("seen", [])
+    mutation = matches(tool, config.mutating_tools)
+    new = outcome.fingerprint not in seen and not (not mutation and echoes_arguments(outcome.text, tool_input))
+    productive = outcome.failure != Failure.HARD and (
+        new or (mutation and outcome.failure == Failure.NONE and not is_noop_mutation(tool, tool_input, response))
+    )
+    if outcome.fingerprint in seen:
+        seen.remove(outcome.fingerprint)  # most recently seen last: the oldest is forgotten first
+    seen.append(outcome.fingerprint)
+    del seen[: -share.seen]
+    sig["outcomes"] = [outcome.fingerprint][-MAX_OUTCOMES:]
+    limit = min(config.result_preview_chars, share.preview_chars)
+    sig["preview"] = preview(redact_prefix(outcome.text, limit + 1), limit)
+    failed_before = sig.get("failed")
+    sig["failed"] = outcome.failure
+    if outcome.failure and not sig.get("escalated") and is_sandbox_refusal(outcome.text):
+        sig["refused"] = True
+    ledger.keep_recent_previews(agent, share.previews)
+    sig["done"] = agent["updated"]  # when this call last finished: the gap to a slow repeat
+    # A new failure text restarts the count only after failures: after a success of the same
+    # call ("File unchanged since last read") it says nothing new about the task.
+    changing_failure = new and failed_before != Failure.NONE
+    _count_evidence(agent, call, sig, new=new, changing_failure=changing_failure, productive=productive, config=config)
+    return Evidence(new, productive)
+
+
+def _count_evidence(
+    agent: Agent, call: Call, sig: Signature, *, new: bool, changing_failure: bool, productive: bool, config: Config
+) -> None:
+    """A productive result sets every other signature and the budgets back; a new failure text
+    after failures restarts only its own count (with `new_failure_is_evidence`)."""
+    if productive and not call.get("duplicate"):
+        for other_id, other in agent["sigs"].items():
+            if other_id != call["sig"]:
+                other["n"] = 0
+        # The call that brought the evidence counts 1 (balanced), or not at all (the progress
+        # profile, as dsh-agent-loop-guard: read-0 new, read-1..5 run, read-6 denied).
+        sig["n"] = 1 if config.evidence_call_counts else 0
+        agent["since"] = 0
+        agent["bookkeeping"] = 0
+    elif changing_failure and not call.get("duplicate") and config.new_failure_is_evidence:
+        # A failure that says something new (a poll that exits non-zero while its progress
+        # changes) is new evidence for its own signature, though not progress for the others.
+        sig["n"] = 1
+    if new:
+        call["new"] = True
+
+
+def _bookkeeping_evidence(agent: Agent, outcome: Outcome, limit: int) -> None:
+    """An untracked bookkeeping call's result judged like any other (the progress profile, as
+    its seed): a result new to the agent sets the bookkeeping budget back."""
+    seen = agent.setdefault("seen", [])
+    if outcome.failure == Failure.HARD or outcome.fingerprint in seen:
+        return
+    seen.append(outcome.fingerprint)
+    del seen[:-limit]
+    agent["bookkeeping"] = 0
+
+
+def uncount(agent: Agent, call: Call) -> None:
+    """Take back the attempt of a call that never ran (a host cancelled it with a failing
+    sibling): it is no attempt with a result."""
+    call["phase"] = "denied"
+    call.pop("remind", None)
+    if call.get("untracked") or call.get("duplicate"):
+        return
+    sig = agent["sigs"].get(call["sig"])
+    if sig is not None:
+        sig["n"] = max(0, sig["n"] - 1)
+        sig["total"] = max(0, sig["total"] - 1)
+    agent["since"] = max(0, agent["since"] - 1)
+    chain = agent["chain"]
+    if chain and chain[0] == call["sig"]:
+        chain[1] = max(0, int(chain[1]) - 1)
+
+
+# What a sandbox prints when it refuses a call (no network, a read-only or unwritable path), or a
+# timeout: the next identical call is likely its retry with escalation or a longer timeout, which
+# no signature sees (Claude Code's `timeout` is ignored; Codex sends no `timeout_ms` to hooks).
+_SANDBOX_REFUSAL = (
+    r"Could not resolve host|Temporary failure in name resolution|Network is unreachable"
+    r"|Operation not permitted|Read-only file system|sandbox|timed out after"
+)
+#: What bash prints for a script it cannot parse: no refusal, though Codex words it "failed in sandbox".
+_SYNTAX_ERROR = r"unexpected EOF while looking for matching|syntax error near unexpected token|syntax error: unexpected end"
+
+
+def is_sandbox_refusal(text: str) -> bool:
+    """Whether a failure reads as a sandbox refusal or a timeout (its identical retry may be the
+    escalated one)."""
+    return re.search(_SANDBOX_REFUSAL, text[:4096]) is not None and re.search(_SYNTAX_ERROR, text[:4096]) is None
+
+
+#: An output shorter than this is not judged an echo: a short word may be in the arguments by chance ("ok", a count).
+MIN_ECHO_CHARS = 8
+
+
+def echoes_arguments(text: str, tool_input: Any) -> bool:
+    """Whether an output only repeats text of the call's own arguments (`echo "checking (3)"`):
+    the agent wrote it, so it tells the agent nothing."""
+    body = text.strip()
+    if len(body) < MIN_ECHO_CHARS or not isinstance(tool_input, dict):
+        return False
+    return any(isinstance(value, str) and body in value for value in tool_input.values())
