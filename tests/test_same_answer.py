@@ -98,7 +98,7 @@ def test_an_answer_keeps_a_bounded_list_of_calls() -> None:
         call = {"sig": f"s{i}", "t": 100.0 + 2 * i, "seq": i, "phase": "done"}
         ctx.agent["attempts"] = i
         ctx.agent["updated"] = 101.0 + 2 * i
-        rule.same_answer(ctx._replace(call=call))
+        rule.on_result(ctx._replace(call=call))
     entries = [e for e in ctx.agent.get("rules", {}).get("same_answer", {}).values() if e["sigs"]]
     assert entries and all(len(e["sigs"]) <= MAX_ANSWER_SIGS for e in entries)
     assert max(e.get("level", 0) for e in entries) == 2  # reminded twice, then never again

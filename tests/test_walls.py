@@ -8,6 +8,7 @@ import importlib
 
 import pytest
 
+from loopguard_hook import rules
 from loopguard_hook.config.keys import ConfigError
 from loopguard_hook.config.load import Layer, resolve
 from loopguard_hook.config.settings import PROFILE_DEFAULTS
@@ -67,6 +68,6 @@ def test_every_text_is_named_by_its_variant() -> None:
         "same_error_late_stop": walls.late_stop_text("Edit on a.py", 4, "not found"),
     }
     for name, text in texts.items():
-        assert messages.variant_of(text) == name, text
+        assert messages.variant_of(text, rules.VARIANTS) == name, text
     for ends_turn, pauses, ending in ((True, False, "ending this turn"), (False, True, "paused"), (False, False, "final")):
         assert ending in walls.stop_text("Bash", 5, "e", has_file=False, ends_turn=ends_turn, pauses=pauses)

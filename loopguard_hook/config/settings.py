@@ -1,5 +1,5 @@
 """Profiles as data: the effective settings (`Config`), each profile's defaults, the default
-tool lists. `config.py` layers files, environment and flags over these.
+tool lists. `config/load.py` layers files, environment and flags over these.
 """
 
 from typing import Any, NamedTuple
@@ -21,42 +21,53 @@ PARALLEL = ("count_once", "deny", "count")
 
 
 class Config(NamedTuple):
-    """The effective settings of one hook run. Times are in seconds, sizes in characters."""
+    """The effective settings of one hook run. Times are in seconds, sizes in characters.
+
+    One flat value, as the configuration files spell the keys; grouped here by the rule that
+    reads them (`rules/`). A rule is off when its thresholds are 0 (`RULES_OFF` says which)."""
 
     profile: str = "balanced"
     mode: str = "enforce"
+    # the shared count (core/progress.py)
     counting: str = "no_progress"
+    new_failure_is_evidence: bool = True
+    evidence_call_counts: bool = True
+    parallel_duplicates: str = "count_once"
+    parallel_window_seconds: float = 1.0
+    reset_on_compaction: bool = True
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = TODO_TOOLS
+    mutating_tools: tuple[str, ...] = MUTATING_TOOLS
+    ignore_args: tuple[str, ...] = IGNORE_ARGS
+    # repeat (rules/repeat.py), and argument-blind repeats (rules/same_result.py)
     remind_at: tuple[int, ...] = (3, 4)
     deny_at: int = 5
     stop_at: int = 8
     warn_after: int = 0
     register_advisory: bool = True
     remind_phase: str = "pre"
-    max_same_path: int = 0
-    max_calls_since_progress: int = 64
-    max_bookkeeping_calls_since_progress: int = 16
-    same_error_remind_at: int = 3
-    same_error_deny_at: int = 4
-    same_error_stop_at: int = 0
-    same_answer_remind_at: int = 3
-    new_failure_is_evidence: bool = True
-    evidence_call_counts: bool = True
     exact_repeat_code: bool = False
-    answer_only_after_deny: bool = False
     slow_repeat_seconds: float = 60.0
-    parallel_duplicates: str = "count_once"
-    parallel_window_seconds: float = 1.0
-    reset_on_compaction: bool = True
-    include: tuple[str, ...] = ()
-    exclude: tuple[str, ...] = TODO_TOOLS
-    bookkeeping_tools: tuple[str, ...] = TODO_TOOLS
-    mutating_tools: tuple[str, ...] = MUTATING_TOOLS
+    preview_chars: int = 500
+    result_preview_chars: int = 800
+    # same path (rules/same_path.py)
+    max_same_path: int = 0
     read_tools: tuple[str, ...] = READ_TOOLS
     match_read_by_substring: bool = False
     path_keys: tuple[str, ...] = PATH_KEYS
-    ignore_args: tuple[str, ...] = IGNORE_ARGS
-    preview_chars: int = 500
-    result_preview_chars: int = 800
+    # budgets (rules/budgets.py)
+    max_calls_since_progress: int = 64
+    max_bookkeeping_calls_since_progress: int = 16
+    bookkeeping_tools: tuple[str, ...] = TODO_TOOLS
+    # same error (rules/same_error.py)
+    same_error_remind_at: int = 3
+    same_error_deny_at: int = 4
+    same_error_stop_at: int = 0
+    # same answer (rules/same_answer.py)
+    same_answer_remind_at: int = 3
+    # answer-only mode (rules/answer_only.py)
+    answer_only_after_deny: bool = False
+    # text loops (rules/text_loops.py) and idle continuations (rules/continuations.py)
     max_repeated_lines: int = 8
     prompt_resets_text: bool = False
     max_repeated_blocks: int = 5
@@ -64,6 +75,7 @@ class Config(NamedTuple):
     same_final_message_at: int = 3
     max_idle_continuations: int = 5
     transcript_read_bytes: int = 262144
+    # the store
     keep_state: bool = False
     idle_session_seconds: float = 604800.0
     lock_timeout_seconds: float = 2.0
@@ -81,27 +93,32 @@ class Config(NamedTuple):
         return self.remind_at
 
 
-PROFILE_DEFAULTS: dict[str, dict[str, Any]] = {
+#: What turns each rule off that a profile can leave out (its thresholds at 0).
+RULES_OFF: dict[str, dict[str, Any]] = {
+    "budgets": {"max_calls_since_progress": 0, "max_bookkeeping_calls_since_progress": 0},
+    "same_error": {"same_error_remind_at": 0, "same_error_deny_at": 0, "same_error_stop_at": 0},
+    "same_answer": {"same_answer_remind_at": 0},
+    "continuations": {"max_idle_continuations": 0},
+}
+
+#: Each profile: the rules it leaves out (`rules_off`, from `RULES_OFF`) and the settings it
+#: gives the rest. The seed profiles reproduce the three DSH plugins this product grew from.
+PROFILE_SPECS: dict[str, dict[str, Any]] = {
     "balanced": {},
     "reminder": {
+        "rules_off": ("budgets", "same_error", "same_answer", "continuations"),
         "counting": "consecutive",
         "remind_at": (3, 5, 8),
         "deny_at": 0,
         "stop_at": 0,
         "remind_phase": "post",
-        "max_calls_since_progress": 0,
-        "max_bookkeeping_calls_since_progress": 0,
-        "same_error_remind_at": 0,
-        "same_error_deny_at": 0,
-        "same_error_stop_at": 0,
-        "same_answer_remind_at": 0,
-        "max_idle_continuations": 0,
         "slow_repeat_seconds": 0.0,
         "parallel_duplicates": "count",
         "reset_on_compaction": False,
         "exclude": (),
     },
     "breaker": {
+        "rules_off": ("budgets", "same_error", "same_answer", "continuations"),
         "counting": "consecutive",
         "remind_at": (),
         "deny_at": 2,
@@ -109,13 +126,6 @@ PROFILE_DEFAULTS: dict[str, dict[str, Any]] = {
         "warn_after": 2,
         "remind_phase": "post",
         "max_same_path": 3,
-        "max_calls_since_progress": 0,
-        "max_bookkeeping_calls_since_progress": 0,
-        "same_error_remind_at": 0,
-        "same_error_deny_at": 0,
-        "same_error_stop_at": 0,
-        "same_answer_remind_at": 0,
-        "max_idle_continuations": 0,
         "slow_repeat_seconds": 0.0,
         "parallel_duplicates": "count",
         "reset_on_compaction": False,
@@ -124,6 +134,7 @@ PROFILE_DEFAULTS: dict[str, dict[str, Any]] = {
         "preview_chars": 400,
     },
     "progress": {
+        "rules_off": ("same_error", "same_answer", "continuations"),
         "counting": "no_progress",
         "remind_at": (),
         "deny_at": 6,
@@ -134,13 +145,20 @@ PROFILE_DEFAULTS: dict[str, dict[str, Any]] = {
         "exact_repeat_code": True,
         "prompt_resets_text": True,
         "max_repeated_lines": 5,
-        "same_error_remind_at": 0,
-        "same_error_deny_at": 0,
-        "same_error_stop_at": 0,
-        "same_answer_remind_at": 0,
-        "max_idle_continuations": 0,
         "slow_repeat_seconds": 0.0,
         "parallel_duplicates": "deny",
         "reset_on_compaction": False,
     },
 }
+
+
+def _defaults(spec: dict[str, Any]) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    for rule in spec.get("rules_off", ()):
+        values.update(RULES_OFF[rule])
+    values.update((k, v) for k, v in spec.items() if k != "rules_off")
+    return values
+
+
+#: Each profile's settings over `Config`'s defaults, as the configuration is layered on them.
+PROFILE_DEFAULTS: dict[str, dict[str, Any]] = {name: _defaults(spec) for name, spec in PROFILE_SPECS.items()}

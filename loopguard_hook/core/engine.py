@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from .. import rules
 from ..config.settings import Config
+from ..rules import VARIANTS
 from ..rules.text_loops import new_evidence, take
 from . import followup, ledger, policy, progress
 from .event import BatchCall, Client, HookEvent
@@ -372,5 +373,5 @@ def decision_record(event: HookEvent, decision: Decision, now: float) -> Decisio
         "intended": decision.intended.name.lower() if decision.intended else decision.action.name.lower(),
         "count": decision.times,
         "arguments": decision.summary,
-        "variant": variant_of(decision.message),
+        "variant": variant_of(decision.message, VARIANTS),
     }

@@ -13,6 +13,7 @@ Untracked tools and parallel twins say nothing either way. Each answer becomes o
 `MAX_RESPONSES` an event); the hook appends them to the `responses.jsonl` log. Pure: no I/O.
 """
 
+from ..rules import VARIANTS
 from .ledger import Agent, FollowUp, ResponseRecord, Session
 from .messages import variant_of
 from .verdict import Action, Decision
@@ -42,7 +43,7 @@ def after_attempt(agent_id: str, agent: Agent, sig_id: str, decision: Decision, 
             "sig": sig_id,
             "tool": decision.tool,
             "rule": decision.rule,
-            "variant": variant_of(decision.message),
+            "variant": variant_of(decision.message, VARIANTS),
             "action": decision.action.name.lower(),
             "level": int(decision.intended),
             "count": decision.times,

@@ -1,4 +1,4 @@
-"""The detection rules, one module each, listed here by hand (all follow `base.Rule`).
+"""The detection rules, one module each, listed here by hand (`base.py` says what a rule is).
 
 `ON_CALL` runs on every counted attempt, in this order; the most severe verdict wins, the first
 listed on a tie. `ON_RESULT` runs on each tracked call's result, `ON_TEXT` on the events that
@@ -12,34 +12,54 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from . import answer_only as _answer_only
-from . import repeat as _repeat
-from . import same_answer as _same_answer
-from . import same_error as _same_error
-from . import same_path as _same_path
-from . import same_result as _same_result
-from .answer_only import answer_only
+from . import (
+    answer_only,
+    budgets,
+    continuations,
+    duplicates,
+    repeat,
+    same_answer,
+    same_error,
+    same_path,
+    same_result,
+    text_loops,
+)
 from .base import CallContext, ResultContext, TextContext
-from .budgets import bookkeeping_budget, call_budget
-from .continuations import idle_continuations
-from .duplicates import duplicate
-from .repeat import repeat
-from .same_answer import same_answer
-from .same_error import same_error, same_error_call
-from .same_path import forget_reads, same_path
-from .same_result import same_result, same_result_call
-from .text_loops import text_loops
 
 if TYPE_CHECKING:
     from ..core.ledger import Agent, Limits
     from .base import Rule, SlotRule
 
 ON_CALL: tuple[Rule[CallContext], ...] = (
-    answer_only, bookkeeping_budget, duplicate, repeat, same_result_call, same_path, same_error_call, call_budget
+    answer_only.on_call,
+    budgets.bookkeeping_budget,
+    duplicates.on_call,
+    repeat.on_call,
+    same_result.on_call,
+    same_path.on_call,
+    same_error.on_call,
+    budgets.call_budget,
 )
-ON_RESULT: tuple[Rule[ResultContext], ...] = (forget_reads, same_error, same_result, same_answer)
-ON_TEXT: tuple[Rule[TextContext], ...] = (text_loops, idle_continuations)
-SLOTS: tuple[SlotRule, ...] = (_answer_only, _repeat, _same_result, _same_path, _same_error, _same_answer)
+ON_RESULT: tuple[Rule[ResultContext], ...] = (
+    same_path.on_result, same_error.on_result, same_result.on_result, same_answer.on_result
+)
+ON_TEXT: tuple[Rule[TextContext], ...] = (text_loops.on_text, continuations.on_text)
+SLOTS: tuple[SlotRule, ...] = (answer_only, repeat, same_result, same_path, same_error, same_answer)
+#: Every rule's text templates, for `messages.variant_of`: a rule whose texts begin like a more
+#: general template of another is listed before it (the same-error wall's denials before the
+#: repeat rule's).
+VARIANTS: tuple[tuple[str, str, str], ...] = (
+    *same_error.VARIANTS,
+    *continuations.VARIANTS,
+    *repeat.VARIANTS,
+    *same_result.VARIANTS,
+    *same_path.VARIANTS,
+    *answer_only.VARIANTS,
+    *duplicates.VARIANTS,
+    *budgets.VARIANTS,
+    *same_answer.VARIANTS,
+    *text_loops.VARIANTS,
+)
 
 
 def fit(agent: Agent, share: Limits) -> None:
@@ -54,4 +74,4 @@ def reset(agent: Agent, why: str) -> None:
         rule.reset(agent, why)
 
 
-__all__ = ["ON_CALL", "ON_RESULT", "ON_TEXT", "SLOTS", "CallContext", "ResultContext", "TextContext", "fit", "reset"]
+__all__ = ["ON_CALL", "ON_RESULT", "ON_TEXT", "SLOTS", "VARIANTS", "CallContext", "ResultContext", "TextContext", "fit", "reset"]

@@ -7,7 +7,6 @@ The policy step switches the mode on (`engage`, from `core/policy.py`); this rul
 slot is one flag, `Agent.rules["answer_only"]`, present only while the mode is on.
 """
 
-from ..core import messages as msg
 from ..core.ledger import Agent, Limits, drop_slot, slot, slots
 from ..core.verdict import Action, Decision, Rule
 from .base import CallContext
@@ -15,10 +14,10 @@ from .base import CallContext
 NAME = "answer_only"
 
 
-def answer_only(ctx: CallContext) -> Decision | None:
+def on_call(ctx: CallContext) -> Decision | None:
     """Deny every call while the agent is in answer-only mode."""
     if slot(ctx.agent, NAME):
-        return Decision(Action.DENY, Rule.STOP, msg.answer_only_denial(Rule.STOP))
+        return Decision(Action.DENY, Rule.STOP, answer_only_denial(Rule.STOP))
     return None
 
 
@@ -34,3 +33,23 @@ def fit(agent: Agent, share: Limits) -> None:
 def reset(agent: Agent, why: str) -> None:
     """A prompt or a compaction ends the mode."""
     drop_slot(agent, NAME)
+
+
+# -- the texts the model reads (`messages.variant_of` names them) --------------------
+
+
+def answer_only_denial(code: str) -> str:
+    """The progress profile's answer-only mode after a loop or budget denial."""
+    return (
+        f"{code}: tool calls are paused for the rest of this turn because a loop was detected. "
+        "Answer the user now in plain text with what you know; the next user message enables "
+        "tools again"
+    )
+
+
+#: How each of this rule's texts begins (or, second, what it holds), most specific first:
+#: `messages.variant_of` names the template a text came from, so `stats` can compare how models
+#: answer each one (`rules.VARIANTS` lists every rule's).
+VARIANTS: tuple[tuple[str, str, str], ...] = (
+    ("answer_only_denial", "", ": tool calls are paused for the rest of this turn"),
+)

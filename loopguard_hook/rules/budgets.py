@@ -8,7 +8,6 @@ Both count from the shared progress (`core/progress.py`: `Agent.bookkeeping`, `A
 which the context carries as values. No slot of its own.
 """
 
-from ..core import messages as msg
 from ..core.tools import matches
 from ..core.verdict import Action, Decision, Rule
 from .base import CallContext
@@ -19,7 +18,7 @@ def bookkeeping_budget(ctx: CallContext) -> Decision | None:
     cap = ctx.config.max_bookkeeping_calls_since_progress
     spent = ctx.bookkeeping
     if cap and spent > cap and matches(ctx.tool, ctx.config.bookkeeping_tools):
-        return Decision(Action.DENY, Rule.PROGRESS_LIMIT, msg.limit_denial(Rule.PROGRESS_LIMIT, spent, cap, True))
+        return Decision(Action.DENY, Rule.PROGRESS_LIMIT, limit_denial(Rule.PROGRESS_LIMIT, spent, cap, True))
     return None
 
 
@@ -28,5 +27,26 @@ def call_budget(ctx: CallContext) -> Decision | None:
     cap = ctx.config.max_calls_since_progress
     since = ctx.since
     if cap and ctx.tracked and since > cap:
-        return Decision(Action.DENY, Rule.LIMIT, msg.limit_denial(Rule.LIMIT, since, cap, False))
+        return Decision(Action.DENY, Rule.LIMIT, limit_denial(Rule.LIMIT, since, cap, False))
     return None
+
+
+# -- the texts the model reads (`messages.variant_of` names them) --------------------
+
+
+def limit_denial(code: str, count: int, limit: int, bookkeeping: bool) -> str:
+    """The progress profile's budgets: too many calls since the last new result."""
+    what = "planning/bookkeeping calls" if bookkeeping else "tool calls"
+    return (
+        f"{code}: {count} {what} since the last call that produced a new result "
+        f"(limit {limit}; loop guard policy, not a tool failure). Stop and take stock: summarise "
+        "what you have found, change the approach, or answer the user"
+    )
+
+
+#: How each of this rule's texts begins (or, second, what it holds), most specific first:
+#: `messages.variant_of` names the template a text came from, so `stats` can compare how models
+#: answer each one (`rules.VARIANTS` lists every rule's).
+VARIANTS: tuple[tuple[str, str, str], ...] = (
+    ("limit_denial", "", " since the last call that produced a new result (limit "),
+)

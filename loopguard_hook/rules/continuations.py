@@ -19,7 +19,7 @@ Its ledger is `TextState.idle`: `[count, words]`, the words of the chain as 4-he
 
 import re
 
-from ..core import messages as msg
+from ..core.messages import PREFIX
 from ..core.redact import redact_prefix
 from ..core.signature import digest
 from ..core.verdict import Action, Decision, Rule
@@ -34,7 +34,7 @@ MAX_WORDS = 160
 _WORD = r"[\w.-]{3,}"  # any script: Chinese or Russian chapters are words too
 
 
-def idle_continuations(ctx: TextContext) -> Decision | None:
+def on_text(ctx: TextContext) -> Decision | None:
     """Count the restating Stop-hook continuations in a row; end the turn at the limit."""
     limit = ctx.config.max_idle_continuations
     name = ctx.event.event
@@ -59,6 +59,25 @@ def idle_continuations(ctx: TextContext) -> Decision | None:
     if count < limit:
         return None
     ts.pop("idle", None)
-    text = msg.idle_continuation_stop(count)
+    text = idle_continuation_stop(count)
     summary = redact_prefix(final, 120)
     return Decision(Action.STOP, Rule.TEXT, text, stop_reason=text, system_message=text, times=count, summary=summary)
+
+
+# -- the texts the model reads (`messages.variant_of` names them) --------------------
+
+
+def idle_continuation_stop(count: int) -> str:
+    """Stop reason when a Stop hook keeps sending the agent on and it makes no tool call (`rules/continuations.py`)."""
+    return (
+        f"{PREFIX} ended the turn: a Stop hook sent the agent on {count} times in a row and it made no tool "
+        "call, only restating its answer in other words. Check the Stop hook, then send a new message to continue."
+    )
+
+
+#: How each of this rule's texts begins (or, second, what it holds), most specific first:
+#: `messages.variant_of` names the template a text came from, so `stats` can compare how models
+#: answer each one (`rules.VARIANTS` lists every rule's).
+VARIANTS: tuple[tuple[str, str, str], ...] = (
+    ("idle_continuation_stop", f"{PREFIX} ended the turn: a Stop hook sent the agent on ", ""),
+)

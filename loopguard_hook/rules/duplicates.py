@@ -6,15 +6,33 @@ denied (`LOOP_GUARD_DUPLICATE`); `"count"` counts it like any other call. Which 
 is part of the shared count (`progress.is_twin`): a twin moves no counter. No slot of its own.
 """
 
-from ..core import messages as msg
 from ..core.verdict import Action, Decision, Rule
 from .base import CallContext
 
 
-def duplicate(ctx: CallContext) -> Decision | None:
+def on_call(ctx: CallContext) -> Decision | None:
     """A twin is denied (`"deny"`) or let through under the rule's name (`"count_once"`)."""
     if not ctx.call.get("duplicate"):
         return None
     if ctx.config.parallel_duplicates == "deny":
-        return Decision(Action.DENY, Rule.DUPLICATE, msg.duplicate_denial(Rule.DUPLICATE, ctx.tool))
+        return Decision(Action.DENY, Rule.DUPLICATE, duplicate_denial(Rule.DUPLICATE, ctx.tool))
     return Decision(Action.ALLOW, Rule.DUPLICATE)
+
+
+# -- the texts the model reads (`messages.variant_of` names them) --------------------
+
+
+def duplicate_denial(code: str, tool: str) -> str:
+    """An identical call issued in the same batch as one still running."""
+    return (
+        f"{code}: an identical {tool} call is already running in this batch, so this duplicate "
+        "was not run. Use the result of the first one"
+    )
+
+
+#: How each of this rule's texts begins (or, second, what it holds), most specific first:
+#: `messages.variant_of` names the template a text came from, so `stats` can compare how models
+#: answer each one (`rules.VARIANTS` lists every rule's).
+VARIANTS: tuple[tuple[str, str, str], ...] = (
+    ("duplicate_denial", "", " call is already running in this batch"),
+)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, cast
 
 from ..core import messages as msg
 from ..core.ledger import Agent, Limits, Signature, drop_slot, slot, slots
+from ..core.messages import PREFIX, quote
 from ..core.outcome import preview
 from ..core.signature import CallKey, digest
 from ..core.verdict import Action, Decision, Rule
@@ -71,7 +72,7 @@ def reset(agent: Agent, why: str) -> None:
         drop_slot(agent, NAME)
 
 
-def repeat(ctx: CallContext) -> Decision | None:
+def on_call(ctx: CallContext) -> Decision | None:
     """Remind, deny or end the turn at the profile's thresholds."""
     if not ctx.counted:
         return None
@@ -82,17 +83,17 @@ def repeat(ctx: CallContext) -> Decision | None:
     in_a_row = cfg.counting == "consecutive"
     limit = cfg.result_preview_chars
     if cfg.stop_at and n >= cfg.stop_at or cfg.deny_at and n >= cfg.deny_at:
-        advice = msg.detailed_reminder(tool, n, arguments_text(ctx.key, cfg.preview_chars), in_a_row=in_a_row)
+        advice = detailed_reminder(tool, n, arguments_text(ctx.key, cfg.preview_chars), in_a_row=in_a_row)
     if cfg.stop_at and n >= cfg.stop_at:
         decision = Decision(
             Action.STOP,
             Rule.END_TURN,
-            msg.stop_text(tool, n, _previous_result(ctx), limit, ends_turn=ctx.ends_turn, pauses_tools=ctx.pauses_tools),
+            stop_text(tool, n, _previous_result(ctx), limit, ends_turn=ctx.ends_turn, pauses_tools=ctx.pauses_tools),
             stop_reason=msg.stop_reason(tool, n),
             advice=advice,
         )
     elif cfg.deny_at and n >= cfg.deny_at:
-        denial = msg.repeat_denial(tool, n, _previous_result(ctx), limit, in_a_row=in_a_row)
+        denial = repeat_denial(tool, n, _previous_result(ctx), limit, in_a_row=in_a_row)
         # Under `exact_repeat_code`, attempts all spelt alike are the progress seed's duplicate.
         decision = Decision(Action.DENY, Rule.DUPLICATE if alike else Rule.REPEAT, denial, advice=advice)
     else:
@@ -100,12 +101,89 @@ def repeat(ctx: CallContext) -> Decision | None:
         if n not in thresholds:
             return None
         if n == thresholds[0]:
-            text = msg.gentle_reminder(tool, n)
+            text = gentle_reminder(tool, n)
         else:
-            text = msg.detailed_reminder(tool, n, arguments_text(ctx.key, cfg.preview_chars), in_a_row=in_a_row)
+            text = detailed_reminder(tool, n, arguments_text(ctx.key, cfg.preview_chars), in_a_row=in_a_row)
         return Decision(Action.REMIND, Rule.REPEAT, text)
     slow = cfg.slow_repeat_seconds
     unhooked = ctx.event.event == "PostToolBatch"  # a validation rejection: it never ran, no poll
     if slow and not unhooked and ctx.previous_time is not None and ctx.now - ctx.previous_time >= slow:
-        return Decision(Action.REMIND, Rule.SLOW_REPEAT, msg.slow_repeat_reminder(tool, n, ctx.now - ctx.previous_time))
+        return Decision(Action.REMIND, Rule.SLOW_REPEAT, slow_repeat_reminder(tool, n, ctx.now - ctx.previous_time))
     return decision
+
+
+# -- the texts the model reads (`messages.variant_of` names them) --------------------
+
+
+def gentle_reminder(tool: str, count: int) -> str:
+    """The first reminder threshold: a short nudge."""
+    return (
+        f"[{PREFIX}] You are repeating yourself: this is call {count} of {tool} with the same "
+        "arguments. Analyse the previous result before calling it again; if it already answers "
+        "the question, use it and move on."
+    )
+
+
+def detailed_reminder(tool: str, count: int, arguments: str, *, in_a_row: bool) -> str:
+    """Later reminder thresholds: tool, count, canonical arguments, and that nothing changed."""
+    how = "in a row" if in_a_row else "with no new result in between"
+    return (
+        f"[{PREFIX}] {tool} has now been called {count} times {how} with identical arguments: "
+        f"{arguments}. These calls made no progress: nothing changed between them. Do not call it "
+        "again with the same arguments. Use what the earlier calls returned, change the approach "
+        "(different arguments or a different tool), or answer the user with what you know."
+    )
+
+
+def slow_repeat_reminder(tool: str, count: int, seconds: float) -> str:
+    """A repeat that came long after the previous one: reminded, never denied."""
+    return (
+        f"[{PREFIX}] {tool} returned the same result the last {count - 1} times "
+        f"(this call came {int(seconds)} s after the previous one). If you are waiting for "
+        "something to change, wait longer between checks or stop polling and report the state."
+    )
+
+
+def repeat_denial(tool: str, count: int, previous: str | None, limit: int, *, in_a_row: bool) -> str:
+    """`REPEAT_TOOL_BLOCKED`: the call was not run; quote the previous result's preview (at most
+    4,000 characters, so the instruction after it always fits in what the clients pass on)."""
+    how = "in a row" if in_a_row else "with no new result in between"
+    limit = min(limit, 4000)
+    quoted = f' The previous identical call returned: """{quote(previous, limit)}"""' if previous is not None else ""
+    return (
+        f"REPEAT_TOOL_BLOCKED: this {tool} call is identical to the previous ones and was not run "
+        f"(attempt {count} {how}; loop guard policy, not a tool failure).{quoted} "
+        "Do not retry it. Advance instead: use that result, change the approach, or conclude "
+        "and answer the user with what is known"
+    )
+
+
+def stop_text(
+    tool: str, count: int, previous: str | None, limit: int, *, ends_turn: bool, pauses_tools: bool = False
+) -> str:
+    """The last resort, worded for what the client does: Claude Code ends the turn
+    (`continue: false`); Codex only denies; where the turn cannot end (DSH), every further tool
+    call of the turn is denied (`pauses_tools`)."""
+    base = repeat_denial(tool, count, previous, limit, in_a_row=False)
+    if ends_turn:
+        return base + ". The loop guard is ending this turn"
+    if pauses_tools:
+        return (
+            base + ". Tool calls are now paused for the rest of this turn: answer the user now in plain text with "
+            "what you have; the next user message enables tools again"
+        )
+    return base + ". This is final: stop calling tools for this request and answer the user now with what you have"
+
+
+#: How each of this rule's texts begins (or, second, what it holds), most specific first:
+#: `messages.variant_of` names the template a text came from, so `stats` can compare how models
+#: answer each one (`rules.VARIANTS` lists every rule's).
+VARIANTS: tuple[tuple[str, str, str], ...] = (
+    ("stop_ending_turn", "REPEAT_TOOL_BLOCKED: this ", ". The loop guard is ending this turn"),
+    ("stop_final", "REPEAT_TOOL_BLOCKED: this ", ". This is final: stop calling tools"),
+    ("stop_pausing_tools", "REPEAT_TOOL_BLOCKED: ", ". Tool calls are now paused for the rest of this turn"),
+    ("repeat_denial", "REPEAT_TOOL_BLOCKED: this ", ""),
+    ("gentle_reminder", f"[{PREFIX}] You are repeating yourself: this is call ", ""),
+    ("detailed_reminder", f"[{PREFIX}] ", " with identical arguments: "),
+    ("slow_repeat_reminder", f"[{PREFIX}] ", " returned the same result the last "),
+)

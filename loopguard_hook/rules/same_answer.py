@@ -39,8 +39,8 @@ rule rests.
 import re
 from typing import TYPE_CHECKING, Any, cast
 
-from ..core import messages as msg
 from ..core.ledger import Agent, Limits, drop_slot, limits, slot, slots, trim
+from ..core.messages import PREFIX, quote
 from ..core.outcome import Failure, error_signature, preview
 from ..core.redact import redact_prefix
 from ..core.shellwords import SHELL_KEYS, SHELL_TOOLS
@@ -126,7 +126,7 @@ POLL_TOOLS = frozenset({"BashOutput", "TaskOutput"})
 _STATUS_TEXT = r"<status>(\w+)</status>"
 
 
-def same_answer(ctx: ResultContext) -> Decision | None:
+def on_result(ctx: ResultContext) -> Decision | None:
     """Record the call's answer; remind when different calls keep getting it (module docstring)."""
     threshold = ctx.config.same_answer_remind_at
     if not threshold or not answer_limit(ctx.agents):
@@ -181,7 +181,7 @@ def finished_poll(ctx: ResultContext, answers: "dict[str, AnswerEntry]", thresho
     entry["level"] = level + 1
     limit = ctx.config.result_preview_chars
     quoted = preview(redact_prefix(ctx.outcome.text, limit + 1), limit)
-    text = msg.finished_poll_reminder(ctx.tool, reads, quoted, limit)
+    text = finished_poll_reminder(ctx.tool, reads, quoted, limit)
     return Decision(Action.REMIND, Rule.SAME_ANSWER, text, times=reads, tool=ctx.tool)
 
 
@@ -297,5 +297,35 @@ def _reminder(ctx: ResultContext, count: int) -> Decision:
     limit = ctx.config.result_preview_chars
     shown = ctx.outcome.text.strip()
     quoted = preview(redact_prefix(shown, limit + 1), limit) if shown else ""
-    text = msg.same_answer_reminder(ctx.tool, count, quoted, limit)
+    text = same_answer_reminder(ctx.tool, count, quoted, limit)
     return Decision(Action.REMIND, Rule.SAME_ANSWER, text, times=count, tool=ctx.tool)
+
+
+# -- the texts the model reads (`messages.variant_of` names them) --------------------
+
+
+def same_answer_reminder(tool: str, count: int, answer: str, limit: int) -> str:
+    """Different calls of one tool getting one answer: no new evidence (`rules/same_answer.py`).
+    `answer` is the latest one ("" for an empty answer)."""
+    shown = f'"""{quote(answer, limit)}"""' if answer else "nothing (an empty output)"
+    return (
+        f"[{PREFIX}] {tool} has given the same answer to {count} different calls: {shown}. Rewording "
+        "or redirecting the call is not bringing anything new. Take that answer as it is: change "
+        "the approach, or tell the user what it says and ask."
+    )
+
+
+def finished_poll_reminder(tool: str, count: int, output: str, limit: int) -> str:
+    """The output of a background command that has ended, read again unchanged (`rules/same_answer.py`)."""
+    quoted = quote(output, limit)
+    ended = f"{tool} has returned the same output {count} times: the background command has ended"
+    return f'[{PREFIX}] {ended}, so reading it again cannot show anything new: """{quoted}""". Act on that output.'
+
+
+#: How each of this rule's texts begins (or, second, what it holds), most specific first:
+#: `messages.variant_of` names the template a text came from, so `stats` can compare how models
+#: answer each one (`rules.VARIANTS` lists every rule's).
+VARIANTS: tuple[tuple[str, str, str], ...] = (
+    ("same_answer_reminder", f"[{PREFIX}] ", " has given the same answer to "),
+    ("finished_poll_reminder", f"[{PREFIX}] ", " the background command has ended, "),
+)

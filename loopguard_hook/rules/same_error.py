@@ -30,7 +30,7 @@ and a wall of validation rejections ends the turn (below, which also says what m
 of a wall and what ends or disarms one). A success disarms a wall (`answered`);
 an edit of its file, also by `sed -i` or `perl -pi`, ends it.
 
-Escalation (the call side, `same_error_call`):
+Escalation (the call side, `on_call`):
 
 Escalation of a same-error wall that goes on after its reminder (`same_error_deny_at`,
 `same_error_stop_at`; balanced denies at 4 and leaves the end of turn to the repeat rule, stop
@@ -80,9 +80,8 @@ it is armed again once it has failed two more rounds (one flaky failure does not
 import re
 from typing import TYPE_CHECKING, Any, cast
 
-from ..core import messages as msg
 from ..core.ledger import MAX_ID_CHARS, Agent, Limits, drop_slot, slot, slots, trim
-from ..core.messages import PREFIX
+from ..core.messages import PREFIX, quote
 from ..core.outcome import Failure, error_signature, preview
 from ..core.redact import redact_prefix
 from ..core.signature import digest
@@ -141,7 +140,7 @@ def reset(agent: Agent, why: str) -> None:
 _BARE_NO = r"\A\s*(?:Exit code:? |Process exited with code )1\s*\Z"
 
 
-def same_error(ctx: ResultContext) -> Decision | None:
+def on_result(ctx: ResultContext) -> Decision | None:
     """Record a failure; remind when it has become a wall (module docstring)."""
     outcome, tool = ctx.outcome, ctx.tool
     threshold = ctx.config.same_error_remind_at
@@ -189,7 +188,7 @@ def same_error(ctx: ResultContext) -> Decision | None:
     count = max(entry["n"], distinct)
     limit = ctx.config.result_preview_chars
     quoted = preview(redact_prefix(outcome.text, 2 * limit + 1), 2 * limit)
-    text = msg.same_error_reminder(tool, count, quoted, limit, target=target[:MAX_ID_CHARS] if target else None)
+    text = same_error_reminder(tool, count, quoted, limit, target=target[:MAX_ID_CHARS] if target else None)
     if late:
         # A round no PreToolUse saw: past the reminder, only an end of turn can answer it.
         what = f"{tool} on {target[:MAX_ID_CHARS]}" if target else tool
@@ -355,7 +354,7 @@ def file_id_of(target: str | None) -> str | None:
     return digest(target.encode("utf-8", "surrogatepass"))[:12] if target is not None else None
 
 
-def same_error_call(ctx: CallContext) -> Decision | None:
+def on_call(ctx: CallContext) -> Decision | None:
     """Deny an identical retry of a reminded wall's failed call; with `same_error_stop_at`,
     end the turn when it still goes on (module docstring)."""
     cfg = ctx.config
@@ -479,3 +478,37 @@ def late_stop_text(what: str, count: int, quote: str) -> str:
         f'[{PREFIX}] {what} has failed {count} times with the same error, also after the reminder: """{quote}""". '
         "The loop guard is ending this turn: tell the user what fails and what you tried"
     )
+
+
+# -- the texts the model reads (`messages.variant_of` names them) --------------------
+
+
+def same_error_reminder(tool: str, count: int, error: str, limit: int, *, target: str | None = None) -> str:
+    """The same failure under different arguments: a wall, not a typo. With `target`, the
+    calls all worked on that one file (a patch that does not apply, a file not where it is
+    looked for)."""
+    if target is not None:
+        return (
+            f"[{PREFIX}] {tool} on {target} has failed {count} times with different arguments but the same "
+            f'error: """{quote(error, limit)}""". Rewording the call is not helping: look at the file as it '
+            "is now (or check that it is where you think), then change the approach, for example "
+            "rewrite the file whole, or ask the user."
+        )
+    return (
+        f"[{PREFIX}] {tool} has failed {count} times with different arguments but the same error: "
+        f'"""{quote(error, limit)}""". Changing the arguments is not helping; this looks like an '
+        "environment limit (permissions, sandbox, missing tool). Change the approach or ask the "
+        "user."
+    )
+
+
+#: How each of this rule's texts begins (or, second, what it holds), most specific first:
+#: `messages.variant_of` names the template a text came from, so `stats` can compare how models
+#: answer each one (`rules.VARIANTS` lists every rule's).
+VARIANTS: tuple[tuple[str, str, str], ...] = (
+    ("same_error_stop", "REPEAT_TOOL_BLOCKED: this call was not run: ", " went on after it was denied"),
+    ("same_error_denial", "REPEAT_TOOL_BLOCKED: this call was not run: ", " is a retry of a call that already failed"),
+    ("same_error_late_stop", f"[{PREFIX}] ", ". The loop guard is ending this turn: tell the user"),
+    ("same_error_advice", f"[{PREFIX}] ", " also after the reminder: "),
+    ("same_error_reminder", f"[{PREFIX}] ", " times with different arguments but the same error: "),
+)

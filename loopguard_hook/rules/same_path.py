@@ -8,8 +8,8 @@ most `MAX_PATHS` entries (a path longer than `4 * MAX_ID_CHARS` is kept as its d
 
 from typing import Any, cast
 
-from ..core import messages as msg
 from ..core.ledger import MAX_ID_CHARS, Agent, Limits, drop_slot, slot, slots, trim
+from ..core.messages import PREFIX
 from ..core.outcome import Failure
 from ..core.signature import call_key
 from ..core.tools import is_read_tool, matches, mutated_paths, path_of
@@ -20,7 +20,7 @@ NAME = "same_path"
 MAX_PATHS = 64
 
 
-def same_path(ctx: CallContext) -> Decision | None:
+def on_call(ctx: CallContext) -> Decision | None:
     """Count a read of its path; deny one read more than `max_same_path` times since the path's
     last mutation."""
     cap = ctx.config.max_same_path
@@ -32,8 +32,8 @@ def same_path(ctx: CallContext) -> Decision | None:
     return Decision(
         Action.DENY,
         Rule.SAME_PATH,
-        msg.same_path_denial(ctx.tool, path, count, cap),
-        advice=msg.same_path_reminder(ctx.tool, path, count, cap),
+        same_path_denial(ctx.tool, path, count, cap),
+        advice=same_path_reminder(ctx.tool, path, count, cap),
     )
 
 
@@ -49,7 +49,7 @@ def _count(agent: Agent, tool_input: Any, ctx: CallContext) -> tuple[str | None,
     return path, count
 
 
-def forget_reads(ctx: ResultContext) -> None:
+def on_result(ctx: ResultContext) -> None:
     """A successful mutation: the paths it touched (all of them when unknown) may be read again."""
     paths = cast("dict[str, int] | None", slot(ctx.agent, NAME))
     if not paths or not (matches(ctx.tool, ctx.config.mutating_tools) and ctx.outcome.failure == Failure.NONE):
@@ -72,3 +72,33 @@ def fit(agent: Agent, share: Limits) -> None:
 def reset(agent: Agent, why: str) -> None:
     """A prompt or a compaction: every path may be read again."""
     drop_slot(agent, NAME)
+
+
+# -- the texts the model reads (`messages.variant_of` names them) --------------------
+
+
+def same_path_denial(tool: str, path: str, count: int, limit: int) -> str:
+    """The breaker's read cap: one path read too often since it last changed."""
+    return (
+        f"REPEAT_TOOL_BLOCKED: {path} has been read {count} times by {tool} since it last "
+        f"changed (limit {limit}; loop guard policy, not a tool failure). Its content is already "
+        "in your context: use it, or edit the file before reading it again"
+    )
+
+
+def same_path_reminder(tool: str, path: str, count: int, limit: int) -> str:
+    """The same-path cap as a reminder (the read went ahead)."""
+    return (
+        f"[{PREFIX}] {path} has now been read {count} times by {tool} since it last changed "
+        f"(limit {limit}). Its content is already in your context: use it, or edit the file before "
+        "reading it again."
+    )
+
+
+#: How each of this rule's texts begins (or, second, what it holds), most specific first:
+#: `messages.variant_of` names the template a text came from, so `stats` can compare how models
+#: answer each one (`rules.VARIANTS` lists every rule's).
+VARIANTS: tuple[tuple[str, str, str], ...] = (
+    ("same_path_denial", "REPEAT_TOOL_BLOCKED: ", " since it last changed (limit "),
+    ("same_path_reminder", f"[{PREFIX}] ", " since it last changed (limit "),
+)

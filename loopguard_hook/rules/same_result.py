@@ -5,8 +5,8 @@ but `bash` arrives as `{"command": ""}`), identical payloads do not mean identic
 The tool's signature counts its attempts since the last new evidence, as for any call; a result
 the tool already returned is no new evidence. So:
 
-- after a call ran (`same_result`): a repeated result at a `remind_at` threshold is reminded;
-- before a call runs (`same_result_call`): once the tool's last result was a repeat (the slot
+- after a call ran (`on_result`): a repeated result at a `remind_at` threshold is reminded;
+- before a call runs (`on_call`): once the tool's last result was a repeat (the slot
   `Agent.rules["same_result"]` keeps, per signature, whether its last result was no evidence), the
   thresholds `deny_at` and `stop_at` deny it (a read of another file never is: its first result
   is new, and a new result is never followed by a denial). The text says that the results
@@ -30,7 +30,7 @@ def _repeated(agent: Agent) -> dict[str, bool]:
     return cast("dict[str, bool]", slot(agent, NAME) or {})
 
 
-def same_result(ctx: ResultContext) -> Decision | None:
+def on_result(ctx: ResultContext) -> Decision | None:
     """Note whether the result repeated; remind at the `remind_at` thresholds, counted by results."""
     if ctx.caps.has_arguments(ctx.tool):
         return None
@@ -46,7 +46,7 @@ def same_result(ctx: ResultContext) -> Decision | None:
     return None
 
 
-def same_result_call(ctx: CallContext) -> Decision | None:
+def on_call(ctx: CallContext) -> Decision | None:
     """Deny, or end the turn, at `deny_at` / `stop_at` once the tool's last result repeated."""
     sig = ctx.sig
     # A signature attempted once since it was made (again) has no last result of its own yet.
@@ -114,3 +114,12 @@ def denial_text(
     if final:
         return text + ". This is final: stop calling tools for this request and answer the user now with what you have"
     return text
+
+
+#: How each of this rule's texts begins (or, second, what it holds), most specific first:
+#: `messages.variant_of` names the template a text came from, so `stats` can compare how models
+#: answer each one (`rules.VARIANTS` lists every rule's).
+VARIANTS: tuple[tuple[str, str, str], ...] = (
+    ("same_result_denial", "REPEAT_TOOL_BLOCKED: ", " has returned nothing new for "),
+    ("same_result_reminder", f"[{PREFIX}] ", " times since anything new came back: "),
+)

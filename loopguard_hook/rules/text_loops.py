@@ -38,6 +38,7 @@ from ..config.settings import Config
 from ..core.event import MAIN_AGENT, HookEvent
 from ..core.host import Capabilities
 from ..core.ledger import Session, Tail, TextState
+from ..core.messages import PREFIX
 from ..core.redact import redact_prefix
 from ..core.signature import digest
 from ..core.verdict import Action, Decision, Rule, merge
@@ -446,7 +447,7 @@ def take(
 
 
 
-def text_loops(ctx: TextContext) -> Decision | None:
+def on_text(ctx: TextContext) -> Decision | None:
     """The merged verdict of the text rules on this event, before the mode is applied."""
     ts = text_state(ctx.state, ctx.event.agent_id)
     name, config = ctx.event.event, ctx.config
@@ -559,3 +560,13 @@ def _bounded(text: str | None, limit: int) -> str | None:
     if text is None or len(text) <= 2 * limit:
         return text
     return text[:limit] + "\n" + text[-limit:]
+
+
+#: How each of this rule's texts begins (or, second, what it holds), most specific first:
+#: `messages.variant_of` names the template a text came from, so `stats` can compare how models
+#: answer each one (`rules.VARIANTS` lists every rule's).
+VARIANTS: tuple[tuple[str, str, str], ...] = (
+    ("subagent_text_loop", f"[{PREFIX}] A subagent you started ended while repeating ", ""),
+    ("same_reply", f"[{PREFIX}] Your last replies were identical", ""),
+    ("text_loop", f"[{PREFIX}] Your recent output repeats ", ""),
+)
