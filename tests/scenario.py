@@ -34,7 +34,9 @@ source-like text with some non-ASCII; the same pair always gives the same text):
 output, written in a few characters (loopguard_hook/hosts/bigtext.py decodes such payloads in pieces).
 
 An expectation E is `silent`/`allow`, `remind`, `deny`, `stop` or `any`, or an object keyed by
-profile (`"breaker"`), by profile and client (`"balanced@codex"`), or `"*"` as the fallback.
+profile (`"breaker"`), by profile and client (`"balanced@codex"`), or `"*"` as the fallback. An
+intervention may name the rule code that must decide it: `"deny:LOOP_GUARD_SAME_ERROR"` (the code of
+the decision that goes on the wire: the strongest verdict, the first listed rule on a tie).
 
 Tool calls are written in Claude Code's shapes; for Codex they are translated the way Codex
 0.171.0 reports them: `Read` becomes `Bash` `cat`/`sed -n`, `Edit`/`Write` become `apply_patch`,
@@ -247,6 +249,8 @@ class Runner:
             with open(self.config_path, "w", encoding="utf-8") as fh:
                 fh.write(_toml(data["config"]))
         self.results: list[tuple[Step, HookResult]] = []
+        #: Every answer checked: (the step's position and expectation key, the expectation, the answer).
+        self.observed: list[tuple[tuple[int, str] | None, str, HookResult]] = []
 
     def send(self, step: Step, now: float) -> HookResult:
         raw = json.dumps(step.payload).encode()
@@ -276,14 +280,16 @@ class Runner:
         counter = 0
         while i < len(steps):
             group = [steps[i]]
+            positions = [i]
             label = steps[i].get("batch") if "call" in steps[i] or "same" in steps[i] else None
             if label is not None:
                 while i + 1 < len(steps) and steps[i + 1].get("batch") == label:
                     i += 1
                     group.append(steps[i])
+                    positions.append(i)
             i += 1
             resolved = []
-            for raw_step in group:
+            for raw_step, position in zip(group, positions, strict=True):
                 step = dict(raw_step)
                 if "same" in step:
                     base = copy.deepcopy(named[step["same"]])
@@ -297,6 +303,7 @@ class Runner:
                     }
                 t = float(step["t"]) if "t" in step else t + 2.0
                 step["_t"] = t
+                step["_pos"] = position
                 resolved.append(step)
             if "event" in resolved[0]:
                 step = resolved[0]
@@ -309,7 +316,7 @@ class Runner:
                     {
                         k: v
                         for k, v in step.items()
-                        if k not in ("event", "expect", "t", "_t", "note", "id", "injected")
+                        if k not in ("event", "expect", "t", "_t", "_pos", "note", "id", "injected")
                     }
                 )
                 payload["hook_event_name"] = step["event"]
@@ -318,7 +325,7 @@ class Runner:
                     Step(counter, step["event"], payload, want, step.get("note", "")),
                     START + step["_t"],
                 )
-                errors.extend(self.check(counter, step["event"], want, result))
+                errors.extend(self.check(counter, step["event"], want, result, where=(step["_pos"], "expect")))
                 counter += 1
                 continue
             # a batch of calls: all Pre first, then the posts, then one PostToolBatch (Claude Code)
@@ -375,7 +382,7 @@ class Runner:
                     Step(counter_i, "PreToolUse", payload, want, step.get("note", "")),
                     START + step["_t"],
                 )
-                errors.extend(self.check(counter_i, f"PreToolUse {tool}", want, result))
+                errors.extend(self.check(counter_i, f"PreToolUse {tool}", want, result, where=(step["_pos"], "pre")))
                 if result.decision is not None and result.decision.action >= Action.DENY:
                     denied.add(tool_use_id)
                     reason = json.loads(result.stdout)["hookSpecificOutput"][
@@ -455,7 +462,7 @@ class Runner:
                     START + step["_t"] + 0.5,
                 )
                 errors.extend(
-                    self.check(counter_i, f"{payload['hook_event_name']} {tool}", want, result)
+                    self.check(counter_i, f"{payload['hook_event_name']} {tool}", want, result, where=(step["_pos"], "post"))
                 )
                 if self.client in DSH_CLIENTS:
                     errors.extend(self._dsh_context_prompt(counter_i, base, result, START + step["_t"] + 0.7))
@@ -477,7 +484,8 @@ class Runner:
                     want = expected(rejected_steps[-1].get("post"), self.profile, self.client) if rejected_steps else "silent"
                     payload = dict(mine[-1][8], hook_event_name="PostToolBatch", tool_calls=calls)
                     result = self.send(Step(counter, "PostToolBatch", payload, want), START + mine[-1][1]["_t"] + 0.9)
-                    errors.extend(self.check(counter, "PostToolBatch", want, result))
+                    where = (rejected_steps[-1]["_pos"], "post") if rejected_steps else None
+                    errors.extend(self.check(counter, "PostToolBatch", want, result, where=where))
         return errors
 
     def _dsh_denied_post(
@@ -508,17 +516,27 @@ class Runner:
         result = self.send(Step(index, "UserPromptSubmit", payload, "silent", "injected context"), now)
         return self.check(index, "UserPromptSubmit (injected context)", "silent", result)
 
-    def check(self, index: int, what: str, want: str, result: HookResult) -> list[str]:
+    def check(
+        self, index: int, what: str, want: str, result: HookResult, *, where: tuple[int, str] | None = None
+    ) -> list[str]:
+        """The mismatches of one answer with its expectation `want` (`deny`, or `deny:RULE_CODE`
+        to name the rule that must decide it). `where` is the step's position in the file and
+        the key its expectation is under (kept in `observed`, for tools that read the answers)."""
         from wire import validate
 
+        self.observed.append((where, want, result))
         problems = validate(result, self.client)
         if result.exit_code != 0:
             # A failed hook prints nothing, which would otherwise read as "silent".
             problems.append(f"hook failed (exit {int(result.exit_code)}): {result.stderr}")
-        if want != "any":
+        action, _, code = want.partition(":")
+        if action != "any":
             got = result.decision.action if result.decision is not None else Action.ALLOW
-            if got is not NAMES[want]:
-                problems.append(f"expected {want}, got {got.name.lower()}")
+            if got is not NAMES[action]:
+                problems.append(f"expected {action}, got {got.name.lower()}")
+            elif code and (result.decision is None or result.decision.rule != code):
+                rule = result.decision.rule if result.decision is not None else ""
+                problems.append(f"expected {action} by {code}, got it by {rule or 'no rule'}")
         return [f"step {index} {what}: {p}" for p in problems]
 
 
