@@ -270,23 +270,27 @@ class _ReplayProgress:
 
 @click.command()
 @click.option(
-    "--client", "clients", multiple=True, type=click.Choice(["claude-code", "codex", "dsh"]),
-    help="Check only this client (repeatable; default: every client found).",
+    "--client", "clients", multiple=True,
+    type=click.Choice(["claude-code", "codex", "dsh", "dsh-claude-code", "dsh-codex"]),
+    help="Check only this client (repeatable; dsh: both bridges; default: every client).",
 )
 @click.option("--json", "as_json", is_flag=True, help="JSON: each client's findings.")
 @click.option("--no-run", is_flag=True, help="Do not send the synthetic event through the registered command.")
 @click.pass_context
 def doctor(ctx: click.Context, clients: tuple[str, ...], as_json: bool, no_run: bool) -> None:
-    """Is the guard live? For each client here: registered, on PATH, trusted, matchers, state dir, one test event.
+    """Is the guard live? For each client: registered, on PATH, trusted, matchers, state dir, one test event.
 
-    Exits 1 when the guard is not live for a client that is installed."""
+    Each client ends in one of: live; NOT live (a check failed); not installed (the client is
+    here, the guard is not registered); registered, but the client was not found here (its
+    program is not on PATH); not found. Exits 1 when the guard is registered for a client here
+    but not live, or, with --client, when a client named is not live."""
     from . import doctor as doctor_mod
 
     reports = doctor_mod.run_doctor(
         home=os.path.expanduser("~"), cwd=_cwd(), env=os.environ, clients=clients or doctor_mod.CLIENTS, run=not no_run
     )
     click.echo((doctor_mod.render_json if as_json else doctor_mod.render_text)(reports), nl=False)
-    ctx.exit(0 if doctor_mod.all_live(reports) else 1)
+    ctx.exit(doctor_mod.exit_code(reports, named=bool(clients)))
 
 
 # The commands, in the order `--help` has always listed them.

@@ -20,12 +20,11 @@ from .probe import forget_session, program, run_event, state_dir_of, writable
 ESSENTIAL_EVENTS = ("PreToolUse", "PostToolUse")
 
 
-def found_by(binary: str, folder: Path, env: Mapping[str, str]) -> str | None:
-    """How the client was found: its program on PATH, else its settings folder; None if neither."""
+def found_by(binary: str, env: Mapping[str, str]) -> str | None:
+    """How the client was found: its program on `env`'s PATH; None when it is not there (its
+    settings folder does not count: `install` creates it on a machine without the client)."""
     where = shutil.which(binary, path=env.get("PATH", os.defpath))
-    if where is not None:
-        return f"{binary} on PATH: {where}"
-    return f"{folder} exists" if folder.is_dir() else None
+    return f"{binary} on PATH: {where}" if where is not None else None
 
 
 def registrations(source: Path, hooks: object) -> list[Registration]:
@@ -53,7 +52,9 @@ def registrations(source: Path, hooks: object) -> list[Registration]:
 
 
 def check_events(report: ClientReport, regs: Sequence[Registration], expected: Sequence[str], fix: str) -> None:
-    """Registered at all, for the essential events, and for every event the installer writes."""
+    """Registered at all, for the essential events, and for every event the installer writes
+    (and `report.registered` set accordingly)."""
+    report.registered = bool(regs)
     if not regs:
         report.add("fail", "registered", "loopguard-hook is not registered", fix)
         return
