@@ -230,25 +230,39 @@ def replay_payloads(
 
 
 def replay_files(
-    paths: Iterable[str], config: Config, *, client: str = "auto", calls: Calls = "all", progress: Progress | None = None
+    paths: Iterable[str],
+    config: Config,
+    *,
+    client: str = "auto",
+    calls: Calls = "all",
+    progress: Progress | None = None,
+    unreadable: list[str] | None = None,
 ) -> list[Report]:
     """`load` the files and `replay` each session: what `loopguard-hook replay FILE...` runs.
 
     `calls` as for `replay`; `progress(events done, events in all the files)` is called as the
-    replay goes (not while the files are read).
+    replay goes (not while the files are read). `unreadable`, when given, collects one message
+    per file that cannot be read and per session that cannot be replayed (each naming its
+    files), and the others are still replayed; without it the first such file raises.
 
     Raises:
-        ReplayError: a file cannot be read, is not a known format, or does not fit `client`.
+        ReplayError: a file cannot be read, is not a known format, or does not fit `client`
+            (without `unreadable`).
     """
-    with odd_shapes_refused():
-        recordings = load(paths)
-        total = sum(len(r.events) for r in recordings)
-        reports, done = [], 0
-        for recording in recordings:
-            tell = None if progress is None else _offset(progress, done, total)
-            reports.append(replay(recording, config, client=client, calls=calls, progress=tell))
-            done += len(recording.events)
-        return reports
+    recordings = load(paths, unreadable=unreadable)
+    total = sum(len(r.events) for r in recordings)
+    reports, done = [], 0
+    for recording in recordings:
+        tell = None if progress is None else _offset(progress, done, total)
+        try:
+            with odd_shapes_refused():
+                reports.append(replay(recording, config, client=client, calls=calls, progress=tell))
+        except ReplayError as exc:
+            if unreadable is None:
+                raise
+            unreadable.append(f"{', '.join(recording.sources)}: {exc}")
+        done += len(recording.events)
+    return reports
 
 
 def _offset(progress: Progress, base: int, total: int) -> Progress:
