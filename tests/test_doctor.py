@@ -433,3 +433,16 @@ def test_real_client_if_installed(client: str) -> None:
 def test_doctor_help() -> None:
     result = CliRunner().invoke(cli, ["doctor", "--help"])
     assert result.exit_code == 0 and "doctor [OPTIONS]" in result.output and "--no-run" in result.output
+
+
+def test_a_bad_project_config_is_found_with_config_check_as_the_fix(box: dict[str, Any]) -> None:
+    install_cc(box)
+    config = box["cwd"] / ".loopguard.toml"
+    config.write_text("deny_at = 10\n")
+    report = doctor(box, "claude-code")["claude-code"]
+    assert not report.live and statuses(report)["config"] == "fail" and statuses(report)["runs"] == "fail"
+    fixes = {f.check: f.fix for f in report.findings if f.status == "fail"}
+    assert fixes == {"config": f"loopguard-hook config check {config} (it lists every problem)"} | {"runs": fixes["config"]}
+    assert "deny_at = 10, but stop_at must be greater than deny_at" in render_text([report])
+    config.write_text("deny_at = 10\nstop_at = 12\n")
+    assert doctor(box, "claude-code")["claude-code"].live

@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..config.keys import check_commands
 from ..install.handlers import command_line, handlers, runs_loopguard
 from ..store import StateError
 from .matchers import TOOL_EVENTS, TOOL_NAMES, missed
@@ -156,6 +157,19 @@ def check_state_dir(report: ClientReport, command: str, env: Mapping[str, str]) 
     return state_dir
 
 
+def check_config(report: ClientReport, env: Mapping[str, str], cwd: str) -> str | None:
+    """The config an event from `cwd` would load (user file, project file, `LOOPGUARD_*`
+    variables) is valid; when it is not, the fix (also for a synthetic event it makes fail)."""
+    from ..config import load as config_mod
+
+    try:
+        config_mod.load(environ=env, cwd=cwd)
+    except config_mod.ConfigError as exc:
+        report.add("fail", "config", f"{exc}: every event exits 1 with that message, and the guard is off", exc.fix)
+        return exc.fix
+    return None
+
+
 def check_run(
     report: ClientReport,
     reg: Registration,
@@ -166,9 +180,11 @@ def check_run(
     cwd: str,
     state_dir: str | None,
     trailing_newline: bool = True,
+    bad_config_fix: str | None = None,
 ) -> None:
     """One synthetic `reg.event` through the exact registered command string, then its
-    session is forgotten again."""
+    session is forgotten again. A failure the hook blames on the config gets `bad_config_fix`
+    (or `config check`) as its fix."""
     event = payload(f"loopguard-doctor-{uuid.uuid4().hex[:12]}")
     problem, done = run_event(
         reg.command, event, shell=shell, env=env, cwd=cwd, timeout=reg.timeout, trailing_newline=trailing_newline
@@ -178,6 +194,8 @@ def check_run(
     what = f"a synthetic {reg.event} through `{reg.command}` ({' '.join(shell)})"
     if problem is None:
         report.add("ok", "runs", f"{what}: {done}")
+    elif "bad config:" in problem:
+        report.add("fail", "runs", f"{what}: {problem}", bad_config_fix or check_commands(()))
     else:
         report.add("fail", "runs", f"{what}: {problem}", "run that command by hand with a payload on stdin to see why")
 
@@ -200,9 +218,13 @@ def check_handlers(
     and the program was found. `env` is the environment the client gives its hooks."""
     on_path = check_path(report, regs, env, who)
     check_matchers(report, regs, dialect, TOOL_NAMES[dialect])
+    fix = check_config(report, env, cwd)
     pre = next((r for r in regs if r.event == "PreToolUse"), None)
     state_dir = check_state_dir(report, (pre or regs[0]).command, env)
     if sandbox is not None:
         sandbox(report, state_dir)
     if run and on_path and pre is not None:
-        check_run(report, pre, payload, shell=shell, env=env, cwd=cwd, state_dir=state_dir, trailing_newline=trailing_newline)
+        check_run(
+            report, pre, payload, shell=shell, env=env, cwd=cwd, state_dir=state_dir,
+            trailing_newline=trailing_newline, bad_config_fix=fix,
+        )

@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from . import claude_code, codex, dsh, payload_log
 from .jsonl import Line, merge_events, read_lines
-from .model import Recording, ReplayError
+from .model import Recording, ReplayError, odd_shapes_refused
 from .reader import Reader
 
 #: Every format, in the order error messages name them.
@@ -109,11 +109,13 @@ def load(paths: Iterable[str], *, unreadable: list[str] | None = None) -> list[R
     with _no_cycle_collection():
         for path in paths:
             try:
-                recordings.extend(_read(path)[1])
+                with odd_shapes_refused():
+                    recordings.extend(_read(path)[1])
             except ReplayError as exc:
                 if unreadable is None:
                     raise
-                unreadable.append(str(exc))
+                message = str(exc)
+                unreadable.append(message if message.startswith(path) else f"{path}: {message}")
     return _merge_sessions(recordings)
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,7 +11,7 @@ from ..core.engine import Decision
 from ..core.event import Client, HookEvent
 from ..hosts import capabilities
 from .driver import Step, decide
-from .model import RAN_OUTCOMES, Outcome, Recording, ReplayError
+from .model import RAN_OUTCOMES, Outcome, Recording, ReplayError, odd_shapes_refused
 from .payload_log import payload_recordings
 from .readers import load
 from .report import CallReport, Calls, DecisionReport, Marker, Report, Summary, Verdict, acted, arguments_summary
@@ -267,13 +266,3 @@ def replay_files(
 
 def _offset(progress: Progress, base: int, total: int) -> Progress:
     return lambda done, _: progress(base + done, total)
-
-
-@contextmanager
-def odd_shapes_refused() -> Iterator[None]:
-    """Turn the errors a recording with values of shapes no client writes (edited by hand, or
-    hostile) can raise deep in the engine into one `ReplayError`."""
-    try:
-        yield
-    except (TypeError, AttributeError, KeyError, IndexError, OverflowError, UnicodeError) as exc:
-        raise ReplayError(f"a record has a value of an unexpected shape ({type(exc).__name__}: {exc})") from None
