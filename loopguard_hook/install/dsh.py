@@ -161,7 +161,7 @@ def _plan_service(
         return None, elsewhere
     old_text = read_text(path)
     messages = [] if old_text == SERVICE_SOURCE else [
-        f"writes {path}: a DSH plugin that provides the `{SERVICE}` service the bridge waits for "
+        f"{path}: a DSH plugin that provides the `{SERVICE}` service the bridge waits for "
         "(dsh 0.1.0-rc.8 has only `shell`, and without it DSH stops at boot with \"waiting for service: bash\")"
     ]
     return make_change(path, old_text, SERVICE_SOURCE, messages, deletable=True), path
