@@ -126,9 +126,10 @@ def _recording_options(func: Any) -> Any:
     "--color/--no-color", default=None,
     help="Colour the text output (default: when stdout is a terminal and NO_COLOR is not set).",
 )
+@click.pass_context
 def replay_command(
-    files: tuple[str, ...], fmt: str, profile: str | None, config_path: str | None, mode: str | None, client: str,
-    summary: bool, only_decisions: bool, color: bool | None,
+    ctx: click.Context, files: tuple[str, ...], fmt: str, profile: str | None, config_path: str | None,
+    mode: str | None, client: str, summary: bool, only_decisions: bool, color: bool | None,
 ) -> None:
     """Run the guard over recorded sessions and show what it would have done at each call.
 
@@ -136,6 +137,10 @@ def replay_command(
     (~/.codex/sessions/**/rollout-*.jsonl) or logs of hook payloads (one JSON per line). The
     same engine runs in a scratch state: nothing is written. A long replay shows its progress
     on stderr when that is a terminal.
+
+    A file that cannot be replayed (empty, only a session summary, another format) is named on
+    stderr, one line each, and the others are reported. Exit status: 0 when at least one
+    session was replayed, 1 when none was.
     """
     import shutil
 
@@ -144,18 +149,27 @@ def replay_command(
     cfg = _resolved(profile, config_path, mode).config
     progress = _ReplayProgress() if _is_terminal(sys.stderr) else None
     calls: replay_mod.Calls = "none" if summary else "acted" if only_decisions else "all"
+    unreadable: list[str] = []
     try:
-        reports = replay_mod.replay_files(files, cfg, client=client, calls=calls, progress=progress)
-    except replay_mod.ReplayError as exc:
-        raise click.ClickException(str(exc)) from None
+        reports = replay_mod.replay_files(files, cfg, client=client, calls=calls, progress=progress, unreadable=unreadable)
     finally:
         if progress is not None:
             progress.close()
+    _say_unreadable(unreadable)
+    if not reports and unreadable:
+        ctx.exit(1)
     if color is None:
         color = fmt == "text" and _is_terminal(sys.stdout) and not os.environ.get("NO_COLOR")
     # Not a terminal (a pipe, a file): wide rows, so arguments are not cut at 80 columns.
     width = shutil.get_terminal_size(fallback=(160, 24)).columns
-    click.echo(replay_mod.render(reports, fmt, width=width, summary=summary, color=color), color=color)
+    text = replay_mod.render(reports, fmt, width=width, summary=summary, color=color, unreadable=unreadable)
+    click.echo(text, color=color)
+
+
+def _say_unreadable(messages: list[str]) -> None:
+    """One stderr line per file `replay` or `sweep` could not use (each message names it)."""
+    for message in messages:
+        click.echo(f"loopguard-hook: skipped {message}", err=True)
 
 
 @click.command("sweep")
@@ -174,8 +188,9 @@ def replay_command(
 @_recording_options
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--color/--no-color", default=None, help="Colour the table (default: on a terminal, unless NO_COLOR).")
+@click.pass_context
 def sweep_command(
-    files: tuple[str, ...], sets: tuple[str, ...], labels_path: str | None, profile: str | None,
+    ctx: click.Context, files: tuple[str, ...], sets: tuple[str, ...], labels_path: str | None, profile: str | None,
     config_path: str | None, mode: str | None, client: str, fmt: str, color: bool | None,
 ) -> None:
     """Replay recorded sessions under a grid of settings: one row per setting.
@@ -189,6 +204,10 @@ def sweep_command(
     would have done instead. With --labels: loops caught (an intervention inside the loop) and
     stopped (a denial or stop inside it), and false alarms and false denials (interventions outside
     every labelled loop), over the labelled sessions.
+
+    A file that cannot be read (empty, only a session summary, another format) is named on
+    stderr, one line each, and left out of every row. Exit status: 0 when at least one session
+    was replayed, 1 when none was.
 
     \b
     Example:
@@ -207,9 +226,14 @@ def sweep_command(
     if not paths:
         raise click.UsageError("give FILES to replay, or --labels to replay every file it labels")
     settings = [(point, _resolved_with(point, profile, config_path, mode)) for point in points]
+    unreadable: list[str] = []
+    recordings = replay_mod.load(paths, unreadable=unreadable)
+    _say_unreadable(unreadable)
+    if not recordings:
+        ctx.exit(1)
     progress = _ReplayProgress() if _is_terminal(sys.stderr) else None
     try:
-        rows = sweep_mod.sweep(replay_mod.load(paths), settings, client=client, labels=labels, progress=progress)
+        rows = sweep_mod.sweep(recordings, settings, client=client, labels=labels, progress=progress)
     except replay_mod.ReplayError as exc:
         raise click.ClickException(str(exc)) from None
     finally:
@@ -270,23 +294,27 @@ class _ReplayProgress:
 
 @click.command()
 @click.option(
-    "--client", "clients", multiple=True, type=click.Choice(["claude-code", "codex", "dsh"]),
-    help="Check only this client (repeatable; default: every client found).",
+    "--client", "clients", multiple=True,
+    type=click.Choice(["claude-code", "codex", "dsh", "dsh-claude-code", "dsh-codex"]),
+    help="Check only this client (repeatable; dsh: both bridges; default: every client).",
 )
 @click.option("--json", "as_json", is_flag=True, help="JSON: each client's findings.")
 @click.option("--no-run", is_flag=True, help="Do not send the synthetic event through the registered command.")
 @click.pass_context
 def doctor(ctx: click.Context, clients: tuple[str, ...], as_json: bool, no_run: bool) -> None:
-    """Is the guard live? For each client here: registered, on PATH, trusted, matchers, state dir, one test event.
+    """Is the guard live? For each client: registered, on PATH, trusted, matchers, state dir, one test event.
 
-    Exits 1 when the guard is not live for a client that is installed."""
+    Each client ends in one of: live; NOT live (a check failed); not installed (the client is
+    here, the guard is not registered); registered, but the client was not found here (its
+    program is not on PATH); not found. Exits 1 when the guard is registered for a client here
+    but not live, or, with --client, when a client named is not live."""
     from . import doctor as doctor_mod
 
     reports = doctor_mod.run_doctor(
         home=os.path.expanduser("~"), cwd=_cwd(), env=os.environ, clients=clients or doctor_mod.CLIENTS, run=not no_run
     )
     click.echo((doctor_mod.render_json if as_json else doctor_mod.render_text)(reports), nl=False)
-    ctx.exit(0 if doctor_mod.all_live(reports) else 1)
+    ctx.exit(doctor_mod.exit_code(reports, named=bool(clients)))
 
 
 # The commands, in the order `--help` has always listed them.

@@ -225,6 +225,31 @@ def test_stop_must_be_above_deny() -> None:
         resolve([Layer("f", {"deny_at": 5, "stop_at": 5})])
 
 
+def test_stop_below_deny_blames_the_file_that_set_one_and_says_the_fix(tmp_path: Path) -> None:
+    """`deny_at = 10` alone in a project file: the file is at fault, not the profile whose
+    default stop_at (8) it now passes; the message suggests a stop_at, and names the file."""
+    (tmp_path / ".loopguard.toml").write_text("deny_at = 10\n")
+    source = f"project file {tmp_path / '.loopguard.toml'}"
+    with pytest.raises(ConfigError) as caught:
+        load(environ={}, cwd=str(tmp_path), user_path="")
+    assert str(caught.value) == (
+        f"{source}: deny_at = 10, but stop_at must be greater than deny_at, and stop_at is 8 (the default of "
+        "profile balanced); set stop_at = 11 or more (stop_at = 0: never end the turn), or deny_at below 8"
+    )
+    assert caught.value.files == (str(tmp_path / ".loopguard.toml"),)
+    assert caught.value.fix == f"loopguard-hook config check {tmp_path / '.loopguard.toml'} (it lists every problem)"
+    (tmp_path / ".loopguard.toml").write_text("stop_at = 3\n")
+    with pytest.raises(ConfigError, match=f"^{source}: stop_at = 3, but .* deny_at is 5 .the default of profile balanced."):
+        load(environ={}, cwd=str(tmp_path), user_path="")
+    (tmp_path / ".loopguard.toml").write_text("deny_at = 6\n")
+    with pytest.raises(ConfigError, match=f"^environment: stop_at = 5, but .*, and {source} sets deny_at = 6;") as caught:
+        load(environ={"LOOPGUARD_STOP_AT": "5"}, cwd=str(tmp_path), user_path="")
+    assert caught.value.files == (str(tmp_path / ".loopguard.toml"),)
+    with pytest.raises(ConfigError) as caught:
+        load(environ={"LOOPGUARD_DENY_AT": "1"}, cwd="/nonexistent", user_path="")
+    assert caught.value.files == () and caught.value.fix.startswith("loopguard-hook config check (it lists")
+
+
 def test_bad_toml_and_bad_env(tmp_path: Path) -> None:
     bad = tmp_path / "bad.toml"
     bad.write_text("deny_at = = 3")

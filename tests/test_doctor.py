@@ -24,17 +24,29 @@ BIN = str(Path(sys.executable).parent)  # the venv's bin/, holding the loopguard
 
 @pytest.fixture
 def box(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
-    """A home and a project with no client in them, and a PATH with only loopguard-hook and the
-    basic tools on it. The process environment agrees (the default state dir is read from it)."""
-    home, cwd = tmp_path / "home", tmp_path / "project"
-    home.mkdir()
-    cwd.mkdir()
-    env = {"HOME": str(home), "PATH": os.pathsep.join([BIN, "/usr/bin", "/bin"]), "XDG_CACHE_HOME": str(home / ".cache"),
+    """A home and a project with no client settings in them, and a PATH with loopguard-hook, the
+    basic tools and stand-ins for the three clients' programs (`claude`, `codex`, `dsh`: doctor
+    looks for them on PATH; `gone(box, ...)` takes them away). The process environment agrees
+    (the default state dir is read from it)."""
+    home, cwd, hosts = tmp_path / "home", tmp_path / "project", tmp_path / "hosts"
+    for folder in (home, cwd, hosts):
+        folder.mkdir()
+    for program in ("claude", "codex", "dsh"):
+        (hosts / program).write_text("#!/bin/sh\nexit 0\n")
+        (hosts / program).chmod(0o755)
+    path = os.pathsep.join([BIN, "/usr/bin", "/bin", str(hosts)])
+    env = {"HOME": str(home), "PATH": path, "XDG_CACHE_HOME": str(home / ".cache"),
            # the suite's own helper folder: a helper doctor's synthetic event starts is stopped with the run
            "TMPDIR": os.environ["TMPDIR"]}
     monkeypatch.setenv("HOME", env["HOME"])
     monkeypatch.setenv("XDG_CACHE_HOME", env["XDG_CACHE_HOME"])
-    return {"home": home, "cwd": cwd, "env": env}
+    return {"home": home, "cwd": cwd, "env": env, "hosts": hosts}
+
+
+def gone(box: dict[str, Any], *programs: str) -> None:
+    """Take the clients' programs off PATH (all three when none is named)."""
+    for program in programs or ("claude", "codex", "dsh"):
+        (box["hosts"] / program).unlink()
 
 
 def doctor(box: dict[str, Any], *clients: str, run: bool = True) -> dict[str, ClientReport]:
@@ -71,17 +83,73 @@ def edit_json(path: Path, change: Any) -> None:
 
 
 def test_no_client_on_the_machine(box: dict[str, Any]) -> None:
+    gone(box)
+    (box["home"] / ".claude").mkdir()  # a settings folder alone is no client: install makes it
     reports = doctor(box)
-    assert all(r.found is None for r in reports.values())
+    assert all(r.found is None and r.state == "not found" for r in reports.values())
     assert all_live(list(reports.values()))
-    assert render_text(list(reports.values())) == "Claude Code: not found\nCodex: not found\nDSH: not found\n"
+    assert render_text(list(reports.values())) == (
+        "Claude Code: not found (no `claude` on PATH, loopguard-hook not registered)\n"
+        "Codex: not found (no `codex` on PATH, loopguard-hook not registered)\n"
+        "DSH: not found (no `dsh` on PATH, loopguard-hook not registered)\n"
+    )
 
 
 def test_client_found_but_hook_not_registered(box: dict[str, Any]) -> None:
-    (box["home"] / ".claude").mkdir()
     report = doctor(box, "claude-code")["claude-code"]
-    assert not report.live and statuses(report) == {"registered": "fail"}
+    assert report.state == "not installed" and not report.live and statuses(report) == {"registered": "fail"}
     assert report.findings[0].fix == "loopguard-hook install --client claude-code"
+    assert "=> loopguard-hook is not installed for Claude Code" in render_text([report])
+
+
+@pytest.mark.parametrize(
+    ("client", "program", "title"),
+    [("claude-code", "claude", "Claude Code"), ("codex", "codex", "Codex"), ("dsh-claude-code", "dsh", "DSH")],
+)
+def test_install_and_uninstall_where_the_client_is_not_here(
+    box: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, client: str, program: str, title: str
+) -> None:
+    """The real CLI, as on a machine with no client: install warns, doctor says the client was not
+    found (exit 0, exit 1 when it is named), and after uninstall doctor has nothing to fail on."""
+    gone(box)
+    monkeypatch.chdir(box["cwd"])
+    extra = []
+    if program == "dsh":
+        extra = ["--bridge-path", str(fake_bridge(tmp_path / "prefix", install.dsh.BRIDGES[client].package, ""))]
+    runner = CliRunner()
+    result = runner.invoke(cli, ["install", "--client", client, *extra], env=box["env"])
+    assert result.exit_code == 0, result.output
+    assert f"warning: no `{program}` program on PATH: {title} was not found here" in result.stderr
+    result = runner.invoke(cli, ["doctor", "--no-run"], env=box["env"])
+    assert result.exit_code == 0, result.output
+    assert f": not found here (no `{program}` on PATH)" in result.output
+    assert f"was not found here (no `{program}` on PATH): nothing runs the hook" in result.output
+    assert "the guard is live" not in result.output and "NOT live" not in result.output
+    assert runner.invoke(cli, ["doctor", "--no-run", "--client", client], env=box["env"]).exit_code == 1
+    data = json.loads(runner.invoke(cli, ["doctor", "--no-run", "--json", "--client", client], env=box["env"]).output)
+    assert [c["state"] for c in data["clients"]] == ["host not found"]
+    assert runner.invoke(cli, ["uninstall", "--client", client], env=box["env"]).exit_code == 0
+    result = runner.invoke(cli, ["doctor", "--no-run"], env=box["env"])
+    assert result.exit_code == 0 and "FAIL" not in result.output, result.output
+    assert f"{title}: not found (no `{program}` on PATH" in result.output
+
+
+def test_doctor_takes_every_client_name_install_takes(
+    box: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from loopguard_hook.commands.registration import INSTALL_CLIENTS
+
+    monkeypatch.chdir(box["cwd"])
+    for name in INSTALL_CLIENTS.choices:
+        result = CliRunner().invoke(cli, ["doctor", "--no-run", "--json", "--client", name], env=box["env"])
+        [report] = json.loads(result.output)["clients"]
+        assert result.exit_code == 1 and report["client"] == name and report["state"] == "not installed", result.output
+    bridge = fake_bridge(tmp_path / "prefix", install.dsh.BRIDGES["dsh-codex"].package, 'const inject = ["bash"];\n')
+    install.apply(install.plan_dsh_install("dsh-codex", home=box["home"], env=box["env"], bridge_path=bridge))
+    result = CliRunner().invoke(cli, ["doctor", "--no-run", "--client", "dsh-claude-code"], env=box["env"])
+    assert "DSH Claude Code hook bridge" in result.output and "DSH Codex hook bridge" not in result.output
+    result = CliRunner().invoke(cli, ["doctor", "--no-run", "--client", "dsh-codex"], env=box["env"])
+    assert "DSH Codex hook bridge" in result.output and "=> the guard is live" in result.output, result.output
 
 
 # -- Claude Code ---------------------------------------------------------------------------------
@@ -269,14 +337,35 @@ def test_dsh_bwrap_gives_each_hook_a_fresh_tmp(box: dict[str, Any], tmp_path: Pa
     assert statuses(doctor(box, "dsh", run=False)["dsh-claude-code"])["sandbox"] == "ok"
 
 
-def test_dsh_codex_bridge_without_bash_and_both_bridges(box: dict[str, Any], tmp_path: Path) -> None:
+def test_dsh_codex_bridge_and_its_bash_service_and_both_bridges(box: dict[str, Any], tmp_path: Path) -> None:
     install_dsh(box, "dsh-codex", tmp_path)
     install_dsh(box, "dsh-claude-code", tmp_path / "second")
     reports = doctor(box, "dsh", run=False)
     assert set(reports) == {"dsh-claude-code", "dsh-codex"}
     codex = reports["dsh-codex"]
-    assert statuses(codex)["bridge"] == "fail" and "waits for a `bash` service" in render_text([codex])
+    service = box["home"] / ".dsh" / "loopguard-hook" / "dsh-bash-service.mjs"
+    assert statuses(codex)["service"] == "ok" and f"{service} provides it" in render_text([codex])
+    assert "service" not in statuses(reports["dsh-claude-code"])
     assert any("both bridges run loopguard-hook" in f.message for f in reports["dsh-claude-code"].findings)
+    service.unlink()  # the row is still mounted, its file gone: DSH cannot boot
+    codex = doctor(box, "dsh", run=False)["dsh-codex"]
+    assert statuses(codex)["service"] == "fail" and not codex.live
+    assert "fix: loopguard-hook install --client dsh-codex (it writes and mounts a plugin" in render_text([codex])
+
+
+def test_dsh_a_bash_service_mounted_by_hand_is_recognised(box: dict[str, Any], tmp_path: Path) -> None:
+    """A layer written before `install` mounted the service, plus a plugin of the user's own."""
+    install_dsh(box, "dsh-codex", tmp_path)
+    layer = box["home"] / ".dsh" / "cordis.patch.yml"
+    (box["home"] / ".dsh" / "loopguard-hook" / "dsh-bash-service.mjs").unlink()
+    text = "\n".join(line for line in layer.read_text().splitlines() if "bash-service" not in line) + "\n"
+    layer.write_text(text)
+    assert statuses(doctor(box, "dsh", run=False)["dsh-codex"])["service"] == "fail"
+    own = tmp_path / "bash_alias.mjs"
+    own.write_text("export const inject = ['shell']\nexport function apply(ctx) { ctx.provide('bash', ctx.shell) }\n")
+    layer.write_text(text + f"- insert:\n    - id: my-bash\n      name: {json.dumps(str(own))}\n")
+    codex = doctor(box, "dsh", run=False)["dsh-codex"]
+    assert statuses(codex)["service"] == "ok" and f"{own} provides it" in render_text([codex])
 
 
 def test_dsh_bridge_file_gone(box: dict[str, Any], tmp_path: Path) -> None:
@@ -344,3 +433,16 @@ def test_real_client_if_installed(client: str) -> None:
 def test_doctor_help() -> None:
     result = CliRunner().invoke(cli, ["doctor", "--help"])
     assert result.exit_code == 0 and "doctor [OPTIONS]" in result.output and "--no-run" in result.output
+
+
+def test_a_bad_project_config_is_found_with_config_check_as_the_fix(box: dict[str, Any]) -> None:
+    install_cc(box)
+    config = box["cwd"] / ".loopguard.toml"
+    config.write_text("deny_at = 10\n")
+    report = doctor(box, "claude-code")["claude-code"]
+    assert not report.live and statuses(report)["config"] == "fail" and statuses(report)["runs"] == "fail"
+    fixes = {f.check: f.fix for f in report.findings if f.status == "fail"}
+    assert fixes == {"config": f"loopguard-hook config check {config} (it lists every problem)"} | {"runs": fixes["config"]}
+    assert "deny_at = 10, but stop_at must be greater than deny_at" in render_text([report])
+    config.write_text("deny_at = 10\nstop_at = 12\n")
+    assert doctor(box, "claude-code")["claude-code"].live

@@ -114,7 +114,7 @@ def test_config_check_reports_every_problem_in_toml_terms(tmp_path: Path) -> Non
     err = proc.stderr.decode()
     assert proc.returncode == 1
     assert len(err.splitlines()) == 5, err
-    for needle in ("deny_at", "mode", "unknown_thing", "exclude", "stop_at (2)"):
+    for needle in ("deny_at", "mode", "unknown_thing", "exclude", "stop_at = 2"):
         assert needle in err, err
     assert "True" not in err and "False" not in err and "got true" in err and "got false" in err, err
     # the hook still prints one line, and says there is more
@@ -145,4 +145,24 @@ def test_a_project_config_that_is_a_fifo_is_one_clear_line(tmp_path: Path) -> No
     hook = _run(["--state-dir", str(state)], stdin=dumps(payload), cwd=project)
     _one_line(hook, "bad config", ".loopguard.toml", "not a regular file")
     assert hook.stdout == b""
-    _one_line(_run(["status", "--state-dir", str(state)], cwd=project), ".loopguard.toml", "not a regular file")
+    status = _run(["status", "--state-dir", str(state)], cwd=project)
+    _one_line(status, ".loopguard.toml", "not a regular file")
+    assert b"config here: BAD" in status.stdout and b"not a regular file" in status.stdout
+
+
+def test_status_runs_while_the_config_is_bad(tmp_path: Path) -> None:
+    """The sessions and what is wrong with the config, its fix, and exit 1 with the hook's line."""
+    project = tmp_path / "project"
+    project.mkdir()
+    state = tmp_path / "state"
+    _seed(state)
+    config = project / ".loopguard.toml"
+    config.write_text("deny_at = 10\n")
+    text = _run(["status", "--state-dir", str(state)], cwd=project)
+    _one_line(text, "bad config: project file", "deny_at = 10")
+    out = text.stdout.decode()
+    assert "session s1 [claude-code]: 1 tool call" in out, out
+    assert f"fix: loopguard-hook config check {config}" in out and "suggest" not in out
+    data = json.loads(_run(["status", "--json", "--state-dir", str(state)], cwd=project).stdout)
+    assert data["thresholds"] is None and [s["session_id"] for s in data["sessions"]] == ["s1"]
+    assert data["config_error"]["files"] == [str(config)] and "stop_at = 11 or more" in data["config_error"]["problems"][0]

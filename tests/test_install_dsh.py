@@ -29,6 +29,7 @@ from loopguard_hook.install import (
     plan_dsh_install,
     plan_dsh_uninstall,
 )
+from loopguard_hook.install.dsh_service import SERVICE_SOURCE
 
 NOW = datetime(2026, 12, 1, 15, 0, 0)
 CC_PACKAGE = "@deepseek-ai/dsh-hooks-claude-code"
@@ -119,12 +120,27 @@ def test_claude_code_bridge_hooks_config_and_rows(machine: dict[str, Any]) -> No
     assert text.startswith("# >>> loopguard-hook dsh-claude-code") and text.endswith("# <<< loopguard-hook dsh-claude-code\n")
 
 
-def test_codex_bridge_registers_its_five_events(machine: dict[str, Any]) -> None:
-    hooks_change, patch_change = install_dsh(machine, DSH_CODEX)
+def test_codex_bridge_registers_its_five_events_and_gets_its_bash_service(machine: dict[str, Any]) -> None:
+    hooks_change, service_change, patch_change = install_dsh(machine, DSH_CODEX)
     assert list(json.loads(hooks_change.path.read_text())["hooks"]) == [
         "PreToolUse", "PostToolUse", "UserPromptSubmit", "SessionStart", "Stop"
     ]
-    assert json.dumps(str(machine["codex"])) in patch_change.path.read_text()
+    service = machine["dsh"] / "loopguard-hook" / "dsh-bash-service.mjs"
+    assert service_change.path == service and service.read_text() == SERVICE_SOURCE
+    assert "ctx.provide('bash'" in SERVICE_SOURCE and "export const inject = ['shell']" in SERVICE_SOURCE
+    hooks_file = machine["dsh"] / "loopguard-hook" / "hooks-codex.json"
+    assert patch_change.path.read_text().splitlines()[1:-1] == [
+        "- insert:",
+        "    - id: loopguard-hook-dsh-codex",
+        f"      name: {json.dumps(str(machine['codex']))}",
+        "      config:",
+        f"        configPath: {json.dumps(str(hooks_file))}",
+        "    - id: loopguard-hook-dsh-codex-bash-service",
+        f"      name: {json.dumps(str(service))}",
+    ]
+    assert any("and the `bash` service it waits for" in m for m in patch_change.messages)
+    assert not any("waiting for service" in m for m in patch_change.messages if m.startswith("warning"))
+    assert all(not c.changed for c in plan_dsh_install(DSH_CODEX, home=machine["home"], env=machine["env"]))
 
 
 @pytest.mark.parametrize("tool", ["read", "bash", "edit", "write", "grep", "glob", "todo_write", "subagent"])
@@ -280,19 +296,42 @@ def test_bridge_in_a_profile_is_found_first(machine: dict[str, Any]) -> None:
     assert json.dumps(str(entry)) in (patch_change.new_text or "")
 
 
-def test_codex_bridge_without_a_bash_service_is_flagged(machine: dict[str, Any]) -> None:
+def test_the_bash_service_only_where_dsh_lacks_one(machine: dict[str, Any]) -> None:
+    """The Claude Code bridge needs no service; a `dsh-bash` package beside the Codex bridge, or a
+    plugin providing `bash` that a layer already mounts, is used instead of ours."""
+    assert len(plan_dsh_install(DSH_CLAUDE_CODE, home=machine["home"], env=machine["env"])) == 2
+    own = machine["home"] / "plugins" / "bash.mjs"
+    own.parent.mkdir()
+    own.write_text("export function apply(ctx) { ctx.provide(\"bash\", ctx.shell) }\n")
+    layer = machine["dsh"] / "profiles" / "headless" / "cordis.patch.yml"
+    layer.parent.mkdir(parents=True)
+    layer.write_text(f"- insert:\n    - id: my-bash\n      name: {own}\n")
     _, patch_change = plan_dsh_install(DSH_CODEX, home=machine["home"], env=machine["env"])
-    assert any('waiting for service: bash' in m for m in patch_change.messages)
+    assert "bash-service" not in (patch_change.new_text or "")
+    assert any(f"{own}, mounted in a DSH layer, provides it" in m for m in patch_change.messages)
+    assert not any("waiting for service" in m for m in patch_change.messages)
+    layer.unlink()
     fake_package(machine["codex"].parents[3], "@deepseek-ai/dsh-bash", "0.1.0")
     _, patch_change = plan_dsh_install(DSH_CODEX, home=machine["home"], env=machine["env"])
+    assert "bash-service" not in (patch_change.new_text or "")
     assert not any("waiting for service" in m for m in patch_change.messages)
-    _, patch_change = plan_dsh_install(DSH_CLAUDE_CODE, home=machine["home"], env=machine["env"])
-    assert not any("waiting for service" in m for m in patch_change.messages)
+
+
+def test_uninstall_removes_the_bash_service_once_no_layer_mounts_the_bridge(machine: dict[str, Any]) -> None:
+    install_dsh(machine, DSH_CODEX)
+    install_dsh(machine, DSH_CODEX, profile="headless")
+    service = machine["dsh"] / "loopguard-hook" / "dsh-bash-service.mjs"
+    assert "bash-service" in (machine["dsh"] / "profiles" / "headless" / "cordis.patch.yml").read_text()
+    uninstall_dsh(machine, DSH_CODEX, profile="headless")
+    assert service.is_file()
+    changes = uninstall_dsh(machine, DSH_CODEX)
+    assert not service.exists() and changes[-1].path == service and changes[-1].written
+    assert not (machine["dsh"] / "cordis.patch.yml").exists()
 
 
 def test_both_bridges_or_two_layers_are_flagged(machine: dict[str, Any]) -> None:
     install_dsh(machine, DSH_CLAUDE_CODE)
-    _, patch_change = plan_dsh_install(DSH_CODEX, home=machine["home"], env=machine["env"])
+    *_, patch_change = plan_dsh_install(DSH_CODEX, home=machine["home"], env=machine["env"])
     assert any("also mounts loopguard-hook through the DSH Claude Code hook bridge" in m for m in patch_change.messages)
     _, patch_change = plan_dsh_install(DSH_CLAUDE_CODE, home=machine["home"], env=machine["env"], profile="headless")
     assert any(m.startswith(f"warning: {machine['dsh'] / 'cordis.patch.yml'} also mounts") for m in patch_change.messages)

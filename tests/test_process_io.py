@@ -44,3 +44,17 @@ def test_the_fast_entry_knows_every_client() -> None:
     from loopguard_hook.core.event import Client
 
     assert _entry._CLIENTS == ("auto", *(c.value for c in Client))
+
+
+def test_a_whole_jsonl_file_on_stdin_is_pointed_at_replay(tmp_path: Path) -> None:
+    """`loopguard-hook < session.jsonl` (the README's loop, captured from Claude Code) is one line
+    that says what went wrong and which command reads such a file; one bad JSON text is not."""
+    session = Path(__file__).parent.parent / "examples" / "sessions" / "claude-code-read-loop.jsonl"
+    proc = subprocess.run([str(EXE), "--state-dir", str(tmp_path)], input=session.read_bytes(), capture_output=True, timeout=30)
+    [line] = proc.stderr.decode().splitlines()
+    assert proc.returncode == 1 and proc.stdout == b""
+    assert line.startswith("loopguard-hook: bad payload: payload is not valid JSON: unexpected content after document")
+    assert line.endswith("several JSON lines on stdin, and the hook reads one payload per event "
+                         "(for a file of payloads or a transcript: `loopguard-hook replay FILE`)")
+    proc = subprocess.run([str(EXE), "--state-dir", str(tmp_path)], input=b'{"a": 1} x', capture_output=True, timeout=30)
+    assert proc.returncode == 1 and "replay" not in proc.stderr.decode()

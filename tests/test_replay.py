@@ -465,7 +465,7 @@ def test_unknown_and_unreadable_files(tmp_path: Path) -> None:
     other = tmp_path / "other.jsonl"
     other.write_text('{"hello": "world"}\n')
     for path, message in (
-        (empty, "no JSON records"),
+        (empty, "empty, nothing to replay"),
         (other, "not a Claude Code transcript"),
         (tmp_path / "missing.jsonl", "No such file"),
     ):

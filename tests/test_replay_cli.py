@@ -184,3 +184,47 @@ def test_the_scale_benchmark_builds_a_transcript_replay_reads(tmp_path: Path) ->
     replay_scale.build(120, path)
     lines = run("--summary", str(path)).stdout.splitlines()
     assert lines[3].split()[0] == "120"
+
+
+# -- files that cannot be replayed ----------------------------------------------------------------
+
+#: What Claude Code leaves beside some sessions in ~/.claude/projects/*/: a file of summary lines only.
+SUMMARY_ONLY = '{"type":"summary","summary":"Fix the flaky test","leafUuid":"5f0c3a8e-0f8e-4b43-9a57-1f0c2a7d9e10"}\n'
+
+
+def bad_files(tmp_path: Path) -> tuple[str, str]:
+    summary, empty = tmp_path / "summary.jsonl", tmp_path / "empty.jsonl"
+    summary.write_text(SUMMARY_ONLY)
+    empty.write_text("")
+    return str(summary), str(empty)
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_good_files_are_reported_and_bad_ones_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], fmt: str
+) -> None:
+    from loopguard_hook.entry import main
+
+    summary, empty = bad_files(tmp_path)
+    code = main(["replay", "--summary", "--format", fmt, summary, READ_LOOP, empty, CODEX])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    assert out.err.splitlines() == [
+        f"loopguard-hook: skipped {summary}: only a session summary (no messages, no tool calls), nothing to replay",
+        f"loopguard-hook: skipped {empty}: empty, nothing to replay",
+    ]
+    if fmt == "json":
+        data = json.loads(out.out)
+        assert [r["sources"] for r in data["reports"]] == [[READ_LOOP], [CODEX]]
+        assert data["unreadable"] == [line.removeprefix("loopguard-hook: skipped ") for line in out.err.splitlines()]
+    else:
+        assert "20 calls in 2 sessions" in out.out and summary not in out.out
+
+
+def test_nothing_replayed_is_exit_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from loopguard_hook.entry import main
+
+    summary, empty = bad_files(tmp_path)
+    assert main(["replay", summary, empty]) == 1
+    out = capsys.readouterr()
+    assert out.out == "" and len(out.err.splitlines()) == 2 and "Traceback" not in out.err

@@ -92,3 +92,23 @@ def test_a_copy_of_a_log_under_another_name_replays_as_dsh(bridge: str, tmp_path
     assert rec.client == ("dsh-codex" if bridge == "codex" else "dsh-claude-code")
     steps = list(decide(rec, Config()))
     assert {s.event.client for s in steps if s.event is not None} == {rec.client}
+
+
+def test_the_docs_show_what_replay_prints_for_the_example(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The table and the summary agree: the text-loop reminder found at the Stop is held for a
+    next prompt that never comes, so it is no reminder sent, and both say so (the table once said
+    "would remind" over a summary of 0 reminders)."""
+    from loopguard_hook.entry import main
+
+    root = DATA.parent.parent.parent
+    docs = (root / "docs" / "commands" / "replay.md").read_text()
+    command = "loopguard-hook replay examples/transcripts/dsh-claude-code-repeat-final.session.jsonl.zstd"
+    shown = docs.split(f"$ {command}\n", 1)[1].split("```", 1)[0]
+    monkeypatch.chdir(root)
+    assert main(command.split()[1:]) == 0
+    out = capsys.readouterr().out
+    assert out == shown
+    assert "would remind" not in out and "(reminder held for the next prompt or call)" in out
+    assert "0 reminders" in out and "1 reminder held at a Stop for the next prompt or call, counted above only once sent" in out

@@ -190,3 +190,19 @@ def test_the_example_in_the_docs_is_real(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.chdir(REPO)
     files = sorted(str(p.relative_to(REPO)) for p in REPO.glob(args[2]))
     assert run(*files, *args[3:]).stdout == expected
+
+
+def test_files_it_cannot_read_are_named_and_left_out(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    summary, empty = tmp_path / "summary.jsonl", tmp_path / "empty.jsonl"
+    summary.write_text('{"type":"summary","summary":"Fix the flaky test","leafUuid":"5f0c3a8e-0f8e"}\n')
+    empty.write_text("")
+    code = main(["sweep", str(summary), str(READ_LOOP), str(empty), "--set", "deny_at=4,5", "--format", "json"])
+    out = capsys.readouterr()
+    assert code == 0 and [json.loads(out.out)["settings"][i]["sessions"] for i in (0, 1)] == [1, 1]
+    assert out.err.splitlines() == [
+        f"loopguard-hook: skipped {summary}: only a session summary (no messages, no tool calls), nothing to replay",
+        f"loopguard-hook: skipped {empty}: empty, nothing to replay",
+    ]
+    assert main(["sweep", str(summary), str(empty), "--set", "deny_at=4"]) == 1
+    out = capsys.readouterr()
+    assert out.out == "" and len(out.err.splitlines()) == 2

@@ -55,7 +55,8 @@ def test_the_seed_profiles_do_not_escalate() -> None:
 
 
 def test_the_end_must_come_after_the_denial() -> None:
-    with pytest.raises(ConfigError, match="same_error_stop_at .5. must be greater than same_error_deny_at .5."):
+    expected = "same_error_stop_at = 5, but same_error_stop_at must be greater than same_error_deny_at"
+    with pytest.raises(ConfigError, match=expected):
         resolve([Layer("test.toml", {"same_error_deny_at": 5, "same_error_stop_at": 5})])
     assert resolve([Layer("test.toml", {"same_error_deny_at": 5, "same_error_stop_at": 0})]).config.same_error_deny_at == 5
 

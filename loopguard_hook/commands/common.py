@@ -64,15 +64,22 @@ def _echo_problems(found: list[location.Location]) -> None:
 
 
 def _resolved(profile: str | None, config_path: str | None, mode: str | None = None) -> config_mod.Resolved:
+    try:
+        return _load_config(profile, config_path, mode)
+    except config_mod.ConfigError as exc:
+        raise click.ClickException(f"bad config: {exc}") from None
+
+
+def _load_config(profile: str | None, config_path: str | None, mode: str | None = None) -> config_mod.Resolved:
+    """The config here, with the options given to the command or before it.
+
+    Raises:
+        config_mod.ConfigError: a source is invalid.
+    """
     profile = profile or _root_param("profile")
     config_path = config_path or _root_param("config_path")
     mode = mode or _root_param("mode")
-    try:
-        return config_mod.load(
-            environ=os.environ, cwd=_cwd(), config_path=config_path, flags={"profile": profile, "mode": mode}
-        )
-    except config_mod.ConfigError as exc:
-        raise click.ClickException(f"bad config: {exc}") from None
+    return config_mod.load(environ=os.environ, cwd=_cwd(), config_path=config_path, flags={"profile": profile, "mode": mode})
 
 
 def _cwd() -> str:

@@ -51,6 +51,7 @@ def install(
         raise click.ClickException(str(exc)) from None
     click.echo(install_mod.format_report(changes, dry_run=dry_run, full_diff=full_diff), nl=False)
     _warn_if_not_on_path()
+    _warn_if_host_missing(client)
 
 
 def _dsh_only_user_scope(scope: str) -> None:
@@ -68,6 +69,21 @@ def _warn_if_not_on_path() -> None:
             "warning: `loopguard-hook` is not on PATH, so the client cannot run the hook. Install it where "
             "every shell finds it (`pipx install PATH-TO-CHECKOUT`, or `uv tool install PATH-TO-CHECKOUT`), or put "
             f"{os.path.dirname(sys.argv[0]) or 'the virtualenv bin directory'} on PATH for the client.",
+            err=True,
+        )
+
+
+def _warn_if_host_missing(client: str) -> None:
+    """Registering for a client whose program is not on PATH is allowed (it may come later), and said."""
+    import shutil
+
+    from ..doctor.model import HOSTS
+
+    program, host = HOSTS[client]
+    if shutil.which(program) is None:
+        click.echo(
+            f"warning: no `{program}` program on PATH: {host} was not found here. The hook is registered and "
+            f"runs once {host} is installed; `loopguard-hook doctor --client {client}` says when the guard is live.",
             err=True,
         )
 

@@ -17,10 +17,10 @@ from .common import (
     _count,
     _echo_json,
     _list,
+    _load_config,
     _locations,
     _printable,
     _readable,
-    _resolved,
     _shown_id,
     _stem,
     _store,
@@ -145,12 +145,18 @@ def config_warnings(resolved: config_mod.Resolved) -> list[str]:
 @click.option("--profile", type=PROFILE_CHOICE, default=None, help="Show the thresholds of this profile.")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None, help="An extra TOML config file.")
 def status(session_id: str | None, as_json: bool, state_dir: str | None, profile: str | None, config_path: str | None) -> None:
-    """Show sessions, per agent the counters and the last decisions, and the thresholds in force."""
+    """Show sessions, per agent the counters and the last decisions, and the thresholds in force.
+
+    A bad config here is said (what is wrong and the command that lists every problem) in place
+    of the thresholds, the sessions are shown all the same, and the exit status is 1 with the
+    hook's one line on stderr."""
     found = _locations(state_dir)
     stores = _readable(found)
-    resolved = _resolved(profile, config_path)
-    cfg = resolved.config
-    warnings = config_warnings(resolved)
+    try:
+        resolved = _load_config(profile, config_path)
+        t, bad, warnings = thresholds(resolved.config), None, config_warnings(resolved)
+    except config_mod.ConfigError as exc:
+        t, bad, warnings = _config_error(exc), exc, []
     entries = [(stem, st, mtime, store.root) for store in stores for stem, st, mtime in store.list_sessions()]
     if session_id is not None:
         stem = _stem(session_id)
@@ -171,29 +177,45 @@ def status(session_id: str | None, as_json: bool, state_dir: str | None, profile
             {
                 "state_dir": dirs[0]["path"],
                 "state_dirs": dirs,
-                "thresholds": thresholds(cfg),
+                "thresholds": t if bad is None else None,
+                "config_error": t if bad is not None else None,
                 "warnings": warnings,
                 "sessions": sessions,
             }
         )
-        return
-    _echo_text(found, thresholds(cfg), warnings, sessions, time.time())
+    else:
+        _echo_text(found, t, warnings, sessions, time.time())
+    if bad is not None:
+        click.echo(f"loopguard-hook: bad config: {bad}", err=True)
+        click.get_current_context().exit(1)
+
+
+def _config_error(exc: config_mod.ConfigError) -> dict[str, Any]:
+    """`status --json`'s `config_error`: every problem, the files at fault and the fix."""
+    return {"problems": exc.problems, "files": list(exc.files), "fix": exc.fix}
 
 
 def _echo_text(
     found: list[location.Location], t: dict[str, Any], warnings: list[str], sessions: list[dict[str, Any]], now: float
 ) -> None:
-    """`status` as text: the state dirs, the config in force, then each session."""
+    """`status` as text: the state dirs, the config in force (or what is wrong with it: `t` is
+    then `_config_error`'s), then each session."""
     click.echo(f"state dir: {Store(found[0].root).root}")
     for f in found[1:]:
         click.echo(f"{f.kind} state dir: {_printable(f.root)}" + (f" ({f.problem}; not read)" if f.problem else f" ({f.reason})"))
         if f.kind == "workspace" and not f.problem:
             click.echo(f"  {DSH_TEXT_NOTE}")
-    click.echo(
-        f"config here: profile {t['profile']} ({t['mode']}), counting {t['counting']}: remind at {_list(t['remind_at'])}, "
-        f"deny at {t['deny_at'] or '-'}, stop at {t['stop_at'] or '-'}, "
-        f"max calls since progress {t['max_calls_since_progress'] or '-'}"
-    )
+    if "problems" in t:
+        click.echo(f"config here: BAD, every hook event here exits 1 and the guard is off: {_printable(t['problems'][0])}")
+        for problem in t["problems"][1:]:
+            click.echo(f"  also: {_printable(problem)}")
+        click.echo(f"  fix: {_printable(t['fix'])}")
+    else:
+        click.echo(
+            f"config here: profile {t['profile']} ({t['mode']}), counting {t['counting']}: remind at {_list(t['remind_at'])}, "
+            f"deny at {t['deny_at'] or '-'}, stop at {t['stop_at'] or '-'}, "
+            f"max calls since progress {t['max_calls_since_progress'] or '-'}"
+        )
     for warning in warnings:
         click.echo(f"warning: {warning}")
     if not sessions:

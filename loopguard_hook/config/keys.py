@@ -13,12 +13,29 @@ class ConfigError(ValueError):
     """A configuration value is invalid; the message names the source, key and reason.
 
     `problems` lists every problem found (one line each, the first is the message itself): the
-    hook prints one line, `config check` prints them all.
+    hook prints one line, `config check` prints them all. `files`: the config files the problems
+    name (filled in by `load.load`; empty when only the environment or a flag is at fault).
     """
 
-    def __init__(self, message: str, problems: list[str] | None = None) -> None:
+    def __init__(self, message: str, problems: list[str] | None = None, files: tuple[str, ...] = ()) -> None:
         super().__init__(message)
         self.problems = problems or [message]
+        self.files = files
+
+    @property
+    def fix(self) -> str:
+        """What to run: `loopguard-hook config check FILE` for each file at fault (it lists every
+        problem), or `config check` alone when no file is (a `LOOPGUARD_*` variable, a flag)."""
+        return check_commands(self.files)
+
+
+def check_commands(files: tuple[str, ...] | list[str]) -> str:
+    """`loopguard-hook config check FILE` for each of `files` (shell-quoted), or the bare command."""
+    import shlex
+
+    if not files:
+        return "loopguard-hook config check (it lists every problem; fix the LOOPGUARD_* variable or option it names)"
+    return "; ".join(f"loopguard-hook config check {shlex.quote(f)}" for f in files) + " (it lists every problem)"
 
 
 def failed(problems: list[str]) -> ConfigError:

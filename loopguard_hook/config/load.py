@@ -89,18 +89,31 @@ def resolve(layers: list[Layer]) -> Resolved:
             merged[key] = value
             sources[key] = source
     config = Config(**merged)
-    if config.stop_at and config.deny_at and config.stop_at <= config.deny_at:
-        problems.append(f"{sources['stop_at']}: stop_at ({config.stop_at}) must be greater than deny_at ({config.deny_at})")
-    if config.same_error_stop_at and config.same_error_deny_at and config.same_error_stop_at <= config.same_error_deny_at:
-        problems.append(
-            f"{sources['same_error_stop_at']}: same_error_stop_at ({config.same_error_stop_at}) must be greater than "
-            f"same_error_deny_at ({config.same_error_deny_at})"
-        )
+    for low, high in (("deny_at", "stop_at"), ("same_error_deny_at", "same_error_stop_at")):
+        low_value, high_value = getattr(config, low), getattr(config, high)
+        if low_value and high_value and high_value <= low_value:
+            problems.append(_out_of_order(sources, low, low_value, high, high_value))
     if config.deny_at == 1:
         problems.append(f"{sources['deny_at']}: deny_at must be 0 (off) or >= 2")
     if problems:
         raise failed(problems)
     return Resolved(config=config, sources=sources)
+
+
+def _out_of_order(sources: Mapping[str, str], low: str, low_value: int, high: str, high_value: int) -> str:
+    """`high` (a stop) must be above `low` (a denial): one line that blames the source where the
+    user set a value (not the profile whose default the other one is) and says the fix."""
+    low_source, high_source = sources[low], sources[high]
+    fix = f"set {high} = {low_value + 1} or more ({high} = 0: never end the turn), or {low} below {high_value}"
+    if high_source.startswith("profile ") and not low_source.startswith("profile "):
+        where, given, other = low_source, f"{low} = {low_value}", f"{high} is {high_value} (the default of {high_source})"
+    elif low_source.startswith("profile ") and not high_source.startswith("profile "):
+        where, given, other = high_source, f"{high} = {high_value}", f"{low} is {low_value} (the default of {low_source})"
+    elif low_source == high_source:
+        where, given, other = high_source, f"{high} = {high_value}", f"{low} = {low_value}"
+    else:
+        where, given, other = high_source, f"{high} = {high_value}", f"{low_source} sets {low} = {low_value}"
+    return f"{where}: {given}, but {high} must be greater than {low}, and {other}; {fix}"
 
 
 # -- sources ----------------------------------------------------------------------------------
@@ -242,7 +255,7 @@ def load(
     `user_path` overrides the user file location (tests); `flags` are command-line values.
 
     Raises:
-        ConfigError: any source is unreadable or invalid.
+        ConfigError: any source is unreadable or invalid (its `files`: the files at fault).
     """
     files: list[tuple[str, str]] = []
     user_file = user_path if user_path is not None else user_config_path()
@@ -275,5 +288,7 @@ def load(
     except ConfigError as exc:
         problems += exc.problems
     if problems:
-        raise failed(problems)
+        error = failed(problems)
+        error.files = tuple(path for path, source in files if any(source in problem for problem in problems))
+        raise error
     return resolved

@@ -17,11 +17,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from ..install.dsh import DSH_CLIENTS
 from . import claude_code, codex, dsh
 from .model import ClientReport, Finding, Registration
-from .report import all_live, render_json, render_text
+from .report import all_live, exit_code, render_json, render_text
 
+#: The hosts `doctor` checks by default (`dsh`: both bridges).
 CLIENTS = ("claude-code", "codex", "dsh")
+#: Every name `--client` takes: those, and each name `install --client` takes.
+CLIENT_NAMES = ("claude-code", "codex", "dsh", *DSH_CLIENTS)
 
 
 def run_doctor(
@@ -32,7 +36,8 @@ def run_doctor(
     clients: Sequence[str] = CLIENTS,
     run: bool = True,
 ) -> list[ClientReport]:
-    """One report per client in `clients` (DSH: one per mounted bridge). `home`, `cwd` and
+    """One report per client in `clients`, names of `CLIENT_NAMES` (`dsh`: one per mounted
+    bridge; `dsh-claude-code`, `dsh-codex`: that bridge only). `home`, `cwd` and
     `env` are the user's home, the project directory and the environment the clients start
     with; `run` sends the synthetic event (a subprocess per client, bounded by the handler's
     timeout, at most 60 s)."""
@@ -42,9 +47,21 @@ def run_doctor(
         reports.append(claude_code.check(home=home, cwd=cwd, env=env, run=run))
     if "codex" in clients:
         reports.append(codex.check(home=home, cwd=cwd, env=env, run=run))
-    if "dsh" in clients:
-        reports += dsh.check(home=home, cwd=cwd, env=env, run=run)
+    bridges = DSH_CLIENTS if "dsh" in clients else tuple(c for c in DSH_CLIENTS if c in clients)
+    if bridges:
+        reports += dsh.check(home=home, cwd=cwd, env=env, run=run, bridges=bridges)
     return reports
 
 
-__all__ = ["CLIENTS", "ClientReport", "Finding", "Registration", "all_live", "render_json", "render_text", "run_doctor"]
+__all__ = [
+    "CLIENTS",
+    "CLIENT_NAMES",
+    "ClientReport",
+    "Finding",
+    "Registration",
+    "all_live",
+    "exit_code",
+    "render_json",
+    "render_text",
+    "run_doctor",
+]

@@ -16,7 +16,7 @@ from typing import Any
 from ..install import CLAUDE_CODE, HOOK_EVENTS, hooks_table, settings_path
 from ..install.jsontext import read_json_quietly
 from .common import check_events, check_handlers, found_by, registrations
-from .model import ClientReport, Registration
+from .model import HOSTS, ClientReport, Registration
 
 FIX = "loopguard-hook install --client claude-code"
 
@@ -60,11 +60,10 @@ def payload(cwd: Path) -> Any:
 
 def check(*, home: Path, cwd: Path, env: Mapping[str, str], run: bool) -> ClientReport:
     """Claude Code's report; `run` sends the synthetic event."""
-    config = settings_path(CLAUDE_CODE, "user", home=home, project_dir=home, env=env).parent
-    report = ClientReport(CLAUDE_CODE, "Claude Code", found_by("claude", config, env))
-    if report.found is None:
-        return report
+    report = ClientReport(CLAUDE_CODE, "Claude Code", found_by(HOSTS[CLAUDE_CODE][0], env))
     regs = _sources(home, cwd, env, report)
+    if not regs and report.found is None:
+        return ClientReport(CLAUDE_CODE, "Claude Code", None)  # not here, nothing to say
     check_events(report, regs, HOOK_EVENTS[CLAUDE_CODE], FIX)
     if regs:
         hook_env = {**env, "CLAUDE_PROJECT_DIR": str(cwd)}

@@ -14,13 +14,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..install import CODEX, HOOK_EVENTS, codex_config_path, codex_home, settings_path
+from ..install import CODEX, HOOK_EVENTS, codex_config_path, settings_path
 from ..install.codex import inline_codex_hooks
 from ..install.jsontext import read_json_quietly
 from ..install.tomltext import read_toml_quietly
 from ..install.trust import event_label, trust_status, trusted_hash
 from .common import check_events, check_handlers, found_by, registrations
-from .model import ClientReport, Registration
+from .model import HOSTS, ClientReport, Registration
 
 FIX = "loopguard-hook install --client codex"
 
@@ -107,10 +107,10 @@ def payload(cwd: Path) -> Any:
 
 def check(*, home: Path, cwd: Path, env: Mapping[str, str], run: bool) -> ClientReport:
     """Codex's report; `run` sends the synthetic event."""
-    report = ClientReport(CODEX, "Codex", found_by("codex", codex_home(home=home, env=env), env))
-    if report.found is None:
-        return report
+    report = ClientReport(CODEX, "Codex", found_by(HOSTS[CODEX][0], env))
     regs = _sources(home, cwd, env, report)
+    if not regs and report.found is None:
+        return ClientReport(CODEX, "Codex", None)  # not here, nothing to say
     check_events(report, regs, HOOK_EVENTS[CODEX], FIX)
     if regs:
         _check_trust(report, regs, codex_config_path(home=home, env=env))

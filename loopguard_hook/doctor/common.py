@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..config.keys import check_commands
 from ..install.handlers import command_line, handlers, runs_loopguard
 from ..store import StateError
 from .matchers import TOOL_EVENTS, TOOL_NAMES, missed
@@ -20,12 +21,11 @@ from .probe import forget_session, program, run_event, state_dir_of, writable
 ESSENTIAL_EVENTS = ("PreToolUse", "PostToolUse")
 
 
-def found_by(binary: str, folder: Path, env: Mapping[str, str]) -> str | None:
-    """How the client was found: its program on PATH, else its settings folder; None if neither."""
+def found_by(binary: str, env: Mapping[str, str]) -> str | None:
+    """How the client was found: its program on `env`'s PATH; None when it is not there (its
+    settings folder does not count: `install` creates it on a machine without the client)."""
     where = shutil.which(binary, path=env.get("PATH", os.defpath))
-    if where is not None:
-        return f"{binary} on PATH: {where}"
-    return f"{folder} exists" if folder.is_dir() else None
+    return f"{binary} on PATH: {where}" if where is not None else None
 
 
 def registrations(source: Path, hooks: object) -> list[Registration]:
@@ -53,7 +53,9 @@ def registrations(source: Path, hooks: object) -> list[Registration]:
 
 
 def check_events(report: ClientReport, regs: Sequence[Registration], expected: Sequence[str], fix: str) -> None:
-    """Registered at all, for the essential events, and for every event the installer writes."""
+    """Registered at all, for the essential events, and for every event the installer writes
+    (and `report.registered` set accordingly)."""
+    report.registered = bool(regs)
     if not regs:
         report.add("fail", "registered", "loopguard-hook is not registered", fix)
         return
@@ -155,6 +157,19 @@ def check_state_dir(report: ClientReport, command: str, env: Mapping[str, str]) 
     return state_dir
 
 
+def check_config(report: ClientReport, env: Mapping[str, str], cwd: str) -> str | None:
+    """The config an event from `cwd` would load (user file, project file, `LOOPGUARD_*`
+    variables) is valid; when it is not, the fix (also for a synthetic event it makes fail)."""
+    from ..config import load as config_mod
+
+    try:
+        config_mod.load(environ=env, cwd=cwd)
+    except config_mod.ConfigError as exc:
+        report.add("fail", "config", f"{exc}: every event exits 1 with that message, and the guard is off", exc.fix)
+        return exc.fix
+    return None
+
+
 def check_run(
     report: ClientReport,
     reg: Registration,
@@ -165,9 +180,11 @@ def check_run(
     cwd: str,
     state_dir: str | None,
     trailing_newline: bool = True,
+    bad_config_fix: str | None = None,
 ) -> None:
     """One synthetic `reg.event` through the exact registered command string, then its
-    session is forgotten again."""
+    session is forgotten again. A failure the hook blames on the config gets `bad_config_fix`
+    (or `config check`) as its fix."""
     event = payload(f"loopguard-doctor-{uuid.uuid4().hex[:12]}")
     problem, done = run_event(
         reg.command, event, shell=shell, env=env, cwd=cwd, timeout=reg.timeout, trailing_newline=trailing_newline
@@ -177,6 +194,8 @@ def check_run(
     what = f"a synthetic {reg.event} through `{reg.command}` ({' '.join(shell)})"
     if problem is None:
         report.add("ok", "runs", f"{what}: {done}")
+    elif "bad config:" in problem:
+        report.add("fail", "runs", f"{what}: {problem}", bad_config_fix or check_commands(()))
     else:
         report.add("fail", "runs", f"{what}: {problem}", "run that command by hand with a payload on stdin to see why")
 
@@ -199,9 +218,13 @@ def check_handlers(
     and the program was found. `env` is the environment the client gives its hooks."""
     on_path = check_path(report, regs, env, who)
     check_matchers(report, regs, dialect, TOOL_NAMES[dialect])
+    fix = check_config(report, env, cwd)
     pre = next((r for r in regs if r.event == "PreToolUse"), None)
     state_dir = check_state_dir(report, (pre or regs[0]).command, env)
     if sandbox is not None:
         sandbox(report, state_dir)
     if run and on_path and pre is not None:
-        check_run(report, pre, payload, shell=shell, env=env, cwd=cwd, state_dir=state_dir, trailing_newline=trailing_newline)
+        check_run(
+            report, pre, payload, shell=shell, env=env, cwd=cwd, state_dir=state_dir,
+            trailing_newline=trailing_newline, bad_config_fix=fix,
+        )

@@ -8,7 +8,8 @@ name holding KEY, TOKEN, SECRET or PASSWORD; the Claude Code bridge adds `CLAUDE
 In the default permission mode, `workspace-write` (`DSH_PERMISSION_MODE`), every hook process is
 confined on its own and may write only in the workspace, `/tmp` and the temp dir; with bwrap
 (Linux, tried first) `/tmp` is a fresh tmpfs for each process, so nothing written there survives
-to the next event. The Codex bridge waits for a `bash` service that dsh 0.1.0-rc.8 lacks.
+to the next event. The Codex bridge waits for a `bash` service that dsh 0.1.0-rc.8 lacks: a
+plugin mounted in the bridge's layer or the home layer must provide it (`install` mounts one).
 """
 
 from __future__ import annotations
@@ -18,19 +19,20 @@ import os
 import shutil
 import sys
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from ..install.dsh import BRIDGES, DSH_CLAUDE_CODE, DSH_CLIENTS
 from ..install.dsh_bridge import dsh_home, missing_services
 from ..install.dsh_patch import block_entry, find_block, other_mounts
+from ..install.dsh_service import SERVICE, bash_provider
 from ..install.files import read_text
 from ..install.jsontext import read_json_quietly
 from ..store import StateError, default_state_dir
 from ..store.location import WORKSPACE_DIR
 from .common import check_events, check_handlers, found_by, registrations
-from .model import ClientReport, Registration
+from .model import HOSTS, ClientReport, Registration
 
 _SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD")
 
@@ -71,16 +73,16 @@ def _mounts(root: Path, report: ClientReport) -> dict[str, list[tuple[Path, Path
     return mounts
 
 
-def _bridge_regs(report: ClientReport, client: str, layer: Path, entry: Path, config: Path | None) -> list[Registration]:
+def _bridge_regs(
+    report: ClientReport, client: str, root: Path, layer: Path, entry: Path, config: Path | None
+) -> list[Registration]:
     title = BRIDGES[client].title
     if not entry.is_file():
         report.add("fail", "bridge", f"{layer} mounts the {title} from {entry}, which is missing: DSH fails to boot",
                    f"reinstall the bridge, then loopguard-hook install --client {client}")
         return []
     for service in missing_services(entry):
-        report.add("fail", "bridge", f"the {title} ({entry}) waits for a `{service}` service that no package beside it "
-                   "provides: dsh 0.1.0-rc.8 then exits at boot (\"waiting for service: bash\")",
-                   f"mount a plugin that provides `{service}`, or use --client {DSH_CLAUDE_CODE}")
+        _check_service(report, service, root, layer, entry, client)
     data = read_json_quietly(config) if config is not None else None
     if config is None or data is None:
         report.add("fail", "registered", f"the {title} in {layer} has no readable hooks config ({config}): it registers nothing",
@@ -88,6 +90,25 @@ def _bridge_regs(report: ClientReport, client: str, layer: Path, entry: Path, co
         return []
     report.add("ok", "bridge", f"{layer} mounts the {title} from {entry}")
     return registrations(config, data.get("hooks", data))
+
+
+def _check_service(report: ClientReport, service: str, root: Path, layer: Path, entry: Path, client: str) -> None:
+    """A service the bridge waits for must come from a plugin mounted in the bridge's layer or
+    in the home layer (`<root>/cordis.patch.yml`), which DSH applies under every profile."""
+    title = BRIDGES[client].title
+    layers = [(p, read_text(p) if p.is_file() else None) for p in dict.fromkeys((layer, _layers(root)[0]))]
+    provider = bash_provider(layers) if service == SERVICE else None
+    if provider is not None:
+        report.add("ok", "service", f"the {title} waits for a `{service}` service: {provider} provides it")
+        return
+    report.add(
+        "fail",
+        "service",
+        f"the {title} ({entry}) waits for a `{service}` service that neither DSH nor a plugin mounted in {layer} "
+        f"provides: dsh 0.1.0-rc.8 then exits at boot (\"waiting for service: {service}\")",
+        f"loopguard-hook install --client {client} (it writes and mounts a plugin that provides `{service}`), "
+        f"or use --client {DSH_CLAUDE_CODE}",
+    )
 
 
 def hook_env(env: Mapping[str, str], cwd: Path, client: str) -> dict[str, str]:
@@ -176,17 +197,20 @@ def payload(cwd: Path, client: str) -> Any:
     return build
 
 
-def check(*, home: Path, cwd: Path, env: Mapping[str, str], run: bool) -> list[ClientReport]:
-    """One report per bridge (`dsh-claude-code`, `dsh-codex`) when DSH is found; a bridge that
-    is not mounted anywhere gets a report only when neither is."""
+def check(
+    *, home: Path, cwd: Path, env: Mapping[str, str], run: bool, bridges: Sequence[str] = DSH_CLIENTS
+) -> list[ClientReport]:
+    """One report per bridge of `bridges` that `install` mounted; when none is mounted, one
+    report for DSH (or for the one bridge asked for): not installed, or not found."""
     root = dsh_home(home=home, env=env)
-    found = found_by("dsh", root, env)
-    probe = ClientReport("dsh", "DSH", found)
-    if found is None:
-        return [probe]
-    mounts = _mounts(root, probe)
+    found = found_by(HOSTS["dsh"][0], env)
+    one = bridges[0] if len(bridges) == 1 else None
+    probe = ClientReport(one or "dsh", BRIDGES[one].title if one else "DSH", found)
+    mounts = {client: places for client, places in _mounts(root, probe).items() if client in bridges}
     if not mounts:
-        check_events(probe, [], (), f"loopguard-hook install --client {DSH_CLAUDE_CODE}")
+        if found is None:
+            return [ClientReport(probe.client, probe.title, None)]  # not here, nothing to say
+        check_events(probe, [], (), f"loopguard-hook install --client {one or DSH_CLAUDE_CODE}")
         return [probe]
     if len(mounts) > 1:
         probe.add("warn", "registered", "both bridges run loopguard-hook: every event runs the hook twice",
@@ -205,8 +229,10 @@ def _check_bridge(
     run: bool,
 ) -> ClientReport:
     report = ClientReport(client, BRIDGES[client].title, probe.found, list(probe.findings))
-    regs = [r for layer, entry, config in places for r in _bridge_regs(report, client, layer, entry, config)]
+    root = dsh_home(home=home, env=env)
+    regs = [r for layer, entry, config in places for r in _bridge_regs(report, client, root, layer, entry, config)]
     check_events(report, regs, BRIDGES[client].events, f"loopguard-hook install --client {client}")
+    report.registered = True  # mounted, even with no readable hooks config
     if not regs:
         return report
     check_handlers(

@@ -11,28 +11,40 @@ _MARK = {"ok": "ok  ", "warn": "warn", "fail": "FAIL"}
 
 
 def render_text(reports: Sequence[ClientReport]) -> str:
-    """Per client: how it was found, each finding with its fix, then `live` or `NOT LIVE`."""
+    """Per client: how it was found, each finding with its fix, then what that adds up to."""
     out: list[str] = []
     for report in reports:
-        if report.found is None:
-            out.append(f"{report.title}: not found")
+        if report.state == "not found":
+            out.append(f"{report.title}: not found (no `{report.program}` on PATH, loopguard-hook not registered)")
             continue
-        out.append(f"{report.title}: {report.found}")
+        found = report.found or f"not found here (no `{report.program}` on PATH)"
+        out.append(f"{report.title}: {found}")
         for finding in report.findings:
             out.append(f"  {_MARK[finding.status]}  {finding.check}: {finding.message}")
             if finding.fix and finding.status != "ok":
                 out.append(f"        fix: {finding.fix}")
-        out.append("  => the guard is live" if report.live else "  => the guard is NOT live")
+        out.append(f"  => {_VERDICT[report.state].format(title=report.title, host=report.host, program=report.program)}")
     return "\n".join(out) + "\n"
 
 
+_VERDICT = {
+    "live": "the guard is live",
+    "not live": "the guard is NOT live",
+    "not installed": "loopguard-hook is not installed for {title}",
+    "host not found": "loopguard-hook is registered, but {host} was not found here (no `{program}` on PATH): "
+    "nothing runs the hook until {host} is installed",
+}
+
+
 def render_json(reports: Sequence[ClientReport]) -> str:
-    """`{"live": bool, "clients": [{client, title, found, live, findings: [...]}]}`."""
+    """`{"live": bool, "clients": [{client, title, found, registered, state, live, findings: [...]}]}`."""
     clients = [
         {
             "client": r.client,
             "title": r.title,
             "found": r.found,
+            "registered": r.registered,
+            "state": r.state,
             "live": r.live,
             "findings": [{"status": f.status, "check": f.check, "message": f.message, "fix": f.fix} for f in r.findings],
         }
@@ -42,5 +54,14 @@ def render_json(reports: Sequence[ClientReport]) -> str:
 
 
 def all_live(reports: Sequence[ClientReport]) -> bool:
-    """True when every client found on the machine has a live guard."""
-    return all(r.live for r in reports if r.found is not None)
+    """True when no host here has the guard registered but not live (hosts that are not here,
+    or where the guard is not installed, do not count)."""
+    return not any(r.state == "not live" for r in reports)
+
+
+def exit_code(reports: Sequence[ClientReport], *, named: bool) -> int:
+    """`doctor`'s exit status: 1 when a host here has the guard registered but not live, or,
+    when the hosts were `named` (`--client`), when one of them is not live; else 0."""
+    if not all_live(reports) or (named and not all(r.live for r in reports)):
+        return 1
+    return 0

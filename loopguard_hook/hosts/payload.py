@@ -105,6 +105,15 @@ def _clean(value: Any) -> Any:
     return value
 
 
+def _json_lines(raw: bytes) -> bool:
+    """Whether `raw` starts with two lines that are each a JSON object (a JSONL file piped in)."""
+    lines = raw.lstrip().split(b"\n", 2)
+    try:
+        return len(lines) > 1 and all(isinstance(orjson.loads(line), dict) for line in lines[:2])
+    except orjson.JSONDecodeError:
+        return False
+
+
 def decode(raw: bytes | memoryview) -> dict[str, Any]:
     """Decode stdin bytes into the payload object (a memoryview: a mapped file's, from the
     resident helper).
@@ -127,6 +136,11 @@ def decode(raw: bytes | memoryview) -> dict[str, Any]:
         try:
             data = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
+            if "unexpected content after document" in str(exc) and _json_lines(raw):
+                raise PayloadError(
+                    f"payload is not valid JSON: {exc}: several JSON lines on stdin, and the hook reads one "
+                    "payload per event (for a file of payloads or a transcript: `loopguard-hook replay FILE`)"
+                ) from None
             if "surrogate" not in str(exc):
                 raise PayloadError(f"payload is not valid JSON: {exc}") from None
             data = _decode_with_lone_surrogates(raw, exc)

@@ -1,10 +1,13 @@
 """The DeepSeek Harness (DSH) through its two hook bridges: `install --client dsh-claude-code`
 or `dsh-codex` writes a hooks config for the bridge and the patch-layer rows that mount it.
 
-Two files change:
+Two files change, three for the Codex bridge:
 
 - the hooks config, `$DSH_HOME/loopguard-hook/hooks-claude-code.json` (or `hooks-codex.json`),
   in the shape the bridge reads: a Claude Code `hooks` map or a Codex `hooks.json`;
+- Codex bridge only, while DSH lacks the `bash` service that bridge waits for and no layer
+  mounts one: the plugin that provides it, `$DSH_HOME/loopguard-hook/dsh-bash-service.mjs`
+  (`dsh_service`);
 - a DSH patch layer: `$DSH_HOME/cordis.patch.yml`, which DSH applies over every profile, or with
   `profile` that profile's own `$DSH_HOME/profiles/<name>/cordis.patch.yml`.
 
@@ -31,6 +34,7 @@ from typing import Any, Final
 from .change import Change, InstallError, make_change
 from .dsh_bridge import bridge_version, dsh_home, find_bridge, missing_services
 from .dsh_patch import block_entry, block_lines, find_block, other_mounts, with_block, without_block
+from .dsh_service import SERVICE, SERVICE_ROW_ID, SERVICE_SOURCE, bash_provider, service_path
 from .files import read_text
 from .handlers import loopguard_events, merge_groups, variant_notes, without_ours
 from .jsontext import parse_json_object, rewrite_json
@@ -117,10 +121,13 @@ def plan_dsh_install(
     """Plan the hooks config and the patch-layer block for `client` (`dsh-claude-code` or
     `dsh-codex`). Writes nothing. Idempotent: a second plan changes nothing; a block already
     there is rewritten in place when the bridge moved. The bridge is `bridge_path`, else the
-    one the block already mounts (while it exists), else the first `find_bridge` finds.
+    one the block already mounts (while it exists), else the first `find_bridge` finds. A bridge
+    that waits for the `bash` service DSH lacks (the Codex bridge on dsh 0.1.0-rc.8) gets the
+    plugin that provides it, mounted in the same block, unless another layer mounts one.
 
     Returns:
-        The hooks config's `Change`, then the patch layer's.
+        The hooks config's `Change`, the service plugin's (only when one is mounted), then the
+        patch layer's.
 
     Raises:
         InstallError: unknown client; the bridge cannot be found; a file is not valid JSON or
@@ -133,8 +140,31 @@ def plan_dsh_install(
         entry = mounted  # installed before, maybe with --bridge-path: keep that bridge
     else:
         entry = find_bridge(bridge.package, dsh_home_dir=dsh_home(home=home, env=env), env=env, explicit=bridge_path)
-    patch = _plan_patch(bridge, patch_path, entry, hooks_path, home=home, env=env, profile=profile)
-    return [_plan_hooks_file(client, hooks_path), patch]
+    service, provider = _plan_service(entry, patch_path, client, home=home, env=env)
+    patch = _plan_patch(bridge, patch_path, entry, hooks_path, service, provider, home=home, env=env, profile=profile)
+    return [_plan_hooks_file(client, hooks_path), *([service] if service else []), patch]
+
+
+def _plan_service(
+    entry: Path, patch_path: Path, client: str, *, home: str | os.PathLike[str], env: Mapping[str, str] | None
+) -> tuple[Change | None, Path | None]:
+    """(the `bash` service plugin's `Change`, the plugin that will provide `bash`): our plugin
+    when the bridge needs the service and no layer mounts one of its own (ours, mounted in
+    another layer's block, does not count: that block may go), else (None, the plugin a layer
+    mounts), or (None, None) when the bridge needs no service."""
+    if SERVICE not in missing_services(entry):
+        return None, None
+    path = service_path(dsh_home(home=home, env=env))
+    layers = [(p, read_text(p)) for p in _layers(home=home, env=env)]
+    elsewhere = bash_provider(((p, without_block(t, client) if p == patch_path else t) for p, t in layers), but=path)
+    if elsewhere is not None:
+        return None, elsewhere
+    old_text = read_text(path)
+    messages = [] if old_text == SERVICE_SOURCE else [
+        f"{path}: a DSH plugin that provides the `{SERVICE}` service the bridge waits for "
+        "(dsh 0.1.0-rc.8 has only `shell`, and without it DSH stops at boot with \"waiting for service: bash\")"
+    ]
+    return make_change(path, old_text, SERVICE_SOURCE, messages, deletable=True), path
 
 
 def _plan_hooks_file(client: str, path: Path) -> Change:
@@ -157,13 +187,18 @@ def _plan_patch(
     path: Path,
     entry: Path,
     hooks_path: Path,
+    service: Change | None,
+    provider: Path | None,
     *,
     home: str | os.PathLike[str],
     env: Mapping[str, str] | None,
     profile: str | None,
 ) -> Change:
     old_text = read_text(path)
-    new_text = with_block(path, old_text, bridge.client, block_lines(bridge.client, bridge.row_id, entry, hooks_path))
+    row = (SERVICE_ROW_ID, service.path) if service is not None else None
+    new_text = with_block(
+        path, old_text, bridge.client, block_lines(bridge.client, bridge.row_id, entry, hooks_path, service=row)
+    )
     version = bridge_version(entry)
     scope = "every DSH profile" if profile is None else f"the DSH profile {profile}"
     if new_text == old_text:
@@ -172,8 +207,11 @@ def _plan_patch(
         messages = [
             f"mounts the {bridge.title}{f' {version}' if version else ''} in {path} (for {scope}): "
             f"{entry}, with configPath {hooks_path}"
+            + (f", and the `{SERVICE}` service it waits for: {service.path}" if service is not None else "")
         ]
-    messages += _mount_notes(bridge, path, old_text, entry, home=home, env=env)
+    if provider is not None and service is None:
+        messages.append(f"the {bridge.title} waits for a `{SERVICE}` service: {provider}, mounted in a DSH layer, provides it")
+    messages += _mount_notes(bridge, path, old_text, entry, provider is not None, home=home, env=env)
     return make_change(path, old_text, new_text, messages)
 
 
@@ -182,12 +220,14 @@ def _mount_notes(
     path: Path,
     text: str | None,
     entry: Path,
+    served: bool,
     *,
     home: str | os.PathLike[str],
     env: Mapping[str, str] | None,
 ) -> list[str]:
     """Warnings: the same bridge mounted elsewhere in the file, the other bridge (or another
-    layer) also running loopguard-hook, a service the bridge needs that DSH lacks."""
+    layer) also running loopguard-hook, a service the bridge needs that DSH lacks and that
+    `served` (our plugin) or another layer does not provide."""
     notes = []
     lines = other_mounts(text, bridge.client, bridge.package)
     if lines:
@@ -204,7 +244,7 @@ def _mount_notes(
                     f"both on every event (twice the processes): keep one "
                     f"(`loopguard-hook uninstall --client {client}`)"
                 )
-    for service in missing_services(entry):
+    for service in [] if served else missing_services(entry):
         notes.append(
             f"warning: the {bridge.title} waits for a DSH service named `{service}`, and no package beside it "
             f"provides one (dsh 0.1.0-rc.8 has `shell`): DSH then fails to boot with \"waiting for service: "
@@ -234,8 +274,9 @@ def plan_dsh_uninstall(
 ) -> list[Change]:
     """Plan removing what `plan_dsh_install` added: our handlers from the hooks config (the
     file goes when nothing else is left in it; it stays while another layer still mounts the
-    bridge with it) and our block from the patch layer (the `[]` it replaced is put back; the
-    file goes when nothing is left). Writes nothing.
+    bridge with it), our block from the patch layer (the `[]` it replaced is put back; the
+    file goes when nothing is left), then the `bash` service plugin (Codex bridge; it too stays
+    while another layer still mounts the bridge). Writes nothing.
 
     Raises:
         InstallError: unknown client; the hooks config is not valid JSON.
@@ -257,6 +298,10 @@ def plan_dsh_uninstall(
     else:
         messages = [f"removes the {bridge.title} rows from {patch_path}"]
     changes.append(make_change(patch_path, old_text, new_text, messages, deletable=True))
+    service = service_path(dsh_home(home=home, env=env))
+    old_service = read_text(service)
+    if client == DSH_CODEX and old_service is not None and not others:
+        changes.append(make_change(service, old_service, None, [f"removes {service}"], deletable=True))
     return changes
 
 

@@ -16,6 +16,9 @@ The block is delimited by two comment lines naming the client, so it is found ag
           config:
             configPath: "/…/hooks-claude-code.json"
     # <<< loopguard-hook dsh-claude-code
+
+The Codex bridge's block has a second row after the bridge's, the `bash` service it waits for
+(`dsh_service`): `- id: loopguard-hook-dsh-codex-bash-service` with its `name:`.
 """
 
 from __future__ import annotations
@@ -37,10 +40,20 @@ def _end(client: str) -> str:
 _IN_PLACE_OF_EMPTY = " (in place of [])"
 
 
-def block_lines(client: str, row_id: str, entry: Path, hooks_file: Path, *, in_place_of_empty: bool = False) -> list[str]:
-    """The block's lines (no line ends). JSON strings are YAML double-quoted scalars. A block
-    that took the place of the template's `[]` says so on its last line, so that uninstall can
-    put the `[]` back."""
+def block_lines(
+    client: str,
+    row_id: str,
+    entry: Path,
+    hooks_file: Path,
+    *,
+    service: tuple[str, Path] | None = None,
+    in_place_of_empty: bool = False,
+) -> list[str]:
+    """The block's lines (no line ends): the bridge's row, then `service` ((row id, plugin
+    file), a plugin the bridge needs) when given. JSON strings are YAML double-quoted scalars. A
+    block that took the place of the template's `[]` says so on its last line, so that uninstall
+    can put the `[]` back."""
+    extra = [f"    - id: {service[0]}", f"      name: {json.dumps(str(service[1]))}"] if service else []
     return [
         f"{_begin(client)}: mounts the DSH hook bridge that runs loopguard-hook "
         f"(`loopguard-hook uninstall --client {client}` removes this block)",
@@ -49,6 +62,7 @@ def block_lines(client: str, row_id: str, entry: Path, hooks_file: Path, *, in_p
         f"      name: {json.dumps(str(entry))}",
         "      config:",
         f"        configPath: {json.dumps(str(hooks_file))}",
+        *extra,
         _end(client) + (_IN_PLACE_OF_EMPTY if in_place_of_empty else ""),
     ]
 
@@ -65,7 +79,7 @@ def find_block(text: str | None, client: str) -> tuple[int, int] | None:
 
 
 def block_entry(text: str | None, client: str) -> Path | None:
-    """The bridge file the client's block mounts (its `name:`), None without a block."""
+    """The bridge file the client's block mounts (its first `name:`), None without a block."""
     where = find_block(text, client)
     if where is None:
         return None

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -87,3 +88,13 @@ class Recording:
     cwd: str | None = None
     skipped_lines: int = 0
     synthetic_times: bool = False
+
+
+@contextmanager
+def odd_shapes_refused() -> Iterator[None]:
+    """Turn the errors a recording with values of shapes no client writes (edited by hand, or
+    hostile) can raise deep in the engine into one `ReplayError`."""
+    try:
+        yield
+    except (TypeError, AttributeError, KeyError, IndexError, OverflowError, UnicodeError) as exc:
+        raise ReplayError(f"a record has a value of an unexpected shape ({type(exc).__name__}: {exc})") from None

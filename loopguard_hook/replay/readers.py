@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from . import claude_code, codex, dsh, payload_log
 from .jsonl import Line, merge_events, read_lines
-from .model import Recording, ReplayError
+from .model import Recording, ReplayError, odd_shapes_refused
 from .reader import Reader
 
 #: Every format, in the order error messages name them.
@@ -62,9 +62,14 @@ def _read(path: str) -> tuple[Reader, list[Recording]]:
     reader = reader_for(lines)
     if reader is not None:
         return reader, reader.read(path, lines, skipped)
+    if not lines and not skipped:
+        raise ReplayError(f"{path}: empty, nothing to replay")
     if not lines:
         hint = "; replay reads JSON Lines (one JSON object per line), e.g. `jq -c . payload.json`" if skipped else ""
         raise ReplayError(f"{path}: no JSON records ({skipped} unreadable lines){hint}")
+    if all(isinstance(line.data, dict) and line.data.get("type") == "summary" for line in lines):
+        # Claude Code writes a file of only `{"type": "summary", …}` lines beside some sessions.
+        raise ReplayError(f"{path}: only a session summary (no messages, no tool calls), nothing to replay")
     titles = [reader.title for reader in READERS]
     raise ReplayError(f"{path}: not a {', a '.join(titles[:-1])} or a {titles[-1]}")
 
@@ -86,7 +91,7 @@ def read_transcript(path: str) -> Recording:
     return recordings[0]
 
 
-def load(paths: Iterable[str]) -> list[Recording]:
+def load(paths: Iterable[str], *, unreadable: list[str] | None = None) -> list[Recording]:
     """Read every file, whatever its format, into recordings: one per session.
 
     Files of one session (a Codex rollout and its subagents' rollouts, a Claude Code subagent
@@ -94,13 +99,23 @@ def load(paths: Iterable[str]) -> list[Recording]:
     read once; a payload log holding several sessions gives one recording each. Sessions keep the
     order in which they first appear.
 
+    `unreadable`, when given, collects one message (starting with the file's path) per file that
+    cannot be read, and the other files are still read; without it the first such file raises.
+
     Raises:
-        ReplayError: a file cannot be read or is not a recognised format.
+        ReplayError: a file cannot be read or is not a recognised format (without `unreadable`).
     """
     recordings: list[Recording] = []
     with _no_cycle_collection():
         for path in paths:
-            recordings.extend(_read(path)[1])
+            try:
+                with odd_shapes_refused():
+                    recordings.extend(_read(path)[1])
+            except ReplayError as exc:
+                if unreadable is None:
+                    raise
+                message = str(exc)
+                unreadable.append(message if message.startswith(path) else f"{path}: {message}")
     return _merge_sessions(recordings)
 
 

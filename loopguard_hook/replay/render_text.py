@@ -15,7 +15,18 @@ def _short_rule(rule: str) -> str:
     return rule.removeprefix("LOOP_GUARD_")
 
 
-def _verdict_text(verdict: Verdict | None, *, show_count: bool) -> str:
+#: The words for a reminder the engine decided at a Stop and holds for the next prompt or tool
+#: call (`engine._text_rules`: never a reminder on Stop): it reaches the model only if the session
+#: goes on, and is counted among the reminders when it does.
+HELD_REMINDER = "(reminder held for the next prompt or call)"
+
+
+def held(verdict: Verdict, mode: str) -> bool:
+    """A reminder held for later, not one that `mode` (observe) kept from the wire."""
+    return mode != "observe" and verdict.action == "allow" and verdict.intended == "remind"
+
+
+def _verdict_text(verdict: Verdict | None, *, show_count: bool, mode: str = "enforce") -> str:
     if verdict is None:
         return "-"
     if verdict.quiet:
@@ -26,7 +37,9 @@ def _verdict_text(verdict: Verdict | None, *, show_count: bool) -> str:
         parts.append(_short_rule(verdict.rule))
     if verdict.count and (show_count or not verdict.quiet):
         parts.append(str(verdict.count))
-    if verdict.intended != verdict.action:
+    if held(verdict, mode):
+        parts.append(HELD_REMINDER)
+    elif verdict.intended != verdict.action:
         parts.append(f"(would {verdict.intended})")
     return " ".join(parts)
 
@@ -87,8 +100,8 @@ def _table(report: Report, width: int, paint: Paint) -> list[str]:
             agents[call.agent],
             printable(call.tool)[:24],
             call.recorded + (f" {call.exit_code}" if call.exit_code not in (None, 0) else ""),
-            _verdict_text(call.pre, show_count=True),
-            _verdict_text(call.post, show_count=False),
+            _verdict_text(call.pre, show_count=True, mode=report.mode),
+            _verdict_text(call.post, show_count=False, mode=report.mode),
         )
         for call in report.calls
     ]
@@ -105,7 +118,11 @@ def _table(report: Report, width: int, paint: Paint) -> list[str]:
     out = [paint(cells(titles) + "arguments", "heading")]
     indent = " " * (widths[0] + 2)
     loose = sorted(
-        [(d.time, indent + paint(_loose_line(d, base, widths[1]), _role(d.verdict))) for d in report.decisions if d.call is None]
+        [
+            (d.time, indent + paint(_loose_line(d, base, widths[1], report.mode), _role(d.verdict)))
+            for d in report.decisions
+            if d.call is None
+        ]
         + [
             (m.time, indent + paint(f"{_offset(m.time - base):>{widths[1]}}  -- {m.detail} ({m.event})", "marker"))
             for m in report.markers
@@ -138,11 +155,17 @@ def _cut(text: str, room: int) -> str:
 def _footer(report: Report) -> list[str]:
     s = report.summary
     out = [
-        f"{s.calls} calls: {s.reminders} {plural(s.reminders, 'reminder')}, {s.denials} "
+        f"{s.calls} {plural(s.calls, 'call')}: {s.reminders} {plural(s.reminders, 'reminder')}, {s.denials} "
         f"{plural(s.denials, 'denial')}, {s.stops} {plural(s.stops, 'stop')}; "
         f"{s.saved} {plural(s.saved, 'call')} the recording ran would have been saved"
     ]
     notes = []
+    waiting = sum(held(d.verdict, report.mode) for d in report.decisions)
+    if waiting:
+        notes.append(
+            f"{waiting} {plural(waiting, 'reminder')} held at a Stop for the next prompt or call, "
+            "counted above only once sent"
+        )
     if s.skipped_lines:
         notes.append(f"{s.skipped_lines} unreadable or unknown {plural(s.skipped_lines, 'line')} skipped")
     if s.bad_payloads:
@@ -156,9 +179,9 @@ def _footer(report: Report) -> list[str]:
     return out
 
 
-def _loose_line(decision: DecisionReport, base: float, time_width: int) -> str:
+def _loose_line(decision: DecisionReport, base: float, time_width: int, mode: str) -> str:
     tool = f" {decision.tool}" if decision.tool else ""
-    verdict = _verdict_text(decision.verdict, show_count=False)
+    verdict = _verdict_text(decision.verdict, show_count=False, mode=mode)
     return f"{_offset(decision.time - base):>{time_width}}  {decision.event}{tool}: {verdict}"
 
 

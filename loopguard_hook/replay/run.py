@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,7 +11,7 @@ from ..core.engine import Decision
 from ..core.event import Client, HookEvent
 from ..hosts import capabilities
 from .driver import Step, decide
-from .model import RAN_OUTCOMES, Outcome, Recording, ReplayError
+from .model import RAN_OUTCOMES, Outcome, Recording, ReplayError, odd_shapes_refused
 from .payload_log import payload_recordings
 from .readers import load
 from .report import CallReport, Calls, DecisionReport, Marker, Report, Summary, Verdict, acted, arguments_summary
@@ -230,36 +229,40 @@ def replay_payloads(
 
 
 def replay_files(
-    paths: Iterable[str], config: Config, *, client: str = "auto", calls: Calls = "all", progress: Progress | None = None
+    paths: Iterable[str],
+    config: Config,
+    *,
+    client: str = "auto",
+    calls: Calls = "all",
+    progress: Progress | None = None,
+    unreadable: list[str] | None = None,
 ) -> list[Report]:
     """`load` the files and `replay` each session: what `loopguard-hook replay FILE...` runs.
 
     `calls` as for `replay`; `progress(events done, events in all the files)` is called as the
-    replay goes (not while the files are read).
+    replay goes (not while the files are read). `unreadable`, when given, collects one message
+    per file that cannot be read and per session that cannot be replayed (each naming its
+    files), and the others are still replayed; without it the first such file raises.
 
     Raises:
-        ReplayError: a file cannot be read, is not a known format, or does not fit `client`.
+        ReplayError: a file cannot be read, is not a known format, or does not fit `client`
+            (without `unreadable`).
     """
-    with odd_shapes_refused():
-        recordings = load(paths)
-        total = sum(len(r.events) for r in recordings)
-        reports, done = [], 0
-        for recording in recordings:
-            tell = None if progress is None else _offset(progress, done, total)
-            reports.append(replay(recording, config, client=client, calls=calls, progress=tell))
-            done += len(recording.events)
-        return reports
+    recordings = load(paths, unreadable=unreadable)
+    total = sum(len(r.events) for r in recordings)
+    reports, done = [], 0
+    for recording in recordings:
+        tell = None if progress is None else _offset(progress, done, total)
+        try:
+            with odd_shapes_refused():
+                reports.append(replay(recording, config, client=client, calls=calls, progress=tell))
+        except ReplayError as exc:
+            if unreadable is None:
+                raise
+            unreadable.append(f"{', '.join(recording.sources)}: {exc}")
+        done += len(recording.events)
+    return reports
 
 
 def _offset(progress: Progress, base: int, total: int) -> Progress:
     return lambda done, _: progress(base + done, total)
-
-
-@contextmanager
-def odd_shapes_refused() -> Iterator[None]:
-    """Turn the errors a recording with values of shapes no client writes (edited by hand, or
-    hostile) can raise deep in the engine into one `ReplayError`."""
-    try:
-        yield
-    except (TypeError, AttributeError, KeyError, IndexError, OverflowError, UnicodeError) as exc:
-        raise ReplayError(f"a record has a value of an unexpected shape ({type(exc).__name__}: {exc})") from None

@@ -26,11 +26,11 @@ import orjson
 
 from ..config.settings import Config
 from .labels import Labels, Score, score
-from .model import Recording
+from .model import Recording, odd_shapes_refused
 from .render_summary import table
 from .render_text import plural
 from .report import Summary
-from .run import Progress, odd_shapes_refused, replay
+from .run import Progress, replay
 from .style import painter
 
 #: Most settings one sweep may replay (the grid's size: the product of the value counts).

@@ -4,15 +4,16 @@
 DSH facts used here (dsh 0.1.0-rc.8, dsh-hooks-claude-code 0.0.1-rc.5, dsh-hooks-codex
 0.0.1-rc.1; shared/research/dsh-hooks.md):
 
-- The bridges are mounted by an `insert` row of a `--patch` overlay whose `name` is the absolute
-  path of the bridge's `lib/index.js`; `config.configPath` names the hooks file (a Claude Code
-  settings-style `{"hooks": ...}` map, or Codex's `hooks.json`).
+- The bridge is mounted by what `loopguard-hook install --client dsh-<bridge>` writes, as a user
+  gets it: the patch-layer block in `$DSH_HOME/cordis.patch.yml` (DSH applies that layer under
+  every profile, together with a `--patch` overlay), the hooks config it names and, for the
+  Codex bridge, the plugin providing the `bash` service that bridge waits for (dsh 0.1.0-rc.8
+  has only `shell`). Only the hooks config's command is the suite's (`--state-dir`, `--profile`)
+  unless a run asks for the file exactly as installed.
 - The headless profile disables the `hmr` row, and the launcher then exits ("user patch-layer
-  watching requires the Cordis HMR service"): the overlay enables it with no watched roots.
-  It also turns off the session-title request and DSH's own repeat-tool-reminder (3/5/8), so
-  that only the guard talks to the model about repeats.
-- The Codex bridge injects a `bash` service that dsh 0.1.0-rc.8 lacks; `plugins/bash_service.mjs`
-  provides it from `shell`.
+  watching requires the Cordis HMR service"): the `--patch` overlay enables it with no watched
+  roots. It also turns off the session-title request and DSH's own repeat-tool-reminder
+  (3/5/8), so that only the guard talks to the model about repeats.
 - Matchers: absent, empty and `*` match every tool; anything else is a case-sensitive regex
   tested against DSH's lower-case tool names (`read`, `bash`, ...), so `"Read"` never fires.
 - `DSH_PERMISSION_MODE` unset means `workspace-write`: hooks then run under DSH's sandbox
@@ -25,6 +26,7 @@ import json
 import os
 import shlex
 import shutil
+import subprocess
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -38,19 +40,9 @@ from .install import CACHE_DIR, Install
 from .mock_deepseek import ChatCompletionsMock
 
 BRIDGES = ("claude-code", "codex")
-#: The Claude Code / Codex events each bridge maps onto DSH's interception points.
-BRIDGE_EVENTS = {
-    "claude-code": ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SubagentStart", "SubagentStop"),
-    "codex": ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"),
-}
-#: Events whose groups carry a matcher (the bridges drop it on UserPromptSubmit and Stop).
-MATCHER_EVENTS = frozenset({"PreToolUse", "PostToolUse", "SessionStart", "SubagentStart", "SubagentStop"})
-#: Fires on every DSH tool: `*` is the bridges' match-all sentinel.
-MATCHER = "*"
-BASH_SERVICE = Path(__file__).with_name("plugins") / "bash_service.mjs"
+#: The suite's hook timeout, in place of install's 10 s: this 2-core machine is shared and loaded.
 HOOK_TIMEOUT_SECONDS = 30
 RUN_TIMEOUT_SECONDS = 120
-MODEL = "deepseek-v4-flash"
 
 
 @dataclass
@@ -86,43 +78,42 @@ def hook_command(state_dir: Path | None, extra: tuple[str, ...] = ()) -> str:
     return shlex.join([*args, *extra])
 
 
-def hooks_config(bridge: str, command: str) -> dict[str, Any]:
-    """The bridge's hooks file: `command` on every event the bridge maps, matcher `*` where one applies."""
-    hooks: dict[str, Any] = {}
-    for event in BRIDGE_EVENTS[bridge]:
-        group: dict[str, Any] = {"hooks": [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT_SECONDS}]}
-        if event in MATCHER_EVENTS:
-            group["matcher"] = MATCHER
-        hooks[event] = [group]
-    return {"hooks": hooks}
+def install_guard(install: Install, bridge: str, *, home: Path, dsh_home: Path, command: str | None, out: Path) -> Path:
+    """Run `loopguard-hook install --client dsh-<bridge>` as a user would (the bridge named by
+    `--bridge-path`: the e2e prefix is not on any PATH), its report saved to `out`; then, unless
+    `command` is None, put `command` and the suite's timeout in every handler of the hooks config
+    it wrote. Returns that config's path.
+
+    Raises:
+        AssertionError: install failed.
+    """
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "DSH_HOME": str(dsh_home), "LANG": "C.UTF-8"}
+    args = [str(HOOK_BIN), "install", "--client", f"dsh-{bridge}", "--bridge-path", str(install.bridge(bridge))]
+    done = subprocess.run(args, capture_output=True, text=True, env=env, timeout=60, stdin=subprocess.DEVNULL)
+    out.write_text(f"$ {shlex.join(args)}\n{done.stdout}{done.stderr}exit {done.returncode}\n")
+    assert done.returncode == 0, out.read_text()
+    hooks_path = dsh_home / "loopguard-hook" / f"hooks-{bridge}.json"
+    if command is not None:
+        data = json.loads(hooks_path.read_text())
+        for groups in data["hooks"].values():
+            for group in groups:
+                for handler in group["hooks"]:
+                    handler.update(command=command, timeout=HOOK_TIMEOUT_SECONDS)
+        hooks_path.write_text(json.dumps(data, indent=2) + "\n")
+    return hooks_path
 
 
-def overlay(install: Install, bridge: str, hooks_path: Path) -> str:
-    """The `--patch` overlay (YAML): enable hmr, drop the title request and DSH's own repeat
-    reminder, mount the bridge (and, for Codex, the `bash` service it needs)."""
-    q = json.dumps  # a JSON string is a YAML double-quoted scalar
-    rows = [
-        "- id: hmr",
-        "  disabled: false",
-        "  config:",
-        "    root: []",
-        "- id: session-title-llm",
-        "  disabled: true",
-        "- id: repeat-tool-reminder",
-        "  disabled: true",
-        "- insert:",
-    ]
-    if bridge == "codex":
-        rows += ["    - id: loopguard-e2e-bash-service", f"      name: {q(str(BASH_SERVICE))}"]
-    rows += [
-        f"    - id: loopguard-e2e-hooks-{bridge}",
-        f"      name: {q(str(install.bridge(bridge)))}",
-        "      config:",
-        f"        configPath: {q(str(hooks_path))}",
-    ]
-    if bridge == "codex":
-        rows.append(f"        model: {q(MODEL)}")
-    return "\n".join(rows) + "\n"
+#: The `--patch` overlay (YAML): enable hmr, drop the title request and DSH's own repeat reminder.
+OVERLAY = """\
+- id: hmr
+  disabled: false
+  config:
+    root: []
+- id: session-title-llm
+  disabled: true
+- id: repeat-tool-reminder
+  disabled: true
+"""
 
 
 @contextmanager
@@ -155,6 +146,7 @@ class Dsh:
         *,
         command: str | None = None,
         state: bool = True,
+        as_installed: bool = False,
         permission_mode: str | None = "danger-full-access",
         home: Path | None = None,
         env: dict[str, str] | None = None,
@@ -163,26 +155,33 @@ class Dsh:
     ) -> DshRun:
         """Run `dsh --profile headless TASK` in `ws.work` against a mock serving `script`.
 
-        `command` is the hook command (default: `loopguard-hook --state-dir <ws.state>`, or no
-        `--state-dir` when `state` is False). `permission_mode` None leaves `DSH_PERMISSION_MODE`
+        The guard is set up by `loopguard-hook install` (`install_guard`). `command` is the hook
+        command (default: `loopguard-hook --state-dir <ws.state>`, or no `--state-dir` when
+        `state` is False); `as_installed` keeps install's hooks config as it is (the command
+        `loopguard-hook`, found on PATH, where the venv's bin folder comes first, the state in
+        DSH's workspace) and ignores `command` and `state`. `permission_mode` None leaves `DSH_PERMISSION_MODE`
         unset (DSH's default, `workspace-write`). `home` overrides HOME (default `ws.home`); `env`
         adds variables and `unset` drops some of the defaults (e.g. TMPDIR, `ws.tmp` by default).
         On a timeout dsh's whole process tree is killed and `timed_out` is set; the caller
         asserts on the exit code.
         """
-        if command is None:
+        if as_installed:
+            command, state = None, False
+        elif command is None:
             command = hook_command(ws.state if state else None)
-        hooks_path = ws.root / "hooks.json"
-        hooks_path.write_text(json.dumps(hooks_config(self.bridge, command), indent=2))
-        overlay_path = ws.root / "overlay.yml"
-        overlay_path.write_text(overlay(self.install, self.bridge, hooks_path))
         dsh_home = ws.root / "dsh_home"
         dsh_home.mkdir(exist_ok=True)
+        install_guard(
+            self.install, self.bridge, home=home or ws.home, dsh_home=dsh_home, command=command, out=ws.root / "install.out"
+        )
+        overlay_path = ws.root / "overlay.yml"
+        overlay_path.write_text(OVERLAY)
         run = DshRun(self.bridge, ws.root, [], state_dir=ws.state if state else None, node=self.install.node)
+        bin_dirs = [str(self.install.node.parent)] + ([str(HOOK_BIN.parent)] if as_installed else [])
         with ChatCompletionsMock(script, ws.root / "requests.jsonl") as mock:
             run.requests = mock.requests
             full_env = {
-                "PATH": f"{self.install.node.parent}{os.pathsep}{os.environ.get('PATH', '/usr/bin:/bin')}",
+                "PATH": os.pathsep.join([*bin_dirs, os.environ.get("PATH", "/usr/bin:/bin")]),
                 "HOME": str(home or ws.home),
                 "LANG": "C.UTF-8",
                 "TMPDIR": str(ws.tmp),

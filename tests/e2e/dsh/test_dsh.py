@@ -23,6 +23,8 @@ import shutil
 
 import pytest
 
+from loopguard_hook.store.location import WORKSPACE_DIR
+
 from ..clients import HOOK_BIN, Workspace
 from ..model_view import guard_texts
 from . import scenarios
@@ -247,3 +249,25 @@ def test_guard_is_on_in_the_default_permission_mode(dsh_install: Install, ws: Wo
         )
     assert_ran(run)
     assert labels(run)[4] == "deny@5", run.describe()
+
+
+# -- what install writes -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bridge", BRIDGES)
+def test_dsh_boots_with_exactly_what_install_writes(dsh_install: Install, ws: Workspace, bridge: str) -> None:
+    """`loopguard-hook install --client dsh-<bridge>` and its files as they are (the Codex bridge's
+    `bash` service included; without it dsh 0.1.0-rc.8 exits 1 at boot, "waiting for service:
+    bash"): DSH boots, every hook runs `loopguard-hook` from PATH, with its state in the
+    workspace, and the fifth identical read is denied."""
+    scenario = scenarios.same_read(5)
+    for path, content in scenario.files.items():
+        ws.write(path, content)
+    run = Dsh(dsh_install, bridge).run(ws, scenario.script, scenario.task, as_installed=True)
+    assert "waiting for service" not in run.stderr, run.stderr[-1500:]
+    assert_ran(run)
+    assert labels(run)[4] == "deny@5", run.describe()
+    layer = (run.root / "dsh_home" / "cordis.patch.yml").read_text()
+    assert ("dsh-bash-service.mjs" in layer) == (bridge == "codex"), layer
+    state = ws.work / WORKSPACE_DIR
+    assert state.is_dir() and not (state / "errors.log").exists(), run.describe()
