@@ -228,3 +228,9 @@ def test_the_ledger_is_read_and_written_through_typed_fields() -> None:
             if "Any" in annotation and name not in PAYLOAD_NAMES:
                 untyped.append(f"{path.relative_to(PACKAGE)}: {name}: {annotation}")
     assert untyped == []
+
+
+def test_every_rule_has_its_test_module() -> None:
+    rules = {p.stem for p in (PACKAGE / "rules").glob("*.py")} - {"__init__", "base"}
+    tests = {p.stem.removeprefix("test_") for p in (PACKAGE.parent / "tests" / "rules").glob("test_*.py")}
+    assert rules and rules <= tests, sorted(rules - tests)

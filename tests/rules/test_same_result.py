@@ -1,0 +1,43 @@
+"""Same result (`rules/same_result.py`): calls whose arguments the host does not send, judged by
+their results (DSH's Codex bridge)."""
+
+from __future__ import annotations
+
+import importlib
+
+from rulekit import agent, call_ctx, result_ctx
+
+from loopguard_hook.core.verdict import Action, Rule
+from loopguard_hook.hosts import dsh_codex
+
+rule = importlib.import_module("loopguard_hook.rules.same_result")
+CAPS = dsh_codex.CAPABILITIES
+
+
+def test_a_repeated_result_is_reminded_at_the_thresholds() -> None:
+    entry = agent()
+    assert rule.on_result(result_ctx("read", {"command": ""}, "x", caps=CAPS, entry=entry, new=True)) is None
+    repeated = result_ctx("read", {"command": ""}, "x", caps=CAPS, entry=entry, new=False, productive=False, n=3, total=3)
+    third = rule.on_result(repeated)
+    assert third is not None and (third.action, third.rule) == (Action.REMIND, Rule.SAME_RESULT)
+    assert "its results repeat what it already returned" in third.message
+
+
+def test_the_next_call_after_a_repeated_result_is_denied_at_deny_at() -> None:
+    entry = agent()
+    rule.on_result(result_ctx("read", {"command": ""}, "x", caps=CAPS, entry=entry, new=False, productive=False, n=4, total=4))
+    ctx = call_ctx("read", {"command": ""}, attempt=5, caps=CAPS, entry=entry, counted=False)
+    verdict = rule.on_call(ctx)
+    assert verdict is not None and (verdict.action, verdict.rule) == (Action.DENY, Rule.SAME_RESULT)
+    assert "identical" not in verdict.message  # the arguments are not known: never called identical
+
+
+def test_a_signature_made_again_has_no_last_result_of_its_own() -> None:
+    entry = agent()
+    rule.on_result(result_ctx("read", {"command": ""}, "x", caps=CAPS, entry=entry, new=False, productive=False, n=4, total=4))
+    assert rule.on_call(call_ctx("read", {"command": ""}, attempt=5, caps=CAPS, entry=entry, counted=False, total=1)) is None
+
+
+def test_a_host_that_sends_the_arguments_is_the_repeat_rules() -> None:
+    assert rule.on_result(result_ctx("Read", {"file_path": "/p"}, "x", new=False, productive=False, n=3, total=3)) is None
+    assert rule.on_call(call_ctx(attempt=5)) is None
