@@ -123,8 +123,9 @@ def _decide(ev: _Event, texts: Sequence[str]) -> Decision:
     name = event.event
     policy.note_event(state, event, ev.caps, now)
     if name == "PreToolUse":
-        decision = merge([_pre_tool_use(ev), _text_rules(ev, texts)])
-        return policy.hold_for_result(_call_of(ev), decision, ev.caps)
+        verdict, call = _pre_tool_use(ev)
+        decision = merge([verdict, _text_rules(ev, texts)])
+        return policy.hold_for_result(call if call is not None and call["phase"] == "pre" else None, decision, ev.caps)
     if name in ("PostToolUse", "PostToolUseFailure"):
         return _post_tool_use(ev)
     if name == "PostToolBatch":
@@ -167,34 +168,28 @@ def _user_prompt(ev: _Event, texts: Sequence[str]) -> Decision:
     return _text_rules(ev, texts)
 
 
-def _call_of(ev: _Event) -> Call | None:
-    """The ledger entry of this event's call, if it is still pending."""
-    event = ev.event
-    agent = ev.state["agents"].get(event.agent_id)
-    if agent is None or event.tool_name is None:
-        return None
-    call = agent["calls"].get(progress.post_call_id(event.tool_use_id, event.tool_name, event.tool_input, ev.config))
-    return call if call is not None and call["phase"] == "pre" else None
-
-
 # -- attempts ---------------------------------------------------------------------------------
 
 
-def _pre_tool_use(ev: _Event) -> Decision:
+def _pre_tool_use(ev: _Event) -> tuple[Decision, Call | None]:
+    """The verdict on a PreToolUse, and the call's ledger entry (a reminder may wait on it)."""
     event = ev.event
     agent = _agent(ev)
     assert event.tool_name is not None
-    if event.tool_use_id is not None and progress.call_id(event.tool_use_id, "") in agent["calls"]:
+    if event.tool_use_id is not None and (again := agent["calls"].get(progress.call_id(event.tool_use_id, ""))):
         # The same call delivered again: the hook is registered twice (a plugin copy and a
         # settings copy run in parallel), or a payload was re-sent. Count each call once; the
         # host merges both answers, and a denial from the first one wins.
-        return ALLOW
-    return _attempt(ev, agent, event.tool_name, event.tool_input, event.tool_use_id, can_deny=True)
+        return ALLOW, again
+    decision, call = _attempt(ev, agent, event.tool_name, event.tool_input, event.tool_use_id, can_deny=True)
+    return decision, call
 
 
-def _attempt(ev: _Event, agent: Agent, tool: str, tool_input: object, tool_use_id: str | None, *, can_deny: bool) -> Decision:
-    """Count one attempt, run the call rules, and fit their verdict. Shared by PreToolUse and
-    the post events of calls whose Pre was not seen."""
+def _attempt(
+    ev: _Event, agent: Agent, tool: str, tool_input: object, tool_use_id: str | None, *, can_deny: bool
+) -> tuple[Decision, Call]:
+    """Count one attempt, run the call rules, and fit their verdict; the verdict and the call's
+    ledger entry. Shared by PreToolUse and the post events of calls whose Pre was not seen."""
     state, config, caps, now = ev.state, ev.config, ev.caps, ev.now
     late = ev.event.event == "PostToolBatch"
     attempt = progress.open_attempt(state, agent, tool, tool_input, tool_use_id, config, caps, now, can_deny=can_deny, late=late)
@@ -212,7 +207,7 @@ def _attempt(ev: _Event, agent: Agent, tool: str, tool_input: object, tool_use_i
         previous_time=attempt.previous_time,
         now=now,
         key=attempt.key,
-        share=ledger.limits(len(state["agents"])),
+        share=attempt.share,
         since=agent["since"],
         bookkeeping=agent["bookkeeping"],
         tool_input=tool_input,
@@ -221,12 +216,12 @@ def _attempt(ev: _Event, agent: Agent, tool: str, tool_input: object, tool_use_i
     if verdict is ALLOW:
         if attempt.counted and "followup" in agent:
             ev.responses.extend(followup.after_attempt(ev.event.agent_id, agent, attempt.key.digest, verdict, now))
-        return verdict  # the common case: nothing to record or render
+        return verdict, attempt.call  # the common case: nothing to record or render
     verdict = verdict._replace(times=attempt.times, tool=tool, summary=progress.summary(tool, attempt.key))
     fitted, wire = policy.fit_call(agent, attempt.call, verdict, config, caps, ev.event.event, can_deny=can_deny)
     if attempt.counted:
         ev.responses.extend(followup.after_attempt(ev.event.agent_id, agent, attempt.key.digest, fitted, now))
-    return wire
+    return wire, attempt.call
 
 
 # -- results ----------------------------------------------------------------------------------
@@ -264,7 +259,7 @@ def _post_tool_use(ev: _Event) -> Decision:
     decisions: list[Decision] = []
     if call is None:
         # Only a post hook is registered (or the Pre fell out of the ledger): count here.
-        decisions.append(_attempt(ev, agent, tool, event.tool_input, event.tool_use_id, can_deny=False))
+        decisions.append(_attempt(ev, agent, tool, event.tool_input, event.tool_use_id, can_deny=False)[0])
         call = agent["calls"].get(progress.post_call_id(event.tool_use_id, tool, event.tool_input, config))
         if call is None:
             call = {
@@ -331,7 +326,7 @@ def _batch_call(ev: _Event, agent: Agent, item: BatchCall) -> list[Decision]:
             progress.uncount(agent, call)
             return decisions
     else:
-        decisions.append(_attempt(ev, agent, item.tool_name, item.tool_input, item.tool_use_id, can_deny=False))
+        decisions.append(_attempt(ev, agent, item.tool_name, item.tool_input, item.tool_use_id, can_deny=False)[0])
         call = calls.get(progress.post_call_id(item.tool_use_id, item.tool_name, item.tool_input, config))
         if call is None:
             return decisions

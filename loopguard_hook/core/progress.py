@@ -64,7 +64,7 @@ class Attempt(NamedTuple):
     counter. `counted` is `tracked` for a call whose arguments the host sends: only then do
     identical signatures mean identical calls. `times` is the attempt's number on the
     profile's counter; `previous_time` when the signature's previous attempt finished (or
-    began), in seconds since the epoch."""
+    began), in seconds since the epoch; `share` the agent's share of the session's budget."""
 
     call: Call
     sig: Signature | None
@@ -73,6 +73,7 @@ class Attempt(NamedTuple):
     counted: bool
     times: int
     previous_time: float | None
+    share: ledger.Limits
 
 
 def open_attempt(
@@ -96,11 +97,11 @@ def open_attempt(
     blind = not caps.has_arguments(tool)  # the host sends no arguments for this tool
     if not is_tracked(tool, config):
         call["untracked"] = True
-        return Attempt(call, None, key, False, False, 0, None)
+        return Attempt(call, None, key, False, False, 0, None, share)
     if not blind and is_twin(agent, call, config, can_deny=can_deny, lost_posts="PostToolBatch" not in caps.sends):
         call["duplicate"] = True
         sig = agent["sigs"].get(key.digest)
-        return Attempt(call, sig, key, False, False, sig["n"] if sig else 1, None)
+        return Attempt(call, sig, key, False, False, sig["n"] if sig else 1, None, share)
     # An argument-blind call moves its tool's counters, which only its result can judge.
     sig = _signature(agent, tool, key, now, share.sigs, share.summary_chars)
     if sig.get("refused"):
@@ -108,7 +109,7 @@ def open_attempt(
     if late and not blind:
         call["late"] = True  # no PreToolUse saw it: a call rejected before it ran
     previous_time, count = _move(agent, sig, key.digest, config, now, counted=not blind)
-    return Attempt(call, sig, key, True, not blind, count, previous_time)
+    return Attempt(call, sig, key, True, not blind, count, previous_time, share)
 
 
 def _signature(agent: Agent, tool: str, key: CallKey, now: float, limit: int, limit_chars: int) -> Signature:
