@@ -19,7 +19,7 @@ import click
 
 from . import __version__
 from .commands import config as config_cmds
-from .commands import maintenance, registration, status
+from .commands import maintenance, pausing, registration, status
 from .commands.common import (
     CLIENT_CHOICE,
     CONFIG_HELP,
@@ -286,13 +286,16 @@ def doctor(ctx: click.Context, clients: tuple[str, ...], as_json: bool, no_run: 
         home=os.path.expanduser("~"), cwd=_cwd(), env=os.environ, clients=clients or doctor_mod.CLIENTS, run=not no_run
     )
     click.echo((doctor_mod.render_json if as_json else doctor_mod.render_text)(reports), nl=False)
+    if not as_json:
+        for line in pausing.pause_lines(os.environ.get("CLAUDE_PROJECT_DIR") or _cwd()):
+            click.echo(line)
     ctx.exit(0 if doctor_mod.all_live(reports) else 1)
 
 
 # The commands, in the order `--help` has always listed them.
 for _command in (
     status.stats_command, status.status, maintenance.reset, maintenance.gc, replay_command, sweep_command,
-    registration.install, registration.uninstall, doctor, config_cmds.config_group,
+    registration.install, registration.uninstall, doctor, config_cmds.config_group, pausing.pause, pausing.resume,
 ):
     cli.add_command(_command)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from typing import Any
 
@@ -15,6 +16,7 @@ from .common import (
     STATE_DIR_HELP,
     _ago,
     _count,
+    _cwd,
     _echo_json,
     _list,
     _locations,
@@ -25,6 +27,7 @@ from .common import (
     _stem,
     _store,
 )
+from .pausing import pause_lines, paused_json
 
 
 def session_summary(stem: str, state: dict[str, Any] | None) -> dict[str, Any]:
@@ -173,6 +176,7 @@ def status(session_id: str | None, as_json: bool, state_dir: str | None, profile
                 "state_dirs": dirs,
                 "thresholds": thresholds(cfg),
                 "warnings": warnings,
+                "paused": paused_json(os.environ.get("CLAUDE_PROJECT_DIR") or _cwd()),
                 "sessions": sessions,
             }
         )
@@ -196,6 +200,8 @@ def _echo_text(
     )
     for warning in warnings:
         click.echo(f"warning: {warning}")
+    for line in pause_lines(os.environ.get("CLAUDE_PROJECT_DIR") or _cwd()):
+        click.echo(line)
     if not sessions:
         click.echo("no sessions")
         return
