@@ -17,8 +17,6 @@ inside one. `until` is seconds since the epoch, or null for "until resumed"; a p
 has passed is ignored (and dropped at the next `pause` or `resume`).
 """
 
-from __future__ import annotations
-
 import os
 import time
 from typing import Any, NamedTuple
