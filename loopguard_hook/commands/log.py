@@ -12,13 +12,15 @@ log says which template it was (`variant`). Off the hook path; pure apart from `
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import os
+from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 import click
 
 from ..store import Store
-from .common import STATE_DIR_HELP, _echo_json, _echo_problems, _locations, _readable
+from . import costing
+from .common import CONFIG_HELP, STATE_DIR_HELP, _echo_json, _echo_problems, _locations, _readable, _resolved
 from .stats import records
 from .times import When, clock
 
@@ -94,10 +96,10 @@ def told(record: Mapping[str, Any]) -> list[str]:
 def _indented(text: object) -> list[str]:
     if not isinstance(text, str):
         return []
-    return ["    " + line for line in _text(text).splitlines() or [""]]
+    return ["  " + line for line in _text(text).splitlines() or [""]]
 
 
-def format_text(found: Iterable[Mapping[str, Any]], state_dirs: Sequence[str]) -> str:
+def format_text(found: Sequence[Mapping[str, Any]], state_dirs: Sequence[str]) -> str:
     """One block per intervention, oldest first, then where to go next."""
     out: list[str] = []
     count = 0
@@ -109,8 +111,7 @@ def format_text(found: Iterable[Mapping[str, Any]], state_dirs: Sequence[str]) -
             f"{when}  {what(r)}  {_text(r.get('rule') or '-')} x{_text(r.get('count'))}  "
             f"session {_text(r.get('session'))} [{_text(r.get('client'))}]"
         )
-        call = f"{_text(r.get('event'))} {_text(r.get('tool'))} [{_text(r.get('agent'))}]"
-        out.append(f"  {call}: {_text(r.get('arguments') or '')}")
+        out.append(f"  {_text(r.get('event'))} [{_text(r.get('agent'))}]: {_text(r.get('arguments') or r.get('tool') or '')}")
         cost = r.get("cost")
         if isinstance(cost, Mapping):
             out.append("  " + cost_line(cost))
@@ -118,6 +119,9 @@ def format_text(found: Iterable[Mapping[str, Any]], state_dirs: Sequence[str]) -
         out.append("")
     if not count:
         return f"no interventions logged in {', '.join(state_dirs)}"
+    total = costing.totals(found)
+    if total["loops"]:
+        out.append(costing.totals_line(total))
     out.append(
         f"{count} intervention{'s' if count != 1 else ''} from {', '.join(state_dirs)}. "
         "`loopguard-hook stats` counts what the model did next; `loopguard-hook pause` turns the guard off."
@@ -126,10 +130,10 @@ def format_text(found: Iterable[Mapping[str, Any]], state_dirs: Sequence[str]) -
 
 
 def cost_line(cost: Mapping[str, Any]) -> str:
-    """`loop: 6 requests, 182,304 tokens; after the guard would have stopped it: 4 requests, 121,400 tokens ($0.41)`."""
+    """`loop: calls 3-9, 6 requests, 182k tokens; after the guard would have stopped it: 4 requests, 121k tokens`."""
     from ..replay.cost import format_cost
 
-    return format_cost(cost)
+    return str(format_cost(cost))
 
 
 @click.command("log")
@@ -141,16 +145,23 @@ def cost_line(cost: Mapping[str, Any]) -> str:
 @click.option("--since", type=When(), default=None, help="From this time: a span ago (2h, 30m, 1d) or a date (2026-12-01).")
 @click.option("--until", type=When(), default=None, help="Up to this time (as --since).")
 @click.option("--json", "as_json", is_flag=True, help="Stable JSON: every record as logged.")
+@click.option(
+    "--cost/--no-cost", default=True, show_default=True,
+    help="Replay each session's recording, where it is found, for the tokens of each loop.",
+)
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None, help=CONFIG_HELP)
 @click.option("--state-dir", type=click.Path(file_okay=False), default=None, help=STATE_DIR_HELP)
 def log_command(
     session_id: str | None, rules: tuple[str, ...], since: float | None, until: float | None, as_json: bool,
-    state_dir: str | None,
+    cost: bool, config_path: str | None, state_dir: str | None,
 ) -> None:
     """Every intervention, of live and ended sessions alike: when, which session and host, the
     rule and its count, the call it saw (redacted) and the text the model was given.
 
     Read from decisions.jsonl in the state dirs (kept after a session ends; rotated to
-    decisions.jsonl.1 past audit_log_max_bytes). Oldest first.
+    decisions.jsonl.1 past audit_log_max_bytes). Oldest first. With the session's transcript or
+    rollout where its host keeps it, each loop's tokens (and money at the price_*_per_mtok of
+    the config), as `replay` counts them.
     """
     found_dirs = _locations(state_dir)
     _echo_problems(found_dirs)
@@ -158,8 +169,12 @@ def log_command(
     filters = Filters(session_id, tuple(rule_code(r) for r in rules), since, until)
     found, problems = load(stores, filters)
     roots = [s.root for s in stores]
+    sessions: dict[str, object] = {}
+    if cost and found:
+        sessions = costing.attach(found, _resolved(None, config_path).config, os.environ, os.path.expanduser("~"))
     if as_json:
-        _echo_json({"state_dirs": roots, "interventions": found, "problems": problems})
+        _echo_json({"state_dirs": roots, "interventions": found, "sessions": sessions, "problems": problems,
+                    "cost": costing.totals(found)})
     else:
         click.echo(format_text(found, roots))
     for problem in problems:

@@ -12,6 +12,7 @@ import orjson
 from ..config import load as config_mod
 from ..store import Store, location
 from .common import (
+    CONFIG_HELP,
     PROFILE_CHOICE,
     STATE_DIR_HELP,
     _ago,
@@ -99,26 +100,39 @@ def thresholds(cfg: config_mod.Config) -> dict[str, Any]:
 @click.command("stats")
 @click.option("--session", "session_id", default=None, help="Only this session id.")
 @click.option("--json", "as_json", is_flag=True, help="Stable JSON instead of text.")
+@click.option(
+    "--cost/--no-cost", default=True, show_default=True,
+    help="Replay the recordings of the sessions logged, where found, for the tokens of their loops.",
+)
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None, help=CONFIG_HELP)
 @click.option("--state-dir", type=click.Path(file_okay=False), default=None, help=STATE_DIR_HELP)
-def stats_command(session_id: str | None, as_json: bool, state_dir: str | None) -> None:
+def stats_command(session_id: str | None, as_json: bool, cost: bool, config_path: str | None, state_dir: str | None) -> None:
     """What the model did after each rule's reminders and denials, per text variant.
 
     For each rule, text variant and mode: how often it was shown, whether the agent then changed
     course, repeated the call, needed a stronger answer or ended the turn, how many calls the
     guard kept from running, and how often the loop ended after the first intervention. Read
     from decisions.jsonl, responses.jsonl and the live ledgers; observe-mode rows are the control
-    group (the model never saw the text).
+    group (the model never saw the text). Then the tokens of the loops behind them, from each
+    session's transcript or rollout where its host keeps it (as `log` shows them).
     """
-    from . import stats
+    from . import costing, stats
 
     store = _store(state_dir)
     entries = store.list_sessions()
     inputs = stats.load(store, (state for _, state, _ in entries), sum(state is None for _, state, _ in entries))
     rows = stats.build(inputs, session=session_id)
+    logged = [d for d in inputs.decisions if session_id is None or d.get("session") == session_id]
+    if cost and logged:
+        costing.attach(logged, _resolved(None, config_path).config, os.environ, os.path.expanduser("~"))
+    total = costing.totals(logged)
     if as_json:
-        _echo_json({"state_dir": store.root, "rows": [r.as_json() for r in rows], "problems": inputs.problems})
+        _echo_json({"state_dir": store.root, "rows": [r.as_json() for r in rows], "problems": inputs.problems,
+                    "cost": total})
     else:
         click.echo(stats.format_text(rows, store.root))
+        if total["loops"]:
+            click.echo(costing.totals_line(total))
     for problem in inputs.problems:
         click.echo(f"loopguard-hook: stats: {problem}", err=True)
     if inputs.problems:
