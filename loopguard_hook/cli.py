@@ -19,6 +19,7 @@ import click
 
 from . import __version__
 from .commands import config as config_cmds
+from .commands import helper as helper_cmd
 from .commands import log as log_cmd
 from .commands import maintenance, pausing, registration, status
 from .commands.common import (
@@ -297,6 +298,7 @@ def doctor(ctx: click.Context, clients: tuple[str, ...], as_json: bool, no_run: 
 for _command in (
     status.stats_command, status.status, log_cmd.log_command, maintenance.reset, maintenance.gc, replay_command, sweep_command,
     registration.install, registration.uninstall, doctor, config_cmds.config_group, pausing.pause, pausing.resume,
+    helper_cmd.helper_group,
 ):
     cli.add_command(_command)
 
