@@ -128,9 +128,14 @@ def _recording_options(func: Any) -> Any:
     "--color/--no-color", default=None,
     help="Colour the text output (default: when stdout is a terminal and NO_COLOR is not set).",
 )
+@click.option(
+    "--html", "html_path", type=click.Path(dir_okay=False, writable=True), default=None, metavar="FILE",
+    help="Write a picture instead: one self-contained HTML page with a timeline of each session's "
+    "calls (loops as bands, interventions marked) and its token use over time.",
+)
 def replay_command(
     files: tuple[str, ...], fmt: str, profile: str | None, config_path: str | None, mode: str | None, client: str,
-    summary: bool, only_decisions: bool, color: bool | None,
+    summary: bool, only_decisions: bool, color: bool | None, html_path: str | None,
 ) -> None:
     """Run the guard over recorded sessions and show what it would have done at each call.
 
@@ -145,7 +150,7 @@ def replay_command(
 
     cfg = _resolved(profile, config_path, mode).config
     progress = _ReplayProgress() if _is_terminal(sys.stderr) else None
-    calls: replay_mod.Calls = "none" if summary else "acted" if only_decisions else "all"
+    calls: replay_mod.Calls = "all" if html_path else "none" if summary else "acted" if only_decisions else "all"
     try:
         reports = replay_mod.replay_files(files, cfg, client=client, calls=calls, progress=progress)
     except replay_mod.ReplayError as exc:
@@ -153,11 +158,30 @@ def replay_command(
     finally:
         if progress is not None:
             progress.close()
+    if html_path is not None:
+        _write_html(html_path, reports)
+        return
     if color is None:
         color = fmt == "text" and _is_terminal(sys.stdout) and not os.environ.get("NO_COLOR")
     # Not a terminal (a pipe, a file): wide rows, so arguments are not cut at 80 columns.
     width = shutil.get_terminal_size(fallback=(160, 24)).columns
     click.echo(replay_mod.render(reports, fmt, width=width, summary=summary, color=color), color=color)
+
+
+def _write_html(path: str, reports: list[Any]) -> None:
+    """Write the page of `reports` to `path` (replaced whole) and say what it holds."""
+    from .replay.render_html import format_html
+
+    page = format_html(reports).encode("utf-8")
+    try:
+        with open(path, "wb") as fh:
+            fh.write(page)
+    except OSError as exc:
+        raise click.ClickException(f"cannot write {path}: {exc.strerror or exc}") from None
+    calls = sum(r.summary.calls for r in reports)
+    acted = sum(r.summary.reminders + r.summary.denials + r.summary.stops for r in reports)
+    click.echo(f"wrote {path}: {len(reports)} session(s), {calls} calls, {acted} interventions, "
+               f"{sum(len(r.loops) for r in reports)} loop(s)")
 
 
 @click.command("sweep")

@@ -11,7 +11,7 @@ from ..core.outcome import preview
 from ..core.redact import redact_prefix
 from ..core.signature import HEAD_CHARS, call_key
 from .cost import LoopCost, Prices
-from .model import Usage
+from .model import Request, Usage
 
 #: Characters of canonical arguments kept per call in a report (text output cuts further).
 ARGUMENT_CHARS = 160
@@ -113,7 +113,8 @@ class Summary:
 class Report:
     """What the guard would have done over one recorded session. `usage` is the tokens of every
     model request the recording states (None: it states none), `loops` what each loop the guard
-    intervened in cost (`cost.py`), `prices` the prices it was costed at (None: not given)."""
+    intervened in cost (`cost.py`), `prices` the prices it was costed at (None: not given),
+    `requests` the recording's model requests (for the picture of its token use over time)."""
 
     sources: tuple[str, ...]
     format: str
@@ -135,6 +136,7 @@ class Report:
     usage: Usage | None = None
     loops: tuple[LoopCost, ...] = ()
     prices: Prices | None = None
+    requests: tuple[Request, ...] = ()
 
 
 def acted(pre: Verdict | None, post: Verdict | None, saved: bool) -> bool:

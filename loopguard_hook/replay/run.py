@@ -220,6 +220,7 @@ def replay(
         usage=cost.session_usage(recording.requests),
         loops=loops,
         prices=cost.prices(config),
+        requests=recording.requests,
     )
 
 
