@@ -108,3 +108,10 @@ def test_stop_leaves_a_process_that_is_not_a_helper_alone(
     finally:
         sleeper.kill()
         sleeper.wait()
+
+
+def test_the_switch_the_command_reads_is_the_fast_paths() -> None:
+    from loopguard_hook.commands import helper
+    from loopguard_hook.fastpath import client
+
+    assert helper.SWITCH == client.ENV_SWITCH

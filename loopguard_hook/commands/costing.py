@@ -18,10 +18,24 @@ from __future__ import annotations
 import glob
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import click
 
 from ..config.settings import Config
-from ..replay.cost import LoopCost, usage_json
+from .common import CONFIG_HELP
+
+if TYPE_CHECKING:  # the replay package loads only when a recording is replayed
+    from ..replay.cost import LoopCost
+
+
+def cost_options(func: Any) -> Any:
+    """`--cost/--no-cost` and `--config`, as `log` and `stats` take them."""
+    func = click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None, help=CONFIG_HELP)(func)
+    return click.option(
+        "--cost/--no-cost", default=True, show_default=True,
+        help="Replay each session's recording, where it is found on this machine, for the tokens of its loops.",
+    )(func)
 
 
 def recording_of(session: str, client: str, environ: Mapping[str, str], home: str) -> str | None:
@@ -48,6 +62,7 @@ def attach(records: Sequence[dict[str, Any]], config: Config, environ: Mapping[s
     `cost` (`LoopCost.as_json`); the sessions looked at, `{session: {"recording": path | None,
     "tokens": usage | None, "error": text}}`. Replays with `config` (the config in force here)."""
     from .. import replay
+    from ..replay.cost import usage_json
 
     sessions: dict[str, Any] = {}
     by_session: dict[str, list[dict[str, Any]]] = {}

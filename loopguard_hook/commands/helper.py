@@ -18,7 +18,6 @@ from typing import Any
 import click
 import orjson
 
-from ..fastpath import client
 from .common import _echo_json
 from .times import clock
 
@@ -59,6 +58,8 @@ def _read(path: str, limit: int = 65536) -> bytes:
 def helpers(environ: Any) -> tuple[str, list[dict[str, Any]]]:
     """The helper folder, and every helper running there: `key`, `pid`, `socket`, `current`
     (the build this command would use), and what its status file says (`status_fields`)."""
+    from ..fastpath import client  # only here: the other commands never load the fast path
+
     folder = client.runtime_path(environ)
     mine = client.helper_key(client.process_context()[1], environ)
     try:
@@ -132,7 +133,7 @@ def helper_status(as_json: bool) -> None:
         _echo_json({"folder": folder, "helpers": found, "enabled": _enabled()})
         return
     if not _enabled():
-        click.echo(f"the resident helper is off here ({client.ENV_SWITCH}={os.environ.get(client.ENV_SWITCH)})")
+        click.echo(f"the resident helper is off here ({SWITCH}={os.environ.get(SWITCH)})")
     if not found:
         click.echo(f"no resident helper running (folder {folder}); the next hook event starts one")
         return
@@ -172,5 +173,9 @@ def helper_stop() -> None:
         click.get_current_context().exit(1)
 
 
+#: `fastpath.client.ENV_SWITCH` (a test keeps them equal).
+SWITCH = "LOOPGUARD_RESIDENT"
+
+
 def _enabled() -> bool:
-    return os.environ.get(client.ENV_SWITCH, "").strip().lower() not in ("0", "off", "no", "false")
+    return os.environ.get(SWITCH, "").strip().lower() not in ("0", "off", "no", "false")

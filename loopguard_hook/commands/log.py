@@ -20,7 +20,7 @@ import click
 
 from ..store import Store
 from . import costing
-from .common import CONFIG_HELP, STATE_DIR_HELP, _echo_json, _echo_problems, _locations, _readable, _resolved
+from .common import STATE_DIR_HELP, _echo_json, _echo_problems, _locations, _readable, _resolved
 from .stats import records
 from .times import When, clock
 
@@ -145,11 +145,7 @@ def cost_line(cost: Mapping[str, Any]) -> str:
 @click.option("--since", type=When(), default=None, help="From this time: a span ago (2h, 30m, 1d) or a date (2026-12-01).")
 @click.option("--until", type=When(), default=None, help="Up to this time (as --since).")
 @click.option("--json", "as_json", is_flag=True, help="Stable JSON: every record as logged.")
-@click.option(
-    "--cost/--no-cost", default=True, show_default=True,
-    help="Replay each session's recording, where it is found, for the tokens of each loop.",
-)
-@click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None, help=CONFIG_HELP)
+@costing.cost_options
 @click.option("--state-dir", type=click.Path(file_okay=False), default=None, help=STATE_DIR_HELP)
 def log_command(
     session_id: str | None, rules: tuple[str, ...], since: float | None, until: float | None, as_json: bool,

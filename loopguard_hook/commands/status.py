@@ -11,8 +11,8 @@ import orjson
 
 from ..config import load as config_mod
 from ..store import Store, location
+from . import costing
 from .common import (
-    CONFIG_HELP,
     PROFILE_CHOICE,
     STATE_DIR_HELP,
     _ago,
@@ -100,11 +100,7 @@ def thresholds(cfg: config_mod.Config) -> dict[str, Any]:
 @click.command("stats")
 @click.option("--session", "session_id", default=None, help="Only this session id.")
 @click.option("--json", "as_json", is_flag=True, help="Stable JSON instead of text.")
-@click.option(
-    "--cost/--no-cost", default=True, show_default=True,
-    help="Replay the recordings of the sessions logged, where found, for the tokens of their loops.",
-)
-@click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None, help=CONFIG_HELP)
+@costing.cost_options
 @click.option("--state-dir", type=click.Path(file_okay=False), default=None, help=STATE_DIR_HELP)
 def stats_command(session_id: str | None, as_json: bool, cost: bool, config_path: str | None, state_dir: str | None) -> None:
     """What the model did after each rule's reminders and denials, per text variant.
@@ -116,7 +112,7 @@ def stats_command(session_id: str | None, as_json: bool, cost: bool, config_path
     group (the model never saw the text). Then the tokens of the loops behind them, from each
     session's transcript or rollout where its host keeps it (as `log` shows them).
     """
-    from . import costing, stats
+    from . import stats
 
     store = _store(state_dir)
     entries = store.list_sessions()

@@ -55,32 +55,31 @@ def parse_when(text: str, now: float | None = None) -> float:
     return moment.timestamp()  # naive: local time
 
 
-class Span(click.ParamType):  # type: ignore[type-arg]  # generic from click 8.2 only
+class _Parsed(click.ParamType):  # type: ignore[type-arg]  # generic from click 8.2 only
+    """A click type whose value is `parse(text)`; a ValueError is a usage error naming the option."""
+
+    parse = staticmethod(parse_span)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        if isinstance(value, float):
+            return value
+        try:
+            return self.parse(str(value))
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+class Span(_Parsed):
     """A span of time in seconds (`parse_span`)."""
 
     name = "SPAN"
 
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
-        if isinstance(value, float):
-            return value
-        try:
-            return parse_span(str(value))
-        except ValueError as exc:
-            self.fail(str(exc), param, ctx)
 
-
-class When(click.ParamType):  # type: ignore[type-arg]  # generic from click 8.2 only
+class When(_Parsed):
     """A point in time, seconds since the epoch (`parse_when`)."""
 
     name = "TIME"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
-        if isinstance(value, float):
-            return value
-        try:
-            return parse_when(str(value))
-        except ValueError as exc:
-            self.fail(str(exc), param, ctx)
+    parse = staticmethod(parse_when)
 
 
 def clock(seconds: float) -> str:

@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 from ..core.event import MAIN_AGENT
 from .cost import amount, tokens
 from .readers import title
-from .render_text import plural, profile_line
+from .render_text import _offset, plural, profile_line
 from .report import CallReport, Report, Verdict
 
 #: Colours by role (also what the screenshot test looks for).
@@ -211,17 +211,9 @@ def token_chart(report: Report) -> str:
     out.append(f'<line x1="{left}" x2="{left + plot_w}" y1="{top + plot_h}" y2="{top + plot_h}" stroke="#5f6368"/>')
     for share in (0.0, 0.5, 1.0):
         out.append(f'<text x="4" y="{ty(total * share) + 4:.1f}">{_esc(tokens(int(total * share)))}</text>')
-        out.append(f'<text x="{left + share * plot_w - 14:.1f}" y="{height - 8}">+{_minutes((end - start) * share)}</text>')
+        out.append(f'<text x="{left + share * plot_w - 14:.1f}" y="{height - 8}">{_offset((end - start) * share)}</text>')
     out.append("</svg>")
     return "\n".join(out)
-
-
-def _minutes(seconds: float) -> str:
-    if seconds < 120:
-        return f"{seconds:.0f}s"
-    if seconds < 7200:
-        return f"{seconds / 60:.0f}m"
-    return f"{seconds / 3600:.1f}h"
 
 
 def _legend() -> str:
