@@ -1,8 +1,8 @@
 """The command line (click). With `cli_commands/`, the only place that imports click.
 
 `loopguard-hook` with no command runs the hook (see `hook.py`); the operator commands are
-`status`, `stats`, `reset`, `gc`, `replay`, `sweep`, `install`, `uninstall`, `doctor` and
-`config show|check`.
+`status`, `stats`, `log`, `reset`, `gc`, `replay`, `sweep`, `install`, `uninstall`, `doctor`,
+`config show|check`, `pause`, `resume` and `helper status|stop`.
 
 Usage errors exit 1, not click's usual 2: the same executable is registered as a hook, and both
 clients read exit 2 as "block the call".

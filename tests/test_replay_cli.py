@@ -36,6 +36,9 @@ def test_summary_is_one_line_per_session() -> None:
     assert lines[5:] == [
         "",
         "20 calls in 2 sessions: 4 reminders, 6 denials, 6 stops; 6 calls the recordings ran would have been saved",
+        # The Codex rollout was recorded with the guard on: nothing more to save in its loop.
+        "tokens: 2.4k in the 2 sessions whose recording states usage; 2.2k in loops, 550 after the guard would have "
+        "stopped them",
     ]
 
 

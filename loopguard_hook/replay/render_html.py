@@ -17,7 +17,7 @@ the DOM. Text is escaped; arguments were redacted by the report.
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 
 from ..core.event import MAIN_AGENT
@@ -126,21 +126,7 @@ def timeline(report: Report) -> str:
     for i in range(len(labels)):
         if i % 2:
             out.append(f'<rect x="0" y="{TOP + i * ROW_HEIGHT}" width="{width:.0f}" height="{ROW_HEIGHT}" fill="#f8f9fa"/>')
-    for n, loop in enumerate(report.loops, start=1):
-        if loop.first_call not in column or loop.last_call not in column:
-            continue
-        left, right = x(loop.first_call) - 1, x(loop.last_call) + step + 1
-        saved = f", {tokens(loop.saved_usage.total)} after the guard would have stopped it" if loop.saved_requests else ""
-        agent = "" if loop.agent == MAIN_AGENT else f" [{loop.agent}]"
-        tip = (f"loop {n}{agent}: calls {loop.first_call}-{loop.last_call}, {loop.interventions} "
-               f"{plural(loop.interventions, 'intervention')}, {tokens(loop.usage.total)} tokens{saved}")
-        out.append(
-            f'<rect class="loop" data-loop="{n}" x="{left:.1f}" y="{TOP - 14}" width="{right - left:.1f}" '
-            f'height="{ROW_HEIGHT * len(labels) + 14}" fill="{COLOURS["loop"]}" stroke="#e8a6a9">'
-            f"<title>{_esc(tip)}</title></rect>"
-        )
-        label = f"loop {n}: {tokens(loop.usage.total)} tokens" if right - left >= 110 else str(n)
-        out.append(f'<text x="{left + 3:.1f}" y="{TOP - 4}">{_esc(label)}</text>')
+    out += _bands(report, x, step, len(labels))
     for i, label in enumerate(labels):
         out.append(f'<text class="label" x="4" y="{TOP + i * ROW_HEIGHT + 12}">{_esc(_cut(label, 44))}'
                    f"<title>{_esc(label)}</title></text>")
@@ -155,25 +141,50 @@ def timeline(report: Report) -> str:
         tip = f"user prompt at +{m.time - base:.0f} s"
         out.append(f'<line class="prompt" x1="{px:.1f}" x2="{px:.1f}" y1="{TOP - 14}" y2="{height - 20}" '
                    f'stroke="{COLOURS["prompt"]}" stroke-dasharray="3,3"><title>{tip}</title></line>')
-    for c in calls:
-        role = _role(c)
-        px, py = x(c.index), TOP + rows[c.index] * ROW_HEIGHT + 2
-        tip = (f"#{c.index} +{c.time - base:.1f}s {c.agent} {c.tool}: {c.recorded}; PreToolUse {_verdict(c.pre)}; "
-               f"after {_verdict(c.post)}{'; saved' if c.saved else ''}\n{c.arguments}")
-        # A call kept from running because the turn had ended is outlined; a denied one's colour says it.
-        outlined = c.saved and role == "call"
-        stroke = f' stroke="{COLOURS["saved"]}" stroke-width="1.5"' if outlined else ""
-        fill = "#ffffff" if outlined else COLOURS[role]
-        out.append(
-            f'<rect class="mark {role}{" saved" if c.saved else ""}" data-call="{c.index}" x="{px:.1f}" y="{py}" '
-            f'width="{mark:.1f}" height="{ROW_HEIGHT - 4}" fill="{fill}"{stroke}><title>{_esc(tip)}</title></rect>'
-        )
+    out += [_mark(c, x(c.index), TOP + rows[c.index] * ROW_HEIGHT + 2, mark, base) for c in calls]
     ticks = max(1, len(calls) // 10)
     for i, c in enumerate(calls):
         if i % ticks == 0:
             out.append(f'<text x="{x(c.index):.1f}" y="{height - 6}">#{c.index}</text>')
     out.append("</svg>")
     return "\n".join(out)
+
+
+def _bands(report: Report, x: Callable[[int], float], step: float, rows: int) -> list[str]:
+    """A band per loop across the timeline's rows, labelled with its tokens where it is wide enough."""
+    out = []
+    column = {c.index for c in report.calls}
+    for n, loop in enumerate(report.loops, start=1):
+        if loop.first_call not in column or loop.last_call not in column:
+            continue
+        left, right = x(loop.first_call) - 1, x(loop.last_call) + step + 1
+        saved = f", {tokens(loop.saved_usage.total)} after the guard would have stopped it" if loop.saved_requests else ""
+        agent = "" if loop.agent == MAIN_AGENT else f" [{loop.agent}]"
+        tip = (f"loop {n}{agent}: calls {loop.first_call}-{loop.last_call}, {loop.interventions} "
+               f"{plural(loop.interventions, 'intervention')}, {tokens(loop.usage.total)} tokens{saved}")
+        out.append(
+            f'<rect class="loop" data-loop="{n}" x="{left:.1f}" y="{TOP - 14}" width="{right - left:.1f}" '
+            f'height="{ROW_HEIGHT * rows + 14}" fill="{COLOURS["loop"]}" stroke="#e8a6a9">'
+            f"<title>{_esc(tip)}</title></rect>"
+        )
+        label = f"loop {n}: {tokens(loop.usage.total)} tokens" if right - left >= 110 else str(n)
+        out.append(f'<text x="{left + 3:.1f}" y="{TOP - 4}">{_esc(label)}</text>')
+    return out
+
+
+def _mark(c: CallReport, px: float, py: float, mark: float, base: float) -> str:
+    """One call's mark: coloured by what the guard would have done, its details in a `<title>`."""
+    role = _role(c)
+    tip = (f"#{c.index} +{c.time - base:.1f}s {c.agent} {c.tool}: {c.recorded}; PreToolUse {_verdict(c.pre)}; "
+           f"after {_verdict(c.post)}{'; saved' if c.saved else ''}\n{c.arguments}")
+    # A call kept from running because the turn had ended is outlined; a denied one's colour says it.
+    outlined = c.saved and role == "call"
+    stroke = f' stroke="{COLOURS["saved"]}" stroke-width="1.5"' if outlined else ""
+    fill = "#ffffff" if outlined else COLOURS[role]
+    return (
+        f'<rect class="mark {role}{" saved" if c.saved else ""}" data-call="{c.index}" x="{px:.1f}" y="{py}" '
+        f'width="{mark:.1f}" height="{ROW_HEIGHT - 4}" fill="{fill}"{stroke}><title>{_esc(tip)}</title></rect>'
+    )
 
 
 def token_chart(report: Report) -> str:
