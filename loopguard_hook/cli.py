@@ -1,8 +1,8 @@
 """The command line (click). With `cli_commands/`, the only place that imports click.
 
 `loopguard-hook` with no command runs the hook (see `hook.py`); the operator commands are
-`status`, `stats`, `reset`, `gc`, `replay`, `sweep`, `install`, `uninstall`, `doctor` and
-`config show|check`.
+`status`, `stats`, `log`, `reset`, `gc`, `replay`, `sweep`, `install`, `uninstall`, `doctor`,
+`config show|check`, `pause`, `resume` and `helper status|stop`.
 
 Usage errors exit 1, not click's usual 2: the same executable is registered as a hook, and both
 clients read exit 2 as "block the call".
@@ -19,7 +19,9 @@ import click
 
 from . import __version__
 from .commands import config as config_cmds
-from .commands import maintenance, registration, status
+from .commands import helper as helper_cmd
+from .commands import log as log_cmd
+from .commands import maintenance, pausing, registration, status
 from .commands.common import (
     CLIENT_CHOICE,
     CONFIG_HELP,
@@ -126,10 +128,15 @@ def _recording_options(func: Any) -> Any:
     "--color/--no-color", default=None,
     help="Colour the text output (default: when stdout is a terminal and NO_COLOR is not set).",
 )
+@click.option(
+    "--html", "html_path", type=click.Path(dir_okay=False, writable=True), default=None, metavar="FILE",
+    help="Write a picture instead: one self-contained HTML page with a timeline of each session's "
+    "calls (loops as bands, interventions marked) and its token use over time.",
+)
 @click.pass_context
 def replay_command(
     ctx: click.Context, files: tuple[str, ...], fmt: str, profile: str | None, config_path: str | None,
-    mode: str | None, client: str, summary: bool, only_decisions: bool, color: bool | None,
+    mode: str | None, client: str, summary: bool, only_decisions: bool, color: bool | None, html_path: str | None,
 ) -> None:
     """Run the guard over recorded sessions and show what it would have done at each call.
 
@@ -148,7 +155,7 @@ def replay_command(
 
     cfg = _resolved(profile, config_path, mode).config
     progress = _ReplayProgress() if _is_terminal(sys.stderr) else None
-    calls: replay_mod.Calls = "none" if summary else "acted" if only_decisions else "all"
+    calls: replay_mod.Calls = "all" if html_path else "none" if summary else "acted" if only_decisions else "all"
     unreadable: list[str] = []
     try:
         reports = replay_mod.replay_files(files, cfg, client=client, calls=calls, progress=progress, unreadable=unreadable)
@@ -158,6 +165,9 @@ def replay_command(
     _say_unreadable(unreadable)
     if not reports and unreadable:
         ctx.exit(1)
+    if html_path is not None:
+        _write_html(html_path, reports)
+        return
     if color is None:
         color = fmt == "text" and _is_terminal(sys.stdout) and not os.environ.get("NO_COLOR")
     # Not a terminal (a pipe, a file): wide rows, so arguments are not cut at 80 columns.
@@ -170,6 +180,22 @@ def _say_unreadable(messages: list[str]) -> None:
     """One stderr line per file `replay` or `sweep` could not use (each message names it)."""
     for message in messages:
         click.echo(f"loopguard-hook: skipped {message}", err=True)
+
+
+def _write_html(path: str, reports: list[Any]) -> None:
+    """Write the page of `reports` to `path` (replaced whole) and say what it holds."""
+    from .replay.render_html import format_html
+
+    page = format_html(reports).encode("utf-8")
+    try:
+        with open(path, "wb") as fh:
+            fh.write(page)
+    except OSError as exc:
+        raise click.ClickException(f"cannot write {path}: {exc.strerror or exc}") from None
+    calls = sum(r.summary.calls for r in reports)
+    acted = sum(r.summary.reminders + r.summary.denials + r.summary.stops for r in reports)
+    click.echo(f"wrote {path}: {len(reports)} session(s), {calls} calls, {acted} interventions, "
+               f"{sum(len(r.loops) for r in reports)} loop(s)")
 
 
 @click.command("sweep")
@@ -314,13 +340,17 @@ def doctor(ctx: click.Context, clients: tuple[str, ...], as_json: bool, no_run: 
         home=os.path.expanduser("~"), cwd=_cwd(), env=os.environ, clients=clients or doctor_mod.CLIENTS, run=not no_run
     )
     click.echo((doctor_mod.render_json if as_json else doctor_mod.render_text)(reports), nl=False)
+    if not as_json:
+        for line in pausing.pause_lines(os.environ.get("CLAUDE_PROJECT_DIR") or _cwd()):
+            click.echo(line)
     ctx.exit(doctor_mod.exit_code(reports, named=bool(clients)))
 
 
 # The commands, in the order `--help` has always listed them.
 for _command in (
-    status.stats_command, status.status, maintenance.reset, maintenance.gc, replay_command, sweep_command,
-    registration.install, registration.uninstall, doctor, config_cmds.config_group,
+    status.stats_command, status.status, log_cmd.log_command, maintenance.reset, maintenance.gc, replay_command, sweep_command,
+    registration.install, registration.uninstall, doctor, config_cmds.config_group, pausing.pause, pausing.resume,
+    helper_cmd.helper_group,
 ):
     cli.add_command(_command)
 

@@ -196,6 +196,11 @@ BAD: list[tuple[str, Any, str]] = [
     ("warn_after", -1, ">= 0"),
     ("same_error_deny_at", 1, ">= 2"),
     ("same_error_stop_at", -1, ">= 0"),
+    ("price_input_per_mtok", -3, "0 (not given) or more"),
+    ("price_output_per_mtok", "15$", "a price per million tokens"),
+    ("price_cache_read_per_mtok", float("nan"), "finite"),
+    ("price_cache_write_per_mtok", 1e9, "at most 1000000"),
+    ("price_input_per_mtok", True, "a price per million tokens"),
 ]
 
 

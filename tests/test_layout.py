@@ -172,6 +172,8 @@ NOT_ON_THE_HOOK_PATH = (
     "loopguard_hook.replay",
     "loopguard_hook.doctor",
     "loopguard_hook.commands.stats",
+    "loopguard_hook.commands.log",
+    "loopguard_hook.commands.times",
     "loopguard_hook.__main__",
 )
 

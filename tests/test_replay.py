@@ -590,6 +590,7 @@ def test_json_output_has_stable_keys() -> None:
         "decisions",
         "markers",
         "errors",
+        "cost",
     ]
     assert list(data["calls"][0]) == [
         "index",
@@ -635,7 +636,15 @@ def test_text_output() -> None:
     assert lines[1].startswith("session ") and "[claude-code], started 2026-11-30" in lines[1]
     assert lines[2] == "profile balanced (enforce, no_progress): remind at 3, 4, deny at 5, stop at 8"
     assert any("deny REPEAT 5" in line and "[saved]" in line for line in lines)
-    assert lines[-1] == "10 calls: 2 reminders, 3 denials, 3 stops; 6 calls the recording ran would have been saved"
+    # The mock model's usage: 100 tokens in and 10 out a request, 11 requests; the loop is calls
+    # 1-10 (the reminder at call 3 saw calls 1-3), and the requests after the one that made the
+    # first denied call (call 5) are the 5 the guard would have saved.
+    assert lines[-4:] == [
+        "10 calls: 2 reminders, 3 denials, 3 stops; 6 calls the recording ran would have been saved",
+        "tokens: 1.2k in the session (input 1.1k, cache read 0, cache write 0, output 110)",
+        "1 loop: 1.1k tokens; 550 tokens after the guard would have stopped them",
+        "  loop 1: calls 1-10, 10 requests, 1.1k tokens; after the guard would have stopped it: 5 requests, 550 tokens",
+    ]
     assert replay.render([], "text") == "no sessions to replay"
     with pytest.raises(ValueError, match="unknown format"):
         replay.render([report], "yaml")

@@ -36,6 +36,9 @@ def test_summary_is_one_line_per_session() -> None:
     assert lines[5:] == [
         "",
         "20 calls in 2 sessions: 4 reminders, 6 denials, 6 stops; 6 calls the recordings ran would have been saved",
+        # The Codex rollout was recorded with the guard on: nothing more to save in its loop.
+        "tokens: 2.4k in the 2 sessions whose recording states usage; 2.2k in loops, 550 after the guard would have "
+        "stopped them",
     ]
 
 
@@ -52,10 +55,8 @@ def test_only_decisions_lists_the_calls_the_guard_acted_on() -> None:
     rows = [line for line in out if line[:4].strip().isdigit()]
     assert [int(r.split()[0]) for r in rows] == [3, 4, 5, 6, 7, 8, 9, 10]  # numbered as in the full table
     assert "user prompt" not in "\n".join(out)
-    assert out[-2:] == [
-        "10 calls: 2 reminders, 3 denials, 3 stops; 6 calls the recording ran would have been saved",
-        "(listed: the 8 calls the guard would have acted on)",
-    ]
+    assert out[-5] == "10 calls: 2 reminders, 3 denials, 3 stops; 6 calls the recording ran would have been saved"
+    assert out[-1] == "(listed: the 8 calls the guard would have acted on)"
 
 
 def test_only_decisions_of_a_quiet_session_lists_no_call() -> None:
@@ -83,7 +84,14 @@ def test_arguments_follow_the_terminal_width() -> None:
     ]
     at = narrow.index("   5   +5.5s  main   Read  ran       deny REPEAT 5     -  [saved]")
     assert narrow[at + 1] == f"      {args}"  # on a line of its own, whole, rather than cut to 19 characters
-    assert all(len(line) <= 80 for line in narrow[4:-2])  # the table; the header names a long path
+    counts = next(i for i, line in enumerate(narrow) if line.startswith("10 calls: "))
+    assert all(len(line) <= 80 for line in narrow[4:counts])  # the table; the header names a long path
+    assert all(len(line) <= 80 for line in narrow[counts + 1 :])  # the tokens, wrapped
+    assert narrow[-3:] == [
+        "1 loop: 1.1k tokens; 550 tokens after the guard would have stopped them",
+        "  loop 1: calls 1-10, 10 requests, 1.1k tokens; after the guard would have",
+        "      stopped it: 5 requests, 550 tokens",
+    ]
 
 
 def test_long_arguments_are_cut_to_the_width() -> None:

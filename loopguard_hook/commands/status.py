@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from typing import Any
 
@@ -10,21 +11,25 @@ import orjson
 
 from ..config import load as config_mod
 from ..store import Store, location
+from . import costing
 from .common import (
     PROFILE_CHOICE,
     STATE_DIR_HELP,
     _ago,
     _count,
+    _cwd,
     _echo_json,
     _list,
     _load_config,
     _locations,
     _printable,
     _readable,
+    _resolved,
     _shown_id,
     _stem,
     _store,
 )
+from .pausing import pause_lines, paused_json
 
 
 def session_summary(stem: str, state: dict[str, Any] | None) -> dict[str, Any]:
@@ -96,15 +101,17 @@ def thresholds(cfg: config_mod.Config) -> dict[str, Any]:
 @click.command("stats")
 @click.option("--session", "session_id", default=None, help="Only this session id.")
 @click.option("--json", "as_json", is_flag=True, help="Stable JSON instead of text.")
+@costing.cost_options
 @click.option("--state-dir", type=click.Path(file_okay=False), default=None, help=STATE_DIR_HELP)
-def stats_command(session_id: str | None, as_json: bool, state_dir: str | None) -> None:
+def stats_command(session_id: str | None, as_json: bool, cost: bool, config_path: str | None, state_dir: str | None) -> None:
     """What the model did after each rule's reminders and denials, per text variant.
 
     For each rule, text variant and mode: how often it was shown, whether the agent then changed
     course, repeated the call, needed a stronger answer or ended the turn, how many calls the
     guard kept from running, and how often the loop ended after the first intervention. Read
     from decisions.jsonl, responses.jsonl and the live ledgers; observe-mode rows are the control
-    group (the model never saw the text).
+    group (the model never saw the text). Then the tokens of the loops behind them, from each
+    session's transcript or rollout where its host keeps it (as `log` shows them).
     """
     from . import stats
 
@@ -112,10 +119,17 @@ def stats_command(session_id: str | None, as_json: bool, state_dir: str | None) 
     entries = store.list_sessions()
     inputs = stats.load(store, (state for _, state, _ in entries), sum(state is None for _, state, _ in entries))
     rows = stats.build(inputs, session=session_id)
+    logged = [d for d in inputs.decisions if session_id is None or d.get("session") == session_id]
+    if cost and logged:
+        costing.attach(logged, _resolved(None, config_path).config, os.environ, os.path.expanduser("~"))
+    total = costing.totals(logged)
     if as_json:
-        _echo_json({"state_dir": store.root, "rows": [r.as_json() for r in rows], "problems": inputs.problems})
+        _echo_json({"state_dir": store.root, "rows": [r.as_json() for r in rows], "problems": inputs.problems,
+                    "cost": total})
     else:
         click.echo(stats.format_text(rows, store.root))
+        if total["loops"]:
+            click.echo(costing.totals_line(total))
     for problem in inputs.problems:
         click.echo(f"loopguard-hook: stats: {problem}", err=True)
     if inputs.problems:
@@ -180,6 +194,7 @@ def status(session_id: str | None, as_json: bool, state_dir: str | None, profile
                 "thresholds": t if bad is None else None,
                 "config_error": t if bad is not None else None,
                 "warnings": warnings,
+                "paused": paused_json(os.environ.get("CLAUDE_PROJECT_DIR") or _cwd()),
                 "sessions": sessions,
             }
         )
@@ -218,6 +233,8 @@ def _echo_text(
         )
     for warning in warnings:
         click.echo(f"warning: {warning}")
+    for line in pause_lines(os.environ.get("CLAUDE_PROJECT_DIR") or _cwd()):
+        click.echo(line)
     if not sessions:
         click.echo("no sessions")
         return

@@ -104,6 +104,17 @@ def _positive_float(value: Any) -> float:
     return result
 
 
+def _price(value: Any) -> float:
+    """A price per million tokens, in the user's currency; 0 means "not given"."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"must be a price per million tokens (a number, e.g. 3 or 0.3), got {toml_text(value)}")
+    if value != value or value in (float("inf"), float("-inf")) or value < 0:
+        raise ValueError(f"must be a finite price of 0 (not given) or more, got {value}")
+    if value > 1_000_000:
+        raise ValueError(f"must be at most 1000000 per million tokens, got {value}")
+    return float(value)
+
+
 def _bool(value: Any) -> bool:
     if not isinstance(value, bool):
         raise ValueError(f"must be true or false, got {toml_text(value)}")
@@ -197,6 +208,10 @@ VALIDATORS: dict[str, Callable[[Any], Any]] = {
     "idle_session_seconds": _float,
     "lock_timeout_seconds": _positive_float,
     "audit_log_max_bytes": _int(4096),
+    "price_input_per_mtok": _price,
+    "price_output_per_mtok": _price,
+    "price_cache_read_per_mtok": _price,
+    "price_cache_write_per_mtok": _price,
 }
 
 KEYS: tuple[str, ...] = Config._fields

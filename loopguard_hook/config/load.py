@@ -11,9 +11,11 @@ The option names of the plugins the reminder, breaker and progress profiles repr
 """
 
 import os
+import time
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
+from . import pause
 from .keys import ALIASES, KEYS, VALIDATORS, ConfigError, convert, failed
 from .settings import MODES, PROFILE_DEFAULTS, PROFILES, Config
 
@@ -242,6 +244,18 @@ def user_config_path() -> str:
 PROJECT_FILE = ".loopguard.toml"
 
 
+def _pause_layer(path: str, project_dir: str | None) -> list[Layer]:
+    """Mode `observe`, over every other source, while `loopguard-hook pause` covers this project.
+
+    Raises:
+        ConfigError: the pause file cannot be read (`pause.read`).
+    """
+    found = pause.in_force(path, project_dir)
+    if found is None:
+        return []
+    return [Layer(source=f"paused ({found.describe(time.time())}; `loopguard-hook resume` ends it)", values={"mode": "observe"})]
+
+
 def load(
     *,
     environ: Mapping[str, str],
@@ -283,6 +297,10 @@ def load(
         problems.append(str(exc))
     if flags:
         layers.append(Layer(source="command line", values={k: v for k, v in flags.items() if v is not None}))
+    try:
+        layers += _pause_layer(pause.pause_path(user_file), project_dir)
+    except ConfigError as exc:
+        problems.append(str(exc))
     try:
         resolved = resolve(layers)
     except ConfigError as exc:

@@ -80,6 +80,12 @@ class Config(NamedTuple):
     idle_session_seconds: float = 604800.0
     lock_timeout_seconds: float = 2.0
     audit_log_max_bytes: int = 1048576
+    # What a loop cost in money (`replay`, `log`, `stats`): prices per million tokens, 0 = not
+    # given. No price is built in. Cache reads and writes cost the input price unless set.
+    price_input_per_mtok: float = 0.0
+    price_output_per_mtok: float = 0.0
+    price_cache_read_per_mtok: float = 0.0
+    price_cache_write_per_mtok: float = 0.0
 
     def effective_remind_at(self) -> tuple[int, ...]:
         """`remind_at`, plus the breaker's `warn_after` tier when it can fire.

@@ -23,11 +23,17 @@ def quote(text: str, limit: int) -> str:
     return text if text else "(empty result)"
 
 
+#: Where the user finds out why the guard acted, at the end of the texts the user sees. It names
+#: `log` and not `pause`: a stop reason also reaches the model on the next turn (Claude Code
+#: 2.1.332 replays it as a system reminder), and the model must not be handed the off switch.
+WHY_HINT = "`loopguard-hook log` shows why."
+
+
 def stop_reason(tool: str, count: int) -> str:
     """Claude Code `stopReason`: shown to the user, and to the model on the next turn."""
     return (
         f"{PREFIX} ended the turn: {tool} was called {count} times with identical arguments "
-        "and nothing changed. Send a new message to continue."
+        f"and nothing changed. Send a new message to continue. {WHY_HINT}"
     )
 
 

@@ -19,7 +19,12 @@ own event with it and is replaced; a worker retires after `MAX_EVENTS` events.
 
 Files in FOLDER (a 0700 directory of this user, checked again here): `KEY.lock` (flock held for
 the helper's life, holds its pid), `KEY.sock` (0600, bound under a temporary name then renamed
-into place) and `KEY.starting` (a client's start marker, removed once listening).
+into place), `KEY.starting` (a client's start marker, removed once listening) and `KEY.status`
+(what `loopguard-hook helper status` shows: `status_fields`, rewritten at most every
+`STATUS_SECONDS` while it changes, by the helper between events, never by a worker).
+
+SIGTERM (`loopguard-hook helper stop`) stops it as idleness does: it stops listening, removes its
+socket and status file, and its workers finish the event they serve.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ import marshal
 import os
 import select
 import shutil
+import signal
 import socket
 import struct
 import sys
@@ -37,7 +43,7 @@ import tempfile
 import time
 from collections.abc import Callable
 
-from .. import process
+from .. import __version__, process
 from . import client
 from .request import REQUEST_TIMEOUT, read_request
 from .start import settable, unlink
@@ -56,6 +62,8 @@ SETTLE_SECONDS = 0.005
 RECHECK_SECONDS = 1.0
 #: How often the helper reaps children and a worker checks that the helper is alive (seconds).
 POLL_SECONDS = 1.0
+#: The status file is rewritten at most this often (seconds), when something changed.
+STATUS_SECONDS = 0.5
 BACKLOG = 128
 
 
@@ -83,11 +91,20 @@ def main(argv: list[str] | None = None) -> int:
         server = _listen(folder, key)
     finally:
         unlink(marker)
+    signal.signal(signal.SIGTERM, _stop)
     try:
         serve(server, (key, digest), idle, os.path.join(folder, key + ".sock"), lock)
     finally:
         server.close()
     return 0
+
+
+class _Stopped(Exception):
+    """SIGTERM arrived: leave the serving loop as when idle."""
+
+
+def _stop(signum: int, frame: object) -> None:
+    raise _Stopped
 
 
 #: A warm-up scratch folder older than this was left by a worker that was killed.
@@ -195,6 +212,7 @@ def serve(server: socket.socket, build: tuple[str, str], idle: float, path: str,
     last = checked = time.monotonic()
     served = False  # an event finished since the last check of the package
     folder = os.path.dirname(path)
+    status = _Status(os.path.join(folder, key + ".status"), key, idle)
     try:
         while True:
             _reap(workers, busy)
@@ -204,26 +222,68 @@ def serve(server: socket.socket, build: tuple[str, str], idle: float, path: str,
                 # A worker says it is done after its answer is out, so the next event of a
                 # sequence may be taken first: give that news a moment before forking.
                 if select.select([taken], [], [], SETTLE_SECONDS)[0]:
-                    served = _read_news(taken, busy) or served
+                    served = status.served(_read_news(taken, busy)) or served
                     continue
                 workers[_fork_worker(server, key, (lock, taken, tell), folder, 1)] = False
             ready, _, _ = select.select([taken], [], [], POLL_SECONDS)
             now = time.monotonic()
             if ready:
-                served = _read_news(taken, busy) or served
+                served = status.served(_read_news(taken, busy)) or served
                 last = now
             elif now - last >= idle:
                 break
+            status.write(workers, busy, now)
             due = CHECK_SECONDS if not served else RECHECK_SECONDS
             if now - checked >= due:
                 checked, served = now, False
                 if not _current(key, path, own, digest):
                     break
+    except _Stopped:
+        pass
     finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
         if _current(None, path, own, None):
             unlink(path)
+        unlink(status.path)
         os.close(taken)
         os.close(tell)
+
+
+class _Status:
+    """The helper's `KEY.status` file: what `status_fields` lists, written when it changed."""
+
+    def __init__(self, path: str, key: str, idle: float) -> None:
+        self.path = path
+        self.fields: dict[str, object] = {
+            "pid": os.getpid(), "key": key, "version": __version__, "python": sys.executable,
+            "started": time.time(), "idle_exit_seconds": idle, "events": 0, "last_event": None,
+        }
+        self.dirty = True
+        self.written = 0.0
+
+    def served(self, events: int) -> bool:
+        if events:
+            self.fields["events"] = int(self.fields["events"]) + events  # type: ignore[call-overload]
+            self.fields["last_event"] = time.time()
+            self.dirty = True
+        return bool(events)
+
+    def write(self, workers: dict[int, bool], busy: set[int], now: float) -> None:
+        shown = (sum(workers.values()), len(workers) - sum(workers.values()), len(busy))
+        if shown != (self.fields.get("workers"), self.fields.get("extra_workers"), self.fields.get("busy")):
+            self.fields.update(workers=shown[0], extra_workers=shown[1], busy=shown[2])
+            self.dirty = True
+        if not self.dirty or now - self.written < STATUS_SECONDS:
+            return
+        self.dirty, self.written = False, now
+        temporary = self.path + f".{os.getpid()}.tmp"
+        try:
+            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(_json(self.fields))
+            os.rename(temporary, self.path)
+        except OSError:  # a full disk: the status waits, the events do not
+            unlink(temporary)
 
 
 def _reap(workers: dict[int, bool], busy: set[int]) -> None:
@@ -244,17 +304,17 @@ TOOK = b"T"
 DONE = b"D"
 
 
-def _read_news(fd: int, busy: set[int]) -> bool:
-    """Apply the workers' messages to `busy`; True if an event finished."""
+def _read_news(fd: int, busy: set[int]) -> int:
+    """Apply the workers' messages to `busy`; how many events finished."""
     data = os.read(fd, 4095)  # whole 5-byte messages (each written at once, so never split)
-    finished = False
+    finished = 0
     for i in range(0, len(data) - 4, 5):
         pid = int.from_bytes(data[i : i + 4], "little")
         if data[i + 4 : i + 5] == TOOK:
             busy.add(pid)
         else:
             busy.discard(pid)
-            finished = True
+            finished += 1
     return finished
 
 
@@ -275,6 +335,7 @@ def _fork_worker(server: socket.socket, key: str, fds: tuple[int, int, int], fol
     pid = os.fork()
     if pid:
         return pid
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the helper's stop is not the worker's
     code = 0
     try:
         _work(server, key, fds, folder, events)

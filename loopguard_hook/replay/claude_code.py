@@ -97,6 +97,7 @@ def recording(path: str, lines: list[Line], skipped: int) -> Recording:
         calls=calls,
         cwd=main.cwd,
         skipped_lines=sum(s for _, _, s in files) + sum(s.skipped for s in streams),
+        requests=tuple(sorted((r for s in streams for r in s.usage.requests()), key=lambda r: r.time)),
     )
 
 

@@ -12,6 +12,7 @@ from ..core.event import MAIN_AGENT
 from .claude_code_tools import NOT_PROMPTS, classify_claude_result, claude_concurrent, is_stop_feedback, structured_result
 from .jsonl import Clock, Line, text_of, timestamp
 from .model import Outcome, RecordedCall, RecordedEvent
+from .usage import ClaudeRequests
 
 
 @dataclass(slots=True)
@@ -73,6 +74,7 @@ class ClaudeStream:
         self.compaction_open = False
         self.result_counter = 0
         self.skipped = 0
+        self.usage = ClaudeRequests()
 
     # payloads
 
@@ -145,6 +147,8 @@ class ClaudeStream:
         content = message.get("content")
         blocks = content if isinstance(content, list) else []
         uses = [b for b in blocks if isinstance(b, dict) and b.get("type") == "tool_use"]
+        ids = [b["id"] for b in uses if isinstance(b.get("id"), str)]
+        self.usage.note(message, data.get("requestId"), agent, time if time is not None else self.clock.now, ids)
         pending = self.pending.get(agent)
         if pending is not None and (message_id is None or pending.message_id != message_id):
             self._flush(agent)

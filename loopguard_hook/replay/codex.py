@@ -62,6 +62,7 @@ def recording(path: str, lines: list[Line], skipped: int) -> Recording:
         calls=stream.recorded(),
         cwd=stream.cwd,
         skipped_lines=skipped + stream.skipped,
+        requests=tuple(stream.usage.out),
     )
 
 

@@ -25,6 +25,7 @@ from .codex_tools import (
 )
 from .jsonl import Clock, Line, text_of, timestamp
 from .model import Outcome, RecordedCall, RecordedEvent
+from .usage import CodexRequests
 
 
 @dataclass(slots=True)
@@ -62,6 +63,7 @@ class CodexStream:
         self.completions: dict[str, dict[str, Any]] = {}
         self.prompt_source = "response_item"
         self.compaction_open = False
+        self.usage = CodexRequests()
 
     def _records(self) -> Iterator[tuple[Line, str, dict[str, Any], float | None]]:
         for line in self.lines:
@@ -204,6 +206,7 @@ class CodexStream:
                 return
             self.compaction_open = False
             call = self.calls[call_id] = _CodexCall(call_id, tool[0], tool[1], self.turn_id)
+            self.usage.call(call_id)
             self._emit(time, self._tool_payload("PreToolUse", call), line.number)
             return
         if ptype in ("function_call_output", "custom_tool_call_output"):
@@ -255,6 +258,8 @@ class CodexStream:
             self._emit(time, stop, line.number)
         elif ptype in ("context_compacted", "compacted"):
             self._compaction(time, line.number)
+        elif ptype == "token_count":
+            self.usage.token_count(payload, self.agent, time if time is not None else self.clock.now)
 
     def _completion(self, line: Line, item_id: str, item: dict[str, Any], time: float | None) -> None:
         call = self.calls.get(item_id)

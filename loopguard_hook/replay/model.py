@@ -70,6 +70,42 @@ class RecordedEvent:
 
 
 @dataclass(frozen=True, slots=True)
+class Usage:
+    """Tokens of one model request, as the recording states them: `input` not read from or
+    written to a prompt cache, `cache_read` and `cache_write` (prompt cache), and `output`
+    (reasoning included). Claude Code: `message.usage` `input_tokens`,
+    `cache_read_input_tokens`, `cache_creation_input_tokens`, `output_tokens`; Codex
+    `token_count`: `input_tokens` less `cached_input_tokens`, `cached_input_tokens`, 0,
+    `output_tokens`."""
+
+    input: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    output: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.input + self.cache_read + self.cache_write + self.output
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input + other.input, self.cache_read + other.cache_read,
+            self.cache_write + other.cache_write, self.output + other.output,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """One model request of the recorded session: when (seconds since the epoch), which agent
+    made it, its usage, and the ids of the tool calls it produced (none for a text answer)."""
+
+    time: float
+    agent: str
+    usage: Usage
+    calls: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Recording:
     """A session rebuilt as hook payloads, ready for `replay`.
 
@@ -77,6 +113,8 @@ class Recording:
     `client` is None for payload logs (each payload's client is detected as the live hook does).
     `skipped_lines` counts malformed lines and unknown records that were passed over.
     `synthetic_times` is true when the file had no times and `SYNTHETIC_STEP` spacing was used.
+    `requests` are the model requests with the usage the recording states, in order (none for a
+    payload log, a DSH log, or a file with no usage).
     """
 
     sources: tuple[str, ...]
@@ -88,6 +126,7 @@ class Recording:
     cwd: str | None = None
     skipped_lines: int = 0
     synthetic_times: bool = False
+    requests: tuple[Request, ...] = ()
 
 
 @contextmanager

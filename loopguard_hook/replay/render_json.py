@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Any
 
+from .cost import usage_json
 from .report import CallReport, DecisionReport, Report, Summary, Verdict
 
 
@@ -31,6 +32,26 @@ def to_json(report: Report) -> dict[str, Any]:
         "decisions": [_decision_json(d) for d in report.decisions],
         "markers": [{"time": round(m.time, 3), "event": m.event, "detail": m.detail} for m in report.markers],
         "errors": list(report.errors),
+        "cost": cost_json(report),
+    }
+
+
+def cost_json(report: Report) -> dict[str, Any]:
+    """`{"tokens": {input, cache_read, cache_write, output, total} | null, "loops": [...],
+    "loop_tokens", "saved_tokens", "money", "loop_money", "saved_money", "prices"}`: the
+    session's usage as the recording states it (null: none), each loop's (`cost.LoopCost`), and
+    in money at `prices` (null when no price is given)."""
+    loops = [loop.as_json() for loop in report.loops]
+    priced = report.prices
+    return {
+        "tokens": usage_json(report.usage) if report.usage is not None else None,
+        "loops": loops,
+        "loop_tokens": sum(loop.usage.total for loop in report.loops),
+        "saved_tokens": sum(loop.saved_usage.total for loop in report.loops),
+        "money": priced.of(report.usage) if priced is not None and report.usage is not None else None,
+        "loop_money": sum(loop.money or 0.0 for loop in report.loops) if priced is not None else None,
+        "saved_money": sum(loop.saved_money or 0.0 for loop in report.loops) if priced is not None else None,
+        "prices": priced.as_json() if priced is not None else None,
     }
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .cost import amount, tokens
 from .render_text import plural, printable, profile_line
 from .report import Report
 from .style import Paint, painter
@@ -28,7 +29,7 @@ def format_summary(reports: Sequence[Report], *, color: bool = False) -> str:
     ]
     roles = [role for _, role in COUNTS] + ["", "", ""]
     right = [True] * len(COUNTS) + [False] * 3
-    out = [profile_line(reports[0]), "", *table(head, rows, roles, right, paint), "", _totals(reports)]
+    out = [profile_line(reports[0]), "", *table(head, rows, roles, right, paint), "", _totals(reports), *_tokens(reports)]
     skipped = sum(r.summary.skipped_lines for r in reports)
     bad = sum(r.summary.bad_payloads for r in reports)
     notes = [f"{skipped} unreadable or unknown {plural(skipped, 'line')} skipped"] if skipped else []
@@ -63,3 +64,20 @@ def _totals(reports: Sequence[Report]) -> str:
         f"{reminders} {plural(reminders, 'reminder')}, {denials} {plural(denials, 'denial')}, "
         f"{stops} {plural(stops, 'stop')}; {saved} {plural(saved, 'call')} the recordings ran would have been saved"
     )
+
+
+def _tokens(reports: Sequence[Report]) -> list[str]:
+    """The tokens of the sessions whose recordings state usage, of their loops, and what the guard
+    would have saved (`cost.py`); nothing when no recording states usage."""
+    stated = [r for r in reports if r.usage is not None]
+    if not stated:
+        return []
+    used = sum(r.usage.total for r in stated if r.usage is not None)
+    loops = sum(loop.usage.total for r in stated for loop in r.loops)
+    saved = sum(loop.saved_usage.total for r in stated for loop in r.loops)
+    priced = stated[0].prices is not None
+    money = amount(sum(loop.saved_money or 0.0 for r in stated for loop in r.loops) if priced else None)
+    return [
+        f"tokens: {tokens(used)} in the {len(stated)} {plural(len(stated), 'session')} whose recording states usage; "
+        f"{tokens(loops)} in loops, {tokens(saved)}{money} after the guard would have stopped them"
+    ]

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
+from ..core.event import MAIN_AGENT
+from .cost import amount, format_cost, tokens
 from .model import SYNTHETIC_STEP
 from .readers import title
 from .report import DecisionReport, Report, Verdict
@@ -56,7 +58,7 @@ def format_text(report: Report, *, width: int = 120, color: bool = False) -> str
     call when fewer than `MIN_ARGUMENTS` would fit), the prompts, compactions and decisions not
     tied to a call in between, and the summary. `color`: ANSI colours by action (`style`)."""
     paint = painter(color)
-    return "\n".join([*_header(report), "", *_table(report, width, paint), "", *_footer(report)])
+    return "\n".join([*_header(report), "", *_table(report, width, paint), "", *_footer(report, width)])
 
 
 #: Fewest characters of arguments worth showing at the end of a call's line (text output).
@@ -152,13 +154,14 @@ def _cut(text: str, room: int) -> str:
     return text if len(text) <= room else text[: room - 1] + "…"
 
 
-def _footer(report: Report) -> list[str]:
+def _footer(report: Report, width: int = 120) -> list[str]:
     s = report.summary
     out = [
         f"{s.calls} {plural(s.calls, 'call')}: {s.reminders} {plural(s.reminders, 'reminder')}, {s.denials} "
         f"{plural(s.denials, 'denial')}, {s.stops} {plural(s.stops, 'stop')}; "
         f"{s.saved} {plural(s.saved, 'call')} the recording ran would have been saved"
     ]
+    out += [wrapped for line in cost_lines(report) for wrapped in _wrap(line, width)]
     notes = []
     waiting = sum(held(d.verdict, report.mode) for d in report.decisions)
     if waiting:
@@ -176,6 +179,43 @@ def _footer(report: Report) -> list[str]:
         notes.append(f"listed: the {len(report.calls)} {plural(len(report.calls), 'call')} the guard would have acted on")
     if notes:
         out.append("(" + "; ".join(notes) + ")")
+    return out
+
+
+def _wrap(line: str, width: int) -> list[str]:
+    """`line` in lines of at most `width` characters, the next ones indented under its first word."""
+    import textwrap
+
+    indent = " " * (len(line) - len(line.lstrip()) + 4)
+    return textwrap.wrap(line, max(40, width), subsequent_indent=indent, break_on_hyphens=False) or [line]
+
+
+def cost_lines(report: Report) -> list[str]:
+    """The session's tokens and each loop's (`cost.py`), when the recording states usage or the
+    guard found loops."""
+    out = []
+    if report.usage is not None:
+        u = report.usage
+        priced = report.prices
+        out.append(
+            f"tokens: {tokens(u.total)} in the session (input {tokens(u.input)}, "
+            f"cache read {tokens(u.cache_read)}, cache write {tokens(u.cache_write)}, output {tokens(u.output)})"
+            + amount(priced.of(u) if priced is not None else None)
+        )
+    if report.loops:
+        used = sum(loop.usage.total for loop in report.loops)
+        saved = sum(loop.saved_usage.total for loop in report.loops)
+        priced_loops = report.prices is not None
+        money_used = amount(sum(loop.money or 0.0 for loop in report.loops) if priced_loops else None)
+        money_saved = amount(sum(loop.saved_money or 0.0 for loop in report.loops) if priced_loops else None)
+        if report.usage is not None:
+            out.append(
+                f"{len(report.loops)} {plural(len(report.loops), 'loop')}: {tokens(used)} tokens{money_used}; "
+                f"{tokens(saved)} tokens{money_saved} after the guard would have stopped them"
+            )
+        for n, loop in enumerate(report.loops, start=1):
+            agent = "" if loop.agent == MAIN_AGENT else f" [{printable(loop.agent)}]"
+            out.append("  " + format_cost(loop.as_json(), f"loop {n}{agent}"))
     return out
 
 

@@ -10,6 +10,8 @@ from ..core.engine import Decision
 from ..core.outcome import preview
 from ..core.redact import redact_prefix
 from ..core.signature import HEAD_CHARS, call_key
+from .cost import LoopCost, Prices
+from .model import Request, Usage
 
 #: Characters of canonical arguments kept per call in a report (text output cuts further).
 ARGUMENT_CHARS = 160
@@ -109,7 +111,10 @@ class Summary:
 
 @dataclass(frozen=True, slots=True)
 class Report:
-    """What the guard would have done over one recorded session."""
+    """What the guard would have done over one recorded session. `usage` is the tokens of every
+    model request the recording states (None: it states none), `loops` what each loop the guard
+    intervened in cost (`cost.py`), `prices` the prices it was costed at (None: not given),
+    `requests` the recording's model requests (for the picture of its token use over time)."""
 
     sources: tuple[str, ...]
     format: str
@@ -128,6 +133,10 @@ class Report:
     summary: Summary
     markers: tuple[Marker, ...] = ()
     errors: tuple[str, ...] = ()
+    usage: Usage | None = None
+    loops: tuple[LoopCost, ...] = ()
+    prices: Prices | None = None
+    requests: tuple[Request, ...] = ()
 
 
 def acted(pre: Verdict | None, post: Verdict | None, saved: bool) -> bool:

@@ -9,7 +9,9 @@ from typing import Any
 from ..config.settings import Config
 from ..core.engine import Decision
 from ..core.event import Client, HookEvent
+from ..core.signature import call_signature
 from ..hosts import capabilities
+from . import cost
 from .driver import Step, decide
 from .model import RAN_OUTCOMES, Outcome, Recording, ReplayError, odd_shapes_refused
 from .payload_log import payload_recordings
@@ -51,6 +53,7 @@ class _Collector:
         self.decisions: list[DecisionReport] = []
         self.markers: list[Marker] = []
         self.turn = 0
+        self.saved: list[bool] = []  # per row, once `calls` has run
 
     def _row(self, event: HookEvent, time: float, tool: str, tool_input: Any, tool_use_id: str | None) -> int:
         arguments = arguments_summary(tool, tool_input, self.config) if self.keep == "all" else None
@@ -105,6 +108,23 @@ class _Collector:
                 )
             )
 
+    def loops(self) -> list[cost.LoopCost]:
+        """The cost of each loop the guard intervened in (`cost.loops`); after `calls`."""
+        acted = [d for d in self.decisions if d.call is not None]
+        if not acted:
+            return []
+        looping = {self.rows[d.call - 1].agent for d in acted if d.call is not None}
+        ignore = frozenset(self.config.ignore_args)
+        spots = [
+            cost.CallSpot(
+                row.agent, row.turn, call_signature(row.tool, row.tool_input, ignore) if row.agent in looping else "",
+                row.tool, row.tool_use_id, saved,
+            )
+            for row, saved in zip(self.rows, self.saved, strict=True)
+        ]
+        interventions = [cost.Intervention(d.call - 1, d.verdict.count) for d in acted if d.call is not None]
+        return cost.loops(spots, interventions, self.recording.requests, self.config)
+
     def calls(self) -> tuple[int, int, tuple[CallReport, ...]]:
         """How many calls there were, how many are saved, and the reports of the calls `keep` names.
 
@@ -116,12 +136,14 @@ class _Collector:
         stopped_turn: dict[str, int] = {}
         saved = 0
         out = []
+        self.saved = []
         for index, row in enumerate(self.rows, start=1):
             record = self.recording.calls.get(row.tool_use_id) if row.tool_use_id is not None else None
             recorded = (record.outcome if record is not None else Outcome.UNKNOWN).value
             denied = row.pre is not None and row.pre.action in ("deny", "stop")
             is_saved = recorded in _RAN and (denied or stopped_turn.get(row.agent) == row.turn)
             saved += is_saved
+            self.saved.append(is_saved)
             if index in stops and "PreToolUse" in capabilities(row.client).end_turn:
                 stopped_turn[row.agent] = row.turn
             if self.keep in ("all", "plain") or (self.keep == "acted" and acted(row.pre, row.post, is_saved)):
@@ -164,6 +186,7 @@ def replay(
     collector = _Collector(recording, config, calls)
     steps, errors, clients = _feed(collector, decide(recording, config, client=client), progress)
     count, saved, reports = collector.calls()
+    loops = tuple(collector.loops())
     decisions = tuple(collector.decisions)
     counts = {action: sum(1 for d in decisions if d.verdict.action == action) for action in ("remind", "deny", "stop")}
     return Report(
@@ -193,6 +216,10 @@ def replay(
             bad_payloads=len(errors),
         ),
         errors=tuple(errors),
+        usage=cost.session_usage(recording.requests),
+        loops=loops,
+        prices=cost.prices(config),
+        requests=recording.requests,
     )
 
 

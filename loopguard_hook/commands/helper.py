@@ -1,0 +1,181 @@
+"""`loopguard-hook helper status|stop`: the resident helpers of this user (`fastpath/helper.py`).
+
+A helper is found by its files in `<TMPDIR or /tmp>/loopguard-hook-<uid>/`: `KEY.lock` is held
+(flock) for the helper's life and holds its pid; `KEY.status` is what it last wrote about itself;
+`KEY.sock` is its socket. One helper a build (KEY). Stopping sends SIGTERM to a pid that holds its
+lock and runs the helper's code as this user: it stops listening, removes its socket, and its
+workers finish the event they serve; the next hook event runs in-process and starts a new one.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import signal
+import time
+from typing import Any
+
+import click
+import orjson
+
+from .common import _echo_json
+from .times import clock
+
+#: How long `stop` waits for a helper to let go of its lock (seconds).
+STOP_WAIT_SECONDS = 5.0
+
+
+def _held(path: str) -> bool:
+    """Some process holds the flock of the lock file at `path` (a helper is running)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    return False
+
+
+def _read(path: str, limit: int = 65536) -> bytes:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+    except OSError:
+        return b""
+    try:
+        return os.read(fd, limit)
+    except OSError:
+        return b""
+    finally:
+        os.close(fd)
+
+
+def helpers(environ: Any) -> tuple[str, list[dict[str, Any]]]:
+    """The helper folder, and every helper running there: `key`, `pid`, `socket`, `current`
+    (the build this command would use), and what its status file says (`status_fields`)."""
+    from ..fastpath import client  # only here: the other commands never load the fast path
+
+    folder = client.runtime_path(environ)
+    mine = client.helper_key(client.process_context()[1], environ)
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return folder, []
+    found = []
+    for name in names:
+        if not name.endswith(".lock"):
+            continue
+        key = name[: -len(".lock")]
+        lock = os.path.join(folder, name)
+        if not _held(lock):
+            continue
+        text = _read(lock).strip()
+        entry: dict[str, Any] = {
+            "key": key, "pid": int(text) if text.isdigit() else None, "current": key == mine,
+            "socket": os.path.join(folder, key + ".sock") if os.path.exists(os.path.join(folder, key + ".sock")) else None,
+        }
+        try:
+            status = orjson.loads(_read(os.path.join(folder, key + ".status")) or b"{}")
+        except orjson.JSONDecodeError:
+            status = {}
+        if isinstance(status, dict):
+            entry.update({k: v for k, v in status.items() if k not in entry})
+        found.append(entry)
+    return folder, found
+
+
+def _is_helper(pid: int) -> bool:
+    """`pid` is this user's process running the helper's code (not a pid reused since)."""
+    try:
+        if os.stat(f"/proc/{pid}").st_uid != os.getuid():
+            return False
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            return b"loopguard_hook.fastpath.helper" in fh.read()
+    except OSError:
+        return False
+
+
+def _describe(h: dict[str, Any], now: float) -> list[str]:
+    build = "this build" if h["current"] else "another build (an older install, another interpreter or rights)"
+    lines = [f"helper pid {h['pid']}  key {h['key']}  ({build})"]
+    lines.append(f"  socket: {h['socket'] or '(none: not listening)'}")
+    if "started" in h:
+        last = h.get("last_event")
+        idle = now - last if isinstance(last, (int, float)) else now - float(h["started"])
+        lines.append(
+            f"  version {h.get('version')}, python {h.get('python')}; started {clock(float(h['started']))}"
+        )
+        lines.append(
+            f"  workers: {h.get('workers', 0)} kept + {h.get('extra_workers', 0)} one-event, {h.get('busy', 0)} busy; "
+            f"{h.get('events', 0)} events served; idle {int(idle)} s (exits after {int(h.get('idle_exit_seconds', 0))} s idle)"
+        )
+    else:
+        lines.append("  (no status file yet: it is starting, or of an older version)")
+    return lines
+
+
+@click.group("helper")
+def helper_group() -> None:
+    """The resident helper that answers hook events (docs/speed.md): show it, or stop it."""
+
+
+@helper_group.command("status")
+@click.option("--json", "as_json", is_flag=True, help="JSON: the folder and every helper found.")
+def helper_status(as_json: bool) -> None:
+    """Every resident helper of this user: pid, build key, socket, workers, events served, idle time."""
+    folder, found = helpers(os.environ)
+    if as_json:
+        _echo_json({"folder": folder, "helpers": found, "enabled": _enabled()})
+        return
+    if not _enabled():
+        click.echo(f"the resident helper is off here ({SWITCH}={os.environ.get(SWITCH)})")
+    if not found:
+        click.echo(f"no resident helper running (folder {folder}); the next hook event starts one")
+        return
+    now = time.time()
+    for h in found:
+        click.echo("\n".join(_describe(h, now)))
+
+
+@helper_group.command("stop")
+def helper_stop() -> None:
+    """Stop every resident helper of this user. Hook events run in-process meanwhile; the next
+    one starts a helper again (set LOOPGUARD_RESIDENT=off to keep it from starting)."""
+    folder, found = helpers(os.environ)
+    if not found:
+        click.echo(f"no resident helper running (folder {folder})")
+        return
+    stopped, refused = [], 0
+    for h in found:
+        pid = h["pid"]
+        if pid is None or not _is_helper(pid):
+            click.echo(f"helper {h['key']}: pid {pid} is not a helper of this user; left alone", err=True)
+            refused += 1
+            continue
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            continue
+        stopped.append(h)
+    deadline = time.monotonic() + STOP_WAIT_SECONDS
+    for h in stopped:
+        lock = os.path.join(folder, h["key"] + ".lock")
+        while _held(lock) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        gone = not _held(lock)
+        click.echo(f"helper pid {h['pid']} ({h['key']}): {'stopped' if gone else 'asked to stop; still finishing'}")
+    if refused:
+        click.get_current_context().exit(1)
+
+
+#: `fastpath.client.ENV_SWITCH` (a test keeps them equal).
+SWITCH = "LOOPGUARD_RESIDENT"
+
+
+def _enabled() -> bool:
+    return os.environ.get(SWITCH, "").strip().lower() not in ("0", "off", "no", "false")

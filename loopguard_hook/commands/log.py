@@ -1,0 +1,179 @@
+"""`loopguard-hook log`: every intervention, of live and ended sessions alike, from `decisions.jsonl`.
+
+The hook appends one redacted record to `decisions.jsonl` in the state directory for every
+decision other than allow (`hook._decide`), and SessionEnd never removes it (it deletes only the
+session's ledger). A record holds `time` (seconds since the epoch), `session`, `client` (the
+host), `agent`, `event`, `tool`, `rule`, `action` (on the wire), `intended` (what the rules
+decided; they differ under `advise` and `observe`), `count`, `arguments` (the call, redacted and
+cut), `variant` (the text's template), `profile` and `mode`; records written since the text was
+kept also hold `text`, the text the model was given, redacted. Older records have no `text`: the
+log says which template it was (`variant`). Off the hook path; pure apart from `load`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
+
+import click
+
+from ..store import Store
+from . import costing
+from .common import STATE_DIR_HELP, _echo_json, _echo_problems, _locations, _readable, _resolved
+from .stats import records
+from .times import When, clock
+
+LOG = "decisions.jsonl"
+
+
+class Filters(NamedTuple):
+    """Which records to keep: a session id, rule codes (`LOOP_GUARD_REPEAT`; a short name such
+    as `repeat` or `same-error` is completed), a time window in seconds since the epoch."""
+
+    session: str | None = None
+    rules: tuple[str, ...] = ()
+    since: float | None = None
+    until: float | None = None
+
+    def keeps(self, record: Mapping[str, Any]) -> bool:
+        if self.session is not None and record.get("session") != self.session:
+            return False
+        if self.rules and str(record.get("rule") or "") not in self.rules:
+            return False
+        at = record.get("time")
+        if not isinstance(at, (int, float)) or isinstance(at, bool):
+            return self.since is None and self.until is None
+        return (self.since is None or at >= self.since) and (self.until is None or at <= self.until)
+
+
+def rule_code(name: str) -> str:
+    """`repeat`, `same-error`, `LOOP_GUARD_REPEAT` -> the rule code as logged."""
+    code = name.strip().upper().replace("-", "_")
+    return code if code.startswith("LOOP_GUARD_") else "LOOP_GUARD_" + code
+
+
+def load(stores: Sequence[Store], filters: Filters) -> tuple[list[dict[str, Any]], list[str]]:
+    """The records of every store's `decisions.jsonl` (and its rotated `.1`) that `filters`
+    keep, oldest first, each with `state_dir`; and the problems met (one line each)."""
+    problems: list[str] = []
+    found: list[dict[str, Any]] = []
+    for store in stores:
+        lines = store.read_log(LOG, problems)
+        for record in records(lines, f"{store.root}/{LOG}", problems):
+            if filters.keeps(record):
+                found.append({**record, "state_dir": store.root})
+    found.sort(key=lambda r: r["time"] if isinstance(r.get("time"), (int, float)) else 0.0)
+    return found, problems
+
+
+def _text(value: object) -> str:
+    return "".join(ch if ch.isprintable() or ch == "\n" else f"\\x{ord(ch):02x}" for ch in str(value))
+
+
+def what(record: Mapping[str, Any]) -> str:
+    """`deny`, `remind (would deny)`, `nothing shown (observe; would stop)`."""
+    action, intended, mode = record.get("action"), record.get("intended") or record.get("action"), record.get("mode")
+    if action == "allow":
+        return f"nothing shown ({mode}; would {intended})"
+    if intended != action:
+        return f"{action} (would {intended})"
+    return str(action)
+
+
+def told(record: Mapping[str, Any]) -> list[str]:
+    """The lines saying what the model was given: the text itself where the record has it."""
+    text = record.get("text")
+    variant = record.get("variant") or "unknown"
+    if record.get("action") == "allow":
+        head = f"the model was told nothing (mode {record.get('mode')})"
+        return [head + (":" if isinstance(text, str) else f"; the text would have been a {variant}"), *_indented(text)]
+    if isinstance(text, str):
+        return ["the model was told:", *_indented(text)]
+    return [f"the model was given a {variant} text (this record is older than the texts the log keeps)"]
+
+
+def _indented(text: object) -> list[str]:
+    if not isinstance(text, str):
+        return []
+    return ["  " + line for line in _text(text).splitlines() or [""]]
+
+
+def format_text(found: Sequence[Mapping[str, Any]], state_dirs: Sequence[str]) -> str:
+    """One block per intervention, oldest first, then where to go next."""
+    out: list[str] = []
+    count = 0
+    for r in found:
+        count += 1
+        at = r.get("time")
+        when = clock(at) if isinstance(at, (int, float)) else "?"
+        out.append(
+            f"{when}  {what(r)}  {_text(r.get('rule') or '-')} x{_text(r.get('count'))}  "
+            f"session {_text(r.get('session'))} [{_text(r.get('client'))}]"
+        )
+        out.append(f"  {_text(r.get('event'))} [{_text(r.get('agent'))}]: {_text(r.get('arguments') or r.get('tool') or '')}")
+        cost = r.get("cost")
+        if isinstance(cost, Mapping):
+            out.append("  " + cost_line(cost))
+        out.extend("  " + line for line in told(r))
+        out.append("")
+    if not count:
+        return f"no interventions logged in {', '.join(state_dirs)}"
+    total = costing.totals(found)
+    if total["loops"]:
+        out.append(costing.totals_line(total))
+    out.append(
+        f"{count} intervention{'s' if count != 1 else ''} from {', '.join(state_dirs)}. "
+        "`loopguard-hook stats` counts what the model did next; `loopguard-hook pause` turns the guard off."
+    )
+    return "\n".join(out)
+
+
+def cost_line(cost: Mapping[str, Any]) -> str:
+    """`loop: calls 3-9, 6 requests, 182k tokens; after the guard would have stopped it: 4 requests, 121k tokens`."""
+    from ..replay.cost import format_cost
+
+    return str(format_cost(cost))
+
+
+@click.command("log")
+@click.option("--session", "session_id", default=None, help="Only this session id.")
+@click.option(
+    "--rule", "rules", multiple=True, metavar="RULE",
+    help="Only this rule (LOOP_GUARD_REPEAT, or repeat, same-error…); repeatable.",
+)
+@click.option("--since", type=When(), default=None, help="From this time: a span ago (2h, 30m, 1d) or a date (2026-12-01).")
+@click.option("--until", type=When(), default=None, help="Up to this time (as --since).")
+@click.option("--json", "as_json", is_flag=True, help="Stable JSON: every record as logged.")
+@costing.cost_options
+@click.option("--state-dir", type=click.Path(file_okay=False), default=None, help=STATE_DIR_HELP)
+def log_command(
+    session_id: str | None, rules: tuple[str, ...], since: float | None, until: float | None, as_json: bool,
+    cost: bool, config_path: str | None, state_dir: str | None,
+) -> None:
+    """Every intervention, of live and ended sessions alike: when, which session and host, the
+    rule and its count, the call it saw (redacted) and the text the model was given.
+
+    Read from decisions.jsonl in the state dirs (kept after a session ends; rotated to
+    decisions.jsonl.1 past audit_log_max_bytes). Oldest first. With the session's transcript or
+    rollout where its host keeps it, each loop's tokens (and money at the price_*_per_mtok of
+    the config), as `replay` counts them.
+    """
+    found_dirs = _locations(state_dir)
+    _echo_problems(found_dirs)
+    stores = _readable(found_dirs)
+    filters = Filters(session_id, tuple(rule_code(r) for r in rules), since, until)
+    found, problems = load(stores, filters)
+    roots = [s.root for s in stores]
+    sessions: dict[str, object] = {}
+    if cost and found:
+        sessions = costing.attach(found, _resolved(None, config_path).config, os.environ, os.path.expanduser("~"))
+    if as_json:
+        _echo_json({"state_dirs": roots, "interventions": found, "sessions": sessions, "problems": problems,
+                    "cost": costing.totals(found)})
+    else:
+        click.echo(format_text(found, roots))
+    for problem in problems:
+        click.echo(f"loopguard-hook: log: {problem}", err=True)
+    if problems:
+        click.get_current_context().exit(1)

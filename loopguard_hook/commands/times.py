@@ -1,0 +1,87 @@
+"""Times as operators type them: a span (`30m`, `2h`, `1h30m`, `90s`, `2d`) or a point in time
+(a span ago, or an ISO date `2026-12-01`, `2026-12-01T14:00`, `2026-12-01 14:00`, local time
+unless it names its offset). Click parameter types, so a bad value is a usage error naming the
+option."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import time
+from typing import Any
+
+import click
+
+_SPAN = re.compile(r"(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?")
+_UNITS = (86400, 3600, 60, 1)
+
+
+def parse_span(text: str) -> float:
+    """Seconds in `text` (`30m`, `2h`, `1h30m`, `90s`, `2d`, or a bare number of seconds).
+
+    Raises:
+        ValueError: not such a span, or zero.
+    """
+    text = text.strip().lower()
+    if text.isdigit():
+        seconds = int(text)
+    else:
+        match = _SPAN.fullmatch(text)
+        if not text or match is None:
+            raise ValueError(f"{text!r} is not a span of time (examples: 30m, 2h, 1h30m, 90s, 2d)")
+        seconds = sum(int(part or 0) * unit for part, unit in zip(match.groups(), _UNITS, strict=True))
+    if seconds <= 0:
+        raise ValueError(f"{text!r} is no time at all")
+    return float(seconds)
+
+
+def parse_when(text: str, now: float | None = None) -> float:
+    """Seconds since the epoch of `text`: a span ago (`2h`), or an ISO date or date and time.
+
+    Raises:
+        ValueError: neither.
+    """
+    now = time.time() if now is None else now
+    try:
+        return now - parse_span(text)
+    except ValueError:
+        pass
+    try:
+        moment = dt.datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise ValueError(
+            f"{text!r} is neither a span ago (2h, 30m, 1d) nor a date (2026-12-01, 2026-12-01T14:00)"
+        ) from None
+    return moment.timestamp()  # naive: local time
+
+
+class _Parsed(click.ParamType):  # type: ignore[type-arg]  # generic from click 8.2 only
+    """A click type whose value is `parse(text)`; a ValueError is a usage error naming the option."""
+
+    parse = staticmethod(parse_span)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        if isinstance(value, float):
+            return value
+        try:
+            return self.parse(str(value))
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+class Span(_Parsed):
+    """A span of time in seconds (`parse_span`)."""
+
+    name = "SPAN"
+
+
+class When(_Parsed):
+    """A point in time, seconds since the epoch (`parse_when`)."""
+
+    name = "TIME"
+    parse = staticmethod(parse_when)
+
+
+def clock(seconds: float) -> str:
+    """`2026-12-01 14:03:27` in local time."""
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(seconds))

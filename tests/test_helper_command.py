@@ -1,0 +1,117 @@
+"""`loopguard-hook helper status|stop`: the resident helper as the hooks start it, shown (pid,
+build key, socket, workers, events served, idle time) and stopped (socket and status file gone,
+workers gone, the next event served in-process and a new helper started)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from resident import alive, folder_of, helper_pids, wait_for_socket
+
+from loopguard_hook.entry import main
+
+SESSION = Path(__file__).parent.parent / "examples/sessions/claude-code-read-loop.jsonl"
+EXE = Path(sys.executable).with_name("loopguard-hook")
+
+
+def cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(args)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def hook(line: bytes, state: Path) -> None:
+    done = subprocess.run([str(EXE), "--state-dir", str(state)], input=line, capture_output=True,
+                          env=dict(os.environ), timeout=60)
+    assert done.returncode == 0, done.stderr
+
+
+def status(capsys: pytest.CaptureFixture[str]) -> dict[str, object]:
+    code, out, _ = cli(["helper", "status", "--json"], capsys)
+    assert code == 0
+    return json.loads(out)  # type: ignore[no-any-return]
+
+
+def test_helper_status_shows_the_helper_and_stop_stops_it(
+    tmpdir_env: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = SESSION.read_bytes().splitlines()
+    assert status(capsys)["helpers"] == []
+    code, out, _ = cli(["helper", "status"], capsys)
+    assert "no resident helper running" in out
+    hook(lines[0], tmp_path)  # in-process; starts the helper
+    wait_for_socket(tmpdir_env, "*")
+    for line in lines[1:6]:
+        hook(line, tmp_path)
+    (pid,) = helper_pids(tmpdir_env)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:  # the status file follows the events within a second
+        (h,) = status(capsys)["helpers"]  # type: ignore[misc]
+        if h.get("events") == 5:
+            break
+        time.sleep(0.1)
+    assert h["pid"] == pid and h["events"] == 5 and h["workers"] == 2
+    folder = folder_of(tmpdir_env)
+    assert h["socket"] == str(folder / f"{h['key']}.sock") and Path(h["socket"]).is_socket()
+    assert isinstance(h["last_event"], float) and h["started"] <= h["last_event"] <= time.time()
+    code, out, _ = cli(["helper", "status"], capsys)
+    assert f"helper pid {pid}  key {h['key']}" in out and "5 events served" in out and "workers: 2 kept" in out
+
+    workers = [int(p) for p in os.listdir("/proc") if p.isdigit() and _parent(int(p)) == pid]
+    assert len(workers) >= 2
+    code, out, _ = cli(["helper", "stop"], capsys)
+    assert code == 0 and f"helper pid {pid} ({h['key']}): stopped" in out
+    assert not Path(h["socket"]).exists() and not (folder / f"{h['key']}.status").exists()
+    deadline = time.monotonic() + 30
+    while any(alive(p) for p in [pid, *workers]) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(alive(p) for p in [pid, *workers])
+    assert status(capsys)["helpers"] == []
+    hook(lines[6], tmp_path)  # in-process again, and a new helper starts
+    wait_for_socket(tmpdir_env, "*")
+    assert [p for p in helper_pids(tmpdir_env) if p != pid]
+
+
+def _parent(pid: int) -> int:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def test_stop_leaves_a_process_that_is_not_a_helper_alone(
+    tmpdir_env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A lock file held by some other process (a pid reused, a file planted): not signalled."""
+    import fcntl
+
+    folder = folder_of(tmpdir_env)
+    folder.mkdir(mode=0o700)
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        lock = folder / "0123456789abcdef0123456789abcdef.lock"
+        lock.write_text(f"{sleeper.pid}\n")
+        fd = os.open(lock, os.O_RDWR)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            code, _, err = cli(["helper", "stop"], capsys)
+        finally:
+            os.close(fd)
+        assert code == 1 and f"pid {sleeper.pid} is not a helper of this user; left alone" in err
+        assert sleeper.poll() is None
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+
+
+def test_the_switch_the_command_reads_is_the_fast_paths() -> None:
+    from loopguard_hook.commands import helper
+    from loopguard_hook.fastpath import client
+
+    assert helper.SWITCH == client.ENV_SWITCH

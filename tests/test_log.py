@@ -1,0 +1,167 @@
+"""`loopguard-hook log`: every intervention of live and ended sessions, the text the model was
+given (or, for records older than the texts, its template), filters, JSON, and each loop's cost
+from the session's recording."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from loopguard_hook.entry import main
+
+REPO = Path(__file__).parent.parent
+SESSION = REPO / "examples/sessions/claude-code-read-loop.jsonl"
+#: The Claude Code transcript the README's read loop was captured from (same session id).
+TRANSCRIPT = REPO / "tests/data/transcripts/claude-guard-read-loop.jsonl"
+SESSION_ID = "a2ca33ab-c6cd-4fd4-80f7-506cad2a95fc"
+EXE = Path(sys.executable).with_name("loopguard-hook")
+
+
+def cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(args)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def feed(state: Path) -> None:
+    """The README's read loop through the installed hook, SessionEnd included."""
+    for line in SESSION.read_bytes().splitlines():
+        done = subprocess.run([str(EXE), "--state-dir", str(state)], input=line, capture_output=True,
+                              env=dict(os.environ), timeout=60)
+        assert done.returncode == 0, done.stderr
+
+
+def record(**fields: object) -> dict[str, object]:
+    base: dict[str, object] = {
+        "time": 1796021300.0, "agent": "main", "event": "PreToolUse", "tool": "Read", "rule": "LOOP_GUARD_REPEAT",
+        "action": "deny", "intended": "deny", "count": 5, "arguments": '{"file_path":"/p/notes.txt"}',
+        "variant": "repeat_denial", "session": "s1", "client": "claude-code", "profile": "balanced", "mode": "enforce",
+    }
+    return {**base, **fields}
+
+
+def write_log(state: Path, records: list[dict[str, object]]) -> None:
+    state.mkdir(mode=0o700, parents=True, exist_ok=True)
+    (state / "decisions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+
+
+def test_log_after_session_end_shows_what_the_read_loop_was_told(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    feed(tmp_path)
+    code, out, _ = cli(["status", "--state-dir", str(tmp_path)], capsys)
+    assert "no sessions" in out  # SessionEnd deleted the ledger
+    code, out, err = cli(["log", "--state-dir", str(tmp_path), "--json", "--no-cost"], capsys)
+    assert code == 0 and err == ""
+    found = json.loads(out)["interventions"]
+    assert [(r["action"], r["count"]) for r in found] == [
+        ("remind", 3), ("remind", 4), ("deny", 5), ("deny", 6), ("deny", 7), ("stop", 8),
+    ]
+    assert {r["session"] for r in found} == {SESSION_ID} and {r["client"] for r in found} == {"claude-code"}
+    code, text, _ = cli(["log", "--state-dir", str(tmp_path), "--no-cost"], capsys)
+    blocks = text.split("\n\n")
+    assert len(blocks) == 7 and blocks[-1].startswith("6 interventions from ")
+    for r, block in zip(found, blocks, strict=False):
+        assert f"session {SESSION_ID} [claude-code]" in block and "Read" in block
+        assert '{"file_path":"/home/user/project/notes.txt"}' in block
+        if "text" in r:  # the records keep the exact text
+            assert "the model was told:\n    " + r["text"].replace("\n", "\n    ") in block
+        else:
+            assert f"the model was given a {r['variant']} text" in block
+    assert "`loopguard-hook pause` turns the guard off" in blocks[-1]
+
+
+def test_log_shows_the_kept_text_and_falls_back_for_older_records(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = 'REPEAT_TOOL_BLOCKED: this Read call is identical\nto the previous ones and was not run'
+    write_log(tmp_path, [
+        record(time=1796021300.0),
+        record(time=1796021301.0, text=text),
+        record(time=1796021302.0, action="allow", intended="stop", mode="observe", text="the end"),
+        record(time=1796021303.0, action="allow", intended="deny", mode="observe", variant="repeat_denial"),
+    ])
+    code, out, _ = cli(["log", "--state-dir", str(tmp_path)], capsys)
+    assert code == 0
+    blocks = out.split("\n\n")
+    assert "the model was given a repeat_denial text (this record is older than the texts the log keeps)" in blocks[0]
+    assert "the model was told:\n    REPEAT_TOOL_BLOCKED: this Read call is identical\n    to the previous ones" in blocks[1]
+    assert "nothing shown (observe; would stop)" in blocks[2]
+    assert "the model was told nothing (mode observe):\n    the end" in blocks[2]
+    assert "the model was told nothing (mode observe); the text would have been a repeat_denial" in blocks[3]
+
+
+def test_log_filters_by_session_rule_and_time(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    now = time.time()
+    write_log(tmp_path, [
+        record(time=now - 3 * 86400, session="old"),
+        record(time=now - 3600, session="s1", rule="LOOP_GUARD_SAME_ERROR"),
+        record(time=now - 60, session="s2"),
+    ])
+
+    def sessions(*args: str) -> list[str]:
+        code, out, _ = cli(["log", "--state-dir", str(tmp_path), "--json", *args], capsys)
+        assert code == 0
+        return [r["session"] for r in json.loads(out)["interventions"]]
+
+    assert sessions() == ["old", "s1", "s2"]
+    assert sessions("--session", "s2") == ["s2"]
+    assert sessions("--rule", "same-error") == ["s1"]
+    assert sessions("--rule", "LOOP_GUARD_REPEAT") == ["old", "s2"]
+    assert sessions("--since", "2h") == ["s1", "s2"]
+    assert sessions("--until", "30m") == ["old", "s1"]
+    day = time.strftime("%Y-%m-%d", time.localtime(now - 3 * 86400))
+    assert sessions("--since", day, "--until", "2d") == ["old"]
+    code, _, err = cli(["log", "--state-dir", str(tmp_path), "--since", "last week"], capsys)
+    assert code == 1 and "--since" in err and "2026-12-01" in err
+
+
+def test_a_damaged_line_is_named_and_the_rest_shown(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_log(tmp_path, [record()])
+    with open(tmp_path / "decisions.jsonl", "a") as fh:
+        fh.write("{torn\n")
+    code, out, err = cli(["log", "--state-dir", str(tmp_path)], capsys)
+    assert code == 1 and "1 intervention from" in out and "skipped 1 line(s)" in err
+
+
+def test_an_empty_log_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = cli(["log", "--state-dir", str(tmp_path)], capsys)
+    assert code == 0 and out.startswith("no interventions logged in ")
+
+
+def test_log_shows_the_tokens_of_each_loop_from_the_sessions_transcript(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    feed(tmp_path / "state")
+    # Where Claude Code keeps the session's transcript (HOME is the test's own).
+    projects = Path(os.environ["HOME"]) / ".claude/projects/-home-user-project"
+    projects.mkdir(parents=True)
+    shutil.copy(TRANSCRIPT, projects / f"{SESSION_ID}.jsonl")
+    (tmp_path / "prices.toml").write_text("price_input_per_mtok = 3\nprice_output_per_mtok = 15\n")
+    code, out, _ = cli(["log", "--state-dir", str(tmp_path / "state"), "--json", "--config", str(tmp_path / "prices.toml")],
+                       capsys)
+    assert code == 0
+    data = json.loads(out)
+    assert data["sessions"][SESSION_ID]["recording"] == str(projects / f"{SESSION_ID}.jsonl")
+    costs = [r.get("cost") for r in data["interventions"]]
+    assert all(c is not None for c in costs) and len({json.dumps(c) for c in costs}) == 1  # one loop
+    loop = costs[0]
+    assert (loop["first_call"], loop["last_call"], loop["interventions"]) == (1, 8, 6)
+    assert loop["requests"] == 8 and loop["tokens"]["total"] > 0 and loop["money"] > 0
+    # The transcript was recorded with the guard on: its denied calls never ran, so the replay
+    # finds nothing more the guard would have saved.
+    assert data["cost"]["loops"] == 1 and data["cost"]["saved_tokens"] == loop["saved_tokens"]["total"] == 0
+    code, text, _ = cli(["log", "--state-dir", str(tmp_path / "state")], capsys)
+    assert text.count("  loop: calls 1-8, 8 requests, ") == 6
+    assert "1 loop found in their recordings: " in text
+    code, out, _ = cli(["stats", "--state-dir", str(tmp_path / "state"), "--json"], capsys)
+    assert code == 0 and json.loads(out)["cost"] == {**data["cost"], "money": None, "saved_money": None}
+    code, out, _ = cli(["stats", "--state-dir", str(tmp_path / "state"), "--no-cost", "--json"], capsys)
+    assert json.loads(out)["cost"]["loops"] == 0

@@ -1,0 +1,145 @@
+"""`pause` and `resume`: the README's read loop goes quiet from the next event and comes back;
+`--project` pauses one project only; `--for` ends by itself; status and doctor say so."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from loopguard_hook.config import load as config_mod
+from loopguard_hook.config import pause as pause_mod
+from loopguard_hook.entry import main
+
+SESSION = Path(__file__).parent.parent / "examples/sessions/claude-code-read-loop.jsonl"
+EXE = Path(sys.executable).with_name("loopguard-hook")
+
+
+def cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(args)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def feed(state: Path, *, cwd: str | None = None) -> list[dict[str, object]]:
+    """Every event of the README's read loop through the installed hook, as the README does; the
+    answers that are not empty."""
+    answers = []
+    for line in SESSION.read_bytes().splitlines():
+        payload = json.loads(line)
+        if cwd is not None:
+            payload["cwd"] = cwd
+        done = subprocess.run(
+            [str(EXE), "--state-dir", str(state)], input=json.dumps(payload).encode(), capture_output=True,
+            env=dict(os.environ), timeout=60,
+        )
+        assert done.returncode == 0, done.stderr
+        if done.stdout.strip():
+            answers.append(json.loads(done.stdout))
+    return answers
+
+
+def denials(answers: list[dict[str, object]]) -> int:
+    return sum(b'"deny"' in json.dumps(a).encode() for a in answers)
+
+
+def test_pause_silences_the_read_loop_and_resume_brings_the_denials_back(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    loud = feed(tmp_path / "a")
+    assert denials(loud) == 4 and any("continue" in a for a in loud)
+
+    code, out, _ = cli(["pause"], capsys)
+    assert code == 0 and "paused: all projects until resumed" in out
+    assert feed(tmp_path / "b") == []
+    # The rules still decided and logged, in mode observe.
+    logged = [json.loads(x) for x in (tmp_path / "b/decisions.jsonl").read_bytes().splitlines()]
+    assert logged and {r["mode"] for r in logged} == {"observe"}
+    assert {r["intended"] for r in logged} >= {"remind", "deny", "stop"}
+
+    code, out, _ = cli(["resume"], capsys)
+    assert code == 0 and "resumed" in out
+    assert feed(tmp_path / "c") == loud
+    assert not Path(pause_mod.pause_path(config_mod.user_config_path())).exists()
+
+
+def test_a_pause_of_one_project_leaves_the_others_alone(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    assert cli(["pause", "--project", str(project)], capsys)[0] == 0
+    assert feed(tmp_path / "a", cwd=str(project / "src")) == []  # a folder inside it
+    assert denials(feed(tmp_path / "b", cwd=str(tmp_path / "other"))) == 4
+    code, out, _ = cli(["resume", "--project", str(project)], capsys)
+    assert code == 0 and f"resumed for {project}" in out
+    assert denials(feed(tmp_path / "c", cwd=str(project))) == 4
+
+
+def test_a_project_is_matched_by_its_resolved_path_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    real = tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "link").symlink_to(real)
+    assert cli(["pause", "--project", str(tmp_path / "link")], capsys)[0] == 0
+    found = pause_mod.in_force(pause_mod.pause_path(config_mod.user_config_path()), str(real))
+    assert found is not None and found.project == str(tmp_path / "link")
+
+
+def test_a_pause_for_a_while_ends_by_itself(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli(["pause", "--for", "30m"], capsys)[0] == 0
+    path = pause_mod.pause_path(config_mod.user_config_path())
+    (entry,) = pause_mod.read(path)
+    assert entry.until is not None and entry.until - entry.since == 1800
+    assert pause_mod.in_force(path, "/any", now=entry.since + 1799) == entry
+    assert pause_mod.in_force(path, "/any", now=entry.since + 1800) is None
+    # Through the hook: a pause whose time has passed silences nothing.
+    pause_mod.write(path, [entry._replace(since=time.time() - 120, until=time.time() - 60)])
+    assert denials(feed(tmp_path / "a")) == 4
+
+
+def test_status_and_doctor_say_the_guard_is_paused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli(["pause", "--for", "2h"], capsys)[0] == 0
+    code, out, _ = cli(["status", "--state-dir", str(tmp_path)], capsys)
+    assert code == 0 and "PAUSED here: all projects until " in out and "(in 2h00m)" in out
+    assert "profile balanced (observe)" in out
+    code, out, _ = cli(["status", "--state-dir", str(tmp_path), "--json"], capsys)
+    (paused,) = json.loads(out)["paused"]
+    assert paused["project"] is None and paused["here"] is True and paused["until"] > time.time()
+    code, out, _ = cli(["config", "show"], capsys)
+    assert "paused (all projects until" in out
+    code, out, _ = cli(["doctor", "--no-run"], capsys)
+    assert "PAUSED here: all projects until " in out
+    cli(["resume"], capsys)
+    code, out, _ = cli(["status", "--state-dir", str(tmp_path)], capsys)
+    assert "PAUSED" not in out and "(enforce)" in out
+
+
+def test_a_damaged_pause_file_is_named_and_fails_open(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = Path(pause_mod.pause_path(config_mod.user_config_path()))
+    path.parent.mkdir(parents=True)
+    path.write_text("{not json")
+    line = SESSION.read_bytes().splitlines()[2]
+    done = subprocess.run(
+        [str(EXE), "--state-dir", str(tmp_path)], input=line, capture_output=True, env=dict(os.environ), timeout=60
+    )
+    assert done.returncode == 1 and done.stdout == b""
+    assert done.stderr.decode().strip().endswith("`loopguard-hook resume` removes it") and str(path) in done.stderr.decode()
+    assert "Traceback" not in done.stderr.decode()
+    code, out, _ = cli(["resume"], capsys)
+    assert code == 0 and "removed the damaged pause file" in out and not path.exists()
+
+
+def test_spans_and_times_are_read_as_operators_type_them() -> None:
+    from loopguard_hook.commands.times import parse_span, parse_when
+
+    assert [parse_span(t) for t in ("30m", "2h", "1h30m", "90s", "2d", "45")] == [1800, 7200, 5400, 90, 172800, 45]
+    for bad in ("", "0m", "m", "30 minutes", "-5m", "1.5h"):
+        with pytest.raises(ValueError):
+            parse_span(bad)
+    assert parse_when("2h", now=10_000.0) == 10_000.0 - 7200
+    assert parse_when("2026-12-01T00:00:00+00:00") == 1796083200.0
+    with pytest.raises(ValueError):
+        parse_when("yesterday")

@@ -1,0 +1,168 @@
+"""`replay --html FILE`: one self-contained page (no script, nothing fetched), an inline SVG
+timeline of the calls that marks the interventions and shows each loop as a band, and the token
+use over time; checked in the page's markup and, where Chromium is installed, in a real headless
+browser's screenshot."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import struct
+import subprocess
+import zlib
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from loopguard_hook.entry import main
+
+REPO = Path(__file__).parent.parent
+READ_LOOP = REPO / "tests/data/transcripts/claude-read-loop.jsonl"
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+#: The colours the page paints (`render_html.COLOURS`), as a screenshot has them.
+RGB = {"remind": (242, 169, 0), "deny": (214, 39, 40), "stop": (106, 27, 154), "loop": (251, 227, 228),
+       "tokens": (26, 115, 232)}
+
+
+class Elements(HTMLParser):
+    """Every start tag of a page: (tag, attributes), and the URLs it would fetch."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str]]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, {k: v or "" for k, v in attrs}))
+
+
+def page(tmp_path: Path, *args: str, capsys: pytest.CaptureFixture[str]) -> tuple[Path, str]:
+    out = tmp_path / "replay.html"
+    assert main(["replay", "--html", str(out), *args, str(READ_LOOP)]) == 0
+    return out, capsys.readouterr().out
+
+
+def marks(html: str) -> list[tuple[str, dict[str, str]]]:
+    parser = Elements()
+    parser.feed(html)
+    return parser.tags
+
+
+def test_the_page_marks_every_intervention_and_the_loop(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out, said = page(tmp_path, capsys=capsys)
+    assert said.strip() == f"wrote {out}: 1 session(s), 10 calls, 8 interventions, 1 loop(s)"
+    tags = marks(out.read_text())
+    calls = {a["data-call"]: a["class"] for t, a in tags if t == "rect" and "data-call" in a}
+    assert calls == {
+        "1": "mark call", "2": "mark call", "3": "mark remind", "4": "mark remind", "5": "mark deny saved",
+        "6": "mark deny saved", "7": "mark deny saved", "8": "mark stop saved", "9": "mark stop saved",
+        "10": "mark stop saved",
+    }
+    assert [a["data-loop"] for t, a in tags if t == "rect" and a.get("class") == "loop"] == ["1", "1"]  # both charts
+    (line,) = [a for t, a in tags if t == "polyline"]
+    assert line["data-total"] == "1210"
+    assert any(t == "line" and a.get("class") == "prompt" for t, a in tags)
+
+
+def test_the_page_is_self_contained(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out, _ = page(tmp_path, capsys=capsys)
+    html = out.read_text()
+    tags = marks(html)
+    assert not [t for t, _ in tags if t in ("script", "link", "img", "iframe", "object", "embed")]
+    assert not [a for _, a in tags for k, v in a.items() if k in ("src", "href") and v]
+    assert "url(" not in html and "@import" not in html
+    assert not re.search(r"https?://(?!www\.w3\.org/2000/svg)", html)  # the SVG namespace is a name, not a fetch
+    assert "default-src 'none'" in html
+
+
+def test_text_in_the_page_is_escaped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    hostile = tmp_path / "hostile.jsonl"
+    text = READ_LOOP.read_text().replace("/home/user/project/notes.txt", "</title><script>alert(1)</script>")
+    hostile.write_text(text)
+    out = tmp_path / "h.html"
+    assert main(["replay", "--html", str(out), str(hostile)]) == 0
+    capsys.readouterr()
+    assert "<script>" not in out.read_text() and "&lt;script&gt;" in out.read_text()
+
+
+def test_a_page_it_cannot_write_is_an_error_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["replay", "--html", str(tmp_path / "no/such/dir/x.html"), str(READ_LOOP)]) == 1
+    assert "cannot write" in capsys.readouterr().err
+
+
+# -- in a real browser --------------------------------------------------------------------------
+
+
+def _pixels(png: bytes) -> tuple[int, int, list[tuple[int, int, int]]]:
+    """Width, height and RGB pixels of an 8-bit RGB or RGBA PNG, not interlaced (what Chromium writes)."""
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, idat, header = 8, b"", b""
+    while pos < len(png):
+        length, kind = struct.unpack(">I4s", png[pos : pos + 8])
+        chunk = png[pos + 8 : pos + 8 + length]
+        if kind == b"IHDR":
+            header = chunk
+        elif kind == b"IDAT":
+            idat += chunk
+        pos += 12 + length
+    width, height, depth, colour, _, _, interlace = struct.unpack(">IIBBBBB", header)
+    assert depth == 8 and colour in (2, 6) and interlace == 0
+    size = 3 if colour == 2 else 4
+    raw = zlib.decompress(idat)
+    stride = width * size
+    rows: list[bytearray] = []
+    prior = bytearray(stride)
+    at = 0
+    for _ in range(height):
+        kind, line = raw[at], bytearray(raw[at + 1 : at + 1 + stride])
+        at += 1 + stride
+        for i in range(stride):
+            left = line[i - size] if i >= size else 0
+            up, corner = prior[i], prior[i - size] if i >= size else 0
+            if kind == 1:
+                line[i] = (line[i] + left) & 0xFF
+            elif kind == 2:
+                line[i] = (line[i] + up) & 0xFF
+            elif kind == 3:
+                line[i] = (line[i] + (left + up) // 2) & 0xFF
+            elif kind == 4:
+                p = left + up - corner
+                pa, pb, pc = abs(p - left), abs(p - up), abs(p - corner)
+                line[i] = (line[i] + (left if pa <= pb and pa <= pc else up if pb <= pc else corner)) & 0xFF
+        rows.append(line)
+        prior = line
+    pixels = [tuple(row[i : i + 3]) for row in rows for i in range(0, stride, size)]
+    return width, height, pixels  # type: ignore[return-value]
+
+
+def _screenshot(html: Path, png: Path) -> list[tuple[int, int, int]]:
+    assert CHROMIUM is not None
+    done = subprocess.run(
+        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--force-device-scale-factor=1",
+         "--window-size=1400,900", f"--screenshot={png}", html.as_uri()],
+        capture_output=True, timeout=120,
+    )
+    assert done.returncode == 0 and png.is_file(), done.stderr.decode(errors="replace")[-2000:]
+    return _pixels(png.read_bytes())[2]
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(CHROMIUM is None, reason="needs Chromium (Debian: apt-get install chromium)")
+def test_a_headless_browser_shows_the_marks_and_the_band(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The page with interventions against the same page in observe mode (no mark coloured): each
+    colour covers far more than its legend swatch (10 x 10 pixels) only where the guard acted."""
+    acted, _ = page(tmp_path, capsys=capsys)
+    quiet = tmp_path / "quiet.html"
+    assert main(["replay", "--html", str(quiet), "--mode", "observe", str(READ_LOOP)]) == 0
+    counts = {}
+    for name, path in (("acted", acted), ("quiet", quiet)):
+        pixels = _screenshot(path, tmp_path / f"{name}.png")
+        counts[name] = {role: sum(1 for p in pixels if p == rgb) for role, rgb in RGB.items()}
+    acted_counts, quiet_counts = counts["acted"], counts["quiet"]
+    # The quiet page has each colour in its legend swatch only (red also outlines "kept from running").
+    assert quiet_counts["remind"] == quiet_counts["stop"] == 100 and quiet_counts["deny"] < 200, quiet_counts
+    # Two reminders, three denials, three ends of turn, each mark about 16 x 12 pixels.
+    for role, n in (("remind", 2), ("deny", 3), ("stop", 3)):
+        assert acted_counts[role] - quiet_counts[role] >= n * 150, (role, acted_counts, quiet_counts)
+    # The loop's band, and the token line, are on both pages (the rules still found the loop).
+    assert acted_counts["loop"] > 20_000 and acted_counts["tokens"] > 500
