@@ -21,6 +21,8 @@ from .config import load as config_mod
 from .core import engine
 from .core.event import HANDLED_EVENTS, Client, HookEvent
 from .core.ledger import ResponseRecord, Session
+from .core.messages import fit
+from .core.redact import redact
 from .hosts import detect_client
 from .hosts.payload import PayloadError, decode, event_name, parse
 from .hosts.render import render
@@ -185,12 +187,17 @@ def _decide(store: Store, event: HookEvent, cfg: config_mod.Config, now: float, 
     if result.responses and not dry_run:
         stderr = _join(stderr, _log_responses(store, event, cfg, result.responses))
     if result.record is not None and not dry_run:
+        decision = result.decision
         record: dict[str, object] = {
             **result.record,
             "session": event.session_id,
             "client": event.client.value,
             "profile": cfg.profile,
             "mode": cfg.mode,
+            # What the model was given, as the host was sent it (none under observe, or at a Stop),
+            # and where the session's transcript is: `log` shows both, and the loop's tokens.
+            "text": redact(fit(decision.message)) if decision.action is not engine.Action.ALLOW else "",
+            "transcript": (event.transcript_path or "")[:4096],
         }
         try:
             store.append_log(AUDIT_LOG, orjson.dumps(record))

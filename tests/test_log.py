@@ -65,6 +65,10 @@ def test_log_after_session_end_shows_what_the_read_loop_was_told(
         ("remind", 3), ("remind", 4), ("deny", 5), ("deny", 6), ("deny", 7), ("stop", 8),
     ]
     assert {r["session"] for r in found} == {SESSION_ID} and {r["client"] for r in found} == {"claude-code"}
+    # The hook keeps the exact text it sent: the reminders' and denials' words, the stop's.
+    assert [r["text"][:26] for r in found] == ["[loopguard] You are repeat", "[loopguard] Read has now b"] + [
+        "REPEAT_TOOL_BLOCKED: this "
+    ] * 4
     code, text, _ = cli(["log", "--state-dir", str(tmp_path), "--no-cost"], capsys)
     blocks = text.split("\n\n")
     assert len(blocks) == 7 and blocks[-1].startswith("6 interventions from ")
