@@ -54,6 +54,10 @@ def _hook_options(func: Any) -> Any:
             click.option("--state-dir", type=click.Path(file_okay=False), default=None, help=STATE_DIR_HELP),
             click.option("--mode", type=MODE_CHOICE, default=None, help=MODE_HELP),
             click.option("--dry-run", is_flag=True, help="Decide but write no state."),
+            click.option(
+                "--event", default=None, metavar="NAME",
+                help="The hook event, for a host whose payloads do not name it (Copilot's own hook files).",
+            ),
         ]
     ):
         func = option(func)
@@ -61,12 +65,13 @@ def _hook_options(func: Any) -> Any:
 
 
 def _run_hook_command(
-    client: str, profile: str | None, config_path: str | None, state_dir: str | None, mode: str | None, dry_run: bool
+    client: str, profile: str | None, config_path: str | None, state_dir: str | None, mode: str | None, dry_run: bool,
+    event: str | None,
 ) -> int:
     from .process import run_hook
 
     values: dict[str, object] = {"client": client, "dry_run": dry_run}
-    for key, value in (("profile", profile), ("config", config_path), ("state_dir", state_dir), ("mode", mode)):
+    for key, value in (("profile", profile), ("config", config_path), ("state_dir", state_dir), ("mode", mode), ("event", event)):
         if value is not None:
             values[key] = value
     return run_hook(values)

@@ -15,8 +15,11 @@ _VALUE_OPTIONS = {
     "--config": "config",
     "--state-dir": "state_dir",
     "--mode": "mode",
+    "--event": "event",
 }
-_CLIENTS = ("auto", "claude-code", "codex", "dsh-claude-code", "dsh-codex")
+_CLIENTS = (
+    "auto", "claude-code", "codex", "dsh-claude-code", "dsh-codex", "copilot", "cursor", "qwen-code", "droid", "gemini-cli"
+)
 
 
 def _parse_hook_args(args: list[str]) -> dict[str, object] | None:

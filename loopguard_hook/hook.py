@@ -46,6 +46,8 @@ class HookOptions(NamedTuple):
     state_dir: str | None = None
     mode: str | None = None
     dry_run: bool = False
+    #: The hook event, for a host whose payloads do not name it (Copilot's own hook files).
+    event: str | None = None
 
 
 class HookResult(NamedTuple):
@@ -89,10 +91,13 @@ def run(
     try:
         data = decode(raw)
         del raw  # the parsed payload is all that is needed now
+        client = resolve_client(options.client, data)
+        # A host's own payload shape, as the fields the guard reads (`hosts/<host>.py`).
+        data = hosts.dialect(client).normalise(data, options.event)
         name = event_name(data)
         if name not in HANDLED_EVENTS:
             return HookResult()
-        event = parse(data, resolve_client(options.client, data))
+        event = parse(data, client)
         flags = {"profile": options.profile, "mode": options.mode}
         resolved = config_mod.load(
             environ=environ, cwd=event.cwd, config_path=options.config, flags=flags,

@@ -88,6 +88,7 @@ def step(
     """
     if state is None:
         state = new_session(event.session_id, event.client, now)
+    config = policy.for_host(config, host.CAPABILITIES)
     ev = _Event(state, event, config, host, host.CAPABILITIES, now, [])
     if event.event == "SessionEnd":
         # Every pending intervention was answered by the end (the turn ended first).
@@ -156,10 +157,10 @@ def _agent(ev: _Event) -> Agent:
 
 def _user_prompt(ev: _Event, texts: Sequence[str]) -> Decision:
     """A new user prompt ends the turn and resets every agent's counters and answer-only mode;
-    context injected by a hook that comes back as a prompt (`policy.injected_prompt`) does
-    neither."""
+    context injected by a hook that comes back as a prompt (`policy.injected_prompt`), and a
+    host's tool continuation (`HookEvent.continuation`), do neither."""
     state = ev.state
-    if policy.injected_prompt(state, ev.event, ev.caps, ev.now):
+    if ev.event.continuation or policy.injected_prompt(state, ev.event, ev.caps, ev.now):
         return ALLOW
     policy.start_turn(state, ev.caps)
     ev.responses.extend(followup.turn_ended(state, list(state["agents"]), ev.now))

@@ -9,13 +9,19 @@ from typing import Any, NamedTuple
 
 
 class Client(enum.StrEnum):
-    """The clients whose hook protocol the guard speaks: Claude Code, Codex, and the DeepSeek
-    Harness through its Claude Code and its Codex hook bridge (`clients/` has one module each)."""
+    """The hosts whose hook protocol the guard speaks (`hosts/` has one module each): Claude Code,
+    Codex, the DeepSeek Harness through its Claude Code and its Codex hook bridge, GitHub Copilot
+    CLI, Cursor, Qwen Code, Factory Droid and Gemini CLI."""
 
     CLAUDE_CODE = "claude-code"
     CODEX = "codex"
     DSH_CLAUDE_CODE = "dsh-claude-code"
     DSH_CODEX = "dsh-codex"
+    COPILOT = "copilot"
+    CURSOR = "cursor"
+    QWEN_CODE = "qwen-code"
+    DROID = "droid"
+    GEMINI_CLI = "gemini-cli"
 
 
 #: Hook events the guard acts on, in the order config files list them; every other event name
@@ -73,3 +79,6 @@ class HookEvent(NamedTuple):
     last_assistant_message: str | None = None
     stop_hook_active: bool = False
     agent_transcript_path: str | None = None
+    #: A UserPromptSubmit the host fires when it goes on after tool results, not the user's
+    #: words (Qwen Code fires one on every tool continuation): it starts no turn.
+    continuation: bool = False

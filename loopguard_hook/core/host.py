@@ -39,7 +39,11 @@ class Capabilities(NamedTuple):
       workspace, so the default state goes to `<cwd>/.loopguard-hook/` (`location.choose`);
     - `turn_end_fallback`: what an end of turn becomes on an event not in `end_turn`: `"deny"`
       (the call is denied, the text says it is final) or `"answer_only"` (the call is denied and
-      so is every further tool call until a real user prompt).
+      so is every further tool call until a real user prompt);
+    - `fails_closed`: the host reads a failing hook (exit 1, a crash, output it cannot parse) as
+      a denial: every path must end with exit 0 and nothing, or one valid answer;
+    - `halts_at`: the host halts the run itself at this many identical calls in a row (0: never),
+      so the guard reminds and denies before it (`policy.for_host`).
     """
 
     context: frozenset[str]
@@ -56,6 +60,8 @@ class Capabilities(NamedTuple):
     session_log: bool = False
     workspace_state: bool = False
     turn_end_fallback: str = "deny"
+    fails_closed: bool = False
+    halts_at: int = 0
 
     def has_arguments(self, tool: str) -> bool:
         """Whether this client's `tool_input` for `tool` carries the model's arguments."""
@@ -75,6 +81,12 @@ if TYPE_CHECKING:  # a protocol for the type checker; defining it would cost eve
 
         def recognises(self, data: Mapping[str, Any]) -> bool:
             """Whether a decoded payload was sent by this client."""
+            ...
+
+        def normalise(self, data: dict[str, Any], event: str | None) -> dict[str, Any]:
+            """The payload with the fields the guard reads named as Claude Code names them
+            (`hook_event_name`, `session_id`, `tool_name`, `tool_input`, `tool_response`…);
+            `event` is the hook event the command line names, for a host whose payloads do not."""
             ...
 
         def outcome(self, tool: str, response: Any, *, mutation: bool) -> Outcome:

@@ -69,6 +69,18 @@ def _stop_mode(decision: Decision, config: Config) -> Decision:
     return decision._replace(intended=intended, summary=redact(decision.summary))
 
 
+def for_host(config: Config, caps: Capabilities) -> Config:
+    """The settings on a host that halts the run itself at `caps.halts_at` identical calls in a
+    row (Qwen Code and Gemini CLI at the 5th; a hook's denial does not reset their count): the
+    denial comes the call before, and a reminder before that, or the guard would never speak."""
+    halt = caps.halts_at
+    if not halt or not config.deny_at or config.deny_at < halt:
+        return config
+    deny_at = max(2, halt - 1)
+    remind_at = tuple(n for n in config.remind_at if n < deny_at) or ((deny_at - 1,) if deny_at > 2 else ())
+    return config._replace(deny_at=deny_at, remind_at=remind_at, stop_at=config.stop_at and max(config.stop_at, deny_at + 1))
+
+
 # -- the verdicts of each kind of rule --------------------------------------------------------
 
 

@@ -45,3 +45,8 @@ def wire(caps: Capabilities, decision: Decision, event: str, text: str) -> dict[
     if decision.system_message and event in caps.system_message:
         out["systemMessage"] = messages.fit(decision.system_message)
     return out
+
+
+def unchanged(data: dict[str, Any], event: str | None) -> dict[str, Any]:
+    """The `normalise` of a host that already sends Claude Code's field names."""
+    return data

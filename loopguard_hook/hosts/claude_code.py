@@ -65,3 +65,6 @@ def cancelled_in_batch(text: str) -> bool:
 def wire(decision: Decision, event: str) -> dict[str, Any] | None:
     """The shared wire form, the text as written."""
     return base.wire(CAPABILITIES, decision, event, messages.fit(decision.message))
+
+
+normalise = base.unchanged

@@ -61,3 +61,6 @@ cancelled_in_batch = claude_code.cancelled_in_batch
 def wire(decision: Decision, event: str) -> dict[str, Any] | None:
     """The shared wire form; Codex appends `. Command: <cmd>` to a reason, so no final period."""
     return base.wire(CAPABILITIES, decision, event, messages.fit(decision.message).rstrip().rstrip("."))
+
+
+normalise = base.unchanged

@@ -31,3 +31,6 @@ def recognises(data: Mapping[str, Any]) -> bool:
 def wire(decision: Decision, event: str) -> dict[str, Any] | None:
     """The shared wire form with DSH's capabilities; the reason arrives as `Error: <text>`."""
     return base.wire(CAPABILITIES, decision, event, messages.fit(decision.message))
+
+
+normalise = base.unchanged

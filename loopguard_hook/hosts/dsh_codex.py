@@ -34,3 +34,6 @@ def wire(decision: Decision, event: str) -> dict[str, Any] | None:
     """The shared wire form with DSH's capabilities; the reason arrives as `Error: <text>` with
     nothing appended (unlike Codex), so it keeps its last character."""
     return base.wire(CAPABILITIES, decision, event, messages.fit(decision.message))
+
+
+normalise = base.unchanged
