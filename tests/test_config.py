@@ -151,6 +151,7 @@ BAD: list[tuple[str, Any, str]] = [
     ("same_error_remind_at", -1, ">= 0"),
     ("same_answer_remind_at", -1, ">= 0"),
     ("max_idle_continuations", -1, ">= 0"),
+    ("max_rapid_polls", -1, ">= 0"),
     ("slow_repeat_seconds", -1, "negative"),
     ("slow_repeat_seconds", "60s", "seconds"),
     ("parallel_window_seconds", -0.5, "negative"),

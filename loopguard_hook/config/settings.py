@@ -65,6 +65,8 @@ class Config(NamedTuple):
     same_error_stop_at: int = 0
     # same answer (rules/same_answer.py)
     same_answer_remind_at: int = 3
+    # background polling (rules/polling.py)
+    max_rapid_polls: int = 5
     # answer-only mode (rules/answer_only.py)
     answer_only_after_deny: bool = False
     # text loops (rules/text_loops.py) and idle continuations (rules/continuations.py)
@@ -105,6 +107,7 @@ RULES_OFF: dict[str, dict[str, Any]] = {
     "same_error": {"same_error_remind_at": 0, "same_error_deny_at": 0, "same_error_stop_at": 0},
     "same_answer": {"same_answer_remind_at": 0},
     "continuations": {"max_idle_continuations": 0},
+    "polling": {"max_rapid_polls": 0},
 }
 
 #: Each profile: the rules it leaves out (`rules_off`, from `RULES_OFF`) and the settings it
@@ -112,7 +115,7 @@ RULES_OFF: dict[str, dict[str, Any]] = {
 PROFILE_SPECS: dict[str, dict[str, Any]] = {
     "balanced": {},
     "reminder": {
-        "rules_off": ("budgets", "same_error", "same_answer", "continuations"),
+        "rules_off": ("budgets", "same_error", "same_answer", "continuations", "polling"),
         "counting": "consecutive",
         "remind_at": (3, 5, 8),
         "deny_at": 0,
@@ -124,7 +127,7 @@ PROFILE_SPECS: dict[str, dict[str, Any]] = {
         "exclude": (),
     },
     "breaker": {
-        "rules_off": ("budgets", "same_error", "same_answer", "continuations"),
+        "rules_off": ("budgets", "same_error", "same_answer", "continuations", "polling"),
         "counting": "consecutive",
         "remind_at": (),
         "deny_at": 2,
@@ -140,7 +143,7 @@ PROFILE_SPECS: dict[str, dict[str, Any]] = {
         "preview_chars": 400,
     },
     "progress": {
-        "rules_off": ("same_error", "same_answer", "continuations"),
+        "rules_off": ("same_error", "same_answer", "continuations", "polling"),
         "counting": "no_progress",
         "remind_at": (),
         "deny_at": 6,

@@ -32,6 +32,7 @@ class Rule(enum.StrEnum):
     SAME_RESULT = "LOOP_GUARD_SAME_RESULT"
     SAME_ANSWER = "LOOP_GUARD_SAME_ANSWER"
     TEXT = "LOOP_GUARD_TEXT"
+    POLL = "LOOP_GUARD_POLL"
 
 
 #: Denials after which the progress profile switches the turn to answer-only mode.

@@ -1,0 +1,56 @@
+"""Background polling (`rules/polling.py`): rapid probes of a task that is still running."""
+
+from __future__ import annotations
+
+import importlib
+
+from rulekit import agent, call_ctx, result_ctx
+
+from loopguard_hook.core.verdict import Action, Rule
+
+rule = importlib.import_module("loopguard_hook.rules.polling")
+RUNNING = {"shellId": "b1", "status": "running", "exitCode": None, "stdout": "step 3/40", "stderr": ""}
+
+
+def _probe(entry: dict, now: float, *, response: object = RUNNING, took: float = 0.5) -> object:  # type: ignore[type-arg]
+    """One BashOutput of task b1 at `now`: its PreToolUse verdict, then its result."""
+    verdict = rule.on_call(call_ctx("BashOutput", {"bash_id": "b1"}, entry=entry, now=now))  # type: ignore[arg-type]
+    if verdict is None or verdict.action is not Action.DENY:
+        ctx = result_ctx("BashOutput", {"bash_id": "b1"}, response, entry=entry, now=now)  # type: ignore[arg-type]
+        ctx.agent["updated"] = now + took
+        rule.on_result(ctx._replace(call={**ctx.call, "t": now}))
+    return verdict
+
+
+def test_rapid_probes_of_a_running_task_are_reminded_then_denied() -> None:
+    entry = agent()
+    got = [_probe(entry, 100.0 + 10 * n) for n in range(9)]
+    assert got[:6] == [None] * 6
+    assert got[6] is not None and (got[6].action, got[6].rule) == (Action.REMIND, Rule.POLL)  # type: ignore[attr-defined]
+    assert "host tells you when a background task ends" in got[6].message  # type: ignore[attr-defined]
+    assert [(v.action, v.rule) for v in got[7:]] == [(Action.DENY, Rule.POLL)] * 2  # type: ignore[attr-defined]
+
+
+def test_polls_a_minute_apart_blocking_waits_and_finished_tasks_stay_free() -> None:
+    slow = agent()
+    assert [_probe(slow, 100.0 + 61 * n) for n in range(12)] == [None] * 12
+    waiting = agent()
+    assert [_probe(waiting, 100.0 + 31 * n, took=30.0) for n in range(12)] == [None] * 12
+    finished = agent()
+    done = {**RUNNING, "status": "completed"}
+    assert [_probe(finished, 100.0 + 5 * n, response=done) for n in range(12)] == [None] * 12
+
+
+def test_a_shell_probe_that_sleeps_then_reads_counts_as_a_poll() -> None:
+    assert rule.task_of("Bash", {"command": "sleep 5 && tail -n 20 build.log"}) == "sh:tail -n 20 build.log"
+    assert rule.task_of("Bash", {"command": "sleep 120 && tail build.log"}) is None  # waits long enough itself
+    assert rule.task_of("Bash", {"command": "tail build.log"}) is None
+    assert rule.task_of("TaskOutput", {"task_id": "t9", "block": True}) == "TaskOutput:t9"
+
+
+def test_a_prompt_starts_the_count_again() -> None:
+    entry = agent()
+    for n in range(6):
+        _probe(entry, 100.0 + 10 * n)
+    rule.reset(entry, "prompt")
+    assert _probe(entry, 170.0) is None and "rules" in entry  # counted afresh from here
