@@ -103,10 +103,22 @@ def run_hook(values: dict[str, object]) -> int:
             code = 1
     if stderr and sys.stderr is not None:
         try:
-            sys.stderr.write(stderr + "\n")
+            sys.stderr.write(shown_on_terminal(stderr) + "\n")
         except OSError:
             pass
     return code
+
+
+def shown_on_terminal(text: str) -> str:
+    """`text` with every control character but the newline between lines written as `\\xNN`
+    (or `\\uNNNN`): a path or id from a payload (its `cwd`) may hold escape sequences, and the
+    host may show the hook's stderr on the user's terminal."""
+    if text.isprintable():
+        return text
+    return "\n".join(
+        "".join(ch if ch.isprintable() else f"\\x{ord(ch):02x}" if ord(ch) < 256 else f"\\u{ord(ch):04x}" for ch in line)
+        for line in text.split("\n")
+    )
 
 
 #: `LOOPGUARD_RESIDENT` values that turn the fast path off (checked here too, so that the
@@ -131,7 +143,7 @@ def _say(line: str) -> int:
     """One line on stderr and exit 1 (nothing on stdout)."""
     if sys.stderr is not None:
         try:
-            sys.stderr.write(line + "\n")
+            sys.stderr.write(shown_on_terminal(line) + "\n")
         except OSError:
             pass
     return 1
