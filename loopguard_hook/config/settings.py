@@ -68,6 +68,7 @@ class Config(NamedTuple):
     idle_session_seconds: float = 604800.0
     lock_timeout_seconds: float = 2.0
     audit_log_max_bytes: int = 1048576
+    trusted_projects: tuple[str, ...] = ()
 
     def effective_remind_at(self) -> tuple[int, ...]:
         """`remind_at`, plus the breaker's `warn_after` tier when it can fire.
