@@ -159,10 +159,11 @@ def read_toml(path: str, source: str) -> Layer:
 
 
 _ENV_PREFIX = "LOOPGUARD_"
-#: Variables that are not settings: where files are, and the resident helper's switch and idle
-#: timeout (fastpath/client.py).
+#: Variables that are not settings: where files are, the resident helper's switch and idle
+#: timeout (fastpath/client.py), and the hook's deadline (process.py).
 _ENV_NOT_KEYS = frozenset(
-    {"LOOPGUARD_STATE_DIR", "LOOPGUARD_CONFIG", "LOOPGUARD_RESIDENT", "LOOPGUARD_RESIDENT_IDLE_SECONDS"}
+    {"LOOPGUARD_STATE_DIR", "LOOPGUARD_CONFIG", "LOOPGUARD_RESIDENT", "LOOPGUARD_RESIDENT_IDLE_SECONDS",
+     "LOOPGUARD_DEADLINE_SECONDS"}
 )
 
 
