@@ -129,3 +129,14 @@ def test_positional_passwords_of_common_tools_are_hidden(text: str) -> None:
 ])
 def test_look_alikes_stay_readable(text: str) -> None:
     assert "REDACTED" not in redact(text) or text.startswith("token_count"), redact(text)
+
+
+@pytest.mark.parametrize("text", [
+    "db.internal:5432:app:bob:{v}",  # .pgpass
+    "<password>{v}</password>", "<ApiKey>{v}</ApiKey>", "<client_secret>{v}</client_secret>",
+    "api_token {v}", "AccessKey {v}", "client-secret {v}", "ACCESS_KEY {v}",
+])
+def test_shapes_found_by_the_attack_pass_are_hidden(text: str) -> None:
+    raw = text.format(v=VALUE)
+    for shape in (raw, orjson.dumps({"command": raw}).decode()):
+        assert VALUE[:8] not in redact(shape), redact(shape)

@@ -184,6 +184,28 @@ _RULES: tuple[tuple[_Rule, str], ...] = (
             r"(?![A-Za-z0-9]))(" + _VALUE + ")"),
         r"\1" + MASK,
     ),
+    # a compound secret name and its value after blanks (`api_token X`, `AccessKey X`,
+    # `client-secret X`), as config files and CLIs write them; a lone word (`token`) is prose
+    (
+        _rule(("pass", "secret", "token", "key", "credential", "Pass", "Secret", "Token", "Key", "Credential", "PASS",
+               "SECRET", "TOKEN", "KEY", "CREDENTIAL"),
+            r"((?<![\w./-])(?:[A-Za-z0-9]+[_-])+(?i:token|secret|key|password|passwd|credentials?)"
+            r"|(?<![\w./-])[A-Za-z0-9]*[a-z0-9](?:Token|Secret|Key|Password|Passwd|Credentials?)|(?<![\w./-])[A-Z][a-z]+"
+            r"(?:Token|Secret|Key|Password))[ \t]+(?![-/=:.]|(?:is|was|for|and|or|to|the|a|an|of|in|on|not|from|with)(?![\w]))"
+            r"(" + _VALUE + ")"),
+        r"\1 " + MASK,
+    ),
+    # an XML element named for a secret: `<password>X</password>`, `<ApiKey>X</ApiKey>`
+    (
+        _rule(("pass", "secret", "token", "key", "pwd"),
+            r"(?i)(<(?:[\w.-]*?(?:passw(?:or)?d|passphrase|pwd|secret|token|key))>)[^<\n]{1,512}(?=</)"),
+        r"\1" + MASK,
+    ),
+    # `.pgpass` lines: `host:port:database:user:password`
+    (
+        _rule((":",), r"(?m)(?:^|(?<=[\"\s]))([^:\s#\"]+:(?:\d{1,5}|\*):[^:\s\"]+:[^:\s\"]+:)([^\s\"\\]+)(?=$|[\s\"\\])"),
+        r"\1" + MASK,
+    ),
     # archivers' passwords: `zip -P X`, `unzip -P X`, `7z a -pX`, `rar a -pX`
     (
         _rule(("zip", "7z", "rar"),
