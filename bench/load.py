@@ -46,21 +46,26 @@ def reading_stdin(pid: int) -> bool:
     return bool(syscall) and syscall[0] == "0" and syscall[1] == "0x0" and wchan != "0"
 
 
-def burst(args: argparse.Namespace, state: str, round_: int, env: dict[str, str]) -> list[tuple[int, bytes, bytes, float]]:
+def burst(args: argparse.Namespace, state: str, round_: int, env: dict[str, str]
+          ) -> list[tuple[int, bytes, bytes, float, float]]:
     cmd = [sys.executable, "-c", "import sys; from loopguard_hook.entry import main; sys.exit(main(sys.argv[1:]))",
            "--state-dir", state]
     # cwd: not a checkout, whose loopguard_hook/ would shadow PYTHONPATH for `python -c`
-    procs = [subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
-                              cwd=tempfile.gettempdir()) for _ in range(args.hooks)]
+    procs, spawned = [], []
+    for _ in range(args.hooks):
+        spawned.append(time.monotonic())
+        procs.append(subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                                      cwd=tempfile.gettempdir()))
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and not all(reading_stdin(p.pid) for p in procs):
         time.sleep(0.05)
-    out: list[tuple[int, bytes, bytes, float]] = [(0, b"", b"", 0.0)] * len(procs)
+    out: list[tuple[int, bytes, bytes, float, float]] = [(0, b"", b"", 0.0, 0.0)] * len(procs)
     started = time.monotonic()
 
     def feed(i: int) -> None:
         stdout, stderr = procs[i].communicate(payload(round_, i), timeout=300)
-        out[i] = (procs[i].returncode, stdout, stderr, time.monotonic() - started)
+        # seconds from the payload's arrival, and from the process's start (what a host's timeout counts)
+        out[i] = (procs[i].returncode, stdout, stderr, time.monotonic() - started, time.monotonic() - spawned[i])
 
     threads = [threading.Thread(target=feed, args=(i,)) for i in range(len(procs))]
     for t in threads:
@@ -76,6 +81,10 @@ def main() -> None:
     parser.add_argument("--hooks", type=int, default=64)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--seconds", type=float, default=180, help="lifetime of the busy loops")
+    parser.add_argument("--in-process", action="store_true", help="LOOPGUARD_RESIDENT=off: every hook decides itself")
+    parser.add_argument("--deadline", default=None,
+                        help="LOOPGUARD_DEADLINE_SECONDS for the hooks (default: the hook's own, 8 s from its start; "
+                             "the wait for every hook to reach read(0) counts towards it)")
     parser.add_argument("--package", action="append", default=[],
                         help="a directory holding loopguard_hook/ to test (repeat it: rounds alternate)")
     args = parser.parse_args()
@@ -85,43 +94,52 @@ def main() -> None:
         env = dict(os.environ)
         env.pop("LOOPGUARD_STATE_DIR", None)
         env["LOOPGUARD_MAX_CALLS_SINCE_PROGRESS"] = "0"  # distinct calls only: every right answer is allow
+        if args.in_process:
+            env["LOOPGUARD_RESIDENT"] = "off"
+        if args.deadline is not None:
+            env["LOOPGUARD_DEADLINE_SECONDS"] = args.deadline
         if package:
             env["PYTHONPATH"] = package
         envs[package] = env
     busy = [subprocess.Popen([sys.executable, "-c", BUSY.format(seconds=args.seconds)]) for _ in range(args.busy)]
     try:
         time.sleep(3)
-        stats = {p: {"hooks": 0, "failed_open": 0, "other_failures": 0, "wrong_decisions": 0, "times": [], "loads": []}
-                 for p in packages}
+        stats = {p: {"hooks": 0, "failed_open": 0, "deadline": 0, "other_failures": 0, "wrong_decisions": 0, "times": [],
+                     "lifetimes": [], "loads": []} for p in packages}
         states = {p: tempfile.mkdtemp(prefix="loopguard-load-") for p in packages}
         for r in range(args.rounds):
             for package in random.sample(packages, len(packages)):
                 st = stats[package]
                 results = burst(args, states[package], r, envs[package])
-                for code, stdout, stderr, seconds in results:
+                for code, stdout, stderr, seconds, lifetime in results:
                     st["hooks"] += 1
                     st["times"].append(seconds)
+                    st["lifetimes"].append(lifetime)
                     if code == 0 and not stderr:
                         st["wrong_decisions"] += stdout != b""  # distinct calls: anything but allow is wrong
-                    elif code == 1 and b"session lock busy" in stderr:
-                        st["failed_open"] += 1
+                    elif code == 1 and (b"session lock busy" in stderr or b"no decision within" in stderr):
+                        st["failed_open"] += 1  # both let the call through, with one line
+                        st["deadline"] += b"no decision within" in stderr
                     else:
                         st["other_failures"] += 1
                         print("other failure:", code, stderr[:300], file=sys.stderr)
                 st["loads"].append(os.getloadavg()[0])
-                ok = sum(1 for c, _, e, _ in results if c == 0 and not e)
+                ok = sum(1 for c, _, e, *_ in results if c == 0 and not e)
                 print(f"round {r} {package or 'installed'}: {ok}/{len(results)} exit 0, load {os.getloadavg()[0]:.1f}, "
-                      f"slowest {max(s for *_, s in results):.2f} s", flush=True)
+                      f"slowest {max(r[3] for r in results):.2f} s from its payload, "
+                      f"{max(r[4] for r in results):.2f} s from its start", flush=True)
         for package in packages:
             st = stats[package]
             with open(os.path.join(states[package], "sessions", "load.json"), "rb") as fh:
                 attempts = json.loads(fh.read())["attempts"]
             times = st.pop("times")
+            lifetimes = st.pop("lifetimes")
             loads = st.pop("loads")
             print(json.dumps({
                 "package": package or "installed", **st, "failed_open_pct": round(100 * st["failed_open"] / st["hooks"], 2),
                 "ledger_matches_exit_0": attempts == st["hooks"] - st["failed_open"] - st["other_failures"],
                 "median_s": round(statistics.median(times), 2), "max_s": round(max(times), 2),
+                "max_s_from_start": round(max(lifetimes), 2),
                 "busy_loops": args.busy, "mean_load1": round(statistics.mean(loads), 1),
             }))
     finally:

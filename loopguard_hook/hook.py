@@ -113,15 +113,15 @@ def run(
         except StateError as exc:
             # The user cache dir cannot be written (a sandboxed hook, a read-only home): the
             # event's workspace instead. Nothing was committed to the first store.
-            if where.kind != "default" or not where.fallback or isinstance(exc, LockTimeout):
+            if where.kind != "default" or isinstance(exc, LockTimeout) or not location.unwritable(where.root, str(exc)):
                 raise
-            if not location.unwritable(where.root, str(exc)):
-                raise
+            if not where.fallback:  # and no workspace the guard may use: it stays off
+                raise StateError(f"{exc}; and no workspace folder: {where.refused}") from None
             store = _open_store(location.workspace_location(where.fallback), cfg, dry_run=options.dry_run)
             result = _decide(store, event, cfg, now, dry_run=options.dry_run)
         if event.event == "SessionStart" and cfg.idle_session_seconds and not options.dry_run:
             collect_idle(store, cfg.idle_session_seconds)
-        return result
+        return result._replace(stderr=one_line(result.stderr)) if "\n" in result.stderr else result
     except PayloadError as exc:
         return HookResult(stderr=f"loopguard-hook: bad payload: {exc}", exit_code=Exit.FAILED)
     except config_mod.ConfigError as exc:
@@ -130,6 +130,13 @@ def run(
         return HookResult(stderr=f"loopguard-hook: state: {exc}", exit_code=Exit.FAILED)
     except Exception as exc:  # a bug: log it, fail open
         return HookResult(stderr=log_bug(store, environ, options, exc), exit_code=Exit.FAILED)
+
+
+def one_line(stderr: str) -> str:
+    """Several stderr lines of one event (the audit log and the responses log both failing: a
+    full disk) as the one line an exit gets: `loopguard-hook: a; b`."""
+    parts = [line.removeprefix("loopguard-hook: ") for line in stderr.split("\n") if line.strip()]
+    return "loopguard-hook: " + "; ".join(dict.fromkeys(parts)) if parts else ""
 
 
 def collect_idle(store: Store, idle_seconds: float, *, now: Callable[[], float] = time.time) -> list[str]:

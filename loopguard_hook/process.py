@@ -2,9 +2,14 @@
 the exit code (0 or 1). Shared by the fast entry point (`_entry.py`) and click's `hook` command.
 """
 
+import _signal  # type: ignore[import-not-found]  # the C module every interpreter loads; `signal` imports enum
 import os
 import sys
 import time
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # `collections.abc` for the type checker only
+    from collections.abc import Mapping
 
 
 def _process_start() -> float:
@@ -66,11 +71,73 @@ def _read_first() -> tuple[bytes, int | None]:
     return b"".join(chunks), fd
 
 
+#: Seconds after the hook's start (when the host started the process) by which it answers: a
+#: hook that cannot decide by then (a starved machine, a stdin left open with no data, a helper
+#: that hangs) answers nothing, with one stderr line and exit 1 (the call goes ahead), before
+#: the host's own timeout kills it (the shipped configs give it 10 s, `install/tables.py`).
+DEADLINE_SECONDS = 8.0
+#: Another deadline in seconds (`0` or `off`: none); not a setting, as it is armed before any
+#: config is read.
+ENV_DEADLINE = "LOOPGUARD_DEADLINE_SECONDS"
+
+
+def deadline_seconds(environ: "Mapping[str, str]") -> float:
+    """The deadline in effect (`ENV_DEADLINE`, else `DEADLINE_SECONDS`); 0 for none."""
+    text = environ.get(ENV_DEADLINE, "").strip().lower()
+    if not text:
+        return DEADLINE_SECONDS
+    if text in _OFF:
+        return 0.0
+    try:
+        seconds = float(text)
+    except ValueError:
+        return DEADLINE_SECONDS
+    return seconds if 0 < seconds < 3600 else DEADLINE_SECONDS
+
+
+def _late(signum: int, frame: object) -> None:
+    """The deadline passed: one line, exit 1, right now. Nothing was written to stdout yet (the
+    timer is stopped first); a ledger being written is left whole (written aside, then renamed),
+    as when the host kills a hook."""
+    seconds = deadline_seconds(os.environ)
+    line = f"loopguard-hook: no decision within {seconds:g} s of the hook's start; the call was let through\n"
+    try:
+        os.write(2, line.encode())
+    except OSError:
+        pass
+    os._exit(1)
+
+
+def _arm_deadline() -> None:
+    """Start the deadline's timer (`SIGALRM`, counted from the process's start)."""
+    seconds = deadline_seconds(os.environ)
+    if seconds <= 0 or not hasattr(_signal, "setitimer"):
+        return
+    _signal.signal(_signal.SIGALRM, _late)
+    _signal.setitimer(_signal.ITIMER_REAL, max(seconds - (time.time() - _STARTED), 0.001))
+
+
+def _disarm_deadline() -> None:
+    if hasattr(_signal, "setitimer"):
+        _signal.setitimer(_signal.ITIMER_REAL, 0)
+
+
 def run_hook(values: dict[str, object]) -> int:
     """Read stdin, run the hook, write stdout/stderr; return the exit code (0 or 1).
 
-    The resident helper (`fastpath`) answers when it can; otherwise the event runs here.
+    The resident helper (`fastpath`) answers when it can; otherwise the event runs here. The
+    whole of it is bounded by the deadline (`DEADLINE_SECONDS`), stdin's reading included.
     """
+    _arm_deadline()
+    try:
+        code, stdout, stderr = _decide(values)
+    finally:
+        _disarm_deadline()
+    return _deliver(code, stdout, stderr)
+
+
+def _decide(values: dict[str, object]) -> tuple[int, bytes, str]:
+    """(exit code, stdout, stderr) of the event on stdin."""
     first, rest = _read_first()
     reply = None
     if rest is not None:  # a big payload: the helper reads the rest of stdin itself
@@ -80,7 +147,7 @@ def run_hook(values: dict[str, object]) -> int:
     payload = [first]
     del first
     if len(payload[0]) > MAX_PAYLOAD_BYTES:
-        return _say(TOO_BIG)
+        return (1, b"", TOO_BIG)
     if rest is None:
         reply = _resident(values, payload[0])
     if reply is None:
@@ -91,7 +158,11 @@ def run_hook(values: dict[str, object]) -> int:
         # Write can be MBs).
         result = run(payload.pop(), options=options, environ=os.environ, clock=lambda: _STARTED)
         reply = (int(result.exit_code), result.stdout, result.stderr)
-    code, stdout, stderr = reply
+    return reply
+
+
+def _deliver(code: int, stdout: bytes, stderr: str) -> int:
+    """Write the answer; the exit code (1 when stdout cannot take it)."""
     if stdout and sys.stdout is None:  # closed (`>&-`): the host never sees this decision
         stderr, code = "loopguard-hook: standard output is closed; the decision was not delivered; the call was let through", 1
     elif stdout:
@@ -103,10 +174,22 @@ def run_hook(values: dict[str, object]) -> int:
             code = 1
     if stderr and sys.stderr is not None:
         try:
-            sys.stderr.write(stderr + "\n")
+            sys.stderr.write(shown_on_terminal(stderr) + "\n")
         except OSError:
             pass
     return code
+
+
+def shown_on_terminal(text: str) -> str:
+    """`text` with every control character but the newline between lines written as `\\xNN`
+    (or `\\uNNNN`): a path or id from a payload (its `cwd`) may hold escape sequences, and the
+    host may show the hook's stderr on the user's terminal."""
+    if text.isprintable():
+        return text
+    return "\n".join(
+        "".join(ch if ch.isprintable() else f"\\x{ord(ch):02x}" if ord(ch) < 256 else f"\\u{ord(ch):04x}" for ch in line)
+        for line in text.split("\n")
+    )
 
 
 #: `LOOPGUARD_RESIDENT` values that turn the fast path off (checked here too, so that the
@@ -125,16 +208,6 @@ def _resident(values: dict[str, object], raw: bytes, rest: int | None = None) ->
         return handle(values, raw, _STARTED, os.environ, rest)
     except Exception:  # the fast path fails open to the in-process path
         return None
-
-
-def _say(line: str) -> int:
-    """One line on stderr and exit 1 (nothing on stdout)."""
-    if sys.stderr is not None:
-        try:
-            sys.stderr.write(line + "\n")
-        except OSError:
-            pass
-    return 1
 
 
 def unwritable_stdout(exc: OSError) -> str:

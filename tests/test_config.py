@@ -194,6 +194,7 @@ BAD: list[tuple[str, Any, str]] = [
     ("same_final_message_at", -1, ">= 0"),
     ("transcript_read_bytes", 100, ">= 4096"),
     ("audit_log_max_bytes", 10, ">= 4096"),
+    ("trusted_projects", ["relative/dir"], "absolute"),
     ("warn_after", -1, ">= 0"),
     ("same_error_deny_at", 1, ">= 2"),
     ("same_error_stop_at", -1, ">= 0"),

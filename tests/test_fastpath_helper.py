@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
-from resident import alive, folder_of, helper_pids, short_temp_dir, stop_helpers, wait_for_socket
+from resident import alive, folder_of, helper_pids, short_temp_dir, stop_helpers, this_key, wait_for_socket
 from test_hardening_helpers import HOOK, dumps, load_state, pre
 
 from loopguard_hook.fastpath import client, helper
@@ -365,3 +365,81 @@ def test_the_temporary_socket_name_is_no_longer_than_the_final_one(tmpdir_env: P
     server = helper._listen(folder, "k" * 32)
     server.close()
     assert names and all(len(name) <= len(os.path.join(folder, "k" * 32 + ".sock")) for name in names)
+
+
+#: A forged request sent straight to a running helper's socket, as a process in a sandbox could:
+#: argv is the socket folder, the helper key and the state dir to ask for; prints the reply.
+_FORGE = """
+import os, sys, time
+from loopguard_hook.fastpath import client
+folder, key, state = sys.argv[1:4]
+sock = client._connect(folder, key, dict(os.environ))
+if sock is None:
+    print("no-connection")
+    sys.exit(0)
+payload = sys.stdin.buffer.read()
+assert client._hand_over(sock, {"state_dir": state}, payload, time.time(), dict(os.environ))
+print(repr(client._answer(sock, 30.0)))
+"""
+
+
+@pytest.mark.skipif(shutil.which("setpriv") is None, reason="needs util-linux setpriv")
+def test_a_confined_process_cannot_make_the_global_helper_write_for_it(tmpdir_env: Path, tmp_path: Path) -> None:
+    """A process with no_new_privs (a Landlock sandbox sets it: DSH's hooks and its model's own
+    shell) that reaches the unconfined helper's socket through the shared /tmp is declined: the
+    helper never writes where the sandbox would forbid. An unconfined process is still served."""
+    env = _start(tmpdir_env, tmp_path / "state")
+    folder, key = str(folder_of(tmpdir_env)), this_key()
+    escaped = tmp_path / "escaped-state"
+    forge = [sys.executable, "-c", _FORGE, folder, key, str(escaped)]
+    confined = subprocess.run(["setpriv", "--no-new-privs", *forge], input=_event("forged", 1), env=env,
+                              capture_output=True, timeout=60, check=True)
+    assert confined.stdout.strip() == b"None", confined  # DECLINE: the client would run it itself
+    assert not escaped.exists()
+    served = subprocess.run(forge, input=_event("forged", 2), env=env, capture_output=True, timeout=60, check=True)
+    assert served.stdout.strip() == b"(0, b'', '')", served
+    assert (escaped / "sessions").is_dir()  # the same request, unconfined, is served
+
+
+def test_peer_confined_reads_the_peers_status(tmp_path: Path) -> None:
+    """No_new_privs or a seccomp filter is confined; an unreadable status is too."""
+    left, right = socket.socketpair()
+    with left, right:
+        assert helper.peer_confined(left) is False  # this test process: not confined
+        pid = os.getpid()
+        for status, confined in ((b"NoNewPrivs:\t1\nSeccomp:\t0\n", True), (b"NoNewPrivs:\t0\nSeccomp:\t2\n", True),
+                                 (b"NoNewPrivs:\t0\nSeccomp:\t0\n", False), (b"Name:\tx\n", True)):
+            (tmp_path / str(pid)).mkdir(exist_ok=True)
+            (tmp_path / str(pid) / "status").write_bytes(status)
+            assert helper.peer_confined(left, str(tmp_path)) is confined, status
+        assert helper.peer_confined(left, str(tmp_path / "none")) is True
+
+
+def test_a_helper_whose_socket_was_removed_is_replaced_without_a_start_per_event(
+    tmpdir_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The old helper lets go of its lock once its socket is gone, and the one started then takes
+    over; the events in between run in-process and start at most one or two helpers in all (a
+    helper that cannot take the lock used to die at once, and every event started another)."""
+    from loopguard_hook.fastpath import start
+
+    env = _start(tmpdir_env, tmp_path / "state")
+    [old] = helper_pids(tmpdir_env)
+    (folder_of(tmpdir_env) / f"{this_key()}.sock").unlink()
+    claims: list[bool] = []
+    real_claim = start._claim_start
+
+    def counting(marker: str) -> bool:
+        claims.append(real_claim(marker))
+        return claims[-1]
+
+    monkeypatch.setattr(start, "_claim_start", counting)
+    served = None
+    for n in range(1, 400):
+        served = client.handle({"state_dir": str(tmp_path / "state")}, _event("gone", n), time.time(), env)
+        if served is not None:
+            break
+        time.sleep(0.05)
+    assert served == (0, b"", ""), "no helper took over"
+    assert 1 <= claims.count(True) <= 2, claims
+    assert not alive(old)

@@ -88,12 +88,11 @@ def test_foreign_directories_in_the_sessions_folder_do_not_stop_cleanup(
 
 
 def test_many_stars_match_in_linear_time() -> None:
-    started = time.process_time()
+    """The regex form took seconds, doubling per star; this one answers (bench/limits.py times it)."""
     assert not matches("a" * 28, ("*a" * 20 + "*b",))
     assert matches("mcp__github__get_issue", ("mcp__*__get_*",))
     assert not matches("mcp__github__list", ("mcp__*__get_*",))
     assert matches("aXbXc", ("a*b*c",)) and not matches("ab", ("a*b*b",)) and matches("abb", ("a*b*b",))
-    assert time.process_time() - started < 1  # the regex form took seconds, doubling per star
 
 
 def test_status_lists_the_good_sessions_beside_a_wrong_shaped_one(

@@ -244,6 +244,26 @@ def test_a_read_only_state_directory_fails_open(existing: bool, tmp_path: Path) 
     assert after == before
 
 
+@pytest.mark.parametrize("mode", [0o500, 0o000, 0o300])
+def test_a_sessions_folder_its_owner_cannot_write_is_repaired(mode: int, tmp_path: Path) -> None:
+    """`sessions/` alone set to 0500 (the state directory still writable): the guard made it, so
+    it gives its owner's bits back rather than failing every event."""
+    state = tmp_path / "state"
+    _seed(state)
+    (state / "sessions").chmod(mode)
+    try:
+        outcome = run_hook(
+            dumps(pre("claude-code", "s1", "Bash", {"command": "ls"}, "toolu_2")), "--state-dir", str(state),
+            preexec_fn=drop_file_capabilities if os.geteuid() == 0 and can_drop_capabilities() else None,
+        )
+    finally:
+        mode_after = stat.S_IMODE((state / "sessions").stat().st_mode)
+        (state / "sessions").chmod(0o700)
+    assert (outcome.returncode, outcome.stdout, outcome.stderr) == (0, b"", b"")
+    assert mode_after == 0o700
+    assert load_state(state, "s1")["attempts"] == 2
+
+
 def _set_fsize_limit() -> None:
     import resource
 
@@ -601,3 +621,41 @@ def test_a_package_that_does_not_import_fails_open_without_a_traceback(tmp_path:
     assert len(outcome.stderr_lines) == 1, outcome.stderr
     assert outcome.stderr_lines[0].startswith("loopguard-hook: internal error (ImportError"), outcome.stderr
     assert b"Traceback" not in outcome.stderr
+
+
+def test_both_logs_failing_is_one_stderr_line(tmp_path: Path) -> None:
+    """The audit log and the responses log unwritable (folders planted at their names): each
+    event still exits with its decision and at most one stderr line naming both."""
+    from loopguard_hook.hook import HookOptions, run
+
+    state = tmp_path / "state"
+    state.mkdir(mode=0o700)
+    for name in ("decisions.jsonl", "responses.jsonl"):
+        (state / name).mkdir()
+    options = HookOptions(client="claude-code", state_dir=str(state))
+    lines: list[str] = []
+    for i in range(8):
+        call = {"command": "make"}
+        for payload in (pre("claude-code", "s1", "Bash", call, f"toolu_{i}"),
+                        {**pre("claude-code", "s1", "Bash", call, f"toolu_{i}"), "hook_event_name": "PostToolUse",
+                         "tool_response": {"stdout": "", "stderr": "make: *** No rule", "interrupted": False}}):
+            result = run(dumps(payload), options=options, environ={}, clock=lambda i=i: 1_800_000_000.0 + 10 * i,
+                         user_config="")
+            assert result.exit_code == 0
+            assert result.stderr.count("\n") == 0, result.stderr
+            lines += [result.stderr] if result.stderr else []
+    both = [line for line in lines if "audit log" in line and "responses log" in line]
+    assert both and all(line.startswith("loopguard-hook: ") for line in lines), lines
+
+
+def test_escape_sequences_from_a_payload_never_reach_the_terminal(tmp_path: Path) -> None:
+    """A project path holding terminal escapes (a window title, a colour) named in the one stderr
+    line of a bad project config: written as `\\x1b`, never raw."""
+    project = tmp_path / "p\x1b]0;pwned\x07\x1b[31mred"
+    project.mkdir()
+    (project / ".loopguard.toml").write_text("deny_at = 'many'\n")
+    payload = pre("claude-code", "s1", "Bash", {"command": "ls"}, "toolu_1", cwd=str(project))
+    outcome = run_hook(dumps(payload), "--state-dir", str(tmp_path / "state"))
+    assert outcome.returncode == 1 and len(outcome.stderr_lines) == 1, outcome.stderr
+    assert b"\x1b" not in outcome.stderr and b"\x07" not in outcome.stderr
+    assert "\\x1b]0;pwned\\x07" in outcome.stderr_lines[0]

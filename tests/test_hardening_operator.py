@@ -61,6 +61,11 @@ def test_gc_dry_run_lists_exactly_what_gc_deletes(tmp_path: Path) -> None:
     sessions = state / "sessions"
     (sessions / "notes.txt").write_text("not a session\n")
     (sessions / "folder.json").mkdir()
+    (sessions / "notes.json").write_text('{"todo": ["not a ledger"]}\n')  # stray files the guard never wrote
+    (sessions / "list.json").write_text("[1, 2]\n")
+    (sessions / "draft.tmp").write_text("mine\n")
+    (sessions / "plan.corrupt").write_text("mine too\n")
+    (sessions / "other.lock").write_text("a lock of some other program: 4242\n")
     for entry in sessions.iterdir():
         os.utime(entry, (1_000_000_000, 1_000_000_000), follow_symlinks=False)
     held = os.open(sessions / "busy.lock", os.O_RDWR)
@@ -73,7 +78,12 @@ def test_gc_dry_run_lists_exactly_what_gc_deletes(tmp_path: Path) -> None:
     assert dry.returncode == 0 and real.returncode == 0, (dry.stderr, real.stderr)
     assert dry.stdout.decode().splitlines() == ["would delete 1 session(s)", "  old"]
     assert real.stdout.decode().startswith("deleted 1 idle session(s)")
-    assert sorted(p.name for p in sessions.iterdir()) == ["busy.json", "busy.lock", "folder.json", "notes.txt"]
+    strays = ["draft.tmp", "folder.json", "list.json", "notes.json", "notes.txt", "other.lock", "plan.corrupt"]
+    assert sorted(p.name for p in sessions.iterdir()) == sorted(["busy.json", "busy.lock", *strays])
+    # reset --all: every session the guard wrote goes, and nothing else
+    reset = _run(["reset", "--all", "--state-dir", str(state)])
+    assert reset.returncode == 0 and reset.stdout.decode().startswith("reset 1 session(s)"), reset
+    assert sorted(p.name for p in sessions.iterdir()) == strays
 
 
 def test_a_decision_written_to_a_full_stdout_is_one_line(tmp_path: Path) -> None:

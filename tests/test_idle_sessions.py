@@ -77,11 +77,11 @@ def test_zero_turns_it_off_and_the_setting_is_validated(tmp_path: Path) -> None:
     old = _seed(state, "old", tmp_path, WEEK * 10)
     _start(state, tmp_path, {"LOOPGUARD_IDLE_SESSION_SECONDS": "0"})
     assert old.exists()
-    (tmp_path / ".loopguard.toml").write_text("idle_session_seconds = 3600\n")
-    _start(state, tmp_path, session="new2")
+    # (a project file may not set it: it reaches other projects' sessions, test_config_trust.py)
+    _start(state, tmp_path, {"LOOPGUARD_IDLE_SESSION_SECONDS": "3600"}, session="new2")
     assert not old.exists()
-    (tmp_path / ".loopguard.toml").write_text("idle_session_seconds = -1\n")
-    result = run(session_start("s", tmp_path), options=HookOptions(state_dir=str(state)), environ={}, user_config="")
+    result = run(session_start("s", tmp_path), options=HookOptions(state_dir=str(state)),
+                 environ={"LOOPGUARD_IDLE_SESSION_SECONDS": "-1"}, user_config="")
     assert result.exit_code == 1 and "idle_session_seconds" in result.stderr and "\n" not in result.stderr
     with pytest.raises(ConfigError, match="idle_session_seconds"):
         config_mod.resolve([config_mod.Layer("test", {"idle_session_seconds": "soon"})])

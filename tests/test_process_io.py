@@ -58,3 +58,63 @@ def test_a_whole_jsonl_file_on_stdin_is_pointed_at_replay(tmp_path: Path) -> Non
                          "(for a file of payloads or a transcript: `loopguard-hook replay FILE`)")
     proc = subprocess.run([str(EXE), "--state-dir", str(tmp_path)], input=b'{"a": 1} x', capture_output=True, timeout=30)
     assert proc.returncode == 1 and "replay" not in proc.stderr.decode()
+def _open_stdin_run(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[bytes]:
+    """The hook with a stdin pipe that is never written to nor closed (a host that hangs)."""
+    read, write = os.pipe()
+    try:
+        proc = subprocess.run([str(EXE), *args], stdin=read, capture_output=True, env=env, timeout=120)
+    finally:
+        os.close(read)
+        os.close(write)
+    return proc
+
+
+def test_a_stdin_left_open_without_data_answers_by_the_deadline(tmp_path: Path) -> None:
+    """In-process and through the fast path alike: the hook gives up at its deadline, with one
+    line and exit 1 (the call goes ahead), instead of hanging until the host kills it."""
+    for resident in ("off", "on"):
+        env = {**os.environ, "LOOPGUARD_RESIDENT": resident, "LOOPGUARD_DEADLINE_SECONDS": "1",
+               "TMPDIR": str(tmp_path)}
+        proc = _open_stdin_run(["--state-dir", str(tmp_path / "state")], env)
+        assert proc.returncode == 1 and proc.stdout == b"", proc
+        lines = proc.stderr.decode().splitlines()
+        assert lines == ["loopguard-hook: no decision within 1 s of the hook's start; the call was let through"]
+        assert not (tmp_path / "state").exists()
+
+
+def test_a_lock_held_past_the_deadline_fails_open_and_leaves_the_ledger_whole(tmp_path: Path) -> None:
+    """A session lock held by a hung process and a lock wait configured longer than the host
+    allows (60 s): the deadline answers first."""
+    import fcntl
+
+    state = tmp_path / "state"
+    payload = json.loads((EXAMPLES / "PreToolUse.Bash.json").read_text())
+    payload.update(session_id="hung", cwd=str(tmp_path))
+    env = {**os.environ, "LOOPGUARD_RESIDENT": "off", "LOOPGUARD_DEADLINE_SECONDS": "1",
+           "LOOPGUARD_LOCK_TIMEOUT_SECONDS": "60"}
+    first = subprocess.run([str(EXE), "--state-dir", str(state)], input=json.dumps(payload).encode(), env=env,
+                           capture_output=True, timeout=120)
+    assert first.returncode == 0, first.stderr
+    ledger = (state / "sessions" / "hung.json").read_bytes()
+    held = os.open(state / "sessions" / "hung.lock", os.O_RDWR)
+    try:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        late = subprocess.run([str(EXE), "--state-dir", str(state)], input=json.dumps(payload).encode(), env=env,
+                              capture_output=True, timeout=120)
+    finally:
+        os.close(held)
+    assert late.returncode == 1 and late.stdout == b""
+    assert late.stderr.decode().splitlines() == [
+        "loopguard-hook: no decision within 1 s of the hook's start; the call was let through"]
+    assert (state / "sessions" / "hung.json").read_bytes() == ledger
+    assert sorted(p.name for p in (state / "sessions").iterdir()) == ["hung.json", "hung.lock"]
+
+
+def test_the_deadline_is_read_from_the_environment() -> None:
+    from loopguard_hook import process
+
+    assert process.deadline_seconds({}) == process.DEADLINE_SECONDS == 8.0
+    assert process.deadline_seconds({"LOOPGUARD_DEADLINE_SECONDS": "2.5"}) == 2.5
+    assert process.deadline_seconds({"LOOPGUARD_DEADLINE_SECONDS": "off"}) == 0.0
+    for bad in ("-1", "nan", "x", "1e9"):
+        assert process.deadline_seconds({"LOOPGUARD_DEADLINE_SECONDS": bad}) == 8.0

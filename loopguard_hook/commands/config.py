@@ -29,8 +29,10 @@ def config_show(profile: str | None, config_path: str | None, mode: str | None, 
     values = {key: getattr(resolved.config, key) for key in config_mod.KEYS}
     where = state_locations(os.environ, _cwd())
     if as_json:
-        out = {key: {"value": values[key], "source": resolved.sources[key]} for key in config_mod.KEYS}
+        out: dict[str, Any] = {key: {"value": values[key], "source": resolved.sources[key]} for key in config_mod.KEYS}
         out.update({name: {"value": path, "source": why} for name, path, why in where})
+        if resolved.ignored:
+            out["ignored"] = list(resolved.ignored)
         _echo_json(out)
         return
     width = max(map(len, config_mod.KEYS))
@@ -41,6 +43,8 @@ def config_show(profile: str | None, config_path: str | None, mode: str | None, 
     for name, path, why in where:
         event = "an event from a DSH hook bridge" if name == "state_dir_dsh" else "an event from Claude Code or Codex"
         click.echo(f"# {event} here would keep its state in {_printable(path)}: {why}")
+    for line in resolved.ignored:
+        click.echo(f"# {_printable(line)}")
 
 
 def state_locations(environ: Any, cwd: str) -> list[tuple[str, str, str]]:
@@ -90,6 +94,8 @@ def config_check(path: str | None) -> None:
                 "config OK: "
                 + ("; ".join(used) if used else "no config file or LOOPGUARD_* variable in effect, profile defaults")
             )
+            for line in resolved.ignored:
+                click.echo(f"note: {_printable(line)}")
             return
         layer = config_mod.read_toml(path, path)
         config_mod.resolve([layer])

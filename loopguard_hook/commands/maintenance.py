@@ -22,14 +22,12 @@ def reset(session_id: str | None, all_sessions: bool, state_dir: str | None) -> 
     stores = _readable(found)
     if all_sessions:
         for store in stores:
-            stems = [stem for stem, _, _ in store.list_sessions()]
-            for stem in stems:
-                store.remove(stem)
+            stems = [stem for stem, _, _ in store.list_sessions() if store.remove(stem)]
             click.echo(f"reset {len(stems)} session(s) in {store.sessions}")
         return
     assert session_id is not None
     stem = _stem(session_id)
-    removed = [store for store in stores if store.remove(stem, recover=True)]
+    removed = [store for store in stores if store.remove(stem, recover=True, only_ours=False)]
     if removed:
         click.echo(f"reset session {_shown_id(session_id)}" + (f" in {removed[0].sessions}" if len(stores) > 1 else ""))
     else:

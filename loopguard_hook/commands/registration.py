@@ -28,8 +28,10 @@ INSTALL_CLIENTS = click.Choice(["claude-code", "codex", "dsh-claude-code", "dsh-
     "--bridge-path", default=None, help="DSH: the hook bridge's lib/index.js (default: found beside dsh or in a profile)."
 )
 @click.option("--dsh-profile", default=None, help="DSH: patch this profile's layer instead of $DSH_HOME/cordis.patch.yml.")
+@click.option("--force", is_flag=True, help="Replace a settings file even when it is read-only (its mode is kept).")
 def install(
-    client: str, scope: str, dry_run: bool, full_diff: bool, trust: bool, bridge_path: str | None, dsh_profile: str | None
+    client: str, scope: str, dry_run: bool, full_diff: bool, trust: bool, bridge_path: str | None, dsh_profile: str | None,
+    force: bool,
 ) -> None:
     """Register loopguard-hook in the client's settings (merged, idempotent, with a backup)."""
     from .. import install as install_mod
@@ -46,7 +48,7 @@ def install(
         else:
             changes = install_mod.plan_install(client, scope, home=home, project_dir=_cwd(), env=os.environ, trust=trust)
         if not dry_run:
-            changes = install_mod.apply(changes)
+            changes = install_mod.apply(changes, force=force)
     except install_mod.InstallError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(install_mod.format_report(changes, dry_run=dry_run, full_diff=full_diff), nl=False)
@@ -97,10 +99,13 @@ def install_command() -> str:
 @click.command()
 @click.option("--client", type=INSTALL_CLIENTS, required=True)
 @click.option("--scope", type=click.Choice(["user", "project", "local"]), default="user", show_default=True)
-@click.option("--dry-run", is_flag=True, help="Show the diff, write nothing.")
+@click.option("--dry-run", is_flag=True, help="Say what would change, write nothing.")
+@click.option("--diff", "full_diff", is_flag=True, help="Show the whole diff of each file, not a summary.")
 @click.option("--dsh-profile", default=None, help="DSH: the profile layer install patched (default: $DSH_HOME/cordis.patch.yml).")
-def uninstall(client: str, scope: str, dry_run: bool, dsh_profile: str | None) -> None:
-    """Remove loopguard-hook's entries from the client's settings, and nothing else."""
+@click.option("--force", is_flag=True, help="Replace a settings file even when it is read-only (its mode is kept).")
+def uninstall(client: str, scope: str, dry_run: bool, full_diff: bool, dsh_profile: str | None, force: bool) -> None:
+    """Remove the entries install wrote from the client's settings, and nothing else (entries
+    for loopguard-hook written by hand stay)."""
     from .. import install as install_mod
 
     home = os.path.expanduser("~")
@@ -111,7 +116,7 @@ def uninstall(client: str, scope: str, dry_run: bool, dsh_profile: str | None) -
         else:
             changes = install_mod.plan_uninstall(client, scope, home=home, project_dir=_cwd(), env=os.environ)
         if not dry_run:
-            changes = install_mod.apply(changes)
+            changes = install_mod.apply(changes, force=force)
     except install_mod.InstallError as exc:
         raise click.ClickException(str(exc)) from None
-    click.echo(install_mod.format_report(changes, dry_run=dry_run), nl=False)
+    click.echo(install_mod.format_report(changes, dry_run=dry_run, full_diff=full_diff, brief=True), nl=False)

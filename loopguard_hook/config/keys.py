@@ -3,6 +3,7 @@
 Validation fails loud (`ConfigError`: one line naming the file, the key and the reason).
 """
 
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -141,6 +142,15 @@ def _patterns(value: Any) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _folders(value: Any) -> tuple[str, ...]:
+    """Absolute folder paths (`~` is the user's home), as given."""
+    out = _patterns(value)
+    for item in out:
+        if not os.path.isabs(os.path.expanduser(item)):
+            raise ValueError(f"must hold absolute folder paths, got {toml_text(item)}")
+    return out
+
+
 def _thresholds(value: Any, *, allow_empty: bool = True, sort: bool = False) -> tuple[int, ...]:
     if not isinstance(value, (list, tuple)):
         raise ValueError(f"must be a list of integers, got {toml_text(value)}")
@@ -213,7 +223,14 @@ VALIDATORS: dict[str, Callable[[Any], Any]] = {
     "price_output_per_mtok": _price,
     "price_cache_read_per_mtok": _price,
     "price_cache_write_per_mtok": _price,
+    "trusted_projects": _folders,
 }
+
+#: Keys that reach beyond one project: what gc deletes at each SessionStart (every session
+#: idle that long, of every project), when the shared audit log rotates, and which projects may
+#: set these. A project's `.loopguard.toml` sets them only when the user trusts that project
+#: (`trusted_projects` in the user config); `trusted_projects` itself never comes from a project.
+USER_SCOPE_KEYS = frozenset({"idle_session_seconds", "audit_log_max_bytes", "trusted_projects"})
 
 KEYS: tuple[str, ...] = Config._fields
 assert set(KEYS) == set(VALIDATORS)

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from . import pause
-from .keys import ALIASES, KEYS, VALIDATORS, ConfigError, convert, failed
+from .keys import ALIASES, KEYS, USER_SCOPE_KEYS, VALIDATORS, ConfigError, convert, failed
 from .settings import MODES, PROFILE_DEFAULTS, PROFILES, Config
 
 __all__ = [
@@ -44,10 +44,12 @@ class Layer(NamedTuple):
 
 
 class Resolved(NamedTuple):
-    """The effective config and, per key, the source that set it."""
+    """The effective config and, per key, the source that set it; `ignored`: one line per key a
+    project file set but may not (`USER_SCOPE_KEYS` of a project the user does not trust)."""
 
     config: Config
     sources: dict[str, str]
+    ignored: tuple[str, ...] = ()
 
 
 def resolve(layers: list[Layer]) -> Resolved:
@@ -172,10 +174,11 @@ def read_toml(path: str, source: str) -> Layer:
 
 
 _ENV_PREFIX = "LOOPGUARD_"
-#: Variables that are not settings: where files are, and the resident helper's switch and idle
-#: timeout (fastpath/client.py).
+#: Variables that are not settings: where files are, the resident helper's switch and idle
+#: timeout (fastpath/client.py), and the hook's deadline (process.py).
 _ENV_NOT_KEYS = frozenset(
-    {"LOOPGUARD_STATE_DIR", "LOOPGUARD_CONFIG", "LOOPGUARD_RESIDENT", "LOOPGUARD_RESIDENT_IDLE_SECONDS"}
+    {"LOOPGUARD_STATE_DIR", "LOOPGUARD_CONFIG", "LOOPGUARD_RESIDENT", "LOOPGUARD_RESIDENT_IDLE_SECONDS",
+     "LOOPGUARD_DEADLINE_SECONDS"}
 )
 
 
@@ -277,10 +280,12 @@ def load(
     if user_file and os.path.exists(user_file):
         files.append((user_file, f"user file {user_file}"))
     project_dir = environ.get("CLAUDE_PROJECT_DIR") or cwd
+    project_source = ""
     if project_dir:
         project_file = os.path.join(project_dir, PROJECT_FILE)
         if os.path.exists(project_file):
-            files.append((project_file, f"project file {project_file}"))
+            project_source = f"project file {project_file}"
+            files.append((project_file, project_source))
     explicit = config_path or environ.get("LOOPGUARD_CONFIG")
     if explicit:
         files.append((explicit, f"config file {explicit}"))
@@ -291,6 +296,10 @@ def load(
             layers.append(read_toml(path, source))
         except ConfigError as exc:
             problems.append(str(exc))
+    ignored: list[str] = []
+    if project_source and project_dir:
+        layers = [_untrusted_keys_dropped(layer, project_dir, layers, ignored) if layer.source == project_source
+                  else layer for layer in layers]
     try:
         layers.append(env_layer(environ))
     except ConfigError as exc:
@@ -309,4 +318,37 @@ def load(
         error = failed(problems)
         error.files = tuple(path for path, source in files if any(source in problem for problem in problems))
         raise error
-    return resolved
+    return resolved._replace(ignored=tuple(ignored)) if ignored else resolved
+
+
+def _untrusted_keys_dropped(project: Layer, project_dir: str, layers: list[Layer], ignored: list[str]) -> Layer:
+    """The project file's layer without the keys it may not set (`USER_SCOPE_KEYS`), unless the
+    project is trusted: its folder is, or is inside, a folder of `trusted_projects` in the user
+    file or the `--config` file. `trusted_projects` itself is never taken from a project. Each
+    key dropped is one line in `ignored`."""
+    names = {key for key in project.values if (ALIASES[key][0] if key in ALIASES else key) in USER_SCOPE_KEYS}
+    if not names:
+        return project
+    trusted = _trusted(project_dir, [layer for layer in layers if layer is not project])
+    dropped = sorted(key for key in names if key == "trusted_projects" or not trusted)
+    for key in dropped:
+        why = ("it is read from the user config only" if key == "trusted_projects" else
+               f"it reaches other projects; trust this one with trusted_projects = [{project_dir!r}] in the user config")
+        ignored.append(f"{project.source}: {key} ignored: {why}")
+    return Layer(project.source, {k: v for k, v in project.values.items() if k not in dropped})
+
+
+def _trusted(project_dir: str, layers: list[Layer]) -> bool:
+    """Whether `project_dir` is (inside) a folder the user trusts (invalid lists trust nothing;
+    `resolve` reports them)."""
+    folder = os.path.realpath(project_dir)
+    for layer in layers:
+        entries = layer.values.get("trusted_projects")
+        if not isinstance(entries, list):
+            continue
+        for entry in entries:
+            if isinstance(entry, str) and entry.strip() and os.path.isabs(os.path.expanduser(entry)):
+                root = os.path.realpath(os.path.expanduser(entry))
+                if folder == root or folder.startswith(root.rstrip("/") + "/"):
+                    return True
+    return False

@@ -88,6 +88,7 @@ class Config(NamedTuple):
     price_output_per_mtok: float = 0.0
     price_cache_read_per_mtok: float = 0.0
     price_cache_write_per_mtok: float = 0.0
+    trusted_projects: tuple[str, ...] = ()
 
     def effective_remind_at(self) -> tuple[int, ...]:
         """`remind_at`, plus the breaker's `warn_after` tier when it can fire.

@@ -10,7 +10,18 @@
 import re
 from typing import Any, NamedTuple
 
-from .signature import _DIGEST_BYTES, VOLATILE_KEYS, _feed_bounded, blake2b, digest, json_head, normalise_text
+from .redact import redact_prefix
+from .signature import (
+    _DIGEST_BYTES,
+    HEAD_CHARS,
+    VOLATILE_KEYS,
+    CallKey,
+    _feed_bounded,
+    blake2b,
+    digest,
+    json_head,
+    normalise_text,
+)
 from .standin import is_stand_in, shown, token_of
 
 #: Whole-file copies in Claude Code's Write/Edit responses (`content`, `originalFile`; 2.1.332
@@ -74,6 +85,13 @@ def preview(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     return text[: max(0, limit - 1)] + "…"
+
+
+def arguments_preview(key: CallKey, limit: int) -> str:
+    """A call's canonical arguments as a message may quote them: `key.head` with its secrets
+    redacted (`redact_prefix`; a head cut at `HEAD_CHARS` may end in half a secret, which is
+    dropped), cut to `limit` characters."""
+    return preview(redact_prefix(key.head, limit + 1, complete=len(key.head) <= HEAD_CHARS), limit)
 
 
 # -- failures ---------------------------------------------------------------------------------

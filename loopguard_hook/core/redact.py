@@ -1,15 +1,26 @@
-"""Replace secrets in text before it is written to the audit log, the state file or `status`.
+"""Replace secrets in text before it is written to the audit log, the state file or `status`,
+or quoted to the model.
 
-Covers API keys by their well-known shapes (`sk-…`, `ghp_…`/`github_pat_…`, `AKIA…`,
-`xox?-…`, `AIza…`), bearer tokens, `Authorization:` header values (as in `curl -H`),
-`password=`-style assignments, `.env`-style `SECRET_KEY=value` lines and JSON `"password": …`
-pairs (also inside a call's canonical JSON, where quotes are escaped), URL credentials,
-``curl -u user:password`, secret flags (`--auth-token X`, `--client-secret X`, `--key X`, …),
-positional passwords (`htpasswd -b`, `ssh-keygen -N`, `echo PW | sudo -S`), the AWS secret key
-printed next to its `AKIA` id and PEM private-key blocks. Beyond these, the token shapes of about
-220 services come as data from gitleaks' rule set (`secret_rules.json`, MIT licence, converted by
-`tools/secret_rules_from_gitleaks.py`); each is compiled only when one of its keywords is in the
-text.
+Secrets are recognised as families, not as single strings:
+
+- names: every name holding a secret word (`password`, `passwd`, `pwd`, `pass`, `secret`,
+  `token`, `credential`, `auth`, and `key` as a word or at the end) in any case style
+  (`accountKey`, `AccountKey`, `account_key`, `ACCOUNT_KEY`, `account-key`, `account.key`,
+  `masterkey`), as `NAME=value`, `NAME: value`, JSON `"NAME": "value"` (also inside a call's
+  canonical JSON, where quotes are escaped) or a query parameter; and secret flags (`--auth-token
+  X`, `--client-secret X`, `-storepass X`, …);
+- URL credentials with or without a user (`redis://:PW@host`, `https://user:PW@host`) and a
+  token standing alone as the user (`https://TOKEN@host`);
+- the positional passwords of common tools: `.netrc` lines (`machine … login … password X`),
+  `password X` and Redis' `requirepass X`, `zip -P`, `7z -p`, `openssl -k`/`-K`/`pass:X`,
+  `smbclient -U user%X`, `ldapsearch -w`, `mysql -pX`, `sshpass -p`, `htpasswd -b`,
+  `ssh-keygen -N`, `echo PW | sudo -S`, `curl -u user:X`;
+- well-known token shapes (`sk-…`, `ghp_…`/`github_pat_…`, `AKIA…`, `xox?-…`, `AIza…`, JWTs),
+  bearer tokens, `Authorization:` and cookie header values, the AWS secret key printed next to
+  its `AKIA` id and PEM private-key blocks. Beyond these, the token shapes of about 220
+  services come as data from gitleaks' rule set (`secret_rules.py`, MIT licence, written by
+  `tools/secret_rules_from_gitleaks.py`); each is compiled only when one of its keywords is in
+  the text.
 
 Every pattern runs in linear time: `redact` also sees whole error texts, so no pattern may
 backtrack over a long run of name characters.
@@ -80,8 +91,14 @@ _RULES: tuple[tuple[_Rule, str], ...] = (
     (_rule(("AIza",), r"\bAIza[0-9A-Za-z_-]{35}\b"), MASK),
     (_rule(("glpat-",), r"\bglpat-[A-Za-z0-9_-]{20,}"), MASK),
     (_rule(("eyJ",), r"\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"), MASK),
-    # URL credentials; a password may itself hold an "@", so mask up to the last one of the host part
-    (_rule(("://",), r"(?i)(://[^/\s:@]++:)[^\s/]*(@)"), r"\1" + MASK + r"\2"),
+    # URL credentials, with or without a user (`redis://:PW@host`); a password may itself hold an
+    # "@", so mask up to the last one of the host part
+    (_rule(("://",), r"(?i)(://[^/\s:@]*+:)[^\s/]*(@)"), r"\1" + MASK + r"\2"),
+    # a token as the whole user part (`https://TOKEN@host`): long, with letters and digits
+    (
+        _rule(("://",), r"(://)(?=[A-Za-z0-9_.~%+-]*?[0-9])(?=[A-Za-z0-9_.~%+-]*?[A-Za-z])[A-Za-z0-9_.~%+-]{20,}(@)"),
+        r"\1" + MASK + r"\2",
+    ),
     (_rule(("k_live_", "k_test_"), r"\b[rs]k_(?:live|test)_[A-Za-z0-9]{10,}"), MASK),
     (_rule(("npm_",), r"\bnpm_[A-Za-z0-9]{36}\b"), MASK),
     # signed URLs: S3 presigned (`X-Amz-Signature=`), Azure SAS (`sig=`)
@@ -113,7 +130,9 @@ _RULES: tuple[tuple[_Rule, str], ...] = (
             # a whole name (matched possessively, so a long dotted run costs linear time) that
             # contains a key word
             r"(?i)(?<![A-Z0-9_.-])((?=[A-Z0-9_.-]*?(?:passw(?:or)?d|passwd|passphrase|pwd|pass(?![a-z])|secret|token|"
-            r"api[_-]?key|apikey|access[_-]?key|private[_-]?key|(?<![a-z])key(?![a-z])|credentials?|auth))"
+            # `key` as a word in any case style (`key_id`, `KeyVault`, `accountKeyName`), or ending
+            # the name (`AccountKey`, `masterkey`, `SIGNINGKEY`): not `keyboard`, `KEYWORDS`
+            r"(?<![a-z])key(?![a-z])|(?-i:Key(?![a-z]))|keys?(?![A-Z0-9_.-])|credentials?|auth))"
             r"[A-Z0-9_.-]++"
             # the key may close a quote (`"password": "x"`, also JSON-escaped as `\"password\"`)
             r"(?:\\?[\"'])?\s*[=:]\s*)"
@@ -153,6 +172,64 @@ _RULES: tuple[tuple[_Rule, str], ...] = (
         r"\1 " + MASK + r"\2",
     ),
     (_rule(("<<<",), r"(\bsudo\b[^\n|;&]{0,100}?\s(?:-[a-zA-Z]*S|--stdin)\b[^\n|;&]{0,100}?<<<\s*)(\S+)"), r"\1" + MASK),
+    # positional passwords: a `.netrc` line (`machine H login U password X`), `password X` as a
+    # config line says it (no `=`), Redis' `requirepass X` / `masterauth X`; prose (`password is
+    # wrong`) is left alone
+    (
+        _rule(("pass", "masterauth"),
+            r"(?i)(\b(?:password|passwd|passphrase|requirepass|masterauth)[ \t]+)(?!(?:is|was|were|are|be|been|for|and|or|"
+            r"to|the|a|an|of|in|on|at|by|not|no|must|should|will|can|cannot|may|required|incorrect|invalid|wrong|field|"
+            r"prompt|reset|changed|change|expired|manager|policy|hash|file|length|authentication|protected|from|with|"
+            r"again|please|here|set|if|that|this|you|your|please|login|entry|too|has|have|protection|[:=])"
+            r"(?![A-Za-z0-9]))(" + _VALUE + ")"),
+        r"\1" + MASK,
+    ),
+    # a compound secret name and its value after blanks (`api_token X`, `AccessKey X`,
+    # `client-secret X`), as config files and CLIs write them; a lone word (`token`) is prose
+    (
+        _rule(("pass", "secret", "token", "key", "credential", "Pass", "Secret", "Token", "Key", "Credential", "PASS",
+               "SECRET", "TOKEN", "KEY", "CREDENTIAL"),
+            r"((?<![\w./-])(?:[A-Za-z0-9]+[_-])+(?i:token|secret|key|password|passwd|credentials?)"
+            r"|(?<![\w./-])[A-Za-z0-9]*[a-z0-9](?:Token|Secret|Key|Password|Passwd|Credentials?)|(?<![\w./-])[A-Z][a-z]+"
+            r"(?:Token|Secret|Key|Password))[ \t]+(?![-/=:.]|(?:is|was|for|and|or|to|the|a|an|of|in|on|not|from|with)(?![\w]))"
+            r"(" + _VALUE + ")"),
+        r"\1 " + MASK,
+    ),
+    # an XML element named for a secret: `<password>X</password>`, `<ApiKey>X</ApiKey>`
+    (
+        _rule(("pass", "secret", "token", "key", "pwd"),
+            r"(?i)(<(?:[\w.-]*?(?:passw(?:or)?d|passphrase|pwd|secret|token|key))>)[^<\n]{1,512}(?=</)"),
+        r"\1" + MASK,
+    ),
+    # `.pgpass` lines: `host:port:database:user:password`
+    (
+        _rule((":",), r"(?m)(?:^|(?<=[\"\s]))([^:\s#\"]+:(?:\d{1,5}|\*):[^:\s\"]+:[^:\s\"]+:)([^\s\"\\]+)(?=$|[\s\"\\])"),
+        r"\1" + MASK,
+    ),
+    # archivers' passwords: `zip -P X`, `unzip -P X`, `7z a -pX`, `rar a -pX`
+    (
+        _rule(("zip", "7z", "rar"),
+            r"(\b(?:zip|unzip|zipcloak|7z|7za|7zz|rar|unrar)\b[^\n|;&]{0,200}?\s-[Pp][ \t]*)(?=[^\s-])(" + _VALUE + ")"),
+        r"\1" + MASK,
+    ),
+    # openssl's `-k X` / `-K HEX` (a password, a raw key) and its `pass:X` form
+    (
+        _rule(("openssl",), r"(\bopenssl\b[^\n|;&]{0,300}?\s-(?:k|K|kfile|pass|passin|passout|password)[ \t]+)(" + _VALUE + ")"),
+        r"\1" + MASK,
+    ),
+    (_rule(("pass:",), r"(?<![A-Za-z0-9_-])(pass:)(" + _VALUE + ")"), r"\1" + MASK),
+    # single-dash password flags: keytool's `-storepass X` / `-keypass X`, `-password X`,
+    # ldapsearch's `-w X`
+    (
+        _rule(("pass",), r"(?i)((?<![\w-])-(?:[a-z]*pass(?:word|wd|phrase)?|pwd)[ \t]+)(?!-)(" + _VALUE + ")"),
+        r"\1" + MASK,
+    ),
+    (_rule(("ldap",), r"(\bldap\w*\b[^\n|;&]{0,200}?\s-w[ \t]*)(?=[^\s-])(" + _VALUE + ")"), r"\1" + MASK),
+    # Samba's `-U user%password` (smbclient, rpcclient, net, mount.cifs)
+    (
+        _rule(("%",), r"((?<![\w-])(?:-U[ \t]*|--user(?:name)?[= ])(?:\\?['\"])?[^\s%'\"]{1,256}%)(" + _VALUE + ")"),
+        r"\1" + MASK,
+    ),
     # `curl -u user:password`, `--user user:password`
     (_rule(("-u",), r"(?i)((?:^|\s)(?:-u|--user)[= ]?\s*\\?[\"']?[^\s:'\"\\]+:)[^\s'\"\\]+"), r"\1" + MASK),
 )

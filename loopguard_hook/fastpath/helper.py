@@ -82,15 +82,21 @@ def main(argv: list[str] | None = None) -> int:
         # Another copy of the package than the client's was imported (a checkout shadowing the
         # install on sys.path): the marker stays, so clients retry only after its grace time.
         return 1
+    keep_marker = False
     try:
-        lock = _take_lock(folder, key)
+        lock = _take_lock(folder, key, LOCK_WAIT_SECONDS)
         if lock is None:
+            # Another helper of this build holds the lock and did not let go: the marker stays,
+            # so clients start no other helper for `START_GRACE_SECONDS` (one that lost its
+            # socket lets go within `POLL_SECONDS`, and the next start after that serves).
+            keep_marker = True
             return 1
         _remove_old_scratch(folder)
         warm_up(folder)
         server = _listen(folder, key)
     finally:
-        unlink(marker)
+        if not keep_marker:
+            unlink(marker)
     signal.signal(signal.SIGTERM, _stop)
     try:
         serve(server, (key, digest), idle, os.path.join(folder, key + ".sock"), lock)
@@ -120,16 +126,27 @@ def _remove_old_scratch(folder: str) -> None:
                     shutil.rmtree(entry.path, ignore_errors=True)
 
 
-def _take_lock(folder: str, key: str) -> int | None:
-    """This build's helper lock, held for life; None when the folder is unsafe or it is taken."""
+#: How long a starting helper waits for the lock of a helper that is going away (its socket was
+#: removed or replaced: it notices within `POLL_SECONDS`).
+LOCK_WAIT_SECONDS = 2.5
+
+
+def _take_lock(folder: str, key: str, wait: float = 0.0) -> int | None:
+    """This build's helper lock, held for life; None when the folder is unsafe or it stays taken
+    for `wait` seconds."""
     if client.runtime_dir({"TMPDIR": os.path.dirname(folder)}) != folder:
         return None
     fd = os.open(os.path.join(folder, key + ".lock"), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        os.close(fd)
-        return None
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            break
+        except OSError:
+            if time.monotonic() >= deadline:
+                os.close(fd)
+                return None
+            time.sleep(0.05)
     os.ftruncate(fd, 0)
     os.write(fd, f"{os.getpid()}\n".encode())
     return fd
@@ -233,6 +250,8 @@ def serve(server: socket.socket, build: tuple[str, str], idle: float, path: str,
             elif now - last >= idle:
                 break
             status.write(workers, busy, now)
+            if not _current(None, path, own, None):
+                break  # the socket was removed or replaced: no client can reach this helper
             due = CHECK_SECONDS if not served else RECHECK_SECONDS
             if now - checked >= due:
                 checked, served = now, False
@@ -363,13 +382,63 @@ def _work(server: socket.socket, key: str, fds: tuple[int, int, int], folder: st
         try:
             with conn:
                 if client.peer_uid(conn) == os.getuid():
-                    serve_one(conn, key, greeted=lambda: os.write(tell, own + TOOK))
+                    serve_one(conn, key, greeted=lambda: os.write(tell, own + TOOK), confined=peer_confined(conn))
         except (ConnectionError, TimeoutError, EOFError):  # the client went away mid-request
             pass
         finally:  # the environment stays as the event left it: the next one is compared to it
             os.chdir("/")
             os.umask(0o077)
         os.write(tell, own + DONE)
+
+
+#: `SO_PEERPIDFD` (Linux 6.5+; Python 3.11's `socket` does not name it): a pidfd of the peer.
+SO_PEERPIDFD = getattr(socket, "SO_PEERPIDFD", 77)
+_CONFINED = (b"NoNewPrivs:\t1",)
+
+
+def peer_confined(conn: socket.socket, proc: str = "/proc") -> bool:
+    """Whether the process at the other end of `conn` runs confined: `NoNewPrivs: 1` or a
+    seccomp filter (`Seccomp:` not 0) in `/proc/<pid>/status`, the pid from `SO_PEERCRED`.
+
+    This helper is not confined (a confined client never starts or uses it: `client.handle`),
+    so it must never act for a confined process: one in a Landlock sandbox (a DeepSeek Harness
+    hook, or the model's own shell in that sandbox) reaches this socket through the shared /tmp,
+    and could make the helper write where its sandbox forbids (`--state-dir` anywhere in the
+    user's home). Landlock and seccomp both need no_new_privs (or CAP_SYS_ADMIN) to be set up.
+
+    The pid is tied to the process by a pidfd when the kernel gives one (`SO_PEERPIDFD`): the
+    status read counts only if that process is still alive afterwards, so the pid cannot have
+    been reused by another process meanwhile. Anything that cannot be read counts as confined.
+    About 50 µs per connection.
+    """
+    try:
+        pid = int.from_bytes(conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)[0:4], sys.byteorder)
+    except OSError:
+        return True
+    if pid <= 0:
+        return True
+    pidfd = -1
+    try:
+        pidfd = int.from_bytes(conn.getsockopt(socket.SOL_SOCKET, SO_PEERPIDFD, 4), sys.byteorder, signed=True)
+    except OSError:
+        pass  # an older kernel: the pid alone (the peer is connected and waiting for our greeting)
+    try:
+        with open(f"{proc}/{pid}/status", "rb") as fh:
+            status = fh.read()
+        if pidfd >= 0:
+            import signal
+
+            signal.pidfd_send_signal(pidfd, 0)  # ProcessLookupError once it is gone
+    except OSError:
+        return True
+    finally:
+        if pidfd >= 0:
+            os.close(pidfd)
+    lines = status.split(b"\n")
+    if any(line.startswith(_CONFINED) for line in lines):
+        return True
+    seccomp = [line for line in lines if line.startswith(b"Seccomp:")]
+    return seccomp != [b"Seccomp:\t0"]
 
 
 def _accept(server: socket.socket, parent: int) -> socket.socket | None:
@@ -389,16 +458,18 @@ def _accept(server: socket.socket, parent: int) -> socket.socket | None:
                 return None
 
 
-def serve_one(conn: socket.socket, key: str, greeted: Callable[[], object] | None = None) -> None:
+def serve_one(conn: socket.socket, key: str, greeted: Callable[[], object] | None = None, *,
+              confined: bool = False) -> None:
     """Greet, read one request, run it as the console script would, answer. `greeted` is
-    called once the greeting is sent (the client is waiting on it, the helper's news can wait)."""
+    called once the greeting is sent (the client is waiting on it, the helper's news can wait).
+    A `confined` peer (`peer_confined`) gets DECLINE for its request: it runs the event itself."""
     from ..hook import HookOptions, run
 
     conn.settimeout(REQUEST_TIMEOUT)
     conn.sendall(client.hello(key))
     if greeted is not None:
         greeted()
-    request = read_request(conn)
+    request = read_request(conn, decline=confined)
     if request is None:
         return
     values, environ, mask, clock, payload = request

@@ -24,12 +24,13 @@ REQUEST_TIMEOUT = 10.0
 MAX_HEAD_BYTES = 4 << 20
 
 
-def read_request(conn: socket.socket) -> tuple[dict[str, Any], dict[str, str], int, float, list[bytes | memoryview]] | None:
+def read_request(conn: socket.socket, *, decline: bool = False
+                 ) -> tuple[dict[str, Any], dict[str, str], int, float, list[bytes | memoryview]] | None:
     """(options, environment, umask, clock, [payload]) of the client's request, with this worker
-    already in the client's directory; None when there is nothing to run (declined: the client's
-    directory is not reachable from here, or its stdin did not come with the request, so the
-    client runs the event itself; or a header too big). A big payload's rest is read from the
-    client's stdin only once the event is taken."""
+    already in the client's directory; None when there is nothing to run (declined: asked to
+    (`decline`, a confined client), the client's directory is not reachable from here, or its
+    stdin did not come with the request, so the client runs the event itself; or a header too
+    big). A big payload's rest is read from the client's stdin only once the event is taken."""
     start, passed = receive_start(conn)
     try:
         size = int.from_bytes(start, "little")
@@ -38,6 +39,8 @@ def read_request(conn: socket.socket) -> tuple[dict[str, Any], dict[str, str], i
         values, environ, cwd, mask, clock, length, *more = marshal.loads(client.read_exactly(conn, size))
         payload: list[bytes | memoryview] = [_read_payload(conn, length)]
         try:
+            if decline:
+                raise OSError("a confined client")
             if more and not passed:  # the descriptor did not come: nothing of stdin was read here
                 raise OSError("no descriptor with the request")
             os.chdir(cwd)
@@ -161,13 +164,19 @@ def _grown(buffer: mmap.mmap, size: int) -> mmap.mmap:
 
 def _mapped(fd: int, first: bytes, size: int, limit: int) -> memoryview | None:
     """The payload in the regular file `fd`, mapped read-only from where `first` began; None
-    when it is not there as read (a file changed meanwhile, or empty)."""
+    when it is not there as read (a file changed meanwhile, or empty).
+
+    At most `begin + limit` bytes are mapped, and read ahead (`MAP_POPULATE`) only when the
+    payload fits: a file larger than that (a 6 GiB one given as stdin) is only ever touched in
+    its first bytes, and the answer is that it is too big."""
     begin = os.lseek(fd, 0, os.SEEK_CUR) - len(first)
     if begin < 0 or size <= begin:
         return None
+    length = min(size, begin + limit)
+    populate = getattr(mmap, "MAP_POPULATE", 0) if size - begin < limit else 0
     try:
-        mapping = mmap.mmap(fd, 0, flags=mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0), prot=mmap.PROT_READ)
+        mapping = mmap.mmap(fd, length, flags=mmap.MAP_SHARED | populate, prot=mmap.PROT_READ)
     except (OSError, ValueError):
         return None
-    view = memoryview(mapping)[begin : min(len(mapping), begin + limit)]
+    view = memoryview(mapping)[begin:length]
     return view if view[: len(first)] == first else None

@@ -42,8 +42,21 @@ MAGIC = b"\x28\xb5\x2f\xfd"
 #: Longest wait at Stop for the final message to reach the disk (measured lag: about 0.1 s).
 STOP_WAIT_SECONDS = 0.5
 POLL_SECONDS = 0.02
-#: Decoded bytes per compressed byte read, at the most: a frame that decodes to more is skipped.
+#: Decoded bytes per compressed byte read, at the most (DSH's own logs decode to about 3 times
+#: their size: one small frame per batch): a frame that decodes to more is skipped, and so is
+#: every frame once an event (or a replay) has decoded that much in all.
 MAX_RATIO = 16
+#: Decoded bytes one event reads at most, whatever `transcript_read_bytes` allows: a zstd bomb (a
+#: 214-byte frame decodes to 4 MiB) costs the hook at most this, plus one frame's records.
+MAX_DECODED_PER_EVENT = 32 << 20
+#: Decoded bytes of one log in a replay: `MAX_RATIO` times its size, at least
+#: `MIN_DECODED_PER_LOG` and at most `MAX_DECODED_PER_LOG`.
+MIN_DECODED_PER_LOG = 4 << 20
+#: Past a budget, a frame is still decoded if it holds at most `SMALL_FRAME` bytes, until
+#: `AFTER_CAP` more bytes in all were decoded (a Stop's own `hook/invoked` record after a bomb).
+SMALL_FRAME = 64 << 10
+AFTER_CAP = 1 << 20
+MAX_DECODED_PER_LOG = 256 << 20
 STOP_POINTS = frozenset({"Stop", "SubagentStop"})
 
 
@@ -60,12 +73,15 @@ class Read:
     (the last assistant message without tool calls, if it was among them), and whether the
     hook's own Stop was seen on disk (`stop_seen`)."""
 
-    __slots__ = ("texts", "final", "stop_seen")
+    __slots__ = ("texts", "final", "stop_seen", "decoded", "skipped")
 
     def __init__(self) -> None:
         self.texts: list[tuple[str, str]] = []
         self.final: tuple[str, str] | None = None
         self.stop_seen = False
+        #: Decoded bytes so far, and frames skipped (corrupt, or past the decoded-bytes budget).
+        self.decoded = 0
+        self.skipped = 0
 
 
 def read_new_texts(
@@ -131,19 +147,21 @@ def _read_once(zstd: Any, fd: int, tail: Tail, budget: int, found: Read) -> None
     if first < 0:  # no whole frame in the last `budget` bytes yet
         tail["offset"] = start
         return
-    chunks: list[bytes] = []
-    used = _frames(zstd, data, first, chunks, budget * MAX_RATIO)
+    cap = min(budget * MAX_RATIO, MAX_DECODED_PER_EVENT)
+    used = _frames(zstd, data, first, lambda chunk: _records(chunk, found), cap, found)
     tail["offset"] = start + used
-    for chunk in chunks:
-        _records(chunk, found)
 
 
-def decode_all(data: bytes, frame_limit: int = 64 * 1024 * 1024) -> bytes:
-    """The records of a whole session log (`replay`): every frame decoded and joined; a torn
-    last frame is dropped, a corrupt frame or one decoding to over `frame_limit` bytes skipped."""
+def decode_all(data: bytes) -> tuple[bytes, int]:
+    """The records of a whole session log (`replay`), every frame decoded and joined, and the
+    number of frames skipped: a torn last frame is dropped, a corrupt one skipped, and so is
+    every frame past `MAX_RATIO` times the log's size in decoded bytes (at least
+    `MIN_DECODED_PER_LOG`, at most `MAX_DECODED_PER_LOG`)."""
     chunks: list[bytes] = []
-    _frames(_zstd(), memoryview(data), 0, chunks, frame_limit)
-    return b"".join(c if c.endswith(b"\n") else c + b"\n" for c in chunks)
+    cap = min(max(MAX_RATIO * len(data), MIN_DECODED_PER_LOG), MAX_DECODED_PER_LOG)
+    tally = Read()
+    _frames(_zstd(), memoryview(data), 0, chunks.append, cap, tally)
+    return b"".join(c if c.endswith(b"\n") else c + b"\n" for c in chunks), tally.skipped
 
 
 def _frame_start(zstd: Any, data: memoryview, pos: int) -> int:
@@ -161,9 +179,12 @@ def _frame_start(zstd: Any, data: memoryview, pos: int) -> int:
             pos += 1
 
 
-def _frames(zstd: Any, data: memoryview, pos: int, chunks: list[bytes], cap: int) -> int:
-    """Decode whole frames from `pos` into `chunks`; return the offset after the last one
-    consumed (a torn last frame is not consumed). A corrupt or oversized frame is skipped."""
+def _frames(zstd: Any, data: memoryview, pos: int, take: Callable[[bytes], object], cap: int, tally: Read) -> int:
+    """Decode whole frames from `pos`, handing each to `take` as it comes (none is kept here);
+    return the offset after the last one consumed (a torn last frame is not consumed). A corrupt
+    frame is skipped, and so is each one that would take the decoded bytes in `tally` past
+    `cap` (counted in `tally.skipped`), but for small frames (`SMALL_FRAME`) up to `AFTER_CAP`
+    bytes more. A frame cut short counts its decoded bytes too: the work is bounded as well."""
     while pos < len(data):
         try:
             size = zstd.get_frame_size(data[pos:])
@@ -174,15 +195,24 @@ def _frames(zstd: Any, data: memoryview, pos: int, chunks: list[bytes], cap: int
                 return pos
             pos = later
             continue
-        decoder = zstd.ZstdDecompressor()
-        try:
-            chunk = decoder.decompress(data[pos : pos + size], max_length=cap)
-            complete = decoder.eof
-        except zstd.ZstdError:
-            chunk, complete = b"", False
+        room = cap - tally.decoded
+        if room <= 0:  # past the budget: small frames still (a Stop's own record), to a little more
+            room = min(SMALL_FRAME, cap + AFTER_CAP - tally.decoded)
+        chunk, complete = b"", False
+        if room > 0:
+            decoder = zstd.ZstdDecompressor()
+            try:
+                chunk = decoder.decompress(data[pos : pos + size], max_length=room)
+                complete = decoder.eof
+            except zstd.ZstdError:
+                pass
         pos += size
+        tally.decoded += len(chunk)
         if complete:
-            chunks.append(chunk)
+            take(chunk)
+        else:
+            tally.skipped += 1
+        del chunk
     return pos
 
 

@@ -68,26 +68,36 @@ def make_change(
 
 
 def format_report(
-    changes: Sequence[Change], *, dry_run: bool = False, full_diff: bool = False
+    changes: Sequence[Change], *, dry_run: bool = False, full_diff: bool = False, brief: bool = False
 ) -> str:
     """Human text for `install` / `uninstall`: each file's diff, what was written, the messages.
 
     A file that is created (or deleted) gets a one-line summary instead of its whole text as a
     diff (its messages say what it registers), unless `full_diff`; a change to an existing file
-    always shows its diff.
+    shows its diff, or with `brief` (`uninstall`) how many lines it takes out and puts in.
     """
     out: list[str] = []
     for change in changes:
         if change.changed:
             whole = change.old_text is None or change.new_text is None
-            if full_diff or not whole:
+            if full_diff or not (whole or brief):
                 out.append(change.diff.rstrip("\n"))
+            elif not whole:
+                out.append(_counted(change))
             if change.written:
                 out.append(_written_line(change, summary=whole and not full_diff))
             elif dry_run:
                 out.append(_dry_run_line(change, summary=whole and not full_diff))
         out += change.messages
     return "\n".join(out) + "\n"
+
+
+def _counted(change: Change) -> str:
+    """`path: 80 lines out, 0 in (--diff shows them)` for a diff not shown."""
+    lines = change.diff.splitlines()
+    gone = sum(1 for line in lines if line.startswith("-") and not line.startswith("---"))
+    came = sum(1 for line in lines if line.startswith("+") and not line.startswith("+++"))
+    return f"{change.path}: {gone} line{'' if gone == 1 else 's'} out, {came} in (--diff shows them)"
 
 
 def _lines(text: str | None) -> str:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .change import Change
-from .handlers import handlers, is_ours, loopguard_events, variant_notes
+from .handlers import handlers, installed_by_us, loopguard_events, variant_notes
 from .jsontext import read_json_quietly
 from .tables import env_dir
 from .tomltext import read_toml_quietly
@@ -187,7 +187,7 @@ def shifted_keys(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
     def positions(hooks: Mapping[str, Any]) -> dict[str, list[tuple[int, int]]]:
         out: dict[str, list[tuple[int, int]]] = {}
         for event, gi, hi, entry in handlers(hooks):
-            if not is_ours(entry):
+            if not installed_by_us(entry):
                 out.setdefault(event, []).append((gi, hi))
         return out
 

@@ -4,6 +4,7 @@ before every write, and atomic replacement through a temp file in the same folde
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Sequence
@@ -81,30 +82,40 @@ def _backup(path: Path, now: datetime) -> Path:
     return candidate
 
 
-def apply(changes: Sequence[Change], *, now: datetime | None = None) -> list[Change]:
-    """Write every changed file: first a backup `<file>.bak-YYYYmmddHHMMSS` (local time; `-1`,
-    `-2`… if taken) of an existing file, then the new text through a temp file and `os.replace`.
-    A symlinked settings file is written through to its target. Unchanged files are not touched
-    (no write, no backup). A `deletable` change to None deletes the file, after its backup.
+#: A backup `apply` makes: `<file>.bak-YYYYmmddHHMMSS`, `-N` when that name was taken.
+_BACKUP = re.compile(r"\.bak-\d{14}(?:-\d+)?")
 
-    Every file is checked before any is written: one that changed since it was planned stops
-    the whole apply.
+
+def apply(changes: Sequence[Change], *, now: datetime | None = None, force: bool = False) -> list[Change]:
+    """Write every changed file: first a backup `<file>.bak-YYYYmmddHHMMSS` (local time; `-1`,
+    `-2`… if taken) of an existing file, then the new text through a temp file and `os.replace`;
+    the other backups of that file made so are then removed (the one made just now stays).
+    A symlinked settings file is written through to its target, but no folder is made for a
+    dangling link's target. Unchanged files are not touched (no write, no backup). A `deletable`
+    change to None deletes the file, after its backup.
+
+    Every file is checked before any is written: one that changed since it was planned, or one
+    that is read-only (its owner may not write it) unless `force`, stops the whole apply.
 
     Returns:
         The changes with `backup` and `written` filled in.
 
     Raises:
-        InstallError: a file changed since it was planned; a file cannot be written (OSError).
+        InstallError: a file changed since it was planned, is read-only (without `force`), or
+            is a symlink whose target's folder does not exist; a file cannot be written (OSError).
     """
     now = now or datetime.now()
     for change in changes:
-        if change.changed and read_text(change.path) != change.old_text:
+        if not change.changed:
+            continue
+        if read_text(change.path) != change.old_text:
             raise InstallError(
                 f"{change.path} changed since it was read; nothing was written, "
                 "run the command again"
             )
-        if change.changed and change.new_text is None and not change.deletable:
+        if change.new_text is None and not change.deletable:
             raise InstallError(f"{change.path}: refusing to delete a settings file")
+        _check_writable(change.path, force=force)
     done = []
     for change in changes:
         if not change.changed:
@@ -119,5 +130,54 @@ def apply(changes: Sequence[Change], *, now: datetime | None = None) -> list[Cha
                 write_atomic(target, change.new_text)
         except OSError as exc:
             raise InstallError(f"{change.path}: cannot write it ({exc.strerror or exc})") from None
+        if backup is not None:
+            _drop_older_backups(target, keep=backup)
         done.append(replace(change, backup=backup, written=True))
     return done
+
+
+def _check_writable(path: Path, *, force: bool) -> None:
+    """Refuse, before anything is written, a read-only file (unless `force`) and a symlink whose
+    target's folder is missing (never made).
+
+    Raises:
+        InstallError: one line saying which and what to do.
+    """
+    if path.is_symlink() and not Path(os.path.realpath(path)).parent.is_dir():
+        raise InstallError(
+            f"{path} is a symlink to {os.path.realpath(path)}, whose folder does not exist; nothing was "
+            "changed (no folder is made for a dangling link's target)"
+        )
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return  # a new file
+    if not mode & 0o200 and not force:
+        raise InstallError(
+            f"{path} is read-only (mode {mode & 0o777:04o}); nothing was changed: make it writable, or run "
+            "again with --force to replace it (its mode is kept)"
+        )
+
+
+def backups_of(path: Path) -> list[Path]:
+    """The backups `apply` made of `path` (`<name>.bak-YYYYmmddHHMMSS[-N]`), by name."""
+    try:
+        entries = list(path.parent.iterdir())
+    except OSError:
+        return []
+    prefix = path.name
+    return sorted(p for p in entries if p.name.startswith(prefix) and _BACKUP.fullmatch(p.name[len(prefix):]))
+
+
+def _drop_older_backups(path: Path, *, keep: Path) -> None:
+    """Remove every backup of `path` but `keep`, the one just made (which holds the file as it
+    was before this write): each write leaves one backup, not one per run. Only regular files
+    of the backup name are removed; a failure is not an error."""
+    for old in backups_of(path):
+        if old == keep:
+            continue
+        try:
+            if old.is_file() and not old.is_symlink():
+                old.unlink()
+        except OSError:
+            pass

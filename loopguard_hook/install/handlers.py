@@ -12,7 +12,7 @@ from typing import Any
 
 from .change import InstallError
 from .jsontext import kind
-from .tables import CANONICAL_COMMAND
+from .tables import CANONICAL_COMMAND, SESSION_END_TIMEOUT_SECONDS, TIMEOUT_SECONDS, handler
 
 _LOOPGUARD_WORD = re.compile(r"(?:^|[\s/\\'\"=])loopguard[-_]hook(?:\.exe|\.py)?(?=$|[\s'\"])")
 
@@ -40,6 +40,19 @@ def command_line(entry: Mapping[str, Any]) -> str:
 def is_ours(entry: object) -> bool:
     """A handler object whose command is ours (`is_our_command`)."""
     return isinstance(entry, dict) and is_our_command(entry.get("command"))
+
+
+#: The handler objects `install` writes, and so the only ones `uninstall` removes: exactly
+#: `{"type": "command", "command": "loopguard-hook", "timeout": 10}` (3 on SessionEnd), no other
+#: key. Any other entry that runs loopguard (with arguments, another timeout, a `statusMessage`,
+#: another spelling) was written by hand and is left alone, with a note.
+_INSTALLED = tuple({**handler(), "timeout": t} for t in (TIMEOUT_SECONDS, SESSION_END_TIMEOUT_SECONDS))
+
+
+def installed_by_us(entry: object) -> bool:
+    """A handler object exactly as `install` writes it (`_INSTALLED`)."""
+    return isinstance(entry, dict) and any(entry == form and all(type(entry[k]) is type(v) for k, v in form.items())
+                                           for form in _INSTALLED)
 
 
 def runs_loopguard(entry: object) -> bool:
@@ -87,7 +100,8 @@ def variant_notes(where: Path, found: Mapping[str, list[str]]) -> list[str]:
         for cmd in cmds:
             if is_our_command(cmd) and cmd.strip() != CANONICAL_COMMAND:
                 notes.append(
-                    f"note: {where} already runs `{cmd}` on {event}; kept as it is (uninstall removes it)"
+                    f"note: {where} already runs `{cmd}` on {event}; kept as it is (written by hand: uninstall "
+                    "leaves it too)"
                 )
     return notes
 
@@ -120,8 +134,9 @@ def merge_groups(
 
 
 def without_ours(hooks: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
-    """(`hooks` without our handlers, events they were removed from). A matcher group or event
-    left empty by the removal goes too; everything else keeps its order and shape."""
+    """(`hooks` without the handlers install wrote (`installed_by_us`), events they were removed
+    from). A matcher group or event left empty by the removal goes too; everything else, a
+    hand-written entry for the guard included, keeps its order and shape."""
     kept_hooks: dict[str, Any] = {}
     removed: list[str] = []
     for event, groups in hooks.items():
@@ -131,8 +146,8 @@ def without_ours(hooks: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
         kept_groups = []
         for group in groups:
             entries = group.get("hooks") if isinstance(group, dict) else None
-            if isinstance(entries, list) and any(is_ours(e) for e in entries):
-                remaining = [e for e in entries if not is_ours(e)]
+            if isinstance(entries, list) and any(installed_by_us(e) for e in entries):
+                remaining = [e for e in entries if not installed_by_us(e)]
                 if event not in removed:
                     removed.append(event)
                 if not remaining:

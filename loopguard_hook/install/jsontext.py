@@ -32,16 +32,61 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+#: Deepest nesting of a settings file install edits (Claude Code's and Codex's are 5 deep).
+MAX_DEPTH = 64
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object from its members, refusing a key given twice: a rewrite would keep only the
+    last one's value, and the first one's text would be lost."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"the key {json.dumps(key, ensure_ascii=False)} appears twice in one object")
+        out[key] = value
+    return out
+
+
+def _too_deep(text: str) -> bool:
+    """Whether brackets nest past `MAX_DEPTH` (counted outside strings, without recursion)."""
+    depth = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return True
+        elif ch in "]}":
+            depth -= 1
+    return False
+
+
 def parse_json_object(path: Path, text: str | None) -> dict[str, Any]:
     """The file's top-level object ({} for a missing or blank file).
 
     Raises:
-        InstallError: not JSON, not an object, or `hooks` present but not an object.
+        InstallError: not JSON, nested more than `MAX_DEPTH` deep, a key twice in one object,
+            not an object, or `hooks` present but not an object.
     """
     if text is None or not text.strip():
         return {}
+    if _too_deep(text):
+        raise InstallError(
+            f"{path}: nested more than {MAX_DEPTH} levels deep, not a settings file; nothing was changed"
+        )
     try:
-        value = json.loads(text, parse_constant=_reject_constant)
+        value = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_no_duplicates)
+    except RecursionError:  # pragma: no cover - `_too_deep` stops such a file first
+        raise InstallError(f"{path}: nested too deeply to be a settings file; nothing was changed") from None
     except json.JSONDecodeError as exc:
         raise InstallError(
             f"{path}: not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}); "
@@ -93,12 +138,17 @@ def dump_json(value: Any, *, indent: str | int = 2, newline: str = "\n") -> str:
 
 @dataclass(slots=True)
 class _Span:
-    """A JSON value with its exact source text, and its children's, for a minimal rewrite."""
+    """A JSON value with its exact source text, and its children's, for a minimal rewrite.
+    `starts`: where each member (its key) or item begins in the file, `start`/`end` the value's
+    own place."""
 
     raw: str
     value: Any
     members: dict[str, _Span] | None = None
     items: list[_Span] | None = None
+    start: int = 0
+    end: int = 0
+    starts: list[int] | None = None
 
 
 _DECODER = json.JSONDecoder()
@@ -116,12 +166,14 @@ def _scan(text: str, idx: int) -> tuple[_Span, int]:
     opener = text[idx : idx + 1]
     if opener not in ("{", "["):
         value, end = _DECODER.raw_decode(text, idx)
-        return _Span(text[idx:end], value), end
+        return _Span(text[idx:end], value, start=idx, end=end), end
     closer = "}" if opener == "{" else "]"
     members: dict[str, _Span] = {}
     items: list[_Span] = []
+    starts: list[int] = []
     i = _skip_ws(text, idx + 1)
     while text[i] != closer:
+        starts.append(i)
         if opener == "{":
             key, i = _DECODER.raw_decode(text, i)
             i = _skip_ws(text, i) + 1  # past ":"
@@ -133,10 +185,10 @@ def _scan(text: str, idx: int) -> tuple[_Span, int]:
         if text[i] == ",":
             i = _skip_ws(text, i + 1)
     if opener == "{":
-        return _Span(
-            text[idx : i + 1], {k: v.value for k, v in members.items()}, members=members
-        ), i + 1
-    return _Span(text[idx : i + 1], [c.value for c in items], items=items), i + 1
+        return _Span(text[idx : i + 1], {k: v.value for k, v in members.items()}, members=members,
+                     start=idx, end=i + 1, starts=starts), i + 1
+    return _Span(text[idx : i + 1], [c.value for c in items], items=items, start=idx, end=i + 1,
+                 starts=starts), i + 1
 
 
 def same_json(a: Any, b: Any) -> bool:
@@ -150,10 +202,82 @@ def same_json(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
-def _render(value: Any, old: _Span | None, level: int, indent: str, newline: str) -> str:
-    """`value` as JSON at nesting `level`, reusing the old source text of every unchanged part."""
+def _aligned(old: _Span, value: Any, level: int, indent: str, newline: str
+             ) -> tuple[list[_Span], list[tuple[int, Any]], list[str]] | None:
+    """`old`'s children, the kept ones as (index among them, new value) in order, and the text
+    of each member or item appended; None when `value` is no such edit of `old` (members
+    reordered, or another type)."""
+    if old.members is not None and isinstance(value, dict):
+        old_keys, new_keys = list(old.members), list(value)
+        kept = [k for k in old_keys if k in value]
+        if new_keys[: len(kept)] != kept:
+            return None
+        added = [json.dumps(k, ensure_ascii=False) + ": " + _render(value[k], None, level + 1, indent, newline)
+                 for k in new_keys[len(kept):]]
+        return [old.members[k] for k in old_keys], [(old_keys.index(k), value[k]) for k in kept], added
+    if old.items is None or not isinstance(value, list):
+        return None
+    olds, pairs, added, j = old.items, [], [], 0
+    for position, item in enumerate(value):
+        k = next((k for k in range(j, len(olds)) if same_json(olds[k].value, item)), None)
+        follows = position + 1 >= len(value) or j + 1 >= len(olds) or same_json(olds[j + 1].value, value[position + 1])
+        if k is None and j < len(olds) and type(olds[j].value) is type(item) and follows:
+            k = j  # the same item, changed in place
+        if k is None or added:
+            added.append(_render(item, None, level + 1, indent, newline))
+            continue
+        pairs.append((k, item))
+        j = k + 1
+    return olds, pairs, added
+
+
+def _edit(text: str, old: _Span, value: Any, level: int, indent: str, newline: str) -> str | None:
+    """`value` as the old object or array `old` edited in place: its own text between members
+    (spacing, commas, the user's layout) kept, changed members edited the same way, removed ones
+    cut out with their comma, new ones appended after the last in the spacing the last one had
+    (on the same line when `old` is written on one line). None when the change is no such edit:
+    then `_render` lays the part out afresh."""
+    if not old.starts:
+        return None
+    if "\n" not in old.raw:
+        indent, newline = "", ""
+    aligned = _aligned(old, value, level, indent, newline)
+    if aligned is None:
+        return None
+    olds, pairs, added = aligned
+    starts = old.starts
+    pieces = []  # each kept member's text, from its key (or its own start) to its value's end, edited
+    for k, item in pairs:
+        child = olds[k]
+        body = child.raw if same_json(child.value, item) else (
+            _edit(text, child, item, level + 1, indent, newline) or _render(item, child, level + 1, indent, newline))
+        pieces.append(text[starts[k] : child.start] + body)
+    # between two kept members: what followed the first in the file; before an added one: what
+    # separated the last two members (or `, ` after a single one)
+    seps = [text[olds[k].end : starts[k + 1]] if k + 1 < len(olds) else "" for k, _ in pairs]
+    joint = text[olds[-2].end : starts[-1]] if len(olds) > 1 else "," + (text[old.start + 1 : starts[0]] or " ")
+    if not pieces and added:
+        return None
+    out = [text[old.start : starts[0]]]
+    for n, piece in enumerate(pieces + added):
+        out.append(piece)
+        if n + 1 < len(pieces) + len(added):
+            out.append(seps[n] if n < len(pieces) and seps[n] and n + 1 < len(pieces) else joint)
+    if not pieces:
+        return old.raw[0] + old.raw[-1]
+    out.append(text[olds[-1].end : old.end])
+    return "".join(out)
+
+
+def _render(value: Any, old: _Span | None, level: int, indent: str, newline: str, text: str = "") -> str:
+    """`value` as JSON at nesting `level`, reusing the old source text of every unchanged part
+    (and, given the file's `text`, editing a changed object or array in place: `_edit`)."""
     if old is not None and same_json(old.value, value):
         return old.raw
+    if old is not None and text:
+        edited = _edit(text, old, value, level, indent, newline)
+        if edited is not None:
+            return edited
     pad, end_pad = indent * (level + 1), indent * level
     if isinstance(value, dict) and value:
         olds = old.members if old is not None and old.members is not None else {}
@@ -176,17 +300,25 @@ def _render(value: Any, old: _Span | None, level: int, indent: str, newline: str
     else:
         return json.dumps(value, ensure_ascii=False)
     brackets = "{}" if isinstance(value, dict) else "[]"
+    if not newline:  # one line: `{"a": 1, "b": 2}`
+        return brackets[0] + ", ".join(parts) + brackets[1]
     return brackets[0] + newline + ("," + newline).join(parts) + newline + end_pad + brackets[1]
 
 
 def rewrite_json(old_text: str | None, value: dict[str, Any]) -> str:
     """The new file text: untouched members keep their exact old text, new parts follow the
-    file's indentation and line endings (a new file: 2 spaces, LF, as Claude Code writes)."""
+    file's indentation and line endings (a new file: 2 spaces, LF, as Claude Code writes). A
+    file written on one line stays on one line (`{"a": 1, "hooks": {…}}`), its ending kept. The
+    text before and after the top-level object (blank lines, a final newline or none) is kept."""
     if old_text is None or not old_text.strip():
         return dump_json(value)
-    indent, newline = _json_style(old_text)
+    start = len(old_text) - len(old_text.lstrip())
     try:
-        root, _ = _scan(old_text, 0)
+        root, end = _scan(old_text, 0)
     except (ValueError, IndexError):  # pragma: no cover - the text was validated by json.loads
-        root = None
-    return _render(value, root, 0, indent, newline) + newline
+        root, end = None, len(old_text.rstrip())
+    lead, trail = old_text[:start], old_text[end:]
+    if "\n" not in old_text[start:end]:  # one line: new parts on it too
+        return lead + _render(value, root, 0, "", "", old_text) + trail
+    indent, newline = _json_style(old_text)
+    return lead + _render(value, root, 0, indent, newline, old_text) + (trail or newline)

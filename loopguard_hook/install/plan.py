@@ -20,7 +20,7 @@ from .codex import (
     shifted_keys,
     skipped_notes,
 )
-from .files import read_text
+from .files import backups_of, read_text
 from .handlers import loopguard_events, merge_groups, variant_notes, without_ours
 from .jsontext import parse_json_object, rewrite_json
 from .tables import CANONICAL_COMMAND, CLAUDE_CODE, CODEX, check_client_scope, hooks_table
@@ -120,9 +120,11 @@ def plan_uninstall(
     """Plan removing our handlers (command `CANONICAL_COMMAND`, with or without arguments) from
     the settings file of `client` and `scope`. Writes nothing.
 
-    Only our handlers go; a matcher group or an event key left empty by that goes too, and
-    `hooks` itself when nothing is left in it. Everything else stays as it is, in its order.
-    Handlers that run loopguard under another spelling are reported, not removed.
+    Only the handlers install wrote go (exactly its form: `handlers.installed_by_us`); a matcher
+    group or an event key left empty by that goes too, and `hooks` itself when nothing is left
+    in it. Everything else stays as it is, in its order. Handlers that run loopguard in another
+    form (written by hand) are reported, not removed. A file left holding `{}` with no backup
+    beside it was made by install (which backs up every file it changes): it is deleted.
 
     Returns:
         One `Change` (a list, like `plan_install`).
@@ -146,6 +148,11 @@ def plan_uninstall(
         messages.insert(0, f"removes `{CANONICAL_COMMAND}` from {path} for: {', '.join(removed)}")
         if client == CODEX and shifted_keys(hooks, kept_hooks):
             messages.append(SHIFTED_NOTE)
+        if not value and not backups_of(path):
+            # Nothing left, and no backup beside it: install made this file (it backs up every
+            # file it changes that was there before), so uninstall takes it away again.
+            messages.append(f"{path} held only what install wrote: it goes")
+            return [make_change(path, old_text, None, messages, deletable=True)]
     else:
         new_text = old_text
         where = path if old_text is not None else f"{path} (absent)"

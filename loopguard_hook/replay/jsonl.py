@@ -36,14 +36,14 @@ def read_lines(path: str) -> tuple[list[Line], int]:
         raw = read_regular_file(path)
     except OSError as exc:
         raise ReplayError(f"{path}: {exc.strerror or exc}") from None
+    skipped = 0
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
     elif raw.startswith(ZSTD_MAGIC):  # a DSH session log: zstd frames of JSON lines
         from ..hosts.dshlog import decode_all
 
-        raw = decode_all(raw)
+        raw, skipped = decode_all(raw)  # a frame skipped counts as one line
     lines: list[Line] = []
-    skipped = 0
     for number, text in enumerate(raw.split(b"\n"), start=1):
         if not text.strip():
             continue

@@ -7,9 +7,8 @@ from typing import Any, Literal
 
 from ..config.settings import Config
 from ..core.engine import Decision
-from ..core.outcome import preview
-from ..core.redact import redact_prefix
-from ..core.signature import HEAD_CHARS, call_key
+from ..core.outcome import arguments_preview
+from ..core.signature import call_key
 from .cost import LoopCost, Prices
 from .model import Request, Usage
 
@@ -148,4 +147,4 @@ def arguments_summary(tool: str, tool_input: Any, config: Config, limit: int = A
     """A call's canonical arguments (as its signature has them: keys sorted, decoy keys dropped),
     secrets redacted, cut to `limit` characters."""
     key = call_key(tool, tool_input, frozenset(config.ignore_args))
-    return preview(redact_prefix(key.head, limit + 1, complete=len(key.head) <= HEAD_CHARS), limit)
+    return arguments_preview(key, limit)

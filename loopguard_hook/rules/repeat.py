@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, cast
 from ..core import messages as msg
 from ..core.ledger import Agent, Limits, Signature, drop_slot, slot, slots
 from ..core.messages import PREFIX, quote
-from ..core.outcome import preview
+from ..core.outcome import arguments_preview
 from ..core.signature import CallKey, digest
 from ..core.verdict import Action, Decision, Rule
 from .base import CallContext
@@ -26,7 +26,7 @@ from .base import CallContext
 
 def arguments_text(key: CallKey, limit: int) -> str:
     """The canonical arguments of a call, cut to `limit` characters."""
-    return preview(key.head, limit)
+    return arguments_preview(key, limit)
 
 
 def _previous_result(ctx: CallContext) -> str | None:

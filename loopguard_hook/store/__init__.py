@@ -75,6 +75,7 @@ class Store(StateDir):
     _stamp = staticmethod(files._stamp)
     _busy = staticmethod(files._busy)
     _is_file = staticmethod(files._is_file)
+    _ours = staticmethod(files._ours)
     _mtime = staticmethod(files._mtime)
     _unlink_session = staticmethod(files._unlink_session)
 
@@ -282,9 +283,11 @@ class Store(StateDir):
 
     # -- operator commands ----------------------------------------------------------------
 
-    def remove(self, stem: str, *, recover: bool = False) -> bool:
+    def remove(self, stem: str, *, recover: bool = False, only_ours: bool = True) -> bool:
         """Delete one session's files, under its lock so that a hook in the middle of an update
-        finishes first. True if any of them existed.
+        finishes first. True if any of them existed; with `only_ours` (bulk removal: `reset
+        --all`), False and nothing touched when they are not a session the guard wrote
+        (`files._ours`). `reset --session ID` names its session and clears whatever sits there.
 
         Raises:
             StateError: a file cannot be deleted, or the lock stayed busy.
@@ -293,6 +296,8 @@ class Store(StateDir):
         if dir_fd is None:
             return False
         try:
+            if only_ours and not self._ours(dir_fd, stem):
+                return False  # not a session the guard wrote (a stray `notes.json`): left alone
             # a lock file planted alone (a FIFO, a directory) is replaced on locking: it counts
             existed = any(self._is_file(dir_fd, stem + suffix) for suffix in _SUFFIXES)
             with self._lock(dir_fd, stem, recover=recover):
@@ -305,7 +310,8 @@ class Store(StateDir):
     def gc(self, older_than: float, now: float, *, dry_run: bool = False) -> list[str]:
         """Delete the files of sessions idle for more than `older_than` seconds; return their stems.
 
-        A session is as old as the newest of its files. One whose lock is held (a hook is
+        Only sessions the guard wrote (`files._ours`) are considered, by the listing and the
+        deletion alike. A session is as old as the newest of its files. One whose lock is held (a hook is
         updating it) is not idle and is kept. With `dry_run`, delete nothing and return the
         sessions that would go.
 
@@ -324,8 +330,8 @@ class Store(StateDir):
                 if dot and "." + suffix in _SUFFIXES and self._is_file(dir_fd, entry):
                     stems[stem] = max(stems.get(stem, 0.0), self._mtime(dir_fd, entry))
             for stem, mtime in sorted(stems.items()):
-                if now - mtime <= older_than:
-                    continue
+                if now - mtime <= older_than or not self._ours(dir_fd, stem):
+                    continue  # recent, or not a session the guard wrote: a listing shows what goes
                 if dry_run:
                     if not self._busy(dir_fd, stem):
                         removed.append(stem)

@@ -107,12 +107,22 @@ class StateDir:
     def _ensure(self) -> int:
         """Create the directories (0700) and return an fd of `sessions/`.
 
+        A `sessions/` folder of this user's that its owner cannot write or enter (`chmod 0500`,
+        a restore from a read-only copy) has its owner's bits put back: the guard made it, and
+        every event would fail on it otherwise. Its other bits are left as they are. A state
+        directory made read-only as a whole is left so (the events then fail open).
+
         Raises:
             StateError: the directory cannot be created or opened, or is a symlink.
         """
         sessions = os.path.join(self.ensure_root(), "sessions")
         try:
             self._mkdir_private(sessions, parents=False)
+            st = os.lstat(sessions)
+            if (stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and st.st_mode & 0o700 != 0o700
+                    and os.stat(self.root).st_mode & 0o200):
+                # the state directory is this user's alone (`ensure_root`): nobody can swap the entry
+                os.chmod(sessions, stat.S_IMODE(st.st_mode) | 0o700)
             return os.open(sessions, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC)
         except OSError as exc:
             raise StateError(f"state directory {sessions}: {exc.strerror or exc}") from None

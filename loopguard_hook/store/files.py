@@ -11,6 +11,8 @@ import stat
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
+import orjson
+
 from ..core.ledger import STATE_VERSION, Session, migrate
 from ..core.signature import blake2b
 
@@ -263,6 +265,30 @@ def _busy(dir_fd: int, stem: str) -> bool:
         return False
     finally:
         os.close(fd)
+
+
+def _ours(dir_fd: int, stem: str) -> bool:
+    """Whether the files of `stem` in `sessions/` are a session the guard wrote, so that `gc` and
+    `reset` may delete them: a ledger (a regular file holding a JSON object with the ledger's
+    `version` and `agents`, of this version or another), or, with no ledger, the guard's own empty
+    lock file (left beside a ledger it set aside). A stray `notes.json` is neither: never touched."""
+    try:
+        data = _read_regular(dir_fd, stem + ".json")
+    except FileNotFoundError:
+        data = None
+    except OSError:
+        return False
+    if data is not None:
+        try:
+            state = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            return False
+        return isinstance(state, dict) and isinstance(state.get("version"), int) and isinstance(state.get("agents"), dict)
+    try:
+        st = os.stat(stem + ".lock", dir_fd=dir_fd, follow_symlinks=False)
+    except OSError:
+        return False
+    return stat.S_ISREG(st.st_mode) and st.st_size == 0
 
 
 def _is_file(dir_fd: int, entry: str) -> bool:

@@ -4,7 +4,7 @@ In order:
 
 1. `--state-dir`, then `LOOPGUARD_STATE_DIR`: always, as given.
 2. An event of a client whose capability table says `workspace_state` (both DeepSeek Harness
-   hook bridges): `<cwd>/.loopguard-hook/`, in the session workspace. DSH (0.1.0-rc.8)
+   hook bridges): `<workspace>/.loopguard-hook/`, in the session workspace. DSH (0.1.0-rc.8)
    confines every hook like its model's `bash` tool: under Landlock only the workspace and the
    shared /tmp are writable, under bubblewrap only the workspace (/tmp is a fresh tmpfs per
    hook call), and `~/.cache` fails with EACCES or EROFS under both (research/dsh-hooks.md §8;
@@ -14,6 +14,13 @@ In order:
 3. Otherwise the user cache dir (`state.default_state_dir`). When it cannot be created or
    written (EACCES, EROFS, EPERM: a sandboxed hook, a read-only home) the event falls back to
    the workspace folder too.
+
+The workspace is never taken from the payload alone (`workspace_home`): it is the directory the
+host started the hook in (the process's working directory: DSH starts its hooks in the session
+workspace, research/dsh-hooks.md §8), and only when the payload's `cwd` is that same directory,
+that directory belongs to this user and is not a shared temp folder, and it is neither `/`, nor a
+folder right under it, nor a system folder (`/usr`, `/etc`, `/proc`…). Anything else: the user
+cache dir, and when that cannot be written either, the hook says so in one line and stays off.
 
 The workspace folder is made by the guard with mode 0700 and a `.gitignore` of `*` (as the
 pytest, mypy and ruff caches do). It is never followed through a symlink, must belong to this
@@ -48,22 +55,30 @@ class Location:
     `kind`: "option" (`--state-dir`), "environment" (`LOOPGUARD_STATE_DIR`), "default" (the
     user cache dir) or "workspace" (`<cwd>/.loopguard-hook`). `fallback` is the workspace
     folder to use when a "default" location turns out not to be writable ("" when there is
-    no workspace to fall back to). `problem` (operator commands): "" when the folder can be
-    read, else why it is not. A plain class: a NamedTuple costs a tenth of a millisecond of
-    every hook start.
+    no workspace to fall back to), and `refused` then says why there is none. `problem`
+    (operator commands): "" when the folder can be read, else why it is not. A plain class: a
+    NamedTuple costs a tenth of a millisecond of every hook start.
     """
 
-    __slots__ = ("root", "kind", "reason", "fallback", "problem")
+    __slots__ = ("root", "kind", "reason", "fallback", "problem", "refused")
 
-    def __init__(self, root: str, kind: str, reason: str, fallback: str = "", problem: str = "") -> None:
+    def __init__(self, root: str, kind: str, reason: str, fallback: str = "", problem: str = "", *,
+                 refused: str = "") -> None:
         self.root = root
         self.kind = kind
         self.reason = reason
         self.fallback = fallback
         self.problem = problem
+        self.refused = refused
 
     def __repr__(self) -> str:
         return f"Location({self.root!r}, {self.kind!r}, {self.reason!r}, {self.fallback!r}, {self.problem!r})"
+
+
+#: Folders whose whole tree belongs to the system: no workspace state folder in them, whoever
+#: runs the hook (root owns them all).
+SYSTEM_TREES = ("/proc", "/sys", "/dev", "/usr", "/etc", "/boot", "/run", "/bin", "/sbin", "/lib", "/lib32",
+                "/lib64", "/libx32", "/snap", "/var/lib", "/var/run", "/var/log", "/var/cache", "/var/spool")
 
 
 def workspace_dir(cwd: str | None) -> str:
@@ -73,24 +88,55 @@ def workspace_dir(cwd: str | None) -> str:
     return os.path.join(cwd, WORKSPACE_DIR)
 
 
+def workspace_home(cwd: str | None) -> tuple[str, str]:
+    """`(<dir>/.loopguard-hook, "")` for the directory the hook was started in (this process's
+    working directory) when a workspace state folder may be made there, else `("", why not)`.
+
+    `cwd` is the payload's: it must name that same directory (compared by device and inode),
+    so a payload alone never chooses where a folder is made. The directory must belong to this
+    user, not be a shared temp folder (`/var/tmp`), and be neither `/`, nor a folder right under it (`/home`,
+    `/tmp`), nor in a system tree (`SYSTEM_TREES`). Reads two inodes; never raises.
+    """
+    if not isinstance(cwd, str) or not os.path.isabs(cwd) or "\0" in cwd:
+        return "", "the payload names no absolute cwd"
+    try:
+        here = os.getcwd()
+        started, named = os.stat(here), os.stat(cwd)
+    except (OSError, ValueError):
+        return "", "the hook's working directory or the payload's cwd cannot be read"
+    if (started.st_dev, started.st_ino) != (named.st_dev, named.st_ino):
+        return "", "the payload's cwd is not the directory the hook was started in"
+    if os.path.dirname(here) == os.path.dirname(os.path.dirname(here)):  # `/` or `/x`
+        return "", f"{here} is / or a folder right under it"
+    if any(here == tree or here.startswith(tree + "/") for tree in SYSTEM_TREES):
+        return "", f"{here} is a system folder"
+    if started.st_uid != os.getuid():
+        return "", f"{here} belongs to uid {started.st_uid}, not to this user"
+    if started.st_mode & 0o1002 == 0o1002:
+        return "", f"{here} is a shared temp folder (writable by every user, sticky)"
+    return os.path.join(here, WORKSPACE_DIR), ""
+
+
 def choose(state_dir: str | None, environ: Mapping[str, str], cwd: str | None, *, dsh: bool) -> Location:
-    """The state location of an event (see the module docstring); touches no disk.
+    """The state location of an event (see the module docstring). `cwd` is the payload's; the
+    workspace, if any, is the hook's own working directory (`workspace_home`). Makes nothing.
 
     Raises:
-        StateError: no option or variable is set, the event is not DSH's, and no home
-            directory can be found for the cache dir.
+        StateError: no option or variable is set, the event is not DSH's (or its workspace
+            cannot be used), and no home directory can be found for the cache dir.
     """
     if state_dir:
         return Location(state_dir, "option", "--state-dir")
     configured = environ.get("LOOPGUARD_STATE_DIR")
     if configured:
         return Location(configured, "environment", "LOOPGUARD_STATE_DIR")
-    workspace = workspace_dir(cwd)
+    workspace, refused = workspace_home(cwd)
     if dsh and workspace:
         return Location(
             workspace, "workspace", "sent by a DSH hook bridge, whose sandbox lets hooks write only the workspace"
         )
-    return Location(default_state_dir(environ), "default", "the user cache dir", workspace)
+    reason = "the user cache dir" + (f" (no workspace folder: {refused})" if dsh and refused else "")
+    return Location(default_state_dir(environ), "default", reason, workspace, refused=refused)
 
 
 def workspace_location(fallback: str) -> Location:
