@@ -152,6 +152,7 @@ BAD: list[tuple[str, Any, str]] = [
     ("same_answer_remind_at", -1, ">= 0"),
     ("max_idle_continuations", -1, ">= 0"),
     ("max_rapid_polls", -1, ">= 0"),
+    ("reread_after_failed_edits", 1, "0 (off) or >= 2"),
     ("slow_repeat_seconds", -1, "negative"),
     ("slow_repeat_seconds", "60s", "seconds"),
     ("parallel_window_seconds", -0.5, "negative"),

@@ -59,6 +59,8 @@ TEMPLATES = {
     "finished_poll_reminder": _rule("same_answer").finished_poll_reminder("BashOutput", 3, "<status>failed</status>", 800),
     "poll_reminder": _rule("polling").poll_reminder("background task b1", 6),
     "poll_denial": _rule("polling").poll_denial("background task b1", 7),
+    "target_reread_denial": _rule("target").reread_denial("src/app.py", 4, "Failed to find expected lines"),
+    "target_reread_advice": _rule("target").reread_advice("src/app.py", 4),
 }
 
 

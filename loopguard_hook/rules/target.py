@@ -1,0 +1,182 @@
+"""One file, patches that keep failing (`reread_after_failed_edits`).
+
+A patch of one file that fails to apply, retried with the hunk changed a little each time, is a
+new call each time, so neither the repeat rule nor the same-error wall's identical-retry denial
+meets it. What the retries share is the target: one file, with no change of it applied since.
+
+This rule counts the failed patches of a file (an edit tool, a patch's `*** Update File`, also
+sent through the shell) since the file last changed, whatever their errors say, and escalates
+with a precondition the model can meet: after `reread_after_failed_edits` failures (4) with no
+read of the file since the first of them, a patch of the file is denied until the file has been
+read (a read tool on it, or a shell command that names it and writes nothing): its text is not
+what the patches expect. A read, a change of the file that applies (a patch, a whole write, a
+shell edit), a user prompt or a compaction lifts it. A wall the model read the file during is
+left to the reminders: on real sessions a patch made after reading, even several failures
+later, or a smaller one, often applies.
+
+Not counted: a whole-file write that fails (the host says why: the file exists, or was not read),
+and a call the host rejected before it ran (Claude Code validates an Edit before its PreToolUse,
+so an Edit that reaches PreToolUse matches the file; the same-error wall ends such a turn).
+
+Its slot is `Agent.rules["target"]`: `{file: [failed patches, read since the first of them,
+the last failure's time, its error]}`, the file by its last two path components (`tools.target_of`), at
+most `MAX_FILES` files.
+"""
+
+import re
+from typing import Any, cast
+
+from ..config.settings import Config
+from ..core.ledger import MAX_ID_CHARS, Agent, Limits, drop_slot, slot, slots, trim
+from ..core.outcome import Failure, preview
+from ..core.redact import redact_prefix
+from ..core.shellwords import SHELL_KEYS, SHELL_TOOLS
+from ..core.tools import matches, target_of
+from ..core.verdict import Action, Decision, Rule
+from .base import CallContext, ResultContext
+
+NAME = "target"
+MAX_FILES = 8
+QUOTE_CHARS = 160
+#: Tools that change part of a file (Claude Code, DSH, Cursor, Gemini CLI, Copilot names).
+PATCH_TOOLS = frozenset({"Edit", "MultiEdit", "edit", "StrReplace", "replace", "str_replace", "NotebookEdit"})
+#: Tools that write a file whole.
+WRITE_TOOLS = frozenset({"Write", "write", "Create", "create", "write_file"})
+_UPDATE = r"(?m)^\*\*\* Update File: "
+_ADD = r"(?m)^\*\*\* Add File: "
+#: A shell command that writes a file it names (followed by the file's name to be one).
+_WRITES = (
+    r"\bsed\s+(?:-[^\s]*\s+)*-i|\bperl\s+(?:-\w+\s+)*-\w*i|>>?\s*['\"]?\S|\btee\b|\bsponge\b|write_text\s*\("
+    r"|\.write\s*\(|open\s*\([^)]*['\"][wa]\+?['\"]|\btruncate\b|\bdd\b[^|]*\bof="
+)
+
+#: `[failed patches, read since the first of them, the last one's time, its error (quoted, redacted)]`.
+Entry = list[float | bool | str]
+
+
+def _files(agent: Agent) -> dict[str, Entry]:
+    return cast("dict[str, Entry]", slot(agent, NAME) or {})
+
+
+def _command(tool: str, tool_input: Any) -> str | None:
+    if tool not in SHELL_TOOLS or not isinstance(tool_input, dict):
+        return None
+    return next((v[:4096] for k in SHELL_KEYS if isinstance(v := tool_input.get(k), str)), None)
+
+
+def _named(command: str, files: dict[str, Entry]) -> str | None:
+    """The tracked file a shell command names (by its file name), if any."""
+    for name in files:
+        if name.rsplit("/", 1)[-1] in command:
+            return name
+    return None
+
+
+def _attempt(tool: str, tool_input: Any, config: Config, files: dict[str, Entry]) -> tuple[str | None, str]:
+    """The file a call works on and how: `patch` (an edit or patch tool changing part of it, a
+    patch sent through the shell), `write` (whole), `script` (a shell command that names a file
+    whose patches failed and writes), `read` (any other call naming it: a read tool, a shell
+    command that names such a file); `(None, "")` for none."""
+    command = _command(tool, tool_input)
+    if command is not None and "*** " not in command:
+        name = _named(command, files)
+        return (name, "script" if re.search(_WRITES, command) else "read") if name is not None else (None, "")
+    file = target_of(tool_input, config)
+    if file is None:
+        return None, ""
+    file = file[:MAX_ID_CHARS]
+    patch = tool_input.get("command") if isinstance(tool_input, dict) else None  # Codex's apply_patch input
+    patch = patch[:4096] if isinstance(patch, str) else None
+    if tool in PATCH_TOOLS or (patch is not None and re.search(_UPDATE, patch)):
+        return file, "patch"
+    if tool in WRITE_TOOLS or (patch is not None and re.search(_ADD, patch)) or matches(tool, config.mutating_tools):
+        return file, "write"
+    return file, "read"
+
+
+def on_call(ctx: CallContext) -> Decision | None:
+    """Deny a patch of a file whose patches keep failing, until the file is read again."""
+    cfg = ctx.config
+    files = _files(ctx.agent)
+    if not files or not ctx.counted or ctx.event.event != "PreToolUse":
+        return None
+    file, how = _attempt(ctx.tool, ctx.tool_input, cfg, files)
+    entry = files.get(file) if file else None
+    if entry is None or how != "patch":
+        return None
+    failures, read, error = int(entry[0]), bool(entry[1]), str(entry[3])
+    assert file is not None
+    if cfg.reread_after_failed_edits and failures >= cfg.reread_after_failed_edits and not read:
+        text = reread_denial(file, failures, error)
+        return Decision(Action.DENY, Rule.TARGET, text, advice=reread_advice(file, failures), times=failures, tool=ctx.tool)
+    return None
+
+
+def on_result(ctx: ResultContext) -> None:
+    """Count a failed attempt to change a file; note a read of it; an edit that applies ends it."""
+    cfg = ctx.config
+    if not cfg.reread_after_failed_edits:
+        return None
+    files = _files(ctx.agent)
+    file, how = _attempt(ctx.tool, ctx.tool_input, cfg, files)
+    if not file:
+        return None
+    failed = ctx.outcome.failure != Failure.NONE
+    if how == "read":
+        if not failed and file in files:
+            files[file][1] = True
+        return None
+    if not failed:
+        files.pop(file, None)  # it applied: the file is as the model thinks
+        return None
+    if how != "patch" or ctx.call.get("late"):
+        # A whole write fails for other reasons (the file exists, was not read: the host says
+        # which); a call the host rejected before it ran (Claude Code validates an Edit before
+        # its PreToolUse) is checked by the host again next time, so only its own rule sees it.
+        return None
+    table = cast("dict[str, Entry]", slots(ctx.agent).setdefault(NAME, {}))
+    entry = table.setdefault(file, [0, False, 0.0, ""])
+    quote = preview(redact_prefix(ctx.outcome.text.strip(), QUOTE_CHARS + 1), QUOTE_CHARS)
+    table[file] = [int(entry[0]) + 1, bool(entry[1]), ctx.call["t"], quote]
+    trim(table, MAX_FILES, lambda k: float(table[k][2]))
+    return None
+
+
+def fit(agent: Agent, share: Limits) -> None:
+    """At most `MAX_FILES` files, whatever the share."""
+
+
+def reset(agent: Agent, why: str) -> None:
+    """A prompt or a compaction: the walls are forgotten."""
+    drop_slot(agent, NAME)
+
+
+# -- the texts the model reads (`messages.variant_of` names them) ----------------------------
+
+
+def _error(error: str) -> str:
+    return f' The last one failed with: """{error}"""' if error else ""
+
+
+def reread_denial(file: str, failures: int, error: str) -> str:
+    """An edit of a file whose last edits failed, with no read of it since."""
+    return (
+        f"REPEAT_TOOL_BLOCKED: this edit of {file} was not run: the last {failures} attempts to change it "
+        f"failed and it has not been read since they began (loop guard policy, not a tool failure).{_error(error)} "
+        f"The file's text is not what your edits expect. Read {file} first (a read tool, or `cat`, "
+        "`sed -n`); a read, an edit that applies or a new user message lifts this"
+    )
+
+
+def reread_advice(file: str, failures: int) -> str:
+    """The same as a reminder (advise mode)."""
+    return (
+        f"[loopguard] The last {failures} attempts to change {file} failed and it has not been read since they began: "
+        "its text is not what your edits expect. Read it before you edit it again."
+    )
+
+
+VARIANTS: tuple[tuple[str, str, str], ...] = (
+    ("target_reread_denial", "REPEAT_TOOL_BLOCKED: this edit of ", " has not been read since they began"),
+    ("target_reread_advice", "[loopguard] The last ", " has not been read since they began: its text"),
+)

@@ -1,0 +1,67 @@
+"""One file, patches that keep failing (`rules/target.py`): denied until the file is read again."""
+
+from __future__ import annotations
+
+import importlib
+
+from rulekit import agent, call_ctx, result_ctx
+
+from loopguard_hook.core.outcome import Failure, Outcome
+from loopguard_hook.core.verdict import Action, Rule
+
+rule = importlib.import_module("loopguard_hook.rules.target")
+FAILED = Outcome("f", Failure.HARD, "Failed to find expected lines in src/app.py:\n    return total")
+EDIT = {"file_path": "/repo/src/app.py", "old_string": "return total", "new_string": "return total + 1"}
+
+
+def _fail(entry: dict, n: int = 1) -> None:  # type: ignore[type-arg]
+    for _ in range(n):
+        rule.on_result(result_ctx("Edit", EDIT, "", entry=entry, outcome=FAILED))  # type: ignore[arg-type]
+
+
+def _patch(entry: dict) -> object:  # type: ignore[type-arg]
+    return rule.on_call(call_ctx("Edit", EDIT, entry=entry))  # type: ignore[arg-type]
+
+
+def test_a_patch_after_four_failed_ones_with_no_read_is_denied_until_a_read() -> None:
+    entry = agent()
+    _fail(entry, 3)
+    assert _patch(entry) is None  # three failures: the fourth may be the fix
+    _fail(entry)
+    verdict = _patch(entry)
+    assert verdict is not None and (verdict.action, verdict.rule) == (Action.DENY, Rule.TARGET)  # type: ignore[attr-defined]
+    assert "Read src/app.py first" in verdict.message and "Failed to find expected lines" in verdict.message  # type: ignore[attr-defined]
+    rule.on_result(result_ctx("Bash", {"command": "sed -n '1,80p' src/app.py"}, {"stdout": "x"}, entry=entry))  # type: ignore[arg-type]
+    assert _patch(entry) is None  # read since: the precondition is met
+
+
+def test_a_read_during_the_wall_meets_the_precondition_for_good() -> None:
+    entry = agent()
+    _fail(entry)
+    rule.on_result(result_ctx("Read", {"file_path": "/repo/src/app.py"}, {"file": {"content": "x"}}, entry=entry))  # type: ignore[arg-type]
+    _fail(entry, 6)
+    assert _patch(entry) is None
+
+
+def test_a_change_that_applies_ends_the_wall_and_a_whole_write_is_never_denied() -> None:
+    entry = agent()
+    _fail(entry, 5)
+    assert rule.on_call(call_ctx("Write", {"file_path": "/repo/src/app.py", "content": "x"}, entry=entry)) is None  # type: ignore[arg-type]
+    rule.on_result(result_ctx("Bash", {"command": "sed -i 's/a/b/' src/app.py"}, {"stdout": ""}, entry=entry))  # type: ignore[arg-type]
+    assert _patch(entry) is None
+
+
+def test_rejections_before_the_call_ran_and_failed_writes_do_not_count() -> None:
+    entry = agent()
+    late = result_ctx("Edit", EDIT, "", entry=entry, outcome=FAILED)
+    for _ in range(6):
+        rule.on_result(late._replace(call={**late.call, "late": True}))
+        rule.on_result(result_ctx("Write", {"file_path": "/repo/src/app.py", "content": "x"}, "", entry=entry, outcome=FAILED))  # type: ignore[arg-type]
+    assert _patch(entry) is None and "rules" not in entry
+
+
+def test_a_prompt_forgets_the_wall() -> None:
+    entry = agent()
+    _fail(entry, 5)
+    rule.reset(entry, "prompt")
+    assert _patch(entry) is None
