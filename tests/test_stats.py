@@ -61,6 +61,9 @@ TEMPLATES = {
     "poll_denial": _rule("polling").poll_denial("background task b1", 7),
     "target_reread_denial": _rule("target").reread_denial("src/app.py", 4, "Failed to find expected lines"),
     "target_reread_advice": _rule("target").reread_advice("src/app.py", 4),
+    "wall_reminder": _rule("every_call").wall_reminder(4, "Operation not permitted"),
+    "wall_denial": _rule("every_call").wall_denial(4),
+    "wall_stop": _rule("every_call").wall_stop(4, ends_turn=True, pauses=False),
 }
 
 

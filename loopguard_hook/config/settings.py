@@ -65,6 +65,8 @@ class Config(NamedTuple):
     same_error_stop_at: int = 0
     # edits of one file that keep failing (rules/target.py)
     reread_after_failed_edits: int = 4
+    # every call refused the same way (rules/every_call.py)
+    refused_remind_at: int = 3
     # same answer (rules/same_answer.py)
     same_answer_remind_at: int = 3
     # background polling (rules/polling.py)
@@ -112,6 +114,7 @@ RULES_OFF: dict[str, dict[str, Any]] = {
     "continuations": {"max_idle_continuations": 0},
     "polling": {"max_rapid_polls": 0},
     "target": {"reread_after_failed_edits": 0},
+    "every_call": {"refused_remind_at": 0},
 }
 
 #: Each profile: the rules it leaves out (`rules_off`, from `RULES_OFF`) and the settings it
@@ -119,7 +122,7 @@ RULES_OFF: dict[str, dict[str, Any]] = {
 PROFILE_SPECS: dict[str, dict[str, Any]] = {
     "balanced": {},
     "reminder": {
-        "rules_off": ("budgets", "same_error", "same_answer", "continuations", "polling", "target"),
+        "rules_off": ("budgets", "same_error", "same_answer", "continuations", "polling", "target", "every_call"),
         "counting": "consecutive",
         "remind_at": (3, 5, 8),
         "deny_at": 0,
@@ -131,7 +134,7 @@ PROFILE_SPECS: dict[str, dict[str, Any]] = {
         "exclude": (),
     },
     "breaker": {
-        "rules_off": ("budgets", "same_error", "same_answer", "continuations", "polling", "target"),
+        "rules_off": ("budgets", "same_error", "same_answer", "continuations", "polling", "target", "every_call"),
         "counting": "consecutive",
         "remind_at": (),
         "deny_at": 2,
@@ -147,7 +150,7 @@ PROFILE_SPECS: dict[str, dict[str, Any]] = {
         "preview_chars": 400,
     },
     "progress": {
-        "rules_off": ("same_error", "same_answer", "continuations", "polling", "target"),
+        "rules_off": ("same_error", "same_answer", "continuations", "polling", "target", "every_call"),
         "counting": "no_progress",
         "remind_at": (),
         "deny_at": 6,

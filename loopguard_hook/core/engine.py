@@ -232,6 +232,7 @@ def _result(
     ev: _Event, agent: Agent, call: Call, tool: str, tool_input: object, response: object, outcome: Outcome
 ) -> Decision | None:
     """Record a call's result and run the result rules; their verdict, fitted (None for none)."""
+    outcome, clean = progress.without_noise(agent, call, outcome)
     evidence = progress.record_result(
         agent, call, tool, tool_input, response, outcome, ev.config, agents=len(ev.state["agents"])
     )
@@ -240,7 +241,7 @@ def _result(
         return None
     ctx = rules.ResultContext(
         ev.config, ev.caps, agent, call, sig, tool, outcome, evidence.new, evidence.productive, tool_input, response,
-        len(ev.state["agents"]),
+        len(ev.state["agents"]), clean,
     )
     verdicts = [found for rule in rules.ON_RESULT if (found := rule(ctx)) is not None]
     if call.get("new"):

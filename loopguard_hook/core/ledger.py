@@ -132,6 +132,7 @@ if TYPE_CHECKING:
         calls: dict[str, Call]
         followup: NotRequired[FollowUp]
         seen: NotRequired[list[str]]  # outcome fingerprints this agent has seen, at most MAX_SEEN
+        noise: NotRequired[dict[str, list[str | int]]]  # [calls, last call, text after] of lines leading outputs
         rules: NotRequired[dict[str, object]]  # each rule's table, under its name (`rules/`)
 
 

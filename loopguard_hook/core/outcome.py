@@ -174,6 +174,12 @@ def classify_response(tool_name: str, response: Any) -> int:
     return Failure.NONE
 
 
+def text_failure(text: str) -> bool:
+    """Whether a plain text reads as a failure of a shell command (what `Failure.SOFT` means)."""
+    tail = text[-4096:] if len(text) > 8192 else text
+    return re.compile(_FAILURE_TEXT, re.MULTILINE).search(tail) is not None
+
+
 def outcome_of_response(tool_name: str, response: Any, *, mutation: bool = False) -> Outcome:
     """Fingerprint, failure level and human text of a `tool_response`."""
     return Outcome(

@@ -26,9 +26,9 @@ from ..config.settings import Config
 from . import ledger
 from .host import Capabilities
 from .ledger import MAX_CALLS, MAX_ID_CHARS, MAX_OUTCOMES, MAX_SIGNATURES, SUMMARY_CHARS, Agent, Call, Session, Signature
-from .outcome import Failure, Outcome, preview
+from .outcome import Failure, Outcome, preview, text_failure
 from .redact import redact_prefix
-from .signature import HEAD_CHARS, CallKey, call_key
+from .signature import HEAD_CHARS, CallKey, call_key, digest
 from .tools import is_noop_mutation, is_tracked, matches
 
 
@@ -218,6 +218,63 @@ def _twin_window(window: float, batched: bool, other: Call, lost_posts: bool) ->
 
 
 # -- results ----------------------------------------------------------------------------------
+
+#: A line leading the outputs of this many different calls is the shell's, not the command's (a
+#: profile's warning printed on stderr before every command: corpus rollout of 2025-10-24).
+NOISE_CALLS = 3
+#: Lines of an output's head looked at, their least length, and lines followed at most.
+NOISE_LINES = 3
+NOISE_MIN_CHARS = 12
+MAX_NOISE = 8
+#: Lines a host writes around every output: never noise (they are how a result reads).
+_FRAME = r"(?:Exit code|Wall time|Output:|Process exited|Chunk ID|Original token count|Total output lines|<status>)"
+#: What the shell itself prints before a command runs: a startup file's complaint, a warning. A
+#: line of the command's own (an error a patch or a compiler repeats) never is noise.
+_SHELL_NOISE = (
+    r"\A(?:\S*(?:\.(?:bash|zsh)rc|\.(?:bash_)?profile|\.zshenv|\.zprofile|shellenv\.sh|/etc/profile)\S*: "
+    r"|(?:-?bash|zsh|sh): |[Ww]arning: |WARNING: )"
+)
+
+
+def without_noise(agent: Agent, call: Call, outcome: Outcome) -> tuple[Outcome, str]:
+    """The outcome, and its text without the shell's own lines (a startup file's complaint, a
+    warning: `_SHELL_NOISE`) that lead the outputs of many different calls (`NOISE_CALLS`, with
+    different text after them): a shell profile's warning printed on stderr before every command
+    (`.../shellenv.sh: line 18: /bin/ps: Operation not permitted`) made every success a failure
+    and unrelated failures the same error. A failure read only from such a line is taken back;
+    the text without them is what errors are compared by (`ResultContext.clean`). The outcome's
+    text and fingerprint stay: an answer is compared whole."""
+    lines = outcome.text.split("\n", NOISE_LINES)
+    noise = agent.setdefault("noise", {})
+    sig = call["sig"][:8]
+    dropped = False
+    for i, line in enumerate(lines[:NOISE_LINES]):
+        body = line.strip()
+        if len(body) < NOISE_MIN_CHARS or re.match(_FRAME, body) or not re.search(_SHELL_NOISE, body):
+            continue
+        key = digest(body.encode("utf-8", "surrogatepass"))[:8]
+        entry = noise.get(key)
+        if entry is None:
+            noise[key] = entry = [0, "", ""]
+            for old in list(noise)[:-MAX_NOISE]:
+                del noise[old]
+        rest = digest("\n".join(lines[:i] + lines[i + 1 :]).encode("utf-8", "surrogatepass"))[:6]
+        if entry[1] != sig:
+            entry[0], entry[1] = int(entry[0]) + 1, sig
+            if str(entry[2]) not in ("", "*", rest):
+                entry[2] = "*"  # different text after it: the line is no part of one answer
+            elif entry[2] == "":
+                entry[2] = rest
+        if int(entry[0]) >= NOISE_CALLS and entry[2] == "*":
+            lines[i], dropped = "\0", True
+    if not noise:
+        del agent["noise"]
+    if not dropped:
+        return outcome, outcome.text
+    text = "\n".join(line for line in lines if line != "\0")
+    if outcome.failure == Failure.SOFT and not text_failure(text):
+        outcome = outcome._replace(failure=Failure.NONE)
+    return outcome, text
 
 
 class Evidence(NamedTuple):

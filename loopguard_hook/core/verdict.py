@@ -34,6 +34,7 @@ class Rule(enum.StrEnum):
     TEXT = "LOOP_GUARD_TEXT"
     POLL = "LOOP_GUARD_POLL"
     TARGET = "LOOP_GUARD_TARGET"
+    WALL = "LOOP_GUARD_WALL"
 
 
 #: Denials after which the progress profile switches the turn to answer-only mode.

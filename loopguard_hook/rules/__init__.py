@@ -17,6 +17,7 @@ from . import (
     budgets,
     continuations,
     duplicates,
+    every_call,
     polling,
     repeat,
     same_answer,
@@ -41,20 +42,23 @@ ON_CALL: tuple[Rule[CallContext], ...] = (
     same_path.on_call,
     same_error.on_call,
     target.on_call,
+    every_call.on_call,
     polling.on_call,
     budgets.call_budget,
 )
 ON_RESULT: tuple[Rule[ResultContext], ...] = (
-    same_path.on_result, same_error.on_result, same_result.on_result, same_answer.on_result, polling.on_result, target.on_result
+    same_path.on_result, same_error.on_result, same_result.on_result, same_answer.on_result, polling.on_result, target.on_result,
+    every_call.on_result,
 )
 ON_TEXT: tuple[Rule[TextContext], ...] = (text_loops.on_text, continuations.on_text)
-SLOTS: tuple[SlotRule, ...] = (answer_only, repeat, same_result, same_path, same_error, same_answer, polling, target)
+SLOTS: tuple[SlotRule, ...] = (answer_only, repeat, same_result, same_path, same_error, same_answer, polling, target, every_call)
 #: Every rule's text templates, for `messages.variant_of`: a rule whose texts begin like a more
 #: general template of another is listed before it (the same-error wall's denials before the
 #: repeat rule's).
 VARIANTS: tuple[tuple[str, str, str], ...] = (
     *polling.VARIANTS,
     *target.VARIANTS,
+    *every_call.VARIANTS,
     *same_error.VARIANTS,
     *continuations.VARIANTS,
     *repeat.VARIANTS,

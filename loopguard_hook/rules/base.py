@@ -96,7 +96,8 @@ class ResultContext(NamedTuple):
     had not seen the outcome since the last reset, `productive` when it is new evidence or a
     successful mutation (`progress.Evidence`). `tool_input` is the call's
     input and `response` its `tool_response` (or error text) as the client sent them; `agents`
-    how many agents the session holds (their tables share one budget: `ledger.limits`)."""
+    how many agents the session holds (their tables share one budget: `ledger.limits`); `clean`
+    the text without the lines that lead many calls' outputs (`error_text`)."""
 
     config: Config
     caps: Capabilities
@@ -110,6 +111,13 @@ class ResultContext(NamedTuple):
     tool_input: Any = None
     response: Any = None
     agents: int = 1
+    clean: str | None = None
+
+    @property
+    def error_text(self) -> str:
+        """The result's text without the lines that lead every call's output (a shell profile's
+        warning): what errors are compared by (`progress.without_noise`)."""
+        return self.outcome.text if self.clean is None else self.clean
 
 
 class TextContext(NamedTuple):

@@ -193,7 +193,7 @@ def answer_limit(agents: int) -> int:
 def answer_key(ctx: ResultContext) -> tuple[str, ...] | None:
     """What the call's answer is, as compared between calls (the keys it may be known by, the
     one to file it under last), or None when it says nothing."""
-    text, tool_input = ctx.outcome.text, ctx.tool_input
+    text, tool_input = ctx.error_text, ctx.tool_input  # without the shell's own lines
     command = _command(ctx.tool, tool_input)
     body = text.strip()
     asked = re.match(_LEAD + QUESTIONS, command) if command is not None else None
@@ -295,7 +295,7 @@ def _writes(ctx: ResultContext) -> bool:
 
 def _reminder(ctx: ResultContext, count: int) -> Decision:
     limit = ctx.config.result_preview_chars
-    shown = ctx.outcome.text.strip()
+    shown = ctx.error_text.strip()
     quoted = preview(redact_prefix(shown, limit + 1), limit) if shown else ""
     text = same_answer_reminder(ctx.tool, count, quoted, limit)
     return Decision(Action.REMIND, Rule.SAME_ANSWER, text, times=count, tool=ctx.tool)

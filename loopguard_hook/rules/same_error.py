@@ -155,12 +155,12 @@ def on_result(ctx: ResultContext) -> Decision | None:
     if outcome.failure == Failure.NONE:
         _succeeded(ctx, file_id, shape, escalates=escalates)
         return None
-    if re.match(_BARE_NO, outcome.text[:64]):
+    if re.match(_BARE_NO, ctx.error_text[:64]):
         return None
     # A call first seen by PostToolBatch whose answer is a validation rejection never ran; one
     # whose PreToolUse record the state budget dropped ran, and its answer says so.
     rejected = bool(ctx.call.get("late")) and "<tool_use_error>" in outcome.text[:256]
-    key = f"{tool[:MAX_ID_CHARS]}:{file_id or ''}:{error_signature(outcome.text, ctx.tool_input)}"
+    key = f"{tool[:MAX_ID_CHARS]}:{file_id or ''}:{error_signature(ctx.error_text, ctx.tool_input)}"
     entry = errors.setdefault(key, {"sigs": [], "t": ctx.call["t"]})
     rounds_before, level = entry.get("rounds", 0), entry.get("level", 0)
     # Calls seen first in one batch event (validation rejections issued together) came before

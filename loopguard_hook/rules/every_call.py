@@ -1,0 +1,187 @@
+"""One wall for every call: every call refused the same way, whatever it is (`refused_remind_at`).
+
+A sandbox that refuses every command, a permission rule that refuses a tool, a broken hook that
+fails every call, a network that is not there: the agent tries one thing after another and each
+fails with the same refusal. The calls differ, so the repeat rule does not count them, and the
+same-error wall denies only a retry identical to a failed call. Nothing the agent tries this
+way can succeed, so after the reminder this rule denies the next call of the refused tools, and
+a further round ends the turn (Claude Code `continue: false`; Codex a final denial; DSH answer-only
+for the rest of the turn).
+
+A refusal is a failure whose text says the environment refused the call (`REFUSALS`: a sandbox,
+`Operation not permitted`, `Permission denied`, a permission rule, a hook error, `command not
+found`, a name that does not resolve, a network that is unreachable), not what the call asked
+(a syntax error is no refusal). Refusals are compared as `outcome.error_signature` compares
+errors, with the tool's name masked. The wall stands once `refused_remind_at` rounds of calls of
+at least `MIN_KINDS` kinds (tools, or programs run through the shell) were refused the same way
+with no success of any call between; calls issued together are one round. After the reminder,
+a call of the refused tools is denied (when one tool ran them all, only of the programs refused,
+until more than `MIN_KINDS` were: a program not tried yet may work), and the round after the
+denial ends the turn. Any success
+ends the wall, as does a user prompt or a compaction. A refused call run again identically is let
+through once (Codex's retry with escalated permissions, which its hooks see as the same call).
+
+Its slot is `Agent.rules["every_call"]`: the wall being watched, `[error key, rounds, the
+tools and programs refused, when the first result of the latest round came back, level,
+denied at]`.
+"""
+
+import re
+from typing import Any, cast
+
+from ..core.ledger import MAX_ID_CHARS, Agent, Limits, drop_slot, slot, slots
+from ..core.messages import PREFIX, quote
+from ..core.outcome import Failure, error_signature
+from ..core.redact import redact_prefix
+from ..core.shellwords import SHELL_KEYS, SHELL_TOOLS
+from ..core.verdict import Action, Decision, Rule
+from .base import CallContext, ResultContext
+
+NAME = "every_call"
+MAX_KINDS = 8
+#: Kinds of call (tools, or programs run through the shell) a wall must have refused: with two,
+#: the next program tried often worked (corpus rollout of 2025-10-27: a typecheck refused by the
+#: sandbox two ways, then eslint ran).
+MIN_KINDS = 3
+QUOTE_CHARS = 240
+#: What a refusal by the environment says (sandboxes, permission rules, hooks, missing
+#: programs, the network): Claude Code 2.1.332 and Codex 0.171.0 texts, corpus rollouts.
+REFUSALS = (
+    r"sandbox|Operation not permitted|Permission denied|permission to use|has been denied|not allowed to"
+    r"|blocked by|hook error|denied by|command not found|not recognized as|Could not resolve host"
+    r"|Temporary failure in name resolution|Network is unreachable|Connection refused"
+)
+_SYNTAX_ERROR = r"syntax error|unexpected EOF|unexpected token|SyntaxError|invalid syntax"
+#: A host's prefix naming the tool (`PreToolUse:Bash hook error:`), masked so every tool's
+#: refusal compares alike.
+_TOOL_PREFIX = r"\A(?:PreToolUse|PostToolUse):\S+ "
+
+#: `[error key, rounds, kinds, latest round answered at, level, denied at]`.
+Wall = list[Any]
+
+
+def _wall(agent: Agent) -> Wall | None:
+    return cast("Wall | None", slot(agent, NAME))
+
+
+def refusal_key(text: str, tool_input: Any) -> str | None:
+    """The key a refusal is compared by, or None for a failure that is no refusal."""
+    head = text[:2000]
+    if not re.search(REFUSALS, head, re.IGNORECASE) or re.search(_SYNTAX_ERROR, head):
+        return None
+    return error_signature(re.sub(_TOOL_PREFIX, "", head.strip()), tool_input)[:16]
+
+
+def kind_of(tool: str, tool_input: Any) -> str:
+    """The tool, and for a shell command the program it runs first."""
+    if tool in SHELL_TOOLS and isinstance(tool_input, dict):
+        command = next((v for k in SHELL_KEYS if isinstance(v := tool_input.get(k), str)), "")
+        words = [w for w in command[:256].split() if "=" not in w and w not in ("sudo", "env", "cd", "&&")]
+        return f"{tool[:MAX_ID_CHARS]}:{(words[0].rsplit('/', 1)[-1] if words else '')[:64]}"
+    return tool[:MAX_ID_CHARS]
+
+
+def on_result(ctx: ResultContext) -> Decision | None:
+    """Follow the refusals; remind once the wall stands."""
+    threshold = ctx.config.refused_remind_at
+    if not threshold:
+        return None
+    if ctx.outcome.failure == Failure.NONE:
+        drop_slot(ctx.agent, NAME)  # something works: not every call is refused
+        return None
+    key = refusal_key(ctx.error_text, ctx.tool_input)
+    wall = _wall(ctx.agent)
+    if key is None:
+        return None
+    if wall is None or wall[0] != key:
+        wall = [key, 0, [], 0.0, 0, 0.0]
+        slots(ctx.agent)[NAME] = wall
+    if ctx.call["t"] >= float(wall[3]):  # issued after the model saw the latest refusal: a new round
+        wall[1], wall[3] = int(wall[1]) + 1, ctx.agent["updated"]
+    kinds = cast("list[str]", wall[2])
+    kind = kind_of(ctx.tool, ctx.tool_input)
+    if kind not in kinds:
+        kinds.append(kind)
+        del kinds[:-MAX_KINDS]
+    if wall[4] or int(wall[1]) < threshold or len(kinds) < MIN_KINDS:
+        return None
+    wall[4] = 1
+    shown = quote(redact_prefix(ctx.error_text, QUOTE_CHARS + 1), QUOTE_CHARS)
+    return Decision(Action.REMIND, Rule.WALL, wall_reminder(int(wall[1]), shown), times=int(wall[1]), tool=ctx.tool)
+
+
+def on_call(ctx: CallContext) -> Decision | None:
+    """After the reminder, deny the next call of a refused tool; a round after that, end the turn."""
+    wall = _wall(ctx.agent)
+    if wall is None or not wall[4] or ctx.event.event != "PreToolUse" or not ctx.config.refused_remind_at:
+        return None
+    if ctx.call.get("retry"):
+        return None  # a refused call run again, escalated (Codex asks for more permissions): a way out
+    kinds = cast("list[str]", wall[2])
+    tools = {k.split(":", 1)[0] for k in kinds}
+    # Refused across tools, every call is; refused through one tool, the programs it ran are.
+    one_tool = len(tools) == 1 and len(kinds) <= MIN_KINDS
+    if ctx.tool[:MAX_ID_CHARS] not in tools or (one_tool and kind_of(ctx.tool, ctx.tool_input) not in kinds):
+        return None
+    rounds = int(wall[1])
+    if int(wall[4]) == 1:
+        wall[4], wall[5] = 2, ctx.now
+        return Decision(Action.DENY, Rule.WALL, wall_denial(rounds), advice=wall_reminder(rounds, ""), times=rounds)
+    if ctx.now - float(wall[5]) <= ctx.config.parallel_window_seconds:
+        # issued together with the denied call (one batch): denied with it
+        return Decision(Action.DENY, Rule.WALL, wall_denial(rounds), advice=wall_reminder(rounds, ""), times=rounds)
+    drop_slot(ctx.agent, NAME)  # the turn ends here: a call after it starts a wall of its own
+    text = wall_stop(rounds, ends_turn=ctx.ends_turn, pauses=ctx.pauses_tools)
+    reason = f"{PREFIX} ended the turn: every call was refused the same way. Send a new message to continue."
+    return Decision(Action.STOP, Rule.WALL, text, stop_reason=reason, advice=wall_reminder(rounds, ""), times=rounds)
+
+
+def fit(agent: Agent, share: Limits) -> None:
+    """One wall: nothing to trim."""
+
+
+def reset(agent: Agent, why: str) -> None:
+    """A prompt or a compaction: the wall is forgotten."""
+    drop_slot(agent, NAME)
+
+
+# -- the texts the model reads (`messages.variant_of` names them) ----------------------------
+
+
+def wall_reminder(rounds: int, error: str) -> str:
+    """The wall stands: every kind of call is refused the same way."""
+    shown = f': """{error}"""' if error else ""
+    return (
+        f"[{PREFIX}] Every call of the last {rounds} rounds was refused the same way, whatever it was{shown}. "
+        "The environment refuses these calls (a sandbox, a permission rule, a broken hook, no network): "
+        "trying them another way will not succeed. Stop, and tell the user what is refused and what you need."
+    )
+
+
+def wall_denial(rounds: int) -> str:
+    """A call after the reminder: not run."""
+    return (
+        f"REPEAT_TOOL_BLOCKED: this call was not run: every call of the last {rounds} rounds was refused "
+        "the same way, whatever it was (loop guard policy, not a tool failure). It would be refused too. "
+        "Stop calling tools for this and tell the user what is refused and what you need"
+    )
+
+
+def wall_stop(rounds: int, *, ends_turn: bool, pauses: bool) -> str:
+    """The round after the denial: the end of the turn, worded for what the host does."""
+    base = (
+        f"REPEAT_TOOL_BLOCKED: every call of the last {rounds} rounds was refused the same way, also after a "
+        "denial (loop guard policy, not a tool failure)"
+    )
+    if ends_turn:
+        return base + ". The loop guard is ending this turn: tell the user what is refused and what you need"
+    if pauses:
+        return base + ". Tool calls are now paused for the rest of this turn: tell the user what is refused and what you need"
+    return base + ". This is final: stop calling tools and tell the user what is refused and what you need"
+
+
+VARIANTS: tuple[tuple[str, str, str], ...] = (
+    ("wall_stop", "REPEAT_TOOL_BLOCKED: every call of the last ", ""),
+    ("wall_denial", "REPEAT_TOOL_BLOCKED: this call was not run: every call of the last ", ""),
+    ("wall_reminder", f"[{PREFIX}] Every call of the last ", ""),
+)

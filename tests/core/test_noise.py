@@ -1,0 +1,37 @@
+"""The shell's own lines (`progress.without_noise`): a startup file's warning printed before
+every command is no part of what the command answered."""
+
+from __future__ import annotations
+
+from loopguard_hook.core import ledger, progress
+from loopguard_hook.core.outcome import Failure, Outcome
+
+NOISE = "/opt/homebrew/Library/Homebrew/cmd/shellenv.sh: line 18: /bin/ps: Operation not permitted"
+
+
+def _run(agent: ledger.Agent, sig: str, text: str, failure: int = Failure.SOFT) -> tuple[Outcome, str]:
+    call: ledger.Call = {"sig": sig, "t": 1.0, "seq": 1, "phase": "pre"}
+    return progress.without_noise(agent, call, Outcome("f" + sig, failure, text))
+
+
+def test_a_profile_warning_before_every_command_stops_making_successes_failures() -> None:
+    agent = ledger.new_agent(1.0)
+    for n, rest in enumerate(["", "main\n", "origin/main\n"]):
+        outcome, clean = _run(agent, f"s{n}", f"{NOISE}\n{rest}")
+    assert outcome.failure == Failure.NONE and NOISE not in clean and outcome.text.startswith(NOISE)
+    refused, clean = _run(agent, "s9", f"{NOISE}\nfatal: could not read Username")
+    assert refused.failure == Failure.SOFT and clean == "fatal: could not read Username"
+
+
+def test_an_error_repeated_by_different_calls_is_kept() -> None:
+    agent = ledger.new_agent(1.0)
+    for n in range(5):
+        outcome, clean = _run(agent, f"s{n}", f"Failed to find expected lines in src/a.py:\n    line {n}")
+    assert clean.startswith("Failed to find expected lines") and outcome.failure == Failure.SOFT
+
+
+def test_the_same_answer_after_a_warning_is_no_noise() -> None:
+    agent = ledger.new_agent(1.0)
+    for n in range(5):
+        outcome, clean = _run(agent, f"s{n}", "warning: the lock file is stale\nnot accessible on a free plan", Failure.NONE)
+    assert clean.startswith("warning:")  # the same text after it every time: one answer, kept whole

@@ -1,0 +1,67 @@
+"""One wall for every call (`rules/every_call.py`): every call refused the same way."""
+
+from __future__ import annotations
+
+import importlib
+
+from rulekit import agent, call_ctx, result_ctx
+
+from loopguard_hook.core.outcome import Failure, Outcome
+from loopguard_hook.core.verdict import Action, Rule
+
+rule = importlib.import_module("loopguard_hook.rules.every_call")
+REFUSED = (
+    "failed in sandbox LinuxSeccomp with execution error: sandbox denied exec error, exit code: 1, stdout: , "
+    "stderr: Operation not permitted"
+)
+
+
+def _refused(entry: dict, command: str, t: float) -> object:  # type: ignore[type-arg]
+    ctx = result_ctx("Bash", {"command": command}, REFUSED, entry=entry, outcome=Outcome("f", Failure.SOFT, REFUSED))  # type: ignore[arg-type]
+    ctx.agent["updated"] = t + 0.5
+    return rule.on_result(ctx._replace(call={**ctx.call, "t": t}))
+
+
+def test_three_programs_refused_the_same_way_are_reminded_then_denied_then_the_turn_ends() -> None:
+    entry = agent()
+    got = [_refused(entry, c, 10.0 * n) for n, c in enumerate(["git add -A", "npm install", "curl https://x.y"], start=1)]
+    assert got[:2] == [None, None]
+    assert got[2] is not None and (got[2].action, got[2].rule) == (Action.REMIND, Rule.WALL)  # type: ignore[attr-defined]
+    deny = rule.on_call(call_ctx("Bash", {"command": "npm ci"}, entry=entry, now=50.0))  # type: ignore[arg-type]
+    assert deny is not None and (deny.action, deny.rule) == (Action.DENY, Rule.WALL)
+    stop = rule.on_call(call_ctx("Bash", {"command": "git commit -m x"}, entry=entry, now=60.0))  # type: ignore[arg-type]
+    assert stop is not None and stop.action is Action.STOP and "rules" not in entry
+
+
+def test_a_program_not_tried_yet_goes_ahead_and_a_success_ends_the_wall() -> None:
+    entry = agent()
+    for n, c in enumerate(["git add -A", "npm install", "curl https://x.y"], start=1):
+        _refused(entry, c, 10.0 * n)
+    assert rule.on_call(call_ctx("Bash", {"command": "eslint ."}, entry=entry, now=50.0)) is None  # type: ignore[arg-type]
+    rule.on_result(result_ctx("Bash", {"command": "eslint ."}, {"stdout": "ok"}, entry=entry))  # type: ignore[arg-type]
+    assert rule.on_call(call_ctx("Bash", {"command": "npm ci"}, entry=entry, now=60.0)) is None  # type: ignore[arg-type]
+
+
+def test_one_batch_or_two_kinds_is_no_wall() -> None:
+    batch = agent()
+    for c in ["git add -A", "npm install", "curl https://x.y", "pip install x"]:
+        assert _refused(batch, c, 10.0) is None  # issued together: one round
+    two = agent()
+    for n, c in enumerate(["git add -A", "npm install", "git add .", "npm i", "git add x"], start=1):
+        assert _refused(two, c, 10.0 * n) is None
+
+
+def test_an_escalated_retry_goes_ahead() -> None:
+    entry = agent()
+    for n, c in enumerate(["git add -A", "npm install", "curl https://x.y"], start=1):
+        _refused(entry, c, 10.0 * n)
+    retry = call_ctx("Bash", {"command": "git add -A"}, entry=entry, now=50.0)
+    assert rule.on_call(retry._replace(call={**retry.call, "retry": True})) is None
+
+
+def test_what_is_no_refusal() -> None:
+    assert rule.refusal_key("Exit code 1", {}) is None
+    assert rule.refusal_key("bash: syntax error near unexpected token `)'", {}) is None
+    assert rule.refusal_key("PreToolUse:Bash hook error: /h/check.sh: Permission denied", {}) == rule.refusal_key(
+        "PreToolUse:Read hook error: /h/check.sh: Permission denied", {}
+    )
