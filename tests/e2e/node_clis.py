@@ -149,9 +149,7 @@ def hook_groups(
     event's name), matcher `*` except on the events that take none."""
     hooks: dict[str, Any] = {}
     for event in events:
-        group: dict[str, Any] = {
-            "hooks": [{"type": "command", "command": command.replace("{event}", event), "timeout": timeout}]
-        }
+        group: dict[str, Any] = {"hooks": [{"type": "command", "command": command.replace("{event}", event), "timeout": timeout}]}
         if event not in no_matcher:
             group = {"matcher": "*", **group}
         hooks[event] = [group]
@@ -221,15 +219,17 @@ class HostRun:
 
 def neutralizer(ws: Workspace, extra: Mapping[str, str] = {}) -> Callable[[Any], Any]:
     """A function that rewrites the run's paths inside any JSON value: the workspace to
-    `/home/user/project`, HOME to `/home/user` (also in the dash-slug form Qwen names its project
-    folders by), TMPDIR to `/tmp`, the cache to `/home/user/.cache/loopguard-hook-e2e`, the run
-    dir to `/tmp/e2e-run`; `extra` first."""
+    `/home/user/project` (also in the dash-slug form Qwen names its project folders by, and as
+    the name of Gemini's per-project temp folder), HOME to `/home/user`, TMPDIR to `/tmp`, the
+    cache to `/home/user/.cache/loopguard-hook-e2e`, the run dir to `/tmp/e2e-run`; `extra`
+    first."""
 
     def slug(path: Path | str) -> str:
         return re.sub(r"[^A-Za-z0-9]", "-", str(path))
 
     pairs = [
         *extra.items(),
+        (str(ws.home / ".gemini" / "tmp" / ws.work.name), "/home/user/.gemini/tmp/project"),
         (str(ws.work), "/home/user/project"),
         (slug(ws.work), slug("/home/user/project")),
         (str(ws.home), "/home/user"),

@@ -51,7 +51,12 @@ def capture_all(work: Path) -> Scenario:
         [call("grep_search", {"pattern": "beta"})],
         [call("list_directory", {"dir_path": "."})],
         [call("write_file", {"file_path": "new.txt", "content": "one\ntwo\n"})],
-        [call("replace", {"file_path": "new.txt", "instruction": "Change two to three", "old_string": "two", "new_string": "three"})],
+        [
+            call(
+                "replace",
+                {"file_path": "new.txt", "instruction": "Change two to three", "old_string": "two", "new_string": "three"},
+            )
+        ],
         [read("missing.txt")],
         [call("read_file", {})],
         [read(work / "notes.txt"), read(work / "notes.txt"), shell("echo batch")],

@@ -66,7 +66,7 @@ def loop_run(qwen: QwenCode, ws: Workspace) -> HostRun:
 def kind(payload: dict[str, Any]) -> str:
     """`<Event>[.<tool>][.<variant>]` of one payload."""
     event = str(payload.get("hook_event_name"))
-    parts = [event]
+    parts: list[Any] = [event]
     if event == "PostToolBatch" and payload.get("tool_calls"):
         first = payload["tool_calls"][0]
         parts += [first.get("tool_name"), (first.get("tool_response") or {}).get("error_type")]
@@ -99,7 +99,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     qwen = QwenCode(install(QWEN_CODE))
     with tempfile.TemporaryDirectory(prefix="qwen-capture-") as tmp:
-        runs = [capture_run(qwen, Workspace.create(Path(tmp) / "capture_all")), loop_run(qwen, Workspace.create(Path(tmp) / "loop"))]
+        runs = [
+            capture_run(qwen, Workspace.create(Path(tmp) / "capture_all")),
+            loop_run(qwen, Workspace.create(Path(tmp) / "loop")),
+        ]
         for run in runs:
             print(f"{run.ws.root.name}: exit {run.exit_code} in {run.seconds} s, {len(run.payloads())} payloads", file=sys.stderr)
         meta = {

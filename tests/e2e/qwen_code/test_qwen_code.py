@@ -36,7 +36,9 @@ EFFECTS: list[dict[str, Any]] = [
     {
         "event": "PreToolUse",
         "nth": 3,
-        "stdout": {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": DENY}},
+        "stdout": {
+            "hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": DENY}
+        },
     },
     {
         "event": "PostToolUse",
@@ -130,7 +132,7 @@ def test_harness_self_test_capture_logs_every_event_that_fires(qwen_code: QwenCo
         assert r["payload"]["hook_event_name"] == r["event"] and not r["stdin_newline"]
         assert r["payload"]["cwd"] == str(ws.work)
     # every call the model made that passed validation has its PreToolUse, with the model's id
-    made = [c.call_id for script in ("main", scenarios.SUBTASK) for c in calls(run.conversation(script))]
+    made = [i["id"] for r in run.requests for i in r.reply if i["type"] == "call"]
     pre = [p["tool_call_id"] for p in run.payloads("PreToolUse")]
     assert sorted(pre) == sorted(i for i in made if i != "call_main_9_0")  # the relative read_file is rejected first
     neutral = neutralizer(ws)(run.payloads())
