@@ -1,5 +1,6 @@
 """Planning `install` and `uninstall` for Claude Code and Codex: read the settings file, merge
-our handlers in or take them out, and return `Change` values. Writes nothing (`apply` does)."""
+our handlers in or take them out, and return `Change` values. Writes nothing (`apply` does).
+Qwen Code and Gemini CLI are planned by `settings_hosts`."""
 
 from __future__ import annotations
 
@@ -23,6 +24,10 @@ from .codex import (
 from .files import read_text
 from .handlers import loopguard_events, merge_groups, variant_notes, without_ours
 from .jsontext import parse_json_object, rewrite_json
+from .settings_hosts import HOSTS as SETTINGS_HOSTS
+from .settings_hosts import plan_install as plan_settings_install
+from .settings_hosts import plan_uninstall as plan_settings_uninstall
+from .settings_hosts import settings_path as settings_host_path
 from .tables import CANONICAL_COMMAND, CLAUDE_CODE, CODEX, check_client_scope, hooks_table
 
 
@@ -45,6 +50,8 @@ def settings_path(
     Raises:
         InstallError: unknown client, or a scope the client does not have (Codex: `local`).
     """
+    if client in SETTINGS_HOSTS:  # Qwen Code, Gemini CLI
+        return settings_host_path(client, scope, home=home, project_dir=project_dir, env=env)
     check_client_scope(client, scope)
     where = claude_settings_path if client == CLAUDE_CODE else codex_hooks_path
     return where(scope, home=home, project_dir=project_dir, env=env)
@@ -76,6 +83,8 @@ def plan_install(
             not an object, `hooks` or one of our events in it is not the expected shape; with
             `trust`, config.toml cannot be merged.
     """
+    if client in SETTINGS_HOSTS:
+        return plan_settings_install(client, scope, home=home, project_dir=project_dir, env=env)
     path = settings_path(client, scope, home=home, project_dir=project_dir, env=env)
     old_text = read_text(path)
     data = parse_json_object(path, old_text)
@@ -130,6 +139,8 @@ def plan_uninstall(
     Raises:
         InstallError: as `plan_install` (invalid JSON, wrong top-level shapes).
     """
+    if client in SETTINGS_HOSTS:
+        return plan_settings_uninstall(client, scope, home=home, project_dir=project_dir, env=env)
     path = settings_path(client, scope, home=home, project_dir=project_dir, env=env)
     old_text = read_text(path)
     data = parse_json_object(path, old_text)
