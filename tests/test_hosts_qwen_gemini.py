@@ -239,3 +239,19 @@ def test_tool_names_of_both_hosts_are_in_the_default_lists() -> None:
     from loopguard_hook.core.shellwords import SHELL_TOOLS
 
     assert "run_shell_command" in SHELL_TOOLS
+
+
+@pytest.mark.parametrize(("folder", "client"), [(QWEN, "qwen-code"), (GEMINI, "gemini-cli")])
+def test_replay_reads_a_log_of_the_hosts_payloads_as_the_hook_does(folder: Path, client: str) -> None:
+    """The captures hold a loop of the same shell command (Qwen: its 3rd call denied by the
+    capture's probe; both: the host's own halt after the 4th): replay, which normalises each
+    payload as the hook does, reminds and denies it before the host's own halt."""
+    from click.testing import CliRunner
+
+    from loopguard_hook.cli import cli
+
+    result = CliRunner().invoke(cli, ["replay", str(folder / "all.jsonl"), "--summary"])
+    assert result.exit_code == 0, result.output
+    rows = [line.split() for line in result.output.splitlines() if client in line.split()]
+    assert len(rows) == 2 and all(int(row[0]) >= 4 for row in rows), result.output
+    assert sum(int(row[2]) for row in rows) >= 1, result.output  # a denial, from the 4th identical call

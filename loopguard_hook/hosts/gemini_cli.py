@@ -31,7 +31,9 @@ captured payloads in `tests/e2e/gemini_cli/payloads/`; the e2e tests in `tests/e
   and timeouts fail open (e2e `host_fact_a_hook_exiting_2_or_more_blocks_every_call`); `install`
   registers `loopguard-hook … || true`;
 - Gemini cuts the 5th identical call in a row itself and halts the run at the 6th; a hook's
-  denial does not reset its count (e2e, source `LoopDetectionService`);
+  denial does not reset its count (e2e, source `LoopDetectionService`). It cuts a cycle of up to
+  5 calls repeated 5 times too (`checkToolCallLoop`, seen in e2e: a read and a shell command
+  alternated, cut at the 10th call), where the guard's counts have denied both by their 4th;
 - `transcript_path` is Gemini's own chat log, not Claude Code's transcript format.
 """
 

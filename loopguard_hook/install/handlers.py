@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .change import InstallError
-from .jsontext import kind
+from .jsontext import kind, rewrite_json
 from .tables import CANONICAL_COMMAND
 
 _LOOPGUARD_WORD = re.compile(r"(?:^|[\s/\\'\"=])loopguard[-_]hook(?:\.exe|\.py)?(?=$|[\s'\"])")
@@ -142,3 +142,19 @@ def without_ours(hooks: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
         if kept_groups or event not in removed:
             kept_hooks[event] = kept_groups
     return kept_hooks, removed
+
+
+def take_out(path: Path, old_text: str | None, data: Mapping[str, Any]) -> tuple[str | None, dict[str, Any], list[str], str]:
+    """A settings file (`old_text`, parsed: `data`) without our handlers: (its new text, the
+    `hooks` kept, the events ours were removed from, the message saying so). `hooks` goes when
+    nothing is left in it; the text is unchanged when nothing was ours."""
+    kept, removed = without_ours(data.get("hooks", {}))
+    if not removed:
+        where = path if old_text is not None else f"{path} (absent)"
+        return old_text, kept, removed, f"{where}: loopguard-hook is not registered there; nothing to change"
+    value = copy.deepcopy(dict(data))
+    if kept:
+        value["hooks"] = kept
+    else:
+        del value["hooks"]
+    return rewrite_json(old_text, value), kept, removed, f"removes `{CANONICAL_COMMAND}` from {path} for: {', '.join(removed)}"

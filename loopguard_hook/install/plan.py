@@ -22,7 +22,7 @@ from .codex import (
     skipped_notes,
 )
 from .files import read_text
-from .handlers import loopguard_events, merge_groups, variant_notes, without_ours
+from .handlers import loopguard_events, merge_groups, take_out, variant_notes
 from .jsontext import parse_json_object, rewrite_json
 from .settings_hosts import HOSTS as SETTINGS_HOSTS
 from .settings_hosts import plan_install as plan_settings_install
@@ -145,22 +145,10 @@ def plan_uninstall(
     old_text = read_text(path)
     data = parse_json_object(path, old_text)
     hooks = data.get("hooks", {})
-    kept_hooks, removed = without_ours(hooks)
-    messages: list[str] = []
-    if removed:
-        value = copy.deepcopy(data)
-        if kept_hooks:
-            value["hooks"] = kept_hooks
-        else:
-            del value["hooks"]
-        new_text: str | None = rewrite_json(old_text, value)
-        messages.insert(0, f"removes `{CANONICAL_COMMAND}` from {path} for: {', '.join(removed)}")
-        if client == CODEX and shifted_keys(hooks, kept_hooks):
-            messages.append(SHIFTED_NOTE)
-    else:
-        new_text = old_text
-        where = path if old_text is not None else f"{path} (absent)"
-        messages.append(f"{where}: loopguard-hook is not registered there; nothing to change")
+    new_text, kept_hooks, removed, said = take_out(path, old_text, data)
+    messages = [said]
+    if client == CODEX and removed and shifted_keys(hooks, kept_hooks):
+        messages.append(SHIFTED_NOTE)
     messages += variant_notes(path, loopguard_events(kept_hooks))
     if client == CODEX:
         messages += codex_uninstall_notes(path, removed=bool(removed), home=home, env=env)

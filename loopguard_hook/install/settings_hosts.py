@@ -28,7 +28,7 @@ from typing import Any
 
 from .change import Change, InstallError, make_change
 from .files import read_text
-from .handlers import loopguard_events, merge_groups, without_ours
+from .handlers import loopguard_events, merge_groups, take_out
 from .jsontext import parse_json_object, read_json_quietly, rewrite_json
 from .tables import CANONICAL_COMMAND, TIMEOUT_SECONDS
 
@@ -247,19 +247,7 @@ def plan_uninstall(
     path = settings_path(client, scope, home=home, project_dir=project_dir, env=env)
     old_text = read_text(path)
     data = parse_json_object(path, old_text)
-    kept, removed = without_ours(data.get("hooks", {}))
-    messages: list[str] = []
-    if removed:
-        value = copy.deepcopy(data)
-        if kept:
-            value["hooks"] = kept
-        else:
-            del value["hooks"]
-        new_text: str | None = rewrite_json(old_text, value)
-        messages.append(f"removes `{CANONICAL_COMMAND}` from {path} for: {', '.join(removed)}")
-    else:
-        new_text = old_text
-        where = path if old_text is not None else f"{path} (absent)"
-        messages.append(f"{where}: loopguard-hook is not registered there; nothing to change")
+    new_text, kept, _, said = take_out(path, old_text, data)
+    messages = [said]
     messages += [n for n in notes(host, path, {**data, "hooks": kept}) if "runs loopguard as" in n]
     return [make_change(path, old_text, new_text, messages)]

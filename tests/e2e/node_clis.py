@@ -25,6 +25,7 @@ import platform
 import re
 import shlex
 import shutil
+import subprocess
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -276,3 +277,27 @@ def write_payloads(
     names = sorted(first)
     (dest / "capture.json").write_text(json.dumps(meta | {"kinds": names}, indent=2) + "\n", encoding="utf-8")
     return names
+
+
+# -- the guard, registered as an operator would ------------------------------------------------------
+
+
+def install_guard(ws: Workspace, client: str) -> Path:
+    """`loopguard-hook install --client CLIENT` (the console script next to this Python) with the
+    run's HOME, from its project folder: the host then runs exactly what `install` wrote. Returns
+    the settings file it wrote.
+
+    Raises:
+        AssertionError: install failed.
+    """
+    from .clients import HOOK_BIN, base_env
+
+    env = base_env(ws, keep_state=False) | {"PATH": os.pathsep.join([str(HOOK_BIN.parent), "/usr/bin", "/bin"])}
+    done = subprocess.run(
+        [str(HOOK_BIN), "install", "--client", client], capture_output=True, text=True, cwd=ws.work, env=env, timeout=60
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    (ws.root / "install.out").write_text(done.stdout + done.stderr)
+    path = Path(done.stdout.split(" in ", 1)[1].split(" for: ", 1)[0])
+    assert path.is_file() and path.is_relative_to(ws.home), done.stdout
+    return path

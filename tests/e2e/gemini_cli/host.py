@@ -23,9 +23,11 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
-from ..clients import Workspace, _run_process, base_env
+from ..clients import HOOK_BIN, Workspace, _run_process, base_env
 from ..mock_model import Script
 from ..node_clis import HostRun, Installed, NodeCli, hook_groups
 from .mock_gemini import GeminiMock
@@ -59,9 +61,16 @@ BASE_SETTINGS: dict[str, Any] = {
 }
 
 
-def settings(command: str, *, events: tuple[str, ...] = EVENTS, timeout_ms: int = HOOK_TIMEOUT_MS) -> dict[str, Any]:
+def settings(
+    command: str | None, *, events: tuple[str, ...] = EVENTS, timeout_ms: int = HOOK_TIMEOUT_MS,
+    settings_file: Path | None = None,
+) -> dict[str, Any]:
     """`~/.gemini/settings.json`: API-key auth and `command` on every event (`{event}` in it is
-    replaced by each event's name), matcher `*`."""
+    replaced by each event's name), matcher `*`. With `command` None, the hooks are those
+    `settings_file` holds already (what `loopguard-hook install --client gemini-cli` wrote)."""
+    if command is None:
+        assert settings_file is not None
+        return BASE_SETTINGS | {"hooks": json.loads(settings_file.read_text())["hooks"]}
     return BASE_SETTINGS | {"hooks": hook_groups(events, command, timeout=timeout_ms)}
 
 
@@ -77,13 +86,15 @@ class GeminiCli:
         script: Script,
         prompt: str,
         *,
-        command: str,
+        command: str | None,
         events: tuple[str, ...] = EVENTS,
+        extra_env: Mapping[str, str] = {},
         keep_state: bool = True,
         call_ids: bool = False,
         timeout: float = RUN_TIMEOUT_SECONDS,
     ) -> HostRun:
-        """Run `gemini -p PROMPT` once in `ws.work` with `command` as the hook of every event.
+        """Run `gemini -p PROMPT` once in `ws.work` with `command` as the hook of every event (None:
+        the hooks `install` wrote into `~/.gemini/settings.json`); `extra_env` is added to the host's.
 
         `call_ids` makes the mock give every functionCall an id (the real API sends none, and
         the CLI then makes its own). On a timeout the whole process tree is killed and
@@ -91,17 +102,21 @@ class GeminiCli:
         """
         gemini_dir = ws.home / ".gemini"
         gemini_dir.mkdir(parents=True, exist_ok=True)
-        (gemini_dir / "settings.json").write_text(json.dumps(settings(command, events=events), indent=2))
+        path = gemini_dir / "settings.json"
+        path.write_text(json.dumps(settings(command, events=events, settings_file=path), indent=2))
         run = HostRun("gemini-cli", ws, [])
         with GeminiMock(script, ws.root / "requests.jsonl", call_ids=call_ids) as mock:
             run.requests = mock.requests
             env = base_env(ws, keep_state=keep_state) | {
-                "PATH": f"{self.installed.node.parent}{os.pathsep}{os.environ.get('PATH', '/usr/bin:/bin')}",
+                # Node first, then loopguard-hook (the console script next to this Python)
+                "PATH": os.pathsep.join(
+                    [str(self.installed.node.parent), str(HOOK_BIN.parent), os.environ.get("PATH", "/usr/bin:/bin")]
+                ),
                 "GOOGLE_GEMINI_BASE_URL": mock.url,
                 "GEMINI_API_KEY": "mock-key",
                 "GEMINI_CLI_TRUST_WORKSPACE": "true",
                 "NO_COLOR": "1",
-            }
+            } | dict(extra_env)
             cmd = [str(self.installed.node), str(self.installed.entry), "-p", prompt, "--approval-mode", "yolo"]
             (ws.root / "gemini.cmd.json").write_text(json.dumps({"cmd": cmd, "env": env}, indent=2))
             done = _run_process(prompt, cmd, cwd=ws.work, env=env, out=ws.root / "gemini", timeout=timeout)

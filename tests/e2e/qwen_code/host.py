@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
-from ..clients import Workspace, _run_process, base_env
+from ..clients import HOOK_BIN, Workspace, _run_process, base_env
 from ..mock_model import Script
 from ..node_clis import HostRun, Installed, NodeCli, hook_groups
 from .mock_openai import QwenMock
@@ -74,9 +76,16 @@ BASE_SETTINGS: dict[str, Any] = {
 }
 
 
-def settings(command: str, *, events: tuple[str, ...] = EVENTS, timeout: int = HOOK_TIMEOUT_SECONDS) -> dict[str, Any]:
+def settings(
+    command: str | None, *, events: tuple[str, ...] = EVENTS, timeout: int = HOOK_TIMEOUT_SECONDS,
+    settings_file: Path | None = None,
+) -> dict[str, Any]:
     """`~/.qwen/settings.json`: the mock provider and `command` on every event (`{event}` in it
-    is replaced by each event's name)."""
+    is replaced by each event's name). With `command` None, the hooks are those `settings_file`
+    holds already (what `loopguard-hook install --client qwen-code` wrote)."""
+    if command is None:
+        assert settings_file is not None
+        return BASE_SETTINGS | {"hooks": json.loads(settings_file.read_text())["hooks"]}
     return BASE_SETTINGS | {"hooks": hook_groups(events, command, timeout=timeout, no_matcher=NO_MATCHER)}
 
 
@@ -92,30 +101,36 @@ class QwenCode:
         script: Script,
         prompt: str,
         *,
-        command: str,
+        command: str | None,
         events: tuple[str, ...] = EVENTS,
+        extra_env: Mapping[str, str] = {},
         keep_state: bool = True,
         timeout: float = RUN_TIMEOUT_SECONDS,
     ) -> HostRun:
-        """Run `qwen -p PROMPT` once in `ws.work` with `command` as the hook of every event.
+        """Run `qwen -p PROMPT` once in `ws.work` with `command` as the hook of every event (None:
+        the hooks `install` wrote into `~/.qwen/settings.json`); `extra_env` is added to the host's.
 
         On a timeout the whole process tree is killed and `timed_out` is set; the caller asserts
         on the exit code (1 is Qwen's own loop halt).
         """
         qwen_dir = ws.home / ".qwen"
         qwen_dir.mkdir(parents=True, exist_ok=True)
-        (qwen_dir / "settings.json").write_text(json.dumps(settings(command, events=events), indent=2))
+        path = qwen_dir / "settings.json"
+        path.write_text(json.dumps(settings(command, events=events, settings_file=path), indent=2))
         run = HostRun("qwen-code", ws, [])
         with QwenMock(script, ws.root / "requests.jsonl") as mock:
             run.requests = mock.requests
             env = base_env(ws, keep_state=keep_state) | {
-                "PATH": f"{self.installed.node.parent}{os.pathsep}{os.environ.get('PATH', '/usr/bin:/bin')}",
+                # Node first, then loopguard-hook (the console script next to this Python)
+                "PATH": os.pathsep.join(
+                    [str(self.installed.node.parent), str(HOOK_BIN.parent), os.environ.get("PATH", "/usr/bin:/bin")]
+                ),
                 "OPENAI_BASE_URL": f"{mock.url}/v1",
                 "OPENAI_API_KEY": "sk-mock",
                 "OPENAI_MODEL": MODEL,
                 "NO_COLOR": "1",
                 "QWEN_CODE_SUPPRESS_YOLO_WARNING": "1",
-            }
+            } | dict(extra_env)
             cmd = [str(self.installed.node), str(self.installed.entry), "-p", prompt, "--approval-mode", "yolo"]
             (ws.root / "qwen.cmd.json").write_text(json.dumps({"cmd": cmd, "env": env}, indent=2))
             done = _run_process(prompt, cmd, cwd=ws.work, env=env, out=ws.root / "qwen", timeout=timeout)
