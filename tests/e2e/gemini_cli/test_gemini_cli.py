@@ -1,7 +1,8 @@
 """Harness self-tests: the real Gemini CLI 0.61.0, driven by a scripted model, with the scripted
-probe hook (`tests/e2e/probe_hook.py`) on all 11 hook events. loopguard-hook does not support
-Gemini CLI yet; these tests show that the harness sees every payload and that what a hook
-answers reaches the model where the research says it does (shared/research/gemini-cli-hooks.md):
+probe hook (`tests/e2e/probe_hook.py`) on all 11 hook events. They pin the facts the guard's
+host module relies on (`test_guard.py` runs the guard itself): they show that the harness sees
+every payload and that what a hook answers reaches the model where the research says it does
+(shared/research/gemini-cli-hooks.md):
 
 - a BeforeTool top-level `decision: "deny"` + `reason` is the call's `functionResponse`
   `{"error": "Tool execution blocked: <reason>"}`; the tool does not run. Claude's

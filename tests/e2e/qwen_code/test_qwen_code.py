@@ -1,7 +1,8 @@
 """Harness self-tests: the real Qwen Code 0.24.4, driven by a scripted model, with the scripted
-probe hook (`tests/e2e/probe_hook.py`) on all 22 hook events. loopguard-hook does not support
-Qwen Code yet; these tests show that the harness sees every payload and that what a hook
-answers reaches the model where the research says it does (shared/research/qwen-code-hooks.md):
+probe hook (`tests/e2e/probe_hook.py`) on all 22 hook events. They pin the facts the guard's
+host module relies on (`test_guard.py` runs the guard itself): they show that the harness sees
+every payload and that what a hook answers reaches the model where the research says it does
+(shared/research/qwen-code-hooks.md):
 
 - a PreToolUse deny is the call's `tool` message, exactly the reason; the tool does not run;
 - a PostToolUse `additionalContext` is appended to the call's result after a blank line;
