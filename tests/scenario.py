@@ -50,6 +50,9 @@ PostToolUse whose result is `Error: <reason>`, and a PostToolUse answer with
 `additionalContext` is followed by a UserPromptSubmit whose prompt is that text; both are
 expected to be silent. No PostToolBatch is sent. A literal UserPromptSubmit step with
 `"injected": true` is context another hook injected: it stays in the current turn (`turn_id`).
+
+Qwen Code and Gemini CLI (`"clients": ["qwen-code", "gemini-cli"]`, never a default) take their
+own tool names and results, expanded to their own payloads by `scenario_hosts.py`.
 """
 
 from __future__ import annotations
@@ -62,6 +65,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from scenario_hosts import HOST_CLIENTS
+from scenario_hosts import play as play_host
 
 from loopguard_hook.core.engine import Action
 from loopguard_hook.hook import HookOptions, HookResult, run
@@ -257,7 +263,8 @@ class Runner:
         result = run(
             raw,
             options=HookOptions(
-                client=self.client,
+                # A host's payloads must be recognised as its own.
+                client="auto" if self.client in HOST_CLIENTS else self.client,
                 profile=self.profile,
                 config=self.config_path,
                 state_dir=self.state_dir,
@@ -271,6 +278,8 @@ class Runner:
 
     def play(self) -> list[str]:
         """Run every step; return the list of mismatches (empty when the scenario holds)."""
+        if self.client in HOST_CLIENTS:
+            return play_host(self, self.data["steps"])
         errors: list[str] = []
         named: dict[str, dict[str, Any]] = {}
         steps = self.data["steps"]
@@ -526,6 +535,8 @@ class Runner:
 
         self.observed.append((where, want, result))
         problems = validate(result, self.client)
+        if result.event is not None and result.event.client.value != self.client:
+            problems.append(f"the payload was taken for {result.event.client.value}'s")
         if result.exit_code != 0:
             # A failed hook prints nothing, which would otherwise read as "silent".
             problems.append(f"hook failed (exit {int(result.exit_code)}): {result.stderr}")

@@ -31,7 +31,7 @@ def box(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     home, cwd, hosts = tmp_path / "home", tmp_path / "project", tmp_path / "hosts"
     for folder in (home, cwd, hosts):
         folder.mkdir()
-    for program in ("claude", "codex", "dsh"):
+    for program in ("claude", "codex", "dsh", "qwen", "gemini"):
         (hosts / program).write_text("#!/bin/sh\nexit 0\n")
         (hosts / program).chmod(0o755)
     path = os.pathsep.join([BIN, "/usr/bin", "/bin", str(hosts)])
@@ -45,7 +45,7 @@ def box(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
 
 def gone(box: dict[str, Any], *programs: str) -> None:
     """Take the clients' programs off PATH (all three when none is named)."""
-    for program in programs or ("claude", "codex", "dsh"):
+    for program in programs or ("claude", "codex", "dsh", "qwen", "gemini"):
         (box["hosts"] / program).unlink()
 
 

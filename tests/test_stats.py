@@ -52,6 +52,7 @@ TEMPLATES = {
     "same_path_reminder": _rule("same_path").same_path_reminder("Read", "/p/a.py", 4, 3),
     "limit_denial": _rule("budgets").limit_denial("LOOP_GUARD_LIMIT", 65, 64, False),
     "answer_only_denial": _rule("answer_only").answer_only_denial("LOOP_GUARD_STOP"),
+    "paused_turn_ended": _rule("answer_only").paused_turn_ended(),
     "duplicate_denial": _rule("duplicates").duplicate_denial("LOOP_GUARD_DUPLICATE", "Bash"),
     "same_error_reminder": _rule("same_error").same_error_reminder("Bash", 3, "Permission denied", 800),
     "same_answer_reminder": _rule("same_answer").same_answer_reminder("Bash", 3, "not accessible on a free plan", 800),

@@ -33,6 +33,29 @@ DSH_SPECIFIC = {
     "PostToolUse": {"hookEventName", "additionalContext"},
     "UserPromptSubmit": {"hookEventName", "additionalContext"},
 }
+#: What takes effect on Qwen Code 0.24.4 (research/qwen-code-hooks.md §5): a PreToolUse deny;
+#: context appended to a result (PostToolUse, PostToolUseFailure, PostToolBatch), on
+#: UserPromptSubmit and SessionStart; a `decision: "block"` on a continuation's UserPromptSubmit
+#: (the end of the turn). PreToolUse context and `systemMessage` reach nobody.
+QWEN_SPECIFIC = {
+    "PreToolUse": {"hookEventName", "permissionDecision", "permissionDecisionReason"},
+    "PostToolUse": {"hookEventName", "additionalContext"},
+    "PostToolUseFailure": {"hookEventName", "additionalContext"},
+    "PostToolBatch": {"hookEventName", "additionalContext"},
+    "UserPromptSubmit": {"hookEventName", "additionalContext"},
+    "SessionStart": {"hookEventName", "additionalContext"},
+}
+#: Gemini CLI 0.61.0 (research/gemini-cli-hooks.md §5), by the guard's names for its events:
+#: a denial only as top-level `decision: "deny"` + `reason` (Claude Code's form is ignored),
+#: context only on AfterTool, BeforeAgent and SessionStart, under Gemini's event name.
+GEMINI_TOP = {
+    "PreToolUse": {"decision", "reason", "continue", "stopReason", "systemMessage"},
+    "PostToolUse": {"hookSpecificOutput", "continue", "stopReason", "systemMessage"},
+    "UserPromptSubmit": {"hookSpecificOutput"},
+    "SessionStart": {"hookSpecificOutput"},
+    "Stop": {"continue", "stopReason"},
+}
+GEMINI_NAMES = {"PostToolUse": "AfterTool", "UserPromptSubmit": "BeforeAgent", "SessionStart": "SessionStart"}
 CLAUDE_TOP = {"continue", "suppressOutput", "stopReason", "decision", "reason", "systemMessage", "hookSpecificOutput"}
 CLAUDE_SPECIFIC = {
     "PreToolUse": {"hookEventName", "permissionDecision", "permissionDecisionReason", "additionalContext"},
@@ -59,7 +82,18 @@ def validate_output(stdout: bytes, event: str, client: str) -> list[str]:
     if not isinstance(out, dict):
         return ["stdout is not a JSON object"]
     specific = out.get("hookSpecificOutput")
-    if client.startswith("dsh-"):
+    if client == "gemini-cli":
+        return _gemini(out, event)
+    if client == "qwen-code":
+        if event == "UserPromptSubmit" and out.get("decision") is not None:
+            if out != {"decision": "block", "reason": out.get("reason")} or not out.get("reason"):
+                problems.append(f"a Qwen end of turn is decision block with a reason, got {out}")
+            return problems
+        if set(out) - {"hookSpecificOutput"}:
+            problems.append(f"Qwen applies no top-level {sorted(set(out) - {'hookSpecificOutput'})} here")
+        if specific is None or set(specific) - QWEN_SPECIFIC.get(event, set()):
+            problems.append(f"Qwen ignores {specific} on {event}")
+    elif client.startswith("dsh-"):
         if event not in DSH_SPECIFIC:
             return [f"nothing printed on {event} reaches the model on DSH"]
         extra = set(out) - {"hookSpecificOutput"}
@@ -103,6 +137,24 @@ def validate_output(stdout: bytes, event: str, client: str) -> list[str]:
         problems.append("continue, when present, is false")
     if out.get("decision") is not None:
         problems.append("the guard never uses the legacy decision field")
+    return problems
+
+
+def _gemini(out: dict[str, Any], event: str) -> list[str]:
+    """Problems with `out` as Gemini CLI's answer to `event` (the guard's name for it)."""
+    allowed = GEMINI_TOP.get(event)
+    if allowed is None:
+        return [f"nothing printed on {event} reaches anyone on Gemini CLI"]
+    problems = [f"Gemini CLI ignores top-level {sorted(set(out) - allowed)} on {event}"] if set(out) - allowed else []
+    if "decision" in out and (out["decision"] != "deny" or not isinstance(out.get("reason"), str) or not out["reason"]):
+        problems.append(f"a Gemini denial is decision deny with a reason, got {out}")
+    specific = out.get("hookSpecificOutput")
+    if specific is not None and (
+        set(specific) != {"hookEventName", "additionalContext"} or specific["hookEventName"] != GEMINI_NAMES.get(event)
+    ):
+        problems.append(f"Gemini context is {{hookEventName: {GEMINI_NAMES.get(event)}, additionalContext}}, got {specific}")
+    if out.get("continue") is not None and out.get("continue") is not False:
+        problems.append("continue, when present, is false")
     return problems
 
 

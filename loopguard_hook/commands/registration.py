@@ -9,7 +9,7 @@ import click
 
 from .common import _cwd
 
-INSTALL_CLIENTS = click.Choice(["claude-code", "codex", "dsh-claude-code", "dsh-codex"])
+INSTALL_CLIENTS = click.Choice(["claude-code", "codex", "dsh-claude-code", "dsh-codex", "qwen-code", "gemini-cli"])
 
 
 @click.command()
@@ -19,7 +19,8 @@ INSTALL_CLIENTS = click.Choice(["claude-code", "codex", "dsh-claude-code", "dsh-
     type=click.Choice(["user", "project", "local"]),
     default="user",
     show_default=True,
-    help="user: ~/.claude or ~/.codex; project: ./.claude or ./.codex; local: .claude/settings.local.json.",
+    help="user: ~/.claude, ~/.codex, ~/.qwen or ~/.gemini; project: the same folder in ./; "
+    "local: .claude/settings.local.json.",
 )
 @click.option("--dry-run", is_flag=True, help="Show the diff, write nothing.")
 @click.option("--diff", "full_diff", is_flag=True, help="Show the whole text of a file that is created, too.")

@@ -5,9 +5,11 @@ tool lists. `config/load.py` layers files, environment and flags over these.
 from typing import Any, NamedTuple
 
 #: Claude Code, Codex and DSH names (DSH's are lower case: `todo_write`, `write`, `edit`, `read`;
-#: captured DSH 0.1.0-rc.8 payloads).
-TODO_TOOLS = ("TodoWrite", "todo_write", "update_plan", "TaskCreate", "TaskUpdate")
-MUTATING_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit", "apply_patch", "write", "edit")
+#: captured DSH 0.1.0-rc.8 payloads); Qwen Code 0.24.4 (`todo_write`, `edit`, `write_file`,
+#: `read_file`) and Gemini CLI 0.61.0 (`write_todos`, `replace`, `write_file`, `read_file`), from
+#: the tools their requests declare.
+TODO_TOOLS = ("TodoWrite", "todo_write", "update_plan", "TaskCreate", "TaskUpdate", "write_todos")
+MUTATING_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit", "apply_patch", "write", "edit", "write_file", "replace")
 READ_TOOLS = ("Read", "read", "read_file", "read-file", "file-read", "fs-read", "NotebookRead")
 PATH_KEYS = ("file_path", "path", "filePath", "file", "target_file", "notebook_path")
 IGNORE_ARGS = ("description", "timeout", "run_in_background")

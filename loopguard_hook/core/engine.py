@@ -158,9 +158,12 @@ def _agent(ev: _Event) -> Agent:
 def _user_prompt(ev: _Event, texts: Sequence[str]) -> Decision:
     """A new user prompt ends the turn and resets every agent's counters and answer-only mode;
     context injected by a hook that comes back as a prompt (`policy.injected_prompt`), and a
-    host's tool continuation (`HookEvent.continuation`), do neither."""
+    host's tool continuation (`HookEvent.continuation`), do neither; a continuation may end a
+    turn whose answer-only mode was ignored (`policy.continuation`)."""
     state = ev.state
-    if ev.event.continuation or policy.injected_prompt(state, ev.event, ev.caps, ev.now):
+    if ev.event.continuation:
+        return policy.continuation(state, ev.event, ev.caps, ev.config)
+    if policy.injected_prompt(state, ev.event, ev.caps, ev.now):
         return ALLOW
     policy.start_turn(state, ev.caps)
     ev.responses.extend(followup.turn_ended(state, list(state["agents"]), ev.now))

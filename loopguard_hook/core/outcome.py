@@ -148,11 +148,14 @@ class Failure:
 
 
 class Outcome(NamedTuple):
-    """What the guard keeps of one call's result."""
+    """What the guard keeps of one call's result. `unchanged`: the host says the result repeats
+    one it gave before instead of giving it again (Qwen Code 0.24.4's "unchanged since last
+    read" stub for a second read of a file), so it is no new evidence."""
 
     fingerprint: str
     failure: int
     text: str
+    unchanged: bool = False
 
 
 def classify_response(tool_name: str, response: Any) -> int:

@@ -26,7 +26,7 @@ engine passes each verdict through it once:
 """
 
 from ..config.settings import Config
-from ..rules.answer_only import engage
+from ..rules.answer_only import engage, ignored, paused_turn_ended
 from .event import HookEvent
 from .host import Capabilities
 from .ledger import MAX_EMITTED, Agent, Call, Session
@@ -72,9 +72,13 @@ def _stop_mode(decision: Decision, config: Config) -> Decision:
 def for_host(config: Config, caps: Capabilities) -> Config:
     """The settings on a host that halts the run itself at `caps.halts_at` identical calls in a
     row (Qwen Code and Gemini CLI at the 5th; a hook's denial does not reset their count): the
-    denial comes the call before, and a reminder before that, or the guard would never speak."""
+    denial comes the call before, and a reminder before that, or the guard would never speak.
+    Where the call that brought new evidence counts 0 (`evidence_call_counts = false`, the
+    progress profile), the nth identical call is count n - 1, so the thresholds are one lower."""
     halt = caps.halts_at
-    if not halt or not config.deny_at or config.deny_at < halt:
+    first = 0 if config.counting == "no_progress" and not config.evidence_call_counts else 1
+    halt -= 1 - first
+    if not caps.halts_at or not config.deny_at or config.deny_at < halt:
         return config
     deny_at = max(2, halt - 1)
     remind_at = tuple(n for n in config.remind_at if n < deny_at) or ((deny_at - 1,) if deny_at > 2 else ())
@@ -193,6 +197,18 @@ def injected_prompt(state: Session, event: HookEvent, caps: Capabilities, now: f
     if opened is not None and now - opened["t"] <= INJECTED_WITHIN and opened["turn"] == event.turn_id:
         return True
     return event.prompt is not None and _digest(event.prompt) in state.get("emitted", [])
+
+
+def continuation(state: Session, event: HookEvent, caps: Capabilities, config: Config) -> Decision:
+    """A host's tool continuation (`HookEvent.continuation`, Qwen Code) starts no turn. Where the
+    host ends the turn from it (`end_turn`) and the agent went on calling tools in answer-only
+    mode (`turn_end_fallback = "answer_only"`, or the progress profile's), the turn ends here:
+    the model was told to answer and did not."""
+    agent = state["agents"].get(event.agent_id)
+    if agent is None or event.event not in caps.end_turn or config.mode != "enforce" or not ignored(agent):
+        return ALLOW
+    text = paused_turn_ended()
+    return Decision(Action.STOP, Rule.STOP, text, intended=Action.STOP, stop_reason=text)
 
 
 def start_turn(state: Session, caps: Capabilities) -> None:

@@ -294,7 +294,8 @@ def record_result(
 
     New evidence is an outcome new to the agent (`Agent.seen`), not only to this signature:
     different commands with the same output, or errors cycling through a few texts, bring
-    nothing new. An output that only repeats the call's own arguments (an `echo`) is no evidence.
+    nothing new. An output that only repeats the call's own arguments (an `echo`), or that the host
+    marks as a repeat of an earlier result (`Outcome.unchanged`), is no evidence.
     `agents` is how many agents the session holds (their tables share one budget)."""
     call["phase"] = "done"
     call["done"] = agent["updated"]
@@ -308,7 +309,11 @@ def record_result(
         return None
     seen = agent.setdefault("seen", [])
     mutation = matches(tool, config.mutating_tools)
-    new = outcome.fingerprint not in seen and not (not mutation and echoes_arguments(outcome.text, tool_input))
+    new = (
+        outcome.fingerprint not in seen
+        and not outcome.unchanged
+        and not (not mutation and echoes_arguments(outcome.text, tool_input))
+    )
     productive = outcome.failure != Failure.HARD and (
         new or (mutation and outcome.failure == Failure.NONE and not is_noop_mutation(tool, tool_input, response))
     )

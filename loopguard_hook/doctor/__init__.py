@@ -1,5 +1,5 @@
 """`loopguard-hook doctor`: for each client on this machine (Claude Code, Codex, DSH through its
-two bridges), whether the guard is live there, and what to do when it is not.
+two bridges, Qwen Code, Gemini CLI), whether the guard is live there, and what to do when it is not.
 
 Per client: is loopguard-hook registered (and for all the events install writes), is its program
 on the PATH the client passes to hooks, is it trusted (Codex), do its matchers fire on that
@@ -8,7 +8,7 @@ synthetic PreToolUse through the exact registered command string come back clean
 by the CLI: it runs subprocesses.
 
 Modules: `model` (values), `matchers` (each client's matcher rules and tool names), `probe` (PATH,
-state dir, one event), `common` (the checks over registrations), `claude_code`, `codex`, `dsh`
+state dir, one event), `common` (the checks over registrations), `claude_code`, `codex`, `dsh`, `settings_hosts`
 (finding each client's registrations), `report` (text and JSON).
 """
 
@@ -18,14 +18,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from ..install.dsh import DSH_CLIENTS
-from . import claude_code, codex, dsh
+from . import claude_code, codex, dsh, settings_hosts
 from .model import ClientReport, Finding, Registration
 from .report import all_live, exit_code, render_json, render_text
 
 #: The hosts `doctor` checks by default (`dsh`: both bridges).
-CLIENTS = ("claude-code", "codex", "dsh")
+CLIENTS = ("claude-code", "codex", "dsh", "qwen-code", "gemini-cli")
 #: Every name `--client` takes: those, and each name `install --client` takes.
-CLIENT_NAMES = ("claude-code", "codex", "dsh", *DSH_CLIENTS)
+CLIENT_NAMES = ("claude-code", "codex", "dsh", *DSH_CLIENTS, "qwen-code", "gemini-cli")
 
 
 def run_doctor(
@@ -50,6 +50,9 @@ def run_doctor(
     bridges = DSH_CLIENTS if "dsh" in clients else tuple(c for c in DSH_CLIENTS if c in clients)
     if bridges:
         reports += dsh.check(home=home, cwd=cwd, env=env, run=run, bridges=bridges)
+    for client in ("qwen-code", "gemini-cli"):
+        if client in clients:
+            reports.append(settings_hosts.check(client, home=home, cwd=cwd, env=env, run=run))
     return reports
 
 

@@ -52,9 +52,13 @@ def registrations(source: Path, hooks: object) -> list[Registration]:
     return found
 
 
-def check_events(report: ClientReport, regs: Sequence[Registration], expected: Sequence[str], fix: str) -> None:
-    """Registered at all, for the essential events, and for every event the installer writes
-    (and `report.registered` set accordingly)."""
+def check_events(
+    report: ClientReport, regs: Sequence[Registration], expected: Sequence[str], fix: str,
+    essential_events: Sequence[str] = ESSENTIAL_EVENTS,
+) -> None:
+    """Registered at all, for the essential events (a host's own names for PreToolUse and
+    PostToolUse), and for every event the installer writes (and `report.registered` set
+    accordingly)."""
     report.registered = bool(regs)
     if not regs:
         report.add("fail", "registered", "loopguard-hook is not registered", fix)
@@ -62,7 +66,7 @@ def check_events(report: ClientReport, regs: Sequence[Registration], expected: S
     events = sorted({r.event for r in regs}, key=lambda e: expected.index(e) if e in expected else len(expected))
     where = ", ".join(sorted({str(r.source) for r in regs}))
     missing = [e for e in expected if e not in events]
-    essential = [e for e in ESSENTIAL_EVENTS if e in missing]
+    essential = [e for e in essential_events if e in missing]
     if essential:
         report.add("fail", "registered", f"{where} registers {', '.join(events)} but not {', '.join(essential)}", fix)
     elif missing:
@@ -116,10 +120,13 @@ def _in_active_virtualenv(found: str, env: Mapping[str, str]) -> bool:
     return os.path.realpath(found).startswith(os.path.realpath(venv).rstrip(os.sep) + os.sep)
 
 
-def check_matchers(report: ClientReport, regs: Sequence[Registration], dialect: str, names: Sequence[str]) -> None:
+def check_matchers(
+    report: ClientReport, regs: Sequence[Registration], dialect: str, names: Sequence[str],
+    tool_events: frozenset[str] = TOOL_EVENTS,
+) -> None:
     """Each tool event's matchers, together, fire on the client's main tool names."""
     flagged = False
-    for event in sorted({r.event for r in regs if r.event in TOOL_EVENTS}):
+    for event in sorted({r.event for r in regs if r.event in tool_events}):
         groups = [r for r in regs if r.event == event]
         unseen = [n for n in names if all(n in missed(dialect, r.matcher, [n]) for r in groups)]
         matchers = ", ".join(sorted({repr(r.matcher) if r.matcher is not None else "(none)" for r in groups}))
@@ -138,7 +145,7 @@ def check_matchers(report: ClientReport, regs: Sequence[Registration], dialect: 
                 f"{event} matcher {matchers} misses {', '.join(unseen)}: those calls are not counted",
                 'use the matcher "*"',
             )
-    if any(r.event in TOOL_EVENTS for r in regs) and not flagged:
+    if any(r.event in tool_events for r in regs) and not flagged:
         report.add("ok", "matchers", f"tool events fire on {', '.join(names)}")
 
 
@@ -213,13 +220,16 @@ def check_handlers(
     run: bool,
     trailing_newline: bool = True,
     sandbox: Callable[[ClientReport, str | None], None] | None = None,
+    pre_event: str = "PreToolUse",
+    tool_events: frozenset[str] = TOOL_EVENTS,
 ) -> None:
-    """PATH, matchers, state dir (and `sandbox` on it), then the synthetic PreToolUse when `run`
-    and the program was found. `env` is the environment the client gives its hooks."""
+    """PATH, matchers, state dir (and `sandbox` on it), then the synthetic PreToolUse (the
+    host's `pre_event`) when `run` and the program was found. `env` is the environment the
+    client gives its hooks."""
     on_path = check_path(report, regs, env, who)
-    check_matchers(report, regs, dialect, TOOL_NAMES[dialect])
+    check_matchers(report, regs, dialect, TOOL_NAMES[dialect], tool_events)
     fix = check_config(report, env, cwd)
-    pre = next((r for r in regs if r.event == "PreToolUse"), None)
+    pre = next((r for r in regs if r.event == pre_event), None)
     state_dir = check_state_dir(report, (pre or regs[0]).command, env)
     if sandbox is not None:
         sandbox(report, state_dir)

@@ -13,6 +13,12 @@ Client facts:
 - DSH bridges (dsh 0.1.0-rc.8, `dsh-hooks.md` §2, `dsh-hook-protocol` `matchesMatcher`): absent,
   `""` and `"*"` match everything; anything else is a case-sensitive unanchored regex tested
   against DSH's lower-case names `read`, `bash`, `edit`, `write`.
+- Qwen Code 0.24.4 (`qwen-code-hooks.md` §2): absent, `""`, `"*"` and `".*"` match everything;
+  otherwise an exact name, a `|` list or an unanchored regex, and Claude Code's names (`Bash`,
+  `Read`, `Edit`, `Write`) are aliases of Qwen's `run_shell_command`, `read_file`, `edit`,
+  `write_file`.
+- Gemini CLI 0.61.0 (`gemini-cli-hooks.md` §2): absent, `""` and `"*"` match everything;
+  otherwise a regex on `run_shell_command`, `read_file`, `replace`, `write_file`.
 """
 
 from __future__ import annotations
@@ -25,12 +31,15 @@ TOOL_NAMES: Final = {
     "claude-code": ("Bash", "Read", "Edit", "Write"),
     "codex": ("Bash", "apply_patch"),
     "dsh": ("read", "bash", "edit", "write"),
+    "qwen-code": ("run_shell_command", "read_file", "edit", "write_file"),
+    "gemini-cli": ("run_shell_command", "read_file", "replace", "write_file"),
 }
 
 #: Events whose matcher selects tools (the others are checked only for being valid).
 TOOL_EVENTS: Final = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure"})
 
 _CODEX_ALIASES: Final = {"apply_patch": ("Edit", "Write")}
+_QWEN_ALIASES: Final = {"run_shell_command": "Bash", "read_file": "Read", "edit": "Edit", "write_file": "Write"}
 
 
 def _search(pattern: str, name: str) -> bool:
@@ -53,6 +62,8 @@ def fires(dialect: str, matcher: str | None, name: str) -> bool:
         return bool(names & set(matcher.split("|")))
     if dialect == "codex":
         return any(_search(matcher, n) for n in (name, *_CODEX_ALIASES.get(name, ())))
+    if dialect == "qwen-code" and name in _QWEN_ALIASES:
+        return matcher == ".*" or any(_search(matcher, n) for n in (name, _QWEN_ALIASES[name]))
     return _search(matcher, name)
 
 

@@ -20,6 +20,8 @@ HOSTS: dict[str, tuple[str, str]] = {
     "dsh": ("dsh", "DSH"),
     "dsh-claude-code": ("dsh", "DSH"),
     "dsh-codex": ("dsh", "DSH"),
+    "qwen-code": ("qwen", "Qwen Code"),
+    "gemini-cli": ("gemini", "Gemini CLI"),
 }
 
 

@@ -26,6 +26,11 @@ MAX_BATCH_CALLS = 256
 MAX_SESSION_ID_CHARS = 16384
 
 
+#: The key a host's `normalise` sets (True) on a UserPromptSubmit that is its tool continuation,
+#: not the user's words (Qwen Code); no host sends it. It becomes `HookEvent.continuation`.
+CONTINUATION = "loopguard_continuation"
+
+
 class PayloadError(ValueError):
     """The payload is not a hook payload the guard can read (one stderr line, exit 1)."""
 
@@ -235,6 +240,7 @@ def parse(data: dict[str, Any], client: Client) -> HookEvent:
         common["tool_calls"] = tuple(batch)
     elif event == "UserPromptSubmit":
         common["prompt"] = _opt_str(data, "prompt")
+        common["continuation"] = data.get(CONTINUATION) is True
     elif event == "SessionStart":
         common["source"] = _opt_str(data, "source")
     elif event in ("Stop", "SubagentStop"):

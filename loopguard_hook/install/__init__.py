@@ -15,6 +15,7 @@ The modules, and the client facts each relies on:
 - `trust`: Codex's `trusted_hash` and the `[hooks.state]` records;
 - `plugin`: the Claude Code plugin's manifests and the check that it is not enabled twice;
 - `plan`: `plan_install` / `plan_uninstall` over those;
+- `settings_hosts`: Qwen Code's and Gemini CLI's `settings.json` (paths, events, command);
 - `dsh`, `dsh_bridge`, `dsh_patch`: the DeepSeek Harness bridges (hooks config, finding the
   bridge, the patch-layer rows that mount it);
 - `change`, `files`, `jsontext`, `tomltext`: the shared pieces (the `Change` value and its report,

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .change import InstallError
-from .jsontext import kind
+from .jsontext import kind, rewrite_json
 from .tables import CANONICAL_COMMAND, SESSION_END_TIMEOUT_SECONDS, TIMEOUT_SECONDS, handler
 
 _LOOPGUARD_WORD = re.compile(r"(?:^|[\s/\\'\"=])loopguard[-_]hook(?:\.exe|\.py)?(?=$|[\s'\"])")
@@ -47,12 +47,25 @@ def is_ours(entry: object) -> bool:
 #: key. Any other entry that runs loopguard (with arguments, another timeout, a `statusMessage`,
 #: another spelling) was written by hand and is left alone, with a note.
 _INSTALLED = tuple({**handler(), "timeout": t} for t in (TIMEOUT_SECONDS, SESSION_END_TIMEOUT_SECONDS))
+#: The command lines install writes for a host that needs its name (or the event) on the command
+#: line, and Gemini CLI's guard against a missing command (`|| true`); their timeouts (Gemini
+#: CLI counts milliseconds).
+_HOST_COMMAND = re.compile(r"loopguard-hook(?: --client [a-z-]+)?(?: --event [A-Za-z]+)?(?: \|\| true)?")
+_HOST_TIMEOUTS = (TIMEOUT_SECONDS, SESSION_END_TIMEOUT_SECONDS, TIMEOUT_SECONDS * 1000, SESSION_END_TIMEOUT_SECONDS * 1000)
 
 
 def installed_by_us(entry: object) -> bool:
-    """A handler object exactly as `install` writes it (`_INSTALLED`)."""
-    return isinstance(entry, dict) and any(entry == form and all(type(entry[k]) is type(v) for k, v in form.items())
-                                           for form in _INSTALLED)
+    """A handler object exactly as `install` writes it (`_INSTALLED`, or the command line and
+    timeout it writes for a host that needs more on the command line), no other key."""
+    if not isinstance(entry, dict):
+        return False
+    if any(entry == form and all(type(entry[k]) is type(v) for k, v in form.items()) for form in _INSTALLED):
+        return True
+    command, timeout = entry.get("command"), entry.get("timeout")
+    return (
+        set(entry) == {"type", "command", "timeout"} and entry["type"] == "command" and isinstance(command, str)
+        and _HOST_COMMAND.fullmatch(command) is not None and type(timeout) is int and timeout in _HOST_TIMEOUTS
+    )
 
 
 def runs_loopguard(entry: object) -> bool:
@@ -157,3 +170,19 @@ def without_ours(hooks: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
         if kept_groups or event not in removed:
             kept_hooks[event] = kept_groups
     return kept_hooks, removed
+
+
+def take_out(path: Path, old_text: str | None, data: Mapping[str, Any]) -> tuple[str | None, dict[str, Any], list[str], str]:
+    """A settings file (`old_text`, parsed: `data`) without our handlers: (its new text, the
+    `hooks` kept, the events ours were removed from, the message saying so). `hooks` goes when
+    nothing is left in it; the text is unchanged when nothing was ours."""
+    kept, removed = without_ours(data.get("hooks", {}))
+    if not removed:
+        where = path if old_text is not None else f"{path} (absent)"
+        return old_text, kept, removed, f"{where}: loopguard-hook is not registered there; nothing to change"
+    value = copy.deepcopy(dict(data))
+    if kept:
+        value["hooks"] = kept
+    else:
+        del value["hooks"]
+    return rewrite_json(old_text, value), kept, removed, f"removes `{CANONICAL_COMMAND}` from {path} for: {', '.join(removed)}"

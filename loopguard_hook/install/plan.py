@@ -1,5 +1,6 @@
 """Planning `install` and `uninstall` for Claude Code and Codex: read the settings file, merge
-our handlers in or take them out, and return `Change` values. Writes nothing (`apply` does)."""
+our handlers in or take them out, and return `Change` values. Writes nothing (`apply` does).
+Qwen Code and Gemini CLI are planned by `settings_hosts`."""
 
 from __future__ import annotations
 
@@ -21,8 +22,12 @@ from .codex import (
     skipped_notes,
 )
 from .files import backups_of, read_text
-from .handlers import loopguard_events, merge_groups, variant_notes, without_ours
+from .handlers import loopguard_events, merge_groups, take_out, variant_notes
 from .jsontext import parse_json_object, rewrite_json
+from .settings_hosts import HOSTS as SETTINGS_HOSTS
+from .settings_hosts import plan_install as plan_settings_install
+from .settings_hosts import plan_uninstall as plan_settings_uninstall
+from .settings_hosts import settings_path as settings_host_path
 from .tables import CANONICAL_COMMAND, CLAUDE_CODE, CODEX, check_client_scope, hooks_table
 
 
@@ -45,6 +50,8 @@ def settings_path(
     Raises:
         InstallError: unknown client, or a scope the client does not have (Codex: `local`).
     """
+    if client in SETTINGS_HOSTS:  # Qwen Code, Gemini CLI
+        return settings_host_path(client, scope, home=home, project_dir=project_dir, env=env)
     check_client_scope(client, scope)
     where = claude_settings_path if client == CLAUDE_CODE else codex_hooks_path
     return where(scope, home=home, project_dir=project_dir, env=env)
@@ -76,6 +83,8 @@ def plan_install(
             not an object, `hooks` or one of our events in it is not the expected shape; with
             `trust`, config.toml cannot be merged.
     """
+    if client in SETTINGS_HOSTS:
+        return plan_settings_install(client, scope, home=home, project_dir=project_dir, env=env)
     path = settings_path(client, scope, home=home, project_dir=project_dir, env=env)
     old_text = read_text(path)
     data = parse_json_object(path, old_text)
@@ -132,31 +141,21 @@ def plan_uninstall(
     Raises:
         InstallError: as `plan_install` (invalid JSON, wrong top-level shapes).
     """
+    if client in SETTINGS_HOSTS:
+        return plan_settings_uninstall(client, scope, home=home, project_dir=project_dir, env=env)
     path = settings_path(client, scope, home=home, project_dir=project_dir, env=env)
     old_text = read_text(path)
     data = parse_json_object(path, old_text)
     hooks = data.get("hooks", {})
-    kept_hooks, removed = without_ours(hooks)
-    messages: list[str] = []
-    if removed:
-        value = copy.deepcopy(data)
-        if kept_hooks:
-            value["hooks"] = kept_hooks
-        else:
-            del value["hooks"]
-        new_text: str | None = rewrite_json(old_text, value)
-        messages.insert(0, f"removes `{CANONICAL_COMMAND}` from {path} for: {', '.join(removed)}")
-        if client == CODEX and shifted_keys(hooks, kept_hooks):
-            messages.append(SHIFTED_NOTE)
-        if not value and not backups_of(path):
-            # Nothing left, and no backup beside it: install made this file (it backs up every
-            # file it changes that was there before), so uninstall takes it away again.
-            messages.append(f"{path} held only what install wrote: it goes")
-            return [make_change(path, old_text, None, messages, deletable=True)]
-    else:
-        new_text = old_text
-        where = path if old_text is not None else f"{path} (absent)"
-        messages.append(f"{where}: loopguard-hook is not registered there; nothing to change")
+    new_text, kept_hooks, removed, said = take_out(path, old_text, data)
+    messages = [said]
+    if client == CODEX and removed and shifted_keys(hooks, kept_hooks):
+        messages.append(SHIFTED_NOTE)
+    if removed and not kept_hooks and set(data) == {"hooks"} and not backups_of(path):
+        # Nothing left, and no backup beside it: install made this file (it backs up every
+        # file it changes that was there before), so uninstall takes it away again.
+        messages.append(f"{path} held only what install wrote: it goes")
+        return [make_change(path, old_text, None, messages, deletable=True)]
     messages += variant_notes(path, loopguard_events(kept_hooks))
     if client == CODEX:
         messages += codex_uninstall_notes(path, removed=bool(removed), home=home, env=env)

@@ -70,11 +70,13 @@ def decide(recording: Recording, config: Config, *, client: str = "auto") -> Ite
         try:
             # The hook reads bytes: the same decoding (and its limits) applies here.
             data = decode(orjson.dumps(recorded.payload))
+            sender = fixed if fixed is not None else detect_client(data)
+            data = dialect(sender).normalise(data, None)  # a host's own shape, as the hook reads it
             name = data.get("hook_event_name")
             if name not in HANDLED_EVENTS:
                 yield Step(recorded, None, None)
                 continue
-            event = parse(data, fixed if fixed is not None else detect_client(data))
+            event = parse(data, sender)
         except (PayloadError, TypeError) as exc:
             yield Step(recorded, None, None, f"bad payload: {exc}")
             continue

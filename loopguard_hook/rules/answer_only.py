@@ -4,21 +4,33 @@ or an end of turn on a host that cannot end a turn from a tool event (DSH,
 user prompt ends the mode.
 
 The policy step switches the mode on (`engage`, from `core/policy.py`); this rule keeps it. Its
-slot is one flag, `Agent.rules["answer_only"]`, present only while the mode is on.
+slot is one flag, `Agent.rules["answer_only"]`, present only while the mode is on: `True`, or
+`IGNORED` once the agent called a tool all the same. On a host that fires a UserPromptSubmit
+before each tool continuation and ends the turn when it is blocked (Qwen Code), the policy step
+ends the turn there once the mode was ignored (`policy.continuation`).
 """
 
 from ..core.ledger import Agent, Limits, drop_slot, slot, slots
+from ..core.messages import PREFIX, WHY_HINT
 from ..core.verdict import Action, Decision, Rule
 from .base import CallContext
 
 NAME = "answer_only"
+#: The slot's value once a tool was called in answer-only mode.
+IGNORED = "ignored"
 
 
 def on_call(ctx: CallContext) -> Decision | None:
-    """Deny every call while the agent is in answer-only mode."""
+    """Deny every call while the agent is in answer-only mode (and note that it was ignored)."""
     if slot(ctx.agent, NAME):
+        slots(ctx.agent)[NAME] = IGNORED
         return Decision(Action.DENY, Rule.STOP, answer_only_denial(Rule.STOP))
     return None
+
+
+def ignored(agent: Agent) -> bool:
+    """Whether the agent called a tool after answer-only mode began."""
+    return slot(agent, NAME) == IGNORED
 
 
 def engage(agent: Agent) -> None:
@@ -47,9 +59,19 @@ def answer_only_denial(code: str) -> str:
     )
 
 
+def paused_turn_ended() -> str:
+    """Why the turn ended (the user reads it where the host shows a blocked prompt): the agent
+    went on calling tools in answer-only mode (Qwen Code, at its next tool continuation)."""
+    return (
+        f"{PREFIX} ended the turn: tool calls were paused after a loop and the agent kept calling "
+        f"tools. Send a new message to continue. {WHY_HINT}"
+    )
+
+
 #: How each of this rule's texts begins (or, second, what it holds), most specific first:
 #: `messages.variant_of` names the template a text came from, so `stats` can compare how models
 #: answer each one (`rules.VARIANTS` lists every rule's).
 VARIANTS: tuple[tuple[str, str, str], ...] = (
     ("answer_only_denial", "", ": tool calls are paused for the rest of this turn"),
+    ("paused_turn_ended", f"{PREFIX} ended the turn: tool calls were paused", ""),
 )

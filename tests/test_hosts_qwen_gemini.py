@@ -1,0 +1,257 @@
+"""Qwen Code and Gemini CLI as hosts: their payloads are recognised as theirs and no other host's
+as theirs (every captured payload of every host), `normalise`, results, capabilities and the
+wire forms that reach their models (research qwen-code-hooks.md, gemini-cli-hooks.md §5)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from loopguard_hook.config.settings import Config
+from loopguard_hook.core import policy
+from loopguard_hook.core.event import Client
+from loopguard_hook.core.outcome import Failure
+from loopguard_hook.core.verdict import Action, Decision, Rule
+from loopguard_hook.hook import HookOptions, run
+from loopguard_hook.hosts import capabilities, detect_client, gemini_cli, qwen_code
+from loopguard_hook.hosts.payload import CONTINUATION, parse
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = Path("/work/shared/payloads")  # the research captures, where this checkout has them
+QWEN = ROOT / "tests/e2e/qwen_code/payloads"
+GEMINI = ROOT / "tests/e2e/gemini_cli/payloads"
+
+
+def _payloads(folder: Path) -> list[dict[str, Any]]:
+    """Every payload in `folder` (recursively): `*.json` files and `all.jsonl` lines, a capture
+    record's `payload` unwrapped."""
+    found: list[dict[str, Any]] = []
+    for path in sorted(folder.rglob("*.json*")):
+        if path.name in ("capture.json", "hook-effects.json") or path.suffix not in (".json", ".jsonl"):
+            continue
+        lines = path.read_text(encoding="utf-8").splitlines() if path.suffix == ".jsonl" else [path.read_text(encoding="utf-8")]
+        for line in lines:
+            if not line.strip():
+                continue
+            data = json.loads(line)
+            if isinstance(data, dict) and "hook_event_name" not in data and isinstance(data.get("payload"), dict):
+                data = data["payload"]
+            if isinstance(data, dict) and "hook_event_name" in data:
+                found.append(data)
+    return found
+
+
+def _sources() -> list[tuple[Path, Client]]:
+    sources = [
+        (QWEN, Client.QWEN_CODE),
+        (GEMINI, Client.GEMINI_CLI),
+        (ROOT / "examples/payloads/claude-code-2.1.332", Client.CLAUDE_CODE),
+        (ROOT / "examples/payloads/codex-0.171.0", Client.CODEX),
+        (ROOT / "examples/payloads/dsh-0.1.0-rc.8/claude-code-bridge", Client.DSH_CLAUDE_CODE),
+        (ROOT / "examples/payloads/dsh-0.1.0-rc.8/codex-bridge", Client.DSH_CODEX),
+    ]
+    for folder, client in (
+        ("qwen-code", Client.QWEN_CODE), ("gemini-cli", Client.GEMINI_CLI), ("claude-code", Client.CLAUDE_CODE),
+        ("codex", Client.CODEX),
+    ):
+        if (SHARED / folder).is_dir():
+            sources.append((SHARED / folder, client))
+    return sources
+
+
+@pytest.mark.parametrize(("folder", "client"), _sources(), ids=lambda v: str(v).rsplit("/", 1)[-1])
+def test_every_captured_payload_is_recognised_as_its_hosts(folder: Path, client: Client) -> None:
+    payloads = _payloads(folder)
+    assert len(payloads) >= 9, folder
+    wrong = [(p["hook_event_name"], detect_client(p).value) for p in payloads if detect_client(p) is not client]
+    assert not wrong, f"{folder}: {wrong[:5]}"
+
+
+def test_the_e2e_captures_cover_every_event_that_fired() -> None:
+    assert {p["hook_event_name"] for p in _payloads(QWEN)} >= {
+        "PreToolUse", "PostToolUse", "PostToolUseFailure", "PostToolBatch", "UserPromptSubmit", "SessionStart", "Stop",
+        "SubagentStop",
+    }
+    assert {p["hook_event_name"] for p in _payloads(GEMINI)} >= {
+        "BeforeTool", "AfterTool", "BeforeAgent", "AfterAgent", "SessionStart", "SessionEnd",
+    }
+
+
+def _load(folder: Path, name: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((folder / name).read_text(encoding="utf-8"))
+    return data
+
+
+# -- Qwen Code -------------------------------------------------------------------------------
+
+
+def test_qwen_keys_every_event_of_a_call_by_the_models_call_id() -> None:
+    pre = qwen_code.normalise(_load(QWEN, "PreToolUse.run_shell_command.json"), None)
+    post = qwen_code.normalise(_load(QWEN, "PostToolUse.run_shell_command.json"), None)
+    assert pre["tool_use_id"] == pre["tool_call_id"] and pre["tool_use_id"].startswith("call_")
+    assert post["tool_use_id"] == post["tool_call_id"]
+    batch = parse(qwen_code.normalise(_load(QWEN, "PostToolBatch.run_shell_command.json"), None), Client.QWEN_CODE)
+    assert batch.tool_calls[0].tool_use_id.startswith("call_")
+
+
+def test_qwen_marks_only_a_prompt_without_submitted_prompt_as_a_continuation() -> None:
+    first = parse(qwen_code.normalise(_load(QWEN, "UserPromptSubmit.json"), None), Client.QWEN_CODE)
+    later = parse(qwen_code.normalise(_load(QWEN, "UserPromptSubmit.continuation.json"), None), Client.QWEN_CODE)
+    assert (first.continuation, later.continuation) == (False, True)
+    assert first.prompt and later.prompt == ""
+    claude = _load(ROOT / "examples/payloads/claude-code-2.1.332", "UserPromptSubmit.json")
+    assert not parse(claude, Client.CLAUDE_CODE).continuation and CONTINUATION not in claude
+
+
+def test_qwen_reads_a_batch_entry_a_hook_denied_as_denied() -> None:
+    raw = json.loads((SHARED / "qwen-code/0.24.4/PostToolBatch.run_shell_command.execution_denied.json").read_text()) if (
+        SHARED / "qwen-code"
+    ).is_dir() else None
+    payloads = [p for p in _payloads(QWEN) if p["hook_event_name"] == "PostToolBatch"]
+    denied = [p for p in payloads if p["tool_calls"][0]["tool_response"].get("error_type") == "execution_denied"]
+    for payload in denied + ([raw["payload"]] if raw else []):
+        entry = parse(qwen_code.normalise(payload, None), Client.QWEN_CODE).tool_calls[0]
+        assert isinstance(entry.tool_response, str) and qwen_code.denied_in_batch(entry.tool_response)
+    assert denied or raw
+    ok = next(p for p in payloads if p["tool_calls"][0]["status"] == "success")
+    entry = parse(qwen_code.normalise(ok, None), Client.QWEN_CODE).tool_calls[0]
+    assert not isinstance(entry.tool_response, str)
+    assert qwen_code.outcome(entry.tool_name, entry.tool_response, mutation=False).failure == Failure.NONE
+
+
+def test_qwen_results() -> None:
+    read = _load(QWEN, "PostToolUse.read_file.json")["tool_response"]
+    stub = _load(QWEN, "PostToolUse.read_file.unchanged.json")["tool_response"]
+    first, again = (qwen_code.outcome("read_file", r, mutation=False) for r in (read, stub))
+    assert first.text == read["llmContent"] and not first.unchanged and first.failure == Failure.NONE
+    assert again.unchanged and again.failure == Failure.NONE  # no new evidence, no failure
+    shell = _load(QWEN, "PostToolUse.run_shell_command.json")["tool_response"]
+    assert qwen_code.outcome("run_shell_command", shell, mutation=False).failure == Failure.NONE
+    failed = {**shell, "llmContent": shell["llmContent"].replace("Exit Code: 0", "Exit Code: 2")}
+    assert qwen_code.outcome("run_shell_command", failed, mutation=False).failure == Failure.HARD
+    agent = _load(QWEN, "PostToolUse.agent.json")["tool_response"]
+    assert qwen_code.outcome("agent", agent, mutation=False).text == agent["llmContent"][0]["text"]
+
+
+def test_qwen_answers() -> None:
+    deny = qwen_code.wire(Decision(Action.DENY, Rule.REPEAT, "STOP IT"), "PreToolUse")
+    assert deny == {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+                                           "permissionDecisionReason": "STOP IT"}}
+    assert qwen_code.wire(Decision(Action.REMIND, Rule.REPEAT, "hm"), "PreToolUse") is None  # Qwen ignores it
+    assert qwen_code.wire(Decision(Action.REMIND, Rule.REPEAT, "hm"), "PostToolUseFailure") == {
+        "hookSpecificOutput": {"hookEventName": "PostToolUseFailure", "additionalContext": "hm"}}
+    end = Decision(Action.STOP, Rule.STOP, "model text", stop_reason="why")
+    assert qwen_code.wire(end, "UserPromptSubmit") == {"decision": "block", "reason": "why"}
+    # no tool event ends a turn: an end there is a denial with no `continue`
+    assert "continue" not in json.dumps(qwen_code.wire(end, "PreToolUse"))
+    assert qwen_code.wire(Decision(Action.ALLOW, system_message="for the user"), "Stop") is None
+
+
+# -- Gemini CLI ------------------------------------------------------------------------------
+
+
+def test_gemini_events_are_read_under_the_guards_names() -> None:
+    names = {
+        f: gemini_cli.normalise(_load(GEMINI, f), None)["hook_event_name"]
+        for f in ("BeforeTool.read_file.json", "AfterTool.read_file.json", "BeforeAgent.json", "AfterAgent.json",
+                  "SessionStart.startup.json", "SessionEnd.exit.json", "BeforeModel.json", "PreCompress.auto.json")
+    }
+    assert list(names.values()) == [
+        "PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SessionStart", "SessionEnd", "BeforeModel", "PreCompress"
+    ]
+    stop = parse(gemini_cli.normalise(_load(GEMINI, "AfterAgent.json"), None), Client.GEMINI_CLI)
+    assert stop.last_assistant_message == "All done."
+
+
+def test_gemini_results() -> None:
+    ok = _load(GEMINI, "AfterTool.run_shell_command.json")["tool_response"]
+    again = {**ok, "llmContent": ok["llmContent"].replace("PGID: ", "PGID: 9")}
+    one, two = (gemini_cli.outcome("run_shell_command", r, mutation=False) for r in (ok, again))
+    assert one.fingerprint == two.fingerprint and one.failure == Failure.NONE  # the process group id is no result
+    nonzero = _load(GEMINI, "AfterTool.run_shell_command.nonzero-exit.json")["tool_response"]
+    assert gemini_cli.outcome("run_shell_command", nonzero, mutation=False).failure == Failure.HARD
+    missing = _load(GEMINI, "AfterTool.read_file.failed.json")["tool_response"]
+    failed = gemini_cli.outcome("read_file", missing, mutation=False)
+    assert failed.failure == Failure.HARD and failed.text.startswith("File not found: ")
+
+
+def test_gemini_answers_in_its_own_form() -> None:
+    deny = gemini_cli.wire(Decision(Action.DENY, Rule.REPEAT, "STOP IT"), "PreToolUse")
+    assert deny == {"decision": "deny", "reason": "STOP IT"}
+    assert gemini_cli.wire(Decision(Action.REMIND, Rule.REPEAT, "hm"), "PostToolUse") == {
+        "hookSpecificOutput": {"hookEventName": "AfterTool", "additionalContext": "hm"}}
+    assert gemini_cli.wire(Decision(Action.REMIND, Rule.TEXT, "hm"), "UserPromptSubmit") == {
+        "hookSpecificOutput": {"hookEventName": "BeforeAgent", "additionalContext": "hm"}}
+    assert gemini_cli.wire(Decision(Action.REMIND, Rule.REPEAT, "hm"), "PreToolUse") is None  # ignored by Gemini
+    end = gemini_cli.wire(Decision(Action.STOP, Rule.END_TURN, "model text", stop_reason="why"), "PreToolUse")
+    assert end == {"decision": "deny", "reason": "model text", "continue": False, "stopReason": "why"}
+    assert gemini_cli.wire(Decision(Action.ALLOW, Rule.TEXT, "x"), "Stop") is None
+    for decision in (Decision(Action.DENY, Rule.REPEAT, "x"), Decision(Action.REMIND, Rule.REPEAT, "x")):
+        for event in ("PreToolUse", "PostToolUse", "UserPromptSubmit", "SessionStart", "Stop"):
+            out = gemini_cli.wire(decision, event) or {}
+            assert "permissionDecision" not in json.dumps(out) and out.get("decision") in (None, "deny")
+
+
+def test_a_gemini_loop_through_the_hook_is_denied_by_the_fourth_call(tmp_path: Path) -> None:
+    before, after = _load(GEMINI, "BeforeTool.run_shell_command.json"), _load(GEMINI, "AfterTool.run_shell_command.json")
+    answers = []
+    for n in range(1, 5):
+        for payload in (before, after):
+            result = run(json.dumps(payload).encode(), options=HookOptions(state_dir=str(tmp_path)), environ={},
+                         clock=lambda n=n: 1_800_000_000.0 + 10 * n, user_config="")
+            assert result.exit_code == 0 and result.event is not None and result.event.client is Client.GEMINI_CLI
+            answers.append(json.loads(result.stdout) if result.stdout else None)
+            if result.stdout and json.loads(result.stdout).get("decision") == "deny":
+                break
+    assert answers[:4] == [None] * 4
+    assert "additionalContext" in answers[5]["hookSpecificOutput"]  # after the 3rd call's result
+    assert answers[6]["decision"] == "deny" and answers[6]["reason"].startswith("REPEAT_TOOL_BLOCKED")
+
+
+# -- both ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("client", [Client.QWEN_CODE, Client.GEMINI_CLI])
+@pytest.mark.parametrize("profile", ["balanced", "progress", "breaker", "reminder"])
+def test_the_thresholds_come_before_the_hosts_own_halt(client: Client, profile: str) -> None:
+    from loopguard_hook.config.settings import PROFILE_SPECS
+
+    base = Config(profile=profile)._replace(**{k: v for k, v in PROFILE_SPECS[profile].items() if k != "rules_off"})
+    caps = capabilities(client)
+    assert caps.halts_at == 5
+    fitted = policy.for_host(base, caps)
+    first = 0 if fitted.counting == "no_progress" and not fitted.evidence_call_counts else 1
+    nth = lambda count: count + 1 - first  # noqa: E731 (the identical call a count is reached at)
+    if fitted.deny_at:
+        assert nth(fitted.deny_at) <= 4 and all(nth(n) < nth(fitted.deny_at) for n in fitted.effective_remind_at())
+        assert fitted.effective_remind_at() or nth(fitted.deny_at) <= 2
+    else:
+        assert nth(min(fitted.remind_at)) <= 4
+
+
+def test_tool_names_of_both_hosts_are_in_the_default_lists() -> None:
+    cfg = Config()
+    assert {"write_file", "replace", "edit"} <= set(cfg.mutating_tools)
+    assert "read_file" in cfg.read_tools and {"todo_write", "write_todos"} <= set(cfg.bookkeeping_tools)
+    from loopguard_hook.core.shellwords import SHELL_TOOLS
+
+    assert "run_shell_command" in SHELL_TOOLS
+
+
+@pytest.mark.parametrize(("folder", "client"), [(QWEN, "qwen-code"), (GEMINI, "gemini-cli")])
+def test_replay_reads_a_log_of_the_hosts_payloads_as_the_hook_does(folder: Path, client: str) -> None:
+    """The captures hold a loop of the same shell command (Qwen: its 3rd call denied by the
+    capture's probe; both: the host's own halt after the 4th): replay, which normalises each
+    payload as the hook does, reminds and denies it before the host's own halt."""
+    from click.testing import CliRunner
+
+    from loopguard_hook.cli import cli
+
+    result = CliRunner().invoke(cli, ["replay", str(folder / "all.jsonl"), "--summary"])
+    assert result.exit_code == 0, result.output
+    rows = [line.split() for line in result.output.splitlines() if client in line.split()]
+    assert len(rows) == 2 and all(int(row[0]) >= 4 for row in rows), result.output
+    assert sum(int(row[2]) for row in rows) >= 1, result.output  # a denial, from the 4th identical call
