@@ -1,5 +1,9 @@
 """The hook as a process: the payload from stdin, the decision to stdout, one line to stderr,
 the exit code (0 or 1). Shared by the fast entry point (`_entry.py`) and click's `hook` command.
+
+On a host that reads a failing hook as a denial, or shows its stderr to the model
+(`hook.quiet_client`), a problem found here too (a payload too big, standard output closed)
+ends with exit 0 and nothing on stderr, the line going to `errors.log`.
 """
 
 import os
@@ -80,7 +84,7 @@ def run_hook(values: dict[str, object]) -> int:
     payload = [first]
     del first
     if len(payload[0]) > MAX_PAYLOAD_BYTES:
-        return _say(TOO_BIG)
+        return 0 if quietly(values, TOO_BIG) else _say(TOO_BIG)
     if rest is None:
         reply = _resident(values, payload[0])
     if reply is None:
@@ -101,6 +105,8 @@ def run_hook(values: dict[str, object]) -> int:
         except OSError as exc:  # a full disk, a closed pipe: the client sees no decision
             stderr = unwritable_stdout(exc) + "; the call was let through"
             code = 1
+    if stderr and quietly(values, stderr):
+        return 0
     if stderr and sys.stderr is not None:
         try:
             sys.stderr.write(stderr + "\n")
@@ -125,6 +131,21 @@ def _resident(values: dict[str, object], raw: bytes, rest: int | None = None) ->
         return handle(values, raw, _STARTED, os.environ, rest)
     except Exception:  # the fast path fails open to the in-process path
         return None
+
+
+def quietly(values: dict[str, object], line: str) -> bool:
+    """Whether the host of this hook run takes no failure (`hook.quiet_client`, told by `--client`
+    or the environment); if so `line` is logged to `errors.log` instead of stderr. Never raises."""
+    try:
+        from .hook import HookOptions, log_problem, quiet_client
+
+        options = HookOptions(**values)  # type: ignore[arg-type]
+        if quiet_client(options.client, os.environ) is None:
+            return False
+        log_problem(options, os.environ, line)
+        return True
+    except Exception:
+        return False
 
 
 def _say(line: str) -> int:
