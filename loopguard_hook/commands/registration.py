@@ -9,7 +9,9 @@ import click
 
 from .common import _cwd
 
-INSTALL_CLIENTS = click.Choice(["claude-code", "codex", "dsh-claude-code", "dsh-codex"])
+INSTALL_CLIENTS = click.Choice(["claude-code", "codex", "dsh-claude-code", "dsh-codex", "copilot", "cursor", "droid"])
+#: Hosts with a file of their own (`install/hosts.py`).
+OWN_FILE_HOSTS = ("copilot", "cursor", "droid")
 
 
 @click.command()
@@ -19,7 +21,8 @@ INSTALL_CLIENTS = click.Choice(["claude-code", "codex", "dsh-claude-code", "dsh-
     type=click.Choice(["user", "project", "local"]),
     default="user",
     show_default=True,
-    help="user: ~/.claude or ~/.codex; project: ./.claude or ./.codex; local: .claude/settings.local.json.",
+    help="user: ~/.claude, ~/.codex, ~/.copilot/hooks, ~/.cursor, ~/.factory; project: the same under ./ "
+    "(Copilot: ./.github/hooks); local: .claude/settings.local.json.",
 )
 @click.option("--dry-run", is_flag=True, help="Show the diff, write nothing.")
 @click.option("--diff", "full_diff", is_flag=True, help="Show the whole text of a file that is created, too.")
@@ -43,6 +46,8 @@ def install(
             )
             if trust:
                 changes[0].messages.append("note: --trust is for Codex only; DSH has no per-hook trust record")
+        elif client in OWN_FILE_HOSTS:
+            changes = install_mod.plan_host_install(client, scope, home=home, project_dir=_cwd())
         else:
             changes = install_mod.plan_install(client, scope, home=home, project_dir=_cwd(), env=os.environ, trust=trust)
         if not dry_run:
@@ -108,6 +113,8 @@ def uninstall(client: str, scope: str, dry_run: bool, dsh_profile: str | None) -
         if client.startswith("dsh-"):
             _dsh_only_user_scope(scope)
             changes = install_mod.plan_dsh_uninstall(client, home=home, env=os.environ, profile=dsh_profile)
+        elif client in OWN_FILE_HOSTS:
+            changes = install_mod.plan_host_uninstall(client, scope, home=home, project_dir=_cwd())
         else:
             changes = install_mod.plan_uninstall(client, scope, home=home, project_dir=_cwd(), env=os.environ)
         if not dry_run:

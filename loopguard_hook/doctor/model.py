@@ -20,6 +20,9 @@ HOSTS: dict[str, tuple[str, str]] = {
     "dsh": ("dsh", "DSH"),
     "dsh-claude-code": ("dsh", "DSH"),
     "dsh-codex": ("dsh", "DSH"),
+    "copilot": ("copilot", "GitHub Copilot CLI"),
+    "cursor": ("cursor-agent", "Cursor"),
+    "droid": ("droid", "Factory Droid"),
 }
 
 
