@@ -253,8 +253,9 @@ def to_host(client: str, payload: dict[str, Any]) -> tuple[dict[str, Any] | None
         if tool:
             out.update(toolName=name, toolArgs=args)
         if event == "PostToolUse":
-            if name == "bash":
-                text = f"{text}\n<shellId: 0 completed with exit code 0>"
+            if name == "bash":  # the shell id counts up with every call of the session
+                shell = payload.get("tool_use_id")
+                text = f"{text}\n<shellId: {shell} completed with exit code 0>"
             out["toolResult"] = {"resultType": "success", "textResultForLlm": text}
         elif event == "PostToolUseFailure":
             out["error"] = text

@@ -97,6 +97,9 @@ def test_copilot_reads_both_casings_alike() -> None:
     assert a["hook_event_name"] == b["hook_event_name"] == "PostToolUse"
     assert a["tool_input"] == b["tool_input"] and a["tool_response"] == b["tool_response"]
     assert copilot.outcome("bash", a["tool_response"], mutation=False).failure == 2  # exit code 1 in the text
+    # the shell id counts up with every call: one output is one result, and its text is the output
+    first, second = (copilot.outcome("bash", f"ok\n<shellId: {n} completed with exit code 0>", mutation=False) for n in (1, 2))
+    assert first.fingerprint == second.fingerprint and first.text == "ok" and first.failure == 0
     # the public docs show toolArgs as a JSON string, and no --event: the shape tells the event
     text = dict(camel, toolArgs=json.dumps(camel["toolArgs"]))
     assert copilot.normalise(text, None)["tool_input"] == a["tool_input"]
@@ -122,6 +125,7 @@ def test_cursor_fields_are_read() -> None:
 def test_droid_results_read_their_failure_signs() -> None:
     assert droid.outcome("Execute", "x\n\n\n[Process exited with code 1]", mutation=False).failure == 2
     assert droid.outcome("Execute", "x\n\n\n[Process exited with code 0]", mutation=False).failure == 0
+    assert droid.outcome("Execute", "x\n\n\n[Process exited with code 0]", mutation=False).text == "x"
     assert droid.outcome("Create", '{"success":false,"error":"exists"}', mutation=True).failure == 2
     assert droid.outcome("Read", "Error: File not found", mutation=False).failure == 2
 

@@ -194,19 +194,26 @@ def normalise(data: dict[str, Any], event: str | None) -> dict[str, Any]:
     return out
 
 
-#: A bash call's result ends so, its exit code included (`resultType` is `success` either way).
+#: A bash call's result ends so, its exit code included (`resultType` is `success` either way);
+#: the shell id counts up with every call of the session, so the same output reads differently.
 _SHELL_EXIT = r"<shellId: [^>]* completed with exit code (-?\d+)>\s*\Z"
 
 
 def outcome(tool: str, response: Any, *, mutation: bool) -> Outcome:
     """A result text: failed when a bash call says it exited non-zero, else as the shared rules
-    read any text (failures that Copilot reports come as `PostToolUseFailure`)."""
+    read any text (failures that Copilot reports come as `PostToolUseFailure`). A bash result is
+    fingerprinted without its shell id line (`<shellId: 3 completed with exit code 0>`), which
+    changes with every call even when the output does not."""
     failure = classify_response(tool, response)
+    text = result_text(response)
+    fingerprinted = response
     if isinstance(response, str):
         code = re.search(_SHELL_EXIT, response[-200:])
         if code is not None:
             failure = Failure.HARD if code.group(1) != "0" else Failure.NONE
-    return Outcome(fingerprint=outcome_fingerprint(response, mutation=mutation), failure=failure, text=result_text(response))
+            text = response[: max(0, len(response) - 200) + code.start()].rstrip("\n")  # the output alone
+            fingerprinted = f"{text}\n<exit code {code.group(1)}>"
+    return Outcome(fingerprint=outcome_fingerprint(fingerprinted, mutation=mutation), failure=failure, text=text)
 
 
 def denied_in_batch(text: str) -> bool:

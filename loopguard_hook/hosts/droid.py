@@ -70,15 +70,18 @@ def recognises(data: Mapping[str, Any]) -> bool:
 
 def outcome(tool: str, response: Any, *, mutation: bool) -> Outcome:
     """A result string: failed when it ends `[Process exited with code N]` with N != 0, starts
-    `Error: `, or is a JSON text saying `"success": false`; else as the shared rules read text."""
+    `Error: `, or is a JSON text saying `"success": false`; else as the shared rules read text.
+    An Execute result's text, which the rules read and quote, is its output without that line."""
     failure = classify_response(tool, response)
+    text = result_text(response)
     if isinstance(response, str):
         code = re.search(_EXIT_CODE, response[-200:])
         if code is not None:
             failure = Failure.HARD if code.group(1) != "0" else Failure.NONE
+            text = response[: max(0, len(response) - 200) + code.start()].rstrip("\n")  # the output alone
         elif response.startswith("Error: ") or re.match(_FAILED_EDIT, response[:200], re.DOTALL):
             failure = Failure.HARD
-    return Outcome(fingerprint=outcome_fingerprint(response, mutation=mutation), failure=failure, text=result_text(response))
+    return Outcome(fingerprint=outcome_fingerprint(response, mutation=mutation), failure=failure, text=text)
 
 
 def denied_in_batch(text: str) -> bool:
