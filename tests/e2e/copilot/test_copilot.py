@@ -1,0 +1,103 @@
+"""The real Copilot CLI 1.0.102, offline, with the guard registered by `install --client copilot`
+(its own camelCase hook file, one command per event): what the model receives.
+
+Copilot facts checked here (notes/copilot-droid-hooks.md §3): a preToolUse `additionalContext` is
+a user message after the call's result (`Additional context from preToolUse hook:`); a denial is
+the call's result, `Denied by preToolUse hook: <reason>`, and the call does not run; a preToolUse
+hook that fails denies the call (`… (hook errored)`), so the guard must never fail there.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from loopguard_hook.install import apply, plan_install
+
+from ..clients import Workspace
+from ..mock_model import Script, tool_use
+from ..native_hosts import HostRun, NativeHost
+
+pytestmark = pytest.mark.e2e
+
+NOTES = "alpha\nbeta\ngamma\n"
+
+
+def _bash(command: str) -> dict[str, object]:
+    return tool_use("bash", {"command": command, "description": "Run it"})
+
+
+def _run(copilot: NativeHost, root: Path, turns: list[list[dict[str, object]]], **kwargs: object) -> HostRun:
+    ws = Workspace.create(root)
+    ws.write("notes.txt", NOTES)
+    run = copilot.run(ws, Script(turns, final_text="Done."), "Look at notes.txt.", **kwargs)  # type: ignore[arg-type]
+    assert run.prompt is not None and not run.prompt.timed_out, run.describe()
+    return run
+
+
+@pytest.fixture(scope="module")
+def identical(copilot: NativeHost, tmp_path_factory: pytest.TempPathFactory) -> HostRun:
+    """The same bash call 7 times, each appending to ran.log when it really runs."""
+    return _run(copilot, tmp_path_factory.mktemp("copilot-identical"), [[_bash("echo run >> ran.log; cat notes.txt")]] * 7)
+
+
+def test_identical_calls_run_four_times_then_are_denied(identical: HostRun) -> None:
+    assert identical.prompt is not None and identical.prompt.exit_code == 0, identical.describe()
+    assert identical.ran() == 4, identical.describe()
+    calls = identical.by_call()
+    for turn in (4, 5, 6):
+        result = calls[f"call_{turn}_0"][0]
+        assert result.text.startswith("Denied by preToolUse hook: REPEAT_TOOL_BLOCKED"), (turn, result.text)
+        assert f"attempt {turn + 1}" in result.text
+
+
+def test_identical_calls_are_reminded_at_the_third_and_fourth(identical: HostRun) -> None:
+    calls = identical.by_call()
+    for turn in (0, 1):
+        assert not any(s.guard for s in calls[f"call_{turn}_0"]), turn
+    for turn, count in ((2, "call 3"), (3, "4 times")):
+        after = [s for s in calls[f"call_{turn}_0"][1:] if s.guard]
+        assert after and after[0].where == "user", (turn, calls[f"call_{turn}_0"])
+        assert after[0].text.startswith("Additional context from preToolUse hook:\n[loopguard]") and count in after[0].text
+
+
+@pytest.fixture(scope="module")
+def distinct(copilot: NativeHost, tmp_path_factory: pytest.TempPathFactory) -> HostRun:
+    turns = [[_bash(f"echo {i} >> ran.log; ls")] for i in range(4)]
+    turns += [[tool_use("view", {"path": "notes.txt"})], [tool_use("grep", {"pattern": "beta"})]]
+    return _run(copilot, tmp_path_factory.mktemp("copilot-distinct"), turns)
+
+
+def test_distinct_calls_hear_nothing(distinct: HostRun) -> None:
+    assert distinct.prompt is not None and distinct.prompt.exit_code == 0, distinct.describe()
+    assert distinct.ran() == 4
+    assert distinct.guard_texts() == []
+    assert len(distinct.by_call()) == 6
+
+
+def test_a_hook_error_never_denies_a_call(copilot: NativeHost, tmp_path: Path) -> None:
+    """A broken setting makes every hook event a failure: on Copilot that would deny every call
+    (`hook errored`). The guard ends each with exit 0 and nothing printed, and logs why."""
+    turns = [[_bash("echo run >> ran.log; cat notes.txt")]] * 6
+    run = _run(copilot, tmp_path, turns, env={"LOOPGUARD_MODE": "sideways"})
+    assert run.prompt is not None and run.prompt.exit_code == 0, run.describe()
+    assert run.ran() == 6, run.describe()
+    texts = [s.text for seen in run.by_call().values() for s in seen]
+    assert not any("Denied by preToolUse hook" in t for t in texts)
+    assert "bad config" in run.errors_log()
+
+
+def test_the_claude_code_install_in_a_repository_serves_copilot(copilot: NativeHost, tmp_path: Path) -> None:
+    """Copilot runs a trusted repository's `.claude/settings.json`, in PascalCase with snake_case
+    payloads: the Claude Code install (no `--client`) recognises Copilot there and denies in a
+    form Copilot reads."""
+    ws = Workspace.create(tmp_path)
+    apply(plan_install("claude-code", "project", home=ws.home, project_dir=ws.work))
+    ws.write("notes.txt", NOTES)
+    turns = [[_bash("echo run >> ran.log; cat notes.txt")]] * 6
+    run = copilot.run(ws, Script(turns), "Look at notes.txt.", register=False,
+                      env={"GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS": "true"})
+    assert run.prompt is not None and run.prompt.exit_code == 0, run.describe()
+    assert run.ran() == 4, run.describe()
+    assert run.by_call()["call_4_0"][0].text.startswith("Denied by preToolUse hook: REPEAT_TOOL_BLOCKED")
