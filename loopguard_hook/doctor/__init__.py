@@ -8,8 +8,8 @@ synthetic PreToolUse through the exact registered command string come back clean
 by the CLI: it runs subprocesses.
 
 Modules: `model` (values), `matchers` (each client's matcher rules and tool names), `probe` (PATH,
-state dir, one event), `common` (the checks over registrations), `claude_code`, `codex`, `dsh`
-(finding each client's registrations), `report` (text and JSON).
+state dir, one event), `common` (the checks over registrations), `claude_code`, `codex`, `dsh`,
+`hosts` (Copilot CLI, Cursor, Droid: finding each client's registrations), `report` (text and JSON).
 """
 
 from __future__ import annotations
@@ -18,14 +18,15 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from ..install.dsh import DSH_CLIENTS
-from . import claude_code, codex, dsh
+from ..install.hosts import HOST_CLIENTS
+from . import claude_code, codex, dsh, hosts
 from .model import ClientReport, Finding, Registration
 from .report import all_live, exit_code, render_json, render_text
 
 #: The hosts `doctor` checks by default (`dsh`: both bridges).
-CLIENTS = ("claude-code", "codex", "dsh")
+CLIENTS = ("claude-code", "codex", "dsh", *HOST_CLIENTS)
 #: Every name `--client` takes: those, and each name `install --client` takes.
-CLIENT_NAMES = ("claude-code", "codex", "dsh", *DSH_CLIENTS)
+CLIENT_NAMES = ("claude-code", "codex", "dsh", *DSH_CLIENTS, *HOST_CLIENTS)
 
 
 def run_doctor(
@@ -50,6 +51,7 @@ def run_doctor(
     bridges = DSH_CLIENTS if "dsh" in clients else tuple(c for c in DSH_CLIENTS if c in clients)
     if bridges:
         reports += dsh.check(home=home, cwd=cwd, env=env, run=run, bridges=bridges)
+    reports += [hosts.check(c, home=home, cwd=cwd, env=env, run=run) for c in HOST_CLIENTS if c in clients]
     return reports
 
 
