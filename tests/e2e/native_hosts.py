@@ -1,5 +1,6 @@
 """Run the real GitHub Copilot CLI 1.0.102 (`copilot -p`) or Factory Droid 0.215.0 (`droid exec`)
-offline against `ChatMock`, with the guard registered by `loopguard-hook install --client NAME`
+offline against the suite's chat-completions mock (`dsh/mock_deepseek.py`, which speaks the
+OpenAI wire both CLIs use for a custom endpoint), with the guard registered by `loopguard-hook install --client NAME`
 into the run's HOME, as a user would.
 
 Host facts used here (verified offline, notes/copilot-droid-hooks.md §1):
@@ -29,10 +30,10 @@ from typing import Any
 
 from loopguard_hook.install import apply, plan_host_install
 
-from .chat_mock import ChatMock, results_by_call
 from .clients import CACHE_DIR, HOOK_BIN, Package, Prompt, Workspace, _run_process, base_env, install
+from .dsh.mock_deepseek import ChatCompletionsMock
+from .dsh.model_view import Call, calls
 from .mock_model import Logged, Script
-from .model_view import Seen
 
 ARCH = "arm64" if platform.machine() in ("aarch64", "arm64") else "x64"
 COPILOT = Package("copilot", "@github/copilot", "1.0.102", (f"@github/copilot-linux-{ARCH}/copilot",))
@@ -80,12 +81,12 @@ class HostRun:
     def bodies(self) -> list[dict[str, Any]]:
         return [r.body for r in self.requests if r.script == "main"]
 
-    def by_call(self) -> dict[str, list[Seen]]:
-        """For each call id (`call_<turn>_<index>`), its result and the messages after it."""
-        return results_by_call(self.bodies())
+    def by_turn(self) -> list[Call]:
+        """Each call of the model's k-th turn as it came back: its result, the user messages after it."""
+        return calls(self.bodies())
 
-    def guard_texts(self) -> list[Seen]:
-        return [s for seen in self.by_call().values() for s in seen if s.guard]
+    def guard_texts(self) -> list[str]:
+        return [t for c in self.by_turn() for t in (c.result, *c.after) if "[loopguard]" in t or "REPEAT_TOOL" in t]
 
     def ran(self) -> int:
         """Lines in the workspace's `ran.log` (the calls whose command really ran)."""
@@ -120,7 +121,7 @@ class NativeHost:
         if not (ws.work / ".git").exists():
             subprocess.run(["git", "init", "-q", str(ws.work)], check=True, capture_output=True)
         run = HostRun(self.name, ws, [])
-        with ChatMock(script, ws.root / "requests.jsonl") as mock:
+        with ChatCompletionsMock(script, ws.root / "requests.jsonl") as mock:
             run.requests = mock.requests
             full = base_env(ws, keep_state=True) | {
                 "PATH": f"{HOOK_BIN.parent}{os.pathsep}{os.environ.get('PATH', '/usr/bin:/bin')}",

@@ -10,13 +10,15 @@ hook that fails denies the call (`… (hook errored)`), so the guard must never 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from loopguard_hook.install import apply, plan_install
 
 from ..clients import Workspace
-from ..mock_model import Script, tool_use
+from ..dsh.mock_deepseek import call
+from ..mock_model import Script
 from ..native_hosts import HostRun, NativeHost
 
 pytestmark = pytest.mark.e2e
@@ -24,11 +26,11 @@ pytestmark = pytest.mark.e2e
 NOTES = "alpha\nbeta\ngamma\n"
 
 
-def _bash(command: str) -> dict[str, object]:
-    return tool_use("bash", {"command": command, "description": "Run it"})
+def _bash(command: str) -> dict[str, Any]:
+    return call("bash", {"command": command, "description": "Run it"})
 
 
-def _run(copilot: NativeHost, root: Path, turns: list[list[dict[str, object]]], **kwargs: object) -> HostRun:
+def _run(copilot: NativeHost, root: Path, turns: list[list[dict[str, Any]]], **kwargs: object) -> HostRun:
     ws = Workspace.create(root)
     ws.write("notes.txt", NOTES)
     run = copilot.run(ws, Script(turns, final_text="Done."), "Look at notes.txt.", **kwargs)  # type: ignore[arg-type]
@@ -45,27 +47,26 @@ def identical(copilot: NativeHost, tmp_path_factory: pytest.TempPathFactory) -> 
 def test_identical_calls_run_four_times_then_are_denied(identical: HostRun) -> None:
     assert identical.prompt is not None and identical.prompt.exit_code == 0, identical.describe()
     assert identical.ran() == 4, identical.describe()
-    calls = identical.by_call()
+    calls = identical.by_turn()
     for turn in (4, 5, 6):
-        result = calls[f"call_{turn}_0"][0]
-        assert result.text.startswith("Denied by preToolUse hook: REPEAT_TOOL_BLOCKED"), (turn, result.text)
-        assert f"attempt {turn + 1}" in result.text
+        result = calls[turn].result
+        assert result.startswith("Denied by preToolUse hook: REPEAT_TOOL_BLOCKED"), (turn, result)
+        assert f"attempt {turn + 1}" in result
 
 
 def test_identical_calls_are_reminded_at_the_third_and_fourth(identical: HostRun) -> None:
-    calls = identical.by_call()
+    calls = identical.by_turn()
     for turn in (0, 1):
-        assert not any(s.guard for s in calls[f"call_{turn}_0"]), turn
+        assert calls[turn].reminders == [], turn
     for turn, count in ((2, "call 3"), (3, "4 times")):
-        after = [s for s in calls[f"call_{turn}_0"][1:] if s.guard]
-        assert after and after[0].where == "user", (turn, calls[f"call_{turn}_0"])
-        assert after[0].text.startswith("Additional context from preToolUse hook:\n[loopguard]") and count in after[0].text
+        [reminder] = calls[turn].reminders  # a user message after the call's result
+        assert reminder.startswith("Additional context from preToolUse hook:\n[loopguard]") and count in reminder
 
 
 @pytest.fixture(scope="module")
 def distinct(copilot: NativeHost, tmp_path_factory: pytest.TempPathFactory) -> HostRun:
     turns = [[_bash(f"echo {i} >> ran.log; ls")] for i in range(4)]
-    turns += [[tool_use("view", {"path": "notes.txt"})], [tool_use("grep", {"pattern": "beta"})]]
+    turns += [[call("view", {"path": "notes.txt"})], [call("grep", {"pattern": "beta"})]]
     return _run(copilot, tmp_path_factory.mktemp("copilot-distinct"), turns)
 
 
@@ -73,7 +74,7 @@ def test_distinct_calls_hear_nothing(distinct: HostRun) -> None:
     assert distinct.prompt is not None and distinct.prompt.exit_code == 0, distinct.describe()
     assert distinct.ran() == 4
     assert distinct.guard_texts() == []
-    assert len(distinct.by_call()) == 6
+    assert len(distinct.by_turn()) == 6
 
 
 def test_a_hook_error_never_denies_a_call(copilot: NativeHost, tmp_path: Path) -> None:
@@ -83,7 +84,7 @@ def test_a_hook_error_never_denies_a_call(copilot: NativeHost, tmp_path: Path) -
     run = _run(copilot, tmp_path, turns, env={"LOOPGUARD_MODE": "sideways"})
     assert run.prompt is not None and run.prompt.exit_code == 0, run.describe()
     assert run.ran() == 6, run.describe()
-    texts = [s.text for seen in run.by_call().values() for s in seen]
+    texts = [t for c in run.by_turn() for t in (c.result, *c.after)]
     assert not any("Denied by preToolUse hook" in t for t in texts)
     assert "bad config" in run.errors_log()
 
@@ -100,4 +101,4 @@ def test_the_claude_code_install_in_a_repository_serves_copilot(copilot: NativeH
                       env={"GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS": "true"})
     assert run.prompt is not None and run.prompt.exit_code == 0, run.describe()
     assert run.ran() == 4, run.describe()
-    assert run.by_call()["call_4_0"][0].text.startswith("Denied by preToolUse hook: REPEAT_TOOL_BLOCKED")
+    assert run.by_turn()[4].result.startswith("Denied by preToolUse hook: REPEAT_TOOL_BLOCKED")

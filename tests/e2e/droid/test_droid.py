@@ -11,11 +11,13 @@ hook that exits 1 would have its stderr put in front of the tool result.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from ..clients import Workspace
-from ..mock_model import Script, tool_use
+from ..dsh.mock_deepseek import call
+from ..mock_model import Script
 from ..native_hosts import HostRun, NativeHost
 
 pytestmark = pytest.mark.e2e
@@ -23,11 +25,11 @@ pytestmark = pytest.mark.e2e
 NOTES = "alpha\nbeta\ngamma\n"
 
 
-def _execute(command: str) -> dict[str, object]:
-    return tool_use("Execute", {"command": command, "riskLevel": "low", "riskLevelReason": "reads a file"})
+def _execute(command: str) -> dict[str, Any]:
+    return call("Execute", {"command": command, "riskLevel": "low", "riskLevelReason": "reads a file"})
 
 
-def _run(droid: NativeHost, root: Path, turns: list[list[dict[str, object]]], **kwargs: object) -> HostRun:
+def _run(droid: NativeHost, root: Path, turns: list[list[dict[str, Any]]], **kwargs: object) -> HostRun:
     ws = Workspace.create(root)
     ws.write("notes.txt", NOTES)
     run = droid.run(ws, Script(turns, final_text="Done."), "Look at notes.txt.", **kwargs)  # type: ignore[arg-type]
@@ -44,25 +46,24 @@ def identical(droid: NativeHost, tmp_path_factory: pytest.TempPathFactory) -> Ho
 def test_identical_calls_run_four_times_then_are_denied(identical: HostRun) -> None:
     assert identical.prompt is not None and identical.prompt.exit_code == 0, identical.describe()
     assert identical.ran() == 4, identical.describe()
-    calls = identical.by_call()
-    result = calls["call_4_0"][0]
-    assert result.text.startswith("Error: REPEAT_TOOL_BLOCKED") and "attempt 5" in result.text, result.text
+    result = identical.by_turn()[4].result
+    assert result.startswith("Error: REPEAT_TOOL_BLOCKED") and "attempt 5" in result, result
 
 
 def test_identical_calls_are_reminded_with_their_results(identical: HostRun) -> None:
-    calls = identical.by_call()
+    calls = identical.by_turn()
     for turn in (0, 1):
-        assert not any(s.guard for s in calls[f"call_{turn}_0"]), turn
+        assert calls[turn].reminders == [], turn
     for turn, count in ((2, "call 3"), (3, "4 times")):
-        after = [s for s in calls[f"call_{turn}_0"][1:] if s.guard]
-        assert after and after[0].where == "user" and after[0].text.startswith("[loopguard]"), calls[f"call_{turn}_0"]
-        assert count in after[0].text
+        # a user message right after the call's result (Droid's own reminder may follow it)
+        assert calls[turn].reminders[:1] and calls[turn].reminders[0].startswith("[loopguard]"), calls[turn]
+        assert count in calls[turn].reminders[0]
 
 
 @pytest.fixture(scope="module")
 def distinct(droid: NativeHost, tmp_path_factory: pytest.TempPathFactory) -> HostRun:
     turns = [[_execute(f"echo {i} >> ran.log; ls")] for i in range(4)]
-    turns += [[tool_use("Read", {"file_path": "notes.txt"})], [tool_use("Grep", {"pattern": "beta"})]]
+    turns += [[call("Read", {"file_path": "notes.txt"})], [call("Grep", {"pattern": "beta"})]]
     return _run(droid, tmp_path_factory.mktemp("droid-distinct"), turns)
 
 
@@ -70,7 +71,7 @@ def test_distinct_calls_hear_nothing(distinct: HostRun) -> None:
     assert distinct.prompt is not None and distinct.prompt.exit_code == 0, distinct.describe()
     assert distinct.ran() == 4
     assert distinct.guard_texts() == []
-    assert len(distinct.by_call()) == 6
+    assert len(distinct.by_turn()) == 6
 
 
 def test_a_hook_failure_reaches_neither_the_model_nor_the_call(droid: NativeHost, tmp_path: Path) -> None:
@@ -80,6 +81,6 @@ def test_a_hook_failure_reaches_neither_the_model_nor_the_call(droid: NativeHost
                env={"LOOPGUARD_MODE": "sideways"})
     assert run.prompt is not None and run.prompt.exit_code == 0, run.describe()
     assert run.ran() == 3
-    texts = [s.text for seen in run.by_call().values() for s in seen]
+    texts = [t for c in run.by_turn() for t in (c.result, *c.after)]
     assert texts and not any("loopguard-hook" in t for t in texts), texts
     assert "bad config" in run.errors_log()
