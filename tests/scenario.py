@@ -363,14 +363,19 @@ class Runner:
         #: Every answer checked: (the step's position and expectation key, the expectation, the answer).
         self.observed: list[tuple[tuple[int, str] | None, str, HookResult]] = []
 
-    def send(self, step: Step, now: float) -> HookResult:
+    def wire_payload(self, step: Step) -> tuple[bytes | None, str | None]:
+        """The step's payload as this client sends it, and the `--event` its command line names
+        (Copilot); None when the client sends no such event."""
         payload: dict[str, Any] | None = step.payload
         event = None
         if self.client in NEW_CLIENTS:
             payload, event = to_host(self.client, step.payload)
-            if payload is None:  # the host sends no such event
-                return HookResult()
-        raw = json.dumps(payload).encode()
+        return (None if payload is None else json.dumps(payload).encode()), event
+
+    def send(self, step: Step, now: float) -> HookResult:
+        raw, event = self.wire_payload(step)
+        if raw is None:  # the host sends no such event
+            return HookResult()
         result = run(
             raw,
             options=HookOptions(

@@ -45,7 +45,7 @@ from typing import Any
 import orjson
 
 from ..core import messages
-from ..core.event import Client
+from ..core.event import HANDLED_EVENTS, Client
 from ..core.host import Capabilities
 from ..core.outcome import Failure, Outcome, classify_response, outcome_fingerprint, result_text
 from ..core.verdict import Action, Decision
@@ -76,10 +76,7 @@ CAPABILITIES = Capabilities(
     end_turn=frozenset(),
     block=frozenset({"Stop", "SubagentStop"}),
     system_message=frozenset(),
-    sends=frozenset(
-        {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure"}
-        | {"Stop", "SubagentStop", "SessionEnd"}
-    ),
+    sends=HANDLED_EVENTS - {"PostToolBatch"},
     turn_end_fallback="answer_only",
     fails_closed=True,
 )

@@ -28,9 +28,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from loopguard_hook.install import apply, plan_host_install
 
-from .clients import CACHE_DIR, HOOK_BIN, Package, Prompt, Workspace, _run_process, base_env, install
+from .clients import CACHE_DIR, HOOK_BIN, ClientUnavailable, Package, Prompt, Workspace, _run_process, base_env, install
 from .dsh.mock_deepseek import ChatCompletionsMock
 from .dsh.model_view import Call, calls
 from .mock_model import Logged, Script
@@ -66,6 +68,27 @@ def version(binary: Path) -> str:
            "COPILOT_PKG_CACHE_HOME": str(pkg_cache()), "COPILOT_AUTO_UPDATE": "false"}
     proc = subprocess.run([str(binary), "--version"], env=env, capture_output=True, text=True, timeout=120, check=False)
     return (proc.stdout or proc.stderr).strip()
+
+
+def host_or_skip(package: Package) -> NativeHost:
+    """The CLI of `package`, ready (installed into the e2e cache when missing; the test skips if
+    npm cannot, and fails on another version)."""
+    try:
+        binary = ready(package)
+    except ClientUnavailable as exc:
+        pytest.skip(f"{package.npm}@{package.version} cannot be installed: {exc}")
+    if package.version not in version(binary):
+        pytest.fail(f"{binary} is not version {package.version}")
+    return NativeHost(package.name, binary)
+
+
+def run_once(host: NativeHost, root: Path, turns: list[list[dict[str, Any]]], **kwargs: Any) -> HostRun:
+    """One run of `turns` in a fresh workspace holding `notes.txt`, asserted to have finished."""
+    ws = Workspace.create(root)
+    ws.write("notes.txt", "alpha\nbeta\ngamma\n")
+    run = host.run(ws, Script(turns, final_text="Done."), "Look at notes.txt.", **kwargs)
+    assert run.prompt is not None and not run.prompt.timed_out, run.describe()
+    return run
 
 
 @dataclass

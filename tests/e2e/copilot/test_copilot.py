@@ -19,7 +19,7 @@ from loopguard_hook.install import apply, plan_install
 from ..clients import Workspace
 from ..dsh.mock_deepseek import call
 from ..mock_model import Script
-from ..native_hosts import HostRun, NativeHost
+from ..native_hosts import HostRun, NativeHost, run_once
 
 pytestmark = pytest.mark.e2e
 
@@ -30,18 +30,11 @@ def _bash(command: str) -> dict[str, Any]:
     return call("bash", {"command": command, "description": "Run it"})
 
 
-def _run(copilot: NativeHost, root: Path, turns: list[list[dict[str, Any]]], **kwargs: object) -> HostRun:
-    ws = Workspace.create(root)
-    ws.write("notes.txt", NOTES)
-    run = copilot.run(ws, Script(turns, final_text="Done."), "Look at notes.txt.", **kwargs)  # type: ignore[arg-type]
-    assert run.prompt is not None and not run.prompt.timed_out, run.describe()
-    return run
-
 
 @pytest.fixture(scope="module")
 def identical(copilot: NativeHost, tmp_path_factory: pytest.TempPathFactory) -> HostRun:
     """The same bash call 7 times, each appending to ran.log when it really runs."""
-    return _run(copilot, tmp_path_factory.mktemp("copilot-identical"), [[_bash("echo run >> ran.log; cat notes.txt")]] * 7)
+    return run_once(copilot, tmp_path_factory.mktemp("copilot-identical"), [[_bash("echo run >> ran.log; cat notes.txt")]] * 7)
 
 
 def test_identical_calls_run_four_times_then_are_denied(identical: HostRun) -> None:
@@ -67,7 +60,7 @@ def test_identical_calls_are_reminded_at_the_third_and_fourth(identical: HostRun
 def distinct(copilot: NativeHost, tmp_path_factory: pytest.TempPathFactory) -> HostRun:
     turns = [[_bash(f"echo {i} >> ran.log; ls")] for i in range(4)]
     turns += [[call("view", {"path": "notes.txt"})], [call("grep", {"pattern": "beta"})]]
-    return _run(copilot, tmp_path_factory.mktemp("copilot-distinct"), turns)
+    return run_once(copilot, tmp_path_factory.mktemp("copilot-distinct"), turns)
 
 
 def test_distinct_calls_hear_nothing(distinct: HostRun) -> None:
@@ -81,7 +74,7 @@ def test_a_hook_error_never_denies_a_call(copilot: NativeHost, tmp_path: Path) -
     """A broken setting makes every hook event a failure: on Copilot that would deny every call
     (`hook errored`). The guard ends each with exit 0 and nothing printed, and logs why."""
     turns = [[_bash("echo run >> ran.log; cat notes.txt")]] * 6
-    run = _run(copilot, tmp_path, turns, env={"LOOPGUARD_MODE": "sideways"})
+    run = run_once(copilot, tmp_path, turns, env={"LOOPGUARD_MODE": "sideways"})
     assert run.prompt is not None and run.prompt.exit_code == 0, run.describe()
     assert run.ran() == 6, run.describe()
     texts = [t for c in run.by_turn() for t in (c.result, *c.after)]

@@ -15,32 +15,20 @@ from typing import Any
 
 import pytest
 
-from ..clients import Workspace
 from ..dsh.mock_deepseek import call
-from ..mock_model import Script
-from ..native_hosts import HostRun, NativeHost
+from ..native_hosts import HostRun, NativeHost, run_once
 
 pytestmark = pytest.mark.e2e
-
-NOTES = "alpha\nbeta\ngamma\n"
 
 
 def _execute(command: str) -> dict[str, Any]:
     return call("Execute", {"command": command, "riskLevel": "low", "riskLevelReason": "reads a file"})
 
 
-def _run(droid: NativeHost, root: Path, turns: list[list[dict[str, Any]]], **kwargs: object) -> HostRun:
-    ws = Workspace.create(root)
-    ws.write("notes.txt", NOTES)
-    run = droid.run(ws, Script(turns, final_text="Done."), "Look at notes.txt.", **kwargs)  # type: ignore[arg-type]
-    assert run.prompt is not None and not run.prompt.timed_out, run.describe()
-    return run
-
-
 @pytest.fixture(scope="module")
 def identical(droid: NativeHost, tmp_path_factory: pytest.TempPathFactory) -> HostRun:
     """The same Execute call 6 times, each appending to ran.log when it really runs."""
-    return _run(droid, tmp_path_factory.mktemp("droid-identical"), [[_execute("echo run >> ran.log; cat notes.txt")]] * 6)
+    return run_once(droid, tmp_path_factory.mktemp("droid-identical"), [[_execute("echo run >> ran.log; cat notes.txt")]] * 6)
 
 
 def test_identical_calls_run_four_times_then_are_denied(identical: HostRun) -> None:
@@ -64,7 +52,7 @@ def test_identical_calls_are_reminded_with_their_results(identical: HostRun) -> 
 def distinct(droid: NativeHost, tmp_path_factory: pytest.TempPathFactory) -> HostRun:
     turns = [[_execute(f"echo {i} >> ran.log; ls")] for i in range(4)]
     turns += [[call("Read", {"file_path": "notes.txt"})], [call("Grep", {"pattern": "beta"})]]
-    return _run(droid, tmp_path_factory.mktemp("droid-distinct"), turns)
+    return run_once(droid, tmp_path_factory.mktemp("droid-distinct"), turns)
 
 
 def test_distinct_calls_hear_nothing(distinct: HostRun) -> None:
@@ -77,7 +65,7 @@ def test_distinct_calls_hear_nothing(distinct: HostRun) -> None:
 def test_a_hook_failure_reaches_neither_the_model_nor_the_call(droid: NativeHost, tmp_path: Path) -> None:
     """A broken setting makes every hook event a failure; Droid would put a failing hook's stderr in
     front of the tool result. The guard exits 0 with nothing on stderr and logs why."""
-    run = _run(droid, tmp_path, [[_execute(f"echo {i} >> ran.log; cat notes.txt")] for i in range(3)],
+    run = run_once(droid, tmp_path, [[_execute(f"echo {i} >> ran.log; cat notes.txt")] for i in range(3)],
                env={"LOOPGUARD_MODE": "sideways"})
     assert run.prompt is not None and run.prompt.exit_code == 0, run.describe()
     assert run.ran() == 3
