@@ -84,11 +84,20 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
 
+#: When the package itself does not import, the hosts whose tables say `fails_closed` or
+#: `quiet_failures` (`hosts/copilot.py`, `cursor.py`, `droid.py`), and the variables they give hooks.
+_QUIET_WITHOUT_PACKAGE = ("copilot", "cursor", "droid")
+_QUIET_ENVIRONMENT = ("COPILOT_CLI", "COPILOT_HOOK_DIR", "CURSOR_VERSION", "DROID_PROJECT_DIR")
+
+
 def _quiet_host(values: dict[str, object]) -> bool:
     """Whether the host running this hook takes a failing hook as a denial (`hook.quiet_client`)."""
-    from .hook import quiet_client
+    try:
+        from .hook import quiet_client
 
-    return quiet_client(str(values.get("client", "auto")), os.environ) is not None
+        return quiet_client(str(values.get("client", "auto")), os.environ) is not None
+    except Exception:  # a broken install: told from the command line and the environment alone
+        return values.get("client") in _QUIET_WITHOUT_PACKAGE or any(os.environ.get(n) for n in _QUIET_ENVIRONMENT)
 
 
 def _quiet_bad_line(args: list[str]) -> bool:

@@ -6,6 +6,8 @@ the console script can run the hook without paying for them on every tool call.
 Exit codes (both clients read exit 2 as "block", so it is never used): 0 with the decision on
 stdout, or 1 with one line on stderr and nothing on stdout. On exit 1 both clients let the tool
 run (fail open) and tell the user the hook failed (Claude Code 2.1.332 and Codex 0.171.0 notes).
+On a host that reads a failure as a denial (Copilot CLI, Cursor) or shows its stderr to the model
+(Droid) there is no exit 1: the line goes to `errors.log` instead (`run`, `quiet_client`).
 """
 
 import enum
@@ -68,7 +70,8 @@ ERROR_LOG = "errors.log"
 
 def resolve_client(option: str, data: dict[str, object]) -> Client:
     """`--client auto`: the client whose module recognises the payload (`hosts.detect_client`:
-    a DSH bridge by its session log, Codex by `turn_id` or a rollout path, else Claude Code)."""
+    a DSH bridge by its session log, Codex by `turn_id` or a rollout path, Cursor, Copilot CLI and
+    Droid by their own fields or paths, else Claude Code)."""
     if option == "auto":
         return detect_client(data)
     return Client(option)

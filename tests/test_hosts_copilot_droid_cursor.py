@@ -310,3 +310,18 @@ def test_assistant_text_is_read_from_each_hosts_transcript() -> None:
         assert [text for _, text in assistant_texts(record)] == ["Done."]
     assert assistant_texts(user_line) == []
     assert assistant_texts({"type": "assistant.message", "data": {"content": ""}}) == []
+
+
+def test_a_package_that_does_not_import_still_never_fails_copilot(tmp_path: Path) -> None:
+    """A half-installed dependency: the hook cannot even import its host table, and on Copilot
+    still exits 0 with nothing printed (it would deny every call otherwise)."""
+    import os
+
+    shadow = tmp_path / "shadow"
+    shadow.mkdir()
+    (shadow / "orjson.py").write_text("raise ImportError('orjson is half-installed')\n")
+    pre = (COPILOT / "preToolUse.bash.json").read_bytes()
+    env = {**os.environ, "PYTHONPATH": str(shadow), "LOOPGUARD_RESIDENT": "0"}
+    outcome = run_hook(pre, "--client", "copilot", "--event", "preToolUse", "--state-dir", str(tmp_path / "s"), env=env)
+    assert (outcome.returncode, outcome.stdout, outcome.stderr) == (0, b"", b"")
+    assert run_hook(pre, "--state-dir", str(tmp_path / "s"), env=env).returncode == 1  # Claude Code: fails open
