@@ -326,7 +326,9 @@ class _ReplayProgress:
 @click.command()
 @click.option(
     "--client", "clients", multiple=True,
-    type=click.Choice(["claude-code", "codex", "dsh", "dsh-claude-code", "dsh-codex", "qwen-code", "gemini-cli"]),
+    type=click.Choice(
+        ["claude-code", "codex", "dsh", "dsh-claude-code", "dsh-codex", "qwen-code", "gemini-cli", "copilot", "cursor", "droid"]
+    ),
     help="Check only this client (repeatable; dsh: both bridges; default: every client).",
 )
 @click.option("--json", "as_json", is_flag=True, help="JSON: each client's findings.")

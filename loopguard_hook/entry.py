@@ -60,6 +60,8 @@ def main(argv: list[str] | None = None) -> int:
             values = _parse_hook_args(hook_args)
             if values is not None:
                 return run_hook(values)
+            if _quiet_bad_line(hook_args):
+                return 0
         from .cli import run_cli
 
         return run_cli(args)
@@ -74,10 +76,59 @@ def main(argv: list[str] | None = None) -> int:
             line = _report_bug(exc, values)
             if not hook_path:
                 line = line.replace("; the call was let through", "")
+            elif _quiet_host(values or {}):
+                return 0  # a host that takes a failure as a denial: the traceback is in errors.log
             sys.stderr.write(line + "\n")
         except Exception:
             pass
         return 1
+
+
+#: When the package itself does not import, the hosts whose tables say `fails_closed` or
+#: `quiet_failures` (`hosts/copilot.py`, `cursor.py`, `droid.py`), and the variables they give hooks.
+_QUIET_WITHOUT_PACKAGE = ("copilot", "cursor", "droid")
+_QUIET_ENVIRONMENT = ("COPILOT_CLI", "COPILOT_HOOK_DIR", "CURSOR_VERSION", "DROID_PROJECT_DIR")
+
+
+def _quiet_host(values: dict[str, object]) -> bool:
+    """Whether the host running this hook takes a failing hook as a denial (`hook.quiet_client`)."""
+    try:
+        from .hook import quiet_client
+
+        return quiet_client(str(values.get("client", "auto")), os.environ) is not None
+    except Exception:  # a broken install: told from the command line and the environment alone
+        return values.get("client") in _QUIET_WITHOUT_PACKAGE or any(os.environ.get(n) for n in _QUIET_ENVIRONMENT)
+
+
+def _quiet_bad_line(args: list[str]) -> bool:
+    """A hook command line this program cannot read (a flag it does not know, `--client` with a
+    name it does not know), run by a host that takes a failing hook as a denial (named by
+    `--client` when that is readable, else by the environment): the payload is read and dropped,
+    the problem logged to `errors.log`, and the hook ends with exit 0 and no output. False when the
+    host is not such a host, or stdin is a terminal (a person typing; click explains)."""
+    if sys.stdin is None or sys.stdin.isatty():
+        return False
+    client = "auto"
+    for i, arg in enumerate(args):
+        if arg == "--client" and i + 1 < len(args):
+            client = args[i + 1]
+        elif arg.startswith("--client="):
+            client = arg.split("=", 1)[1]
+    values: dict[str, object] = {"client": client if client in _CLIENTS else "auto"}
+    given = _state_dir_in(args)
+    if given:
+        values["state_dir"] = given
+    try:
+        if not _quiet_host(values):
+            return False
+        from .hook import HookOptions, log_problem
+        from .process import MAX_PAYLOAD_BYTES
+
+        sys.stdin.buffer.read(MAX_PAYLOAD_BYTES)  # the host writes the payload; read it all
+        log_problem(HookOptions(**values), os.environ, f"loopguard-hook: bad command line: {' '.join(args)}")  # type: ignore[arg-type]
+        return True
+    except Exception:
+        return False
 
 
 def _state_dir_in(args: list[str]) -> str | None:

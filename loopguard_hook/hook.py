@@ -6,6 +6,8 @@ the console script can run the hook without paying for them on every tool call.
 Exit codes (both clients read exit 2 as "block", so it is never used): 0 with the decision on
 stdout, or 1 with one line on stderr and nothing on stdout. On exit 1 both clients let the tool
 run (fail open) and tell the user the hook failed (Claude Code 2.1.332 and Codex 0.171.0 notes).
+On a host that reads a failure as a denial (Copilot CLI, Cursor) or shows its stderr to the model
+(Droid) there is no exit 1: the line goes to `errors.log` instead (`run`, `quiet_client`).
 """
 
 import enum
@@ -68,7 +70,8 @@ ERROR_LOG = "errors.log"
 
 def resolve_client(option: str, data: dict[str, object]) -> Client:
     """`--client auto`: the client whose module recognises the payload (`hosts.detect_client`:
-    a DSH bridge by its session log, Codex by `turn_id` or a rollout path, else Claude Code)."""
+    a DSH bridge by its session log, Codex by `turn_id` or a rollout path, Cursor, Copilot CLI and
+    Droid by their own fields or paths, else Claude Code)."""
     if option == "auto":
         return detect_client(data)
     return Client(option)
@@ -86,17 +89,63 @@ def run(
 
     `raw` is the payload as read from stdin (a memoryview: a mapped file's, from the resident
     helper). `user_config` overrides the user config file path (None = the platform default).
+
+    On a host that reads a failing hook as a denial, or shows its stderr to the model
+    (`quiet_client`), every answer is exit 0 with nothing on stderr: a problem goes to
+    `errors.log` instead, and a failure prints nothing.
     """
+    seen: list[Client] = []
+    result = _run(raw, options, environ, clock, user_config, seen)
+    if result.exit_code == Exit.OK and not result.stderr:
+        return result
+    if quiet_client(options.client, environ, seen[-1] if seen else None) is None:
+        return result
+    if not result.stderr.startswith(_BUG):  # a bug's traceback is in errors.log already
+        log_problem(options, environ, result.stderr)
+    return result._replace(stdout=result.stdout if result.exit_code == Exit.OK else b"", stderr="", exit_code=Exit.OK)
+
+
+def quiet_client(option: str, environ: Mapping[str, str], detected: Client | None = None) -> Client | None:
+    """The host whose failures must end with exit 0 and nothing on stderr (its capability table
+    says it `fails_closed` or has `quiet_failures`), or None. The host is the one the payload
+    named (`detected`), else the command line's `--client`, else the one the environment names
+    (`hosts.client_from_environment`: the payload may not have been read)."""
+    client = detected
+    if client is None and option != "auto":
+        try:
+            client = Client(option)
+        except ValueError:
+            client = None
+    if client is None:
+        client = hosts.client_from_environment(environ)
+    if client is None or client not in hosts.CLIENTS:
+        return None
+    caps = hosts.capabilities(client)
+    return client if caps.fails_closed or caps.quiet_failures else None
+
+
+def _run(
+    raw: bytes | memoryview,
+    options: HookOptions,
+    environ: Mapping[str, str],
+    clock: Callable[[], float],
+    user_config: str | None,
+    seen: list[Client],
+) -> HookResult:
+    """`run` before its answer is fitted to the host; the host told by the payload goes in `seen`."""
     store: Store | None = None
     try:
         data = decode(raw)
         del raw  # the parsed payload is all that is needed now
         client = resolve_client(options.client, data)
+        seen.append(client)
         # A host's own payload shape, as the fields the guard reads (`hosts/<host>.py`).
         data = hosts.dialect(client).normalise(data, options.event)
         name = event_name(data)
         if name not in HANDLED_EVENTS:
             return HookResult()
+        if options.client == "auto" and client in _BORROWING and hosts.borrowed(client, _cwd_of(data), environ):
+            return HookResult()  # Claude Code's copy, run by a host that runs the guard's own copy too
         event = parse(data, client)
         flags = {"profile": options.profile, "mode": options.mode}
         resolved = config_mod.load(
@@ -137,6 +186,15 @@ def one_line(stderr: str) -> str:
     full disk) as the one line an exit gets: `loopguard-hook: a; b`."""
     parts = [line.removeprefix("loopguard-hook: ") for line in stderr.split("\n") if line.strip()]
     return "loopguard-hook: " + "; ".join(dict.fromkeys(parts)) if parts else ""
+
+
+#: Hosts that run Claude Code's settings and may have the guard's own registration as well.
+_BORROWING = frozenset({Client.COPILOT, Client.CURSOR})
+
+
+def _cwd_of(data: dict[str, object]) -> str | None:
+    cwd = data.get("cwd")
+    return cwd if isinstance(cwd, str) else None
 
 
 def collect_idle(store: Store, idle_seconds: float, *, now: Callable[[], float] = time.time) -> list[str]:
@@ -314,6 +372,21 @@ def _join(a: str, b: str) -> str:
     return f"{a}\n{b}" if a else b
 
 
+#: How the stderr line of an unexpected error starts (`log_bug`).
+_BUG = "loopguard-hook: internal error"
+
+
+def log_problem(options: HookOptions, environ: Mapping[str, str], line: str) -> None:
+    """Append `line` (what would have gone to stderr) to `<state-dir>/errors.log`, for a host
+    where it must not reach stderr; `doctor` shows the latest. Never raises."""
+    try:
+        store = Store(options.state_dir or default_state_dir(environ))
+        text = f"--- {time.strftime('%Y-%m-%dT%H:%M:%S%z')} pid {os.getpid()}\n{line.rstrip()}\n"
+        store.append_log(ERROR_LOG, text.encode("utf-8", "replace"))
+    except Exception:  # a log that cannot be written must not make the answer fail
+        pass
+
+
 def log_bug(store: Store | None, environ: Mapping[str, str], options: HookOptions, exc: BaseException) -> str:
     """Append the traceback to `<state-dir>/errors.log`; return the one line for stderr."""
     import traceback
@@ -329,4 +402,4 @@ def log_bug(store: Store | None, environ: Mapping[str, str], options: HookOption
         where = os.path.join(store.root, ERROR_LOG)
     except Exception:  # logging must not turn a bug into a crash
         where = "errors.log (could not be written)"
-    return f"loopguard-hook: internal error ({type(exc).__name__}); the call was let through; details in {where}"
+    return f"{_BUG} ({type(exc).__name__}); the call was let through; details in {where}"

@@ -1,5 +1,9 @@
 """The hook as a process: the payload from stdin, the decision to stdout, one line to stderr,
 the exit code (0 or 1). Shared by the fast entry point (`_entry.py`) and click's `hook` command.
+
+On a host that reads a failing hook as a denial, or shows its stderr to the model
+(`hook.quiet_client`), a problem found here too (a payload too big, standard output closed)
+ends with exit 0 and nothing on stderr, the line going to `errors.log`.
 """
 
 import _signal  # type: ignore[import-not-found]  # the C module every interpreter loads; `signal` imports enum
@@ -95,21 +99,30 @@ def deadline_seconds(environ: "Mapping[str, str]") -> float:
     return seconds if 0 < seconds < 3600 else DEADLINE_SECONDS
 
 
+#: The command line's options of this run, for the deadline's handler.
+_VALUES: dict[str, object] = {}
+
+
 def _late(signum: int, frame: object) -> None:
-    """The deadline passed: one line, exit 1, right now. Nothing was written to stdout yet (the
-    timer is stopped first); a ledger being written is left whole (written aside, then renamed),
-    as when the host kills a hook."""
+    """The deadline passed: one line, exit 1, right now (exit 0 with the line in `errors.log` on
+    a host that takes no failure). Nothing was written to stdout yet (the timer is stopped
+    first); a ledger being written is left whole (written aside, then renamed), as when the host
+    kills a hook."""
     seconds = deadline_seconds(os.environ)
-    line = f"loopguard-hook: no decision within {seconds:g} s of the hook's start; the call was let through\n"
+    line = f"loopguard-hook: no decision within {seconds:g} s of the hook's start; the call was let through"
+    if quietly(_VALUES, line):
+        os._exit(0)
     try:
-        os.write(2, line.encode())
+        os.write(2, (line + "\n").encode())
     except OSError:
         pass
     os._exit(1)
 
 
-def _arm_deadline() -> None:
+def _arm_deadline(values: dict[str, object]) -> None:
     """Start the deadline's timer (`SIGALRM`, counted from the process's start)."""
+    _VALUES.clear()
+    _VALUES.update(values)
     seconds = deadline_seconds(os.environ)
     if seconds <= 0 or not hasattr(_signal, "setitimer"):
         return
@@ -128,12 +141,12 @@ def run_hook(values: dict[str, object]) -> int:
     The resident helper (`fastpath`) answers when it can; otherwise the event runs here. The
     whole of it is bounded by the deadline (`DEADLINE_SECONDS`), stdin's reading included.
     """
-    _arm_deadline()
+    _arm_deadline(values)
     try:
         code, stdout, stderr = _decide(values)
     finally:
         _disarm_deadline()
-    return _deliver(code, stdout, stderr)
+    return _deliver(values, code, stdout, stderr)
 
 
 def _decide(values: dict[str, object]) -> tuple[int, bytes, str]:
@@ -161,8 +174,9 @@ def _decide(values: dict[str, object]) -> tuple[int, bytes, str]:
     return reply
 
 
-def _deliver(code: int, stdout: bytes, stderr: str) -> int:
-    """Write the answer; the exit code (1 when stdout cannot take it)."""
+def _deliver(values: dict[str, object], code: int, stdout: bytes, stderr: str) -> int:
+    """Write the answer; the exit code (1 when stdout cannot take it; 0 with nothing on stderr
+    for a host that takes no failure, the line then going to `errors.log`)."""
     if stdout and sys.stdout is None:  # closed (`>&-`): the host never sees this decision
         stderr, code = "loopguard-hook: standard output is closed; the decision was not delivered; the call was let through", 1
     elif stdout:
@@ -172,6 +186,8 @@ def _deliver(code: int, stdout: bytes, stderr: str) -> int:
         except OSError as exc:  # a full disk, a closed pipe: the client sees no decision
             stderr = unwritable_stdout(exc) + "; the call was let through"
             code = 1
+    if stderr and quietly(values, stderr):
+        return 0
     if stderr and sys.stderr is not None:
         try:
             sys.stderr.write(shown_on_terminal(stderr) + "\n")
@@ -208,6 +224,21 @@ def _resident(values: dict[str, object], raw: bytes, rest: int | None = None) ->
         return handle(values, raw, _STARTED, os.environ, rest)
     except Exception:  # the fast path fails open to the in-process path
         return None
+
+
+def quietly(values: dict[str, object], line: str) -> bool:
+    """Whether the host of this hook run takes no failure (`hook.quiet_client`, told by `--client`
+    or the environment); if so `line` is logged to `errors.log` instead of stderr. Never raises."""
+    try:
+        from .hook import HookOptions, log_problem, quiet_client
+
+        options = HookOptions(**values)  # type: ignore[arg-type]
+        if quiet_client(options.client, os.environ) is None:
+            return False
+        log_problem(options, os.environ, line)
+        return True
+    except Exception:
+        return False
 
 
 def unwritable_stdout(exc: OSError) -> str:

@@ -53,6 +53,16 @@ expected to be silent. No PostToolBatch is sent. A literal UserPromptSubmit step
 
 Qwen Code and Gemini CLI (`"clients": ["qwen-code", "gemini-cli"]`, never a default) take their
 own tool names and results, expanded to their own payloads by `scenario_hosts.py`.
+
+GitHub Copilot CLI, Factory Droid and Cursor (`"clients": ["copilot", "droid", "cursor"]`,
+never a default) get each event in their own payload shape (`to_host`): Copilot's camelCase
+file (`sessionId`, `toolName`, `toolArgs`, `toolResult`, the event named by `--event` as its
+install writes it; its tool names `bash`, `view`, `create`, `edit`; a bash result ending in its
+exit code line), Droid's (`Execute` with its risk fields, `Create`; string results; a session
+path under `~/.factory/sessions/`; a failed call gets no post event, as in Droid), Cursor's
+(`conversation_id`, `cursor_version`, camelCase events, `Shell`, `StrReplace`, `tool_output` as a
+JSON text, `tool_use_id` with a newline inside). None of them gets a PostToolBatch, and none
+sends a call id but Cursor.
 """
 
 from __future__ import annotations
@@ -75,6 +85,7 @@ from loopguard_hook.hook import HookOptions, HookResult, run
 SCENARIO_DIR = Path(__file__).parent / "scenarios"
 CLIENTS = ("claude-code", "codex")
 DSH_CLIENTS = ("dsh-claude-code", "dsh-codex")
+NEW_CLIENTS = ("copilot", "droid", "cursor")
 START = 1_800_000_000.0
 NAMES = {
     "silent": Action.ALLOW,
@@ -198,6 +209,106 @@ def to_codex(tool: str, tool_input: Any, response: Any, error: str | None) -> tu
     return tool, tool_input, response
 
 
+#: Claude-shaped tools as each host names them, with the argument keys renamed.
+_HOST_TOOLS: dict[str, dict[str, tuple[str, dict[str, str]]]] = {
+    "copilot": {
+        "Bash": ("bash", {}), "Read": ("view", {"file_path": "path"}), "Grep": ("grep", {}), "Glob": ("glob", {}),
+        "Write": ("create", {"file_path": "path", "content": "file_text"}),
+        "Edit": ("edit", {"file_path": "path", "old_string": "old_str", "new_string": "new_str"}),
+    },
+    "droid": {
+        "Bash": ("Execute", {}), "Read": ("Read", {}), "Grep": ("Grep", {}), "Glob": ("Glob", {}),
+        "Write": ("Create", {}), "Edit": ("Edit", {"old_string": "old_str", "new_string": "new_str"}),
+    },
+    "cursor": {
+        "Bash": ("Shell", {}), "Read": ("Read", {"file_path": "path"}), "Grep": ("Grep", {}),
+        "Glob": ("Glob", {"pattern": "glob_pattern"}), "Write": ("Write", {"file_path": "path", "content": "contents"}),
+        "Edit": ("StrReplace", {"file_path": "path"}),
+    },
+}
+_COPILOT_EVENTS = {
+    "PreToolUse": "preToolUse", "PostToolUse": "postToolUse", "PostToolUseFailure": "postToolUseFailure",
+    "UserPromptSubmit": "userPromptSubmitted", "SessionStart": "sessionStart", "SessionEnd": "sessionEnd",
+    "Stop": "agentStop", "SubagentStop": "subagentStop",
+}
+_CURSOR_EVENTS = {
+    "PreToolUse": "preToolUse", "PostToolUse": "postToolUse", "PostToolUseFailure": "postToolUseFailure",
+    "UserPromptSubmit": "beforeSubmitPrompt", "SessionStart": "sessionStart", "SessionEnd": "sessionEnd",
+    "Stop": "stop", "SubagentStop": "subagentStop",
+}
+
+
+def to_host(client: str, payload: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
+    """A Claude-shaped payload as Copilot (camelCase file), Droid or Cursor sends it, and the
+    event name the command line gives (Copilot); None when the host sends no such event (Droid
+    sends no post event for a call that failed)."""
+    event = payload["hook_event_name"]
+    session = payload["session_id"]
+    tool = payload.get("tool_name")
+    name, keys = _HOST_TOOLS[client].get(tool, (tool, {})) if tool else (None, {})
+    args = payload.get("tool_input")
+    if isinstance(args, dict):
+        args = {keys.get(k, k): v for k, v in args.items()}
+        if client == "droid" and name == "Execute":
+            args.update(riskLevel="low", riskLevelReason="reads files")
+        if client == "droid" and name == "Glob" and "pattern" in args:
+            args["patterns"] = [args.pop("pattern")]
+    text = payload.get("error") if event == "PostToolUseFailure" else _text_of(payload.get("tool_response"))
+    if client == "copilot":
+        out: dict[str, Any] = {"sessionId": session, "timestamp": 1796190378235, "cwd": payload.get("cwd")}
+        if tool:
+            out.update(toolName=name, toolArgs=args)
+        if event == "PostToolUse":
+            if name == "bash":  # the shell id counts up with every call of the session
+                shell = payload.get("tool_use_id")
+                text = f"{text}\n<shellId: {shell} completed with exit code 0>"
+            out["toolResult"] = {"resultType": "success", "textResultForLlm": text}
+        elif event == "PostToolUseFailure":
+            out["error"] = text
+        elif event == "UserPromptSubmit":
+            out["prompt"] = payload.get("prompt")
+        elif event == "SessionStart":
+            out.update(source="new" if payload.get("source") in (None, "startup") else payload["source"], initialPrompt="")
+        elif event in ("Stop", "SubagentStop"):
+            out.update(stopReason="end_turn", stop_hook_active=bool(payload.get("stop_hook_active")))
+            out["transcriptPath"] = f"/home/user/.copilot/session-state/{session}/events.jsonl"
+        elif event == "SessionEnd":
+            out["reason"] = "complete"
+        return out, _COPILOT_EVENTS.get(event, event)
+    if client == "droid":
+        if event == "PostToolUseFailure":
+            return None, None
+        out = {k: v for k, v in payload.items() if k not in ("tool_use_id", "duration_ms", "agent_id", "agent_type")}
+        out["transcript_path"] = f"/home/user/.factory/sessions/-home-user-project/{session}.jsonl"
+        out["permission_mode"] = "auto-high"
+        if tool:
+            out.update(tool_name=name, tool_input=args)
+        if event == "PostToolUse":
+            out["tool_response"] = f"{text}\n\n\n[Process exited with code 0]" if name == "Execute" else text
+        return out, None
+    out = {
+        "conversation_id": session, "generation_id": "gen-1", "model": "composer-2.5", "session_id": session,
+        "hook_event_name": _CURSOR_EVENTS.get(event, event), "cursor_version": "2026.09.18-9a7762b",
+        "workspace_roots": [payload.get("cwd")], "user_email": None, "transcript_path": None,
+    }
+    if tool:
+        out.update(tool_name=name, tool_input=args, tool_use_id=f"{payload.get('tool_use_id')}\nctc_1", cwd=payload.get("cwd"))
+    if event == "PostToolUse":
+        result = {"output": text, "exitCode": 0} if name == "Shell" else {"content": text}
+        out.update(tool_output=json.dumps(result), duration=12)
+    elif event == "PostToolUseFailure":
+        out.update(error_message=text, failure_type="error", is_interrupt=False, duration=12)
+    elif event == "UserPromptSubmit":
+        out.update(prompt=payload.get("prompt"), attachments=[])
+    elif event == "SessionStart":
+        out.update(is_background_agent=False, composer_mode="agent")
+    elif event == "Stop":
+        out.update(status="completed", loop_count=1 if payload.get("stop_hook_active") else 0)
+    elif event == "SessionEnd":
+        out.update(reason="completed", duration_ms=1000, is_background_agent=False, final_status="completed")
+    return out, None
+
+
 @dataclass
 class Step:
     index: int
@@ -258,8 +369,19 @@ class Runner:
         #: Every answer checked: (the step's position and expectation key, the expectation, the answer).
         self.observed: list[tuple[tuple[int, str] | None, str, HookResult]] = []
 
+    def wire_payload(self, step: Step) -> tuple[bytes | None, str | None]:
+        """The step's payload as this client sends it, and the `--event` its command line names
+        (Copilot); None when the client sends no such event."""
+        payload: dict[str, Any] | None = step.payload
+        event = None
+        if self.client in NEW_CLIENTS:
+            payload, event = to_host(self.client, step.payload)
+        return (None if payload is None else json.dumps(payload).encode()), event
+
     def send(self, step: Step, now: float) -> HookResult:
-        raw = json.dumps(step.payload).encode()
+        raw, event = self.wire_payload(step)
+        if raw is None:  # the host sends no such event
+            return HookResult()
         result = run(
             raw,
             options=HookOptions(
@@ -268,6 +390,7 @@ class Runner:
                 profile=self.profile,
                 config=self.config_path,
                 state_dir=self.state_dir,
+                event=event,
             ),
             environ={},
             clock=lambda: now,
@@ -394,6 +517,8 @@ class Runner:
                 errors.extend(self.check(counter_i, f"PreToolUse {tool}", want, result, where=(step["_pos"], "pre")))
                 if result.decision is not None and result.decision.action >= Action.DENY:
                     denied.add(tool_use_id)
+                    if self.client != "claude-code":
+                        continue  # only Claude Code sends a PostToolBatch
                     reason = json.loads(result.stdout)["hookSpecificOutput"][
                         "permissionDecisionReason"
                     ]
@@ -441,7 +566,7 @@ class Runner:
                     )
                     continue
                 want = expected(step.get("post"), self.profile, self.client)
-                if error is not None and self.client == "claude-code":
+                if error is not None and self.client in ("claude-code", *NEW_CLIENTS):
                     payload = dict(
                         base,
                         hook_event_name="PostToolUseFailure",

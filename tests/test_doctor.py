@@ -43,6 +43,13 @@ def box(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     return {"home": home, "cwd": cwd, "env": env, "hosts": hosts}
 
 
+def stand_ins(box: dict[str, Any], *programs: str) -> None:
+    """Put stand-ins for more hosts' programs on the box's PATH."""
+    for program in programs:
+        (box["hosts"] / program).write_text("#!/bin/sh\nexit 0\n")
+        (box["hosts"] / program).chmod(0o755)
+
+
 def gone(box: dict[str, Any], *programs: str) -> None:
     """Take the clients' programs off PATH (all three when none is named)."""
     for program in programs or ("claude", "codex", "dsh", "qwen", "gemini"):
@@ -140,6 +147,7 @@ def test_doctor_takes_every_client_name_install_takes(
     from loopguard_hook.commands.registration import INSTALL_CLIENTS
 
     monkeypatch.chdir(box["cwd"])
+    stand_ins(box, "copilot", "cursor-agent", "droid")
     for name in INSTALL_CLIENTS.choices:
         result = CliRunner().invoke(cli, ["doctor", "--no-run", "--json", "--client", name], env=box["env"])
         [report] = json.loads(result.output)["clients"]

@@ -60,13 +60,15 @@ class TwinRunner(scenario.Runner):
         self.resident = root / "resident"
         self.differences: list[str] = []
 
-    def _options(self, state: Path) -> HookOptions:
-        return HookOptions(client=self.client, profile=self.profile, config=self.config_path, state_dir=str(state))
+    def _options(self, state: Path, event: str | None = None) -> HookOptions:
+        return HookOptions(client=self.client, profile=self.profile, config=self.config_path, state_dir=str(state), event=event)
 
     def send(self, step: scenario.Step, now: float) -> HookResult:
-        raw = scenario.json.dumps(step.payload).encode()
-        result = run(raw, options=self._options(self.inproc), environ=self.env, clock=lambda: now)
-        reply = client.handle(self._options(self.resident)._asdict(), raw, now, self.env)
+        raw, event = self.wire_payload(step)
+        if raw is None:  # the host sends no such event
+            return HookResult()
+        result = run(raw, options=self._options(self.inproc, event), environ=self.env, clock=lambda: now)
+        reply = client.handle(self._options(self.resident, event)._asdict(), raw, now, self.env)
         mine = (int(result.exit_code), result.stdout, result.stderr)
         if reply is None:
             self.differences.append(f"step {step.index} {step.event}: the helper did not answer")

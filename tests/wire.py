@@ -1,7 +1,8 @@
 """What each client accepts on a hook's stdout, as a checker for tests.
 
-Facts: Claude Code 2.1.332 output schema (research notes §4) and Codex 0.171.0 embedded output
-schemas (`*.command.output`, `additionalProperties: false`; research notes §7).
+Facts: Claude Code 2.1.332 output schema (research notes §4), Codex 0.171.0 embedded output
+schemas (`*.command.output`, `additionalProperties: false`; research notes §7), and for Copilot
+CLI, Droid and Cursor what takes effect (their host modules).
 """
 
 from __future__ import annotations
@@ -67,6 +68,73 @@ CLAUDE_SPECIFIC = {
 }
 
 
+#: GitHub Copilot CLI 1.0.102 (notes/copilot-droid-hooks.md §3): the top-level fields that take
+#: effect on each event; the nested deny copy is read by PascalCase files.
+COPILOT_TOP = {
+    "PreToolUse": {"permissionDecision", "permissionDecisionReason", "additionalContext", "hookSpecificOutput"},
+    "PostToolUse": {"additionalContext"},
+    "PostToolUseFailure": {"additionalContext"},
+    "UserPromptSubmit": {"additionalContext"},
+    "SessionStart": {"additionalContext"},
+}
+#: Factory Droid 0.215.0 (§5): nested context on PostToolUse and SessionStart, a nested deny on
+#: PreToolUse, `continue: false` on both tool events.
+DROID_SPECIFIC = {
+    "PreToolUse": {"hookEventName", "permissionDecision", "permissionDecisionReason"},
+    "PostToolUse": {"hookEventName", "additionalContext"},
+    "SessionStart": {"hookEventName", "additionalContext"},
+}
+#: Cursor's documented output schemas (cursor.com/docs/hooks.md): preToolUse's permission
+#: fields, postToolUse's and sessionStart's `additional_context` (dropped over 10,000 characters).
+CURSOR_TOP = {
+    "PreToolUse": {"permission", "agent_message", "user_message"},
+    "PostToolUse": {"additional_context"},
+    "SessionStart": {"additional_context"},
+}
+
+
+def _new_host(out: dict[str, Any], event: str, client: str) -> list[str]:
+    """Problems with an answer for Copilot, Droid or Cursor."""
+    if client == "copilot":
+        allowed = COPILOT_TOP.get(event)
+        if allowed is None:
+            return [f"nothing printed on {event} reaches Copilot's model"]
+        problems = [f"Copilot ignores top-level {sorted(set(out) - allowed)} on {event}"] if set(out) - allowed else []
+        if "permissionDecision" in out and (out["permissionDecision"] != "deny" or not out.get("permissionDecisionReason")):
+            problems.append("a Copilot denial is permissionDecision 'deny' with a reason")
+        specific = out.get("hookSpecificOutput")
+        if specific is not None and specific.get("permissionDecisionReason") != out.get("permissionDecisionReason"):
+            problems.append("the nested deny copy must say what the top-level one says (one denial)")
+        if "additionalContext" in out and "permissionDecision" in out:
+            problems.append("a denial and a reminder in one answer")
+        return problems
+    if client == "droid":
+        allowed = DROID_SPECIFIC.get(event)
+        specific = out.get("hookSpecificOutput")
+        if allowed is None or not isinstance(specific, dict):
+            return [f"Droid reads only hookSpecificOutput on {', '.join(DROID_SPECIFIC)}; got {sorted(out)} on {event}"]
+        problems = [f"Droid ignores top-level {sorted(set(out) - {'hookSpecificOutput', 'continue', 'stopReason'})}"] if (
+            set(out) - {"hookSpecificOutput", "continue", "stopReason"}
+        ) else []
+        if set(specific) - allowed:
+            problems.append(f"Droid ignores hookSpecificOutput {sorted(set(specific) - allowed)} on {event}")
+        if specific.get("hookEventName") != event:
+            problems.append(f"hookEventName {specific.get('hookEventName')!r} != {event!r}")
+        if "continue" in out and (out["continue"] is not False or event not in ("PreToolUse", "PostToolUse")):
+            problems.append("continue: false only on PreToolUse/PostToolUse")
+        return problems
+    allowed = CURSOR_TOP.get(event)
+    if allowed is None:
+        return [f"Cursor reads no answer on {event}"]
+    problems = [f"Cursor's schema has no {sorted(set(out) - allowed)} on {event}"] if set(out) - allowed else []
+    if event == "PreToolUse" and (out.get("permission") != "deny" or not out.get("agent_message")):
+        problems.append("the guard's only preToolUse answer is permission 'deny' with an agent_message")
+    for key in ("additional_context", "agent_message", "user_message"):
+        if key in out and (not isinstance(out[key], str) or len(out[key]) > 10000):
+            problems.append(f"{key} must be a string of at most 10,000 characters")
+    return problems
+
+
 def validate_output(stdout: bytes, event: str, client: str) -> list[str]:
     """Problems with `stdout` as the answer to `event` for `client` (empty list: valid)."""
     if not stdout:
@@ -81,6 +149,8 @@ def validate_output(stdout: bytes, event: str, client: str) -> list[str]:
         return [f"stdout is not JSON: {exc}"]
     if not isinstance(out, dict):
         return ["stdout is not a JSON object"]
+    if client in ("copilot", "droid", "cursor"):
+        return problems + _new_host(out, event, client)
     specific = out.get("hookSpecificOutput")
     if client == "gemini-cli":
         return _gemini(out, event)

@@ -9,7 +9,11 @@ import click
 
 from .common import _cwd
 
-INSTALL_CLIENTS = click.Choice(["claude-code", "codex", "dsh-claude-code", "dsh-codex", "qwen-code", "gemini-cli"])
+INSTALL_CLIENTS = click.Choice(
+    ["claude-code", "codex", "dsh-claude-code", "dsh-codex", "qwen-code", "gemini-cli", "copilot", "cursor", "droid"]
+)
+#: Hosts with a file of their own (`install/hosts.py`).
+OWN_FILE_HOSTS = ("copilot", "cursor", "droid")
 
 
 @click.command()
@@ -19,8 +23,8 @@ INSTALL_CLIENTS = click.Choice(["claude-code", "codex", "dsh-claude-code", "dsh-
     type=click.Choice(["user", "project", "local"]),
     default="user",
     show_default=True,
-    help="user: ~/.claude, ~/.codex, ~/.qwen or ~/.gemini; project: the same folder in ./; "
-    "local: .claude/settings.local.json.",
+    help="user: ~/.claude, ~/.codex, ~/.qwen, ~/.gemini, ~/.copilot/hooks, ~/.cursor, ~/.factory; "
+    "project: the same under ./ (Copilot: ./.github/hooks); local: .claude/settings.local.json.",
 )
 @click.option("--dry-run", is_flag=True, help="Show the diff, write nothing.")
 @click.option("--diff", "full_diff", is_flag=True, help="Show the whole text of a file that is created, too.")
@@ -46,6 +50,8 @@ def install(
             )
             if trust:
                 changes[0].messages.append("note: --trust is for Codex only; DSH has no per-hook trust record")
+        elif client in OWN_FILE_HOSTS:
+            changes = install_mod.plan_host_install(client, scope, home=home, project_dir=_cwd())
         else:
             changes = install_mod.plan_install(client, scope, home=home, project_dir=_cwd(), env=os.environ, trust=trust)
         if not dry_run:
@@ -114,6 +120,8 @@ def uninstall(client: str, scope: str, dry_run: bool, full_diff: bool, dsh_profi
         if client.startswith("dsh-"):
             _dsh_only_user_scope(scope)
             changes = install_mod.plan_dsh_uninstall(client, home=home, env=os.environ, profile=dsh_profile)
+        elif client in OWN_FILE_HOSTS:
+            changes = install_mod.plan_host_uninstall(client, scope, home=home, project_dir=_cwd())
         else:
             changes = install_mod.plan_uninstall(client, scope, home=home, project_dir=_cwd(), env=os.environ)
         if not dry_run:

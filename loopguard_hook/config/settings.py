@@ -8,11 +8,19 @@ from typing import Any, NamedTuple
 #: captured DSH 0.1.0-rc.8 payloads); Qwen Code 0.24.4 (`todo_write`, `edit`, `write_file`,
 #: `read_file`) and Gemini CLI 0.61.0 (`write_todos`, `replace`, `write_file`, `read_file`), from
 #: the tools their requests declare.
-TODO_TOOLS = ("TodoWrite", "todo_write", "update_plan", "TaskCreate", "TaskUpdate", "write_todos")
-MUTATING_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit", "apply_patch", "write", "edit", "write_file", "replace")
-READ_TOOLS = ("Read", "read", "read_file", "read-file", "file-read", "fs-read", "NotebookRead")
+TODO_TOOLS: tuple[str, ...] = ("TodoWrite", "todo_write", "update_plan", "TaskCreate", "TaskUpdate", "write_todos")
+MUTATING_TOOLS: tuple[str, ...] = (
+    "Write", "Edit", "MultiEdit", "NotebookEdit", "apply_patch", "write", "edit", "write_file", "replace",
+)
+READ_TOOLS: tuple[str, ...] = ("Read", "read", "read_file", "read-file", "file-read", "fs-read", "NotebookRead")
 PATH_KEYS = ("file_path", "path", "filePath", "file", "target_file", "notebook_path")
-IGNORE_ARGS = ("description", "timeout", "run_in_background")
+IGNORE_ARGS: tuple[str, ...] = ("description", "timeout", "run_in_background")
+#: GitHub Copilot CLI (`view`, `create`; captured 1.0.102 payloads), Factory Droid (`Create`,
+#: `ApplyPatch`, Execute's `riskLevel` and `riskLevelReason`, restated on every call; 0.215.0) and
+#: Cursor (`StrReplace`, `Delete`; its documented tool names).
+MUTATING_TOOLS += ("create", "Create", "ApplyPatch", "StrReplace", "Delete")
+READ_TOOLS += ("view",)
+IGNORE_ARGS += ("riskLevel", "riskLevelReason")
 
 PROFILES = ("balanced", "reminder", "breaker", "progress")
 MODES = ("enforce", "advise", "observe")

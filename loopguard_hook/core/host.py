@@ -43,7 +43,10 @@ class Capabilities(NamedTuple):
     - `fails_closed`: the host reads a failing hook (exit 1, a crash, output it cannot parse) as
       a denial: every path must end with exit 0 and nothing, or one valid answer;
     - `halts_at`: the host halts the run itself at this many identical calls in a row (0: never),
-      so the guard reminds and denies before it (`policy.for_host`).
+      so the guard reminds and denies before it (`policy.for_host`);
+    - `quiet_failures`: the host shows a failing hook's stderr to the model (Droid prepends it to
+      the tool result), so a failure exits 0 with nothing on stderr and goes to the log instead,
+      as on a host that `fails_closed`.
     """
 
     context: frozenset[str]
@@ -62,6 +65,7 @@ class Capabilities(NamedTuple):
     turn_end_fallback: str = "deny"
     fails_closed: bool = False
     halts_at: int = 0
+    quiet_failures: bool = False
 
     def has_arguments(self, tool: str) -> bool:
         """Whether this client's `tool_input` for `tool` carries the model's arguments."""

@@ -13,6 +13,8 @@ from typing import Any
 #: Tools whose `command`/`cmd` argument is a shell command line (Claude Code `Bash`, Codex
 #: `Bash`/`exec_command`/`shell`/`local_shell`, DSH `bash`, Gemini CLI `run_shell_command`).
 SHELL_TOOLS = frozenset({"Bash", "bash", "exec_command", "shell", "shell_command", "local_shell", "run_shell_command"})
+#: Factory Droid's `Execute` (0.215.0) and Cursor's `Shell` (its documented tool names).
+SHELL_TOOLS |= {"Execute", "Shell"}
 SHELL_KEYS = ("command", "cmd")
 #: Longer command lines are compared as given: tokenising costs time on every PreToolUse.
 MAX_SHELL_CHARS = 4096

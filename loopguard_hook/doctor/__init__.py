@@ -8,8 +8,9 @@ synthetic PreToolUse through the exact registered command string come back clean
 by the CLI: it runs subprocesses.
 
 Modules: `model` (values), `matchers` (each client's matcher rules and tool names), `probe` (PATH,
-state dir, one event), `common` (the checks over registrations), `claude_code`, `codex`, `dsh`, `settings_hosts`
-(finding each client's registrations), `report` (text and JSON).
+state dir, one event), `common` (the checks over registrations), `claude_code`, `codex`, `dsh`,
+`settings_hosts` (Qwen Code, Gemini CLI), `hosts` (Copilot CLI, Cursor, Droid: finding each
+client's registrations), `report` (text and JSON).
 """
 
 from __future__ import annotations
@@ -18,14 +19,15 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from ..install.dsh import DSH_CLIENTS
-from . import claude_code, codex, dsh, settings_hosts
+from ..install.hosts import HOST_CLIENTS
+from . import claude_code, codex, dsh, hosts, settings_hosts
 from .model import ClientReport, Finding, Registration
 from .report import all_live, exit_code, render_json, render_text
 
 #: The hosts `doctor` checks by default (`dsh`: both bridges).
-CLIENTS = ("claude-code", "codex", "dsh", "qwen-code", "gemini-cli")
+CLIENTS = ("claude-code", "codex", "dsh", "qwen-code", "gemini-cli", *HOST_CLIENTS)
 #: Every name `--client` takes: those, and each name `install --client` takes.
-CLIENT_NAMES = ("claude-code", "codex", "dsh", *DSH_CLIENTS, "qwen-code", "gemini-cli")
+CLIENT_NAMES = ("claude-code", "codex", "dsh", *DSH_CLIENTS, "qwen-code", "gemini-cli", *HOST_CLIENTS)
 
 
 def run_doctor(
@@ -53,6 +55,7 @@ def run_doctor(
     for client in ("qwen-code", "gemini-cli"):
         if client in clients:
             reports.append(settings_hosts.check(client, home=home, cwd=cwd, env=env, run=run))
+    reports += [hosts.check(c, home=home, cwd=cwd, env=env, run=run) for c in HOST_CLIENTS if c in clients]
     return reports
 
 

@@ -16,7 +16,7 @@ from typing import Any
 from ..install import CLAUDE_CODE, HOOK_EVENTS, hooks_table, settings_path
 from ..install.jsontext import read_json_quietly
 from .common import check_events, check_handlers, found_by, registrations
-from .model import HOSTS, ClientReport, Registration
+from .model import HOSTS, ClientReport, Finding, Registration
 
 FIX = "loopguard-hook install --client claude-code"
 
@@ -38,6 +38,32 @@ def _sources(home: Path, cwd: Path, env: Mapping[str, str], report: ClientReport
         if isinstance(plugins, dict) and any(v and str(k).split("@")[0] == "loopguard-hook" for k, v in plugins.items()):
             regs += registrations(path.with_name(f"{path.name} (loopguard-hook plugin)"), hooks_table(CLAUDE_CODE))
     return regs
+
+
+def borrowing_hosts(regs: list[Registration], home: Path, env: Mapping[str, str]) -> list[Finding]:
+    """Which other hosts here run these registrations too: Cursor runs `~/.claude/settings.json`
+    and a project's `.claude/settings*.json`, Copilot CLI a trusted repository's (their payloads
+    are recognised and answered in their form). How to avoid counting a call twice: the host's own
+    install, beside which this copy stays silent in that host."""
+    from ..install.hosts import host_settings_path
+
+    user = (home / ".claude" / "settings.json").resolve()
+    found: list[Finding] = []
+    borrowers = (("cursor", "Cursor", ("cursor-agent", "agent", "cursor")), ("copilot", "Copilot CLI", ("copilot",)))
+    for client, title, programs in borrowers:
+        files = sorted({str(r.source) for r in regs if client == "cursor" or Path(r.source).resolve() != user})
+        if not files or not any(found_by(p, env) for p in programs):
+            continue
+        own = host_settings_path(client, "user", home=home, project_dir=home)
+        if own.exists() and "loopguard" in own.read_text(errors="replace"):
+            message = f"{title} runs {', '.join(files)} too; with its own registration ({own}) that copy stays silent there"
+            found.append(Finding("ok", "other hosts", message))
+        else:
+            message = (f"{title} runs {', '.join(files)} too, and is served there in its own form; "
+                       f"`loopguard-hook install --client {client}` gives it its own registration, beside which "
+                       "this copy stays silent there (each call is counted once either way)")
+            found.append(Finding("ok", "other hosts", message))
+    return found
 
 
 def payload(cwd: Path) -> Any:
@@ -65,6 +91,7 @@ def check(*, home: Path, cwd: Path, env: Mapping[str, str], run: bool) -> Client
     if not regs and report.found is None:
         return ClientReport(CLAUDE_CODE, "Claude Code", None)  # not here, nothing to say
     check_events(report, regs, HOOK_EVENTS[CLAUDE_CODE], FIX)
+    report.findings += borrowing_hosts(regs, home, env)
     if regs:
         hook_env = {**env, "CLAUDE_PROJECT_DIR": str(cwd)}
         check_handlers(

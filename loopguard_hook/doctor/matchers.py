@@ -33,6 +33,11 @@ TOOL_NAMES: Final = {
     "dsh": ("read", "bash", "edit", "write"),
     "qwen-code": ("run_shell_command", "read_file", "edit", "write_file"),
     "gemini-cli": ("run_shell_command", "read_file", "replace", "write_file"),
+    # Copilot CLI 1.0.102, Cursor (documented names) and Droid 0.215.0: their files register no
+    # matcher (Copilot, Cursor) or "*" (Droid), which selects every tool.
+    "copilot": ("bash", "view", "edit", "create"),
+    "cursor": ("Shell", "Read", "Write", "StrReplace"),
+    "droid": ("Execute", "Read", "Edit", "Create"),
 }
 
 #: Events whose matcher selects tools (the others are checked only for being valid).

@@ -22,6 +22,9 @@ HOSTS: dict[str, tuple[str, str]] = {
     "dsh-codex": ("dsh", "DSH"),
     "qwen-code": ("qwen", "Qwen Code"),
     "gemini-cli": ("gemini", "Gemini CLI"),
+    "copilot": ("copilot", "GitHub Copilot CLI"),
+    "cursor": ("cursor-agent", "Cursor"),
+    "droid": ("droid", "Factory Droid"),
 }
 
 

@@ -2,10 +2,12 @@
 
 Each module holds how its payloads are recognised, its decoding quirks, its capability table
 (`core.host.Capabilities`, data) and its wire form. Recognition asks each dialect in `DIALECTS`
-order: the DSH bridges first (the Codex bridge sends `turn_id` too), Claude Code last, claiming
-whatever the others do not. Qwen Code and Gemini CLI claim only what carries their own marks (a
-Qwen `prompt_id` or chat log path; a Gemini event name or chat log path), never a Claude Code or
-Codex payload.
+order: the DSH bridges first (the Codex bridge sends `turn_id` too), then Codex, then Qwen Code
+and Gemini CLI, which claim only what carries their own marks (a Qwen `prompt_id` or chat log
+path; a Gemini event name or chat log path), then the hosts that run Claude Code's settings with
+payloads of their own (Cursor by `cursor_version`, Copilot by its camelCase fields or its
+snake_case shape, Droid by its transcript path), Claude Code last, claiming whatever the others
+do not.
 """
 
 from __future__ import annotations
@@ -15,14 +17,18 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.event import Client
 from ..core.host import Capabilities
-from . import claude_code, codex, dsh_claude_code, dsh_codex, gemini_cli, qwen_code
+from . import claude_code, codex, copilot, cursor, droid, dsh_claude_code, dsh_codex, gemini_cli, qwen_code
 
 if TYPE_CHECKING:
     from ..core.host import Dialect
 
-DIALECTS: tuple[Dialect, ...] = (dsh_codex, dsh_claude_code, codex, qwen_code, gemini_cli, claude_code)
+DIALECTS: tuple[Dialect, ...] = (
+    dsh_codex, dsh_claude_code, codex, qwen_code, gemini_cli, cursor, copilot, droid, claude_code,
+)
 
 _BY_CLIENT: dict[Client, Dialect] = {d.CLIENT: d for d in DIALECTS}
+#: The hosts that have a module here.
+CLIENTS = frozenset(_BY_CLIENT)
 
 
 def dialect(client: Client) -> Dialect:
@@ -40,4 +46,25 @@ def detect_client(data: Mapping[str, Any]) -> Client:
     return next(d.CLIENT for d in DIALECTS if d.recognises(data))
 
 
-__all__ = ["DIALECTS", "Capabilities", "capabilities", "detect_client", "dialect"]
+def borrowed(client: Client, cwd: str | None, environ: Mapping[str, str]) -> bool:
+    """Whether `client` runs this hook from Claude Code's settings although the guard has its own
+    registration there too (the module's `own_install`): the caller, run with `--client auto`,
+    then stays silent, so that one call is not counted twice. Cursor loads `~/.claude/settings.json`
+    and a project's `.claude/` hooks; Copilot CLI a repository's `.claude/settings*.json`."""
+    own_install = getattr(_BY_CLIENT[client], "own_install", None)
+    return own_install is not None and bool(own_install(cwd, environ))
+
+
+def client_from_environment(environ: Mapping[str, str]) -> Client | None:
+    """The host that started this hook, told by the variables it gives its hooks (a module's
+    `ENVIRONMENT`); None when none is set. Used only to choose how a failure ends before the
+    payload is read (`failsafe.py`): the payload names its host more surely."""
+    for module in DIALECTS:
+        if any(environ.get(name) for name in getattr(module, "ENVIRONMENT", ())):
+            return module.CLIENT
+    return None
+
+
+__all__ = [
+    "CLIENTS", "DIALECTS", "Capabilities", "borrowed", "capabilities", "client_from_environment", "detect_client", "dialect",
+]

@@ -3,8 +3,11 @@
 Claude Code writes a JSONL transcript at `transcript_path` (lines with `type: "assistant"` and
 `message.content` blocks of `type: "text"`; 2.1.332); Codex writes a rollout JSONL
 (`response_item` records whose payload is a `message` with `role: "assistant"` and
-`output_text` content; 0.171.0). Both files only grow while a session runs, but they can lag,
-be rotated, truncated, or end in a partial line.
+`output_text` content; 0.171.0). Copilot CLI writes `events.jsonl` (`assistant.message` records with
+`data.content`; 1.0.102), Droid a session JSONL (`message` records whose `message.role` is
+`assistant`, text blocks in `message.content`; 0.215.0), Cursor an agent transcript
+(`{"role": "assistant", "message": {"content": [...]}}`; its documented format). All only grow
+while a session runs, but they can lag, be rotated, truncated, or end in a partial line.
 
 Per event at most `budget` bytes are read, starting from the offset kept in the ledger, and only
 whole lines are consumed, so the cost per event stays flat however long the session is.
@@ -105,7 +108,8 @@ def _whole_lines(tail: Tail, data: bytes, start: int, skip_partial: bool) -> lis
 
 def assistant_texts(record: dict[str, Any]) -> list[tuple[str, str]]:
     """The assistant texts of one transcript record as `(dedup key, text)` pairs (Claude Code
-    `assistant` lines, Codex `response_item` assistant messages; anything else gives none). A key
+    `assistant` lines, Codex `response_item` assistant messages, Copilot `assistant.message`
+    events, Droid and Cursor assistant messages; anything else gives none). A key
     is the message's id, `:` and the text's `digest`."""
     out: list[tuple[str, str]] = []
     if record.get("type") == "assistant":  # Claude Code transcript
@@ -114,6 +118,22 @@ def assistant_texts(record: dict[str, Any]) -> list[tuple[str, str]]:
             return out
         ident = str(message.get("id") or record.get("uuid") or "")
         for block in message["content"]:
+            if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str):
+                text = block["text"]
+                out.append((ident + ":" + digest(text.encode("utf-8", "surrogatepass")), text))
+    elif record.get("type") == "assistant.message":  # Copilot CLI events.jsonl
+        data = record.get("data")
+        if isinstance(data, dict) and isinstance(data.get("content"), str) and data["content"]:
+            text = data["content"]
+            key = str(data.get("messageId") or record.get("id") or "") + ":" + digest(text.encode("utf-8", "surrogatepass"))
+            out.append((key, text))
+    elif record.get("type") == "message" or record.get("role") == "assistant":  # Droid session, Cursor transcript
+        message = record.get("message")
+        if not isinstance(message, dict) or message.get("role", record.get("role")) != "assistant":
+            return out
+        content = message.get("content")
+        ident = str(record.get("id") or "")
+        for block in content if isinstance(content, list) else ():
             if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str):
                 text = block["text"]
                 out.append((ident + ":" + digest(text.encode("utf-8", "surrogatepass")), text))

@@ -16,6 +16,7 @@ The modules, and the client facts each relies on:
 - `plugin`: the Claude Code plugin's manifests and the check that it is not enabled twice;
 - `plan`: `plan_install` / `plan_uninstall` over those;
 - `settings_hosts`: Qwen Code's and Gemini CLI's `settings.json` (paths, events, command);
+- `hosts`: GitHub Copilot CLI, Cursor and Factory Droid, each in its own file and format;
 - `dsh`, `dsh_bridge`, `dsh_patch`: the DeepSeek Harness bridges (hooks config, finding the
   bridge, the patch-layer rows that mount it);
 - `change`, `files`, `jsontext`, `tomltext`: the shared pieces (the `Change` value and its report,
@@ -28,6 +29,7 @@ from .codex import codex_config_path, codex_home
 from .dsh import DSH_CLAUDE_CODE, DSH_CLIENTS, DSH_CODEX, dsh_hooks_table, plan_dsh_install, plan_dsh_uninstall
 from .files import apply
 from .handlers import is_our_command
+from .hosts import HOST_CLIENTS, hooks_file_table, host_command, host_settings_path, plan_host_install, plan_host_uninstall
 from .jsontext import dump_json
 from .jsontext import rewrite_json as _rewrite_json
 from .jsontext import same_json as _same
@@ -71,6 +73,7 @@ __all__ = [
     "DSH_CLAUDE_CODE",
     "DSH_CLIENTS",
     "DSH_CODEX",
+    "HOST_CLIENTS",
     "Change",
     "InstallError",
     "_rewrite_json",
@@ -84,11 +87,16 @@ __all__ = [
     "event_label",
     "format_report",
     "handler",
+    "hooks_file_table",
+    "host_command",
+    "host_settings_path",
     "hooks_table",
     "is_our_command",
     "marketplace_manifest",
     "plan_dsh_install",
     "plan_dsh_uninstall",
+    "plan_host_install",
+    "plan_host_uninstall",
     "plan_install",
     "plan_trust",
     "plan_uninstall",

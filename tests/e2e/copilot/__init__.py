@@ -1,0 +1,1 @@
+"""GitHub Copilot CLI 1.0.102 end to end."""

@@ -1,0 +1,1 @@
+"""Factory Droid 0.215.0 end to end."""

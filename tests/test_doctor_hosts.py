@@ -1,0 +1,48 @@
+"""`doctor` for Copilot CLI, Cursor and Droid: live after `install --client`, the Claude Code
+install each host runs too, and the latest problem in errors.log (where failures go on them)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_doctor import box, doctor, stand_ins, statuses  # noqa: F401  (box is a fixture)
+
+from loopguard_hook import install
+
+
+@pytest.mark.parametrize("client", ["copilot", "cursor", "droid"])
+def test_live_after_install(client: str, box: dict[str, Any]) -> None:  # noqa: F811
+    stand_ins(box, "copilot", "cursor-agent", "droid")
+    install.apply(install.plan_host_install(client, "user", home=box["home"], project_dir=box["cwd"]))
+    report = doctor(box, client)[client]
+    assert report.state == "live", [(f.status, f.message) for f in report.findings]
+    checks = statuses(report)
+    assert checks["registered"] == "ok" and checks["runs"] == "ok" and checks["matchers"] == "ok"
+    if client == "copilot":  # one command per event is meant: no warning about several spellings
+        assert not any("several command strings" in f.message for f in report.findings)
+
+
+def test_a_failure_on_these_hosts_is_shown_from_errors_log(box: dict[str, Any]) -> None:  # noqa: F811
+    stand_ins(box, "cursor-agent")
+    install.apply(install.plan_host_install("cursor", "user", home=box["home"], project_dir=box["cwd"]))
+    state = Path(box["env"]["XDG_CACHE_HOME"]) / "loopguard-hook"
+    state.mkdir(parents=True)
+    (state / "errors.log").write_text("--- 2026-12-02T07:00:00+0000 pid 1\nloopguard-hook: bad payload: empty payload\n")
+    report = doctor(box, "cursor", run=False)["cursor"]
+    [line] = [f for f in report.findings if f.check == "errors.log"]
+    assert line.status == "warn" and "bad payload: empty payload" in line.message and "07:00:00" in line.message
+
+
+def test_doctor_says_which_hosts_run_the_claude_code_install(box: dict[str, Any]) -> None:  # noqa: F811
+    stand_ins(box, "copilot", "cursor-agent")
+    install.apply(install.plan_install("claude-code", "user", home=box["home"], project_dir=box["cwd"], env=box["env"]))
+    reports = doctor(box, "claude-code", "cursor", "copilot", run=False)
+    others = [f.message for f in reports["claude-code"].findings if f.check == "other hosts"]
+    assert len(others) == 1 and others[0].startswith("Cursor runs") and "install --client cursor" in others[0]
+    assert reports["cursor"].registered and reports["copilot"].state == "not installed"  # Copilot skips ~/.claude
+    install.apply(install.plan_host_install("cursor", "user", home=box["home"], project_dir=box["cwd"]))
+    reports = doctor(box, "claude-code", "cursor", run=False)
+    assert any("stays silent" in f.message for f in reports["claude-code"].findings if f.check == "other hosts")
+    assert any("stays silent" in f.message for f in reports["cursor"].findings)
