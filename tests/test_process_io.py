@@ -58,6 +58,8 @@ def test_a_whole_jsonl_file_on_stdin_is_pointed_at_replay(tmp_path: Path) -> Non
                          "(for a file of payloads or a transcript: `loopguard-hook replay FILE`)")
     proc = subprocess.run([str(EXE), "--state-dir", str(tmp_path)], input=b'{"a": 1} x', capture_output=True, timeout=30)
     assert proc.returncode == 1 and "replay" not in proc.stderr.decode()
+
+
 def _open_stdin_run(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[bytes]:
     """The hook with a stdin pipe that is never written to nor closed (a host that hangs)."""
     read, write = os.pipe()
@@ -80,6 +82,23 @@ def test_a_stdin_left_open_without_data_answers_by_the_deadline(tmp_path: Path) 
         lines = proc.stderr.decode().splitlines()
         assert lines == ["loopguard-hook: no decision within 1 s of the hook's start; the call was let through"]
         assert not (tmp_path / "state").exists()
+
+
+def test_on_a_host_that_fails_closed_the_deadline_and_a_huge_stdin_exit_0_into_errors_log(tmp_path: Path) -> None:
+    """Copilot CLI and Cursor read a failing hook as a denial: the deadline and a payload too big
+    end with exit 0 and nothing on stdout or stderr; the line goes to `errors.log`."""
+    for n, resident in enumerate(("off", "on")):
+        state = tmp_path / f"state{n}"
+        env = {**os.environ, "LOOPGUARD_RESIDENT": resident, "LOOPGUARD_DEADLINE_SECONDS": "1", "TMPDIR": str(tmp_path)}
+        late = _open_stdin_run(["--client", "copilot", "--state-dir", str(state)], env)
+        assert (late.returncode, late.stdout, late.stderr) == (0, b"", b""), late
+        assert "no decision within 1 s of the hook's start" in (state / "errors.log").read_text()
+    state = tmp_path / "big"
+    with open("/dev/zero", "rb") as zero:
+        big = subprocess.run([str(EXE), "--client", "cursor", "--state-dir", str(state)], stdin=zero,
+                             capture_output=True, timeout=60)
+    assert (big.returncode, big.stdout, big.stderr) == (0, b"", b""), big
+    assert "larger than 134217728 bytes" in (state / "errors.log").read_text()
 
 
 def test_a_lock_held_past_the_deadline_fails_open_and_leaves_the_ledger_whole(tmp_path: Path) -> None:
