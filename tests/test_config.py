@@ -152,6 +152,8 @@ BAD: list[tuple[str, Any, str]] = [
     ("same_answer_remind_at", -1, ">= 0"),
     ("max_idle_continuations", -1, ">= 0"),
     ("max_rapid_polls", -1, ">= 0"),
+    ("hung_command_polls", 2.5, "integer"),
+    ("hung_command_seconds", -60, "negative"),
     ("slow_repeat_seconds", -1, "negative"),
     ("slow_repeat_seconds", "60s", "seconds"),
     ("parallel_window_seconds", -0.5, "negative"),

@@ -57,6 +57,10 @@ TEMPLATES = {
     "same_answer_reminder": _rule("same_answer").same_answer_reminder("Bash", 3, "not accessible on a free plan", 800),
     "idle_continuation_stop": _rule("continuations").idle_continuation_stop(5),
     "finished_poll_reminder": _rule("same_answer").finished_poll_reminder("BashOutput", 3, "<status>failed</status>", 800),
+    "poll_reminder": _rule("polling").poll_reminder("background task b1", 6),
+    "poll_denial": _rule("polling").poll_denial("background task b1", 7),
+    "hung_reminder": _rule("unhooked").hung_reminder("dotnet build A.sln", 2, 4.0),
+    "hung_denial": _rule("unhooked").hung_denial("dotnet build A.sln", 2, 4.0),
 }
 
 

@@ -190,6 +190,8 @@ VALIDATORS: dict[str, Callable[[Any], Any]] = {
     "same_error_stop_at": _off_or_threshold,
     "same_answer_remind_at": _off_or_threshold,
     "max_rapid_polls": _int(0),
+    "hung_command_polls": _int(0),
+    "hung_command_seconds": _float,
     "max_idle_continuations": _off_or_threshold,
     "new_failure_is_evidence": _bool,
     "evidence_call_counts": _bool,

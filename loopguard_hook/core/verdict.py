@@ -33,6 +33,7 @@ class Rule(enum.StrEnum):
     SAME_ANSWER = "LOOP_GUARD_SAME_ANSWER"
     TEXT = "LOOP_GUARD_TEXT"
     POLL = "LOOP_GUARD_POLL"
+    HUNG = "LOOP_GUARD_HUNG"
 
 
 #: Denials after which the progress profile switches the turn to answer-only mode.

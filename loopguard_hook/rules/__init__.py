@@ -24,6 +24,7 @@ from . import (
     same_path,
     same_result,
     text_loops,
+    unhooked,
 )
 from .base import CallContext, ResultContext, TextContext
 
@@ -40,18 +41,20 @@ ON_CALL: tuple[Rule[CallContext], ...] = (
     same_path.on_call,
     same_error.on_call,
     polling.on_call,
+    unhooked.on_call,
     budgets.call_budget,
 )
 ON_RESULT: tuple[Rule[ResultContext], ...] = (
     same_path.on_result, same_error.on_result, same_result.on_result, same_answer.on_result, polling.on_result
 )
 ON_TEXT: tuple[Rule[TextContext], ...] = (text_loops.on_text, continuations.on_text)
-SLOTS: tuple[SlotRule, ...] = (answer_only, repeat, same_result, same_path, same_error, same_answer, polling)
+SLOTS: tuple[SlotRule, ...] = (answer_only, repeat, same_result, same_path, same_error, same_answer, polling, unhooked)
 #: Every rule's text templates, for `messages.variant_of`: a rule whose texts begin like a more
 #: general template of another is listed before it (the same-error wall's denials before the
 #: repeat rule's).
 VARIANTS: tuple[tuple[str, str, str], ...] = (
     *polling.VARIANTS,
+    *unhooked.VARIANTS,
     *same_error.VARIANTS,
     *continuations.VARIANTS,
     *repeat.VARIANTS,
