@@ -306,10 +306,14 @@ class Runner:
         output = _exec_output(step.get("output", ""), wall, session, step.get("exit", 0))
         self._item({"type": "function_call_output", "call_id": call_id, "output": output}, step["_t"] + wall)
 
-    def send(self, step: Step, now: float) -> HookResult:
+    def raw(self, step: Step) -> bytes:
+        """The step's payload as the host sends it (a Codex `transcript_path` names the rollout)."""
         if self.rollout is not None and step.payload.get("transcript_path", "").startswith("/home/user/.codex/"):
             step.payload["transcript_path"] = self.rollout
-        raw = json.dumps(step.payload).encode()
+        return json.dumps(step.payload).encode()
+
+    def send(self, step: Step, now: float) -> HookResult:
+        raw = self.raw(step)
         result = run(
             raw,
             options=HookOptions(

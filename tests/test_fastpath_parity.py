@@ -64,7 +64,7 @@ class TwinRunner(scenario.Runner):
         return HookOptions(client=self.client, profile=self.profile, config=self.config_path, state_dir=str(state))
 
     def send(self, step: scenario.Step, now: float) -> HookResult:
-        raw = scenario.json.dumps(step.payload).encode()
+        raw = self.raw(step)
         result = run(raw, options=self._options(self.inproc), environ=self.env, clock=lambda: now)
         reply = client.handle(self._options(self.resident)._asdict(), raw, now, self.env)
         mine = (int(result.exit_code), result.stdout, result.stderr)

@@ -18,8 +18,9 @@ ends at a typed Ctrl-C does not. A user prompt or a compaction forgets what hung
 
 Its slot is `Agent.rules["unhooked"]` (`Table`): the reader's cursor (`tail`), `calls` waiting
 for their output (at most `MAX_CALLS`), command `sessions` left running (at most
-`MAX_SESSIONS`), the `hung` commands by `command_key` (at most `MAX_HUNG`), and the session's
-totals `polls` and `empty` (for `status`).
+`MAX_SESSIONS`), the `hung` commands by the digest of their `command_key` (at most `MAX_HUNG`),
+and the session's totals `polls` and `empty` (for `status`). A command line is kept redacted
+for the texts, and as digests for the comparisons, never as written.
 """
 
 from collections.abc import Sequence
@@ -49,10 +50,18 @@ _OPERATORS = frozenset({"&&", "||", ";", "|", "&", "\n", "|&"})
 if TYPE_CHECKING:  # the slot's shape, for the type checker (plain dicts at run time)
     from typing import NotRequired, TypedDict
 
-    class Waiting(TypedDict):
-        """A call waiting for its output: a command (`command`) or a poll (`session`, `typed`)."""
+    class Command(TypedDict):
+        """A command line as the ledger keeps it: redacted and cut for the texts (`command`), the
+        digests of its `command_key` (`key`, "" for none) and of the whole line (`line`)."""
 
-        command: NotRequired[str]
+        command: str
+        key: str
+        line: str
+
+    class Waiting(TypedDict):
+        """A call waiting for its output: a command (`run`) or a poll (`session`, `typed`)."""
+
+        run: NotRequired[Command]
         session: NotRequired[int]
         t: float
         typed: NotRequired[bool]
@@ -61,15 +70,15 @@ if TYPE_CHECKING:  # the slot's shape, for the type checker (plain dicts at run 
         """A command session left running: printed nothing since `quiet`, `empty` bare polls in
         a row answered nothing, `hung` once counted as a hang."""
 
-        command: str
+        run: Command
         quiet: float
         empty: int
         hung: bool
 
     class Hung(TypedDict):
-        """A command found hung: its last hung session's `polls` and `seconds` of silence, how
-        many sessions of it hung, whether the model was reminded, the digests of its command
-        lines that hung (at most `MAX_LINES`)."""
+        """A command found hung (under its key's digest): the last hung command line (redacted),
+        its session's `polls` and `seconds` of silence, how many sessions of it hung, whether the
+        model was reminded, the digests of its command lines that hung (at most `MAX_LINES`)."""
 
         command: str
         polls: int
@@ -96,7 +105,7 @@ if TYPE_CHECKING:  # the slot's shape, for the type checker (plain dicts at run 
         running: int
         hung: list[dict[str, str | int | float]]
 else:
-    Waiting = Running = Hung = Table = Shown = dict
+    Command = Waiting = Running = Hung = Table = Shown = dict
 
 
 def _table(agent: Agent) -> "Table | None":
@@ -141,9 +150,18 @@ def command_key(command: str) -> str:
     return ""
 
 
+def _digest(text: str) -> str:
+    return digest(text.encode("utf-8", "surrogatepass")) if text else ""
+
+
 def _line(command: str) -> str:
     spelled = shell_words(command[:4096])
-    return digest((spelled if spelled is not None else command).encode("utf-8", "surrogatepass"))
+    return _digest(spelled if spelled is not None else command)
+
+
+def _command(command: str) -> "Command":
+    """What the ledger keeps of a command line: never the line itself (it may hold a secret)."""
+    return {"command": redact_prefix(command, 160), "key": _digest(command_key(command)), "line": _line(command)}
 
 
 # -- what the host layer read: folded into the slot at each event ----------------------------
@@ -158,8 +176,8 @@ def take(agent: Agent, event: HookEvent, items: Sequence[Unhooked], tail: Tail, 
     calls = table.setdefault("calls", {})
     if event.event == "PreToolUse" and event.tool_use_id and event.tool_name is not None:
         command = command_of(event.tool_name, event.tool_input)
-        if command is not None:
-            calls.setdefault(event.tool_use_id, {"command": command[:1024], "t": now})
+        if command is not None and event.tool_use_id not in calls:
+            calls[event.tool_use_id] = {"run": _command(command), "t": now}
     for item in items:
         _absorb(table, item, item.time if item.time is not None else now, config)
     trim(calls, MAX_CALLS, lambda k: calls[k]["t"])
@@ -173,15 +191,16 @@ def _absorb(table: "Table", item: Unhooked, t: float, config: Config) -> None:
     calls = table.setdefault("calls", {})
     sessions = table.setdefault("sessions", {})
     if item.kind == "command":
-        calls.setdefault(item.call_id, {"command": item.text, "t": t})
+        if item.call_id not in calls:
+            calls[item.call_id] = {"run": _command(item.text), "t": t}
     elif item.kind == "poll" and item.session is not None:
         calls[item.call_id] = {"session": item.session, "t": t, "typed": bool(item.text)}
         table["polls"] = table.get("polls", 0) + 1
     elif item.kind == "output" and (waiting := calls.pop(item.call_id, None)) is not None:
-        if "command" in waiting:
+        if "run" in waiting:
             if item.session is not None:  # left running: its polls will follow
                 quiet = waiting["t"] if item.empty else t
-                sessions[str(item.session)] = {"command": waiting["command"], "quiet": quiet, "empty": 0, "hung": False}
+                sessions[str(item.session)] = {"run": waiting["run"], "quiet": quiet, "empty": 0, "hung": False}
             return
         typed = waiting.get("typed", False)
         if not typed and item.empty and item.session is not None:
@@ -205,23 +224,22 @@ def _absorb(table: "Table", item: Unhooked, t: float, config: Config) -> None:
 
 
 def _hung(table: "Table", entry: "Running", t: float) -> None:
-    key = command_key(entry["command"])
-    if not key:
+    run = entry["run"]
+    if not run["key"]:
         return
     hung = table.setdefault("hung", {})
-    found = hung.setdefault(key, {"command": "", "polls": 0, "seconds": 0.0, "hangs": 0, "reminded": False, "lines": []})
+    found = hung.setdefault(run["key"], {"command": "", "polls": 0, "seconds": 0.0, "hangs": 0, "reminded": False, "lines": []})
     if not entry["hung"]:  # a session counts once, however long it stays hung
         entry["hung"] = True
         found["hangs"] += 1
-        line = _line(entry["command"])
-        if line not in found["lines"]:
-            found["lines"] = [*found["lines"], line][-MAX_LINES:]
-    found["command"], found["polls"], found["seconds"] = entry["command"], entry["empty"], round(t - entry["quiet"], 3)
+        if run["line"] not in found["lines"]:
+            found["lines"] = [*found["lines"], run["line"]][-MAX_LINES:]
+    found["command"], found["polls"], found["seconds"] = run["command"], entry["empty"], round(t - entry["quiet"], 3)
 
 
 def _clear(table: "Table", entry: "Running") -> None:
     if entry["hung"]:
-        table.get("hung", {}).pop(command_key(entry["command"]), None)
+        table.get("hung", {}).pop(entry["run"]["key"], None)
         entry["hung"] = False
 
 
@@ -234,10 +252,10 @@ def on_call(ctx: CallContext) -> Decision | None:
     table = _table(ctx.agent) if ctx.config.hung_command_polls and ctx.tracked else None
     hung = table.get("hung") if table is not None else None
     command = command_of(ctx.tool, ctx.tool_input) if hung else None
-    found = hung.get(command_key(command)) if hung and command is not None else None
+    found = hung.get(_digest(command_key(command))) if hung and command is not None else None
     if found is None or command is None:
         return None
-    what = redact_prefix(found["command"], 160)
+    what = found["command"]
     polls, minutes = found["polls"], found["seconds"] / 60
     if not found["reminded"]:
         found["reminded"] = True
@@ -275,7 +293,7 @@ def summary(agent: Agent) -> "Shown | None":
         "empty": table.get("empty", 0),
         "running": len(table.get("sessions", {})),
         "hung": [
-            {"command": redact_prefix(h["command"], 120), "polls": h["polls"], "seconds": h["seconds"]}
+            {"command": h["command"], "polls": h["polls"], "seconds": h["seconds"]}
             for h in table.get("hung", {}).values()
         ],
     }

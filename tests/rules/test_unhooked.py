@@ -152,3 +152,22 @@ def test_off_in_the_seed_profiles_and_at_zero() -> None:
     for profile in ("reminder", "breaker", "progress"):
         assert PROFILE_DEFAULTS[profile]["hung_command_polls"] == 0
     assert "hung_command_polls" not in PROFILE_DEFAULTS["balanced"]
+
+
+def test_the_ledger_keeps_no_command_line_as_written() -> None:
+    """A command line may hold a secret: the slot keeps it redacted, and digests to compare."""
+    secret = "sk-proj-4fJ9qLr2Vx8TzWm1Kb7YhN3cPe6sAd0GuQiRoEl5"
+    command = f"OPENAI_API_KEY={secret} python eval.py --suite all"
+    entry = agent()
+    items = [
+        Unhooked("command", "c1", 0.0, text=command),
+        Unhooked("output", "c1", 30.0, 9, empty=True),
+        Unhooked("poll", "p1", 31.0, 9),
+        Unhooked("output", "p1", 151.0, 9, empty=True),
+        Unhooked("poll", "p2", 152.0, 9),
+        Unhooked("output", "p2", 272.0, 9, empty=True),
+    ]
+    rule.take(entry, POST, items, {}, Config(), 300.0)
+    assert secret not in json.dumps(entry) and "python eval.py" in json.dumps(entry)
+    reminded = _call(entry, command)
+    assert reminded is not None and secret not in reminded.message  # type: ignore[attr-defined]
