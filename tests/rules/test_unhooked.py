@@ -81,10 +81,10 @@ def test_a_second_hung_session_of_the_command_denies_its_variants() -> None:
     assert denied is not None and denied.action is Action.DENY  # type: ignore[attr-defined]
 
 
-def _session(entry: dict, *later: Unhooked) -> None:  # type: ignore[type-arg]
+def _session(entry: dict, *later: Unhooked, command: str = "make all") -> None:  # type: ignore[type-arg]
     """A build left running at t=0 that printed something, then two empty 120 s polls: hung."""
     items = [
-        Unhooked("command", "c1", 0.0, text="make all"),
+        Unhooked("command", "c1", 0.0, text=command),
         Unhooked("output", "c1", 30.0, 5, empty=False),
         Unhooked("poll", "p1", 31.0, 5),
         Unhooked("output", "p1", 151.0, 5, empty=True),
@@ -159,15 +159,7 @@ def test_the_ledger_keeps_no_command_line_as_written() -> None:
     secret = "sk-proj-4fJ9qLr2Vx8TzWm1Kb7YhN3cPe6sAd0GuQiRoEl5"
     command = f"OPENAI_API_KEY={secret} python eval.py --suite all"
     entry = agent()
-    items = [
-        Unhooked("command", "c1", 0.0, text=command),
-        Unhooked("output", "c1", 30.0, 9, empty=True),
-        Unhooked("poll", "p1", 31.0, 9),
-        Unhooked("output", "p1", 151.0, 9, empty=True),
-        Unhooked("poll", "p2", 152.0, 9),
-        Unhooked("output", "p2", 272.0, 9, empty=True),
-    ]
-    rule.take(entry, POST, items, {}, Config(), 300.0)
+    _session(entry, command=command)
     assert secret not in json.dumps(entry) and "python eval.py" in json.dumps(entry)
     reminded = _call(entry, command)
     assert reminded is not None and secret not in reminded.message  # type: ignore[attr-defined]
