@@ -21,14 +21,15 @@ import orjson
 from . import hosts
 from .config import load as config_mod
 from .core import engine
-from .core.event import HANDLED_EVENTS, Client, HookEvent
-from .core.ledger import ResponseRecord, Session
+from .core.event import HANDLED_EVENTS, Client, HookEvent, Unhooked
+from .core.ledger import ResponseRecord, Session, Tail
 from .core.messages import fit
 from .core.redact import redact
 from .hosts import detect_client
 from .hosts.payload import PayloadError, decode, event_name, parse
 from .hosts.render import render
 from .rules.text_loops import cursor, reads
+from .rules.unhooked import cursor as unhooked_cursor
 from .store import LockTimeout, StateError, Store, default_state_dir, location
 
 
@@ -348,8 +349,9 @@ def _step(state: Session | None, event: HookEvent, cfg: config_mod.Config, now: 
     caps = host.CAPABILITIES
     if state is None:
         state = engine.new_session(event.session_id, event.client, now)
+    polls = _unhooked(state, event, cfg, caps)
     if not reads(event, cfg, caps):
-        return engine.step(state, event, cfg, host, now)
+        return engine.step(state, event, cfg, host, now, unhooked=polls)
     path = event.agent_transcript_path if event.event == "SubagentStop" else event.transcript_path
     tail = cursor(state, event.agent_id)
     if caps.session_log:
@@ -357,11 +359,26 @@ def _step(state: Session | None, event: HookEvent, cfg: config_mod.Config, now: 
 
         wait = dshlog.STOP_WAIT_SECONDS if event.event == "Stop" else 0.0
         found = dshlog.read_new_texts(tail, path, cfg.transcript_read_bytes, wait=wait)
-        return engine.step(state, event, cfg, host, now, found.texts, found.final, tail)
+        return engine.step(state, event, cfg, host, now, found.texts, found.final, tail, polls)
     from .hosts.transcript import read_new_texts
 
     pairs = read_new_texts(tail, path, cfg.transcript_read_bytes)
-    return engine.step(state, event, cfg, host, now, pairs, None, tail)
+    return engine.step(state, event, cfg, host, now, pairs, None, tail, polls)
+
+
+def _unhooked(
+    state: Session, event: HookEvent, cfg: config_mod.Config, caps: hosts.Capabilities
+) -> tuple[list[Unhooked], Tail] | None:
+    """The calls the host ran without a hook since the agent's last event (Codex `write_stdin`
+    polls) and their outputs, read from its rollout from the cursor its ledger keeps, with the
+    cursor after them; None where the host shows none or the rule is off."""
+    if not (caps.unhooked_polls and cfg.hung_command_polls):
+        return None
+    from .hosts.rollout import read_unhooked
+
+    tail = unhooked_cursor(state["agents"].get(event.agent_id))
+    path = event.agent_transcript_path if event.event == "SubagentStop" else event.transcript_path
+    return read_unhooked(tail, path, cfg.transcript_read_bytes), tail
 
 
 def _line(text: str) -> str:

@@ -29,6 +29,17 @@ Steps use the sketch grammar of the public cases:
 - `{"event": NAME, ...payload fields..., "expect": E}`: a literal hook event (`prompt`,
   `source`, `last_assistant_message`, ...).
 
+Codex only, the calls no hook sees: the runner keeps a real rollout file (a `session_meta` line
+first) that `transcript_path` names, and writes each Codex `Bash` call to it as Codex does (an
+`exec_command` `function_call` before the PreToolUse, its `function_call_output` after). A call
+step with `"running": N` left its command running as session N: its output, written `wall`
+seconds (default 30) after the call with its `response` as the text printed so far, says
+`Process running with session ID N`, and no PostToolUse follows (Codex sends one only when the
+command exits). A step `{"poll": N, "output": TEXT, "wall": SECONDS}` is a `write_stdin` poll
+of session N, which fires no hook: its call is written at `t` and its answer `wall` seconds
+(default 10) later, still running, or ended with `"exit": CODE`; `"typed": TEXT` types into it
+(`"\u0003"` is a Ctrl-C).
+
 In any string, `<big BYTES SEED>` stands for a text of BYTES UTF-8 bytes made from SEED (lines of
 source-like text with some non-ASCII; the same pair always gives the same text): a big file or
 output, written in a few characters (loopguard_hook/hosts/bigtext.py decodes such payloads in pieces).
@@ -323,6 +334,22 @@ class Expanded:
     steps: list[Step] = field(default_factory=list)
 
 
+def _stamp(seconds: float) -> str:
+    """A rollout `timestamp` (`2027-01-15T08:00:02.000Z`) of `seconds` since the scenario's start."""
+    from datetime import UTC, datetime
+
+    return datetime.fromtimestamp(START + seconds, UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+def _exec_output(text: str, wall: float, session: int | None, code: int = 0) -> str:
+    """A Codex 0.1xx command output: its header, then what the command printed."""
+    state = f"Process running with session ID {session}" if session is not None else f"Process exited with code {code}"
+    return (
+        f"Chunk ID: 5e55a0\nWall time: {wall:.4f} seconds\n{state}\n"
+        f"Original token count: {len(text) // 4}\nOutput:\n{text}"
+    )
+
+
 def _base(client: str, session_id: str, agent_id: str | None, turn: int) -> dict[str, Any]:
     base: dict[str, Any] = {
         "session_id": session_id,
@@ -365,17 +392,47 @@ class Runner:
             os.makedirs(state_dir, exist_ok=True)
             with open(self.config_path, "w", encoding="utf-8") as fh:
                 fh.write(_toml(data["config"]))
+        #: Codex: the rollout file `transcript_path` names (the calls no hook sees are written there).
+        self.rollout: str | None = None
+        if client == "codex":
+            os.makedirs(state_dir, exist_ok=True)
+            self.rollout = os.path.join(state_dir, "rollout-s1.jsonl")
+            self._write({"type": "session_meta", "payload": {"id": "s1", "cwd": "/home/user/project"}}, 0.0)
         self.results: list[tuple[Step, HookResult]] = []
         #: Every answer checked: (the step's position and expectation key, the expectation, the answer).
         self.observed: list[tuple[tuple[int, str] | None, str, HookResult]] = []
 
+    def _write(self, record: dict[str, Any], seconds: float) -> None:
+        """Append one record to the rollout, stamped `seconds` after the scenario's start."""
+        if self.rollout is None:
+            return
+        with open(self.rollout, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps({"timestamp": _stamp(seconds), **record}) + "\n")
+
+    def _item(self, payload: dict[str, Any], seconds: float) -> None:
+        self._write({"type": "response_item", "payload": payload}, seconds)
+
+    def _poll(self, step: dict[str, Any], counter: int) -> None:
+        """A `write_stdin` poll: written to the rollout only, as no hook fires for it."""
+        call_id = f"poll_{counter}"
+        args = {"session_id": step["poll"], "chars": step.get("typed", ""), "yield_time_ms": 10000}
+        call = {"type": "function_call", "name": "write_stdin", "arguments": json.dumps(args), "call_id": call_id}
+        self._item(call, step["_t"])
+        wall = float(step.get("wall", 10))
+        session = None if "exit" in step else step["poll"]
+        output = _exec_output(step.get("output", ""), wall, session, step.get("exit", 0))
+        self._item({"type": "function_call_output", "call_id": call_id, "output": output}, step["_t"] + wall)
+
     def wire_payload(self, step: Step) -> tuple[bytes | None, str | None]:
         """The step's payload as this client sends it, and the `--event` its command line names
-        (Copilot); None when the client sends no such event."""
+        (Copilot); None when the client sends no such event. A Codex `transcript_path` names the
+        scenario's rollout."""
         payload: dict[str, Any] | None = step.payload
         event = None
         if self.client in NEW_CLIENTS:
             payload, event = to_host(self.client, step.payload)
+        elif self.rollout is not None and step.payload.get("transcript_path", "").startswith("/home/user/.codex/"):
+            step.payload["transcript_path"] = self.rollout
         return (None if payload is None else json.dumps(payload).encode()), event
 
     def send(self, step: Step, now: float) -> HookResult:
@@ -437,6 +494,11 @@ class Runner:
                 step["_t"] = t
                 step["_pos"] = position
                 resolved.append(step)
+            if "poll" in resolved[0]:
+                counter += 1
+                if self.client == "codex":
+                    self._poll(resolved[0], counter)
+                continue
             if "event" in resolved[0]:
                 step = resolved[0]
                 if step["event"] == "UserPromptSubmit" and not step.get("injected"):
@@ -502,6 +564,10 @@ class Runner:
             ) in entries:
                 if rejected is not None:
                     continue
+                if self.client == "codex" and tool == "Bash":
+                    args = json.dumps({"cmd": tool_input.get("command"), "yield_time_ms": 30000})
+                    call = {"type": "function_call", "name": "exec_command", "arguments": args, "call_id": tool_use_id}
+                    self._item(call, step["_t"])
                 want = expected(step.get("pre"), self.profile, self.client)
                 payload = dict(
                     base,
@@ -545,6 +611,12 @@ class Runner:
                     if self.client in DSH_CLIENTS:
                         errors.extend(self._dsh_denied_post(counter_i, step, base, tool, tool_input, tool_use_id))
                     continue
+                if self.client == "codex" and tool == "Bash":
+                    wall = float(step.get("wall", 30 if "running" in step else 0.4))
+                    output = _exec_output(_text_of(response), wall, step.get("running"))
+                    self._item({"type": "function_call_output", "call_id": tool_use_id, "output": output}, step["_t"] + wall)
+                    if "running" in step:
+                        continue  # Codex sends a command's PostToolUse only when it exits
                 if rejected is not None:
                     batch_calls.append(
                         {

@@ -589,6 +589,7 @@ def test_json_output_has_stable_keys() -> None:
         "calls",
         "decisions",
         "markers",
+        "unhooked_polls",
         "errors",
         "cost",
     ]

@@ -1,12 +1,85 @@
-"""Replay fidelity: a blocking Stop hook's feedback is a continuation, not a user prompt; a Codex
-command starts its wall time before its output."""
+"""Replay fidelity: a blocking Stop hook's feedback is a continuation, not a user prompt (the next
+Stop has `stop_hook_active`), in every transcript shape there is; a Codex command starts its wall
+time before its output.
+
+The shapes, each pinned on real records (`tests/data/transcripts/`):
+
+- Claude Code 1.0.45 (2025-07): a plain user message `Stop hook feedback:\n- [cmd]: …`, the
+  turn's last message often without `stop_reason` (`claude-1.0-stop-hook-feedback.jsonl`,
+  trimmed from tests/corpus/claude/08e71d8b-…, a broken Stop hook answering every reply);
+- Claude Code 2.1.332: the feedback as an `isMeta` user message `Stop hook feedback:\n<reason>`,
+  with a `hook_blocking_error` attachment of `hookEvent` Stop (`claude-stop-hook-continuation
+  .jsonl`, written by the real client run offline with a Stop hook that blocks once);
+- Codex 0.171.0: a user message `<hook_prompt hook_run_id="stop:…">reason</hook_prompt>` (and an
+  `item_completed` `HookPrompt`), no `task_complete` for the blocked Stop
+  (`codex-stop-hook-continuation.jsonl`, the real client run the same way)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+from loopguard_hook import replay
+from loopguard_hook.config.settings import Config
 from loopguard_hook.replay.readers import load
+
+DATA = Path(__file__).parent / "data" / "transcripts"
+
+
+def _turns(path: Path) -> list[tuple[str, object, object]]:
+    """The prompts and Stops replay rebuilds from a file: `(event, stop_hook_active, last message)`."""
+    events = load([str(path)])[0].events
+    return [
+        (e.payload["hook_event_name"], e.payload.get("stop_hook_active"), e.payload.get("last_assistant_message"))
+        for e in events
+        if e.payload["hook_event_name"] in ("UserPromptSubmit", "Stop", "SubagentStop")
+    ]
+
+
+def test_claude_code_1_0_feedback_in_a_plain_user_message() -> None:
+    assert [(name, active) for name, active, _ in _turns(DATA / "claude-1.0-stop-hook-feedback.jsonl")] == [
+        ("UserPromptSubmit", None), ("Stop", False), ("Stop", True), ("Stop", True), ("Stop", True)
+    ]
+
+
+def test_claude_code_2_1_feedback_marked_meta_with_its_attachment(tmp_path: Path) -> None:
+    path = DATA / "claude-stop-hook-continuation.jsonl"
+    assert _turns(path) == [
+        ("UserPromptSubmit", None, None), ("Stop", False, "All done."), ("Stop", True, "Checked, done.")
+    ]
+    lines = path.read_text(encoding="utf-8").splitlines()
+    meta = [i for i, line in enumerate(lines) if '"isMeta": true' in line]
+    block = [i for i, line in enumerate(lines) if '"hook_blocking_error"' in line]
+    assert len(meta) == len(block) == 1
+    for left_out in (meta[0], block[0]):  # either record alone says the turn went on
+        alone = tmp_path / f"without-{left_out}.jsonl"
+        alone.write_text("".join(line + "\n" for i, line in enumerate(lines) if i != left_out), encoding="utf-8")
+        assert [active for name, active, _ in _turns(alone) if name == "Stop"] == [False, True]
+
+
+def test_codex_hook_prompt_after_a_stop_that_has_no_task_complete() -> None:
+    path = DATA / "codex-stop-hook-continuation.jsonl"
+    assert _turns(path) == [
+        ("UserPromptSubmit", None, None), ("Stop", False, "All done."), ("Stop", True, "Checked, done.")
+    ]
+    events = [e.payload["hook_event_name"] for e in load([str(path)])[0].events]
+    assert events.index("Stop") < events.index("PreToolUse")  # the blocked Stop came before the check
+
+
+def test_a_codex_stop_hook_ping_pong_is_judged_as_one_turn(tmp_path: Path) -> None:
+    """The real rollout's blocked Stop repeated: the Stop hook blocks three more times and the
+    model says `All done.` each time. Read as prompts, or with the blocked Stops missing, each
+    reply started afresh; read as continuations, the same final message on consecutive Stops of
+    a forced continuation ends the turn (`same_final_message_at`)."""
+    lines = (DATA / "codex-stop-hook-continuation.jsonl").read_text(encoding="utf-8").splitlines()
+    prompt = next(i for i, line in enumerate(lines) if "<hook_prompt" in line)
+    answer = next(i for i in range(prompt - 1, 0, -1) if '"All done."' in lines[i] and '"response_item"' in lines[i])
+    looped = lines[: prompt + 1] + [lines[answer], lines[prompt]] * 3 + lines[prompt + 1 :]
+    path = tmp_path / "rollout-2026-12-02T07-36-37-01a235af-1983-7120-a2f3-aca2a9c806b3.jsonl"
+    path.write_text("".join(line + "\n" for line in looped), encoding="utf-8")
+    assert [active for name, active, _ in _turns(path) if name == "Stop"] == [False, True, True, True, True]
+    report = replay.replay(load([str(path)])[0], Config())
+    assert [(d.event, d.verdict.action, d.verdict.rule) for d in report.decisions][-1] == ("Stop", "stop", "LOOP_GUARD_TEXT")
 
 
 def test_stop_hook_feedback_replays_as_a_continuation(tmp_path: Path) -> None:

@@ -65,6 +65,8 @@ TEMPLATES = {
     "wall_reminder": _rule("every_call").wall_reminder(4, "Operation not permitted"),
     "wall_denial": _rule("every_call").wall_denial(4),
     "wall_stop": _rule("every_call").wall_stop(4, ends_turn=True, pauses=False),
+    "hung_reminder": _rule("unhooked").hung_reminder("dotnet build A.sln", 2, 4.0),
+    "hung_denial": _rule("unhooked").hung_denial("dotnet build A.sln", 2, 4.0),
 }
 
 

@@ -114,6 +114,38 @@ def build(inputs: Inputs, *, session: str | None = None) -> list[Row]:
     return [Row(*key, counts) for key, counts in sorted(rows.items(), key=lambda kv: (-kv[1]["shown"], kv[0]))]
 
 
+def unhooked_totals(ledgers: Iterable[Mapping[str, Any]], *, session: str | None = None) -> dict[str, int]:
+    """The polls no hook saw (Codex `write_stdin`, `rules/unhooked.py`) in the live ledgers:
+    `{"polls", "empty", "hung", "sessions"}` (`hung`: commands found hung and not yet forgotten;
+    `sessions`: sessions with any poll). A ledger forgotten at its SessionEnd is not counted."""
+    from ..rules.unhooked import NAME
+
+    total = {"polls": 0, "empty": 0, "hung": 0, "sessions": 0}
+    for state in ledgers:
+        if session is not None and state.get("session_id") != session:
+            continue
+        seen = 0
+        for agent in (state.get("agents") or {}).values():
+            table = (agent.get("rules") or {}).get(NAME) if isinstance(agent, dict) else None
+            if isinstance(table, dict):
+                seen += int(table.get("polls", 0))
+                total["empty"] += int(table.get("empty", 0))
+                total["hung"] += len(table.get("hung") or {})
+        total["polls"] += seen
+        total["sessions"] += seen > 0
+    return total
+
+
+def unhooked_line(total: Mapping[str, int]) -> str:
+    """`unhooked_totals` for people; "" when no poll was seen."""
+    if not total["polls"]:
+        return ""
+    return (
+        f"write_stdin polls no hook saw: {total['polls']} ({total['empty']} empty) in {total['sessions']} live "
+        f"session(s); {total['hung']} command(s) found hung"
+    )
+
+
 def format_text(rows: list[Row], state_dir: str) -> str:
     """The table for people: one line per row, then a totals line (problems go to stderr)."""
     lines = [f"state dir: {state_dir}"]

@@ -10,6 +10,7 @@ import click
 import orjson
 
 from ..config import load as config_mod
+from ..rules import unhooked
 from ..store import Store, location
 from . import costing
 from .common import (
@@ -55,6 +56,7 @@ def session_summary(stem: str, state: dict[str, Any] | None) -> dict[str, Any]:
                 }
                 for s in sigs[:10]
             ],
+            "unhooked_polls": unhooked.summary(agent),
         }
     return {
         "file": stem,
@@ -111,7 +113,8 @@ def stats_command(session_id: str | None, as_json: bool, cost: bool, config_path
     guard kept from running, and how often the loop ended after the first intervention. Read
     from decisions.jsonl, responses.jsonl and the live ledgers; observe-mode rows are the control
     group (the model never saw the text). Then the tokens of the loops behind them, from each
-    session's transcript or rollout where its host keeps it (as `log` shows them).
+    session's transcript or rollout where its host keeps it (as `log` shows them), and the Codex
+    `write_stdin` polls the live sessions' hooks read from their rollouts (no hook fires for them).
     """
     from . import stats
 
@@ -123,13 +126,16 @@ def stats_command(session_id: str | None, as_json: bool, cost: bool, config_path
     if cost and logged:
         costing.attach(logged, _resolved(None, config_path).config, os.environ, os.path.expanduser("~"))
     total = costing.totals(logged)
+    polls = stats.unhooked_totals(inputs.ledgers, session=session_id)
     if as_json:
         _echo_json({"state_dir": store.root, "rows": [r.as_json() for r in rows], "problems": inputs.problems,
-                    "cost": total})
+                    "cost": total, "unhooked_polls": polls})
     else:
         click.echo(stats.format_text(rows, store.root))
         if total["loops"]:
             click.echo(costing.totals_line(total))
+        if line := stats.unhooked_line(polls):
+            click.echo(line)
     for problem in inputs.problems:
         click.echo(f"loopguard-hook: stats: {problem}", err=True)
     if inputs.problems:
@@ -285,6 +291,7 @@ def _session_lines(s: dict[str, Any], t: dict[str, Any], now: float) -> list[str
         for sig in a["signatures"][:5]:
             if sig["no_progress"] >= 2:
                 out.append(f"    {sig['no_progress']}x no progress  {_printable(sig['call'])}")
+        out.extend(_unhooked_lines(a.get("unhooked_polls")))
     for d in s["recent_decisions"][-5:]:
         action = d["action"] if d.get("intended", d["action"]) == d["action"] else f"{d['action']} (would {d['intended']})"
         out.append(
@@ -293,3 +300,19 @@ def _session_lines(s: dict[str, Any], t: dict[str, Any], now: float) -> list[str
         )
     return out
 
+
+
+def _unhooked_lines(polls: dict[str, Any] | None) -> list[str]:
+    """The agent's polls no hook saw (Codex `write_stdin`), and the commands they found hung."""
+    if not polls:
+        return []
+    out = [
+        f"    {_count(polls['polls'], 'write_stdin poll')} no hook saw ({polls['empty']} empty), "
+        f"{polls['running']} command {'session' if polls['running'] == 1 else 'sessions'} left running"
+    ]
+    for hung in polls["hung"]:
+        out.append(
+            f"    hung: {_printable(hung['command'])} ({_count(hung['polls'], 'empty poll')} over "
+            f"{hung['seconds'] / 60:.0f} min)"
+        )
+    return out

@@ -192,6 +192,8 @@ VALIDATORS: dict[str, Callable[[Any], Any]] = {
     "max_rapid_polls": _int(0),
     "reread_after_failed_edits": _off_or_threshold,
     "refused_remind_at": _off_or_threshold,
+    "hung_command_polls": _int(0),
+    "hung_command_seconds": _float,
     "max_idle_continuations": _off_or_threshold,
     "new_failure_is_evidence": _bool,
     "evidence_call_counts": _bool,

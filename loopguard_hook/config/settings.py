@@ -81,6 +81,9 @@ class Config(NamedTuple):
     same_answer_remind_at: int = 3
     # background polling (rules/polling.py)
     max_rapid_polls: int = 5
+    # polls no hook sees, of a hung command (rules/unhooked.py)
+    hung_command_polls: int = 2
+    hung_command_seconds: float = 180.0
     # answer-only mode (rules/answer_only.py)
     answer_only_after_deny: bool = False
     # text loops (rules/text_loops.py) and idle continuations (rules/continuations.py)
@@ -125,6 +128,7 @@ RULES_OFF: dict[str, dict[str, Any]] = {
     "polling": {"max_rapid_polls": 0},
     "target": {"reread_after_failed_edits": 0},
     "every_call": {"refused_remind_at": 0},
+    "unhooked": {"hung_command_polls": 0},
 }
 
 #: Each profile: the rules it leaves out (`rules_off`, from `RULES_OFF`) and the settings it
@@ -132,7 +136,7 @@ RULES_OFF: dict[str, dict[str, Any]] = {
 PROFILE_SPECS: dict[str, dict[str, Any]] = {
     "balanced": {},
     "reminder": {
-        "rules_off": ("budgets", "same_error", "same_answer", "continuations", "polling", "target", "every_call"),
+        "rules_off": ("budgets", "same_error", "same_answer", "continuations", "polling", "target", "every_call", "unhooked"),
         "counting": "consecutive",
         "remind_at": (3, 5, 8),
         "deny_at": 0,
@@ -144,7 +148,7 @@ PROFILE_SPECS: dict[str, dict[str, Any]] = {
         "exclude": (),
     },
     "breaker": {
-        "rules_off": ("budgets", "same_error", "same_answer", "continuations", "polling", "target", "every_call"),
+        "rules_off": ("budgets", "same_error", "same_answer", "continuations", "polling", "target", "every_call", "unhooked"),
         "counting": "consecutive",
         "remind_at": (),
         "deny_at": 2,
@@ -160,7 +164,7 @@ PROFILE_SPECS: dict[str, dict[str, Any]] = {
         "preview_chars": 400,
     },
     "progress": {
-        "rules_off": ("same_error", "same_answer", "continuations", "polling", "target", "every_call"),
+        "rules_off": ("same_error", "same_answer", "continuations", "polling", "target", "every_call", "unhooked"),
         "counting": "no_progress",
         "remind_at": (),
         "deny_at": 6,

@@ -23,7 +23,7 @@ from ..config.settings import Config
 from ..rules import VARIANTS
 from ..rules.text_loops import new_evidence, take
 from . import followup, ledger, policy, progress
-from .event import BatchCall, Client, HookEvent
+from .event import TOOL_EVENTS, BatchCall, Client, HookEvent, Unhooked
 from .host import Capabilities
 from .ledger import MAX_ID_CHARS, STATE_VERSION, Agent, Call, DecisionRecord, ResponseRecord, Session, Tail
 from .messages import variant_of
@@ -75,6 +75,7 @@ def step(
     texts: Sequence[tuple[str, str]] = (),
     final: tuple[str, str] | None = None,
     tail: Tail | None = None,
+    unhooked: tuple[Sequence[Unhooked], Tail] | None = None,
 ) -> tuple[Session, Step]:
     """Update the ledger with `event` and decide; the ledger (a new one for `state` None) and
     the step.
@@ -83,8 +84,10 @@ def step(
     caller read them from the transcript (`text_loops.reads_transcript` says when); streamed
     copies of one message share a key and count once. `final` is the turn's final message read
     from a host's session log, for a host whose Stop carries no `last_assistant_message` (DSH);
-    `tail` where the reader stopped (kept in the ledger for the next read). `host` is the module
-    of the host that sent the event (`hosts/`).
+    `tail` where the reader stopped (kept in the ledger for the next read). `unhooked` are the
+    calls the host ran without a hook and their outputs, read from the transcript since the
+    previous event, with the reader's cursor after them (`rules/unhooked.py`). `host` is the
+    module of the host that sent the event (`hosts/`).
     """
     if state is None:
         state = new_session(event.session_id, event.client, now)
@@ -95,6 +98,8 @@ def step(
         ev.responses.extend(followup.turn_ended(state, list(state["agents"]), now))
         return state, Step(ALLOW, ev.responses[-followup.MAX_RESPONSES :], None)
     fresh, message = take(state, event, config, ev.caps, texts, final, tail)
+    if unhooked is not None and (event.agent_id in state["agents"] or event.event in TOOL_EVENTS):
+        rules.unhooked.take(_agent(ev), event, *unhooked, config, now)
     if message is not None:
         event = event._replace(last_assistant_message=message)
         ev = ev._replace(event=event)

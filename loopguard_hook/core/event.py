@@ -82,3 +82,25 @@ class HookEvent(NamedTuple):
     #: A UserPromptSubmit the host fires when it goes on after tool results, not the user's
     #: words (Qwen Code fires one on every tool continuation): it starts no turn.
     continuation: bool = False
+
+
+class Unhooked(NamedTuple):
+    """One record of a tool the host runs without a hook, as the host layer read it from the
+    agent's transcript: Codex 0.171.0 fires no hook for `write_stdin`, the tool that polls (or
+    types into) a command `exec_command` left running (research/codex-hooks.md §6, §8).
+
+    `kind` is `"command"` (a shell call that may leave its command running: `text` is its command
+    line), `"poll"` (a `write_stdin`: `session` the command session it polls, `text` what it
+    types, "" for a bare poll) or `"output"` (what a command or a poll returned: `session` while
+    the command still runs, `code` its exit code once it ended, `empty` when it printed nothing).
+    `call_id` pairs an output with its call; `time` is seconds since the epoch (None: the record
+    has none).
+    """
+
+    kind: str
+    call_id: str
+    time: float | None = None
+    session: int | None = None
+    text: str = ""
+    code: int | None = None
+    empty: bool = False

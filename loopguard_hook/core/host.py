@@ -35,6 +35,8 @@ class Capabilities(NamedTuple):
       not in `transcript_path`;
     - `transcript_text`: `transcript_path` is a JSONL file the guard reads assistant text from;
     - `session_log`: `transcript_path` is DSH's zstd session log instead, read at Stop (`dshlog`);
+    - `unhooked_polls`: the transcript also shows calls that fire no hook (Codex `write_stdin`
+      polls of a running command), read at each event (`hosts/rollout.py`, `rules/unhooked.py`);
     - `workspace_state`: the host runs hooks in a sandbox that lets them write only the
       workspace, so the default state goes to `<cwd>/.loopguard-hook/` (`location.choose`);
     - `turn_end_fallback`: what an end of turn becomes on an event not in `end_turn`: `"deny"`
@@ -61,6 +63,7 @@ class Capabilities(NamedTuple):
     subagent_transcripts: bool = False
     transcript_text: bool = True
     session_log: bool = False
+    unhooked_polls: bool = False
     workspace_state: bool = False
     turn_end_fallback: str = "deny"
     fails_closed: bool = False

@@ -35,6 +35,7 @@ class Rule(enum.StrEnum):
     POLL = "LOOP_GUARD_POLL"
     TARGET = "LOOP_GUARD_TARGET"
     WALL = "LOOP_GUARD_WALL"
+    HUNG = "LOOP_GUARD_HUNG"
 
 
 #: Denials after which the progress profile switches the turn to answer-only mode.

@@ -12,7 +12,8 @@ Facts (research/codex-hooks.md, verified on 0.171.0):
 - the answer is rejected (and the tool runs) on any unknown field, and on `continue`/`stopReason`
   for PreToolUse; PostToolUse `continue: false` does not end the turn; UserPromptSubmit and
   Stop `continue: false` do;
-- no PostToolUseFailure or PostToolBatch is ever sent; a subagent's text is in the rollout.
+- no PostToolUseFailure or PostToolBatch is ever sent; a subagent's text is in the rollout;
+- `write_stdin` (polling a command left running) fires no hook; the rollout shows it (§6, §8).
 """
 
 from collections.abc import Mapping
@@ -37,6 +38,7 @@ CAPABILITIES = Capabilities(
     block=frozenset({"PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SubagentStop"}),
     system_message=HANDLED_EVENTS,
     sends=HANDLED_EVENTS - {"PostToolUseFailure", "PostToolBatch"},
+    unhooked_polls=True,
 )
 
 

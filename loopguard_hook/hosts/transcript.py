@@ -27,11 +27,21 @@ from ..core.signature import digest
 
 
 def read_new_texts(tail: Tail, path: str | None, budget: int) -> list[tuple[str, str]]:
-    """New assistant texts as `(dedup key, text)` since the offset stored in `tail` (updated).
+    """New assistant texts as `(dedup key, text)` since the offset stored in `tail` (updated),
+    as `read_new_lines` reads them."""
+    texts: list[tuple[str, str]] = []
+    for record in json_objects(read_new_lines(tail, path, budget)):
+        texts.extend(assistant_texts(record))
+    return texts
 
-    `tail` holds `path` (digest), `ino`, `offset` (bytes). A file seen for the first time is
-    read from at most `budget` bytes before its end. Never raises for a missing or unreadable
-    file: it returns nothing.
+
+def read_new_lines(tail: Tail, path: str | None, budget: int) -> list[bytes]:
+    """The whole lines written to the transcript at `path` since the offset stored in `tail`
+    (updated), at most `budget` bytes of them.
+
+    `tail` holds `path` (digest), `ino`, `offset` (bytes). A file seen for the first time gives
+    nothing and is read from its end on. Never raises for a missing or unreadable file: it
+    returns nothing.
     """
     if not path:
         return []
@@ -69,10 +79,7 @@ def read_new_texts(tail: Tail, path: str | None, budget: int) -> list[tuple[str,
         return []
     finally:
         os.close(fd)
-    texts: list[tuple[str, str]] = []
-    for record in json_objects(_whole_lines(tail, data, start, skip_partial)):
-        texts.extend(assistant_texts(record))
-    return texts
+    return _whole_lines(tail, data, start, skip_partial)
 
 
 def json_objects(lines: Iterable[bytes]) -> Iterator[dict[str, Any]]:

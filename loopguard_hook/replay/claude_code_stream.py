@@ -9,7 +9,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.event import MAIN_AGENT
-from .claude_code_tools import NOT_PROMPTS, classify_claude_result, claude_concurrent, is_stop_feedback, structured_result
+from .claude_code_tools import (
+    NOT_PROMPTS,
+    classify_claude_result,
+    claude_concurrent,
+    is_stop_block,
+    is_stop_feedback,
+    structured_result,
+)
 from .jsonl import Clock, Line, text_of, timestamp
 from .model import Outcome, RecordedCall, RecordedEvent
 from .usage import ClaudeRequests
@@ -122,13 +129,16 @@ class ClaudeStream:
                 self.compaction_open = True
         elif kind == "attachment":
             attachment = data.get("attachment")
+            if not isinstance(attachment, dict):
+                return
             if (
-                isinstance(attachment, dict)
-                and attachment.get("type") == "hook_stopped_continuation"
+                attachment.get("type") == "hook_stopped_continuation"
                 and attachment.get("hookEvent") == "PreToolUse"
                 and isinstance(attachment.get("toolUseID"), str)
             ):
                 self.stopped.add(attachment["toolUseID"])
+            elif is_stop_block(attachment) and agent == MAIN_AGENT:
+                self._continued()
         elif not isinstance(kind, str):
             self.skipped += 1  # not a transcript record; other record types are bookkeeping
 
@@ -216,14 +226,14 @@ class ClaudeStream:
                 self._compaction(line, time)
             self.compaction_open = False
             return
-        if agent != MAIN_AGENT or data.get("isMeta") is True:
-            return  # a subagent's task prompt, or text the client added
+        if agent != MAIN_AGENT:
+            return  # a subagent's task prompt
         text = text_of(content)
         if is_stop_feedback(text):
-            if self.unended is not None:
-                self._stop(MAIN_AGENT, *self.unended)
-            self.continued = True  # what a Stop hook said, fed back as a user message: no prompt
+            self._continued()  # what a Stop hook said, fed back as a user message: no prompt
             return
+        if data.get("isMeta") is True:
+            return  # text the client added
         self.unended = None
         if not text.strip() or text.lstrip().startswith(NOT_PROMPTS):
             return
@@ -235,6 +245,15 @@ class ClaudeStream:
         payload = self._base("UserPromptSubmit", MAIN_AGENT)
         payload["prompt"] = text
         self._emit(time, payload, line.number)
+
+    def _continued(self) -> None:
+        """A Stop hook blocked the end of the main thread's turn and sent the model on: the turn
+        ended there (a 2025-07 transcript says so only now), and the next Stop has
+        `stop_hook_active`. Claude Code 2.1 writes both the feedback and a `hook_blocking_error`
+        attachment for one block: the second finds the turn's Stop already out."""
+        if self.unended is not None:
+            self._stop(MAIN_AGENT, *self.unended)
+        self.continued = True
 
     def _compaction(self, line: Line, time: float | None) -> None:
         self._flush_all()

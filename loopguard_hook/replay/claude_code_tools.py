@@ -169,15 +169,28 @@ NOT_PROMPTS = (
 
 #: How Claude Code feeds a blocking Stop hook's reason back to the model: a user message, with
 #: no UserPromptSubmit, after which the next Stop has `stop_hook_active` true (research/
-#: claude-code-e2e.md; transcripts of 2025-07 give the bare text, 2.1.332 wraps it in a
-#: `<system-reminder>`).
+#: claude-code-e2e.md). Transcripts write it as a plain user message `Stop hook feedback:\n- [cmd]:
+#: reason` (1.0.x), then as one marked `isMeta` (`Stop hook feedback:\nreason`, 2.1.x, with a
+#: `hook_blocking_error` attachment of `hookEvent` Stop: `is_stop_block`); what the model reads
+#: of it is wrapped in a `<system-reminder>` (2.1.332), after a `Stop hook blocking error from
+#: command:` block.
 STOP_FEEDBACK = "Stop hook feedback:\n"
+_STOP_ERROR = "Stop hook blocking error from command:"
 
 
 def is_stop_feedback(text: str) -> bool:
     """Whether a user message is a Stop hook's feedback rather than the user's words."""
     head = text.lstrip()[:600]
-    return head.startswith(STOP_FEEDBACK) or (head.startswith("<system-reminder>") and f"\n{STOP_FEEDBACK}" in head)
+    if head.startswith(STOP_FEEDBACK):
+        return True
+    return head.startswith("<system-reminder>") and (f"\n{STOP_FEEDBACK}" in head or head[17:].lstrip().startswith(_STOP_ERROR))
+
+
+def is_stop_block(attachment: dict[str, Any]) -> bool:
+    """Whether a transcript `attachment` records a Stop hook that blocked the end of the turn
+    (Claude Code 2.1: `{"type": "hook_blocking_error", "hookEvent": "Stop", "blockingError":
+    {...}}`)."""
+    return attachment.get("type") == "hook_blocking_error" and attachment.get("hookEvent") == "Stop"
 
 
 def classify_claude_result(content: Any, is_error: bool) -> Outcome:

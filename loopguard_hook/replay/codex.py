@@ -9,7 +9,8 @@ Codex
     `apply_patch` is `apply_patch` with `{"command": patch}`; a namespaced MCP call is
     `mcp__<server>__<tool>`. `write_stdin`, `tool_search`, web search and the outer Code Mode
     `exec` fire no hooks; Code Mode's nested calls appear as `item_completed` items with
-    `exec-<uuid>` ids.
+    `exec-<uuid>` ids. The live hook reads the `write_stdin` polls from the rollout at each
+    event, and so does replay (`unhooked.py`), which lists them in the report.
   - Bash `tool_response` is the plain output (the `item_completed` `aggregated_output`, or the
     `function_call_output` without its `Chunk ID/Wall time/Process exited/Original token
     count/Output:` header); the exit code is not in the payload (it is kept for the report).
@@ -25,14 +26,16 @@ Codex
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from ..core.event import Client
 from .codex_stream import CodexStream
 from .codex_tools import BARE_ITEMS
-from .jsonl import Line, line_texts, with_texts
+from .jsonl import Line, attach, line_texts, with_texts
 from .model import Format, Recording, ReplayError
 from .reader import Reader
+from .unhooked import line_items, polls
 
 _TYPES = frozenset({"session_meta", "turn_context", "response_item", "event_msg", "compacted", "world_state"})
 
@@ -53,6 +56,10 @@ def recording(path: str, lines: list[Line], skipped: int) -> Recording:
         raise ReplayError(f"{path}: no session_meta record with a session id")
     reads = {"PreToolUse", "UserPromptSubmit", "Stop", "SubagentStop"}
     events = with_texts(stream.events, line_texts(lines), lambda p: p.get("hook_event_name") in reads)
+    # The live hook reads the rollout's unhooked calls at every event but SessionEnd (`hook._unhooked`).
+    items = line_items(lines)
+    found = attach(events, items, lambda p: p.get("hook_event_name") != "SessionEnd")
+    events = [replace(e, unhooked=tuple(f)) if f else e for e, f in zip(events, found, strict=True)]
     return Recording(
         sources=(path,),
         format=Format.CODEX_ROLLOUT,
@@ -63,6 +70,7 @@ def recording(path: str, lines: list[Line], skipped: int) -> Recording:
         cwd=stream.cwd,
         skipped_lines=skipped + stream.skipped,
         requests=tuple(stream.usage.out),
+        polls=tuple(polls(item for _, item in items)),
     )
 
 

@@ -18,6 +18,7 @@ from .codex_tools import (
     codex_tool,
     exit_code,
     find_key,
+    is_stop_continuation,
     seconds,
     shell_script,
     split_exec_output,
@@ -63,6 +64,7 @@ class CodexStream:
         self.completions: dict[str, dict[str, Any]] = {}
         self.prompt_source = "response_item"
         self.compaction_open = False
+        self.continued = False  # a Stop hook sent the model on: the next Stop has `stop_hook_active`
         self.usage = CodexRequests()
 
     def _records(self) -> Iterator[tuple[Line, str, dict[str, Any], float | None]]:
@@ -186,6 +188,7 @@ class CodexStream:
         if self.agent != MAIN_AGENT or not text.strip() or text.lstrip().startswith(NOT_PROMPTS):
             return
         self.compaction_open = False
+        self.continued = False
         payload = self._base("UserPromptSubmit")
         payload["prompt"] = text
         self._emit(time, payload, line)
@@ -194,7 +197,12 @@ class CodexStream:
         ptype = item.get("type")
         if ptype == "message":
             role = item.get("role")
-            if role == "user" and self.prompt_source == "response_item":
+            if role == "user" and is_stop_continuation(text_of(item.get("content"))):
+                # The Stop hook ran and blocked (no task_complete is written for it): its Stop
+                # came just before this record, and the turn goes on.
+                self._stop(None, time, line.number)
+                self.continued = True
+            elif role == "user" and self.prompt_source == "response_item":
                 self._prompt(text_of(item.get("content")), time, line.number)
             elif role == "assistant":
                 self.last_message = text_of(item.get("content"))
@@ -249,17 +257,22 @@ class CodexStream:
             self._prompt(message if isinstance(message, str) else "", time, line.number)
         elif ptype == "task_complete":
             last = payload.get("last_agent_message")
-            stop = self._base("Stop")
-            stop["stop_hook_active"] = False
-            stop["last_assistant_message"] = last if isinstance(last, str) else (self.last_message or None)
-            if self.agent != MAIN_AGENT:
-                stop["hook_event_name"] = "SubagentStop"
-                stop["agent_transcript_path"] = self.transcript_path
-            self._emit(time, stop, line.number)
+            self._stop(last if isinstance(last, str) else None, time, line.number)
+            self.continued = False
         elif ptype in ("context_compacted", "compacted"):
             self._compaction(time, line.number)
         elif ptype == "token_count":
             self.usage.token_count(payload, self.agent, time if time is not None else self.clock.now)
+
+    def _stop(self, last: str | None, time: float | None, line: int) -> None:
+        """The Stop (a subagent's: SubagentStop) that ends a turn, or that a Stop hook blocked."""
+        stop = self._base("Stop")
+        stop["stop_hook_active"] = self.continued
+        stop["last_assistant_message"] = last if last is not None else (self.last_message or None)
+        if self.agent != MAIN_AGENT:
+            stop["hook_event_name"] = "SubagentStop"
+            stop["agent_transcript_path"] = self.transcript_path
+        self._emit(time, stop, line)
 
     def _completion(self, line: Line, item_id: str, item: dict[str, Any], time: float | None) -> None:
         call = self.calls.get(item_id)

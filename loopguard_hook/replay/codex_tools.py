@@ -129,6 +129,16 @@ def codex_tool(item: Mapping[str, Any]) -> tuple[str, Any] | None:
 NOT_PROMPTS = ("<environment_context>", "<user_instructions>", "<hook_prompt", "# AGENTS.md", "<turn_aborted>")
 
 
+def is_stop_continuation(text: str) -> bool:
+    """Whether a user message is a Stop hook's reason fed back to the model: Codex 0.171.0 writes
+    a blocked Stop as `<hook_prompt hook_run_id="stop:<order>:<hooks file>">REASON</hook_prompt>`
+    (a `response_item` user message, and an `item_completed` `HookPrompt`), calls the model
+    again, and sends the next Stop with `stop_hook_active` true; the turn has no `task_complete`
+    until then (research/codex-hooks.md §7.5; a real rollout in tests/data/transcripts)."""
+    head = text.lstrip()[:300]
+    return head.startswith("<hook_prompt") and ('hook_run_id="stop:' in head or 'hook_run_id="subagent_stop:' in head)
+
+
 def seconds(item: Mapping[str, Any], key: str) -> float | None:
     """A millisecond epoch field of a Codex item (`started_at_ms`) in seconds, or None."""
     value = item.get(key)

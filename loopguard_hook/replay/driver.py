@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import orjson
@@ -10,8 +10,8 @@ import orjson
 from ..config.settings import Config
 from ..core import engine
 from ..core.engine import Decision
-from ..core.event import HANDLED_EVENTS, Client, HookEvent
-from ..core.ledger import Session
+from ..core.event import HANDLED_EVENTS, Client, HookEvent, Unhooked
+from ..core.ledger import Session, Tail
 from ..hosts import capabilities, detect_client, dialect
 from ..hosts.payload import PayloadError, decode, parse
 from .model import RecordedEvent, Recording, ReplayError
@@ -90,6 +90,10 @@ def decide(recording: Recording, config: Config, *, client: str = "auto") -> Ite
             yield Step(recorded, event, None)
             continue
         # The live hook logs the step's follow-up records; a replay has its own report.
-        state, result = engine.step(state, event, config, host, recorded.time, recorded.texts)
+        # The unhooked calls the live hook would read from the rollout here (`hook._unhooked`).
+        unhooked: tuple[Sequence[Unhooked], Tail] | None = None
+        if host.CAPABILITIES.unhooked_polls and config.hung_command_polls:
+            unhooked = (recorded.unhooked, {})
+        state, result = engine.step(state, event, config, host, recorded.time, recorded.texts, unhooked=unhooked)
         ledgers[event.session_id] = state
         yield Step(recorded, event, result.decision)

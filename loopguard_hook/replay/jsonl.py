@@ -6,7 +6,7 @@ import heapq
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 
@@ -110,17 +110,26 @@ def with_texts(
 ) -> list[RecordedEvent]:
     """Give each event that reads the transcript the assistant texts written since the last such
     event: the lines up to the furthest line any event so far came from (those were on disk)."""
-    out: list[RecordedEvent] = []
+    found = attach(events, [(line, (key, text)) for line, key, text in texts], reads)
+    return [replace(e, texts=tuple(f)) if f else e for e, f in zip(events, found, strict=True)]
+
+
+T = TypeVar("T")
+
+
+def attach(events: list[RecordedEvent], items: list[tuple[int, T]], reads: Callable[[Mapping[str, Any]], bool]) -> list[list[T]]:
+    """What each event that reads the transcript finds newly written there: the `(line, item)`
+    pairs (in line order) up to the furthest line any event so far came from (those were on
+    disk), not given to an earlier reading event. One list per event."""
+    out: list[list[T]] = []
     mark = cursor = 0
     for event in events:
         mark = max(mark, event.line)
+        start = cursor
         if reads(event.payload):
-            start = cursor
-            while cursor < len(texts) and texts[cursor][0] <= mark:
+            while cursor < len(items) and items[cursor][0] <= mark:
                 cursor += 1
-            if cursor > start:
-                event = replace(event, texts=tuple((key, text) for _, key, text in texts[start:cursor]))
-        out.append(event)
+        out.append([item for _, item in items[start:cursor]])
     return out
 
 

@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..core.event import Client
+from ..core.event import Client, Unhooked
 
 #: Spacing of made-up times when a payload log has none (seconds): well inside the parallel
 #: window for neighbours, far from the slow-repeat threshold for a few hundred events.
@@ -60,6 +60,8 @@ class RecordedEvent:
     `line` is the 1-based line of `source` it was made from (0 when it has none). `texts` are the
     assistant texts, as `(dedup key, text)`, that the live hook would find newly written to the
     transcript when it reads it at this event (text-loop detection; see `hook._new_texts`).
+    `unhooked` are the calls that fire no hook (Codex `write_stdin`) and their outputs, that the
+    live hook would find newly written to the rollout at this event (`hook._unhooked`).
     """
 
     time: float
@@ -67,6 +69,7 @@ class RecordedEvent:
     source: str = ""
     line: int = 0
     texts: tuple[tuple[str, str], ...] = ()
+    unhooked: tuple[Unhooked, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +117,8 @@ class Recording:
     `skipped_lines` counts malformed lines and unknown records that were passed over.
     `synthetic_times` is true when the file had no times and `SYNTHETIC_STEP` spacing was used.
     `requests` are the model requests with the usage the recording states, in order (none for a
-    payload log, a DSH log, or a file with no usage).
+    payload log, a DSH log, or a file with no usage). `polls` are the calls no hook saw that poll
+    a running command (Codex `write_stdin`), in order (`unhooked.polls`).
     """
 
     sources: tuple[str, ...]
@@ -127,6 +131,25 @@ class Recording:
     skipped_lines: int = 0
     synthetic_times: bool = False
     requests: tuple[Request, ...] = ()
+    polls: tuple[Poll, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Poll:
+    """One `write_stdin` call of a Codex rollout, which fires no hook: when it was made (`time`)
+    and answered (`done`, None when the rollout has no answer), the command `session` it polled
+    and that session's `command` ("" when the rollout does not show its start), what it typed
+    (`typed`, "" for a bare poll), whether its answer was empty, and the command's exit code once
+    it ended (`code`; None while it still ran)."""
+
+    time: float
+    call_id: str
+    session: int
+    command: str
+    typed: str
+    done: float | None
+    empty: bool
+    code: int | None
 
 
 @contextmanager

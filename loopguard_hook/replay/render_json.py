@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Any
 
+from ..core.redact import redact
 from .cost import usage_json
+from .model import Poll
 from .report import CallReport, DecisionReport, Report, Summary, Verdict
 
 
@@ -31,6 +33,7 @@ def to_json(report: Report) -> dict[str, Any]:
         "calls": [_call_json(c) for c in report.calls],
         "decisions": [_decision_json(d) for d in report.decisions],
         "markers": [{"time": round(m.time, 3), "event": m.event, "detail": m.detail} for m in report.markers],
+        "unhooked_polls": [_poll_json(p) for p in report.polls],
         "errors": list(report.errors),
         "cost": cost_json(report),
     }
@@ -56,9 +59,10 @@ def cost_json(report: Report) -> dict[str, Any]:
 
 
 def summary_report_json(report: Report) -> dict[str, Any]:
-    """`to_json` without the per-call and per-event lists (`calls`, `decisions`, `markers`)."""
+    """`to_json` without the per-call and per-event lists (`calls`, `decisions`, `markers`,
+    `unhooked_polls`)."""
     data = to_json(report)
-    for key in ("calls", "decisions", "markers"):
+    for key in ("calls", "decisions", "markers", "unhooked_polls"):
         del data[key]
     return data
 
@@ -79,6 +83,17 @@ def _verdict_json(verdict: Verdict | None) -> dict[str, Any] | None:
 
 def _call_json(call: CallReport) -> dict[str, Any]:
     return {**_fields(call), "time": round(call.time, 3), "pre": _verdict_json(call.pre), "post": _verdict_json(call.post)}
+
+
+def _poll_json(poll: Poll) -> dict[str, Any]:
+    """One `write_stdin` poll: `time` and `done` (seconds since the epoch, `done` null without an
+    answer), `call_id`, `session`, the session's `command` (redacted), what it `typed`, whether
+    its answer was `empty`, and the command's exit `code` once it ended (null while it ran)."""
+    data = _fields(poll)
+    data["time"] = round(poll.time, 3)
+    data["done"] = round(poll.done, 3) if poll.done is not None else None
+    data["command"] = redact(poll.command)
+    return data
 
 
 def _decision_json(decision: DecisionReport) -> dict[str, Any]:

@@ -6,8 +6,9 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from ..core.event import MAIN_AGENT
+from ..core.redact import redact
 from .cost import amount, format_cost, tokens
-from .model import SYNTHETIC_STEP
+from .model import SYNTHETIC_STEP, Poll
 from .readers import title
 from .report import DecisionReport, Report, Verdict
 from .style import Paint, painter
@@ -128,6 +129,10 @@ def _table(report: Report, width: int, paint: Paint) -> list[str]:
         + [
             (m.time, indent + paint(f"{_offset(m.time - base):>{widths[1]}}  -- {m.detail} ({m.event})", "marker"))
             for m in report.markers
+        ]
+        + [
+            (time, indent + paint(f"{_offset(time - base):>{widths[1]}}  -- {detail}", "marker"))
+            for time, detail in poll_runs(report)
         ],
         key=lambda item: item[0],
     )
@@ -150,6 +155,40 @@ def _table(report: Report, width: int, paint: Paint) -> list[str]:
     return out
 
 
+def poll_runs(report: Report) -> list[tuple[float, str]]:
+    """The report's unhooked polls as runs, each `(time of its first poll, what it shows)`: the
+    polls of one session with no hooked call between them (`write_stdin` fires no hook)."""
+    import bisect
+
+    calls = sorted(c.time for c in report.calls)
+    runs: list[list[Poll]] = []
+    for poll in sorted(report.polls, key=lambda p: p.time):
+        last = runs[-1][-1] if runs else None
+        between = last is not None and bisect.bisect_right(calls, last.time) != bisect.bisect_right(calls, poll.time)
+        if last is None or last.session != poll.session or between:
+            runs.append([poll])
+        else:
+            runs[-1].append(poll)
+    return [(run[0].time, _poll_run(run)) for run in runs]
+
+
+def _poll_run(run: list[Poll]) -> str:
+    first, last = run[0], run[-1]
+    command = f" `{_cut(printable(redact(first.command)), 60)}`" if first.command else ""
+    bare = [p for p in run if not p.typed]
+    parts = [f"{len(run)} write_stdin {plural(len(run), 'poll')} of session {first.session}{command} (no hook sees them)"]
+    printed = sum(not p.empty for p in run if p.done is not None)
+    if bare and not printed and last.done is not None:
+        parts.append(f"nothing new for {_offset(last.done - first.time).lstrip('+')}")
+    elif printed:
+        parts.append(f"{printed} printed output")
+    if len(bare) < len(run):
+        parts.append(f"{len(run) - len(bare)} typed input")
+    if last.code is not None:
+        parts.append(f"then it exited with code {last.code}")
+    return ": ".join(parts[:2]) + "".join(f", {p}" for p in parts[2:])
+
+
 def _cut(text: str, room: int) -> str:
     return text if len(text) <= room else text[: room - 1] + "…"
 
@@ -168,6 +207,12 @@ def _footer(report: Report, width: int = 120) -> list[str]:
         notes.append(
             f"{waiting} {plural(waiting, 'reminder')} held at a Stop for the next prompt or call, "
             "counted above only once sent"
+        )
+    if report.polls:
+        empty = sum(p.empty and not p.typed for p in report.polls)
+        notes.append(
+            f"{len(report.polls)} write_stdin {plural(len(report.polls), 'poll')} no hook sees "
+            f"({empty} empty), read from the rollout"
         )
     if s.skipped_lines:
         notes.append(f"{s.skipped_lines} unreadable or unknown {plural(s.skipped_lines, 'line')} skipped")

@@ -10,7 +10,7 @@ from ..core.engine import Decision
 from ..core.outcome import arguments_preview
 from ..core.signature import call_key
 from .cost import LoopCost, Prices
-from .model import Request, Usage
+from .model import Poll, Request, Usage
 
 #: Characters of canonical arguments kept per call in a report (text output cuts further).
 ARGUMENT_CHARS = 160
@@ -113,7 +113,8 @@ class Report:
     """What the guard would have done over one recorded session. `usage` is the tokens of every
     model request the recording states (None: it states none), `loops` what each loop the guard
     intervened in cost (`cost.py`), `prices` the prices it was costed at (None: not given),
-    `requests` the recording's model requests (for the picture of its token use over time)."""
+    `requests` the recording's model requests (for the picture of its token use over time),
+    `polls` the calls no hook saw that polled a running command (Codex `write_stdin`)."""
 
     sources: tuple[str, ...]
     format: str
@@ -136,6 +137,7 @@ class Report:
     loops: tuple[LoopCost, ...] = ()
     prices: Prices | None = None
     requests: tuple[Request, ...] = ()
+    polls: tuple[Poll, ...] = ()
 
 
 def acted(pre: Verdict | None, post: Verdict | None, saved: bool) -> bool:

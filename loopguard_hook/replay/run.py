@@ -220,6 +220,7 @@ def replay(
         loops=loops,
         prices=cost.prices(config),
         requests=recording.requests,
+        polls=recording.polls,
     )
 
 

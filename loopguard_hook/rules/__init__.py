@@ -26,6 +26,7 @@ from . import (
     same_result,
     target,
     text_loops,
+    unhooked,
 )
 from .base import CallContext, ResultContext, TextContext
 
@@ -44,6 +45,7 @@ ON_CALL: tuple[Rule[CallContext], ...] = (
     target.on_call,
     every_call.on_call,
     polling.on_call,
+    unhooked.on_call,
     budgets.call_budget,
 )
 ON_RESULT: tuple[Rule[ResultContext], ...] = (
@@ -51,7 +53,9 @@ ON_RESULT: tuple[Rule[ResultContext], ...] = (
     every_call.on_result,
 )
 ON_TEXT: tuple[Rule[TextContext], ...] = (text_loops.on_text, continuations.on_text)
-SLOTS: tuple[SlotRule, ...] = (answer_only, repeat, same_result, same_path, same_error, same_answer, polling, target, every_call)
+SLOTS: tuple[SlotRule, ...] = (
+    answer_only, repeat, same_result, same_path, same_error, same_answer, polling, target, every_call, unhooked,
+)
 #: Every rule's text templates, for `messages.variant_of`: a rule whose texts begin like a more
 #: general template of another is listed before it (the same-error wall's denials before the
 #: repeat rule's).
@@ -59,6 +63,7 @@ VARIANTS: tuple[tuple[str, str, str], ...] = (
     *polling.VARIANTS,
     *target.VARIANTS,
     *every_call.VARIANTS,
+    *unhooked.VARIANTS,
     *same_error.VARIANTS,
     *continuations.VARIANTS,
     *repeat.VARIANTS,

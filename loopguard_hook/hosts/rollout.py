@@ -1,0 +1,123 @@
+"""Read what a Codex rollout shows of the tools that fire no hook, incrementally.
+
+Codex 0.171.0 runs `write_stdin` (the tool that polls a command `exec_command` left running, or
+types into it) without any hook (research/codex-hooks.md §6, probe P10), so a run of empty polls
+of a hung command is seen only in the rollout, the JSONL file `transcript_path` names (§8):
+
+- `response_item` `function_call` `exec_command`, `arguments` a JSON string with `cmd`;
+- `response_item` `function_call` `write_stdin`, `arguments` `{"session_id": 21283, "chars": "",
+  "yield_time_ms": 120000, ...}` (`chars` "" is a bare poll, `"\\u0003"` a Ctrl-C);
+- `response_item` `function_call_output` with the same `call_id`, `output` a text whose header
+  says whether the command still runs: `Chunk ID: 1cf850\\nWall time: 120.0018 seconds\\nProcess
+  running with session ID 21283\\nOriginal token count: 0\\nOutput:\\n` (nothing printed), or
+  `Process exited with code 0`.
+
+Record shapes from real rollouts of Codex 0.105-0.111 (tests/corpus) and 0.171.0 probes. Read as
+the assistant text is (`transcript.read_new_lines`): from a cursor kept in the ledger, at most a
+budget of bytes per event, whole lines only.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import orjson
+
+from ..core.event import Unhooked
+from ..core.ledger import Tail
+from .transcript import json_objects, read_new_lines
+
+#: A command line or typed text kept per record; longer ones are cut (the signature reads the start).
+MAX_TEXT = 1024
+#: The header of a Codex command output (Codex 0.1xx), before the command's own output.
+_HEADER = (
+    r"\A(?:(?:Chunk ID|Wall time|Process exited with code|Process running with session ID|Original token count"
+    r"|Exit code|Total output lines)\b[^\n]*\n)+Output:\n?"
+)
+_RUNNING = r"^Process running with session ID (\d+)"
+_EXITED = r"^(?:Process exited with code|Exit code:) ?(-?\d+)"
+
+
+def read_unhooked(tail: Tail, path: str | None, budget: int) -> list[Unhooked]:
+    """The unhooked calls and outputs written to the rollout at `path` since `tail` (updated)."""
+    lines = [line for line in read_new_lines(tail, path, budget) if b"function_call" in line]
+    return [item for record in json_objects(lines) for item in unhooked_items(record)]
+
+
+def unhooked_items(record: dict[str, Any]) -> list[Unhooked]:
+    """What one rollout record says of a command session: a `command` (an `exec_command` call),
+    a `poll` (a `write_stdin` call) or an `output` (a command's or a poll's output, with the state
+    its header gives). Other records, and records of unexpected shapes, give none."""
+    kind = record.get("type")
+    # Rollouts of before mid-2025 write response items bare, without the `payload` wrapper.
+    bare = kind in ("function_call", "function_call_output")
+    payload = record.get("payload") if kind == "response_item" else record if bare else None
+    if not isinstance(payload, dict) or not isinstance(payload.get("call_id"), str):
+        return []
+    call_id = payload["call_id"]
+    time = seconds(record.get("timestamp"))
+    if payload.get("type") == "function_call":
+        name = payload.get("name")
+        if name not in ("exec_command", "write_stdin"):
+            return []
+        args = _arguments(payload.get("arguments"))
+        if name == "exec_command":
+            command = args.get("cmd")
+            return [Unhooked("command", call_id, time, text=command[:MAX_TEXT])] if isinstance(command, str) else []
+        session = args.get("session_id")
+        chars = args.get("chars")
+        if isinstance(session, bool) or not isinstance(session, int):
+            return []
+        return [Unhooked("poll", call_id, time, session, chars[:MAX_TEXT] if isinstance(chars, str) else "")]
+    if payload.get("type") == "function_call_output" and isinstance(payload.get("output"), str):
+        state = command_state(payload["output"])
+        if state is not None:
+            return [Unhooked("output", call_id, time, state[0], code=state[1], empty=state[2])]
+    return []
+
+
+def command_state(output: str) -> tuple[int | None, int | None, bool] | None:
+    """`(session, exit code, printed nothing)` from a Codex command output's header: the session
+    while the command still runs, the exit code once it ended; None when `output` has no header."""
+    header = re.match(_HEADER, output[:1024])
+    if header is None:
+        return None
+    head = header.group(0)
+    running = re.search(_RUNNING, head, re.M)
+    exited = re.search(_EXITED, head, re.M)
+    body = output[header.end() :]
+    return (
+        int(running.group(1)) if running else None,
+        int(exited.group(1)) if exited else None,
+        not body or body.isspace(),
+    )
+
+
+def _arguments(raw: Any) -> dict[str, Any]:
+    try:
+        args = orjson.loads(raw) if isinstance(raw, str) else raw
+    except orjson.JSONDecodeError:
+        return {}
+    return args if isinstance(args, dict) else {}
+
+
+def seconds(stamp: Any) -> float | None:
+    """Seconds since the epoch of a rollout `timestamp` (`2026-03-06T15:16:31.062Z`, UTC), or
+    None for any other shape. Worked out here: `datetime` would cost the hook path its import."""
+    if not isinstance(stamp, str) or len(stamp) < 20 or stamp[-1] != "Z" or stamp[4] != "-" or stamp[10] != "T":
+        return None
+    try:
+        year, month, day = int(stamp[0:4]), int(stamp[5:7]), int(stamp[8:10])
+        hour, minute, second = int(stamp[11:13]), int(stamp[14:16]), float(stamp[17:-1])
+    except ValueError:
+        return None
+    if not (1 <= month <= 12 and 1 <= day <= 31):
+        return None
+    # Days from 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil).
+    y = year - (month <= 2)
+    era = y // 400
+    yoe = y - era * 400
+    doy = (153 * (month + (-3 if month > 2 else 9)) + 2) // 5 + day - 1
+    days = era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
+    return days * 86400.0 + hour * 3600 + minute * 60 + second

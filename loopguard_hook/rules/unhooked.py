@@ -1,0 +1,328 @@
+"""Polls the hook never sees: a command left running that prints nothing, polled again and again
+(`hung_command_polls`, `hung_command_seconds`).
+
+Codex 0.171.0 fires no hook for `write_stdin`, the tool that polls a command `exec_command` left
+running (research/codex-hooks.md §6), so a run of empty polls of a hung command costs minutes
+and tokens the guard never sees; the model then often starts the same command again, which
+hangs the same way. The host layer reads those polls from the rollout at the next hook event
+(`hosts/rollout.py`) and the engine hands them over (`take`), with the cursor to keep.
+
+A command session is hung once `hung_command_polls` bare polls in a row returned nothing and it
+has printed nothing for `hung_command_seconds` (from the end of its last output, or its start).
+The next hooked call that runs the same command again (`command_key`: the same program and
+operands, whatever its options) is reminded, with what happened and what to do instead; after
+the reminder, running again a command line that hung, or the same command once a second session
+of it hung, is denied. A command under a time limit (`timeout 300 …`) is another command: the
+way out stays open. A session that prints again or ends by itself clears its command; one that
+ends at a typed Ctrl-C does not. A user prompt or a compaction forgets what hung.
+
+Its slot is `Agent.rules["unhooked"]` (`Table`): the reader's cursor (`tail`), `calls` waiting
+for their output (at most `MAX_CALLS`), command `sessions` left running (at most
+`MAX_SESSIONS`), the `hung` commands by the digest of their `command_key` (at most `MAX_HUNG`),
+and the session's totals `polls` and `empty` (for `status`). A command line is kept redacted
+for the texts, and as digests for the comparisons, never as written.
+"""
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, cast
+
+from ..config.settings import Config
+from ..core.event import HookEvent, Unhooked
+from ..core.ledger import Agent, Limits, Tail, slot, slots, trim
+from ..core.messages import PREFIX
+from ..core.redact import redact_prefix
+from ..core.shellwords import SHELL_KEYS, SHELL_TOOLS, shell_words
+from ..core.signature import digest
+from ..core.verdict import Action, Decision, Rule
+from .base import CallContext
+
+NAME = "unhooked"
+MAX_CALLS = 16
+MAX_SESSIONS = 8
+MAX_HUNG = 8
+MAX_LINES = 4
+#: Operands of a command kept in its key: enough to tell `dotnet build A.sln` from `dotnet build B.csproj`.
+KEY_WORDS = 6
+#: Leading commands that only set the scene (`cd repo && make`): the command is what follows.
+_SCENE = frozenset({"cd", "pushd", "export", "source", ".", "set", "ulimit", "umask"})
+_OPERATORS = frozenset({"&&", "||", ";", "|", "&", "\n", "|&"})
+
+if TYPE_CHECKING:  # the slot's shape, for the type checker (plain dicts at run time)
+    from typing import NotRequired, TypedDict
+
+    class Command(TypedDict):
+        """A command line as the ledger keeps it: redacted and cut for the texts (`command`), the
+        digests of its `command_key` (`key`, "" for none) and of the whole line (`line`)."""
+
+        command: str
+        key: str
+        line: str
+
+    class Waiting(TypedDict):
+        """A call waiting for its output: a command (`run`) or a poll (`session`, `typed`)."""
+
+        run: NotRequired[Command]
+        session: NotRequired[int]
+        t: float
+        typed: NotRequired[bool]
+
+    class Running(TypedDict):
+        """A command session left running: printed nothing since `quiet`, `empty` bare polls in
+        a row answered nothing, `hung` once counted as a hang."""
+
+        run: Command
+        quiet: float
+        empty: int
+        hung: bool
+
+    class Hung(TypedDict):
+        """A command found hung (under its key's digest): the last hung command line (redacted),
+        its session's `polls` and `seconds` of silence, how many sessions of it hung, whether the
+        model was reminded, the digests of its command lines that hung (at most `MAX_LINES`)."""
+
+        command: str
+        polls: int
+        seconds: float
+        hangs: int
+        reminded: bool
+        lines: list[str]
+
+    class Table(TypedDict, total=False):
+        """`Agent.rules["unhooked"]`."""
+
+        tail: Tail
+        calls: dict[str, Waiting]
+        sessions: dict[str, Running]
+        hung: dict[str, Hung]
+        polls: int
+        empty: int
+
+    class Shown(TypedDict):
+        """What `status` shows of an agent's unhooked polls (`summary`)."""
+
+        polls: int
+        empty: int
+        running: int
+        hung: list[dict[str, str | int | float]]
+else:
+    Command = Waiting = Running = Hung = Table = Shown = dict
+
+
+def _table(agent: Agent) -> "Table | None":
+    return cast("Table | None", slot(agent, NAME))
+
+
+def cursor(agent: Agent | None) -> Tail:
+    """A copy of where the host layer stopped reading this agent's rollout (empty at first)."""
+    table = _table(agent) if agent is not None else None
+    tail = table.get("tail") if table is not None else None
+    return cast("Tail", dict(tail)) if isinstance(tail, dict) else {}
+
+
+def command_of(tool: str, tool_input: Any) -> str | None:
+    """The command line of a shell call, or None for any other call."""
+    if tool not in SHELL_TOOLS or not isinstance(tool_input, dict):
+        return None
+    return next((v for k in SHELL_KEYS if isinstance(v := tool_input.get(k), str)), None)
+
+
+def _words(command: str) -> list[str]:
+    spelled = shell_words(command[:4096])
+    return spelled.split("\0") if spelled is not None else command.split()
+
+
+def command_key(command: str) -> str:
+    """What makes two command lines the same command: the program and its first operands, the
+    options (`-x`, `--flag=v`) and redirections left out, after any scene-setting commands
+    (`cd repo &&`, `export X=1;`) and assignments (`CI=1 make`), up to the first operator.
+    `dotnet build A.sln --no-restore` and `dotnet build A.sln -clp:ErrorsOnly` share a key;
+    `dotnet build B.csproj` and `timeout 300 dotnet build A.sln` do not. "" for none."""
+    segment: list[str] = []
+    for word in [*_words(command), ";"]:
+        if word not in _OPERATORS:
+            segment.append(word)
+            continue
+        words = [w for w in segment if "=" not in w.split("/")[0] or w.startswith("-")]
+        if words and words[0] not in _SCENE:
+            operands = [w for w in words if not w.startswith("-") and "<" not in w and ">" not in w]
+            return " ".join(operands[:KEY_WORDS])
+        segment = []
+    return ""
+
+
+def _digest(text: str) -> str:
+    return digest(text.encode("utf-8", "surrogatepass")) if text else ""
+
+
+def _line(command: str) -> str:
+    spelled = shell_words(command[:4096])
+    return _digest(spelled if spelled is not None else command)
+
+
+def _command(command: str) -> "Command":
+    """What the ledger keeps of a command line: never the line itself (it may hold a secret)."""
+    return {"command": redact_prefix(command, 160), "key": _digest(command_key(command)), "line": _line(command)}
+
+
+# -- what the host layer read: folded into the slot at each event ----------------------------
+
+
+def take(agent: Agent, event: HookEvent, items: Sequence[Unhooked], tail: Tail, config: Config, now: float) -> None:
+    """Fold the unhooked calls and outputs read since the last event into the agent's table, and
+    keep the reader's cursor. A shell call's PreToolUse is noted too (its output names the
+    session it leaves running; the rollout may show the call before the hook's cursor starts)."""
+    table = cast("Table", slots(agent).setdefault(NAME, {}))
+    table["tail"] = tail
+    calls = table.setdefault("calls", {})
+    if event.event == "PreToolUse" and event.tool_use_id and event.tool_name is not None:
+        command = command_of(event.tool_name, event.tool_input)
+        if command is not None and event.tool_use_id not in calls:
+            calls[event.tool_use_id] = {"run": _command(command), "t": now}
+    for item in items:
+        _absorb(table, item, item.time if item.time is not None else now, config)
+    trim(calls, MAX_CALLS, lambda k: calls[k]["t"])
+    sessions = table.setdefault("sessions", {})
+    trim(sessions, MAX_SESSIONS, lambda k: sessions[k]["quiet"])
+    hung = table.setdefault("hung", {})
+    trim(hung, MAX_HUNG, lambda k: hung[k]["seconds"])
+
+
+def _absorb(table: "Table", item: Unhooked, t: float, config: Config) -> None:
+    calls = table.setdefault("calls", {})
+    sessions = table.setdefault("sessions", {})
+    if item.kind == "command":
+        if item.call_id not in calls:
+            calls[item.call_id] = {"run": _command(item.text), "t": t}
+    elif item.kind == "poll" and item.session is not None:
+        calls[item.call_id] = {"session": item.session, "t": t, "typed": bool(item.text)}
+        table["polls"] = table.get("polls", 0) + 1
+    elif item.kind == "output" and (waiting := calls.pop(item.call_id, None)) is not None:
+        if "run" in waiting:
+            if item.session is not None:  # left running: its polls will follow
+                quiet = waiting["t"] if item.empty else t
+                sessions[str(item.session)] = {"run": waiting["run"], "quiet": quiet, "empty": 0, "hung": False}
+            return
+        typed = waiting.get("typed", False)
+        if not typed and item.empty and item.session is not None:
+            table["empty"] = table.get("empty", 0) + 1
+        session = str(waiting.get("session"))
+        entry = sessions.get(session)
+        if entry is None:
+            return
+        if item.session is None:  # the command ended
+            del sessions[session]
+            if not typed:  # by itself, not at a Ctrl-C: it did not hang
+                _clear(table, entry)
+        elif not item.empty:
+            entry["quiet"], entry["empty"] = t, 0
+            _clear(table, entry)
+        elif not typed:
+            entry["empty"] += 1
+            polls = config.hung_command_polls
+            if polls and entry["empty"] >= polls and t - entry["quiet"] >= config.hung_command_seconds:
+                _hung(table, entry, t)
+
+
+def _hung(table: "Table", entry: "Running", t: float) -> None:
+    run = entry["run"]
+    if not run["key"]:
+        return
+    hung = table.setdefault("hung", {})
+    found = hung.setdefault(run["key"], {"command": "", "polls": 0, "seconds": 0.0, "hangs": 0, "reminded": False, "lines": []})
+    if not entry["hung"]:  # a session counts once, however long it stays hung
+        entry["hung"] = True
+        found["hangs"] += 1
+        if run["line"] not in found["lines"]:
+            found["lines"] = [*found["lines"], run["line"]][-MAX_LINES:]
+    found["command"], found["polls"], found["seconds"] = run["command"], entry["empty"], round(t - entry["quiet"], 3)
+
+
+def _clear(table: "Table", entry: "Running") -> None:
+    if entry["hung"]:
+        table.get("hung", {}).pop(entry["run"]["key"], None)
+        entry["hung"] = False
+
+
+# -- the judge --------------------------------------------------------------------------------
+
+
+def on_call(ctx: CallContext) -> Decision | None:
+    """Remind a call that runs a hung command again; deny one after the reminder that runs again
+    a command line that hung, or a command two sessions of which hung."""
+    table = _table(ctx.agent) if ctx.config.hung_command_polls and ctx.tracked else None
+    hung = table.get("hung") if table is not None else None
+    command = command_of(ctx.tool, ctx.tool_input) if hung else None
+    found = hung.get(_digest(command_key(command))) if hung and command is not None else None
+    if found is None or command is None:
+        return None
+    what = found["command"]
+    polls, minutes = found["polls"], found["seconds"] / 60
+    if not found["reminded"]:
+        found["reminded"] = True
+        return Decision(Action.REMIND, Rule.HUNG, hung_reminder(what, polls, minutes), tool=ctx.tool)
+    if ctx.event.event == "PreToolUse" and (_line(command) in found["lines"] or found["hangs"] >= 2):
+        return Decision(
+            Action.DENY, Rule.HUNG, hung_denial(what, polls, minutes), advice=hung_reminder(what, polls, minutes), tool=ctx.tool
+        )
+    return None
+
+
+def fit(agent: Agent, share: Limits) -> None:
+    """At most `MAX_CALLS`, `MAX_SESSIONS` and `MAX_HUNG` entries, whatever the share."""
+
+
+def reset(agent: Agent, why: str) -> None:
+    """A prompt or a compaction forgets what hung, and the empty polls counted toward it; the
+    cursor, the sessions still running and the totals stay (they are facts of the session)."""
+    table = _table(agent)
+    if table is None:
+        return
+    table.pop("hung", None)
+    for entry in table.get("sessions", {}).values():
+        entry["empty"], entry["hung"] = 0, False
+
+
+def summary(agent: Agent) -> "Shown | None":
+    """What `status` shows of the agent's unhooked polls: `{"polls", "empty", "running",
+    "hung": [{"command", "polls", "seconds"}]}`, or None when none was seen."""
+    table = _table(agent)
+    if not table or not (table.get("polls") or table.get("hung")):
+        return None
+    return {
+        "polls": table.get("polls", 0),
+        "empty": table.get("empty", 0),
+        "running": len(table.get("sessions", {})),
+        "hung": [
+            {"command": h["command"], "polls": h["polls"], "seconds": h["seconds"]}
+            for h in table.get("hung", {}).values()
+        ],
+    }
+
+
+# -- the texts the model reads (`messages.variant_of` names them) ----------------------------
+
+
+def hung_reminder(what: str, polls: int, minutes: float) -> str:
+    """A hung command run again: what happened, and what to do instead."""
+    return (
+        f"[{PREFIX}] `{what}` hung earlier in this session: {polls} polls of it over {minutes:.0f} minutes "
+        "returned nothing. Running it again will most likely hang the same way. First find what it waits "
+        "for (a prompt for input, a lock, a build server or daemon, a watch mode), then run it under a time "
+        "limit (`timeout 300 …`) or with its output going to a log file you read, or try a narrower target."
+    )
+
+
+def hung_denial(what: str, polls: int, minutes: float) -> str:
+    """A hung command run again after the reminder: not run."""
+    return (
+        f"REPEAT_TOOL_BLOCKED: this command was not run: `{what}` hung before ({polls} polls over "
+        f"{minutes:.0f} minutes returned nothing) and was started again after a reminder (loop guard policy, "
+        "not a tool failure). Find what it waits for (input, a lock, a build server), run it under a time "
+        "limit (`timeout 300 …`), or try a narrower target"
+    )
+
+
+VARIANTS: tuple[tuple[str, str, str], ...] = (
+    ("hung_denial", "REPEAT_TOOL_BLOCKED: this command was not run: ", " hung before ("),
+    ("hung_reminder", f"[{PREFIX}] ", " returned nothing. Running it again will most likely hang"),
+)

@@ -1,0 +1,76 @@
+"""The Codex rollout reader of the calls no hook sees (`hosts/rollout.py`): real records of a hung
+`dotnet build` and its `write_stdin` polls (trimmed from a corpus rollout of Codex 0.111.0), read
+incrementally from a real file as the hook reads them."""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import datetime
+from pathlib import Path
+
+from loopguard_hook.core.event import Unhooked
+from loopguard_hook.core.ledger import Tail
+from loopguard_hook.hosts.rollout import command_state, read_unhooked, seconds, unhooked_items
+
+DATA = Path(__file__).parent / "data" / "transcripts" / "codex-hung-build.jsonl"
+LINES = DATA.read_bytes().splitlines(keepends=True)
+
+
+def test_each_real_record_says_what_it_is() -> None:
+    items = [item for line in LINES for item in unhooked_items(json.loads(line))]
+    assert [(i.kind, i.session, i.empty, i.code) for i in items] == [
+        ("command", None, False, None),
+        ("output", 21283, False, None),  # left running, after printing its warnings
+        ("poll", 21283, False, None),
+        ("output", 21283, True, None),
+        ("poll", 21283, False, None),
+        ("output", 21283, True, None),
+        ("poll", 21283, False, None),  # the Ctrl-C; its answer ("write_stdin failed: …") has no header
+        ("command", None, False, None),
+        ("output", 60363, True, None),
+        ("poll", 60363, False, None),
+        ("output", 60363, True, None),
+    ]
+    assert items[0].text == "dotnet build MicroCalc.sln --configuration Release --no-restore"
+    assert items[6].text == "\u0003" and items[2].text == ""
+    assert items[3].time == seconds("2026-03-06T15:18:31.065Z")
+
+
+def test_command_output_headers() -> None:
+    head = "Chunk ID: 1cf850\nWall time: 120.0018 seconds\n"
+    running = head + "Process running with session ID 21283\nOriginal token count: 0\nOutput:\n"
+    assert command_state(running) == (21283, None, True)
+    exited = head + "Process exited with code 255\nOriginal token count: 842\nOutput:\nTimeoutException"
+    assert command_state(exited) == (None, 255, False)
+    assert command_state("Exit code: 0\nWall time: 0 seconds\nOutput:\n  \n") == (None, 0, True)
+    assert command_state("write_stdin failed: stdin is closed for this session") is None
+
+
+def test_rollout_timestamps() -> None:
+    for stamp in ("2026-03-06T15:16:31.062Z", "2000-02-29T23:59:59Z", "1970-01-01T00:00:00.000Z"):
+        assert seconds(stamp) == datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+    assert seconds("2026-03-06 15:16:31") is None and seconds(1772810191) is None and seconds("2026-13-06T15:16:31Z") is None
+
+
+def test_read_from_the_cursor_whole_lines_only(tmp_path: Path) -> None:
+    path = tmp_path / "rollout-2026-03-06T15-07-24-019cc379.jsonl"
+    path.write_bytes(b"".join(LINES[:3]))
+    tail: Tail = {}
+    assert read_unhooked(tail, str(path), 1 << 20) == []  # first sight: only what is written from now on
+    assert tail["offset"] == os.path.getsize(path)
+    with open(path, "ab") as fh:
+        fh.write(b"".join(LINES[3:7]) + LINES[7][:40])  # a line still being written
+    got = read_unhooked(tail, str(path), 1 << 20)
+    assert [i.kind for i in got] == ["command", "output", "poll", "output"]
+    with open(path, "ab") as fh:
+        fh.write(LINES[7][40:])
+    second = Unhooked("poll", "call_QkfH9XB15Jz0qoczHEMy2yJ2", seconds("2026-03-06T15:18:34.752Z"), 21283)
+    assert read_unhooked(tail, str(path), 1 << 20) == [second]
+    assert read_unhooked(tail, str(path), 1 << 20) == []
+
+
+def test_no_file_or_no_path_reads_nothing(tmp_path: Path) -> None:
+    tail: Tail = {}
+    assert read_unhooked(tail, str(tmp_path / "missing.jsonl"), 4096) == [] and tail == {}
+    assert read_unhooked(tail, None, 4096) == []
