@@ -26,7 +26,7 @@ from ..config.settings import Config
 from . import ledger
 from .host import Capabilities
 from .ledger import MAX_CALLS, MAX_ID_CHARS, MAX_OUTCOMES, MAX_SIGNATURES, SUMMARY_CHARS, Agent, Call, Session, Signature
-from .outcome import Failure, Outcome, preview, text_failure
+from .outcome import Failure, Outcome, outcome_fingerprint, preview, text_failure
 from .redact import redact_prefix
 from .signature import HEAD_CHARS, CallKey, call_key, digest
 from .tools import is_noop_mutation, is_tracked, matches
@@ -302,7 +302,7 @@ def record_result(
     share = ledger.limits(agents)
     if call.get("untracked"):
         if not config.evidence_call_counts and matches(tool, config.bookkeeping_tools):
-            _bookkeeping_evidence(agent, outcome, share.seen)
+            _bookkeeping_evidence(agent, outcome, response, share.seen)
         return None
     sig = agent["sigs"].get(call["sig"])
     if sig is None:
@@ -359,13 +359,22 @@ def _count_evidence(
         call["new"] = True
 
 
-def _bookkeeping_evidence(agent: Agent, outcome: Outcome, limit: int) -> None:
+def _bookkeeping_evidence(agent: Agent, outcome: Outcome, response: Any, limit: int) -> None:
     """An untracked bookkeeping call's result judged like any other (the progress profile, as
-    its seed): a result new to the agent sets the bookkeeping budget back."""
+    its seed): a result new to the agent sets the bookkeeping budget back. Not the plan itself:
+    a result's lists and objects echo the plan the call sent (Claude Code's TodoWrite answers
+    `{"oldTodos": [...], "newTodos": [...]}`, captured 2.1.x transcripts), and a plan update is
+    no productive action, so only a result's own text is judged (DSH's `Updated todo list: 1
+    pending, …`, captured 0.1.0-rc.8; Codex's `Plan updated`)."""
     seen = agent.setdefault("seen", [])
-    if outcome.failure == Failure.HARD or outcome.fingerprint in seen:
+    if outcome.failure == Failure.HARD:
         return
-    seen.append(outcome.fingerprint)
+    key = outcome.fingerprint
+    if isinstance(response, dict):
+        key = "plan:" + outcome_fingerprint({k: v for k, v in response.items() if not isinstance(v, (list, dict))})
+    if key in seen:
+        return
+    seen.append(key)
     del seen[:-limit]
     agent["bookkeeping"] = 0
 

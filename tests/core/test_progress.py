@@ -58,3 +58,28 @@ def test_a_cancelled_call_is_taken_back() -> None:
     attempt = _attempt(state, agent, "make test", 1.0)
     progress.uncount(agent, attempt.call)
     assert attempt.sig is not None and (attempt.sig["n"], agent["since"], attempt.call["phase"]) == (0, 0, "denied")
+
+
+def test_a_plan_update_echoing_its_plan_is_no_evidence_but_a_new_result_text_is() -> None:
+    """The progress profile judges a bookkeeping call's result (as its seed does), but not the
+    plan the result echoes: Claude Code's TodoWrite answers with the old and the new list."""
+    config = Config(evidence_call_counts=False)
+    state = ledger.new_session("s", "claude-code", 0.0)
+    agent = ledger.new_agent(0.0)
+    state["agents"]["main"] = agent
+    before: list[dict[str, str]] = []
+    for n in range(4):
+        todos = [{"content": f"step {n}", "status": "in_progress"}]
+        attempt = progress.open_attempt(state, agent, "TodoWrite", {"todos": todos}, f"t{n}", config, CAPS, float(n),
+                                        can_deny=True)
+        response = {"oldTodos": before, "newTodos": todos}
+        progress.record_result(agent, attempt.call, "TodoWrite", {"todos": todos}, response,
+                               outcome_of_response("TodoWrite", response), config, agents=1)
+        before = todos
+    assert agent["bookkeeping"] == 3  # the first result was new; the three after it echoed plans only
+    for n, text in enumerate(["Updated todo list: 1 pending, 0 in progress", "Updated todo list: 0 pending, 1 in progress"]):
+        attempt = progress.open_attempt(state, agent, "todo_write", {"todos": []}, f"d{n}", config, CAPS, 10.0 + n,
+                                        can_deny=True)
+        progress.record_result(agent, attempt.call, "todo_write", {"todos": []}, text, outcome_of_response("todo_write", text),
+                               config, agents=1)
+        assert agent["bookkeeping"] == 0  # DSH's own summary text changed: new evidence, as in the seed
