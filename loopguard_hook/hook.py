@@ -25,7 +25,7 @@ from .core.event import HANDLED_EVENTS, Client, HookEvent, Unhooked
 from .core.ledger import ResponseRecord, Session, Tail
 from .core.messages import fit
 from .core.redact import redact
-from .hosts import detect_client
+from .hosts import detect_client, workspace
 from .hosts.payload import PayloadError, decode, event_name, parse
 from .hosts.render import render
 from .rules.text_loops import cursor, reads
@@ -158,6 +158,8 @@ def _run(
         where = location.choose(options.state_dir, environ, event.cwd, dsh=caps.workspace_state)
         store = _open_store(where, cfg, dry_run=options.dry_run)
         now = clock()
+        if cfg.workspace_evidence and event.event in workspace.EVENTS:
+            event = event._replace(workspace=workspace.snapshot(event, cfg))
         try:
             result = _decide(store, event, cfg, now, dry_run=options.dry_run)
         except StateError as exc:

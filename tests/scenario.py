@@ -26,6 +26,9 @@ Steps use the sketch grammar of the public cases:
   Optional: `id` (name a call), `same` (repeat a named call verbatim), `batch` (calls with the
   same batch label send all their PreToolUse events before any post event), `agent_id`,
   `session_id`, `t` (seconds since start; default 2 s after the previous step), `note`.
+  With a top-level `"workspace": {PATH: TEXT}` the session's `cwd` is a real folder holding
+  those files, and a call step's `"writes": {PATH: TEXT or null}` is what the call did to it
+  when it ran (written, or deleted, between its PreToolUse and its post event).
 - `{"event": NAME, ...payload fields..., "expect": E}`: a literal hook event (`prompt`,
   `source`, `last_assistant_message`, ...).
 
@@ -392,6 +395,12 @@ class Runner:
             os.makedirs(state_dir, exist_ok=True)
             with open(self.config_path, "w", encoding="utf-8") as fh:
                 fh.write(_toml(data["config"]))
+        #: A real folder as the session's `cwd` when the scenario has `"workspace"` files (the
+        #: guard looks at the files a call names to change, before and after it).
+        self.workspace: str | None = None
+        if data.get("workspace"):
+            self.workspace = state_dir.rstrip("/") + "-workspace"
+            self._put(data["workspace"])
         #: Codex: the rollout file `transcript_path` names (the calls no hook sees are written there).
         self.rollout: str | None = None
         if client == "codex":
@@ -423,12 +432,26 @@ class Runner:
         output = _exec_output(step.get("output", ""), wall, session, step.get("exit", 0))
         self._item({"type": "function_call_output", "call_id": call_id, "output": output}, step["_t"] + wall)
 
+    def _put(self, files: dict[str, str | None]) -> None:
+        """Write (or, for None, delete) files of the scenario's workspace."""
+        assert self.workspace is not None, "a step with `writes` needs the scenario's `workspace`"
+        for name, text in files.items():
+            path = os.path.join(self.workspace, name)
+            if text is None:
+                os.unlink(path)
+                continue
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(text)
+
     def wire_payload(self, step: Step) -> tuple[bytes | None, str | None]:
         """The step's payload as this client sends it, and the `--event` its command line names
         (Copilot); None when the client sends no such event. A Codex `transcript_path` names the
         scenario's rollout."""
         payload: dict[str, Any] | None = step.payload
         event = None
+        if self.workspace is not None and step.payload.get("cwd") == "/home/user/project":
+            step.payload["cwd"] = self.workspace
         if self.client in NEW_CLIENTS:
             payload, event = to_host(self.client, step.payload)
         elif self.rollout is not None and step.payload.get("transcript_path", "").startswith("/home/user/.codex/"):
@@ -637,6 +660,8 @@ class Runner:
                         }
                     )
                     continue
+                if "writes" in step:  # what the call did to the workspace when it ran
+                    self._put(step["writes"])
                 want = expected(step.get("post"), self.profile, self.client)
                 if error is not None and self.client in ("claude-code", *NEW_CLIENTS):
                     payload = dict(

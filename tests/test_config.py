@@ -156,6 +156,7 @@ BAD: list[tuple[str, Any, str]] = [
     ("refused_remind_at", 1, "0 (off) or >= 2"),
     ("hung_command_polls", 2.5, "integer"),
     ("hung_command_seconds", -60, "negative"),
+    ("workspace_evidence", "yes", "true or false"),
     ("slow_repeat_seconds", -1, "negative"),
     ("slow_repeat_seconds", "60s", "seconds"),
     ("parallel_window_seconds", -0.5, "negative"),

@@ -60,6 +60,8 @@ class Config(NamedTuple):
     slow_repeat_seconds: float = 60.0
     preview_chars: int = 500
     result_preview_chars: int = 800
+    # no-op changes: the files a call names to change are looked at before and after it (hosts/workspace.py)
+    workspace_evidence: bool = True
     # same path (rules/same_path.py)
     max_same_path: int = 0
     read_tools: tuple[str, ...] = READ_TOOLS

@@ -202,6 +202,8 @@ def _attempt(
     state, config, caps, now = ev.state, ev.config, ev.caps, ev.now
     late = ev.event.event == "PostToolBatch"
     attempt = progress.open_attempt(state, agent, tool, tool_input, tool_use_id, config, caps, now, can_deny=can_deny, late=late)
+    if ev.event.workspace is not None and ev.event.event == "PreToolUse":
+        attempt.call["ws"] = ev.event.workspace
     ctx = rules.CallContext(
         event=ev.event,
         config=config,
@@ -241,15 +243,17 @@ def _result(
 ) -> Decision | None:
     """Record a call's result and run the result rules; their verdict, fitted (None for none)."""
     outcome, clean = progress.without_noise(agent, call, outcome)
+    # The files the call named to change are as they were before it ran: it changed nothing.
+    unchanged = "ws" in call and call["ws"] == ev.event.workspace
     evidence = progress.record_result(
-        agent, call, tool, tool_input, response, outcome, ev.config, agents=len(ev.state["agents"])
+        agent, call, tool, tool_input, response, outcome, ev.config, agents=len(ev.state["agents"]), unchanged=unchanged
     )
     sig = agent["sigs"].get(call["sig"])
     if evidence is None or sig is None:
         return None
     ctx = rules.ResultContext(
         ev.config, ev.caps, agent, call, sig, tool, outcome, evidence.new, evidence.productive, tool_input, response,
-        len(ev.state["agents"]), clean,
+        len(ev.state["agents"]), clean, unchanged,
     )
     verdicts = [found for rule in rules.ON_RESULT if (found := rule(ctx)) is not None]
     if call.get("new"):

@@ -82,6 +82,10 @@ class HookEvent(NamedTuple):
     #: A UserPromptSubmit the host fires when it goes on after tool results, not the user's
     #: words (Qwen Code fires one on every tool continuation): it starts no turn.
     continuation: bool = False
+    #: A digest of the state of the files the call names to change (`tools.change_paths`), as
+    #: the host layer found them at this event (`hosts/workspace.py`); None when not looked at
+    #: (a replay, another event, a call that names none).
+    workspace: str | None = None
 
 
 class Unhooked(NamedTuple):

@@ -73,6 +73,7 @@ if TYPE_CHECKING:
         remind_rule: NotRequired[str]  # its rule code, when not LOOP_GUARD_REPEAT
         retry: NotRequired[bool]  # the identical retry of a sandbox refusal or a timeout: a first run
         late: NotRequired[bool]  # counted at a PostToolBatch: no PreToolUse saw it, it never ran
+        ws: NotRequired[str]  # the named files' state before it ran (`HookEvent.workspace`)
 
     class Signature(TypedDict):
         """One distinct call (tool + canonical arguments), across the calls that share it."""

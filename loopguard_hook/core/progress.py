@@ -287,7 +287,8 @@ class Evidence(NamedTuple):
 
 
 def record_result(
-    agent: Agent, call: Call, tool: str, tool_input: Any, response: Any, outcome: Outcome, config: Config, *, agents: int
+    agent: Agent, call: Call, tool: str, tool_input: Any, response: Any, outcome: Outcome, config: Config, *, agents: int,
+    unchanged: bool = False,
 ) -> Evidence | None:
     """Store a call's outcome and judge it as evidence; None for an untracked call or one whose
     signature the ledger no longer holds (nothing for the result rules to judge).
@@ -296,7 +297,9 @@ def record_result(
     different commands with the same output, or errors cycling through a few texts, bring
     nothing new. An output that only repeats the call's own arguments (an `echo`), or that the host
     marks as a repeat of an earlier result (`Outcome.unchanged`), is no evidence.
-    `agents` is how many agents the session holds (their tables share one budget)."""
+    `agents` is how many agents the session holds (their tables share one budget). A call that
+    meant to change files and left every one of them as it was (`unchanged`: a fix that fixed
+    nothing, an edit script whose pattern matched nothing) is no progress, whatever it printed."""
     call["phase"] = "done"
     call["done"] = agent["updated"]
     share = ledger.limits(agents)
@@ -314,7 +317,7 @@ def record_result(
         and not outcome.unchanged
         and not (not mutation and echoes_arguments(outcome.text, tool_input))
     )
-    productive = outcome.failure != Failure.HARD and (
+    productive = not unchanged and outcome.failure != Failure.HARD and (
         new or (mutation and outcome.failure == Failure.NONE and not is_noop_mutation(tool, tool_input, response))
     )
     if outcome.fingerprint in seen:

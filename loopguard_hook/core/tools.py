@@ -4,6 +4,7 @@ import re
 from typing import Any
 
 from ..config.settings import Config
+from .shellwords import SHELL_KEYS, SHELL_TOOLS
 from .standin import is_stand_in
 
 
@@ -99,3 +100,47 @@ def is_noop_mutation(tool: str, tool_input: Any, response: Any) -> bool:
     if tool == "Write" and isinstance(tool_input, dict) and isinstance(response, dict):
         return response.get("originalFile") == tool_input.get("content") is not None
     return False
+
+
+#: A shell command that writes a file it names (followed by the file's name to be one).
+SHELL_WRITES = (
+    r"\bsed\s+(?:-[^\s]*\s+)*-i|\bperl\s+(?:-\w+\s+)*-\w*i|>>?\s*['\"]?\S|\btee\b|\bsponge\b|write_text\s*\("
+    r"|\.write\s*\(|open\s*\([^)]*['\"][wa]\+?['\"]|\btruncate\b|\bdd\b[^|]*\bof="
+    r"|\bgit\s+(?:checkout|restore|stash|reset|apply|am|cherry-pick|revert|mv|rm)\b|\b(?:mv|cp|rm|touch|chmod)\s"
+)
+#: The most paths a call is judged by (`change_paths`).
+MAX_CHANGE_PATHS = 8
+#: A word of a shell command that may be a file's path: no option, variable, glob or URL.
+_PATH_WORD = r"""['"]?([\w.~/][\w.@+,%~/-]*)['"]?"""
+
+
+def change_paths(tool: str, tool_input: Any, config: Config) -> tuple[str, ...]:
+    """The paths a call means to change, as it names them (at most `MAX_CHANGE_PATHS`): the
+    file of a mutation tool (`mutating_tools`), the files of a patch (`*** Update File: …`,
+    also sent through the shell), or, for a shell command that writes (`SHELL_WRITES`), every
+    word of it that looks like a file's path (a word with a `/` or a `.` in it; the host layer
+    keeps those that are files). `()` for a call that changes nothing it names, or whose input
+    is only a stand-in (a payload of megabytes)."""
+    if not isinstance(tool_input, dict):
+        return ()
+    command = next((v for k in SHELL_KEYS if isinstance(v := tool_input.get(k), str)), None)
+    if command is not None and "*** " in command:
+        if is_stand_in(command):
+            return ()
+        return tuple(dict.fromkeys(p.strip() for p in re.findall(_PATCH_PATH, command[:65536], re.M)))[:MAX_CHANGE_PATHS]
+    if matches(tool, config.mutating_tools):
+        path = path_of(tool_input, config)
+        return (path,) if path else ()
+    if tool not in SHELL_TOOLS or command is None or is_stand_in(command):
+        return ()
+    command = command[:4096]
+    if not re.search(SHELL_WRITES, command):
+        return ()
+    words: dict[str, None] = {}
+    for word in re.split(r"[\s;&|<>()]+", command):
+        found = re.fullmatch(_PATH_WORD, word)
+        if found and ("/" in (path := found.group(1)) or "." in path.strip(".")) and "//" not in path:
+            words[path] = None
+            if len(words) == MAX_CHANGE_PATHS:
+                break
+    return tuple(words)

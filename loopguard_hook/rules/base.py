@@ -97,7 +97,8 @@ class ResultContext(NamedTuple):
     successful mutation (`progress.Evidence`). `tool_input` is the call's
     input and `response` its `tool_response` (or error text) as the client sent them; `agents`
     how many agents the session holds (their tables share one budget: `ledger.limits`); `clean`
-    the text without the lines that lead many calls' outputs (`error_text`)."""
+    the text without the lines that lead many calls' outputs (`error_text`); `unchanged` when the
+    workspace shows the call changed none of the files it named to change."""
 
     config: Config
     caps: Capabilities
@@ -112,6 +113,8 @@ class ResultContext(NamedTuple):
     response: Any = None
     agents: int = 1
     clean: str | None = None
+    #: The files the call named to change were the same after it as before (`HookEvent.workspace`).
+    unchanged: bool = False
 
     @property
     def error_text(self) -> str:

@@ -54,6 +54,8 @@ def on_result(ctx: ResultContext) -> None:
     paths = cast("dict[str, int] | None", slot(ctx.agent, NAME))
     if not paths or not (matches(ctx.tool, ctx.config.mutating_tools) and ctx.outcome.failure == Failure.NONE):
         return None
+    if ctx.unchanged:  # the workspace shows the file as it was: the reads before still count
+        return None
     touched = mutated_paths(ctx.tool, ctx.tool_input, ctx.config)
     if touched is None:
         paths.clear()

@@ -4,21 +4,24 @@ A patch of one file that fails to apply, retried with the hunk changed a little 
 new call each time, so neither the repeat rule nor the same-error wall's identical-retry denial
 meets it. What the retries share is the target: one file, with no change of it applied since.
 
-This rule counts the failed patches of a file (an edit tool, a patch's `*** Update File`, also
-sent through the shell) since the file last changed, whatever their errors say, and escalates
-with a precondition the model can meet: after `reread_after_failed_edits` failures (4) with no
-read of the file since the first of them, a patch of the file is denied until the file has been
-read (a read tool on it, or a shell command that names it and writes nothing): its text is not
-what the patches expect. A read, a change of the file that applies (a patch, a whole write, a
-shell edit), a user prompt or a compaction lifts it. A wall the model read the file during is
-left to the reminders: on real sessions a patch made after reading, even several failures
-later, or a smaller one, often applies.
+This rule counts the failed attempts to change a file (an edit tool, a patch's `*** Update
+File`, also sent through the shell, and a shell command or script that names the file and
+writes) since the file last changed, whatever their errors say (one target, changing errors),
+and escalates with a precondition the model can meet: after `reread_after_failed_edits`
+failures (4) with no read of the file since the first of them, a patch of the file is denied
+until the file has been read (a read tool on it, or a shell command that names it and writes
+nothing): its text is not what the patches expect. A read, a change of the file that applies (a
+patch, a whole write, a shell edit; not one the workspace shows changed nothing), a user prompt
+or a compaction lifts it (three failures, then a smaller patch that applies without a read, is
+ordinary on real sessions). A script is never denied: rewriting the file whole is a way out. A
+wall the model read the file during is left to the reminders: on real sessions a patch made
+after reading, even several failures later, or a smaller one, often applies.
 
 Not counted: a whole-file write that fails (the host says why: the file exists, or was not read),
 and a call the host rejected before it ran (Claude Code validates an Edit before its PreToolUse,
 so an Edit that reaches PreToolUse matches the file; the same-error wall ends such a turn).
 
-Its slot is `Agent.rules["target"]`: `{file: [failed patches, read since the first of them,
+Its slot is `Agent.rules["target"]`: `{file: [failed attempts, read since the first of them,
 the last failure's time, its error]}`, the file by its last two path components (`tools.target_of`), at
 most `MAX_FILES` files.
 """
@@ -31,7 +34,7 @@ from ..core.ledger import MAX_ID_CHARS, Agent, Limits, drop_slot, slot, slots, t
 from ..core.outcome import Failure, preview
 from ..core.redact import redact_prefix
 from ..core.shellwords import SHELL_KEYS, SHELL_TOOLS
-from ..core.tools import matches, target_of
+from ..core.tools import SHELL_WRITES, matches, target_of
 from ..core.verdict import Action, Decision, Rule
 from .base import CallContext, ResultContext
 
@@ -44,12 +47,6 @@ PATCH_TOOLS = frozenset({"Edit", "MultiEdit", "edit", "StrReplace", "replace", "
 WRITE_TOOLS = frozenset({"Write", "write", "Create", "create", "write_file"})
 _UPDATE = r"(?m)^\*\*\* Update File: "
 _ADD = r"(?m)^\*\*\* Add File: "
-#: A shell command that writes a file it names (followed by the file's name to be one).
-_WRITES = (
-    r"\bsed\s+(?:-[^\s]*\s+)*-i|\bperl\s+(?:-\w+\s+)*-\w*i|>>?\s*['\"]?\S|\btee\b|\bsponge\b|write_text\s*\("
-    r"|\.write\s*\(|open\s*\([^)]*['\"][wa]\+?['\"]|\btruncate\b|\bdd\b[^|]*\bof="
-)
-
 #: `[failed patches, read since the first of them, the last one's time, its error (quoted, redacted)]`.
 Entry = list[float | bool | str]
 
@@ -80,7 +77,7 @@ def _attempt(tool: str, tool_input: Any, config: Config, files: dict[str, Entry]
     command = _command(tool, tool_input)
     if command is not None and "*** " not in command:
         name = _named(command, files)
-        return (name, "script" if re.search(_WRITES, command) else "read") if name is not None else (None, "")
+        return (name, "script" if re.search(SHELL_WRITES, command) else "read") if name is not None else (None, "")
     file = target_of(tool_input, config)
     if file is None:
         return None, ""
@@ -127,9 +124,10 @@ def on_result(ctx: ResultContext) -> None:
             files[file][1] = True
         return None
     if not failed:
-        files.pop(file, None)  # it applied: the file is as the model thinks
+        if not ctx.unchanged:  # it applied: the file is as the model thinks
+            files.pop(file, None)
         return None
-    if how != "patch" or ctx.call.get("late"):
+    if how not in ("patch", "script") or ctx.call.get("late"):
         # A whole write fails for other reasons (the file exists, was not read: the host says
         # which); a call the host rejected before it ran (Claude Code validates an Edit before
         # its PreToolUse) is checked by the host again next time, so only its own rule sees it.

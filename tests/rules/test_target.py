@@ -65,3 +65,18 @@ def test_a_prompt_forgets_the_wall() -> None:
     _fail(entry, 5)
     rule.reset(entry, "prompt")
     assert _patch(entry) is None
+
+
+def test_failed_scripts_on_the_file_count_and_a_change_the_workspace_shows_as_none_lifts_nothing() -> None:
+    entry = agent()
+    _fail(entry)
+    script = {"command": "python3 - <<'PY'\nfrom pathlib import Path\np = Path('src/app.py')\n"
+                         "p.write_text(p.read_text().replace('a', 'b'))\nPY"}
+    broken = Outcome("s", Failure.HARD, "Traceback (most recent call last):\nAssertionError")
+    rule.on_result(result_ctx("Bash", script, "", entry=entry, outcome=broken))  # type: ignore[arg-type]
+    noop = result_ctx("Bash", {"command": "sed -i 's/x/y/' src/app.py"}, {"stdout": ""}, entry=entry)  # type: ignore[arg-type]
+    rule.on_result(noop._replace(unchanged=True))  # the workspace shows src/app.py as it was
+    _fail(entry, 2)
+    verdict = _patch(entry)
+    assert verdict is not None and verdict.rule == Rule.TARGET and "last 4 attempts" in verdict.message  # type: ignore[attr-defined]
+    assert rule.on_call(call_ctx("Bash", script, entry=entry)) is None  # type: ignore[arg-type]  # a script is a way out

@@ -1,0 +1,106 @@
+"""What the workspace shows of the files a call names to change: one digest of their states,
+taken at the call's PreToolUse and again at its result (`HookEvent.workspace`). The same
+digest before and after means the call changed none of them: a "fix" that fixed nothing, an
+edit script whose pattern matched nothing (`core/progress.record_result` then counts it as no
+progress).
+
+A file's state is its content's CRC-32 and length when it is at most `CONTENT_BYTES` long (a rewrite with
+the same bytes is no change), else its size and modification time; a name that is no file is
+"absent", and anything but a regular file is its kind. Only regular files are opened, read-only
+and non-blocking (a FIFO named in a command must not hang the hook), and at most
+`BUDGET_BYTES` are read per event. Paths are taken relative to the payload's `cwd`; a relative
+path with no `cwd` is left out. Nothing is written, created or kept: the digest alone goes into
+the ledger.
+
+Cost (bench/run.py, `workspace` cases): one `stat` per named path, plus reading and hashing the
+small files, at most `MAX_CHANGE_PATHS` paths and `BUDGET_BYTES` bytes.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+
+from ..config.settings import Config
+from ..core.event import HookEvent
+from ..core.shellwords import SHELL_KEYS
+from ..core.signature import blake2b
+from ..core.tools import change_paths
+
+#: Files at most this long are judged by their content, longer ones by size and mtime (bytes).
+CONTENT_BYTES = 256 << 10
+#: The most bytes read for one event (bytes); past it, files are judged by size and mtime.
+BUDGET_BYTES = 1 << 20
+#: The events that carry a call whose files may be looked at.
+EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure"})
+
+
+def snapshot(event: HookEvent, config: Config) -> str | None:
+    """The digest (32 hex characters) of the states of the files `event`'s call names to change
+    (`tools.change_paths`); None when it names none, or for another event. Never raises: a path
+    that cannot be looked at is stated as the error's number."""
+    if event.event not in EVENTS or not event.tool_name:
+        return None
+    paths = change_paths(event.tool_name, event.tool_input, config)
+    if not paths:
+        return None
+    if _elsewhere(event.tool_input):
+        return None
+    h = blake2b(digest_size=16)
+    budget = [BUDGET_BYTES]
+    found = False
+    for path in paths:
+        full = _resolve(path, event.cwd)
+        if full is None:
+            continue
+        state = _state(full, budget)
+        found = found or state.startswith((b"content", b"size"))
+        h.update(full.encode("utf-8", "surrogatepass") + b"\0" + state + b"\n")
+    # Names none of which is a file here (a path relative to a folder the command moves to, a
+    # file it creates) say nothing either way.
+    return h.hexdigest() if found else None
+
+
+def _elsewhere(tool_input: object) -> bool:
+    """A shell command that runs in another folder (`cd`, `pushd`, `git -C`, `make -C`,
+    `--prefix`, `--cwd`): its relative paths are not the payload's `cwd`'s."""
+    command = next((v for k in SHELL_KEYS if isinstance(v := tool_input.get(k), str)), "") if isinstance(tool_input, dict) else ""
+    return bool(re.search(r"(?:^|[\s;&|(])(?:cd|pushd)\s|\s-C\s|--prefix\b|--cwd\b|--dir(?:ectory)?\b", command[:4096]))
+
+
+def _resolve(path: str, cwd: str | None) -> str | None:
+    path = os.path.expanduser(path) if path.startswith("~") else path
+    if os.path.isabs(path):
+        return path
+    return os.path.join(cwd, path) if cwd and os.path.isabs(cwd) else None
+
+
+def _state(path: str, budget: list[int]) -> bytes:
+    """One file's state (see the module's docstring); `budget` is the bytes still to be read."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return b"absent"
+    except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
+        return b"error %d" % getattr(exc, "errno", 0)
+    if not stat.S_ISREG(st.st_mode):
+        return b"kind %o" % stat.S_IFMT(st.st_mode)
+    if st.st_size > CONTENT_BYTES or st.st_size > budget[0]:
+        return b"size %d mtime %d" % (st.st_size, st.st_mtime_ns)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOCTTY", 0))
+    except OSError as exc:
+        return b"size %d mtime %d error %d" % (st.st_size, st.st_mtime_ns, exc.errno or 0)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # swapped for something else since the stat
+            return b"kind changed"
+        data = os.read(fd, min(CONTENT_BYTES, budget[0]) + 1)
+    except OSError as exc:
+        return b"size %d mtime %d error %d" % (st.st_size, st.st_mtime_ns, exc.errno or 0)
+    finally:
+        os.close(fd)
+    import zlib  # CRC-32 runs at memory speed; imported only when a file is read
+
+    budget[0] -= len(data)
+    return b"content %d %08x" % (len(data), zlib.crc32(data))

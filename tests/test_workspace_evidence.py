@@ -1,0 +1,102 @@
+"""What the workspace shows of the files a call names to change (`hosts/workspace.py`), on real
+files: the digest stays when a call changed nothing (whatever it printed, also when it wrote
+the same bytes back) and moves when it changed a file; nothing is created, and a FIFO, a big
+file or a folder the command moves to cannot make the hook hang or judge wrongly."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from loopguard_hook.config.settings import Config
+from loopguard_hook.core.event import Client, HookEvent
+from loopguard_hook.core.tools import change_paths
+from loopguard_hook.hosts import workspace
+
+CONFIG = Config()
+
+
+def _event(tool: str, tool_input: dict[str, object], cwd: Path | str | None, name: str = "PreToolUse") -> HookEvent:
+    return HookEvent(name, Client.CLAUDE_CODE, "s1", cwd=None if cwd is None else str(cwd), tool_name=tool,
+                     tool_input=tool_input)
+
+
+def _sed(tmp_path: Path, command: str) -> str | None:
+    return workspace.snapshot(_event("Bash", {"command": command}, tmp_path), CONFIG)
+
+
+def test_the_digest_stays_when_nothing_changed_and_moves_when_a_file_did(tmp_path: Path) -> None:
+    (tmp_path / "config.py").write_text("RETRIES = 3\n")
+    command = "sed -i 's/RETRIES = 3/RETRIES = 5/' config.py"
+    before = _sed(tmp_path, command)
+    assert before is not None and len(before) == 32
+    assert _sed(tmp_path, command) == before
+    (tmp_path / "config.py").write_text("RETRIES = 3\n")  # the same bytes written again: a new mtime
+    assert _sed(tmp_path, command) == before
+    (tmp_path / "config.py").write_text("RETRIES = 5\n")
+    assert _sed(tmp_path, command) != before
+
+
+def test_a_file_past_the_content_limit_is_judged_by_size_and_mtime(tmp_path: Path) -> None:
+    big = tmp_path / "data.json"
+    big.write_bytes(b"x" * (workspace.CONTENT_BYTES + 1))
+    os.utime(big, ns=(1_000_000_000, 1_000_000_000))
+    edit = {"file_path": str(big), "old_string": "x", "new_string": "y"}
+    before = workspace.snapshot(_event("Edit", edit, tmp_path), CONFIG)
+    os.utime(big, ns=(2_000_000_000, 2_000_000_000))
+    assert workspace.snapshot(_event("Edit", edit, tmp_path, "PostToolUse"), CONFIG) != before
+
+
+def test_names_that_are_no_files_here_and_commands_run_elsewhere_say_nothing(tmp_path: Path) -> None:
+    (tmp_path / "app.py").write_text("a = 1\n")
+    assert _sed(tmp_path, "echo hi > new.txt") is None  # created by the call: nothing to compare
+    assert _sed(tmp_path, "cd sub && sed -i 's/a/b/' app.py") is None  # app.py of another folder
+    assert _sed(tmp_path, "git -C other checkout -- app.py") is None
+    assert _sed(None, "sed -i 's/a/b/' app.py") is None  # a relative path and no cwd
+    assert _sed(tmp_path, "ls -la app.py") is None  # a command that writes nothing
+    assert workspace.snapshot(_event("Read", {"file_path": str(tmp_path / "app.py")}, tmp_path), CONFIG) is None
+    assert workspace.snapshot(_event("Bash", {"command": "sed -i 's/a/b/' app.py"}, tmp_path, "Stop"), CONFIG) is None
+
+
+def test_a_fifo_named_by_a_command_does_not_hang_the_hook(tmp_path: Path) -> None:
+    (tmp_path / "log.txt").write_text("x\n")
+    os.mkfifo(tmp_path / "pipe")
+    found: list[str | None] = []
+    worker = threading.Thread(target=lambda: found.append(_sed(tmp_path, "cat log.txt > pipe; tee log.txt < pipe")))
+    worker.start()
+    worker.join(30)
+    assert not worker.is_alive() and found and found[0] is not None
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads any file")
+def test_an_unreadable_file_is_stated_not_raised(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.env"
+    secret.write_text("TOKEN=1\n")
+    secret.chmod(0)
+    try:
+        first = _sed(tmp_path, "sed -i 's/1/2/' secret.env")
+        assert first is not None and _sed(tmp_path, "sed -i 's/1/2/' secret.env") == first
+    finally:
+        secret.chmod(0o600)
+
+
+def test_looking_creates_and_changes_nothing(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("1\n")
+    os.utime(tmp_path / "a.txt", ns=(5, 5))
+    listing = sorted((p.name, p.stat().st_mtime_ns, p.stat().st_atime_ns) for p in tmp_path.iterdir())
+    _sed(tmp_path, "echo 2 > a.txt; touch b.txt; mkdir -p c/d && cp a.txt c/d/e.txt")
+    assert sorted((p.name, p.stat().st_mtime_ns) for p in tmp_path.iterdir()) == [(n, m) for n, m, _ in listing]
+
+
+def test_the_paths_a_call_means_to_change() -> None:
+    assert change_paths("Bash", {"command": "sed -i 's/a/b/' src/app.py"}, CONFIG) == ("s/a/b/", "src/app.py")
+    assert change_paths("Bash", {"command": "curl -s https://example.com/x > page.html"}, CONFIG) == ("page.html",)
+    assert change_paths("Bash", {"command": "pytest -q tests/test_app.py"}, CONFIG) == ()
+    patch = {"command": "*** Begin Patch\n*** Update File: a/b.py\n@@\n-x\n+y\n"}
+    assert change_paths("apply_patch", patch, CONFIG) == ("a/b.py",)
+    assert change_paths("Edit", {"file_path": "/p/app.py", "old_string": "a", "new_string": "b"}, CONFIG) == ("/p/app.py",)
+    words = " ".join(f"f{i}.txt" for i in range(20))
+    assert len(change_paths("Bash", {"command": f"touch {words}"}, CONFIG)) == 8
