@@ -7,7 +7,8 @@ progress).
 A file's state is its content's CRC-32 and length when it is at most `CONTENT_BYTES` long (a rewrite with
 the same bytes is no change), else its size and modification time; a name that is no file is
 "absent", and anything but a regular file is its kind. Only regular files are opened, read-only
-and non-blocking (a FIFO named in a command must not hang the hook), and at most
+and non-blocking (a FIFO named in a command must not hang the hook), without moving their
+access time where the kernel allows it (`O_NOATIME`), and at most
 `BUDGET_BYTES` are read per event. Paths are taken relative to the payload's `cwd`; a relative
 path with no `cwd` is left out. Nothing is written, created or kept: the digest alone goes into
 the ledger.
@@ -88,8 +89,12 @@ def _state(path: str, budget: list[int]) -> bytes:
         return b"kind %o" % stat.S_IFMT(st.st_mode)
     if st.st_size > CONTENT_BYTES or st.st_size > budget[0]:
         return b"size %d mtime %d" % (st.st_size, st.st_mtime_ns)
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOCTTY", 0)
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOCTTY", 0))
+        try:  # not even the access time moves (allowed on the user's own files only)
+            fd = os.open(path, flags | getattr(os, "O_NOATIME", 0))
+        except PermissionError:
+            fd = os.open(path, flags)
     except OSError as exc:
         return b"size %d mtime %d error %d" % (st.st_size, st.st_mtime_ns, exc.errno or 0)
     try:
