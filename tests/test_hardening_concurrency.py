@@ -73,8 +73,20 @@ def test_32_processes_started_at_the_same_moment_all_count(tmp_path: Path) -> No
     print(f"\n32 simultaneous hooks: all exit 0 in {max(o.seconds for o in outcomes):.2f} s, ledger holds 32 attempts")
 
 
+#: The two clean ways a hook under overload lets a call through: the lock's bounded wait gave
+#: up (the call is not counted), or the 8 s deadline passed (the call may have been counted just
+#: before: the call went ahead, so counting it is right; it is never counted twice).
+LOCK_BUSY = "exit 1: loopguard-hook: state: session lock busy"
+LATE = "exit 1: loopguard-hook: no decision within"
+
+
 def _load_run(
-    tmp_path: Path, sessions: int, workers: int = 64, events: int = 20, lock_timeout: str | None = None
+    tmp_path: Path,
+    sessions: int,
+    workers: int = 64,
+    events: int = 20,
+    lock_timeout: str | None = None,
+    deadline: str | None = None,
 ) -> tuple[float, list[int], list[str]]:
     """`workers` threads, each running `events` hook processes one after the other; returns the
     wall time, the attempts each ledger counts, and the stderr of every process that failed."""
@@ -82,7 +94,10 @@ def _load_run(
     env = dict(os.environ)
     if lock_timeout is not None:
         env["LOOPGUARD_LOCK_TIMEOUT_SECONDS"] = lock_timeout
+    if deadline is not None:
+        env["LOOPGUARD_DEADLINE_SECONDS"] = deadline
     finished: Counter[int] = Counter()
+    late: Counter[int] = Counter()
     failures: list[str] = []
 
     def worker(w: int) -> None:
@@ -92,17 +107,21 @@ def _load_run(
             if outcome.returncode == 0 and not outcome.stderr:
                 finished[session] += 1
             else:
-                failures.append(f"exit {outcome.returncode}: {outcome.stderr.decode(errors='replace')}")
+                failure = f"exit {outcome.returncode}: {outcome.stderr.decode(errors='replace')}"
+                failures.append(failure)
+                late[session] += failure.startswith(LATE)
 
     started = time.monotonic()
     with ThreadPoolExecutor(max_workers=workers) as pool:
         list(pool.map(worker, range(workers)))
     elapsed = time.monotonic() - started
     counts = [load_state(state, f"load-{s}")["agents"]["main"]["attempts"] for s in range(sessions)]
-    # Whatever happened, a process that exited 0 is counted and one that failed open is not.
-    assert counts == [finished[s] for s in range(sessions)], (counts, finished)
-    odd = [f for f in failures if not (f.startswith("exit 1: loopguard-hook: state: session lock busy") and f.count("\n") == 1)]
-    assert not odd, f"{len(odd)} failures that are not a clean lock timeout, first: {odd[0]}"
+    # Whatever happened, a process that exited 0 is counted, one that gave up on the lock is not,
+    # and one past the deadline is counted at most once.
+    for s in range(sessions):
+        assert finished[s] <= counts[s] <= finished[s] + late[s], (s, counts[s], finished[s], late[s])
+    odd = [f for f in failures if not (f.startswith((LOCK_BUSY, LATE)) and f.count("\n") == 1)]
+    assert not odd, f"{len(odd)} failures that are not a clean lock timeout or deadline, first: {odd[0]}"
     assert _files(state) == Counter({"json": sessions, "lock": sessions}), "no temp or corrupt files"
     assert not (state / "errors.log").exists()
     return elapsed, counts, failures
@@ -111,8 +130,9 @@ def _load_run(
 @pytest.mark.slow
 def test_64_processes_times_20_events_on_one_session_lose_nothing(tmp_path: Path) -> None:
     # 64 CPU-bound processes on a few cores queue on one lock for longer than the 2 s default
-    # (then they fail open, cleanly, uncounted: checked in _load_run); here every one must wait.
-    elapsed, counts, failures = _load_run(tmp_path, sessions=1, lock_timeout="60")  # the most the config allows
+    # (then they fail open, cleanly, uncounted: checked in _load_run), and on a loaded machine
+    # for longer than the 8 s deadline; here every one must wait, so both are lifted.
+    elapsed, counts, failures = _load_run(tmp_path, sessions=1, lock_timeout="60", deadline="off")
     assert not failures
     assert counts == [64 * 20]
     print(f"\n64 x 20 PreToolUse on one session: 1,280 processes, all exit 0, exact count, {elapsed:.1f} s")
@@ -124,18 +144,19 @@ def test_64_processes_times_20_events_across_16_sessions_lose_nothing(tmp_path: 
     # The reliability bound: at most 1 % of events fail open under load (cleanly and uncounted;
     # _load_run checks that every process that exited 0 is counted). An idle machine has none.
     assert len(failures) <= 64 * 20 // 100, f"{len(failures)} lock timeouts with 4 processes per session"
-    assert sum(counts) == 64 * 20 - len(failures)
+    assert 64 * 20 - len(failures) <= sum(counts) <= 64 * 20
     print(f"\n64 x 20 PreToolUse over 16 sessions: 1,280 processes, all exit 0, exact counts, {elapsed:.1f} s")
 
 
 @pytest.mark.slow
 def test_64_processes_on_one_session_with_the_default_lock_timeout_fail_open_cleanly(tmp_path: Path) -> None:
     """Overload on purpose: the bounded wait gives up, and then only cleanly (one line, exit 1,
-    the call not counted); every process that exited 0 is in the ledger."""
+    the call not counted; or past the deadline, one line, counted at most once); every process
+    that exited 0 is in the ledger."""
     elapsed, counts, failures = _load_run(tmp_path, sessions=1, events=5)
     print(
         f"\n64 x 5 on one session, lock_timeout 2 s: {len(failures)} of 320 failed open on the lock, "
-        f"ledger counts {counts[0]} = the processes that exited 0, {elapsed:.1f} s"
+        f"ledger counts {counts[0]}, {elapsed:.1f} s"
     )
 
 

@@ -113,11 +113,25 @@ def run_hook(
     preexec_fn: Callable[[], None] | None = None,
     timeout: float = 60.0,
 ) -> Run:
-    """Run the real `loopguard-hook` console script once; `max_rss_kib` is the hook's own peak.
+    """Run the real `loopguard-hook` console script once; `max_rss_kib` is the hook's own peak
+    (see `run_measured`)."""
+    return run_measured([HOOK, *args], stdin, env=env, cwd=cwd, preexec_fn=preexec_fn, timeout=timeout)
+
+
+def run_measured(
+    argv: list[str],
+    stdin: bytes = b"",
+    *,
+    env: Mapping[str, str] | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    preexec_fn: Callable[[], None] | None = None,
+    timeout: float = 60.0,
+) -> Run:
+    """Run `argv` once to its end; `max_rss_kib` is its own peak RSS (KiB).
 
     Linux keeps a process's peak RSS across `execve`, and a child started from the test process
-    starts from the test process's size (over 100 MB late in a full run). So the hook is started
-    by a small trampoline that forks it and reports the hook's peak from `wait4`.
+    starts from the test process's size (over 300 MB late in a full run). So the command is started
+    by a small trampoline that forks it and reports its peak from `wait4`.
     """
     started = time.monotonic()
     import tempfile
@@ -127,7 +141,7 @@ def run_hook(
     try:
         base = dict(os.environ if env is None else env)
         proc = spawn(
-            [sys.executable, "-S", "-c", _TRAMPOLINE, report_path, HOOK, *args],
+            [sys.executable, "-S", "-c", _TRAMPOLINE, report_path, *argv],
             env=base,
             cwd=cwd,
             preexec_fn=preexec_fn,

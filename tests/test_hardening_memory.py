@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from test_hardening_helpers import HOOK, dumps, finish
+from test_hardening_helpers import HOOK, dumps, run_measured
 
 from loopguard_hook.hosts import dshlog
 
@@ -58,9 +57,9 @@ def log(tmp_path: Path) -> Path:
 
 
 def _rss_mb(argv: list[str], stdin: bytes = b"", env: dict[str, str] | None = None) -> tuple[int, bytes, bytes]:
-    """(peak RSS in MB, stdout, stderr) of `argv` run to its end (`wait4`: its own peak)."""
-    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-    run = finish(proc, stdin, timeout=600)
+    """(peak RSS in MB, stdout, stderr) of `argv` run to its end: its own peak, not the test
+    process's size that a child inherits until `execve` (`run_measured`)."""
+    run = run_measured(argv, stdin, env=env, timeout=600)
     return run.max_rss_kib // 1024, run.stdout, run.stderr
 
 
