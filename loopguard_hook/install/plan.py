@@ -21,7 +21,7 @@ from .codex import (
     shifted_keys,
     skipped_notes,
 )
-from .files import backups_of, read_text
+from .files import made_by_install, read_text
 from .handlers import loopguard_events, merge_groups, take_out, variant_notes
 from .jsontext import parse_json_object, rewrite_json
 from .settings_hosts import HOSTS as SETTINGS_HOSTS
@@ -151,7 +151,7 @@ def plan_uninstall(
     messages = [said]
     if client == CODEX and removed and shifted_keys(hooks, kept_hooks):
         messages.append(SHIFTED_NOTE)
-    if removed and not kept_hooks and set(data) == {"hooks"} and not backups_of(path):
+    if removed and not kept_hooks and set(data) == {"hooks"} and made_by_install(path):
         # Nothing left, and no backup beside it: install made this file (it backs up every
         # file it changes that was there before), so uninstall takes it away again.
         messages.append(f"{path} held only what install wrote: it goes")

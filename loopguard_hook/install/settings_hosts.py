@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from .change import Change, InstallError, make_change
-from .files import read_text
+from .files import made_by_install, read_text
 from .handlers import loopguard_events, merge_groups, take_out
 from .jsontext import parse_json_object, read_json_quietly, rewrite_json
 from .tables import CANONICAL_COMMAND, TIMEOUT_SECONDS
@@ -247,7 +247,10 @@ def plan_uninstall(
     path = settings_path(client, scope, home=home, project_dir=project_dir, env=env)
     old_text = read_text(path)
     data = parse_json_object(path, old_text)
-    new_text, kept, _, said = take_out(path, old_text, data)
+    new_text, kept, removed, said = take_out(path, old_text, data)
     messages = [said]
     messages += [n for n in notes(host, path, {**data, "hooks": kept}) if "runs loopguard as" in n]
+    if removed and not kept and set(data) == {"hooks"} and made_by_install(path):
+        messages.append(f"{path} held only what install wrote: it goes")
+        return [make_change(path, old_text, None, messages, deletable=True)]
     return [make_change(path, old_text, new_text, messages)]
