@@ -18,6 +18,7 @@ from .codex import (
     codex_layers,
     codex_trust_step,
     codex_uninstall_notes,
+    codex_untrust,
     shifted_keys,
     skipped_notes,
 )
@@ -155,8 +156,15 @@ def plan_uninstall(
         # Nothing left, and no backup beside it: install made this file (it backs up every
         # file it changes that was there before), so uninstall takes it away again.
         messages.append(f"{path} held only what install wrote: it goes")
-        return [make_change(path, old_text, None, messages, deletable=True)]
+        change = make_change(path, old_text, None, messages, deletable=True)
+        if client != CODEX:
+            return [change]
+        untrust, notes = codex_untrust(path, hooks, kept_hooks, home=home, env=env)
+        change.messages.extend(notes)
+        return [change, *([untrust] if untrust else [])]
     messages += variant_notes(path, loopguard_events(kept_hooks))
-    if client == CODEX:
-        messages += codex_uninstall_notes(path, removed=bool(removed), home=home, env=env)
-    return [make_change(path, old_text, new_text, messages)]
+    if client != CODEX:
+        return [make_change(path, old_text, new_text, messages)]
+    untrust, notes = codex_untrust(path, hooks, kept_hooks, home=home, env=env)
+    messages += codex_uninstall_notes(path) + notes
+    return [make_change(path, old_text, new_text, messages), *([untrust] if untrust else [])]
