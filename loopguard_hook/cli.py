@@ -82,11 +82,14 @@ def _run_hook_command(
 @click.version_option(__version__, prog_name="loopguard-hook")
 @click.pass_context
 def cli(ctx: click.Context, /, **options: Any) -> None:
-    """Guard Claude Code, Codex and the DeepSeek Harness against repeat-call loops.
+    """Guard coding agents against repeat-call loops: Claude Code, Codex, the DeepSeek Harness,
+    Qwen Code, Gemini CLI, Cursor, Copilot CLI and Factory Droid.
 
     With no command, run the hook: read one hook payload (JSON) on stdin and print the decision
     on stdout (nothing, a reminder, a denial, or an order to end the turn). Exit status is 0, or
-    1 with one line on stderr; never 2.
+    1 with one line on stderr; never 2. On Copilot CLI, Cursor, Gemini CLI and Droid (a failing
+    hook there denies the call or shows its stderr to the model) it is 0 on every path, and a
+    failure goes to errors.log in the state dir instead.
     """
     if ctx.invoked_subcommand is None:
         ctx.exit(_run_hook_command(**options))

@@ -270,6 +270,7 @@ def _decide(store: Store, event: HookEvent, cfg: config_mod.Config, now: float, 
             # What the model was given, as the host was sent it (none under observe, or at a Stop),
             # and where the session's transcript is: `log` shows both, and the loop's tokens.
             "text": redact(fit(decision.message)) if decision.action is not engine.Action.ALLOW else "",
+            **_would_text(decision),
             "transcript": (event.transcript_path or "")[:4096],
         }
         try:
@@ -280,6 +281,14 @@ def _decide(store: Store, event: HookEvent, cfg: config_mod.Config, now: float, 
     return HookResult(
         stdout=render(decision, event.event, event.client), stderr=stderr, decision=decision, event=event
     )
+
+
+def _would_text(decision: engine.Decision) -> dict[str, str]:
+    """`{"would_text": …}`, the text the rules wrote, redacted, when the mode kept it from the
+    model (`observe`; `advise` at a Stop): `log` shows it as what the guard would have said."""
+    if decision.action is not engine.Action.ALLOW or not decision.message:
+        return {}
+    return {"would_text": redact(fit(decision.message))}
 
 
 def _session_end(store: Store, event: HookEvent, cfg: config_mod.Config, now: float, *, dry_run: bool) -> HookResult:

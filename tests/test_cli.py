@@ -185,6 +185,27 @@ def test_help_of_every_command(command: list[str], capsys: pytest.CaptureFixture
     assert code == 0 and "Usage: loopguard-hook" in out
 
 
+def test_help_and_the_package_description_name_every_host_and_the_quiet_ones(capsys: pytest.CaptureFixture[str]) -> None:
+    """`--help` and pyproject's description name every host `install` takes, and `--help`'s exit
+    status line names the hosts where the hook exits 0 on every path (their capabilities say
+    `fails_closed` or `quiet_failures`)."""
+    import tomllib
+
+    from loopguard_hook import hosts
+    from loopguard_hook.core.event import Client
+
+    code, out, _ = cli(["--help"], capsys)
+    text = " ".join(out.split())
+    description = tomllib.loads((Path(__file__).parent.parent / "pyproject.toml").read_text())["project"]["description"]
+    for name in ("Claude Code", "Codex", "DeepSeek Harness", "Qwen Code", "Gemini CLI", "Cursor", "Copilot CLI", "Droid"):
+        assert name in text and name in description, name
+    quiet = {c for c in Client if hosts.capabilities(c).fails_closed or hosts.capabilities(c).quiet_failures}
+    names = {Client.COPILOT: "Copilot CLI", Client.CURSOR: "Cursor", Client.GEMINI_CLI: "Gemini CLI", Client.DROID: "Droid"}
+    assert set(names) == quiet
+    line = text[text.index("never 2.") :]
+    assert all(names[c] in line for c in quiet) and "0 on every path" in line and "errors.log" in line
+
+
 def test_replay_text_and_json(capsys: pytest.CaptureFixture[str]) -> None:
     session = str(EXAMPLES / "sessions/claude-code-identical_reads.jsonl")
     code, out, _ = cli(["replay", session], capsys)

@@ -421,10 +421,25 @@ def test_cli_exit_code_and_json(box: dict[str, Any], monkeypatch: pytest.MonkeyP
     assert result.exit_code == 1, result.output
     data = json.loads(result.output)
     assert data["live"] is False and data["clients"][0]["client"] == "codex"
+    assert data["not_live"] == ["codex"] and data["live_clients"] == []
     assert {"status": "fail", "check": "trusted"}.items() <= data["clients"][0]["findings"][1].items()
     install_codex(box, trust=True)
     result = runner.invoke(cli, ["doctor", "--client", "codex"], env=box["env"])
     assert result.exit_code == 0 and "=> the guard is live" in result.output
+
+
+def test_json_live_is_true_only_when_a_client_is_live(box: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The top-level `live` agrees with the clients': registered where the host is not found (so
+    no client is live, and none failed) reads `live: false`, with exit status 0."""
+    install_cc(box)
+    gone(box)
+    monkeypatch.chdir(box["cwd"])
+    result = CliRunner().invoke(cli, ["doctor", "--json", "--no-run"], env=box["env"])
+    data = json.loads(result.output)
+    assert result.exit_code == 0, result.output
+    assert not any(c["live"] for c in data["clients"]) and data["live"] is False
+    assert data["live_clients"] == [] and data["not_live"] == []
+    assert set(data) == {"live", "live_clients", "not_live", "clients"}
 
 
 @pytest.mark.parametrize("client", ["claude", "codex", "dsh"])

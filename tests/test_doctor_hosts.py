@@ -46,3 +46,22 @@ def test_doctor_says_which_hosts_run_the_claude_code_install(box: dict[str, Any]
     reports = doctor(box, "claude-code", "cursor", run=False)
     assert any("stays silent" in f.message for f in reports["claude-code"].findings if f.check == "other hosts")
     assert any("stays silent" in f.message for f in reports["cursor"].findings)
+
+
+def test_a_host_registered_through_the_claude_code_install_alone_has_no_failed_check(box: dict[str, Any]) -> None:  # noqa: F811
+    """Cursor runs `~/.claude/settings.json`: with only that install, the "registered" check says
+    so (ok), and the verdict agrees with the checks in text and JSON alike."""
+    from loopguard_hook.doctor import render_json, render_text
+
+    install.apply(install.plan_install("claude-code", "user", home=box["home"], project_dir=box["cwd"], env=box["env"]))
+    report = doctor(box, "cursor", run=False)["cursor"]  # no cursor-agent on PATH
+    checks = statuses(report)
+    assert checks["registered"] == "ok" and "fail" not in checks.values(), report.findings
+    assert report.registered and report.state == "host not found"
+    text = render_text([report])
+    assert "FAIL" not in text and "through the Claude Code install" in text and "=> loopguard-hook is registered" in text
+    import json
+
+    assert json.loads(render_json([report]))["clients"][0]["registered"] is True
+    stand_ins(box, "cursor-agent")
+    assert doctor(box, "cursor", run=False)["cursor"].state == "live"

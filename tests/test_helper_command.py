@@ -115,3 +115,33 @@ def test_the_switch_the_command_reads_is_the_fast_paths() -> None:
     from loopguard_hook.fastpath import client
 
     assert helper.SWITCH == client.ENV_SWITCH
+
+
+def test_stop_takes_only_the_helpers_named(tmpdir_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`--key` and `--current` narrow `stop` to those helpers: the others are not even looked at,
+    and a key no helper has is one line on stderr and exit 1."""
+    import fcntl
+
+    folder = folder_of(tmpdir_env)
+    folder.mkdir(mode=0o700)
+    sleepers = [subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"]) for _ in range(2)]
+    fds = []
+    try:
+        for key, sleeper in zip(("aaaa" + "0" * 28, "bbbb" + "0" * 28), sleepers, strict=True):
+            lock = folder / f"{key}.lock"
+            lock.write_text(f"{sleeper.pid}\n")
+            fds.append(os.open(lock, os.O_RDWR))
+            fcntl.flock(fds[-1], fcntl.LOCK_EX)
+        code, _, err = cli(["helper", "stop", "--key", "aaaa"], capsys)
+        assert code == 1 and f"pid {sleepers[0].pid} is not a helper" in err and str(sleepers[1].pid) not in err
+        code, out, err = cli(["helper", "stop", "--key", "cccc"], capsys)
+        assert code == 1 and out == "" and err.count("\n") == 1 and "no resident helper with key cccc" in err
+        code, out, err = cli(["helper", "stop", "--current"], capsys)  # neither is this build's
+        assert code == 0 and "no resident helper of this build running" in out and err == ""
+        assert all(s.poll() is None for s in sleepers)
+    finally:
+        for fd in fds:
+            os.close(fd)
+        for sleeper in sleepers:
+            sleeper.kill()
+            sleeper.wait()

@@ -716,6 +716,40 @@ def test_codex_uninstall_notes_trust_keys_that_move(dirs: dict[str, Any]) -> Non
     assert path.exists()
 
 
+def test_codex_uninstall_takes_out_the_trust_records_install_wrote(dirs: dict[str, Any]) -> None:
+    """`install --trust` then `uninstall` gives config.toml back byte for byte, and no backup stays."""
+    config = write(dirs["home"] / ".codex" / "config.toml", 'model = "o4"\n\n[projects."/x"]\ntrust_level = "trusted"\n')
+    before = config.read_text()
+    apply(plan_install(CODEX, "user", **dirs, trust=True))
+    assert "trusted_hash" in config.read_text()
+    changes = plan_uninstall(CODEX, "user", **dirs)
+    assert [c.path.name for c in changes] == ["hooks.json", "config.toml"]
+    assert any("removes the 7 Codex trust record(s)" in m for m in changes[1].messages)
+    apply(changes, undo=True)
+    assert config.read_text() == before
+    assert sorted(p.name for p in config.parent.iterdir()) == ["config.toml"]
+
+
+def test_codex_uninstall_removes_a_config_toml_install_made_for_the_records(dirs: dict[str, Any]) -> None:
+    apply(plan_install(CODEX, "user", **dirs, trust=True))
+    apply(plan_uninstall(CODEX, "user", **dirs), undo=True)
+    assert list((dirs["home"] / ".codex").iterdir()) == []
+
+
+def test_codex_uninstall_leaves_trust_records_changed_since_install(dirs: dict[str, Any]) -> None:
+    config = write(dirs["home"] / ".codex" / "config.toml", 'model = "o4"\n')
+    apply(plan_install(CODEX, "user", **dirs, trust=True))
+    text = config.read_text()
+    first = text.index("trusted_hash")
+    config.write_text(text[:first] + "enabled = false\n" + text[first:])  # the user disabled one hook
+    changes = plan_uninstall(CODEX, "user", **dirs)
+    apply(changes, undo=True)
+    left = tomllib.loads(config.read_text())
+    assert len(left["hooks"]["state"]) == 1 and next(iter(left["hooks"]["state"].values()))["enabled"] is False
+    assert any("1 Codex trust record(s) of the removed hooks stay" in m for m in changes[1].messages)
+    assert left["model"] == "o4"
+
+
 # -- Codex: trust hash and config.toml ----------------------------------------------------------
 
 

@@ -5,8 +5,8 @@
 - a key given twice in one object, or absurd nesting: one clear line, nothing changed;
 - a read-only file: refused unless `--force` (its mode is kept);
 - a dangling symlink: refused, no folder made for its target;
-- uninstall deletes the `{}` file install created, keeps one backup per file, and prints a
-  short summary (`--diff` for the whole diff).
+- uninstall deletes the `{}` file install created, keeps one backup per file (none once the
+  file is back as it was before install), and prints a short summary (`--diff` for the whole diff).
 """
 
 from __future__ import annotations
@@ -126,16 +126,14 @@ def test_uninstall_deletes_the_file_install_created_and_keeps_one_the_user_had(t
     assert _cli(tmp_path, "install", "--client", "claude-code").returncode == 0  # again: nothing to do
     out = _cli(tmp_path, "uninstall", "--client", "claude-code")
     assert out.returncode == 0, out.stderr
-    assert not path.exists() and "deleted" in out.stdout
-    assert [p.name for p in path.parent.iterdir()] == [f"{path.name}.bak-{p.name.rsplit('.bak-', 1)[1]}"
-                                                        for p in path.parent.iterdir()]  # only its backup
-    # the user's own `{}`: kept as `{}`
-    for old in path.parent.iterdir():
-        old.unlink()
+    assert not path.exists() and "deleted" in out.stdout and "no backup kept" in out.stdout
+    assert list(path.parent.iterdir()) == []  # no backup of a file that held only what install wrote
+    # the user's own `{}`: kept as `{}`, and install's backup of it goes once it is back
     _settings(tmp_path, "{}\n")
     assert _cli(tmp_path, "install", "--client", "claude-code").returncode == 0
+    assert len(list(path.parent.glob("settings.json.bak-*"))) == 1
     assert _cli(tmp_path, "uninstall", "--client", "claude-code").returncode == 0
-    assert path.read_text() == "{}\n"
+    assert path.read_text() == "{}\n" and list(path.parent.glob("settings.json.bak-*")) == []
 
 
 def test_one_backup_per_file_and_a_short_uninstall_report(tmp_path: Path) -> None:
@@ -144,8 +142,66 @@ def test_one_backup_per_file_and_a_short_uninstall_report(tmp_path: Path) -> Non
         assert _cli(tmp_path, "install", "--client", "claude-code").returncode == 0
         out = _cli(tmp_path, "uninstall", "--client", "claude-code")
         assert out.returncode == 0
-    assert len(list(path.parent.glob("settings.json.bak-*"))) == 1
+    # each round trip puts the file back as it was: install's backup goes with it
+    assert list(path.parent.glob("settings.json.bak-*")) == [] and "removed install's backup" in out.stdout
     assert len(out.stdout.splitlines()) <= 5 and "--diff shows them" in out.stdout and "+++" not in out.stdout, out.stdout
+    # changed by hand in between: uninstall cannot give back the old text, and keeps one backup
+    assert _cli(tmp_path, "install", "--client", "claude-code").returncode == 0
+    path.write_text(path.read_text().replace('"opus"', '"sonnet"'))
+    out = _cli(tmp_path, "uninstall", "--client", "claude-code")
+    [backup] = path.parent.glob("settings.json.bak-*")
+    assert f"(backup: {backup})" in out.stdout and '"sonnet"' in path.read_text()
     assert _cli(tmp_path, "install", "--client", "claude-code").returncode == 0
     full = _cli(tmp_path, "uninstall", "--client", "claude-code", "--diff")
     assert f"--- {path}\n+++ {path}\n" in full.stdout
+
+
+#: Per host: the file install writes in an empty home, and what it holds once our handlers are
+#: out of it (install's own skeleton).
+SKELETONS = {
+    "qwen-code": (".qwen/settings.json", "{}\n"),
+    "gemini-cli": (".gemini/settings.json", "{}\n"),
+    "droid": (".factory/settings.json", "{}\n"),
+    "cursor": (".cursor/hooks.json", '{\n  "version": 1,\n  "hooks": {}\n}\n'),
+}
+
+
+def _host_cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("CLAUDE_CONFIG_DIR", "QWEN_HOME", "GEMINI_CLI_HOME")}
+    env.update(HOME=str(home), PATH=f"{Path(HOOK).parent}:/usr/bin:/bin")
+    return subprocess.run([HOOK, *args], env=env, capture_output=True, text=True, timeout=120, cwd=home)
+
+
+@pytest.mark.parametrize("client", sorted(SKELETONS))
+def test_uninstall_removes_a_file_install_made_and_no_backup_stays(tmp_path: Path, client: str) -> None:
+    name, skeleton = SKELETONS[client]
+    path = tmp_path / name
+    assert _host_cli(tmp_path, "install", "--client", client).returncode == 0 and path.exists()
+    out = _host_cli(tmp_path, "uninstall", "--client", client)
+    assert out.returncode == 0, out.stderr
+    assert not path.exists() and "held only what install wrote" in out.stdout, out.stdout
+    assert list(path.parent.iterdir()) == []  # no backup either
+    # the same text, the user's own before install: it stays, and install's backup goes
+    path.write_text(skeleton)
+    assert _host_cli(tmp_path, "install", "--client", client).returncode == 0
+    out = _host_cli(tmp_path, "uninstall", "--client", client)
+    assert out.returncode == 0 and path.read_text() == skeleton, out.stdout
+    assert [p.name for p in path.parent.iterdir()] == [path.name]
+
+
+def test_dry_run_says_what_would_be_done_and_writes_nothing(tmp_path: Path) -> None:
+    out = _host_cli(tmp_path, "install", "--client", "qwen-code", "--dry-run")
+    assert out.returncode == 0 and not (tmp_path / ".qwen").exists()
+    assert "The hook is registered" not in out.stderr and "would be registered" in out.stderr, out.stderr
+
+
+def test_install_and_uninstall_say_which_backups_stay(tmp_path: Path) -> None:
+    path = tmp_path / ".gemini" / "settings.json"
+    path.parent.mkdir()
+    path.write_text('{\n  "theme": "dark"\n}\n')
+    out = _host_cli(tmp_path, "install", "--client", "gemini-cli")
+    assert "note: a backup stays beside each file written; `uninstall` removes it" in out.stdout, out.stdout
+    path.write_text(path.read_text().replace('"dark"', '"light"'))
+    out = _host_cli(tmp_path, "uninstall", "--client", "gemini-cli")
+    [backup] = path.parent.glob("settings.json.bak-*")
+    assert f"(backup: {backup})" in out.stdout and "so the backup made now (above) stays" in out.stdout, out.stdout

@@ -68,11 +68,42 @@ def test_install_merges_into_the_settings_and_uninstall_takes_only_ours_out(
     assert json.loads(path.read_text()) == json.loads(old)
 
 
+#: A settings file with comments of both kinds, one on the line of the last member.
+COMMENTED = """{
+  // the theme
+  "ui": {"theme": "dark"}, /* inline */
+  "model": {"name": "x"} // the model
+}
+"""
+
+
+@HOSTS
+def test_install_keeps_comments_both_hosts_read_and_uninstall_gives_the_file_back(
+    box: dict[str, Any], client: str
+) -> None:
+    """Both hosts read `//` and `/* */` comments in their settings: install reads such a file,
+    keeps every comment in place, says so, and uninstall gives back the very bytes."""
+    path = box["home"] / FILES[client]
+    path.parent.mkdir()
+    path.write_text(COMMENTED)
+    result = cli_run(box, "install", "--client", client)
+    assert result.exit_code == 0, result.output
+    assert "has comments: each is kept in place" in result.output
+    text = path.read_text()
+    for comment in ("// the theme", "/* inline */", "// the model"):
+        assert text.count(comment) == 1, text
+    assert '"model": {"name": "x"}, // the model\n' in text  # still on its member's line
+    data = install.jsontext.parse_json_object(path, text, jsonc=True)
+    assert list(data["hooks"]) == EVENTS[client] and data["ui"] == {"theme": "dark"}
+    assert cli_run(box, "uninstall", "--client", client).exit_code == 0
+    assert path.read_text() == COMMENTED and list(path.parent.iterdir()) == [path]
+
+
 @HOSTS
 def test_install_refuses_a_file_it_cannot_parse(box: dict[str, Any], client: str) -> None:
     path = box["home"] / FILES[client]
     path.parent.mkdir()
-    text = '{\n  // the theme\n  "ui": {"theme": "dark"}\n}\n'  # JSON with comments: refused, not rewritten
+    text = '{\n  // the theme\n  "ui": {"theme": "dark"},\n}\n'  # a trailing comma: neither host reads it
     path.write_text(text)
     for command in ("install", "uninstall"):
         result = CliRunner().invoke(cli, [command, "--client", client], env=box["env"])

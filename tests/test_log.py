@@ -30,10 +30,10 @@ def cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, 
     return code, out.out, out.err
 
 
-def feed(state: Path) -> None:
+def feed(state: Path, *options: str) -> None:
     """The README's read loop through the installed hook, SessionEnd included."""
     for line in SESSION.read_bytes().splitlines():
-        done = subprocess.run([str(EXE), "--state-dir", str(state)], input=line, capture_output=True,
+        done = subprocess.run([str(EXE), "--state-dir", str(state), *options], input=line, capture_output=True,
                               env=dict(os.environ), timeout=60)
         assert done.returncode == 0, done.stderr
 
@@ -98,8 +98,32 @@ def test_log_shows_the_kept_text_and_falls_back_for_older_records(
     assert "the model was given a repeat_denial text (this record is older than the texts the log keeps)" in blocks[0]
     assert "the model was told:\n    REPEAT_TOOL_BLOCKED: this Read call is identical\n    to the previous ones" in blocks[1]
     assert "nothing shown (observe; would stop)" in blocks[2]
-    assert "the model was told nothing (mode observe):\n    the end" in blocks[2]
+    assert "the model was told nothing (mode observe); the guard would have said:\n    the end" in blocks[2]
     assert "the model was told nothing (mode observe); the text would have been a repeat_denial" in blocks[3]
+
+
+def test_log_under_observe_shows_what_the_guard_would_have_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Under observe the model is told nothing, and the record keeps the rules' text apart
+    (`would_text`): `log` shows it, labelled as what the guard would have said."""
+    feed(tmp_path, "--mode", "observe")
+    lines = (tmp_path / "decisions.jsonl").read_text().splitlines()
+    records = [json.loads(line) for line in lines]
+    assert records and all(r["mode"] == "observe" and r["action"] == "allow" and r["text"] == "" for r in records)
+    assert all(r["would_text"] for r in records)
+    code, out, _ = cli(["log", "--state-dir", str(tmp_path)], capsys)
+    assert code == 0
+    block = out.split("\n\n")[0]
+    assert "the model was told nothing (mode observe); the guard would have said:\n    " in block
+    assert records[0]["would_text"].splitlines()[0] in block
+
+
+def test_an_unknown_rule_is_one_line_and_exit_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_log(tmp_path, [record()])
+    code, out, err = cli(["log", "--state-dir", str(tmp_path), "--rule", "NOPE"], capsys)
+    assert code == 1 and out == ""
+    assert err.count("\n") == 1 and "'NOPE'" in err and "same-error" in err and "repeat" in err
 
 
 def test_log_filters_by_session_rule_and_time(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

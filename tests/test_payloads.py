@@ -14,17 +14,34 @@ PAYLOADS = sorted((EXAMPLES / "payloads").glob("*/*.json"))
 SESSIONS = sorted((EXAMPLES / "sessions").glob("*.jsonl"))
 
 
+#: The folders of `examples/payloads/` named for a host other than Claude Code and Codex.
+HOST_FOLDERS = ("copilot", "droid", "qwen-code", "gemini-cli")
+
+
 def _client(path: Path) -> str:
+    host = next((h for h in HOST_FOLDERS if path.parent.name.startswith(h + "-")), None)
+    if host is not None:
+        return host
     return "codex" if "codex" in path.name or "codex" in path.parent.name else "claude-code"
+
+
+def _event(path: Path) -> str | None:
+    """A camelCase Copilot file's event, which install's command passes as `--event` (the
+    payloads of Copilot's own hook files do not name it)."""
+    name = path.name.split(".")[0]
+    return name if _client(path) == "copilot" and name[0].islower() else None
 
 
 def test_examples_exist() -> None:
     assert len(PAYLOADS) >= 45 and len(SESSIONS) >= 8
+    for host in HOST_FOLDERS:  # every host with captured payloads has them here
+        assert any(_client(p) == host for p in PAYLOADS), host
 
 
 @pytest.mark.parametrize("path", PAYLOADS, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_captured_payload(path: Path, tmp_path: Path) -> None:
-    result = run(path.read_bytes(), options=HookOptions(state_dir=str(tmp_path)), environ={}, user_config="")
+    options = HookOptions(state_dir=str(tmp_path), event=_event(path))
+    result = run(path.read_bytes(), options=options, environ={}, user_config="")
     assert result.exit_code == 0, result.stderr
     assert validate(result, _client(path)) == []
     # auto-detection agrees with where the payload was captured

@@ -90,3 +90,20 @@ def test_every_anchor_names_a_heading_of_its_page() -> None:
         headings = {_slug(h) for h in re.findall(r"^#+ (.+)$", text, flags=re.M)}
         for anchor in re.findall(r"\]\(#([^)]+)\)", text):
             assert anchor in headings, (page, anchor)
+
+
+def test_the_example_exclude_lists_keep_every_hosts_todo_tool() -> None:
+    """`exclude` replaces the default list: an example a user copies must keep every host's todo
+    tool out of the counts (Gemini CLI's `write_todos` included), as the default does."""
+    from loopguard_hook.config.settings import TODO_TOOLS
+
+    for name, text in (("README.md", README), ("docs/configuration.md", (ROOT / "docs/configuration.md").read_text())):
+        [block] = [b for b in _blocks(text, "toml") if "exclude" in b]
+        exclude = tomllib.loads(block)["exclude"]
+        assert set(TODO_TOOLS) <= set(exclude), (name, set(TODO_TOOLS) - set(exclude))
+
+
+def test_the_readme_says_which_python_and_how_long_the_tests_take() -> None:
+    requires = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["requires-python"]
+    assert requires == ">=3.11" and "Python 3.11 or later" in README
+    assert re.search(r"about \d+-\d+ minutes on 2 cores", README)

@@ -143,12 +143,28 @@ def helper_status(as_json: bool) -> None:
 
 
 @helper_group.command("stop")
-def helper_stop() -> None:
-    """Stop every resident helper of this user. Hook events run in-process meanwhile; the next
-    one starts a helper again (set LOOPGUARD_RESIDENT=off to keep it from starting)."""
+@click.option("--current", is_flag=True, help="Only the helper of this build (the one a hook run from this shell uses).")
+@click.option(
+    "--key", "keys", multiple=True, metavar="KEY",
+    help="Only the helper whose build key starts so (`helper status` shows keys); repeatable.",
+)
+def helper_stop(current: bool, keys: tuple[str, ...]) -> None:
+    """Stop the resident helpers of this user: every one of them (a helper serves every state
+    dir and project of its build), or only this build's (`--current`) or the named ones
+    (`--key`). Hook events run in-process meanwhile; the next one starts a helper again (set
+    LOOPGUARD_RESIDENT=off to keep it from starting)."""
     folder, found = helpers(os.environ)
+    unknown = [k for k in keys if not any(h["key"].startswith(k) for h in found)]
+    if unknown:
+        click.echo(f"loopguard-hook: helper stop: no resident helper with key {', '.join(unknown)} running "
+                   f"(folder {folder}; `helper status` lists them)", err=True)
+        click.get_current_context().exit(1)
+    if keys:
+        found = [h for h in found if any(h["key"].startswith(k) for k in keys)]
+    if current:
+        found = [h for h in found if h["current"]]
     if not found:
-        click.echo(f"no resident helper running (folder {folder})")
+        click.echo(f"no resident helper{' of this build' if current else ''} running (folder {folder})")
         return
     stopped, refused = [], 0
     for h in found:

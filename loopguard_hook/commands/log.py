@@ -6,8 +6,10 @@ session's ledger). A record holds `time` (seconds since the epoch), `session`, `
 host), `agent`, `event`, `tool`, `rule`, `action` (on the wire), `intended` (what the rules
 decided; they differ under `advise` and `observe`), `count`, `arguments` (the call, redacted and
 cut), `variant` (the text's template), `profile` and `mode`; records written since the text was
-kept also hold `text`, the text the model was given, redacted. Older records have no `text`: the
-log says which template it was (`variant`). Off the hook path; pure apart from `load`.
+kept also hold `text`, the text the model was given, redacted ("" when the mode kept it from the
+model), and such a record also holds `would_text`, the text the rules wrote, redacted, which the
+log shows as what the guard would have said. Older records have no `text`: the log says which
+template it was (`variant`). Off the hook path; pure apart from `load`.
 """
 
 from __future__ import annotations
@@ -48,9 +50,19 @@ class Filters(NamedTuple):
 
 
 def rule_code(name: str) -> str:
-    """`repeat`, `same-error`, `LOOP_GUARD_REPEAT` -> the rule code as logged."""
+    """`repeat`, `same-error`, `LOOP_GUARD_REPEAT` -> the rule code as logged.
+
+    Raises:
+        click.BadParameter: no rule has that code (the message lists the codes there are).
+    """
+    from ..core.verdict import Rule
+
     code = name.strip().upper().replace("-", "_")
-    return code if code.startswith("LOOP_GUARD_") else "LOOP_GUARD_" + code
+    code = code if code.startswith("LOOP_GUARD_") else "LOOP_GUARD_" + code
+    if code not in {r.value for r in Rule}:
+        valid = ", ".join(r.value.removeprefix("LOOP_GUARD_").lower().replace("_", "-") for r in Rule)
+        raise click.BadParameter(f"no rule {name!r}; the rules are: {valid} (or their LOOP_GUARD_ codes)")
+    return code
 
 
 def load(stores: Sequence[Store], filters: Filters) -> tuple[list[dict[str, Any]], list[str]]:
@@ -87,7 +99,10 @@ def told(record: Mapping[str, Any]) -> list[str]:
     variant = record.get("variant") or "unknown"
     if record.get("action") == "allow":
         head = f"the model was told nothing (mode {record.get('mode')})"
-        return [head + (":" if isinstance(text, str) else f"; the text would have been a {variant}"), *_indented(text)]
+        would = record.get("would_text") or text  # `text` of an allow: records of the first such form
+        if isinstance(would, str) and would:
+            return [head + "; the guard would have said:", *_indented(would)]
+        return [head + f"; the text would have been a {variant}"]
     if isinstance(text, str):
         return ["the model was told:", *_indented(text)]
     return [f"the model was given a {variant} text (this record is older than the texts the log keeps)"]
@@ -162,7 +177,12 @@ def log_command(
     found_dirs = _locations(state_dir)
     _echo_problems(found_dirs)
     stores = _readable(found_dirs)
-    filters = Filters(session_id, tuple(rule_code(r) for r in rules), since, until)
+    try:
+        codes = tuple(rule_code(r) for r in rules)
+    except click.BadParameter as exc:
+        click.echo(f"loopguard-hook: log: --rule: {exc.message}", err=True)
+        click.get_current_context().exit(1)
+    filters = Filters(session_id, codes, since, until)
     found, problems = load(stores, filters)
     roots = [s.root for s in stores]
     sessions: dict[str, object] = {}

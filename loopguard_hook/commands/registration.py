@@ -58,9 +58,14 @@ def install(
             changes = install_mod.apply(changes, force=force)
     except install_mod.InstallError as exc:
         raise click.ClickException(str(exc)) from None
+    if any(c.backup for c in changes):
+        changes[-1].messages.append(
+            "note: a backup stays beside each file written; `uninstall` removes it when it puts the file back "
+            "as it was (otherwise it stays: remove it when you no longer need it)"
+        )
     click.echo(install_mod.format_report(changes, dry_run=dry_run, full_diff=full_diff), nl=False)
     _warn_if_not_on_path()
-    _warn_if_host_missing(client)
+    _warn_if_host_missing(client, dry_run=dry_run)
 
 
 def _dsh_only_user_scope(scope: str) -> None:
@@ -82,17 +87,23 @@ def _warn_if_not_on_path() -> None:
         )
 
 
-def _warn_if_host_missing(client: str) -> None:
-    """Registering for a client whose program is not on PATH is allowed (it may come later), and said."""
+def _warn_if_host_missing(client: str, *, dry_run: bool = False) -> None:
+    """Registering for a client whose program is not on PATH is allowed (it may come later), and said
+    (under `--dry-run`, as what would be done: nothing was registered)."""
     import shutil
 
     from ..doctor.model import HOSTS
 
     program, host = HOSTS[client]
     if shutil.which(program) is None:
+        done = (
+            "Without --dry-run the hook would be registered, and would run"
+            if dry_run
+            else "The hook is registered and runs"
+        )
         click.echo(
-            f"warning: no `{program}` program on PATH: {host} was not found here. The hook is registered and "
-            f"runs once {host} is installed; `loopguard-hook doctor --client {client}` says when the guard is live.",
+            f"warning: no `{program}` program on PATH: {host} was not found here. {done} once {host} is installed; "
+            f"`loopguard-hook doctor --client {client}` says when the guard is live.",
             err=True,
         )
 
@@ -125,7 +136,12 @@ def uninstall(client: str, scope: str, dry_run: bool, full_diff: bool, dsh_profi
         else:
             changes = install_mod.plan_uninstall(client, scope, home=home, project_dir=_cwd(), env=os.environ)
         if not dry_run:
-            changes = install_mod.apply(changes, force=force)
+            changes = install_mod.apply(changes, force=force, undo=True)
     except install_mod.InstallError as exc:
         raise click.ClickException(str(exc)) from None
+    if any(c.backup for c in changes):
+        changes[-1].messages.append(
+            "note: the file is not exactly as it was before install (it changed since, or install's backup is "
+            "gone), so the backup made now (above) stays: remove it when you no longer need it"
+        )
     click.echo(install_mod.format_report(changes, dry_run=dry_run, full_diff=full_diff, brief=True), nl=False)

@@ -1,5 +1,6 @@
 """`loopguard-hook doctor`: for each client on this machine (Claude Code, Codex, DSH through its
-two bridges, Qwen Code, Gemini CLI), whether the guard is live there, and what to do when it is not.
+two bridges, Qwen Code, Gemini CLI, Copilot CLI, Cursor, Droid), whether the guard is live there,
+and what to do when it is not.
 
 Per client: is loopguard-hook registered (and for all the events install writes), is its program
 on the PATH the client passes to hooks, is it trusted (Codex), do its matchers fire on that

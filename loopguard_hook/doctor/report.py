@@ -37,7 +37,13 @@ _VERDICT = {
 
 
 def render_json(reports: Sequence[ClientReport]) -> str:
-    """`{"live": bool, "clients": [{client, title, found, registered, state, live, findings: [...]}]}`."""
+    """`{"live": bool, "live_clients": [name], "not_live": [name], "clients": [{client, title, found,
+    registered, state, live, findings: [...]}]}`.
+
+    `live` is true when at least one client reported is live (so it is the OR of the clients'
+    `live`); `live_clients` names those; `not_live` names the clients in state `not live` (the
+    guard registered, the host here, a check failed), the ones that make `doctor` exit 1.
+    """
     clients = [
         {
             "client": r.client,
@@ -50,7 +56,13 @@ def render_json(reports: Sequence[ClientReport]) -> str:
         }
         for r in reports
     ]
-    return json.dumps({"live": all_live(reports), "clients": clients}, indent=2) + "\n"
+    document = {
+        "live": any(r.live for r in reports),
+        "live_clients": [r.client for r in reports if r.live],
+        "not_live": [r.client for r in reports if r.state == "not live"],
+        "clients": clients,
+    }
+    return json.dumps(document, indent=2) + "\n"
 
 
 def all_live(reports: Sequence[ClientReport]) -> bool:

@@ -25,7 +25,7 @@ def _sources(host: Host, home: Path, cwd: Path, env: Mapping[str, str], report: 
     regs: list[Registration] = []
     for scope in ("user", "project"):
         path = settings_path(host.client, scope, home=home, project_dir=cwd, env=env)
-        data = read_json_quietly(path)
+        data = read_json_quietly(path, jsonc=True)  # both hosts read comments in it
         if data is None:
             if path.exists():
                 report.add("fail", "settings", f"{path} is not valid JSON to loopguard-hook", f"check {path}")

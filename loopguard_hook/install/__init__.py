@@ -19,8 +19,9 @@ The modules, and the client facts each relies on:
 - `hosts`: GitHub Copilot CLI, Cursor and Factory Droid, each in its own file and format;
 - `dsh`, `dsh_bridge`, `dsh_patch`: the DeepSeek Harness bridges (hooks config, finding the
   bridge, the patch-layer rows that mount it);
-- `change`, `files`, `jsontext`, `tomltext`: the shared pieces (the `Change` value and its report,
-  backups and atomic writes, minimal JSON and TOML edits);
+- `change`, `files`, `jsontext`, `jsonc`, `tomltext`: the shared pieces (the `Change` value and its
+  report, backups and atomic writes, minimal JSON edits, the comments Gemini CLI and Qwen Code
+  allow in theirs, TOML edits);
 - `shipped`: the files in `hooks/` and `.claude-plugin/`.
 """
 
@@ -30,9 +31,9 @@ from .dsh import DSH_CLAUDE_CODE, DSH_CLIENTS, DSH_CODEX, dsh_hooks_table, plan_
 from .files import apply
 from .handlers import is_our_command
 from .hosts import HOST_CLIENTS, hooks_file_table, host_command, host_settings_path, plan_host_install, plan_host_uninstall
+from .jsonc import same_json as _same
 from .jsontext import dump_json
 from .jsontext import rewrite_json as _rewrite_json
-from .jsontext import same_json as _same
 from .plan import plan_install, plan_uninstall, settings_path
 from .plugin import PLUGIN_DESCRIPTION, PLUGIN_NAME, marketplace_manifest, plugin_manifest
 from .shipped import config_files, write_config_files

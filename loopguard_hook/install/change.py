@@ -25,6 +25,8 @@ class Change:
         backup: after `apply`, the copy of the old file (`<file>.bak-YYYYmmddHHMMSS`), if any.
         written: after `apply`, whether the file was written (or deleted).
         deletable: the file holds only what install wrote, so `new_text` None deletes it.
+        dropped: after `apply(undo=True)`, the backups removed because the file is back to
+            the text they held (or was deleted, install having made it).
     """
 
     path: Path
@@ -35,6 +37,7 @@ class Change:
     backup: Path | None = None
     written: bool = False
     deletable: bool = False
+    dropped: tuple[Path, ...] = ()
 
     @property
     def changed(self) -> bool:
@@ -106,8 +109,14 @@ def _lines(text: str | None) -> str:
 
 
 def _written_line(change: Change, *, summary: bool) -> str:
+    dropped = ", ".join(str(p) for p in change.dropped)
     if change.new_text is None:
-        return f"deleted {change.path}" + (f" (backup: {change.backup})" if change.backup else "")
+        if change.backup:
+            return f"deleted {change.path} (backup: {change.backup})"
+        return f"deleted {change.path} (install had made it; no backup kept)" + (
+            f"; removed its backup {dropped}" if dropped else "")
+    if dropped:
+        return f"wrote {change.path} (back to its text before install; removed install's backup {dropped})"
     if change.backup:
         return f"wrote {change.path} (backup: {change.backup})"
     if summary:

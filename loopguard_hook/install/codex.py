@@ -21,7 +21,7 @@ from .handlers import handlers, installed_by_us, loopguard_events, variant_notes
 from .jsontext import read_json_quietly
 from .tables import env_dir
 from .tomltext import read_toml_quietly
-from .trust import plan_trust, trust_entries, trust_hint
+from .trust import plan_trust, plan_untrust, trust_entries, trust_hint
 
 
 def codex_home(*, home: str | os.PathLike[str], env: Mapping[str, str] | None = None) -> Path:
@@ -194,24 +194,26 @@ def shifted_keys(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
     return positions(old) != positions(new)
 
 
-def codex_uninstall_notes(
-    path: Path, *, removed: bool, home: str | os.PathLike[str], env: Mapping[str, str] | None
-) -> list[str]:
-    """After removing our handlers from `path`: inline copies left in config.toml, and the
-    trust records that stay behind."""
-    messages = []
+def codex_uninstall_notes(path: Path) -> list[str]:
+    """After removing our handlers from `path`: inline copies left in config.toml."""
     inline = path.parent / "config.toml"
     found = loopguard_events(inline_codex_hooks(read_toml_quietly(inline)))
-    if found:
-        messages.append(
-            f"note: {inline} still registers loopguard-hook inline "
-            f"([[hooks.{next(iter(found))}]] …); "
-            "remove those tables by hand"
-        )
-    if removed:
-        messages.append(
-            "note: trust records for the removed hooks stay in "
-            f"{codex_config_path(home=home, env=env)} "
-            "([hooks.state.…]); they match only these exact hooks and are harmless"
-        )
-    return messages
+    if not found:
+        return []
+    return [
+        f"note: {inline} still registers loopguard-hook inline ([[hooks.{next(iter(found))}]] …); "
+        "remove those tables by hand"
+    ]
+
+
+def codex_untrust(
+    path: Path, before: Mapping[str, Any], after: Mapping[str, Any], *, home: str | os.PathLike[str],
+    env: Mapping[str, str] | None,
+) -> tuple[Change | None, list[str]]:
+    """The config.toml change taking out the trust records of the handlers that `before` (the
+    file's `hooks`) has and `after` has not, with notes on records that stay (`plan_untrust`)."""
+    keep = trust_entries(path, after)
+    gone = {k: h for k, h in trust_entries(path, before).items() if keep.get(k) != h}
+    if not gone:
+        return None, []
+    return plan_untrust(codex_config_path(home=home, env=env), gone)

@@ -82,14 +82,31 @@ def _backup(path: Path, now: datetime) -> Path:
     return candidate
 
 
+def made_by_install(path: Path) -> bool:
+    """Whether install made `path`, as far as can be told: it has no backup beside it. Install
+    backs up every file it changes that was there before, and `uninstall` removes that backup
+    only once the file is back as it was; so a file with no backup was new when install wrote it
+    (or its backups were removed by hand)."""
+    return not backups_of(path)
+
+
 #: A backup `apply` makes: `<file>.bak-YYYYmmddHHMMSS`, `-N` when that name was taken.
 _BACKUP = re.compile(r"\.bak-\d{14}(?:-\d+)?")
 
 
-def apply(changes: Sequence[Change], *, now: datetime | None = None, force: bool = False) -> list[Change]:
+def apply(
+    changes: Sequence[Change], *, now: datetime | None = None, force: bool = False, undo: bool = False
+) -> list[Change]:
     """Write every changed file: first a backup `<file>.bak-YYYYmmddHHMMSS` (local time; `-1`,
     `-2`… if taken) of an existing file, then the new text through a temp file and `os.replace`;
     the other backups of that file made so are then removed (the one made just now stays).
+
+    With `undo` (`uninstall`): a file whose new text is the text of its latest backup (the file
+    back as it was before install) gets no new backup, and its backups are removed; a file
+    deleted while it has no backup (install made it, and it holds only what install wrote) gets
+    none either. So a clean install-uninstall round trip leaves no backup behind; any other
+    write keeps one.
+
     A symlinked settings file is written through to its target, but no folder is made for a
     dangling link's target. Unchanged files are not touched (no write, no backup). A `deletable`
     change to None deletes the file, after its backup.
@@ -116,24 +133,37 @@ def apply(changes: Sequence[Change], *, now: datetime | None = None, force: bool
         if change.new_text is None and not change.deletable:
             raise InstallError(f"{change.path}: refusing to delete a settings file")
         _check_writable(change.path, force=force)
-    done = []
-    for change in changes:
-        if not change.changed:
-            done.append(change)
-            continue
-        target = Path(os.path.realpath(change.path))
-        try:
-            backup = _backup(target, now) if change.old_text is not None else None
-            if change.new_text is None:
-                change.path.unlink()  # a link is removed, not what it points to
-            else:
-                write_atomic(target, change.new_text)
-        except OSError as exc:
-            raise InstallError(f"{change.path}: cannot write it ({exc.strerror or exc})") from None
-        if backup is not None:
-            _drop_older_backups(target, keep=backup)
-        done.append(replace(change, backup=backup, written=True))
-    return done
+    return [_write_one(change, now, undo=undo) if change.changed else change for change in changes]
+
+
+def _write_one(change: Change, now: datetime, *, undo: bool) -> Change:
+    """`apply` for one changed file, checked already: backup, write (or delete), tidy backups."""
+    target = Path(os.path.realpath(change.path))
+    earlier = backups_of(target)
+    restored = undo and change.new_text is not None and bool(earlier) and _text_of(earlier[-1]) == change.new_text
+    install_made_it = undo and change.new_text is None and not earlier
+    try:
+        backup = _backup(target, now) if change.old_text is not None and not (restored or install_made_it) else None
+        if change.new_text is None:
+            change.path.unlink()  # a link is removed, not what it points to
+        else:
+            write_atomic(target, change.new_text)
+    except OSError as exc:
+        raise InstallError(f"{change.path}: cannot write it ({exc.strerror or exc})") from None
+    dropped: tuple[Path, ...] = ()
+    if backup is not None:
+        _drop_older_backups(target, keep=backup)
+    elif restored:
+        dropped = tuple(_drop_older_backups(target, keep=None))
+    return replace(change, backup=backup, written=True, dropped=dropped)
+
+
+def _text_of(backup: Path) -> str | None:
+    """A backup's text, None when it cannot be read as such."""
+    try:
+        return read_text(backup)
+    except InstallError:
+        return None
 
 
 def _check_writable(path: Path, *, force: bool) -> None:
@@ -169,15 +199,18 @@ def backups_of(path: Path) -> list[Path]:
     return sorted(p for p in entries if p.name.startswith(prefix) and _BACKUP.fullmatch(p.name[len(prefix):]))
 
 
-def _drop_older_backups(path: Path, *, keep: Path) -> None:
+def _drop_older_backups(path: Path, *, keep: Path | None) -> list[Path]:
     """Remove every backup of `path` but `keep`, the one just made (which holds the file as it
     was before this write): each write leaves one backup, not one per run. Only regular files
-    of the backup name are removed; a failure is not an error."""
+    of the backup name are removed; a failure is not an error. Returns those removed."""
+    removed = []
     for old in backups_of(path):
         if old == keep:
             continue
         try:
             if old.is_file() and not old.is_symlink():
                 old.unlink()
+                removed.append(old)
         except OSError:
             pass
+    return removed

@@ -29,7 +29,7 @@ from typing import Any, Final
 
 from ..hosts import copilot, cursor
 from .change import Change, InstallError, make_change
-from .files import read_text
+from .files import made_by_install, read_text
 from .handlers import is_our_command, merge_groups, without_ours
 from .jsontext import kind, parse_json_object, rewrite_json
 from .tables import CANONICAL_COMMAND, SESSION_END_TIMEOUT_SECONDS, TIMEOUT_SECONDS, events_table
@@ -229,10 +229,21 @@ def _uninstall_from(client: str, path: Path) -> Change:
         value["hooks"] = kept
     else:
         del value["hooks"]
-    only_ours = client == COPILOT and not kept and set(value) <= {"version"}
+    only_ours = not kept and _skeleton(client, value) and (client == COPILOT or made_by_install(path))
     new_text = None if only_ours else rewrite_json(text, value)
-    message = f"removes `{host_command(client)}` from {path} for: {', '.join(removed)}"
-    return make_change(path, text, new_text, [message], deletable=only_ours)
+    messages = [f"removes `{host_command(client)}` from {path} for: {', '.join(removed)}"]
+    if only_ours and client != COPILOT:
+        messages.append(f"{path} held only what install wrote: it goes")
+    return make_change(path, text, new_text, messages, deletable=only_ours)
+
+
+def _skeleton(client: str, value: Mapping[str, Any]) -> bool:
+    """Whether `value` (a file without the guard's handlers) holds no more than what install
+    writes around them in a new file: Copilot's own file and Cursor's `{"version": 1, "hooks":
+    {}}`, Droid's `{}`."""
+    if client == DROID:
+        return not value
+    return set(value) <= {"version", "hooks"} and (client == COPILOT or value.get("version", 1) == 1) and not value.get("hooks")
 
 
 def _host_notes(client: str, scope: str, path: Path) -> list[str]:

@@ -11,6 +11,7 @@ from typing import Any
 
 from .change import InstallError
 from .files import read_text
+from .jsonc import bare_separator, same_json, without_comments
 
 
 def kind(value: object) -> str:
@@ -70,13 +71,16 @@ def _too_deep(text: str) -> bool:
     return False
 
 
-def parse_json_object(path: Path, text: str | None) -> dict[str, Any]:
-    """The file's top-level object ({} for a missing or blank file).
+def parse_json_object(path: Path, text: str | None, *, jsonc: bool = False) -> dict[str, Any]:
+    """The file's top-level object ({} for a missing or blank file). With `jsonc`, `//` and
+    `/* */` comments are read as white space (Gemini CLI and Qwen Code read their settings so).
 
     Raises:
         InstallError: not JSON, nested more than `MAX_DEPTH` deep, a key twice in one object,
             not an object, or `hooks` present but not an object.
     """
+    if jsonc and text is not None:
+        text = without_comments(text)
     if text is None or not text.strip():
         return {}
     if _too_deep(text):
@@ -107,10 +111,10 @@ def parse_json_object(path: Path, text: str | None) -> dict[str, Any]:
     return value
 
 
-def read_json_quietly(path: Path) -> dict[str, Any] | None:
+def read_json_quietly(path: Path, *, jsonc: bool = False) -> dict[str, Any] | None:
     """Another settings file, for warnings only: None when absent or unreadable."""
     try:
-        return parse_json_object(path, read_text(path))
+        return parse_json_object(path, read_text(path), jsonc=jsonc)
     except InstallError:
         return None
 
@@ -155,8 +159,18 @@ _DECODER = json.JSONDecoder()
 
 
 def _skip_ws(text: str, i: int) -> int:
-    while i < len(text) and text[i] in " \t\n\r":
-        i += 1
+    """Past white space and comments (a strict JSON text has none outside its strings)."""
+    while i < len(text):
+        if text[i] in " \t\n\r":
+            i += 1
+        elif text.startswith("//", i):
+            end = text.find("\n", i)
+            i = len(text) if end < 0 else end
+        elif text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            i = len(text) if end < 0 else end + 2
+        else:
+            break
     return i
 
 
@@ -189,17 +203,6 @@ def _scan(text: str, idx: int) -> tuple[_Span, int]:
                      start=idx, end=i + 1, starts=starts), i + 1
     return _Span(text[idx : i + 1], [c.value for c in items], items=items, start=idx, end=i + 1,
                  starts=starts), i + 1
-
-
-def same_json(a: Any, b: Any) -> bool:
-    """Equal including types and key order (so `1` never stands in for `true` or `1.0`)."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        return list(a) == list(b) and all(same_json(a[k], b[k]) for k in a)
-    if isinstance(a, list):
-        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b, strict=True))
-    return bool(a == b)
 
 
 def _aligned(old: _Span, value: Any, level: int, indent: str, newline: str
@@ -255,17 +258,29 @@ def _edit(text: str, old: _Span, value: Any, level: int, indent: str, newline: s
     # between two kept members: what followed the first in the file; before an added one: what
     # separated the last two members (or `, ` after a single one)
     seps = [text[olds[k].end : starts[k + 1]] if k + 1 < len(olds) else "" for k, _ in pairs]
-    joint = text[olds[-2].end : starts[-1]] if len(olds) > 1 else "," + (text[old.start + 1 : starts[0]] or " ")
+    joint = bare_separator(text[olds[-2].end : starts[-1]] if len(olds) > 1 else "," + (text[old.start + 1 : starts[0]] or " "))
     if not pieces and added:
         return None
+    tail = text[olds[-1].end : old.end]
+    # a comment on the last member's line stays on that line, after the comma an added member needs
+    note = re.match(r"[ \t]*(?://[^\n]*|/\*.*?\*/)", tail) if added and pairs and pairs[-1][0] == len(olds) - 1 else None
     out = [text[old.start : starts[0]]]
     for n, piece in enumerate(pieces + added):
         out.append(piece)
         if n + 1 < len(pieces) + len(added):
-            out.append(seps[n] if n < len(pieces) and seps[n] and n + 1 < len(pieces) else joint)
+            sep = seps[n] if n < len(pieces) and seps[n] and n + 1 < len(pieces) else joint
+            if note is not None and n == len(pieces) - 1:
+                comma = sep.index(",")
+                sep = sep[: comma + 1] + note.group() + sep[comma + 1 :]
+            out.append(sep)
     if not pieces:
         return old.raw[0] + old.raw[-1]
-    out.append(text[olds[-1].end : old.end])
+    last = pairs[-1][0]
+    if not added and last < len(olds) - 1:  # the members after the last kept one go: not its comment
+        after = re.match(r"[ \t]*,([ \t]*(?://[^\n]*|/\*.*?\*/))", text[olds[last].end : starts[last + 1]])
+        if after is not None:
+            out.append(after.group(1))
+    out.append(tail[note.end() :] if note is not None else tail)
     return "".join(out)
 
 
@@ -310,11 +325,12 @@ def rewrite_json(old_text: str | None, value: dict[str, Any]) -> str:
     file's indentation and line endings (a new file: 2 spaces, LF, as Claude Code writes). A
     file written on one line stays on one line (`{"a": 1, "hooks": {…}}`), its ending kept. The
     text before and after the top-level object (blank lines, a final newline or none) is kept."""
-    if old_text is None or not old_text.strip():
-        return dump_json(value)
+    if old_text is None or not without_comments(old_text).strip():
+        return dump_json(value) if old_text is None or not old_text.strip() else old_text.rstrip() + "\n" + dump_json(value)
     start = len(old_text) - len(old_text.lstrip())
     try:
         root, end = _scan(old_text, 0)
+        start = root.start
     except (ValueError, IndexError):  # pragma: no cover - the text was validated by json.loads
         root, end = None, len(old_text.rstrip())
     lead, trail = old_text[:start], old_text[end:]

@@ -18,10 +18,11 @@ from .codex import (
     codex_layers,
     codex_trust_step,
     codex_uninstall_notes,
+    codex_untrust,
     shifted_keys,
     skipped_notes,
 )
-from .files import backups_of, read_text
+from .files import made_by_install, read_text
 from .handlers import loopguard_events, merge_groups, take_out, variant_notes
 from .jsontext import parse_json_object, rewrite_json
 from .settings_hosts import HOSTS as SETTINGS_HOSTS
@@ -151,12 +152,19 @@ def plan_uninstall(
     messages = [said]
     if client == CODEX and removed and shifted_keys(hooks, kept_hooks):
         messages.append(SHIFTED_NOTE)
-    if removed and not kept_hooks and set(data) == {"hooks"} and not backups_of(path):
+    if removed and not kept_hooks and set(data) == {"hooks"} and made_by_install(path):
         # Nothing left, and no backup beside it: install made this file (it backs up every
         # file it changes that was there before), so uninstall takes it away again.
         messages.append(f"{path} held only what install wrote: it goes")
-        return [make_change(path, old_text, None, messages, deletable=True)]
+        change = make_change(path, old_text, None, messages, deletable=True)
+        if client != CODEX:
+            return [change]
+        untrust, notes = codex_untrust(path, hooks, kept_hooks, home=home, env=env)
+        change.messages.extend(notes)
+        return [change, *([untrust] if untrust else [])]
     messages += variant_notes(path, loopguard_events(kept_hooks))
-    if client == CODEX:
-        messages += codex_uninstall_notes(path, removed=bool(removed), home=home, env=env)
-    return [make_change(path, old_text, new_text, messages)]
+    if client != CODEX:
+        return [make_change(path, old_text, new_text, messages)]
+    untrust, notes = codex_untrust(path, hooks, kept_hooks, home=home, env=env)
+    messages += codex_uninstall_notes(path) + notes
+    return [make_change(path, old_text, new_text, messages), *([untrust] if untrust else [])]

@@ -27,8 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from .change import Change, InstallError, make_change
-from .files import read_text
+from .files import made_by_install, read_text
 from .handlers import loopguard_events, merge_groups, take_out
+from .jsonc import comments, kept_comments
 from .jsontext import parse_json_object, read_json_quietly, rewrite_json
 from .tables import CANONICAL_COMMAND, TIMEOUT_SECONDS
 
@@ -194,14 +195,15 @@ def plan_install(
     matcher group appended after the existing ones; every other key and its order is kept.
 
     Raises:
-        InstallError: a scope the host does not have; the file is not valid JSON (JSON with
-            comments included: it is refused, not rewritten), not an object, or `hooks` or one of
-            our events in it is not the expected shape.
+        InstallError: a scope the host does not have; the file is not valid JSON with comments
+            (`//` and `/* */` are read, and kept in place; a trailing comma is refused), not an
+            object, or `hooks` or one of our events in it is not the expected shape; its comments
+            could not be kept in place (`jsonc.kept_comments`).
     """
     host = HOSTS[client]
     path = settings_path(client, scope, home=home, project_dir=project_dir, env=env)
     old_text = read_text(path)
-    data = parse_json_object(path, old_text)
+    data = parse_json_object(path, old_text, jsonc=True)
     value = copy.deepcopy(data)
     hooks: dict[str, Any] = value.get("hooks", {})
     added, _ = merge_groups(path, hooks, host.table(), {})
@@ -213,7 +215,9 @@ def plan_install(
     if added:
         value["hooks"] = hooks
         new_text: str | None = rewrite_json(old_text, value)
+        kept_comments(path, old_text, new_text or "", value)
         messages.insert(0, f"registers `{host.command}` in {path} for: {', '.join(added)}")
+        messages += _comments_note(path, old_text)
     else:
         new_text = old_text
         messages.insert(0, f"{path}: loopguard-hook is already registered; nothing to change")
@@ -226,7 +230,7 @@ def _other_scope_notes(
     """A registration in the other scope's file runs too: every call would be seen twice."""
     other = "project" if scope == "user" else "user"
     path = settings_path(host.client, other, home=home, project_dir=project_dir, env=env)
-    data = read_json_quietly(path)
+    data = read_json_quietly(path, jsonc=True)
     if data is None or not loopguard_events(data.get("hooks")):
         return []
     return [f"note: {path} ({other} scope) registers loopguard too; {host.name} runs both (uninstall one)"]
@@ -246,8 +250,34 @@ def plan_uninstall(
     host = HOSTS[client]
     path = settings_path(client, scope, home=home, project_dir=project_dir, env=env)
     old_text = read_text(path)
-    data = parse_json_object(path, old_text)
-    new_text, kept, _, said = take_out(path, old_text, data)
+    data = parse_json_object(path, old_text, jsonc=True)
+    new_text, kept, removed, said = take_out(path, old_text, data)
     messages = [said]
+    if removed and old_text is not None and comments(old_text):
+        lost = kept_comments(path, old_text, new_text or "", _without_hooks(data, kept))
+        messages += _comments_note(path, old_text, lost)
     messages += [n for n in notes(host, path, {**data, "hooks": kept}) if "runs loopguard as" in n]
+    if removed and not kept and set(data) == {"hooks"} and made_by_install(path) and not comments(old_text or ""):
+        messages.append(f"{path} held only what install wrote: it goes")
+        return [make_change(path, old_text, None, messages, deletable=True)]
     return [make_change(path, old_text, new_text, messages)]
+
+
+def _without_hooks(data: Mapping[str, Any], kept: dict[str, Any]) -> dict[str, Any]:
+    """The settings object less our handlers: `kept` as `hooks`, or no `hooks` when it is empty."""
+    value = {k: v for k, v in data.items() if k != "hooks"}
+    if kept:
+        value = {k: (kept if k == "hooks" else v) for k, v in data.items()}
+    return value
+
+
+def _comments_note(path: Path, old_text: str | None, lost: list[str] | None = None) -> list[str]:
+    """What became of a settings file's comments (both hosts read `//` and `/* */` comments in
+    it: Gemini CLI 0.61.0 parses it as `JSON.parse(stripJsonComments(text))`, Qwen Code 0.24.4
+    as `JSON.parse(stripJsonComments(stripUtf8Bom(text)))`, their bundled settings loaders)."""
+    if old_text is None or not comments(old_text):
+        return []
+    if lost:
+        return [f"note: {path}: {len(lost)} comment(s) inside the entries removed go with them; every other comment "
+                "is kept in place"]
+    return [f"note: {path} has comments: each is kept in place"]

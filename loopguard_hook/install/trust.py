@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from .change import Change, InstallError, make_change
-from .files import read_text
+from .files import made_by_install, read_text
 from .handlers import handlers, is_ours
 from .tomltext import header_path, is_any_header, parse_toml, toml_string
 
@@ -184,10 +184,7 @@ def _with_records(
         else:
             lines.insert(start + 1, record)
     if appended:
-        comment = (
-            "# Codex hook trust for loopguard-hook (written by `loopguard-hook install --trust`)"
-            + newline
-        )
+        comment = TRUST_COMMENT + newline
         if lines:
             if not lines[-1].endswith(("\n", "\r")):
                 lines[-1] += newline
@@ -270,4 +267,114 @@ def trust_status(entries: Mapping[str, str], config: Path) -> dict[str, str]:
             out[key] = "trusted"
         else:
             out[key] = "changed" if record.get("trusted_hash") else "untrusted"
+    return out
+
+
+#: The comment `plan_trust` writes above the records it appends.
+TRUST_COMMENT = "# Codex hook trust for loopguard-hook (written by `loopguard-hook install --trust`)"
+
+
+def plan_untrust(config_path: str | os.PathLike[str], entries: Mapping[str, str]) -> tuple[Change | None, list[str]]:
+    """Take out of Codex's `config.toml` the trust records `plan_trust` wrote for the handlers
+    `uninstall` removes (`entries`: trust key -> their current hash), and nothing else.
+
+    A record goes only when it is still as install wrote it: a `[hooks.state."<key>"]` table
+    holding `trusted_hash` = that hash and nothing more (no `enabled`, no other key, no comment
+    inside it). Its blank line before it goes too, and the comment install put above its records
+    once no record follows it. The result is parsed back and must equal the old document less
+    those records, or the file is left alone. Writes nothing.
+
+    Returns:
+        (the change, or None when nothing is to go; notes on records that stay and why).
+    """
+    path = Path(config_path)
+    try:
+        old_text = read_text(path)
+        doc = parse_toml(path, old_text)
+    except InstallError as exc:
+        return None, [f"note: the Codex trust records stay: {exc}"] if entries else []
+    hooks = doc.get("hooks")
+    state = hooks.get("state") if isinstance(hooks, dict) else None
+    if old_text is None or not isinstance(state, dict):
+        return None, []
+    lines = old_text.splitlines(keepends=True)
+    gone: list[str] = []
+    kept: list[str] = []
+    for key, digest in entries.items():
+        if key not in state:
+            continue
+        span = _record_span(lines, key, digest) if state[key] == {"trusted_hash": digest} else None
+        if span is None:
+            kept.append(key)
+            continue
+        start, end = span
+        if start > 0 and not lines[start - 1].strip():
+            start -= 1
+        lines[start:end] = []
+        gone.append(key)
+    notes = [
+        f"note: {len(kept)} Codex trust record(s) of the removed hooks stay in {path}: they changed since install "
+        "wrote them (they match only these exact hooks, and are harmless)"
+    ] if kept else []
+    if not gone:
+        return None, notes
+    new_text = "".join(_without_lone_comment(lines))
+    expected = copy.deepcopy(doc)
+    for key in gone:
+        del expected["hooks"]["state"][key]
+    try:
+        merged = tomllib.loads(new_text)
+    except tomllib.TOMLDecodeError:
+        merged = None
+    if merged is None or _pruned(merged) != _pruned(expected):
+        return None, [f"note: the Codex trust records of the removed hooks stay in {path}: they cannot be taken out "
+                      "without disturbing the file (remove their [hooks.state.…] tables by hand)"]
+    message = f"removes the {len(gone)} Codex trust record(s) install wrote for them from {path}"
+    if not new_text.strip() and made_by_install(path):  # install made the file for them alone
+        return make_change(path, old_text, None, [message, f"{path} held only what install wrote: it goes", *notes],
+                           deletable=True), []
+    return make_change(path, old_text, new_text, [message, *notes]), []
+
+
+def _record_span(lines: list[str], key: str, digest: str) -> tuple[int, int] | None:
+    """(first, end) lines of the table `[hooks.state."<key>"]` when it holds only the
+    `trusted_hash = "<digest>"` line install wrote (blank lines after it included), else None."""
+    starts = [i for i, line in enumerate(lines) if header_path(line) == ("hooks", "state", key)]
+    if len(starts) != 1:
+        return None
+    start = starts[0]
+    end = next((i for i in range(start + 1, len(lines)) if is_any_header(lines[i])), len(lines))
+    body = [line.strip() for line in lines[start + 1 : end] if line.strip()]
+    if body != [f"trusted_hash = {toml_string(digest)}"]:
+        return None
+    while end > start + 1 and not lines[end - 1].strip():
+        end -= 1
+    return start, end
+
+
+def _without_lone_comment(lines: list[str]) -> list[str]:
+    """`lines` less install's comment (and the blank line before it) where no table follows it
+    any more, or only one that is not a trust record."""
+    drop: set[int] = set()
+    for i, line in enumerate(lines):
+        if line.strip() != TRUST_COMMENT:
+            continue
+        following = next((later for later in lines[i + 1 :] if later.strip()), "")
+        path = header_path(following)
+        if path is not None and path[:2] == ("hooks", "state"):
+            continue
+        drop |= {i, i - 1} if i > 0 and not lines[i - 1].strip() else {i}
+    return [line for i, line in enumerate(lines) if i not in drop]
+
+
+def _pruned(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """`doc` with an empty `hooks.state`, then an empty `hooks`, left out (removing the last
+    record removes the tables that held it)."""
+    out = copy.deepcopy(dict(doc))
+    hooks = out.get("hooks")
+    if isinstance(hooks, dict):
+        if hooks.get("state") == {}:
+            del hooks["state"]
+        if not hooks:
+            del out["hooks"]
     return out
