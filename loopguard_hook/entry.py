@@ -85,9 +85,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 #: When the package itself does not import, the hosts whose tables say `fails_closed` or
-#: `quiet_failures` (`hosts/copilot.py`, `cursor.py`, `droid.py`), and the variables they give hooks.
-_QUIET_WITHOUT_PACKAGE = ("copilot", "cursor", "droid")
-_QUIET_ENVIRONMENT = ("COPILOT_CLI", "COPILOT_HOOK_DIR", "CURSOR_VERSION", "DROID_PROJECT_DIR")
+#: `quiet_failures` (`hosts/copilot.py`, `cursor.py`, `droid.py`, `gemini_cli.py`), and the
+#: variables they give hooks (tests/test_hosts_copilot_droid_cursor.py holds the two lists to them).
+_QUIET_WITHOUT_PACKAGE = ("copilot", "cursor", "droid", "gemini-cli")
+_QUIET_ENVIRONMENT = ("COPILOT_CLI", "COPILOT_HOOK_DIR", "CURSOR_VERSION", "DROID_PROJECT_DIR", "GEMINI_SESSION_ID")
 
 
 def _quiet_host(values: dict[str, object]) -> bool:

@@ -218,6 +218,7 @@ def test_a_bad_config_or_flag_never_fails_a_copilot_or_cursor_process(tmp_path: 
         (pre, ["--client", "copilot-x", "--event", "preToolUse"], {**env, "COPILOT_CLI": "1"}),
         (b"not json", [], {**env, "COPILOT_CLI": "1"}),
         (b"not json", [], {**env, "CURSOR_VERSION": "2026.09.18-9a7762b"}),
+        (b"not json", ["--no-such-flag"], {**env, "GEMINI_SESSION_ID": "s", "GEMINI_CWD": "/p"}),
         (b"x" * 100, ["--client", "cursor", "--mode", "sideways"], env),
     ]
     for stdin, args, environ in cases:
@@ -295,7 +296,21 @@ def test_hosts_are_told_by_the_environment_they_give_hooks() -> None:
     assert hosts.client_from_environment({"COPILOT_CLI": "1", "CLAUDE_PROJECT_DIR": "/p"}) is Client.COPILOT
     assert hosts.client_from_environment({"CURSOR_VERSION": "2026.09.18"}) is Client.CURSOR
     assert hosts.client_from_environment({"DROID_PROJECT_DIR": "/p"}) is Client.DROID
+    assert hosts.client_from_environment({"GEMINI_SESSION_ID": "s", "GEMINI_PROJECT_DIR": "/p"}) is Client.GEMINI_CLI
+    assert hosts.client_from_environment({"GEMINI_PROJECT_DIR": "/p", "QWEN_CODE_SESSION_ID": "s"}) is None  # Qwen Code
     assert hosts.client_from_environment({"CLAUDE_PROJECT_DIR": "/p"}) is None
+
+
+def test_the_fallback_for_a_package_that_does_not_import_names_every_quiet_host() -> None:
+    """`entry.py` tells the hosts that take a failing hook as a denial without the package; its
+    lists must be the capability tables' and the hosts' own variables."""
+    from loopguard_hook import entry
+
+    quiet = {c.value for c in hosts.CLIENTS if hosts.capabilities(c).fails_closed or hosts.capabilities(c).quiet_failures}
+    assert set(entry._QUIET_WITHOUT_PACKAGE) == quiet
+    for module in hosts.DIALECTS:
+        if module.CLIENT.value in quiet:
+            assert set(getattr(module, "ENVIRONMENT", ())) & set(entry._QUIET_ENVIRONMENT), module.CLIENT
 
 
 # -- transcripts -------------------------------------------------------------------------------------

@@ -69,6 +69,11 @@ CAPABILITIES = Capabilities(
     halts_at=5,
 )
 
+#: Variables Gemini CLI 0.61.0 gives its hooks and Qwen Code's do not (Qwen Code sets
+#: `GEMINI_PROJECT_DIR` too), captured in a run: a failure before the payload is read ends as
+#: this host needs (`hosts.client_from_environment`).
+ENVIRONMENT = ("GEMINI_SESSION_ID", "GEMINI_CWD")
+
 #: `transcript_path`: `<GEMINI_CLI_HOME or ~>/.gemini/tmp/<project>/chats/session-<time>-<id8>.jsonl`.
 _TRANSCRIPT = r"/chats/session-[^/]*\.jsonl\Z"
 
