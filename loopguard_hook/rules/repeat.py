@@ -6,7 +6,9 @@ calls in a row (`consecutive`), or attempts of one signature since the last new 
 poll, not a loop: it is only reminded (`LOOP_GUARD_SLOW_REPEAT`). A call first counted at
 Claude Code's PostToolBatch fired no PreToolUse: an input-validation rejection, which never ran
 (research/claude-code-hooks.md), so it is no poll and is never excused as slow; it cannot be
-denied, and ends the turn at `stop_at` (PostToolBatch carries `continue: false`, 2.1.332 LAB).
+denied, so where the profile ends turns (`stop_at`) it ends the turn at `deny_at` instead
+(PostToolBatch carries `continue: false`, 2.1.332 LAB): the same input is rejected the same way
+every time, and a reminder is all the denial could have been.
 Under `exact_repeat_code` (the progress profile) a denial of attempts that were all spelt alike
 is coded `LOOP_GUARD_DUPLICATE`, as the progress seed codes it; the slot
 `Agent.rules["repeat"]` keeps, per signature, how its last attempt was spelt and whether the
@@ -84,7 +86,11 @@ def on_call(ctx: CallContext) -> Decision | None:
     limit = cfg.result_preview_chars
     if cfg.stop_at and n >= cfg.stop_at or cfg.deny_at and n >= cfg.deny_at:
         advice = detailed_reminder(tool, n, arguments_text(ctx.key, cfg.preview_chars), in_a_row=in_a_row)
-    if cfg.stop_at and n >= cfg.stop_at:
+    # A call the host rejected before it ran (Claude Code validates input before PreToolUse; only
+    # PostToolBatch sees it) can never be denied: where the profile ends turns and the host can end
+    # one here, the step after the denial comes at the denial's count.
+    rejected = ctx.event.event == "PostToolBatch" and ctx.ends_turn
+    if cfg.stop_at and (n >= cfg.stop_at or rejected and cfg.deny_at and n >= cfg.deny_at):
         decision = Decision(
             Action.STOP,
             Rule.END_TURN,

@@ -45,7 +45,19 @@ def test_a_slow_repeat_is_only_reminded_unless_it_never_ran() -> None:
     slow = rule.on_call(call_ctx(attempt=6, now=200.0, previous_time=100.0))
     assert slow is not None and (slow.action, slow.rule) == (Action.REMIND, Rule.SLOW_REPEAT)
     rejected = rule.on_call(call_ctx(attempt=6, now=200.0, previous_time=100.0, event="PostToolBatch"))
-    assert rejected is not None and rejected.action is Action.DENY
+    assert rejected is not None and rejected.action >= Action.DENY
+
+
+def test_a_call_rejected_before_it_ran_ends_the_turn_where_a_denial_would_come() -> None:
+    """Only PostToolBatch sees a validation rejection (Claude Code): no denial can reach it, so at
+    `deny_at` the turn ends, under a profile that ends turns; the reminders stay as they were."""
+    got = [rule.on_call(call_ctx(attempt=n, event="PostToolBatch")) for n in range(1, 6)]
+    assert [(v.action, v.rule) if v else None for v in got] == [
+        None, None, (Action.REMIND, Rule.REPEAT), (Action.REMIND, Rule.REPEAT), (Action.STOP, Rule.END_TURN),
+    ]
+    breaker = Config(**PROFILE_DEFAULTS["breaker"])  # ends no turn: its denial stays a denial
+    verdict = rule.on_call(call_ctx(attempt=3, event="PostToolBatch", config=breaker))
+    assert verdict is not None and verdict.action is Action.DENY
 
 
 def test_a_call_whose_arguments_the_host_does_not_send_is_not_judged_here() -> None:
