@@ -79,6 +79,8 @@ def handle(values: dict[str, object], raw: bytes, clock: float, environ: "Mappin
     try:
         sock = _connect(path, key)
         if sock is None:
+            if not helper_alive(folder):  # a helper that died: start another
+                _maybe_start(folder, key, environ)
             return None
         try:
             if not client._hand_over(sock, values, raw, clock, environ, rest, proof):
