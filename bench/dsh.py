@@ -183,7 +183,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.quick:
         args.rounds = min(args.rounds, 7)
-    python = Path(args.python)
+    python = Path(os.path.abspath(args.python))  # not resolved: a virtualenv's python is a link
     hook = str(python.with_name("loopguard-hook"))
     setpriv = shutil.which("setpriv")
     landlock = _landlock()

@@ -280,3 +280,26 @@ def test_the_user_wide_path_is_unchanged_for_an_unconfined_hook(workspace: Path,
         assert not (workspace / ".loopguard-hook" / "resident").exists()
     finally:
         stop_helpers(tmpdir)
+
+
+def test_the_workspace_helper_ends_soon_after_its_host(workspace: Path, env: dict[str, str]) -> None:
+    """The host is the unconfined process that started the hook's sandbox (DSH's Node process;
+    here a Python process that runs `setpriv` and exits): once it is gone the helper exits after
+    a few idle seconds, not after its idle time."""
+    host = "import subprocess, sys; subprocess.run(sys.argv[1:], input=sys.stdin.buffer.read(), check=True)"
+    for n in (1, 2, 3):
+        done = subprocess.run([sys.executable, "-c", host, "setpriv", "--no-new-privs", HOOK], input=_pre(workspace, n),
+                              env=env, cwd=workspace, capture_output=True, timeout=60, check=False)
+        assert done.returncode == 0, done
+    folder = workspace / ".loopguard-hook" / "resident"
+    _wait_until(lambda: _listening(folder))
+    pid = _pid(folder)
+    assert pid
+    _wait_until(lambda: not alive(pid), timeout=confined.IDLE_SECONDS / 4)
+
+
+def test_the_host_is_the_nearest_unconfined_ancestor() -> None:
+    found = subprocess.run(["setpriv", "--no-new-privs", sys.executable, "-c",
+                            "from loopguard_hook.fastpath import confined; print(confined.host())"],
+                           capture_output=True, text=True, timeout=60, check=True).stdout.strip()
+    assert found == f"{os.getpid()}:{confined.start_time(os.getpid())}"

@@ -13,8 +13,10 @@ So such a hook gets a helper of its own workspace:
   shared with another workspace.
 - It is started by a confined hook itself (`start.py`, detached), so it carries that hook's
   sandbox and no_new_privs: it can do nothing the hook could not. It exits after
-  `IDLE_SECONDS` without an event (`LOOPGUARD_RESIDENT_IDLE_SECONDS` when shorter), at once when
-  the package changes, and at most one lives per workspace.
+  `IDLE_SECONDS` without an event (`LOOPGUARD_RESIDENT_IDLE_SECONDS` when shorter), after
+  `helper.HOST_GRACE_SECONDS` without one once its host is gone (`host`: the unconfined process
+  that started the sandbox, DSH itself), when the package changes, and at most one lives per
+  workspace.
 - It serves only hooks that are confined the same way (same credentials, capabilities,
   no_new_privs, seccomp mode and limits: `helper.peer_context`), in this workspace (the
   request's directory is the workspace), that prove they may write its state folder (each
@@ -179,7 +181,41 @@ def _maybe_start(folder: str, key: str, environ: "Mapping[str, str]") -> None:
     from . import start
 
     idle = min(_seconds(environ.get(client.ENV_IDLE, "")), IDLE_SECONDS)
-    start.start_helper(folder, key, environ, client.interpreter_flags(), str(idle), workspace=os.getcwd())
+    start.start_helper(folder, key, environ, client.interpreter_flags(), str(idle), workspace=os.getcwd(), host=host())
+
+
+def host() -> str:
+    """`pid:start` (its start time in clock ticks since boot, `/proc/<pid>/stat` field 22) of
+    the nearest ancestor that runs unconfined: the host that started this hook's sandbox (DSH's
+    Node process), whose exit ends the helper once it is idle a few seconds; "" when none is
+    found."""
+    pid = os.getppid()
+    for _ in range(16):
+        try:
+            with open(f"/proc/{pid}/status", "rb") as fh:
+                status = fh.read()
+        except OSError:
+            return ""
+        fields = dict(line.split(b":", 1) for line in status.split(b"\n") if b":" in line)
+        if fields.get(b"NoNewPrivs", b"").strip() == b"0" and fields.get(b"Seccomp", b"").strip() == b"0":
+            start = start_time(pid)
+            return f"{pid}:{start}" if start else ""
+        try:
+            pid = int(fields.get(b"PPid", b"0").strip())
+        except ValueError:
+            return ""
+        if pid <= 1:
+            return ""
+    return ""
+
+
+def start_time(pid: int) -> str:
+    """Field 22 of `/proc/<pid>/stat` (when the process started), "" when it cannot be read."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return fh.read().rpartition(b")")[2].split()[19].decode()
+    except (OSError, IndexError):
+        return ""
 
 
 def _seconds(text: str) -> float:

@@ -70,7 +70,7 @@ BACKLOG = 128
 
 def main(argv: list[str] | None = None) -> int:
     """Serve FOLDER/KEY.sock until idle; 0 when it served, 1 when another helper already does."""
-    folder, key, idle_text, *rest = (sys.argv[1:] if argv is None else argv)[:4]
+    folder, key, idle_text, *rest = (sys.argv[1:] if argv is None else argv)[:5]
     os.chdir("/")
     os.umask(0o077)
     try:
@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     keep_marker = False
     try:
-        lock = _take_workspace_lock(folder, rest[0]) if rest else _take_lock(folder, key, LOCK_WAIT_SECONDS)
+        lock = _take_workspace_lock(folder, *rest[:2]) if rest else _take_lock(folder, key, LOCK_WAIT_SECONDS)
         if lock is None:
             # Another helper of this build holds the lock and did not let go: the marker stays,
             # so clients start no other helper for `START_GRACE_SECONDS` (one that lost its
@@ -184,9 +184,29 @@ def _listen(folder: str, key: str) -> socket.socket:
 _workspace: dict[str, object] = {}
 
 
-def _take_workspace_lock(folder: str, workspace: str) -> int | None:
+#: A workspace helper whose host is gone exits once it has been idle this long (seconds).
+HOST_GRACE_SECONDS = 5.0
+
+
+def _host_gone() -> bool:
+    """Whether a workspace helper's host (`confined.host`: the process that started the
+    sandbox of the hook that started this helper, e.g. DSH) has exited."""
+    host = _workspace.get("host")
+    return isinstance(host, str) and bool(host) and confined_host_alive(host) is False
+
+
+def confined_host_alive(host: str) -> bool:
+    """Whether the process `pid:start` (`confined.host`) still runs."""
+    from . import confined
+
+    pid, _, start = host.partition(":")
+    return pid.isdigit() and confined.start_time(int(pid)) == start
+
+
+def _take_workspace_lock(folder: str, workspace: str, host: str = "") -> int | None:
     """The workspace helper's lock (`confined.LOCK`, one helper per workspace, never waited
-    for); None when the folder is not this user's and private, or another helper holds it."""
+    for); None when the folder is not this user's and private, or another helper holds it.
+    `host`: the `pid:start` of the process whose exit ends this helper (`confined.host`)."""
     from . import confined
 
     try:
@@ -206,7 +226,7 @@ def _take_workspace_lock(folder: str, workspace: str) -> int | None:
         os.close(fd)
         return None
     lock = os.fstat(fd)
-    _workspace.update(path=workspace, home=(home.st_dev, home.st_ino), lock=(lock.st_dev, lock.st_ino), context=own,
+    _workspace.update(path=workspace, host=host, home=(home.st_dev, home.st_ino), lock=(lock.st_dev, lock.st_ino), context=own,
                       places={name: os.environ.get(name) for name in confined.PLACES})
     os.ftruncate(fd, 0)
     os.write(fd, f"{os.getpid()}\n".encode())
@@ -286,7 +306,7 @@ def serve(server: socket.socket, build: tuple[str, str], idle: float, path: str,
             if ready:
                 served = status.served(_read_news(taken, busy)) or served
                 last = now
-            elif now - last >= idle:
+            elif now - last >= idle or (now - last >= HOST_GRACE_SECONDS and _host_gone()):
                 break
             status.write(workers, busy, now)
             if not _current(None, path, own, None):
