@@ -17,8 +17,10 @@ workspace, next to `python -c pass`, one of each case per round in a shuffled or
   (`python tests/e2e/dsh/install.py`), with `--rw /tmp` as DSH grants it;
 - unconfined, for reference (the user-wide helper).
 
-The event is a small PreToolUse of a new `bash` call (allowed) and its PostToolUse; the session
-ledger is restored before every run, so each run does the same work. Reported: medians of wall
+The events: a small PreToolUse of a new `bash` call (allowed) and its PostToolUse, the
+PostToolUse of a `write` of a 5 MiB file (full run), and, unconfined in Claude Code's own shape,
+the PostToolUse of a small and of a 5 MiB `Write` (17 MB of JSON); stdin is a pipe, as a host
+gives it. The session ledger is restored before every run, so each run does the same work. Reported: medians of wall
 time and the paired ratio (median over rounds of run / that round's `python -c pass`), the
 figure the target (2.0x) is set on. Results also go to `bench/results/dsh-<time>.json`.
 Standard library only.
@@ -37,11 +39,17 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
+from typing import IO
 
 BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
+sys.path.insert(0, str(BENCH))
+
+from run import _big_text  # noqa: E402  (the text of bench/run.py's 5 MiB Write)
+
 CAPTURED = Path("/work/shared/payloads/dsh/0.1.0-rc.8")
 SESSION = {"claude-code": "session-b50b3b41-09fd-4bf7-a09d-d5ed9d1c2073",
            "codex": "session-0d1f710e-572e-46e4-ac61-7ec94fc99d74"}
@@ -115,19 +123,42 @@ for i, raw in enumerate(events):
 """
 
 
-def measured_events(bridge: str, workspace: Path, home: Path) -> dict[str, bytes]:
+#: Characters of the big file written (as bench/run.py's 5 MiB Write).
+BIG_FILE_CHARS = 5 << 20
+
+
+def measured_events(bridge: str, workspace: Path, home: Path, big: str) -> dict[str, bytes]:
+    """The measured events: a small PreToolUse and PostToolUse of a new `bash` call; the
+    PostToolUse of a `write` of `big` (DSH's result of a write is a short text); and, in Claude
+    Code's own shape, the PostToolUse of a small and of a 5 MiB `Write` (whose payload holds the
+    file three times: about 17 MB)."""
     base = _base(bridge, workspace, home)
     call = dict(base, tool_name="bash", tool_input={"command": "ls src"}, tool_use_id="call_main_999_0")
+    write = dict(base, tool_name="write", tool_input={"file_path": "src/big.py", "content": big},
+                 tool_use_id="call_main_998_0")
+    native = {"session_id": "claude-code-native", "transcript_path": str(home / "t.jsonl"), "cwd": str(workspace),
+              "permission_mode": "default", "hook_event_name": "PostToolUse", "tool_name": "Write",
+              "tool_use_id": "toolu_bench_write"}
     return {
         "pre": json.dumps(dict(call, hook_event_name="PreToolUse")).encode(),
         "post": json.dumps(dict(call, hook_event_name="PostToolUse", tool_response="a.py\nb.py\n")).encode(),
+        "post-5MiB": json.dumps(dict(write, hook_event_name="PostToolUse",
+                                     tool_response=f"Wrote {len(big)} characters to src/big.py"),
+                                ensure_ascii=False).encode(),
+        "native-post-small": json.dumps(dict(native, tool_input={"file_path": "a.txt", "content": "one\n"},
+                                             tool_response={"type": "create", "filePath": "a.txt", "content": "one\n",
+                                                            "originalFile": None}), ensure_ascii=False).encode(),
+        "native-post-5MiB": json.dumps(dict(native, tool_input={"file_path": "big.py", "content": big},
+                                            tool_response={"type": "update", "filePath": "big.py", "content": big,
+                                                           "originalFile": big[:-1] + "x"}),
+                                       ensure_ascii=False).encode(),
     }
 
 
 class Workspace:
     """A DSH workspace with a pre-filled session, its ledger restored before each run."""
 
-    def __init__(self, root: Path, bridge: str, python: Path, env: dict[str, str], calls: int) -> None:
+    def __init__(self, root: Path, bridge: str, python: Path, env: dict[str, str], calls: int, big: str) -> None:
         self.bridge = bridge
         self.path = root / f"ws-{bridge}"
         self.path.mkdir()
@@ -139,7 +170,7 @@ class Workspace:
         self.state = self.path / ".loopguard-hook"
         self.ledger = self.state / "sessions" / f"{SESSION[bridge]}.json"
         self.saved = self.ledger.read_bytes()
-        self.events = measured_events(bridge, self.path, self.home)
+        self.events = measured_events(bridge, self.path, self.home, big)
 
     def restore(self) -> None:
         self.ledger.write_bytes(self.saved)
@@ -157,9 +188,28 @@ def _marshal(events: list[bytes]) -> bytes:
 
 
 def _run(argv: list[str], env: dict[str, str], stdin: bytes, cwd: Path) -> tuple[float, int, bytes]:
-    start = time.perf_counter()
-    done = subprocess.run(argv, input=stdin, env=env, cwd=cwd, capture_output=True, check=False)
-    return time.perf_counter() - start, done.returncode, done.stderr
+    """Wall time, exit code and stderr of one run, its stdin a pipe this process fills from a
+    thread in large writes, as a host does (`subprocess.run(input=…)` writes 4 KiB at a time
+    between polls, which made a 17 MB payload cost the writer more than the hook)."""
+    with tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=err, env=env, cwd=cwd)
+        feeder = threading.Thread(target=_feed, args=(proc.stdin, stdin))
+        feeder.start()
+        code = proc.wait()
+        seconds = time.perf_counter() - start
+        feeder.join()
+        err.seek(0)
+        return seconds, code, err.read()
+
+
+def _feed(pipe: IO[bytes] | None, data: bytes) -> None:
+    assert pipe is not None
+    try:
+        pipe.write(data)
+        pipe.close()
+    except BrokenPipeError:  # a hook that exits without reading all (never, when it works)
+        pass
 
 
 def stop_workspace_helpers(root: Path) -> None:
@@ -180,6 +230,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--calls", type=int, default=200)
     parser.add_argument("--quick", action="store_true", help="7 rounds, PreToolUse only, no unconfined rows")
     parser.add_argument("--json", default=None)
+    parser.add_argument("--only", default="", help="only the cases whose name holds this text (and python -c pass)")
     args = parser.parse_args(argv)
     if args.quick:
         args.rounds = min(args.rounds, 7)
@@ -193,7 +244,8 @@ def main(argv: list[str] | None = None) -> int:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("LOOPGUARD_", "XDG_"))}
         env.update(HOME=str(root / "home"), TMPDIR=str(root / "tmp"), PYTHONDONTWRITEBYTECODE="1")
         (root / "home").mkdir()
-        workspaces = {b: Workspace(root, b, python, env, args.calls) for b in ("claude-code", "codex")}
+        big = "" if args.quick else _big_text(BIG_FILE_CHARS, 1)
+        workspaces = {b: Workspace(root, b, python, env, args.calls, big) for b in ("claude-code", "codex")}
         cases: dict[str, tuple[list[str], dict[str, str], Workspace | None, str]] = {
             "pass": ([str(python), "-c", "pass"], env, None, "")}
         events = ("pre",) if args.quick else ("pre", "post")
@@ -208,6 +260,13 @@ def main(argv: list[str] | None = None) -> int:
                     cases[f"{bridge} {event} landlock resident"] = ([*grants, hook], env, ws, event)
                 if not args.quick and bridge == "claude-code":
                     cases[f"{bridge} {event} unconfined resident"] = ([hook], env, ws, event)
+            if not args.quick and setpriv:
+                cases[f"{bridge} post-5MiB setpriv resident"] = ([setpriv, "--no-new-privs", hook], env, ws, "post-5MiB")
+        if not args.quick:  # Claude Code itself (unconfined, the user-wide helper), stdin a pipe
+            ws = workspaces["claude-code"]
+            for event in ("native-post-small", "native-post-5MiB"):
+                cases[f"claude-code {event} resident"] = ([hook], env, ws, event)
+        cases = {name: case for name, case in cases.items() if name == "pass" or args.only in name}
         failures: dict[str, str] = {}
 
         def once(name: str) -> float:
@@ -235,17 +294,26 @@ def main(argv: list[str] | None = None) -> int:
         median = {name: statistics.median(t) for name, t in times.items()}
         paired = {name: statistics.median(a / b for a, b in zip(times[name], times["pass"], strict=True))
                   for name in cases}
+        pairs = {f"{b} post-5MiB / post, setpriv resident": (f"{b} post-5MiB setpriv resident", f"{b} post setpriv resident")
+                 for b in workspaces}
+        pairs["claude-code native Write 5 MiB / small, resident"] = ("claude-code native-post-5MiB resident",
+                                                                     "claude-code native-post-small resident")
+        big_vs_small = {label: round(statistics.median(a / b for a, b in zip(times[x], times[y], strict=True)), 3)
+                        for label, (x, y) in pairs.items() if x in times and y in times}
         result = {
             "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "python": sys.version.split()[0],
             "commit": subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
                                      text=True, check=False).stdout.strip(),
             "load_average": load, "rounds": args.rounds, "prior_calls": args.calls, "landlock": landlock,
             "median_ms": {k: round(v * 1000, 2) for k, v in median.items()},
-            "paired_vs_pass": {k: round(v, 3) for k, v in paired.items()}, "failures": failures,
+            "paired_vs_pass": {k: round(v, 3) for k, v in paired.items()}, "big_vs_small_paired": big_vs_small,
+            "failures": failures,
         }
         print(f"load {load[0]:.1f} -> {load[1]:.1f}, {args.rounds} rounds, {args.calls} prior calls")
         for name in cases:
             print(f"  {name:40} {median[name] * 1000:7.1f} ms  {paired[name]:.2f}x pass")
+        for label, value in big_vs_small.items():
+            print(f"  {label:58} {value:.2f}x (paired, wall)")
         for name, why in failures.items():
             print(f"  FAILED {name}: {why}")
         out = Path(args.json) if args.json else BENCH / "results" / f"dsh-{time.strftime('%Y%m%d-%H%M%S')}.json"
