@@ -79,25 +79,23 @@ DECLINE = b"D"
 
 
 def handle(values: dict[str, object], raw: bytes, clock: float, environ: "Mapping[str, str]",
-           rest: int | None = None) -> Reply | None:
+           rest: int | None = None, known: tuple[bool, bytes] | None = None) -> Reply | None:
     """Run one hook event in the resident helper.
 
     `values` are the hook's keyword options (`HookOptions` fields), `raw` the stdin bytes (the
     first of them when `rest` is the descriptor the rest of stdin is read from),
     `clock` the event time (Unix seconds), `environ` the environment the hook reads (`LOOPGUARD_*`,
     `CLAUDE_PROJECT_DIR`, and `HOME`/`XDG_CONFIG_HOME`/`XDG_CACHE_HOME` through platformdirs);
-    the helper runs the event with exactly this environment and the current directory.
+    the helper runs the event with exactly this environment and the current directory;
+    `known`: `process_context()` when the caller has read it already. A confined process never
+    meets this helper (its own is `confined.handle`'s).
 
     Returns the answer, or None when the caller must handle the event in-process.
     """
     if environ.get(ENV_SWITCH, "").strip().lower() in _OFF or not hasattr(_socket, "SO_PEERCRED"):
         return None
-    confined, context = process_context()
-    if confined:  # a sandboxed hook: only a helper of its workspace, inside the same sandbox
-        from . import confined as workspace
-
-        return workspace.handle(values, raw, clock, environ, rest, context)
-    folder = runtime_dir(environ)
+    confined, context = known or process_context()
+    folder = None if confined else runtime_dir(environ)  # a sandboxed hook: see `confined.py`
     if folder is None:
         return None
     key = helper_key(context, environ)

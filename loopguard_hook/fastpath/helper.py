@@ -474,34 +474,49 @@ def peer_confined(conn: socket.socket, proc: str = "/proc") -> bool:
     been reused by another process meanwhile. Anything that cannot be read counts as confined.
     About 50 µs per connection.
     """
+    status = _of_peer(conn, proc, _read_status)
+    if status is None:
+        return True
+    lines = status.split(b"\n")
+    if any(line.startswith(_CONFINED) for line in lines):
+        return True
+    seccomp = [line for line in lines if line.startswith(b"Seccomp:")]
+    return seccomp != [b"Seccomp:\t0"]
+
+
+def _read_status(folder: str) -> bytes | None:
+    with open(f"{folder}/status", "rb") as fh:
+        return fh.read()
+
+
+def _of_peer(conn: socket.socket, proc: str, read: Callable[[str], bytes | None]) -> bytes | None:
+    """`read(<proc>/<pid>)` for the process at the other end of `conn` (its pid from
+    `SO_PEERCRED`); None when it cannot be read, or that process is gone afterwards (told by a
+    pidfd where the kernel gives one, `SO_PEERPIDFD`: then the pid was not reused meanwhile)."""
     try:
         pid = int.from_bytes(conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)[0:4], sys.byteorder)
     except OSError:
-        return True
+        return None
     if pid <= 0:
-        return True
+        return None
     pidfd = -1
     try:
         pidfd = int.from_bytes(conn.getsockopt(socket.SOL_SOCKET, SO_PEERPIDFD, 4), sys.byteorder, signed=True)
     except OSError:
         pass  # an older kernel: the pid alone (the peer is connected and waiting for our greeting)
     try:
-        with open(f"{proc}/{pid}/status", "rb") as fh:
-            status = fh.read()
+        found = read(f"{proc}/{pid}")
         if pidfd >= 0:
-            import signal
-
-            signal.pidfd_send_signal(pidfd, 0)  # ProcessLookupError once it is gone
+            try:
+                signal.pidfd_send_signal(pidfd, 0)  # ProcessLookupError once it is gone
+            except PermissionError:  # alive, in a Landlock domain that scopes signals
+                pass
     except OSError:
-        return True
+        return None
     finally:
         if pidfd >= 0:
             os.close(pidfd)
-    lines = status.split(b"\n")
-    if any(line.startswith(_CONFINED) for line in lines):
-        return True
-    seccomp = [line for line in lines if line.startswith(b"Seccomp:")]
-    return seccomp != [b"Seccomp:\t0"]
+    return found
 
 
 def status_context(proc: str) -> bytes | None:
@@ -520,33 +535,9 @@ def status_context(proc: str) -> bytes | None:
 
 
 def peer_context(conn: socket.socket, proc: str = "/proc") -> bytes | None:
-    """`status_context` of the process at the other end of `conn` (its pid from `SO_PEERCRED`,
-    tied to the process by a pidfd where the kernel gives one, as in `peer_confined`); None when
-    it cannot be read."""
-    try:
-        pid = int.from_bytes(conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)[0:4], sys.byteorder)
-    except OSError:
-        return None
-    if pid <= 0:
-        return None
-    pidfd = -1
-    try:
-        pidfd = int.from_bytes(conn.getsockopt(socket.SOL_SOCKET, SO_PEERPIDFD, 4), sys.byteorder, signed=True)
-    except OSError:
-        pass
-    try:
-        context = status_context(f"{proc}/{pid}")
-        if pidfd >= 0:
-            try:
-                signal.pidfd_send_signal(pidfd, 0)
-            except PermissionError:  # alive, in another Landlock domain that scopes signals
-                pass
-    except OSError:
-        return None
-    finally:
-        if pidfd >= 0:
-            os.close(pidfd)
-    return context
+    """`status_context` of the process at the other end of `conn` (`_of_peer`); None when it
+    cannot be read."""
+    return _of_peer(conn, proc, status_context)
 
 
 #: `admit(values, environ, proof)`: whether a workspace helper may run a request (after the
