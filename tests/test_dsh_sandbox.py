@@ -74,7 +74,7 @@ def _stop_workspace_helpers(tmp_path: Path) -> Iterator[None]:
     this test (each a process group), whatever happened."""
     yield
     for lock in tmp_path.glob("**/.loopguard-hook/resident/helper.lock"):
-        text = lock.read_text().strip()
+        text = lock.read_text().split("\n")[0]
         if text.isdigit():
             try:
                 os.killpg(int(text), signal.SIGKILL)
@@ -170,7 +170,7 @@ def _listening(workspace: Path, timeout: float = 30.0) -> int:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if any(folder.glob("*.sock")) and not any(folder.glob("*.starting")):
-            return int((folder / "helper.lock").read_text().strip())
+            return int((folder / "helper.lock").read_text().split("\n")[0])
         time.sleep(0.05)
     raise AssertionError(f"no workspace helper in {folder}")
 
@@ -241,3 +241,31 @@ def test_landlock_a_process_confined_to_another_workspace_cannot_use_this_ones_h
         done = _confined(_landlock(two), _dsh_pre(two, str(home), f"call_{i}"), two, str(home))
         assert done.returncode == 0 and done.stderr == b"", done.stderr
     assert _listening(two) != _listening(one)
+
+
+@needs_bwrap
+@needs_hook_outside_tmp
+def test_bwrap_calls_with_namespaces_of_their_own_leave_no_lasting_helper(tmp_path: Path) -> None:
+    """Each bubblewrap call has its own mount namespace (and a private /tmp): a helper started
+    there is never reached by the next call. If one is started (the kernel reuses a freed
+    namespace's number), it serves nobody, exits a few seconds after its call's bubblewrap, and
+    no other is started for a while; every event is answered in-process meanwhile."""
+    from loopguard_hook.fastpath import confined
+
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    home = "/nonexistent-home-of-the-test"
+    folder = workspace / ".loopguard-hook" / "resident"
+    for i in range(6):
+        done = _confined(_bwrap(workspace), _dsh_pre(workspace, home, f"call_{i}"), workspace, home)
+        assert done.returncode == 0 and done.stderr == b"", done.stderr
+    deadline = time.monotonic() + 30
+    while confined.helper_alive(str(folder)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not confined.helper_alive(str(folder))
+    for i in range(6, 12):
+        done = _confined(_bwrap(workspace), _dsh_pre(workspace, home, f"call_{i}"), workspace, home)
+        assert done.returncode == 0 and done.stderr == b"", done.stderr
+        assert not confined.helper_alive(str(folder)) and not list(folder.glob("*.starting"))
+    ledger = json.loads((workspace / ".loopguard-hook" / "sessions" / f"{SESSION}.json").read_bytes())
+    assert ledger["attempts"] == 12

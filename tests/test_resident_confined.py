@@ -66,7 +66,7 @@ def _stop(tmp_path: Path):  # type: ignore[no-untyped-def]
 
 def _pid(folder: Path) -> int | None:
     try:
-        text = (folder / "helper.lock").read_text().strip()
+        text = (folder / "helper.lock").read_text().split("\n")[0]
     except OSError:
         return None
     return int(text) if text.isdigit() else None

@@ -26,7 +26,11 @@ So such a hook gets a helper of its own workspace:
   folders as the hook that started it). Any other request is declined: it runs in-process.
 - It is started only when two helperless hooks in a row ran in the same mount, user and pid
   namespaces (`last-ns`): under bubblewrap each hook call has namespaces of its own, where a
-  helper could never be found again, so none is started there.
+  helper could never be found again, so none is started there. The kernel reuses a freed
+  namespace's number, so two bubblewrap calls may still look alike: the next call that finds
+  that helper alive, of this build but of other namespaces (its lock file holds its key without
+  the namespaces), leaves `unreached`: the helper exits at once and no other is started for
+  `UNREACHED_SECONDS`. A helper whose host exits before it served anyone leaves it too.
 
 Imports: nothing beyond what `client` has loaded.
 """
@@ -34,6 +38,7 @@ Imports: nothing beyond what `client` has loaded.
 import _socket
 import os
 import stat
+import time
 
 from . import client
 
@@ -47,6 +52,11 @@ FOLDER = os.path.join(".loopguard-hook", "resident")
 LOCK = "helper.lock"
 #: Where the namespaces of the last helperless hook are kept.
 LAST_NS = "last-ns"
+#: Left by a workspace helper whose host exited before any hook reached it (hook calls with
+#: namespaces of their own whose numbers were reused); no helper is started while it is younger
+#: than `UNREACHED_SECONDS`.
+UNREACHED = "unreached"
+UNREACHED_SECONDS = 600.0
 #: Seconds without an event after which a workspace helper exits.
 IDLE_SECONDS = 120.0
 #: The environment entries that decide where an event reads and writes: a request must carry
@@ -159,8 +169,12 @@ def helper_alive(folder: str) -> bool:
 def _maybe_start(folder: str, key: str, environ: "Mapping[str, str]") -> None:
     """Start the workspace helper when none lives and the previous helperless hook ran in the
     same namespaces as this one; else remember this one's namespaces."""
-    if helper_alive(folder):
-        return  # one helper per workspace: another build's, or of other namespaces
+    if helper_alive(folder):  # one helper per workspace: another build's, or of other namespaces
+        if _lock_lines(folder)[1:2] == [build_key(key_context(), environ)]:
+            mark_unreached(folder)  # this build, other namespaces: it can never serve this hook
+        return
+    if unreached_since(folder) > time.time() - UNREACHED_SECONDS:
+        return
     spaces = namespaces()
     last = os.path.join(folder, LAST_NS)
     try:
@@ -216,6 +230,42 @@ def start_time(pid: int) -> str:
             return fh.read().rpartition(b")")[2].split()[19].decode()
     except (OSError, IndexError):
         return ""
+
+
+def key_context() -> bytes:
+    """`client.process_context()[1]` without the namespaces (its last three lines)."""
+    return client.process_context()[1].rsplit(b"\n", 3)[0]
+
+
+def build_key(context: bytes, environ: "Mapping[str, str]") -> str:
+    """The helper key of this build and these rights, whatever the namespaces: written by a
+    workspace helper in its lock file, beside its pid."""
+    return client.helper_key(context, environ)
+
+
+def _lock_lines(folder: str) -> list[str]:
+    try:
+        with open(os.path.join(folder, LOCK), "rb") as fh:
+            return fh.read(4096).decode("ascii", "replace").split("\n")
+    except OSError:
+        return []
+
+
+def mark_unreached(folder: str) -> None:
+    """Leave `UNREACHED` (the live helper sees it and exits; none is started while it is young)."""
+    try:
+        os.close(os.open(os.path.join(folder, UNREACHED), os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
+                         | os.O_CLOEXEC, 0o600))
+    except OSError:
+        pass
+
+
+def unreached_since(folder: str) -> float:
+    """When `UNREACHED` was last left in `folder` (0 when it is not there)."""
+    try:
+        return os.lstat(os.path.join(folder, UNREACHED)).st_mtime
+    except OSError:
+        return 0.0
 
 
 def _seconds(text: str) -> float:

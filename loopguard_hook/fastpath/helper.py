@@ -45,7 +45,7 @@ import time
 from collections.abc import Callable
 
 from .. import __version__, process
-from . import client
+from . import client, confined
 from .request import REQUEST_TIMEOUT, read_request
 from .start import settable, unlink
 
@@ -197,8 +197,6 @@ def _host_gone() -> bool:
 
 def confined_host_alive(host: str) -> bool:
     """Whether the process `pid:start` (`confined.host`) still runs."""
-    from . import confined
-
     pid, _, start = host.partition(":")
     return pid.isdigit() and confined.start_time(int(pid)) == start
 
@@ -206,9 +204,8 @@ def confined_host_alive(host: str) -> bool:
 def _take_workspace_lock(folder: str, workspace: str, host: str = "") -> int | None:
     """The workspace helper's lock (`confined.LOCK`, one helper per workspace, never waited
     for); None when the folder is not this user's and private, or another helper holds it.
-    `host`: the `pid:start` of the process whose exit ends this helper (`confined.host`)."""
-    from . import confined
-
+    `host`: the `pid:start` of the process whose exit ends this helper (`confined.host`).
+    The lock file holds the pid and `confined.build_key`."""
     try:
         st = os.lstat(folder)
         if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o077:
@@ -229,7 +226,7 @@ def _take_workspace_lock(folder: str, workspace: str, host: str = "") -> int | N
     _workspace.update(path=workspace, host=host, home=(home.st_dev, home.st_ino), lock=(lock.st_dev, lock.st_ino), context=own,
                       places={name: os.environ.get(name) for name in confined.PLACES})
     os.ftruncate(fd, 0)
-    os.write(fd, f"{os.getpid()}\n".encode())
+    os.write(fd, f"{os.getpid()}\n{confined.build_key(confined.key_context(), os.environ)}\n".encode())
     return fd
 
 
@@ -306,8 +303,14 @@ def serve(server: socket.socket, build: tuple[str, str], idle: float, path: str,
             if ready:
                 served = status.served(_read_news(taken, busy)) or served
                 last = now
-            elif now - last >= idle or (now - last >= HOST_GRACE_SECONDS and _host_gone()):
+            elif now - last >= idle:
                 break
+            elif now - last >= HOST_GRACE_SECONDS and _host_gone():
+                if not status.fields["events"]:  # nobody could reach it: say so (`confined.UNREACHED`)
+                    confined.mark_unreached(folder)
+                break
+            elif _workspace and confined.unreached_since(folder) >= status.started:
+                break  # a hook of this build found it unreachable from its namespaces
             status.write(workers, busy, now)
             if not _current(None, path, own, None):
                 break  # the socket was removed or replaced: no client can reach this helper
@@ -332,9 +335,10 @@ class _Status:
 
     def __init__(self, path: str, key: str, idle: float) -> None:
         self.path = path
+        self.started = time.time()
         self.fields: dict[str, object] = {
             "pid": os.getpid(), "key": key, "version": __version__, "python": sys.executable,
-            "started": time.time(), "idle_exit_seconds": idle, "events": 0, "last_event": None,
+            "started": self.started, "idle_exit_seconds": idle, "events": 0, "last_event": None,
         }
         self.dirty = True
         self.written = 0.0
