@@ -16,8 +16,9 @@ Each bridge is run with three hook commands, one run of each per round in a shuf
 DSH records each hook run's wall time (`durationMs` of its `hook/result` records: the sandbox
 launcher, `bash -c` and the hook), so the figure is DSH's own. Reported per bridge: the median
 over PreToolUse and PostToolUse runs, and its ratio to the `python -c pass` median of the same
-bridge. The first 3 events of each run (before the helper listens) are left out of the resident
-row and reported apart. Results: `bench/results/dsh-real-<time>.json`.
+bridge. The first 4 PreToolUse/PostToolUse runs of each resident run (the helper may not
+listen yet: it is started by the third event of a workspace, SessionStart and UserPromptSubmit
+included) are left out of the resident row and reported apart. Results: `bench/results/dsh-real-<time>.json`.
 """
 
 from __future__ import annotations
@@ -46,8 +47,8 @@ COMMANDS = {
     "in-process": f"LOOPGUARD_RESIDENT=off {HOOK_BIN}",
     "pass": f"{HOOK_BIN.parent / 'python'} -c pass",
 }
-#: Events of a run before its workspace helper can serve (the first makes the state folder, the
-#: third starts the helper).
+#: Tool-call hook runs left out of a resident run's row (the workspace helper is started by the
+#: third event of the workspace: SessionStart and UserPromptSubmit come first).
 WARM_EVENTS = 4
 
 
@@ -104,7 +105,8 @@ def main(argv: list[str] | None = None) -> int:
             result["median_ms"][f"{bridge} {name}"] = median  # type: ignore[index]
             result["vs_pass"][f"{bridge} {name}"] = round(median / base, 3)  # type: ignore[index]
             print(f"  {bridge:11} {name:10} {median:6.1f} ms  {median / base:.2f}x python -c pass")
-        print(f"  {bridge:11} first {WARM_EVENTS} events of the resident runs: {statistics.median(warm[bridge]):6.1f} ms")
+        first = statistics.median(warm[bridge])
+        print(f"  {bridge:11} first {WARM_EVENTS} tool-call hook runs of the resident runs: {first:6.1f} ms")
     out = Path(args.json) if args.json else REPO / "bench" / "results" / f"dsh-real-{time.strftime('%Y%m%d-%H%M%S')}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=1) + "\n")
