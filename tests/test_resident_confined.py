@@ -303,3 +303,23 @@ def test_the_host_is_the_nearest_unconfined_ancestor() -> None:
                             "from loopguard_hook.fastpath import confined; print(confined.host())"],
                            capture_output=True, text=True, timeout=60, check=True).stdout.strip()
     assert found == f"{os.getpid()}:{confined.start_time(os.getpid())}"
+
+
+def test_switched_off_a_confined_hook_starts_nothing(workspace: Path, env: dict[str, str]) -> None:
+    for n in range(1, 6):
+        _hook(workspace, env, n, LOOPGUARD_RESIDENT="off")
+    time.sleep(0.5)
+    assert not (workspace / ".loopguard-hook" / "resident").exists()
+    assert _attempts(workspace) == 5
+
+
+def test_without_peer_credentials_a_confined_hook_runs_in_process(
+        workspace: Path, env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the platform has no `SO_PEERCRED` (not Linux) nothing is started."""
+    import _socket
+
+    (workspace / ".loopguard-hook").mkdir(mode=0o700)
+    monkeypatch.chdir(workspace)
+    monkeypatch.delattr(_socket, "SO_PEERCRED")
+    assert confined.handle({}, _pre(workspace, 1), time.time(), env, None, b"context") is None
+    assert not (workspace / ".loopguard-hook" / "resident").exists()

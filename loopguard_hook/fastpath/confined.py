@@ -68,6 +68,8 @@ def handle(values: dict[str, object], raw: bytes, clock: float, environ: "Mappin
            rest: int | None, context: bytes) -> "client.Reply | None":
     """`client.handle` for a confined hook: the workspace helper's answer, or None to run the
     event in-process (and a helper may be started for the next event)."""
+    if environ.get(client.ENV_SWITCH, "").strip().lower() in client._OFF or not hasattr(_socket, "SO_PEERCRED"):
+        return None  # switched off, or not Linux
     if values.get("state_dir") or environ.get("LOOPGUARD_STATE_DIR"):
         return None
     folder = _folder()
