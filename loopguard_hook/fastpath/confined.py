@@ -52,9 +52,9 @@ FOLDER = os.path.join(".loopguard-hook", "resident")
 LOCK = "helper.lock"
 #: Where the namespaces of the last helperless hook are kept.
 LAST_NS = "last-ns"
-#: Left by a workspace helper whose host exited before any hook reached it (hook calls with
-#: namespaces of their own whose numbers were reused); no helper is started while it is younger
-#: than `UNREACHED_SECONDS`.
+#: Left by a hook that found the live helper of this build in other namespaces, or by a helper
+#: whose host exited before any hook reached it (hook calls with namespaces of their own, whose
+#: numbers the kernel reused); no helper is started while it is younger than `UNREACHED_SECONDS`.
 UNREACHED = "unreached"
 UNREACHED_SECONDS = 600.0
 #: Seconds without an event after which a workspace helper exits.
@@ -87,7 +87,7 @@ def handle(values: dict[str, object], raw: bytes, clock: float, environ: "Mappin
     if not stat.S_ISSOCK(st.st_mode) or st.st_uid != os.getuid():
         return None
     try:  # the proof: this process may write the workspace's state folder
-        proof = os.open(os.path.join(FOLDER, LOCK), os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        proof = os.open(os.path.join(FOLDER, LOCK), os.O_WRONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return None
     try:
