@@ -224,8 +224,9 @@ def test_a_peer_of_another_user_is_not_served(tmpdir_env: Path, tmp_path: Path) 
 
 @pytest.mark.skipif(shutil.which("setpriv") is None, reason="needs util-linux setpriv")
 def test_a_hook_with_no_new_privs_runs_in_process_and_starts_no_helper(tmpdir_env: Path, tmp_path: Path) -> None:
-    """A sandboxed hook (DeepSeek Harness: Landlock or bubblewrap, both set no_new_privs) decides
-    in its own process and leaves nothing behind."""
+    """A sandboxed hook (DeepSeek Harness: Landlock or bubblewrap, both set no_new_privs) that
+    names its own state folder decides in its own process and leaves nothing behind: no
+    user-wide helper, and no workspace helper (`test_resident_confined.py`)."""
     state = tmp_path / "state"
     for n in range(1, 4):
         outcome = subprocess.run(["setpriv", "--no-new-privs", HOOK, "--state-dir", str(state)], input=_event("nnp", n),

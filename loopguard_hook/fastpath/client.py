@@ -79,21 +79,23 @@ DECLINE = b"D"
 
 
 def handle(values: dict[str, object], raw: bytes, clock: float, environ: "Mapping[str, str]",
-           rest: int | None = None) -> Reply | None:
+           rest: int | None = None, known: tuple[bool, bytes] | None = None) -> Reply | None:
     """Run one hook event in the resident helper.
 
     `values` are the hook's keyword options (`HookOptions` fields), `raw` the stdin bytes (the
     first of them when `rest` is the descriptor the rest of stdin is read from),
     `clock` the event time (Unix seconds), `environ` the environment the hook reads (`LOOPGUARD_*`,
     `CLAUDE_PROJECT_DIR`, and `HOME`/`XDG_CONFIG_HOME`/`XDG_CACHE_HOME` through platformdirs);
-    the helper runs the event with exactly this environment and the current directory.
+    the helper runs the event with exactly this environment and the current directory;
+    `known`: `process_context()` when the caller has read it already. A confined process never
+    meets this helper (its own is `confined.handle`'s).
 
     Returns the answer, or None when the caller must handle the event in-process.
     """
     if environ.get(ENV_SWITCH, "").strip().lower() in _OFF or not hasattr(_socket, "SO_PEERCRED"):
         return None
-    confined, context = process_context()
-    folder = None if confined else runtime_dir(environ)
+    confined, context = known or process_context()
+    folder = None if confined else runtime_dir(environ)  # a sandboxed hook: see `confined.py`
     if folder is None:
         return None
     key = helper_key(context, environ)
@@ -290,9 +292,10 @@ def _connect(folder: str, key: str, environ: "Mapping[str, str]") -> _socket.soc
 
 
 def _hand_over(sock: _socket.socket, values: dict[str, object], raw: bytes, clock: float, environ: "Mapping[str, str]",
-               rest: int | None = None) -> bool:
-    """Send the whole request (with the descriptor `rest` when given); False if it could not be
-    (then the helper does nothing)."""
+               rest: int | None = None, proof: int | None = None) -> bool:
+    """Send the whole request (with the descriptor `rest` when given, and last the descriptor
+    `proof` for a workspace helper, `confined.py`); False if it could not be (then the helper
+    does nothing)."""
     try:
         mask = os.umask(0o077)
         os.umask(mask)
@@ -301,10 +304,12 @@ def _hand_over(sock: _socket.socket, values: dict[str, object], raw: bytes, cloc
         head = marshal.dumps(request if rest is None else (*request, True))
         sock.settimeout(SEND_TIMEOUT)
         data = len(head).to_bytes(8, "little") + head
-        if rest is None:
+        fds = [fd for fd in (rest, proof) if fd is not None]
+        if not fds:
             sock.sendall(data)
-        else:  # the descriptor rides on the request's first bytes (an int array, struct cmsghdr data)
-            sent = sock.sendmsg([data], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, rest.to_bytes(4, sys.byteorder))])
+        else:  # the descriptors ride on the request's first bytes (an int array, struct cmsghdr data)
+            rights = b"".join(fd.to_bytes(4, sys.byteorder) for fd in fds)
+            sent = sock.sendmsg([data], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, rights)])
             sock.sendall(data[sent:])
         sock.sendall(raw)
     except (OSError, ValueError):

@@ -37,6 +37,7 @@ import select
 import shutil
 import signal
 import socket
+import stat
 import struct
 import sys
 import tempfile
@@ -44,7 +45,7 @@ import time
 from collections.abc import Callable
 
 from .. import __version__, process
-from . import client
+from . import client, confined
 from .request import REQUEST_TIMEOUT, read_request
 from .start import settable, unlink
 
@@ -69,7 +70,7 @@ BACKLOG = 128
 
 def main(argv: list[str] | None = None) -> int:
     """Serve FOLDER/KEY.sock until idle; 0 when it served, 1 when another helper already does."""
-    folder, key, idle_text = (sys.argv[1:] if argv is None else argv)[:3]
+    folder, key, idle_text, *rest = (sys.argv[1:] if argv is None else argv)[:5]
     os.chdir("/")
     os.umask(0o077)
     try:
@@ -84,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     keep_marker = False
     try:
-        lock = _take_lock(folder, key, LOCK_WAIT_SECONDS)
+        lock = _take_workspace_lock(folder, *rest[:2]) if rest else _take_lock(folder, key, LOCK_WAIT_SECONDS)
         if lock is None:
             # Another helper of this build holds the lock and did not let go: the marker stays,
             # so clients start no other helper for `START_GRACE_SECONDS` (one that lost its
@@ -153,10 +154,10 @@ def _take_lock(folder: str, key: str, wait: float = 0.0) -> int | None:
 
 
 def _listen(folder: str, key: str) -> socket.socket:
-    """Bind under a temporary name, then rename over `KEY.sock` (replacing a dead helper's)."""
-    final = os.path.join(folder, key + ".sock")
-    # No longer than the final name, which the client has checked against the socket path limit.
-    temporary = os.path.join(folder, f".{os.getpid()}.sock")
+    """Bind under a temporary name, then rename over `KEY.sock` (replacing a dead helper's).
+    Bound from inside `folder` (a relative name is never too long for a socket's address)."""
+    temporary = f".{os.getpid()}.sock"
+    os.chdir(folder)
     unlink(temporary)
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
@@ -166,12 +167,67 @@ def _listen(folder: str, key: str) -> socket.socket:
         finally:
             os.umask(old)
         server.listen(BACKLOG)
-        os.rename(temporary, final)
+        os.rename(temporary, key + ".sock")
     except BaseException:
         server.close()
         unlink(temporary)
         raise
+    finally:
+        os.chdir("/")
     return server
+
+
+#: A workspace helper's own (`confined.py`): the workspace's (path, device, inode), the helper
+#: lock's (device, inode), what a peer must share with it (`status_context`), and the
+#: environment entries that decide where an event writes (`confined.PLACES`). Empty for the
+#: user-wide helper.
+_workspace: dict[str, object] = {}
+
+
+#: A workspace helper whose host is gone exits once it has been idle this long (seconds).
+HOST_GRACE_SECONDS = 5.0
+
+
+def _host_gone() -> bool:
+    """Whether a workspace helper's host (`confined.host`: the process that started the
+    sandbox of the hook that started this helper, e.g. DSH) has exited."""
+    host = _workspace.get("host")
+    return isinstance(host, str) and bool(host) and confined_host_alive(host) is False
+
+
+def confined_host_alive(host: str) -> bool:
+    """Whether the process `pid:start` (`confined.host`) still runs."""
+    pid, _, start = host.partition(":")
+    return pid.isdigit() and confined.start_time(int(pid)) == start
+
+
+def _take_workspace_lock(folder: str, workspace: str, host: str = "") -> int | None:
+    """The workspace helper's lock (`confined.LOCK`, one helper per workspace, never waited
+    for); None when the folder is not this user's and private, or another helper holds it.
+    `host`: the `pid:start` of the process whose exit ends this helper (`confined.host`).
+    The lock file holds the pid and `confined.build_key`."""
+    try:
+        st = os.lstat(folder)
+        if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o077:
+            return None
+        fd = os.open(os.path.join(folder, confined.LOCK), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        own = status_context("/proc/self")
+        home = os.stat(workspace)
+        if own is None or os.path.realpath(os.path.join(workspace, confined.FOLDER)) != os.path.realpath(folder):
+            raise OSError("not the helper folder of this workspace")
+    except OSError:
+        os.close(fd)
+        return None
+    lock = os.fstat(fd)
+    _workspace.update(path=workspace, host=host, home=(home.st_dev, home.st_ino), lock=(lock.st_dev, lock.st_ino), context=own,
+                      places={name: os.environ.get(name) for name in confined.PLACES})
+    os.ftruncate(fd, 0)
+    os.write(fd, f"{os.getpid()}\n{confined.build_key(confined.key_context(), os.environ)}\n".encode())
+    return fd
 
 
 def warm_up(folder: str, waiting: socket.socket | None = None, events: int = 5) -> None:
@@ -249,6 +305,12 @@ def serve(server: socket.socket, build: tuple[str, str], idle: float, path: str,
                 last = now
             elif now - last >= idle:
                 break
+            elif now - last >= HOST_GRACE_SECONDS and _host_gone():
+                if not status.fields["events"]:  # nobody could reach it: say so (`confined.UNREACHED`)
+                    confined.mark_unreached(folder)
+                break
+            elif _workspace and confined.unreached_since(folder) >= status.started:
+                break  # a hook of this build found it unreachable from its namespaces
             status.write(workers, busy, now)
             if not _current(None, path, own, None):
                 break  # the socket was removed or replaced: no client can reach this helper
@@ -273,9 +335,10 @@ class _Status:
 
     def __init__(self, path: str, key: str, idle: float) -> None:
         self.path = path
+        self.started = time.time()
         self.fields: dict[str, object] = {
             "pid": os.getpid(), "key": key, "version": __version__, "python": sys.executable,
-            "started": time.time(), "idle_exit_seconds": idle, "events": 0, "last_event": None,
+            "started": self.started, "idle_exit_seconds": idle, "events": 0, "last_event": None,
         }
         self.dirty = True
         self.written = 0.0
@@ -382,7 +445,11 @@ def _work(server: socket.socket, key: str, fds: tuple[int, int, int], folder: st
         try:
             with conn:
                 if client.peer_uid(conn) == os.getuid():
-                    serve_one(conn, key, greeted=lambda: os.write(tell, own + TOOK), confined=peer_confined(conn))
+                    if _workspace:  # only hooks confined as the one that started this helper
+                        refused, admit = peer_context(conn) != _workspace["context"], admitted
+                    else:  # never a confined hook: it could make this helper write for it
+                        refused, admit = peer_confined(conn), None
+                    serve_one(conn, key, greeted=lambda: os.write(tell, own + TOOK), confined=refused, admit=admit)
         except (ConnectionError, TimeoutError, EOFError):  # the client went away mid-request
             pass
         finally:  # the environment stays as the event left it: the next one is compared to it
@@ -411,34 +478,92 @@ def peer_confined(conn: socket.socket, proc: str = "/proc") -> bool:
     been reused by another process meanwhile. Anything that cannot be read counts as confined.
     About 50 µs per connection.
     """
+    status = _of_peer(conn, proc, _read_status)
+    if status is None:
+        return True
+    lines = status.split(b"\n")
+    if any(line.startswith(_CONFINED) for line in lines):
+        return True
+    seccomp = [line for line in lines if line.startswith(b"Seccomp:")]
+    return seccomp != [b"Seccomp:\t0"]
+
+
+def _read_status(folder: str) -> bytes | None:
+    with open(f"{folder}/status", "rb") as fh:
+        return fh.read()
+
+
+def _of_peer(conn: socket.socket, proc: str, read: Callable[[str], bytes | None]) -> bytes | None:
+    """`read(<proc>/<pid>)` for the process at the other end of `conn` (its pid from
+    `SO_PEERCRED`); None when it cannot be read, or that process is gone afterwards (told by a
+    pidfd where the kernel gives one, `SO_PEERPIDFD`: then the pid was not reused meanwhile)."""
     try:
         pid = int.from_bytes(conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)[0:4], sys.byteorder)
     except OSError:
-        return True
+        return None
     if pid <= 0:
-        return True
+        return None
     pidfd = -1
     try:
         pidfd = int.from_bytes(conn.getsockopt(socket.SOL_SOCKET, SO_PEERPIDFD, 4), sys.byteorder, signed=True)
     except OSError:
         pass  # an older kernel: the pid alone (the peer is connected and waiting for our greeting)
     try:
-        with open(f"{proc}/{pid}/status", "rb") as fh:
-            status = fh.read()
+        found = read(f"{proc}/{pid}")
         if pidfd >= 0:
-            import signal
-
-            signal.pidfd_send_signal(pidfd, 0)  # ProcessLookupError once it is gone
+            try:
+                signal.pidfd_send_signal(pidfd, 0)  # ProcessLookupError once it is gone
+            except PermissionError:  # alive, in a Landlock domain that scopes signals
+                pass
     except OSError:
-        return True
+        return None
     finally:
         if pidfd >= 0:
             os.close(pidfd)
-    lines = status.split(b"\n")
-    if any(line.startswith(_CONFINED) for line in lines):
-        return True
-    seccomp = [line for line in lines if line.startswith(b"Seccomp:")]
-    return seccomp != [b"Seccomp:\t0"]
+    return found
+
+
+def status_context(proc: str) -> bytes | None:
+    """What a workspace helper and its peers must share: the lines of `<proc>/status` that
+    decide what a process may do (credentials, capabilities, no_new_privs, seccomp:
+    `client._STATUS_FIELDS`) and `<proc>/limits`. None when they cannot be read. (Namespaces
+    are in the helper's key; a peer's cannot be read from inside a Landlock sandbox.)"""
+    try:
+        with open(f"{proc}/status", "rb") as fh:
+            status = fh.read()
+        with open(f"{proc}/limits", "rb") as fh:
+            limits = fh.read()
+    except OSError:
+        return None
+    return b"\n".join([*(line for line in status.split(b"\n") if line.startswith(client._STATUS_FIELDS)), limits])
+
+
+def peer_context(conn: socket.socket, proc: str = "/proc") -> bytes | None:
+    """`status_context` of the process at the other end of `conn` (`_of_peer`); None when it
+    cannot be read."""
+    return _of_peer(conn, proc, status_context)
+
+
+#: `admit(values, environ, proof)`: whether a workspace helper may run a request (after the
+#: worker entered the request's directory); `proof` is the last descriptor sent with it.
+Admit = Callable[[dict[str, object], dict[str, str], int], bool]
+
+
+def admitted(values: dict[str, object], environ: dict[str, str], proof: int) -> bool:
+    """A workspace helper runs a request only when it is for this workspace (the worker is in
+    its directory), asks for no other state folder, has the same `confined.PLACES` as the hook
+    that started the helper, and `proof` is this helper's lock opened for writing (the client
+    may write the workspace's state folder)."""
+    try:
+        here = os.stat(".")
+        held = os.fstat(proof)
+        mode = fcntl.fcntl(proof, fcntl.F_GETFL) & os.O_ACCMODE
+    except OSError:
+        return False
+    places: dict[str, str | None] = _workspace["places"]  # type: ignore[assignment]
+    return ((here.st_dev, here.st_ino) == _workspace["home"] and (held.st_dev, held.st_ino) == _workspace["lock"]
+            and mode in (os.O_WRONLY, os.O_RDWR) and not values.get("state_dir")
+            and not environ.get("LOOPGUARD_STATE_DIR") and all(environ.get(k) == v for k, v in places.items()))
 
 
 def _accept(server: socket.socket, parent: int) -> socket.socket | None:
@@ -459,17 +584,18 @@ def _accept(server: socket.socket, parent: int) -> socket.socket | None:
 
 
 def serve_one(conn: socket.socket, key: str, greeted: Callable[[], object] | None = None, *,
-              confined: bool = False) -> None:
+              confined: bool = False, admit: Admit | None = None) -> None:
     """Greet, read one request, run it as the console script would, answer. `greeted` is
     called once the greeting is sent (the client is waiting on it, the helper's news can wait).
-    A `confined` peer (`peer_confined`) gets DECLINE for its request: it runs the event itself."""
+    A `confined` peer (one this helper must not act for) gets DECLINE for its request: it runs
+    the event itself; so does a request `admit` refuses (a workspace helper's, `admitted`)."""
     from ..hook import HookOptions, run
 
     conn.settimeout(REQUEST_TIMEOUT)
     conn.sendall(client.hello(key))
     if greeted is not None:
         greeted()
-    request = read_request(conn, decline=confined)
+    request = read_request(conn, decline=confined, admit=admit)
     if request is None:
         return
     values, environ, mask, clock, payload = request

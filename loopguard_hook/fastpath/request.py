@@ -13,6 +13,7 @@ import stat
 import struct
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 from .. import process
@@ -24,13 +25,16 @@ REQUEST_TIMEOUT = 10.0
 MAX_HEAD_BYTES = 4 << 20
 
 
-def read_request(conn: socket.socket, *, decline: bool = False
+def read_request(conn: socket.socket, *, decline: bool = False,
+                 admit: "Callable[[dict[str, Any], dict[str, str], int], bool] | None" = None
                  ) -> tuple[dict[str, Any], dict[str, str], int, float, list[bytes | memoryview]] | None:
     """(options, environment, umask, clock, [payload]) of the client's request, with this worker
     already in the client's directory; None when there is nothing to run (declined: asked to
-    (`decline`, a confined client), the client's directory is not reachable from here, or its
-    stdin did not come with the request, so the client runs the event itself; or a header too
-    big). A big payload's rest is read from the client's stdin only once the event is taken."""
+    (`decline`, a client this helper must not act for), the client's directory is not reachable
+    from here, its stdin did not come with the request, or `admit` (a workspace helper's check,
+    given the request's last descriptor, its proof) refuses it, so the client runs the event
+    itself; or a header too big). A big payload's rest is read from the client's stdin only once
+    the event is taken."""
     start, passed = receive_start(conn)
     try:
         size = int.from_bytes(start, "little")
@@ -40,10 +44,12 @@ def read_request(conn: socket.socket, *, decline: bool = False
         payload: list[bytes | memoryview] = [_read_payload(conn, length)]
         try:
             if decline:
-                raise OSError("a confined client")
-            if more and not passed:  # the descriptor did not come: nothing of stdin was read here
-                raise OSError("no descriptor with the request")
+                raise OSError("a client this helper does not act for")
+            if len(passed) < bool(more) + (admit is not None):  # nothing of stdin was read here
+                raise OSError("a descriptor did not come with the request")
             os.chdir(cwd)
+            if admit is not None and not admit(values, environ, passed[-1]):
+                raise OSError("not a request of this workspace")
         except OSError:
             conn.sendall(client.DECLINE)  # before reading its stdin, which it then reads whole
             return None

@@ -16,18 +16,21 @@ if TYPE_CHECKING:
 START_GRACE_SECONDS = 10.0
 
 
-def start_helper(folder: str, key: str, environ: "Mapping[str, str]", options: list[str], idle: str) -> None:
+def start_helper(folder: str, key: str, environ: "Mapping[str, str]", options: list[str], idle: str,
+                 workspace: str = "", host: str = "") -> None:
     """Start this build's helper in the background, detached, unless one is already starting.
 
     `options` are the interpreter's own (`client.interpreter_flags`), `idle` the idle timeout in
-    seconds as text. The helper gets this process's environment (to import the same package); it
-    never serves a request with it (each request carries its own). `-P` keeps the current
-    directory (an agent's workspace) off its `sys.path`.
+    seconds as text, `workspace` the workspace a confined hook's helper serves and `host` the
+    process whose exit ends it (`confined.py`; "" for the user-wide helper). The helper gets
+    this process's environment (to import the same package); it never serves a request with it
+    (each request carries its own). `-P` keeps the current directory (an agent's workspace) off
+    its `sys.path`.
     """
     if not _claim_start(os.path.join(folder, key + ".starting")):
         return
     code = "from loopguard_hook.fastpath.helper import main; main()"
-    argv = [sys.executable, *options, "-P", "-c", code, folder, key, idle]
+    argv = [sys.executable, *options, "-P", "-c", code, folder, key, idle, *([workspace, host] if workspace else [])]
     actions: list[tuple[int, ...] | tuple[int, int, str, int, int]] = [
         (os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)
     ]
