@@ -15,7 +15,9 @@ import pytest
 from loopguard_hook.config.keys import ConfigError
 from loopguard_hook.config.load import Layer, read_toml, resolve
 from loopguard_hook.core.engine import matches
+from loopguard_hook.core.event import Client
 from loopguard_hook.entry import main
+from loopguard_hook.hook import HookOptions, run
 
 EXE = Path(sys.executable).with_name("loopguard-hook")
 EXAMPLES = Path(__file__).parent.parent / "examples"
@@ -172,3 +174,18 @@ def test_a_payload_that_is_not_utf8_says_so(tmp_path: Path) -> None:
     proc = hook(["--state-dir", str(tmp_path)], raw)
     assert proc.returncode == 1 and proc.stdout == b""
     assert proc.stderr.decode().startswith("loopguard-hook: bad payload: payload is not valid UTF-8 (byte ")
+
+
+@pytest.mark.parametrize("client", ["auto", *(c.value for c in Client)])
+@pytest.mark.parametrize("name", [["PreToolUse"], {"BeforeTool": 1}])
+def test_an_event_name_that_is_a_list_or_object_is_a_bad_payload(tmp_path: Path, client: str, name: object) -> None:
+    """Told apart from a bug on every host: Gemini CLI's recognition looked the value up in a set
+    (a list or object cannot be hashed), which was an internal error with a traceback logged."""
+    payload = {"session_id": "s", "hook_event_name": name, "tool_name": "Bash", "tool_input": {"command": "ls"}}
+    result = run(json.dumps(payload).encode(), options=HookOptions(client=client, state_dir=str(tmp_path)), environ={},
+                 user_config="")
+    assert "internal error" not in result.stderr
+    log = tmp_path / "errors.log"
+    assert not log.exists() or b"Traceback" not in log.read_bytes()
+    if result.exit_code:
+        assert result.stderr.startswith("loopguard-hook: bad payload: field 'hook_event_name' must be a string")
