@@ -189,3 +189,16 @@ def test_an_event_name_that_is_a_list_or_object_is_a_bad_payload(tmp_path: Path,
     assert not log.exists() or b"Traceback" not in log.read_bytes()
     if result.exit_code:
         assert result.stderr.startswith("loopguard-hook: bad payload: field 'hook_event_name' must be a string")
+
+
+def test_a_result_of_digits_and_dots_is_decided_before_the_deadline(tmp_path: Path) -> None:
+    """`0.0.0…` has a word boundary at every character, and a timing pattern scanned the rest of
+    the run from each one: 16 s for a 32 KB result (every result is normalised for its
+    fingerprint), so the hook missed its deadline on every such call (bench/limits.py measures
+    the CPU now)."""
+    dots = "0." * 16_384
+    payload = {"session_id": "s", "hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": {"command": "x"},
+               "tool_use_id": "t1", "tool_response": {"stdout": dots, "stderr": dots[1:]}}
+    env = dict(os.environ, LOOPGUARD_RESIDENT="off")
+    proc = hook(["--state-dir", str(tmp_path)], json.dumps(payload).encode(), env)
+    assert proc.returncode == 0 and proc.stderr == b"", proc.stderr
