@@ -202,3 +202,31 @@ def test_a_result_of_digits_and_dots_is_decided_before_the_deadline(tmp_path: Pa
     env = dict(os.environ, LOOPGUARD_RESIDENT="off")
     proc = hook(["--state-dir", str(tmp_path)], json.dumps(payload).encode(), env)
     assert proc.returncode == 0 and proc.stderr == b"", proc.stderr
+
+
+@pytest.mark.parametrize("variable", ["HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"])
+def test_a_home_or_config_dir_of_dev_null_holds_no_settings_and_no_pause(tmp_path: Path, variable: str) -> None:
+    """CI jobs and service accounts run with HOME=/dev/null, and XDG_CONFIG_HOME=/dev/null is a
+    way to ignore every config: the pause file under it failed to open (ENOTDIR), and every
+    event was exit 1 with "bad config"."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "LOOPGUARD_"))}
+    env[variable] = "/dev/null"
+    for args in (["--state-dir", str(tmp_path)], ["--client", "copilot", "--state-dir", str(tmp_path)]):
+        proc = hook(args, READ, env)
+        assert proc.returncode == 0 and proc.stderr == b"", proc.stderr
+    assert not (tmp_path / "errors.log").exists()
+
+
+def test_a_home_of_dev_null_keeps_the_state_in_the_workspace(tmp_path: Path) -> None:
+    """The user cache dir under HOME=/dev/null cannot be made (ENOTDIR): like a read-only home,
+    the event falls back to the workspace folder, where every event used to exit 1."""
+    project = tmp_path / "project"
+    project.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "LOOPGUARD_"))}
+    env.update(HOME="/dev/null", LOOPGUARD_RESIDENT="off")
+    payload = json.loads(READ)
+    payload["cwd"] = str(project)
+    proc = subprocess.run([str(EXE)], input=json.dumps(payload).encode(), capture_output=True, env=env, cwd=project,
+                          timeout=30)
+    assert proc.returncode == 0 and proc.stderr == b"", proc.stderr
+    assert (project / ".loopguard-hook" / "sessions").is_dir()
