@@ -230,3 +230,30 @@ def test_a_home_of_dev_null_keeps_the_state_in_the_workspace(tmp_path: Path) -> 
                           timeout=30)
     assert proc.returncode == 0 and proc.stderr == b"", proc.stderr
     assert (project / ".loopguard-hook" / "sessions").is_dir()
+
+
+@pytest.mark.parametrize("content", [5, True, 1.5, "text", {"text": "x"}, None])
+def test_a_codex_assistant_message_whose_content_is_not_a_list_gives_no_text(tmp_path: Path, content: object) -> None:
+    """A rollout line with a number as an assistant message's `content` raised TypeError while
+    the texts were read, which the hook took for a ledger of the wrong shape: the session's
+    counts were wiped ("started the session afresh") and a traceback logged."""
+    from loopguard_hook.hosts.transcript import assistant_texts
+
+    record = {"type": "response_item", "payload": {"type": "message", "role": "assistant", "content": content}}
+    assert assistant_texts(record) == []
+    rollout = tmp_path / "rollout.jsonl"
+    rollout.write_text("\n")
+    state = tmp_path / "state"
+
+    def event(**fields: object) -> str:
+        payload = {"session_id": "s", "turn_id": "u1", "transcript_path": str(rollout), "cwd": str(tmp_path), **fields}
+        result = run(json.dumps(payload).encode(), options=HookOptions(client="codex", state_dir=str(state)), environ={},
+                     user_config="")
+        assert result.exit_code == 0
+        return result.stderr
+
+    assert event(hook_event_name="UserPromptSubmit", prompt="go") == ""
+    with rollout.open("a") as fh:
+        fh.write(json.dumps(record) + "\n")
+    assert event(hook_event_name="Stop", stop_hook_active=False, last_assistant_message="done") == ""
+    assert not (state / "errors.log").exists()
