@@ -257,3 +257,29 @@ def test_a_codex_assistant_message_whose_content_is_not_a_list_gives_no_text(tmp
         fh.write(json.dumps(record) + "\n")
     assert event(hook_event_name="Stop", stop_hook_active=False, last_assistant_message="done") == ""
     assert not (state / "errors.log").exists()
+
+
+CURSOR_VIA_CLAUDE = Path(__file__).parent / "data" / "cursor" / "PreToolUse.Shell.claude-settings.json"
+
+
+def test_cursor_s_own_hook_file_planted_as_a_fifo_does_not_hang_the_hook(tmp_path: Path) -> None:
+    """Whether Cursor runs the guard's own registration is read from `<cwd>/.cursor/hooks.json`,
+    which was opened blocking: a FIFO there held every event of a Cursor session that runs
+    Claude Code's settings until the deadline."""
+    (tmp_path / ".cursor").mkdir()
+    os.mkfifo(tmp_path / ".cursor" / "hooks.json")
+    payload = json.loads(CURSOR_VIA_CLAUDE.read_text())
+    payload["cwd"] = str(tmp_path)
+    env = dict(os.environ, HOME=str(tmp_path / "home"), LOOPGUARD_DEADLINE_SECONDS="3", LOOPGUARD_RESIDENT="off")
+    proc = hook(["--state-dir", str(tmp_path / "state")], json.dumps(payload).encode(), env)
+    assert proc.returncode == 0 and proc.stderr == b"", proc.stderr
+    assert not (tmp_path / "state" / "errors.log").exists()
+
+
+def test_a_nul_in_a_cursor_cwd_is_no_path_to_look_in(tmp_path: Path) -> None:
+    payload = json.loads(CURSOR_VIA_CLAUDE.read_text())
+    payload["cwd"] = "/home/user/pro\x00ject"
+    result = run(json.dumps(payload).encode(), options=HookOptions(state_dir=str(tmp_path)), environ={}, user_config="")
+    assert result.exit_code == 0
+    log = tmp_path / "errors.log"
+    assert not log.exists() or b"Traceback" not in log.read_bytes()
