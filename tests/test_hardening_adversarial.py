@@ -217,21 +217,6 @@ def test_a_home_or_config_dir_of_dev_null_holds_no_settings_and_no_pause(tmp_pat
     assert not (tmp_path / "errors.log").exists()
 
 
-def test_a_home_of_dev_null_keeps_the_state_in_the_workspace(tmp_path: Path) -> None:
-    """The user cache dir under HOME=/dev/null cannot be made (ENOTDIR): like a read-only home,
-    the event falls back to the workspace folder, where every event used to exit 1."""
-    project = tmp_path / "project"
-    project.mkdir()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "LOOPGUARD_"))}
-    env.update(HOME="/dev/null", LOOPGUARD_RESIDENT="off")
-    payload = json.loads(READ)
-    payload["cwd"] = str(project)
-    proc = subprocess.run([str(EXE)], input=json.dumps(payload).encode(), capture_output=True, env=env, cwd=project,
-                          timeout=30)
-    assert proc.returncode == 0 and proc.stderr == b"", proc.stderr
-    assert (project / ".loopguard-hook" / "sessions").is_dir()
-
-
 @pytest.mark.parametrize("content", [5, True, 1.5, "text", {"text": "x"}, None])
 def test_a_codex_assistant_message_whose_content_is_not_a_list_gives_no_text(tmp_path: Path, content: object) -> None:
     """A rollout line with a number as an assistant message's `content` raised TypeError while

@@ -13,8 +13,7 @@ In order:
    and the state of one project stays in one place.
 3. Otherwise the user cache dir (`state.default_state_dir`). When it cannot be created or
    written (EACCES, EROFS, EPERM: a sandboxed hook, a read-only home) the event falls back to
-   the workspace folder too, and so it does when a file stands where a folder of its path belongs
-   (ENOTDIR: HOME=/dev/null, as CI jobs and service accounts have).
+   the workspace folder too.
 
 The workspace is never taken from the payload alone (`workspace_home`): it is the directory the
 host started the hook in (the process's working directory: DSH starts its hooks in the session
@@ -147,13 +146,10 @@ def workspace_location(fallback: str) -> Location:
 
 def unwritable(root: str, failure: str) -> bool:
     """Whether `root` cannot be created or written for a sandbox's or a read-only file
-    system's reason (EACCES, EROFS, EPERM), or because a file stands where one of its folders
-    belongs (ENOTDIR: CI jobs and service accounts run with HOME=/dev/null). Called only after the state store failed there
+    system's reason (EACCES, EROFS, EPERM). Called only after the state store failed there
     with `failure` (its message): when that names one of those reasons, it is confirmed by
     making and removing a folder in `root`, or in its nearest existing parent (`access(2)` does
     not see a Landlock sandbox)."""
-    if os.strerror(errno.ENOTDIR) in failure:
-        return True  # a file where a folder of the path belongs (HOME=/dev/null): nothing to probe
     if not any(os.strerror(code) in failure for code in UNWRITABLE):
         return False
     path = os.path.abspath(root)
