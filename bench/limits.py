@@ -14,6 +14,8 @@ round, interleaved with its baseline, and the result is the median over rounds o
 - `redact` on each hostile text of the secrets tests (40 to 80 KB) against plain prose of the
   same length (under 1 s of CPU; linear patterns take about 0.05 s);
 - `matches` with 20 stars against one star (under 1 s);
+- `normalise_text` (every result's fingerprint) on 32 KB of "0.0.0…" against prose (it took 16 s
+  while a pattern scanned each run of digits and dots from every word boundary in it);
 - the DSH Stop wait and the transcript read per event are bounded by design (`STOP_WAIT_SECONDS`,
   `transcript_read_bytes`), and `bench/load.py` measures the 64-hook burst at load.
 """
@@ -90,7 +92,15 @@ def other_cases() -> dict[str, Callable[[], float]]:
     def star() -> object:
         return [matches("a" * 28, ("*b",)) for _ in range(100)]
 
-    return {"matches 20 stars ÷ one star": lambda: _cpu(stars) / max(_cpu(star), 1e-6)}
+    from loopguard_hook.core.signature import normalise_text
+
+    dots, prose = "0." * 16_384, ("the quick brown fox " * 2_000)[:32_768]
+    return {
+        "matches 20 stars ÷ one star": lambda: _cpu(stars) / max(_cpu(star), 1e-6),
+        # a 32 KB result of digits and dots (a word boundary at every character) took 16 s
+        "normalise_text '0.0.0…' ÷ prose": lambda: _cpu(lambda: normalise_text(dots))
+        / max(_cpu(lambda: normalise_text(prose)), 1e-6),
+    }
 
 
 def main() -> None:

@@ -291,3 +291,13 @@ def test_without_the_decompressor_nothing_is_read_and_nothing_breaks(real_log: P
     monkeypatch.setattr(dshlog, "_zstd", missing)
     found = dshlog.read_new_texts({}, str(real_log), BUDGET)
     assert found.texts == [] and found.final is None
+
+
+@pytest.mark.parametrize("point", [["Stop"], {"Stop": 1}, 5, None])
+def test_a_hook_record_whose_point_is_not_a_name_is_passed_over(real_log: Path, point: object) -> None:
+    """`point` was looked up in a set: a list or object there raised TypeError, which the hook
+    takes for a ledger of the wrong shape (the session's counts wiped, a traceback logged)."""
+    odd = json.dumps({"type": "hook/invoked", "seq": 10**6, "data": {"point": point}}).encode() + b"\n"
+    real_log.write_bytes(real_log.read_bytes() + zstd.compress(odd))
+    found = dshlog.read_new_texts({}, str(real_log), BUDGET)
+    assert found.stop_seen and found.final is not None

@@ -15,7 +15,9 @@ import pytest
 from loopguard_hook.config.keys import ConfigError
 from loopguard_hook.config.load import Layer, read_toml, resolve
 from loopguard_hook.core.engine import matches
+from loopguard_hook.core.event import Client
 from loopguard_hook.entry import main
+from loopguard_hook.hook import HookOptions, run
 
 EXE = Path(sys.executable).with_name("loopguard-hook")
 EXAMPLES = Path(__file__).parent.parent / "examples"
@@ -172,3 +174,97 @@ def test_a_payload_that_is_not_utf8_says_so(tmp_path: Path) -> None:
     proc = hook(["--state-dir", str(tmp_path)], raw)
     assert proc.returncode == 1 and proc.stdout == b""
     assert proc.stderr.decode().startswith("loopguard-hook: bad payload: payload is not valid UTF-8 (byte ")
+
+
+@pytest.mark.parametrize("client", ["auto", *(c.value for c in Client)])
+@pytest.mark.parametrize("name", [["PreToolUse"], {"BeforeTool": 1}])
+def test_an_event_name_that_is_a_list_or_object_is_a_bad_payload(tmp_path: Path, client: str, name: object) -> None:
+    """Told apart from a bug on every host: Gemini CLI's recognition looked the value up in a set
+    (a list or object cannot be hashed), which was an internal error with a traceback logged."""
+    payload = {"session_id": "s", "hook_event_name": name, "tool_name": "Bash", "tool_input": {"command": "ls"}}
+    result = run(json.dumps(payload).encode(), options=HookOptions(client=client, state_dir=str(tmp_path)), environ={},
+                 user_config="")
+    assert "internal error" not in result.stderr
+    log = tmp_path / "errors.log"
+    assert not log.exists() or b"Traceback" not in log.read_bytes()
+    if result.exit_code:
+        assert result.stderr.startswith("loopguard-hook: bad payload: field 'hook_event_name' must be a string")
+
+
+def test_a_result_of_digits_and_dots_is_decided_before_the_deadline(tmp_path: Path) -> None:
+    """`0.0.0…` has a word boundary at every character, and a timing pattern scanned the rest of
+    the run from each one: 16 s for a 32 KB result (every result is normalised for its
+    fingerprint), so the hook missed its deadline on every such call (bench/limits.py measures
+    the CPU now)."""
+    dots = "0." * 16_384
+    payload = {"session_id": "s", "hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": {"command": "x"},
+               "tool_use_id": "t1", "tool_response": {"stdout": dots, "stderr": dots[1:]}}
+    env = dict(os.environ, LOOPGUARD_RESIDENT="off")
+    proc = hook(["--state-dir", str(tmp_path)], json.dumps(payload).encode(), env)
+    assert proc.returncode == 0 and proc.stderr == b"", proc.stderr
+
+
+@pytest.mark.parametrize("variable", ["HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"])
+def test_a_home_or_config_dir_of_dev_null_holds_no_settings_and_no_pause(tmp_path: Path, variable: str) -> None:
+    """CI jobs and service accounts run with HOME=/dev/null, and XDG_CONFIG_HOME=/dev/null is a
+    way to ignore every config: the pause file under it failed to open (ENOTDIR), and every
+    event was exit 1 with "bad config"."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "LOOPGUARD_"))}
+    env[variable] = "/dev/null"
+    for args in (["--state-dir", str(tmp_path)], ["--client", "copilot", "--state-dir", str(tmp_path)]):
+        proc = hook(args, READ, env)
+        assert proc.returncode == 0 and proc.stderr == b"", proc.stderr
+    assert not (tmp_path / "errors.log").exists()
+
+
+@pytest.mark.parametrize("content", [5, True, 1.5, "text", {"text": "x"}, None])
+def test_a_codex_assistant_message_whose_content_is_not_a_list_gives_no_text(tmp_path: Path, content: object) -> None:
+    """A rollout line with a number as an assistant message's `content` raised TypeError while
+    the texts were read, which the hook took for a ledger of the wrong shape: the session's
+    counts were wiped ("started the session afresh") and a traceback logged."""
+    from loopguard_hook.hosts.transcript import assistant_texts
+
+    record = {"type": "response_item", "payload": {"type": "message", "role": "assistant", "content": content}}
+    assert assistant_texts(record) == []
+    rollout = tmp_path / "rollout.jsonl"
+    rollout.write_text("\n")
+    state = tmp_path / "state"
+
+    def event(**fields: object) -> str:
+        payload = {"session_id": "s", "turn_id": "u1", "transcript_path": str(rollout), "cwd": str(tmp_path), **fields}
+        result = run(json.dumps(payload).encode(), options=HookOptions(client="codex", state_dir=str(state)), environ={},
+                     user_config="")
+        assert result.exit_code == 0
+        return result.stderr
+
+    assert event(hook_event_name="UserPromptSubmit", prompt="go") == ""
+    with rollout.open("a") as fh:
+        fh.write(json.dumps(record) + "\n")
+    assert event(hook_event_name="Stop", stop_hook_active=False, last_assistant_message="done") == ""
+    assert not (state / "errors.log").exists()
+
+
+CURSOR_VIA_CLAUDE = Path(__file__).parent / "data" / "cursor" / "PreToolUse.Shell.claude-settings.json"
+
+
+def test_cursor_s_own_hook_file_planted_as_a_fifo_does_not_hang_the_hook(tmp_path: Path) -> None:
+    """Whether Cursor runs the guard's own registration is read from `<cwd>/.cursor/hooks.json`,
+    which was opened blocking: a FIFO there held every event of a Cursor session that runs
+    Claude Code's settings until the deadline."""
+    (tmp_path / ".cursor").mkdir()
+    os.mkfifo(tmp_path / ".cursor" / "hooks.json")
+    payload = json.loads(CURSOR_VIA_CLAUDE.read_text())
+    payload["cwd"] = str(tmp_path)
+    env = dict(os.environ, HOME=str(tmp_path / "home"), LOOPGUARD_DEADLINE_SECONDS="3", LOOPGUARD_RESIDENT="off")
+    proc = hook(["--state-dir", str(tmp_path / "state")], json.dumps(payload).encode(), env)
+    assert proc.returncode == 0 and proc.stderr == b"", proc.stderr
+    assert not (tmp_path / "state" / "errors.log").exists()
+
+
+def test_a_nul_in_a_cursor_cwd_is_no_path_to_look_in(tmp_path: Path) -> None:
+    payload = json.loads(CURSOR_VIA_CLAUDE.read_text())
+    payload["cwd"] = "/home/user/pro\x00ject"
+    result = run(json.dumps(payload).encode(), options=HookOptions(state_dir=str(tmp_path)), environ={}, user_config="")
+    assert result.exit_code == 0
+    log = tmp_path / "errors.log"
+    assert not log.exists() or b"Traceback" not in log.read_bytes()

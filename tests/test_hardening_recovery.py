@@ -89,3 +89,28 @@ def test_reset_clears_a_bad_state_file(kind: str, suffix: str, tmp_path: Path) -
     assert reset.returncode == 0 and b"reset session s1" in reset.stdout, reset
     assert not (state / "sessions" / f"s1{suffix}").exists()
     assert _call(state, 0).returncode == 0
+
+
+@needs_caps
+@pytest.mark.parametrize("kind", ["garbage", "fifo", "unreadable"])
+def test_a_bad_ledger_recovers_when_the_aside_name_holds_a_full_directory(kind: str, tmp_path: Path) -> None:
+    """A directory planted as the ledger is moved to `s1.corrupt`, files and all. A later bad
+    ledger cannot be moved there (a directory with files in it is not the guard's to delete): it
+    is deleted instead, one line, where it used to fail every event of the session."""
+    state = tmp_path / "state"
+    state.mkdir(mode=0o700)
+    assert _call(state, 0).returncode == 0
+    _plant(state / "sessions" / "s1.json", "full-directory")
+    assert _call(state, 1).returncode == 0
+    assert (state / "sessions" / "s1.corrupt" / "inside").exists()
+    if kind == "garbage":
+        (state / "sessions" / "s1.json").write_text('{"version": ')
+    else:
+        _plant(state / "sessions" / "s1.json", kind)
+    first = _call(state, 2)
+    assert first.returncode == 0 and first.stdout == b"", first.stderr
+    assert len(first.stderr.splitlines()) == 1 and b"deleted it" in first.stderr, first.stderr
+    assert _call(state, 3).returncode == 0
+    third = _call(state, 4)
+    assert third.returncode == 0 and third.stderr == b"" and third.stdout, third
+    assert (state / "sessions" / "s1.corrupt" / "inside").exists()  # left alone

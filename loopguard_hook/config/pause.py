@@ -91,8 +91,8 @@ def read(path: str) -> list[Pause]:
         return []
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-    except FileNotFoundError:
-        return []
+    except (FileNotFoundError, NotADirectoryError):  # ENOTDIR: a home of `/dev/null`, as CI and
+        return []  # service accounts have, holds no pause file either
     except OSError as exc:
         raise ConfigError(f"pause file {path}: cannot read: {exc.strerror or exc}") from None
     try:

@@ -65,7 +65,9 @@ _VOLATILE_TEXT = (
     r"|session ID \d+"
     r"|\btook [0-9.]+ ?(?:ms|s|sec|secs|seconds?)\b"
     r"|\bin [0-9.]+ ?(?:ms|s|sec|seconds?)\b"
-    r"|\b[0-9.]+ ?(?:ms|s|sec|seconds?|m|min|minutes?) (?:elapsed|without output|ago|since last output)\b"
+    # (a counter's digits bounded: from every word boundary of a long run of digits and dots,
+    # an unbounded `[0-9.]+` would scan to the run's end, seconds for a 32 KB "0.0.0…")
+    r"|\b[0-9.]{1,32} ?(?:ms|s|sec|seconds?|m|min|minutes?) (?:elapsed|without output|ago|since last output)\b"
     r"|\belapsed:? [0-9.:]+ ?(?:ms|s)?"
     r"|\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?"
     # a clock time with seconds on its own: HTTP `Date:` headers, `[00:01:15]` log prefixes,

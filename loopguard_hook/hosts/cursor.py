@@ -90,12 +90,13 @@ def own_install(cwd: str | None, environ: Mapping[str, str]) -> bool:
     places = [os.path.join(home, ".cursor", "hooks.json")]
     if cwd:
         places.append(os.path.join(cwd, ".cursor", "hooks.json"))
+    from ..config.load import read_regular_file  # non-blocking, regular files only
+
     for path in places:
-        try:
-            with open(path, encoding="utf-8", errors="replace") as fh:
-                if INSTALL_MARK in fh.read(1 << 20):
-                    return True
-        except OSError:
+        try:  # a FIFO planted there must not hang the hook; a NUL in `cwd` is no path
+            if INSTALL_MARK.encode() in read_regular_file(path, 1 << 20):
+                return True
+        except (OSError, ValueError):
             continue
     return False
 

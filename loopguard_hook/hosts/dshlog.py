@@ -227,7 +227,7 @@ def _records(chunk: bytes, found: Read) -> None:
             if pair is not None:
                 found.texts.append(pair)
             found.final = pair if not calls else None
-        elif kind == "hook/invoked" and data.get("point") in STOP_POINTS:
+        elif kind == "hook/invoked" and isinstance(point := data.get("point"), str) and point in STOP_POINTS:
             found.stop_seen = True
 
 

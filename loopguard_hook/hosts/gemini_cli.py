@@ -81,7 +81,8 @@ _TRANSCRIPT = r"/chats/session-[^/]*\.jsonl\Z"
 def recognises(data: Mapping[str, Any]) -> bool:
     """A Gemini event name, or (SessionStart, SessionEnd, Notification) a Gemini chat log as
     `transcript_path` with none of the fields Gemini never sends (`permission_mode`, `prompt_id`)."""
-    if data.get("hook_event_name") in OWN_EVENTS:
+    name = data.get("hook_event_name")
+    if isinstance(name, str) and name in OWN_EVENTS:  # a list or object is no name (unhashable)
         return True
     path = data.get("transcript_path")
     return (
@@ -95,7 +96,8 @@ def recognises(data: Mapping[str, Any]) -> bool:
 def normalise(data: dict[str, Any], event: str | None) -> dict[str, Any]:
     """Gemini's event names as Claude Code's, and AfterAgent's `prompt_response` as the turn's
     last assistant message."""
-    name = EVENTS.get(data.get("hook_event_name"))  # type: ignore[arg-type]
+    given = data.get("hook_event_name")
+    name = EVENTS.get(given) if isinstance(given, str) else None  # the parser refuses a non-string
     if name is None:
         return data
     out = {**data, "hook_event_name": name}

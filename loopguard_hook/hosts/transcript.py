@@ -148,7 +148,9 @@ def assistant_texts(record: dict[str, Any]) -> list[tuple[str, str]]:
         payload = record.get("payload")
         if not isinstance(payload, dict) or payload.get("type") != "message" or payload.get("role") != "assistant":
             return out
-        parts = [c["text"] for c in payload.get("content") or [] if isinstance(c, dict) and isinstance(c.get("text"), str)]
+        content = payload.get("content")
+        blocks = content if isinstance(content, list) else ()  # a number there must not raise
+        parts = [c["text"] for c in blocks if isinstance(c, dict) and isinstance(c.get("text"), str)]
         if parts:
             text = "\n".join(parts)
             key = str(payload.get("id") or record.get("timestamp") or "") + ":" + digest(text.encode("utf-8", "surrogatepass"))

@@ -46,6 +46,7 @@ from .files import (
     LockTimeout,
     SessionHandle,
     StateError,
+    _discard,
     _open_or_create,
     _read_regular,
     _set_aside,
@@ -163,10 +164,9 @@ class Store(StateDir):
             if exc.errno == errno.ELOOP:
                 os.unlink(path, dir_fd=dir_fd)
                 return Loaded(None, "state file was a symlink; removed it and started the session afresh")
-            if exc.errno in _NOT_A_FILE and _set_aside(dir_fd, path, name + ".corrupt"):
-                return Loaded(
-                    None, f"state file {path} could not be read ({exc.strerror}); moved it to {name}.corrupt and started afresh"
-                )
+            done = _discard(dir_fd, path, name + ".corrupt") if exc.errno in _NOT_A_FILE else ""
+            if done:
+                return Loaded(None, f"state file {path} could not be read ({exc.strerror}); {done} and started afresh")
             raise StateError(f"state file {path}: {exc.strerror or exc}") from None
         if expect and data == expect:
             return None
@@ -176,10 +176,10 @@ class Store(StateDir):
             state = None
         if _valid(state):
             return Loaded(state)
-        aside = name + ".corrupt"
-        if not _set_aside(dir_fd, path, aside):
+        done = _discard(dir_fd, path, name + ".corrupt")
+        if not done:
             raise StateError(f"state file {path} is unreadable and cannot be moved aside")
-        return Loaded(None, f"state file {path} was unreadable or from another version; moved it to {aside} and started afresh")
+        return Loaded(None, f"state file {path} was unreadable or from another version; {done} and started afresh")
 
     def _write(self, dir_fd: int, name: str, state: Session) -> None:
         tmp = name + ".tmp"

@@ -135,6 +135,22 @@ def _set_aside(dir_fd: int, entry: str, aside: str) -> bool:
     return False
 
 
+def _discard(dir_fd: int, entry: str, aside: str) -> str:
+    """Get a bad ledger out of the way: moved to `aside`, or, when something there cannot be
+    replaced (a directory with files in it, set aside by an earlier event: not the guard's to
+    delete), unlinked unless it is a directory itself. What was done, for the stderr line, or ""
+    when neither worked."""
+    if _set_aside(dir_fd, entry, aside):
+        return f"moved it to {aside}"
+    try:
+        os.unlink(entry, dir_fd=dir_fd)
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return ""
+    return f"deleted it ({aside} is in the way)"
+
+
 class Loaded(NamedTuple):
     """A ledger as read from disk. `warning` is one line for stderr when the file was bad."""
 
