@@ -328,8 +328,8 @@ def _prepare(
     raw, found = peeked
     try:
         state, result = _step(found, event, cfg, now)
-    except (TypeError, KeyError, AttributeError, ValueError, IndexError):
-        return None  # a ledger of the wrong shape: logged and replaced under the lock
+    except (TypeError, KeyError, AttributeError, ValueError, IndexError, ReaderBug):
+        return None  # a ledger of the wrong shape, or a reader's bug: logged under the lock
     return raw, state, result
 
 
@@ -337,12 +337,16 @@ def _apply(
     store: Store, state: Session | None, event: HookEvent, cfg: config_mod.Config, now: float, warning: str
 ) -> tuple[Session, engine.Step, str]:
     """The state and step after this event, and the warning to show."""
-    if state is None:
-        state, result = _step(None, event, cfg, now)
-        return state, result, warning
     try:
-        state, result = _step(state, event, cfg, now)
+        return (*_step(state, event, cfg, now), warning)
+    except ReaderBug as bug:
+        # A transcript or log the reader could not take (a bug of ours on a record of an odd
+        # shape): logged, and the event decided without its text, the ledger kept.
+        log_bug(store, {}, HookOptions(state_dir=store.root), bug.__cause__ or bug)
+        return (*_step(state, event, cfg, now, read=False), warning)
     except (TypeError, KeyError, AttributeError, ValueError, IndexError) as exc:
+        if state is None:
+            raise
         # A ledger that parses but holds values of the wrong shape (edited by hand, or written
         # by another version): log it, and start the session afresh rather than fail on every
         # event until it ends.
@@ -352,29 +356,46 @@ def _apply(
     return state, result, warning
 
 
-def _step(state: Session | None, event: HookEvent, cfg: config_mod.Config, now: float) -> tuple[Session, engine.Step]:
+class ReaderBug(Exception):
+    """A host's transcript, rollout or session log raised in our reader (its `__cause__`): a bug
+    to log, never a reason to start the session afresh."""
+
+
+def _step(
+    state: Session | None, event: HookEvent, cfg: config_mod.Config, now: float, *, read: bool = True
+) -> tuple[Session, engine.Step]:
     """`engine.step` with the assistant text written since the last event, read from the host's
     transcript (a JSONL file) or session log (DSH's zstd log, on Stop, with the turn's final
-    message, which a DSH Stop does not carry)."""
+    message, which a DSH Stop does not carry); `read=False` reads none.
+
+    Raises:
+        ReaderBug: a reader failed on what it read (the ledger is not at fault).
+    """
     host = hosts.dialect(event.client)
     caps = host.CAPABILITIES
     if state is None:
         state = engine.new_session(event.session_id, event.client, now)
-    polls = _unhooked(state, event, cfg, caps)
-    if not reads(event, cfg, caps):
-        return engine.step(state, event, cfg, host, now, unhooked=polls)
-    path = event.agent_transcript_path if event.event == "SubagentStop" else event.transcript_path
-    tail = cursor(state, event.agent_id)
-    if caps.session_log:
-        from .hosts import dshlog
+    if not read:
+        return engine.step(state, event, cfg, host, now)
+    try:
+        polls = _unhooked(state, event, cfg, caps)
+        if not reads(event, cfg, caps):
+            return engine.step(state, event, cfg, host, now, unhooked=polls)
+        path = event.agent_transcript_path if event.event == "SubagentStop" else event.transcript_path
+        tail = cursor(state, event.agent_id)
+        if caps.session_log:
+            from .hosts import dshlog
 
-        wait = dshlog.STOP_WAIT_SECONDS if event.event == "Stop" else 0.0
-        found = dshlog.read_new_texts(tail, path, cfg.transcript_read_bytes, wait=wait)
-        return engine.step(state, event, cfg, host, now, found.texts, found.final, tail, polls)
-    from .hosts.transcript import read_new_texts
+            wait = dshlog.STOP_WAIT_SECONDS if event.event == "Stop" else 0.0
+            found = dshlog.read_new_texts(tail, path, cfg.transcript_read_bytes, wait=wait)
+            texts, final = found.texts, found.final
+        else:
+            from .hosts.transcript import read_new_texts
 
-    pairs = read_new_texts(tail, path, cfg.transcript_read_bytes)
-    return engine.step(state, event, cfg, host, now, pairs, None, tail, polls)
+            texts, final = read_new_texts(tail, path, cfg.transcript_read_bytes), None
+    except (TypeError, KeyError, AttributeError, ValueError, IndexError) as exc:
+        raise ReaderBug(f"{type(exc).__name__} reading the host's transcript") from exc
+    return engine.step(state, event, cfg, host, now, texts, final, tail, polls)
 
 
 def _unhooked(

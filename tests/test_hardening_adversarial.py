@@ -268,3 +268,34 @@ def test_a_nul_in_a_cursor_cwd_is_no_path_to_look_in(tmp_path: Path) -> None:
     assert result.exit_code == 0
     log = tmp_path / "errors.log"
     assert not log.exists() or b"Traceback" not in log.read_bytes()
+
+
+def test_a_reader_s_bug_on_a_transcript_keeps_the_ledger_and_is_logged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Any failure of ours while reading a host's transcript (the two above, and the next one
+    nobody has met yet) is a bug to log: the event is decided without the text, and the
+    session's counts stay, where it used to be taken for a ledger of the wrong shape."""
+    from loopguard_hook.hosts import transcript
+
+    rollout = tmp_path / "rollout.jsonl"
+    rollout.write_text("\n")
+    state = tmp_path / "state"
+
+    def event(**fields: object) -> str:
+        payload = {"session_id": "s", "turn_id": "u1", "transcript_path": str(rollout), "cwd": str(tmp_path), **fields}
+        result = run(json.dumps(payload).encode(), options=HookOptions(client="codex", state_dir=str(state)), environ={},
+                     user_config="")
+        assert result.exit_code == 0
+        return result.stderr
+
+    bash = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}}
+    assert event(hook_event_name="UserPromptSubmit", prompt="go") == ""
+    assert event(**bash, tool_use_id="c1") == ""
+
+    def broken(*args: object, **kwargs: object) -> object:
+        raise TypeError("an odd record")
+
+    monkeypatch.setattr(transcript, "read_new_texts", broken)
+    assert event(hook_event_name="Stop", stop_hook_active=False, last_assistant_message="done") == ""
+    assert "TypeError: an odd record" in (state / "errors.log").read_text()
+    ledger = json.loads(next((state / "sessions").glob("*.json")).read_text())
+    assert ledger["agents"]["main"]["attempts"] == 1  # the session was not started afresh
