@@ -145,12 +145,15 @@ def test_one_backup_per_file_and_a_short_uninstall_report(tmp_path: Path) -> Non
     # each round trip puts the file back as it was: install's backup goes with it
     assert list(path.parent.glob("settings.json.bak-*")) == [] and "removed install's backup" in out.stdout
     assert len(out.stdout.splitlines()) <= 5 and "--diff shows them" in out.stdout and "+++" not in out.stdout, out.stdout
-    # changed by hand in between: uninstall cannot give back the old text, and keeps one backup
+    # changed by hand in between: uninstall cannot give back the old text, so it keeps its own
+    # backup and install's, which holds the text before install
     assert _cli(tmp_path, "install", "--client", "claude-code").returncode == 0
     path.write_text(path.read_text().replace('"opus"', '"sonnet"'))
     out = _cli(tmp_path, "uninstall", "--client", "claude-code")
-    [backup] = path.parent.glob("settings.json.bak-*")
+    before, backup = sorted(path.parent.glob("settings.json.bak-*"))
     assert f"(backup: {backup})" in out.stdout and '"sonnet"' in path.read_text()
+    assert '"opus"' in before.read_text() and "loopguard-hook" not in before.read_text()
+    before.unlink()
     assert _cli(tmp_path, "install", "--client", "claude-code").returncode == 0
     full = _cli(tmp_path, "uninstall", "--client", "claude-code", "--diff")
     assert f"--- {path}\n+++ {path}\n" in full.stdout
@@ -203,5 +206,7 @@ def test_install_and_uninstall_say_which_backups_stay(tmp_path: Path) -> None:
     assert "note: a backup stays beside each file written; `uninstall` removes it" in out.stdout, out.stdout
     path.write_text(path.read_text().replace('"dark"', '"light"'))
     out = _host_cli(tmp_path, "uninstall", "--client", "gemini-cli")
-    [backup] = path.parent.glob("settings.json.bak-*")
-    assert f"(backup: {backup})" in out.stdout and "so the backup made now (above) stays" in out.stdout, out.stdout
+    before, backup = sorted(path.parent.glob("settings.json.bak-*"))
+    assert f"(backup: {backup})" in out.stdout, out.stdout
+    assert "the backup made now (above) stays, and so does install's" in out.stdout, out.stdout
+    assert '"dark"' in before.read_text()

@@ -126,3 +126,59 @@ def test_cursor_refuses_a_file_with_a_double_slash(tmp_path: Path) -> None:
 def test_a_scope_the_host_lacks_is_refused(tmp_path: Path) -> None:
     with pytest.raises(InstallError, match="no 'local' scope"):
         plan_host_install("cursor", "local", home=tmp_path, project_dir=tmp_path)
+
+
+#: Settings files as users write them, each a value install changes and uninstall gives back:
+#: an emptied hooks table, comments (Gemini CLI and Qwen Code read JSON with comments), a TOML
+#: file without a final newline, a host's own file that was there before install.
+ROUND_TRIPS = [
+    ("claude-code", ".claude/settings.json", '{\n  "model": "opus",\n  "hooks": {}\n}\n', []),
+    ("claude-code", ".claude/settings.json", '{"hooks":{"Stop":[]}}', []),
+    ("qwen-code", ".qwen/settings.json", '{"theme":"dark","hooks":{}}', []),
+    ("gemini-cli", ".gemini/settings.json", "{ /* a */ }", []),
+    ("gemini-cli", ".gemini/settings.json", '{\n  // mine\n  "hooks": { // mine\n  }\n}\n', []),
+    ("droid", ".factory/settings.json", '{"theme":"dark","hooks":{}}', []),
+    ("cursor", ".cursor/hooks.json", '{"version":1,"hooks":{"stop":[]}}', []),
+    ("copilot", ".copilot/hooks/loopguard-hook.json", '{"version":1,"hooks":{}}', []),
+    ("codex", ".codex/config.toml", 'model = "gpt-5"', ["--trust"]),
+]
+
+
+@pytest.mark.parametrize(("client", "name", "text", "extra"), ROUND_TRIPS)
+def test_uninstall_gives_back_the_users_file_byte_for_byte_and_no_backup(
+    client: str, name: str, text: str, extra: list[str], tmp_path: Path
+) -> None:
+    """Uninstall used to write the file as its own serialiser spells the value (an emptied table
+    dropped, comments gone, a newline added) and then remove install's backup, so the user's text
+    was lost; a host's own file that held only a skeleton was deleted."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    path = home / name
+    path.parent.mkdir(parents=True)
+    path.write_text(text)
+    installed = _cli(["install", "--client", client, *extra], home, project)
+    assert installed.returncode == 0, installed.stderr
+    assert "loopguard-hook" in path.read_text()
+    removed = _cli(["uninstall", "--client", client], home, project)
+    assert removed.returncode == 0, removed.stderr
+    assert path.read_text() == text
+    assert [p.name for p in path.parent.iterdir() if ".bak-" in p.name] == []
+
+
+def test_an_uninstall_that_cannot_give_the_file_back_keeps_installs_backup(tmp_path: Path) -> None:
+    """A file the user changed after install: uninstall's own backup stays, and so does install's,
+    which holds the text before install."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    path = home / ".claude" / "settings.json"
+    path.parent.mkdir(parents=True)
+    path.write_text('{\n  "model": "opus"\n}\n')
+    assert _cli(["install", "--client", "claude-code"], home, project).returncode == 0
+    value = json.loads(path.read_text())
+    value["theme"] = "dark"
+    path.write_text(json.dumps(value, indent=2) + "\n")
+    removed = _cli(["uninstall", "--client", "claude-code"], home, project)
+    assert removed.returncode == 0, removed.stderr
+    assert json.loads(path.read_text()) == {"model": "opus", "theme": "dark"}
+    backups = sorted(p.read_text() for p in path.parent.iterdir() if ".bak-" in p.name)
+    assert '{\n  "model": "opus"\n}\n' in backups and len(backups) == 2

@@ -101,11 +101,14 @@ def apply(
     `-2`… if taken) of an existing file, then the new text through a temp file and `os.replace`;
     the other backups of that file made so are then removed (the one made just now stays).
 
-    With `undo` (`uninstall`): a file whose new text is the text of its latest backup (the file
-    back as it was before install) gets no new backup, and its backups are removed; a file
-    deleted while it has no backup (install made it, and it holds only what install wrote) gets
-    none either. So a clean install-uninstall round trip leaves no backup behind; any other
-    write keeps one.
+    With `undo` (`uninstall`): a file whose new text is its latest backup's as the host reads it
+    (`_restores`: the file back as it was before install, but for comments, layout or an emptied
+    table) gets that backup's own text back, byte for byte, no new backup, and its backups are
+    removed; a file deleted while it has no backup (install made it, and it holds only what
+    install wrote) gets none either; one planned for deletion that has a backup (it was there
+    before install) gets that backup's text back. So a clean install-uninstall round trip leaves
+    the files as they were and no backup behind; any other uninstall write keeps its new backup
+    and the earlier ones.
 
     A symlinked settings file is written through to its target, but no folder is made for a
     dangling link's target. Unchanged files are not touched (no write, no backup). A `deletable`
@@ -140,22 +143,71 @@ def _write_one(change: Change, now: datetime, *, undo: bool) -> Change:
     """`apply` for one changed file, checked already: backup, write (or delete), tidy backups."""
     target = Path(os.path.realpath(change.path))
     earlier = backups_of(target)
-    restored = undo and change.new_text is not None and bool(earlier) and _text_of(earlier[-1]) == change.new_text
-    install_made_it = undo and change.new_text is None and not earlier
+    before = _text_of(earlier[-1]) if undo and earlier else None
+    new_text = change.new_text
+    if before is not None and _restores(target, before, new_text):
+        new_text = before  # the file as it was before install, byte for byte (comments, layout)
+    restored = before is not None and new_text == before
+    install_made_it = undo and new_text is None and not earlier
     try:
         backup = _backup(target, now) if change.old_text is not None and not (restored or install_made_it) else None
-        if change.new_text is None:
+        if new_text is None:
             change.path.unlink()  # a link is removed, not what it points to
         else:
-            write_atomic(target, change.new_text)
+            write_atomic(target, new_text)
     except OSError as exc:
         raise InstallError(f"{change.path}: cannot write it ({exc.strerror or exc})") from None
     dropped: tuple[Path, ...] = ()
-    if backup is not None:
+    if backup is not None and not undo:
+        # install: one backup a file, the one just made. uninstall that could not give the file
+        # back as it was keeps the earlier ones too (the oldest holds the text before install).
         _drop_older_backups(target, keep=backup)
     elif restored:
         dropped = tuple(_drop_older_backups(target, keep=None))
-    return replace(change, backup=backup, written=True, dropped=dropped)
+    return replace(change, new_text=new_text, backup=backup, written=True, dropped=dropped)
+
+
+def _restores(path: Path, before: str, new_text: str | None) -> bool:
+    """Whether `uninstall`'s `new_text` for `path` (None: delete it) is the text of its latest
+    backup `before` as its host reads it: the same value once comments (JSON with comments),
+    layout and emptied tables (`"hooks": {}`) are set aside; for a deletion (only install's
+    skeleton was left), a backup that holds no hook of ours (the file was there before install).
+    Then the backup's own text is written back. False for a file of another kind."""
+    if "loopguard-hook" in before or "loopguard_hook" in before:
+        return False  # not the text before install (a backup of an earlier installed state)
+    if new_text is None:
+        return True
+    old, new = _value(path, before), _value(path, new_text)
+    return old is not None and new is not None and _pruned(old) == _pruned(new)
+
+
+def _value(path: Path, text: str) -> object | None:
+    """A settings file's value as its host reads it (JSON with comments, or TOML), None if not."""
+    try:
+        if path.suffix == ".json":
+            import json
+
+            from .jsonc import without_comments
+
+            value: object = json.loads(without_comments(text))
+            return value
+        if path.suffix == ".toml":
+            import tomllib
+
+            return tomllib.loads(text)
+    except ValueError:
+        return None
+    return None
+
+
+def _pruned(value: object) -> object:
+    """`value` with empty objects and arrays left out of objects, at any depth."""
+    if isinstance(value, dict):
+        items = {k: _pruned(v) for k, v in value.items()}
+        return {k: v for k, v in items.items() if v not in ({}, [])}
+    if isinstance(value, list):
+        return [_pruned(v) for v in value]
+    return value
 
 
 def _text_of(backup: Path) -> str | None:
