@@ -111,22 +111,23 @@ def test_identical_reads_are_reminded_then_denied_then_the_turn_ends(claude_code
 
 def test_rejected_edits_are_reminded_after_the_batch_and_end_the_turn(claude_code: ClaudeCode, ws: Workspace) -> None:
     # An Edit whose old_string is not in the file fails Claude Code's input validation: no
-    # PreToolUse, no post event, only PostToolBatch sees it, so the guard can remind but not deny.
+    # PreToolUse, no post event, only PostToolBatch sees it, so the guard can remind but not deny:
+    # where a denial would come (the 5th), it ends the turn.
     app = ws.write("app.py", "a = 1\n")
     edit = tool_use("Edit", {"file_path": str(app), "old_string": "NOT_THERE", "new_string": "a = 2"})
     turns = [[tool_use("Read", {"file_path": str(app)})]] + [[edit]] * 10
     run = claude_code.run(ws, Script(turns, final_text="Gave up."), ["Fix app.py"])
     assert_hooks_succeeded(run)
     conv = run.conversation()
-    assert seen(conv) == ["-", "-", "-", "remind@3", "remind@4", "remind@5", "remind@6", "remind@7"], run.describe()
-    assert len(conv) == 9  # the 8th rejection ended the turn from PostToolBatch
+    assert seen(conv) == ["-", "-", "-", "remind@3", "remind@4"], run.describe()
+    assert len(conv) == 6  # the 5th rejection ended the turn from PostToolBatch
     assert events(run)[-1].get("terminal_reason") == "hook_stopped"
     assert app.read_text() == "a = 1\n"
 
     records = ledger.audit(ws)
-    assert ledger.decisions(records) == ["remind@3", "remind@4", "remind@5", "remind@6", "remind@7", "stop@8"]
+    assert ledger.decisions(records) == ["remind@3", "remind@4", "stop@5"]
     assert {(r["event"], r["tool"]) for r in records} == {("PostToolBatch", "Edit")}
-    assert ledger.only_session(ws)["agents"]["main"]["attempts"] == 9  # the Read and 8 Edits
+    assert ledger.only_session(ws)["agents"]["main"]["attempts"] == 6  # the Read and 5 Edits
 
 
 def test_polling_whose_output_changes_is_never_flagged(claude_code: ClaudeCode, ws: Workspace) -> None:
