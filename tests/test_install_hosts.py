@@ -135,8 +135,8 @@ ROUND_TRIPS = [
     ("claude-code", ".claude/settings.json", '{\n  "model": "opus",\n  "hooks": {}\n}\n', []),
     ("claude-code", ".claude/settings.json", '{"hooks":{"Stop":[]}}', []),
     ("qwen-code", ".qwen/settings.json", '{"theme":"dark","hooks":{}}', []),
-    ("gemini-cli", ".gemini/settings.json", "{ /* a */ }", []),
-    ("gemini-cli", ".gemini/settings.json", '{\n  // mine\n  "hooks": { // mine\n  }\n}\n', []),
+    ("gemini-cli", ".gemini/settings.json", '{\n  // mine\n  "theme": "dark" /* kept */\n}\n', []),
+    ("qwen-code", ".qwen/settings.json", '{\n  "hooks": {}, // none yet\n  "theme": "dark"\n}', []),
     ("droid", ".factory/settings.json", '{"theme":"dark","hooks":{}}', []),
     ("cursor", ".cursor/hooks.json", '{"version":1,"hooks":{"stop":[]}}', []),
     ("copilot", ".copilot/hooks/loopguard-hook.json", '{"version":1,"hooks":{}}', []),
@@ -182,3 +182,17 @@ def test_an_uninstall_that_cannot_give_the_file_back_keeps_installs_backup(tmp_p
     assert json.loads(path.read_text()) == {"model": "opus", "theme": "dark"}
     backups = sorted(p.read_text() for p in path.parent.iterdir() if ".bak-" in p.name)
     assert '{\n  "model": "opus"\n}\n' in backups and len(backups) == 2
+
+
+@pytest.mark.parametrize("text", ["{ /* a */ }", '{\n  "hooks": { // mine\n  }\n}\n'])
+def test_install_refuses_rather_than_drop_a_comment_where_the_hooks_go(text: str, tmp_path: Path) -> None:
+    """Gemini CLI reads comments in its settings; one inside the object install fills would be
+    dropped, so install says so and writes nothing (it used to drop it, saying comments were kept)."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    path = home / ".gemini" / "settings.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(text)
+    done = _cli(["install", "--client", "gemini-cli"], home, project)
+    assert done.returncode == 1 and "a comment where the hooks go would not survive this edit" in done.stderr, done
+    assert path.read_text() == text and sorted(p.name for p in path.parent.iterdir()) == ["settings.json"]

@@ -215,7 +215,11 @@ def plan_install(
     if added:
         value["hooks"] = hooks
         new_text: str | None = rewrite_json(old_text, value)
-        kept_comments(path, old_text, new_text or "", value)
+        if kept_comments(path, old_text, new_text or "", value):  # install takes nothing out: none may go
+            raise InstallError(
+                f"{path}: a comment where the hooks go would not survive this edit; nothing was changed (move the "
+                "comment out of the way, or add the entries by hand: `--dry-run --diff` shows them)"
+            )
         messages.insert(0, f"registers `{host.command}` in {path} for: {', '.join(added)}")
         messages += _comments_note(path, old_text)
     else:
