@@ -173,6 +173,9 @@ def log_command(
     decisions.jsonl.1 past audit_log_max_bytes). Oldest first. With the session's transcript or
     rollout where its host keeps it, each loop's tokens (and money at the price_*_per_mtok of
     the config), as `replay` counts them.
+
+    Exit status: 0 (also when nothing matches); 1, with what is wrong on stderr, for an unknown
+    --rule or a log holding a line it cannot read.
     """
     found_dirs = _locations(state_dir)
     _echo_problems(found_dirs)

@@ -38,7 +38,10 @@ def install(
     client: str, scope: str, dry_run: bool, full_diff: bool, trust: bool, bridge_path: str | None, dsh_profile: str | None,
     force: bool,
 ) -> None:
-    """Register loopguard-hook in the client's settings (merged, idempotent, with a backup)."""
+    """Register loopguard-hook in the client's settings (merged, idempotent, with a backup).
+
+    Exit status: 0 when the settings hold the hook (or would, with --dry-run); 1 with one line
+    on stderr when a file cannot be read or changed safely (nothing is written then)."""
     from .. import install as install_mod
 
     home = os.path.expanduser("~")
@@ -123,7 +126,10 @@ def install_command() -> str:
 @click.option("--force", is_flag=True, help="Replace a settings file even when it is read-only (its mode is kept).")
 def uninstall(client: str, scope: str, dry_run: bool, full_diff: bool, dsh_profile: str | None, force: bool) -> None:
     """Remove the entries install wrote from the client's settings, and nothing else (entries
-    for loopguard-hook written by hand stay)."""
+    for loopguard-hook written by hand stay).
+
+    Exit status: 0 when none of install's entries is left (or would be, with --dry-run); 1 with
+    one line on stderr when a file cannot be read or changed safely (nothing is written then)."""
     from .. import install as install_mod
 
     home = os.path.expanduser("~")
