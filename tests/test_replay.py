@@ -26,6 +26,7 @@ from loopguard_hook.hosts.render import render
 
 DATA = Path(__file__).parent / "data" / "transcripts"
 SESSIONS = Path(__file__).resolve().parents[1] / "examples" / "sessions"
+QWEN_LOG = Path(__file__).parent / "e2e" / "qwen_code" / "payloads" / "all.jsonl"
 MIXED = DATA / "claude-guard-mixed" / "ee89b18a-ecbc-44eb-8d85-fa4b3bc970e3.jsonl"
 SUBAGENT = MIXED.with_suffix("") / "subagents" / "agent-ad8c325e97ab37910.jsonl"
 SESSION_CAT_LOOP = "01a22b3f-0fb0-73e2-9a96-17dc6fb68029"
@@ -504,6 +505,47 @@ def test_payload_logs_bare_and_wrapped() -> None:
         == pre_actions(replay.replay(replay.read_transcript(str(DATA / "codex-guard-cat-loop.jsonl")), balanced()))[:9]
     )
     assert wrapped[0].calls[0].recorded == "ran" and wrapped[0].calls[4].recorded == "no result"
+
+
+def _gemini_reads(after: Sequence[int]) -> list[dict[str, Any]]:
+    """A Gemini CLI payload log (captured shape: `tests/e2e/gemini_cli/payloads`, no
+    `tool_use_id`, an ISO `timestamp` each) of six identical read_file calls; an AfterTool for
+    the calls numbered in `after`."""
+    session = {
+        "session_id": "g1",
+        "transcript_path": "/home/user/.gemini/tmp/project/chats/session-2026-12-02T05-55-g1.jsonl",
+        "cwd": "/home/user/project",
+    }
+    rows = [{**session, "hook_event_name": "BeforeAgent", "timestamp": "2026-12-02T05:55:10.000Z", "prompt": "read"}]
+    for n in range(1, 7):
+        call = {**session, "tool_name": "read_file", "tool_input": {"file_path": "notes.txt"}}
+        rows.append({**call, "hook_event_name": "BeforeTool", "timestamp": f"2026-12-02T05:55:{10 + 2 * n}.000Z"})
+        if n in after:
+            response = {"llmContent": "alpha\nbeta\n", "returnDisplay": ""}
+            when = f"2026-12-02T05:55:{10 + 2 * n}.500Z"
+            rows.append({**call, "hook_event_name": "AfterTool", "timestamp": when, "tool_response": response})
+    return rows
+
+
+@pytest.mark.parametrize("after", [(1, 2, 3), (1, 2, 3, 4, 5, 6)], ids=["as-gemini-sends", "a-result-after-each"])
+def test_gemini_payload_log_pairs_each_after_tool_with_its_before_tool(after: tuple[int, ...]) -> None:
+    """A post event without `tool_use_id` is the same call as the latest Pre of its signature
+    (the live hook's pairing): one row per call, with its result, numbered as the calls came;
+    the payloads' own times are the events' times."""
+    report = replay.replay_payloads(_gemini_reads(after), balanced())[0]
+    assert report.summary.calls == 6 and not report.synthetic_times
+    assert [c.recorded for c in report.calls] == ["ran" if n in after else "no result" for n in range(1, 7)]
+    assert pre_actions(report) == [("allow", 0)] * 3 + [("deny", 4), ("deny", 5), ("deny", 6)]
+    assert [(d.call, d.event, d.verdict.action) for d in report.decisions] == [
+        (3, "PostToolUse", "remind"), (4, "PreToolUse", "deny"), (5, "PreToolUse", "deny"), (6, "PreToolUse", "deny")
+    ]
+    assert report.calls[0].time == report.started + 2.0
+
+
+def test_qwen_payload_log_calls_have_their_results() -> None:
+    """Qwen Code keys a call by the model's `tool_call_id`, not the `tool_use_id` it also sends."""
+    report = replay.replay_files([str(QWEN_LOG)], balanced())[0]
+    assert report.calls[0].recorded == "ran" and "failed" in {c.recorded for c in report.calls}
 
 
 def test_bad_payload_in_a_log_is_reported_not_fatal() -> None:

@@ -1,6 +1,7 @@
 """Reader of hook payload logs: one hook payload per line, bare or wrapped as `{"payload": {...}}`
 (the shape of the captured `payloads/*/all.jsonl` files), with an optional wrapper time (`ts`,
-`time` or `timestamp`). A log may hold several sessions: one recording each."""
+`time` or `timestamp`) or the payload's own ISO 8601 `timestamp` (Gemini CLI, Qwen Code). A log
+may hold several sessions: one recording each."""
 
 from __future__ import annotations
 
@@ -40,12 +41,10 @@ def payload_recordings(source: str, items: Iterable[tuple[int, Any]], skipped: i
             continue
         session_id = payload.get("session_id")
         key = session_id if isinstance(session_id, str) else ""
-        when = None
-        if payload is not item:
-            for name in ("ts", "time", "timestamp"):
-                when = timestamp(item.get(name))
-                if when is not None:
-                    break
+        # A wrapper's time, else the payload's own (Gemini CLI and Qwen Code send `timestamp`).
+        wrapper = ("ts", "time", "timestamp") if payload is not item else ()
+        candidates = [item.get(name) for name in wrapper] + [payload.get("timestamp")]
+        when = next((t for t in map(timestamp, candidates) if t is not None), None)
         by_session.setdefault(key, []).append((when, dict(payload), number))
     recordings = []
     for session_id, rows in by_session.items():

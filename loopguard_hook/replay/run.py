@@ -7,10 +7,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..config.settings import Config
+from ..core import progress
 from ..core.engine import Decision
 from ..core.event import Client, HookEvent
+from ..core.outcome import Failure
 from ..core.signature import call_signature
-from ..hosts import capabilities
+from ..core.tools import matches
+from ..hosts import capabilities, dialect
 from . import cost
 from .driver import Step, decide
 from .model import RAN_OUTCOMES, Outcome, Recording, ReplayError, odd_shapes_refused
@@ -39,6 +42,19 @@ class _Row:
     arguments: str | None  # worked out as the call comes when every call is listed, else at the end
     pre: Verdict | None = None
     post: Verdict | None = None
+    result: Outcome | None = None  # read from its post event, for a call the recording has no result for
+
+
+def _result(event: HookEvent, config: Config) -> Outcome:
+    """What a post event says happened to its call, read as the live hook reads it (the host's
+    `outcome`): the result of a call the recording has no record of (a payload log's call without
+    `tool_use_id`, Gemini CLI; a call keyed by another id than the payload log's, Qwen Code)."""
+    if event.event == "PostToolUseFailure":
+        return Outcome.INTERRUPTED if event.is_interrupt else Outcome.FAILED
+    assert event.tool_name is not None
+    mutation = matches(event.tool_name, config.mutating_tools)
+    found = dialect(event.client).outcome(event.tool_name, event.tool_response, mutation=mutation)
+    return Outcome.FAILED if found.failure > Failure.NONE else Outcome.RAN
 
 
 class _Collector:
@@ -50,6 +66,9 @@ class _Collector:
         self.keep = keep
         self.rows: list[_Row] = []
         self.by_id: dict[tuple[str, str], int] = {}
+        # Calls without `tool_use_id` still waiting for their post event, by agent and the ledger
+        # key the live hook files them under (their signature: `progress.post_call_id`).
+        self.open: dict[tuple[str, str], list[int]] = {}
         self.decisions: list[DecisionReport] = []
         self.markers: list[Marker] = []
         self.turn = 0
@@ -61,6 +80,22 @@ class _Collector:
         if tool_use_id is not None:
             self.by_id[(event.agent_id, tool_use_id)] = len(self.rows) - 1
         return len(self.rows) - 1
+
+    def _signature(self, event: HookEvent) -> tuple[str, str]:
+        assert event.tool_name is not None
+        return event.agent_id, progress.post_call_id(None, event.tool_name, event.tool_input, self.config)
+
+    def _owner(self, event: HookEvent) -> int | None:
+        """The row a tool event belongs to: by `tool_use_id`, or, for a post event without one,
+        the latest call of the same agent and signature with no post event yet, denied or not.
+        The live hook files such a call under its signature (`progress.post_call_id`), so a post
+        meets the latest Pre of its signature; parallel identical calls take the earlier ones."""
+        if event.tool_use_id is not None:
+            return self.by_id.get((event.agent_id, event.tool_use_id))
+        if event.event == "PreToolUse":
+            return None
+        waiting = self.open.get(self._signature(event))
+        return waiting.pop() if waiting else None
 
     def add(self, step_number: int, time: float, event: HookEvent, decision: Decision | None) -> None:
         if decision is None:
@@ -75,13 +110,17 @@ class _Collector:
         elif event.event == "SessionStart" and event.source == "compact":
             self.markers.append(Marker(time, event.event, "compaction"))
         elif event.event in ("PreToolUse", "PostToolUse", "PostToolUseFailure") and event.tool_name is not None:
-            owner = self.by_id.get((event.agent_id, event.tool_use_id)) if event.tool_use_id is not None else None
+            owner = self._owner(event)
             if owner is None or (event.event == "PreToolUse" and self.rows[owner].pre is not None):
                 owner = self._row(event, time, event.tool_name, event.tool_input, event.tool_use_id)
+            row = self.rows[owner]
             if event.event == "PreToolUse":
-                self.rows[owner].pre = verdict
+                row.pre = verdict
+                if event.tool_use_id is None:
+                    self.open.setdefault(self._signature(event), []).append(owner)
             else:
-                self.rows[owner].post = verdict
+                row.post = verdict
+                row.result = _result(event, self.config)
         elif event.event == "PostToolBatch":
             # Calls only the batch saw (validation rejections) are counted there; the batch's one
             # answer goes to the call it names, the others get a quiet verdict.
@@ -139,7 +178,7 @@ class _Collector:
         self.saved = []
         for index, row in enumerate(self.rows, start=1):
             record = self.recording.calls.get(row.tool_use_id) if row.tool_use_id is not None else None
-            recorded = (record.outcome if record is not None else Outcome.UNKNOWN).value
+            recorded = (record.outcome if record is not None else row.result or Outcome.UNKNOWN).value
             denied = row.pre is not None and row.pre.action in ("deny", "stop")
             is_saved = recorded in _RAN and (denied or stopped_turn.get(row.agent) == row.turn)
             saved += is_saved
