@@ -149,7 +149,8 @@ def replay_command(
     """Run the guard over recorded sessions and show what it would have done at each call.
 
     FILES are Claude Code transcripts (~/.claude/projects/**/*.jsonl), Codex rollouts
-    (~/.codex/sessions/**/rollout-*.jsonl) or logs of hook payloads (one JSON per line). The
+    (~/.codex/sessions/**/rollout-*.jsonl), DSH session logs (session.jsonl.zstd) or logs of
+    hook payloads (one JSON per line, of any host: told from the payloads themselves). The
     same engine runs in a scratch state: nothing is written. A long replay shows its progress
     on stderr when that is a terminal.
 
