@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -217,6 +218,20 @@ def test_a_home_or_config_dir_of_dev_null_holds_no_settings_and_no_pause(tmp_pat
     assert not (tmp_path / "errors.log").exists()
 
 
+def _codex_session(rollout: Path, state: Path) -> Callable[..., str]:
+    """Send one Codex event of session `s` (its rollout `rollout`) in-process; its stderr (exit 0)."""
+
+    def event(**fields: object) -> str:
+        payload = {"session_id": "s", "turn_id": "u1", "transcript_path": str(rollout), "cwd": str(rollout.parent),
+                   **fields}
+        result = run(json.dumps(payload).encode(), options=HookOptions(client="codex", state_dir=str(state)), environ={},
+                     user_config="")
+        assert result.exit_code == 0
+        return result.stderr
+
+    return event
+
+
 @pytest.mark.parametrize("content", [5, True, 1.5, "text", {"text": "x"}, None])
 def test_a_codex_assistant_message_whose_content_is_not_a_list_gives_no_text(tmp_path: Path, content: object) -> None:
     """A rollout line with a number as an assistant message's `content` raised TypeError while
@@ -229,13 +244,7 @@ def test_a_codex_assistant_message_whose_content_is_not_a_list_gives_no_text(tmp
     rollout = tmp_path / "rollout.jsonl"
     rollout.write_text("\n")
     state = tmp_path / "state"
-
-    def event(**fields: object) -> str:
-        payload = {"session_id": "s", "turn_id": "u1", "transcript_path": str(rollout), "cwd": str(tmp_path), **fields}
-        result = run(json.dumps(payload).encode(), options=HookOptions(client="codex", state_dir=str(state)), environ={},
-                     user_config="")
-        assert result.exit_code == 0
-        return result.stderr
+    event = _codex_session(rollout, state)
 
     assert event(hook_event_name="UserPromptSubmit", prompt="go") == ""
     with rollout.open("a") as fh:
@@ -279,13 +288,7 @@ def test_a_reader_s_bug_on_a_transcript_keeps_the_ledger_and_is_logged(tmp_path:
     rollout = tmp_path / "rollout.jsonl"
     rollout.write_text("\n")
     state = tmp_path / "state"
-
-    def event(**fields: object) -> str:
-        payload = {"session_id": "s", "turn_id": "u1", "transcript_path": str(rollout), "cwd": str(tmp_path), **fields}
-        result = run(json.dumps(payload).encode(), options=HookOptions(client="codex", state_dir=str(state)), environ={},
-                     user_config="")
-        assert result.exit_code == 0
-        return result.stderr
+    event = _codex_session(rollout, state)
 
     bash = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}}
     assert event(hook_event_name="UserPromptSubmit", prompt="go") == ""
