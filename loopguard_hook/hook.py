@@ -338,12 +338,13 @@ def _apply(
 ) -> tuple[Session, engine.Step, str]:
     """The state and step after this event, and the warning to show."""
     try:
-        return (*_step(state, event, cfg, now), warning)
-    except ReaderBug as bug:
-        # A transcript or log the reader could not take (a bug of ours on a record of an odd
-        # shape): logged, and the event decided without its text, the ledger kept.
-        log_bug(store, {}, HookOptions(state_dir=store.root), bug.__cause__ or bug)
-        return (*_step(state, event, cfg, now, read=False), warning)
+        try:
+            return (*_step(state, event, cfg, now), warning)
+        except ReaderBug as bug:
+            # A transcript or log the reader could not take (a bug of ours on a record of an odd
+            # shape): logged, and the event decided without its text, the ledger kept.
+            log_bug(store, {}, HookOptions(state_dir=store.root), bug.__cause__ or bug)
+            return (*_step(state, event, cfg, now, read=False), warning)
     except (TypeError, KeyError, AttributeError, ValueError, IndexError) as exc:
         if state is None:
             raise
@@ -379,8 +380,12 @@ def _step(
         return engine.step(state, event, cfg, host, now)
     try:
         polls = _unhooked(state, event, cfg, caps)
-        if not reads(event, cfg, caps):
-            return engine.step(state, event, cfg, host, now, unhooked=polls)
+        reading = reads(event, cfg, caps)
+    except (TypeError, KeyError, AttributeError, ValueError, IndexError) as exc:
+        raise ReaderBug(f"{type(exc).__name__} reading the host's rollout") from exc  # or a ledger: see _apply
+    if not reading:
+        return engine.step(state, event, cfg, host, now, unhooked=polls)
+    try:
         path = event.agent_transcript_path if event.event == "SubagentStop" else event.transcript_path
         tail = cursor(state, event.agent_id)
         if caps.session_log:
