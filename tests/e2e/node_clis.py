@@ -282,6 +282,19 @@ def write_payloads(
 # -- the guard, registered as an operator would ------------------------------------------------------
 
 
+#: What Qwen Code 0.24.4 (and Gemini CLI, whose shell tool it shares) puts in a shell result whose
+#: output it lost: seen at load 15 for the first of four `echo ran >> ran.log; cat notes.txt`
+#: (the file was there, the other three printed it). The guard rightly takes a different result
+#: for a new outcome, so every count after it moves by one.
+LOST_OUTPUT = "\nOutput: (empty)\n"
+
+
+def lost_output(results: list[str], printed: str) -> bool:
+    """Whether the host lost the output of a shell call whose command prints `printed` (the
+    scenario's file): a result with `LOST_OUTPUT` where the others show `printed`."""
+    return any(LOST_OUTPUT in r for r in results) and any(printed in r for r in results)
+
+
 def install_guard(ws: Workspace, client: str) -> Path:
     """`loopguard-hook install --client CLIENT` (the console script next to this Python) with the
     run's HOME, from its project folder: the host then runs exactly what `install` wrote. Returns

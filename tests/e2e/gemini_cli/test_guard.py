@@ -25,7 +25,7 @@ import pytest
 from .. import ledger
 from ..clients import Workspace
 from ..mock_model import Script
-from ..node_clis import HostRun, Scenario, install_guard
+from ..node_clis import HostRun, Scenario, install_guard, lost_output
 from . import scenarios
 from .host import GeminiCli
 from .mock_gemini import call
@@ -51,13 +51,24 @@ def guarded(
     return run
 
 
+
+def repeated_shell(host: GeminiCli, ws: Workspace, times: int) -> tuple[HostRun, Workspace]:
+    """`scenarios.same_shell(times)` guarded, and its workspace. A run in which the host lost the
+    output of one of the calls (`node_clis.LOST_OUTPUT`: a host fault on a loaded machine, which
+    the guard rightly counts as another outcome) is done once more, in a fresh workspace."""
+    run = guarded(host, ws, scenarios.same_shell(times))
+    if lost_output([c.result for c in calls(run.conversation())], NOTES["notes.txt"]):
+        ws = Workspace.create(ws.root / "again")
+        run = guarded(host, ws, scenarios.same_shell(times))
+    return run, ws
+
 def audit(ws: Workspace) -> list[tuple[str, str, str]]:
     """(event, action, rule) of every intervention in decisions.jsonl (the guard's event names)."""
     return [(r["event"], r["action"], r["rule"]) for r in ledger.audit(ws)]
 
 
 def test_identical_shell_calls_are_reminded_then_denied_before_geminis_own_cut(gemini_cli: GeminiCli, ws: Workspace) -> None:
-    run = guarded(gemini_cli, ws, scenarios.same_shell(4))
+    run, ws = repeated_shell(gemini_cli, ws, 4)
     assert run.exit_code == 0 and "Potential loop detected" not in str(run.requests[-1].body), run.describe()
     first, second, third, fourth = calls(run.conversation())
     assert hook_contexts(first.result + second.result) == []

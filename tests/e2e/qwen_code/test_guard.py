@@ -23,7 +23,7 @@ import pytest
 from .. import ledger
 from ..clients import Workspace
 from ..mock_model import Script
-from ..node_clis import HostRun, Scenario, install_guard
+from ..node_clis import HostRun, Scenario, install_guard, lost_output
 from . import scenarios
 from .host import QwenCode
 from .mock_openai import call
@@ -46,6 +46,17 @@ def guarded(qwen_code: QwenCode, ws: Workspace, scenario: Scenario, **settings: 
     return run
 
 
+
+def repeated_shell(host: QwenCode, ws: Workspace, times: int) -> tuple[HostRun, Workspace]:
+    """`scenarios.same_shell(times)` guarded, and its workspace. A run in which the host lost the
+    output of one of the calls (`node_clis.LOST_OUTPUT`: a host fault on a loaded machine, which
+    the guard rightly counts as another outcome) is done once more, in a fresh workspace."""
+    run = guarded(host, ws, scenarios.same_shell(times))
+    if lost_output([c.result for c in calls(run.conversation())], NOTES["notes.txt"]):
+        ws = Workspace.create(ws.root / "again")
+        run = guarded(host, ws, scenarios.same_shell(times))
+    return run, ws
+
 def audit(ws: Workspace) -> list[tuple[str, str, str]]:
     """(event, action, rule) of every intervention in decisions.jsonl."""
     return [(r["event"], r["action"], r["rule"]) for r in ledger.audit(ws)]
@@ -63,13 +74,14 @@ def guard_texts(run: HostRun) -> list[str]:
 
 
 def test_identical_shell_calls_are_reminded_then_denied_before_qwens_own_halt(qwen_code: QwenCode, ws: Workspace) -> None:
-    run = guarded(qwen_code, ws, scenarios.same_shell(4))
+    run, ws = repeated_shell(qwen_code, ws, 4)
     assert run.exit_code == 0 and "Loop detection" not in run.stderr, run.describe()
     first, second, third, fourth = calls(run.conversation())
     assert "loopguard" not in first.result + second.result
-    assert third.result.startswith("Command: echo ran >> ran.log") and f"\n\n{REMINDER}run_shell_command" in third.result
     # On failure, what the guard recorded tells a late answer (the deadline, or Qwen Code's 10 s
-    # hook timeout on a loaded machine: a denial logged but not delivered) from a wrong count.
+    # hook timeout on a loaded machine: a decision logged but not delivered) from a wrong count.
+    assert third.result.startswith("Command: echo ran >> ran.log") and f"\n\n{REMINDER}run_shell_command" in third.result, (
+        third.result, audit(ws), run.stderr[-2000:])
     assert fourth.result.startswith("REPEAT_TOOL_BLOCKED: this run_shell_command call is identical"), (
         fourth.result, audit(ws), run.stderr[-2000:])
     assert fourth.result.endswith("conclude and answer the user with what is known")  # exactly the denial
