@@ -3,8 +3,9 @@
 Scripts are the suite's `Script` / `Subscript` (see `tests/e2e/mock_model.py`); build turns with
 `call(name, arguments)` and `text(...)`. Each request that offers tools takes the next turn of
 its script (a subagent's `Subscript` when its `match` occurs in the request's first user
-message); a request that offers no tools (DSH's session title, compaction) gets a short side
-answer and takes no turn. Call ids are `call_<script>_<turn>_<index>` (`script` "main" or
+message); a request that offers no tools (DSH's session title) gets a short side answer and
+takes no turn, and so does DSH's compaction request (`COMPACTION_PROMPT`), which gets a short
+checkpoint text. Call ids are `call_<script>_<turn>_<index>` (`script` "main" or
 "sub<i>").
 
 Wire facts (verified against dsh 0.1.0-rc.8's `deepseek-official` provider, see
@@ -12,6 +13,12 @@ shared/research/dsh-hooks.md §9): DSH sends `POST ${DEEPSEEK_BASE_URL}/chat/com
 `stream: true` and the whole history each time; it accepts SSE `chat.completion.chunk` frames
 (a role delta, one `content` delta per text item, one `tool_calls` delta per call, a finish
 chunk `tool_calls`/`stop`, a usage-only chunk, `data: [DONE]`). It never calls `/models`.
+
+Compaction (`dsh-compaction-basic`, on by default): once the history nears the model's context
+window (80 %), DSH summarises it with a request that offers the *same tools* and history as a
+turn, followed by one user message, the compaction instruction. Only the reply's text becomes the
+checkpoint; a reply with tool calls is dropped unrun. So a script turn served to that request is
+lost: with six 1.3 MB calls in the history, two of six scripted calls were never made.
 """
 
 from __future__ import annotations
@@ -22,7 +29,12 @@ from typing import Any
 
 from ..mock_model import Logged, MockModel, text
 
-__all__ = ["ChatCompletionsMock", "call", "text"]
+__all__ = ["COMPACTION_PROMPT", "ChatCompletionsMock", "call", "text"]
+
+#: How DSH's compaction instruction starts (dsh-compaction-basic 0.1.0-rc.8, its last user message).
+COMPACTION_PROMPT = "You are now acting as a compaction engine for this AI coding assistant."
+#: The checkpoint the mock writes for a compaction request.
+CHECKPOINT = "## Primary Request and Intent\n- (mock checkpoint)\n"
 
 
 def call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -45,6 +57,8 @@ class ChatCompletionsMock(MockModel):
         seq = len(self.requests) + 1
         if not body.get("tools"):
             return Logged(seq, path, body, "side", None, reply=[text("Mock title")])
+        if last_user_text(body).startswith(COMPACTION_PROMPT):
+            return Logged(seq, path, body, "compaction", None, reply=[text(CHECKPOINT)])
         name, tag, turns, final = "main", "main", self.script.turns, self.script.final_text
         first = first_user_text(body)
         for i, sub in enumerate(self.script.subagents):
@@ -66,6 +80,15 @@ def first_user_text(body: dict[str, Any]) -> str:
     for msg in body.get("messages") or []:
         if isinstance(msg, dict) and msg.get("role") == "user":
             return content_text(msg.get("content"))
+    return ""
+
+
+def last_user_text(body: dict[str, Any]) -> str:
+    """The text of the last message of a request body when it is a `user` message, else ""."""
+    messages = body.get("messages") or []
+    last = messages[-1] if messages else None
+    if isinstance(last, dict) and last.get("role") == "user":
+        return content_text(last.get("content"))
     return ""
 
 
