@@ -52,6 +52,17 @@ def failing_bash(times: int) -> Scenario:
     return Scenario(f"bash_fail_x{times}", "Show missing.txt", Script(turns, final_text="It is missing."), NOTES)
 
 
+#: A shell command longer than `bigtext.THRESHOLD` (1 MiB): 1.3 MB, words with spaces (where a
+#: stand-in cuts its ends); the file it would append to tells whether it ever ran.
+BIG_COMMAND = "echo ran >> big.log # " + ("lorem ipsum dolor sit amet " * 48_149)[:1_300_000]
+
+
+def big_bash(times: int) -> Scenario:
+    """The same 1.3 MB `bash` command `times` times, one call per turn (DSH compacts between)."""
+    turns = [[bash(BIG_COMMAND)] for _ in range(times)]
+    return Scenario(f"big_bash_x{times}", "Run the big command", Script(turns, final_text="Gave up."), NOTES)
+
+
 def alternate() -> Scenario:
     """read, grep, read, grep … (4 each), every result unchanged."""
     turns = [[read("notes.txt")] if i % 2 == 0 else [call("grep", {"pattern": "alpha", "path": "notes.txt"})] for i in range(8)]

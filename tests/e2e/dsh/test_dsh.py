@@ -23,6 +23,8 @@ import shutil
 
 import pytest
 
+from loopguard_hook.core.standin import TOKEN
+from loopguard_hook.hosts import bigtext
 from loopguard_hook.store.location import WORKSPACE_DIR
 
 from ..clients import HOOK_BIN, Workspace
@@ -108,6 +110,37 @@ def test_identical_calls_are_reminded_after_the_third_and_fourth(scenario_run: R
     assert [c.label for c in loop_calls[:4]] == ["-", "-", "remind@3", "remind@4"], run.describe()
     for c in loop_calls[2:4]:
         assert not c.denied and len(c.reminders) == 1 and c.reminders[0].startswith("[loopguard]"), c
+
+
+@pytest.mark.parametrize("bridge", BRIDGES)
+def test_a_shell_command_over_a_mebibyte_is_denied_from_the_fifth(scenario_run: RunScenario, bridge: str) -> None:
+    """The same 1.3 MB `bash` command six times: its payloads are over `bigtext.THRESHOLD`, so
+    the guard reads the command as a stand-in (`loopguard_hook/hosts/bigtext.py`: head, tail and
+    a length + CRC token), equal for every call and for each call's Pre and Post.
+
+    What the model receives, pinned: DSH cannot run a command that long (one `bash -c` argument
+    over Linux's 128 KiB limit): calls 1-4 read `Error: spawn E2BIG`; the reminders follow
+    calls 3 and 4, and calls 5 and 6 are the guard's denial, never the tool's result.
+
+    Such a history is past DSH's compaction threshold, so DSH sends compaction requests between
+    the calls; they offer the tools like a turn. The mock once served them script turns, which
+    DSH drops unrun (only a checkpoint's text is kept): two of six calls never happened, and a
+    run looked like "reminded twice, never denied". The mock now answers them with a checkpoint
+    (`mock_deepseek.COMPACTION_PROMPT`); this test checks it did.
+    """
+    scenario = scenarios.big_bash(6)
+    assert len(scenarios.BIG_COMMAND.encode()) > bigtext.THRESHOLD
+    run = scenario_run(bridge, scenario)
+    assert_ran(run)
+    assert [r.script for r in run.requests].count("compaction") >= 1, run.describe()
+    steps = main_calls(run)
+    assert [c.label for c in steps] == ["-", "-", "remind@3", "remind@4", "deny@5", "deny@6"], run.describe()
+    assert [c.result for c in steps[:4]] == ["Error: spawn E2BIG"] * 4, run.describe()
+    for c in steps[4:]:
+        assert c.result.startswith("Error: REPEAT_TOOL_BLOCKED: this bash call is identical"), c.result[:300]
+        assert '"""Error: spawn E2BIG"""' in c.result, c.result[:600]  # the previous result is quoted
+    assert not (run.root / "work" / "big.log").exists()  # never ran, neither before nor after the denials
+    assert not any(TOKEN.strip("\x00") in text for text in everything_seen(run))  # no stand-in reaches the model
 
 
 # -- loops: the end of the turn ------------------------------------------------------------------------
