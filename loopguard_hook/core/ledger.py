@@ -71,6 +71,7 @@ if TYPE_CHECKING:
         new: NotRequired[bool]
         remind: NotRequired[str]  # a reminder held back to go out with this call's result
         remind_rule: NotRequired[str]  # its rule code, when not LOOP_GUARD_REPEAT
+        remind_times: NotRequired[int]  # the count it was given for (the audit's `count`)
         retry: NotRequired[bool]  # the identical retry of a sandbox refusal or a timeout: a first run
         late: NotRequired[bool]  # counted at a PostToolBatch: no PreToolUse saw it, it never ran
         ws: NotRequired[str]  # the named files' state before it ran (`HookEvent.workspace`)

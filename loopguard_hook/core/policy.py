@@ -108,6 +108,7 @@ def fit_call(
     if decision.action is Action.REMIND and decision.rule == Rule.REPEAT and config.remind_phase == "post" and can_deny:
         # The reminder and breaker profiles deliver reminders after the call, attached to its result.
         call["remind"] = decision.message
+        call["remind_times"] = decision.times
         wire = ALLOW
     return decision, wire
 
@@ -151,6 +152,7 @@ def hold_for_result(call: Call | None, decision: Decision, caps: Capabilities) -
     held = call.get("remind")
     call["remind"] = f"{held}\n\n{decision.message}" if held else decision.message
     call["remind_rule"] = decision.rule
+    call["remind_times"] = max(decision.times, call.get("remind_times", 0))
     return ALLOW
 
 
@@ -159,9 +161,10 @@ def held_reminder(call: Call, tool: str, config: Config, *, summary: str = "", r
     None when none is held. `rule` overrides the code it was held with."""
     pending = call.pop("remind", None)
     held_rule = call.pop("remind_rule", Rule.REPEAT)
+    times = call.pop("remind_times", 0)
     if not pending:
         return None
-    reminder = Decision(Action.REMIND, rule or held_rule, pending, tool=tool, summary=summary)
+    reminder = Decision(Action.REMIND, rule or held_rule, pending, times=times, tool=tool, summary=summary)
     return with_mode(reminder, config, can_deny=False)
 
 

@@ -47,10 +47,12 @@ def test_an_end_of_turn_a_host_cannot_carry_becomes_answer_only_mode() -> None:
 
 def test_a_pretooluse_reminder_is_held_for_the_result_where_the_host_drops_it() -> None:
     call = _call()
-    reminder = Decision(Action.REMIND, Rule.REPEAT, "[loopguard] r")
+    reminder = Decision(Action.REMIND, Rule.REPEAT, "[loopguard] r", times=3)
     assert policy.hold_for_result(call, reminder, dsh_claude_code.CAPABILITIES).action is Action.ALLOW
     held = policy.held_reminder(call, "read", Config())
-    assert held is not None and held.message == "[loopguard] r" and "remind" not in call
+    # It goes out with the count it was given for (the audit's `count`), and leaves nothing behind.
+    assert held is not None and held.message == "[loopguard] r" and held.times == 3
+    assert "remind" not in call and "remind_times" not in call
     assert policy.hold_for_result(_call(), reminder, claude_code.CAPABILITIES) is reminder
 
 
