@@ -20,7 +20,10 @@ CLIENT_CHOICE = click.Choice(["auto", "claude-code", "codex"])
 HOOK_CLIENT_CHOICE = click.Choice(["auto", *(c.value for c in Client)])
 PROFILE_CHOICE = click.Choice(list(config_mod.PROFILES))
 MODE_CHOICE = click.Choice(list(config_mod.MODES))
-STATE_DIR_HELP = "Where session state lives (default: the user cache dir)."
+STATE_DIR_HELP = (
+    "Where session state lives (default: the user cache dir). In a folder that is not yours alone"
+    " (others may read it, or another user owns it) the state goes to a private loopguard-hook-UID/ inside it."
+)
 CONFIG_HELP = "An extra TOML config file, layered over the user and project files."
 MODE_HELP = "enforce (default), advise (denials become reminders) or observe (log only)."
 
