@@ -122,11 +122,12 @@ def _quiet_bad_line(args: list[str]) -> bool:
     try:
         if not _quiet_host(values):
             return False
-        from .hook import HookOptions, log_problem
+        from .hook import HookOptions, log_problem, quiet_client
         from .process import MAX_PAYLOAD_BYTES
 
         sys.stdin.buffer.read(MAX_PAYLOAD_BYTES)  # the host writes the payload; read it all
-        log_problem(HookOptions(**values), os.environ, f"loopguard-hook: bad command line: {' '.join(args)}")  # type: ignore[arg-type]
+        line = f"loopguard-hook: bad command line: {' '.join(args)}"
+        log_problem(HookOptions(**values), os.environ, line, quiet_client(str(values["client"]), os.environ))  # type: ignore[arg-type]
         return True
     except Exception:
         return False

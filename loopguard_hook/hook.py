@@ -99,10 +99,11 @@ def run(
     result = _run(raw, options, environ, clock, user_config, seen)
     if result.exit_code == Exit.OK and not result.stderr:
         return result
-    if quiet_client(options.client, environ, seen[-1] if seen else None) is None:
+    quiet = quiet_client(options.client, environ, seen[-1] if seen else None)
+    if quiet is None:
         return result
     if not result.stderr.startswith(_BUG):  # a bug's traceback is in errors.log already
-        log_problem(options, environ, result.stderr)
+        log_problem(options, environ, result.stderr, quiet)
     return result._replace(stdout=result.stdout if result.exit_code == Exit.OK else b"", stderr="", exit_code=Exit.OK)
 
 
@@ -430,12 +431,14 @@ def _join(a: str, b: str) -> str:
 _BUG = "loopguard-hook: internal error"
 
 
-def log_problem(options: HookOptions, environ: Mapping[str, str], line: str) -> None:
+def log_problem(options: HookOptions, environ: Mapping[str, str], line: str, client: Client | None = None) -> None:
     """Append `line` (what would have gone to stderr) to `<state-dir>/errors.log`, for a host
-    where it must not reach stderr; `doctor` shows the latest. Never raises."""
+    where it must not reach stderr; `doctor` shows each host's latest. The entry's heading is
+    `--- <time> pid <pid>`, then ` host <client>` when the host is known. Never raises."""
     try:
         store = Store(options.state_dir or default_state_dir(environ))
-        text = f"--- {time.strftime('%Y-%m-%dT%H:%M:%S%z')} pid {os.getpid()}\n{line.rstrip()}\n"
+        host = f" host {client.value}" if client is not None else ""
+        text = f"--- {time.strftime('%Y-%m-%dT%H:%M:%S%z')} pid {os.getpid()}{host}\n{line.rstrip()}\n"
         store.append_log(ERROR_LOG, text.encode("utf-8", "replace"))
     except Exception:  # a log that cannot be written must not make the answer fail
         pass

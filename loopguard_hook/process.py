@@ -238,9 +238,10 @@ def quietly(values: dict[str, object], line: str) -> bool:
         from .hook import HookOptions, log_problem, quiet_client
 
         options = HookOptions(**values)  # type: ignore[arg-type]
-        if quiet_client(options.client, os.environ) is None:
+        client = quiet_client(options.client, os.environ)
+        if client is None:
             return False
-        log_problem(options, os.environ, line)
+        log_problem(options, os.environ, line, client)
         return True
     except Exception:
         return False

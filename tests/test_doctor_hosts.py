@@ -65,3 +65,42 @@ def test_a_host_registered_through_the_claude_code_install_alone_has_no_failed_c
     assert json.loads(render_json([report]))["clients"][0]["registered"] is True
     stand_ins(box, "cursor-agent")
     assert doctor(box, "cursor", run=False)["cursor"].state == "live"
+
+
+def test_each_host_is_shown_its_own_latest_failure_with_its_age(box: dict[str, Any]) -> None:  # noqa: F811
+    """errors.log names the host of each entry (`hook.log_problem`); doctor shows a host its own
+    latest entry (or one that names no host), with how long ago it was. Gemini CLI ends its
+    failures with exit 0 too, so it is shown its entries as well."""
+    import time
+
+    from loopguard_hook.install import settings_hosts
+
+    stand_ins(box, "cursor-agent", "gemini")
+    install.apply(install.plan_host_install("cursor", "user", home=box["home"], project_dir=box["cwd"]))
+    install.apply(settings_hosts.plan_install("gemini-cli", "user", home=box["home"], project_dir=box["cwd"], env=box["env"]))
+    state = Path(box["env"]["XDG_CACHE_HOME"]) / "loopguard-hook"
+    state.mkdir(parents=True)
+    hour_ago = time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(time.time() - 3700))
+    (state / "errors.log").write_text(
+        f"--- {hour_ago} pid 1 host cursor\nloopguard-hook: bad payload: empty payload\n"
+        f"--- {hour_ago} pid 2 host gemini-cli\nloopguard-hook: profile balanced: bad config\n"
+    )
+    reports = doctor(box, "cursor", "gemini-cli", run=False)
+    [cursor] = [f.message for f in reports["cursor"].findings if f.check == "errors.log"]
+    [gemini] = [f.message for f in reports["gemini-cli"].findings if f.check == "errors.log"]
+    assert "empty payload" in cursor and "(1 hour ago)" in cursor
+    assert "bad config" in gemini and "empty payload" not in gemini
+
+
+def test_a_quiet_hosts_failure_names_its_host_in_errors_log(tmp_path: Path) -> None:
+    """A bad payload on Cursor: exit 0, nothing on stderr, and the entry names `host cursor`."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "loopguard_hook", "--client", "cursor", "--state-dir", str(tmp_path)],
+        input=b"{not json", capture_output=True, timeout=60,
+    )
+    assert (done.returncode, done.stderr) == (0, b"")
+    head = (tmp_path / "errors.log").read_text().splitlines()[0]
+    assert head.startswith("--- ") and head.endswith(" host cursor"), head

@@ -32,6 +32,10 @@ from .common import (
 )
 from .pausing import pause_lines, paused_json
 
+#: How a failing event ends, by host (`hook.quiet_client`): exit 1 with the line on stderr, but
+#: exit 0 with the line in errors.log where a failing hook is a denial or reaches the model.
+QUIET_NOTE = "  a failing event exits 1, or exits 0 with the line in errors.log on Copilot CLI, Cursor, Gemini CLI and Droid"
+
 
 def session_summary(stem: str, state: dict[str, Any] | None) -> dict[str, Any]:
     """The stable `status --json` shape of one session."""
@@ -227,10 +231,11 @@ def _echo_text(
         if f.kind == "workspace" and not f.problem:
             click.echo(f"  {DSH_TEXT_NOTE}")
     if "problems" in t:
-        click.echo(f"config here: BAD, every hook event here exits 1 and the guard is off: {_printable(t['problems'][0])}")
+        click.echo(f"config here: BAD, every hook event here fails and the guard is off: {_printable(t['problems'][0])}")
         for problem in t["problems"][1:]:
             click.echo(f"  also: {_printable(problem)}")
         click.echo(f"  fix: {_printable(t['fix'])}")
+        click.echo(QUIET_NOTE)
     else:
         click.echo(
             f"config here: profile {t['profile']} ({t['mode']}), counting {t['counting']}: remind at {_list(t['remind_at'])}, "

@@ -164,6 +164,19 @@ def check_state_dir(report: ClientReport, command: str, env: Mapping[str, str]) 
     return state_dir
 
 
+def failures_exit_0(client: str) -> bool:
+    """Whether a failing event of `client` ends with exit 0 and its line in `errors.log` (its
+    capability table: `fails_closed` or `quiet_failures`; `hook.quiet_client`)."""
+    from .. import hosts
+    from ..core.event import Client
+
+    try:
+        caps = hosts.capabilities(Client(client))
+    except (ValueError, KeyError):
+        return False
+    return caps.fails_closed or caps.quiet_failures
+
+
 def check_config(report: ClientReport, env: Mapping[str, str], cwd: str) -> str | None:
     """The config an event from `cwd` would load (user file, project file, `LOOPGUARD_*`
     variables) is valid; when it is not, the fix (also for a synthetic event it makes fail)."""
@@ -172,7 +185,8 @@ def check_config(report: ClientReport, env: Mapping[str, str], cwd: str) -> str 
     try:
         config_mod.load(environ=env, cwd=cwd)
     except config_mod.ConfigError as exc:
-        report.add("fail", "config", f"{exc}: every event exits 1 with that message, and the guard is off", exc.fix)
+        how = "exits 0 and writes that message to errors.log" if failures_exit_0(report.client) else "exits 1 with that message"
+        report.add("fail", "config", f"{exc}: every event {how}, and the guard is off", exc.fix)
         return exc.fix
     return None
 

@@ -91,20 +91,41 @@ def _payload(client: str, cwd: Path) -> Any:
     return build
 
 
-def latest_error(state_dir: str) -> str | None:
-    """The first line of the last entry of `<state_dir>/errors.log` (its time heading included),
-    or None when there is none."""
+def latest_error(state_dir: str, client: str | None = None, now: float | None = None) -> str | None:
+    """The first line of the last entry of `<state_dir>/errors.log` that `client` wrote (or that
+    names no host: a guard before hosts were named there), with its time and age, or None when
+    there is none. An entry's heading is `--- <time> pid <pid>[ host <client>]` (`hook.log_problem`)."""
     path = Path(state_dir) / "errors.log"
     try:
         text = path.read_text(encoding="utf-8", errors="replace")[-65536:]
     except OSError:
         return None
-    entries = [e for e in text.split("--- ") if e.strip()]
-    if not entries:
-        return None
-    head, _, body = entries[-1].partition("\n")
-    lines = [line for line in body.splitlines() if line.strip()]
-    return f"{head.strip()}: {lines[-1].strip() if lines else ''}"
+    for entry in reversed([e for e in text.split("--- ") if e.strip()]):
+        head, _, body = entry.partition("\n")
+        stamp, _, host = head.strip().partition(" host ")
+        if client is not None and host and host.strip() != client:
+            continue
+        lines = [line for line in body.splitlines() if line.strip()]
+        when = stamp.split(" pid ", 1)[0]
+        return f"{when}{_age(when, now)}: {lines[-1].strip() if lines else ''}"
+    return None
+
+
+def _age(stamp: str, now: float | None) -> str:
+    """` (N minutes ago)` for an entry's time stamp, or "" when it cannot be read."""
+    import time
+
+    try:
+        seconds = (time.time() if now is None else now) - time.mktime(time.strptime(stamp[:19], "%Y-%m-%dT%H:%M:%S"))
+    except (ValueError, OverflowError):
+        return ""
+    if seconds < 0:
+        return ""
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        if seconds >= size:
+            n = int(seconds // size)
+            return f" ({n} {unit}{'s' if n > 1 else ''} ago)"
+    return " (just now)"
 
 
 def borrowed(client: str, home: Path, cwd: Path) -> list[Path]:
@@ -146,7 +167,7 @@ def check(client: str, *, home: Path, cwd: Path, env: Mapping[str, str], run: bo
         hook_env = {**env, "CLAUDE_PROJECT_DIR": str(cwd)}
         check_handlers(report, regs, _payload(client, cwd), dialect=client, who=title, env=hook_env,
                        shell=["/bin/sh", "-c"], cwd=str(cwd), run=run, trailing_newline=False)
-        _check_log(report, regs[0].command, env)
+        check_log(report, regs[0].command, env)
     if client == COPILOT:  # one command per event is how its file is meant to be: no spelling warning
         per_event = all(copilot_command(r.command) for r in regs)
         report.findings = [f for f in report.findings if not (per_event and "several command strings" in f.message)]
@@ -160,13 +181,17 @@ def copilot_command(command: str) -> bool:
     return head.strip().endswith("loopguard-hook --client copilot") and event in copilot.EVENT_NAMES
 
 
-def _check_log(report: ClientReport, command: str, env: Mapping[str, str]) -> None:
-    """The latest entry of `errors.log`: on these hosts a failing event exits 0 and says why only there."""
+def check_log(report: ClientReport, command: str, env: Mapping[str, str]) -> None:
+    """The latest entry of `errors.log` this host wrote: on a host where a failing event exits 0
+    (Copilot CLI, Cursor, Gemini CLI, Droid) it says why only there."""
     from .probe import state_dir_of
 
     try:
-        latest = latest_error(state_dir_of(command, env))
+        where = state_dir_of(command, env)
+        latest = latest_error(where, report.client)
     except Exception:  # no state dir to look in: check_state_dir reported it
         return
     if latest is not None:
-        report.add("warn", "errors.log", f"latest: {latest}", "fix what it says (a failed event lets the call run)")
+        report.add("warn", "errors.log", f"latest: {latest}",
+                   f"fix what it says (a failed event lets the call run); {Path(where) / 'errors.log'} keeps every entry"
+                   " and may be deleted once read")

@@ -16,7 +16,8 @@ from typing import Any
 
 from ..install.jsontext import read_json_quietly
 from ..install.settings_hosts import GEMINI, HOSTS, Host, notes, settings_path
-from .common import check_events, check_handlers, found_by, registrations
+from .common import check_events, check_handlers, failures_exit_0, found_by, registrations
+from .hosts import check_log
 from .model import HOSTS as PROGRAMS
 from .model import ClientReport, Registration
 
@@ -76,4 +77,6 @@ def check(client: str, *, home: Path, cwd: Path, env: Mapping[str, str], run: bo
             cwd=str(cwd), run=run, trailing_newline=False, pre_event=host.tool_events[0],
             tool_events=frozenset(host.tool_events) | ({"PostToolUseFailure"} if host is not GEMINI else set()),
         )
+        if failures_exit_0(client):
+            check_log(report, regs[0].command, env)
     return report
