@@ -196,3 +196,8 @@ def test_install_refuses_rather_than_drop_a_comment_where_the_hooks_go(text: str
     done = _cli(["install", "--client", "gemini-cli"], home, project)
     assert done.returncode == 1 and "a comment where the hooks go would not survive this edit" in done.stderr, done
     assert path.read_text() == text and sorted(p.name for p in path.parent.iterdir()) == ["settings.json"]
+    # The way out it names works: the entries as they would go into an empty file.
+    hint = "`HOME=$(mktemp -d) loopguard-hook install --client gemini-cli --dry-run --diff`"
+    assert hint in done.stderr, done.stderr
+    shown = _cli(["install", "--client", "gemini-cli", "--dry-run", "--diff"], tmp_path / "empty", project)
+    assert shown.returncode == 0 and '"command": "loopguard-hook --client gemini-cli || true"' in shown.stdout, shown

@@ -74,6 +74,7 @@ def kept_comments(path: Path, old_text: str | None, new_text: str, value: Any) -
     if not (same and matched == len(after)):
         raise InstallError(
             f"{path}: its comments cannot be kept in place by this edit; nothing was changed (move the comments "
-            "out of the hooks, or add the entries by hand: `--dry-run --diff` shows them)"
+            "out of the hooks, or add the entries by hand: `HOME=$(mktemp -d) loopguard-hook install --client "
+            "qwen-code` (or `gemini-cli`) `--dry-run --diff` shows them as they would go into an empty file)"
         )
     return lost

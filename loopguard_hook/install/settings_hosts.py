@@ -218,7 +218,8 @@ def plan_install(
         if kept_comments(path, old_text, new_text or "", value):  # install takes nothing out: none may go
             raise InstallError(
                 f"{path}: a comment where the hooks go would not survive this edit; nothing was changed (move the "
-                "comment out of the way, or add the entries by hand: `--dry-run --diff` shows them)"
+                "comment out of the way, or add the entries by hand: `HOME=$(mktemp -d) loopguard-hook install "
+                f"--client {client} --dry-run --diff` shows them as they would go into an empty file)"
             )
         messages.insert(0, f"registers `{host.command}` in {path} for: {', '.join(added)}")
         messages += _comments_note(path, old_text)
