@@ -268,6 +268,42 @@ def test_uninstall_of_one_bridge_leaves_the_other(machine: dict[str, Any]) -> No
     assert "loopguard-hook-dsh-claude-code" in text and "dsh-codex" not in text
 
 
+@pytest.mark.parametrize("layer", [None, USER_ROWS])
+@pytest.mark.parametrize("first_out", [DSH_CLAUDE_CODE, DSH_CODEX])
+def test_both_bridges_in_and_out_leave_the_layer_as_it_was_and_no_backup(
+    machine: dict[str, Any], layer: str | None, first_out: str
+) -> None:
+    """Both bridges share one patch layer: whichever is uninstalled first, the layer ends as it
+    was before either install (absent, or the user's rows byte for byte) with no backup beside
+    it; the backups made on the way held nothing but the guard's own rows."""
+    patch = machine["dsh"] / "cordis.patch.yml"
+    if layer is not None:
+        patch.parent.mkdir(parents=True)
+        patch.write_text(layer)
+    for i, client in enumerate((DSH_CLAUDE_CODE, DSH_CODEX)):
+        apply(plan_dsh_install(client, home=machine["home"], env=machine["env"]), now=NOW.replace(second=i))
+    second_out = DSH_CODEX if first_out == DSH_CLAUDE_CODE else DSH_CLAUDE_CODE
+    for i, client in enumerate((first_out, second_out)):
+        done = apply(plan_dsh_uninstall(client, home=machine["home"], env=machine["env"]), now=NOW.replace(minute=1, second=i), undo=True)
+        assert not any(c.backup for c in done), format_report(done)
+    left = files(machine["dsh"])
+    if layer is None:
+        assert left == {}, left
+    else:
+        assert left == {"cordis.patch.yml": layer.encode()}, left
+
+
+def test_a_layer_edited_between_install_and_uninstall_keeps_the_text_before_install(machine: dict[str, Any]) -> None:
+    patch = machine["dsh"] / "cordis.patch.yml"
+    patch.parent.mkdir(parents=True)
+    patch.write_text(USER_ROWS)
+    install_dsh(machine, DSH_CLAUDE_CODE)
+    patch.write_text(patch.read_text() + "- id: mine\n  disabled: true\n")
+    apply(plan_dsh_uninstall(DSH_CLAUDE_CODE, home=machine["home"], env=machine["env"]), now=NOW.replace(minute=1), undo=True)
+    assert "loopguard-hook" not in patch.read_text() and patch.read_text().endswith("- id: mine\n  disabled: true\n")
+    assert [p.read_text() for p in machine["dsh"].glob("cordis.patch.yml.bak-*")] == [USER_ROWS]
+
+
 # -- refusals and warnings ----------------------------------------------------------------------
 
 

@@ -27,6 +27,8 @@ class Change:
         deletable: the file holds only what install wrote, so `new_text` None deletes it.
         dropped: after `apply(undo=True)`, the backups removed because the file is back to
             the text they held (or was deleted, install having made it).
+        own_rows_only: after `apply(undo=True)`, the file differed from its new text only by
+            the guard's own rows (a DSH patch layer both bridges share), so no backup was made.
     """
 
     path: Path
@@ -38,6 +40,7 @@ class Change:
     written: bool = False
     deletable: bool = False
     dropped: tuple[Path, ...] = ()
+    own_rows_only: bool = False
 
     @property
     def changed(self) -> bool:
@@ -115,6 +118,10 @@ def _written_line(change: Change, *, summary: bool) -> str:
             return f"deleted {change.path} (backup: {change.backup})"
         return f"deleted {change.path} (install had made it; no backup kept)" + (
             f"; removed its backup {dropped}" if dropped else "")
+    if change.own_rows_only and change.new_text is not None:
+        # A patch layer both DSH bridges share: only another block of the guard's is left.
+        return f"wrote {change.path} (it differs from before only by the guard's own rows, so no backup" + (
+            f"; removed the backups that held nothing else: {dropped})" if dropped else ")")
     if dropped:
         return f"wrote {change.path} (back to its text before install; removed install's backup {dropped})"
     if change.backup:

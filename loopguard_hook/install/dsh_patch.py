@@ -141,6 +141,20 @@ def without_block(old_text: str | None, client: str) -> str | None:
     return newline.join(lines) + newline
 
 
+#: The clients whose blocks a patch layer may hold.
+BLOCK_CLIENTS = ("dsh-claude-code", "dsh-codex")
+#: What starts every block of the guard's.
+BLOCK_MARK = "# >>> loopguard-hook "
+
+
+def without_blocks(text: str | None) -> str | None:
+    """`text` without any block of the guard's (either bridge's), as `without_block` leaves it:
+    what the user wrote there. None when nothing else is left."""
+    for client in BLOCK_CLIENTS:
+        text = without_block(text, client)
+    return text
+
+
 def other_mounts(text: str | None, client: str, package: str) -> list[int]:
     """1-based numbers of lines outside the client's block that name `package` (another mount
     of the same bridge, whose hooks config may run loopguard-hook too)."""

@@ -7,7 +7,7 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
@@ -149,8 +149,14 @@ def _write_one(change: Change, now: datetime, *, undo: bool) -> Change:
         new_text = before  # the file as it was before install, byte for byte (comments, layout)
     restored = before is not None and new_text == before
     install_made_it = undo and new_text is None and not earlier
+    # A file the guard's blocks share (a DSH patch layer both bridges mount from): a text that
+    # is the new one plus blocks of the guard's holds nothing of the user's that is not kept.
+    own_only = undo and change.old_text is not None and _only_blocks_more(change.old_text, new_text)
     try:
-        backup = _backup(target, now) if change.old_text is not None and not (restored or install_made_it) else None
+        backup = (
+            _backup(target, now)
+            if change.old_text is not None and not (restored or install_made_it or own_only) else None
+        )
         if new_text is None:
             change.path.unlink()  # a link is removed, not what it points to
         else:
@@ -164,7 +170,23 @@ def _write_one(change: Change, now: datetime, *, undo: bool) -> Change:
         _drop_older_backups(target, keep=backup)
     elif restored:
         dropped = tuple(_drop_older_backups(target, keep=None))
-    return replace(change, new_text=new_text, backup=backup, written=True, dropped=dropped)
+    elif own_only:
+        dropped = tuple(_drop_older_backups(target, keep=None, only=lambda text: _only_blocks_more(text, new_text)))
+    return replace(change, new_text=new_text, backup=backup, written=True, dropped=dropped, own_rows_only=own_only)
+
+
+def _only_blocks_more(text: str | None, new_text: str | None) -> bool:
+    """Whether `text` holds blocks of the guard's (`dsh_patch.BLOCK_MARK`) and, those set aside,
+    the same lines as `new_text` (None: no file) with its own blocks set aside."""
+    from .dsh_patch import BLOCK_MARK, without_blocks
+
+    if text is None or BLOCK_MARK not in text:
+        return False
+
+    def lines(t: str | None) -> list[str]:
+        return [line.rstrip() for line in (without_blocks(t) or "").splitlines() if line.strip()]
+
+    return lines(text) == lines(new_text)
 
 
 def _restores(path: Path, before: str, new_text: str | None) -> bool:
@@ -251,13 +273,14 @@ def backups_of(path: Path) -> list[Path]:
     return sorted(p for p in entries if p.name.startswith(prefix) and _BACKUP.fullmatch(p.name[len(prefix):]))
 
 
-def _drop_older_backups(path: Path, *, keep: Path | None) -> list[Path]:
+def _drop_older_backups(path: Path, *, keep: Path | None, only: Callable[[str | None], bool] | None = None) -> list[Path]:
     """Remove every backup of `path` but `keep`, the one just made (which holds the file as it
-    was before this write): each write leaves one backup, not one per run. Only regular files
-    of the backup name are removed; a failure is not an error. Returns those removed."""
+    was before this write): each write leaves one backup, not one per run; with `only`, just the
+    backups whose text it accepts. Only regular files of the backup name are removed; a failure
+    is not an error. Returns those removed."""
     removed = []
     for old in backups_of(path):
-        if old == keep:
+        if old == keep or (only is not None and not only(_text_of(old))):
             continue
         try:
             if old.is_file() and not old.is_symlink():
