@@ -193,3 +193,13 @@ def test_log_shows_the_tokens_of_each_loop_from_the_sessions_transcript(
     assert code == 0 and json.loads(out)["cost"] == {**data["cost"], "money": None, "saved_money": None}
     code, out, _ = cli(["stats", "--state-dir", str(tmp_path / "state"), "--no-cost", "--json"], capsys)
     assert json.loads(out)["cost"]["loops"] == 0
+
+
+def test_a_filter_that_matches_nothing_says_so_and_a_reversed_window_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_log(tmp_path, [record(time=time.time() - 60)])
+    code, out, _ = cli(["log", "--state-dir", str(tmp_path), "--rule", "same-path"], capsys)
+    assert code == 0 and out.startswith("no logged intervention matches (--session, --rule, --since, --until) in ")
+    code, out, err = cli(["log", "--state-dir", str(tmp_path), "--since", "1m", "--until", "2h"], capsys)
+    assert code == 1 and out == "" and err.count("\n") == 1 and "--since is later than --until" in err

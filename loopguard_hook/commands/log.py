@@ -114,8 +114,9 @@ def _indented(text: object) -> list[str]:
     return ["  " + line for line in _text(text).splitlines() or [""]]
 
 
-def format_text(found: Sequence[Mapping[str, Any]], state_dirs: Sequence[str]) -> str:
-    """One block per intervention, oldest first, then where to go next."""
+def format_text(found: Sequence[Mapping[str, Any]], state_dirs: Sequence[str], *, filtered: bool = False) -> str:
+    """One block per intervention, oldest first, then where to go next. `filtered`: a filter
+    was given (so none found means none matched, not none logged)."""
     out: list[str] = []
     count = 0
     for r in found:
@@ -133,6 +134,8 @@ def format_text(found: Sequence[Mapping[str, Any]], state_dirs: Sequence[str]) -
         out.extend("  " + line for line in told(r))
         out.append("")
     if not count:
+        if filtered:
+            return f"no logged intervention matches (--session, --rule, --since, --until) in {', '.join(state_dirs)}"
         return f"no interventions logged in {', '.join(state_dirs)}"
     total = costing.totals(found)
     if total["loops"]:
@@ -175,7 +178,7 @@ def log_command(
     the config), as `replay` counts them.
 
     Exit status: 0 (also when nothing matches); 1, with what is wrong on stderr, for an unknown
-    --rule or a log holding a line it cannot read.
+    --rule, --since later than --until, or a log holding a line it cannot read.
     """
     found_dirs = _locations(state_dir)
     _echo_problems(found_dirs)
@@ -184,6 +187,10 @@ def log_command(
         codes = tuple(rule_code(r) for r in rules)
     except click.BadParameter as exc:
         click.echo(f"loopguard-hook: log: --rule: {exc.message}", err=True)
+        click.get_current_context().exit(1)
+    if since is not None and until is not None and since > until:
+        click.echo("loopguard-hook: log: --since is later than --until (a span is counted back from now: "
+                   "--since 2h --until 1h)", err=True)
         click.get_current_context().exit(1)
     filters = Filters(session_id, codes, since, until)
     found, problems = load(stores, filters)
@@ -195,7 +202,7 @@ def log_command(
         _echo_json({"state_dirs": roots, "interventions": found, "sessions": sessions, "problems": problems,
                     "cost": costing.totals(found)})
     else:
-        click.echo(format_text(found, roots))
+        click.echo(format_text(found, roots, filtered=filters != Filters()))
     for problem in problems:
         click.echo(f"loopguard-hook: log: {problem}", err=True)
     if problems:
