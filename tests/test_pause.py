@@ -143,3 +143,10 @@ def test_spans_and_times_are_read_as_operators_type_them() -> None:
     assert parse_when("2026-12-01T00:00:00+00:00") == 1796083200.0
     with pytest.raises(ValueError):
         parse_when("yesterday")
+
+
+def test_a_pause_of_a_folder_that_does_not_exist_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A typo in --project would pause nothing while the real project stays guarded."""
+    code, out, err = cli(["pause", "--project", str(tmp_path / "no-such-project")], capsys)
+    assert code == 1 and out == "" and err.count("\n") == 1 and "no such folder; nothing was paused" in err
+    assert not Path(pause_mod.pause_path(config_mod.user_config_path())).exists()

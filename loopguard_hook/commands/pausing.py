@@ -59,6 +59,9 @@ def pause(project: str | None, span: float | None) -> None:
     path = pause_file()
     now = time.time()
     folder = _project(project)
+    if folder is not None and not os.path.isdir(folder):
+        # A typo would pause nothing while the real project stays guarded.
+        raise click.ClickException(f"--project {_printable(folder)}: no such folder; nothing was paused")
     kept = [p for p in read_pauses(path) if p.active(now) and p.project != folder]
     new = pause_mod.Pause(folder, pause_mod.project_paths(folder) if folder else (), now, now + span if span else None)
     _write(path, [*kept, new])
