@@ -118,11 +118,20 @@ def _recording_options(func: Any) -> Any:
     return click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None, help=CONFIG_HELP)(func)
 
 
+class _ReplayFormat(click.Choice):  # type: ignore[type-arg]
+    """`text` or `json`; `html` is pointed at `--html FILE`, which writes the page."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and value.lower() == "html":
+            self.fail("the page is written with --html FILE (one self-contained HTML file), not --format", param, ctx)
+        return super().convert(value, param, ctx)
+
+
 @click.command("replay")
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
 @click.option(
-    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
-    help="text: a row per call and a summary; json: the same for pipelines.",
+    "--format", "fmt", type=_ReplayFormat(["text", "json"]), default="text", show_default=True,
+    help="text: a row per call and a summary; json: the same for pipelines (the page: --html FILE).",
 )
 @click.option("--profile", type=PROFILE_CHOICE, default=None, help="Profile to replay with (default: balanced).")
 @_recording_options
@@ -162,6 +171,8 @@ def replay_command(
 
     from . import replay as replay_mod
 
+    if html_path is not None and (summary or only_decisions or fmt != "text"):
+        raise click.UsageError("--html writes the page instead of the text: leave out --summary, --only-decisions and --format")
     cfg = _resolved(profile, config_path, mode).config
     progress = _ReplayProgress() if _is_terminal(sys.stderr) else None
     calls: replay_mod.Calls = "all" if html_path else "none" if summary else "acted" if only_decisions else "all"

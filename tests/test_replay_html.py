@@ -166,3 +166,21 @@ def test_a_headless_browser_shows_the_marks_and_the_band(tmp_path: Path, capsys:
         assert acted_counts[role] - quiet_counts[role] >= n * 150, (role, acted_counts, quiet_counts)
     # The loop's band, and the token line, are on both pages (the rules still found the loop).
     assert acted_counts["loop"] > 20_000 and acted_counts["tokens"] > 500
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--format", "html"], "the page is written with --html FILE"),
+        (["--summary", "--html", "PAGE"], "--html writes the page instead of the text"),
+        (["--format", "json", "--html", "PAGE"], "--html writes the page instead of the text"),
+    ],
+)
+def test_html_asked_for_the_wrong_way_is_one_line_and_exit_1(
+    args: list[str], said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--format html` is pointed at --html; --html with a text option it would ignore is refused."""
+    out = tmp_path / "replay.html"
+    code = main(["replay", *[str(out) if a == "PAGE" else a for a in args], str(READ_LOOP)])
+    err = capsys.readouterr().err
+    assert code == 1 and said in err and err.count("\n") == 1 and not out.exists(), err
