@@ -223,3 +223,19 @@ def test_a_codex_command_starts_its_wall_time_before_its_output(tmp_path: Path) 
     assert times[("PostToolUse", "c2")] - times[("PreToolUse", "c2")] == 120.0
     assert times[("PreToolUse", "c3")] == times[("PostToolUse", "c2")]  # not before the push before it
     assert times[("PreToolUse", "c1")] == times[("PostToolUse", "c1")]
+
+
+def test_the_oldest_codex_rollouts_start_at_their_first_lines_time(tmp_path: Path) -> None:
+    """Rollouts of mid-2025 time only their first line (`{id, timestamp, instructions}`), then bare
+    response items with no time: the session starts at that line's time, not at the epoch."""
+    lines = [
+        {"id": "fa24fee9-0000-4000-8000-000000000001", "timestamp": "2025-08-20T01:42:25.583Z", "instructions": None},
+        {"record_type": "state"},
+        {"type": "message", "id": None, "role": "user", "content": [{"type": "input_text", "text": "list it"}]},
+        {"type": "function_call", "name": "shell", "arguments": json.dumps({"command": ["ls"]}), "call_id": "c1"},
+        {"type": "function_call_output", "call_id": "c1", "output": json.dumps({"output": "a\n", "metadata": {"exit_code": 0}})},
+    ]
+    path = tmp_path / "rollout-2025-08-20T01-42-25-fa24fee9-0000-4000-8000-000000000001.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    [report] = replay.replay_files([str(path)], Config())
+    assert report.started == 1755654145.583 and [c.tool for c in report.calls] == ["Bash"]

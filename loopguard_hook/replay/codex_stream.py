@@ -137,6 +137,7 @@ class CodexStream:
             if isinstance(turn, str) and kind != "session_meta":
                 self.turn_id = turn
             if kind == "session_meta":
+                self.clock.at(time)  # the oldest rollouts time their first line only: the session's start
                 self._session_meta(payload)
             elif kind == "turn_context":
                 self._turn_context(payload)
