@@ -540,6 +540,10 @@ def test_gemini_payload_log_pairs_each_after_tool_with_its_before_tool(after: tu
         (3, "PostToolUse", "remind"), (4, "PreToolUse", "deny"), (5, "PreToolUse", "deny"), (6, "PreToolUse", "deny")
     ]
     assert report.calls[0].time == report.started + 2.0
+    # The report states the thresholds the engine used there (one lower before Gemini's own halt).
+    assert (report.remind_at, report.deny_at) == ((3,), 4)
+    assert replay.replay_files([str(QWEN_LOG)], balanced())[0].deny_at == 4
+    assert replay.replay(replay.read_transcript(str(DATA / "claude-read-loop.jsonl")), balanced()).deny_at == 5
 
 
 def test_qwen_payload_log_calls_have_their_results() -> None:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..config.settings import Config
-from ..core import progress
+from ..core import policy, progress
 from ..core.engine import Decision
 from ..core.event import Client, HookEvent
 from ..core.outcome import Failure
@@ -228,6 +228,7 @@ def replay(
     loops = tuple(collector.loops())
     decisions = tuple(collector.decisions)
     counts = {action: sum(1 for d in decisions if d.verdict.action == action) for action in ("remind", "deny", "stop")}
+    shown = _as_decided(config, recording.client, clients)
     return Report(
         sources=recording.sources,
         format=str(recording.format),
@@ -236,9 +237,9 @@ def replay(
         profile=config.profile,
         mode=config.mode,
         counting=config.counting,
-        remind_at=config.effective_remind_at(),
-        deny_at=config.deny_at,
-        stop_at=config.stop_at,
+        remind_at=shown.effective_remind_at(),
+        deny_at=shown.deny_at,
+        stop_at=shown.stop_at,
         started=recording.events[0].time if recording.events else None,
         synthetic_times=recording.synthetic_times,
         calls=reports,
@@ -293,6 +294,18 @@ def replay_payloads(
     """
     recordings = payload_recordings(source, enumerate(payloads, start=1))
     return [replay(r, config, client=client) for r in recordings]
+
+
+def _as_decided(config: Config, recorded: Client | None, clients: Iterable[str]) -> Config:
+    """The thresholds the engine used for the recording's one host (`policy.for_host`: one lower
+    on a host that halts the run itself, Qwen Code and Gemini CLI); `config` for several hosts."""
+    found = {recorded.value} if recorded is not None else set(clients)
+    if len(found) != 1:
+        return config
+    try:
+        return policy.for_host(config, capabilities(Client(found.pop())))
+    except (ValueError, KeyError):
+        return config
 
 
 def replay_files(
