@@ -224,7 +224,16 @@ def test_two_spellings_and_a_missing_event(box: dict[str, Any]) -> None:
     messages = [f.message for f in report.findings if f.status == "warn"]
     assert any("missing Stop" in m for m in messages)
     assert any("several command strings" in m for m in messages)
+    # Each event runs one of them: not "twice the processes".
+    assert any("on different events: each event runs one" in m for m in messages)
     assert statuses(report)["on PATH"] == "fail"  # /opt/bin/loopguard-hook does not exist
+
+    def both(data: dict[str, Any]) -> None:
+        data["hooks"]["PreToolUse"][0]["hooks"].append({"type": "command", "command": "/opt/bin/loopguard-hook"})
+
+    edit_json(settings, both)
+    messages = [f.message for f in doctor(box, "claude-code", run=False)["claude-code"].findings if f.status == "warn"]
+    assert any("each on PreToolUse (twice the processes there" in m for m in messages), messages
 
 
 def test_synthetic_event_that_fails(box: dict[str, Any]) -> None:

@@ -75,13 +75,27 @@ def check_events(
         report.add("ok", "registered", f"{where}: {len(events)} events ({', '.join(events)})")
     spellings = sorted({r.command for r in regs})
     if len(spellings) > 1:
-        report.add(
-            "warn",
-            "registered",
-            "loopguard runs under several command strings (" + ", ".join(f"`{c}`" for c in spellings) + "): "
-            "each runs on every event (twice the processes, and the first to run decides)",
-            "keep one registration (uninstall, then install once)",
-        )
+        by_event: dict[str, set[str]] = {}
+        for r in regs:
+            by_event.setdefault(r.event, set()).add(r.command)
+        twice = sorted(e for e, commands in by_event.items() if len(commands) > 1)
+        named = ", ".join(f"`{c}`" for c in spellings)
+        if twice:
+            report.add(
+                "warn",
+                "registered",
+                f"loopguard runs under several command strings ({named}), each on {', '.join(twice)} "
+                "(twice the processes there, and the first to run decides)",
+                "keep one command string: remove the hand-written entry, then `uninstall` and `install` once",
+            )
+        else:
+            report.add(
+                "warn",
+                "registered",
+                f"loopguard runs under several command strings ({named}), on different events: each event "
+                "runs one, so the guard works, but a change to one is easily missed on the others",
+                "keep one command string: remove the hand-written entries, then `uninstall` and `install` once",
+            )
 
 
 def check_path(report: ClientReport, regs: Sequence[Registration], env: Mapping[str, str], who: str) -> bool:
@@ -96,7 +110,7 @@ def check_path(report: ClientReport, regs: Sequence[Registration], env: Mapping[
                 "on PATH",
                 f"`{name}` is not on the PATH {who} runs hooks with, so every event fails and the guard is off",
                 "install loopguard-hook where every shell finds it (`pipx install PATH-TO-CHECKOUT`, or "
-                "`uv tool install PATH-TO-CHECKOUT`, with `~/.local/bin` on PATH), or register its full path",
+                "`uv tool install PATH-TO-CHECKOUT`, with `~/.local/bin` on PATH)",
             )
         elif _in_active_virtualenv(found, env):
             report.add(
@@ -105,7 +119,7 @@ def check_path(report: ClientReport, regs: Sequence[Registration], env: Mapping[
                 f"`{name}` is {found}, inside the virtualenv active in this shell: {who} started from another "
                 "shell will not find it",
                 "install it where every shell finds it (`pipx install PATH-TO-CHECKOUT` or `uv tool install "
-                "PATH-TO-CHECKOUT`), or register its full path",
+                "PATH-TO-CHECKOUT`, with `~/.local/bin` on PATH), then run `install` from that shell",
             )
         else:
             report.add("ok", "on PATH", f"`{name}` is {found}")

@@ -102,13 +102,18 @@ def variant_notes(where: Path, found: Mapping[str, list[str]]) -> list[str]:
     """Warnings for loopguard run under another spelling in `where` (`found` as from
     `loopguard_events`), and notes for ours with arguments, which are kept."""
     variants = sorted({cmd for cmds in found.values() for cmd in cmds if not is_our_command(cmd)})
-    notes = [
-        f"warning: {where} runs loopguard as `{cmd}`, not as `{CANONICAL_COMMAND}`: two different "
-        "command strings both run on every event (twice the processes, and the first to run "
-        "decides); replace it with "
-        f"`{CANONICAL_COMMAND}` (or remove it)"
-        for cmd in variants
-    ]
+    notes = []
+    for cmd in variants:
+        events = [e for e, cmds in found.items() if cmd in cmds]
+        both = [e for e in events if any(is_our_command(c) for c in found[e])]
+        how = (
+            f"on {', '.join(both)} both run (twice the processes, and the first to run decides)"
+            if both else "each event runs one of the two, so a change to one is easily missed on the others"
+        )
+        notes.append(
+            f"warning: {where} runs loopguard as `{cmd}` on {', '.join(events)}, not as `{CANONICAL_COMMAND}`: "
+            f"{how}; replace it with `{CANONICAL_COMMAND}` (or remove it)"
+        )
     for event, cmds in found.items():
         for cmd in cmds:
             if is_our_command(cmd) and cmd.strip() != CANONICAL_COMMAND:
