@@ -284,7 +284,8 @@ def test_both_bridges_in_and_out_leave_the_layer_as_it_was_and_no_backup(
         apply(plan_dsh_install(client, home=machine["home"], env=machine["env"]), now=NOW.replace(second=i))
     second_out = DSH_CODEX if first_out == DSH_CLAUDE_CODE else DSH_CLAUDE_CODE
     for i, client in enumerate((first_out, second_out)):
-        done = apply(plan_dsh_uninstall(client, home=machine["home"], env=machine["env"]), now=NOW.replace(minute=1, second=i), undo=True)
+        plan = plan_dsh_uninstall(client, home=machine["home"], env=machine["env"])
+        done = apply(plan, now=NOW.replace(minute=1, second=i), undo=True)
         assert not any(c.backup for c in done), format_report(done)
     left = files(machine["dsh"])
     if layer is None:
