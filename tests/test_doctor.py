@@ -291,6 +291,17 @@ def test_codex_untrusted_project_layer(box: dict[str, Any]) -> None:
     assert statuses(report)["registered"] == "fail"
 
 
+def test_codex_untrusted_project_layer_is_said_when_codex_is_not_here(box: dict[str, Any]) -> None:
+    """With no `codex` on PATH the report is "not found", but the project's registration that
+    Codex would load once trusted is still said, not dropped."""
+    install.apply(install.plan_install("codex", "project", home=box["home"], project_dir=box["cwd"], env=box["env"]))
+    gone(box, "codex")
+    report = doctor(box, "codex", run=False)["codex"]
+    assert report.state == "not found"
+    text = render_text([report])
+    assert "Codex: not found" in text and "loads it only once this project is trusted" in text
+
+
 # -- DSH -----------------------------------------------------------------------------------------
 
 

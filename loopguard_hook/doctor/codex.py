@@ -110,7 +110,9 @@ def check(*, home: Path, cwd: Path, env: Mapping[str, str], run: bool) -> Client
     report = ClientReport(CODEX, "Codex", found_by(HOSTS[CODEX][0], env))
     regs = _sources(home, cwd, env, report)
     if not regs and report.found is None:
-        return ClientReport(CODEX, "Codex", None)  # not here, nothing to say
+        # Not here and not registered where Codex would load it: only what the files said (a
+        # project's registration Codex would load once the project is trusted) is worth saying.
+        return ClientReport(CODEX, "Codex", None, [f for f in report.findings if f.status != "fail"])
     check_events(report, regs, HOOK_EVENTS[CODEX], FIX)
     if regs:
         _check_trust(report, regs, codex_config_path(home=home, env=env))

@@ -16,6 +16,10 @@ def render_text(reports: Sequence[ClientReport]) -> str:
     for report in reports:
         if report.state == "not found":
             out.append(f"{report.title}: not found (no `{report.program}` on PATH, loopguard-hook not registered)")
+            for finding in report.findings:
+                out.append(f"  {_MARK[finding.status]}  {finding.check}: {finding.message}")
+                if finding.fix:
+                    out.append(f"        fix: {finding.fix}")
             continue
         found = report.found or f"not found here (no `{report.program}` on PATH)"
         out.append(f"{report.title}: {found}")
