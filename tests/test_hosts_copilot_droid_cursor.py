@@ -341,3 +341,25 @@ def test_a_package_that_does_not_import_still_never_fails_copilot(tmp_path: Path
     outcome = run_hook(pre, "--client", "copilot", "--event", "preToolUse", "--state-dir", str(tmp_path / "s"), env=env)
     assert (outcome.returncode, outcome.stdout, outcome.stderr) == (0, b"", b"")
     assert run_hook(pre, "--state-dir", str(tmp_path / "s"), env=env).returncode == 1  # Claude Code: fails open
+
+
+def test_a_json_text_nested_past_the_payload_limit_is_kept_as_text(tmp_path: Path) -> None:
+    """Cursor's `tool_output` and Copilot's `toolArgs` are JSON texts read after the payload's own
+    nesting check: one nested 1,000 deep stays a text (hashed as such), not a value whose hashing
+    would recurse past the interpreter's limit (a bug's traceback in errors.log, the call unjudged)."""
+    from loopguard_hook.hosts.payload import MAX_DEPTH, json_text
+
+    deep = "[" * 1000 + "]" * 1000
+    assert json_text(deep) == deep and json_text('{"a": [1]}') == {"a": [1]}
+    assert json_text("[" * (MAX_DEPTH - 8) + "]" * (MAX_DEPTH - 8)) != "[" * (MAX_DEPTH - 8) + "]" * (MAX_DEPTH - 8)
+    env = _home(tmp_path)
+    pre = json.loads((CURSOR / "preToolUse.Shell.json").read_text())
+    post = json.loads((CURSOR / "postToolUse.Shell.json").read_text())
+    answers = []
+    for i in range(5):
+        ident = f"call_{i}\nctc_{i}"
+        answers.append(_send(dict(pre, tool_use_id=ident), tmp_path / "s", environ=env, t=4 * i))
+        answers.append(_send(dict(post, tool_use_id=ident, tool_output=deep), tmp_path / "s", environ=env, t=4 * i + 1))
+    assert all(r.exit_code == 0 and r.stderr == "" for r in answers)
+    assert not (tmp_path / "s" / "errors.log").exists()
+    assert b"permission" in answers[-2].stdout  # the 5th identical call, denied: the loop was judged

@@ -42,13 +42,12 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-import orjson
-
 from ..core import messages
 from ..core.event import HANDLED_EVENTS, Client
 from ..core.host import Capabilities
 from ..core.outcome import Failure, Outcome, classify_response, outcome_fingerprint, result_text
 from ..core.verdict import Action, Decision
+from .payload import json_text
 
 CLIENT = Client.COPILOT
 
@@ -138,12 +137,7 @@ def event_of(data: Mapping[str, Any], given: str | None) -> str | None:
 
 def _arguments(value: Any) -> Any:
     """`toolArgs` as an object: the public docs show it as a JSON string, 1.0.102 sends an object."""
-    if isinstance(value, str):
-        try:
-            return orjson.loads(value)
-        except orjson.JSONDecodeError:
-            return value
-    return value
+    return json_text(value) if isinstance(value, str) else value
 
 
 def normalise(data: dict[str, Any], event: str | None) -> dict[str, Any]:

@@ -38,13 +38,12 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-import orjson
-
 from ..core import messages
 from ..core.event import HANDLED_EVENTS, Client
 from ..core.host import Capabilities
 from ..core.outcome import Failure, Outcome, classify_response, outcome_fingerprint, result_text
 from ..core.verdict import Action, Decision
+from .payload import json_text
 
 CLIENT = Client.CURSOR
 
@@ -108,12 +107,7 @@ def recognises(data: Mapping[str, Any]) -> bool:
 
 def _output(value: Any) -> Any:
     """`tool_output` (a JSON text) as the object it holds; other values as they are."""
-    if isinstance(value, str) and value[:1] in ("{", "["):
-        try:
-            return orjson.loads(value)
-        except orjson.JSONDecodeError:
-            return value
-    return value
+    return json_text(value) if isinstance(value, str) and value[:1] in ("{", "[") else value
 
 
 def normalise(data: dict[str, Any], event: str | None) -> dict[str, Any]:

@@ -162,6 +162,23 @@ def decode(raw: bytes | memoryview) -> dict[str, Any]:
 MAX_DEPTH = 254  # what orjson can write back
 
 
+def json_text(text: str) -> Any:
+    """The value a JSON text inside a payload holds (Copilot's `toolArgs`, Cursor's `tool_output`),
+    or the text itself when it is not JSON or nests deeper than a payload may (`MAX_DEPTH`, less
+    the levels it sits under): such a text is not checked with the payload, and the guard hashes
+    what it holds by recursion."""
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return text
+    return text if nesting_depth(value) > MAX_DEPTH - _TEXT_LEVELS else value
+
+
+#: Levels above a JSON text's value once it is put in the payload (`tool_input` / `tool_response`
+#: and the host's own wrapping), with a margin.
+_TEXT_LEVELS = 8
+
+
 def nesting_depth(value: Any) -> int:
     """How deeply lists and objects nest in `value` (iterative; strings are not walked)."""
     deepest = 0

@@ -22,10 +22,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import orjson
-
 from ..core.event import Unhooked
 from ..core.ledger import Tail
+from .payload import json_text
 from .transcript import json_objects, read_new_lines
 
 #: A command line or typed text kept per record; longer ones are cut (the signature reads the start).
@@ -95,10 +94,7 @@ def command_state(output: str) -> tuple[int | None, int | None, bool] | None:
 
 
 def _arguments(raw: Any) -> dict[str, Any]:
-    try:
-        args = orjson.loads(raw) if isinstance(raw, str) else raw
-    except orjson.JSONDecodeError:
-        return {}
+    args = json_text(raw) if isinstance(raw, str) else raw
     return args if isinstance(args, dict) else {}
 
 
