@@ -385,8 +385,25 @@ for _command in (
 _OUTPUT_ERRNOS = frozenset({errno.ENOSPC, errno.EPIPE, errno.EIO, errno.EDQUOT, errno.EFBIG})
 
 
+#: Options whose empty value would quietly mean their default (the user's state dir or config).
+_PATH_OPTIONS = ("--state-dir", "--config")
+
+
+def _empty_path_option(args: list[str]) -> str | None:
+    """The first of `_PATH_OPTIONS` given an empty value (`--state-dir=`, `--config ""`), if any."""
+    for i, arg in enumerate(args):
+        name, eq, value = arg.partition("=")
+        if name in _PATH_OPTIONS and ((eq and not value) or (not eq and i + 1 < len(args) and args[i + 1] == "")):
+            return name
+    return None
+
+
 def run_cli(args: list[str]) -> int:
     """Run click without letting it exit 2 (usage errors exit 1)."""
+    empty = _empty_path_option(args)
+    if empty is not None:
+        click.echo(f"loopguard-hook: {empty} was given an empty path; name a path, or leave the option out", err=True)
+        return 1
     try:
         result = cli.main(args=args, prog_name="loopguard-hook", standalone_mode=False)
     except click.exceptions.Exit as exc:

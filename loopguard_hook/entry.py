@@ -44,6 +44,8 @@ def _parse_hook_args(args: list[str]) -> dict[str, object] | None:
             i += 2
         else:
             return None
+        if not value and key in ("state_dir", "config"):
+            return None  # an empty path would quietly mean the default: click says what is wrong
         values[key] = value
     if values.get("client", "auto") not in _CLIENTS:
         return None

@@ -85,6 +85,18 @@ def test_bad_flags_on_the_hook_path_exit_1_never_2(args: list[str], tmp_path: Pa
     assert b"Traceback" not in proc.stderr and len(proc.stderr.splitlines()) <= 2
 
 
+@pytest.mark.parametrize("args", [["--state-dir="], ["--config="], ["--config", ""], ["status", "--state-dir", ""]])
+def test_an_empty_path_option_is_one_line_and_exit_1(args: list[str], tmp_path: Path) -> None:
+    """An empty --state-dir or --config would quietly mean the default (state written to the
+    user's own state dir, which the caller meant to avoid): it is refused, nothing is written."""
+    env = {**os.environ, "HOME": str(tmp_path), "XDG_CACHE_HOME": str(tmp_path / "cache"), "LOOPGUARD_RESIDENT": "0"}
+    env.pop("LOOPGUARD_STATE_DIR", None)
+    proc = hook(args, READ, env)
+    assert proc.returncode == 1 and proc.stdout == b"", proc
+    assert proc.stderr.count(b"\n") == 1 and b"was given an empty path" in proc.stderr
+    assert not (tmp_path / "cache").exists()
+
+
 @pytest.mark.parametrize(
     ("stdin", "code"),
     [(b"", 1), (b"  \n", 1), (b"[1,2]", 1), (b"not json", 1), (b"\xff\xfe", 1),
