@@ -72,6 +72,8 @@ def _read_first() -> tuple[bytes, int | None]:
             return b"".join(chunks), None
         chunks.append(chunk)
         size += len(chunk)
+        if not _HEAD:  # for the deadline, should stdin stay open past this chunk
+            _HEAD.append(chunk[:_HEAD_BYTES])
     return b"".join(chunks), fd
 
 
@@ -152,6 +154,7 @@ def run_hook(values: dict[str, object]) -> int:
 def _decide(values: dict[str, object]) -> tuple[int, bytes, str]:
     """(exit code, stdout, stderr) of the event on stdin."""
     first, rest = _read_first()
+    _HEAD[:] = [first[:_HEAD_BYTES]]
     reply = None
     if rest is not None:  # a big payload: the helper reads the rest of stdin itself
         reply = _resident(values, first, rest)
@@ -239,12 +242,31 @@ def quietly(values: dict[str, object], line: str) -> bool:
 
         options = HookOptions(**values)  # type: ignore[arg-type]
         client = quiet_client(options.client, os.environ)
+        if client is None and options.client == "auto":
+            client = quiet_client(_sniffed_host(), os.environ)
         if client is None:
             return False
         log_problem(options, os.environ, line, client)
         return True
     except Exception:
         return False
+
+
+#: Keys only a host that takes no failure sends, by which a payload that was not (or not yet)
+#: parsed is told to be that host's: Cursor's `cursor_version` and `conversation_id`, Copilot
+#: CLI's camelCase `toolName` and `sessionId` (`hosts/cursor.py`, `hosts/copilot.py`).
+_QUIET_KEYS = (
+    (b'"cursor_version"', "cursor"), (b'"conversation_id"', "cursor"), (b'"toolName"', "copilot"), (b'"sessionId"', "copilot")
+)
+#: The first bytes of this run's payload (at most `_HEAD_BYTES`), for `_sniffed_host`.
+_HEAD: list[bytes] = []
+_HEAD_BYTES = 65536
+
+
+def _sniffed_host(head: bytes | None = None) -> str:
+    """The host a payload's first bytes name by a key only it sends (`_QUIET_KEYS`), else "auto"."""
+    head = (_HEAD[0] if _HEAD else b"") if head is None else head
+    return next((name for key, name in _QUIET_KEYS if key in head), "auto")
 
 
 def unwritable_stdout(exc: OSError) -> str:

@@ -138,3 +138,29 @@ def test_the_deadline_is_read_from_the_environment() -> None:
     assert process.deadline_seconds({"LOOPGUARD_DEADLINE_SECONDS": "off"}) == 0.0
     for bad in ("-1", "nan", "x", "1e9"):
         assert process.deadline_seconds({"LOOPGUARD_DEADLINE_SECONDS": bad}) == 8.0
+
+
+def test_a_cursor_payload_without_client_or_environment_is_quiet_on_every_path(tmp_path: Path) -> None:
+    """No `--client` and none of Cursor's variables: the host is told by keys only Cursor sends,
+    also on the paths decided before or without the payload's parse (the deadline, a payload too
+    big, a stdout that takes nothing): exit 0, nothing on stderr, the line in errors.log."""
+    cursor = (Path(__file__).parent / "data" / "cursor" / "preToolUse.Shell.json").read_bytes()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CURSOR_", "COPILOT_"))}
+    env["LOOPGUARD_RESIDENT"] = "off"
+    # The payload written, stdin left open: the deadline passes with the payload's head read.
+    with subprocess.Popen([str(EXE), "--state-dir", str(tmp_path / "late")], stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**env, "LOOPGUARD_DEADLINE_SECONDS": "1"}) as proc:
+        assert proc.stdin is not None
+        proc.stdin.write(cursor)
+        proc.stdin.flush()
+        code = proc.wait(timeout=60)
+        assert proc.stdout is not None and proc.stderr is not None
+        out, err = proc.stdout.read(), proc.stderr.read()
+        proc.stdin.close()
+    assert (code, out, err) == (0, b"", b""), err
+    assert "host cursor" in (tmp_path / "late" / "errors.log").read_text()
+    big = cursor[:-1] + b', "padding": "' + b"x" * (128 << 20) + b'"}'
+    too_big = subprocess.run([str(EXE), "--state-dir", str(tmp_path / "big")], input=big, capture_output=True, env=env,
+                             timeout=120)
+    assert (too_big.returncode, too_big.stdout, too_big.stderr) == (0, b"", b""), too_big.stderr
+    assert "larger than 134217728 bytes" in (tmp_path / "big" / "errors.log").read_text()
