@@ -295,6 +295,19 @@ def lost_output(results: list[str], printed: str) -> bool:
     return any(LOST_OUTPUT in r for r in results) and any(printed in r for r in results)
 
 
+def once_more_if_output_lost(
+    run: Callable[[Workspace], HostRun], ws: Workspace, results: Callable[[HostRun], list[str]], printed: str
+) -> tuple[HostRun, Workspace]:
+    """`run(ws)`, and its workspace; a run in which the host lost a shell call's output
+    (`lost_output` over `results(run)`: a host fault on a loaded machine, which the guard rightly
+    counts as another outcome) is done once more, in a fresh workspace."""
+    done = run(ws)
+    if lost_output(results(done), printed):
+        ws = Workspace.create(ws.root / "again")
+        done = run(ws)
+    return done, ws
+
+
 def install_guard(ws: Workspace, client: str) -> Path:
     """`loopguard-hook install --client CLIENT` (the console script next to this Python) with the
     run's HOME, from its project folder: the host then runs exactly what `install` wrote. Returns

@@ -25,7 +25,7 @@ import pytest
 from .. import ledger
 from ..clients import Workspace
 from ..mock_model import Script
-from ..node_clis import HostRun, Scenario, install_guard, lost_output
+from ..node_clis import HostRun, Scenario, install_guard, once_more_if_output_lost
 from . import scenarios
 from .host import GeminiCli
 from .mock_gemini import call
@@ -53,14 +53,12 @@ def guarded(
 
 
 def repeated_shell(host: GeminiCli, ws: Workspace, times: int) -> tuple[HostRun, Workspace]:
-    """`scenarios.same_shell(times)` guarded, and its workspace. A run in which the host lost the
-    output of one of the calls (`node_clis.LOST_OUTPUT`: a host fault on a loaded machine, which
-    the guard rightly counts as another outcome) is done once more, in a fresh workspace."""
-    run = guarded(host, ws, scenarios.same_shell(times))
-    if lost_output([c.result for c in calls(run.conversation())], NOTES["notes.txt"]):
-        ws = Workspace.create(ws.root / "again")
-        run = guarded(host, ws, scenarios.same_shell(times))
-    return run, ws
+    """`scenarios.same_shell(times)` guarded, and its workspace (`node_clis.once_more_if_output_lost`)."""
+    return once_more_if_output_lost(
+        lambda w: guarded(host, w, scenarios.same_shell(times)), ws,
+        lambda run: [c.result for c in calls(run.conversation())], NOTES["notes.txt"],
+    )
+
 
 def audit(ws: Workspace) -> list[tuple[str, str, str]]:
     """(event, action, rule) of every intervention in decisions.jsonl (the guard's event names)."""
