@@ -112,7 +112,8 @@ def _recording_options(func: Any) -> Any:
     """The options `replay` and `sweep` share: a config file, the mode, the recording's client."""
     func = click.option(
         "--client", type=CLIENT_CHOICE, default="auto", show_default=True,
-        help="Which client recorded FILES; auto: told by the file's format.",
+        help="Which host recorded FILES; auto: told by the file's format (a transcript or rollout must be that "
+        "host's; a payload log is read as that host's payloads).",
     )(func)
     func = click.option("--mode", type=MODE_CHOICE, default=None, help=MODE_HELP)(func)
     return click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None, help=CONFIG_HELP)(func)

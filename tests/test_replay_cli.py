@@ -236,3 +236,15 @@ def test_nothing_replayed_is_exit_1(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert main(["replay", summary, empty]) == 1
     out = capsys.readouterr()
     assert out.out == "" and len(out.err.splitlines()) == 2 and "Traceback" not in out.err
+
+
+def test_client_takes_every_host_for_a_payload_log_and_must_fit_a_transcript(capsys: pytest.CaptureFixture[str]) -> None:
+    """A payload log of any host can be read as that host's (`--client qwen-code`); a transcript
+    named another host's is skipped with one line."""
+    from loopguard_hook.entry import main
+
+    qwen = REPO / "tests" / "e2e" / "qwen_code" / "payloads" / "all.jsonl"
+    done = run("--client", "qwen-code", "--summary", str(qwen))
+    assert "qwen-code" in done.output and "deny at 4" in done.output, done.output
+    assert main(["replay", "--client", "gemini-cli", "--summary", READ_LOOP]) == 1
+    assert "--client gemini-cli does not fit it" in capsys.readouterr().err

@@ -14,7 +14,9 @@ from ..core.event import Client
 from ..hosts.payload import MAX_SESSION_ID_CHARS, bounded_id
 from ..store import Store, default_state_dir, location
 
-CLIENT_CHOICE = click.Choice(["auto", "claude-code", "codex"])
+#: The hosts a recording can be read as (`replay`, `sweep`): a transcript or rollout must be that
+#: host's; a payload log is read as that host's payloads.
+CLIENT_CHOICE = click.Choice(["auto", *(c.value for c in Client)])
 #: The hook's `--client`: every dialect of `payload.Client` (`_entry._CLIENTS` spells them out
 #: for the fast path, which must not import the payload module; a test keeps the two equal).
 HOOK_CLIENT_CHOICE = click.Choice(["auto", *(c.value for c in Client)])

@@ -62,7 +62,7 @@ def decide(recording: Recording, config: Config, *, client: str = "auto") -> Ite
 
     Raises:
         ReplayError: `client` names a client that does not fit the recording.
-        ValueError: `client` is not `auto`, `claude-code` or `codex`.
+        ValueError: `client` is not `auto` or a host's name (`core.event.Client`).
     """
     fixed = _client_for(recording, client)
     ledgers: dict[str, Session] = {}
