@@ -267,6 +267,9 @@ def test_bad_toml_and_bad_env(tmp_path: Path) -> None:
     bad.write_text("deny_at = = 3")
     with pytest.raises(ConfigError, match="not valid TOML"):
         load(environ={}, config_path=str(bad), user_path="")
+    bad.write_text("deny_at = 5\ndeny_at = 6\n")
+    with pytest.raises(ConfigError, match=r"not valid TOML: a key is given twice \(at line 2"):
+        load(environ={}, config_path=str(bad), user_path="")
     with pytest.raises(ConfigError, match="LOOPGUARD_DENY_AFTER"):
         load(environ={"LOOPGUARD_DENY_AFTER": "3"}, user_path="")
     with pytest.raises(ConfigError, match="deny_at"):

@@ -164,7 +164,10 @@ def read_toml(path: str, source: str) -> Layer:
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{source}: not UTF-8 text (byte {exc.start}); TOML files are UTF-8") from None
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{source}: not valid TOML: {exc}") from None
+        said = str(exc)
+        if said.startswith("Cannot overwrite a value"):  # tomllib's words for a key given twice
+            said = "a key is given twice" + said[len("Cannot overwrite a value"):]
+        raise ConfigError(f"{source}: not valid TOML: {said}") from None
     except RecursionError:
         raise ConfigError(f"{source}: nested too deeply to be a config file") from None
     section = data.get("loopguard")
