@@ -53,10 +53,10 @@ def guarded(
 
 
 def repeated_shell(host: GeminiCli, ws: Workspace, times: int) -> tuple[HostRun, Workspace]:
-    """`scenarios.same_shell(times)` guarded, and its workspace (`node_clis.once_more_if_output_lost`)."""
+    """`scenarios.warmed_shell(times)` guarded, and its workspace (`node_clis.once_more_if_output_lost`)."""
     return once_more_if_output_lost(
-        lambda w: guarded(host, w, scenarios.same_shell(times)), ws,
-        lambda run: [c.result for c in calls(run.conversation())], NOTES["notes.txt"],
+        lambda w: guarded(host, w, scenarios.warmed_shell(times)), ws,
+        lambda run: [c.result for c in calls(run.conversation())[1:]], NOTES["notes.txt"],
     )
 
 
@@ -68,7 +68,7 @@ def audit(ws: Workspace) -> list[tuple[str, str, str]]:
 def test_identical_shell_calls_are_reminded_then_denied_before_geminis_own_cut(gemini_cli: GeminiCli, ws: Workspace) -> None:
     run, ws = repeated_shell(gemini_cli, ws, 4)
     assert run.exit_code == 0 and "Potential loop detected" not in str(run.requests[-1].body), run.describe()
-    first, second, third, fourth = calls(run.conversation())
+    _, first, second, third, fourth = calls(run.conversation())  # after the warm-up call
     assert hook_contexts(first.result + second.result) == []
     assert not third.error and [c for c in hook_contexts(third.result) if c.startswith(REMINDER + "run_shell_command")]
     assert fourth.error and fourth.result.startswith(BLOCKED + "run_shell_command call is identical"), fourth.response

@@ -38,6 +38,14 @@ def same_shell(times: int) -> Scenario:
     return Scenario(f"shell_x{times}", "Check the notes with the shell.", Script(turns, final_text="Notes checked."), NOTES)
 
 
+def warmed_shell(times: int) -> Scenario:
+    """`same_shell(times)` after one other shell command (`pwd`): the host's first shell call of a
+    run now and then comes back without its output on a loaded machine (`node_clis.LOST_OUTPUT`,
+    seen in CI twice in a row), which would be another outcome among the identical calls."""
+    turns = [[shell("pwd")]] + [[shell(COUNTED_SHELL)] for _ in range(times)]
+    return Scenario(f"warm_shell_x{times}", "Check the notes with the shell.", Script(turns, final_text="Notes checked."), NOTES)
+
+
 def capture_all(work: Path) -> Scenario:
     """Each tool once or twice: reads (the second gets the unchanged stub), shell commands (one
     failing), glob, grep, write, edit, a missing file, a relative path (rejected before

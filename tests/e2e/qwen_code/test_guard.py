@@ -48,10 +48,10 @@ def guarded(qwen_code: QwenCode, ws: Workspace, scenario: Scenario, **settings: 
 
 
 def repeated_shell(host: QwenCode, ws: Workspace, times: int) -> tuple[HostRun, Workspace]:
-    """`scenarios.same_shell(times)` guarded, and its workspace (`node_clis.once_more_if_output_lost`)."""
+    """`scenarios.warmed_shell(times)` guarded, and its workspace (`node_clis.once_more_if_output_lost`)."""
     return once_more_if_output_lost(
-        lambda w: guarded(host, w, scenarios.same_shell(times)), ws,
-        lambda run: [c.result for c in calls(run.conversation())], NOTES["notes.txt"],
+        lambda w: guarded(host, w, scenarios.warmed_shell(times)), ws,
+        lambda run: [c.result for c in calls(run.conversation())[1:]], NOTES["notes.txt"],
     )
 
 
@@ -74,7 +74,7 @@ def guard_texts(run: HostRun) -> list[str]:
 def test_identical_shell_calls_are_reminded_then_denied_before_qwens_own_halt(qwen_code: QwenCode, ws: Workspace) -> None:
     run, ws = repeated_shell(qwen_code, ws, 4)
     assert run.exit_code == 0 and "Loop detection" not in run.stderr, run.describe()
-    first, second, third, fourth = calls(run.conversation())
+    _, first, second, third, fourth = calls(run.conversation())  # after the warm-up call
     assert "loopguard" not in first.result + second.result
     # On failure, what the guard recorded tells a late answer (the deadline, or Qwen Code's 10 s
     # hook timeout on a loaded machine: a decision logged but not delivered) from a wrong count.
