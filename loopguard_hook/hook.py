@@ -122,8 +122,7 @@ def quiet_client(option: str, environ: Mapping[str, str], detected: Client | Non
         client = hosts.client_from_environment(environ)
     if client is None or client not in hosts.CLIENTS:
         return None
-    caps = hosts.capabilities(client)
-    return client if caps.fails_closed or caps.quiet_failures else None
+    return client if hosts.capabilities(client).failures_exit_0 else None
 
 
 def _run(

@@ -158,6 +158,8 @@ def test_a_project_config_that_is_a_fifo_is_one_clear_line(tmp_path: Path) -> No
     status = _run(["status", "--state-dir", str(state)], cwd=project)
     _one_line(status, ".loopguard.toml", "not a regular file")
     assert b"config here: BAD" in status.stdout and b"not a regular file" in status.stdout
+    # how a failing event ends, from the capability tables
+    assert b"exits 0 with the line in errors.log on Cursor, Factory Droid, Gemini CLI and GitHub Copilot CLI" in status.stdout
 
 
 def test_status_runs_while_the_config_is_bad(tmp_path: Path) -> None:

@@ -32,9 +32,16 @@ from .common import (
 )
 from .pausing import pause_lines, paused_json
 
-#: How a failing event ends, by host (`hook.quiet_client`): exit 1 with the line on stderr, but
-#: exit 0 with the line in errors.log where a failing hook is a denial or reaches the model.
-QUIET_NOTE = "  a failing event exits 1, or exits 0 with the line in errors.log on Copilot CLI, Cursor, Gemini CLI and Droid"
+
+def quiet_note() -> str:
+    """How a failing event ends, by host: exit 1 with the line on stderr, but exit 0 with the line
+    in errors.log where the capability table says so (`Capabilities.failures_exit_0`)."""
+    from .. import hosts
+    from ..doctor.model import HOSTS
+
+    names = sorted(HOSTS[c.value][1] for c in hosts.CLIENTS if hosts.capabilities(c).failures_exit_0)
+    listed = ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else "".join(names)
+    return f"  a failing event exits 1, or exits 0 with the line in errors.log on {listed}"
 
 
 def session_summary(stem: str, state: dict[str, Any] | None) -> dict[str, Any]:
@@ -235,7 +242,7 @@ def _echo_text(
         for problem in t["problems"][1:]:
             click.echo(f"  also: {_printable(problem)}")
         click.echo(f"  fix: {_printable(t['fix'])}")
-        click.echo(QUIET_NOTE)
+        click.echo(quiet_note())
     else:
         click.echo(
             f"config here: profile {t['profile']} ({t['mode']}), counting {t['counting']}: remind at {_list(t['remind_at'])}, "

@@ -70,6 +70,12 @@ class Capabilities(NamedTuple):
     halts_at: int = 0
     quiet_failures: bool = False
 
+    @property
+    def failures_exit_0(self) -> bool:
+        """Whether every failure of the hook here ends with exit 0 and nothing on stderr, its line
+        going to `errors.log` (`fails_closed` or `quiet_failures`)."""
+        return self.fails_closed or self.quiet_failures
+
     def has_arguments(self, tool: str) -> bool:
         """Whether this client's `tool_input` for `tool` carries the model's arguments."""
         return self.arguments is None or tool in self.arguments
