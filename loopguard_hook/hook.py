@@ -107,11 +107,14 @@ def run(
     return result._replace(stdout=result.stdout if result.exit_code == Exit.OK else b"", stderr="", exit_code=Exit.OK)
 
 
-def quiet_client(option: str, environ: Mapping[str, str], detected: Client | None = None) -> Client | None:
-    """The host whose failures must end with exit 0 and nothing on stderr (its capability table
-    says it `fails_closed` or has `quiet_failures`), or None. The host is the one the payload
-    named (`detected`), else the command line's `--client`, else the one the environment names
-    (`hosts.client_from_environment`: the payload may not have been read)."""
+def quiet_client(
+    option: str, environ: Mapping[str, str], detected: Client | None = None, head: bytes = b""
+) -> Client | None:
+    """The host whose failures must end with exit 0 and nothing on stderr (its capability table's
+    `failures_exit_0`), or None. The host is the one the payload named (`detected`), else the
+    command line's `--client`, else the one the environment names (`hosts.client_from_environment`),
+    else the one the payload's first bytes `head` name (`hosts.client_from_head`: the payload may
+    not have been parsed)."""
     client = detected
     if client is None and option != "auto":
         try:
@@ -119,7 +122,7 @@ def quiet_client(option: str, environ: Mapping[str, str], detected: Client | Non
         except ValueError:
             client = None
     if client is None:
-        client = hosts.client_from_environment(environ)
+        client = hosts.client_from_environment(environ) or hosts.client_from_head(head)
     if client is None or client not in hosts.CLIENTS:
         return None
     return client if hosts.capabilities(client).failures_exit_0 else None

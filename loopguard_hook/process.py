@@ -63,18 +63,26 @@ def _read_first() -> tuple[bytes, int | None]:
     except (OSError, ValueError):  # a replaced stdin (io.UnsupportedOperation is both)
         fd = None
     if fd is None:
-        return _read_stdin(), None
+        whole = _read_stdin()
+        _HEAD.append(whole[:FIRST_READ])
+        return whole, None
     chunks: list[bytes] = []
     size = 0
     while size < FIRST_READ:  # unbuffered: nothing of the rest may be read ahead here
         chunk = os.read(fd, FIRST_READ - size)
         if not chunk:
             return b"".join(chunks), None
+        if not chunks:  # kept before stdin ends: the deadline may come while it stays open
+            _HEAD.append(chunk)
         chunks.append(chunk)
         size += len(chunk)
-        if not _HEAD:  # for the deadline, should stdin stay open past this chunk
-            _HEAD.append(chunk[:_HEAD_BYTES])
     return b"".join(chunks), fd
+
+
+#: The payload's first chunk (at most `FIRST_READ` bytes), read before the rest: how a failure
+#: decided without the parsed payload (the deadline, a payload too big, a stdout that takes
+#: nothing) is told to end on a host that takes no failure (`hook.quiet_client`'s `head`).
+_HEAD: list[bytes] = []
 
 
 #: Seconds after the hook's start (when the host started the process) by which it answers: a
@@ -154,7 +162,6 @@ def run_hook(values: dict[str, object]) -> int:
 def _decide(values: dict[str, object]) -> tuple[int, bytes, str]:
     """(exit code, stdout, stderr) of the event on stdin."""
     first, rest = _read_first()
-    _HEAD[:] = [first[:_HEAD_BYTES]]
     reply = None
     if rest is not None:  # a big payload: the helper reads the rest of stdin itself
         reply = _resident(values, first, rest)
@@ -235,38 +242,20 @@ def _resident(values: dict[str, object], raw: bytes, rest: int | None = None) ->
 
 
 def quietly(values: dict[str, object], line: str) -> bool:
-    """Whether the host of this hook run takes no failure (`hook.quiet_client`, told by `--client`
-    or the environment); if so `line` is logged to `errors.log` instead of stderr. Never raises."""
+    """Whether the host of this hook run takes no failure (`hook.quiet_client`, told by `--client`,
+    the environment or the payload's first bytes); if so `line` is logged to `errors.log` instead
+    of stderr. Never raises."""
     try:
         from .hook import HookOptions, log_problem, quiet_client
 
         options = HookOptions(**values)  # type: ignore[arg-type]
-        client = quiet_client(options.client, os.environ)
-        if client is None and options.client == "auto":
-            client = quiet_client(_sniffed_host(), os.environ)
+        client = quiet_client(options.client, os.environ, head=_HEAD[0] if _HEAD else b"")
         if client is None:
             return False
         log_problem(options, os.environ, line, client)
         return True
     except Exception:
         return False
-
-
-#: Keys only a host that takes no failure sends, by which a payload that was not (or not yet)
-#: parsed is told to be that host's: Cursor's `cursor_version` and `conversation_id`, Copilot
-#: CLI's camelCase `toolName` and `sessionId` (`hosts/cursor.py`, `hosts/copilot.py`).
-_QUIET_KEYS = (
-    (b'"cursor_version"', "cursor"), (b'"conversation_id"', "cursor"), (b'"toolName"', "copilot"), (b'"sessionId"', "copilot")
-)
-#: The first bytes of this run's payload (at most `_HEAD_BYTES`), for `_sniffed_host`.
-_HEAD: list[bytes] = []
-_HEAD_BYTES = 65536
-
-
-def _sniffed_host(head: bytes | None = None) -> str:
-    """The host a payload's first bytes name by a key only it sends (`_QUIET_KEYS`), else "auto"."""
-    head = (_HEAD[0] if _HEAD else b"") if head is None else head
-    return next((name for key, name in _QUIET_KEYS if key in head), "auto")
 
 
 def unwritable_stdout(exc: OSError) -> str:

@@ -363,3 +363,17 @@ def test_a_json_text_nested_past_the_payload_limit_is_kept_as_text(tmp_path: Pat
     assert all(r.exit_code == 0 and r.stderr == "" for r in answers)
     assert not (tmp_path / "s" / "errors.log").exists()
     assert b"permission" in answers[-2].stdout  # the 5th identical call, denied: the loop was judged
+
+
+def test_the_first_bytes_of_a_payload_name_cursor_and_copilots_camel_case_shape() -> None:
+    """`hosts.client_from_head`, how a failure decided before the parse ends: Cursor's payloads and
+    Copilot's camelCase ones by a key only they send (the keys their `recognises` reads too);
+    Claude Code's and Droid's (Claude Code's shape) by none."""
+    assert {hosts.client_from_head(p.read_bytes()) for p in _payloads(CURSOR) if "claude-settings" not in p.name} == {
+        Client.CURSOR
+    }
+    camel = [p for p in _payloads(COPILOT) if p.name[0].islower()]
+    assert camel and {hosts.client_from_head(p.read_bytes()) for p in camel} == {Client.COPILOT}
+    assert {hosts.client_from_head(p.read_bytes()) for p in _payloads(DROID)} == {None}
+    claude = TESTS.parent / "examples" / "payloads" / "claude-code-2.1.332" / "PreToolUse.Read.json"
+    assert hosts.client_from_head(claude.read_bytes()) is None

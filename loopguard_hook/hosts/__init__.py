@@ -58,13 +58,24 @@ def borrowed(client: Client, cwd: str | None, environ: Mapping[str, str]) -> boo
 def client_from_environment(environ: Mapping[str, str]) -> Client | None:
     """The host that started this hook, told by the variables it gives its hooks (a module's
     `ENVIRONMENT`); None when none is set. Used only to choose how a failure ends before the
-    payload is read (`failsafe.py`): the payload names its host more surely."""
+    payload is read (`hook.quiet_client`): the payload names its host more surely."""
     for module in DIALECTS:
         if any(environ.get(name) for name in getattr(module, "ENVIRONMENT", ())):
             return module.CLIENT
     return None
 
 
+def client_from_head(head: bytes) -> Client | None:
+    """The host a payload's first bytes name by a key only it sends (a module's `MARKS`, which its
+    `recognises` reads too), for a payload not parsed (too big, or the deadline came first); None
+    when none is there. Used only to choose how a failure ends (`hook.quiet_client`)."""
+    for module in DIALECTS:
+        if any(b'"' + key.encode() + b'"' in head for key in getattr(module, "MARKS", ())):
+            return module.CLIENT
+    return None
+
+
 __all__ = [
-    "CLIENTS", "DIALECTS", "Capabilities", "borrowed", "capabilities", "client_from_environment", "detect_client", "dialect",
+    "CLIENTS", "DIALECTS", "Capabilities", "borrowed", "capabilities", "client_from_environment", "client_from_head",
+    "detect_client", "dialect",
 ]

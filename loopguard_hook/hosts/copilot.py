@@ -100,11 +100,16 @@ def own_install(cwd: str | None, environ: Mapping[str, str]) -> bool:
 SESSION_STATE = "/.copilot/session-state/"
 
 
+#: Keys of its camelCase payloads only Copilot CLI sends (also how `hosts.client_from_head`
+#: tells a payload not yet parsed).
+MARKS = ("sessionId", "toolName", "hookName")
+
+
 def recognises(data: Mapping[str, Any]) -> bool:
-    """A camelCase payload (`sessionId`, `toolName`, `hookName`), or a snake_case one from a
-    PascalCase file: an ISO `timestamp` string, and no transcript but Copilot's session state
-    (Claude Code, Codex, Qwen Code and Gemini CLI send `transcript_path` on every event)."""
-    if "sessionId" in data or "toolName" in data or "hookName" in data:
+    """A camelCase payload (`MARKS`), or a snake_case one from a PascalCase file: an ISO
+    `timestamp` string, and no transcript but Copilot's session state (Claude Code, Codex, Qwen
+    Code and Gemini CLI send `transcript_path` on every event)."""
+    if any(key in data for key in MARKS):
         return True
     if not isinstance(data.get("timestamp"), str) or "tool_use_id" in data or "permission_mode" in data:
         return False

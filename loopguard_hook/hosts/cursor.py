@@ -100,9 +100,13 @@ def own_install(cwd: str | None, environ: Mapping[str, str]) -> bool:
     return False
 
 
+#: Keys only Cursor sends (also how `hosts.client_from_head` tells a payload not yet parsed).
+MARKS = ("cursor_version", "conversation_id")
+
+
 def recognises(data: Mapping[str, Any]) -> bool:
-    """`cursor_version` or `conversation_id`: only Cursor sends them."""
-    return "cursor_version" in data or "conversation_id" in data
+    """`cursor_version` or `conversation_id` (`MARKS`): only Cursor sends them."""
+    return any(key in data for key in MARKS)
 
 
 def _output(value: Any) -> Any:
