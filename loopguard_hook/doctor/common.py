@@ -79,23 +79,17 @@ def check_events(
         for r in regs:
             by_event.setdefault(r.event, set()).add(r.command)
         twice = sorted(e for e, commands in by_event.items() if len(commands) > 1)
-        named = ", ".join(f"`{c}`" for c in spellings)
-        if twice:
-            report.add(
-                "warn",
-                "registered",
-                f"loopguard runs under several command strings ({named}), each on {', '.join(twice)} "
-                "(twice the processes there, and the first to run decides)",
-                "keep one command string: remove the hand-written entry, then `uninstall` and `install` once",
-            )
-        else:
-            report.add(
-                "warn",
-                "registered",
-                f"loopguard runs under several command strings ({named}), on different events: each event "
-                "runs one, so the guard works, but a change to one is easily missed on the others",
-                "keep one command string: remove the hand-written entries, then `uninstall` and `install` once",
-            )
+        how = (
+            f"each on {', '.join(twice)} (twice the processes there, and the first to run decides)" if twice
+            else "on different events: each event runs one, so the guard works, but a change to one is easily "
+            "missed on the others"
+        )
+        report.add(
+            "warn",
+            "registered",
+            "loopguard runs under several command strings (" + ", ".join(f"`{c}`" for c in spellings) + f"), {how}",
+            "keep one command string: remove the hand-written entries, then `uninstall` and `install` once",
+        )
 
 
 def check_path(report: ClientReport, regs: Sequence[Registration], env: Mapping[str, str], who: str) -> bool:

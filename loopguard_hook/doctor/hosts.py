@@ -91,7 +91,7 @@ def _payload(client: str, cwd: Path) -> Any:
     return build
 
 
-def latest_error(state_dir: str, client: str | None = None, now: float | None = None) -> str | None:
+def latest_error(state_dir: str, client: str) -> str | None:
     """The first line of the last entry of `<state_dir>/errors.log` that `client` wrote (or that
     names no host: a guard before hosts were named there), with its time and age, or None when
     there is none. An entry's heading is `--- <time> pid <pid>[ host <client>]` (`hook.log_problem`)."""
@@ -103,20 +103,20 @@ def latest_error(state_dir: str, client: str | None = None, now: float | None = 
     for entry in reversed([e for e in text.split("--- ") if e.strip()]):
         head, _, body = entry.partition("\n")
         stamp, _, host = head.strip().partition(" host ")
-        if client is not None and host and host.strip() != client:
+        if host and host.strip() != client:
             continue
         lines = [line for line in body.splitlines() if line.strip()]
         when = stamp.split(" pid ", 1)[0]
-        return f"{when}{_age(when, now)}: {lines[-1].strip() if lines else ''}"
+        return f"{when}{_age(when)}: {lines[-1].strip() if lines else ''}"
     return None
 
 
-def _age(stamp: str, now: float | None) -> str:
-    """` (N minutes ago)` for an entry's time stamp, or "" when it cannot be read."""
+def _age(stamp: str) -> str:
+    """` (N minutes ago)` for an entry's local time stamp, or "" when it cannot be read."""
     import time
 
     try:
-        seconds = (time.time() if now is None else now) - time.mktime(time.strptime(stamp[:19], "%Y-%m-%dT%H:%M:%S"))
+        seconds = time.time() - time.mktime(time.strptime(stamp[:19], "%Y-%m-%dT%H:%M:%S"))
     except (ValueError, OverflowError):
         return ""
     if seconds < 0:

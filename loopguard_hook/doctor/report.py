@@ -16,19 +16,23 @@ def render_text(reports: Sequence[ClientReport]) -> str:
     for report in reports:
         if report.state == "not found":
             out.append(f"{report.title}: not found (no `{report.program}` on PATH, loopguard-hook not registered)")
-            for finding in report.findings:
-                out.append(f"  {_MARK[finding.status]}  {finding.check}: {finding.message}")
-                if finding.fix:
-                    out.append(f"        fix: {finding.fix}")
+            out.extend(_finding_lines(report))  # what its files said all the same
             continue
         found = report.found or f"not found here (no `{report.program}` on PATH)"
         out.append(f"{report.title}: {found}")
-        for finding in report.findings:
-            out.append(f"  {_MARK[finding.status]}  {finding.check}: {finding.message}")
-            if finding.fix and finding.status != "ok":
-                out.append(f"        fix: {finding.fix}")
+        out.extend(_finding_lines(report))
         out.append(f"  => {_VERDICT[report.state].format(title=report.title, host=report.host, program=report.program)}")
     return "\n".join(out) + "\n"
+
+
+def _finding_lines(report: ClientReport) -> list[str]:
+    """Each finding, with its fix unless it is ok."""
+    out = []
+    for finding in report.findings:
+        out.append(f"  {_MARK[finding.status]}  {finding.check}: {finding.message}")
+        if finding.fix and finding.status != "ok":
+            out.append(f"        fix: {finding.fix}")
+    return out
 
 
 _VERDICT = {
