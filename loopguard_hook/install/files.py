@@ -13,6 +13,7 @@ from datetime import datetime
 from pathlib import Path
 
 from .change import Change, InstallError
+from .dsh_patch import BLOCK_MARK, without_blocks
 
 
 def read_text(path: Path) -> str | None:
@@ -106,9 +107,11 @@ def apply(
     table) gets that backup's own text back, byte for byte, no new backup, and its backups are
     removed; a file deleted while it has no backup (install made it, and it holds only what
     install wrote) gets none either; one planned for deletion that has a backup (it was there
-    before install) gets that backup's text back. So a clean install-uninstall round trip leaves
-    the files as they were and no backup behind; any other uninstall write keeps its new backup
-    and the earlier ones.
+    before install) gets that backup's text back. A file whose old text is its new one plus blocks
+    of the guard's (`dsh_patch.BLOCK_MARK`: the DSH patch layer both bridges share) gets no backup,
+    and its backups that hold nothing else are removed. So a clean install-uninstall round trip
+    leaves the files as they were and no backup behind; any other uninstall write keeps its new
+    backup and the earlier ones.
 
     A symlinked settings file is written through to its target, but no folder is made for a
     dangling link's target. Unchanged files are not touched (no write, no backup). A `deletable`
@@ -178,8 +181,6 @@ def _write_one(change: Change, now: datetime, *, undo: bool) -> Change:
 def _only_blocks_more(text: str | None, new_text: str | None) -> bool:
     """Whether `text` holds blocks of the guard's (`dsh_patch.BLOCK_MARK`) and, those set aside,
     the same lines as `new_text` (None: no file) with its own blocks set aside."""
-    from .dsh_patch import BLOCK_MARK, without_blocks
-
     if text is None or BLOCK_MARK not in text:
         return False
 

@@ -297,15 +297,12 @@ def replay_payloads(
 
 
 def _as_decided(config: Config, recorded: Client | None, clients: Iterable[str]) -> Config:
-    """The thresholds the engine used for the recording's one host (`policy.for_host`: one lower
-    on a host that halts the run itself, Qwen Code and Gemini CLI); `config` for several hosts."""
-    found = {recorded.value} if recorded is not None else set(clients)
-    if len(found) != 1:
-        return config
-    try:
-        return policy.for_host(config, capabilities(Client(found.pop())))
-    except (ValueError, KeyError):
-        return config
+    """The settings the engine used for the recording's one host (`policy.for_host`, as
+    `engine.step` applies it: thresholds one lower on a host that halts the run itself, Qwen Code
+    and Gemini CLI); `config` for a recording of several hosts' payloads. `clients`: the hosts
+    its events were parsed as (`Client` values)."""
+    found = {recorded} if recorded is not None else {Client(c) for c in clients}
+    return policy.for_host(config, capabilities(found.pop())) if len(found) == 1 else config
 
 
 def replay_files(
