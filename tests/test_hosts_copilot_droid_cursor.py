@@ -244,20 +244,27 @@ def _home(tmp_path: Path) -> dict[str, str]:
     return {"HOME": str(home)}
 
 
+def _cursor_shell_loop(times: int, state: Path, env: dict[str, str], **post_fields: Any) -> list[HookResult]:
+    """The same Cursor Shell call `times` times (its preToolUse, then its postToolUse with
+    `post_fields`), each with its own `tool_use_id`, 4 s apart; every answer in order."""
+    pre = json.loads((CURSOR / "preToolUse.Shell.json").read_text())
+    post = json.loads((CURSOR / "postToolUse.Shell.json").read_text()) | post_fields
+    answers = []
+    for i in range(times):
+        ident = f"call_{i}\nctc_{i}"
+        answers.append(_send(dict(pre, tool_use_id=ident), state, environ=env, t=4 * i))
+        answers.append(_send(dict(post, tool_use_id=ident), state, environ=env, t=4 * i + 1))
+    return answers
+
+
 def test_a_cursor_payload_through_the_claude_code_install_never_reads_as_a_failure(tmp_path: Path) -> None:
     """A loop of Shell calls and every documented payload, sent as Cursor sends them to a
     `loopguard-hook` in `~/.claude/settings.json` (no `--client`): every answer is exit 0 with
     nothing, or one object valid for Cursor's schema, and the denial carries `agent_message`."""
     env = _home(tmp_path)
-    pre = json.loads((CURSOR / "preToolUse.Shell.json").read_text())
-    post = json.loads((CURSOR / "postToolUse.Shell.json").read_text())
-    answers = []
-    for i in range(9):
-        ident = f"call_{i}\nctc_{i}"
-        for payload, dt in ((pre, 0), (post, 1)):
-            r = _send(dict(payload, tool_use_id=ident), tmp_path / "s", environ=env, t=4 * i + dt)
-            assert r.exit_code == 0 and r.stderr == "" and validate(r, "cursor") == [], r.stdout
-            answers.append(r)
+    answers = _cursor_shell_loop(9, tmp_path / "s", env)
+    for r in answers:
+        assert r.exit_code == 0 and r.stderr == "" and validate(r, "cursor") == [], r.stdout
     denials = [json.loads(r.stdout) for r in answers if r.stdout and b"permission" in r.stdout]
     assert denials and all(d["permission"] == "deny" and d["agent_message"] for d in denials)
     assert any(b"additional_context" in r.stdout for r in answers)  # the reminders, with a result
@@ -352,14 +359,7 @@ def test_a_json_text_nested_past_the_payload_limit_is_kept_as_text(tmp_path: Pat
     deep = "[" * 1000 + "]" * 1000
     assert json_text(deep) == deep and json_text('{"a": [1]}') == {"a": [1]}
     assert json_text("[" * (MAX_DEPTH - 8) + "]" * (MAX_DEPTH - 8)) != "[" * (MAX_DEPTH - 8) + "]" * (MAX_DEPTH - 8)
-    env = _home(tmp_path)
-    pre = json.loads((CURSOR / "preToolUse.Shell.json").read_text())
-    post = json.loads((CURSOR / "postToolUse.Shell.json").read_text())
-    answers = []
-    for i in range(5):
-        ident = f"call_{i}\nctc_{i}"
-        answers.append(_send(dict(pre, tool_use_id=ident), tmp_path / "s", environ=env, t=4 * i))
-        answers.append(_send(dict(post, tool_use_id=ident, tool_output=deep), tmp_path / "s", environ=env, t=4 * i + 1))
+    answers = _cursor_shell_loop(5, tmp_path / "s", _home(tmp_path), tool_output=deep)
     assert all(r.exit_code == 0 and r.stderr == "" for r in answers)
     assert not (tmp_path / "s" / "errors.log").exists()
     assert b"permission" in answers[-2].stdout  # the 5th identical call, denied: the loop was judged
