@@ -172,6 +172,57 @@ def check_state_dir(report: ClientReport, command: str, env: Mapping[str, str]) 
     return state_dir
 
 
+def latest_error(state_dir: str, client: str) -> str | None:
+    """The first line of the last entry of `<state_dir>/errors.log` that `client` wrote (or that
+    names no host: a guard before hosts were named there), with its time and age, or None when
+    there is none. An entry's heading is `--- <time> pid <pid>[ host <client>]` (`hook.log_problem`)."""
+    path = Path(state_dir) / "errors.log"
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")[-65536:]
+    except OSError:
+        return None
+    for entry in reversed([e for e in text.split("--- ") if e.strip()]):
+        head, _, body = entry.partition("\n")
+        stamp, _, host = head.strip().partition(" host ")
+        if host and host.strip() != client:
+            continue
+        lines = [line for line in body.splitlines() if line.strip()]
+        when = stamp.split(" pid ", 1)[0]
+        return f"{when}{_age(when)}: {lines[-1].strip() if lines else ''}"
+    return None
+
+
+def _age(stamp: str) -> str:
+    """` (N minutes ago)` for an entry's local time stamp, or "" when it cannot be read."""
+    import time
+
+    try:
+        seconds = time.time() - time.mktime(time.strptime(stamp[:19], "%Y-%m-%dT%H:%M:%S"))
+    except (ValueError, OverflowError):
+        return ""
+    if seconds < 0:
+        return ""
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        if seconds >= size:
+            n = int(seconds // size)
+            return f" ({n} {unit}{'s' if n > 1 else ''} ago)"
+    return " (just now)"
+
+
+def check_log(report: ClientReport, command: str, env: Mapping[str, str]) -> None:
+    """The latest entry of `errors.log` this host wrote: on a host where a failing event exits 0
+    (`failures_exit_0`) it says why only there."""
+    try:
+        where = state_dir_of(command, env)
+        latest = latest_error(where, report.client)
+    except Exception:  # no state dir to look in: check_state_dir reported it
+        return
+    if latest is not None:
+        report.add("warn", "errors.log", f"latest: {latest}",
+                   f"fix what it says (a failed event lets the call run); {Path(where) / 'errors.log'} keeps every entry"
+                   " and may be deleted once read")
+
+
 def failures_exit_0(client: str) -> bool:
     """Whether a failing event of `client` ends with exit 0 and its line in `errors.log`
     (`Capabilities.failures_exit_0`); False for a name that is no one host (`dsh`, both bridges)."""

@@ -24,7 +24,7 @@ from ..hosts import copilot, cursor
 from ..install.handlers import loopguard_events
 from ..install.hosts import COPILOT, CURSOR, DROID, HOST_NAMES, host_settings_path
 from ..install.jsontext import read_json_quietly
-from .common import check_events, check_handlers, registrations
+from .common import check_events, check_handlers, check_log, registrations
 from .model import ClientReport, Registration
 
 #: The programs that tell each host is here (Cursor: its CLI under either name, or the IDE).
@@ -91,43 +91,6 @@ def _payload(client: str, cwd: Path) -> Any:
     return build
 
 
-def latest_error(state_dir: str, client: str) -> str | None:
-    """The first line of the last entry of `<state_dir>/errors.log` that `client` wrote (or that
-    names no host: a guard before hosts were named there), with its time and age, or None when
-    there is none. An entry's heading is `--- <time> pid <pid>[ host <client>]` (`hook.log_problem`)."""
-    path = Path(state_dir) / "errors.log"
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")[-65536:]
-    except OSError:
-        return None
-    for entry in reversed([e for e in text.split("--- ") if e.strip()]):
-        head, _, body = entry.partition("\n")
-        stamp, _, host = head.strip().partition(" host ")
-        if host and host.strip() != client:
-            continue
-        lines = [line for line in body.splitlines() if line.strip()]
-        when = stamp.split(" pid ", 1)[0]
-        return f"{when}{_age(when)}: {lines[-1].strip() if lines else ''}"
-    return None
-
-
-def _age(stamp: str) -> str:
-    """` (N minutes ago)` for an entry's local time stamp, or "" when it cannot be read."""
-    import time
-
-    try:
-        seconds = time.time() - time.mktime(time.strptime(stamp[:19], "%Y-%m-%dT%H:%M:%S"))
-    except (ValueError, OverflowError):
-        return ""
-    if seconds < 0:
-        return ""
-    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
-        if seconds >= size:
-            n = int(seconds // size)
-            return f" ({n} {unit}{'s' if n > 1 else ''} ago)"
-    return " (just now)"
-
-
 def borrowed(client: str, home: Path, cwd: Path) -> list[Path]:
     """The Claude Code settings files registering the guard that `client` runs too."""
     paths = [cwd / ".claude" / "settings.json", cwd / ".claude" / "settings.local.json"]
@@ -179,19 +142,3 @@ def copilot_command(command: str) -> bool:
     """Whether `command` is the one install writes for a Copilot event (`… --event NAME`)."""
     head, _, event = command.rpartition(" --event ")
     return head.strip().endswith("loopguard-hook --client copilot") and event in copilot.EVENT_NAMES
-
-
-def check_log(report: ClientReport, command: str, env: Mapping[str, str]) -> None:
-    """The latest entry of `errors.log` this host wrote: on a host where a failing event exits 0
-    (Copilot CLI, Cursor, Gemini CLI, Droid) it says why only there."""
-    from .probe import state_dir_of
-
-    try:
-        where = state_dir_of(command, env)
-        latest = latest_error(where, report.client)
-    except Exception:  # no state dir to look in: check_state_dir reported it
-        return
-    if latest is not None:
-        report.add("warn", "errors.log", f"latest: {latest}",
-                   f"fix what it says (a failed event lets the call run); {Path(where) / 'errors.log'} keeps every entry"
-                   " and may be deleted once read")

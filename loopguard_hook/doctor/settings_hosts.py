@@ -16,8 +16,7 @@ from typing import Any
 
 from ..install.jsontext import read_json_quietly
 from ..install.settings_hosts import GEMINI, HOSTS, Host, notes, settings_path
-from .common import check_events, check_handlers, failures_exit_0, found_by, registrations
-from .hosts import check_log
+from .common import check_events, check_handlers, check_log, failures_exit_0, found_by, registrations
 from .model import HOSTS as PROGRAMS
 from .model import ClientReport, Registration
 
