@@ -283,8 +283,8 @@ def write_payloads(
 
 
 #: What Qwen Code 0.24.4 (and Gemini CLI, whose shell tool it shares) puts in a shell result whose
-#: output it lost: seen at load 15 for the first of four `echo ran >> ran.log; cat notes.txt`
-#: (the file was there, the other three printed it). The guard rightly takes a different result
+#: output it lost: seen for the first shell call of a run, at load 15 here and twice in a row in CI
+#: (the file was there, the calls after it printed it). The guard rightly takes a different result
 #: for a new outcome, so every count after it moves by one.
 LOST_OUTPUT = "\nOutput: (empty)\n"
 
