@@ -10,12 +10,16 @@ writes) since the file last changed, whatever their errors say (one target, chan
 and escalates with a precondition the model can meet: after `reread_after_failed_edits`
 failures (4) with no read of the file since the first of them, a patch of the file is denied
 until the file has been read (a read tool on it, or a shell command that names it and writes
-nothing): its text is not what the patches expect. A read, a change of the file that applies (a
-patch, a whole write, a shell edit; not one the workspace shows changed nothing), a user prompt
-or a compaction lifts it (three failures, then a smaller patch that applies without a read, is
-ordinary on real sessions). A script is never denied: rewriting the file whole is a way out. A
-wall the model read the file during is left to the reminders: on real sessions a patch made
-after reading, even several failures later, or a smaller one, often applies.
+nothing): its text is not what the patches expect. So is a shell command or script that names
+the file and writes (`sed -i`, `perl -pi`, a Python rewrite): a wall that goes on with scripts
+after the patches (one target, changing errors: issue class 5) is the same wall. A read, a
+change of the file that applies (a patch, a whole write, a shell edit; not one the workspace
+shows changed nothing), a user prompt or a compaction lifts it (three failures, then a smaller
+patch that applies without a read, is ordinary on real sessions). Writing the file whole is
+never denied, it is a way out: a write tool, a patch's `*** Add File`, or a command whose `>`
+or `tee` has the file as its target. A wall the model read the file during is left to the
+reminders: on real sessions a patch made after reading, even several failures later, or a
+smaller one, often applies.
 
 Not counted: a whole-file write that fails (the host says why: the file exists, or was not read),
 and a call the host rejected before it ran (Claude Code validates an Edit before its PreToolUse,
@@ -99,14 +103,24 @@ def on_call(ctx: CallContext) -> Decision | None:
         return None
     file, how = _attempt(ctx.tool, ctx.tool_input, cfg, files)
     entry = files.get(file) if file else None
-    if entry is None or how != "patch":
+    if entry is None or how not in ("patch", "script"):
         return None
     failures, read, error = int(entry[0]), bool(entry[1]), str(entry[3])
     assert file is not None
+    if how == "script" and _writes_whole(str(_command(ctx.tool, ctx.tool_input)), file):
+        return None
     if cfg.reread_after_failed_edits and failures >= cfg.reread_after_failed_edits and not read:
-        text = reread_denial(file, failures, error)
+        text = reread_denial(file, failures, error, script=how == "script")
         return Decision(Action.DENY, Rule.TARGET, text, advice=reread_advice(file, failures), times=failures, tool=ctx.tool)
     return None
+
+
+def _writes_whole(command: str, file: str) -> bool:
+    """Whether a shell command writes the file whole: a `>` (not `>>`) or a `tee` (not `-a`)
+    whose target is the file (by its name)."""
+    name = re.escape(file.rsplit("/", 1)[-1])
+    target = rf"['\"]?(?:[^\s'\";|&<>]*/)?{name}['\"]?(?=$|[\s;|&)])"
+    return re.search(rf"(?:\A|[^>&0-9])>\s*{target}|\btee\s+(?:-[^a\s]\S*\s+)*{target}", command) is not None
 
 
 def on_result(ctx: ResultContext) -> None:
@@ -156,13 +170,15 @@ def _error(error: str) -> str:
     return f' The last one failed with: """{error}"""' if error else ""
 
 
-def reread_denial(file: str, failures: int, error: str) -> str:
-    """An edit of a file whose last edits failed, with no read of it since."""
+def reread_denial(file: str, failures: int, error: str, *, script: bool = False) -> str:
+    """An edit (`script`: a shell command that changes the file) of a file whose last edits
+    failed, with no read of it since."""
+    head = f"this command was not run: it changes {file}, and" if script else f"this edit of {file} was not run:"
     return (
-        f"REPEAT_TOOL_BLOCKED: this edit of {file} was not run: the last {failures} attempts to change it "
+        f"REPEAT_TOOL_BLOCKED: {head} the last {failures} attempts to change it "
         f"failed and it has not been read since they began (loop guard policy, not a tool failure).{_error(error)} "
         f"The file's text is not what your edits expect. Read {file} first (a read tool, or `cat`, "
-        "`sed -n`); a read, an edit that applies or a new user message lifts this"
+        "`sed -n`), or write it whole; a read, an edit that applies or a new user message lifts this"
     )
 
 
@@ -176,5 +192,6 @@ def reread_advice(file: str, failures: int) -> str:
 
 VARIANTS: tuple[tuple[str, str, str], ...] = (
     ("target_reread_denial", "REPEAT_TOOL_BLOCKED: this edit of ", " has not been read since they began"),
+    ("target_reread_denial", "REPEAT_TOOL_BLOCKED: this command was not run: it changes ", " has not been read since they began"),
     ("target_reread_advice", "[loopguard] The last ", " has not been read since they began: its text"),
 )

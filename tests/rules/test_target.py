@@ -79,4 +79,47 @@ def test_failed_scripts_on_the_file_count_and_a_change_the_workspace_shows_as_no
     _fail(entry, 2)
     verdict = _patch(entry)
     assert verdict is not None and verdict.rule == Rule.TARGET and "last 4 attempts" in verdict.message  # type: ignore[attr-defined]
-    assert rule.on_call(call_ctx("Bash", script, entry=entry)) is None  # type: ignore[arg-type]  # a script is a way out
+    # A script that changes the file is the same wall (issue class 5); writing it whole is the way out.
+    scripted = rule.on_call(call_ctx("Bash", script, entry=entry))  # type: ignore[arg-type]
+    assert scripted is not None and scripted.rule == Rule.TARGET  # type: ignore[attr-defined]
+    whole = {"command": "cat > src/app.py <<'EOF'\nx = 1\nEOF"}
+    assert rule.on_call(call_ctx("Bash", whole, entry=entry)) is None  # type: ignore[arg-type]
+
+
+SCRIPT = {
+    "command": "python3 - <<'PY'\nfrom pathlib import Path\np = Path('src/app.py')\n"
+    "p.write_text(p.read_text().replace('return total', 'return total + 1'))\nPY"
+}
+SCRIPT_FAILED = Outcome("s", Failure.HARD, "Traceback (most recent call last):\nAssertionError: pattern not found")
+
+
+def test_a_wall_that_goes_on_with_scripts_denies_the_scripts_too_until_a_read() -> None:
+    """Issue class 5: patches, then scripts, all failing on one file with different errors."""
+    entry = agent()
+    _fail(entry, 2)
+    for _ in range(2):
+        rule.on_result(result_ctx("Bash", SCRIPT, "", entry=entry, outcome=SCRIPT_FAILED))  # type: ignore[arg-type]
+    verdict = rule.on_call(call_ctx("Bash", SCRIPT, entry=entry))  # type: ignore[arg-type]
+    assert verdict is not None and (verdict.action, verdict.rule) == (Action.DENY, Rule.TARGET)  # type: ignore[attr-defined]
+    assert verdict.message.startswith("REPEAT_TOOL_BLOCKED: this command was not run: it changes src/app.py")  # type: ignore[attr-defined]
+    assert "AssertionError: pattern not found" in verdict.message and "write it whole" in verdict.message  # type: ignore[attr-defined]
+    from loopguard_hook.core.messages import variant_of
+    from loopguard_hook.rules import VARIANTS
+
+    assert variant_of(verdict.message, VARIANTS) == "target_reread_denial"  # type: ignore[attr-defined]
+    rule.on_result(result_ctx("Bash", {"command": "nl -ba src/app.py | sed -n '1,60p'"}, {"stdout": "1 x"}, entry=entry))  # type: ignore[arg-type]
+    assert rule.on_call(call_ctx("Bash", SCRIPT, entry=entry)) is None  # type: ignore[arg-type]
+
+
+def test_writing_the_file_whole_through_the_shell_is_never_denied() -> None:
+    entry = agent()
+    _fail(entry, 5)
+    for command in (
+        "cat > src/app.py <<'EOF'\ndef total():\n    return 1\nEOF",
+        "cat <<'EOF' > /repo/src/app.py\nx = 1\nEOF",
+        "printf 'x = 1\\n' | tee src/app.py",
+    ):
+        assert rule.on_call(call_ctx("Bash", {"command": command}, entry=entry)) is None, command  # type: ignore[arg-type]
+    for command in ("printf 'x = 1\\n' >> src/app.py", "sed -i 's/total/sum/' src/app.py", "printf 'x' | tee -a src/app.py"):
+        verdict = rule.on_call(call_ctx("Bash", {"command": command}, entry=entry))  # type: ignore[arg-type]
+        assert verdict is not None and verdict.rule == Rule.TARGET, command  # type: ignore[attr-defined]
