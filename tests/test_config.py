@@ -154,6 +154,8 @@ BAD: list[tuple[str, Any, str]] = [
     ("max_rapid_polls", -1, ">= 0"),
     ("reread_after_failed_edits", 1, "0 (off) or >= 2"),
     ("refused_remind_at", 1, "0 (off) or >= 2"),
+    ("unmoved_remind_at", 1, "0 (off) or >= 2"),
+    ("unmoved_deny_at", "five", "integer"),
     ("hung_command_polls", 2.5, "integer"),
     ("hung_command_seconds", -60, "negative"),
     ("workspace_evidence", "yes", "true or false"),

@@ -67,6 +67,8 @@ TEMPLATES = {
     "wall_stop": _rule("every_call").wall_stop(4, ends_turn=True, pauses=False),
     "hung_reminder": _rule("unhooked").hung_reminder("dotnet build A.sln", 2, 4.0),
     "hung_denial": _rule("unhooked").hung_denial("dotnet build A.sln", 2, 4.0),
+    "unmoved_denial": _rule("unmoved").denial_text("Bash", 4, "False"),
+    "unmoved_reminder": _rule("unmoved").reminder_text("Bash", 3, "False"),
 }
 
 

@@ -189,6 +189,8 @@ VALIDATORS: dict[str, Callable[[Any], Any]] = {
     "same_error_deny_at": _off_or_threshold,
     "same_error_stop_at": _off_or_threshold,
     "same_answer_remind_at": _off_or_threshold,
+    "unmoved_remind_at": _off_or_threshold,
+    "unmoved_deny_at": _off_or_threshold,
     "max_rapid_polls": _int(0),
     "reread_after_failed_edits": _off_or_threshold,
     "refused_remind_at": _off_or_threshold,

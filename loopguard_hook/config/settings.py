@@ -79,6 +79,9 @@ class Config(NamedTuple):
     reread_after_failed_edits: int = 4
     # every call refused the same way (rules/every_call.py)
     refused_remind_at: int = 3
+    # a check whose answer the changes between its runs never move (rules/unmoved.py)
+    unmoved_remind_at: int = 3
+    unmoved_deny_at: int = 5
     # same answer (rules/same_answer.py)
     same_answer_remind_at: int = 3
     # background polling (rules/polling.py)
@@ -131,14 +134,18 @@ RULES_OFF: dict[str, dict[str, Any]] = {
     "target": {"reread_after_failed_edits": 0},
     "every_call": {"refused_remind_at": 0},
     "unhooked": {"hung_command_polls": 0},
+    "unmoved": {"unmoved_remind_at": 0, "unmoved_deny_at": 0},
 }
+
+#: The rules the seed plugins do not have (the progress seed has the budgets).
+_OURS = ("budgets", "same_error", "same_answer", "continuations", "polling", "target", "every_call", "unhooked", "unmoved")
 
 #: Each profile: the rules it leaves out (`rules_off`, from `RULES_OFF`) and the settings it
 #: gives the rest. The seed profiles reproduce the three DSH plugins this product grew from.
 PROFILE_SPECS: dict[str, dict[str, Any]] = {
     "balanced": {},
     "reminder": {
-        "rules_off": ("budgets", "same_error", "same_answer", "continuations", "polling", "target", "every_call", "unhooked"),
+        "rules_off": _OURS,
         "counting": "consecutive",
         "remind_at": (3, 5, 8),
         "deny_at": 0,
@@ -150,7 +157,7 @@ PROFILE_SPECS: dict[str, dict[str, Any]] = {
         "exclude": (),
     },
     "breaker": {
-        "rules_off": ("budgets", "same_error", "same_answer", "continuations", "polling", "target", "every_call", "unhooked"),
+        "rules_off": _OURS,
         "counting": "consecutive",
         "remind_at": (),
         "deny_at": 2,
@@ -166,7 +173,7 @@ PROFILE_SPECS: dict[str, dict[str, Any]] = {
         "preview_chars": 400,
     },
     "progress": {
-        "rules_off": ("same_error", "same_answer", "continuations", "polling", "target", "every_call", "unhooked"),
+        "rules_off": _OURS[1:],
         "counting": "no_progress",
         "remind_at": (),
         "deny_at": 6,

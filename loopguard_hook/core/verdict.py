@@ -36,6 +36,7 @@ class Rule(enum.StrEnum):
     TARGET = "LOOP_GUARD_TARGET"
     WALL = "LOOP_GUARD_WALL"
     HUNG = "LOOP_GUARD_HUNG"
+    UNMOVED = "LOOP_GUARD_UNMOVED"
 
 
 #: Denials after which the progress profile switches the turn to answer-only mode.

@@ -27,6 +27,7 @@ from . import (
     target,
     text_loops,
     unhooked,
+    unmoved,
 )
 from .base import CallContext, ResultContext, TextContext
 
@@ -46,15 +47,16 @@ ON_CALL: tuple[Rule[CallContext], ...] = (
     every_call.on_call,
     polling.on_call,
     unhooked.on_call,
+    unmoved.on_call,
     budgets.call_budget,
 )
 ON_RESULT: tuple[Rule[ResultContext], ...] = (
     same_path.on_result, same_error.on_result, same_result.on_result, same_answer.on_result, polling.on_result, target.on_result,
-    every_call.on_result,
+    every_call.on_result, unmoved.on_result,
 )
 ON_TEXT: tuple[Rule[TextContext], ...] = (text_loops.on_text, continuations.on_text)
 SLOTS: tuple[SlotRule, ...] = (
-    answer_only, repeat, same_result, same_path, same_error, same_answer, polling, target, every_call, unhooked,
+    answer_only, repeat, same_result, same_path, same_error, same_answer, polling, target, every_call, unhooked, unmoved,
 )
 #: Every rule's text templates, for `messages.variant_of`: a rule whose texts begin like a more
 #: general template of another is listed before it (the same-error wall's denials before the
@@ -64,6 +66,7 @@ VARIANTS: tuple[tuple[str, str, str], ...] = (
     *target.VARIANTS,
     *every_call.VARIANTS,
     *unhooked.VARIANTS,
+    *unmoved.VARIANTS,
     *same_error.VARIANTS,
     *continuations.VARIANTS,
     *repeat.VARIANTS,

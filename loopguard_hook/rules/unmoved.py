@@ -1,0 +1,217 @@
+"""Unmoved: a check that keeps giving the identical answer across the "fixes" between its runs
+(`unmoved_remind_at`, `unmoved_deny_at`; issue class 2, check / no-op fix / check, and class 3,
+re-reads across writes that change nothing).
+
+The repeat rule counts a call's attempts since the last new evidence, and a fix script that
+prints something new is new evidence: `python3 -c 'print(config.RETRIES == 5)'` → `False`,
+`sed -i …` → `patched`, the check → `False`, `perl -pi …` → `1`… restarts the check's count at
+every fix. Where the workspace can be looked at, a fix that changed nothing on disk is no
+progress (`hosts/workspace.py`), but a recording (`replay`) has no disk, and a fix that names
+no file shows nothing there. The check's own answer is the evidence then: the same call, run
+again after a fix, answering exactly as before, says the fix did not reach what it checks.
+
+So this rule keeps, per signature, its run of identical answers, carried across the calls
+between two runs only while every one of them was a change whose effect nothing confirmed: a
+shell command that writes (`tools.SHELL_WRITES`: `sed -i`, `perl -pi`, a redirect, a Python
+`write_text`…) or a change that failed. The run ends at
+
+- any other call between two runs (a read, a search, a test of something else: the agent
+  looked, it is not only retrying the fix);
+- a change the host confirms took effect (an edit tool or a patch that applied; a shell write
+  the workspace shows changed a file): an edit before a rerun is ordinary work. A re-read of
+  one file (a read tool) is an exception: its identical text after the change is itself the
+  proof that the file is as it was;
+- a different answer; a run `slow_repeat_seconds` or more after the previous one (a poll);
+  a user prompt or a compaction (`reset`).
+
+Polls are the polling rule's (`BashOutput`, `TaskOutput`, a command that starts with `sleep`),
+an empty answer of a successful call says nothing, and parallel twins are one run (a twin is
+not counted, and a run counts only when the call was issued after the previous run's answer
+came back).
+
+At `unmoved_remind_at` identical answers (balanced: 3) the rule reminds, and from the
+`unmoved_deny_at`th run on (balanced: 5) it denies the check at PreToolUse, quoting its answer,
+until the run ends as above: a read of what it checks, a change that takes effect or a prompt
+lifts it. Where the repeat rule already counts as far (no new evidence between the runs), this
+rule stays silent: one loop, one voice.
+
+Its slot is `Agent.rules["unmoved"]`: `{"n": confirmed changes, "o": other calls,
+"runs": {signature: [identical answers, answer fingerprint, when the last answer came back,
+confirmed changes then, other calls then]}}`, at most `MAX_RUNS` signatures.
+"""
+
+import re
+from typing import TYPE_CHECKING, Any, cast
+
+from ..core.ledger import Agent, Limits, Signature, drop_slot, slot, slots, trim
+from ..core.messages import PREFIX, quote
+from ..core.outcome import Failure
+from ..core.shellwords import SHELL_KEYS, SHELL_TOOLS
+from ..core.tools import SHELL_WRITES, matches
+from ..core.verdict import Action, Decision, Rule
+from .base import CallContext, ResultContext
+
+NAME = "unmoved"
+MAX_RUNS = 8
+#: Reads of a background command's output: the polling rule's.
+POLL_TOOLS = frozenset({"BashOutput", "TaskOutput"})
+_WAIT = r"\A\s*(?:sleep|wait|timeout\s+\S+\s+sleep)\b"
+_PATCH = "*** Begin Patch"
+QUOTE_CHARS = 400
+#: `[answers, fingerprint, answered at, confirmed changes then, other calls then]`.
+Run = list[float | str]
+
+if TYPE_CHECKING:
+    from typing import TypedDict
+
+    class Table(TypedDict):
+        """The rule's slot of one agent."""
+
+        n: int  # changes that took effect (the host or the workspace says so)
+        o: int  # other calls: neither a change nor a poll
+        runs: dict[str, Run]  # per signature
+else:
+    Table = dict
+
+
+def _table(agent: Agent) -> "Table":
+    return cast("Table", slots(agent).setdefault(NAME, {"n": 0, "o": 0, "runs": {}}))
+
+
+def _command(tool: str, tool_input: Any) -> str | None:
+    if tool not in SHELL_TOOLS or not isinstance(tool_input, dict):
+        return None
+    return next((v[:4096] for k in SHELL_KEYS if isinstance(v := tool_input.get(k), str)), None)
+
+
+def _is_change(tool: str, tool_input: Any, mutating: tuple[str, ...]) -> bool:
+    """An edit tool, a patch, or a shell command that writes."""
+    if matches(tool, mutating):
+        return True
+    command = _command(tool, tool_input)
+    if command is None:
+        raw = tool_input.get("command") if isinstance(tool_input, dict) else None  # Codex apply_patch
+        return isinstance(raw, str) and _PATCH in raw[:4096]
+    return _PATCH in command or re.search(SHELL_WRITES, command) is not None
+
+
+def _took_effect(ctx: ResultContext) -> bool:
+    """A successful change whose effect the host confirms (an edit tool, a patch that applied)
+    or the workspace showed (a shell write whose files were looked at before and after)."""
+    if matches(ctx.tool, ctx.config.mutating_tools) or "ws" in ctx.call:
+        return True
+    command = _command(ctx.tool, ctx.tool_input)
+    raw = ctx.tool_input.get("command") if command is None and isinstance(ctx.tool_input, dict) else command
+    return isinstance(raw, str) and _PATCH in raw[:4096]
+
+
+def _is_poll(tool: str, tool_input: Any) -> bool:
+    if tool in POLL_TOOLS:
+        return True
+    command = _command(tool, tool_input)
+    return command is not None and re.match(_WAIT, command) is not None
+
+
+def on_result(ctx: ResultContext) -> Decision | None:
+    """Move the counters; extend or restart this call's run; remind at `unmoved_remind_at`."""
+    cfg = ctx.config
+    if (not cfg.unmoved_remind_at and not cfg.unmoved_deny_at) or ctx.call.get("duplicate"):
+        return None
+    table = _table(ctx.agent)
+    failed = ctx.outcome.failure != Failure.NONE
+    if _is_change(ctx.tool, ctx.tool_input, cfg.mutating_tools):
+        if not failed and not ctx.unchanged and _took_effect(ctx):
+            table["n"] += 1
+        return None
+    others_before = table["o"]
+    table["o"] += 1
+    if _is_poll(ctx.tool, ctx.tool_input) or (not failed and not ctx.outcome.text.strip()):
+        return None
+    runs = table["runs"]
+    sig_id, fingerprint = ctx.call["sig"], ctx.outcome.fingerprint
+    read = matches(ctx.tool, cfg.read_tools)
+    changes = 0 if read else table["n"]
+    run = runs.get(sig_id)
+    slow = cfg.slow_repeat_seconds
+    goes_on = (
+        run is not None and run[1] == fingerprint and run[3] == changes and run[4] == others_before
+        and ctx.call["t"] >= float(run[2]) and not (slow and ctx.call["t"] - float(run[2]) >= slow)
+    )
+    if goes_on:
+        assert run is not None
+        run[0] = int(run[0]) + 1
+    elif run is not None and ctx.call["t"] < float(run[2]):
+        return None  # a parallel twin of the last run: one run
+    else:
+        run = runs[sig_id] = [1, fingerprint, 0.0, changes, 0]
+    run[2], run[4] = ctx.agent["updated"], table["o"]
+    trim(runs, MAX_RUNS, lambda k: float(runs[k][2]))
+    n = int(run[0])
+    if cfg.unmoved_remind_at and n == cfg.unmoved_remind_at and ctx.sig.get("n", 0) < n:
+        return Decision(Action.REMIND, Rule.UNMOVED, reminder_text(ctx.tool, n, _answer(ctx.sig)), times=n, tool=ctx.tool)
+    return None
+
+
+def _answer(sig: "Signature | None") -> str:
+    text = sig.get("preview") if sig is not None else None
+    return quote(text, QUOTE_CHARS) if isinstance(text, str) else ""
+
+
+def on_call(ctx: CallContext) -> Decision | None:
+    """Deny the check from its `unmoved_deny_at`th identical answer on, while the run holds."""
+    cfg = ctx.config
+    if not cfg.unmoved_deny_at or not ctx.counted or ctx.event.event != "PreToolUse":
+        return None
+    table = cast("Table | None", slot(ctx.agent, NAME))
+    run = table["runs"].get(ctx.call["sig"]) if table else None
+    if table is None or run is None or int(run[0]) + 1 < cfg.unmoved_deny_at:
+        return None
+    read = matches(ctx.tool, cfg.read_tools)
+    if run[4] != table["o"] or (not read and run[3] != table["n"]):
+        return None  # something else was looked at, or a change took effect: the run is over
+    slow = cfg.slow_repeat_seconds
+    if (slow and ctx.now - float(run[2]) >= slow) or ctx.attempt > int(run[0]):
+        return None  # a poll; or the repeat rule counts this call as far already
+    n, answer = int(run[0]), _answer(ctx.sig)
+    advice = reminder_text(ctx.tool, n, answer)
+    return Decision(Action.DENY, Rule.UNMOVED, denial_text(ctx.tool, n, answer), times=n + 1, tool=ctx.tool, advice=advice)
+
+
+def fit(agent: Agent, share: Limits) -> None:
+    """At most `MAX_RUNS` runs, whatever the share."""
+
+
+def reset(agent: Agent, why: str) -> None:
+    """A prompt or a compaction: every run is over."""
+    drop_slot(agent, NAME)
+
+
+# -- the texts the model reads (`messages.variant_of` names them) ----------------------------
+
+
+def reminder_text(tool: str, count: int, answer: str) -> str:
+    """The run of identical answers, reminded (and a denial's advice in `advise` mode)."""
+    said = f': """{answer}"""' if answer else ""
+    return (
+        f"[{PREFIX}] This {tool} call has given the identical answer {count} times in a row, and the changes "
+        f"tried between its runs did not change it{said}. They are not reaching what it checks: find out why "
+        "(read the file or code it checks, confirm the change took effect) before you change and run it again."
+    )
+
+
+def denial_text(tool: str, count: int, answer: str) -> str:
+    """`REPEAT_TOOL_BLOCKED` for a check whose answer the changes between its runs never moved."""
+    said = f' Its answer: """{answer}"""' if answer else ""
+    return (
+        f"REPEAT_TOOL_BLOCKED: this {tool} call was not run: it has given the identical answer {count} times in a "
+        f"row, and the changes tried between its runs did not change it (loop guard policy, not a tool failure).{said} "
+        "Run again now, it would answer the same. Find out why the changes do not take effect (read the file or "
+        "code it checks, `git diff`, `ls -l`), change the approach, or ask the user; a read, a change that takes "
+        "effect or a new user message lifts this"
+    )
+
+
+VARIANTS: tuple[tuple[str, str, str], ...] = (
+    ("unmoved_denial", "REPEAT_TOOL_BLOCKED: this ", " did not change it (loop guard policy"),
+    ("unmoved_reminder", f"[{PREFIX}] This ", " tried between its runs did not change it"),
+)

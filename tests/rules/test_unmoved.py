@@ -1,0 +1,150 @@
+"""A check whose answer the changes between its runs never move (`rules/unmoved.py`)."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import pytest
+from rulekit import agent, call_ctx, result_ctx
+
+from loopguard_hook.config.load import ConfigError, Layer, resolve
+from loopguard_hook.config.settings import PROFILE_DEFAULTS, Config
+from loopguard_hook.core import ledger
+from loopguard_hook.core.messages import variant_of
+from loopguard_hook.core.verdict import Action, Rule
+from loopguard_hook.rules import VARIANTS
+
+rule = importlib.import_module("loopguard_hook.rules.unmoved")
+CHECK = {"command": "python3 -c 'import config; print(config.RETRIES == 5)'"}
+FIX = {"command": "sed -i 's/RETRIES=3/RETRIES=5/' config.py && echo patched"}
+
+
+class Clock:
+    """One agent's calls, each 2 s after the last, its answer back 1 s later."""
+
+    def __init__(self) -> None:
+        self.entry = agent(0.0)
+        self.now = 0.0
+
+    def result(self, tool: str, tool_input: Any, response: Any, *, gap: float = 2.0, **kw: Any) -> Any:
+        self.now += gap
+        ctx = result_ctx(tool, tool_input, response, entry=self.entry, now=self.now, **kw)
+        self.entry["updated"] = self.now + 1.0
+        return rule.on_result(ctx)
+
+    def check(self, answer: str = "False", **kw: Any) -> Any:
+        return self.result("Bash", CHECK, {"stdout": answer, "stderr": ""}, **kw)
+
+    def fix(self, printed: str = "patched") -> Any:
+        return self.result("Bash", FIX, {"stdout": printed, "stderr": ""})
+
+    def call(self, tool_input: Any = CHECK, tool: str = "Bash", *, gap: float = 2.0, attempt: int = 1) -> Any:
+        return rule.on_call(call_ctx(tool, tool_input, entry=self.entry, now=self.now + gap, attempt=attempt))
+
+
+def test_the_third_identical_answer_across_unconfirmed_fixes_is_reminded_and_the_fifth_denied() -> None:
+    c = Clock()
+    verdicts = []
+    for i in range(4):
+        verdicts.append(c.check())
+        c.fix(f"patched {i}")
+    assert [v is not None for v in verdicts] == [False, False, True, False]
+    reminder = verdicts[2]
+    assert (reminder.action, reminder.rule) == (Action.REMIND, Rule.UNMOVED)
+    assert variant_of(reminder.message, VARIANTS) == "unmoved_reminder"
+    denial = c.call()
+    assert denial is not None and (denial.action, denial.rule) == (Action.DENY, Rule.UNMOVED)
+    assert "identical answer 4 times in a row" in denial.message and variant_of(denial.message, VARIANTS) == "unmoved_denial"
+    assert c.call(FIX) is None  # the fix itself is never denied: only the check
+
+
+@pytest.mark.parametrize(
+    "between",
+    [
+        ("Read", {"file_path": "/p/config.py"}, {"type": "text", "file": {"filePath": "/p/config.py", "content": "RETRIES = 3"}}),
+        ("Bash", {"command": "git diff config.py"}, {"stdout": "", "stderr": ""}),
+        ("Grep", {"pattern": "RETRIES", "path": "/p"}, {"mode": "content", "content": "config.py:1:RETRIES = 3"}),
+    ],
+)
+def test_a_look_between_two_runs_ends_the_run(between: tuple[str, Any, Any]) -> None:
+    c = Clock()
+    for _ in range(3):
+        c.check()
+        c.fix()
+    c.result(*between)
+    assert c.check() is None and c.call() is None
+
+
+def test_a_change_the_host_confirms_ends_the_run_of_a_check_but_not_of_a_re_read() -> None:
+    c = Clock()
+    edit = {"file_path": "/p/config.py", "old_string": "RETRIES = 3", "new_string": "RETRIES = 5"}
+    for _ in range(4):
+        c.check()
+        c.result("Edit", edit, {"filePath": "/p/config.py"})
+    assert c.call() is None  # edit → test cycles are ordinary work
+    r = Clock()
+    read = {"file_path": "/p/NOTES.md"}
+    text = {"type": "text", "file": {"filePath": "/p/NOTES.md", "content": "Status: draft"}}
+    found = [r.result("Read", read, text) for _ in range(1)]
+    for _ in range(3):
+        r.result("Edit", {"file_path": "/p/NOTES.md", "old_string": "a", "new_string": "b"}, {"filePath": "/p/NOTES.md"})
+        found.append(r.result("Read", read, text))
+    assert found[2] is not None and found[2].rule == Rule.UNMOVED  # the same text read back is the proof
+    assert r.call(read, "Read") is not None
+
+
+def test_a_workspace_that_shows_the_fix_changed_a_file_ends_the_run() -> None:
+    c = Clock()
+    for _ in range(4):
+        c.check()
+        c.now += 2.0
+        ctx = result_ctx("Bash", FIX, {"stdout": "patched", "stderr": ""}, entry=c.entry, now=c.now)
+        rule.on_result(ctx._replace(call={**ctx.call, "ws": "before"}, unchanged=False))
+    assert c.call() is None
+
+
+def test_a_different_answer_a_slow_run_a_twin_and_a_prompt_each_end_or_skip_it() -> None:
+    c = Clock()
+    for _ in range(4):
+        c.check()
+        c.fix()
+    assert c.call() is not None
+    assert c.call(gap=Config().slow_repeat_seconds + 1) is None  # a poll
+    assert c.call(attempt=5) is None  # the repeat rule counts it as far: one voice
+    rule.reset(c.entry, "prompt")
+    assert c.call() is None and ledger.slot(c.entry, "unmoved") is None
+    d = Clock()
+    for answer in ("False", "False", "True", "False"):
+        d.check(answer)
+        d.fix()
+    assert d.call() is None
+    t = Clock()
+    t.check()
+    t.fix()
+    t.check()
+    twin = result_ctx("Bash", CHECK, {"stdout": "False", "stderr": ""}, entry=t.entry, now=t.now)
+    assert rule.on_result(twin._replace(call={**twin.call, "duplicate": True})) is None
+
+
+def test_polls_and_empty_answers_are_not_runs() -> None:
+    c = Clock()
+    for _ in range(5):
+        c.result("BashOutput", {"bash_id": "b1"}, {"stdout": "building", "status": "running"})
+        c.result("Bash", {"command": "sleep 5 && tail -1 build.log"}, {"stdout": "building", "stderr": ""})
+        c.result("Bash", {"command": "touch ready"}, {"stdout": "", "stderr": ""})
+    assert ledger.slot(c.entry, "unmoved") is None or not ledger.slot(c.entry, "unmoved")["runs"]  # type: ignore[index]
+
+
+def test_settings_are_checked_and_the_seed_profiles_leave_the_rule_out() -> None:
+    assert (Config().unmoved_remind_at, Config().unmoved_deny_at) == (3, 5)
+    for profile in ("reminder", "breaker", "progress"):
+        assert PROFILE_DEFAULTS[profile]["unmoved_remind_at"] == PROFILE_DEFAULTS[profile]["unmoved_deny_at"] == 0
+    with pytest.raises(ConfigError, match="unmoved_deny_at"):
+        resolve([Layer("test.toml", {"unmoved_remind_at": 4, "unmoved_deny_at": 3})])
+    with pytest.raises(ConfigError, match="unmoved_remind_at"):
+        resolve([Layer("test.toml", {"unmoved_remind_at": 1})])
+    off = Config(unmoved_remind_at=0, unmoved_deny_at=0)
+    c = Clock()
+    for _ in range(5):
+        assert rule.on_result(result_ctx("Bash", CHECK, {"stdout": "False"}, entry=c.entry, config=off)) is None
