@@ -35,15 +35,16 @@ until the run ends as above: a read of what it checks, a change that takes effec
 lifts it. Where the repeat rule already counts as far (no new evidence between the runs), this
 rule stays silent: one loop, one voice.
 
-Its slot is `Agent.rules["unmoved"]`: `{"n": confirmed changes, "o": other calls,
-"runs": {signature: [identical answers, answer fingerprint, when the last answer came back,
-confirmed changes then, other calls then]}}`, at most `MAX_RUNS` signatures.
+Since any other call ends a run, only the last call that answered can have one: the slot
+`Agent.rules["unmoved"]` is `{"n": changes that took effect, "run": [signature, identical
+answers, answer fingerprint, when the last answer came back, changes then]}`. A call whose
+arguments the host does not send (DSH's Codex bridge) is the same-result rule's.
 """
 
 import re
 from typing import TYPE_CHECKING, Any, cast
 
-from ..core.ledger import Agent, Limits, Signature, drop_slot, slot, slots, trim
+from ..core.ledger import Agent, Limits, Signature, drop_slot, slot, slots
 from ..core.messages import PREFIX, quote
 from ..core.outcome import Failure
 from ..core.shellwords import SHELL_KEYS, SHELL_TOOLS
@@ -52,30 +53,29 @@ from ..core.verdict import Action, Decision, Rule
 from .base import CallContext, ResultContext
 
 NAME = "unmoved"
-MAX_RUNS = 8
 #: Reads of a background command's output: the polling rule's.
 POLL_TOOLS = frozenset({"BashOutput", "TaskOutput"})
 _WAIT = r"\A\s*(?:sleep|wait|timeout\s+\S+\s+sleep)\b"
 _PATCH = "*** Begin Patch"
 QUOTE_CHARS = 400
-#: `[answers, fingerprint, answered at, confirmed changes then, other calls then]`.
+#: `[signature, identical answers, answer fingerprint, when the last answer came back, changes
+#: that took effect then]`.
 Run = list[float | str]
 
 if TYPE_CHECKING:
-    from typing import TypedDict
+    from typing import NotRequired, TypedDict
 
     class Table(TypedDict):
         """The rule's slot of one agent."""
 
         n: int  # changes that took effect (the host or the workspace says so)
-        o: int  # other calls: neither a change nor a poll
-        runs: dict[str, Run]  # per signature
+        run: NotRequired[Run]  # the last call that answered, while only changes came after it
 else:
     Table = dict
 
 
 def _table(agent: Agent) -> "Table":
-    return cast("Table", slots(agent).setdefault(NAME, {"n": 0, "o": 0, "runs": {}}))
+    return cast("Table", slots(agent).setdefault(NAME, {"n": 0}))
 
 
 def _command(tool: str, tool_input: Any) -> str | None:
@@ -118,35 +118,29 @@ def on_result(ctx: ResultContext) -> Decision | None:
     if (not cfg.unmoved_remind_at and not cfg.unmoved_deny_at) or ctx.call.get("duplicate"):
         return None
     table = _table(ctx.agent)
+    if not ctx.caps.has_arguments(ctx.tool):
+        table.pop("run", None)  # argument-blind (DSH's Codex bridge): the same-result rule's
+        return None
     failed = ctx.outcome.failure != Failure.NONE
     if _is_change(ctx.tool, ctx.tool_input, cfg.mutating_tools):
         if not failed and not ctx.unchanged and _took_effect(ctx):
             table["n"] += 1
         return None
-    others_before = table["o"]
-    table["o"] += 1
     if _is_poll(ctx.tool, ctx.tool_input) or (not failed and not ctx.outcome.text.strip()):
+        table.pop("run", None)  # another call between: the run is over
         return None
-    runs = table["runs"]
     sig_id, fingerprint = ctx.call["sig"], ctx.outcome.fingerprint
-    read = matches(ctx.tool, cfg.read_tools)
-    changes = 0 if read else table["n"]
-    run = runs.get(sig_id)
+    changes = 0 if matches(ctx.tool, cfg.read_tools) else table["n"]
+    run = table.get("run")
     slow = cfg.slow_repeat_seconds
-    goes_on = (
-        run is not None and run[1] == fingerprint and run[3] == changes and run[4] == others_before
-        and ctx.call["t"] >= float(run[2]) and not (slow and ctx.call["t"] - float(run[2]) >= slow)
-    )
-    if goes_on:
-        assert run is not None
-        run[0] = int(run[0]) + 1
-    elif run is not None and ctx.call["t"] < float(run[2]):
+    if run is not None and run[0] == sig_id and ctx.call["t"] < float(run[3]):
         return None  # a parallel twin of the last run: one run
-    else:
-        run = runs[sig_id] = [1, fingerprint, 0.0, changes, 0]
-    run[2], run[4] = ctx.agent["updated"], table["o"]
-    trim(runs, MAX_RUNS, lambda k: float(runs[k][2]))
-    n = int(run[0])
+    goes_on = (
+        run is not None and run[0] == sig_id and run[2] == fingerprint and run[4] == changes
+        and not (slow and ctx.call["t"] - float(run[3]) >= slow)
+    )
+    n = int(run[1]) + 1 if goes_on and run is not None else 1
+    table["run"] = [sig_id, n, fingerprint, ctx.agent["updated"], changes]
     if cfg.unmoved_remind_at and n == cfg.unmoved_remind_at and ctx.sig.get("n", 0) < n:
         return Decision(Action.REMIND, Rule.UNMOVED, reminder_text(ctx.tool, n, _answer(ctx.sig)), times=n, tool=ctx.tool)
     return None
@@ -163,22 +157,21 @@ def on_call(ctx: CallContext) -> Decision | None:
     if not cfg.unmoved_deny_at or not ctx.counted or ctx.event.event != "PreToolUse":
         return None
     table = cast("Table | None", slot(ctx.agent, NAME))
-    run = table["runs"].get(ctx.call["sig"]) if table else None
-    if table is None or run is None or int(run[0]) + 1 < cfg.unmoved_deny_at:
+    run = table.get("run") if table is not None else None
+    if table is None or run is None or run[0] != ctx.call["sig"] or int(run[1]) + 1 < cfg.unmoved_deny_at:
         return None
-    read = matches(ctx.tool, cfg.read_tools)
-    if run[4] != table["o"] or (not read and run[3] != table["n"]):
-        return None  # something else was looked at, or a change took effect: the run is over
+    if not matches(ctx.tool, cfg.read_tools) and run[4] != table["n"]:
+        return None  # a change took effect since: the run is over
     slow = cfg.slow_repeat_seconds
-    if (slow and ctx.now - float(run[2]) >= slow) or ctx.attempt > int(run[0]):
+    if (slow and ctx.now - float(run[3]) >= slow) or ctx.attempt > int(run[1]):
         return None  # a poll; or the repeat rule counts this call as far already
-    n, answer = int(run[0]), _answer(ctx.sig)
+    n, answer = int(run[1]), _answer(ctx.sig)
     advice = reminder_text(ctx.tool, n, answer)
     return Decision(Action.DENY, Rule.UNMOVED, denial_text(ctx.tool, n, answer), times=n + 1, tool=ctx.tool, advice=advice)
 
 
 def fit(agent: Agent, share: Limits) -> None:
-    """At most `MAX_RUNS` runs, whatever the share."""
+    """One run an agent, whatever the share."""
 
 
 def reset(agent: Agent, why: str) -> None:

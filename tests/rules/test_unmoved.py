@@ -133,7 +133,7 @@ def test_polls_and_empty_answers_are_not_runs() -> None:
         c.result("BashOutput", {"bash_id": "b1"}, {"stdout": "building", "status": "running"})
         c.result("Bash", {"command": "sleep 5 && tail -1 build.log"}, {"stdout": "building", "stderr": ""})
         c.result("Bash", {"command": "touch ready"}, {"stdout": "", "stderr": ""})
-    assert ledger.slot(c.entry, "unmoved") is None or not ledger.slot(c.entry, "unmoved")["runs"]  # type: ignore[index]
+    assert "run" not in ledger.slot(c.entry, "unmoved")  # type: ignore[operator]
 
 
 def test_settings_are_checked_and_the_seed_profiles_leave_the_rule_out() -> None:
@@ -148,3 +148,19 @@ def test_settings_are_checked_and_the_seed_profiles_leave_the_rule_out() -> None
     c = Clock()
     for _ in range(5):
         assert rule.on_result(result_ctx("Bash", CHECK, {"stdout": "False"}, entry=c.entry, config=off)) is None
+
+
+def test_a_call_the_host_sends_without_arguments_is_not_a_run_and_ends_one() -> None:
+    from loopguard_hook.hosts import dsh_codex
+
+    caps = dsh_codex.CAPABILITIES
+    blind = next(t for t in ("read_file", "grep", "list_dir") if not caps.has_arguments(t))
+    c = Clock()
+    for _ in range(3):
+        assert c.result(blind, {"command": ""}, "same text every time", caps=caps) is None
+    assert "run" not in ledger.slot(c.entry, "unmoved")  # type: ignore[operator]
+    for _ in range(4):
+        c.check()
+        c.fix()
+    c.result(blind, {"command": ""}, "a look the host sent no arguments for", caps=caps)
+    assert c.call() is None
