@@ -713,3 +713,42 @@ def test_replay_does_not_import_click() -> None:
     code = "import sys, loopguard_hook.replay; print('click' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_check_no_op_fix_check_in_a_codex_rollout_is_denied_with_no_disk_to_look_at(tmp_path: Path) -> None:
+    """Issue 22 class 2 replayed: a rollout has no workspace, and each fix prints something new,
+    so only the check's own unchanged answer says the fixes changed nothing (rules/unmoved.py)."""
+
+    def record(t: int, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+        return {"timestamp": f"2026-03-01T10:{t // 60:02d}:{t % 60:02d}.000Z", "type": kind, "payload": payload}
+
+    def call(t: int, cid: str, command: str, output: str) -> list[dict[str, Any]]:
+        args = json.dumps({"command": ["bash", "-lc", command], "workdir": "/w"})
+        return [
+            record(t, "response_item", {"type": "function_call", "name": "shell", "arguments": args, "call_id": cid}),
+            record(t + 1, "response_item", {"type": "function_call_output", "call_id": cid,
+                                            "output": json.dumps({"output": output, "metadata": {"exit_code": 0}})}),
+        ]
+
+    check = "python3 -c 'import config; print(config.RETRIES == 5)'"
+    fixes = [("sed -i 's/retries = 3/retries = 5/' config.py && echo patched", "patched\n"),
+             ("perl -pi -e 's/RETRIES=3/RETRIES=5/' config.py && grep -c RETRIES config.py", "1\n"),
+             ("python3 -c \"import pathlib; p = pathlib.Path('config.py'); p.write_text(p.read_text()); print(1)\"", "1 saved\n"),
+             ("sed -i 's/RETRIES = 3 /RETRIES = 5/' config.py; echo done", "done\n")]
+    meta = {"id": "019c0000-0000-7000-8000-000000000002", "timestamp": "2026-03-01T10:00:00.000Z", "cwd": "/w",
+            "originator": "codex_cli_rs", "cli_version": "0.111.0"}
+    records = [record(0, "session_meta", meta),
+               record(1, "response_item", {"type": "message", "role": "user",
+                                           "content": [{"type": "input_text", "text": "make it retry five times"}]})]
+    t = 2
+    for i, (fix, printed) in enumerate(fixes):
+        records += call(t, f"check{i}", check, "False\n") + call(t + 3, f"fix{i}", fix, printed)
+        t += 6
+    records += call(t, "check4", check, "False\n")
+    path = tmp_path / "rollout-2026-03-01T10-00-00-019c0000-0000-7000-8000-000000000002.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    report = replay.replay(replay.read_transcript(str(path)), balanced())
+    checks = [c for c in report.calls if "RETRIES == 5" in c.arguments]
+    assert [c.post.rule if c.post and c.post.action == "remind" else "" for c in checks][:3] == ["", "", "LOOP_GUARD_UNMOVED"]
+    assert checks[4].pre is not None and (checks[4].pre.action, checks[4].pre.rule) == ("deny", "LOOP_GUARD_UNMOVED")
+    assert not any(c.pre and c.pre.action != "allow" for c in report.calls if "RETRIES == 5" not in c.arguments)
