@@ -21,13 +21,15 @@ or `tee` has the file as its target. A wall the model read the file during is le
 reminders: on real sessions a patch made after reading, even several failures later, or a
 smaller one, often applies.
 
-Not counted: a whole-file write that fails (the host says why: the file exists, or was not read),
-and a call the host rejected before it ran (Claude Code validates an Edit before its PreToolUse,
-so an Edit that reaches PreToolUse matches the file; the same-error wall ends such a turn).
+Not counted: a whole-file write that fails (the host says why: the file exists, or was not
+read). A call the host rejected before it ran counts as an attempt (Claude Code validates an
+Edit before its PreToolUse: a wall of rejected Edits that goes on with scripts is one wall),
+but an edit tool of such a host is then never denied: an Edit that reaches PreToolUse passed
+the host's check and applies (the same-error wall ends a turn of rejections).
 
 Its slot is `Agent.rules["target"]`: `{file: [failed attempts, read since the first of them,
-the last failure's time, its error]}`, the file by its last two path components (`tools.target_of`), at
-most `MAX_FILES` files.
+the last failure's time, its error, whether the host rejected some before they ran]}`, the file
+by its last two path components (`tools.target_of`), at most `MAX_FILES` files.
 """
 
 import re
@@ -51,7 +53,8 @@ PATCH_TOOLS = frozenset({"Edit", "MultiEdit", "edit", "StrReplace", "replace", "
 WRITE_TOOLS = frozenset({"Write", "write", "Create", "create", "write_file"})
 _UPDATE = r"(?m)^\*\*\* Update File: "
 _ADD = r"(?m)^\*\*\* Add File: "
-#: `[failed patches, read since the first of them, the last one's time, its error (quoted, redacted)]`.
+#: `[failed patches, read since the first of them, the last one's time, its error (quoted,
+#: redacted), some were rejected by the host before they ran]`.
 Entry = list[float | bool | str]
 
 
@@ -109,6 +112,8 @@ def on_call(ctx: CallContext) -> Decision | None:
     assert file is not None
     if how == "script" and _writes_whole(str(_command(ctx.tool, ctx.tool_input)), file):
         return None
+    if how == "patch" and ctx.tool in PATCH_TOOLS and len(entry) > 4 and entry[4]:
+        return None  # the host checks this edit before its PreToolUse: reaching it, it applies
     if cfg.reread_after_failed_edits and failures >= cfg.reread_after_failed_edits and not read:
         text = reread_denial(file, failures, error, script=how == "script")
         return Decision(Action.DENY, Rule.TARGET, text, advice=reread_advice(file, failures), times=failures, tool=ctx.tool)
@@ -141,15 +146,13 @@ def on_result(ctx: ResultContext) -> None:
         if not ctx.unchanged:  # it applied: the file is as the model thinks
             files.pop(file, None)
         return None
-    if how not in ("patch", "script") or ctx.call.get("late"):
-        # A whole write fails for other reasons (the file exists, was not read: the host says
-        # which); a call the host rejected before it ran (Claude Code validates an Edit before
-        # its PreToolUse) is checked by the host again next time, so only its own rule sees it.
-        return None
+    if how not in ("patch", "script"):
+        return None  # a whole write fails for other reasons (the file exists, was not read: the host says which)
     table = cast("dict[str, Entry]", slots(ctx.agent).setdefault(NAME, {}))
-    entry = table.setdefault(file, [0, False, 0.0, ""])
+    entry = table.setdefault(file, [0, False, 0.0, "", False])
     quote = preview(redact_prefix(ctx.outcome.text.strip(), QUOTE_CHARS + 1), QUOTE_CHARS)
-    table[file] = [int(entry[0]) + 1, bool(entry[1]), ctx.call["t"], quote]
+    rejected = bool(ctx.call.get("late")) or (len(entry) > 4 and bool(entry[4]))
+    table[file] = [int(entry[0]) + 1, bool(entry[1]), ctx.call["t"], quote, rejected]
     trim(table, MAX_FILES, lambda k: float(table[k][2]))
     return None
 

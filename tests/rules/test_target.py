@@ -51,13 +51,19 @@ def test_a_change_that_applies_ends_the_wall_and_a_whole_write_is_never_denied()
     assert _patch(entry) is None
 
 
-def test_rejections_before_the_call_ran_and_failed_writes_do_not_count() -> None:
+def test_rejections_before_the_call_ran_count_but_never_deny_the_validated_edit_and_failed_writes_do_not_count() -> None:
     entry = agent()
-    late = result_ctx("Edit", EDIT, "", entry=entry, outcome=FAILED)
     for _ in range(6):
-        rule.on_result(late._replace(call={**late.call, "late": True}))
         rule.on_result(result_ctx("Write", {"file_path": "/repo/src/app.py", "content": "x"}, "", entry=entry, outcome=FAILED))  # type: ignore[arg-type]
-    assert _patch(entry) is None and "rules" not in entry
+    assert "rules" not in entry  # a whole write fails for its own reasons
+    late = result_ctx("Edit", EDIT, "", entry=entry, outcome=FAILED)
+    for _ in range(4):
+        rule.on_result(late._replace(call={**late.call, "late": True}))
+    # Claude Code checks an Edit before its PreToolUse: one that reaches it applies.
+    assert _patch(entry) is None
+    # A script on the file after four rejected edits, none read: the same wall (class 5).
+    verdict = rule.on_call(call_ctx("Bash", {"command": "sed -i 's/return total/return total + 1/' src/app.py"}, entry=entry))  # type: ignore[arg-type]
+    assert verdict is not None and verdict.rule == Rule.TARGET  # type: ignore[attr-defined]
 
 
 def test_a_prompt_forgets_the_wall() -> None:
