@@ -752,3 +752,36 @@ def test_check_no_op_fix_check_in_a_codex_rollout_is_denied_with_no_disk_to_look
     assert [c.post.rule if c.post and c.post.action == "remind" else "" for c in checks][:3] == ["", "", "LOOP_GUARD_UNMOVED"]
     assert checks[4].pre is not None and (checks[4].pre.action, checks[4].pre.rule) == ("deny", "LOOP_GUARD_UNMOVED")
     assert not any(c.pre and c.pre.action != "allow" for c in report.calls if "RETRIES == 5" not in c.arguments)
+
+
+def test_a_codex_patch_wall_with_changing_hunks_and_no_read_is_denied_in_replay(tmp_path: Path) -> None:
+    """Issue 22 class 1 replayed from a rollout: `apply_patch` (a custom tool call) fails on one
+    file five times, each hunk a little different, and the file is never read between: the 5th
+    try is denied until the file is read (LOOP_GUARD_TARGET); no other call is acted on."""
+
+    def record(t: int, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+        return {"timestamp": f"2026-03-02T09:{t // 60:02d}:{t % 60:02d}.000Z", "type": kind, "payload": payload}
+
+    def patch(t: int, cid: str, line: str) -> list[dict[str, Any]]:
+        text = f"*** Begin Patch\n*** Update File: src/parser.py\n@@\n-    {line}\n+    {line}.strip()\n*** End Patch"
+        failed = f"apply_patch verification failed: Failed to find expected lines in /w/src/parser.py:\n    {line}"
+        return [
+            record(t, "response_item", {"type": "custom_tool_call", "name": "apply_patch", "input": text, "call_id": cid,
+                                        "status": "completed"}),
+            record(t + 1, "response_item", {"type": "custom_tool_call_output", "call_id": cid, "output": failed}),
+        ]
+
+    meta = {"id": "019c0000-0000-7000-8000-000000000003", "timestamp": "2026-03-02T09:00:00.000Z", "cwd": "/w",
+            "originator": "codex_cli_rs", "cli_version": "0.111.0"}
+    records = [record(0, "session_meta", meta),
+               record(1, "response_item", {"type": "message", "role": "user",
+                                           "content": [{"type": "input_text", "text": "strip the token"}]})]
+    lines = ["return tokens[1]", "return tokens[1] ", "return tokens[ 1 ]", "return (tokens[1])", "return tokens[1]  # first"]
+    for i, line in enumerate(lines):
+        records += patch(4 + 5 * i, f"p{i}", line)
+    path = tmp_path / "rollout-2026-03-02T09-00-00-019c0000-0000-7000-8000-000000000003.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    report = replay.replay(replay.read_transcript(str(path)), balanced())
+    assert [c.tool for c in report.calls] == ["apply_patch"] * 5
+    acted = [(c.index, c.pre.action, c.pre.rule) for c in report.calls if c.pre is not None and c.pre.action != "allow"]
+    assert acted == [(5, "deny", "LOOP_GUARD_TARGET")]
