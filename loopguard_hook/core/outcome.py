@@ -199,6 +199,10 @@ def outcome_of_error(error: str) -> Outcome:
 
 _DEFERRED_HINT = r"\n+This tool's input schema was not in your prompt.*"
 _PATHS = r"(?:/[\w.@+-]+)+/?"
+#: A Codex sandbox refusal: `failed in sandbox <kind> with execution error: sandbox denied exec
+#: error, exit code: N, stdout: <output>, stderr: <error>` (rollouts of Codex 0.2x-0.3x). The
+#: refused command's own output (what it printed before the refusal) is not the error.
+SANDBOX_STDOUT = r"\Afailed in sandbox .*?(exit code: -?\d+), stdout: .*?, stderr: "
 _NUMBERS = r"\d+"
 
 
@@ -211,9 +215,12 @@ def error_signature(text: str, tool_input: Any = None) -> str:
     often quote the input they refused (apply_patch's "Failed to find expected lines in <file>:"
     followed by the hunk, Edit's "String: <old_string>"): a line of the error that the call's
     own arguments hold (`tool_input`'s strings) is left out, so a retry with a reworded hunk
-    fails "the same way".
+    fails "the same way". A Codex sandbox refusal is compared without the refused command's
+    stdout (`SANDBOX_STDOUT`): `ls .git && git commit` and `git commit` refused by one sandbox
+    rule fail the same way.
     """
     text = re.compile(_DEFERRED_HINT, re.DOTALL).sub("", text[:2000])
+    text = re.compile(SANDBOX_STDOUT, re.DOTALL).sub(r"\1, stderr: ", text, count=1)
     if isinstance(tool_input, dict):
         text = _without_quoted_input(text, [v for v in tool_input.values() if isinstance(v, str)])
     text = re.compile(_PATHS).sub("<p>", normalise_text(text))

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ..core.ledger import Agent, Limits, drop_slot, limits, slot, slots, trim
 from ..core.messages import PREFIX, quote
-from ..core.outcome import Failure, error_signature, preview
+from ..core.outcome import SANDBOX_STDOUT, Failure, error_signature, preview
 from ..core.redact import redact_prefix
 from ..core.shellwords import SHELL_KEYS, SHELL_TOOLS
 from ..core.signature import digest, normalise_text
@@ -113,9 +113,6 @@ _TO_FILE = r"(?:\A|[^0-9&>])>>?(?!\s*&)|\btee\b|\bsponge\b"
 _LEAD = r"\A\s*(?:(?:cd|pushd)\s+\S+\s*(?:&&|;)\s*)*(?:[A-Za-z_]\w*=\S*\s+)*(?:sudo\s+|command\s+)?"
 _BARE_NO = r"\A\s*(?:Exit code:? |Process exited with code )1\s*\Z"
 _WAIT = r"\A\s*(?:sleep|wait|timeout\s+\S+\s+sleep)\b[\s\d.smh]*\Z"
-#: A Codex sandbox refusal: `failed in sandbox <kind> with execution error: sandbox denied exec
-#: error, exit code: N, stdout: <output>, stderr: <error>` (rollouts of Codex 0.2x-0.3x).
-_SANDBOX_STDOUT = r"\Afailed in sandbox .*?(exit code: -?\d+), stdout: .*?, stderr: "
 #: A word of the output that the call may have sent itself: a path or URL piece, a file name,
 #: an identifier with `_` or `.` (plain words such as `main` stay: an answer is made of them).
 _WORD = r"[\w.@+-]*(?:/[\w.@+-]+)+|[\w@+-]*[._][\w.@+-]+"
@@ -213,7 +210,7 @@ def answer_key(ctx: ResultContext) -> tuple[str, ...] | None:
     if ctx.outcome.failure == Failure.SOFT:
         # An error read from the text is the same-error rule's too, except a sandbox refusal:
         # there the refused command's own output, which differs each time, is left out.
-        head, found = re.subn(_SANDBOX_STDOUT, r"\1, stderr: ", body[:HEAD_CHARS], count=1, flags=re.DOTALL)
+        head, found = re.subn(SANDBOX_STDOUT, r"\1, stderr: ", body[:HEAD_CHARS], count=1, flags=re.DOTALL)
         if not found:
             return None
         return (f"{ctx.tool}:{error_signature(_mask_sent(head, tool_input), tool_input)}",)

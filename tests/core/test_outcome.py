@@ -1,0 +1,28 @@
+"""Outcomes as the rules compare them (`core/outcome.py`)."""
+
+from __future__ import annotations
+
+from loopguard_hook.core.outcome import error_signature
+
+#: A Codex 0.2x sandbox refusal, as its rollouts write it (corpus rollout of 2025-09-07).
+REFUSED = (
+    "failed in sandbox LinuxSeccomp with execution error: sandbox denied exec error, exit code: 128, "
+    "stdout: {out}, stderr: fatal: Unable to create '/workspaces/app/.git/index.lock': Permission denied\n"
+)
+
+
+def test_a_sandbox_refusal_is_compared_without_the_refused_commands_stdout() -> None:
+    bare = error_signature(REFUSED.format(out=""), {"command": "git add a.js && git commit -m x"})
+    printed = REFUSED.format(out="total 8\n-rw-r--r-- 1 node node 33 HEAD\n")
+    listed = error_signature(printed, {"command": "ls -l .git && git commit"})
+    assert bare == listed
+    other = REFUSED.format(out="").replace("Unable to create", "Unable to read")
+    assert error_signature(other) != bare  # the error itself still tells walls apart
+
+
+def test_a_retry_with_a_reworded_hunk_fails_the_same_way() -> None:
+    one = "Failed to find expected lines in /w/src/a.py:\n    return x"
+    two = "Failed to find expected lines in /w/src/a.py:\n    return  x"
+    assert error_signature(one, {"command": "*** Begin Patch\n-    return x"}) == error_signature(
+        two, {"command": "*** Begin Patch\n-    return  x"}
+    )
