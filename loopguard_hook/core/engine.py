@@ -26,7 +26,7 @@ from . import followup, ledger, policy, progress
 from .event import TOOL_EVENTS, BatchCall, Client, HookEvent, Unhooked
 from .host import Capabilities
 from .ledger import MAX_ID_CHARS, STATE_VERSION, Agent, Call, DecisionRecord, ResponseRecord, Session, Tail
-from .messages import variant_of
+from .messages import is_guard_denial, variant_of
 from .outcome import Outcome, outcome_of_error
 from .signature import call_key
 from .tools import matches
@@ -309,8 +309,10 @@ def _post_tool_batch(ev: _Event) -> Decision:
 
     A call with no PreToolUse and no post event is a `<tool_use_error>` validation rejection
     (Claude Code 2.1.332 LAB; anthropics/claude-code#72996) and counts as a failed attempt. A
-    call whose Pre was seen but not its post was denied by a hook (ours or another's): not a
-    failure.
+    call whose Pre was seen but not its post was denied by a hook. The guard's own denial is no
+    failure; another hook's is, as the environment refusing the call (a policy hook's
+    `BLOCKED: …`, or a hook that is broken: `python3: can't open file …`, which Python exits 2
+    for, so every call is refused; issue 22 class 4), and the result rules judge it.
     """
     agent = _agent(ev)
     agent["seq"] += 1
@@ -331,11 +333,14 @@ def _batch_call(ev: _Event, agent: Agent, item: BatchCall) -> list[Decision]:
         if call["phase"] != "pre":
             return decisions
         if text is not None and host.denied_in_batch(text):
-            # Another hook denied it: still an attempt (the reminder seed counts denied calls),
-            # so a reminder held for its result goes out with the batch.
+            # A hook denied it: still an attempt (the reminder seed counts denied calls), so a
+            # reminder held for its result goes out with the batch.
             call["phase"] = "denied"
             held = policy.held_reminder(call, item.tool_name, config, rule=Rule.REPEAT)
-            return [held] if held is not None else decisions
+            if not is_guard_denial(text):  # another hook's: the environment refused the call
+                verdict = _result(ev, agent, call, item.tool_name, item.tool_input, text, outcome_of_error(text))
+                decisions.extend(v for v in (verdict,) if v is not None)
+            return [*decisions, held] if held is not None else decisions
         if text is not None and host.cancelled_in_batch(text):
             progress.uncount(agent, call)
             return decisions

@@ -9,6 +9,8 @@ text says that nothing is broken and what to do instead.
 
 from __future__ import annotations
 
+import re
+
 from .outcome import preview
 
 #: Both clients move text beyond ~10,000 characters to a file; the guard cuts earlier.
@@ -35,6 +37,17 @@ def stop_reason(tool: str, count: int) -> str:
         f"{PREFIX} ended the turn: {tool} was called {count} times with identical arguments "
         f"and nothing changed. Send a new message to continue. {WHY_HINT}"
     )
+
+
+#: What begins every denial the guard writes (`REPEAT_TOOL_BLOCKED: …`; the seed profiles' codes,
+#: `LOOP_GUARD_STOP: …`, `LOOP_GUARD_PROGRESS_LIMIT: …`).
+DENIAL_CODES = r"REPEAT_TOOL_BLOCKED|LOOP_GUARD_[A-Z_]+:"
+
+
+def is_guard_denial(text: str) -> bool:
+    """Whether a host's text of a hook's denial quotes one of the guard's own (within its first
+    1,000 characters: the host's prefix and the hook's command come first)."""
+    return re.search(DENIAL_CODES, text[:1000]) is not None
 
 
 def variant_of(text: str, variants: tuple[tuple[str, str, str], ...]) -> str:

@@ -26,3 +26,14 @@ def test_a_retry_with_a_reworded_hunk_fails_the_same_way() -> None:
     assert error_signature(one, {"command": "*** Begin Patch\n-    return x"}) == error_signature(
         two, {"command": "*** Begin Patch\n-    return  x"}
     )
+
+
+def test_the_guards_own_denials_are_told_from_another_hooks() -> None:
+    from loopguard_hook.core.messages import is_guard_denial
+
+    ours = "PreToolUse:Bash hook error: REPEAT_TOOL_BLOCKED: this Bash call is identical to the previous ones"
+    seed = "PreToolUse:Read hook error: [loopguard-hook --profile progress]: LOOP_GUARD_STOP: tool calls are paused"
+    theirs = "PreToolUse:Bash hook error: [python3 /h/guard.py]: python3: can't open file '/h/guard.py': [Errno 2]"
+    policy = "PreToolUse:Bash hook error: [uv run hooks/pre_tool_use.py]: BLOCKED: Dangerous rm command detected"
+    assert is_guard_denial(ours) and is_guard_denial(seed)
+    assert not is_guard_denial(theirs) and not is_guard_denial(policy)
