@@ -102,9 +102,11 @@ def is_noop_mutation(tool: str, tool_input: Any, response: Any) -> bool:
     return False
 
 
-#: A shell command that writes a file it names (followed by the file's name to be one).
+#: A shell command that writes a file it names (followed by the file's name to be one). A
+#: redirect into a descriptor (`2>&1`, `>&2`) or a device (`2>/dev/null`) writes no file, and
+#: `=>`, `->` are code (`node -e 'x => x'`).
 SHELL_WRITES = (
-    r"\bsed\s+(?:-[^\s]*\s+)*-i|\bperl\s+(?:-\w+\s+)*-\w*i|>>?\s*['\"]?\S|\btee\b|\bsponge\b|write_text\s*\("
+    r"\bsed\s+(?:-[^\s]*\s+)*-i|\bperl\s+(?:-\w+\s+)*-\w*i|(?<![=>-])>>?\s*(?!>|/dev/|&[\d-])['\"]?\S|\btee\b|\bsponge\b|write_text\s*\("
     r"|\.write\s*\(|open\s*\([^)]*['\"][wa]\+?['\"]|\btruncate\b|\bdd\b[^|]*\bof="
     r"|\bgit\s+(?:checkout|restore|stash|reset|apply|am|cherry-pick|revert|mv|rm)\b|\b(?:mv|cp|rm|touch|chmod)\s"
 )

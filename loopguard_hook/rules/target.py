@@ -27,6 +27,13 @@ Edit before its PreToolUse: a wall of rejected Edits that goes on with scripts i
 but an edit tool of such a host is then never denied: an Edit that reaches PreToolUse passed
 the host's check and applies (the same-error wall ends a turn of rejections).
 
+A shell command is an attempt on a tracked file only when it names it as a word (not
+`test_app.py` for `app.py`, not `lib/app.py` for `src/app.py`) and writes it: an in-place
+editor or a Python write, or a redirect or `tee` into it. One that reads it into another file
+(`grep … app.py > /tmp/hits`, `cp app.py /tmp/app.py.bak`), or redirects only a descriptor or
+a device (`2>&1`, `2>/dev/null`), is a read. A `cp` or `mv` onto it, or a `git checkout` or
+`git restore` of it, writes it whole.
+
 Its slot is `Agent.rules["target"]`: `{file: [failed attempts, read since the first of them,
 the last failure's time, its error, whether the host rejected some before they ran]}`, the file
 by its last two path components (`tools.target_of`), at most `MAX_FILES` files.
@@ -68,12 +75,48 @@ def _command(tool: str, tool_input: Any) -> str | None:
     return next((v[:4096] for k in SHELL_KEYS if isinstance(v := tool_input.get(k), str)), None)
 
 
+#: Shell writes that change, in place, a file the command names (an editor, a Python write).
+_IN_PLACE = (
+    r"\bsed\s+(?:-[^\s]*\s+)*-i|\bperl\s+(?:-\w+\s+)*-\w*i|\bsponge\b|write_text\s*\(|\.write\s*\("
+    r"|open\s*\([^)]*['\"][wa]\+?['\"]|\btruncate\b|\bdd\b[^|]*\bof="
+)
+#: What may stand right before a file's name in a command (a word's start, a quote, `=`, `(`...).
+_BEFORE = r"(?:\A|(?<=[\s'\"=(,:<>|;&]))"
+
+
 def _named(command: str, files: dict[str, Entry]) -> str | None:
-    """The tracked file a shell command names (by its file name), if any."""
+    """The tracked file a shell command names, if any: its file name as a whole word (not
+    `test_utils.py` for `utils.py`), in no other folder (not `lib/utils.py` for `src/utils.py`;
+    a bare name, or a tracked name without a folder, may be it)."""
     for name in files:
-        if name.rsplit("/", 1)[-1] in command:
-            return name
+        folder, _, base = name.replace("\\", "/").rpartition("/")
+        pattern = rf"{_BEFORE}((?:[^\s'\"=(,:<>|;&]*[/\\])?){re.escape(base)}(?=$|[\s'\");|&,:>)])"
+        for found in re.finditer(pattern, command):
+            named = found.group(1).replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+            if not folder or named in ("", ".", "..", "~") or named == folder.rsplit("/", 1)[-1]:
+                return name
     return None
+
+
+def _target(file: str) -> str:
+    """A pattern for `file` as a command's word, quoted or not: its name alone (or after `./`),
+    or after a path whose last folder is the file's (`src/app.py`: `/repo/src/app.py`, not
+    `/tmp/app.py`); any folder when the file is tracked without one."""
+    folder, _, base = file.rpartition("/")
+    name = re.escape(base)
+    where = rf"(?:[^\s'\";|&<>]*[/\\])?{re.escape(folder.rsplit('/', 1)[-1])}[/\\]|\.[/\\]" if folder else r"[^\s'\";|&<>]*[/\\]"
+    return rf"['\"]?(?:{where})?{name}['\"]?(?=$|[\s;|&)])"
+
+
+def _writes_it(command: str, file: str) -> bool:
+    """Whether a shell command that names `file` changes it: an in-place editor or a Python write
+    (`_IN_PLACE`), or a redirect or `tee` into it; not one that only reads it into another file
+    (`grep … file > /tmp/hits`, `cp file /tmp/file.bak`)."""
+    target = _target(file)
+    return (
+        re.search(_IN_PLACE, command) is not None
+        or re.search(rf"(?:\A|[^>&0-9=-])>>?\s*{target}|\btee\b[^|;&]*\s{target}", command) is not None
+    )
 
 
 def _attempt(tool: str, tool_input: Any, config: Config, files: dict[str, Entry]) -> tuple[str | None, str]:
@@ -84,7 +127,10 @@ def _attempt(tool: str, tool_input: Any, config: Config, files: dict[str, Entry]
     command = _command(tool, tool_input)
     if command is not None and "*** " not in command:
         name = _named(command, files)
-        return (name, "script" if re.search(SHELL_WRITES, command) else "read") if name is not None else (None, "")
+        if name is None:
+            return None, ""
+        changes = re.search(SHELL_WRITES, command) is not None and (_writes_it(command, name) or _writes_whole(command, name))
+        return name, "script" if changes else "read"
     file = target_of(tool_input, config)
     if file is None:
         return None, ""
@@ -122,10 +168,15 @@ def on_call(ctx: CallContext) -> Decision | None:
 
 def _writes_whole(command: str, file: str) -> bool:
     """Whether a shell command writes the file whole: a `>` (not `>>`) or a `tee` (not `-a`)
-    whose target is the file (by its name)."""
-    name = re.escape(file.rsplit("/", 1)[-1])
-    target = rf"['\"]?(?:[^\s'\";|&<>]*/)?{name}['\"]?(?=$|[\s;|&)])"
-    return re.search(rf"(?:\A|[^>&0-9])>\s*{target}|\btee\s+(?:-[^a\s]\S*\s+)*{target}", command) is not None
+    whose target is the file (by its name), a `cp` or `mv` onto it, or a `git checkout` or
+    `git restore` of it (back to a known text)."""
+    target = _target(file)
+    return re.search(
+        rf"(?:\A|[^>&0-9=-])>\s*{target}|\btee\s+(?:-[^a\s]\S*\s+)*{target}"
+        rf"|\b(?:cp|mv)\s+(?:-\S+\s+)*[^;&|]*?\S\s+{target}\s*(?:$|[;&|])"
+        rf"|\bgit\s+(?:checkout|restore)\b[^;&|]*\s{target}",
+        command,
+    ) is not None
 
 
 def on_result(ctx: ResultContext) -> None:

@@ -20,7 +20,11 @@ shell command that writes (`tools.SHELL_WRITES`: `sed -i`, `perl -pi`, a redirec
 - a change the host confirms took effect (an edit tool or a patch that applied; a shell write
   the workspace shows changed a file): an edit before a rerun is ordinary work. A re-read of
   one file (a read tool) is an exception: its identical text after the change is itself the
-  proof that the file is as it was;
+  proof that the file is as it was; but a change that does not name the file it reads ends its
+  run (re-reading a reference file while editing others is ordinary work);
+- a successful answer that says nothing is wrong (no `False`, failure or error word:
+  `_NEGATIVE`): a check that keeps passing across changes (`42 passed`, `{"status": "ok"}`)
+  is a regression check, not a fix that does not take effect;
 - a different answer; a run `slow_repeat_seconds` or more after the previous one (a poll);
   a user prompt or a compaction (`reset`).
 
@@ -37,7 +41,8 @@ rule stays silent: one loop, one voice.
 
 Since any other call ends a run, only the last call that answered can have one: the slot
 `Agent.rules["unmoved"]` is `{"n": changes that took effect, "run": [signature, identical
-answers, answer fingerprint, when the last answer came back, changes then]}`. A call whose
+answers, answer fingerprint, when the last answer came back, changes then, and for a re-read
+the file it reads]}`. A call whose
 arguments the host does not send (DSH's Codex bridge) is the same-result rule's.
 """
 
@@ -48,7 +53,7 @@ from ..core.ledger import Agent, Limits, Signature, drop_slot, slot, slots
 from ..core.messages import PREFIX, quote
 from ..core.outcome import Failure
 from ..core.shellwords import SHELL_KEYS, SHELL_TOOLS
-from ..core.tools import SHELL_WRITES, matches
+from ..core.tools import SHELL_WRITES, matches, target_of
 from ..core.verdict import Action, Decision, Rule
 from .base import CallContext, ResultContext
 
@@ -58,8 +63,16 @@ POLL_TOOLS = frozenset({"BashOutput", "TaskOutput"})
 _WAIT = r"\A\s*(?:sleep|wait|timeout\s+\S+\s+sleep)\b"
 _PATCH = "*** Begin Patch"
 QUOTE_CHARS = 400
+#: Words of an answer that says something is not yet right (`False`, a failure, an error): a
+#: successful answer without one (`42 passed`, `{"status": "ok"}`, `Finished`) is a check that
+#: keeps passing across the changes between its runs, which is ordinary work, not a run.
+_NEGATIVE = (
+    r"(?i)\b(?:false|fail\w*|errors?|not found|no such|missing|mismatch\w*|expected|assert\w*|traceback"
+    r"|exception|denied|refused|invalid|cannot|can't|unable|undefined|wrong|incorrect|none|null|nil)\b"
+)
+_NONE_FAILED = r"(?i)\b0 (?:failed|failures|errors?)\b|\bno (?:errors?|failures)\b"
 #: `[signature, identical answers, answer fingerprint, when the last answer came back, changes
-#: that took effect then]`.
+#: that took effect then, and for a re-read (a read tool) the file it reads]`.
 Run = list[float | str]
 
 if TYPE_CHECKING:
@@ -125,12 +138,19 @@ def on_result(ctx: ResultContext) -> Decision | None:
     if _is_change(ctx.tool, ctx.tool_input, cfg.mutating_tools):
         if not failed and not ctx.unchanged and _took_effect(ctx):
             table["n"] += 1
+        run = table.get("run")
+        if run is not None and len(run) > 5 and not _names(ctx.tool, ctx.tool_input, str(run[5]), ctx):
+            table.pop("run", None)  # a re-read across a change of another file: ordinary work
         return None
     if _is_poll(ctx.tool, ctx.tool_input) or (not failed and not ctx.outcome.text.strip()):
         table.pop("run", None)  # another call between: the run is over
         return None
+    read = matches(ctx.tool, cfg.read_tools)
+    if not failed and not read and not _negative(ctx.outcome.text):
+        table.pop("run", None)  # a check that keeps passing: no fix is failing to reach it
+        return None
     sig_id, fingerprint = ctx.call["sig"], ctx.outcome.fingerprint
-    changes = 0 if matches(ctx.tool, cfg.read_tools) else table["n"]
+    changes = 0 if read else table["n"]
     run = table.get("run")
     slow = cfg.slow_repeat_seconds
     if run is not None and run[0] == sig_id and ctx.call["t"] < float(run[3]):
@@ -141,9 +161,27 @@ def on_result(ctx: ResultContext) -> Decision | None:
     )
     n = int(run[1]) + 1 if goes_on and run is not None else 1
     table["run"] = [sig_id, n, fingerprint, ctx.agent["updated"], changes]
+    file = target_of(ctx.tool_input, cfg) if read else None
+    if file:
+        table["run"].append(file)  # a re-read: only changes of this file carry its run
     if cfg.unmoved_remind_at and n == cfg.unmoved_remind_at and ctx.sig.get("n", 0) < n:
         return Decision(Action.REMIND, Rule.UNMOVED, reminder_text(ctx.tool, n, _answer(ctx.sig)), times=n, tool=ctx.tool)
     return None
+
+
+def _negative(text: str) -> bool:
+    """Whether an answer says something is not right yet (`_NEGATIVE`)."""
+    return re.search(_NEGATIVE, re.sub(_NONE_FAILED, "", text[:4096])) is not None
+
+
+def _names(tool: str, tool_input: Any, file: str, ctx: ResultContext) -> bool:
+    """Whether a change names `file` (by its last two path components, or its name in a
+    command)."""
+    command = _command(tool, tool_input)
+    raw = tool_input.get("command") if command is None and isinstance(tool_input, dict) else command
+    if isinstance(raw, str):
+        return file.rsplit("/", 1)[-1] in raw[:4096]
+    return target_of(tool_input, ctx.config) == file
 
 
 def _answer(sig: "Signature | None") -> str:

@@ -129,3 +129,35 @@ def test_writing_the_file_whole_through_the_shell_is_never_denied() -> None:
     for command in ("printf 'x = 1\\n' >> src/app.py", "sed -i 's/total/sum/' src/app.py", "printf 'x' | tee -a src/app.py"):
         verdict = rule.on_call(call_ctx("Bash", {"command": command}, entry=entry))  # type: ignore[arg-type]
         assert verdict is not None and verdict.rule == Rule.TARGET, command  # type: ignore[attr-defined]
+
+
+def test_a_shell_command_that_reads_the_file_or_writes_another_is_no_attempt_and_never_denied() -> None:
+    """Breaker cases: after four failed patches, the read the denial asks for (with its stderr
+    sent to /dev/null), a test of `test_app.py`, a backup copy, a grep into /tmp, an edit of
+    `lib/app.py` are not changes of src/app.py; a copy onto it or a `git checkout` of it writes it
+    whole."""
+    entry = agent()
+    _fail(entry, 4)
+    for command in (
+        "cat -n src/app.py 2>/dev/null | head -80",
+        "python -m pytest -q tests/test_app.py 2>&1",
+        "python -m py_compile src/app.py 2>&1 && echo OK",
+        "cp src/app.py /tmp/app.py.bak",
+        "grep -n 'def ' src/app.py > /tmp/defs.txt",
+        "sed -i 's/a/b/' lib/other/app.py",
+        "git checkout -- src/app.py",
+        "cp /tmp/fixed_app.py src/app.py",
+        "cat > src\\app.py <<'EOF'\nx = 1\nEOF",
+    ):
+        assert rule.on_call(call_ctx("Bash", {"command": command}, entry=entry)) is None, command  # type: ignore[arg-type]
+    for command in ("sed -i 's/total/sum/' /repo/src/app.py", "cat > /tmp/x/app.py <<'EOF'\nx\nEOF\nsed -i s/a/b/ src/app.py"):
+        verdict = rule.on_call(call_ctx("Bash", {"command": command}, entry=entry))  # type: ignore[arg-type]
+        assert verdict is not None and verdict.rule == Rule.TARGET, command  # type: ignore[attr-defined]
+    # A failing test of test_app.py is no failed attempt on src/app.py.
+    other = agent()
+    _fail(other, 1)
+    for _ in range(4):
+        test = {"command": "python -m pytest -q tests/test_app.py > /tmp/out.txt"}
+        rule.on_result(result_ctx("Bash", test, "", entry=other, outcome=SCRIPT_FAILED))  # type: ignore[arg-type]
+    assert int(other["rules"]["target"]["src/app.py"][0]) == 1
+

@@ -164,3 +164,34 @@ def test_a_call_the_host_sends_without_arguments_is_not_a_run_and_ends_one() -> 
         c.fix()
     c.result(blind, {"command": ""}, "a look the host sent no arguments for", caps=caps)
     assert c.call() is None
+
+
+def test_a_check_that_keeps_passing_across_unconfirmed_changes_is_no_run() -> None:
+    """Breaker cases: green tests between sed renames, a health check that stays ok between
+    deploys: an identical answer that says nothing is wrong is no fix failing to take effect."""
+    for answer in ("42 passed", '{"status": "ok"}', "5 passed, 0 failed"):
+        c = Clock()
+        found = []
+        for i in range(6):
+            found.append(c.check(answer))
+            c.fix(f"renamed {i}")
+        assert found == [None] * 6 and c.call() is None, answer
+    c = Clock()
+    for i in range(4):
+        c.check("1 failed, 41 passed")
+        c.fix(f"renamed {i}")
+    assert c.call() is not None  # a failing answer still counts
+
+
+def test_a_re_read_across_changes_of_other_files_is_no_run() -> None:
+    """Re-reading a reference file while editing others (each edit applies) is ordinary work."""
+    c = Clock()
+    read = {"file_path": "/p/src/types.ts"}
+    text = {"type": "text", "file": {"filePath": "/p/src/types.ts", "content": "export interface User {}"}}
+    found = []
+    for i in range(6):
+        found.append(c.result("Read", read, text))
+        view = f"/p/src/views/v{i}.tsx"
+        c.result("Edit", {"file_path": view, "old_string": "a", "new_string": "b"}, {"filePath": view})
+        c.result("Bash", {"command": f"sed -i 's/a/b/' src/views/w{i}.tsx && echo {i}"}, {"stdout": f"{i}", "stderr": ""})
+    assert found == [None] * 6 and c.call(read, "Read") is None
