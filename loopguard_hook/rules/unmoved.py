@@ -49,7 +49,8 @@ arguments the host does not send (DSH's Codex bridge) is the same-result rule's.
 import re
 from typing import TYPE_CHECKING, Any, cast
 
-from ..core.ledger import Agent, Limits, Signature, drop_slot, slot, slots
+from ..config.settings import Config
+from ..core.ledger import MAX_ID_CHARS, Agent, Limits, Signature, drop_slot, slot, slots
 from ..core.messages import PREFIX, quote
 from ..core.outcome import Failure
 from ..core.shellwords import SHELL_KEYS, SHELL_TOOLS
@@ -145,7 +146,8 @@ def on_result(ctx: ResultContext) -> Decision | None:
     if _is_poll(ctx.tool, ctx.tool_input) or (not failed and not ctx.outcome.text.strip()):
         table.pop("run", None)  # another call between: the run is over
         return None
-    read = matches(ctx.tool, cfg.read_tools)
+    file = _read_of(ctx.tool, ctx.tool_input, cfg)
+    read = file is not None
     if not failed and not read and not _negative(ctx.outcome.text):
         table.pop("run", None)  # a check that keeps passing: no fix is failing to reach it
         return None
@@ -161,12 +163,28 @@ def on_result(ctx: ResultContext) -> Decision | None:
     )
     n = int(run[1]) + 1 if goes_on and run is not None else 1
     table["run"] = [sig_id, n, fingerprint, ctx.agent["updated"], changes]
-    file = target_of(ctx.tool_input, cfg) if read else None
     if file:
         table["run"].append(file)  # a re-read: only changes of this file carry its run
     if cfg.unmoved_remind_at and n == cfg.unmoved_remind_at and ctx.sig.get("n", 0) < n:
         return Decision(Action.REMIND, Rule.UNMOVED, reminder_text(ctx.tool, n, _answer(ctx.sig)), times=n, tool=ctx.tool)
     return None
+
+
+#: A shell command that only prints one file, or part of it (`cat -n f`, `sed -n '1,80p' f`,
+#: `head -50 f`; Codex reads files this way): a re-read, as a read tool's call is.
+_SHELL_READ = (
+    r"\A\s*(?:cd\s+\S+\s*&&\s*)?(?:cat|head|tail|nl|bat|sed\s+-n)"
+    r"(?:\s+(?:-\S+|'[^']*'|\"[^\"]*\"|\d+))*\s+(['\"]?)([^\s'\";|&<>()$`]+)\1\s*\Z"
+)
+
+
+def _read_of(tool: str, tool_input: Any, config: Config) -> str | None:
+    """The file a re-read reads: a read tool's, or a shell command's that only prints it."""
+    if matches(tool, config.read_tools):
+        return target_of(tool_input, config) or ""
+    command = _command(tool, tool_input)
+    found = re.match(_SHELL_READ, command[:1024]) if command is not None else None
+    return found.group(2)[:MAX_ID_CHARS] if found is not None else None
 
 
 def _negative(text: str) -> bool:
@@ -198,7 +216,7 @@ def on_call(ctx: CallContext) -> Decision | None:
     run = table.get("run") if table is not None else None
     if table is None or run is None or run[0] != ctx.call["sig"] or int(run[1]) + 1 < cfg.unmoved_deny_at:
         return None
-    if not matches(ctx.tool, cfg.read_tools) and run[4] != table["n"]:
+    if _read_of(ctx.tool, ctx.tool_input, cfg) is None and run[4] != table["n"]:
         return None  # a change took effect since: the run is over
     slow = cfg.slow_repeat_seconds
     if (slow and ctx.now - float(run[3]) >= slow) or ctx.attempt > int(run[1]):

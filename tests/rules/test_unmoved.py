@@ -195,3 +195,23 @@ def test_a_re_read_across_changes_of_other_files_is_no_run() -> None:
         c.result("Edit", {"file_path": view, "old_string": "a", "new_string": "b"}, {"filePath": view})
         c.result("Bash", {"command": f"sed -i 's/a/b/' src/views/w{i}.tsx && echo {i}"}, {"stdout": f"{i}", "stderr": ""})
     assert found == [None] * 6 and c.call(read, "Read") is None
+
+
+def test_a_shell_read_of_one_file_is_a_re_read_as_a_read_tool_is() -> None:
+    """Codex reads files through the shell: `cat f`, `sed -n '1,80p' f` are re-reads (their
+    answer needs no wrong word); a pipeline or a redirect is not a plain read."""
+    config = Config()
+    assert rule._read_of("Bash", {"command": "sed -n '1,200p' src/app.py"}, config) == "src/app.py"
+    assert rule._read_of("Bash", {"command": "cd src && cat -n app.py"}, config) == "app.py"
+    assert rule._read_of("Read", {"file_path": "/p/src/app.py"}, config)
+    for command in ("nl -ba src/a.py | sed -n '1,80p'", "cat a.py > b.py", "cat $(ls)", "grep -n x a.py", "sed -i 's/a/b/' a.py"):
+        assert rule._read_of("Bash", {"command": command}, config) is None, command
+    c = Clock()
+    cat = {"command": "cat NOTES.md"}
+    found = []
+    for _ in range(3):
+        found.append(c.result("Bash", cat, {"stdout": "Status: draft", "stderr": ""}))
+        c.result("Bash", {"command": "sed -i 's/status: draft/Status: final/' NOTES.md"}, {"stdout": "", "stderr": ""})
+    assert found[2] is not None and found[2].rule == Rule.UNMOVED
+    c.result("Bash", {"command": "sed -i 's/a/b/' other.md"}, {"stdout": "", "stderr": ""})
+    assert c.call(cat) is None  # a change of another file ends a re-read's run
