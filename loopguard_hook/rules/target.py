@@ -39,6 +39,7 @@ the last failure's time, its error, whether the host rejected some before they r
 by its last two path components (`tools.target_of`), at most `MAX_FILES` files.
 """
 
+import json
 import re
 from typing import Any, cast
 
@@ -47,6 +48,7 @@ from ..core.ledger import MAX_ID_CHARS, Agent, Limits, drop_slot, slot, slots, t
 from ..core.outcome import Failure, preview
 from ..core.redact import redact_prefix
 from ..core.shellwords import SHELL_KEYS, SHELL_TOOLS
+from ..core.signature import digest
 from ..core.tools import SHELL_WRITES, matches, target_of
 from ..core.verdict import Action, Decision, Rule
 from .base import CallContext, ResultContext
@@ -61,7 +63,8 @@ WRITE_TOOLS = frozenset({"Write", "write", "Create", "create", "write_file"})
 _UPDATE = r"(?m)^\*\*\* Update File: "
 _ADD = r"(?m)^\*\*\* Add File: "
 #: `[failed patches, read since the first of them, the last one's time, its error (quoted,
-#: redacted), some were rejected by the host before they ran]`.
+#: redacted), some were rejected by the host before they ran, what the last failed patch looked
+#: for and did not find (`looked_for`; "" when unknown or read since)]`.
 Entry = list[float | bool | str]
 
 
@@ -160,10 +163,23 @@ def on_call(ctx: CallContext) -> Decision | None:
         return None
     if how == "patch" and ctx.tool in PATCH_TOOLS and len(entry) > 4 and entry[4]:
         return None  # the host checks this edit before its PreToolUse: reaching it, it applies
+    patch = _patch_text(ctx.tool, ctx.tool_input) if how == "patch" else None
+    since, _, missed = str(entry[5]).partition(":") if len(entry) > 5 else ("", "", "")
+    if patch is not None and missed and int(since or 0) >= DOOMED_AFTER and _doomed(patch, missed):
+        text = doomed_denial(file, error)
+        return Decision(Action.DENY, Rule.TARGET, text, advice=doomed_advice(file), times=failures, tool=ctx.tool)
     if cfg.reread_after_failed_edits and failures >= cfg.reread_after_failed_edits and not read:
         text = reread_denial(file, failures, error, script=how == "script")
         return Decision(Action.DENY, Rule.TARGET, text, advice=reread_advice(file, failures), times=failures, tool=ctx.tool)
     return None
+
+
+def _patch_text(tool: str, tool_input: Any) -> str | None:
+    """The text of a patch call: Codex's apply_patch input, or a shell command carrying one."""
+    raw = tool_input.get("command") if isinstance(tool_input, dict) else None
+    if raw is None:
+        raw = _command(tool, tool_input)
+    return raw[:PATCH_CHARS] if isinstance(raw, str) and "*** Begin Patch" in raw[:4096] else None
 
 
 def _writes_whole(command: str, file: str) -> bool:
@@ -179,6 +195,96 @@ def _writes_whole(command: str, file: str) -> bool:
     ) is not None
 
 
+#: apply_patch's failure that quotes the lines it looked for: Codex 0.4x-0.6x as a list
+#: (`Failed to find expected lines ["a", "b"] in /w/f.py`), later ones as text
+#: (`Failed to find expected lines in /w/f.py:\na\nb`); corpus rollouts.
+_MISSING_LIST = r"Failed to find expected lines (\[.*?\]) in "
+_MISSING_TEXT = r"Failed to find expected lines in [^\n]*?:\n(.*)"
+#: The most lines of a hunk compared, and the most characters of a patch read.
+MAX_HUNK_LINES = 48
+PATCH_CHARS = 16384
+#: Failed patches of a file in a row, with no read between, before a patch that expects what
+#: the last one did not find is denied: one retry of a patch that just failed is ordinary (a
+#: model often resends it unchanged once), a third try of the same lines is a wall.
+DOOMED_AFTER = 2
+
+
+def _line_ids(lines: list[str]) -> list[str]:
+    return [digest(line.strip().encode("utf-8", "surrogatepass"))[:8] for line in lines[:MAX_HUNK_LINES]]
+
+
+def missing_lines(error: str) -> list[str] | None:
+    """The lines a failed apply_patch says it could not find (`_MISSING_LIST`, `_MISSING_TEXT`),
+    or None when the error quotes none."""
+    found = re.search(_MISSING_LIST, error[:PATCH_CHARS], re.DOTALL)
+    if found is not None:
+        try:
+            lines = json.loads(found.group(1))
+        except ValueError:
+            return None
+        return [str(line) for line in lines] if isinstance(lines, list) and lines else None
+    found = re.search(_MISSING_TEXT, error[:PATCH_CHARS], re.DOTALL)
+    if found is None:
+        return None
+    lines = found.group(1).rstrip("\n").split("\n")
+    return lines if any(line.strip() for line in lines) else None
+
+
+def first_hunk(patch: str) -> tuple[str, list[str]] | None:
+    """The first hunk of a patch that updates one file: its `@@` anchor (what follows `@@`) and
+    its old lines (context and removed, without their one-character mark); None for a patch of
+    several files or none."""
+    if len(re.findall(_UPDATE, patch)) != 1 or re.search(_ADD, patch) or "*** Delete File: " in patch:
+        return None
+    body = re.split(_UPDATE, patch, maxsplit=1)[1].split("\n")[1:]
+    anchor, started = "", False
+    old: list[str] = []
+    for line in body:
+        if line.startswith("*** "):
+            if line.startswith("*** Move to: "):
+                return None
+            break
+        if line.startswith("@@"):
+            if started and old:
+                break
+            anchor, started = line[2:].strip(), True
+            continue
+        if line.startswith(("+",)):
+            started = True
+            continue
+        if line.startswith((" ", "-")) or line == "":
+            started = True
+            old.append(line[1:] if line else "")
+    return (anchor, old) if old else None
+
+
+def _contains(whole: list[str], part: list[str]) -> bool:
+    n = len(part)
+    return n > 0 and any(whole[i : i + n] == part for i in range(len(whole) - n + 1))
+
+
+def _doomed(patch: str, looked_for: str) -> bool:
+    """Whether a patch's first hunk, from the same anchor, expects every line that the last
+    failed patch of the file looked for and did not find (`looked_for`: `anchor|ids`): the file
+    has not changed since, so it cannot apply either."""
+    hunk = first_hunk(patch)
+    if hunk is None or "|" not in looked_for:
+        return False
+    anchor, ids = looked_for.split("|", 1)
+    return anchor == digest(hunk[0].encode("utf-8", "surrogatepass"))[:8] and _contains(_line_ids(hunk[1]), ids.split(","))
+
+
+def looked_for(patch: str | None, error: str) -> str:
+    """What a failed patch looked for and did not find, as `_doomed` compares it: the digests of
+    its anchor and of the lines its error quotes, when they are its first hunk's (a later hunk
+    is looked for after the earlier ones, so from another place); "" otherwise."""
+    lines = missing_lines(error) if patch is not None else None
+    hunk = first_hunk(patch) if patch is not None and lines is not None else None
+    if hunk is None or lines is None or not _contains(_line_ids(hunk[1]), _line_ids(lines)):
+        return ""
+    return digest(hunk[0].encode("utf-8", "surrogatepass"))[:8] + "|" + ",".join(_line_ids(lines))
+
+
 def on_result(ctx: ResultContext) -> None:
     """Count a failed attempt to change a file; note a read of it; an edit that applies ends it."""
     cfg = ctx.config
@@ -192,6 +298,7 @@ def on_result(ctx: ResultContext) -> None:
     if how == "read":
         if not failed and file in files:
             files[file][1] = True
+            files[file][5:] = [""]  # read: what the model sends next may be written from what it saw
         return None
     if not failed:
         if not ctx.unchanged:  # it applied: the file is as the model thinks
@@ -200,10 +307,13 @@ def on_result(ctx: ResultContext) -> None:
     if how not in ("patch", "script"):
         return None  # a whole write fails for other reasons (the file exists, was not read: the host says which)
     table = cast("dict[str, Entry]", slots(ctx.agent).setdefault(NAME, {}))
-    entry = table.setdefault(file, [0, False, 0.0, "", False])
+    entry = table.setdefault(file, [0, False, 0.0, "", False, ""])
     quote = preview(redact_prefix(ctx.outcome.text.strip(), QUOTE_CHARS + 1), QUOTE_CHARS)
     rejected = bool(ctx.call.get("late")) or (len(entry) > 4 and bool(entry[4]))
-    table[file] = [int(entry[0]) + 1, bool(entry[1]), ctx.call["t"], quote, rejected]
+    missed = looked_for(_patch_text(ctx.tool, ctx.tool_input), ctx.outcome.text) if how == "patch" else ""
+    # Failures since the file was last read, and what the last one looked for and did not find.
+    since = int(str(entry[5]).partition(":")[0] or 0) if len(entry) > 5 else 0
+    table[file] = [int(entry[0]) + 1, bool(entry[1]), ctx.call["t"], quote, rejected, f"{min(since + 1, 99)}:{missed}"]
     trim(table, MAX_FILES, lambda k: float(table[k][2]))
     return None
 
@@ -236,6 +346,26 @@ def reread_denial(file: str, failures: int, error: str, *, script: bool = False)
     )
 
 
+def doomed_denial(file: str, error: str) -> str:
+    """A patch whose first hunk expects the very lines the last failed patch of the file did not
+    find there, with no change or read of the file since."""
+    return (
+        f"REPEAT_TOOL_BLOCKED: this patch of {file} was not run: it expects lines that the last patch of "
+        f"{file} looked for and did not find, and the file has not changed since, so it would fail the same "
+        f"way (loop guard policy, not a tool failure).{_error(error)} Read {file} first (`cat`, `sed -n`, a "
+        "read tool) and build the hunk from its real text; a read, an edit that applies or a new user message "
+        "lifts this"
+    )
+
+
+def doomed_advice(file: str) -> str:
+    """The same as a reminder (advise mode)."""
+    return (
+        f"[loopguard] This patch of {file} expects lines the last patch did not find there, and the file has not "
+        "changed since: read it and build the hunk from its real text."
+    )
+
+
 def reread_advice(file: str, failures: int) -> str:
     """The same as a reminder (advise mode)."""
     return (
@@ -245,6 +375,8 @@ def reread_advice(file: str, failures: int) -> str:
 
 
 VARIANTS: tuple[tuple[str, str, str], ...] = (
+    ("target_doomed_denial", "REPEAT_TOOL_BLOCKED: this patch of ", " looked for and did not find"),
+    ("target_doomed_advice", "[loopguard] This patch of ", " expects lines the last patch did not find"),
     ("target_reread_denial", "REPEAT_TOOL_BLOCKED: this edit of ", " has not been read since they began"),
     ("target_reread_denial", "REPEAT_TOOL_BLOCKED: this command was not run: it changes ", " has not been read since they began"),
     ("target_reread_advice", "[loopguard] The last ", " has not been read since they began: its text"),

@@ -18,10 +18,10 @@ shell command that writes (`tools.SHELL_WRITES`: `sed -i`, `perl -pi`, a redirec
 - any other call between two runs (a read, a search, a test of something else: the agent
   looked, it is not only retrying the fix);
 - a change the host confirms took effect (an edit tool or a patch that applied; a shell write
-  the workspace shows changed a file): an edit before a rerun is ordinary work. A re-read of
-  one file (a read tool) is an exception: its identical text after the change is itself the
-  proof that the file is as it was; but a change that does not name the file it reads ends its
-  run (re-reading a reference file while editing others is ordinary work);
+  the workspace shows changed a file): an edit before a rerun is ordinary work, and a re-read
+  after it reads another text. A re-read of one file (a read tool, or a shell command that only
+  prints it) keeps its run only across unconfirmed writes that name that file: a change of
+  another file ends it (re-reading a reference file while editing others is ordinary work);
 - a successful answer that says nothing is wrong (no `False`, failure or error word:
   `_NEGATIVE`): a check that keeps passing across changes (`42 passed`, `{"status": "ok"}`)
   is a regression check, not a fix that does not take effect;
@@ -152,7 +152,7 @@ def on_result(ctx: ResultContext) -> Decision | None:
         table.pop("run", None)  # a check that keeps passing: no fix is failing to reach it
         return None
     sig_id, fingerprint = ctx.call["sig"], ctx.outcome.fingerprint
-    changes = 0 if read else table["n"]
+    changes = table["n"]
     run = table.get("run")
     slow = cfg.slow_repeat_seconds
     if run is not None and run[0] == sig_id and ctx.call["t"] < float(run[3]):
@@ -216,7 +216,7 @@ def on_call(ctx: CallContext) -> Decision | None:
     run = table.get("run") if table is not None else None
     if table is None or run is None or run[0] != ctx.call["sig"] or int(run[1]) + 1 < cfg.unmoved_deny_at:
         return None
-    if _read_of(ctx.tool, ctx.tool_input, cfg) is None and run[4] != table["n"]:
+    if run[4] != table["n"]:
         return None  # a change took effect since: the run is over
     slow = cfg.slow_repeat_seconds
     if (slow and ctx.now - float(run[3]) >= slow) or ctx.attempt > int(run[1]):

@@ -161,3 +161,56 @@ def test_a_shell_command_that_reads_the_file_or_writes_another_is_no_attempt_and
         rule.on_result(result_ctx("Bash", test, "", entry=other, outcome=SCRIPT_FAILED))  # type: ignore[arg-type]
     assert int(other["rules"]["target"]["src/app.py"][0]) == 1
 
+
+
+def _codex_patch(anchor: str, old: list[str], new: list[str]) -> dict:  # type: ignore[type-arg]
+    body = "\n".join([f"-{line}" for line in old] + [f"+{line}" for line in new])
+    return {"command": f"*** Begin Patch\n*** Update File: src/app.py\n@@ {anchor}\n{body}\n*** End Patch"}
+
+
+def _not_found(old: list[str], listed: bool = False) -> Outcome:
+    if listed:  # Codex 0.4x-0.6x
+        import json
+
+        return Outcome("l", Failure.HARD, f"error: Failed to find expected lines {json.dumps(old)} in /repo/src/app.py")
+    return Outcome("t", Failure.HARD, "apply_patch verification failed: Failed to find expected lines in /repo/src/app.py:\n"
+                   + "\n".join(old))
+
+
+def test_the_lines_a_failed_patch_looked_for_are_read_from_both_codex_wordings() -> None:
+    lines = ["    total = 0", "    for x in xs:"]
+    assert rule.missing_lines(_not_found(lines).text) == lines
+    assert rule.missing_lines(_not_found(lines, listed=True).text) == lines
+    assert rule.missing_lines("Failed to apply patch: invalid hunk at line 3") is None
+    assert rule.first_hunk(_codex_patch("def f():", lines, ["    total = 1"])["command"]) == ("def f():", lines)
+    two = "*** Begin Patch\n*** Update File: a.py\n@@\n-x\n+y\n*** Update File: b.py\n@@\n-x\n+y\n*** End Patch"
+    assert rule.first_hunk(two) is None  # several files: where each hunk is looked for is not told
+
+
+def test_a_patch_that_expects_the_lines_the_last_two_did_not_find_is_denied_until_a_read() -> None:
+    """Issue 22 class 1: the same missing lines sent a third time, only the new side changed."""
+    entry = agent()
+    old = ["    total = 0", "    for x in xs:"]
+    for new in (["    total = 1"], ["    total = 2"]):
+        assert rule.on_call(call_ctx("apply_patch", _codex_patch("def f():", old, new), entry=entry)) is None  # type: ignore[arg-type]
+        rule.on_result(result_ctx("apply_patch", _codex_patch("def f():", old, new), "", entry=entry, outcome=_not_found(old)))  # type: ignore[arg-type]
+    third = _codex_patch("def f():", ["def f():", *old, "        total += x"], ["    total = 3"])
+    verdict = rule.on_call(call_ctx("apply_patch", third, entry=entry))  # type: ignore[arg-type]
+    assert verdict is not None and (verdict.action, verdict.rule) == (Action.DENY, Rule.TARGET)  # type: ignore[attr-defined]
+    assert "expects lines that the last patch of src/app.py looked for and did not find" in verdict.message  # type: ignore[attr-defined]
+    from loopguard_hook.core.messages import variant_of
+    from loopguard_hook.rules import VARIANTS
+
+    assert variant_of(verdict.message, VARIANTS) == "target_doomed_denial"  # type: ignore[attr-defined]
+    # A smaller hunk, or the same lines looked for from another anchor, may apply: never denied.
+    assert rule.on_call(call_ctx("apply_patch", _codex_patch("def f():", old[:1], ["    total = 3"]), entry=entry)) is None  # type: ignore[arg-type]
+    assert rule.on_call(call_ctx("apply_patch", _codex_patch("def g():", old, ["    total = 3"]), entry=entry)) is None  # type: ignore[arg-type]
+    rule.on_result(result_ctx("Bash", {"command": "sed -n '1,40p' src/app.py"}, {"stdout": "x"}, entry=entry))  # type: ignore[arg-type]
+    assert rule.on_call(call_ctx("apply_patch", third, entry=entry)) is None  # type: ignore[arg-type]  # read since
+
+
+def test_one_resend_of_a_patch_that_just_failed_is_let_through() -> None:
+    entry = agent()
+    old = ["    total = 0"]
+    rule.on_result(result_ctx("apply_patch", _codex_patch("", old, ["x"]), "", entry=entry, outcome=_not_found(old)))  # type: ignore[arg-type]
+    assert rule.on_call(call_ctx("apply_patch", _codex_patch("", old, ["y"]), entry=entry)) is None  # type: ignore[arg-type]

@@ -76,7 +76,7 @@ def test_a_look_between_two_runs_ends_the_run(between: tuple[str, Any, Any]) -> 
     assert c.check() is None and c.call() is None
 
 
-def test_a_change_the_host_confirms_ends_the_run_of_a_check_but_not_of_a_re_read() -> None:
+def test_a_change_the_host_confirms_ends_the_run_of_a_check_and_of_a_re_read() -> None:
     c = Clock()
     edit = {"file_path": "/p/config.py", "old_string": "RETRIES = 3", "new_string": "RETRIES = 5"}
     for _ in range(4):
@@ -86,12 +86,18 @@ def test_a_change_the_host_confirms_ends_the_run_of_a_check_but_not_of_a_re_read
     r = Clock()
     read = {"file_path": "/p/NOTES.md"}
     text = {"type": "text", "file": {"filePath": "/p/NOTES.md", "content": "Status: draft"}}
-    found = [r.result("Read", read, text) for _ in range(1)]
+    found = [r.result("Read", read, text)]
     for _ in range(3):
         r.result("Edit", {"file_path": "/p/NOTES.md", "old_string": "a", "new_string": "b"}, {"filePath": "/p/NOTES.md"})
         found.append(r.result("Read", read, text))
-    assert found[2] is not None and found[2].rule == Rule.UNMOVED  # the same text read back is the proof
-    assert r.call(read, "Read") is not None
+    # The edit took effect: the next read reads another text (a patch that applied, then the
+    # read: corpus case P14), so the run ends and nothing is reminded or denied.
+    assert found == [None] * 4 and r.call(read, "Read") is None
+    s = Clock()
+    for _ in range(3):
+        found.append(s.result("Read", read, text))
+        s.result("Bash", {"command": "sed -i 's/status: draft/Status: final/' NOTES.md"}, {"stdout": "", "stderr": ""})
+    assert found[-1] is not None and found[-1].rule == Rule.UNMOVED  # unconfirmed writes of the file
 
 
 def test_a_workspace_that_shows_the_fix_changed_a_file_ends_the_run() -> None:
