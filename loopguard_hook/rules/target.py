@@ -220,7 +220,7 @@ def missing_lines(error: str) -> list[str] | None:
     if found is not None:
         try:
             lines = json.loads(found.group(1))
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
             return None
         return [str(line) for line in lines] if isinstance(lines, list) and lines else None
     found = re.search(_MISSING_TEXT, error[:PATCH_CHARS], re.DOTALL)
@@ -230,32 +230,62 @@ def missing_lines(error: str) -> list[str] | None:
     return lines if any(line.strip() for line in lines) else None
 
 
-def first_hunk(patch: str) -> tuple[str, list[str]] | None:
-    """The first hunk of a patch that updates one file: its `@@` anchor (what follows `@@`) and
-    its old lines (context and removed, without their one-character mark); None for a patch of
-    several files or none."""
+#: A chunk as apply_patch parses it: its `@@` context (None for a bare `@@` or none: looked for
+#: from the top; the text after `@@ ` verbatim, as Codex seeks it exactly first), its old lines,
+#: and whether it ends with `*** End of File` (then looked for at the file's end only).
+Chunk = tuple[str | None, list[str], bool]
+
+
+def _chunks(patch: str) -> list[Chunk] | None:
+    """The chunks of a patch that updates one file, parsed as apply_patch parses them (lines
+    split as Rust's `lines()`, blank lines between chunks skipped, a chunk ended by a line that
+    is no diff line); None for a patch of several files or none, a move, or a patch whose text
+    is cut (no line ends its last chunk)."""
     if len(re.findall(_UPDATE, patch)) != 1 or re.search(_ADD, patch) or "*** Delete File: " in patch:
         return None
-    body = re.split(_UPDATE, patch, maxsplit=1)[1].split("\n")[1:]
-    anchor, started = "", False
-    old: list[str] = []
-    for line in body:
-        if line.startswith("*** "):
-            if line.startswith("*** Move to: "):
-                return None
-            break
-        if line.startswith("@@"):
-            if started and old:
+    body = [line.removesuffix("\r") for line in re.split(_UPDATE, patch, maxsplit=1)[1].split("\n")[1:]]
+    chunks: list[Chunk] = []
+    i = 0
+    while i < len(body):
+        line = body[i]
+        if not line.strip():
+            i += 1
+            continue
+        if line.startswith("*"):
+            return None if line.startswith("*** Move to: ") else chunks
+        if line == "@@" or line.startswith("@@ "):
+            anchor: str | None = line[3:] or (None if line == "@@" else "")
+            i += 1
+        elif chunks:
+            return None  # Codex: a later chunk must start with `@@`
+        else:
+            anchor = None
+        old: list[str] = []
+        eof, parsed = False, 0
+        while i < len(body):
+            line = body[i]
+            if line == "*** End of File":
+                eof, i = True, i + 1
                 break
-            anchor, started = line[2:].strip(), True
-            continue
-        if line.startswith(("+",)):
-            started = True
-            continue
-        if line.startswith((" ", "-")) or line == "":
-            started = True
-            old.append(line[1:] if line else "")
-    return (anchor, old) if old else None
+            if line and line[0] not in " +-":
+                break
+            if line[:1] != "+":
+                old.append(line[1:])
+            parsed, i = parsed + 1, i + 1
+        else:
+            return None  # the text ends inside the chunk: cut
+        if not parsed:
+            return None
+        chunks.append((anchor, old, eof))
+    return None
+
+
+def first_hunk(patch: str) -> tuple[str | None, list[str]] | None:
+    """The first hunk of a patch that updates one file: its `@@` context (None for none) and its
+    old lines (context and removed, without their one-character mark); None for a patch of
+    several files or none, or a first hunk that only adds lines."""
+    chunks = _chunks(patch)
+    return (chunks[0][0], chunks[0][1]) if chunks and chunks[0][1] else None
 
 
 def _contains(whole: list[str], part: list[str]) -> bool:
@@ -263,26 +293,69 @@ def _contains(whole: list[str], part: list[str]) -> bool:
     return n > 0 and any(whole[i : i + n] == part for i in range(len(whole) - n + 1))
 
 
+def _anchor_id(anchor: str | None) -> str:
+    return "-" if anchor is None else digest(anchor.encode("utf-8", "surrogatepass"))[:8]
+
+
+def _sought(old: list[str]) -> list[str]:
+    """The least of a chunk's old lines apply_patch looks for: without its last line when that
+    is empty (Codex retries so, for the newline at the file's end)."""
+    return old[:-1] if old and old[-1] == "" else old
+
+
+def _blankless(lines: list[str]) -> list[str]:
+    while lines and not lines[-1].strip():
+        lines = lines[:-1]
+    return lines
+
+
+def _patch_file(patch: str) -> str:
+    """The path a patch updates, its last four parts at most (what `_same_file` compares)."""
+    found = re.search(_UPDATE + r"(.+)$", patch)
+    parts = found.group(1).strip().replace("\\", "/").split("/") if found else []
+    return "/".join(parts[-4:])[:MAX_ID_CHARS]
+
+
+def _same_file(a: str, b: str) -> bool:
+    """Two spellings of a patch's path name the same file: one ends with the other, whole folders."""
+    x, y = [p for p in a.split("/") if p not in ("", ".")], [p for p in b.split("/") if p not in ("", ".")]
+    n = min(len(x), len(y))
+    return n > 0 and x[-n:] == y[-n:]
+
+
 def _doomed(patch: str, looked_for: str) -> bool:
-    """Whether a patch's first hunk, from the same anchor, expects every line that the last
-    failed patch of the file looked for and did not find (`looked_for`: `anchor|ids`): the file
-    has not changed since, so it cannot apply either."""
-    hunk = first_hunk(patch)
-    if hunk is None or "|" not in looked_for:
+    """Whether a patch's first hunk, from the same `@@` context, expects every line that the last
+    failed patch of the file looked for and did not find (`looked_for`: `anchor|ids|path`): the
+    file has not changed since, so it cannot apply either. A hunk marked `*** End of File` is
+    looked for at the file's end, wherever its context is: never judged."""
+    chunks = _chunks(patch)
+    if not chunks or not chunks[0][1] or chunks[0][2] or looked_for.count("|") < 2:
         return False
-    anchor, ids = looked_for.split("|", 1)
-    return anchor == digest(hunk[0].encode("utf-8", "surrogatepass"))[:8] and _contains(_line_ids(hunk[1]), ids.split(","))
+    anchor, ids, path = looked_for.split("|", 2)
+    if not _same_file(path, _patch_file(patch)):
+        return False  # another file with the same last two folders (`a/src/app.py`, `b/src/app.py`)
+    return anchor == _anchor_id(chunks[0][0]) and _contains(_line_ids(_sought(chunks[0][1])), ids.split(","))
 
 
 def looked_for(patch: str | None, error: str) -> str:
     """What a failed patch looked for and did not find, as `_doomed` compares it: the digests of
-    its anchor and of the lines its error quotes, when they are its first hunk's (a later hunk
-    is looked for after the earlier ones, so from another place); "" otherwise."""
+    its first hunk's anchor and of the lines apply_patch sought, and its path, when the error
+    quotes exactly that hunk's old lines (a later hunk is looked for after the earlier ones, so
+    from another place: one whose old lines are the first's, or inside them, is not told apart);
+    "" otherwise: a hunk marked `*** End of File` (looked for at the end only), one longer than
+    `MAX_HUNK_LINES` (only its start would be compared), an error whose lines are not the hunk's."""
     lines = missing_lines(error) if patch is not None else None
-    hunk = first_hunk(patch) if patch is not None and lines is not None else None
-    if hunk is None or lines is None or not _contains(_line_ids(hunk[1]), _line_ids(lines)):
+    chunks = _chunks(patch) if patch is not None and lines is not None else None
+    if not chunks or lines is None or not chunks[0][1] or chunks[0][2]:
         return ""
-    return digest(hunk[0].encode("utf-8", "surrogatepass"))[:8] + "|" + ",".join(_line_ids(lines))
+    anchor, old, _ = chunks[0]
+    sought = _sought(old)
+    quoted = _line_ids(_blankless(lines)) if len(lines) <= MAX_HUNK_LINES else []
+    if len(old) > MAX_HUNK_LINES or not quoted or quoted != _line_ids(_blankless(old)):
+        return ""
+    if any(_contains(_line_ids(later[1]), quoted) for later in chunks[1:]):
+        return ""  # a later hunk expects these lines too: which one failed is not told
+    return _anchor_id(anchor) + "|" + ",".join(_line_ids(sought)) + "|" + _patch_file(patch or "")
 
 
 def on_result(ctx: ResultContext) -> None:
@@ -292,9 +365,11 @@ def on_result(ctx: ResultContext) -> None:
         return None
     files = _files(ctx.agent)
     file, how = _attempt(ctx.tool, ctx.tool_input, cfg, files)
+    failed = ctx.outcome.failure != Failure.NONE
+    if files and not failed and not ctx.unchanged:
+        _changed_unseen(ctx.tool, ctx.tool_input, files)
     if not file:
         return None
-    failed = ctx.outcome.failure != Failure.NONE
     if how == "read":
         if not failed and file in files:
             files[file][1] = True
@@ -316,6 +391,28 @@ def on_result(ctx: ResultContext) -> None:
     table[file] = [int(entry[0]) + 1, bool(entry[1]), ctx.call["t"], quote, rejected, f"{min(since + 1, 99)}:{missed}"]
     trim(table, MAX_FILES, lambda k: float(table[k][2]))
     return None
+
+
+#: Shell commands that change files they need not name: git putting the tree back or elsewhere.
+_TREE_WRITES = r"\bgit\s+(?:-\S+\s+)*(?:checkout|restore|reset|stash|switch|pull|merge|rebase|cherry-pick|revert|apply|am)\b"
+
+
+def _changed_unseen(tool: str, tool_input: Any, files: dict[str, Entry]) -> None:
+    """A change that applied to tracked files other than the one `_attempt` sees: every file of
+    a patch of several (`target_of` names the first), or any file after a git command that puts
+    the tree back (`git checkout .`, `git stash`): what their failed patches looked for may be
+    there now, so it is forgotten (the failures still count)."""
+    patch = _patch_text(tool, tool_input)
+    if patch is not None:
+        for path in re.findall(r"(?m)^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$", patch):
+            parts = [p for p in (path[0] or path[1]).strip().replace("\\", "/").split("/") if p not in ("", ".")]
+            files.pop("/".join(parts[-2:]), None)
+        return
+    command = _command(tool, tool_input)
+    if command is not None and re.search(_TREE_WRITES, command):
+        for entry in files.values():
+            if len(entry) > 5:
+                entry[5] = str(entry[5]).partition(":")[0] + ":"
 
 
 def fit(agent: Agent, share: Limits) -> None:

@@ -214,3 +214,72 @@ def test_one_resend_of_a_patch_that_just_failed_is_let_through() -> None:
     old = ["    total = 0"]
     rule.on_result(result_ctx("apply_patch", _codex_patch("", old, ["x"]), "", entry=entry, outcome=_not_found(old)))  # type: ignore[arg-type]
     assert rule.on_call(call_ctx("apply_patch", _codex_patch("", old, ["y"]), entry=entry)) is None  # type: ignore[arg-type]
+
+
+def _wall(entry: dict, patch: dict, old: list[str], path: str = "src/app.py") -> None:  # type: ignore[type-arg]
+    """Two failed patches of `path` in a row whose error quotes `old`."""
+    text = f"apply_patch verification failed: Failed to find expected lines in /repo/{path}:\n" + "\n".join(old)
+    error = Outcome("t", Failure.HARD, text)
+    for _ in range(2):
+        rule.on_result(result_ctx("apply_patch", patch, "", entry=entry, outcome=error))  # type: ignore[arg-type]
+
+
+def _body(body: str, path: str = "src/app.py") -> dict:  # type: ignore[type-arg]
+    return {"command": f"*** Begin Patch\n*** Update File: {path}\n{body}\n*** End Patch"}
+
+
+def _denied(entry: dict, patch: dict) -> bool:  # type: ignore[type-arg]
+    return rule.on_call(call_ctx("apply_patch", patch, entry=entry)) is not None  # type: ignore[arg-type]
+
+
+def test_a_patch_that_may_apply_after_all_is_never_judged_doomed() -> None:
+    """Breaker 3: each patch sent third could apply, by Codex's parse and seek rules."""
+    one = _body("@@ def f():\n-    x = foo()\n+    x = bar()")
+    # The failing hunk was a later one whose lines are inside the first: the first one applied.
+    two = _body("@@ def f():\n-    x = foo()\n+    x = bar()\n@@ def g():\n-    x = foo()\n+    x = bar()")
+    _wall(entry := agent(), two, ["    x = foo()"])
+    assert not _denied(entry, one)
+    # `*** End of File`: looked for at the file's end only; without it, anywhere after the context.
+    _wall(entry := agent(), _body("@@\n-    return total\n+    return total + 1\n*** End of File"), ["    return total"])
+    assert not _denied(entry, _body("@@\n-    return total\n+    return total + 1"))
+    # Two trailing blank lines: Codex retries without one only; the error text shows none.
+    blanks = _body("@@ class A:\n     def f(self):\n-        return 1\n+        return 2\n\n")
+    _wall(entry := agent(), blanks, ["    def f(self):", "        return 1", "", ""])
+    assert not _denied(entry, _body("@@ class A:\n     def f(self):\n-        return 1\n+        return 2"))
+    # Another context text (`@@ def run` and `@@     def run` may be two places; `@@ ` is not `@@`).
+    _wall(entry := agent(), _body("@@ def run(self):\n-    x = 1\n+    x = 2"), ["    x = 1"])
+    assert not _denied(entry, _body("@@     def run(self):\n-        x = 1\n+        x = 2"))
+    assert rule.first_hunk(_body("@@ \n-x\n+y")["command"]) != rule.first_hunk(_body("@@\n-x\n+y")["command"])
+    # A first chunk that only adds moves where the second is looked for.
+    _wall(entry := agent(), _body("@@ class B:\n+    y = 0\n@@ def f():\n-    x = 1\n+    x = 2"), ["    x = 1"])
+    assert not _denied(entry, _body("@@ def f():\n-    x = 1\n+    x = 2"))
+    # A hunk longer than the lines compared: its first 48 lines may be there.
+    old = [f"    v{i} = {i}" for i in range(50)]
+    _wall(entry := agent(), _body("@@ def f():\n" + "\n".join("-" + line for line in old) + "\n+    pass"), old)
+    fixed = old[:48] + ["    v48 = 0", "    v49 = 0"]
+    assert not _denied(entry, _body("@@ def f():\n" + "\n".join("-" + line for line in fixed) + "\n+    pass"))
+    # Another file with the same last two path components.
+    web = _body("@@ def f():\n-    x = foo()\n+    x = bar()", "web/src/app.py")
+    _wall(entry := agent(), web, ["    x = foo()"], "web/src/app.py")
+    assert not _denied(entry, _body("@@ def f():\n-    x = foo()\n+    x = bar()", "api/src/app.py"))
+    assert _denied(entry, _body("@@ def f():\n-    x = foo()\n+    x = bar()", "/repo/web/src/app.py"))
+
+
+def test_a_change_the_rule_did_not_attribute_to_the_file_forgets_what_its_patches_looked_for() -> None:
+    one = _body("@@ def f():\n-    total = 0\n+    total = 1")
+    _wall(entry := agent(), one, ["    total = 0"])
+    assert _denied(entry, one)
+    both = (
+        "*** Begin Patch\n*** Update File: src/other.py\n@@\n-a\n+b\n"
+        "*** Update File: src/app.py\n@@ def f():\n-    total = None\n+    total = 0\n*** End Patch"
+    )
+    applied = "Success. Updated the following files:\nM x"
+    rule.on_result(result_ctx("apply_patch", {"command": both}, applied, entry=entry))  # type: ignore[arg-type]
+    assert not _denied(entry, one)  # the second file of a patch that applied
+    _wall(entry := agent(), one, ["    total = 0"])
+    rule.on_result(result_ctx("Bash", {"command": "git checkout ."}, {"stdout": ""}, entry=entry))  # type: ignore[arg-type]
+    assert not _denied(entry, one)  # the tree put back
+
+
+def test_an_error_nested_past_the_json_parser_depth_is_no_crash() -> None:
+    assert rule.missing_lines("Failed to find expected lines " + "[" * 5000 + "]" * 5000 + " in /x") is None
