@@ -42,8 +42,8 @@ rule stays silent: one loop, one voice.
 Since any other call ends a run, only the last call that answered can have one: the slot
 `Agent.rules["unmoved"]` is `{"n": changes that took effect, "run": [signature, identical
 answers, answer fingerprint, when the last answer came back, changes then, and for a re-read
-the file it reads]}`. A call whose
-arguments the host does not send (DSH's Codex bridge) is the same-result rule's.
+the file it reads]}`. A call whose arguments the host does not send (DSH's Codex bridge) is
+the same-result rule's.
 """
 
 import re
@@ -73,7 +73,7 @@ _NEGATIVE = (
 )
 _NONE_FAILED = r"(?i)\b0 (?:failed|failures|errors?)\b|\bno (?:errors?|failures)\b"
 #: `[signature, identical answers, answer fingerprint, when the last answer came back, changes
-#: that took effect then, and for a re-read (a read tool) the file it reads]`.
+#: that took effect then, and for a re-read (a read tool, `cat f`) the file it reads]`.
 Run = list[float | str]
 
 if TYPE_CHECKING:
