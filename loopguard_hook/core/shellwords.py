@@ -16,6 +16,14 @@ SHELL_TOOLS = frozenset({"Bash", "bash", "exec_command", "shell", "shell_command
 #: Factory Droid's `Execute` (0.215.0) and Cursor's `Shell` (its documented tool names).
 SHELL_TOOLS |= {"Execute", "Shell"}
 SHELL_KEYS = ("command", "cmd")
+
+
+def shell_command(tool: str, tool_input: Any, limit: int = 4096) -> str | None:
+    """The command a shell tool's call runs (`SHELL_TOOLS`, under one of `SHELL_KEYS`), cut to
+    `limit` characters; None for another tool or no command text."""
+    if tool not in SHELL_TOOLS or not isinstance(tool_input, dict):
+        return None
+    return next((v[:limit] for k in SHELL_KEYS if isinstance(v := tool_input.get(k), str)), None)
 #: Longer command lines are compared as given: tokenising costs time on every PreToolUse.
 MAX_SHELL_CHARS = 4096
 

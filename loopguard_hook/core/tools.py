@@ -4,7 +4,7 @@ import re
 from typing import Any
 
 from ..config.settings import Config
-from .shellwords import SHELL_KEYS, SHELL_TOOLS
+from .shellwords import SHELL_KEYS, SHELL_TOOLS, shell_command
 from .standin import is_stand_in
 
 
@@ -146,3 +146,23 @@ def change_paths(tool: str, tool_input: Any, config: Config) -> tuple[str, ...]:
             if len(words) == MAX_CHANGE_PATHS:
                 break
     return tuple(words)
+
+
+#: How a patch in apply_patch's format begins (Codex's apply_patch input, or a shell command
+#: carrying one: `apply_patch <<'EOF'`).
+PATCH_MARK = "*** Begin Patch"
+
+
+def command_text(tool: str, tool_input: Any, limit: int = 4096) -> str | None:
+    """The text a call runs, cut to `limit` characters: a shell tool's command, or the `command`
+    any other tool sends (Codex's apply_patch carries its patch there); None for none."""
+    command = shell_command(tool, tool_input, limit)
+    if command is None and isinstance(tool_input, dict) and isinstance(raw := tool_input.get("command"), str):
+        return raw[:limit]
+    return command
+
+
+def patch_text(tool: str, tool_input: Any, limit: int = 4096) -> str | None:
+    """The patch a call sends (`command_text` that holds `PATCH_MARK` in its first 4 KiB), or None."""
+    text = command_text(tool, tool_input, limit)
+    return text if text is not None and PATCH_MARK in text[:4096] else None

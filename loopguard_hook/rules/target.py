@@ -47,9 +47,9 @@ from ..config.settings import Config
 from ..core.ledger import MAX_ID_CHARS, Agent, Limits, drop_slot, slot, slots, trim
 from ..core.outcome import Failure, preview
 from ..core.redact import redact_prefix
-from ..core.shellwords import SHELL_KEYS, SHELL_TOOLS
+from ..core.shellwords import shell_command
 from ..core.signature import digest
-from ..core.tools import SHELL_WRITES, matches, target_of
+from ..core.tools import SHELL_WRITES, matches, patch_text, target_of
 from ..core.verdict import Action, Decision, Rule
 from .base import CallContext, ResultContext
 
@@ -70,12 +70,6 @@ Entry = list[float | bool | str]
 
 def _files(agent: Agent) -> dict[str, Entry]:
     return cast("dict[str, Entry]", slot(agent, NAME) or {})
-
-
-def _command(tool: str, tool_input: Any) -> str | None:
-    if tool not in SHELL_TOOLS or not isinstance(tool_input, dict):
-        return None
-    return next((v[:4096] for k in SHELL_KEYS if isinstance(v := tool_input.get(k), str)), None)
 
 
 #: Shell writes that change, in place, a file the command names (an editor, a Python write).
@@ -127,7 +121,7 @@ def _attempt(tool: str, tool_input: Any, config: Config, files: dict[str, Entry]
     patch sent through the shell), `write` (whole), `script` (a shell command that names a file
     whose patches failed and writes), `read` (any other call naming it: a read tool, a shell
     command that names such a file); `(None, "")` for none."""
-    command = _command(tool, tool_input)
+    command = shell_command(tool, tool_input)
     if command is not None and "*** " not in command:
         name = _named(command, files)
         if name is None:
@@ -159,11 +153,11 @@ def on_call(ctx: CallContext) -> Decision | None:
         return None
     failures, read, error = int(entry[0]), bool(entry[1]), str(entry[3])
     assert file is not None
-    if how == "script" and _writes_whole(str(_command(ctx.tool, ctx.tool_input)), file):
+    if how == "script" and _writes_whole(str(shell_command(ctx.tool, ctx.tool_input)), file):
         return None
     if how == "patch" and ctx.tool in PATCH_TOOLS and len(entry) > 4 and entry[4]:
         return None  # the host checks this edit before its PreToolUse: reaching it, it applies
-    patch = _patch_text(ctx.tool, ctx.tool_input) if how == "patch" else None
+    patch = patch_text(ctx.tool, ctx.tool_input, PATCH_CHARS) if how == "patch" else None
     since, _, missed = str(entry[5]).partition(":") if len(entry) > 5 else ("", "", "")
     if patch is not None and missed and int(since or 0) >= DOOMED_AFTER and _doomed(patch, missed):
         text = doomed_denial(file, error)
@@ -172,14 +166,6 @@ def on_call(ctx: CallContext) -> Decision | None:
         text = reread_denial(file, failures, error, script=how == "script")
         return Decision(Action.DENY, Rule.TARGET, text, advice=reread_advice(file, failures), times=failures, tool=ctx.tool)
     return None
-
-
-def _patch_text(tool: str, tool_input: Any) -> str | None:
-    """The text of a patch call: Codex's apply_patch input, or a shell command carrying one."""
-    raw = tool_input.get("command") if isinstance(tool_input, dict) else None
-    if raw is None:
-        raw = _command(tool, tool_input)
-    return raw[:PATCH_CHARS] if isinstance(raw, str) and "*** Begin Patch" in raw[:4096] else None
 
 
 def _writes_whole(command: str, file: str) -> bool:
@@ -385,7 +371,7 @@ def on_result(ctx: ResultContext) -> None:
     entry = table.setdefault(file, [0, False, 0.0, "", False, ""])
     quote = preview(redact_prefix(ctx.outcome.text.strip(), QUOTE_CHARS + 1), QUOTE_CHARS)
     rejected = bool(ctx.call.get("late")) or (len(entry) > 4 and bool(entry[4]))
-    missed = looked_for(_patch_text(ctx.tool, ctx.tool_input), ctx.outcome.text) if how == "patch" else ""
+    missed = looked_for(patch_text(ctx.tool, ctx.tool_input, PATCH_CHARS), ctx.outcome.text) if how == "patch" else ""
     # Failures since the file was last read, and what the last one looked for and did not find.
     since = int(str(entry[5]).partition(":")[0] or 0) if len(entry) > 5 else 0
     table[file] = [int(entry[0]) + 1, bool(entry[1]), ctx.call["t"], quote, rejected, f"{min(since + 1, 99)}:{missed}"]
@@ -402,13 +388,13 @@ def _changed_unseen(tool: str, tool_input: Any, files: dict[str, Entry]) -> None
     a patch of several (`target_of` names the first), or any file after a git command that puts
     the tree back (`git checkout .`, `git stash`): what their failed patches looked for may be
     there now, so it is forgotten (the failures still count)."""
-    patch = _patch_text(tool, tool_input)
+    patch = patch_text(tool, tool_input, PATCH_CHARS)
     if patch is not None:
         for path in re.findall(r"(?m)^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$", patch):
             parts = [p for p in (path[0] or path[1]).strip().replace("\\", "/").split("/") if p not in ("", ".")]
             files.pop("/".join(parts[-2:]), None)
         return
-    command = _command(tool, tool_input)
+    command = shell_command(tool, tool_input)
     if command is not None and re.search(_TREE_WRITES, command):
         for entry in files.values():
             if len(entry) > 5:

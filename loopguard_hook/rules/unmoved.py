@@ -53,8 +53,8 @@ from ..config.settings import Config
 from ..core.ledger import MAX_ID_CHARS, Agent, Limits, Signature, drop_slot, slot, slots
 from ..core.messages import PREFIX, quote
 from ..core.outcome import Failure
-from ..core.shellwords import SHELL_KEYS, SHELL_TOOLS
-from ..core.tools import SHELL_WRITES, matches, target_of
+from ..core.shellwords import shell_command
+from ..core.tools import SHELL_WRITES, command_text, matches, patch_text, target_of
 from ..core.verdict import Action, Decision, Rule
 from .base import CallContext, ResultContext
 
@@ -62,7 +62,6 @@ NAME = "unmoved"
 #: Reads of a background command's output: the polling rule's.
 POLL_TOOLS = frozenset({"BashOutput", "TaskOutput"})
 _WAIT = r"\A\s*(?:sleep|wait|timeout\s+\S+\s+sleep)\b"
-_PATCH = "*** Begin Patch"
 QUOTE_CHARS = 400
 #: Words of an answer that says something is not yet right (`False`, a failure, an error): a
 #: successful answer without one (`42 passed`, `{"status": "ok"}`, `Finished`) is a check that
@@ -92,21 +91,12 @@ def _table(agent: Agent) -> "Table":
     return cast("Table", slots(agent).setdefault(NAME, {"n": 0}))
 
 
-def _command(tool: str, tool_input: Any) -> str | None:
-    if tool not in SHELL_TOOLS or not isinstance(tool_input, dict):
-        return None
-    return next((v[:4096] for k in SHELL_KEYS if isinstance(v := tool_input.get(k), str)), None)
-
-
 def _is_change(tool: str, tool_input: Any, mutating: tuple[str, ...]) -> bool:
     """An edit tool, a patch, or a shell command that writes."""
-    if matches(tool, mutating):
+    if matches(tool, mutating) or patch_text(tool, tool_input) is not None:
         return True
-    command = _command(tool, tool_input)
-    if command is None:
-        raw = tool_input.get("command") if isinstance(tool_input, dict) else None  # Codex apply_patch
-        return isinstance(raw, str) and _PATCH in raw[:4096]
-    return _PATCH in command or re.search(SHELL_WRITES, command) is not None
+    command = shell_command(tool, tool_input)
+    return command is not None and re.search(SHELL_WRITES, command) is not None
 
 
 def _took_effect(ctx: ResultContext) -> bool:
@@ -114,15 +104,13 @@ def _took_effect(ctx: ResultContext) -> bool:
     or the workspace showed (a shell write whose files were looked at before and after)."""
     if matches(ctx.tool, ctx.config.mutating_tools) or "ws" in ctx.call:
         return True
-    command = _command(ctx.tool, ctx.tool_input)
-    raw = ctx.tool_input.get("command") if command is None and isinstance(ctx.tool_input, dict) else command
-    return isinstance(raw, str) and _PATCH in raw[:4096]
+    return patch_text(ctx.tool, ctx.tool_input) is not None
 
 
 def _is_poll(tool: str, tool_input: Any) -> bool:
     if tool in POLL_TOOLS:
         return True
-    command = _command(tool, tool_input)
+    command = shell_command(tool, tool_input)
     return command is not None and re.match(_WAIT, command) is not None
 
 
@@ -182,7 +170,7 @@ def _read_of(tool: str, tool_input: Any, config: Config) -> str | None:
     """The file a re-read reads: a read tool's, or a shell command's that only prints it."""
     if matches(tool, config.read_tools):
         return target_of(tool_input, config) or ""
-    command = _command(tool, tool_input)
+    command = shell_command(tool, tool_input)
     found = re.match(_SHELL_READ, command[:1024]) if command is not None else None
     return found.group(2)[:MAX_ID_CHARS] if found is not None else None
 
@@ -195,9 +183,8 @@ def _negative(text: str) -> bool:
 def _names(tool: str, tool_input: Any, file: str, ctx: ResultContext) -> bool:
     """Whether a change names `file` (by its last two path components, or its name in a
     command)."""
-    command = _command(tool, tool_input)
-    raw = tool_input.get("command") if command is None and isinstance(tool_input, dict) else command
-    if isinstance(raw, str):
+    raw = command_text(tool, tool_input)
+    if raw is not None:
         return file.rsplit("/", 1)[-1] in raw[:4096]
     return target_of(tool_input, ctx.config) == file
 
