@@ -52,6 +52,12 @@ REFUSALS = (
     r"|Temporary failure in name resolution|Network is unreachable|Connection refused"
 )
 _SYNTAX_ERROR = r"syntax error|unexpected EOF|unexpected token|SyntaxError|invalid syntax"
+#: Codex's wrapper of a failed command run under its sandbox. Codex 0.2x-0.45 put any non-zero
+#: exit under it (openai/codex#4859: `bash -c false` "failed in sandbox"; public rollouts of cli
+#: 0.39: a script exiting 1 with empty output), so the wrapper alone is no refusal: what the
+#: command printed is judged, or a kill by SIGSYS (exit code 159), which is seccomp's.
+_CODEX_WRAPPER = r"\Afailed in sandbox \S+ with execution error: sandbox denied exec error, exit code: (-?\d+), "
+_SIGSYS_EXIT = 159
 #: A host's prefix naming the tool (`PreToolUse:Bash hook error:`), masked so every tool's
 #: refusal compares alike.
 _TOOL_PREFIX = r"\A(?:PreToolUse|PostToolUse):\S+ "
@@ -67,7 +73,9 @@ def _wall(agent: Agent) -> Wall | None:
 def refusal_key(text: str, tool_input: Any) -> str | None:
     """The key a refusal is compared by, or None for a failure that is no refusal."""
     head = text[:2000]
-    if not re.search(REFUSALS, head, re.IGNORECASE) or re.search(_SYNTAX_ERROR, head):
+    wrapped = re.match(_CODEX_WRAPPER, head)
+    said = head[wrapped.end() :] if wrapped and int(wrapped[1]) != _SIGSYS_EXIT else head
+    if not re.search(REFUSALS, said, re.IGNORECASE) or re.search(_SYNTAX_ERROR, head):
         return None
     return error_signature(re.sub(_TOOL_PREFIX, "", head.strip()), tool_input)[:16]
 

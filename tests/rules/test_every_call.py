@@ -65,3 +65,15 @@ def test_what_is_no_refusal() -> None:
     assert rule.refusal_key("PreToolUse:Bash hook error: /h/check.sh: Permission denied", {}) == rule.refusal_key(
         "PreToolUse:Read hook error: /h/check.sh: Permission denied", {}
     )
+
+
+def test_codex_wrapper_alone_is_no_refusal_what_the_command_printed_is_judged() -> None:
+    """Codex 0.2x-0.45 wrapped any non-zero exit as "sandbox denied" (openai/codex#4859)."""
+    wrap = "failed in sandbox LinuxSeccomp with execution error: sandbox denied exec error, exit code: {}, stdout: {}, stderr: {}"
+    assert rule.refusal_key(wrap.format(1, "", ""), {}) is None
+    assert rule.refusal_key(wrap.format(128, "", "Author identity unknown"), {}) is None
+    assert rule.refusal_key(wrap.format(1, ".F  [100%]", ""), {}) is None
+    assert rule.refusal_key(wrap.format(1, "", "Operation not permitted"), {}) is not None
+    locked = wrap.format(128, "", "fatal: Unable to create '/w/.git/index.lock': Permission denied")
+    assert rule.refusal_key(locked, {}) is not None
+    assert rule.refusal_key(wrap.format(159, "", ""), {}) is not None  # killed by SIGSYS: seccomp's refusal
