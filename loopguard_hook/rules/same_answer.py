@@ -20,7 +20,12 @@ neither way:
   is empty, however it is read), or a
   shell command that ran `SILENT_SECONDS` or more and printed nothing (a hung `git push` whose
   timeout the client does not report);
-- a bare `Exit code 1` of a command that is not a question.
+- a bare `Exit code 1` of a command that is not a question;
+- the success of a tool whose name says it changes something (`state_write`, `create_issue`,
+  `notepad_write_working`, `TodoWrite`: `ACTIONS`), other than a shell: it acknowledges what it
+  was told to do (`{"success": true, "path": …}`), the same for every change, and no question was
+  asked (public Codex rollout of 2026-04-03: an MCP state tool and a notepad tool written at
+  every round of an interview, reminded six times per subagent). Its failures count as before.
 
 A successful edit, write or patch forgets every answer (an edit before a rerun is ordinary work),
 and so does a user prompt (`ledger.reset_agent`). Identical calls are the repeat rule's; calls
@@ -91,6 +96,8 @@ MAX_GAP = 2
 SESSION_ANSWERS = 32
 #: How much of an answer is masked and compared; a longer one must also be equal as a whole.
 HEAD_CHARS = 2000
+#: Characters of a tool's name read for its words.
+MAX_NAME_CHARS = 128
 #: A successful output shorter than this (after trimming) says too little to be "one answer":
 #: `OK`, `0`, `done`, a commit id.
 MIN_ANSWER_CHARS = 40
@@ -121,6 +128,13 @@ _WORD = r"[\w.@+-]*(?:/[\w.@+-]+)+|[\w@+-]*[._][\w.@+-]+"
 FINISHED = frozenset({"completed", "failed", "killed"})
 POLL_TOOLS = frozenset({"BashOutput", "TaskOutput"})
 _STATUS_TEXT = r"<status>(\w+)</status>"
+#: Words of a tool's name that say it changes something: its success is an acknowledgement.
+#: Acting on a page (`click`, `navigate`, `type`) is left out: the page it answers with is data.
+ACTIONS = frozenset(
+    "write save set update create add put post delete remove append insert store upsert record send notify publish "
+    "commit push upload move rename mark assign submit edit replace clear reset".split()
+)
+_NAME_WORDS = r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+"
 
 
 def on_result(ctx: ResultContext) -> Decision | None:
@@ -135,6 +149,8 @@ def on_result(ctx: ResultContext) -> Decision | None:
         return None
     if ctx.tool in POLL_TOOLS:
         return finished_poll(ctx, answers, threshold)
+    if ctx.outcome.failure == Failure.NONE and acknowledges(ctx.tool):
+        return None
     keys = answer_key(ctx)
     if keys is None:
         return None
@@ -180,6 +196,15 @@ def finished_poll(ctx: ResultContext, answers: "dict[str, AnswerEntry]", thresho
     quoted = preview(redact_prefix(ctx.outcome.text, limit + 1), limit)
     text = finished_poll_reminder(ctx.tool, reads, quoted, limit)
     return Decision(Action.REMIND, Rule.SAME_ANSWER, text, times=reads, tool=ctx.tool)
+
+
+def acknowledges(tool: str) -> bool:
+    """Whether a success of `tool` only acknowledges a change: a tool other than a shell whose
+    name (after an MCP server's `mcp__<server>__`) holds a word of `ACTIONS`."""
+    if tool in SHELL_TOOLS:
+        return False
+    name = tool.rsplit("__", 1)[-1][:MAX_NAME_CHARS]
+    return any(word.lower() in ACTIONS for word in re.findall(_NAME_WORDS, name))
 
 
 def answer_limit(agents: int) -> int:

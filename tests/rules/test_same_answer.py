@@ -109,3 +109,12 @@ def test_idle_continuations_setting() -> None:
         resolve([Layer("test.toml", {"max_idle_continuations": 1})])
     assert Config().max_idle_continuations == 5
     assert all(PROFILE_DEFAULTS[p]["max_idle_continuations"] == 0 for p in ("reminder", "breaker", "progress"))
+
+
+def test_a_tool_whose_name_says_it_changes_something_only_acknowledges() -> None:
+    from loopguard_hook.rules.same_answer import acknowledges
+
+    changes = ["mcp__omx_state__state_write", "mcp__omx_memory__notepad_write_working", "TodoWrite", "mcp__github__create_issue"]
+    asks = ["Bash", "shell", "Read", "Grep", "WebFetch", "mcp__github__get_issue", "mcp__playwright__browser_click", "setup_env"]
+    assert [acknowledges(t) for t in changes] == [True] * len(changes)
+    assert [acknowledges(t) for t in asks] == [False] * len(asks)
