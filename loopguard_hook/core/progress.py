@@ -219,10 +219,10 @@ def _twin_window(window: float, batched: bool, other: Call, lost_posts: bool) ->
 
 # -- results ----------------------------------------------------------------------------------
 
-#: A line leading the outputs of this many different calls is the shell's, not the command's (a
+#: A line leading or ending the outputs of this many different calls is the shell's, not the command's (a
 #: profile's warning printed on stderr before every command: corpus rollout of 2025-10-24).
 NOISE_CALLS = 3
-#: Lines of an output's head looked at, their least length, and lines followed at most.
+#: Lines of an output's head (and of its tail) looked at, their least length, and lines followed at most.
 NOISE_LINES = 3
 NOISE_MIN_CHARS = 12
 MAX_NOISE = 8
@@ -232,23 +232,31 @@ _FRAME = r"(?:Exit code|Wall time|Output:|Process exited|Chunk ID|Original token
 #: line of the command's own (an error a patch or a compiler repeats) never is noise.
 _SHELL_NOISE = (
     r"\A(?:\S*(?:\.(?:bash|zsh)rc|\.(?:bash_)?profile|\.zshenv|\.zprofile|shellenv\.sh|/etc/profile)\S*: "
-    r"|(?:-?bash|zsh|sh): |[Ww]arning: |WARNING: )"
+    r"|(?:-?bash|zsh|sh): |[Ww]arning: |WARNING: "
+    # ssh-add or an agent started by a startup file (public Codex rollout of 2026-02-11: every
+    # escalated command's output ended `Identity added: ~/.ssh/id_…`, every sandboxed one began
+    # `Error connecting to agent: Operation not permitted`)
+    r"|Identity added: |Agent pid \d|Error connecting to agent: |Could not open a connection to your authentication agent)"
 )
 
 
 def without_noise(agent: Agent, call: Call, outcome: Outcome) -> tuple[Outcome, str]:
     """The outcome, and its text without the shell's own lines (a startup file's complaint, a
-    warning: `_SHELL_NOISE`) that lead the outputs of many different calls (`NOISE_CALLS`, with
+    warning, ssh-add's note: `_SHELL_NOISE`) that lead or end the outputs of many different calls (`NOISE_CALLS`, with
     different text after them): a shell profile's warning printed on stderr before every command
     (`.../shellenv.sh: line 18: /bin/ps: Operation not permitted`) made every success a failure
     and unrelated failures the same error. A failure read only from such a line is taken back;
     the text without them is what errors are compared by (`ResultContext.clean`). The outcome's
     text and fingerprint stay: an answer is compared whole."""
     lines = outcome.text.split("\n", NOISE_LINES)
+    if len(lines) > NOISE_LINES:  # and the last lines: Codex writes stderr after stdout
+        lines[NOISE_LINES:] = lines[NOISE_LINES].rsplit("\n", NOISE_LINES)
+    looked = [*range(min(NOISE_LINES, len(lines))), *range(max(NOISE_LINES, len(lines) - NOISE_LINES), len(lines))]
     noise = agent.setdefault("noise", {})
     sig = call["sig"][:8]
     dropped = False
-    for i, line in enumerate(lines[:NOISE_LINES]):
+    for i in looked:
+        line = lines[i]
         body = line.strip()
         if len(body) < NOISE_MIN_CHARS or re.match(_FRAME, body) or not re.search(_SHELL_NOISE, body):
             continue

@@ -35,3 +35,15 @@ def test_the_same_answer_after_a_warning_is_no_noise() -> None:
     for n in range(5):
         outcome, clean = _run(agent, f"s{n}", "warning: the lock file is stale\nnot accessible on a free plan", Failure.NONE)
     assert clean.startswith("warning:")  # the same text after it every time: one answer, kept whole
+
+
+def test_ssh_adds_note_at_the_end_of_every_output_is_the_shells() -> None:
+    """Codex writes stderr after stdout: a startup file's ssh-add note ends every output."""
+    agent = ledger.new_agent(1.0)
+    note = "Identity added: /Users/dev/.ssh/id_rsa_github (/Users/dev/.ssh/id_rsa_github)"
+    body = "\n".join(f"line {n}" for n in range(10))
+    for n, rest in enumerate(["", "* main\n", f"{body}\n"]):
+        outcome, clean = _run(agent, f"s{n}", f"{rest}{note}", Failure.NONE)
+    assert clean == body and outcome.text.endswith(note)
+    kept, clean = _run(agent, "s9", f"{body}\nline 10\n{note}\nline 11\nline 12\nline 13", Failure.NONE)
+    assert note in clean  # past the last lines: the command's own
