@@ -602,6 +602,27 @@ def test_split_exec_output() -> None:
     )
 
 
+def test_a_side_questions_copy_of_the_main_threads_calls_is_replayed_once(tmp_path: Path) -> None:
+    """Claude Code's side question transcript (`agent-aside_question-<id>.jsonl`) carries the main
+    thread's calls under the same ids: the hooks saw them once, so replay judges them once."""
+    main = tmp_path / MIXED.name
+    shutil.copy(MIXED, main)
+    shutil.copytree(MIXED.with_suffix(""), tmp_path / MIXED.stem)
+    alone = replay.replay(replay.read_transcript(str(main)), balanced())
+    aside = tmp_path / MIXED.stem / "subagents" / "agent-aside_question-fcbf929fc3d4fdc0.jsonl"
+    shutil.copy(MIXED, aside)
+    recording = replay.read_transcript(str(main))
+    assert str(aside) in recording.sources
+    report = replay.replay(recording, balanced())
+    assert len(report.calls) == len(alone.calls) > 0
+    assert [(d.call, d.verdict) for d in report.decisions] == [(d.call, d.verdict) for d in alone.decisions]
+    # The same copy given as a file of its own, before the main transcript, is merged once too.
+    loose = tmp_path / "loose.jsonl"
+    shutil.copy(MIXED, loose)
+    merged = replay.load([str(loose), str(main)])
+    assert len(merged) == 1 and len(replay.replay(merged[0], balanced()).calls) == len(alone.calls)
+
+
 def test_structured_result_of_a_subagent_read() -> None:
     got = replay.structured_result("Read", {"file_path": "/p/n.txt"}, "1\talpha\n2\tbeta\n3\t")
     assert got == {

@@ -35,7 +35,7 @@ import orjson
 
 from ..core.event import Client
 from .claude_code_stream import ClaudeStream
-from .jsonl import Line, line_texts, merge_events, read_lines, with_texts
+from .jsonl import Line, line_texts, merge_events, read_lines, with_texts, without_copies
 from .model import Format, RecordedCall, Recording, ReplayError
 from .reader import Reader
 
@@ -87,7 +87,8 @@ def recording(path: str, lines: list[Line], skipped: int) -> Recording:
     main = streams[0]
     calls: dict[str, RecordedCall] = {}
     for stream in streams:
-        calls.update(stream.calls)
+        stream.events = without_copies(stream.events, calls)
+        calls.update({k: v for k, v in stream.calls.items() if k not in calls})
     return Recording(
         sources=tuple(f for f, _, _ in files),
         format=Format.CLAUDE_TRANSCRIPT,

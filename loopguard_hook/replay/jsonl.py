@@ -141,3 +141,22 @@ def line_texts(lines: Iterable[Line]) -> list[tuple[int, str, str]]:
 def merge_events(streams: list[list[RecordedEvent]]) -> Iterator[RecordedEvent]:
     """Event streams, each in order already, merged by time (earlier streams first on a tie)."""
     return heapq.merge(*streams, key=lambda e: e.time)
+
+
+def without_copies(events: list[RecordedEvent], seen: Mapping[str, object]) -> list[RecordedEvent]:
+    """`events` without those of calls an earlier file of the session already holds (their
+    `tool_use_id` in `seen`; a batch whose calls all are): a side question's transcript
+    (`agent-aside_question-<id>.jsonl`, Claude Code 2.1.92 in public transcripts) carries a copy
+    of the main thread's calls under the same ids, which the live hooks saw once."""
+    if not seen:
+        return events
+
+    def copied(payload: Mapping[str, Any]) -> bool:
+        if payload.get("hook_event_name") == "PostToolBatch":
+            batch = payload.get("tool_calls")
+            return isinstance(batch, list) and bool(batch) and all(
+                isinstance(c, dict) and c.get("tool_use_id") in seen for c in batch
+            )
+        return payload.get("tool_use_id") in seen
+
+    return [e for e in events if not copied(e.payload)]

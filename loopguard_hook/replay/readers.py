@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 
 from . import claude_code, codex, dsh, payload_log
-from .jsonl import Line, merge_events, read_lines
+from .jsonl import Line, merge_events, read_lines, without_copies
 from .model import Recording, ReplayError, odd_shapes_refused
 from .reader import Reader
 
@@ -142,7 +142,7 @@ def _merge_sessions(recordings: list[Recording]) -> list[Recording]:
             continue
         known = {os.path.realpath(s) for s in prior.sources}
         fresh = tuple(s for s in rec.sources if os.path.realpath(s) not in known)
-        events = [e for e in rec.events if e.source in fresh]
+        events = without_copies([e for e in rec.events if e.source in fresh], prior.calls)
         merged[key] = replace(
             prior,
             sources=prior.sources + fresh,
