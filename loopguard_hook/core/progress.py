@@ -230,20 +230,22 @@ MAX_NOISE = 8
 _FRAME = r"(?:Exit code|Wall time|Output:|Process exited|Chunk ID|Original token count|Total output lines|<status>)"
 #: What the shell itself prints before a command runs: a startup file's complaint, a warning. A
 #: line of the command's own (an error a patch or a compiler repeats) never is noise.
-_SHELL_NOISE = (
+_SHELL_NOISE = r"\A(?:(?:-?bash|zsh|sh): |[Ww]arning: |WARNING: )"
+#: Of those, what only a startup file prints, never the command: its own complaint, or ssh-add
+#: and an agent it starts (public Codex rollout of 2026-02-11: every escalated command's output
+#: ended `Identity added: ~/.ssh/id_…`, every sandboxed one began `Error connecting to agent:
+#: Operation not permitted`). Such a line is the shell's even when nothing else was printed.
+_STARTUP_NOISE = (
     r"\A(?:\S*(?:\.(?:bash|zsh)rc|\.(?:bash_)?profile|\.zshenv|\.zprofile|shellenv\.sh|/etc/profile)\S*: "
-    r"|(?:-?bash|zsh|sh): |[Ww]arning: |WARNING: "
-    # ssh-add or an agent started by a startup file (public Codex rollout of 2026-02-11: every
-    # escalated command's output ended `Identity added: ~/.ssh/id_…`, every sandboxed one began
-    # `Error connecting to agent: Operation not permitted`)
     r"|Identity added: |Agent pid \d|Error connecting to agent: |Could not open a connection to your authentication agent)"
 )
 
 
 def without_noise(agent: Agent, call: Call, outcome: Outcome) -> tuple[Outcome, str]:
-    """The outcome, and its text without the shell's own lines (a startup file's complaint, a
-    warning, ssh-add's note: `_SHELL_NOISE`) that lead or end the outputs of many different calls (`NOISE_CALLS`, with
-    different text after them): a shell profile's warning printed on stderr before every command
+    """The outcome, and its text without the shell's own lines that lead or end the outputs of
+    many different calls (`NOISE_CALLS`): a warning (`_SHELL_NOISE`) with different text after it
+    each time, a startup file's complaint or ssh-add's note (`_STARTUP_NOISE`) whatever follows.
+    A shell profile's warning printed on stderr before every command
     (`.../shellenv.sh: line 18: /bin/ps: Operation not permitted`) made every success a failure
     and unrelated failures the same error. A failure read only from such a line is taken back;
     the text without them is what errors are compared by (`ResultContext.clean`). The outcome's
@@ -258,7 +260,8 @@ def without_noise(agent: Agent, call: Call, outcome: Outcome) -> tuple[Outcome, 
     for i in looked:
         line = lines[i]
         body = line.strip()
-        if len(body) < NOISE_MIN_CHARS or re.match(_FRAME, body) or not re.search(_SHELL_NOISE, body):
+        startup = re.search(_STARTUP_NOISE, body) is not None
+        if len(body) < NOISE_MIN_CHARS or re.match(_FRAME, body) or not (startup or re.search(_SHELL_NOISE, body)):
             continue
         key = digest(body.encode("utf-8", "surrogatepass"))[:8]
         entry = noise.get(key)
@@ -273,7 +276,7 @@ def without_noise(agent: Agent, call: Call, outcome: Outcome) -> tuple[Outcome, 
                 entry[2] = "*"  # different text after it: the line is no part of one answer
             elif entry[2] == "":
                 entry[2] = rest
-        if int(entry[0]) >= NOISE_CALLS and entry[2] == "*":
+        if int(entry[0]) >= NOISE_CALLS and (entry[2] == "*" or startup):
             lines[i], dropped = "\0", True
     if not noise:
         del agent["noise"]

@@ -47,3 +47,15 @@ def test_ssh_adds_note_at_the_end_of_every_output_is_the_shells() -> None:
     assert clean == body and outcome.text.endswith(note)
     kept, clean = _run(agent, "s9", f"{body}\nline 10\n{note}\nline 11\nline 12\nline 13", Failure.NONE)
     assert note in clean  # past the last lines: the command's own
+
+
+def test_a_startup_files_line_alone_is_the_shells_whatever_follows() -> None:
+    agent = ledger.new_agent(1.0)
+    note = "Identity added: /Users/dev/.ssh/id_rsa_github (/Users/dev/.ssh/id_rsa_github)"
+    for n in range(4):
+        outcome, clean = _run(agent, f"s{n}", note, Failure.NONE)
+    assert clean == "" and outcome.text == note
+    warned = ledger.new_agent(1.0)
+    for n in range(4):
+        outcome, clean = _run(warned, f"s{n}", "warning: the lock file is stale", Failure.NONE)
+    assert clean == "warning: the lock file is stale"  # a warning alone, every time: the answer
