@@ -240,3 +240,18 @@ def _without_quoted_input(text: str, values: list[str]) -> str:
             continue
         kept.append(line)
     return "\n".join(kept)
+
+
+#: Words of an answer that says something is not yet right (`False`, a failure, an error): a
+#: successful answer without one (`42 passed`, `{"status": "ok"}`, `Finished`) says all is well.
+_NEGATIVE = (
+    r"(?i)\b(?:false|fail\w*|errors?|not found|no such|missing|mismatch\w*|expected|assert\w*|traceback"
+    r"|exception|denied|refused|invalid|cannot|can't|unable|undefined|wrong|incorrect|none|null|nil)\b"
+)
+_NONE_FAILED = r"(?i)\b0 (?:failed|failures|errors?)\b|\bno (?:errors?|failures)\b"
+
+
+def says_not_right(text: str) -> bool:
+    """Whether an answer (its first 4 KiB) holds a word saying something is not right yet
+    (`_NEGATIVE`; "0 failed" and "no errors" are not such words)."""
+    return re.search(_NEGATIVE, re.sub(_NONE_FAILED, "", text[:4096])) is not None

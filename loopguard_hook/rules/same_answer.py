@@ -25,7 +25,8 @@ neither way:
   `notepad_write_working`, `TodoWrite`: `ACTIONS`), other than a shell: it acknowledges what it
   was told to do (`{"success": true, "path": …}`), the same for every change, and no question was
   asked (public Codex rollout of 2026-04-03: an MCP state tool and a notepad tool written at
-  every round of an interview, reminded six times per subagent). Its failures count as before.
+  every round of an interview, reminded six times per subagent). An answer saying something
+  is not right (`{"success": false, "error": …}`, `outcome.says_not_right`) still counts.
 
 A successful edit, write or patch forgets every answer (an edit before a rerun is ordinary work),
 and so does a user prompt (`ledger.reset_agent`). Identical calls are the repeat rule's; calls
@@ -46,7 +47,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ..core.ledger import Agent, Limits, drop_slot, limits, slot, slots, trim
 from ..core.messages import PREFIX, quote
-from ..core.outcome import SANDBOX_STDOUT, Failure, error_signature, preview
+from ..core.outcome import SANDBOX_STDOUT, Failure, error_signature, preview, says_not_right
 from ..core.redact import redact_prefix
 from ..core.shellwords import SHELL_KEYS, SHELL_TOOLS
 from ..core.signature import digest, normalise_text
@@ -149,7 +150,7 @@ def on_result(ctx: ResultContext) -> Decision | None:
         return None
     if ctx.tool in POLL_TOOLS:
         return finished_poll(ctx, answers, threshold)
-    if ctx.outcome.failure == Failure.NONE and acknowledges(ctx.tool):
+    if ctx.outcome.failure == Failure.NONE and acknowledges(ctx.tool) and not says_not_right(ctx.outcome.text):
         return None
     keys = answer_key(ctx)
     if keys is None:

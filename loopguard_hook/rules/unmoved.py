@@ -23,7 +23,7 @@ shell command that writes (`tools.SHELL_WRITES`: `sed -i`, `perl -pi`, a redirec
   prints it) keeps its run only across unconfirmed writes that name that file: a change of
   another file ends it (re-reading a reference file while editing others is ordinary work);
 - a successful answer that says nothing is wrong (no `False`, failure or error word:
-  `_NEGATIVE`): a check that keeps passing across changes (`42 passed`, `{"status": "ok"}`)
+  `outcome.says_not_right`): a check that keeps passing across changes (`42 passed`, `{"status": "ok"}`)
   is a regression check, not a fix that does not take effect;
 - a different answer; a run `slow_repeat_seconds` or more after the previous one (a poll);
   a user prompt or a compaction (`reset`).
@@ -52,7 +52,7 @@ from typing import TYPE_CHECKING, Any, cast
 from ..config.settings import Config
 from ..core.ledger import MAX_ID_CHARS, Agent, Limits, Signature, drop_slot, slot, slots
 from ..core.messages import PREFIX, quote
-from ..core.outcome import Failure
+from ..core.outcome import Failure, says_not_right
 from ..core.shellwords import shell_command
 from ..core.tools import SHELL_WRITES, command_text, matches, patch_text, target_of
 from ..core.verdict import Action, Decision, Rule
@@ -63,14 +63,6 @@ NAME = "unmoved"
 POLL_TOOLS = frozenset({"BashOutput", "TaskOutput"})
 _WAIT = r"\A\s*(?:sleep|wait|timeout\s+\S+\s+sleep)\b"
 QUOTE_CHARS = 400
-#: Words of an answer that says something is not yet right (`False`, a failure, an error): a
-#: successful answer without one (`42 passed`, `{"status": "ok"}`, `Finished`) is a check that
-#: keeps passing across the changes between its runs, which is ordinary work, not a run.
-_NEGATIVE = (
-    r"(?i)\b(?:false|fail\w*|errors?|not found|no such|missing|mismatch\w*|expected|assert\w*|traceback"
-    r"|exception|denied|refused|invalid|cannot|can't|unable|undefined|wrong|incorrect|none|null|nil)\b"
-)
-_NONE_FAILED = r"(?i)\b0 (?:failed|failures|errors?)\b|\bno (?:errors?|failures)\b"
 #: `[signature, identical answers, answer fingerprint, when the last answer came back, changes
 #: that took effect then, and for a re-read (a read tool, `cat f`) the file it reads]`.
 Run = list[float | str]
@@ -136,7 +128,7 @@ def on_result(ctx: ResultContext) -> Decision | None:
         return None
     file = _read_of(ctx.tool, ctx.tool_input, cfg)
     read = file is not None
-    if not failed and not read and not _negative(ctx.outcome.text):
+    if not failed and not read and not says_not_right(ctx.outcome.text):
         table.pop("run", None)  # a check that keeps passing: no fix is failing to reach it
         return None
     sig_id, fingerprint = ctx.call["sig"], ctx.outcome.fingerprint
@@ -173,11 +165,6 @@ def _read_of(tool: str, tool_input: Any, config: Config) -> str | None:
     command = shell_command(tool, tool_input)
     found = re.match(_SHELL_READ, command[:1024]) if command is not None else None
     return found.group(2)[:MAX_ID_CHARS] if found is not None else None
-
-
-def _negative(text: str) -> bool:
-    """Whether an answer says something is not right yet (`_NEGATIVE`)."""
-    return re.search(_NEGATIVE, re.sub(_NONE_FAILED, "", text[:4096])) is not None
 
 
 def _names(tool: str, tool_input: Any, file: str, ctx: ResultContext) -> bool:
