@@ -623,6 +623,17 @@ def test_a_side_questions_copy_of_the_main_threads_calls_is_replayed_once(tmp_pa
     assert len(merged) == 1 and len(replay.replay(merged[0], balanced()).calls) == len(alone.calls)
 
 
+def test_a_batch_claude_code_runs_call_by_call_is_one_round() -> None:
+    """A subagent sends ten `gemini "…"` calls in one message (public transcript, Claude Code
+    2.0.57, in the corpus); the host runs them one by one and all fail 'command not found'. The
+    PostToolBatch after the tenth says they were one batch: one round, no same-error wall."""
+    path = Path(__file__).parent / "corpus" / "claude" / "agent-95500236.jsonl"
+    report = replay.replay(replay.read_transcript(str(path)), balanced())
+    gemini = [c.index for c in report.calls if c.tool == "Bash" and "gemini" in c.arguments]
+    assert len(gemini) == 10
+    assert not [d for d in report.decisions if d.call in gemini]
+
+
 def test_structured_result_of_a_subagent_read() -> None:
     got = replay.structured_result("Read", {"file_path": "/p/n.txt"}, "1\talpha\n2\tbeta\n3\t")
     assert got == {

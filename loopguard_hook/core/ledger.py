@@ -28,6 +28,12 @@ STATE_VERSION = 2
 V = TypeVar("V")
 
 
+def issued(call: Call) -> float:
+    """When the model issued `call` (seconds since the epoch): its batch's first call's
+    PreToolUse when the host ran it after others of one batch, else its own."""
+    return call.get("issued", call["t"])
+
+
 def trim(table: dict[str, V], limit: int, key: Callable[[str], float | tuple[bool, int]]) -> None:
     """Drop the entries that sort first by `key` until `table` holds at most `limit`."""
     if len(table) > limit:
@@ -75,6 +81,7 @@ if TYPE_CHECKING:
         retry: NotRequired[bool]  # the identical retry of a sandbox refusal or a timeout: a first run
         late: NotRequired[bool]  # counted at a PostToolBatch: no PreToolUse saw it, it never ran
         ws: NotRequired[str]  # the named files' state before it ran (`HookEvent.workspace`)
+        issued: NotRequired[float]  # when the model issued it, when earlier than `t` (`progress.issued_with`)
 
     class Signature(TypedDict):
         """One distinct call (tool + canonical arguments), across the calls that share it."""

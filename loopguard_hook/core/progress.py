@@ -89,6 +89,9 @@ def open_attempt(
     agent["seq"] += 1
     calls = agent["calls"]
     call: Call = {"sig": key.digest, "t": now, "seq": agent["seq"], "phase": "pre"}
+    first = issued_with(agent, now)
+    if first is not None:
+        call["issued"] = first
     calls[call_id(tool_use_id, key.digest)] = call
     # A call still waiting for its result goes last: its result must meet its count.
     ledger.trim(calls, min(share.calls, MAX_CALLS), lambda k: (calls[k]["phase"] == "pre", calls[k]["seq"]))
@@ -110,6 +113,31 @@ def open_attempt(
         call["late"] = True  # no PreToolUse saw it: a call rejected before it ran
     previous_time, count = _move(agent, sig, key.digest, config, now, counted=not blind)
     return Attempt(call, sig, key, True, not blind, count, previous_time, share)
+
+
+#: A call whose PreToolUse comes this soon after the agent's latest result was not chosen by a
+#: model that had read that result (a model's next answer takes longer): the host ran it next
+#: from the batch the model sent (Claude Code runs a batch's shell calls one by one, each
+#: PreToolUse right after the last PostToolUse; public 2.0.57 and 2.1.x transcripts: ten
+#: `gemini "…"` calls of one message, five `rg` of another).
+CHAINED_SECONDS = 0.3
+
+
+def issued_with(agent: Agent, now: float) -> float | None:
+    """When the model issued a call whose PreToolUse comes `now`, when that was earlier: the
+    first call's issue time of the batch it belongs to. For an agent whose batches the host
+    reports (a `PostToolBatch` seen), the calls since the last one are one batch; else a call
+    that starts within `CHAINED_SECONDS` of the latest call's result was run after it from one
+    batch. None for a call the model issued now (seconds since the epoch throughout)."""
+    calls = [c for c in agent["calls"].values() if c["phase"] != "denied"]
+    batch_start = agent.get("batch_seq", 0)
+    if batch_start > 0:
+        batch = [ledger.issued(c) for c in calls if c["seq"] > batch_start]
+        return min(batch) if batch else None
+    latest = max(calls, key=lambda c: c["seq"], default=None)
+    if latest is None or "done" not in latest or not 0.0 <= now - latest["done"] <= CHAINED_SECONDS:
+        return None
+    return ledger.issued(latest)
 
 
 def _signature(agent: Agent, tool: str, key: CallKey, now: float, limit: int, limit_chars: int) -> Signature:

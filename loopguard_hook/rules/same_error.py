@@ -80,7 +80,7 @@ it is armed again once it has failed two more rounds (one flaky failure does not
 import re
 from typing import TYPE_CHECKING, Any, cast
 
-from ..core.ledger import MAX_ID_CHARS, Agent, Limits, drop_slot, slot, slots, trim
+from ..core.ledger import MAX_ID_CHARS, Agent, Limits, drop_slot, issued, slot, slots, trim
 from ..core.messages import PREFIX, quote
 from ..core.outcome import Failure, error_signature, preview
 from ..core.redact import redact_prefix
@@ -171,7 +171,7 @@ def on_result(ctx: ResultContext) -> Decision | None:
     entry["t"] = ctx.call["t"]
     entry["n"] = entry.get("n", 0) + 1
     if not ctx.call.get("retry"):  # an escalated retry runs the refused call anew: no new round
-        _count_round(entry, issued=ctx.call["t"], answered=ctx.agent["updated"])
+        _count_round(entry, issued=issued(ctx.call), answered=ctx.agent["updated"])
     if ctx.call["sig"] not in entry["sigs"]:
         entry["sigs"].append(ctx.call["sig"])
         del entry["sigs"][:-MAX_ERROR_SIGS]

@@ -50,7 +50,7 @@ import re
 from typing import TYPE_CHECKING, Any, cast
 
 from ..config.settings import Config
-from ..core.ledger import MAX_ID_CHARS, Agent, Limits, Signature, drop_slot, slot, slots
+from ..core.ledger import MAX_ID_CHARS, Agent, Limits, Signature, drop_slot, issued, slot, slots
 from ..core.messages import PREFIX, quote
 from ..core.outcome import Failure, says_not_right
 from ..core.shellwords import shell_command
@@ -135,7 +135,7 @@ def on_result(ctx: ResultContext) -> Decision | None:
     changes = table["n"]
     run = table.get("run")
     slow = cfg.slow_repeat_seconds
-    if run is not None and run[0] == sig_id and ctx.call["t"] < float(run[3]):
+    if run is not None and run[0] == sig_id and issued(ctx.call) < float(run[3]):
         return None  # a parallel twin of the last run: one run
     goes_on = (
         run is not None and run[0] == sig_id and run[2] == fingerprint and run[4] == changes
