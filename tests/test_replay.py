@@ -634,6 +634,25 @@ def test_a_batch_claude_code_runs_call_by_call_is_one_round() -> None:
     assert not [d for d in report.decisions if d.call in gemini]
 
 
+def test_a_payload_log_without_times_keeps_the_models_turns(tmp_path: Path) -> None:
+    """Bare hook payloads carry no time: made-up times put a model's turn before a call made
+    after a result, so calls run one after another are rounds (not one batch, as calls that
+    start right after a result would be: `progress.issued_with`)."""
+    base = {"session_id": "s-no-times", "transcript_path": "/tmp/t.jsonl", "cwd": "/w"}
+    lines = []
+    for n, pattern in enumerate(["foo", "bar", "baz"]):
+        call = {"tool_name": "Bash", "tool_input": {"command": f"rg {pattern} -t tsx src/"}, "tool_use_id": f"toolu_{n}"}
+        lines.append({**base, "hook_event_name": "PreToolUse", **call})
+        error = "Exit code 2\nrg: unrecognized file type: tsx"
+        lines.append({**base, "hook_event_name": "PostToolUseFailure", **call, "error": error})
+    log = tmp_path / "payloads.jsonl"
+    log.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    recording = replay.load([str(log)])[0]
+    assert recording.synthetic_times
+    report = replay.replay(recording, balanced())
+    assert [(d.call, d.verdict.rule) for d in report.decisions] == [(3, "LOOP_GUARD_SAME_ERROR")]
+
+
 def test_structured_result_of_a_subagent_read() -> None:
     got = replay.structured_result("Read", {"file_path": "/p/n.txt"}, "1\talpha\n2\tbeta\n3\t")
     assert got == {

@@ -13,6 +13,10 @@ from ..core.event import Client, Unhooked
 #: Spacing of made-up times when a payload log has none (seconds): well inside the parallel
 #: window for neighbours, far from the slow-repeat threshold for a few hundred events.
 SYNTHETIC_STEP = 0.1
+#: The made-up gap before a PreToolUse that follows a result (seconds): the model's turn. Longer
+#: than `core.progress.CHAINED_SECONDS`, so that a call made after a result is not taken for one
+#: the host ran from the same batch; inside the parallel window.
+SYNTHETIC_TURN = 0.5
 
 
 class ReplayError(ValueError):

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from ..core.event import MAIN_AGENT
 from ..core.redact import redact
 from .cost import amount, format_cost, tokens
-from .model import SYNTHETIC_STEP, Poll
+from .model import SYNTHETIC_STEP, SYNTHETIC_TURN, Poll
 from .readers import title
 from .report import DecisionReport, Report, Verdict
 from .style import Paint, painter
@@ -219,7 +219,8 @@ def _footer(report: Report, width: int = 120) -> list[str]:
     if s.bad_payloads:
         notes.append(f"{s.bad_payloads} {plural(s.bad_payloads, 'payload')} the hook would reject")
     if report.synthetic_times:
-        notes.append(f"no times in the file: events spaced {SYNTHETIC_STEP:g} s apart")
+        turn = f"{SYNTHETIC_TURN:g} s before a call made after a result"
+        notes.append(f"no times in the file: events spaced {SYNTHETIC_STEP:g} s apart ({turn})")
     if len(report.calls) < s.calls:
         notes.append(f"listed: the {len(report.calls)} {plural(len(report.calls), 'call')} the guard would have acted on")
     if notes:
