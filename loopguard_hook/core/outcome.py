@@ -7,6 +7,7 @@
 - A failure is told by the client's sign of it, or by the text (an exit code, a refusal).
 """
 
+import json
 import re
 from typing import Any, NamedTuple
 
@@ -227,12 +228,24 @@ def error_signature(text: str, tool_input: Any = None) -> str:
     return digest(re.compile(_NUMBERS).sub("<n>", text).strip().encode("utf-8", "surrogatepass"))
 
 
+#: Codex 0.2x-0.3x quotes the lines apply_patch looked for as a JSON list on the message's own
+#: line: `Failed to find expected lines ["…", "…"] in <file>` (public rollouts of 2025-09).
+_QUOTED_LIST = r'(expected lines \[)((?:"(?:[^"\\]|\\.)*"(?:, )?)*(?:"(?:[^"\\]|\\.)*\Z)?)'
+_QUOTED_ITEM = r'"(?:[^"\\]|\\.)*(?:"|\Z)'
+
+
 def _without_quoted_input(text: str, values: list[str]) -> str:
     """`text` without the lines after its first (the message itself stays) that one of `values`
-    holds, stripped of their indentation."""
+    holds, stripped of their indentation, and without such lines quoted in a list on the first."""
     if not values:
         return text
     first, *rest = text.split("\n")
+
+    def unquoted(found: re.Match[str]) -> str:
+        items = re.findall(_QUOTED_ITEM, found.group(2))
+        return found.group(1) + ", ".join(item for item in items if not _held(_decoded(item), values))
+
+    first = re.sub(_QUOTED_LIST, unquoted, first, count=1)
     kept = [first]
     for line in rest:
         body = line.strip().removeprefix("String: ").removesuffix("</tool_use_error>")
@@ -240,6 +253,20 @@ def _without_quoted_input(text: str, values: list[str]) -> str:
             continue
         kept.append(line)
     return "\n".join(kept)
+
+
+def _decoded(item: str) -> str:
+    """A JSON string as quoted (its closing quote missing when the error was cut short)."""
+    try:
+        value = json.loads(item)
+    except ValueError:
+        return item[1:-1] if len(item) > 1 and item.endswith('"') else item[1:]
+    return value if isinstance(value, str) else item[1:-1]
+
+
+def _held(line: str, values: list[str]) -> bool:
+    body = line.strip()
+    return not body or any(body in value for value in values)
 
 
 #: Words of an answer that says something is not yet right (`False`, a failure, an error): a

@@ -37,3 +37,20 @@ def test_the_guards_own_denials_are_told_from_another_hooks() -> None:
     policy = "PreToolUse:Bash hook error: [uv run hooks/pre_tool_use.py]: BLOCKED: Dangerous rm command detected"
     assert is_guard_denial(ours) and is_guard_denial(seed)
     assert not is_guard_denial(theirs) and not is_guard_denial(policy)
+
+
+def test_lines_quoted_in_a_list_by_older_codex_are_the_calls_own() -> None:
+    """Codex 0.2x-0.3x quotes the lines apply_patch looked for as a JSON list on the message's
+    line: two patches of one file that fail to find their own lines fail the same way."""
+    from loopguard_hook.core.outcome import error_signature
+
+    first = "*** Begin Patch\n*** Update File: backend.js\n@@\n-testConnection().then(ok => {\n-  if (ok) {\n+x\n*** End Patch"
+    second = "*** Begin Patch\n*** Update File: backend.js\n@@\n-    console.log(`Batch result`);\n-\n+y\n*** End Patch"
+    e1 = 'error: Failed to find expected lines ["testConnection().then(ok => {", "  if (ok) {"] in c:\\w\\backend.js'
+    e2 = 'error: Failed to find expected lines ["    console.log(`Batch result`);", ""] in c:\\w\\backend.js'
+    assert error_signature(e1, {"command": first}) == error_signature(e2, {"command": second})
+    # Lines the call did not send stay: another error.
+    assert error_signature(e1, {"command": second}) != error_signature(e2, {"command": second})
+    # A list cut short (the error's first 2,000 characters) is read as far as it goes.
+    cut = 'error: Failed to find expected lines ["testConnection().then(ok => {", "  if (o'
+    assert error_signature(cut, {"command": first}) == error_signature(cut[:-1], {"command": first})
