@@ -61,6 +61,8 @@ TEMPLATES = {
     "poll_reminder": _rule("polling").poll_reminder("background task b1", 6),
     "poll_denial": _rule("polling").poll_denial("background task b1", 7),
     "target_reread_denial": _rule("target").reread_denial("src/app.py", 4, "Failed to find expected lines"),
+    "target_resent_denial": _rule("target").resent_denial("src/app.py", 2, "Failed to find expected lines"),
+    "target_resent_advice": _rule("target").resent_advice("src/app.py"),
     "target_doomed_denial": _rule("target").doomed_denial("src/app.py", "Failed to find expected lines"),
     "target_doomed_advice": _rule("target").doomed_advice("src/app.py"),
     "target_reread_advice": _rule("target").reread_advice("src/app.py", 4),

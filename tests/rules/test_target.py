@@ -15,8 +15,11 @@ EDIT = {"file_path": "/repo/src/app.py", "old_string": "return total", "new_stri
 
 
 def _fail(entry: dict, n: int = 1) -> None:  # type: ignore[type-arg]
+    """`n` failed edits of src/app.py, each with its old text changed a little (a hunk reworded)."""
     for _ in range(n):
-        rule.on_result(result_ctx("Edit", EDIT, "", entry=entry, outcome=FAILED))  # type: ignore[arg-type]
+        entry["_edits"] = tried = entry.get("_edits", 0) + 1
+        edit = {**EDIT, "old_string": f"return total  # try {tried}"}
+        rule.on_result(result_ctx("Edit", edit, "", entry=entry, outcome=FAILED))  # type: ignore[arg-type]
 
 
 def _patch(entry: dict) -> object:  # type: ignore[type-arg]
@@ -283,3 +286,28 @@ def test_a_change_the_rule_did_not_attribute_to_the_file_forgets_what_its_patche
 
 def test_an_error_nested_past_the_json_parser_depth_is_no_crash() -> None:
     assert rule.missing_lines("Failed to find expected lines " + "[" * 5000 + "]" * 5000 + " in /x") is None
+
+
+def test_a_patch_that_failed_twice_as_it_is_is_denied_read_or_not() -> None:
+    """apply_patch is deterministic: the file has not changed since, so the same patch fails the
+    same way, a read between or not. An edit tool's identical retry is not judged so."""
+    entry = agent()
+    text = "*** Begin Patch\n*** Update File: src/app.py\n@@\n-    return total\n+    return total + 1\n*** End Patch"
+    patch = {"command": text}
+    fail = result_ctx("apply_patch", patch, "", entry=entry, outcome=FAILED)
+    resend = call_ctx("apply_patch", patch, entry=entry)
+    rule.on_result(fail)  # type: ignore[arg-type]
+    assert rule.on_call(resend) is None  # one resend of a patch that just failed goes ahead  # type: ignore[arg-type]
+    rule.on_result(result_ctx("Bash", {"command": "cat src/app.py"}, {"stdout": "x"}, entry=entry))  # type: ignore[arg-type]
+    rule.on_result(fail)  # type: ignore[arg-type]
+    verdict = rule.on_call(resend)  # type: ignore[arg-type]
+    assert verdict is not None and (verdict.action, verdict.rule) == (Action.DENY, Rule.TARGET)
+    assert "this very patch has failed 2 times" in verdict.message
+    other = {"command": patch["command"].replace("+    return total + 1", "+    return total + 2")}
+    assert rule.on_call(call_ctx("apply_patch", other, entry=entry)) is None  # a new hunk goes ahead  # type: ignore[arg-type]
+    rule.on_result(result_ctx("Bash", {"command": "git stash"}, {"stdout": "Saved"}, entry=entry))  # type: ignore[arg-type]
+    assert rule.on_call(resend) is None  # the tree was put back: the file may be another now  # type: ignore[arg-type]
+    edits = agent()
+    for _ in range(3):
+        rule.on_result(result_ctx("Edit", EDIT, "", entry=edits, outcome=FAILED))  # type: ignore[arg-type]
+    assert _patch(edits) is None  # an edit tool's retry: Claude Code's Edit has applied so after a Read
