@@ -54,7 +54,7 @@ from ..config.settings import Config
 from ..core.ledger import MAX_ID_CHARS, Agent, Limits, drop_slot, slot, slots, trim
 from ..core.outcome import Failure, preview
 from ..core.redact import redact_prefix
-from ..core.shellwords import shell_command
+from ..core.shellwords import SHELL_TOOLS, shell_command
 from ..core.signature import digest
 from ..core.tools import SHELL_WRITES, matches, patch_text, target_of
 from ..core.verdict import Action, Decision, Rule
@@ -376,6 +376,11 @@ def on_result(ctx: ResultContext) -> None:
     failed = ctx.outcome.failure != Failure.NONE
     if files and not failed and not ctx.unchanged:
         _changed_unseen(ctx.tool, ctx.tool_input, files)
+    if files and _may_change_unseen(ctx.tool, ctx.tool_input):
+        for entry in files.values():  # the file may be another now: a failed patch may apply
+            if len(entry) > 5:
+                entry[5] = str(entry[5]).partition(":")[0] + ":"
+            entry[6:] = []
     if not file:
         return None
     if how == "read":
@@ -426,6 +431,38 @@ def _changed_unseen(tool: str, tool_input: Any, files: dict[str, Entry]) -> None
             if len(entry) > 5:
                 entry[5] = str(entry[5]).partition(":")[0] + ":"
             entry[6:] = []  # the file may be another now: a patch that failed may apply
+
+
+#: Commands that only read (or print): a shell command made of nothing else changes no file.
+_READ_ONLY = (
+    r"(?:cat|head|tail|nl|bat|less|more|grep|egrep|fgrep|rg|ag|ls|tree|wc|stat|file|pwd|echo|printf|true|test"
+    r"|\[|which|type|diff|cmp|jq|readlink|realpath|basename|dirname|xxd|od|hexdump|strings|sort|uniq|cut|tr|column"
+    r"|awk|cd|pushd|popd|sed\s+(?:-[^i\s]\S*\s+)*-n|find(?![^;&|]*\s-(?:exec|execdir|ok|delete|fprint))"
+    r"|git\s+(?:-\S+\s+)*(?:status|diff|log|show|grep|ls-files|blame|rev-parse))(?=\s|\Z)"
+)
+_SEGMENT = r"&&|\|\|?|;|\n"
+#: Tools that run another agent, which may change any file.
+_AGENT_TOOLS = frozenset({"Task", "Agent", "spawn_agent", "task"})
+
+
+def _may_change_unseen(tool: str, tool_input: Any) -> bool:
+    """Whether a call may have changed files without naming them, so that a patch that failed
+    as it is may apply now: a shell command other than reads (`_READ_ONLY`, no redirect) and
+    other than a patch (a formatter, `dos2unix`, a codemod over a glob, `npm run format`,
+    `chmod`), or another agent's run (`_AGENT_TOOLS`)."""
+    if tool in _AGENT_TOOLS:
+        return True
+    if tool not in SHELL_TOOLS:
+        return False
+    command = shell_command(tool, tool_input)
+    if command is None:
+        return True  # a command given as a list, or none: not known to only read
+    if "*** " in command:
+        return False  # a patch sent through the shell: judged as a patch
+    if re.search(SHELL_WRITES, command):
+        return True
+    segments = (s.strip() for s in re.split(_SEGMENT, command))
+    return not all(re.match(r"(?:[A-Za-z_]\w*=\S*\s+)*" + _READ_ONLY, s) for s in segments if s)
 
 
 def fit(agent: Agent, share: Limits) -> None:
