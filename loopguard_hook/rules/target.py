@@ -217,6 +217,15 @@ def resent(entry: Entry, sig: str) -> int:
     return int(times or 0) if last and last == sig[:16] else 0
 
 
+def _one_file(patch: str | None) -> bool:
+    """Whether a patch changes one file only (an edit tool's call, or a patch naming one file):
+    one of several files is tracked (`target_of` names the first), so a patch of several that
+    failed may apply once another of its files changed (a patch of that one alone that applied)."""
+    return patch is None or (
+        len(re.findall(r"(?m)^\*\*\* (?:Update|Add|Delete) File: ", patch)) == 1 and "*** Move to: " not in patch
+    )
+
+
 def _line_ids(lines: list[str]) -> list[str]:
     return [digest(line.strip().encode("utf-8", "surrogatepass"))[:8] for line in lines[:MAX_HUNK_LINES]]
 
@@ -403,7 +412,8 @@ def on_result(ctx: ResultContext) -> None:
     missed = looked_for(patch_text(ctx.tool, ctx.tool_input, PATCH_CHARS), ctx.outcome.text) if how == "patch" else ""
     # Failures since the file was last read, and what the last one looked for and did not find.
     since = int(str(entry[5]).partition(":")[0] or 0) if len(entry) > 5 else 0
-    same = f"{ctx.call['sig'][:16]}:{min(resent(entry, ctx.call['sig']) + 1, 99)}" if how == "patch" else ""
+    one = how == "patch" and _one_file(patch_text(ctx.tool, ctx.tool_input, PATCH_CHARS))
+    same = f"{ctx.call['sig'][:16]}:{min(resent(entry, ctx.call['sig']) + 1, 99)}" if one else ""
     failures = int(entry[0]) + 1
     table[file] = [failures, bool(entry[1]), ctx.call["t"], quote, rejected, f"{min(since + 1, 99)}:{missed}", same]
     trim(table, MAX_FILES, lambda k: float(table[k][2]))
