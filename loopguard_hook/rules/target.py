@@ -211,6 +211,17 @@ DOOMED_AFTER = 2
 RESENT_AFTER = 2
 
 
+#: apply_patch's failures of a patch whose text does not fit the file (codex-rs apply-patch):
+#: lines or context not found (an edit's text, as the scenarios' Codex translation words it),
+#: an invalid hunk, a file that is not there. Only these fail again
+#: on an unchanged file; a write refused (a file another process holds, a permission, a
+#: sandbox, the user) may go through when sent again.
+_MISMATCH = (
+    r"Failed to find (?:expected lines|context)|[Ii]nvalid (?:patch|hunk)|is not a valid hunk"
+    r"|Failed to read file to update|not found in (?:the )?file"
+)
+
+
 def resent(entry: Entry, sig: str) -> int:
     """How many times in a row the patch with signature `sig` failed as it is on the entry's file."""
     last, _, times = str(entry[6]).partition(":") if len(entry) > 6 else ("", "", "")
@@ -413,6 +424,7 @@ def on_result(ctx: ResultContext) -> None:
     # Failures since the file was last read, and what the last one looked for and did not find.
     since = int(str(entry[5]).partition(":")[0] or 0) if len(entry) > 5 else 0
     one = how == "patch" and _one_file(patch_text(ctx.tool, ctx.tool_input, PATCH_CHARS))
+    one = one and re.search(_MISMATCH, ctx.outcome.text[:4096]) is not None
     same = f"{ctx.call['sig'][:16]}:{min(resent(entry, ctx.call['sig']) + 1, 99)}" if one else ""
     failures = int(entry[0]) + 1
     table[file] = [failures, bool(entry[1]), ctx.call["t"], quote, rejected, f"{min(since + 1, 99)}:{missed}", same]
