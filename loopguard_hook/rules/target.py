@@ -396,7 +396,9 @@ def on_result(ctx: ResultContext) -> None:
     failed = ctx.outcome.failure != Failure.NONE
     if files and not failed and not ctx.unchanged:
         _changed_unseen(ctx.tool, ctx.tool_input, files)
-    if files and _may_change_unseen(ctx.tool, ctx.tool_input):
+    if files and not failed and not ctx.unchanged and _may_change_unseen(ctx.tool, ctx.tool_input):
+        # (a command that failed is taken to have changed nothing: a script refused by its
+        # parser between two sends of one patch, public Codex rollout of 2025-09-21)
         for entry in files.values():  # the file may be another now: a failed patch may apply
             if len(entry) > 5:
                 entry[5] = str(entry[5]).partition(":")[0] + ":"
@@ -463,6 +465,14 @@ _READ_ONLY = (
     r"|git\s+(?:-\S+\s+)*(?:status|diff|log|show|grep|ls-files|blame|rev-parse))(?=\s|\Z)"
 )
 _SEGMENT = r"&&|\|\|?|;|\n"
+#: A PowerShell script run by Codex on Windows (`powershell.exe -NoProfile -Command …`), and a
+#: statement of it that only reads: a read cmdlet, or a variable set to a text or to a read.
+_POWERSHELL = r"(?is)\A\s*(?:powershell|pwsh)(?:\.exe)?(?:\s+-(?!c\b|command\b)\w+)*\s+-(?:c|command)\s+(.*)\Z"
+_PS_READ = (
+    r"(?i)\(*\s*(?:\$\w+\s*=\s*)?\(*\s*(?:'[^']*'|\"[^\"]*\"|\$\w+"
+    r"|(?:Get-\w+|Select-\w+|Test-Path|Write-(?:Output|Host)|Format-\w+|Measure-Object|Where-Object"
+    r"|Sort-Object|Out-String|Resolve-Path|Split-Path|Join-Path|cat|type|gc|gci|ls|dir|sls)\b[^;|]*)\s*\)*\s*"
+)
 #: Tools that run another agent, which may change any file.
 _AGENT_TOOLS = frozenset({"Task", "Agent", "spawn_agent", "task"})
 
@@ -483,6 +493,11 @@ def _may_change_unseen(tool: str, tool_input: Any) -> bool:
         return False  # a patch sent through the shell: judged as a patch
     if re.search(SHELL_WRITES, command):
         return True
+    script = re.match(_POWERSHELL, command)
+    if script is not None:
+        body = script.group(1).strip()
+        body = body[1:-1] if len(body) > 1 and body[0] == body[-1] == '"' else body
+        return not all(re.fullmatch(_PS_READ, s) for s in re.split(r"[;|\n]", body) if s.strip())
     segments = (s.strip() for s in re.split(_SEGMENT, command))
     return not all(re.match(r"(?:[A-Za-z_]\w*=\S*\s+)*" + _READ_ONLY, s) for s in segments if s)
 
