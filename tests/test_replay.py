@@ -623,6 +623,35 @@ def test_a_side_questions_copy_of_the_main_threads_calls_is_replayed_once(tmp_pa
     assert len(merged) == 1 and len(replay.replay(merged[0], balanced()).calls) == len(alone.calls)
 
 
+def test_a_payload_log_split_in_two_files_keeps_its_batch_events(tmp_path: Path) -> None:
+    """A session's payload log in two files (rotated between a call's post event and its
+    PostToolBatch): every line is an event the hooks saw once, so the batch event at the head
+    of the second file is replayed, not taken for a copy of the first file's calls (which made
+    the next retry a parallel twin of the last: `DUPLICATE` instead of a repeat)."""
+    base = {"session_id": "s-split", "transcript_path": "/tmp/t.jsonl", "cwd": "/w"}
+    call = {"tool_name": "Bash", "tool_input": {"command": "npm test -- --grep login"}}
+    error = "Exit code 1\nFAIL login.test.js\n  expected 200, got 500"
+    lines, t = [], 1_760_000_000.0
+    for n in range(6):
+        ids = {**call, "tool_use_id": f"toolu_{n}"}
+        t += 1.5
+        lines.append({"ts": t, "payload": {**base, "hook_event_name": "PreToolUse", **ids}})
+        t += 1.0
+        lines.append({"ts": t, "payload": {**base, "hook_event_name": "PostToolUseFailure", **ids, "error": error}})
+        t += 0.05
+        batch = [{**ids, "tool_response": error}]
+        lines.append({"ts": t, "payload": {**base, "hook_event_name": "PostToolBatch", "tool_calls": batch}})
+    whole, first, second = tmp_path / "whole.jsonl", tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    whole.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    first.write_text("".join(json.dumps(line) + "\n" for line in lines[:5]))
+    second.write_text("".join(json.dumps(line) + "\n" for line in lines[5:]))
+    alone = replay.replay(replay.load([str(whole)])[0], balanced())
+    split = replay.load([str(first), str(second)])
+    assert len(split) == 1 and len(split[0].events) == len(lines)
+    report = replay.replay(split[0], balanced())
+    assert [(d.call, d.verdict) for d in report.decisions] == [(d.call, d.verdict) for d in alone.decisions]
+
+
 def test_a_batch_claude_code_runs_call_by_call_is_one_round() -> None:
     """A subagent sends ten `gemini "…"` calls in one message (public transcript, Claude Code
     2.0.57, in the corpus); the host runs them one by one and all fail 'command not found'. The

@@ -275,10 +275,15 @@ _NEGATIVE = (
     r"(?i)\b(?:false|fail\w*|errors?|not found|no such|missing|mismatch\w*|expected|assert\w*|traceback"
     r"|exception|denied|refused|invalid|cannot|can't|unable|undefined|wrong|incorrect|none|null|nil)\b"
 )
-_NONE_FAILED = r"(?i)\b0 (?:failed|failures|errors?)\b|\bno (?:errors?|failures)\b"
+_NONE_FAILED = (
+    r"(?i)\b0 (?:failed|failures|errors?)\b|\bno (?:errors?|failures)\b"
+    # a field naming an error, empty: `"error": null`, `'errors': []`, `error=None` says there is none
+    r"|[\"']?\b(?:errors?|err|failures?|exception)[\"']?\s*[:=]\s*(?:null|None|nil|\[\s*\]|\{\s*\}|\"\"|'')(?=\s*[,}\])\n]|\s*\Z)"
+)
 
 
 def says_not_right(text: str) -> bool:
     """Whether an answer (its first 4 KiB) holds a word saying something is not right yet
-    (`_NEGATIVE`; "0 failed" and "no errors" are not such words)."""
+    (`_NEGATIVE`; "0 failed", "no errors" and an empty error field, `"error": null`, are not
+    such words)."""
     return re.search(_NEGATIVE, re.sub(_NONE_FAILED, "", text[:4096])) is not None

@@ -253,6 +253,10 @@ NOISE_CALLS = 3
 #: Lines of an output's head (and of its tail) looked at, their least length, and lines followed at most.
 NOISE_LINES = 3
 NOISE_MIN_CHARS = 12
+#: A longer line is the command's own (a shell's line is short): not looked at, as matching the
+#: startup-file pattern against a long line without spaces (a minified bundle full of
+#: `.profile`) took seconds, quadratic in its length (432 KB: past the hook's 8 s deadline).
+NOISE_MAX_CHARS = 2048
 MAX_NOISE = 8
 #: Lines a host writes around every output: never noise (they are how a result reads).
 _FRAME = r"(?:Exit code|Wall time|Output:|Process exited|Chunk ID|Original token count|Total output lines|<status>)"
@@ -288,6 +292,8 @@ def without_noise(agent: Agent, call: Call, outcome: Outcome) -> tuple[Outcome, 
     for i in looked:
         line = lines[i]
         body = line.strip()
+        if not NOISE_MIN_CHARS <= len(body) <= NOISE_MAX_CHARS:
+            continue
         startup = re.search(_STARTUP_NOISE, body) is not None
         if len(body) < NOISE_MIN_CHARS or re.match(_FRAME, body) or not (startup or re.search(_SHELL_NOISE, body)):
             continue

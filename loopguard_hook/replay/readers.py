@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from . import claude_code, codex, dsh, payload_log
 from .jsonl import Line, merge_events, read_lines, without_copies
-from .model import Recording, ReplayError, odd_shapes_refused
+from .model import Format, Recording, ReplayError, odd_shapes_refused
 from .reader import Reader
 
 #: Every format, in the order error messages name them.
@@ -142,7 +142,9 @@ def _merge_sessions(recordings: list[Recording]) -> list[Recording]:
             continue
         known = {os.path.realpath(s) for s in prior.sources}
         fresh = tuple(s for s in rec.sources if os.path.realpath(s) not in known)
-        events = without_copies([e for e in rec.events if e.source in fresh], prior.calls)
+        events = [e for e in rec.events if e.source in fresh]
+        if rec.format != Format.HOOK_PAYLOADS:  # a payload log's lines are events the hooks each saw
+            events = without_copies(events, prior.calls)
         merged[key] = replace(
             prior,
             sources=prior.sources + fresh,

@@ -136,6 +136,12 @@ ACTIONS = frozenset(
     "commit push upload move rename mark assign submit edit replace clear reset".split()
 )
 _NAME_WORDS = r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+"
+#: A name's first word that says the tool answers: the action word after it is what it reads
+#: (`get_post`, `get_commit_status`, `read_record`, `check_for_update`: the GitHub and WordPress
+#: MCP servers' reads).
+READ_VERBS = frozenset(
+    "get list read fetch search find query check view show describe lookup look retrieve poll wait count".split()
+)
 
 
 def on_result(ctx: ResultContext) -> Decision | None:
@@ -201,11 +207,12 @@ def finished_poll(ctx: ResultContext, answers: "dict[str, AnswerEntry]", thresho
 
 def acknowledges(tool: str) -> bool:
     """Whether a success of `tool` only acknowledges a change: a tool other than a shell whose
-    name (after an MCP server's `mcp__<server>__`) holds a word of `ACTIONS`."""
+    name (after an MCP server's `mcp__<server>__`) holds a word of `ACTIONS` and does not start
+    with one of `READ_VERBS`."""
     if tool in SHELL_TOOLS:
         return False
-    name = tool.rsplit("__", 1)[-1][:MAX_NAME_CHARS]
-    return any(word.lower() in ACTIONS for word in re.findall(_NAME_WORDS, name))
+    words = [word.lower() for word in re.findall(_NAME_WORDS, tool.rsplit("__", 1)[-1][:MAX_NAME_CHARS])]
+    return bool(words) and words[0] not in READ_VERBS and any(word in ACTIONS for word in words)
 
 
 def answer_limit(agents: int) -> int:

@@ -54,7 +54,7 @@ from ..config.settings import Config
 from ..core.ledger import MAX_ID_CHARS, Agent, Limits, drop_slot, slot, slots, trim
 from ..core.outcome import Failure, preview
 from ..core.redact import redact_prefix
-from ..core.shellwords import shell_command
+from ..core.shellwords import SHELL_TOOLS, shell_command
 from ..core.signature import digest
 from ..core.tools import SHELL_WRITES, matches, patch_text, target_of
 from ..core.verdict import Action, Decision, Rule
@@ -211,10 +211,30 @@ DOOMED_AFTER = 2
 RESENT_AFTER = 2
 
 
+#: apply_patch's failures of a patch whose text does not fit the file (codex-rs apply-patch):
+#: lines or context not found (an edit's text, as the scenarios' Codex translation words it),
+#: an invalid hunk, a file that is not there. Only these fail again
+#: on an unchanged file; a write refused (a file another process holds, a permission, a
+#: sandbox, the user) may go through when sent again.
+_MISMATCH = (
+    r"Failed to find (?:expected lines|context)|[Ii]nvalid (?:patch|hunk)|is not a valid hunk"
+    r"|Failed to read file to update|not found in (?:the )?file"
+)
+
+
 def resent(entry: Entry, sig: str) -> int:
     """How many times in a row the patch with signature `sig` failed as it is on the entry's file."""
     last, _, times = str(entry[6]).partition(":") if len(entry) > 6 else ("", "", "")
     return int(times or 0) if last and last == sig[:16] else 0
+
+
+def _one_file(patch: str | None) -> bool:
+    """Whether a patch changes one file only (an edit tool's call, or a patch naming one file):
+    one of several files is tracked (`target_of` names the first), so a patch of several that
+    failed may apply once another of its files changed (a patch of that one alone that applied)."""
+    return patch is None or (
+        len(re.findall(r"(?m)^\*\*\* (?:Update|Add|Delete) File: ", patch)) == 1 and "*** Move to: " not in patch
+    )
 
 
 def _line_ids(lines: list[str]) -> list[str]:
@@ -376,6 +396,13 @@ def on_result(ctx: ResultContext) -> None:
     failed = ctx.outcome.failure != Failure.NONE
     if files and not failed and not ctx.unchanged:
         _changed_unseen(ctx.tool, ctx.tool_input, files)
+    if files and not failed and not ctx.unchanged and _may_change_unseen(ctx.tool, ctx.tool_input):
+        # (a command that failed is taken to have changed nothing: a script refused by its
+        # parser between two sends of one patch, public Codex rollout of 2025-09-21)
+        for entry in files.values():  # the file may be another now: a failed patch may apply
+            if len(entry) > 5:
+                entry[5] = str(entry[5]).partition(":")[0] + ":"
+            entry[6:] = []
     if not file:
         return None
     if how == "read":
@@ -398,7 +425,9 @@ def on_result(ctx: ResultContext) -> None:
     missed = looked_for(patch_text(ctx.tool, ctx.tool_input, PATCH_CHARS), ctx.outcome.text) if how == "patch" else ""
     # Failures since the file was last read, and what the last one looked for and did not find.
     since = int(str(entry[5]).partition(":")[0] or 0) if len(entry) > 5 else 0
-    same = f"{ctx.call['sig'][:16]}:{min(resent(entry, ctx.call['sig']) + 1, 99)}" if how == "patch" else ""
+    one = how == "patch" and _one_file(patch_text(ctx.tool, ctx.tool_input, PATCH_CHARS))
+    one = one and re.search(_MISMATCH, ctx.outcome.text[:4096]) is not None
+    same = f"{ctx.call['sig'][:16]}:{min(resent(entry, ctx.call['sig']) + 1, 99)}" if one else ""
     failures = int(entry[0]) + 1
     table[file] = [failures, bool(entry[1]), ctx.call["t"], quote, rejected, f"{min(since + 1, 99)}:{missed}", same]
     trim(table, MAX_FILES, lambda k: float(table[k][2]))
@@ -426,6 +455,51 @@ def _changed_unseen(tool: str, tool_input: Any, files: dict[str, Entry]) -> None
             if len(entry) > 5:
                 entry[5] = str(entry[5]).partition(":")[0] + ":"
             entry[6:] = []  # the file may be another now: a patch that failed may apply
+
+
+#: Commands that only read (or print): a shell command made of nothing else changes no file.
+_READ_ONLY = (
+    r"(?:cat|head|tail|nl|bat|less|more|grep|egrep|fgrep|rg|ag|ls|tree|wc|stat|file|pwd|echo|printf|true|test"
+    r"|\[|which|type|diff|cmp|jq|readlink|realpath|basename|dirname|xxd|od|hexdump|strings|sort|uniq|cut|tr|column"
+    r"|awk|cd|pushd|popd|sed\s+(?:-[^i\s]\S*\s+)*-n|find(?![^;&|]*\s-(?:exec|execdir|ok|delete|fprint))"
+    r"|git\s+(?:-\S+\s+)*(?:status|diff|log|show|grep|ls-files|blame|rev-parse))(?=\s|\Z)"
+)
+_SEGMENT = r"&&|\|\|?|;|\n"
+#: A PowerShell script run by Codex on Windows (`powershell.exe -NoProfile -Command …`), and a
+#: statement of it that only reads: a read cmdlet, or a variable set to a text or to a read.
+_POWERSHELL = r"(?is)\A\s*(?:powershell|pwsh)(?:\.exe)?(?:\s+-(?!c\b|command\b)\w+)*\s+-(?:c|command)\s+(.*)\Z"
+_PS_READ = (
+    r"(?i)\(*\s*(?:\$\w+\s*=\s*)?\(*\s*(?:'[^']*'|\"[^\"]*\"|\$\w+"
+    r"|(?:Get-\w+|Select-\w+|Test-Path|Write-(?:Output|Host)|Format-\w+|Measure-Object|Where-Object"
+    r"|Sort-Object|Out-String|Resolve-Path|Split-Path|Join-Path|cat|type|gc|gci|ls|dir|sls)\b[^;|]*)\s*\)*\s*"
+)
+#: Tools that run another agent, which may change any file.
+_AGENT_TOOLS = frozenset({"Task", "Agent", "spawn_agent", "task"})
+
+
+def _may_change_unseen(tool: str, tool_input: Any) -> bool:
+    """Whether a call may have changed files without naming them, so that a patch that failed
+    as it is may apply now: a shell command other than reads (`_READ_ONLY`, no redirect) and
+    other than a patch (a formatter, `dos2unix`, a codemod over a glob, `npm run format`,
+    `chmod`), or another agent's run (`_AGENT_TOOLS`)."""
+    if tool in _AGENT_TOOLS:
+        return True
+    if tool not in SHELL_TOOLS:
+        return False
+    command = shell_command(tool, tool_input)
+    if command is None:
+        return True  # a command given as a list, or none: not known to only read
+    if "*** " in command:
+        return False  # a patch sent through the shell: judged as a patch
+    if re.search(SHELL_WRITES, command):
+        return True
+    script = re.match(_POWERSHELL, command)
+    if script is not None:
+        body = script.group(1).strip()
+        body = body[1:-1] if len(body) > 1 and body[0] == body[-1] == '"' else body
+        return not all(re.fullmatch(_PS_READ, s) for s in re.split(r"[;|\n]", body) if s.strip())
+    segments = (s.strip() for s in re.split(_SEGMENT, command))
+    return not all(re.match(r"(?:[A-Za-z_]\w*=\S*\s+)*" + _READ_ONLY, s) for s in segments if s)
 
 
 def fit(agent: Agent, share: Limits) -> None:

@@ -3,6 +3,8 @@ every command is no part of what the command answered."""
 
 from __future__ import annotations
 
+import time
+
 from loopguard_hook.core import ledger, progress
 from loopguard_hook.core.outcome import Failure, Outcome
 
@@ -59,3 +61,16 @@ def test_a_startup_files_line_alone_is_the_shells_whatever_follows() -> None:
     for n in range(4):
         outcome, clean = _run(warned, f"s{n}", "warning: the lock file is stale", Failure.NONE)
     assert clean == "warning: the lock file is stale"  # a warning alone, every time: the answer
+
+
+def test_a_long_line_without_spaces_is_not_matched_for_seconds() -> None:
+    """A minified bundle (one line, no spaces, `.profile` all over) printed first or last: the
+    startup-file pattern took time quadratic in its length (432 KB: past the hook's 8 s
+    deadline, the update lost). A line that long is the command's own."""
+    agent = ledger.new_agent(1.0)
+    line = "e.profile&&x(e.profile.id);" * 4000  # 108 KB: 1.5 s before
+    started = time.perf_counter()
+    for n in range(3):
+        outcome, clean = _run(agent, f"s{n}", f"{line}\nok\n{line}", Failure.NONE)
+    assert time.perf_counter() - started < 0.5
+    assert clean == outcome.text

@@ -54,3 +54,12 @@ def test_lines_quoted_in_a_list_by_older_codex_are_the_calls_own() -> None:
     # A list cut short (the error's first 2,000 characters) is read as far as it goes.
     cut = 'error: Failed to find expected lines ["testConnection().then(ok => {", "  if (o'
     assert error_signature(cut, {"command": first}) == error_signature(cut[:-1], {"command": first})
+
+
+def test_an_empty_error_field_says_nothing_is_wrong() -> None:
+    from loopguard_hook.core.outcome import says_not_right
+
+    fine = ['{"success": true, "error": null, "message": "saved"}', '{"ok":true,"errors":[]}', "Result(ok=True, error=None)"]
+    wrong = ['{"success": false, "error": "bad key"}', '{"user": null}', '{"errors": ["x"]}', "error: null pointer"]
+    assert [says_not_right(t) for t in fine] == [False] * len(fine)
+    assert [says_not_right(t) for t in wrong] == [True] * len(wrong)

@@ -118,3 +118,13 @@ def test_a_tool_whose_name_says_it_changes_something_only_acknowledges() -> None
     asks = ["Bash", "shell", "Read", "Grep", "WebFetch", "mcp__github__get_issue", "mcp__playwright__browser_click", "setup_env"]
     assert [acknowledges(t) for t in changes] == [True] * len(changes)
     assert [acknowledges(t) for t in asks] == [False] * len(asks)
+
+
+def test_a_read_tool_whose_name_holds_an_action_word_still_answers() -> None:
+    """`get_post` reads a post, `get_commit_status` a commit's status: the first word says so."""
+    from loopguard_hook.rules.same_answer import acknowledges
+
+    reads = ["mcp__wordpress__get_post", "mcp__github__get_commit", "mcp__github__get_commit_status", "read_record"]
+    reads += ["mcp__x__getPostById", "mcp__x__check_for_update", "mcp__s3__list_upload_parts"]
+    assert [acknowledges(t) for t in reads] == [False] * len(reads)
+    assert acknowledges("mcp__wordpress__update_post") and acknowledges("mcp__github__push_files")
