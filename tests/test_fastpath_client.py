@@ -6,6 +6,7 @@ build, a helper that never greets, one that dies mid-event, one that declines) i
 
 from __future__ import annotations
 
+import marshal
 import os
 import socket
 import subprocess
@@ -23,9 +24,9 @@ from loopguard_hook.fastpath import client, start
 VALUES: dict[str, object] = {"state_dir": "/nonexistent/state"}
 
 
-def _no_spawn(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+def _no_spawn(monkeypatch: pytest.MonkeyPatch, pid: int = 1) -> list[list[str]]:
     started: list[list[str]] = []
-    monkeypatch.setattr(client.os, "posix_spawn", lambda path, argv, env, **kw: started.append(argv) or 1)
+    monkeypatch.setattr(client.os, "posix_spawn", lambda path, argv, env, **kw: started.append(argv) or pid)
     return started
 
 
@@ -53,8 +54,6 @@ def _socket_path(tmpdir: Path) -> Path:
 
 
 def _read_request(conn: socket.socket) -> tuple[object, ...]:
-    import marshal
-
     size = int.from_bytes(client.read_exactly(conn, 8), "little")  # type: ignore[arg-type]
     head = marshal.loads(client.read_exactly(conn, size))  # type: ignore[arg-type]
     client.read_exactly(conn, head[-1])  # type: ignore[arg-type]
@@ -189,12 +188,66 @@ def test_an_edit_in_place_changes_the_digest_the_helper_checks(tmp_path: Path) -
 # -- fail open against fake helpers ----------------------------------------------------------
 
 
+#: A pid no process has (above Linux's largest, 2**22).
+GONE = 2**22 + 17
+
+
 def test_no_helper_runs_in_process_and_starts_one_detached(tmpdir_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    started = _no_spawn(monkeypatch)
+    started = _no_spawn(monkeypatch, pid=GONE)
     assert client.handle(VALUES, b"{}", 1.0, dict(os.environ)) is None
     assert len(started) == 1 and started[0][1] == "-P"
+    marker = _socket_path(tmpdir_env).with_suffix(".starting")
+    assert marker.read_text() == str(GONE), "the starting hook names the helper's process"
     assert client.handle(VALUES, b"{}", 1.0, dict(os.environ)) is None
     assert len(started) == 1, "a helper was being started: no second one"
+
+
+def test_a_hook_that_finds_the_helper_starting_waits_and_is_served_by_it(
+        tmpdir_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A burst of hooks at once: only the one that starts the helper loads the package itself."""
+    _no_spawn(monkeypatch)
+    path = _socket_path(tmpdir_env)
+    path.with_suffix(".starting").write_text(str(os.getpid()))  # a helper starting: this process stands in
+
+    def answers(conn: socket.socket) -> None:
+        conn.sendall(client.hello(this_key()))
+        _read_request(conn)
+        conn.sendall(client.ANSWER + marshal.dumps((0, b"served", "")))
+
+    threading.Timer(0.3, _serve, (path, answers)).start()
+    assert client.handle(VALUES, b"{}", 1.0, dict(os.environ)) == (0, b"served", "")
+
+
+def test_a_helper_that_failed_to_start_is_not_waited_for(tmpdir_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its marker names a process that has exited (another helper held the lock, a broken
+    install): the hook runs its event itself at once, without a single wait."""
+    started = _no_spawn(monkeypatch)
+    _socket_path(tmpdir_env).with_suffix(".starting").write_text(str(GONE))
+    sleeps: list[float] = []
+    monkeypatch.setattr(start.time, "sleep", sleeps.append)
+    assert client.handle(VALUES, b"{}", 1.0, dict(os.environ)) is None
+    assert sleeps == [] and started == []
+
+
+def test_a_zombie_helper_is_not_waited_for(tmp_path: Path) -> None:
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    while Path(f"/proc/{child.pid}/stat").read_bytes().rsplit(b")", 1)[1][1:2] != b"Z":
+        time.sleep(0.01)
+    (tmp_path / "k.starting").write_text(str(child.pid))
+    assert start.await_helper(str(tmp_path), "k", wait=60) is False
+    child.wait()
+
+
+def test_a_helper_that_never_listens_is_waited_for_at_most_the_bound(
+        tmpdir_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _no_spawn(monkeypatch)
+    _socket_path(tmpdir_env).with_suffix(".starting").write_text("")  # the starting hook has not named it yet
+    monkeypatch.setattr(start, "START_WAIT_SECONDS", 0.2)
+    sleeps: list[float] = []
+    real_sleep = time.sleep
+    monkeypatch.setattr(start.time, "sleep", lambda s: sleeps.append(s) or real_sleep(s))
+    assert client.handle(VALUES, b"{}", 1.0, dict(os.environ)) is None
+    assert 0.2 / start.START_POLL_SECONDS - 2 <= len(sleeps) <= 0.2 / start.START_POLL_SECONDS + 1
 
 
 def test_a_helper_starts_with_the_hooks_interpreter_options(tmp_path: Path) -> None:

@@ -261,8 +261,14 @@ def _connect(folder: str, key: str, environ: "Mapping[str, str]") -> _socket.soc
     try:
         st = os.lstat(path)
     except FileNotFoundError:
-        start_helper(folder, key, environ)
-        return None
+        # The hook that starts the helper runs its event itself (idle, that is quicker than the
+        # helper's start); one that finds it starting waits for it (`start.await_helper`).
+        if start_helper(folder, key, environ) or not _await_helper(folder, key):
+            return None
+        try:
+            st = os.lstat(path)
+        except OSError:
+            return None
     except OSError:
         return None
     if not stat.S_ISSOCK(st.st_mode) or st.st_uid != os.getuid():
@@ -365,10 +371,17 @@ def _read_to_end(sock: _socket.socket) -> bytes:
     return b"".join(chunks)
 
 
-def start_helper(folder: str, key: str, environ: "Mapping[str, str]") -> None:
+def start_helper(folder: str, key: str, environ: "Mapping[str, str]") -> bool:
     """Start this build's helper in the background, detached, unless one is already starting
     (`start.py`, imported only then), with this interpreter's options and the idle timeout from
-    `LOOPGUARD_RESIDENT_IDLE_SECONDS`."""
+    `LOOPGUARD_RESIDENT_IDLE_SECONDS`; True when this call started it."""
     from . import start
 
-    start.start_helper(folder, key, environ, interpreter_flags(), environ.get(ENV_IDLE, "") or str(IDLE_SECONDS))
+    return start.start_helper(folder, key, environ, interpreter_flags(),
+                              environ.get(ENV_IDLE, "") or str(IDLE_SECONDS))
+
+
+def _await_helper(folder: str, key: str) -> bool:
+    from . import start
+
+    return start.await_helper(folder, key)

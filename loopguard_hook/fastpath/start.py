@@ -14,11 +14,20 @@ if TYPE_CHECKING:
 
 #: A start marker younger than this means a helper is starting: do not start another.
 START_GRACE_SECONDS = 10.0
+#: How long a hook that finds a helper starting waits for its socket rather than loading the
+#: whole package itself. In a burst (dozens of subagents at a session's first call) every hook
+#: but the one that started the helper would otherwise import and warm the engine at once; on a
+#: 2-core machine under a load of 30 that took the slowest hook near its 8 s deadline
+#: (bench/load.py). Idle, the helper listens about 0.1 s after its start.
+START_WAIT_SECONDS = 3.0
+#: Between two looks for the socket while waiting.
+START_POLL_SECONDS = 0.02
 
 
 def start_helper(folder: str, key: str, environ: "Mapping[str, str]", options: list[str], idle: str,
-                 workspace: str = "", host: str = "") -> None:
-    """Start this build's helper in the background, detached, unless one is already starting.
+                 workspace: str = "", host: str = "") -> bool:
+    """Start this build's helper in the background, detached, unless one is already starting;
+    True when this call started it (its pid is then written into the start marker).
 
     `options` are the interpreter's own (`client.interpreter_flags`), `idle` the idle timeout in
     seconds as text, `workspace` the workspace a confined hook's helper serves and `host` the
@@ -27,8 +36,9 @@ def start_helper(folder: str, key: str, environ: "Mapping[str, str]", options: l
     (each request carries its own). `-P` keeps the current directory (an agent's workspace) off
     its `sys.path`.
     """
-    if not _claim_start(os.path.join(folder, key + ".starting")):
-        return
+    marker = os.path.join(folder, key + ".starting")
+    if not _claim_start(marker):
+        return False
     code = "from loopguard_hook.fastpath.helper import main; main()"
     argv = [sys.executable, *options, "-P", "-c", code, folder, key, idle, *([workspace, host] if workspace else [])]
     actions: list[tuple[int, ...] | tuple[int, int, str, int, int]] = [
@@ -36,9 +46,55 @@ def start_helper(folder: str, key: str, environ: "Mapping[str, str]", options: l
     ]
     actions += [(os.POSIX_SPAWN_CLOSE, fd) for fd in _open_fds() if fd > 2]
     try:
-        os.posix_spawn(sys.executable, argv, settable(environ), file_actions=actions, setsid=True)
+        pid = os.posix_spawn(sys.executable, argv, settable(environ), file_actions=actions, setsid=True)
     except (OSError, ValueError):
-        unlink(os.path.join(folder, key + ".starting"))
+        unlink(marker)
+        return False
+    try:  # no O_CREAT: a helper that already listens has removed the marker
+        fd = os.open(marker, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        try:
+            os.write(fd, str(pid).encode())
+        finally:
+            os.close(fd)
+    except OSError:
+        pass
+    return True
+
+
+def await_helper(folder: str, key: str, wait: float | None = None) -> bool:
+    """Wait for the helper another hook is starting (`KEY.starting` there): True once its socket
+    `KEY.sock` is in `folder`; False as soon as the marker is gone without a socket, or names a
+    process that has exited (a helper that failed or found another one serving), or after `wait`
+    seconds (default `START_WAIT_SECONDS`). Never raises."""
+    sock, marker = os.path.join(folder, key + ".sock"), os.path.join(folder, key + ".starting")
+    end = time.monotonic() + (START_WAIT_SECONDS if wait is None else wait)
+    while True:
+        if os.path.lexists(sock):
+            return True
+        try:
+            fd = os.open(marker, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+            try:
+                text = os.read(fd, 32)
+            finally:
+                os.close(fd)
+        except OSError:
+            return os.path.lexists(sock)
+        if text.isdigit() and not _running(int(text)):
+            return os.path.lexists(sock)
+        if time.monotonic() >= end:
+            return False
+        time.sleep(START_POLL_SECONDS)
+
+
+def _running(pid: int) -> bool:
+    """Whether process `pid` is there and not a zombie (`/proc/<pid>/stat`: the state follows
+    the command name's closing parenthesis)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat = fh.read()
+    except OSError:
+        return False
+    return stat[stat.rfind(b")") + 2:][:1] not in (b"Z", b"X", b"")
 
 
 def settable(environ: "Mapping[str, str]") -> dict[str, str]:
