@@ -171,18 +171,19 @@ _READ_ONLY_GIT = frozenset(
         "reflog",
     }
 )
-_SEGMENT_SPLIT = re.compile(r"&&|\|\||[;|\n]")
-_REDIRECT = re.compile(r"(?<![0-9&])>|>>|\$\(|`|<\(")
-_HARMLESS_REDIRECT = re.compile(r"\d?>&\d|\d?>\s*/dev/null")
+# Patterns are compiled at first use (`re` caches them): the hook path compiles none at import.
+_SEGMENT_SPLIT = r"&&|\|\||[;|\n]"
+_REDIRECT = r"(?<![0-9&])>|>>|\$\(|`|<\("
+_HARMLESS_REDIRECT = r"\d?>&\d|\d?>\s*/dev/null"
 
 
 def reads_only(command: str) -> bool:
     """True when a shell command line looks read-only: every part of its pipelines and lists runs
     a reading program (`_READ_ONLY_COMMANDS`, git's reading subcommands, `find` without actions,
     `sed -n` without `-i`) and nothing goes into a file or runs a substitution."""
-    if _REDIRECT.search(_HARMLESS_REDIRECT.sub("", command)):
+    if re.search(_REDIRECT, re.sub(_HARMLESS_REDIRECT, "", command)):
         return False
-    for segment in _SEGMENT_SPLIT.split(command):
+    for segment in re.split(_SEGMENT_SPLIT, command):
         words = segment.split()
         while words and "=" in words[0] and not words[0].startswith("="):
             words.pop(0)  # VAR=value prefixes
