@@ -204,6 +204,11 @@ _PATHS = r"(?:/[\w.@+-]+)+/?"
 #: error, exit code: N, stdout: <output>, stderr: <error>` (rollouts of Codex 0.2x-0.3x). The
 #: refused command's own output (what it printed before the refusal) is not the error.
 SANDBOX_STDOUT = r"\Afailed in sandbox .*?(exit code: -?\d+), stdout: .*?, stderr: "
+#: The same wrapper up to its exit code (group 1), after which comes what the command printed.
+#: Codex 0.2x-0.45 put any non-zero exit under it (openai/codex#4859: `bash -c false` "failed in
+#: sandbox"; public rollouts of cli 0.39: a script exiting 1 with empty output), so the wrapper
+#: alone says no more than the exit code does.
+SANDBOX_EXIT = r"\Afailed in sandbox \S+ with execution error: sandbox denied exec error, exit code: (-?\d+), "
 _NUMBERS = r"\d+"
 
 

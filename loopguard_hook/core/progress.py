@@ -132,8 +132,7 @@ def issued_with(agent: Agent, now: float) -> float | None:
     calls = [c for c in agent["calls"].values() if c["phase"] != "denied"]
     batch_start = agent.get("batch_seq", 0)
     if batch_start > 0:
-        batch = [ledger.issued(c) for c in calls if c["seq"] > batch_start]
-        return min(batch) if batch else None
+        return min((ledger.issued(c) for c in calls if c["seq"] > batch_start), default=None)
     latest = max(calls, key=lambda c: c["seq"], default=None)
     if latest is None or "done" not in latest or not 0.0 <= now - latest["done"] <= CHAINED_SECONDS:
         return None
@@ -260,10 +259,10 @@ NOISE_MAX_CHARS = 2048
 MAX_NOISE = 8
 #: Lines a host writes around every output: never noise (they are how a result reads).
 _FRAME = r"(?:Exit code|Wall time|Output:|Process exited|Chunk ID|Original token count|Total output lines|<status>)"
-#: What the shell itself prints before a command runs: a startup file's complaint, a warning. A
-#: line of the command's own (an error a patch or a compiler repeats) never is noise.
+#: What the shell itself may print before a command runs: a warning (a line of the command's own,
+#: an error a patch or a compiler repeats, never is noise).
 _SHELL_NOISE = r"\A(?:(?:-?bash|zsh|sh): |[Ww]arning: |WARNING: )"
-#: Of those, what only a startup file prints, never the command: its own complaint, or ssh-add
+#: What only a startup file prints, never the command: its own complaint, or ssh-add
 #: and an agent it starts (public Codex rollout of 2026-02-11: every escalated command's output
 #: ended `Identity added: ~/.ssh/id_…`, every sandboxed one began `Error connecting to agent:
 #: Operation not permitted`). Such a line is the shell's even when nothing else was printed.
@@ -292,10 +291,10 @@ def without_noise(agent: Agent, call: Call, outcome: Outcome) -> tuple[Outcome, 
     for i in looked:
         line = lines[i]
         body = line.strip()
-        if not NOISE_MIN_CHARS <= len(body) <= NOISE_MAX_CHARS:
+        if not NOISE_MIN_CHARS <= len(body) <= NOISE_MAX_CHARS or re.match(_FRAME, body):
             continue
         startup = re.search(_STARTUP_NOISE, body) is not None
-        if len(body) < NOISE_MIN_CHARS or re.match(_FRAME, body) or not (startup or re.search(_SHELL_NOISE, body)):
+        if not (startup or re.search(_SHELL_NOISE, body)):
             continue
         key = digest(body.encode("utf-8", "surrogatepass"))[:8]
         entry = noise.get(key)

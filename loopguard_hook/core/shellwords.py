@@ -1,5 +1,6 @@
 """Shell command lines in a canonical spelling, so that spacing and quoting style do not split a
-call's signature (`signature.call_key`). Pure; no imports beyond `re`.
+call's signature (`signature.call_key`); the command a shell call runs (`shell_command`), and
+whether it only reads (`reads_only`). Pure; no imports beyond `re`.
 
 `grep -rn "x"  src/`, `grep -rn 'x' src/` and `grep  -rn x src/ ` are one command to the shell:
 blank runs between words are one separator and quotes around plain text mean nothing. Blanks
@@ -16,14 +17,6 @@ SHELL_TOOLS = frozenset({"Bash", "bash", "exec_command", "shell", "shell_command
 #: Factory Droid's `Execute` (0.215.0) and Cursor's `Shell` (its documented tool names).
 SHELL_TOOLS |= {"Execute", "Shell"}
 SHELL_KEYS = ("command", "cmd")
-
-
-def shell_command(tool: str, tool_input: Any, limit: int = 4096) -> str | None:
-    """The command a shell tool's call runs (`SHELL_TOOLS`, under one of `SHELL_KEYS`), cut to
-    `limit` characters; None for another tool or no command text."""
-    if tool not in SHELL_TOOLS or not isinstance(tool_input, dict):
-        return None
-    return next((v[:limit] for k in SHELL_KEYS if isinstance(v := tool_input.get(k), str)), None)
 #: Longer command lines are compared as given: tokenising costs time on every PreToolUse.
 MAX_SHELL_CHARS = 4096
 
@@ -97,3 +90,116 @@ def shell_normal(tool_name: str, tool_input: Any) -> Any:
                 return {**tool_input, key: normal}
             return tool_input
     return tool_input
+
+
+def shell_command(tool: str, tool_input: Any, limit: int = 4096) -> str | None:
+    """The command a shell tool's call runs (`SHELL_TOOLS`, under one of `SHELL_KEYS`), cut to
+    `limit` characters; None for another tool or no command text."""
+    if tool not in SHELL_TOOLS or not isinstance(tool_input, dict):
+        return None
+    return next((v[:limit] for k in SHELL_KEYS if isinstance(v := tool_input.get(k), str)), None)
+
+
+#: Programs that only read, print or list: a command made of nothing else changes no file. A
+#: conservative approximation of Claude Code's own allowlist of read-only commands (it runs
+#: such Bash calls in parallel): unsure means "may write".
+_READ_ONLY_COMMANDS = frozenset(
+    {
+        "cat",
+        "head",
+        "tail",
+        "ls",
+        "pwd",
+        "grep",
+        "egrep",
+        "fgrep",
+        "rg",
+        "wc",
+        "stat",
+        "file",
+        "du",
+        "df",
+        "which",
+        "whoami",
+        "id",
+        "date",
+        "uname",
+        "tree",
+        "diff",
+        "cmp",
+        "sort",
+        "uniq",
+        "cut",
+        "jq",
+        "echo",
+        "printf",
+        "cd",
+        "basename",
+        "dirname",
+        "realpath",
+        "readlink",
+        "test",
+        "true",
+        "false",
+        "nl",
+        "od",
+        "hexdump",
+        "md5sum",
+        "sha256sum",
+        "printenv",
+        "env",
+        "type",
+        "less",
+        "more",
+        "column",
+    }
+)
+_READ_ONLY_GIT = frozenset(
+    {
+        "status",
+        "log",
+        "diff",
+        "show",
+        "rev-parse",
+        "ls-files",
+        "grep",
+        "blame",
+        "describe",
+        "shortlog",
+        "cat-file",
+        "ls-tree",
+        "reflog",
+    }
+)
+# Patterns are compiled at first use (`re` caches them): the hook path compiles none at import.
+_SEGMENT_SPLIT = r"&&|\|\||[;|\n]"
+_REDIRECT = r"(?<![0-9&])>|>>|\$\(|`|<\("
+_HARMLESS_REDIRECT = r"\d?>&\d|\d?>\s*/dev/null"
+
+
+def reads_only(command: str) -> bool:
+    """True when a shell command line looks read-only: every part of its pipelines and lists runs
+    a reading program (`_READ_ONLY_COMMANDS`, git's reading subcommands, `find` without actions,
+    `sed -n` without `-i`) and nothing goes into a file or runs a substitution."""
+    if re.search(_REDIRECT, re.sub(_HARMLESS_REDIRECT, "", command)):
+        return False
+    for segment in re.split(_SEGMENT_SPLIT, command):
+        words = segment.split()
+        while words and "=" in words[0] and not words[0].startswith("="):
+            words.pop(0)  # VAR=value prefixes
+        if not words:
+            continue
+        head = words[0]
+        if head == "git":
+            sub = next((w for w in words[1:] if not w.startswith("-")), "")
+            if sub not in _READ_ONLY_GIT:
+                return False
+        elif head == "find":
+            if any(w in ("-exec", "-execdir", "-delete", "-ok", "-okdir", "-fprint", "-fprintf", "-fls") for w in words):
+                return False
+        elif head == "sed":
+            if "-n" not in words or any(w.startswith("-i") or w.startswith("--in-place") for w in words):
+                return False
+        elif head not in _READ_ONLY_COMMANDS:
+            return False
+    return True

@@ -29,7 +29,8 @@ to reports), `style` (colour), `render_json`, `render_text`, `render_summary`, `
 
 from __future__ import annotations
 
-from .claude_code_tools import CLAUDE_CONCURRENT_TOOLS, bash_is_read_only, classify_claude_result, structured_result
+from ..core.shellwords import reads_only as bash_is_read_only
+from .claude_code_tools import CLAUDE_CONCURRENT_TOOLS, classify_claude_result, structured_result
 from .codex_tools import CODEX_UNHOOKED_TOOLS, split_exec_output
 from .driver import Step, decide
 from .model import RAN_OUTCOMES, SYNTHETIC_STEP, Format, Outcome, RecordedCall, RecordedEvent, Recording, ReplayError

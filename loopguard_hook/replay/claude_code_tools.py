@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..core.shellwords import reads_only
 from .jsonl import text_of
 from .model import Outcome
 
@@ -33,114 +34,12 @@ CLAUDE_CONCURRENT_TOOLS = frozenset(
     }
 )
 
-# Bash is concurrency-safe when Claude Code judges the command read-only. Its real check is an
-# allowlist of commands and flags; this is a conservative approximation (unsure means serial,
-# which only matters for identical calls in one message).
-_READ_ONLY_COMMANDS = frozenset(
-    {
-        "cat",
-        "head",
-        "tail",
-        "ls",
-        "pwd",
-        "grep",
-        "egrep",
-        "fgrep",
-        "rg",
-        "wc",
-        "stat",
-        "file",
-        "du",
-        "df",
-        "which",
-        "whoami",
-        "id",
-        "date",
-        "uname",
-        "tree",
-        "diff",
-        "cmp",
-        "sort",
-        "uniq",
-        "cut",
-        "jq",
-        "echo",
-        "printf",
-        "cd",
-        "basename",
-        "dirname",
-        "realpath",
-        "readlink",
-        "test",
-        "true",
-        "false",
-        "nl",
-        "od",
-        "hexdump",
-        "md5sum",
-        "sha256sum",
-        "printenv",
-        "env",
-        "type",
-        "less",
-        "more",
-        "column",
-    }
-)
-_READ_ONLY_GIT = frozenset(
-    {
-        "status",
-        "log",
-        "diff",
-        "show",
-        "rev-parse",
-        "ls-files",
-        "grep",
-        "blame",
-        "describe",
-        "shortlog",
-        "cat-file",
-        "ls-tree",
-        "reflog",
-    }
-)
-_SEGMENT_SPLIT = re.compile(r"&&|\|\||[;|\n]")
-_REDIRECT = re.compile(r"(?<![0-9&])>|>>|\$\(|`|<\(")
-_HARMLESS_REDIRECT = re.compile(r"\d?>&\d|\d?>\s*/dev/null")
-
-
-def bash_is_read_only(command: str) -> bool:
-    """True when a Bash command looks read-only, so Claude Code would run it in parallel."""
-    if _REDIRECT.search(_HARMLESS_REDIRECT.sub("", command)):
-        return False
-    for segment in _SEGMENT_SPLIT.split(command):
-        words = segment.split()
-        while words and "=" in words[0] and not words[0].startswith("="):
-            words.pop(0)  # VAR=value prefixes
-        if not words:
-            continue
-        head = words[0]
-        if head == "git":
-            sub = next((w for w in words[1:] if not w.startswith("-")), "")
-            if sub not in _READ_ONLY_GIT:
-                return False
-        elif head == "find":
-            if any(w in ("-exec", "-execdir", "-delete", "-ok", "-okdir", "-fprint", "-fprintf", "-fls") for w in words):
-                return False
-        elif head == "sed":
-            if "-n" not in words or any(w.startswith("-i") or w.startswith("--in-place") for w in words):
-                return False
-        elif head not in _READ_ONLY_COMMANDS:
-            return False
-    return True
-
-
 def claude_concurrent(name: str, tool_input: Any) -> bool:
     if name in CLAUDE_CONCURRENT_TOOLS:
         return True
     if name == "Bash" and isinstance(tool_input, dict):
         command = tool_input.get("command")
-        return isinstance(command, str) and bash_is_read_only(command)
+        return isinstance(command, str) and reads_only(command)
     return False
 
 

@@ -11,7 +11,8 @@ for the rest of the turn).
 A refusal is a failure whose text says the environment refused the call (`REFUSALS`: a sandbox,
 `Operation not permitted`, `Permission denied`, a permission rule, a hook error, `command not
 found`, a name that does not resolve, a network that is unreachable), not what the call asked
-(a syntax error is no refusal). Refusals are compared as `outcome.error_signature` compares
+(a syntax error is no refusal); under Codex's sandbox wrapper, only what the command printed
+says so (older Codex wrapped any non-zero exit). Refusals are compared as `outcome.error_signature` compares
 errors, with the tool's name masked. The wall stands once `refused_remind_at` rounds of calls of
 at least `MIN_KINDS` kinds (tools, or programs run through the shell) were refused the same way
 with no success of any call between; calls issued together are one round. After the reminder,
@@ -31,7 +32,7 @@ from typing import Any, cast
 
 from ..core.ledger import MAX_ID_CHARS, Agent, Limits, drop_slot, issued, slot, slots
 from ..core.messages import PREFIX, quote
-from ..core.outcome import Failure, error_signature
+from ..core.outcome import SANDBOX_EXIT, Failure, error_signature
 from ..core.redact import redact_prefix
 from ..core.shellwords import SHELL_KEYS, SHELL_TOOLS
 from ..core.verdict import Action, Decision, Rule
@@ -52,11 +53,8 @@ REFUSALS = (
     r"|Temporary failure in name resolution|Network is unreachable|Connection refused"
 )
 _SYNTAX_ERROR = r"syntax error|unexpected EOF|unexpected token|SyntaxError|invalid syntax"
-#: Codex's wrapper of a failed command run under its sandbox. Codex 0.2x-0.45 put any non-zero
-#: exit under it (openai/codex#4859: `bash -c false` "failed in sandbox"; public rollouts of cli
-#: 0.39: a script exiting 1 with empty output), so the wrapper alone is no refusal: what the
-#: command printed is judged, or a kill by SIGSYS (exit code 159), which is seccomp's.
-_CODEX_WRAPPER = r"\Afailed in sandbox \S+ with execution error: sandbox denied exec error, exit code: (-?\d+), "
+#: Codex's sandbox wrapper (`outcome.SANDBOX_EXIT`) is no refusal by itself: what the command
+#: printed is judged, or a kill by SIGSYS (exit code 159), which is seccomp's.
 _SIGSYS_EXIT = 159
 #: A host's prefix naming the tool (`PreToolUse:Bash hook error:`), masked so every tool's
 #: refusal compares alike.
@@ -73,7 +71,7 @@ def _wall(agent: Agent) -> Wall | None:
 def refusal_key(text: str, tool_input: Any) -> str | None:
     """The key a refusal is compared by, or None for a failure that is no refusal."""
     head = text[:2000]
-    wrapped = re.match(_CODEX_WRAPPER, head)
+    wrapped = re.match(SANDBOX_EXIT, head)
     said = head[wrapped.end() :] if wrapped and int(wrapped[1]) != _SIGSYS_EXIT else head
     if not re.search(REFUSALS, said, re.IGNORECASE) or re.search(_SYNTAX_ERROR, head):
         return None

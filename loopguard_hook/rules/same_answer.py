@@ -22,7 +22,8 @@ neither way:
   timeout the client does not report);
 - a bare `Exit code 1` of a command that is not a question;
 - the success of a tool whose name says it changes something (`state_write`, `create_issue`,
-  `notepad_write_working`, `TodoWrite`: `ACTIONS`), other than a shell: it acknowledges what it
+  `notepad_write_working`, `TodoWrite`: `ACTIONS`; not one whose name starts with a read verb,
+  `get_commit_status`: `READ_VERBS`), other than a shell: it acknowledges what it
   was told to do (`{"success": true, "path": …}`), the same for every change, and no question was
   asked (public Codex rollout of 2026-04-03: an MCP state tool and a notepad tool written at
   every round of an interview, reminded six times per subagent). An answer saying something
@@ -42,6 +43,7 @@ fewer as agents join (`answer_limit`); in a session of more than `SESSION_ANSWER
 rule rests.
 """
 
+import functools
 import re
 from typing import TYPE_CHECKING, Any, cast
 
@@ -205,6 +207,7 @@ def finished_poll(ctx: ResultContext, answers: "dict[str, AnswerEntry]", thresho
     return Decision(Action.REMIND, Rule.SAME_ANSWER, text, times=reads, tool=ctx.tool)
 
 
+@functools.lru_cache(maxsize=256)
 def acknowledges(tool: str) -> bool:
     """Whether a success of `tool` only acknowledges a change: a tool other than a shell whose
     name (after an MCP server's `mcp__<server>__`) holds a word of `ACTIONS` and does not start

@@ -34,9 +34,12 @@ editor or a Python write, or a redirect or `tee` into it. One that reads it into
 a device (`2>&1`, `2>/dev/null`), is a read. A `cp` or `mv` onto it, or a `git checkout` or
 `git restore` of it, writes it whole.
 
-A patch (apply_patch's `*** Update File`, not an edit tool) sent again as it is after it failed
-`RESENT_AFTER` (2) times in a row on a file that has not changed since is denied too, read or
-not (a read does not change the file): apply_patch would fail the same way. An edit tool's
+A patch (apply_patch's `*** Update File` of one file, not an edit tool) sent again as it is
+after it failed `RESENT_AFTER` (2) times in a row on a file that has not changed since, each
+time as a patch that does not fit the file (`_MISMATCH`), is denied too, read or not (a read
+does not change the file): apply_patch would fail the same way. A change that applies, a call
+that may change files without naming them (a shell command other than reads, another agent's
+run: `_may_change_unseen`) or a prompt lifts it. An edit tool's
 identical retry is left to the other rules: Claude Code's Edit has failed and then applied as it
 was after a Read (anthropics/claude-code#60894, 2.1.139).
 
@@ -54,7 +57,7 @@ from ..config.settings import Config
 from ..core.ledger import MAX_ID_CHARS, Agent, Limits, drop_slot, slot, slots, trim
 from ..core.outcome import Failure, preview
 from ..core.redact import redact_prefix
-from ..core.shellwords import SHELL_TOOLS, shell_command
+from ..core.shellwords import SHELL_TOOLS, reads_only, shell_command
 from ..core.signature import digest
 from ..core.tools import SHELL_WRITES, matches, patch_text, target_of
 from ..core.verdict import Action, Decision, Rule
@@ -165,8 +168,9 @@ def on_call(ctx: CallContext) -> Decision | None:
         return None
     if how == "patch" and ctx.tool in PATCH_TOOLS and len(entry) > 4 and entry[4]:
         return None  # the host checks this edit before its PreToolUse: reaching it, it applies
-    if how == "patch" and ctx.tool not in PATCH_TOOLS and resent(entry, ctx.call["sig"]) >= RESENT_AFTER:
-        text = resent_denial(file, resent(entry, ctx.call["sig"]), error)
+    times = resent(entry, ctx.call["sig"]) if how == "patch" and ctx.tool not in PATCH_TOOLS else 0
+    if times >= RESENT_AFTER:
+        text = resent_denial(file, times, error)
         return Decision(Action.DENY, Rule.TARGET, text, advice=resent_advice(file), times=failures, tool=ctx.tool)
     patch = patch_text(ctx.tool, ctx.tool_input, PATCH_CHARS) if how == "patch" else None
     since, _, missed = str(entry[5]).partition(":") if len(entry) > 5 else ("", "", "")
@@ -394,15 +398,10 @@ def on_result(ctx: ResultContext) -> None:
     files = _files(ctx.agent)
     file, how = _attempt(ctx.tool, ctx.tool_input, cfg, files)
     failed = ctx.outcome.failure != Failure.NONE
+    # (a call that failed is taken to have changed nothing: a script refused by its parser
+    # between two sends of one patch, public Codex rollout of 2025-09-21)
     if files and not failed and not ctx.unchanged:
         _changed_unseen(ctx.tool, ctx.tool_input, files)
-    if files and not failed and not ctx.unchanged and _may_change_unseen(ctx.tool, ctx.tool_input):
-        # (a command that failed is taken to have changed nothing: a script refused by its
-        # parser between two sends of one patch, public Codex rollout of 2025-09-21)
-        for entry in files.values():  # the file may be another now: a failed patch may apply
-            if len(entry) > 5:
-                entry[5] = str(entry[5]).partition(":")[0] + ":"
-            entry[6:] = []
     if not file:
         return None
     if how == "read":
@@ -422,11 +421,12 @@ def on_result(ctx: ResultContext) -> None:
     entry = table.setdefault(file, [0, False, 0.0, "", False, ""])
     quote = preview(redact_prefix(ctx.outcome.text.strip(), QUOTE_CHARS + 1), QUOTE_CHARS)
     rejected = bool(ctx.call.get("late")) or (len(entry) > 4 and bool(entry[4]))
-    missed = looked_for(patch_text(ctx.tool, ctx.tool_input, PATCH_CHARS), ctx.outcome.text) if how == "patch" else ""
+    patch = patch_text(ctx.tool, ctx.tool_input, PATCH_CHARS) if how == "patch" else None
+    missed = looked_for(patch, ctx.outcome.text) if how == "patch" else ""
     # Failures since the file was last read, and what the last one looked for and did not find.
     since = int(str(entry[5]).partition(":")[0] or 0) if len(entry) > 5 else 0
-    one = how == "patch" and _one_file(patch_text(ctx.tool, ctx.tool_input, PATCH_CHARS))
-    one = one and re.search(_MISMATCH, ctx.outcome.text[:4096]) is not None
+    # The same patch failed again as it is, not fitting the file (`_MISMATCH`).
+    one = how == "patch" and _one_file(patch) and re.search(_MISMATCH, ctx.outcome.text[:4096]) is not None
     same = f"{ctx.call['sig'][:16]}:{min(resent(entry, ctx.call['sig']) + 1, 99)}" if one else ""
     failures = int(entry[0]) + 1
     table[file] = [failures, bool(entry[1]), ctx.call["t"], quote, rejected, f"{min(since + 1, 99)}:{missed}", same]
@@ -434,37 +434,24 @@ def on_result(ctx: ResultContext) -> None:
     return None
 
 
-#: Shell commands that change files they need not name: git putting the tree back or elsewhere.
-_TREE_WRITES = r"\bgit\s+(?:-\S+\s+)*(?:checkout|restore|reset|stash|switch|pull|merge|rebase|cherry-pick|revert|apply|am)\b"
-
-
 def _changed_unseen(tool: str, tool_input: Any, files: dict[str, Entry]) -> None:
-    """A change that applied to tracked files other than the one `_attempt` sees: every file of
-    a patch of several (`target_of` names the first), or any file after a git command that puts
-    the tree back (`git checkout .`, `git stash`): what their failed patches looked for may be
-    there now, so it is forgotten (the failures still count)."""
+    """A call that applied and may have changed tracked files other than the one `_attempt`
+    sees: every file of a patch of several (`target_of` names the first) is forgotten; after a
+    call that may change files without naming them (`_may_change_unseen`: a formatter, `git
+    stash`, another agent's run), what every failed patch looked for and how often it was resent
+    is forgotten (their failures still count): it may apply now."""
     patch = patch_text(tool, tool_input, PATCH_CHARS)
     if patch is not None:
         for path in re.findall(r"(?m)^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$", patch):
             parts = [p for p in (path[0] or path[1]).strip().replace("\\", "/").split("/") if p not in ("", ".")]
             files.pop("/".join(parts[-2:]), None)
-        return
-    command = shell_command(tool, tool_input)
-    if command is not None and re.search(_TREE_WRITES, command):
+    elif _may_change_unseen(tool, tool_input):
         for entry in files.values():
             if len(entry) > 5:
                 entry[5] = str(entry[5]).partition(":")[0] + ":"
-            entry[6:] = []  # the file may be another now: a patch that failed may apply
+            entry[6:] = []
 
 
-#: Commands that only read (or print): a shell command made of nothing else changes no file.
-_READ_ONLY = (
-    r"(?:cat|head|tail|nl|bat|less|more|grep|egrep|fgrep|rg|ag|ls|tree|wc|stat|file|pwd|echo|printf|true|test"
-    r"|\[|which|type|diff|cmp|jq|readlink|realpath|basename|dirname|xxd|od|hexdump|strings|sort|uniq|cut|tr|column"
-    r"|awk|cd|pushd|popd|sed\s+(?:-[^i\s]\S*\s+)*-n|find(?![^;&|]*\s-(?:exec|execdir|ok|delete|fprint))"
-    r"|git\s+(?:-\S+\s+)*(?:status|diff|log|show|grep|ls-files|blame|rev-parse))(?=\s|\Z)"
-)
-_SEGMENT = r"&&|\|\|?|;|\n"
 #: A PowerShell script run by Codex on Windows (`powershell.exe -NoProfile -Command …`), and a
 #: statement of it that only reads: a read cmdlet, or a variable set to a text or to a read.
 _POWERSHELL = r"(?is)\A\s*(?:powershell|pwsh)(?:\.exe)?(?:\s+-(?!c\b|command\b)\w+)*\s+-(?:c|command)\s+(.*)\Z"
@@ -479,7 +466,7 @@ _AGENT_TOOLS = frozenset({"Task", "Agent", "spawn_agent", "task"})
 
 def _may_change_unseen(tool: str, tool_input: Any) -> bool:
     """Whether a call may have changed files without naming them, so that a patch that failed
-    as it is may apply now: a shell command other than reads (`_READ_ONLY`, no redirect) and
+    as it is may apply now: a shell command other than reads (`shellwords.reads_only`) and
     other than a patch (a formatter, `dos2unix`, a codemod over a glob, `npm run format`,
     `chmod`), or another agent's run (`_AGENT_TOOLS`)."""
     if tool in _AGENT_TOOLS:
@@ -491,15 +478,12 @@ def _may_change_unseen(tool: str, tool_input: Any) -> bool:
         return True  # a command given as a list, or none: not known to only read
     if "*** " in command:
         return False  # a patch sent through the shell: judged as a patch
-    if re.search(SHELL_WRITES, command):
-        return True
     script = re.match(_POWERSHELL, command)
     if script is not None:
         body = script.group(1).strip()
         body = body[1:-1] if len(body) > 1 and body[0] == body[-1] == '"' else body
         return not all(re.fullmatch(_PS_READ, s) for s in re.split(r"[;|\n]", body) if s.strip())
-    segments = (s.strip() for s in re.split(_SEGMENT, command))
-    return not all(re.match(r"(?:[A-Za-z_]\w*=\S*\s+)*" + _READ_ONLY, s) for s in segments if s)
+    return not reads_only(command)
 
 
 def fit(agent: Agent, share: Limits) -> None:
