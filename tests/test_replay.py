@@ -682,6 +682,28 @@ def test_a_payload_log_without_times_keeps_the_models_turns(tmp_path: Path) -> N
     assert [(d.call, d.verdict.rule) for d in report.decisions] == [(3, "LOOP_GUARD_SAME_ERROR")]
 
 
+def test_a_rollout_that_times_its_first_line_only_keeps_the_models_turns(tmp_path: Path) -> None:
+    """The oldest Codex rollouts (0.2x-0.3x, 2025-09: bare response items after one timed
+    session line) put every event at the session's start; made-up times keep each call made
+    after a result its own round, so a wall of three is judged as it is on a timed rollout."""
+    lines = [{"id": "0c0ffee0-0000-4000-8000-000000000001", "timestamp": "2025-09-07T06:02:51.440Z",
+              "instructions": None}, {"record_type": "state"}]
+    refused = ("failed in sandbox LinuxSeccomp with execution error: sandbox denied exec error, exit code: 128, "
+               "stdout: , stderr: fatal: Unable to create '/w/.git/index.lock': Permission denied\n")
+    for n, message in enumerate(["fix paths", "fix: paths", "use relative paths"]):
+        command = ["bash", "-lc", f"git add -A && git commit -m '{message}'"]
+        lines.append({"type": "function_call", "id": None, "name": "shell", "call_id": f"call_{n}",
+                      "arguments": json.dumps({"command": command})})
+        lines.append({"type": "function_call_output", "call_id": f"call_{n}", "output": refused})
+    rollout = tmp_path / "rollout-2025-09-07T06-02-51-0c0ffee0-0000-4000-8000-000000000001.jsonl"
+    rollout.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    recording = replay.load([str(rollout)])[0]
+    assert recording.synthetic_times
+    assert len({e.time for e in recording.events}) == len(recording.events)
+    report = replay.replay(recording, balanced())
+    assert [(d.call, d.verdict.rule) for d in report.decisions] == [(3, "LOOP_GUARD_SAME_ERROR")]
+
+
 def test_structured_result_of_a_subagent_read() -> None:
     got = replay.structured_result("Read", {"file_path": "/p/n.txt"}, "1\talpha\n2\tbeta\n3\t")
     assert got == {

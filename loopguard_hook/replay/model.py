@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,6 +17,23 @@ SYNTHETIC_STEP = 0.1
 #: than `core.progress.CHAINED_SECONDS`, so that a call made after a result is not taken for one
 #: the host ran from the same batch; inside the parallel window.
 SYNTHETIC_TURN = 0.5
+
+#: Hook event names (lower case, by prefix) of a call's PreToolUse and of its result, across hosts.
+_PRE = ("pretooluse", "beforetool", "beforeshell", "beforemcp")
+_RESULTS = ("posttool", "aftertool", "aftershell", "aftermcp")
+
+
+def synthetic_offsets(names: Iterable[str]) -> list[float]:
+    """Made-up times (seconds from the start) for events with hook event names `names`, in order:
+    `SYNTHETIC_STEP` apart, `SYNTHETIC_TURN` before a PreToolUse that follows a result."""
+    offsets, made_up, after_result = [], 0.0, False
+    for name in names:
+        lower = name.lower()
+        pre = lower.startswith(_PRE)
+        made_up += SYNTHETIC_TURN if after_result and pre else SYNTHETIC_STEP
+        after_result = False if pre else after_result or lower.startswith(_RESULTS)
+        offsets.append(made_up)
+    return offsets
 
 
 class ReplayError(ValueError):

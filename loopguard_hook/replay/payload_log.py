@@ -10,7 +10,7 @@ from typing import Any
 
 from .claude_code_tools import classify_claude_result
 from .jsonl import Clock, Line, timestamp
-from .model import SYNTHETIC_STEP, SYNTHETIC_TURN, Format, Outcome, RecordedCall, RecordedEvent, Recording
+from .model import Format, Outcome, RecordedCall, RecordedEvent, Recording, synthetic_offsets
 from .reader import Reader
 
 
@@ -26,11 +26,6 @@ def read(path: str, lines: list[Line], skipped: int) -> list[Recording]:
     """The sessions of one payload log file."""
     return payload_recordings(path, [(ln.number, ln.data) for ln in lines], skipped)
 
-
-#: Event names (lower case, any host's) before a call runs, and after it: a call made after a
-#: result is the model's next turn.
-_PRE = ("pretooluse", "beforetool", "beforeshell", "beforemcp")
-_RESULTS = ("posttool", "aftertool", "aftershell", "aftermcp")
 
 
 def payload_recordings(source: str, items: Iterable[tuple[int, Any]], skipped: int = 0) -> list[Recording]:
@@ -57,13 +52,9 @@ def payload_recordings(source: str, items: Iterable[tuple[int, Any]], skipped: i
         synthetic = any(when is None for when, _, _ in rows)
         clock = Clock()
         events = []
-        made_up, after_result = 0.0, False
-        for when, payload, number in rows:
-            name = payload["hook_event_name"].lower()
-            pre = name.startswith(_PRE)
-            made_up += SYNTHETIC_TURN if after_result and pre else SYNTHETIC_STEP
-            after_result = False if pre else after_result or name.startswith(_RESULTS)
-            events.append(RecordedEvent(clock.at(made_up if synthetic else when), payload, source, number))
+        made_up = synthetic_offsets(payload["hook_event_name"] for _, payload, _ in rows)
+        for (when, payload, number), offset in zip(rows, made_up, strict=True):
+            events.append(RecordedEvent(clock.at(offset if synthetic else when), payload, source, number))
         recordings.append(
             Recording(
                 sources=(source,),
