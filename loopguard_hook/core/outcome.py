@@ -160,7 +160,8 @@ class Outcome(NamedTuple):
 
 
 def classify_response(tool_name: str, response: Any) -> int:
-    """Failure level of a `PostToolUse` `tool_response` (see `Failure`)."""
+    """Failure level of a `PostToolUse` `tool_response` (see `Failure`). Codex's sandbox wrapper
+    states the exit code as `Exit code: N` does (`SANDBOX_EXIT`), so it is as sure a failure."""
     if isinstance(response, dict):
         if response.get("is_error") is True or response.get("isError") is True:
             return Failure.HARD
@@ -169,7 +170,7 @@ def classify_response(tool_name: str, response: Any) -> int:
         head = response[:4096]
         if "<tool_use_error>" in head or head.startswith(REFUSALS):
             return Failure.HARD
-        match = re.compile(_EXIT_CODE, re.MULTILINE).search(head)
+        match = re.match(SANDBOX_EXIT, head) or re.compile(_EXIT_CODE, re.MULTILINE).search(head)
         if match:
             return Failure.HARD if match.group(1) != "0" else Failure.NONE
         tail = response[-4096:] if len(response) > 8192 else response

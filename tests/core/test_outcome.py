@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from loopguard_hook.core.outcome import error_signature
+from loopguard_hook.core.outcome import Failure, classify_response, error_signature
 
 #: A Codex 0.2x sandbox refusal, as its rollouts write it (corpus rollout of 2025-09-07).
 REFUSED = (
@@ -63,3 +63,12 @@ def test_an_empty_error_field_says_nothing_is_wrong() -> None:
     wrong = ['{"success": false, "error": "bad key"}', '{"user": null}', '{"errors": ["x"]}', "error: null pointer"]
     assert [says_not_right(t) for t in fine] == [False] * len(fine)
     assert [says_not_right(t) for t in wrong] == [True] * len(wrong)
+
+
+def test_codex_sandbox_wrapper_states_a_failure_as_an_exit_code_does() -> None:
+    """Not a failure inferred from words (SOFT, where a changed text is new evidence): the
+    wrapper gives the exit code, as `Exit code: 128` would."""
+    printed = REFUSED.format(out="total 8\nExit code: 0\n")
+    assert classify_response("Bash", REFUSED.format(out="")) == Failure.HARD
+    assert classify_response("Bash", printed) == Failure.HARD
+    assert classify_response("Bash", "failed in sandbox LinuxSeccomp with execution error: command timed out") == Failure.SOFT
