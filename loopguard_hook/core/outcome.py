@@ -117,6 +117,9 @@ _FAILURE_TEXT = (
     r"|verification failed|Failed to find expected lines|sandbox denied|failed in sandbox"
     r"|^execution error: "
     r"|^command timed out after "
+    # Windows PowerShell's error record, under every error it prints (public Codex rollouts run
+    # through powershell.exe, 2025-09): `    + FullyQualifiedErrorId : CommandNotFoundException`
+    r"|^\s*\+ FullyQualifiedErrorId : "
 )
 
 #: Tools whose plain-text results carry no failure flag, so that a failure is read from the text:

@@ -72,3 +72,14 @@ def test_codex_sandbox_wrapper_states_a_failure_as_an_exit_code_does() -> None:
     assert classify_response("Bash", REFUSED.format(out="")) == Failure.HARD
     assert classify_response("Bash", printed) == Failure.HARD
     assert classify_response("Bash", "failed in sandbox LinuxSeccomp with execution error: command timed out") == Failure.SOFT
+
+
+def test_powershell_error_record_reads_as_a_failure() -> None:
+    """Windows PowerShell prints its error record under every error; Codex's hook payload
+    carries no exit code (public rollout of 2025-09-11, powershell.exe)."""
+    parse = ("At line:1 char:429\r\n+ ... lue (Jupiter raw response ...\r\n+        ~\r\nMissing closing ')' in expression.\r\n"
+             "    + CategoryInfo          : ParserError: (:) [], ParentContainsErrorRecordException\r\n"
+             "    + FullyQualifiedErrorId : MissingEndParenthesisInExpression\r\n \r\n")
+    assert classify_response("Bash", parse) == Failure.SOFT
+    listing = "\r\nFullName\r\n--------\r\nC:\\Users\\dev\\app\\n8n\\workflow.json   13315\r\n"
+    assert classify_response("Bash", listing) == Failure.NONE
