@@ -65,23 +65,26 @@ def await_helper(folder: str, key: str, wait: float | None = None) -> bool:
     """Wait for the helper another hook is starting (`KEY.starting` there): True once its socket
     `KEY.sock` is in `folder`; False as soon as the marker is gone without a socket, or names a
     process that has exited (a helper that failed or found another one serving), or after `wait`
-    seconds (default `START_WAIT_SECONDS`). Never raises."""
+    seconds (default `START_WAIT_SECONDS`) from now or from the marker's last write (the helper's
+    start), whichever comes first: a helper alive but not listening by then (stuck, stopped) is
+    not waited for by every hook until the marker's grace time ends. Never raises."""
     sock, marker = os.path.join(folder, key + ".sock"), os.path.join(folder, key + ".starting")
-    end = time.monotonic() + (START_WAIT_SECONDS if wait is None else wait)
+    limit = START_WAIT_SECONDS if wait is None else wait
+    end = time.monotonic() + limit
     while True:
         if os.path.lexists(sock):
             return True
         try:
             fd = os.open(marker, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
             try:
-                text = os.read(fd, 32)
+                text, age = os.read(fd, 32), time.time() - os.fstat(fd).st_mtime
             finally:
                 os.close(fd)
         except OSError:
             return os.path.lexists(sock)
         if text.isdigit() and not _running(int(text)):
             return os.path.lexists(sock)
-        if time.monotonic() >= end:
+        if time.monotonic() >= end or age >= limit:
             return False
         time.sleep(START_POLL_SECONDS)
 
