@@ -266,6 +266,20 @@ def test_a_helper_stuck_since_its_start_is_waited_for_only_in_its_first_seconds(
     assert sleeps == [] and started == []
 
 
+def test_a_fifo_named_like_the_marker_never_blocks_a_hook(tmp_path: Path) -> None:
+    """Opening a FIFO to read blocks until a writer comes: the hook hung to its deadline (8 s,
+    exit 1 and a line on stderr) for every event until the FIFO was old enough to be removed."""
+    os.mkfifo(tmp_path / "k.starting")
+    thread = threading.Thread(target=start.await_helper, args=(str(tmp_path), "k", 0.1), daemon=True)
+    thread.start()
+    thread.join(5)
+    blocked = thread.is_alive()
+    if blocked:  # let the thread go
+        os.close(os.open(tmp_path / "k.starting", os.O_WRONLY | os.O_NONBLOCK))
+    assert not blocked
+
+
+
 def test_a_helper_starts_with_the_hooks_interpreter_options(tmp_path: Path) -> None:
     """pipx writes `#!…/python -E`: that hook ignores PYTHONPATH, so must its helper, and the
     key tells such a hook from one without the option."""

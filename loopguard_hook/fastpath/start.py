@@ -50,8 +50,8 @@ def start_helper(folder: str, key: str, environ: "Mapping[str, str]", options: l
     except (OSError, ValueError):
         unlink(marker)
         return False
-    try:  # no O_CREAT: a helper that already listens has removed the marker
-        fd = os.open(marker, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:  # no O_CREAT: a helper that already listens has removed the marker (O_NONBLOCK: see await_helper)
+        fd = os.open(marker, os.O_WRONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
         try:
             os.write(fd, str(pid).encode())
         finally:
@@ -74,8 +74,8 @@ def await_helper(folder: str, key: str, wait: float | None = None) -> bool:
     while True:
         if os.path.lexists(sock):
             return True
-        try:
-            fd = os.open(marker, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        try:  # O_NONBLOCK: a FIFO named like the marker would block the open until a writer came
+            fd = os.open(marker, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
             try:
                 text, age = os.read(fd, 32), time.time() - os.fstat(fd).st_mtime
             finally:
