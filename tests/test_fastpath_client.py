@@ -215,7 +215,7 @@ def test_a_hook_that_finds_the_helper_starting_waits_and_is_served_by_it(
         conn.sendall(client.ANSWER + marshal.dumps((0, b"served", "")))
 
     threading.Timer(0.3, _serve, (path, answers)).start()
-    assert client.handle(VALUES, b"{}", 1.0, dict(os.environ)) == (0, b"served", "")
+    assert client.handle(VALUES, b"{}", time.time(), dict(os.environ)) == (0, b"served", "")
 
 
 def test_a_helper_that_failed_to_start_is_not_waited_for(tmpdir_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -246,8 +246,24 @@ def test_a_helper_that_never_listens_is_waited_for_at_most_the_bound(
     sleeps: list[float] = []
     real_sleep = time.sleep
     monkeypatch.setattr(start.time, "sleep", lambda s: sleeps.append(s) or real_sleep(s))
-    assert client.handle(VALUES, b"{}", 1.0, dict(os.environ)) is None
+    assert client.handle(VALUES, b"{}", time.time(), dict(os.environ)) is None
     assert 0.2 / start.START_POLL_SECONDS - 2 <= len(sleeps) <= 0.2 / start.START_POLL_SECONDS + 1
+
+def test_a_hook_waits_for_a_starting_helper_only_early_in_its_own_life(
+        tmpdir_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hook that started `START_WAIT_OF_HOOK_SECONDS` ago (a slow start under load) runs its
+    event in-process at once: waiting more would leave too little of its 8 s deadline for that."""
+    _no_spawn(monkeypatch)
+    _socket_path(tmpdir_env).with_suffix(".starting").write_text(str(os.getpid()))  # starting, alive
+    sleeps: list[float] = []
+    monkeypatch.setattr(start.time, "sleep", sleeps.append)
+    late = time.time() - start.START_WAIT_OF_HOOK_SECONDS - 0.1
+    assert client.handle(VALUES, b"{}", late, dict(os.environ)) is None
+    assert sleeps == []
+    monkeypatch.setattr(start, "START_WAIT_OF_HOOK_SECONDS", 0.1)  # sleeps not slept: the bound ends it
+    assert client.handle(VALUES, b"{}", time.time(), dict(os.environ)) is None
+    assert sleeps, "a hook that has just started waits"
+
 
 def test_a_helper_stuck_since_its_start_is_waited_for_only_in_its_first_seconds(
         tmpdir_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -374,7 +374,7 @@ _FORGE = """
 import os, sys, time
 from loopguard_hook.fastpath import client
 folder, key, state = sys.argv[1:4]
-sock = client._connect(folder, key, dict(os.environ))
+sock = client._connect(folder, key, dict(os.environ), time.time())
 if sock is None:
     print("no-connection")
     sys.exit(0)

@@ -101,7 +101,7 @@ def handle(values: dict[str, object], raw: bytes, clock: float, environ: "Mappin
     key = helper_key(context, environ)
     if len(os.fsencode(os.path.join(folder, key + ".sock"))) > MAX_SOCKET_PATH:
         return None
-    sock = _connect(folder, key, environ)
+    sock = _connect(folder, key, environ, clock)
     if sock is None:
         return None
     try:
@@ -254,16 +254,17 @@ def peer_uid(sock: _socket.socket) -> int:
     return int.from_bytes(cred[4:8], sys.byteorder)
 
 
-def _connect(folder: str, key: str, environ: "Mapping[str, str]") -> _socket.socket | None:
+def _connect(folder: str, key: str, environ: "Mapping[str, str]", clock: float) -> _socket.socket | None:
     """A connection to this build's helper that greeted us, or None (and a helper is started if
-    there is none)."""
+    there is none). `clock`: the hook's start (Unix seconds), which bounds a wait for a starting
+    helper (`start.await_helper`)."""
     path = os.path.join(folder, key + ".sock")
     try:
         st = os.lstat(path)
     except FileNotFoundError:
         # The hook that starts the helper runs its event itself (idle, that is quicker than the
         # helper's start); one that finds it starting waits for it (`start.await_helper`).
-        if start_helper(folder, key, environ) or not _await_helper(folder, key):
+        if start_helper(folder, key, environ) or not _await_helper(folder, key, clock):
             return None
         try:
             st = os.lstat(path)
@@ -381,7 +382,7 @@ def start_helper(folder: str, key: str, environ: "Mapping[str, str]") -> bool:
                               environ.get(ENV_IDLE, "") or str(IDLE_SECONDS))
 
 
-def _await_helper(folder: str, key: str) -> bool:
+def _await_helper(folder: str, key: str, started: float) -> bool:
     from . import start
 
-    return start.await_helper(folder, key)
+    return start.await_helper(folder, key, started=started)
