@@ -66,7 +66,7 @@ def recording(path: str, lines: list[Line], skipped: int) -> Recording:
     if synthetic:
         start = events[0].time
         offsets = synthetic_offsets(str(e.payload.get("hook_event_name", "")) for e in events)
-        events = [replace(e, time=start + offset) for e, offset in zip(events, offsets, strict=True)]
+        events = [replace(e, time=start + offset - offsets[0]) for e, offset in zip(events, offsets, strict=True)]
     return Recording(
         sources=(path,),
         format=Format.CODEX_ROLLOUT,
