@@ -699,7 +699,8 @@ def test_a_rollout_that_times_its_first_line_only_keeps_the_models_turns(tmp_pat
     rollout.write_text("".join(json.dumps(line) + "\n" for line in lines))
     recording = replay.load([str(rollout)])[0]
     assert recording.synthetic_times
-    assert len({e.time for e in recording.events}) == len(recording.events)
+    times = [e.time for e in recording.events]
+    assert times == sorted(times) and len(set(times[1:])) == len(times) - 1
     report = replay.replay(recording, balanced())
     assert [(d.call, d.verdict.rule) for d in report.decisions] == [(3, "LOOP_GUARD_SAME_ERROR")]
 
@@ -887,3 +888,25 @@ def test_a_codex_patch_wall_with_changing_hunks_and_no_read_is_denied_in_replay(
     assert [c.tool for c in report.calls] == ["apply_patch"] * 5
     acted = [(c.index, c.pre.action, c.pre.rule) for c in report.calls if c.pre is not None and c.pre.action != "allow"]
     assert acted == [(5, "deny", "LOOP_GUARD_TARGET")]
+
+
+def test_a_block_of_events_at_one_instant_gets_the_models_turns() -> None:
+    """A Claude Code 1.0.56 transcript of a resumed session gives the history it copies one time
+    (public transcript of 2025-07: 137 of 185 events at one millisecond): a run of
+    `UNTIMED_RUN` events or more at one instant is spaced out before the next event; a short
+    run (one batch's results coming back together) keeps its times."""
+    from loopguard_hook.replay.model import UNTIMED_RUN, RecordedEvent, respaced
+
+    def ev(t: float, name: str) -> RecordedEvent:
+        return RecordedEvent(t, {"hook_event_name": name})
+
+    block = [ev(50.0, name) for _ in range(UNTIMED_RUN // 2) for name in ("PreToolUse", "PostToolUse")]
+    events = [ev(1.0, "SessionStart"), *block, ev(60.0, "PreToolUse")]
+    out, made_up = respaced(events)
+    times = [e.time for e in out]
+    assert made_up and times[0] == 1.0 and times[-1] == 60.0
+    assert times == sorted(times) and len(set(times)) == len(times)
+    assert times[3] - times[2] == pytest.approx(replay.model.SYNTHETIC_TURN)  # a call made after a result
+    batch = [ev(1.0, "SessionStart"), ev(5.0, "PreToolUse"), ev(5.0, "PreToolUse"), ev(9.0, "PostToolUse"),
+             ev(9.0, "PostToolUse"), ev(9.0, "PostToolBatch"), ev(12.0, "PreToolUse")]
+    assert respaced(batch) == (batch, False)

@@ -36,7 +36,7 @@ import orjson
 from ..core.event import Client
 from .claude_code_stream import ClaudeStream
 from .jsonl import Line, line_texts, merge_events, read_lines, with_texts, without_copies
-from .model import Format, RecordedCall, Recording, ReplayError
+from .model import Format, RecordedCall, Recording, ReplayError, respaced
 from .reader import Reader
 
 _TYPES = frozenset({"user", "assistant", "system", "attachment", "summary", "queue-operation"})
@@ -89,16 +89,18 @@ def recording(path: str, lines: list[Line], skipped: int) -> Recording:
     for stream in streams:
         stream.events = without_copies(stream.events, calls)
         calls.update({k: v for k, v in stream.calls.items() if k not in calls})
+    events, synthetic = respaced(list(merge_events([s.events for s in streams])))  # one time for every message
     return Recording(
         sources=tuple(f for f, _, _ in files),
         format=Format.CLAUDE_TRANSCRIPT,
         client=Client.CLAUDE_CODE,
         session_id=session_id,
-        events=tuple(merge_events([s.events for s in streams])),
+        events=tuple(events),
         calls=calls,
         cwd=main.cwd,
         skipped_lines=sum(s for _, _, s in files) + sum(s.skipped for s in streams),
         requests=tuple(sorted((r for s in streams for r in s.usage.requests()), key=lambda r: r.time)),
+        synthetic_times=synthetic,
     )
 
 

@@ -33,7 +33,7 @@ from ..core.event import Client
 from .codex_stream import CodexStream
 from .codex_tools import BARE_ITEMS
 from .jsonl import Line, attach, line_texts, with_texts
-from .model import Format, Recording, ReplayError, synthetic_offsets
+from .model import Format, Recording, ReplayError, respaced
 from .reader import Reader
 from .unhooked import line_items, polls
 
@@ -60,13 +60,7 @@ def recording(path: str, lines: list[Line], skipped: int) -> Recording:
     items = line_items(lines)
     found = attach(events, items, lambda p: p.get("hook_event_name") != "SessionEnd")
     events = [replace(e, unhooked=tuple(f)) if f else e for e, f in zip(events, found, strict=True)]
-    # The oldest rollouts (Codex 0.2x-0.3x, 2025-09) time their first line only: every event would
-    # come at the session's start, every call inside one batch's window (`progress.issued_with`).
-    synthetic = len(events) > 1 and len({e.time for e in events}) == 1
-    if synthetic:
-        start = events[0].time
-        offsets = synthetic_offsets(str(e.payload.get("hook_event_name", "")) for e in events)
-        events = [replace(e, time=start + offset - offsets[0]) for e, offset in zip(events, offsets, strict=True)]
+    events, synthetic = respaced(events)  # the oldest rollouts time their first line only
     return Recording(
         sources=(path,),
         format=Format.CODEX_ROLLOUT,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..core.event import Client, Unhooked
@@ -35,6 +35,38 @@ def synthetic_offsets(names: Iterable[str]) -> list[float]:
         offsets.append(made_up)
     return offsets
 
+
+
+#: Events at one instant, in a row, that are a block with no times rather than one batch's
+#: results (a batch of ten and more finishing within a millisecond is not what transcripts show).
+UNTIMED_RUN = 10
+
+
+def respaced(events: list[RecordedEvent]) -> tuple[list[RecordedEvent], bool]:
+    """`events` with made-up times (`synthetic_offsets`) for the events of a recording that has
+    none: after the first event, every event at one time (the oldest Codex rollouts, 0.2x-0.3x of
+    2025-09, time their session line only), or a run of `UNTIMED_RUN` or more at one instant (a
+    Claude Code 1.0.56 transcript of a resumed session gives the history it copies one time),
+    fitted before the next event's time. True when any time was made up. Without them every call
+    of such a block comes at one instant: inside one batch's window (`progress.issued_with`), a
+    wall's retries never rounds, or all of them rounds by a tie."""
+    if len(events) < 3:
+        return events, False
+    out, made_up, i = list(events), False, 1
+    while i < len(out):
+        j = i
+        while j + 1 < len(out) and out[j + 1].time == out[i].time:
+            j += 1
+        if j - i + 1 >= UNTIMED_RUN or (i == 1 and j == len(out) - 1):
+            run = out[i : j + 1]
+            offsets = synthetic_offsets(str(e.payload.get("hook_event_name", "")) for e in run)
+            span = offsets[-1] - offsets[0]
+            room = out[j + 1].time - run[0].time if j + 1 < len(out) else span
+            scale = min(1.0, 0.9 * room / span) if span > 0 else 1.0
+            out[i : j + 1] = [replace(e, time=run[0].time + (o - offsets[0]) * scale) for e, o in zip(run, offsets, strict=True)]
+            made_up = True
+        i = j + 1
+    return out, made_up
 
 class ReplayError(ValueError):
     """A file cannot be replayed (unreadable, empty, or not a known format); one line for stderr."""
