@@ -89,7 +89,8 @@ def open_attempt(
     agent["seq"] += 1
     calls = agent["calls"]
     call: Call = {"sig": key.digest, "t": now, "seq": agent["seq"], "phase": "pre"}
-    first = issued_with(agent, now)
+    # A call first seen by PostToolBatch was issued with the batch that event closes.
+    first = batch_issued(agent) if late else issued_with(agent, now)
     if first is not None:
         call["issued"] = first
     calls[call_id(tool_use_id, key.digest)] = call
@@ -113,6 +114,14 @@ def open_attempt(
         call["late"] = True  # no PreToolUse saw it: a call rejected before it ran
     previous_time, count = _move(agent, sig, key.digest, config, now, counted=not blind)
     return Attempt(call, sig, key, True, not blind, count, previous_time, share)
+
+
+def batch_issued(agent: Agent) -> float | None:
+    """When the batch a `PostToolBatch` closes was issued: its first call's issue time (the
+    calls since the previous one), None when none of them is known."""
+    start = agent.get("batch_seq", 0)
+    return min((ledger.issued(c) for c in agent["calls"].values() if c["seq"] > start and c["phase"] != "denied"),
+               default=None)
 
 
 #: A call whose PreToolUse comes this soon after the agent's latest result was not chosen by a

@@ -172,7 +172,7 @@ def on_result(ctx: ResultContext) -> Decision | None:
         entry = answers[key] = {"sigs": [], "seq": seq, "t": ctx.call["t"]}
     entry["seq"], entry["t"] = seq, ctx.call["t"]
     seen = entry.get("seen")
-    if seen is None or issued(ctx.call) >= seen:  # issued after the model saw this answer: a new round
+    if seen is None or issued(ctx.call) > seen:  # issued after the model saw this answer: a new round
         entry["rounds"] = entry.get("rounds", 0) + 1
         entry["seen"] = ctx.agent["updated"]
     if ctx.call["sig"] not in entry["sigs"]:

@@ -217,7 +217,7 @@ def _count_round(entry: "ErrorEntry", *, issued: float, answered: float) -> None
     """A failure issued after the model saw this error (the first result of the latest round)
     opens a new round; one issued before it belongs to the same round (a parallel sibling)."""
     seen = entry.get("seen")
-    if seen is None or issued >= seen:
+    if seen is None or issued > seen:
         entry["rounds"] = entry.get("rounds", 0) + 1
         entry["seen"] = answered
 
