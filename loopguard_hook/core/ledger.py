@@ -34,6 +34,14 @@ def issued(call: Call) -> float:
     return call.get("issued", call["t"])
 
 
+def new_round(issued: float, seen: float | None) -> bool:
+    """Whether a call the model issued at `issued` came after it saw the result that arrived at
+    `seen` (None: no result yet): strictly after, since a call issued at the very instant a
+    result came back cannot answer it (one batch: a subagent's five Globs, the last PreToolUse in
+    the first result's millisecond, public Claude Code transcript)."""
+    return seen is None or issued > seen
+
+
 def trim(table: dict[str, V], limit: int, key: Callable[[str], float | tuple[bool, int]]) -> None:
     """Drop the entries that sort first by `key` until `table` holds at most `limit`."""
     if len(table) > limit:

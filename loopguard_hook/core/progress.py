@@ -138,11 +138,9 @@ def issued_with(agent: Agent, now: float) -> float | None:
     reports (a `PostToolBatch` seen), the calls since the last one are one batch; else a call
     that starts within `CHAINED_SECONDS` of the latest call's result was run after it from one
     batch. None for a call the model issued now (seconds since the epoch throughout)."""
-    calls = [c for c in agent["calls"].values() if c["phase"] != "denied"]
-    batch_start = agent.get("batch_seq", 0)
-    if batch_start > 0:
-        return min((ledger.issued(c) for c in calls if c["seq"] > batch_start), default=None)
-    latest = max(calls, key=lambda c: c["seq"], default=None)
+    if agent.get("batch_seq", 0) > 0:
+        return batch_issued(agent)
+    latest = max((c for c in agent["calls"].values() if c["phase"] != "denied"), key=lambda c: c["seq"], default=None)
     if latest is None or "done" not in latest or not 0.0 <= now - latest["done"] <= CHAINED_SECONDS:
         return None
     return ledger.issued(latest)

@@ -30,7 +30,7 @@ denied at]`.
 import re
 from typing import Any, cast
 
-from ..core.ledger import MAX_ID_CHARS, Agent, Limits, drop_slot, issued, slot, slots
+from ..core.ledger import MAX_ID_CHARS, Agent, Limits, drop_slot, issued, new_round, slot, slots
 from ..core.messages import PREFIX, quote
 from ..core.outcome import SANDBOX_EXIT, Failure, error_signature
 from ..core.redact import redact_prefix
@@ -102,7 +102,7 @@ def on_result(ctx: ResultContext) -> Decision | None:
     if wall is None or wall[0] != key:
         wall = [key, 0, [], 0.0, 0, 0.0]
         slots(ctx.agent)[NAME] = wall
-    if issued(ctx.call) > float(wall[3]):  # issued after the model saw the latest refusal: a new round
+    if new_round(issued(ctx.call), float(wall[3])):  # issued after the model saw the latest refusal
         wall[1], wall[3] = int(wall[1]) + 1, ctx.agent["updated"]
     kinds = cast("list[str]", wall[2])
     kind = kind_of(ctx.tool, ctx.tool_input)

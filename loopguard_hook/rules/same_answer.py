@@ -47,7 +47,7 @@ import functools
 import re
 from typing import TYPE_CHECKING, Any, cast
 
-from ..core.ledger import Agent, Limits, drop_slot, issued, limits, slot, slots, trim
+from ..core.ledger import Agent, Limits, drop_slot, issued, limits, new_round, slot, slots, trim
 from ..core.messages import PREFIX, quote
 from ..core.outcome import SANDBOX_STDOUT, Failure, error_signature, preview, says_not_right
 from ..core.redact import redact_prefix
@@ -172,7 +172,7 @@ def on_result(ctx: ResultContext) -> Decision | None:
         entry = answers[key] = {"sigs": [], "seq": seq, "t": ctx.call["t"]}
     entry["seq"], entry["t"] = seq, ctx.call["t"]
     seen = entry.get("seen")
-    if seen is None or issued(ctx.call) > seen:  # issued after the model saw this answer: a new round
+    if new_round(issued(ctx.call), seen):  # issued after the model saw this answer
         entry["rounds"] = entry.get("rounds", 0) + 1
         entry["seen"] = ctx.agent["updated"]
     if ctx.call["sig"] not in entry["sigs"]:

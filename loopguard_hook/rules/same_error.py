@@ -80,7 +80,7 @@ it is armed again once it has failed two more rounds (one flaky failure does not
 import re
 from typing import TYPE_CHECKING, Any, cast
 
-from ..core.ledger import MAX_ID_CHARS, Agent, Limits, drop_slot, issued, slot, slots, trim
+from ..core.ledger import MAX_ID_CHARS, Agent, Limits, drop_slot, issued, new_round, slot, slots, trim
 from ..core.messages import PREFIX, quote
 from ..core.outcome import Failure, error_signature, preview
 from ..core.redact import redact_prefix
@@ -217,7 +217,7 @@ def _count_round(entry: "ErrorEntry", *, issued: float, answered: float) -> None
     """A failure issued after the model saw this error (the first result of the latest round)
     opens a new round; one issued before it belongs to the same round (a parallel sibling)."""
     seen = entry.get("seen")
-    if seen is None or issued > seen:
+    if new_round(issued, seen):
         entry["rounds"] = entry.get("rounds", 0) + 1
         entry["seen"] = answered
 
