@@ -36,7 +36,6 @@ def synthetic_offsets(names: Iterable[str]) -> list[float]:
     return offsets
 
 
-
 #: Events at one instant, in a row, that are a block with no times rather than one batch's
 #: results (a batch of ten and more finishing within a millisecond is not what transcripts show).
 UNTIMED_RUN = 10
@@ -67,6 +66,7 @@ def respaced(events: list[RecordedEvent]) -> tuple[list[RecordedEvent], bool]:
             made_up = True
         i = j + 1
     return out, made_up
+
 
 class ReplayError(ValueError):
     """A file cannot be replayed (unreadable, empty, or not a known format); one line for stderr."""

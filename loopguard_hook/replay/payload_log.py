@@ -27,7 +27,6 @@ def read(path: str, lines: list[Line], skipped: int) -> list[Recording]:
     return payload_recordings(path, [(ln.number, ln.data) for ln in lines], skipped)
 
 
-
 def payload_recordings(source: str, items: Iterable[tuple[int, Any]], skipped: int = 0) -> list[Recording]:
     """Group payload-log lines (bare payloads or `{"payload": …}` wrappers) by session."""
     by_session: dict[str, list[tuple[float | None, dict[str, Any], int]]] = {}
