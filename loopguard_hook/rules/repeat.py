@@ -156,10 +156,12 @@ def repeat_denial(tool: str, count: int, previous: str | None, limit: int, *, in
     how = "in a row" if in_a_row else "with no new result in between"
     limit = min(limit, 4000)
     quoted = f' The previous identical call returned: """{quote(previous, limit)}"""' if previous is not None else ""
+    # With no result to quote (a record the state budget dropped), it names none.
+    result = "that result" if previous is not None else "what the earlier calls returned"
     return (
         f"REPEAT_TOOL_BLOCKED: this {tool} call is identical to the previous ones and was not run "
         f"(attempt {count} {how}; loop guard policy, not a tool failure).{quoted} "
-        "Do not retry it. Advance instead: use that result, change the approach, or conclude "
+        f"Do not retry it. Advance instead: use {result}, change the approach, or conclude "
         "and answer the user with what is known"
     )
 

@@ -32,6 +32,17 @@ def test_the_first_reminder_is_short_and_the_next_names_the_arguments() -> None:
     assert fourth is not None and '"file_path":"/p/a.py"' in fourth.message
 
 
+def test_a_denial_with_no_result_to_quote_points_at_none() -> None:
+    # Calls whose results the guard never saw (no PostToolUse registered, payloads by hand):
+    # the text cannot say "that result" when it quotes none.
+    ctx = call_ctx(attempt=5)
+    assert ctx.sig is not None and "preview" not in ctx.sig
+    verdict = rule.on_call(ctx)
+    assert verdict is not None and verdict.action is Action.DENY
+    assert "returned:" not in verdict.message and "use that result" not in verdict.message
+    assert "use what the earlier calls returned" in verdict.message
+
+
 def test_a_denial_quotes_the_previous_result_and_carries_advice_for_advise_mode() -> None:
     ctx = call_ctx(attempt=5)
     assert ctx.sig is not None
