@@ -297,12 +297,15 @@ def _session_lines(s: dict[str, Any], t: dict[str, Any], now: float) -> list[str
     for agent_id, a in s["agents"].items():
         flags = " ANSWER-ONLY" if a["answer_only"] else ""
         out.append(
-            f"  agent {_printable(agent_id)}: {_count(a['attempts'], 'call')}, {a['calls_since_progress']} since last "
-            f"progress, {a['consecutive']} in a row{flags}"
+            f"  agent {_printable(agent_id)}: {_count(a['attempts'], 'call')}, {a['calls_since_progress']} since the "
+            f"last new result, {a['consecutive']} in a row{flags}"
         )
+        # A signature's count is its attempts since the one that last brought something new (the
+        # repeat rule's thresholds count them so): that attempt, and the ones after it.
         for sig in a["signatures"][:5]:
             if sig["no_progress"] >= 2:
-                out.append(f"    {sig['no_progress']}x no progress  {_printable(sig['call'])}")
+                runs = sig["no_progress"]
+                out.append(f"    {runs} attempts, the last {runs - 1} with nothing new  {_printable(sig['call'])}")
         out.extend(_unhooked_lines(a.get("unhooked_polls")))
     for d in s["recent_decisions"][-5:]:
         action = d["action"] if d.get("intended", d["action"]) == d["action"] else f"{d['action']} (would {d['intended']})"
