@@ -57,6 +57,8 @@ TEMPLATES = {
     "same_error_reminder": _rule("same_error").same_error_reminder("Bash", 3, "Permission denied", 800),
     "same_answer_reminder": _rule("same_answer").same_answer_reminder("Bash", 3, "not accessible on a free plan", 800),
     "idle_continuation_stop": _rule("continuations").idle_continuation_stop(5),
+    "empty_file_denial": _rule("same_answer").empty_file_denial("docs/prd.json", 5),
+    "empty_file_advice": _rule("same_answer").empty_file_advice("docs/prd.json", 5),
     "finished_poll_reminder": _rule("same_answer").finished_poll_reminder("BashOutput", 3, "<status>failed</status>", 800),
     "poll_reminder": _rule("polling").poll_reminder("background task b1", 6),
     "poll_denial": _rule("polling").poll_denial("background task b1", 7),

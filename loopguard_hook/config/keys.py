@@ -189,6 +189,7 @@ VALIDATORS: dict[str, Callable[[Any], Any]] = {
     "same_error_deny_at": _off_or_threshold,
     "same_error_stop_at": _off_or_threshold,
     "same_answer_remind_at": _off_or_threshold,
+    "same_answer_deny_empty_reads": _bool,
     "unmoved_remind_at": _off_or_threshold,
     "unmoved_deny_at": _off_or_threshold,
     "max_rapid_polls": _int(0),

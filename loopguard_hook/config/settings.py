@@ -84,6 +84,7 @@ class Config(NamedTuple):
     unmoved_deny_at: int = 5
     # same answer (rules/same_answer.py)
     same_answer_remind_at: int = 3
+    same_answer_deny_empty_reads: bool = True
     # background polling (rules/polling.py)
     max_rapid_polls: int = 5
     # polls no hook sees, of a hung command (rules/unhooked.py)
@@ -128,7 +129,7 @@ class Config(NamedTuple):
 RULES_OFF: dict[str, dict[str, Any]] = {
     "budgets": {"max_calls_since_progress": 0, "max_bookkeeping_calls_since_progress": 0},
     "same_error": {"same_error_remind_at": 0, "same_error_deny_at": 0, "same_error_stop_at": 0},
-    "same_answer": {"same_answer_remind_at": 0},
+    "same_answer": {"same_answer_remind_at": 0, "same_answer_deny_empty_reads": False},
     "continuations": {"max_idle_continuations": 0},
     "polling": {"max_rapid_polls": 0},
     "target": {"reread_after_failed_edits": 0},

@@ -102,6 +102,10 @@ def is_noop_mutation(tool: str, tool_input: Any, response: Any) -> bool:
     return False
 
 
+#: Tools that run another agent, which may change any file (Claude Code `Task`/`Agent`, Codex
+#: `spawn_agent`, DSH `task`).
+AGENT_TOOLS = frozenset({"Task", "Agent", "spawn_agent", "task"})
+
 #: A shell command that writes a file it names (followed by the file's name to be one). A
 #: redirect into a descriptor (`2>&1`, `>&2`) or a device (`2>/dev/null`) writes no file, and
 #: `=>`, `->` are code (`node -e 'x => x'`).

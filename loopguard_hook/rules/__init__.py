@@ -43,6 +43,7 @@ ON_CALL: tuple[Rule[CallContext], ...] = (
     same_result.on_call,
     same_path.on_call,
     same_error.on_call,
+    same_answer.on_call,
     target.on_call,
     every_call.on_call,
     polling.on_call,
@@ -67,6 +68,7 @@ VARIANTS: tuple[tuple[str, str, str], ...] = (
     *every_call.VARIANTS,
     *unhooked.VARIANTS,
     *unmoved.VARIANTS,
+    *same_answer.VARIANTS,
     *same_error.VARIANTS,
     *continuations.VARIANTS,
     *repeat.VARIANTS,
@@ -75,7 +77,6 @@ VARIANTS: tuple[tuple[str, str, str], ...] = (
     *answer_only.VARIANTS,
     *duplicates.VARIANTS,
     *budgets.VARIANTS,
-    *same_answer.VARIANTS,
     *text_loops.VARIANTS,
 )
 

@@ -38,6 +38,19 @@ A finished poll (`finished_poll`): re-reading the output of a background command
 time, however much else happens between the reads: the third read of one unchanged finished
 output is reminded whatever the calls between brought.
 
+An empty file, read again (`on_call`, `same_answer_deny_empty_reads`): once the empty reads of
+one file have been reminded, a further shell read of that file (`READERS`, naming it as the
+reminded reads did) is denied at PreToolUse while nothing could have changed it since its last
+empty read: it would print nothing too (held-out corpus sessions 05033c3a and d3f2b3cb: a JSON
+file emptied on disk, asked by id, by index, by `head`, 10 and 20 times in two minutes). The
+denial says how to look at the file instead. It is lifted by a call that may have changed the
+file (a write, a patch, a shell command other than reads, another agent's run, an MCP tool), by a
+look at the file other than printing it (`ls -l`, `wc -c`, `stat`, `file`, `du`, `git diff`,
+`git show`, `git status` or `git log` naming it; a read tool or a shell read that showed
+something of it), by a read `slow_repeat_seconds` or more after its last empty one (a log that
+something may be filling), and by a user prompt. Reads of it that print nothing again put it
+back.
+
 Its slot is `Agent.rules["same_answer"]`: `{key: AnswerEntry}`, at most `MAX_ANSWERS` entries,
 fewer as agents join (`answer_limit`); in a session of more than `SESSION_ANSWERS` agents the
 rule rests.
@@ -47,15 +60,15 @@ import functools
 import re
 from typing import TYPE_CHECKING, Any, cast
 
-from ..core.ledger import Agent, Limits, drop_slot, issued, limits, new_round, slot, slots, trim
+from ..core.ledger import MAX_ID_CHARS, Agent, Limits, drop_slot, issued, limits, new_round, slot, slots, trim
 from ..core.messages import PREFIX, quote
 from ..core.outcome import SANDBOX_STDOUT, Failure, error_signature, preview, says_not_right
 from ..core.redact import redact_prefix
-from ..core.shellwords import SHELL_KEYS, SHELL_TOOLS
+from ..core.shellwords import SHELL_KEYS, SHELL_TOOLS, reads_only
 from ..core.signature import digest, normalise_text
-from ..core.tools import matches
+from ..core.tools import AGENT_TOOLS, matches
 from ..core.verdict import Action, Decision, Rule
-from .base import ResultContext
+from .base import CallContext, ResultContext
 
 NAME = "same_answer"
 MAX_ANSWERS = 4  # answers the rule follows per agent
@@ -76,6 +89,8 @@ if TYPE_CHECKING:
         rounds: NotRequired[int]  # rounds of calls that got it: each made after the model saw the last
         reads: NotRequired[int]  # a finished poll's reads of one unchanged output
         level: NotRequired[int]  # reminders given for this answer (1 at the threshold, 2 at twice it)
+        file: NotRequired[str]  # the file whose reads printed nothing (this answer), as named
+        moved: NotRequired[bool]  # a call since its last such read may have changed the file
 else:
     AnswerEntry = dict
 
@@ -156,6 +171,12 @@ def on_result(ctx: ResultContext) -> Decision | None:
     if ctx.outcome.failure == Failure.NONE and _writes(ctx):
         answers.clear()
         return None
+    if _may_change(ctx.tool, ctx.tool_input):
+        for other in answers.values():
+            if other.get("file"):
+                other["moved"] = True  # the file may not be empty any more
+    else:
+        _looked_at(ctx, answers)
     if ctx.tool in POLL_TOOLS:
         return finished_poll(ctx, answers, threshold)
     if ctx.outcome.failure == Failure.NONE and acknowledges(ctx.tool) and not says_not_right(ctx.outcome.text):
@@ -171,6 +192,9 @@ def on_result(ctx: ResultContext) -> Decision | None:
     if entry is None or seq - entry["seq"] - 1 > MAX_GAP:
         entry = answers[key] = {"sigs": [], "seq": seq, "t": ctx.call["t"]}
     entry["seq"], entry["t"] = seq, ctx.call["t"]
+    if len(keys) == 1 and ":empty:file:" in keys[0]:
+        # read empty again: it is empty now
+        entry["file"], entry["moved"] = keys[0].split(":empty:file:", 1)[1][:MAX_ID_CHARS], False
     seen = entry.get("seen")
     if new_round(issued(ctx.call), seen):  # issued after the model saw this answer
         entry["rounds"] = entry.get("rounds", 0) + 1
@@ -186,6 +210,61 @@ def on_result(ctx: ResultContext) -> Decision | None:
         return None
     entry["level"] = level + 1
     return _reminder(ctx, distinct)
+
+
+def on_call(ctx: CallContext) -> Decision | None:
+    """Deny another read of a file that printed nothing to every read since it last could have
+    changed, once that wall was reminded (module docstring)."""
+    cfg = ctx.config
+    if not (cfg.same_answer_remind_at and cfg.same_answer_deny_empty_reads and ctx.counted) or ctx.event.event != "PreToolUse":
+        return None
+    answers = cast("dict[str, AnswerEntry] | None", slot(ctx.agent, NAME))
+    command = _command(ctx.tool, ctx.tool_input) if answers else None
+    file = _file_read(command) if command is not None else None
+    if file is None or answers is None:
+        return None
+    entry = answers.get("e" + digest(f"{ctx.tool}:empty:file:{file}".encode("utf-8", "surrogatepass"))[:15])
+    if entry is None or not entry.get("level") or entry.get("moved") or not entry.get("file"):
+        return None
+    if cfg.slow_repeat_seconds and ctx.now - entry["t"] >= cfg.slow_repeat_seconds:
+        return None  # a read long after: something else may be filling it (a log)
+    reads = len(entry["sigs"])
+    text, advice = empty_file_denial(file, reads), empty_file_advice(file, reads)
+    return Decision(Action.DENY, Rule.SAME_ANSWER, text, advice=advice, times=reads, tool=ctx.tool)
+
+
+def _may_change(tool: str, tool_input: Any) -> bool:
+    """Whether a call may have changed a file without the rule seeing a write: a shell command
+    other than reads (`shellwords.reads_only`), another agent's run, an MCP tool."""
+    if tool in SHELL_TOOLS:
+        command = _command(tool, tool_input)
+        return command is None or not reads_only(command)
+    return tool in AGENT_TOOLS or tool.startswith("mcp__")
+
+
+def _looked_at(ctx: ResultContext, answers: "dict[str, AnswerEntry]") -> None:
+    """A call that looked at a file that read empty, other than by printing it again, lifts its
+    denial: a size or status check (`ls -l F`, `wc -c F`, `stat F`, `git diff F`) or a read
+    tool that showed something of it (the agent has seen what the file holds, and may read on)."""
+    command = _command(ctx.tool, ctx.tool_input)
+    if command is not None:
+        words = [w.strip("'\"") for found in re.finditer(_CHECKS, command[:1024]) for w in found.group(1).split()]
+        read = _file_read(command) if ctx.outcome.text.strip() else None
+        words += [read] if read is not None else []  # printed something: it is not empty now
+    elif matches(ctx.tool, ctx.config.read_tools) and ctx.outcome.text.strip() and isinstance(ctx.tool_input, dict):
+        words = [v for k in ctx.config.path_keys if isinstance(v := ctx.tool_input.get(k), str)]
+    else:
+        return
+    paths = {"/" + w.replace("\\", "/").removeprefix("./") for w in words}
+    for entry in answers.values():
+        file = entry.get("file")
+        if file and any(p.endswith("/" + file.removeprefix("./")) for p in paths):
+            entry["moved"] = True
+
+
+#: A look at a file other than printing it: its size, its type, its status in git (the words
+#: after the program, up to the end of that command).
+_CHECKS = r"(?:\A|[;&|(]\s*)(?:ls|wc|stat|file|du|git\s+(?:diff|status|log|show))\b([^;&|\n]*)"
 
 
 def finished_poll(ctx: ResultContext, answers: "dict[str, AnswerEntry]", threshold: int) -> Decision | None:
@@ -348,6 +427,25 @@ def same_answer_reminder(tool: str, count: int, answer: str, limit: int) -> str:
     )
 
 
+def empty_file_denial(file: str, reads: int) -> str:
+    """A read of a file that printed nothing to every read since it last could have changed."""
+    return (
+        f"REPEAT_TOOL_BLOCKED: this read of {file} was not run: {reads} different reads of it have printed "
+        "nothing since it last could have changed, also after a reminder (loop guard policy, not a tool "
+        f"failure). It is most likely empty on disk, or holds nothing of what is asked. Look at the file "
+        f"itself instead (`ls -l {file}`, `wc -c {file}`, `git diff -- {file}`, `git show HEAD:{file}`), or "
+        "change the approach; a change of the file or a new user message lifts this"
+    )
+
+
+def empty_file_advice(file: str, reads: int) -> str:
+    """The denial as a reminder (`advise` mode)."""
+    return (
+        f"[{PREFIX}] {reads} different reads of {file} have printed nothing, also after a reminder: it is most "
+        f"likely empty on disk. Look at the file itself (`ls -l {file}`, `wc -c {file}`) instead of reading it again."
+    )
+
+
 def finished_poll_reminder(tool: str, count: int, output: str, limit: int) -> str:
     """The output of a background command that has ended, read again unchanged (`rules/same_answer.py`)."""
     quoted = quote(output, limit)
@@ -359,6 +457,8 @@ def finished_poll_reminder(tool: str, count: int, output: str, limit: int) -> st
 #: `messages.variant_of` names the template a text came from, so `stats` can compare how models
 #: answer each one (`rules.VARIANTS` lists every rule's).
 VARIANTS: tuple[tuple[str, str, str], ...] = (
+    ("empty_file_denial", "REPEAT_TOOL_BLOCKED: this read of ", " different reads of it have printed nothing "),
+    ("empty_file_advice", f"[{PREFIX}] ", " have printed nothing, also after a reminder: "),
     ("same_answer_reminder", f"[{PREFIX}] ", " has given the same answer to "),
     ("finished_poll_reminder", f"[{PREFIX}] ", " the background command has ended, "),
 )

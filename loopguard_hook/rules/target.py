@@ -59,7 +59,7 @@ from ..core.outcome import Failure, preview
 from ..core.redact import redact_prefix
 from ..core.shellwords import SHELL_TOOLS, reads_only, shell_command
 from ..core.signature import digest
-from ..core.tools import SHELL_WRITES, matches, patch_text, target_of
+from ..core.tools import AGENT_TOOLS, SHELL_WRITES, matches, patch_text, target_of
 from ..core.verdict import Action, Decision, Rule
 from .base import CallContext, ResultContext
 
@@ -460,16 +460,14 @@ _PS_READ = (
     r"|(?:Get-\w+|Select-\w+|Test-Path|Write-(?:Output|Host)|Format-\w+|Measure-Object|Where-Object"
     r"|Sort-Object|Out-String|Resolve-Path|Split-Path|Join-Path|cat|type|gc|gci|ls|dir|sls)\b[^;|]*)\s*\)*\s*"
 )
-#: Tools that run another agent, which may change any file.
-_AGENT_TOOLS = frozenset({"Task", "Agent", "spawn_agent", "task"})
 
 
 def _may_change_unseen(tool: str, tool_input: Any) -> bool:
     """Whether a call may have changed files without naming them, so that a patch that failed
     as it is may apply now: a shell command other than reads (`shellwords.reads_only`) and
     other than a patch (a formatter, `dos2unix`, a codemod over a glob, `npm run format`,
-    `chmod`), or another agent's run (`_AGENT_TOOLS`)."""
-    if tool in _AGENT_TOOLS:
+    `chmod`), or another agent's run (`tools.AGENT_TOOLS`)."""
+    if tool in AGENT_TOOLS:
         return True
     if tool not in SHELL_TOOLS:
         return False

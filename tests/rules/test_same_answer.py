@@ -30,7 +30,28 @@ def test_the_seed_profiles_keep_it_off(profile: str) -> None:
 
 
 def test_balanced_has_it_on() -> None:
-    assert Config().same_answer_remind_at == 3
+    assert Config().same_answer_remind_at == 3 and Config().same_answer_deny_empty_reads is True
+
+
+@pytest.mark.parametrize("profile", ["reminder", "breaker", "progress"])
+def test_the_seed_profiles_never_deny_an_empty_read(profile: str) -> None:
+    assert PROFILE_DEFAULTS[profile]["same_answer_deny_empty_reads"] is False
+
+
+@pytest.mark.parametrize(
+    ("tool", "tool_input", "changes"),
+    [
+        ("Bash", {"command": "git checkout HEAD -- docs/a.json"}, True),
+        ("Bash", {"command": "python3 gen.py"}, True),
+        ("Bash", {"command": "cat docs/a.json | jq ."}, False),
+        ("Bash", {"command": "ls -l docs/a.json"}, False),
+        ("Task", {"prompt": "fix it"}, True),
+        ("mcp__fs__write", {"path": "docs/a.json"}, True),
+        ("Grep", {"pattern": "x"}, False),
+    ],
+)
+def test_what_may_change_a_file_that_read_empty(tool: str, tool_input: Any, changes: bool) -> None:
+    assert rule._may_change(tool, tool_input) is changes
 
 
 def _ctx(tool: str, tool_input: Any, response: Any, *, took: float = 0.5) -> ResultContext:
