@@ -239,3 +239,20 @@ def test_the_oldest_codex_rollouts_start_at_their_first_lines_time(tmp_path: Pat
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
     [report] = replay.replay_files([str(path)], Config())
     assert report.started == 1755654145.583 and [c.tool for c in report.calls] == ["Bash"]
+
+
+def test_an_older_rollouts_patch_output_reaches_the_hook_as_codex_0_171_gives_it() -> None:
+    # 2025-11 rollouts wrap apply_patch's output as JSON; the 0.171.0 hook sees a header that
+    # states the exit code (captured payload PostToolUse__apply_patch__ok): a failed Delete File
+    # says only "Failed to delete file", so without the header it read as a success.
+    from loopguard_hook.core.outcome import Failure, outcome_of_response
+    from loopguard_hook.replay.codex_tools import patch_output
+
+    wrapped = '{"output":"Failed to delete file specs/a/spec.md\\n","metadata":{"exit_code":1,"duration_seconds":0.0}}'
+    text = patch_output(wrapped)
+    assert text == "Exit code: 1\nWall time: 0 seconds\nOutput:\nFailed to delete file specs/a/spec.md\n"
+    assert outcome_of_response("apply_patch", text).failure != Failure.NONE
+    ok = '{"output":"Success. Updated the following files:\\nM a.py\\n","metadata":{"exit_code":0,"duration_seconds":0.1}}'
+    assert patch_output(ok) == "Exit code: 0\nWall time: 0.1 seconds\nOutput:\nSuccess. Updated the following files:\nM a.py\n"
+    plain = "apply_patch verification failed: Failed to find expected lines in /w/a.py:\nx"
+    assert patch_output(plain) == plain and patch_output("{not json") == "{not json"

@@ -19,6 +19,7 @@ from .codex_tools import (
     exit_code,
     find_key,
     is_stop_continuation,
+    patch_output,
     seconds,
     shell_script,
     split_exec_output,
@@ -350,6 +351,8 @@ class CodexStream:
                 out = completion.get("stdout")
                 err = completion.get("stderr")
                 return (out if isinstance(out, str) else "") + (err if isinstance(err, str) else "")
+        if call.tool == "apply_patch" and isinstance(output, str):
+            return patch_output(output)
         if call.tool.startswith("mcp__") and completion is not None:
             result = completion.get("result")
             if isinstance(result, dict):

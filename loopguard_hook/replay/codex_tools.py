@@ -63,6 +63,28 @@ def split_exec_output(output: str) -> tuple[str, int | None]:
     return output[match.end() :], int(exit_match.group(1)) if exit_match else None
 
 
+def patch_output(output: str) -> str:
+    """apply_patch's output as Codex 0.171.0 gives it to the hook, header and all
+    (`"Exit code: 0\\nWall time: 0 seconds\\nOutput:\\nSuccess. …"`, captured payload
+    PostToolUse__apply_patch__ok): older rollouts record it as JSON `{"output": …, "metadata":
+    {"exit_code": N, "duration_seconds": S}}`, whose exit code the hook would have seen in that
+    header (a failed `*** Delete File` of 2025-11 rollouts says only `Failed to delete file …`).
+    Any other text is returned as it is (a verification failure is recorded as plain text)."""
+    stripped = output.lstrip()
+    if not (stripped.startswith("{") and '"output"' in stripped[:200]):
+        return output
+    text, code = split_exec_output(output)
+    if code is None:
+        return output
+    try:
+        meta = orjson.loads(stripped).get("metadata")
+    except (orjson.JSONDecodeError, AttributeError):
+        return output
+    seconds = meta.get("duration_seconds") if isinstance(meta, dict) else None
+    wall = f"{seconds:g}" if isinstance(seconds, (int, float)) and not isinstance(seconds, bool) else "0"
+    return f"Exit code: {code}\nWall time: {wall} seconds\nOutput:\n{text}"
+
+
 _WALL_TIME = re.compile(r"^Wall time: (\d+(?:\.\d+)?) seconds$", re.M)
 
 
