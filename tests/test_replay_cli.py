@@ -273,3 +273,14 @@ def test_a_directory_or_missing_file_among_good_ones_is_skipped_not_fatal(
     out = capsys.readouterr()
     assert out.out == "" and len(out.err.splitlines()) == 3 and "Traceback" not in out.err
 
+
+
+def test_a_corrupt_zstd_log_is_not_called_empty(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Bytes that start like a zstd frame but decode to nothing are said to be that, not 'empty'."""
+    from loopguard_hook.entry import main
+
+    log = tmp_path / "session.jsonl.zstd"
+    log.write_bytes(b"\x28\xb5\x2f\xfd" + bytes(range(256)) * 20)
+    assert main(["replay", str(log)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "empty" not in err and "zstd" in err, err
