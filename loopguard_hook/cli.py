@@ -210,10 +210,15 @@ def _write_html(path: str, reports: list[Any]) -> None:
 
     page = format_html(reports).encode("utf-8")
     try:
-        with open(path, "wb") as fh:
+        # Opened non-blocking: a FIFO nobody reads is refused (ENXIO) instead of waited on
+        # forever; then blocking again, so a pipe that is read (/dev/stdout) takes the whole page.
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NONBLOCK | os.O_CLOEXEC, 0o666)
+        os.set_blocking(fd, True)
+        with open(fd, "wb") as fh:
             fh.write(page)
     except OSError as exc:
-        raise click.ClickException(f"cannot write {path}: {exc.strerror or exc}") from None
+        reason = "a FIFO nobody reads" if exc.errno == errno.ENXIO else exc.strerror or exc
+        raise click.ClickException(f"cannot write {path}: {reason}") from None
     calls = sum(r.summary.calls for r in reports)
     acted = sum(r.summary.reminders + r.summary.denials + r.summary.stops for r in reports)
     click.echo(f"wrote {path}: {len(reports)} session(s), {calls} calls, {acted} interventions, "
