@@ -212,3 +212,15 @@ def test_a_time_out_of_the_clocks_range_is_shown_as_unknown(tmp_path: Path, caps
     code, out, err = cli(["log", "--state-dir", str(tmp_path)], capsys)
     assert code == 0 and err == "", err
     assert out.count("?  deny") == 2 and "session s3" in out, out
+
+
+def test_a_state_dir_that_is_a_file_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """LOOPGUARD_STATE_DIR naming a file (click checks --state-dir, not the variable): one line
+    that says so, not one per log file under it."""
+    state = tmp_path / "state"
+    state.write_text("not a folder")
+    monkeypatch.setenv("LOOPGUARD_STATE_DIR", str(state))
+    code, _, err = cli(["log"], capsys)
+    assert code == 1 and err == f"loopguard-hook: log: cannot read state directory {state}: Not a directory\n", err
