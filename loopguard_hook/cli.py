@@ -129,7 +129,8 @@ class _ReplayFormat(click.Choice):  # type: ignore[type-arg]
 
 
 @click.command("replay")
-@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+# Not checked here (exists, not a folder): a bad file is one stderr line and the rest replay.
+@click.argument("files", nargs=-1, required=True, type=click.Path())
 @click.option(
     "--format", "fmt", type=_ReplayFormat(["text", "json"]), default="text", show_default=True,
     help="text: a row per call and a summary; json: the same for pipelines (the page: --html FILE).",
@@ -209,10 +210,15 @@ def _write_html(path: str, reports: list[Any]) -> None:
 
     page = format_html(reports).encode("utf-8")
     try:
-        with open(path, "wb") as fh:
+        # Opened non-blocking: a FIFO nobody reads is refused (ENXIO) instead of waited on
+        # forever; then blocking again, so a pipe that is read (/dev/stdout) takes the whole page.
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NONBLOCK | os.O_CLOEXEC, 0o666)
+        os.set_blocking(fd, True)
+        with open(fd, "wb") as fh:
             fh.write(page)
     except OSError as exc:
-        raise click.ClickException(f"cannot write {path}: {exc.strerror or exc}") from None
+        reason = "a FIFO nobody reads" if exc.errno == errno.ENXIO else exc.strerror or exc
+        raise click.ClickException(f"cannot write {path}: {reason}") from None
     calls = sum(r.summary.calls for r in reports)
     acted = sum(r.summary.reminders + r.summary.denials + r.summary.stops for r in reports)
     click.echo(f"wrote {path}: {len(reports)} session(s), {calls} calls, {acted} interventions, "
@@ -220,7 +226,7 @@ def _write_html(path: str, reports: list[Any]) -> None:
 
 
 @click.command("sweep")
-@click.argument("files", nargs=-1, type=click.Path(exists=True, dir_okay=False))
+@click.argument("files", nargs=-1, type=click.Path())  # a bad file is one line, as in replay
 @click.option(
     "--set", "sets", multiple=True, required=True, metavar="KEY=V1,V2,...",
     help="A setting to sweep and its values (keys as `config show` names them; values as JSON where "

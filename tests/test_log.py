@@ -203,3 +203,24 @@ def test_a_filter_that_matches_nothing_says_so_and_a_reversed_window_is_refused(
     assert code == 0 and out.startswith("no logged intervention matches (--session, --rule, --since, --until) in ")
     code, out, err = cli(["log", "--state-dir", str(tmp_path), "--since", "1m", "--until", "2h"], capsys)
     assert code == 1 and out == "" and err.count("\n") == 1 and "--since is later than --until" in err
+
+
+def test_a_time_out_of_the_clocks_range_is_shown_as_unknown(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A record whose time no clock can show (a damaged or hand-edited log) is '?', not an
+    internal error that hides every other record."""
+    write_log(tmp_path, [record(time=1e308), record(time=-1e300, session="s2"), record(session="s3")])
+    code, out, err = cli(["log", "--state-dir", str(tmp_path)], capsys)
+    assert code == 0 and err == "", err
+    assert out.count("?  deny") == 2 and "session s3" in out, out
+
+
+def test_a_state_dir_that_is_a_file_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """LOOPGUARD_STATE_DIR naming a file (click checks --state-dir, not the variable): one line
+    that says so, not one per log file under it."""
+    state = tmp_path / "state"
+    state.write_text("not a folder")
+    monkeypatch.setenv("LOOPGUARD_STATE_DIR", str(state))
+    code, _, err = cli(["log"], capsys)
+    assert code == 1 and err == f"loopguard-hook: log: cannot read state directory {state}: Not a directory\n", err

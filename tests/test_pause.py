@@ -132,6 +132,27 @@ def test_a_damaged_pause_file_is_named_and_fails_open(tmp_path: Path, capsys: py
     assert code == 0 and "removed the damaged pause file" in out and not path.exists()
 
 
+
+@pytest.mark.parametrize("until", [1e308, -1e308])
+def test_a_pause_time_out_of_the_clocks_range_is_a_damaged_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], until: float
+) -> None:
+    """A hand-edited `until` no clock can show was an internal error (OverflowError) in the hook
+    and in `status`; it is a damaged pause file like any other: named, and `resume` removes it."""
+    path = Path(pause_mod.pause_path(config_mod.user_config_path()))
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"pauses": [{"project": None, "paths": [], "since": 0, "until": until}]}))
+    line = SESSION.read_bytes().splitlines()[2]
+    done = subprocess.run(
+        [str(EXE), "--state-dir", str(tmp_path)], input=line, capture_output=True, env=dict(os.environ), timeout=60
+    )
+    err = done.stderr.decode()
+    assert done.returncode == 1 and str(path) in err and "internal error" not in err and err.count("\n") == 1, err
+    code, out, err = cli(["status", "--state-dir", str(tmp_path)], capsys)
+    assert "internal error" not in err and str(path) in out + err, (out, err)
+    code, out, _ = cli(["resume"], capsys)
+    assert code == 0 and "removed the damaged pause file" in out and not path.exists()
+
 def test_spans_and_times_are_read_as_operators_type_them() -> None:
     from loopguard_hook.commands.times import parse_span, parse_when
 

@@ -248,3 +248,39 @@ def test_client_takes_every_host_for_a_payload_log_and_must_fit_a_transcript(cap
     assert "qwen-code" in done.output and "deny at 4" in done.output, done.output
     assert main(["replay", "--client", "gemini-cli", "--summary", READ_LOOP]) == 1
     assert "--client gemini-cli does not fit it" in capsys.readouterr().err
+
+
+def test_a_directory_or_missing_file_among_good_ones_is_skipped_not_fatal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A shell glob over a Claude Code project folder names each session's folder beside its
+    transcript; a dangling or looping link, a file gone since: each is one line, the rest replay."""
+    from loopguard_hook.entry import main
+
+    folder = tmp_path / "a-session"
+    folder.mkdir()
+    (tmp_path / "loop1").symlink_to(tmp_path / "loop2")
+    (tmp_path / "loop2").symlink_to(tmp_path / "loop1")
+    missing = tmp_path / "gone.jsonl"
+    bad = [str(folder), str(tmp_path / "loop1"), str(missing)]
+    code = main(["replay", "--summary", READ_LOOP, *bad])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    lines = out.err.splitlines()
+    assert len(lines) == 3 and all(line.startswith(f"loopguard-hook: skipped {p}: ") for line, p in zip(lines, bad, strict=True))
+    assert "10 calls in 1 session" in out.out
+    assert main(["replay", *bad]) == 1
+    out = capsys.readouterr()
+    assert out.out == "" and len(out.err.splitlines()) == 3 and "Traceback" not in out.err
+
+
+
+def test_a_corrupt_zstd_log_is_not_called_empty(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Bytes that start like a zstd frame but decode to nothing are said to be that, not 'empty'."""
+    from loopguard_hook.entry import main
+
+    log = tmp_path / "session.jsonl.zstd"
+    log.write_bytes(b"\x28\xb5\x2f\xfd" + bytes(range(256)) * 20)
+    assert main(["replay", str(log)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "empty" not in err and "zstd" in err, err

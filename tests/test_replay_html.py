@@ -184,3 +184,19 @@ def test_html_asked_for_the_wrong_way_is_one_line_and_exit_1(
     code = main(["replay", *[str(out) if a == "PAGE" else a for a in args], str(READ_LOOP)])
     err = capsys.readouterr().err
     assert code == 1 and said in err and err.count("\n") == 1 and not out.exists(), err
+
+
+def test_html_into_a_fifo_nobody_reads_does_not_hang(tmp_path: Path) -> None:
+    """Opening a FIFO to write waits for a reader: `--html` named one by mistake must say so, not hang."""
+    import os
+    import subprocess
+    import sys
+
+    fifo = tmp_path / "page.html"
+    os.mkfifo(fifo)
+    done = subprocess.run(
+        [sys.executable, "-m", "loopguard_hook", "replay", "--html", str(fifo), str(READ_LOOP)],
+        capture_output=True, text=True, timeout=60, env={**os.environ, "HOME": str(tmp_path)},
+    )
+    assert done.returncode == 1 and done.stderr.startswith(f"loopguard-hook: cannot write {fifo}: "), done.stderr
+    assert done.stderr.count("\n") == 1, done.stderr

@@ -206,3 +206,18 @@ def test_files_it_cannot_read_are_named_and_left_out(tmp_path: Path, capsys: pyt
     assert main(["sweep", str(summary), str(empty), "--set", "deny_at=4"]) == 1
     out = capsys.readouterr()
     assert out.out == "" and len(out.err.splitlines()) == 2
+
+
+def test_a_directory_or_missing_file_among_good_ones_is_skipped_not_fatal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As in replay: a folder a glob matched, a file gone since, is one line; the rest are swept."""
+    folder, missing = tmp_path / "a-session", tmp_path / "gone.jsonl"
+    folder.mkdir()
+    code = main(["sweep", "--set", "deny_at=4,5", str(READ_LOOP), str(folder), str(missing)])
+    out = capsys.readouterr()
+    assert code == 0 and "1 session, 10 calls" in out.out, out.err
+    assert out.err.splitlines() == [
+        f"loopguard-hook: skipped {folder}: Is a directory",
+        f"loopguard-hook: skipped {missing}: No such file or directory",
+    ]

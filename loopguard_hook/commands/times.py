@@ -83,5 +83,8 @@ class When(_Parsed):
 
 
 def clock(seconds: float) -> str:
-    """`2026-12-01 14:03:27` in local time."""
-    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(seconds))
+    """`2026-12-01 14:03:27` in local time; `?` for a time no clock can show (a damaged record's)."""
+    try:
+        return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(seconds))
+    except (OverflowError, OSError, ValueError):
+        return "?"

@@ -125,12 +125,23 @@ def _parse(raw: bytes) -> list[Pause]:
             raise TypeError("paths that are not a list of text")
         if not _number(since) or (until is not None and not _number(until)):
             raise TypeError("a time that is not a number")
+        if not all(_on_the_clock(t) for t in (since, until) if t is not None):
+            raise ValueError("a time out of the clock's range")
         out.append(Pause(project, tuple(paths), float(since), None if until is None else float(until)))
     return out
 
 
 def _number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _on_the_clock(seconds: float) -> bool:
+    """`describe` can show it: a hand-edited 1e308 made every hook event an internal error."""
+    try:
+        time.localtime(seconds)
+    except (OverflowError, OSError, ValueError):
+        return False
+    return True
 
 
 def in_force(path: str, folder: str | None, now: float | None = None) -> Pause | None:

@@ -43,6 +43,8 @@ def read_lines(path: str) -> tuple[list[Line], int]:
         from ..hosts.dshlog import decode_all
 
         raw, skipped = decode_all(raw)  # a frame skipped counts as one line
+        if not raw and not skipped:  # not "empty": it had bytes, only no frame decoded whole
+            raise ReplayError(f"{path}: no whole zstd frame (corrupt, or cut short), nothing to replay")
     lines: list[Line] = []
     for number, text in enumerate(raw.split(b"\n"), start=1):
         if not text.strip():

@@ -401,6 +401,9 @@ class Store(StateDir):
                 lines.extend(read_regular_file(path).splitlines())
             except FileNotFoundError:
                 continue
+            except NotADirectoryError as exc:  # the root itself: said once, not per log file
+                problems.append(f"cannot read state directory {self.root}: {exc.strerror or exc}")
+                break
             except OSError as exc:
                 problems.append(f"cannot read {path}: {exc.strerror or exc}")
         return lines
