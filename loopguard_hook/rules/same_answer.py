@@ -361,13 +361,20 @@ def _no_match(response: Any) -> bool:
     return isinstance(response, dict) and response.get("numFiles") == 0 and not response.get("content")
 
 
+#: A quoted word of a shell command, and the characters that mean nothing to the shell inside one.
+_QUOTED = r"'[^']*'|\"(?:[^\"\\\\]|\\\\.)*\""
+_INERT = str.maketrans("|;&<>\n", "      ")
+
+
 def _file_read(command: str) -> str | None:
     """The file a command only reads and prints (`cat`, `head`, `jq … FILE`), as the command
     names it, when it is the last word of the command's first part; else None."""
-    found = re.match(_LEAD + READERS, command[:1024])
-    if found is None or re.search(_TO_FILE, command[:1024]):
+    # A jq filter's `|` or `>` (`jq '.a[] | select(.n > 3)' f.json`) is no pipe or redirect.
+    command = re.sub(_QUOTED, lambda q: q.group(0).translate(_INERT), command[:1024])
+    found = re.match(_LEAD + READERS, command)
+    if found is None or re.search(_TO_FILE, command):
         return None  # its output went to a file (`cat a | jq … > b && mv b a`): a write
-    part = re.split(_SEGMENTS, command[found.end() : 1024], maxsplit=1)[0]
+    part = re.split(_SEGMENTS, command[found.end() :], maxsplit=1)[0]
     words = [w for w in part.split() if not re.fullmatch(r"2>(?:&1|/dev/null)", w)]
     last = words[-1].strip("'\"") if words else ""
     if last.startswith("-") or not re.fullmatch(r"[\w.~/@+-]*[\w~@+-][./][\w.@+-]*\w", last):

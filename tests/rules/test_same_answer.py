@@ -149,3 +149,19 @@ def test_a_read_tool_whose_name_holds_an_action_word_still_answers() -> None:
     reads += ["mcp__x__getPostById", "mcp__x__check_for_update", "mcp__s3__list_upload_parts"]
     assert [acknowledges(t) for t in reads] == [False] * len(reads)
     assert acknowledges("mcp__wordpress__update_post") and acknowledges("mcp__github__push_files")
+
+
+@pytest.mark.parametrize(
+    ("command", "file"),
+    [
+        ("cat docs/prd.json | jq '.userStories[8]'", "docs/prd.json"),
+        # a jq filter's `|` and `>` are the filter's, not the shell's
+        ("jq -r '.userStories[] | select(.id == \"US-009\") | .passes' docs/prd.json", "docs/prd.json"),
+        ("jq '.items | map(select(.n > 3))' data/items.json", "data/items.json"),
+        ("head -20 ./notes.txt", "notes.txt"),
+        ("cat a.json | jq . > b.json", None),  # written to a file
+        ("jq '.a' a.json > out.json", None),
+    ],
+)
+def test_which_file_a_command_only_reads(command: str, file: str | None) -> None:
+    assert rule._file_read(command) == file
