@@ -216,13 +216,24 @@ def _write_html(path: str, reports: list[Any]) -> None:
         os.set_blocking(fd, True)
         with open(fd, "wb") as fh:
             fh.write(page)
+            page_is_stdout = _same_file(fh.fileno(), sys.stdout)
     except OSError as exc:
         reason = "a FIFO nobody reads" if exc.errno == errno.ENXIO else exc.strerror or exc
         raise click.ClickException(f"cannot write {path}: {reason}") from None
     calls = sum(r.summary.calls for r in reports)
     acted = sum(r.summary.reminders + r.summary.denials + r.summary.stops for r in reports)
+    # The page went to stdout (`--html /dev/stdout | …`): the line goes to stderr, after it.
     click.echo(f"wrote {path}: {len(reports)} session(s), {calls} calls, {acted} interventions, "
-               f"{sum(len(r.loops) for r in reports)} loop(s)")
+               f"{sum(len(r.loops) for r in reports)} loop(s)", err=page_is_stdout)
+
+
+def _same_file(fd: int, stream: Any) -> bool:
+    """Whether descriptor `fd` and `stream` are one file (one pipe, one terminal, one path)."""
+    try:
+        a, b = os.fstat(fd), os.fstat(stream.fileno())
+    except (OSError, ValueError, AttributeError):
+        return False
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
 
 
 @click.command("sweep")

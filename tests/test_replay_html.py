@@ -200,3 +200,17 @@ def test_html_into_a_fifo_nobody_reads_does_not_hang(tmp_path: Path) -> None:
     )
     assert done.returncode == 1 and done.stderr.startswith(f"loopguard-hook: cannot write {fifo}: "), done.stderr
     assert done.stderr.count("\n") == 1, done.stderr
+
+
+def test_html_to_stdout_keeps_the_page_whole(tmp_path: Path) -> None:
+    """`--html /dev/stdout | …`: stdout is the page and nothing after it; the summary line goes to stderr."""
+    import os
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "loopguard_hook", "replay", "--html", "/dev/stdout", str(READ_LOOP)],
+        capture_output=True, text=True, timeout=60, env={**os.environ, "HOME": str(tmp_path)},
+    )
+    assert done.returncode == 0 and done.stdout.rstrip().endswith("</html>"), done.stdout[-200:]
+    assert done.stderr.startswith("wrote /dev/stdout: 1 session(s)"), done.stderr
