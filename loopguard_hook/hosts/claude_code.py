@@ -10,6 +10,7 @@ Facts (research/claude-code-hooks.md, verified on 2.1.332 LAB):
 - a subagent's text is in its own transcript, named by SubagentStop's `agent_transcript_path`.
 """
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -43,8 +44,19 @@ def recognises(data: Mapping[str, Any]) -> bool:
 
 
 def outcome(tool: str, response: Any, *, mutation: bool) -> Outcome:
-    """A result as the shared rules read it (Claude Code reports failures in the response)."""
+    """A result as the shared rules read it (Claude Code reports failures in the response),
+    without the note Claude Code adds to a Bash result's `stderr` when it moved the shell back
+    into the project (`Shell cwd was reset to <dir>`; corpus transcripts of 2.1.x, in
+    `toolUseResult` as in the hook's `tool_response`): that line is the host's, not the
+    command's, and under it an empty answer (`ls` of an empty folder, a list with no match)
+    read as one answer shared by every command of the session."""
+    if isinstance(response, dict) and isinstance(stderr := response.get("stderr"), str) and _CWD_RESET in stderr:
+        response = {**response, "stderr": re.sub(_CWD_RESET_LINE, "", stderr).strip("\n")}
     return outcome_of_response(tool, response, mutation=mutation)
+
+
+_CWD_RESET = "Shell cwd was reset to "
+_CWD_RESET_LINE = r"(?m)^Shell cwd was reset to [^\n]*\n?"
 
 
 def denied_in_batch(text: str) -> bool:
