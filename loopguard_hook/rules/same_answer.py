@@ -42,7 +42,10 @@ An empty file, read again (`on_call`, `same_answer_deny_empty_reads`): once the 
 one file have been reminded, a further shell read of that file (`READERS`, naming it as the
 reminded reads did) is denied at PreToolUse while nothing could have changed it since its last
 empty read: it would print nothing too (held-out corpus sessions 05033c3a and d3f2b3cb: a JSON
-file emptied on disk, asked by id, by index, by `head`, 10 and 20 times in two minutes). The
+file emptied on disk, asked by id, by index, by `head`, 10 and 20 times in two minutes). One of
+those reads must have printed the file as it is (`cat F`, `head F`, `cat F | jq '.a[3]'`:
+`_prints_whole`): searches that matched nothing (`cat F | grep x`, `jq '.[] | select(…)'`) say
+that F holds none of it, not that F is empty, and the next question may print something. The
 denial says how to look at the file instead. It is lifted by a call that may have changed the
 file (a write, a patch, a shell command other than reads, another agent's run, an MCP tool), by a
 look at the file other than printing it (`ls -l`, `wc -c`, `stat`, `file`, `du`, `git diff`,
@@ -91,6 +94,7 @@ if TYPE_CHECKING:
         level: NotRequired[int]  # reminders given for this answer (1 at the threshold, 2 at twice it)
         file: NotRequired[str]  # the file whose reads printed nothing (this answer), as named
         moved: NotRequired[bool]  # a call since its last such read may have changed the file
+        whole: NotRequired[bool]  # one of its empty reads since then printed the file as it is
 else:
     AnswerEntry = dict
 
@@ -193,7 +197,9 @@ def on_result(ctx: ResultContext) -> Decision | None:
         entry = answers[key] = {"sigs": [], "seq": seq, "t": ctx.call["t"]}
     entry["seq"], entry["t"] = seq, ctx.call["t"]
     if len(keys) == 1 and ":empty:file:" in keys[0]:
-        # read empty again: it is empty now
+        # read empty again: it is empty now, or holds nothing of what was asked
+        command = _command(ctx.tool, ctx.tool_input) or ""
+        entry["whole"] = _prints_whole(command) or bool(entry.get("whole") and not entry.get("moved"))
         entry["file"], entry["moved"] = keys[0].split(":empty:file:", 1)[1][:MAX_ID_CHARS], False
     seen = entry.get("seen")
     if new_round(issued(ctx.call), seen):  # issued after the model saw this answer
@@ -226,6 +232,8 @@ def on_call(ctx: CallContext) -> Decision | None:
     entry = answers.get("e" + digest(f"{ctx.tool}:empty:file:{file}".encode("utf-8", "surrogatepass"))[:15])
     if entry is None or not entry.get("level") or entry.get("moved") or not entry.get("file"):
         return None
+    if not entry.get("whole"):
+        return None  # only filters printed nothing (`cat F | grep x`, `jq 'select(…)'`): F may be full
     if cfg.slow_repeat_seconds and ctx.now - entry["t"] >= cfg.slow_repeat_seconds:
         return None  # a read long after: something else may be filling it (a log)
     reads = len(entry["sigs"])
@@ -373,6 +381,33 @@ def _file_read(command: str) -> str | None:
     if last.startswith("-") or not re.fullmatch(r"[\w.~/@+-]*[\w~@+-][./][\w.@+-]*\w", last):
         return None
     return last.removeprefix("./")
+
+
+#: Programs that print what they read as it is, whole or its first or last lines (a count of
+#: lines from the start or the end only: `tail -n +N`, `head -n -N` and a count of 0 may print
+#: nothing of a full file).
+_AS_IS = r"(cat|head|tail|nl|tac|xxd|od|hexdump|less|more)"
+_NOT_ALL = r"(?:-[nc]\s*|--(?:lines|bytes)=)[+-]|(?:-[nc]\s*|--(?:lines|bytes)=|\s-)0+(?![\d.])|\s\+\d"
+#: What in a jq filter may yield nothing from a full file: a selection, an iteration, `empty`,
+#: an alternative, a recursion, `-e`/`-n`; a plain path prints `null` for what is not there.
+_JQ_FILTERS = r"select|empty|\[\s*\]|\.\.|//|recurse|limit|first|last|until|while|range|splits|scan|test|match|\s-[a-zA-Z]*[en]"
+
+
+def _prints_whole(command: str) -> bool:
+    """Whether a read that printed nothing shows the file empty: every stage of its first
+    pipeline prints what it reads as it is (`cat F`, `head -20 F`, `cat F | jq '.a[3]'`), none
+    keeps only what matches a question (`cat F | grep x`, `jq '.[] | select(…)'`, `awk`) or
+    starts past the end (`tail -n +500 F`)."""
+    first = re.split(r"&&|\|\||;|\n", re.sub(_LEAD, "", command[:1024], count=1), maxsplit=1)[0]
+    quoted = re.sub(r"'[^']*'|\"[^\"]*\"", lambda m: m.group(0).replace("|", "\x00"), first)  # jq's own pipes
+    for stage in quoted.split("|"):
+        stage = stage.replace("\x00", "|").strip()
+        if re.match(r"jq\b", stage):
+            if re.search(_JQ_FILTERS, stage):
+                return False
+        elif not re.match(_AS_IS + r"\b", stage) or re.search(_NOT_ALL, " " + stage):
+            return False
+    return True
 
 
 def _command(tool: str, tool_input: Any) -> str | None:
