@@ -45,7 +45,9 @@ empty read: it would print nothing too (held-out corpus sessions 05033c3a and d3
 file emptied on disk, asked by id, by index, by `head`, 10 and 20 times in two minutes). One of
 those reads must have printed the file as it is (`cat F`, `head F`, `cat F | jq '.a[3]'`:
 `_prints_whole`): searches that matched nothing (`cat F | grep x`, `jq '.[] | select(…)'`) say
-that F holds none of it, not that F is empty, and the next question may print something. The
+that F holds none of it, not that F is empty, and the next question may print something. A
+file is the one read in the same folder (the session's `cwd`, and the command's `cd` prefixes:
+`cd pkg_a && cat __init__.py` and `cd pkg_b && cat __init__.py` are two files). The
 denial says how to look at the file instead. It is lifted by a call that may have changed the
 file (a write, a patch, a shell command other than reads, another agent's run, an MCP tool), by a
 look at the file other than printing it (`ls -l`, `wc -c`, `stat`, `file`, `du`, `git diff`,
@@ -95,6 +97,7 @@ if TYPE_CHECKING:
         file: NotRequired[str]  # the file whose reads printed nothing (this answer), as named
         moved: NotRequired[bool]  # a call since its last such read may have changed the file
         whole: NotRequired[bool]  # one of its empty reads since then printed the file as it is
+        cwd: NotRequired[str]  # the session's folder at its last such read (`_folder`)
 else:
     AnswerEntry = dict
 
@@ -200,7 +203,8 @@ def on_result(ctx: ResultContext) -> Decision | None:
         # read empty again: it is empty now, or holds nothing of what was asked
         command = _command(ctx.tool, ctx.tool_input) or ""
         entry["whole"] = _prints_whole(command) or bool(entry.get("whole") and not entry.get("moved"))
-        entry["file"], entry["moved"] = keys[0].split(":empty:file:", 1)[1][:MAX_ID_CHARS], False
+        entry["cwd"] = _folder(ctx.cwd)
+        entry["file"], entry["moved"] = keys[0].split(":empty:file:", 1)[1].split("\n", 1)[0][:MAX_ID_CHARS], False
     seen = entry.get("seen")
     if new_round(issued(ctx.call), seen):  # issued after the model saw this answer
         entry["rounds"] = entry.get("rounds", 0) + 1
@@ -229,11 +233,14 @@ def on_call(ctx: CallContext) -> Decision | None:
     file = _file_read(command) if command is not None else None
     if file is None or answers is None:
         return None
-    entry = answers.get("e" + digest(f"{ctx.tool}:empty:file:{file}".encode("utf-8", "surrogatepass"))[:15])
+    key = _file_key(ctx.tool, file, command or "")
+    entry = answers.get("e" + digest(key.encode("utf-8", "surrogatepass"))[:15])
     if entry is None or not entry.get("level") or entry.get("moved") or not entry.get("file"):
         return None
     if not entry.get("whole"):
         return None  # only filters printed nothing (`cat F | grep x`, `jq 'select(…)'`): F may be full
+    if entry.get("cwd", "") != _folder(ctx.event.cwd):
+        return None  # read in another folder: the same name, maybe another file
     if cfg.slow_repeat_seconds and ctx.now - entry["t"] >= cfg.slow_repeat_seconds:
         return None  # a read long after: something else may be filling it (a log)
     reads = len(entry["sigs"])
@@ -323,7 +330,7 @@ def answer_key(ctx: ResultContext) -> tuple[str, ...] | None:
             return (f"{ctx.tool}:empty:{asked.group(1) if asked else ''}",)
         read = _file_read(command) if command is not None and not body else None
         if read is not None:  # one file read by one command after another, printing nothing
-            return (f"{ctx.tool}:empty:file:{read}",)
+            return (_file_key(ctx.tool, read, command or ""),)
         duration = ctx.agent["updated"] - ctx.call["t"]
         if command is not None and duration >= SILENT_SECONDS and not re.match(_WAIT, command):
             return (f"{ctx.tool}:silent",)
@@ -408,6 +415,21 @@ def _prints_whole(command: str) -> bool:
         elif not re.match(_AS_IS + r"\b", stage) or re.search(_NOT_ALL, " " + stage):
             return False
     return True
+
+
+def _file_key(tool: str, file: str, command: str) -> str:
+    """The answer key of empty reads of `file` as `command` names it: a relative name is known
+    with the folders its command's `cd` prefixes go to (`cd pkg_a && cat __init__.py` and
+    `cd pkg_b && cat __init__.py` read two files; the session's own folder is `AnswerEntry.cwd`)."""
+    lead = re.match(r"\A\s*(?:(?:cd|pushd)\s+\S+\s*(?:&&|;)\s*)*", command[:1024])
+    dirs = re.findall(r"(?:cd|pushd)\s+(\S+)", lead.group(0) if lead else "")
+    where = "" if file.startswith(("/", "~")) else "/".join(d.strip("'\"") for d in dirs)
+    return f"{tool}:empty:file:{file}\n{where}"
+
+
+def _folder(cwd: str | None) -> str:
+    """A short id of the session's folder (`HookEvent.cwd`, which follows `cd` in Claude Code)."""
+    return digest((cwd or "").encode("utf-8", "surrogatepass"))[:8]
 
 
 def _command(tool: str, tool_input: Any) -> str | None:
