@@ -253,7 +253,7 @@ def _result(
         return None
     ctx = rules.ResultContext(
         ev.config, ev.caps, agent, call, sig, tool, outcome, evidence.new, evidence.productive, tool_input, response,
-        len(ev.state["agents"]), clean, unchanged,
+        len(ev.state["agents"]), clean, unchanged, ev.event.cwd,
     )
     verdicts = [found for rule in rules.ON_RESULT if (found := rule(ctx)) is not None]
     if call.get("new"):

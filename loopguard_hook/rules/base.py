@@ -115,6 +115,8 @@ class ResultContext(NamedTuple):
     clean: str | None = None
     #: The files the call named to change were the same after it as before (`HookEvent.workspace`).
     unchanged: bool = False
+    #: The session's folder as the result's event gives it (`HookEvent.cwd`).
+    cwd: str | None = None
 
     @property
     def error_text(self) -> str:

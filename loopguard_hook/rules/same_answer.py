@@ -42,7 +42,12 @@ An empty file, read again (`on_call`, `same_answer_deny_empty_reads`): once the 
 one file have been reminded, a further shell read of that file (`READERS`, naming it as the
 reminded reads did) is denied at PreToolUse while nothing could have changed it since its last
 empty read: it would print nothing too (held-out corpus sessions 05033c3a and d3f2b3cb: a JSON
-file emptied on disk, asked by id, by index, by `head`, 10 and 20 times in two minutes). The
+file emptied on disk, asked by id, by index, by `head`, 10 and 20 times in two minutes). One of
+those reads must have printed the file as it is (`cat F`, `head F`, `cat F | jq '.a[3]'`:
+`_prints_whole`): searches that matched nothing (`cat F | grep x`, `jq '.[] | select(…)'`) say
+that F holds none of it, not that F is empty, and the next question may print something. A
+file is the one read in the same folder (the session's `cwd`, and the command's `cd` prefixes:
+`cd pkg_a && cat __init__.py` and `cd pkg_b && cat __init__.py` are two files). The
 denial says how to look at the file instead. It is lifted by a call that may have changed the
 file (a write, a patch, a shell command other than reads, another agent's run, an MCP tool), by a
 look at the file other than printing it (`ls -l`, `wc -c`, `stat`, `file`, `du`, `git diff`,
@@ -91,6 +96,8 @@ if TYPE_CHECKING:
         level: NotRequired[int]  # reminders given for this answer (1 at the threshold, 2 at twice it)
         file: NotRequired[str]  # the file whose reads printed nothing (this answer), as named
         moved: NotRequired[bool]  # a call since its last such read may have changed the file
+        whole: NotRequired[bool]  # one of its empty reads since then printed the file as it is
+        cwd: NotRequired[str]  # the session's folder at its last such read (`_folder`)
 else:
     AnswerEntry = dict
 
@@ -193,8 +200,11 @@ def on_result(ctx: ResultContext) -> Decision | None:
         entry = answers[key] = {"sigs": [], "seq": seq, "t": ctx.call["t"]}
     entry["seq"], entry["t"] = seq, ctx.call["t"]
     if len(keys) == 1 and ":empty:file:" in keys[0]:
-        # read empty again: it is empty now
-        entry["file"], entry["moved"] = keys[0].split(":empty:file:", 1)[1][:MAX_ID_CHARS], False
+        # read empty again: it is empty now, or holds nothing of what was asked
+        command = _command(ctx.tool, ctx.tool_input) or ""
+        entry["whole"] = _prints_whole(command) or bool(entry.get("whole") and not entry.get("moved"))
+        entry["cwd"] = _folder(ctx.cwd)
+        entry["file"], entry["moved"] = keys[0].split(":empty:file:", 1)[1].split("\n", 1)[0][:MAX_ID_CHARS], False
     seen = entry.get("seen")
     if new_round(issued(ctx.call), seen):  # issued after the model saw this answer
         entry["rounds"] = entry.get("rounds", 0) + 1
@@ -223,9 +233,14 @@ def on_call(ctx: CallContext) -> Decision | None:
     file = _file_read(command) if command is not None else None
     if file is None or answers is None:
         return None
-    entry = answers.get("e" + digest(f"{ctx.tool}:empty:file:{file}".encode("utf-8", "surrogatepass"))[:15])
+    key = _file_key(ctx.tool, file, command or "")
+    entry = answers.get("e" + digest(key.encode("utf-8", "surrogatepass"))[:15])
     if entry is None or not entry.get("level") or entry.get("moved") or not entry.get("file"):
         return None
+    if not entry.get("whole"):
+        return None  # only filters printed nothing (`cat F | grep x`, `jq 'select(…)'`): F may be full
+    if entry.get("cwd", "") != _folder(ctx.event.cwd):
+        return None  # read in another folder: the same name, maybe another file
     if cfg.slow_repeat_seconds and ctx.now - entry["t"] >= cfg.slow_repeat_seconds:
         return None  # a read long after: something else may be filling it (a log)
     reads = len(entry["sigs"])
@@ -238,7 +253,9 @@ def _may_change(tool: str, tool_input: Any) -> bool:
     other than reads (`shellwords.reads_only`), another agent's run, an MCP tool."""
     if tool in SHELL_TOOLS:
         command = _command(tool, tool_input)
-        return command is None or not reads_only(command)
+        # `env VAR=1 program` runs the program (`reads_only` takes `env` for a read, as it lists
+        # the environment when alone)
+        return command is None or not reads_only(re.sub(_ENV_RUNS, "", command))
     return tool in AGENT_TOOLS or tool.startswith("mcp__")
 
 
@@ -262,6 +279,7 @@ def _looked_at(ctx: ResultContext, answers: "dict[str, AnswerEntry]") -> None:
             entry["moved"] = True
 
 
+_ENV_RUNS = r"(?:\A|(?<=[;&|\n]))\s*env\s+(?:-\S+\s+|\w+=\S*\s+)*(?=[^\s=]+(?:\s|\Z))"
 #: A look at a file other than printing it: its size, its type, its status in git (the words
 #: after the program, up to the end of that command).
 _CHECKS = r"(?:\A|[;&|(]\s*)(?:ls|wc|stat|file|du|git\s+(?:diff|status|log|show))\b([^;&|\n]*)"
@@ -315,7 +333,7 @@ def answer_key(ctx: ResultContext) -> tuple[str, ...] | None:
             return (f"{ctx.tool}:empty:{asked.group(1) if asked else ''}",)
         read = _file_read(command) if command is not None and not body else None
         if read is not None:  # one file read by one command after another, printing nothing
-            return (f"{ctx.tool}:empty:file:{read}",)
+            return (_file_key(ctx.tool, read, command or ""),)
         duration = ctx.agent["updated"] - ctx.call["t"]
         if command is not None and duration >= SILENT_SECONDS and not re.match(_WAIT, command):
             return (f"{ctx.tool}:silent",)
@@ -380,6 +398,48 @@ def _file_read(command: str) -> str | None:
     if last.startswith("-") or not re.fullmatch(r"[\w.~/@+-]*[\w~@+-][./][\w.@+-]*\w", last):
         return None
     return last.removeprefix("./")
+
+
+#: Programs that print what they read as it is, whole or its first or last lines (a count of
+#: lines from the start or the end only: `tail -n +N`, `head -n -N` and a count of 0 may print
+#: nothing of a full file).
+_AS_IS = r"(cat|head|tail|nl|tac|xxd|od|hexdump|less|more)"
+_NOT_ALL = r"(?:-[nc]\s*|--(?:lines|bytes)=)[+-]|(?:-[nc]\s*|--(?:lines|bytes)=|\s-)0+(?![\d.])|\s\+\d"
+#: What in a jq filter may yield nothing from a full file: a selection, an iteration, `empty`,
+#: an alternative, a recursion, `-e`/`-n`; a plain path prints `null` for what is not there.
+_JQ_FILTERS = r"select|empty|\[\s*\]|\.\.|//|recurse|limit|first|last|until|while|range|splits|scan|test|match|\s-[a-zA-Z]*[en]"
+
+
+def _prints_whole(command: str) -> bool:
+    """Whether a read that printed nothing shows the file empty: every stage of its first
+    pipeline prints what it reads as it is (`cat F`, `head -20 F`, `cat F | jq '.a[3]'`), none
+    keeps only what matches a question (`cat F | grep x`, `jq '.[] | select(…)'`, `awk`) or
+    starts past the end (`tail -n +500 F`)."""
+    first = re.split(r"&&|\|\||;|\n", re.sub(_LEAD, "", command[:1024], count=1), maxsplit=1)[0]
+    quoted = re.sub(r"'[^']*'|\"[^\"]*\"", lambda m: m.group(0).replace("|", "\x00"), first)  # jq's own pipes
+    for stage in quoted.split("|"):
+        stage = stage.replace("\x00", "|").strip()
+        if re.match(r"jq\b", stage):
+            if re.search(_JQ_FILTERS, stage):
+                return False
+        elif not re.match(_AS_IS + r"\b", stage) or re.search(_NOT_ALL, " " + stage):
+            return False
+    return True
+
+
+def _file_key(tool: str, file: str, command: str) -> str:
+    """The answer key of empty reads of `file` as `command` names it: a relative name is known
+    with the folders its command's `cd` prefixes go to (`cd pkg_a && cat __init__.py` and
+    `cd pkg_b && cat __init__.py` read two files; the session's own folder is `AnswerEntry.cwd`)."""
+    lead = re.match(r"\A\s*(?:(?:cd|pushd)\s+\S+\s*(?:&&|;)\s*)*", command[:1024])
+    dirs = re.findall(r"(?:cd|pushd)\s+(\S+)", lead.group(0) if lead else "")
+    where = "" if file.startswith(("/", "~")) else "/".join(d.strip("'\"") for d in dirs)
+    return f"{tool}:empty:file:{file}\n{where}"
+
+
+def _folder(cwd: str | None) -> str:
+    """A short id of the session's folder (`HookEvent.cwd`, which follows `cd` in Claude Code)."""
+    return digest((cwd or "").encode("utf-8", "surrogatepass"))[:8]
 
 
 def _command(tool: str, tool_input: Any) -> str | None:
