@@ -53,8 +53,10 @@ file (a write, a patch, a shell command other than reads, another agent's run, a
 look at the file other than printing it (`ls -l`, `wc -c`, `stat`, `file`, `du`, `git diff`,
 `git show`, `git status` or `git log` naming it; a read tool or a shell read that showed
 something of it), by a read `slow_repeat_seconds` or more after its last empty one (a log that
-something may be filling), and by a user prompt. Reads of it that print nothing again put it
-back.
+something may be filling), and by a user prompt; reads of it that print nothing again put it
+back. After the agent started a command in the background (`&`, `nohup`, `run_in_background`:
+`_in_background`, kept in the slot `BACKGROUND`), nothing is denied until the next prompt: the
+command may be filling the file.
 
 Its slot is `Agent.rules["same_answer"]`: `{key: AnswerEntry}`, at most `MAX_ANSWERS` entries,
 fewer as agents join (`answer_limit`); in a session of more than `SESSION_ANSWERS` agents the
@@ -76,6 +78,9 @@ from ..core.verdict import Action, Decision, Rule
 from .base import CallContext, ResultContext
 
 NAME = "same_answer"
+#: Its second slot: when the agent last started a command in the background (seconds since the
+#: epoch); no empty file is denied after that until the next prompt.
+BACKGROUND = "same_answer_background"
 MAX_ANSWERS = 4  # answers the rule follows per agent
 MAX_ANSWER_SIGS = 6  # signatures kept per answer: enough for its second reminder
 #: The share of the session's budget its table takes, as the same-error rule's.
@@ -109,8 +114,9 @@ def fit(agent: Agent, share: Limits) -> None:
 
 
 def reset(agent: Agent, why: str) -> None:
-    """A prompt or a compaction: every answer is forgotten."""
+    """A prompt or a compaction: every answer is forgotten, and the background commands."""
     drop_slot(agent, NAME)
+    drop_slot(agent, BACKGROUND)
 
 
 #: Other calls allowed between two calls that got one answer (a status check, a diagnostic).
@@ -228,10 +234,13 @@ def on_call(ctx: CallContext) -> Decision | None:
     cfg = ctx.config
     if not (cfg.same_answer_remind_at and cfg.same_answer_deny_empty_reads and ctx.counted) or ctx.event.event != "PreToolUse":
         return None
+    if _in_background(ctx.tool, ctx.tool_input):
+        slots(ctx.agent)[BACKGROUND] = ctx.now  # it may fill any file from now on
+        return None
     answers = cast("dict[str, AnswerEntry] | None", slot(ctx.agent, NAME))
     command = _command(ctx.tool, ctx.tool_input) if answers else None
     file = _file_read(command) if command is not None else None
-    if file is None or answers is None:
+    if file is None or answers is None or slot(ctx.agent, BACKGROUND) is not None:
         return None
     key = _file_key(ctx.tool, file, command or "")
     entry = answers.get("e" + digest(key.encode("utf-8", "surrogatepass"))[:15])
@@ -246,6 +255,27 @@ def on_call(ctx: CallContext) -> Decision | None:
     reads = len(entry["sigs"])
     text, advice = empty_file_denial(file, reads), empty_file_advice(file, reads)
     return Decision(Action.DENY, Rule.SAME_ANSWER, text, advice=advice, times=reads, tool=ctx.tool)
+
+
+def _in_background(tool: str, tool_input: Any) -> bool:
+    """Whether a call starts a command that goes on in the background (Claude Code's
+    `run_in_background`, a shell `&`, `nohup`, `setsid`, PowerShell's `Start-Process` or
+    `Start-Job`): it may write any file, a log it redirects to or one of its own, for as long
+    as it runs, unseen by the hook (a training script's log, empty while Python buffers)."""
+    if tool not in SHELL_TOOLS or not isinstance(tool_input, dict):
+        return False
+    if tool_input.get("run_in_background") is True:
+        return True
+    command = _command(tool, tool_input)
+    if command is None:
+        return False
+    command = re.sub(_QUOTED, lambda q: q.group(0).translate(_INERT), command[:4096])
+    return re.search(_BACKGROUND, command) is not None
+
+
+#: A shell command sent to the background: a lone `&` ending a command (not `&&`, `>&`, `&>`,
+#: `2>&1`), or a program that detaches one.
+_BACKGROUND = r"(?<![&>|])&(?![&>\d])\s*(?:\Z|[\n;)]|\w)|(?:\A|[\s;&|(])(?:nohup|setsid|disown|Start-Process|Start-Job)\b"
 
 
 def _may_change(tool: str, tool_input: Any) -> bool:
