@@ -27,9 +27,9 @@ from .event import TOOL_EVENTS, BatchCall, Client, HookEvent, Unhooked
 from .host import Capabilities
 from .ledger import MAX_ID_CHARS, STATE_VERSION, Agent, Call, DecisionRecord, ResponseRecord, Session, Tail
 from .messages import is_guard_denial, variant_of
-from .outcome import Outcome, outcome_of_error
+from .outcome import Failure, Outcome, outcome_of_error
 from .signature import call_key
-from .tools import matches
+from .tools import matches, user_answered
 from .verdict import ALLOW, Action, Decision, Rule, merge, strongest
 
 if TYPE_CHECKING:
@@ -299,6 +299,10 @@ def _post_tool_use(ev: _Event) -> Decision:
         verdict = _result(ev, agent, call, tool, event.tool_input, event.tool_response, outcome)
         if verdict is not None:
             decisions.append(verdict)
+        if outcome.failure == Failure.NONE and user_answered(tool, event.tool_response):
+            # The user's answer, as a prompt would: what failed before may work now ("I upgraded
+            # my plan"), so the agent's counts start again (the turn goes on).
+            _reset(agent, "prompt")
     if held is not None:
         decisions.append(held)
     return merge(decisions)

@@ -106,6 +106,23 @@ def is_noop_mutation(tool: str, tool_input: Any, response: Any) -> bool:
 #: `spawn_agent`, DSH `task`).
 AGENT_TOOLS = frozenset({"Task", "Agent", "spawn_agent", "task"})
 
+#: Tools whose result is the user's answer to the agent's question: Claude Code's
+#: `AskUserQuestion`, whose `tool_response` holds the `answers` (2.1.x transcripts'
+#: `toolUseResult`, corpus session f5fec4ab: `{"questions": […], "answers": {"…": "i upgraded my
+#: apollo plan"}}`; the model reads `User has answered your questions: …`).
+USER_QUESTION_TOOLS = frozenset({"AskUserQuestion"})
+
+
+def user_answered(tool: str, response: Any) -> bool:
+    """Whether a call's result is the user's answer to the agent's question (`answers` given):
+    a user's word in the middle of the turn, which may change what the calls before it found."""
+    if tool not in USER_QUESTION_TOOLS:
+        return False
+    if isinstance(response, dict):
+        return bool(response.get("answers"))
+    return isinstance(response, str) and response.lstrip().startswith("User has answered")
+
+
 #: A shell command that writes a file it names (followed by the file's name to be one). A
 #: redirect into a descriptor (`2>&1`, `>&2`) or a device (`2>/dev/null`) writes no file, and
 #: `=>`, `->` are code (`node -e 'x => x'`).
