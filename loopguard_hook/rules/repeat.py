@@ -3,7 +3,8 @@
 Thresholds `remind_at`, `deny_at` and `stop_at` on the profile's counter (`counting`): identical
 calls in a row (`consecutive`), or attempts of one signature since the last new evidence
 (`no_progress`). A repeat that comes `slow_repeat_seconds` after the previous one finished is a
-poll, not a loop: it is only reminded (`LOOP_GUARD_SLOW_REPEAT`). A call first counted at
+poll, not a loop: free at the reminder thresholds, only reminded (`LOOP_GUARD_SLOW_REPEAT`) where
+it would be denied or end the turn. A call first counted at
 Claude Code's PostToolBatch fired no PreToolUse: an input-validation rejection, which never ran
 (research/claude-code-hooks.md), so it is no poll and is never excused as slow; it cannot be
 denied, so where the profile ends turns (`stop_at`) it ends the turn at `deny_at` instead
@@ -104,18 +105,28 @@ def on_call(ctx: CallContext) -> Decision | None:
         decision = Decision(Action.DENY, Rule.DUPLICATE if alike else Rule.REPEAT, denial, advice=advice)
     else:
         thresholds = cfg.effective_remind_at()
-        if n not in thresholds:
+        if n not in thresholds or _slow(ctx):
+            # A poll spaced `slow_repeat_seconds` or more apart stays free (a job still running,
+            # CI pending): it is what a reminder asks for, waiting longer between checks.
             return None
         if n == thresholds[0]:
             text = gentle_reminder(tool, n)
         else:
             text = detailed_reminder(tool, n, arguments_text(ctx.key, cfg.preview_chars), in_a_row=in_a_row)
         return Decision(Action.REMIND, Rule.REPEAT, text)
-    slow = cfg.slow_repeat_seconds
-    unhooked = ctx.event.event == "PostToolBatch"  # a validation rejection: it never ran, no poll
-    if slow and not unhooked and ctx.previous_time is not None and ctx.now - ctx.previous_time >= slow:
+    if _slow(ctx):
+        assert ctx.previous_time is not None
         return Decision(Action.REMIND, Rule.SLOW_REPEAT, slow_repeat_reminder(tool, n, ctx.now - ctx.previous_time))
     return decision
+
+
+def _slow(ctx: CallContext) -> bool:
+    """Whether the call comes `slow_repeat_seconds` or more after the previous one finished (a
+    poll: a server starting, CI pending). A call first seen by PostToolBatch is a validation
+    rejection, which never ran: no poll."""
+    slow = ctx.config.slow_repeat_seconds
+    unhooked = ctx.event.event == "PostToolBatch"
+    return bool(slow) and not unhooked and ctx.previous_time is not None and ctx.now - ctx.previous_time >= slow
 
 
 # -- the texts the model reads (`messages.variant_of` names them) --------------------
