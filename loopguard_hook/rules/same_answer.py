@@ -446,7 +446,7 @@ def _prints_whole(command: str) -> bool:
     keeps only what matches a question (`cat F | grep x`, `jq '.[] | select(…)'`, `awk`) or
     starts past the end (`tail -n +500 F`)."""
     first = re.split(r"&&|\|\||;|\n", re.sub(_LEAD, "", command[:1024], count=1), maxsplit=1)[0]
-    quoted = re.sub(r"'[^']*'|\"[^\"]*\"", lambda m: m.group(0).replace("|", "\x00"), first)  # jq's own pipes
+    quoted = re.sub(_QUOTED, lambda m: m.group(0).replace("|", "\x00"), first)  # jq's own pipes
     for stage in quoted.split("|"):
         stage = stage.replace("\x00", "|").strip()
         if re.match(r"jq\b", stage):
