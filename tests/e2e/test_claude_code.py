@@ -261,3 +261,30 @@ def test_session_end_forgets_the_session(claude_code: ClaudeCode, ws: Workspace)
     assert list((ws.state / "sessions").glob("*.json")) == []  # SessionEnd deleted the ledger
     (record,) = ledger.audit(ws)  # the audit log outlives it
     assert (record["session"], record["action"], record["count"]) == (session_id(run), "remind", 3)
+
+
+def test_an_empty_file_read_many_ways_is_reminded_then_denied_until_looked_at(claude_code: ClaudeCode, ws: Workspace) -> None:
+    # Issue 22: a file emptied on disk, read one way after another, each printing nothing. The
+    # same-answer rule reminds at the 4th empty read; the 5th read is denied (it would print
+    # nothing too) with how to look at the file instead; a size check lifts the denial.
+    ws.write("data.json", "")
+    reads = ["cat data.json", "head -20 data.json", "tail -20 data.json", "nl data.json", "head -5 data.json"]
+    turns = [[tool_use("Bash", {"command": c, "description": "Read the data"})] for c in reads]
+    turns += [[tool_use("Bash", {"command": "ls -l data.json", "description": "Size"})]]
+    turns += [[tool_use("Bash", {"command": "cat data.json", "description": "Read it again"})]]
+    run = claude_code.run(ws, Script(turns, final_text="data.json is empty."), ["What is in data.json?"])
+    assert_hooks_succeeded(run)
+    conv = run.conversation()
+    assert len(conv) == 8, run.describe()
+    assert [bool(guard_texts(claude_new(body))) for body in conv[1:]] == [False, False, False, True, True, False, False]
+    (reminder,) = guard_texts(claude_new(conv[4]))
+    assert reminder.where == "system" and "has given the same answer to 4 different calls" in reminder.text
+    (call,) = claude_calls(conv[5])
+    (denial,) = guard_texts(claude_new(conv[5]))
+    assert denial.call_id == call and denial.is_error, denial
+    assert denial.text.startswith("PreToolUse:Bash hook error: REPEAT_TOOL_BLOCKED: this read of data.json was not run")
+    assert "ls -l data.json" in denial.text
+    records = ledger.audit(ws)
+    assert [(r["event"], r["action"], r["rule"]) for r in records] == [
+        ("PostToolUse", "remind", "LOOP_GUARD_SAME_ANSWER"), ("PreToolUse", "deny", "LOOP_GUARD_SAME_ANSWER"),
+    ]
