@@ -46,8 +46,9 @@ file emptied on disk, asked by id, by index, by `head`, 10 and 20 times in two m
 those reads must have printed the file as it is (`cat F`, `head F`, `cat F | jq '.a[3]'`:
 `_prints_whole`): searches that matched nothing (`cat F | grep x`, `jq '.[] | select(…)'`) say
 that F holds none of it, not that F is empty, and the next question may print something. A
-file is the one read in the same folder (the session's `cwd`, and the command's `cd` prefixes:
-`cd pkg_a && cat __init__.py` and `cd pkg_b && cat __init__.py` are two files). The
+file is known by its path resolved in the session's `cwd` and the command's `cd` prefixes
+(`_file_key`: `data.json`, `./data.json` and `/w/p/data.json` are one file in `/w/p`;
+`cd pkg_a && cat __init__.py` and `cd pkg_b && cat __init__.py` are two). The
 denial says how to look at the file instead. It is lifted by a call that may have changed the
 file (a write, a patch, a shell command other than reads, another agent's run, an MCP tool), by a
 look at the file other than printing it (`ls -l`, `wc -c`, `stat`, `file`, `du`, `git diff`,
@@ -64,6 +65,7 @@ rule rests.
 """
 
 import functools
+import posixpath
 import re
 from typing import TYPE_CHECKING, Any, cast
 
@@ -102,7 +104,6 @@ if TYPE_CHECKING:
         file: NotRequired[str]  # the file whose reads printed nothing (this answer), as named
         moved: NotRequired[bool]  # a call since its last such read may have changed the file
         whole: NotRequired[bool]  # one of its empty reads since then printed the file as it is
-        cwd: NotRequired[str]  # the session's folder at its last such read (`_folder`)
 else:
     AnswerEntry = dict
 
@@ -209,7 +210,6 @@ def on_result(ctx: ResultContext) -> Decision | None:
         # read empty again: it is empty now, or holds nothing of what was asked
         command = _command(ctx.tool, ctx.tool_input) or ""
         entry["whole"] = _prints_whole(command) or bool(entry.get("whole") and not entry.get("moved"))
-        entry["cwd"] = _folder(ctx.cwd)
         entry["file"], entry["moved"] = keys[0].split(":empty:file:", 1)[1].split("\n", 1)[0][:MAX_ID_CHARS], False
     seen = entry.get("seen")
     if new_round(issued(ctx.call), seen):  # issued after the model saw this answer
@@ -242,14 +242,12 @@ def on_call(ctx: CallContext) -> Decision | None:
     file = _file_read(command) if command is not None else None
     if file is None or answers is None or slot(ctx.agent, BACKGROUND) is not None:
         return None
-    key = _file_key(ctx.tool, file, command or "")
+    key = _file_key(ctx.tool, file, command or "", ctx.event.cwd)
     entry = answers.get("e" + digest(key.encode("utf-8", "surrogatepass"))[:15])
     if entry is None or not entry.get("level") or entry.get("moved") or not entry.get("file"):
         return None
     if not entry.get("whole"):
         return None  # only filters printed nothing (`cat F | grep x`, `jq 'select(…)'`): F may be full
-    if entry.get("cwd", "") != _folder(ctx.event.cwd):
-        return None  # read in another folder: the same name, maybe another file
     if cfg.slow_repeat_seconds and ctx.now - entry["t"] >= cfg.slow_repeat_seconds:
         return None  # a read long after: something else may be filling it (a log)
     reads = len(entry["sigs"])
@@ -303,9 +301,10 @@ def _looked_at(ctx: ResultContext, answers: "dict[str, AnswerEntry]") -> None:
     else:
         return
     paths = {"/" + w.replace("\\", "/").removeprefix("./") for w in words}
+    paths |= {p for w in words if (p := _resolve(w, ctx.cwd)) is not None}
     for entry in answers.values():
         file = entry.get("file")
-        if file and any(p.endswith("/" + file.removeprefix("./")) for p in paths):
+        if file and any(p == file or p.endswith("/" + file.removeprefix("./")) for p in paths):
             entry["moved"] = True
 
 
@@ -363,7 +362,7 @@ def answer_key(ctx: ResultContext) -> tuple[str, ...] | None:
             return (f"{ctx.tool}:empty:{asked.group(1) if asked else ''}",)
         read = _file_read(command) if command is not None and not body else None
         if read is not None:  # one file read by one command after another, printing nothing
-            return (_file_key(ctx.tool, read, command or ""),)
+            return (_file_key(ctx.tool, read, command or "", ctx.cwd),)
         duration = ctx.agent["updated"] - ctx.call["t"]
         if command is not None and duration >= SILENT_SECONDS and not re.match(_WAIT, command):
             return (f"{ctx.tool}:silent",)
@@ -457,19 +456,36 @@ def _prints_whole(command: str) -> bool:
     return True
 
 
-def _file_key(tool: str, file: str, command: str) -> str:
-    """The answer key of empty reads of `file` as `command` names it: a relative name is known
-    with the folders its command's `cd` prefixes go to (`cd pkg_a && cat __init__.py` and
-    `cd pkg_b && cat __init__.py` read two files; the session's own folder is `AnswerEntry.cwd`)."""
+def _file_key(tool: str, file: str, command: str, cwd: str | None) -> str:
+    """The answer key of empty reads of `file` as `command` names it, in the session's folder
+    `cwd` (`HookEvent.cwd`, which follows `cd` in Claude Code): the file's path resolved there
+    and through the command's `cd` prefixes (`data.json`, `./data.json` and `/w/p/data.json` are
+    one file in `/w/p`; `cd pkg_a && cat __init__.py` and `cd pkg_b && cat __init__.py` are two).
+    Without a folder to resolve it in, the name as given and the `cd` prefixes."""
     lead = re.match(r"\A\s*(?:(?:cd|pushd)\s+\S+\s*(?:&&|;)\s*)*", command[:1024])
-    dirs = re.findall(r"(?:cd|pushd)\s+(\S+)", lead.group(0) if lead else "")
-    where = "" if file.startswith(("/", "~")) else "/".join(d.strip("'\"") for d in dirs)
+    dirs = tuple(d.strip("'\"") for d in re.findall(r"(?:cd|pushd)\s+(\S+)", lead.group(0) if lead else ""))
+    resolved = _resolve(file, cwd, dirs)
+    if resolved is not None:
+        return f"{tool}:empty:file:{resolved}\n"
+    where = "" if file.startswith(("/", "~")) else "/".join(dirs)
     return f"{tool}:empty:file:{file}\n{where}"
 
 
-def _folder(cwd: str | None) -> str:
-    """A short id of the session's folder (`HookEvent.cwd`, which follows `cd` in Claude Code)."""
-    return digest((cwd or "").encode("utf-8", "surrogatepass"))[:8]
+def _resolve(name: str, cwd: str | None, dirs: tuple[str, ...] = ()) -> str | None:
+    """`name` as an absolute POSIX path, from the folder `cwd` and the `cd` steps `dirs`, or
+    None when it cannot be told (no folder, a `~` or a variable, a Windows path)."""
+    steps = [*dirs, name]
+    if any(s.startswith(("~", "$")) or "\\" in s or ":" in s for s in steps):
+        return None
+    base = cwd if cwd and cwd.startswith("/") else None
+    for step in steps:
+        if step.startswith("/"):
+            base = step
+        elif base is None:
+            return None
+        else:
+            base = posixpath.join(base, step)
+    return posixpath.normpath(base) if base is not None else None
 
 
 def _command(tool: str, tool_input: Any) -> str | None:
