@@ -228,7 +228,9 @@ def _attempt(
         if attempt.counted and "followup" in agent:
             ev.responses.extend(followup.after_attempt(ev.event.agent_id, agent, attempt.key.digest, verdict, now))
         return verdict, attempt.call  # the common case: nothing to record or render
-    verdict = verdict._replace(times=attempt.times, tool=tool, summary=progress.summary(tool, attempt.key))
+    # A rule that counts something else than attempts of this call (rounds of a wall, reads of
+    # a file, failures on a target) says how many; the others are counted by attempts.
+    verdict = verdict._replace(times=verdict.times or attempt.times, tool=tool, summary=progress.summary(tool, attempt.key))
     fitted, wire = policy.fit_call(agent, attempt.call, verdict, config, caps, ev.event.event, can_deny=can_deny)
     if attempt.counted:
         ev.responses.extend(followup.after_attempt(ev.event.agent_id, agent, attempt.key.digest, fitted, now))

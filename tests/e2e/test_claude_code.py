@@ -288,3 +288,5 @@ def test_an_empty_file_read_many_ways_is_reminded_then_denied_until_looked_at(cl
     assert [(r["event"], r["action"], r["rule"]) for r in records] == [
         ("PostToolUse", "remind", "LOOP_GUARD_SAME_ANSWER"), ("PreToolUse", "deny", "LOOP_GUARD_SAME_ANSWER"),
     ]
+    # Logged with the reads the rule counts, not the denied call's own attempts (its first).
+    assert ledger.decisions(records) == ["remind@4", "deny@4"]
