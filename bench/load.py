@@ -8,6 +8,13 @@ its PreToolUse (distinct calls on one session, so every right answer is "allow" 
 count exactly the processes that exited 0). Reports how many failed open (exit 1 on the lock
 wait), any other failure, any wrong decision, and the slowest process. The busy loops end by
 themselves (`--seconds`), so nothing is left running.
+
+With `--reference R`, each round first runs the same burst of bare interpreters (start, reach
+`read(0)`, read the payload, exit) under the same load, and that round's deadline is
+`--deadline` times its median seconds from start over R (never less than `--deadline`): the
+share that fails open at a fixed deadline is a figure of how starved the machine is at that
+moment (a shared host's neighbours included), while the share that fails open at a deadline in
+units of a bare interpreter's burst, measured beside it, is the guard's.
 """
 
 from __future__ import annotations
@@ -46,10 +53,17 @@ def reading_stdin(pid: int) -> bool:
     return bool(syscall) and syscall[0] == "0" and syscall[1] == "0x0" and wchan != "0"
 
 
-def burst(args: argparse.Namespace, state: str, round_: int, env: dict[str, str]
+#: What the reference burst runs: an interpreter that starts, reads its payload and exits.
+BARE = [sys.executable, "-c", "import sys; sys.stdin.buffer.read()"]
+
+
+def hook_command(state: str) -> list[str]:
+    return [sys.executable, "-c", "import sys; from loopguard_hook.entry import main; sys.exit(main(sys.argv[1:]))",
+            "--state-dir", state]
+
+
+def burst(args: argparse.Namespace, cmd: list[str], round_: int, env: dict[str, str]
           ) -> list[tuple[int, bytes, bytes, float, float]]:
-    cmd = [sys.executable, "-c", "import sys; from loopguard_hook.entry import main; sys.exit(main(sys.argv[1:]))",
-           "--state-dir", state]
     # cwd: not a checkout, whose loopguard_hook/ would shadow PYTHONPATH for `python -c`
     procs, spawned = [], []
     for _ in range(args.hooks):
@@ -57,7 +71,8 @@ def burst(args: argparse.Namespace, state: str, round_: int, env: dict[str, str]
         procs.append(subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
                                       cwd=tempfile.gettempdir()))
     deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and not all(reading_stdin(p.pid) for p in procs):
+    # one that exited already (its deadline came first) is not waited for
+    while time.monotonic() < deadline and not all(p.poll() is not None or reading_stdin(p.pid) for p in procs):
         time.sleep(0.05)
     out: list[tuple[int, bytes, bytes, float, float]] = [(0, b"", b"", 0.0, 0.0)] * len(procs)
     started = time.monotonic()
@@ -85,6 +100,9 @@ def main() -> None:
     parser.add_argument("--deadline", default=None,
                         help="LOOPGUARD_DEADLINE_SECONDS for the hooks (default: the hook's own, 8 s from its start; "
                              "the wait for every hook to reach read(0) counts towards it)")
+    parser.add_argument("--reference", type=float, default=None,
+                        help="median seconds from start of a burst of bare interpreters under this load on the "
+                             "reference machine: each round's deadline grows by the ratio measured beside it")
     parser.add_argument("--package", action="append", default=[],
                         help="a directory holding loopguard_hook/ to test (repeat it: rounds alternate)")
     args = parser.parse_args()
@@ -105,12 +123,20 @@ def main() -> None:
     try:
         time.sleep(3)
         stats = {p: {"hooks": 0, "failed_open": 0, "deadline": 0, "other_failures": 0, "wrong_decisions": 0, "times": [],
-                     "lifetimes": [], "loads": []} for p in packages}
+                     "lifetimes": [], "loads": [], "deadlines": []} for p in packages}
         states = {p: tempfile.mkdtemp(prefix="loopguard-load-") for p in packages}
         for r in range(args.rounds):
             for package in random.sample(packages, len(packages)):
                 st = stats[package]
-                results = burst(args, states[package], r, envs[package])
+                env, note = envs[package], ""
+                if args.reference:
+                    bare = statistics.median(b[4] for b in burst(args, BARE, r, env))
+                    base = float(args.deadline) if args.deadline is not None else 8.0
+                    deadline = round(base * max(1.0, bare / args.reference), 1)
+                    env = dict(env, LOOPGUARD_DEADLINE_SECONDS=str(deadline))
+                    st["deadlines"].append(deadline)
+                    note = f", bare burst {bare:.2f} s, deadline {deadline} s"
+                results = burst(args, hook_command(states[package]), r, env)
                 for code, stdout, stderr, seconds, lifetime in results:
                     st["hooks"] += 1
                     st["times"].append(seconds)
@@ -127,14 +153,19 @@ def main() -> None:
                 ok = sum(1 for c, _, e, *_ in results if c == 0 and not e)
                 print(f"round {r} {package or 'installed'}: {ok}/{len(results)} exit 0, load {os.getloadavg()[0]:.1f}, "
                       f"slowest {max(r[3] for r in results):.2f} s from its payload, "
-                      f"{max(r[4] for r in results):.2f} s from its start", flush=True)
+                      f"{max(r[4] for r in results):.2f} s from its start{note}", flush=True)
         for package in packages:
             st = stats[package]
-            with open(os.path.join(states[package], "sessions", "load.json"), "rb") as fh:
-                attempts = json.loads(fh.read())["attempts"]
+            try:
+                with open(os.path.join(states[package], "sessions", "load.json"), "rb") as fh:
+                    attempts = json.loads(fh.read())["attempts"]
+            except FileNotFoundError:  # not one hook got as far as the ledger
+                attempts = 0
             times = st.pop("times")
             lifetimes = st.pop("lifetimes")
             loads = st.pop("loads")
+            if not st["deadlines"]:
+                st.pop("deadlines")
             print(json.dumps({
                 "package": package or "installed", **st, "failed_open_pct": round(100 * st["failed_open"] / st["hooks"], 2),
                 "ledger_matches_exit_0": attempts == st["hooks"] - st["failed_open"] - st["other_failures"],

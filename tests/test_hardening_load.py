@@ -94,27 +94,10 @@ def test_the_lock_is_held_only_for_the_read_modify_write(tmp_path: Path, monkeyp
     assert load_state(tmp_path / "state", "s1")["attempts"] == 4
 
 
-#: Median seconds of one hook event run in-process (`LOOPGUARD_RESIDENT=off`, a fresh interpreter),
-#: as `_cold_hook_seconds` measures it under this suite, on an idle machine of the kind the 8 s
-#: deadline was set on (2 cores, 2026-12: 0.105-0.135 s).
-REFERENCE_COLD_HOOK_SECONDS = 0.12
-
-
-def _cold_hook_seconds(state: Path) -> float:
-    """Median of seven in-process hook events on this machine, before any load."""
-    import json
-    import statistics
-
-    env = dict(os.environ, LOOPGUARD_RESIDENT="off")
-    env.pop("LOOPGUARD_STATE_DIR", None)
-    times = []
-    for i in range(7):
-        payload = json.dumps(pre("claude-code", "cold", "Bash", {"command": f"echo {i}"}, f"toolu_{i}")).encode()
-        started = time.monotonic()
-        subprocess.run([sys.executable, "-m", "loopguard_hook", "--state-dir", str(state)], input=payload, env=env,
-                       capture_output=True, check=True)
-        times.append(time.monotonic() - started)
-    return statistics.median(times)
+#: Median seconds from start of a burst of 64 bare interpreters (start, reach `read(0)`, read the
+#: payload, exit) under bench/load.py's 28 busy loops, on the machine the 8 s deadline was set on
+#: (2 cores, 2026-12: 2.48-2.91 s over ten rounds).
+REFERENCE_BARE_BURST_SECONDS = 2.7
 
 
 @pytest.mark.slow
@@ -122,22 +105,23 @@ def test_64_simultaneous_hooks_on_a_loaded_machine_rarely_fail_open(tmp_path: Pa
     """bench/load.py with 28 busy loops (a load of 30 and more on 2 cores): at most 1% fail open,
     no decision wrong, the ledger counts exactly the processes that exited 0.
 
-    The hooks' deadline is the hook's own 8 s on a machine as fast as the reference and grows in
-    proportion on a slower one (measured here, idle, before the load): what fails open past a
-    fixed deadline is a figure of the machine (bench/load.py reports it), while the share that
-    fails open at a deadline of the same number of cold hook events is the guard's."""
+    Each round's deadline is the hook's own 8 s in units of a burst of bare interpreters run
+    just before it under the same load (`--reference`, never shorter): what fails open past a
+    fixed deadline is a figure of how starved the machine is at that moment (CI's shared host
+    once ran these hooks 3.4 times slower than here, with its idle speed the same, and 2 of 192
+    failed open), while the share that fails open at a deadline of the same number of bare
+    bursts is the guard's."""
     import json
 
     from loopguard_hook.process import DEADLINE_SECONDS
 
-    scale = max(1.0, _cold_hook_seconds(tmp_path / "cold") / REFERENCE_COLD_HOOK_SECONDS)
-    deadline = round(DEADLINE_SECONDS * scale, 1)
     bench = Path(__file__).parent.parent / "bench" / "load.py"
     started = time.monotonic()
     proc = subprocess.run([sys.executable, str(bench), "--busy", "28", "--rounds", "3", "--seconds", "240",
-                           "--deadline", str(deadline)], capture_output=True, timeout=600)
+                           "--deadline", str(DEADLINE_SECONDS), "--reference", str(REFERENCE_BARE_BURST_SECONDS)],
+                          capture_output=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout.decode().splitlines()[-1])
-    print(f"\n{result} in {time.monotonic() - started:.0f} s, deadline {deadline} s")
+    print(f"\n{result} in {time.monotonic() - started:.0f} s")
     assert result["other_failures"] == 0 and result["wrong_decisions"] == 0 and result["ledger_matches_exit_0"]
     assert result["failed_open_pct"] <= 1.0
