@@ -123,6 +123,30 @@ def test_followup_classifies_the_next_call() -> None:
     assert "responses" not in state  # answers come back to the caller, never parked in the ledger
 
 
+def test_another_call_the_same_rule_answers_is_no_change_of_course() -> None:
+    """Three reads of one empty file in three forms, each denied by the same-answer rule: the model
+    went on with the loop, it did not change course (a new user's `stats` counted each as
+    "changed"). A call that rule lets be is a change of course, whatever another rule says."""
+    state = ledger.new_session("s", "claude-code", 0.0)
+    agent = ledger.agent(state, "main", 0.0, rules.fit)
+    denial = TEMPLATES["empty_file_denial"]
+
+    def same_answer(action: Action) -> Decision:
+        return Decision(action, Rule.SAME_ANSWER, denial, 5, "Bash", intended=action)
+
+    answered = []
+    answered += followup.after_attempt("main", agent, "cat", same_answer(Action.DENY), 1.0)
+    answered += followup.after_attempt("main", agent, "head", same_answer(Action.DENY), 2.0)
+    answered += followup.after_attempt("main", agent, "jq", same_answer(Action.STOP), 3.0)
+    answered += followup.after_attempt("main", agent, "ls", _decision(Action.REMIND, 3, "Bash"), 4.0)
+    got = [(r["rule"], r["step"], r["response"]) for r in answered]
+    assert got == [
+        (Rule.SAME_ANSWER, 1, "repeated"),
+        (Rule.SAME_ANSWER, 2, "escalated"),
+        (Rule.SAME_ANSWER, 3, "changed"),
+    ]
+
+
 def test_responses_are_bounded() -> None:
     """One event answers at most `MAX_RESPONSES` interventions (a prompt ends every agent's turn)."""
     state = ledger.new_session("s", "claude-code", 0.0)

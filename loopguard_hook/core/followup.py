@@ -3,9 +3,11 @@
 After a reminder, denial or stop on a call, the agent's next counted attempt says what the model
 did with it:
 
-- `repeated`: the same call again, answered no more severely;
-- `escalated`: the same call again, and the guard had to answer it more severely;
-- `changed`: a different call (the model changed course);
+- `repeated`: the same call again, answered no more severely, or another call that the same rule
+  had to answer too (the loop went on in another form: the next read of a denied empty file, the
+  next call into one wall);
+- `escalated`: either of those, and the guard had to answer it more severely;
+- `changed`: a different call that the rule let be (the model changed course);
 - `ended`: no further call before the turn ended (a Stop, or the next user prompt).
 
 Untracked tools and parallel twins say nothing either way. Each answer becomes one
@@ -31,7 +33,8 @@ def after_attempt(agent_id: str, agent: Agent, sig_id: str, decision: Decision, 
     step = 1
     answered = []
     if pending is not None:
-        if pending["sig"] == sig_id:
+        again = decision.intended is not Action.ALLOW and decision.rule == pending["rule"]
+        if pending["sig"] == sig_id or again:
             response = "escalated" if decision.intended > pending["level"] else "repeated"
             step = pending["step"] + 1
         else:
