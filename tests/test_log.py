@@ -224,3 +224,21 @@ def test_a_state_dir_that_is_a_file_is_one_line(
     monkeypatch.setenv("LOOPGUARD_STATE_DIR", str(state))
     code, _, err = cli(["log"], capsys)
     assert code == 1 and err == f"loopguard-hook: log: cannot read state directory {state}: Not a directory\n", err
+
+
+def test_a_reminder_on_a_result_names_the_call_it_was_given_with(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The same-answer reminder comes with a call's result (PostToolUse): its record names that
+    call, as a denial's names the call denied (a new user's run found it logged with no
+    arguments, so `log` showed a reminder about nothing in particular)."""
+    import scenario
+
+    data = scenario.load(REPO / "tests/scenarios/same_answer_empty_file_read_many_ways.json")
+    assert scenario.Runner(data, "balanced", "claude-code", str(tmp_path)).play() == []
+    logged = [json.loads(line) for line in (tmp_path / "decisions.jsonl").read_text().splitlines()]
+    reminder = next(r for r in logged if r["event"] == "PostToolUse")
+    assert reminder["rule"] == "LOOP_GUARD_SAME_ANSWER" and reminder["action"] == "remind"
+    assert reminder["arguments"] == 'Bash {"command":"head -20 docs/prd-audit.json"}'
+    code, out, _ = cli(["log", "--state-dir", str(tmp_path)], capsys)
+    assert code == 0 and "head -20 docs/prd-audit.json" in out

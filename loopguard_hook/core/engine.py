@@ -260,7 +260,12 @@ def _result(
     verdicts = [found for rule in rules.ON_RESULT if (found := rule(ctx)) is not None]
     if call.get("new"):
         new_evidence(ev.state, ev.event.agent_id)
-    return policy.fit_result(merge(verdicts), ev.config) if verdicts else None
+    if not verdicts:
+        return None
+    verdict = merge(verdicts)
+    if not verdict.summary:  # the call whose result it was, as status and the log show a call's decision
+        verdict = verdict._replace(summary=progress.summary(tool, call_key(tool, tool_input, frozenset(ev.config.ignore_args))))
+    return policy.fit_result(verdict, ev.config)
 
 
 def _post_tool_use(ev: _Event) -> Decision:
