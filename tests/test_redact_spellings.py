@@ -110,6 +110,8 @@ POSITIONAL = [
     "ldapsearch -x -D cn=admin -w {v} -b dc=x",
     "mysql -u root -p{v} db",
     "sshpass -p {v} ssh host",
+    "az login -u bob@example.com -p {v}",
+    "az login --service-principal -u app-id -p {v} --tenant t",
 ]
 
 

@@ -13,7 +13,7 @@ Secrets are recognised as families, not as single strings:
   token standing alone as the user (`https://TOKEN@host`);
 - the positional passwords of common tools: `.netrc` lines (`machine … login … password X`),
   `password X` and Redis' `requirepass X`, `zip -P`, `7z -p`, `openssl -k`/`-K`/`pass:X`,
-  `smbclient -U user%X`, `ldapsearch -w`, `mysql -pX`, `sshpass -p`, `htpasswd -b`,
+  `smbclient -U user%X`, `ldapsearch -w`, `mysql -pX`, `sshpass -p`, `docker login -p`, `az login -p`, `htpasswd -b`,
   `ssh-keygen -N`, `echo PW | sudo -S`, `curl -u user:X`;
 - well-known token shapes (`sk-…`, `ghp_…`/`github_pat_…`, `AKIA…`, `xox?-…`, `AIza…`, JWTs),
   bearer tokens, `Authorization:` and cookie header values, the AWS secret key printed next to
@@ -110,7 +110,8 @@ _RULES: tuple[tuple[_Rule, str], ...] = (
         MASK,
     ),
     (_rule(("cookie",), r"(?i)(\b(?:set-)?cookie\s*[:=]\s*)[^\n'\"\\]+"), r"\1" + MASK),
-    # passwords given as a flag: mysql -pSECRET, sshpass -p SECRET, redis-cli -a SECRET, docker login -p
+    # passwords given as a flag: mysql -pSECRET, sshpass -p SECRET, redis-cli -a SECRET, docker login -p,
+    # az login -p (a user's password or a service principal's secret)
     (
         _rule(
             ("mysql", "mariadb"),
@@ -120,7 +121,7 @@ _RULES: tuple[tuple[_Rule, str], ...] = (
     ),
     (
         _rule(("sshpass", "redis-cli", "login"),
-            r"(?i)(\b(?:sshpass|redis-cli|(?:docker|podman|helm registry) login)\b[^\n|;&]{0,200}?\s-[pa]\s*)(?=[^\s-])"
+            r"(?i)(\b(?:sshpass|redis-cli|(?:docker|podman|helm registry|az) login)\b[^\n|;&]{0,200}?\s-[pa]\s*)(?=[^\s-])"
             r"('[^']*'?|\"[^\"]*\"?|\S+)"
         ),
         r"\1" + MASK,
