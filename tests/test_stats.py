@@ -21,7 +21,8 @@ from loopguard_hook.core.verdict import Action, Decision, Rule
 from loopguard_hook.entry import main
 from loopguard_hook.hosts import claude_code
 
-EXAMPLES = Path(__file__).parent.parent / "examples"
+REPO = Path(__file__).parent.parent
+EXAMPLES = REPO / "examples"
 EXE = Path(sys.executable).with_name("loopguard-hook")
 
 
@@ -210,3 +211,33 @@ def test_unreadable_log_is_said_and_exits_non_zero(tmp_path: Path, capsys: pytes
 def test_no_interventions(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out = _stats(tmp_path, capsys)
     assert code == 0 and "no interventions logged yet" in out
+
+
+def test_a_reminder_on_a_result_is_answered_by_the_next_call(tmp_path: Path) -> None:
+    """A same-error wall reminded at its third failure (PostToolUseFailure), then denied at the
+    next call into it: the reminder was answered by a stronger answer. Before, a reminder decided
+    on a result was never followed up (the denial after it counted as the first intervention, so
+    "ended after the first" read 2 of 2 for a wall that went on past its reminders)."""
+    import scenario
+
+    data = scenario.load(REPO / "tests/scenarios/escalate_same_program_wall.json")
+    assert scenario.Runner(data, "balanced", "claude-code", str(tmp_path)).play() == []
+    state = tmp_path if (tmp_path / "responses.jsonl").exists() else tmp_path / f"loopguard-hook-{os.getuid()}"
+    answered = [json.loads(line) for line in (state / "responses.jsonl").read_text().splitlines()]
+    reminders = [(r["variant"], r["step"], r["response"]) for r in answered if r["action"] == "remind"]
+    assert reminders == [("same_error_reminder", 1, "escalated")] * 2
+    assert [r["step"] for r in answered if r["action"] == "deny"][0] == 2
+
+
+def test_a_result_reminder_leaves_a_waiting_intervention_be() -> None:
+    """One already waiting (this call's own, decided when it was made, or a parallel call's) is
+    the one the next call answers."""
+    state = ledger.new_session("s", "claude-code", 0.0)
+    agent = ledger.agent(state, "main", 0.0, rules.fit)
+    followup.after_attempt("main", agent, "A", _decision(Action.REMIND, 3), 1.0)
+    wall = Decision(Action.REMIND, Rule.SAME_ERROR, "wall", 3, "Bash", intended=Action.REMIND)
+    followup.after_result(agent, "B", wall, 2.0)
+    assert agent["followup"]["sig"] == "A" and agent["followup"]["rule"] == Rule.REPEAT
+    del agent["followup"]
+    followup.after_result(agent, "B", wall, 3.0)
+    assert agent["followup"]["sig"] == "B" and agent["followup"]["step"] == 1

@@ -306,6 +306,7 @@ def _post_tool_use(ev: _Event) -> Decision:
         verdict = _result(ev, agent, call, tool, event.tool_input, event.tool_response, outcome)
         if verdict is not None:
             decisions.append(verdict)
+            followup.after_result(agent, call["sig"], verdict, ev.now)
         if outcome.failure == Failure.NONE and user_answered(tool, event.tool_response):
             # The user's answer, as a prompt would: what failed before may work now ("I upgraded
             # my plan"), so the agent's counts start again (the turn goes on).

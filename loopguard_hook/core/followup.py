@@ -1,7 +1,7 @@
 """What the model did after an intervention: the evidence `stats` tunes reminder texts with.
 
-After a reminder, denial or stop on a call, the agent's next counted attempt says what the model
-did with it:
+After a reminder, denial or stop on a call (decided when the call was made, or on its result),
+the agent's next counted attempt says what the model did with it:
 
 - `repeated`: the same call again, answered no more severely, or another call that the same rule
   had to answer too (the loop went on in another form: the next read of a denied empty file, the
@@ -42,18 +42,31 @@ def after_attempt(agent_id: str, agent: Agent, sig_id: str, decision: Decision, 
         answered.append(_answer(agent_id, pending, response, now))
         del agent["followup"]
     if decision.intended is not Action.ALLOW and decision.tool is not None:
-        agent["followup"] = {
-            "sig": sig_id,
-            "tool": decision.tool,
-            "rule": decision.rule,
-            "variant": variant_of(decision.message, VARIANTS),
-            "action": decision.action.name.lower(),
-            "level": int(decision.intended),
-            "count": decision.times,
-            "step": step,
-            "t": round(now, 3),
-        }
+        agent["followup"] = _pending(sig_id, decision, step, now)
     return answered
+
+
+def after_result(agent: Agent, sig_id: str, decision: Decision, now: float) -> None:
+    """A reminder decided on a call's result (a same-error wall, the same answer again) is an
+    intervention too: the agent's next counted attempt answers it. It waits for that answer
+    only when none is waiting already: one waiting is this call's own, decided when it was
+    made (and answered by the same next call), or a parallel call's, which came first."""
+    if decision.intended is not Action.ALLOW and decision.tool is not None and "followup" not in agent:
+        agent["followup"] = _pending(sig_id, decision, 1, now)
+
+
+def _pending(sig_id: str, decision: Decision, step: int, now: float) -> FollowUp:
+    return {
+        "sig": sig_id,
+        "tool": decision.tool or "",
+        "rule": decision.rule,
+        "variant": variant_of(decision.message, VARIANTS),
+        "action": decision.action.name.lower(),
+        "level": int(decision.intended),
+        "count": decision.times,
+        "step": step,
+        "t": round(now, 3),
+    }
 
 
 def turn_ended(state: Session, agent_ids: list[str], now: float) -> list[ResponseRecord]:
