@@ -369,6 +369,29 @@ def test_no_home_and_no_passwd_entry_fails_open_in_process(tmp_path: Path, monke
     assert os.listdir(tmp_path) == [], "nothing written relative to the working directory (no '~' dir)"
 
 
+
+def test_a_home_that_does_not_exist_is_not_made(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """HOME names a folder that does not exist (`/nonexistent`, the home of Debian's `nobody`):
+    the guard does not make the home to put its cache in (as root it did: a new user's run
+    found `/nonexistent/home/.cache/loopguard-hook` made). One line, exit 1, nothing made."""
+    home = tmp_path / "nonexistent" / "home"
+    for name in list(os.environ):
+        if name.startswith("XDG_") or name == "LOOPGUARD_STATE_DIR":
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(tmp_path)
+    result = run(
+        dumps(pre("claude-code", "s1", "Bash", {"command": "ls"}, "toolu_1")), options=HookOptions(), environ=dict(os.environ)
+    )
+    assert result.exit_code == 1 and result.stdout == b""
+    assert result.stderr == f"loopguard-hook: state: the home directory {home} does not exist; set LOOPGUARD_STATE_DIR"
+    assert os.listdir(tmp_path) == []
+    home.mkdir(parents=True)  # once it exists, its cache dir is made as ever
+    result = run(
+        dumps(pre("claude-code", "s1", "Bash", {"command": "ls"}, "toolu_1")), options=HookOptions(), environ=dict(os.environ)
+    )
+    assert result.exit_code == 0 and (home / ".cache" / "loopguard-hook" / "sessions" / "s1.json").exists()
+
 _NO_HOME_DRIVER = textwrap.dedent(
     """
     import json, os, pwd, subprocess, sys

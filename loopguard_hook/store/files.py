@@ -48,8 +48,11 @@ class LockTimeout(StateError):
 def default_state_dir(environ: Mapping[str, str]) -> str:
     """`LOOPGUARD_STATE_DIR`, else the platform's user cache dir for `loopguard-hook`.
 
+    A cache dir inside a home directory that does not exist (`HOME=/nonexistent`, the home of
+    Debian's `nobody`) is refused rather than made: the home is not the guard's to create.
+
     Raises:
-        StateError: no home directory can be found for the cache dir.
+        StateError: no home directory can be found for the cache dir, or it does not exist.
     """
     configured = environ.get("LOOPGUARD_STATE_DIR")
     if configured:
@@ -57,9 +60,13 @@ def default_state_dir(environ: Mapping[str, str]) -> str:
     try:
         import platformdirs
 
-        return platformdirs.user_cache_dir(APP, appauthor=False)
+        found = platformdirs.user_cache_dir(APP, appauthor=False)
+        home = os.path.expanduser("~")
     except (KeyError, RuntimeError, OSError) as exc:  # no HOME and no passwd entry
         raise StateError(f"cannot find a cache directory ({exc}); set LOOPGUARD_STATE_DIR") from None
+    if found.startswith(os.path.join(home, "")) and not os.path.isdir(home):
+        raise StateError(f"the home directory {home} does not exist; set LOOPGUARD_STATE_DIR")
+    return found
 
 
 def session_file_name(session_id: str) -> str:
