@@ -241,3 +241,15 @@ def test_a_result_reminder_leaves_a_waiting_intervention_be() -> None:
     del agent["followup"]
     followup.after_result(agent, "B", wall, 3.0)
     assert agent["followup"]["sig"] == "B" and agent["followup"]["step"] == 1
+
+
+def test_objects_that_are_not_the_guards_records_are_skipped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A JSON object of another shape in a log (`{}`, `{"a": 1}`) is no intervention: it is
+    skipped and said, not counted as a row of rule "-" and variant "unknown" (a new user's run)."""
+    _feed(tmp_path, "claude-code-read-loop.jsonl")
+    for name in ("decisions.jsonl", "responses.jsonl"):
+        (tmp_path / name).write_bytes((tmp_path / name).read_bytes() + b'{}\n{"a": 1}\n{"rule": 5, "action": "deny"}\n')
+    code, out = _stats(tmp_path, capsys)
+    assert code == 1
+    assert "decisions.jsonl: skipped 3 line(s)" in out and "responses.jsonl: skipped 3 line(s)" in out
+    assert "unknown" not in out and "6 interventions, 6 answered" in out

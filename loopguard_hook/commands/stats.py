@@ -50,7 +50,8 @@ class Inputs(NamedTuple):
 
 
 def records(lines: Iterable[bytes], source: str, problems: list[str]) -> list[dict[str, Any]]:
-    """The JSON objects among `lines`; each line that is not one is counted in `problems`."""
+    """The guard's records among `lines` (JSON objects with a string `rule` and `action`, as
+    both logs write them); each other line is counted in `problems`."""
     out, bad = [], 0
     for line in lines:
         try:
@@ -58,12 +59,12 @@ def records(lines: Iterable[bytes], source: str, problems: list[str]) -> list[di
         except orjson.JSONDecodeError:
             bad += 1
             continue
-        if isinstance(value, dict):
+        if isinstance(value, dict) and isinstance(value.get("rule"), str) and isinstance(value.get("action"), str):
             out.append(value)
         else:
             bad += 1
     if bad:
-        problems.append(f"{source}: skipped {bad} line(s) that are not JSON records")
+        problems.append(f"{source}: skipped {bad} line(s) that are not the guard's records")
     return out
 
 
