@@ -90,6 +90,13 @@ def burst(args: argparse.Namespace, cmd: list[str], round_: int, env: dict[str, 
     return out
 
 
+def _seconds(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0 seconds, got {text}")
+    return value
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--busy", type=int, default=28)
@@ -100,7 +107,7 @@ def main() -> None:
     parser.add_argument("--deadline", default=None,
                         help="LOOPGUARD_DEADLINE_SECONDS for the hooks (default: the hook's own, 8 s from its start; "
                              "the wait for every hook to reach read(0) counts towards it)")
-    parser.add_argument("--reference", type=float, default=None,
+    parser.add_argument("--reference", type=_seconds, default=None,
                         help="median seconds from start of a burst of bare interpreters under this load on the "
                              "reference machine: each round's deadline grows by the ratio measured beside it")
     parser.add_argument("--package", action="append", default=[],
@@ -129,7 +136,7 @@ def main() -> None:
             for package in random.sample(packages, len(packages)):
                 st = stats[package]
                 env, note = envs[package], ""
-                if args.reference:
+                if args.reference is not None:
                     bare = statistics.median(b[4] for b in burst(args, BARE, r, env))
                     base = float(args.deadline) if args.deadline is not None else 8.0
                     deadline = round(base * max(1.0, bare / args.reference), 1)
