@@ -264,8 +264,15 @@ def _result(
         return None
     verdict = merge(verdicts)
     if not verdict.summary:  # the call whose result it was, as status and the log show a call's decision
-        verdict = verdict._replace(summary=progress.summary(tool, call_key(tool, tool_input, frozenset(ev.config.ignore_args))))
-    return policy.fit_result(verdict, ev.config)
+        verdict = verdict._replace(summary=_summary(tool, tool_input, ev.config))
+    verdict = policy.fit_result(verdict, ev.config)
+    followup.after_result(agent, call["sig"], verdict, ev.now)
+    return verdict
+
+
+def _summary(tool: str, tool_input: object, config: Config) -> str:
+    """The redacted one-line summary of a call (`progress.summary`)."""
+    return progress.summary(tool, call_key(tool, tool_input, frozenset(config.ignore_args)))
 
 
 def _post_tool_use(ev: _Event) -> Decision:
@@ -289,7 +296,8 @@ def _post_tool_use(ev: _Event) -> Decision:
                 "seq": agent["seq"],
                 "phase": "pre",
             }
-    summary = progress.summary(tool, call_key(tool, event.tool_input, frozenset(config.ignore_args)))
+    # the summary only for a reminder held for this result (most results have none)
+    summary = _summary(tool, event.tool_input, config) if "remind" in call else ""
     held = policy.held_reminder(call, tool, config, summary=summary)
     outcome: Outcome | None
     if event.event == "PostToolUseFailure":
@@ -306,7 +314,6 @@ def _post_tool_use(ev: _Event) -> Decision:
         verdict = _result(ev, agent, call, tool, event.tool_input, event.tool_response, outcome)
         if verdict is not None:
             decisions.append(verdict)
-            followup.after_result(agent, call["sig"], verdict, ev.now)
         if outcome.failure == Failure.NONE and user_answered(tool, event.tool_response):
             # The user's answer, as a prompt would: what failed before may work now ("I upgraded
             # my plan"), so the agent's counts start again (the turn goes on).
