@@ -586,6 +586,13 @@ def test_bad_payload_in_a_log_is_reported_not_fatal() -> None:
         ("rm -rf build", False),
         ("cat $(ls)", False),
         ("FOO=1 pytest", False),
+        # `env` alone lists the environment; with a program it runs that program
+        ("env", True),
+        ("env -i", True),
+        ("env LANG=C cat notes.txt", True),
+        ("env -u HOME ls", True),
+        ("env PYTHONPATH=. python gen.py", False),
+        ("env -u HOME rm -rf build", False),
     ],
 )
 def test_bash_read_only_approximation(command: str, read_only: bool) -> None:

@@ -177,6 +177,15 @@ _REDIRECT = r"(?<![0-9&])>|>>|\$\(|`|<\("
 _HARMLESS_REDIRECT = r"\d?>&\d|\d?>\s*/dev/null"
 
 
+def _env_program(words: list[str]) -> list[str]:
+    """The words of the program `env` runs after its options and `VAR=value` settings (none:
+    `env -i` alone prints the environment, a read)."""
+    while words and (words[0].startswith("-") or "=" in words[0]):
+        takes_value = words[0] in ("-u", "--unset", "-C", "--chdir")
+        words = words[2:] if takes_value else words[1:]
+    return words
+
+
 def reads_only(command: str) -> bool:
     """True when a shell command line looks read-only: every part of its pipelines and lists runs
     a reading program (`_READ_ONLY_COMMANDS`, git's reading subcommands, `find` without actions,
@@ -187,6 +196,8 @@ def reads_only(command: str) -> bool:
         words = segment.split()
         while words and "=" in words[0] and not words[0].startswith("="):
             words.pop(0)  # VAR=value prefixes
+        if words and words[0] == "env" and len(words) > 1:
+            words = _env_program(words[1:])  # `env VAR=1 prog`: the program it runs
         if not words:
             continue
         head = words[0]

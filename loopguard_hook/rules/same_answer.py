@@ -281,9 +281,7 @@ def _may_change(tool: str, tool_input: Any) -> bool:
     other than reads (`shellwords.reads_only`), another agent's run, an MCP tool."""
     if tool in SHELL_TOOLS:
         command = _command(tool, tool_input)
-        # `env VAR=1 program` runs the program (`reads_only` takes `env` for a read, as it lists
-        # the environment when alone)
-        return command is None or not reads_only(re.sub(_ENV_RUNS, "", command))
+        return command is None or not reads_only(command)
     return tool in AGENT_TOOLS or tool.startswith("mcp__")
 
 
@@ -308,7 +306,6 @@ def _looked_at(ctx: ResultContext, answers: "dict[str, AnswerEntry]") -> None:
             entry["moved"] = True
 
 
-_ENV_RUNS = r"(?:\A|(?<=[;&|\n]))\s*env\s+(?:-\S+\s+|\w+=\S*\s+)*(?=[^\s=]+(?:\s|\Z))"
 #: A look at a file other than printing it: its size, its type, its status in git (the words
 #: after the program, up to the end of that command).
 _CHECKS = r"(?:\A|[;&|(]\s*)(?:ls|wc|stat|file|du|git\s+(?:diff|status|log|show))\b([^;&|\n]*)"
