@@ -267,7 +267,7 @@ def _in_background(tool: str, tool_input: Any) -> bool:
     command = _command(tool, tool_input)
     if command is None:
         return False
-    command = re.sub(_QUOTED, lambda q: q.group(0).translate(_INERT), command[:4096])
+    command = _inert(command[:4096])
     return re.search(_BACKGROUND, command) is not None
 
 
@@ -410,11 +410,17 @@ _QUOTED = r"'[^']*'|\"(?:[^\"\\\\]|\\\\.)*\""
 _INERT = str.maketrans("|;&<>\n", "      ")
 
 
+def _inert(command: str) -> str:
+    """`command` with the shell's operators inside quoted words blanked out, so that a jq
+    filter's `|`, `>` or `;` (`jq '.a[] | select(.n > 3)' f.json`) is no pipe, redirect or list."""
+    return re.sub(_QUOTED, lambda q: q.group(0).translate(_INERT), command)
+
+
 def _file_read(command: str) -> str | None:
     """The file a command only reads and prints (`cat`, `head`, `jq … FILE`), as the command
     names it, when it is the last word of the command's first part; else None."""
     # A jq filter's `|` or `>` (`jq '.a[] | select(.n > 3)' f.json`) is no pipe or redirect.
-    command = re.sub(_QUOTED, lambda q: q.group(0).translate(_INERT), command[:1024])
+    command = _inert(command[:1024])
     found = re.match(_LEAD + READERS, command)
     if found is None or re.search(_TO_FILE, command):
         return None  # its output went to a file (`cat a | jq … > b && mv b a`): a write
@@ -441,10 +447,9 @@ def _prints_whole(command: str) -> bool:
     pipeline prints what it reads as it is (`cat F`, `head -20 F`, `cat F | jq '.a[3]'`), none
     keeps only what matches a question (`cat F | grep x`, `jq '.[] | select(…)'`, `awk`) or
     starts past the end (`tail -n +500 F`)."""
-    first = re.split(r"&&|\|\||;|\n", re.sub(_LEAD, "", command[:1024], count=1), maxsplit=1)[0]
-    quoted = re.sub(_QUOTED, lambda m: m.group(0).replace("|", "\x00"), first)  # jq's own pipes
-    for stage in quoted.split("|"):
-        stage = stage.replace("\x00", "|").strip()
+    first = re.split(r"&&|\|\||;|\n", _inert(re.sub(_LEAD, "", command[:1024], count=1)), maxsplit=1)[0]
+    for stage in first.split("|"):
+        stage = stage.strip()
         if re.match(r"jq\b", stage):
             if re.search(_JQ_FILTERS, stage):
                 return False
