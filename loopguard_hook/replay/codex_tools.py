@@ -46,16 +46,11 @@ def split_exec_output(output: str) -> tuple[str, int | None]:
     gives `("ls: …", 2)` (Codex 0.171.0 `function_call_output`). Older rollouts wrap the output
     as JSON `{"output": …, "metadata": {"exit_code": N}}`; that form is unwrapped too.
     """
-    stripped = output.lstrip()
-    if stripped.startswith("{") and '"output"' in stripped[:200]:
-        try:
-            wrapped = orjson.loads(stripped)
-        except orjson.JSONDecodeError:
-            wrapped = None
-        if isinstance(wrapped, dict) and isinstance(wrapped.get("output"), str):
-            meta = wrapped.get("metadata")
-            code = meta.get("exit_code") if isinstance(meta, dict) else None
-            return wrapped["output"], code if isinstance(code, int) else None
+    wrapped = _wrapped(output)
+    if wrapped is not None:
+        text, meta = wrapped
+        code = meta.get("exit_code")
+        return text, code if isinstance(code, int) else None
     match = _EXEC_HEADER.match(output)
     if match is None:
         return output, None
@@ -70,19 +65,29 @@ def patch_output(output: str) -> str:
     {"exit_code": N, "duration_seconds": S}}`, whose exit code the hook would have seen in that
     header (a failed `*** Delete File` of 2025-11 rollouts says only `Failed to delete file …`).
     Any other text is returned as it is (a verification failure is recorded as plain text)."""
+    wrapped = _wrapped(output)
+    code = wrapped[1].get("exit_code") if wrapped is not None else None
+    if wrapped is None or not isinstance(code, int):
+        return output
+    seconds = wrapped[1].get("duration_seconds")
+    wall = f"{seconds:g}" if isinstance(seconds, (int, float)) and not isinstance(seconds, bool) else "0"
+    return f"Exit code: {code}\nWall time: {wall} seconds\nOutput:\n{wrapped[0]}"
+
+
+def _wrapped(output: str) -> tuple[str, dict[str, Any]] | None:
+    """An older rollout's JSON form of a tool's output, `{"output": …, "metadata": {…}}`, as
+    its text and metadata (`{}` for none); None for any other text."""
     stripped = output.lstrip()
     if not (stripped.startswith("{") and '"output"' in stripped[:200]):
-        return output
-    text, code = split_exec_output(output)
-    if code is None:
-        return output
+        return None
     try:
-        meta = orjson.loads(stripped).get("metadata")
-    except (orjson.JSONDecodeError, AttributeError):
-        return output
-    seconds = meta.get("duration_seconds") if isinstance(meta, dict) else None
-    wall = f"{seconds:g}" if isinstance(seconds, (int, float)) and not isinstance(seconds, bool) else "0"
-    return f"Exit code: {code}\nWall time: {wall} seconds\nOutput:\n{text}"
+        wrapped = orjson.loads(stripped)
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(wrapped, dict) or not isinstance(wrapped.get("output"), str):
+        return None
+    meta = wrapped.get("metadata")
+    return wrapped["output"], meta if isinstance(meta, dict) else {}
 
 
 _WALL_TIME = re.compile(r"^Wall time: (\d+(?:\.\d+)?) seconds$", re.M)
