@@ -253,3 +253,24 @@ def test_objects_that_are_not_the_guards_records_are_skipped(tmp_path: Path, cap
     assert code == 1
     assert "decisions.jsonl: skipped 3 line(s)" in out and "responses.jsonl: skipped 3 line(s)" in out
     assert "unknown" not in out and "6 interventions, 6 answered" in out
+
+
+def test_a_result_reminder_is_not_answered_by_the_call_it_was_given_on(tmp_path: Path) -> None:
+    """Edits that Claude Code's validation rejects are counted and judged at one event, the
+    PostToolBatch: the attempt answers a waiting reminder before its own result is known, so a
+    reminder given with such a result would be answered "changed" by the next rejected Edit of
+    the same wall, which the same rule then stops. Such reminders are not followed up."""
+    import scenario
+
+    steps = [
+        {"call": "Edit",
+         "input": {"file_path": "/p/app.py", "old_string": f"NOT_THERE_{i}", "new_string": "x", "replace_all": False},
+         "rejected": f"<tool_use_error>String to replace not found in file.\nString: NOT_THERE_{i}</tool_use_error>"}
+        for i in range(5)
+    ]
+    steps[2]["post"] = "remind:LOOP_GUARD_SAME_ERROR"
+    steps[3]["post"] = steps[4]["post"] = "stop:LOOP_GUARD_SAME_ERROR"
+    assert scenario.Runner({"description": "", "steps": steps}, "balanced", "claude-code", str(tmp_path)).play() == []
+    state = tmp_path if (tmp_path / "decisions.jsonl").exists() else tmp_path / f"loopguard-hook-{os.getuid()}"
+    answered = (state / "responses.jsonl").read_text().splitlines() if (state / "responses.jsonl").exists() else []
+    assert [json.loads(line)["response"] for line in answered] == []

@@ -265,9 +265,7 @@ def _result(
     verdict = merge(verdicts)
     if not verdict.summary:  # the call whose result it was, as status and the log show a call's decision
         verdict = verdict._replace(summary=_summary(tool, tool_input, ev.config))
-    verdict = policy.fit_result(verdict, ev.config)
-    followup.after_result(agent, call["sig"], verdict, ev.now)
-    return verdict
+    return policy.fit_result(verdict, ev.config)
 
 
 def _summary(tool: str, tool_input: object, config: Config) -> str:
@@ -285,6 +283,9 @@ def _post_tool_use(ev: _Event) -> Decision:
     if call is not None and call["phase"] != "pre":
         return ALLOW  # already recorded: a second registration of the hook, or a replayed event
     decisions: list[Decision] = []
+    # The attempt was judged at its PreToolUse: the next call answers a reminder on its result.
+    # Counted here instead, the attempt answered the waiting one before its result was known.
+    judged_before = call is not None
     if call is None:
         # Only a post hook is registered (or the Pre fell out of the ledger): count here.
         decisions.append(_attempt(ev, agent, tool, event.tool_input, event.tool_use_id, can_deny=False)[0])
@@ -314,6 +315,8 @@ def _post_tool_use(ev: _Event) -> Decision:
         verdict = _result(ev, agent, call, tool, event.tool_input, event.tool_response, outcome)
         if verdict is not None:
             decisions.append(verdict)
+            if judged_before:
+                followup.after_result(agent, call["sig"], verdict, ev.now)
         if outcome.failure == Failure.NONE and user_answered(tool, event.tool_response):
             # The user's answer, as a prompt would: what failed before may work now ("I upgraded
             # my plan"), so the agent's counts start again (the turn goes on).

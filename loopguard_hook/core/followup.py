@@ -50,7 +50,9 @@ def after_result(agent: Agent, sig_id: str, decision: Decision, now: float) -> N
     """A reminder decided on a call's result (a same-error wall, the same answer again) is an
     intervention too: the agent's next counted attempt answers it. It waits for that answer
     only when none is waiting already: one waiting is this call's own, decided when it was
-    made (and answered by the same next call), or a parallel call's, which came first."""
+    made (and answered by the same next call), or a parallel call's, which came first. The
+    engine calls it only for a call whose attempt was judged at an earlier event (its
+    PreToolUse): one counted at its result's own event answered the waiting one already."""
     if decision.intended is not Action.ALLOW and decision.tool is not None and "followup" not in agent:
         agent["followup"] = _pending(sig_id, decision, 1, now)
 
