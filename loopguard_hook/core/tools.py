@@ -75,8 +75,12 @@ def target_of(tool_input: Any, config: Config) -> str | None:
         if isinstance(command, str) and "*** " in command:
             found = re.search(_PATCH_PATH, command, re.M)
             path = found.group(1).strip() if found else None
-    if not path:
-        return None
+    return short_path(path) if path else None
+
+
+def short_path(path: str) -> str:
+    """A file's path by its last two components, as `target_of` names files (`/w/ui/vite.config.ts`,
+    `./ui/vite.config.ts` and `ui\\vite.config.ts` are `ui/vite.config.ts`)."""
     parts = [p for p in path.replace("\\", "/").split("/") if p not in ("", ".")]
     return "/".join(parts[-2:]) or path
 

@@ -85,7 +85,7 @@ from ..core.messages import PREFIX, quote
 from ..core.outcome import Failure, error_signature, preview
 from ..core.redact import redact_prefix
 from ..core.signature import digest
-from ..core.tools import change_paths, matches, target_of
+from ..core.tools import change_paths, matches, short_path, target_of
 from ..core.verdict import Action, Decision, Rule
 from .base import CallContext, ResultContext
 
@@ -208,7 +208,7 @@ def _succeeded(ctx: ResultContext, file_id: str | None, shape: str | None, *, es
         # Something changed: failures on this file, and walls met before the change, are
         # no longer the last word (an edit before a test rerun is ordinary work). A shell edit
         # in place names its files as words (`sed -i 's/a/b/' src/app.py`).
-        changed = {file_id, None} | {_file_id_of_path(p) for p in change_paths(ctx.tool, ctx.tool_input, ctx.config)}
+        changed = {file_id, None} | {file_id_of(short_path(p)) for p in change_paths(ctx.tool, ctx.tool_input, ctx.config)}
         for key in [k for k, e in errors.items() if e.get("target") in changed]:
             del errors[key]
     elif escalates:
@@ -349,12 +349,6 @@ def failed_again(entry: ErrorEntry, *, rejected: bool) -> None:
     entry["late"] = rejected
     if entry.get("rounds", 1) - entry.get("idle", -2) >= 2:
         entry.pop("idle", None)
-
-
-def _file_id_of_path(path: str) -> str | None:
-    """`file_id_of` a path as a command names it, by its last two components (`target_of`)."""
-    parts = [p for p in path.replace("\\", "/").split("/") if p not in ("", ".")]
-    return file_id_of("/".join(parts[-2:]) or path)
 
 
 def file_id_of(target: str | None) -> str | None:

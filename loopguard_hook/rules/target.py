@@ -59,7 +59,7 @@ from ..core.outcome import Failure, preview
 from ..core.redact import redact_prefix
 from ..core.shellwords import SHELL_TOOLS, reads_only, shell_command
 from ..core.signature import digest
-from ..core.tools import AGENT_TOOLS, SHELL_WRITES, matches, patch_text, target_of
+from ..core.tools import AGENT_TOOLS, SHELL_WRITES, matches, patch_text, short_path, target_of
 from ..core.verdict import Action, Decision, Rule
 from .base import CallContext, ResultContext
 
@@ -443,8 +443,7 @@ def _changed_unseen(tool: str, tool_input: Any, files: dict[str, Entry]) -> None
     patch = patch_text(tool, tool_input, PATCH_CHARS)
     if patch is not None:
         for path in re.findall(r"(?m)^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$", patch):
-            parts = [p for p in (path[0] or path[1]).strip().replace("\\", "/").split("/") if p not in ("", ".")]
-            files.pop("/".join(parts[-2:]), None)
+            files.pop(short_path((path[0] or path[1]).strip()), None)
     elif _may_change_unseen(tool, tool_input):
         for entry in files.values():
             if len(entry) > 5:
