@@ -83,6 +83,7 @@ TEMPLATES = {
 #: rule's and the argument-blind repeats' (their scenarios), the pausing stop (DSH scenarios).
 PINNED_ELSEWHERE = {
     "same_error_stop", "same_error_denial", "same_error_late_stop", "same_error_advice", "stop_pausing_tools",
+    "same_error_killed_denial", "same_error_killed_advice",
     "same_result_denial", "same_result_reminder", "subagent_text_loop", "same_reply", "text_loop",
 }
 

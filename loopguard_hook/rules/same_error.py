@@ -43,7 +43,10 @@ instead, unless it comes `slow_repeat_seconds` or more after its last run (a pol
 starting, CI pending, a rate limit) or the model has chosen fewer than `same_error_deny_at`
 rounds (a parallel batch of distinct calls is one). A new call of the wall goes ahead: it may
 be the fix (a patch matching the file's real text, a command with another flag), and on
-held-out real sessions denying such calls denied the working one. With `same_error_stop_at`
+held-out real sessions denying such calls denied the working one. A program Codex's sandbox kills
+(`KILLED`: `sandbox error: command was killed by a signal`) is the exception: every run of it is
+killed again, so a new run of it is denied as well (`killed_denial`, which says to run it another
+way), and a shell command that only reads does not disarm such a wall. With `same_error_stop_at`
 set, the call after the denial goes ahead (the model may have changed its approach); once one
 has failed the same way again, the next one ends the turn (Claude Code `continue: false`;
 Codex takes no end of turn at PreToolUse: a denial with a final text; on DSH tool calls pause
@@ -84,6 +87,7 @@ from ..core.ledger import MAX_ID_CHARS, Agent, Limits, drop_slot, issued, new_ro
 from ..core.messages import PREFIX, quote
 from ..core.outcome import Failure, error_signature, preview
 from ..core.redact import redact_prefix
+from ..core.shellwords import MAX_SHELL_CHARS, reads_only, shell_command
 from ..core.signature import digest
 from ..core.tools import change_paths, matches, short_path, target_of
 from ..core.verdict import Action, Decision, Rule
@@ -112,6 +116,7 @@ if TYPE_CHECKING:
         denied_r: NotRequired[int]  # the wall's rounds then
         late: NotRequired[bool]  # its last failure was seen only by a post event (escalation)
         idle: NotRequired[int]  # its rounds when a call last succeeded: not armed until two more (escalation)
+        killed: NotRequired[bool]  # its error is Codex's sandbox killing the command (`KILLED`, escalation)
 else:
     ErrorEntry = dict
 
@@ -136,6 +141,11 @@ def reset(agent: Agent, why: str) -> None:
     drop_slot(agent, NAME)
 
 
+#: Codex's sandbox killing the command it runs (`failed in sandbox: sandbox error: command was
+#: killed by a signal`: corpus rollout of 2025-10-17, cli 0.46.0, pytest killed five ways; public
+#: Codex transcripts and notes show `pytest -q`, a built program and `bun run dev` killed the same
+#: way). Every run of a program the sandbox kills is killed again, whatever its arguments.
+KILLED = r"\bsandbox error: command was killed by a signal\b"
 #: A failure text that is only an exit status of 1: the command's "no", not an error message.
 _BARE_NO = r"\A\s*(?:Exit code:? |Process exited with code )1\s*\Z"
 
@@ -199,6 +209,8 @@ def on_result(ctx: ResultContext) -> Decision | None:
     entry["level"] = level + 1
     if escalates:
         entry["quote"] = preview(quoted, QUOTE_CHARS)
+        if re.search(KILLED, ctx.error_text[:512]):
+            entry["killed"] = True
     return Decision(Action.REMIND, Rule.SAME_ERROR, text, times=count, tool=tool)
 
 
@@ -212,7 +224,8 @@ def _succeeded(ctx: ResultContext, file_id: str | None, shape: str | None, *, es
         for key in [k for k, e in errors.items() if e.get("target") in changed]:
             del errors[key]
     elif escalates:
-        answered(errors, ctx.tool, file_id, shape)
+        command = shell_command(ctx.tool, ctx.tool_input)
+        answered(errors, ctx.tool, file_id, shape, reads=command is not None and reads_only(command[:MAX_SHELL_CHARS]))
 
 
 def _count_round(entry: "ErrorEntry", *, issued: float, answered: float) -> None:
@@ -327,15 +340,19 @@ def walls_of(errors: dict[str, ErrorEntry], tool: str, file_id: str | None, shap
     return [k for k, e in errors.items() if k.startswith(prefix) and sid in e.get("shapes", ())]
 
 
-def answered(errors: dict[str, ErrorEntry], tool: str, file_id: str | None, shape: str | None) -> None:
+def answered(errors: dict[str, ErrorEntry], tool: str, file_id: str | None, shape: str | None, *, reads: bool = False) -> None:
     """A call that succeeded: the walls of the same tool run the same way are gone (it works
     now), and every reminded wall of calls that name no file is disarmed (its denial
     forgotten, its rounds and reminder kept): the agent found a way on, and the wall is armed
     again once it has failed two more rounds (`failed_again`). A read of the file between
-    failed edits disarms nothing."""
+    failed edits disarms nothing, and a shell command that only reads (`reads`:
+    `shellwords.reads_only`) leaves a wall of sandbox kills armed: it changed nothing the
+    sandbox kills for."""
     for key in walls_of(errors, tool, file_id, shape):
         del errors[key]
     for entry in errors.values():
+        if reads and entry.get("killed"):
+            continue
         if "target" not in entry and entry.get("level", 0) >= 1:
             entry["idle"] = entry.get("rounds", 1)
             entry.pop("denied_t", None)
@@ -376,9 +393,10 @@ def on_call(ctx: CallContext) -> Decision | None:
     keys = walls_of(errors, ctx.tool, file_id, shape_of(ctx.tool_input, has_file=target is not None))
     # A wall of validation rejections is not denied: the host checks such a call before it runs,
     # so the next one is rejected (and ends the turn, `late_stop`) or is right and goes ahead.
-    # Only a call that already failed this way is denied: a different one may be the fix.
+    # Only a call that already failed this way is denied: a different one may be the fix. A
+    # program the sandbox kills is the exception: any run of it is killed again (`KILLED`).
     armed = [e for e in (errors[k] for k in keys) if e.get("level", 0) >= 1 and not e.get("late") and not e.get("idle")]
-    armed = [e for e in armed if ctx.call["sig"] in e["sigs"]]
+    armed = [e for e in armed if ctx.call["sig"] in e["sigs"] or e.get("killed")]
     if not armed:
         return None
     entry = max(armed, key=wall_round)
@@ -392,7 +410,12 @@ def on_call(ctx: CallContext) -> Decision | None:
         return None
     what = f"{ctx.tool} on {target[:MAX_ID_CHARS]}" if target else ctx.tool
     quote, has_file = entry.get("quote", ""), target is not None
-    advice = advice_text(what, this_round - 1, quote, has_file=has_file)
+    killed = ctx.call["sig"] not in entry["sigs"]  # a new call: only a killed wall's
+    program = shape_of(ctx.tool_input, has_file=False) or ctx.tool
+    if killed:
+        advice = killed_advice(program, this_round - 1, quote)
+    else:
+        advice = advice_text(what, this_round - 1, quote, has_file=has_file)
     denied_t = entry.get("denied_t")
     # A call issued with the denied one (one parallel batch: within the window, and no failure
     # of the wall came back since) is denied with it; a failure since means the model went on.
@@ -411,7 +434,7 @@ def on_call(ctx: CallContext) -> Decision | None:
     # the batch is timed from the first denial.
     if denied_t is None:
         entry["denied_t"], entry["denied_r"] = ctx.now, rounds
-    text = denial_text(what, this_round, quote, has_file=has_file)
+    text = killed_denial(program, this_round, quote) if killed else denial_text(what, this_round, quote, has_file=has_file)
     return Decision(Action.DENY, Rule.SAME_ERROR, text, times=this_round - 1, tool=ctx.tool, advice=advice)
 
 
@@ -448,6 +471,29 @@ def denial_text(what: str, count: int, quote: str, *, has_file: bool) -> str:
         f"failed {count - 1} times with the same error (loop guard policy, not a tool failure). The error: "
         f'"""{quote}""". Do not retry a failed call unchanged. {_instead(has_file)}'
     )
+
+
+def killed_denial(program: str, count: int, quote: str) -> str:
+    """`REPEAT_TOOL_BLOCKED` for a new run of a program Codex's sandbox kept killing (`KILLED`)."""
+    return (
+        f"REPEAT_TOOL_BLOCKED: this call was not run: the sandbox killed `{program}` {count - 1} times, with other "
+        f'arguments each time (loop guard policy, not a tool failure). The error: """{quote}""". Another run of '
+        f"`{program}` will be killed the same way, whatever its arguments: {_KILLED_INSTEAD}"
+    )
+
+
+def killed_advice(program: str, count: int, quote: str) -> str:
+    """A denial of a killed program's new run as a reminder (`advise` mode: the call goes ahead)."""
+    return (
+        f'[{PREFIX}] the sandbox killed `{program}` {count} times, also after the reminder: """{quote}""". '
+        f"Another run of it will be killed the same way, whatever its arguments: {_KILLED_INSTEAD}."
+    )
+
+
+_KILLED_INSTEAD = (
+    "run it another way (another program or interpreter, a smaller step), do other work, or ask the user to "
+    "run it outside the sandbox"
+)
 
 
 def stop_text(what: str, count: int, quote: str, *, has_file: bool, ends_turn: bool, pauses: bool) -> str:
@@ -509,6 +555,8 @@ def same_error_reminder(tool: str, count: int, error: str, limit: int, *, target
 #: answer each one (`rules.VARIANTS` lists every rule's).
 VARIANTS: tuple[tuple[str, str, str], ...] = (
     ("same_error_stop", "REPEAT_TOOL_BLOCKED: this call was not run: ", " went on after it was denied"),
+    ("same_error_killed_denial", "REPEAT_TOOL_BLOCKED: this call was not run: the sandbox killed ", ""),
+    ("same_error_killed_advice", f"[{PREFIX}] the sandbox killed ", ""),
     ("same_error_denial", "REPEAT_TOOL_BLOCKED: this call was not run: ", " is a retry of a call that already failed"),
     ("same_error_late_stop", f"[{PREFIX}] ", ". The loop guard is ending this turn: tell the user"),
     ("same_error_advice", f"[{PREFIX}] ", " also after the reminder: "),

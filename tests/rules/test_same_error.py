@@ -67,6 +67,8 @@ def test_every_text_is_named_by_its_variant() -> None:
         "same_error_stop": walls.stop_text("Edit on a.py", 5, "not found", has_file=True, ends_turn=True, pauses=False),
         "same_error_advice": walls.advice_text("Bash", 3, "Permission denied", has_file=False),
         "same_error_late_stop": walls.late_stop_text("Edit on a.py", 4, "not found"),
+        "same_error_killed_denial": walls.killed_denial("pytest", 4, "sandbox error: command was killed by a signal"),
+        "same_error_killed_advice": walls.killed_advice("pytest", 4, "sandbox error: command was killed by a signal"),
     }
     for name, text in texts.items():
         assert messages.variant_of(text, rules.VARIANTS) == name, text
