@@ -73,7 +73,9 @@ post event that cannot end it, it is a reminder. Such a wall is never denied at 
 the host validates the next call before it runs, so an Edit made right after a Read goes ahead,
 and a wrong one is rejected and ends the turn.
 
-A wall ends when a call of the same tool run the same way succeeds (it works now), and, as
+A wall ends when a call of the same tool run the same way succeeds (it works now), a wall of
+a tool other than a shell naming no file when any call of that tool succeeds (a fetch that
+works for other pages: each failure answered what its call asked), and, as
 before, when a call that changes the file succeeds (`same_error.py`: an edit tool, a patch,
 `sed -i`). Any other success disarms every reminded wall of calls that name no file (the agent
 found a way on, or fixed something the guard cannot see): its rounds and reminder are kept, and
@@ -87,7 +89,7 @@ from ..core.ledger import MAX_ID_CHARS, Agent, Limits, drop_slot, issued, new_ro
 from ..core.messages import PREFIX, quote
 from ..core.outcome import Failure, error_signature, preview
 from ..core.redact import redact_prefix
-from ..core.shellwords import MAX_SHELL_CHARS, reads_only, shell_command
+from ..core.shellwords import MAX_SHELL_CHARS, SHELL_KEYS, SHELL_TOOLS, reads_only, shell_command
 from ..core.signature import digest
 from ..core.tools import change_paths, matches, short_path, target_of
 from ..core.verdict import Action, Decision, Rule
@@ -223,9 +225,22 @@ def _succeeded(ctx: ResultContext, file_id: str | None, shape: str | None, *, es
         changed = {file_id, None} | {file_id_of(short_path(p)) for p in change_paths(ctx.tool, ctx.tool_input, ctx.config)}
         for key in [k for k, e in errors.items() if e.get("target") in changed]:
             del errors[key]
-    elif escalates:
+        return
+    if file_id is None and not _runs_commands(ctx.tool, ctx.tool_input):
+        # A tool other than a shell that works for one call and fails for others, whatever
+        # it asked (a fetch of twenty pages, three of them gone): its failures are answers to
+        # what each call asked, not a wall (corpus transcript 1fb5e404, WebFetch).
+        for key in [k for k in errors if k.startswith(wall_prefix(ctx.tool, None))]:
+            del errors[key]
+    if escalates:
         command = shell_command(ctx.tool, ctx.tool_input)
         answered(errors, ctx.tool, file_id, shape, reads=command is not None and reads_only(command[:MAX_SHELL_CHARS]))
+
+
+def _runs_commands(tool: str, tool_input: Any) -> bool:
+    """Whether a tool runs command lines: a known shell, or any tool given a `command` or `cmd`
+    (a shell this list does not know yet: one program's success says nothing of another's)."""
+    return tool in SHELL_TOOLS or (isinstance(tool_input, dict) and any(isinstance(tool_input.get(k), str) for k in SHELL_KEYS))
 
 
 def _count_round(entry: "ErrorEntry", *, issued: float, answered: float) -> None:
