@@ -233,7 +233,7 @@ def _succeeded(ctx: ResultContext, file_id: str | None, shape: str | None, *, es
         for key in [k for k in errors if k.startswith(wall_prefix(ctx.tool, None))]:
             del errors[key]
     if escalates:
-        command = shell_command(ctx.tool, ctx.tool_input)
+        command = shell_command(ctx.tool, ctx.tool_input) if any(e.get("killed") for e in errors.values()) else None
         answered(errors, ctx.tool, file_id, shape, reads=command is not None and reads_only(command[:MAX_SHELL_CHARS]))
 
 
