@@ -146,8 +146,11 @@ def reset(agent: Agent, why: str) -> None:
 #: Codex's sandbox killing the command it runs (`failed in sandbox: sandbox error: command was
 #: killed by a signal`: corpus rollout of 2025-10-17, cli 0.46.0, pytest killed five ways; public
 #: Codex transcripts and notes show `pytest -q`, a built program and `bun run dev` killed the same
-#: way). Every run of a program the sandbox kills is killed again, whatever its arguments.
-KILLED = r"\bsandbox error: command was killed by a signal\b"
+#: way). Every run of a program the sandbox kills is killed again, whatever its arguments. Only
+#: Codex's own report, the whole start of the result (after at most a short `failed in sandbox:`
+#: lead): the same words inside a command's output (a test that checks them, a `cat` of a log,
+#: Claude Code's `Exit code 1` and what the program printed) are the program's answer.
+KILLED = r"\A\s*(?:[A-Za-z][A-Za-z ]{0,40}:\s*)?sandbox error: command was killed by a signal\b"
 #: A failure text that is only an exit status of 1: the command's "no", not an error message.
 _BARE_NO = r"\A\s*(?:Exit code:? |Process exited with code )1\s*\Z"
 
@@ -211,7 +214,7 @@ def on_result(ctx: ResultContext) -> Decision | None:
     entry["level"] = level + 1
     if escalates:
         entry["quote"] = preview(quoted, QUOTE_CHARS)
-        if re.search(KILLED, ctx.error_text[:512]):
+        if file_id is None and re.match(KILLED, ctx.error_text[:512]):
             entry["killed"] = True
     return Decision(Action.REMIND, Rule.SAME_ERROR, text, times=count, tool=tool)
 
