@@ -408,13 +408,14 @@ def on_call(ctx: CallContext) -> Decision | None:
         return None
     target = target_of(ctx.tool_input, cfg)
     file_id = file_id_of(target)
-    keys = walls_of(errors, ctx.tool, file_id, shape_of(ctx.tool_input, has_file=target is not None))
+    shape = shape_of(ctx.tool_input, has_file=target is not None)
+    keys = walls_of(errors, ctx.tool, file_id, shape)
     # A wall of validation rejections is not denied: the host checks such a call before it runs,
     # so the next one is rejected (and ends the turn, `late_stop`) or is right and goes ahead.
     # Only a call that already failed this way is denied: a different one may be the fix. A
     # program the sandbox kills is the exception: any run of it is killed again (`KILLED`).
     armed = [e for e in (errors[k] for k in keys) if e.get("level", 0) >= 1 and not e.get("late") and not e.get("idle")]
-    armed = [e for e in armed if ctx.call["sig"] in e["sigs"] or e.get("killed")]
+    armed = [e for e in armed if ctx.call["sig"] in e["sigs"] or _kills_every_run(e, shape)]
     if not armed:
         return None
     entry = max(armed, key=wall_round)
@@ -454,6 +455,29 @@ def on_call(ctx: CallContext) -> Decision | None:
         entry["denied_t"], entry["denied_r"] = ctx.now, rounds
     text = killed_denial(program, this_round, quote) if killed else denial_text(what, this_round, quote, has_file=has_file)
     return Decision(Action.DENY, Rule.SAME_ERROR, text, times=this_round - 1, tool=ctx.tool, advice=advice)
+
+
+#: Programs that run another one they are given (an interpreter and its script or `-m` module,
+#: a package manager or build tool and its script or task): the sandbox kills what they run, so
+#: a new run of one of them is another program, the way out a killed wall's denial suggests
+#: (`python3 -m pytest` after `pytest`, another script). Version suffixes are dropped
+#: (`python3.12`, `node18`).
+_RUNNERS = frozenset(
+    {
+        "python", "py", "pypy", "node", "deno", "bun", "ruby", "perl", "php", "java", "lua", "rscript",
+        "npm", "npx", "pnpm", "yarn", "uv", "uvx", "poetry", "pipenv", "hatch", "tox", "nox", "pdm",
+        "cargo", "go", "make", "gmake", "just", "dotnet", "gradle", "gradlew", "mvn", "mvnw", "bundle",
+        "rake", "docker", "podman", "xargs", "watch", "script", "tsx", "ts-node",
+    }
+)
+
+
+def _kills_every_run(entry: ErrorEntry, shape: str | None) -> bool:
+    """Whether a killed wall (`KILLED`) holds a new call run this way: a wall of calls naming no
+    file, whose programs run nothing they are given (`_RUNNERS`). A corrupted mark is none."""
+    if entry.get("killed") is not True or "target" in entry or not shape:
+        return False
+    return not any(re.sub(r"[\d.]+$", "", p) in _RUNNERS for p in shape.split("|"))
 
 
 def wall_round(entry: ErrorEntry) -> int:
