@@ -119,6 +119,7 @@ if TYPE_CHECKING:
         late: NotRequired[bool]  # its last failure was seen only by a post event (escalation)
         idle: NotRequired[int]  # its rounds when a call last succeeded: not armed until two more (escalation)
         killed: NotRequired[bool]  # its error is Codex's sandbox killing the command (`KILLED`, escalation)
+        again: NotRequired[list[str]]  # shapes the sandbox killed more than once (`KILLED`, escalation)
 else:
     ErrorEntry = dict
 
@@ -190,9 +191,12 @@ def on_result(ctx: ResultContext) -> Decision | None:
     if ctx.call["sig"] not in entry["sigs"]:
         entry["sigs"].append(ctx.call["sig"])
         del entry["sigs"][:-MAX_ERROR_SIGS]
+    killed_before = shape is not None and shape_id(shape) in entry.get("shapes", ())
     note_shape(entry, shape)
     if escalates:
         failed_again(entry, rejected=rejected)
+        if killed_before and shape is not None and re.match(KILLED, ctx.error_text[:512]):
+            _killed_again(entry, shape)
     trim(errors, MAX_ERRORS, lambda k: errors[k]["t"])
     distinct, rounds = len(entry["sigs"]), entry.get("rounds", 1)
     due = rounds >= 2 and distinct >= 2 and max(distinct, rounds) >= threshold * (level + 1) and level < 2
@@ -474,10 +478,26 @@ _RUNNERS = frozenset(
 
 def _kills_every_run(entry: ErrorEntry, shape: str | None) -> bool:
     """Whether a killed wall (`KILLED`) holds a new call run this way: a wall of calls naming no
-    file, whose programs run nothing they are given (`_RUNNERS`). A corrupted mark is none."""
+    file, a program the sandbox killed more than once (`_killed_again`) that runs nothing it is
+    given (`_RUNNERS`). A corrupted mark is none."""
     if entry.get("killed") is not True or "target" in entry or not shape:
         return False
+    again = entry.get("again")
+    if not isinstance(again, list) or shape_id(shape) not in again:
+        return False  # a program killed once, with others: its kill may be what that run did
     return not any(re.sub(r"[\d.]+$", "", p) in _RUNNERS for p in shape.split("|"))
+
+
+def _killed_again(entry: ErrorEntry, shape: str) -> None:
+    """A program the sandbox killed once more (`KILLED`): every sandbox kill has one text, so
+    one wall holds every program killed, and only one killed again is hopeless whatever its
+    arguments (`_kills_every_run`)."""
+    again = entry.get("again")
+    again = again if isinstance(again, list) else []
+    sid = shape_id(shape)
+    if sid not in again:
+        again.append(sid)
+    entry["again"] = again[-MAX_SHAPES:]
 
 
 def wall_round(entry: ErrorEntry) -> int:
@@ -518,8 +538,9 @@ def denial_text(what: str, count: int, quote: str, *, has_file: bool) -> str:
 def killed_denial(program: str, count: int, quote: str) -> str:
     """`REPEAT_TOOL_BLOCKED` for a new run of a program Codex's sandbox kept killing (`KILLED`)."""
     return (
-        f"REPEAT_TOOL_BLOCKED: this call was not run: the sandbox killed `{program}` {count - 1} times, with other "
-        f'arguments each time (loop guard policy, not a tool failure). The error: """{quote}""". Another run of '
+        f"REPEAT_TOOL_BLOCKED: this call was not run: the sandbox killed `{program}` more than once, with other "
+        f"arguments, and {count - 1} calls in all failed this way (loop guard policy, not a tool failure). The "
+        f'error: """{quote}""". Another run of '
         f"`{program}` will be killed the same way, whatever its arguments: {_KILLED_INSTEAD}"
     )
 
@@ -527,7 +548,8 @@ def killed_denial(program: str, count: int, quote: str) -> str:
 def killed_advice(program: str, count: int, quote: str) -> str:
     """A denial of a killed program's new run as a reminder (`advise` mode: the call goes ahead)."""
     return (
-        f'[{PREFIX}] the sandbox killed `{program}` {count} times, also after the reminder: """{quote}""". '
+        f"[{PREFIX}] the sandbox killed `{program}` more than once, with other arguments, and {count} calls in all "
+        f'failed this way, reminded before: """{quote}""". '
         f"Another run of it will be killed the same way, whatever its arguments: {_KILLED_INSTEAD}."
     )
 
