@@ -373,7 +373,7 @@ def answered(errors: dict[str, ErrorEntry], tool: str, file_id: str | None, shap
     for key in walls_of(errors, tool, file_id, shape):
         del errors[key]
     for entry in errors.values():
-        if reads and entry.get("killed"):
+        if reads and entry.get("killed") is True:
             continue
         if "target" not in entry and entry.get("level", 0) >= 1:
             entry["idle"] = entry.get("rounds", 1)
