@@ -43,10 +43,12 @@ instead, unless it comes `slow_repeat_seconds` or more after its last run (a pol
 starting, CI pending, a rate limit) or the model has chosen fewer than `same_error_deny_at`
 rounds (a parallel batch of distinct calls is one). A new call of the wall goes ahead: it may
 be the fix (a patch matching the file's real text, a command with another flag), and on
-held-out real sessions denying such calls denied the working one. A program Codex's sandbox kills
-(`KILLED`: `sandbox error: command was killed by a signal`) is the exception: every run of it is
-killed again, so a new run of it is denied as well (`killed_denial`, which says to run it another
-way), and a shell command that only reads does not disarm such a wall. With `same_error_stop_at`
+held-out real sessions denying such calls denied the working one. A program Codex's sandbox killed
+more than once (`KILLED`: `sandbox error: command was killed by a signal`, Codex's own report, not
+those words in a command's output) is the exception: every run of it is killed again, so a new run
+of it is denied as well (`killed_denial`, which says to run it another way), and a shell command
+that only reads does not disarm such a wall; an interpreter or runner (`_RUNNERS`: `python3`,
+`npm`, `make`) is not the program, its other scripts and modules go ahead. With `same_error_stop_at`
 set, the call after the denial goes ahead (the model may have changed its approach); once one
 has failed the same way again, the next one ends the turn (Claude Code `continue: false`;
 Codex takes no end of turn at PreToolUse: a denial with a final text; on DSH tool calls pause
