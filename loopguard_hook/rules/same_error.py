@@ -43,10 +43,12 @@ instead, unless it comes `slow_repeat_seconds` or more after its last run (a pol
 starting, CI pending, a rate limit) or the model has chosen fewer than `same_error_deny_at`
 rounds (a parallel batch of distinct calls is one). A new call of the wall goes ahead: it may
 be the fix (a patch matching the file's real text, a command with another flag), and on
-held-out real sessions denying such calls denied the working one. A program Codex's sandbox kills
-(`KILLED`: `sandbox error: command was killed by a signal`) is the exception: every run of it is
-killed again, so a new run of it is denied as well (`killed_denial`, which says to run it another
-way), and a shell command that only reads does not disarm such a wall. With `same_error_stop_at`
+held-out real sessions denying such calls denied the working one. A program Codex's sandbox killed
+more than once (`KILLED`: `sandbox error: command was killed by a signal`, Codex's own report, not
+those words in a command's output) is the exception: every run of it is killed again, so a new run
+of it is denied as well (`killed_denial`, which says to run it another way), and a shell command
+that only reads does not disarm such a wall; an interpreter or runner (`_RUNNERS`: `python3`,
+`npm`, `make`) is not the program, its other scripts and modules go ahead. With `same_error_stop_at`
 set, the call after the denial goes ahead (the model may have changed its approach); once one
 has failed the same way again, the next one ends the turn (Claude Code `continue: false`;
 Codex takes no end of turn at PreToolUse: a denial with a final text; on DSH tool calls pause
@@ -119,6 +121,7 @@ if TYPE_CHECKING:
         late: NotRequired[bool]  # its last failure was seen only by a post event (escalation)
         idle: NotRequired[int]  # its rounds when a call last succeeded: not armed until two more (escalation)
         killed: NotRequired[bool]  # its error is Codex's sandbox killing the command (`KILLED`, escalation)
+        again: NotRequired[list[str]]  # shapes the sandbox killed more than once (`KILLED`, escalation)
 else:
     ErrorEntry = dict
 
@@ -146,8 +149,11 @@ def reset(agent: Agent, why: str) -> None:
 #: Codex's sandbox killing the command it runs (`failed in sandbox: sandbox error: command was
 #: killed by a signal`: corpus rollout of 2025-10-17, cli 0.46.0, pytest killed five ways; public
 #: Codex transcripts and notes show `pytest -q`, a built program and `bun run dev` killed the same
-#: way). Every run of a program the sandbox kills is killed again, whatever its arguments.
-KILLED = r"\bsandbox error: command was killed by a signal\b"
+#: way). Every run of a program the sandbox kills is killed again, whatever its arguments. Only
+#: Codex's own report, the whole start of the result (after at most a short `failed in sandbox:`
+#: lead): the same words inside a command's output (a test that checks them, a `cat` of a log,
+#: Claude Code's `Exit code 1` and what the program printed) are the program's answer.
+KILLED = r"\A\s*(?:[A-Za-z][A-Za-z ]{0,40}:\s*)?sandbox error: command was killed by a signal\b"
 #: A failure text that is only an exit status of 1: the command's "no", not an error message.
 _BARE_NO = r"\A\s*(?:Exit code:? |Process exited with code )1\s*\Z"
 
@@ -187,9 +193,12 @@ def on_result(ctx: ResultContext) -> Decision | None:
     if ctx.call["sig"] not in entry["sigs"]:
         entry["sigs"].append(ctx.call["sig"])
         del entry["sigs"][:-MAX_ERROR_SIGS]
+    killed_before = shape is not None and shape_id(shape) in entry.get("shapes", ())
     note_shape(entry, shape)
     if escalates:
         failed_again(entry, rejected=rejected)
+        if killed_before and shape is not None and re.match(KILLED, ctx.error_text[:512]):
+            _killed_again(entry, shape)
     trim(errors, MAX_ERRORS, lambda k: errors[k]["t"])
     distinct, rounds = len(entry["sigs"]), entry.get("rounds", 1)
     due = rounds >= 2 and distinct >= 2 and max(distinct, rounds) >= threshold * (level + 1) and level < 2
@@ -211,7 +220,7 @@ def on_result(ctx: ResultContext) -> Decision | None:
     entry["level"] = level + 1
     if escalates:
         entry["quote"] = preview(quoted, QUOTE_CHARS)
-        if re.search(KILLED, ctx.error_text[:512]):
+        if file_id is None and re.match(KILLED, ctx.error_text[:512]):
             entry["killed"] = True
     return Decision(Action.REMIND, Rule.SAME_ERROR, text, times=count, tool=tool)
 
@@ -366,7 +375,7 @@ def answered(errors: dict[str, ErrorEntry], tool: str, file_id: str | None, shap
     for key in walls_of(errors, tool, file_id, shape):
         del errors[key]
     for entry in errors.values():
-        if reads and entry.get("killed"):
+        if reads and entry.get("killed") is True:
             continue
         if "target" not in entry and entry.get("level", 0) >= 1:
             entry["idle"] = entry.get("rounds", 1)
@@ -405,13 +414,14 @@ def on_call(ctx: CallContext) -> Decision | None:
         return None
     target = target_of(ctx.tool_input, cfg)
     file_id = file_id_of(target)
-    keys = walls_of(errors, ctx.tool, file_id, shape_of(ctx.tool_input, has_file=target is not None))
+    shape = shape_of(ctx.tool_input, has_file=target is not None)
+    keys = walls_of(errors, ctx.tool, file_id, shape)
     # A wall of validation rejections is not denied: the host checks such a call before it runs,
     # so the next one is rejected (and ends the turn, `late_stop`) or is right and goes ahead.
     # Only a call that already failed this way is denied: a different one may be the fix. A
     # program the sandbox kills is the exception: any run of it is killed again (`KILLED`).
     armed = [e for e in (errors[k] for k in keys) if e.get("level", 0) >= 1 and not e.get("late") and not e.get("idle")]
-    armed = [e for e in armed if ctx.call["sig"] in e["sigs"] or e.get("killed")]
+    armed = [e for e in armed if ctx.call["sig"] in e["sigs"] or _kills_every_run(e, shape)]
     if not armed:
         return None
     entry = max(armed, key=wall_round)
@@ -453,6 +463,45 @@ def on_call(ctx: CallContext) -> Decision | None:
     return Decision(Action.DENY, Rule.SAME_ERROR, text, times=this_round - 1, tool=ctx.tool, advice=advice)
 
 
+#: Programs that run another one they are given (an interpreter and its script or `-m` module,
+#: a package manager or build tool and its script or task): the sandbox kills what they run, so
+#: a new run of one of them is another program, the way out a killed wall's denial suggests
+#: (`python3 -m pytest` after `pytest`, another script). Version suffixes are dropped
+#: (`python3.12`, `node18`).
+_RUNNERS = frozenset(
+    {
+        "python", "py", "pypy", "node", "deno", "bun", "ruby", "perl", "php", "java", "lua", "rscript",
+        "npm", "npx", "pnpm", "yarn", "uv", "uvx", "poetry", "pipenv", "hatch", "tox", "nox", "pdm",
+        "cargo", "go", "make", "gmake", "just", "dotnet", "gradle", "gradlew", "mvn", "mvnw", "bundle",
+        "rake", "docker", "podman", "xargs", "watch", "script", "tsx", "ts-node",
+    }
+)
+
+
+def _kills_every_run(entry: ErrorEntry, shape: str | None) -> bool:
+    """Whether a killed wall (`KILLED`) holds a new call run this way: a wall of calls naming no
+    file, a program the sandbox killed more than once (`_killed_again`) that runs nothing it is
+    given (`_RUNNERS`). A corrupted mark is none."""
+    if entry.get("killed") is not True or "target" in entry or not shape:
+        return False
+    again = entry.get("again")
+    if not isinstance(again, list) or shape_id(shape) not in again:
+        return False  # a program killed once, with others: its kill may be what that run did
+    return not any(re.sub(r"[\d.]+$", "", p) in _RUNNERS for p in shape.split("|"))
+
+
+def _killed_again(entry: ErrorEntry, shape: str) -> None:
+    """A program the sandbox killed once more (`KILLED`): every sandbox kill has one text, so
+    one wall holds every program killed, and only one killed again is hopeless whatever its
+    arguments (`_kills_every_run`)."""
+    again = entry.get("again")
+    again = again if isinstance(again, list) else []
+    sid = shape_id(shape)
+    if sid not in again:
+        again.append(sid)
+    entry["again"] = again[-MAX_SHAPES:]
+
+
 def wall_round(entry: ErrorEntry) -> int:
     """The rounds a wall has reached, as its reminder counts them."""
     return max(len(entry["sigs"]), entry.get("rounds", 1))
@@ -491,8 +540,9 @@ def denial_text(what: str, count: int, quote: str, *, has_file: bool) -> str:
 def killed_denial(program: str, count: int, quote: str) -> str:
     """`REPEAT_TOOL_BLOCKED` for a new run of a program Codex's sandbox kept killing (`KILLED`)."""
     return (
-        f"REPEAT_TOOL_BLOCKED: this call was not run: the sandbox killed `{program}` {count - 1} times, with other "
-        f'arguments each time (loop guard policy, not a tool failure). The error: """{quote}""". Another run of '
+        f"REPEAT_TOOL_BLOCKED: this call was not run: the sandbox killed `{program}` more than once, with other "
+        f"arguments, and {count - 1} calls in all failed this way (loop guard policy, not a tool failure). The "
+        f'error: """{quote}""". Another run of '
         f"`{program}` will be killed the same way, whatever its arguments: {_KILLED_INSTEAD}"
     )
 
@@ -500,7 +550,8 @@ def killed_denial(program: str, count: int, quote: str) -> str:
 def killed_advice(program: str, count: int, quote: str) -> str:
     """A denial of a killed program's new run as a reminder (`advise` mode: the call goes ahead)."""
     return (
-        f'[{PREFIX}] the sandbox killed `{program}` {count} times, also after the reminder: """{quote}""". '
+        f"[{PREFIX}] the sandbox killed `{program}` more than once, with other arguments, and {count} calls in all "
+        f'failed this way, reminded before: """{quote}""". '
         f"Another run of it will be killed the same way, whatever its arguments: {_KILLED_INSTEAD}."
     )
 

@@ -74,3 +74,28 @@ def test_every_text_is_named_by_its_variant() -> None:
         assert messages.variant_of(text, rules.VARIANTS) == name, text
     for ends_turn, pauses, ending in ((True, False, "ending this turn"), (False, True, "paused"), (False, False, "final")):
         assert ending in walls.stop_text("Bash", 5, "e", has_file=False, ends_turn=ends_turn, pauses=pauses)
+
+
+@pytest.mark.parametrize("mark", [True, "yes", [1], 1])
+def test_a_read_leaves_only_a_true_killed_mark_armed(mark: object) -> None:
+    """A state file's `killed` that is not exactly true (corrupted, hand-edited) is no mark:
+    a read disarms the wall as any other success does, and no new run is denied."""
+    entry = {"sigs": ["a", "b", "c"], "t": 1.0, "rounds": 3, "level": 1, "shapes": ["x"], "killed": mark}
+    entry["again"] = [walls.shape_id("pytest")]
+    errors = {"Bash::k": entry}
+    walls.answered(errors, "Bash", None, "cat", reads=True)  # type: ignore[arg-type]
+    assert ("idle" not in entry) is (mark is True)
+    assert walls._kills_every_run(entry, "pytest") is (mark is True and "idle" not in entry)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("error", "killed"),
+    [
+        ("failed in sandbox: sandbox error: command was killed by a signal", True),
+        ("sandbox error: command was killed by a signal", True),
+        ("Exit code 1\nE   assert 'sandbox error: command was killed by a signal' == x", False),
+        ("Exit code: 1\nWall time: 0.2 seconds\nOutput:\nsandbox error: command was killed by a signal", False),
+    ],
+)
+def test_only_the_hosts_report_of_a_kill_is_one(error: str, killed: bool) -> None:
+    assert (walls.re.match(walls.KILLED, error) is not None) is killed
