@@ -77,7 +77,8 @@ and a wrong one is rejected and ends the turn.
 
 A wall ends when a call of the same tool run the same way succeeds (it works now), a wall of
 a tool other than a shell naming no file when any call of that tool succeeds (a fetch that
-works for other pages: each failure answered what its call asked), and, as
+works for other pages: each failure answered what its call asked), unless the wall is of one
+other host (that host keeps refusing: it stands, and only that host's failures join it), and, as
 before, when a call that changes the file succeeds (`same_error.py`: an edit tool, a patch,
 `sed -i`). Any other success disarms every reminded wall of calls that name no file (the agent
 found a way on, or fixed something the guard cannot see): its rounds and reminder are kept, and
@@ -121,6 +122,7 @@ if TYPE_CHECKING:
         late: NotRequired[bool]  # its last failure was seen only by a post event (escalation)
         idle: NotRequired[int]  # its rounds when a call last succeeded: not armed until two more (escalation)
         killed: NotRequired[bool]  # its error is Codex's sandbox killing the command (`KILLED`, escalation)
+        sealed: NotRequired[bool]  # one host's wall that a success of the tool elsewhere left standing
         again: NotRequired[list[str]]  # shapes the sandbox killed more than once (`KILLED`, escalation)
 else:
     ErrorEntry = dict
@@ -169,7 +171,8 @@ def on_result(ctx: ResultContext) -> Decision | None:
     # The ledger keeps a short digest of the file's name, not the name.
     file_id = file_id_of(target)
     escalates = ctx.config.same_error_deny_at > 0
-    shape = shape_of(ctx.tool_input, has_file=target is not None) if escalates else None
+    fetches = file_id is None and not _runs_commands(tool, ctx.tool_input)
+    shape = shape_of(ctx.tool_input, has_file=target is not None) if escalates or fetches else None
     if outcome.failure == Failure.NONE:
         _succeeded(ctx, file_id, shape, escalates=escalates)
         return None
@@ -180,6 +183,10 @@ def on_result(ctx: ResultContext) -> Decision | None:
     rejected = bool(ctx.call.get("late")) and "<tool_use_error>" in outcome.text[:256]
     key = f"{tool[:MAX_ID_CHARS]}:{file_id or ''}:{error_signature(ctx.error_text, ctx.tool_input)}"
     entry = errors.setdefault(key, {"sigs": [], "t": ctx.call["t"]})
+    if entry.get("sealed") is True and shape is not None and shape_id(shape) not in entry.get("shapes", ()):
+        # One host's wall that the tool's successes elsewhere left standing: another host's
+        # failure is the answer to its own call, and starts a wall of its own.
+        entry = errors[key] = {"sigs": [], "t": ctx.call["t"]}
     rounds_before, level = entry.get("rounds", 0), entry.get("level", 0)
     # Calls seen first in one batch event (validation rejections issued together) came before
     # the model saw the reminder given at the first of them: no round after the reminder.
@@ -236,11 +243,17 @@ def _succeeded(ctx: ResultContext, file_id: str | None, shape: str | None, *, es
             del errors[key]
         return
     if file_id is None and not _runs_commands(ctx.tool, ctx.tool_input):
-        # A tool other than a shell that works for one call and fails for others, whatever
-        # it asked (a fetch of twenty pages, three of them gone): its failures are answers to
-        # what each call asked, not a wall (corpus transcript 1fb5e404, WebFetch).
+        # A tool other than a shell that works for one call and fails for others (a fetch of
+        # twenty pages, three of them gone, on two hosts): its failures are answers to what each
+        # call asked, not a wall (corpus transcript 1fb5e404, WebFetch). A wall of one other host
+        # stands, sealed: that host keeps refusing, and only its own failures join it.
+        sid = shape_id(shape) if shape is not None else None
         for key in [k for k in errors if k.startswith(wall_prefix(ctx.tool, None))]:
-            del errors[key]
+            shapes = errors[key].get("shapes", [])
+            if isinstance(shapes, list) and len(shapes) == 1 and sid not in shapes:
+                errors[key]["sealed"] = True
+            else:
+                del errors[key]
     if escalates:
         command = shell_command(ctx.tool, ctx.tool_input) if any(e.get("killed") for e in errors.values()) else None
         answered(errors, ctx.tool, file_id, shape, reads=command is not None and reads_only(command[:MAX_SHELL_CHARS]))
