@@ -266,6 +266,9 @@ NOISE_MAX_CHARS = 2048
 MAX_NOISE = 8
 #: Lines a host writes around every output: never noise (they are how a result reads).
 _FRAME = r"(?:Exit code|Wall time|Output:|Process exited|Chunk ID|Original token count|Total output lines|<status>)"
+#: Codex's sandbox wrapper, on the same line as the first thing the command printed
+#: (`failed in sandbox: <stderr>`, rollouts of cli 0.4x): a profile's line after it is the same noise.
+_WRAPPER = r"failed in sandbox: "
 #: What the shell itself may print before a command runs: a warning (a line of the command's own,
 #: an error a patch or a compiler repeats, never is noise).
 _SHELL_NOISE = r"\A(?:(?:-?bash|zsh|sh): |[Ww]arning: |WARNING: )"
@@ -297,7 +300,9 @@ def without_noise(agent: Agent, call: Call, outcome: Outcome) -> tuple[Outcome, 
     dropped = False
     for i in looked:
         line = lines[i]
-        body = line.strip()
+        wrapper = re.match(_WRAPPER, line) if i == 0 else None
+        lead = wrapper.group(0) if wrapper else ""
+        body = line[len(lead):].strip()
         if not NOISE_MIN_CHARS <= len(body) <= NOISE_MAX_CHARS or re.match(_FRAME, body):
             continue
         startup = re.search(_STARTUP_NOISE, body) is not None
@@ -317,7 +322,7 @@ def without_noise(agent: Agent, call: Call, outcome: Outcome) -> tuple[Outcome, 
             elif entry[2] == "":
                 entry[2] = rest
         if int(entry[0]) >= NOISE_CALLS and (entry[2] == "*" or startup):
-            lines[i], dropped = "\0", True
+            lines[i], dropped = lead.rstrip() or "\0", True
     if not noise:
         del agent["noise"]
     if not dropped:

@@ -74,3 +74,18 @@ def test_a_long_line_without_spaces_is_not_matched_for_seconds() -> None:
         outcome, clean = _run(agent, f"s{n}", f"{line}\nok\n{line}", Failure.NONE)
     assert time.perf_counter() - started < 0.5
     assert clean == outcome.text
+
+
+def test_a_profile_warning_right_after_codexs_sandbox_wrapper_is_the_shells() -> None:
+    """Codex writes `failed in sandbox: ` and what the command printed on one line (corpus
+    rollout of 2025-10-27: `pnpm typecheck` four ways, each `failed in sandbox: <the profile's
+    line>`): the profile's line after the wrapper is noise too, and the wrapper stays."""
+    agent = ledger.new_agent(1.0)
+    for n, rest in enumerate(["", "src/app.ts(3,1): error TS2304\n", "Invalid option '--ignore-path'\n"]):
+        outcome, clean = _run(agent, f"s{n}", f"failed in sandbox: {NOISE}\n{rest}")
+    assert NOISE not in clean and clean.startswith("failed in sandbox:") and "--ignore-path" in clean
+    assert outcome.failure == Failure.SOFT and outcome.text.startswith(f"failed in sandbox: {NOISE}")
+    other = ledger.new_agent(1.0)
+    for n in range(4):
+        outcome, clean = _run(other, f"s{n}", f"failed in sandbox: error: package `app` not found {n}")
+    assert clean.startswith("failed in sandbox: error: package")  # the command's own error, kept
