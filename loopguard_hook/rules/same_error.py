@@ -174,7 +174,7 @@ def on_result(ctx: ResultContext) -> Decision | None:
     fetches = file_id is None and not _runs_commands(tool, ctx.tool_input)
     shape = shape_of(ctx.tool_input, has_file=target is not None) if escalates or fetches else None
     if outcome.failure == Failure.NONE:
-        _succeeded(ctx, file_id, shape, escalates=escalates)
+        _succeeded(ctx, file_id, shape, escalates=escalates, fetches=fetches)
         return None
     if re.match(_BARE_NO, ctx.error_text[:64]):
         return None
@@ -200,11 +200,13 @@ def on_result(ctx: ResultContext) -> Decision | None:
     if ctx.call["sig"] not in entry["sigs"]:
         entry["sigs"].append(ctx.call["sig"])
         del entry["sigs"][:-MAX_ERROR_SIGS]
-    killed_before = shape is not None and shape_id(shape) in entry.get("shapes", ())
+    # Codex's report that its sandbox killed the command, and whether it killed this program before.
+    kill = escalates and re.match(KILLED, ctx.error_text[:512]) is not None
+    killed_before = kill and shape is not None and shape_id(shape) in entry.get("shapes", ())
     note_shape(entry, shape)
     if escalates:
         failed_again(entry, rejected=rejected)
-        if killed_before and shape is not None and re.match(KILLED, ctx.error_text[:512]):
+        if killed_before and shape is not None:
             _killed_again(entry, shape)
     trim(errors, MAX_ERRORS, lambda k: errors[k]["t"])
     distinct, rounds = len(entry["sigs"]), entry.get("rounds", 1)
@@ -227,12 +229,14 @@ def on_result(ctx: ResultContext) -> Decision | None:
     entry["level"] = level + 1
     if escalates:
         entry["quote"] = preview(quoted, QUOTE_CHARS)
-        if file_id is None and re.match(KILLED, ctx.error_text[:512]):
+        if file_id is None and kill:
             entry["killed"] = True
     return Decision(Action.REMIND, Rule.SAME_ERROR, text, times=count, tool=tool)
 
 
-def _succeeded(ctx: ResultContext, file_id: str | None, shape: str | None, *, escalates: bool) -> None:
+def _succeeded(ctx: ResultContext, file_id: str | None, shape: str | None, *, escalates: bool, fetches: bool) -> None:
+    """A success: it ends the walls it answers (module docstring). `fetches`: a call of a tool
+    that runs no command lines, naming no file (`_runs_commands`)."""
     errors = table(ctx.agent)
     if _changes_file(ctx):
         # Something changed: failures on this file, and walls met before the change, are
@@ -242,7 +246,7 @@ def _succeeded(ctx: ResultContext, file_id: str | None, shape: str | None, *, es
         for key in [k for k, e in errors.items() if e.get("target") in changed]:
             del errors[key]
         return
-    if file_id is None and not _runs_commands(ctx.tool, ctx.tool_input):
+    if fetches:
         # A tool other than a shell that works for one call and fails for others (a fetch of
         # twenty pages, three of them gone, on two hosts): its failures are answers to what each
         # call asked, not a wall (corpus transcript 1fb5e404, WebFetch). A wall of one other host
@@ -255,7 +259,7 @@ def _succeeded(ctx: ResultContext, file_id: str | None, shape: str | None, *, es
             else:
                 del errors[key]
     if escalates:
-        command = shell_command(ctx.tool, ctx.tool_input) if any(e.get("killed") for e in errors.values()) else None
+        command = shell_command(ctx.tool, ctx.tool_input) if any(e.get("killed") is True for e in errors.values()) else None
         answered(errors, ctx.tool, file_id, shape, reads=command is not None and reads_only(command[:MAX_SHELL_CHARS]))
 
 
@@ -448,9 +452,11 @@ def on_call(ctx: CallContext) -> Decision | None:
         return None
     what = f"{ctx.tool} on {target[:MAX_ID_CHARS]}" if target else ctx.tool
     quote, has_file = entry.get("quote", ""), target is not None
-    killed = ctx.call["sig"] not in entry["sigs"]  # a new call: only a killed wall's
-    program = shape_of(ctx.tool_input, has_file=False) or ctx.tool
-    if killed:
+    # A call that has not failed yet is held only by a killed wall (`_kills_every_run`: a wall of
+    # calls naming no file, `shape` the program the sandbox killed).
+    new_run = ctx.call["sig"] not in entry["sigs"]
+    program = shape or ctx.tool
+    if new_run:
         advice = killed_advice(program, this_round - 1, quote)
     else:
         advice = advice_text(what, this_round - 1, quote, has_file=has_file)
@@ -472,7 +478,7 @@ def on_call(ctx: CallContext) -> Decision | None:
     # the batch is timed from the first denial.
     if denied_t is None:
         entry["denied_t"], entry["denied_r"] = ctx.now, rounds
-    text = killed_denial(program, this_round, quote) if killed else denial_text(what, this_round, quote, has_file=has_file)
+    text = killed_denial(program, this_round, quote) if new_run else denial_text(what, this_round, quote, has_file=has_file)
     return Decision(Action.DENY, Rule.SAME_ERROR, text, times=this_round - 1, tool=ctx.tool, advice=advice)
 
 
