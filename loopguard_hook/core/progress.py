@@ -288,7 +288,9 @@ def without_noise(agent: Agent, call: Call, outcome: Outcome) -> tuple[Outcome, 
     each time, a startup file's complaint or ssh-add's note (`_STARTUP_NOISE`) whatever follows.
     A shell profile's warning printed on stderr before every command
     (`.../shellenv.sh: line 18: /bin/ps: Operation not permitted`) made every success a failure
-    and unrelated failures the same error. A failure read only from such a line is taken back;
+    and unrelated failures the same error. On the first line such a line may follow Codex's
+    sandbox wrapper (`failed in sandbox: <the line>`): the wrapper stays, the line goes. A
+    failure read only from such a line is taken back;
     the text without them is what errors are compared by (`ResultContext.clean`). The outcome's
     text and fingerprint stay: an answer is compared whole."""
     lines = outcome.text.split("\n", NOISE_LINES)
