@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """What looking at the workspace costs the hook (`workspace_evidence`, hosts/workspace.py).
 
-    python bench/workspace.py [--python PATH] [--rounds N] [--json OUT]
+    python bench/workspace.py [--python PATH] [--rounds N] [--json OUT] [--patch]
 
 A PreToolUse of a shell command that edits files (`sed -i … a.py b.py c.md`: three real files
-of 2 KiB, 40 KiB and 200 KiB in a scratch workspace, so their content is read and hashed) is run
+of 2 KiB, 40 KiB and 200 KiB in a scratch workspace, so their content is read and hashed), or
+with `--patch` Codex's PreToolUse of a patch of the 200 KiB file with a hunk it does not hold
+(the file is read and every line compared in each way apply_patch compares them), is run
 as a fresh `loopguard-hook` process with `workspace_evidence` on and off, interleaved with
 `python -c pass` (one of each per round, shuffled), on the resident helper (the default) and
 in-process (`LOOPGUARD_RESIDENT=off`). Reported as paired ratios of medians: the hook with the
@@ -30,9 +32,18 @@ BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
 SESSION = "6b1f0c2e-workspace-bench"
 COMMAND = "sed -i 's/RETRIES = 3/RETRIES = 5/' src/a.py src/b.py docs/c.md"
+#: A patch of the 200 KiB file whose hunk it does not hold: the most work of a patch's check
+#: (every line compared in each way apply_patch compares them).
+PATCH = "*** Begin Patch\n*** Update File: docs/c.md\n@@\n RETRIES = 3\n-RETRIES = 4\n+RETRIES = 5\n*** End Patch\n"
 
 
-def _payload(cwd: Path) -> bytes:
+def _payload(cwd: Path, patch: bool = False) -> bytes:
+    if patch:  # Codex 0.171.0's PreToolUse of apply_patch (captured payload PreToolUse__apply_patch)
+        return json.dumps({
+            "session_id": SESSION, "turn_id": "01a22ad7-6a0b-7812-a3ba-114cc8b6eeb4", "transcript_path": None,
+            "cwd": str(cwd), "hook_event_name": "PreToolUse", "model": "gpt-5.5", "permission_mode": "bypassPermissions",
+            "tool_name": "apply_patch", "tool_input": {"command": PATCH}, "tool_use_id": "call_0_0",
+        }).encode()
     return json.dumps({
         "session_id": SESSION, "transcript_path": str(cwd / "t.jsonl"), "cwd": str(cwd), "permission_mode": "default",
         "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": COMMAND},
@@ -51,6 +62,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--python", default=str(REPO / ".venv" / "bin" / "python"))
     parser.add_argument("--rounds", type=int, default=41)
     parser.add_argument("--json", default=None)
+    parser.add_argument("--patch", action="store_true",
+                        help="a Codex apply_patch of the 200 KiB file that does not fit it, in place of the sed -i")
     args = parser.parse_args(argv)
     python = Path(args.python)
     hook = str(python.with_name("loopguard-hook"))
@@ -60,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
         (work / "docs").mkdir()
         for name, size in (("src/a.py", 2 << 10), ("src/b.py", 40 << 10), ("docs/c.md", 200 << 10)):
             (work / name).write_text(("RETRIES = 3\n" * (size // 12 + 1))[:size])
-        stdin = _payload(work)
+        stdin = _payload(work, args.patch)
         base = {k: v for k, v in os.environ.items() if not k.startswith("LOOPGUARD_")}
         base["PYTHONDONTWRITEBYTECODE"] = "1"
         cases: dict[str, tuple[list[str], dict[str, str]]] = {"pass": ([str(python), "-c", "pass"], base)}
