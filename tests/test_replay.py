@@ -866,8 +866,11 @@ def test_check_no_op_fix_check_in_a_codex_rollout_is_denied_with_no_disk_to_look
 
 def test_a_codex_patch_wall_with_changing_hunks_and_no_read_is_denied_in_replay(tmp_path: Path) -> None:
     """Issue 22 class 1 replayed from a rollout: `apply_patch` (a custom tool call) fails on one
-    file five times, each hunk a little different, and the file is never read between: the 5th
-    try is denied until the file is read (LOOP_GUARD_TARGET); no other call is acted on."""
+    file five times, each hunk a little different, and the file is never read between. With no
+    workspace to look at, the 5th try is denied until the file is read (LOOP_GUARD_TARGET); with
+    it (the default), the replay reads from each recorded failure what the live hook would have
+    found in the file, a hunk it does not hold, and denies from the 3rd on; no other call is
+    acted on."""
 
     def record(t: int, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
         return {"timestamp": f"2026-03-02T09:{t // 60:02d}:{t % 60:02d}.000Z", "type": kind, "payload": payload}
@@ -891,10 +894,11 @@ def test_a_codex_patch_wall_with_changing_hunks_and_no_read_is_denied_in_replay(
         records += patch(4 + 5 * i, f"p{i}", line)
     path = tmp_path / "rollout-2026-03-02T09-00-00-019c0000-0000-7000-8000-000000000003.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
-    report = replay.replay(replay.read_transcript(str(path)), balanced())
-    assert [c.tool for c in report.calls] == ["apply_patch"] * 5
-    acted = [(c.index, c.pre.action, c.pre.rule) for c in report.calls if c.pre is not None and c.pre.action != "allow"]
-    assert acted == [(5, "deny", "LOOP_GUARD_TARGET")]
+    for evidence, denied in ((False, [5]), (True, [3, 4, 5])):
+        report = replay.replay(replay.read_transcript(str(path)), balanced(workspace_evidence=evidence))
+        assert [c.tool for c in report.calls] == ["apply_patch"] * 5
+        acted = [(c.index, c.pre.action, c.pre.rule) for c in report.calls if c.pre is not None and c.pre.action != "allow"]
+        assert acted == [(n, "deny", "LOOP_GUARD_TARGET") for n in denied]
 
 
 def test_a_block_of_events_at_one_instant_gets_the_models_turns() -> None:

@@ -100,3 +100,49 @@ def test_the_paths_a_call_means_to_change() -> None:
     assert change_paths("Edit", {"file_path": "/p/app.py", "old_string": "a", "new_string": "b"}, CONFIG) == ("/p/app.py",)
     words = " ".join(f"f{i}.txt" for i in range(20))
     assert len(change_paths("Bash", {"command": f"touch {words}"}, CONFIG)) == 8
+
+
+def _patch_event(patch: str, cwd: Path | None, client: Client = Client.CODEX, tool: str = "apply_patch") -> HookEvent:
+    tool_input: dict[str, object] = {"command": patch if tool == "apply_patch" else f"apply_patch <<'EOF'\n{patch}\nEOF"}
+    return HookEvent("PreToolUse", client, "s1", cwd=None if cwd is None else str(cwd), tool_name=tool, tool_input=tool_input)
+
+
+PATCH = "*** Begin Patch\n*** Update File: src/report.py\n@@\n-    return render(rows, limit)\n+    return rows\n*** End Patch"
+
+
+def test_a_codex_patch_is_judged_against_the_file_as_it_is(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    report = tmp_path / "src" / "report.py"
+    report.write_text("def build(path):\n    return render(rows)\n")
+    assert workspace.misfit(_patch_event(PATCH, tmp_path), CONFIG) == "return render(rows, limit)"
+    assert workspace.misfit(_patch_event(PATCH, tmp_path, tool="Bash"), CONFIG) == "return render(rows, limit)"
+    report.write_text("def build(path):\n    return render(rows, limit)\n")
+    assert workspace.misfit(_patch_event(PATCH, tmp_path), CONFIG) is None
+    assert workspace.misfit(_patch_event(PATCH.replace("src/report.py", str(report)), None), CONFIG) is None
+
+
+def test_a_patch_is_not_judged_where_the_file_cannot_be_read_as_apply_patch_reads_it(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    report = tmp_path / "src" / "report.py"
+    assert workspace.misfit(_patch_event(PATCH, tmp_path), CONFIG) is None  # not there
+    report.write_bytes(b"def build(path):\n    return render(\xff)\n")
+    assert workspace.misfit(_patch_event(PATCH, tmp_path), CONFIG) is None  # not UTF-8
+    report.write_text("x = 1\n" * (workspace.CONTENT_BYTES // 6 + 1))
+    assert workspace.misfit(_patch_event(PATCH, tmp_path), CONFIG) is None  # too long to read
+    report.write_text("def build(path):\n    return render(rows)\n")
+    assert workspace.misfit(_patch_event(PATCH, None), CONFIG) is None  # a relative path with no cwd
+    other_host = _patch_event(PATCH, tmp_path, Client.CLAUDE_CODE, "Bash")
+    assert workspace.misfit(other_host, CONFIG) is None  # another host's apply_patch may read patches otherwise
+    moved = f"cd src && apply_patch <<'EOF'\n{PATCH}\nEOF"
+    event = HookEvent("PreToolUse", Client.CODEX, "s1", cwd=str(tmp_path), tool_name="Bash", tool_input={"command": moved})
+    assert workspace.misfit(event, CONFIG) is None  # run in another folder
+
+
+def test_a_patch_of_a_fifo_does_not_hang_the_hook(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    os.mkfifo(tmp_path / "src" / "report.py")
+    done: list[str | None] = []
+    thread = threading.Thread(target=lambda: done.append(workspace.misfit(_patch_event(PATCH, tmp_path), CONFIG)), daemon=True)
+    thread.start()
+    thread.join(10)
+    assert done == [None]

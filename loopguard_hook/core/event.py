@@ -86,6 +86,11 @@ class HookEvent(NamedTuple):
     #: the host layer found them at this event (`hosts/workspace.py`); None when not looked at
     #: (a replay, another event, a call that names none).
     workspace: str | None = None
+    #: At a patch's PreToolUse (apply_patch's format, `core/patch.py`): the first line of a hunk
+    #: that the file it updates holds nowhere, as the host layer found the file
+    #: (`hosts/workspace.misfit`), or as a replay reads it from the recorded failure; None when
+    #: the patch fits, or the file was not looked at.
+    misfit: str | None = None
 
 
 class Unhooked(NamedTuple):

@@ -89,6 +89,7 @@ if TYPE_CHECKING:
         retry: NotRequired[bool]  # the identical retry of a sandbox refusal or a timeout: a first run
         late: NotRequired[bool]  # counted at a PostToolBatch: no PreToolUse saw it, it never ran
         ws: NotRequired[str]  # the named files' state before it ran (`HookEvent.workspace`)
+        misfit: NotRequired[bool]  # a patch counted as failed at its PreToolUse (`rules.target`)
         issued: NotRequired[float]  # when the model issued it, when earlier than `t` (`progress.issued_with`)
 
     class Signature(TypedDict):

@@ -24,10 +24,12 @@ import re
 import stat
 
 from ..config.settings import Config
-from ..core.event import HookEvent
+from ..core.event import Client, HookEvent
+from ..core.patch import PATCH_CHARS, updated_path
+from ..core.patch import misfit as patch_misfit
 from ..core.shellwords import SHELL_KEYS
 from ..core.signature import blake2b
-from ..core.tools import change_paths
+from ..core.tools import change_paths, patch_text
 
 #: Files at most this long are judged by their content, longer ones by size and mtime (bytes).
 CONTENT_BYTES = 256 << 10
@@ -89,23 +91,62 @@ def _state(path: str, budget: list[int]) -> bytes:
         return b"kind %o" % stat.S_IFMT(st.st_mode)
     if st.st_size > CONTENT_BYTES or st.st_size > budget[0]:
         return b"size %d mtime %d" % (st.st_size, st.st_mtime_ns)
-    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOCTTY", 0)
     try:
-        try:  # not even the access time moves (allowed on the user's own files only)
-            fd = os.open(path, flags | getattr(os, "O_NOATIME", 0))
-        except PermissionError:
-            fd = os.open(path, flags)
+        data = _read(path, min(CONTENT_BYTES, budget[0]))
     except OSError as exc:
         return b"size %d mtime %d error %d" % (st.st_size, st.st_mtime_ns, exc.errno or 0)
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):  # swapped for something else since the stat
-            return b"kind changed"
-        data = os.read(fd, min(CONTENT_BYTES, budget[0]) + 1)
-    except OSError as exc:
-        return b"size %d mtime %d error %d" % (st.st_size, st.st_mtime_ns, exc.errno or 0)
-    finally:
-        os.close(fd)
+    if data is None:  # swapped for something else since the stat
+        return b"kind changed"
     import zlib  # CRC-32 runs at memory speed; imported only when a file is read
 
     budget[0] -= len(data)
     return b"content %d %08x" % (len(data), zlib.crc32(data))
+
+
+def _read(path: str, limit: int) -> bytes | None:
+    """At most `limit` + 1 bytes of a regular file, opened read-only and non-blocking, without
+    moving its access time where the kernel allows it; None when it is no regular file.
+
+    Raises:
+        OSError: it cannot be opened or read.
+    """
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOCTTY", 0)
+    try:  # not even the access time moves (allowed on the user's own files only)
+        fd = os.open(path, flags | getattr(os, "O_NOATIME", 0))
+    except PermissionError:
+        fd = os.open(path, flags)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return os.read(fd, limit + 1)
+    finally:
+        os.close(fd)
+
+
+def misfit(event: HookEvent, config: Config) -> str | None:
+    """At Codex's PreToolUse of a patch in apply_patch's format that updates one file (its
+    apply_patch tool, or `apply_patch` through its shell, which Codex runs itself): the line
+    `core.patch.misfit` quotes when apply_patch would refuse the patch for a hunk the file, as it
+    is now, does not hold where apply_patch looks; None when it would find every hunk, for any
+    other call or host, or when the file cannot be judged: not found, no regular file, longer
+    than `CONTENT_BYTES`, not UTF-8 (apply_patch cannot read it either), a relative path with no
+    `cwd`, a shell command that runs elsewhere. Never raises.
+
+    Cost (bench/run.py, `workspace` cases): only a patch's PreToolUse reads its file, once, at
+    most `CONTENT_BYTES`, and compares its lines with the hunks': a pass over them per hunk and
+    way of comparing that it needs, most patches needing the first (lines as they are) only."""
+    if event.event != "PreToolUse" or not event.tool_name or event.client is not Client.CODEX:
+        return None  # another host's apply_patch, if any, may read a patch otherwise
+    text = patch_text(event.tool_name, event.tool_input, PATCH_CHARS)
+    path = updated_path(text) if text is not None else None
+    if text is None or path is None or _elsewhere(event.tool_input):
+        return None
+    full = _resolve(path, event.cwd)
+    if full is None:
+        return None
+    try:
+        data = _read(full, CONTENT_BYTES)
+        content = data.decode("utf-8") if data is not None and len(data) <= CONTENT_BYTES else None
+    except (OSError, ValueError):  # ValueError: a NUL in the path; UnicodeDecodeError
+        return None
+    return patch_misfit(text, content) if content is not None else None

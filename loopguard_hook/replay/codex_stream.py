@@ -9,6 +9,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..core.event import MAIN_AGENT
+from ..core.patch import PATCH_CHARS, recorded_misfit
+from ..core.tools import patch_text
 from .codex_tools import (
     BARE_ITEMS,
     COMPLETION_EVENTS,
@@ -323,7 +325,21 @@ class CodexStream:
         payload = self._tool_payload("PostToolUse", call)
         payload["tool_response"] = self._response(call, completion)
         self._start_at_wall_time(call)
+        self._misfit_at_start(call, payload["tool_response"])
         self._emit(time, payload, line)
+
+    def _misfit_at_start(self, call: _CodexCall, response: Any) -> None:
+        """A patch that failed to find its first hunk's lines anywhere in the file: the live hook
+        would have seen so at its PreToolUse, looking at the file (`HookEvent.misfit`)."""
+        patch = patch_text(call.tool, call.tool_input, PATCH_CHARS)  # apply_patch's, or sent through a shell
+        found = recorded_misfit(patch, response) if patch is not None and isinstance(response, str) else None
+        if found is None:
+            return
+        for i in range(len(self.events) - 1, -1, -1):
+            event = self.events[i]
+            if event.payload.get("tool_use_id") == call.call_id and event.payload.get("hook_event_name") == "PreToolUse":
+                self.events[i] = replace(event, misfit=found)
+                return
 
     def _start_at_wall_time(self, call: _CodexCall) -> None:
         """Rollouts that write a command's call and output at one time (Codex 0.6x) still state

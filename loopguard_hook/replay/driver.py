@@ -77,6 +77,8 @@ def decide(recording: Recording, config: Config, *, client: str = "auto") -> Ite
                 yield Step(recorded, None, None)
                 continue
             event = parse(data, sender)
+            if recorded.misfit is not None and config.workspace_evidence:
+                event = event._replace(misfit=recorded.misfit)  # the live hook's look at the file
         except (PayloadError, TypeError) as exc:
             yield Step(recorded, None, None, f"bad payload: {exc}")
             continue

@@ -114,7 +114,8 @@ class RecordedEvent:
     assistant texts, as `(dedup key, text)`, that the live hook would find newly written to the
     transcript when it reads it at this event (text-loop detection; see `hook._new_texts`).
     `unhooked` are the calls that fire no hook (Codex `write_stdin`) and their outputs, that the
-    live hook would find newly written to the rollout at this event (`hook._unhooked`).
+    live hook would find newly written to the rollout at this event (`hook._unhooked`). `misfit`
+    stands in for the live hook's look at a patch's file (`HookEvent.misfit`).
     """
 
     time: float
@@ -123,6 +124,9 @@ class RecordedEvent:
     line: int = 0
     texts: tuple[tuple[str, str], ...] = ()
     unhooked: tuple[Unhooked, ...] = ()
+    #: A patch's PreToolUse: what the live hook would have found looking at the file it updates
+    #: (`HookEvent.misfit`), as read from the call's recorded failure (`core.patch.recorded_misfit`).
+    misfit: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

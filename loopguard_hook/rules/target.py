@@ -49,13 +49,14 @@ last failed patch looked for, the last failed patch's signature and its failures
 the file by its last two path components (`tools.target_of`), at most `MAX_FILES` files.
 """
 
-import json
 import re
 from typing import Any, cast
 
 from ..config.settings import Config
+from ..core import patch as patch_format
 from ..core.ledger import MAX_ID_CHARS, Agent, Limits, drop_slot, slot, slots, trim
 from ..core.outcome import Failure, preview
+from ..core.patch import ADD, PATCH_CHARS, UPDATE, missing_lines
 from ..core.redact import redact_prefix
 from ..core.shellwords import SHELL_TOOLS, reads_only, shell_command
 from ..core.signature import digest
@@ -70,8 +71,6 @@ QUOTE_CHARS = 160
 PATCH_TOOLS = frozenset({"Edit", "MultiEdit", "edit", "StrReplace", "replace", "str_replace", "NotebookEdit"})
 #: Tools that write a file whole.
 WRITE_TOOLS = frozenset({"Write", "write", "Create", "create", "write_file"})
-_UPDATE = r"(?m)^\*\*\* Update File: "
-_ADD = r"(?m)^\*\*\* Add File: "
 #: `[failed patches, read since the first of them, the last one's time, its error (quoted,
 #: redacted), some were rejected by the host before they ran, what the last failed patch looked
 #: for and did not find (`looked_for`; "" when unknown or read since), the last failed patch's
@@ -145,20 +144,49 @@ def _attempt(tool: str, tool_input: Any, config: Config, files: dict[str, Entry]
     file = file[:MAX_ID_CHARS]
     patch = tool_input.get("command") if isinstance(tool_input, dict) else None  # Codex's apply_patch input
     patch = patch[:4096] if isinstance(patch, str) else None
-    if tool in PATCH_TOOLS or (patch is not None and re.search(_UPDATE, patch)):
+    if tool in PATCH_TOOLS or (patch is not None and re.search(UPDATE, patch)):
         return file, "patch"
-    if tool in WRITE_TOOLS or (patch is not None and re.search(_ADD, patch)) or matches(tool, config.mutating_tools):
+    if tool in WRITE_TOOLS or (patch is not None and re.search(ADD, patch)) or matches(tool, config.mutating_tools):
         return file, "write"
     return file, "read"
 
 
 def on_call(ctx: CallContext) -> Decision | None:
-    """Deny a patch of a file whose patches keep failing, until the file is read again."""
+    """Deny a patch of a file whose patches keep failing, until the file is read again; count a
+    patch the file cannot take (`HookEvent.misfit`) that goes ahead as failed already."""
     cfg = ctx.config
     files = _files(ctx.agent)
-    if not files or not ctx.counted or ctx.event.event != "PreToolUse":
+    misfit = ctx.event.misfit
+    if (not files and misfit is None) or not ctx.counted or ctx.event.event != "PreToolUse":
         return None
     file, how = _attempt(ctx.tool, ctx.tool_input, cfg, files)
+    decision = _verdict(ctx, files, file, how)
+    if decision is None and misfit is not None and file is not None and how == "patch" and cfg.reread_after_failed_edits:
+        _count_misfit(ctx, file, misfit)
+    return decision
+
+
+def _count_misfit(ctx: CallContext, file: str, line: str) -> None:
+    """Count, at its PreToolUse, a patch the host layer found its file cannot take: apply_patch
+    will refuse it, and Codex 0.171.0 sends no PostToolUse for a patch it refuses so
+    (`tests/e2e/test_codex.py`), so its result may never come. If it does (a replay, another
+    release), it is not counted again (`Call.misfit`)."""
+    table = cast("dict[str, Entry]", slots(ctx.agent).setdefault(NAME, {}))
+    entry = table.setdefault(file, [0, False, 0.0, "", False, ""])
+    since = int(str(entry[5]).partition(":")[0] or 0) if len(entry) > 5 else 0
+    sig = ctx.call["sig"]
+    same = f"{sig[:16]}:{min(resent(entry, sig) + 1, 99)}" if _one_file(patch_text(ctx.tool, ctx.tool_input, PATCH_CHARS)) else ""
+    misfits = min((int(entry[7]) if len(entry) > 7 else 0) + 1, 99)
+    quote = preview(redact_prefix(f"Failed to find expected lines in {file}: {line}", QUOTE_CHARS + 1), QUOTE_CHARS)
+    rejected = len(entry) > 4 and bool(entry[4])
+    table[file] = [int(entry[0]) + 1, bool(entry[1]), ctx.call["t"], quote, rejected, f"{min(since + 1, 99)}:", same, misfits]
+    trim(table, MAX_FILES, lambda k: float(table[k][2]))
+    ctx.call["misfit"] = True
+
+
+def _verdict(ctx: CallContext, files: dict[str, Entry], file: str | None, how: str) -> Decision | None:
+    """`on_call`'s decision on an attempt on `file` (`_attempt`'s `how`)."""
+    cfg = ctx.config
     entry = files.get(file) if file else None
     if entry is None or how not in ("patch", "script"):
         return None
@@ -177,6 +205,12 @@ def on_call(ctx: CallContext) -> Decision | None:
     if patch is not None and missed and int(since or 0) >= DOOMED_AFTER and _doomed(patch, missed):
         text = doomed_denial(file, error)
         return Decision(Action.DENY, Rule.TARGET, text, advice=doomed_advice(file), times=failures, tool=ctx.tool)
+    misfit = ctx.event.misfit
+    misfits = int(entry[7]) if len(entry) > 7 else 0
+    if patch is not None and misfit is not None and misfits >= MISFIT_AFTER:
+        line = preview(redact_prefix(misfit, QUOTE_CHARS + 1), QUOTE_CHARS)
+        text = misfit_denial(file, misfits, line, error)
+        return Decision(Action.DENY, Rule.TARGET, text, advice=misfit_advice(file, line), times=failures, tool=ctx.tool)
     if cfg.reread_after_failed_edits and failures >= cfg.reread_after_failed_edits and not read:
         text = reread_denial(file, failures, error, script=how == "script")
         return Decision(Action.DENY, Rule.TARGET, text, advice=reread_advice(file, failures), times=failures, tool=ctx.tool)
@@ -196,14 +230,8 @@ def _writes_whole(command: str, file: str) -> bool:
     ) is not None
 
 
-#: apply_patch's failure that quotes the lines it looked for: Codex 0.4x-0.6x as a list
-#: (`Failed to find expected lines ["a", "b"] in /w/f.py`), later ones as text
-#: (`Failed to find expected lines in /w/f.py:\na\nb`); corpus rollouts.
-_MISSING_LIST = r"Failed to find expected lines (\[.*?\]) in "
-_MISSING_TEXT = r"Failed to find expected lines in [^\n]*?:\n(.*)"
-#: The most lines of a hunk compared, and the most characters of a patch read.
+#: The most lines of a hunk compared.
 MAX_HUNK_LINES = 48
-PATCH_CHARS = 16384
 #: Failed patches of a file in a row, with no read between, before a patch that expects what
 #: the last one did not find is denied: one retry of a patch that just failed is ordinary (a
 #: model often resends it unchanged once), a third try of the same lines is a wall.
@@ -213,6 +241,15 @@ DOOMED_AFTER = 2
 #: Codex rollouts of 94 public repositories and the corpus, none of 45 resends of a patch that
 #: had failed once applied, nor any of 8 sent again after two failures.
 RESENT_AFTER = 2
+#: Patches of a file that did not fit it (`_NO_FIT`), since it last changed, before a patch of
+#: it that the file, as it is, cannot take (`HookEvent.misfit`: a hunk whose lines it holds
+#: nowhere) is denied, read or not: one or two patches that do not fit are ordinary
+#: (apply_patch says so), a third is a wall. The denial names the hunk's first line, which a read
+#: of the file can then be searched for.
+MISFIT_AFTER = 2
+#: apply_patch's failures of a patch whose lines the file does not hold (codex-rs apply-patch;
+#: an edit's text not found, as the scenarios' Codex translation words it).
+_NO_FIT = r"Failed to find (?:expected lines|context)|not found in (?:the )?file"
 
 
 #: apply_patch's failures of a patch whose text does not fit the file (codex-rs apply-patch):
@@ -245,78 +282,11 @@ def _line_ids(lines: list[str]) -> list[str]:
     return [digest(line.strip().encode("utf-8", "surrogatepass"))[:8] for line in lines[:MAX_HUNK_LINES]]
 
 
-def missing_lines(error: str) -> list[str] | None:
-    """The lines a failed apply_patch says it could not find (`_MISSING_LIST`, `_MISSING_TEXT`),
-    or None when the error quotes none."""
-    found = re.search(_MISSING_LIST, error[:PATCH_CHARS], re.DOTALL)
-    if found is not None:
-        try:
-            lines = json.loads(found.group(1))
-        except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
-            return None
-        return [str(line) for line in lines] if isinstance(lines, list) and lines else None
-    found = re.search(_MISSING_TEXT, error[:PATCH_CHARS], re.DOTALL)
-    if found is None:
-        return None
-    lines = found.group(1).rstrip("\n").split("\n")
-    return lines if any(line.strip() for line in lines) else None
-
-
-#: A chunk as apply_patch parses it: its `@@` context (None for a bare `@@` or none: looked for
-#: from the top; the text after `@@ ` verbatim, as Codex seeks it exactly first), its old lines,
-#: and whether it ends with `*** End of File` (then looked for at the file's end only).
-Chunk = tuple[str | None, list[str], bool]
-
-
-def _chunks(patch: str) -> list[Chunk] | None:
-    """The chunks of a patch that updates one file, parsed as apply_patch parses them (lines
-    split as Rust's `lines()`, blank lines between chunks skipped, a chunk ended by a line that
-    is no diff line); None for a patch of several files or none, a move, or a patch whose text
-    is cut (no line ends its last chunk)."""
-    if len(re.findall(_UPDATE, patch)) != 1 or re.search(_ADD, patch) or "*** Delete File: " in patch:
-        return None
-    body = [line.removesuffix("\r") for line in re.split(_UPDATE, patch, maxsplit=1)[1].split("\n")[1:]]
-    chunks: list[Chunk] = []
-    i = 0
-    while i < len(body):
-        line = body[i]
-        if not line.strip():
-            i += 1
-            continue
-        if line.startswith("*"):
-            return None if line.startswith("*** Move to: ") else chunks
-        if line == "@@" or line.startswith("@@ "):
-            anchor: str | None = line[3:] or (None if line == "@@" else "")
-            i += 1
-        elif chunks:
-            return None  # Codex: a later chunk must start with `@@`
-        else:
-            anchor = None
-        old: list[str] = []
-        eof, parsed = False, 0
-        while i < len(body):
-            line = body[i]
-            if line == "*** End of File":
-                eof, i = True, i + 1
-                break
-            if line and line[0] not in " +-":
-                break
-            if line[:1] != "+":
-                old.append(line[1:])
-            parsed, i = parsed + 1, i + 1
-        else:
-            return None  # the text ends inside the chunk: cut
-        if not parsed:
-            return None
-        chunks.append((anchor, old, eof))
-    return None
-
-
 def first_hunk(patch: str) -> tuple[str | None, list[str]] | None:
     """The first hunk of a patch that updates one file: its `@@` context (None for none) and its
     old lines (context and removed, without their one-character mark); None for a patch of
     several files or none, or a first hunk that only adds lines."""
-    chunks = _chunks(patch)
+    chunks = patch_format.chunks(patch)
     return (chunks[0][0], chunks[0][1]) if chunks and chunks[0][1] else None
 
 
@@ -329,12 +299,6 @@ def _anchor_id(anchor: str | None) -> str:
     return "-" if anchor is None else digest(anchor.encode("utf-8", "surrogatepass"))[:8]
 
 
-def _sought(old: list[str]) -> list[str]:
-    """The least of a chunk's old lines apply_patch looks for: without its last line when that
-    is empty (Codex retries so, for the newline at the file's end)."""
-    return old[:-1] if old and old[-1] == "" else old
-
-
 def _blankless(lines: list[str]) -> list[str]:
     while lines and not lines[-1].strip():
         lines = lines[:-1]
@@ -343,7 +307,7 @@ def _blankless(lines: list[str]) -> list[str]:
 
 def _patch_file(patch: str) -> str:
     """The path a patch updates, its last four parts at most (what `_same_file` compares)."""
-    found = re.search(_UPDATE + r"(.+)$", patch)
+    found = re.search(UPDATE + r"(.+)$", patch)
     parts = found.group(1).strip().replace("\\", "/").split("/") if found else []
     return "/".join(parts[-4:])[:MAX_ID_CHARS]
 
@@ -360,13 +324,13 @@ def _doomed(patch: str, looked_for: str) -> bool:
     failed patch of the file looked for and did not find (`looked_for`: `anchor|ids|path`): the
     file has not changed since, so it cannot apply either. A hunk marked `*** End of File` is
     looked for at the file's end, wherever its context is: never judged."""
-    chunks = _chunks(patch)
+    chunks = patch_format.chunks(patch)
     if not chunks or not chunks[0][1] or chunks[0][2] or looked_for.count("|") < 2:
         return False
     anchor, ids, path = looked_for.split("|", 2)
     if not _same_file(path, _patch_file(patch)):
         return False  # another file with the same last two folders (`a/src/app.py`, `b/src/app.py`)
-    return anchor == _anchor_id(chunks[0][0]) and _contains(_line_ids(_sought(chunks[0][1])), ids.split(","))
+    return anchor == _anchor_id(chunks[0][0]) and _contains(_line_ids(patch_format.sought(chunks[0][1])), ids.split(","))
 
 
 def looked_for(patch: str | None, error: str) -> str:
@@ -377,11 +341,11 @@ def looked_for(patch: str | None, error: str) -> str:
     "" otherwise: a hunk marked `*** End of File` (looked for at the end only), one longer than
     `MAX_HUNK_LINES` (only its start would be compared), an error whose lines are not the hunk's."""
     lines = missing_lines(error) if patch is not None else None
-    chunks = _chunks(patch) if patch is not None and lines is not None else None
+    chunks = patch_format.chunks(patch) if patch is not None and lines is not None else None
     if not chunks or lines is None or not chunks[0][1] or chunks[0][2]:
         return ""
     anchor, old, _ = chunks[0]
-    sought = _sought(old)
+    sought = patch_format.sought(old)
     quoted = _line_ids(_blankless(lines)) if len(lines) <= MAX_HUNK_LINES else []
     if len(old) > MAX_HUNK_LINES or not quoted or quoted != _line_ids(_blankless(old)):
         return ""
@@ -427,9 +391,16 @@ def on_result(ctx: ResultContext) -> None:
     since = int(str(entry[5]).partition(":")[0] or 0) if len(entry) > 5 else 0
     # The same patch failed again as it is, not fitting the file (`_MISMATCH`).
     one = how == "patch" and _one_file(patch) and re.search(_MISMATCH, ctx.outcome.text[:4096]) is not None
-    same = f"{ctx.call['sig'][:16]}:{min(resent(entry, ctx.call['sig']) + 1, 99)}" if one else ""
-    failures = int(entry[0]) + 1
-    table[file] = [failures, bool(entry[1]), ctx.call["t"], quote, rejected, f"{min(since + 1, 99)}:{missed}", same]
+    # Counted at its PreToolUse already (`_count_misfit`): its text is read, not counted again.
+    new = ctx.call.get("misfit") is not True
+    same = f"{ctx.call['sig'][:16]}:{min(resent(entry, ctx.call['sig']) + new, 99)}" if one else ""
+    failures = int(entry[0]) + new
+    # Patches of the file whose lines it did not hold, since it last changed (not a file not
+    # found at a wrong path: the same two last folders may be another file).
+    no_fit = new and how == "patch" and re.search(_NO_FIT, ctx.outcome.text[:4096]) is not None
+    misfits = min((int(entry[7]) if len(entry) > 7 else 0) + no_fit, 99)
+    since = min(since + new, 99)
+    table[file] = [failures, bool(entry[1]), ctx.call["t"], quote, rejected, f"{since}:{missed}", same, misfits]
     trim(table, MAX_FILES, lambda k: float(table[k][2]))
     return None
 
@@ -523,6 +494,28 @@ def doomed_denial(file: str, error: str) -> str:
     )
 
 
+def misfit_denial(file: str, failures: int, line: str, error: str) -> str:
+    """A patch whose hunk (starting `line`) the file, as it is now, holds nowhere, after `failures`
+    failed attempts to change it."""
+    return (
+        f"REPEAT_TOOL_BLOCKED: this patch of {file} was not run: its hunk that starts `{line}` is nowhere in "
+        f"{file} as it is now (the guard looked before the call), so it would not apply, and the last {failures} "
+        f"attempts to change {file} failed too (loop guard policy, not a tool failure).{_error(error)} Print the "
+        f"lines you mean to change with their numbers (`nl -ba {file} | sed -n '<from>,<to>p'`, a read tool) and "
+        "copy them exactly, change fewer lines at a time, or write the file whole; a patch whose lines are in the "
+        "file goes ahead"
+    )
+
+
+def misfit_advice(file: str, line: str) -> str:
+    """The same as a reminder (advise mode)."""
+    return (
+        f"[loopguard] This patch of {file} will not apply: its hunk that starts `{line}` is nowhere in the file as "
+        "it is now, and the last attempts to change it failed too. Print those lines with their numbers and copy "
+        "them exactly."
+    )
+
+
 def resent_denial(file: str, times: int, error: str) -> str:
     """A patch sent again as it is after it failed `times` times on a file that has not changed."""
     return (
@@ -560,6 +553,8 @@ def reread_advice(file: str, failures: int) -> str:
 VARIANTS: tuple[tuple[str, str, str], ...] = (
     ("target_resent_denial", "REPEAT_TOOL_BLOCKED: this patch of ", " this very patch has failed "),
     ("target_resent_advice", "[loopguard] This very patch of ", " has already failed"),
+    ("target_misfit_denial", "REPEAT_TOOL_BLOCKED: this patch of ", " (the guard looked before the call)"),
+    ("target_misfit_advice", "[loopguard] This patch of ", " will not apply: its hunk"),
     ("target_doomed_denial", "REPEAT_TOOL_BLOCKED: this patch of ", " looked for and did not find"),
     ("target_doomed_advice", "[loopguard] This patch of ", " expects lines the last patch did not find"),
     ("target_reread_denial", "REPEAT_TOOL_BLOCKED: this edit of ", " has not been read since they began"),

@@ -181,3 +181,38 @@ def test_session_end_forgets_the_session(codex: Codex, ws: Workspace) -> None:
     assert list((ws.state / "sessions").glob("*.json")) == []  # SessionEnd deleted the ledger
     (record,) = ledger.audit(ws)  # the audit log outlives it
     assert (record["session"], record["action"], record["count"]) == (session_id(run), "remind", 3)
+
+
+def test_a_patch_the_file_cannot_take_is_denied_after_two_that_did_not_fit(codex: Codex, ws: Workspace) -> None:
+    """Issue 22 class 1 with the reread precondition met: the model reads report.py before every
+    retry, yet its hunks are not in the file. Codex's apply_patch refuses the first two; the guard
+    looks at the file before the third, finds its hunk nowhere, and denies it with the hunk's first
+    line (LOOP_GUARD_TARGET); a patch built from the file's real lines then applies."""
+    report = ws.write("report.py", "def build(path, *, limit=None):\n    rows = load(path)[:limit]\n    return render(rows)\n")
+
+    def patch(old: list[str], new: list[str]) -> dict[str, Any]:
+        body = "".join(f"-{line}\n" for line in old) + "".join(f"+{line}\n" for line in new)
+        return apply_patch(f"*** Begin Patch\n*** Update File: report.py\n@@\n{body}*** End Patch\n")
+
+    read = exec_command("sed -n '1,40p' report.py")
+    new = ["    rows = load(path)[:limit] if limit else load(path)"]
+    turns = [
+        [patch(["    rows = load(path)", "    return render(rows)"], new)], [read],
+        [patch(["    rows = load(path, limit)", "    return render(rows)"], new)], [read],
+        [patch(["    rows = load(path)[:limit]", "    return render(rows, limit)"], new)],
+        [patch(["    rows = load(path)[:limit]"], new)],
+    ]
+    run = codex.run(ws, Script(turns, final_text="Done."), "Let build take a row limit")
+    assert_hooks_succeeded(run)
+    results = outputs(run)
+    assert len(results) == 6, run.describe()
+    assert "Failed to find expected lines" in results[0] and "Failed to find expected lines" in results[2], results
+    assert [verdict(v) for v in views(run)][:4] == ["-"] * 4, run.describe()
+    (hit,) = guard_texts(views(run)[4])
+    assert "REPEAT_TOOL_BLOCKED: this patch of report.py was not run: its hunk that starts " in hit.text, hit.text
+    assert "`rows = load(path)[:limit]` is nowhere in report.py as it is now" in hit.text, hit.text
+    assert "apply_patch verification failed" not in results[4]  # apply_patch did not run: the guard answered
+    assert guard_texts(views(run)[5]) == [] and "Success" in results[5], results[5]
+    assert report.read_text().splitlines()[1] == new[0]
+    (record,) = [r for r in ledger.audit(ws) if r.get("action") == "deny"]
+    assert (record["rule"], record["tool"]) == ("LOOP_GUARD_TARGET", "apply_patch")

@@ -311,3 +311,68 @@ def test_a_patch_that_failed_twice_as_it_is_is_denied_read_or_not() -> None:
     for _ in range(3):
         rule.on_result(result_ctx("Edit", EDIT, "", entry=edits, outcome=FAILED))  # type: ignore[arg-type]
     assert _patch(edits) is None  # an edit tool's retry: Claude Code's Edit has applied so after a Read
+
+
+def _misfit_call(entry: dict, patch: dict, misfit: str | None) -> object:  # type: ignore[type-arg]
+    """The rule's verdict on `patch` at its PreToolUse, the host layer having found (`misfit`) a
+    hunk the file does not hold, or (None) every hunk."""
+    ctx = call_ctx("apply_patch", patch, entry=entry)
+    return rule.on_call(ctx._replace(event=ctx.event._replace(misfit=misfit)))  # type: ignore[arg-type]
+
+
+def _read(entry: dict) -> None:  # type: ignore[type-arg]
+    rule.on_result(result_ctx("Bash", {"command": "sed -n '1,80p' src/app.py"}, {"stdout": "x"}, entry=entry))  # type: ignore[arg-type]
+
+
+def test_a_patch_the_file_cannot_take_is_counted_at_its_pre_tool_use_and_the_third_is_denied() -> None:
+    """Codex 0.171.0 sends no PostToolUse for a patch apply_patch refuses for not fitting: the
+    rule counts it when it lets it go, and denies the third, reads or not."""
+    entry = agent()
+    for old in ("total = 0", "total = sum(xs)"):
+        assert _misfit_call(entry, _codex_patch("", [f"    {old}"], ["x"]), old) is None  # one or two: ordinary
+        _read(entry)
+    third = _codex_patch("", ["    total = sum(x for x in xs)"], ["x"])
+    verdict = _misfit_call(entry, third, "total = sum(x for x in xs)")
+    assert verdict is not None and (verdict.action, verdict.rule) == (Action.DENY, Rule.TARGET)  # type: ignore[attr-defined]
+    assert "`total = sum(x for x in xs)` is nowhere in src/app.py as it is now" in verdict.message  # type: ignore[attr-defined]
+    assert "the last 2 attempts" in verdict.message and "nl -ba src/app.py" in verdict.message  # type: ignore[attr-defined]
+    assert 'failed with: """Failed to find expected lines in src/app.py: total = sum(xs)"""' in verdict.message  # type: ignore[attr-defined]
+    assert "will not apply" in verdict.advice  # type: ignore[attr-defined]
+    assert _misfit_call(entry, third, None) is None  # a patch whose hunks the file holds goes ahead
+
+
+def test_a_result_of_a_patch_counted_at_its_pre_tool_use_is_not_counted_again() -> None:
+    entry = agent()
+    old = ["    total = 0"]
+    for _ in range(2):  # a replay, or a release that sends the PostToolUse: one failure each
+        ctx = call_ctx("apply_patch", _codex_patch("", old, ["x"]), entry=entry)
+        assert rule.on_call(ctx._replace(event=ctx.event._replace(misfit="total = 0"))) is None  # type: ignore[arg-type]
+        assert ctx.call.get("misfit") is True
+        result = result_ctx("apply_patch", _codex_patch("", old, ["x"]), "", entry=entry, outcome=_not_found(old))
+        rule.on_result(result._replace(call=ctx.call))  # type: ignore[arg-type]
+    (counts,) = entry["rules"]["target"].values()  # type: ignore[typeddict-item]
+    assert (counts[0], counts[7], counts[6].rsplit(":", 1)[1]) == (2, 2, "2")
+
+
+def test_only_patches_that_did_not_fit_count_toward_a_misfit_denial() -> None:
+    entry = agent()
+    gone = Outcome("g", Failure.HARD, "Failed to read file to update /w/src/app.py: No such file or directory")
+    for _ in range(3):  # another path that is not there, a refused write: not the file's text
+        rule.on_result(result_ctx("apply_patch", _codex_patch("", ["a"], ["b"]), "", entry=entry, outcome=gone))  # type: ignore[arg-type]
+        _read(entry)
+    assert _misfit_call(entry, _codex_patch("", ["c"], ["d"]), None) is None
+    rule.on_result(result_ctx("apply_patch", _codex_patch("", ["e"], ["f"]), "", entry=entry, outcome=_not_found(["e"])))  # type: ignore[arg-type]
+    _read(entry)
+    assert _misfit_call(entry, _codex_patch("", ["c"], ["d"]), "c") is None  # one that did not fit, and this one
+    _read(entry)
+    assert _misfit_call(entry, _codex_patch("", ["g"], ["h"]), "g") is not None
+    # A change that applies ends the wall: the count starts again.
+    rule.on_result(result_ctx("apply_patch", _codex_patch("", ["c"], ["d"]), "Success.", entry=entry))  # type: ignore[arg-type]
+    assert _misfit_call(entry, _codex_patch("", ["i"], ["j"]), "i") is None
+
+
+def test_a_misfit_count_in_an_older_ledger_entry_is_read_as_none() -> None:
+    entry = agent()
+    # an entry written before the count existed
+    entry.setdefault("rules", {})["target"] = {"src/app.py": [5, True, 1.0, "err", False, "2:"]}
+    assert _misfit_call(entry, _codex_patch("", ["c"], ["d"]), "c") is None

@@ -1,0 +1,61 @@
+"""apply_patch's format and its verdict on a file's text (`core/patch.py`), as pure functions; the
+same verdict is checked against the real apply_patch of Codex 0.171.0 in
+`tests/e2e/test_codex_apply_patch.py`."""
+
+from __future__ import annotations
+
+from loopguard_hook.core.patch import chunks, misfit, missing_lines, recorded_misfit, updated_path
+
+FILE = "def build(path):\n    rows = load(path)  # all\n    return render(rows)\n"
+
+
+def _patch(body: str, path: str = "src/report.py") -> str:
+    return f"*** Begin Patch\n*** Update File: {path}\n{body}\n*** End Patch"
+
+
+def test_a_hunk_the_file_holds_fits_however_apply_patch_compares_it() -> None:
+    assert misfit(_patch("@@\n     rows = load(path)  # all\n-    return render(rows)\n+    return rows"), FILE) is None
+    assert misfit(_patch("@@\n-rows = load(path)  # all   \n+x"), FILE) is None  # both ends trimmed
+    dashes = "note \u2013 \u201cquoted\u201d\u00a0it\u2019s\n"
+    assert misfit(_patch("@@\n-note - \"quoted\" it's\n+x"), dashes) is None  # typographic punctuation read as ASCII
+    assert misfit(_patch("@@\n-    return render(rows)\n-\n+x"), FILE) is None  # a last empty line retried without it
+    assert misfit(_patch("@@ def build(path):\n-    return render(rows)\n+x"), FILE) is None
+    assert misfit(_patch("@@\n+# a pure insertion"), FILE) is None
+
+
+def test_a_hunk_it_does_not_hold_where_apply_patch_looks_is_quoted() -> None:
+    assert misfit(_patch("@@\n     rows = load(path)\n-    return render(rows, limit)\n+x"), FILE) == "rows = load(path)"
+    assert misfit(_patch("@@ def build(path, limit):\n-    return render(rows)\n+x"), FILE) == "def build(path, limit):"
+    # After the first hunk, the next is looked for below it only.
+    two = "@@\n-    return render(rows)\n+    return rows\n@@\n-def build(path):\n+def build(path, limit):"
+    assert misfit(_patch(two), FILE) == "def build(path):"
+    assert misfit(_patch("@@\n-" + "x" * 300 + "\n+y"), FILE) == "x" * 159 + "…"
+
+
+def test_where_releases_differ_the_answer_is_the_one_that_applies() -> None:
+    crlf = FILE.replace("\n", "\r\n")
+    assert misfit(_patch("@@\n     rows = load(path)  # all\n-    return render(rows)\n+x"), crlf) is None
+    # `*** End of File`: looked for from the previous hunk on, not only at the end.
+    assert misfit(_patch("@@\n-def build(path):\n+def build(p):\n*** End of File"), FILE) is None
+    # A context with trailing blanks: as written, and trimmed.
+    assert misfit(_patch("@@ def build(path):   \n-    return render(rows)\n+x"), FILE) is None
+
+
+def test_only_a_patch_of_one_file_it_can_read_is_judged() -> None:
+    several = "*** Begin Patch\n*** Update File: a.py\n@@\n-x\n+y\n*** Update File: b.py\n@@\n-x\n+y\n*** End Patch"
+    assert chunks(several) is None and misfit(several, "z\n") is None and updated_path(several) is None
+    assert misfit("*** Begin Patch\n*** Add File: a.py\n+x\n*** End Patch", "") is None
+    assert misfit(_patch("@@\n-never there\n+x").replace("\n*** End Patch", ""), FILE) is None  # cut
+    assert updated_path(_patch("@@\n-x\n+y", " /repo/src/report.py ")) == "/repo/src/report.py"
+
+
+def test_a_replay_reads_the_verdict_from_apply_patchs_failure() -> None:
+    patch = _patch("@@\n-    rows = load(path)\n+x")
+    text = "apply_patch verification failed: Failed to find expected lines in /w/src/report.py:\n    rows = load(path)"
+    assert recorded_misfit(patch, text) == "rows = load(path)"
+    listed = 'Failed to find expected lines ["    rows = load(path)"] in /w/src/report.py'
+    assert missing_lines(listed) == ["    rows = load(path)"] and recorded_misfit(patch, listed) == "rows = load(path)"
+    assert recorded_misfit(patch, "Failed to find context 'def run():' in /w/src/report.py") == "def run():"
+    assert recorded_misfit(patch, "Failed to read file to update /w/src/report.py: No such file or directory") is None
+    assert recorded_misfit(patch, "Success. Updated the following files:\nM src/report.py") is None
+    assert recorded_misfit("not a patch", text) is None
