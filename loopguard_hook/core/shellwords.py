@@ -186,10 +186,18 @@ def _env_program(words: list[str]) -> list[str]:
     return words
 
 
+#: A quoted word whose text the shell runs nothing in: single-quoted, or double-quoted with no
+#: `$(`, backtick or backslash (a `|`, `;` or `>` in it is a pattern's, not the shell's).
+_INERT_QUOTED = r"'[^']*'|\"[^\"`\\$]*(?:\$(?!\()[^\"`\\$]*)*\""
+
+
 def reads_only(command: str) -> bool:
     """True when a shell command line looks read-only: every part of its pipelines and lists runs
     a reading program (`_READ_ONLY_COMMANDS`, git's reading subcommands, `find` without actions,
-    `sed -n` without `-i`) and nothing goes into a file or runs a substitution."""
+    `sed -n` without `-i`) and nothing goes into a file or runs a substitution. Quoted text the
+    shell runs nothing in is a word (`rg -n "def f|return" app.py` is one search)."""
+    if "\\'" not in command and '\\"' not in command:  # an escaped quote: where words end is not told
+        command = re.sub(_INERT_QUOTED, "''", command)
     if re.search(_REDIRECT, re.sub(_HARMLESS_REDIRECT, "", command)):
         return False
     for segment in re.split(_SEGMENT_SPLIT, command):
