@@ -162,17 +162,22 @@ def _seek(
     return None
 
 
-def _quote(old: list[str]) -> str:
-    line = next((line.strip() for line in old if line.strip()), "")
+def _quote(old: list[str], seen: dict[int, list[str]] | None = None) -> str:
+    """A hunk's line to name (stripped, at most `QUOTE_CHARS` characters): the first non-blank one
+    the file holds nowhere (by `_loose`, from `seen`'s lines in that form), else the first
+    non-blank one ("" for none)."""
+    lines = [line for line in old if line.strip()]
+    held = set(seen.get(_FORMS.index(_loose), ())) if seen else set()
+    line = next((line for line in lines if held and _loose(line) not in held), lines[0] if lines else "").strip()
     return line if len(line) <= QUOTE_CHARS else line[: QUOTE_CHARS - 1] + "…"
 
 
 def misfit(patch: str, text: str) -> str | None:
     """Whether apply_patch would refuse a patch of a file whose text is `text` because a hunk
-    does not fit it: the first non-blank line (stripped, at most `QUOTE_CHARS` characters; ""
-    for none) of the first hunk whose `@@` context or old lines it does not find where it looks
-    for them (`Failed to find context` / `Failed to find expected lines`); None when every hunk
-    is found, or the patch is not one `chunks` reads.
+    does not fit it: a line (`_quote`: the first the file holds nowhere, else the first) of the
+    first hunk whose `@@` context or old lines it does not find where it looks for them
+    (`Failed to find context` / `Failed to find expected lines`); None when every hunk is found,
+    or the patch is not one `chunks` reads.
 
     It looks as lib.rs's `compute_replacements` does (`_refused`). Where releases differ, it
     answers None when any of them would apply the patch: a CRLF file's lines are read with and
@@ -223,7 +228,9 @@ def _refused(parsed: list[Chunk], lines: list[str], seen: dict[int, list[str]]) 
             pattern = pattern[:-1]
             found = _seek(lines, pattern, index, eof, seen, where=where)
         if found is None:
-            return _quote(old)
+            if _FORMS.index(_loose) not in seen:
+                seen[_FORMS.index(_loose)] = [_loose(line) for line in lines]
+            return _quote(old, seen)
         if not eof:  # where a hunk at the end leaves the next one to look from differs by release
             index = found + len(pattern)
     return None

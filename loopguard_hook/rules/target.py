@@ -56,7 +56,7 @@ from ..config.settings import Config
 from ..core import patch as patch_format
 from ..core.ledger import MAX_ID_CHARS, Agent, Limits, drop_slot, slot, slots, trim
 from ..core.outcome import Failure, preview
-from ..core.patch import ADD, PATCH_CHARS, UPDATE, missing_lines
+from ..core.patch import ADD, PATCH_CHARS, UPDATE, missing_lines, updated_path
 from ..core.redact import redact_prefix
 from ..core.shellwords import SHELL_TOOLS, reads_only, shell_command
 from ..core.signature import digest
@@ -166,6 +166,13 @@ def on_call(ctx: CallContext) -> Decision | None:
     return decision
 
 
+def _misfits(entry: Entry) -> int:
+    """An entry's patches that did not fit its file (0 for an entry written before they were
+    counted, or one whose count is not a number)."""
+    value = entry[7] if len(entry) > 7 else 0
+    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < 100 else 0
+
+
 def _count_misfit(ctx: CallContext, file: str, line: str) -> None:
     """Count, at its PreToolUse, a patch the host layer found its file cannot take: apply_patch
     will refuse it, and Codex 0.171.0 sends no PostToolUse for a patch it refuses so
@@ -176,10 +183,10 @@ def _count_misfit(ctx: CallContext, file: str, line: str) -> None:
     since = int(str(entry[5]).partition(":")[0] or 0) if len(entry) > 5 else 0
     sig = ctx.call["sig"]
     same = f"{sig[:16]}:{min(resent(entry, sig) + 1, 99)}" if _one_file(patch_text(ctx.tool, ctx.tool_input, PATCH_CHARS)) else ""
-    misfits = min((int(entry[7]) if len(entry) > 7 else 0) + 1, 99)
-    quote = preview(redact_prefix(f"Failed to find expected lines in {file}: {line}", QUOTE_CHARS + 1), QUOTE_CHARS)
+    misfits = min(_misfits(entry) + 1, 99)
     rejected = len(entry) > 4 and bool(entry[4])
-    table[file] = [int(entry[0]) + 1, bool(entry[1]), ctx.call["t"], quote, rejected, f"{min(since + 1, 99)}:", same, misfits]
+    # no error to quote: the host sends none (the model reads apply_patch's own)
+    table[file] = [int(entry[0]) + 1, bool(entry[1]), ctx.call["t"], "", rejected, f"{min(since + 1, 99)}:", same, misfits]
     trim(table, MAX_FILES, lambda k: float(table[k][2]))
     ctx.call["misfit"] = True
 
@@ -206,11 +213,12 @@ def _verdict(ctx: CallContext, files: dict[str, Entry], file: str | None, how: s
         text = doomed_denial(file, error)
         return Decision(Action.DENY, Rule.TARGET, text, advice=doomed_advice(file), times=failures, tool=ctx.tool)
     misfit = ctx.event.misfit
-    misfits = int(entry[7]) if len(entry) > 7 else 0
+    misfits = _misfits(entry)
     if patch is not None and misfit is not None and misfits >= MISFIT_AFTER:
         line = preview(redact_prefix(misfit, QUOTE_CHARS + 1), QUOTE_CHARS)
-        text = misfit_denial(file, misfits, line, error)
-        return Decision(Action.DENY, Rule.TARGET, text, advice=misfit_advice(file, line), times=failures, tool=ctx.tool)
+        path = redact_prefix(updated_path(patch) or file, QUOTE_CHARS)  # as the model wrote it: a command can use it
+        text = misfit_denial(path, misfits, line)
+        return Decision(Action.DENY, Rule.TARGET, text, advice=misfit_advice(path, line), times=misfits + 1, tool=ctx.tool)
     if cfg.reread_after_failed_edits and failures >= cfg.reread_after_failed_edits and not read:
         text = reread_denial(file, failures, error, script=how == "script")
         return Decision(Action.DENY, Rule.TARGET, text, advice=reread_advice(file, failures), times=failures, tool=ctx.tool)
@@ -398,7 +406,7 @@ def on_result(ctx: ResultContext) -> None:
     # Patches of the file whose lines it did not hold, since it last changed (not a file not
     # found at a wrong path: the same two last folders may be another file).
     no_fit = new and how == "patch" and re.search(_NO_FIT, ctx.outcome.text[:4096]) is not None
-    misfits = min((int(entry[7]) if len(entry) > 7 else 0) + no_fit, 99)
+    misfits = min(_misfits(entry) + no_fit, 99)
     since = min(since + new, 99)
     table[file] = [failures, bool(entry[1]), ctx.call["t"], quote, rejected, f"{since}:{missed}", same, misfits]
     trim(table, MAX_FILES, lambda k: float(table[k][2]))
@@ -419,7 +427,7 @@ def _changed_unseen(tool: str, tool_input: Any, files: dict[str, Entry]) -> None
         for entry in files.values():
             if len(entry) > 5:
                 entry[5] = str(entry[5]).partition(":")[0] + ":"
-            entry[6:] = []
+            entry[6:] = []  # and the patches that did not fit: the file may hold their lines now
 
 
 #: A PowerShell script run by Codex on Windows (`powershell.exe -NoProfile -Command …`), and a
@@ -494,24 +502,25 @@ def doomed_denial(file: str, error: str) -> str:
     )
 
 
-def misfit_denial(file: str, failures: int, line: str, error: str) -> str:
-    """A patch whose hunk (starting `line`) the file, as it is now, holds nowhere, after `failures`
-    failed attempts to change it."""
+def misfit_denial(path: str, misfits: int, line: str) -> str:
+    """A patch of `path` (as the patch names it) with a hunk the file, as it is now, does not hold
+    where apply_patch looks (`line`: its first line the file holds nowhere, else its first), after
+    `misfits` patches of it that did not fit."""
     return (
-        f"REPEAT_TOOL_BLOCKED: this patch of {file} was not run: its hunk that starts `{line}` is nowhere in "
-        f"{file} as it is now (the guard looked before the call), so it would not apply, and the last {failures} "
-        f"attempts to change {file} failed too (loop guard policy, not a tool failure).{_error(error)} Print the "
-        f"lines you mean to change with their numbers (`nl -ba {file} | sed -n '<from>,<to>p'`, a read tool) and "
-        "copy them exactly, change fewer lines at a time, or write the file whole; a patch whose lines are in the "
-        "file goes ahead"
+        f"REPEAT_TOOL_BLOCKED: this patch of {path} was not run: its hunk does not match {path} as it is now "
+        f"(the guard looked before the call; first line off: `{line}`), so apply_patch would refuse it, and the "
+        f"last {misfits} patches of it did not fit either (loop guard policy, not a tool failure). Print the lines "
+        f"you mean to change with their numbers (`nl -ba {path} | sed -n '<from>,<to>p'`, a read tool) and copy "
+        "them exactly, change fewer lines at a time, or write the file whole; a patch whose lines are in the file "
+        "goes ahead"
     )
 
 
-def misfit_advice(file: str, line: str) -> str:
+def misfit_advice(path: str, line: str) -> str:
     """The same as a reminder (advise mode)."""
     return (
-        f"[loopguard] This patch of {file} will not apply: its hunk that starts `{line}` is nowhere in the file as "
-        "it is now, and the last attempts to change it failed too. Print those lines with their numbers and copy "
+        f"[loopguard] This patch of {path} will not apply: its hunk does not match the file as it is now (first line "
+        f"off: `{line}`), and the last patches of it did not fit either. Print those lines with their numbers and copy "
         "them exactly."
     )
 
@@ -553,7 +562,7 @@ def reread_advice(file: str, failures: int) -> str:
 VARIANTS: tuple[tuple[str, str, str], ...] = (
     ("target_resent_denial", "REPEAT_TOOL_BLOCKED: this patch of ", " this very patch has failed "),
     ("target_resent_advice", "[loopguard] This very patch of ", " has already failed"),
-    ("target_misfit_denial", "REPEAT_TOOL_BLOCKED: this patch of ", " (the guard looked before the call)"),
+    ("target_misfit_denial", "REPEAT_TOOL_BLOCKED: this patch of ", " (the guard looked before the call;"),
     ("target_misfit_advice", "[loopguard] This patch of ", " will not apply: its hunk"),
     ("target_doomed_denial", "REPEAT_TOOL_BLOCKED: this patch of ", " looked for and did not find"),
     ("target_doomed_advice", "[loopguard] This patch of ", " expects lines the last patch did not find"),

@@ -24,7 +24,11 @@ def test_a_hunk_the_file_holds_fits_however_apply_patch_compares_it() -> None:
 
 
 def test_a_hunk_it_does_not_hold_where_apply_patch_looks_is_quoted() -> None:
+    # The line named is the first the file holds nowhere, else the hunk's first.
     assert misfit(_patch("@@\n     rows = load(path)\n-    return render(rows, limit)\n+x"), FILE) == "rows = load(path)"
+    second = _patch("@@\n     rows = load(path)  # all\n-    return render(rows, limit)\n+x")
+    assert misfit(second, FILE) == "return render(rows, limit)"
+    assert misfit(_patch("@@\n-    return render(rows)\n-def build(path):\n+x"), FILE) == "return render(rows)"
     assert misfit(_patch("@@ def build(path, limit):\n-    return render(rows)\n+x"), FILE) == "def build(path, limit):"
     # After the first hunk, the next is looked for below it only.
     two = "@@\n-    return render(rows)\n+    return rows\n@@\n-def build(path):\n+def build(path, limit):"

@@ -334,10 +334,11 @@ def test_a_patch_the_file_cannot_take_is_counted_at_its_pre_tool_use_and_the_thi
     third = _codex_patch("", ["    total = sum(x for x in xs)"], ["x"])
     verdict = _misfit_call(entry, third, "total = sum(x for x in xs)")
     assert verdict is not None and (verdict.action, verdict.rule) == (Action.DENY, Rule.TARGET)  # type: ignore[attr-defined]
-    assert "`total = sum(x for x in xs)` is nowhere in src/app.py as it is now" in verdict.message  # type: ignore[attr-defined]
-    assert "the last 2 attempts" in verdict.message and "nl -ba src/app.py" in verdict.message  # type: ignore[attr-defined]
-    assert 'failed with: """Failed to find expected lines in src/app.py: total = sum(xs)"""' in verdict.message  # type: ignore[attr-defined]
-    assert "will not apply" in verdict.advice  # type: ignore[attr-defined]
+    assert "its hunk does not match src/app.py as it is now" in verdict.message  # type: ignore[attr-defined]
+    assert "first line off: `total = sum(x for x in xs)`" in verdict.message  # type: ignore[attr-defined]
+    assert "the last 2 patches of it did not fit" in verdict.message and "nl -ba src/app.py" in verdict.message  # type: ignore[attr-defined]
+    assert "failed with" not in verdict.message  # no result came: no error of its own to quote  # type: ignore[attr-defined]
+    assert "will not apply" in verdict.advice and verdict.times == 3  # type: ignore[attr-defined]
     assert _misfit_call(entry, third, None) is None  # a patch whose hunks the file holds goes ahead
 
 
@@ -376,3 +377,30 @@ def test_a_misfit_count_in_an_older_ledger_entry_is_read_as_none() -> None:
     # an entry written before the count existed
     entry.setdefault("rules", {})["target"] = {"src/app.py": [5, True, 1.0, "err", False, "2:"]}
     assert _misfit_call(entry, _codex_patch("", ["c"], ["d"]), "c") is None
+
+
+def test_a_search_between_the_patches_keeps_their_count_and_a_command_that_may_change_the_file_ends_it() -> None:
+    """A search whose quoted pattern holds a `|` only reads (new-user report: it used to end the
+    count); a command that may change the file unseen (a formatter, a test run) ends it."""
+    entry = agent()
+    for old in ("total = 0", "total = sum(xs)"):
+        assert _misfit_call(entry, _codex_patch("", [f"    {old}"], ["x"]), old) is None
+        rule.on_result(result_ctx("Bash", {"command": 'rg -n "total|sum" src/app.py'}, {"stdout": "3: x"}, entry=entry))  # type: ignore[arg-type]
+    assert _misfit_call(entry, _codex_patch("", ["    total = 1"], ["x"]), "total = 1") is not None
+    rule.on_result(result_ctx("Bash", {"command": "npx prettier --write src"}, {"stdout": "ok"}, entry=entry))  # type: ignore[arg-type]
+    assert _misfit_call(entry, _codex_patch("", ["    total = 2"], ["x"]), "total = 2") is None
+
+
+def test_the_denial_names_the_file_as_the_patch_does() -> None:
+    entry = agent()
+    def patch(n: int) -> dict[str, str]:
+        return {"command": f"*** Begin Patch\n*** Update File: src/pkg/core/calc.py\n@@\n-    x = {n}\n+    x = 0\n*** End Patch"}
+
+    for n in range(2):
+        assert rule.on_call(_with_misfit(call_ctx("apply_patch", patch(n), entry=entry), f"x = {n}")) is None  # type: ignore[arg-type]
+    verdict = rule.on_call(_with_misfit(call_ctx("apply_patch", patch(2), entry=entry), "x = 2"))  # type: ignore[arg-type]
+    assert verdict is not None and "nl -ba src/pkg/core/calc.py |" in verdict.message  # type: ignore[attr-defined]
+
+
+def _with_misfit(ctx: object, misfit: str) -> object:
+    return ctx._replace(event=ctx.event._replace(misfit=misfit))  # type: ignore[attr-defined]
