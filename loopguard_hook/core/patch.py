@@ -16,6 +16,7 @@ Pure: text in, answers out. The host layer reads the file (`hosts/workspace.misf
 from __future__ import annotations
 
 import json
+import os
 import re
 
 #: A patch's update of a file, and its creation of one.
@@ -118,6 +119,15 @@ def updated_path(patch: str) -> str | None:
     for a patch that updates no file or several."""
     found = re.findall(UPDATE + r"(.*)$", patch)
     return found[0].strip() or None if len(found) == 1 else None
+
+
+def workdir_unknown(patch: str) -> bool:
+    """Whether a patch is sent through the shell (`apply_patch <<'EOF'`, not apply_patch's own
+    input, which starts with `*** Begin Patch`) and updates a relative path: Codex runs it in the
+    call's `workdir`, which its hook payload drops (research/codex-hooks.md, row 11), so the
+    turn's `cwd` may hold another file of that name."""
+    path = updated_path(patch)
+    return not patch.lstrip().startswith("*** Begin Patch") and path is not None and not os.path.isabs(path)
 
 
 def _loose(line: str) -> str:

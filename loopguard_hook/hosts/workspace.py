@@ -25,7 +25,7 @@ import stat
 
 from ..config.settings import Config
 from ..core.event import Client, HookEvent
-from ..core.patch import PATCH_CHARS, updated_path
+from ..core.patch import PATCH_CHARS, updated_path, workdir_unknown
 from ..core.patch import misfit as patch_misfit
 from ..core.shellwords import SHELL_KEYS
 from ..core.signature import blake2b
@@ -130,7 +130,8 @@ def misfit(event: HookEvent, config: Config) -> str | None:
     is now, does not hold where apply_patch looks; None when it would find every hunk, for any
     other call or host, or when the file cannot be judged: not found, no regular file, longer
     than `CONTENT_BYTES`, not UTF-8 (apply_patch cannot read it either), a relative path with no
-    `cwd`, a shell command that runs elsewhere. Never raises.
+    `cwd`, a shell command that runs elsewhere, a relative path sent through the shell (its
+    `workdir` is not in the payload). Never raises.
 
     Cost (bench/run.py, `workspace` cases): only a patch's PreToolUse reads its file, once, at
     most `CONTENT_BYTES`, and compares its lines with the hunks': a pass over them per hunk and
@@ -140,6 +141,8 @@ def misfit(event: HookEvent, config: Config) -> str | None:
     text = patch_text(event.tool_name, event.tool_input, PATCH_CHARS)
     path = updated_path(text) if text is not None else None
     if text is None or path is None or _elsewhere(event.tool_input):
+        return None
+    if workdir_unknown(text):  # a patch that applies in its workdir would be counted, then denied
         return None
     full = _resolve(path, event.cwd)
     if full is None:

@@ -4,7 +4,7 @@ same verdict is checked against the real apply_patch of Codex 0.171.0 in
 
 from __future__ import annotations
 
-from loopguard_hook.core.patch import chunks, misfit, missing_lines, recorded_misfit, updated_path
+from loopguard_hook.core.patch import chunks, misfit, missing_lines, recorded_misfit, updated_path, workdir_unknown
 
 FILE = "def build(path):\n    rows = load(path)  # all\n    return render(rows)\n"
 
@@ -59,3 +59,11 @@ def test_a_replay_reads_the_verdict_from_apply_patchs_failure() -> None:
     assert recorded_misfit(patch, "Failed to read file to update /w/src/report.py: No such file or directory") is None
     assert recorded_misfit(patch, "Success. Updated the following files:\nM src/report.py") is None
     assert recorded_misfit("not a patch", text) is None
+
+
+def test_a_relative_path_sent_through_the_shell_has_no_known_folder() -> None:
+    body = "*** Begin Patch\n*** Update File: {}\n@@\n-a\n+b\n*** End Patch\n"
+    assert not workdir_unknown(body.format("src/a.py"))  # apply_patch's own input: the turn's cwd
+    assert not workdir_unknown("\n" + body.format("src/a.py"))
+    assert workdir_unknown("apply_patch <<'EOF'\n" + body.format("src/a.py") + "EOF\n")
+    assert not workdir_unknown("apply_patch <<'EOF'\n" + body.format("/w/src/a.py") + "EOF\n")
