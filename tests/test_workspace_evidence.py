@@ -160,3 +160,18 @@ def test_a_relative_path_of_a_patch_sent_through_the_shell_is_not_judged(tmp_pat
     heredoc = HookEvent("PreToolUse", Client.CODEX, "s1", cwd=str(tmp_path), tool_name="apply_patch",
                         tool_input={"command": f"apply_patch <<'EOF'\n{PATCH}\nEOF"})
     assert workspace.misfit(heredoc, CONFIG) is None
+
+
+def test_a_patch_of_something_that_is_no_regular_file_never_opens_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Opening is not harmless: a FIFO's writer waiting in open() is let go (then gets EPIPE), a
+    watchdog device is armed, a tape rewinds on close. The hook looks (stat) before it opens."""
+    (tmp_path / "src").mkdir()
+    os.mkfifo(tmp_path / "src" / "report.py")
+    (tmp_path / "dir.py").mkdir()
+    opened: list[str] = []
+    real_open = os.open
+    monkeypatch.setattr(os, "open", lambda path, *a, **k: opened.append(str(path)) or real_open(path, *a, **k))
+    assert workspace.misfit(_patch_event(PATCH, tmp_path), CONFIG) is None
+    for target in ("/dev/zero", "/dev/null", str(tmp_path / "dir.py")):
+        assert workspace.misfit(_patch_event(PATCH.replace("src/report.py", target), tmp_path), CONFIG) is None
+    assert opened == []

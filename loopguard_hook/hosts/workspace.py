@@ -148,6 +148,9 @@ def misfit(event: HookEvent, config: Config) -> str | None:
     if full is None:
         return None
     try:
+        st = os.stat(full)  # before any open: opening a FIFO or a device is not harmless
+        if not stat.S_ISREG(st.st_mode) or st.st_size > CONTENT_BYTES:
+            return None
         data = _read(full, CONTENT_BYTES)
         content = data.decode("utf-8") if data is not None and len(data) <= CONTENT_BYTES else None
     except (OSError, ValueError):  # ValueError: a NUL in the path; UnicodeDecodeError
