@@ -121,13 +121,19 @@ def updated_path(patch: str) -> str | None:
     return found[0].strip() or None if len(found) == 1 else None
 
 
-def workdir_unknown(patch: str) -> bool:
-    """Whether a patch is sent through the shell (`apply_patch <<'EOF'`, not apply_patch's own
-    input, which starts with `*** Begin Patch`) and updates a relative path: Codex runs it in the
-    call's `workdir`, which its hook payload drops (research/codex-hooks.md, row 11), so the
-    turn's `cwd` may hold another file of that name."""
+def unseen_through_shell(patch: str) -> bool:
+    """Whether a patch is sent through the shell (not apply_patch's own input, which starts with
+    `*** Begin Patch`) so that the hook cannot tell what apply_patch gets, or where: a relative
+    path (Codex runs it in the call's `workdir`, which its hook payload drops,
+    research/codex-hooks.md row 11, so the turn's `cwd` may hold another file of that name), or
+    a patch that is no quoted heredoc's body (`apply_patch "…"`, `<<EOF`: the shell takes out
+    its `\\"`, `'\\''`, `$…` before apply_patch reads it)."""
+    if patch.lstrip().startswith("*** Begin Patch"):
+        return False
     path = updated_path(patch)
-    return not patch.lstrip().startswith("*** Begin Patch") and path is not None and not os.path.isabs(path)
+    mark = patch.find("*** Begin Patch")
+    literal = re.search(r"<<-?\s*(['\"])\w+\1\s*\n\s*\Z", patch[:mark]) is not None if mark >= 0 else False
+    return path is None or not os.path.isabs(path) or not literal
 
 
 def _loose(line: str) -> str:

@@ -25,7 +25,7 @@ import stat
 
 from ..config.settings import Config
 from ..core.event import Client, HookEvent
-from ..core.patch import PATCH_CHARS, updated_path, workdir_unknown
+from ..core.patch import PATCH_CHARS, updated_path, unseen_through_shell
 from ..core.patch import misfit as patch_misfit
 from ..core.shellwords import SHELL_KEYS
 from ..core.signature import blake2b
@@ -142,7 +142,7 @@ def misfit(event: HookEvent, config: Config) -> str | None:
     path = updated_path(text) if text is not None else None
     if text is None or path is None or _elsewhere(event.tool_input):
         return None
-    if workdir_unknown(text):  # a patch that applies in its workdir would be counted, then denied
+    if unseen_through_shell(text):  # a patch that applies in its workdir would be counted, then denied
         return None
     full = _resolve(path, event.cwd)
     if full is None:

@@ -4,7 +4,7 @@ same verdict is checked against the real apply_patch of Codex 0.171.0 in
 
 from __future__ import annotations
 
-from loopguard_hook.core.patch import chunks, misfit, missing_lines, recorded_misfit, updated_path, workdir_unknown
+from loopguard_hook.core.patch import chunks, misfit, missing_lines, recorded_misfit, updated_path, unseen_through_shell
 
 FILE = "def build(path):\n    rows = load(path)  # all\n    return render(rows)\n"
 
@@ -63,7 +63,19 @@ def test_a_replay_reads_the_verdict_from_apply_patchs_failure() -> None:
 
 def test_a_relative_path_sent_through_the_shell_has_no_known_folder() -> None:
     body = "*** Begin Patch\n*** Update File: {}\n@@\n-a\n+b\n*** End Patch\n"
-    assert not workdir_unknown(body.format("src/a.py"))  # apply_patch's own input: the turn's cwd
-    assert not workdir_unknown("\n" + body.format("src/a.py"))
-    assert workdir_unknown("apply_patch <<'EOF'\n" + body.format("src/a.py") + "EOF\n")
-    assert not workdir_unknown("apply_patch <<'EOF'\n" + body.format("/w/src/a.py") + "EOF\n")
+    assert not unseen_through_shell(body.format("src/a.py"))  # apply_patch's own input: the turn's cwd
+    assert not unseen_through_shell("\n" + body.format("src/a.py"))
+    assert unseen_through_shell("apply_patch <<'EOF'\n" + body.format("src/a.py") + "EOF\n")
+    assert not unseen_through_shell("apply_patch <<'EOF'\n" + body.format("/w/src/a.py") + "EOF\n")
+
+
+
+def test_a_patch_the_shell_unquotes_is_not_read_as_sent() -> None:
+    """`apply_patch "…"` and `<<EOF`: bash takes out `\\"`, `'\\''`, `$…` before apply_patch reads
+    the patch; the hook would look for `print(\\"hi\\")` in a file that holds `print("hi")`."""
+    body = '*** Begin Patch\n*** Update File: /w/f.py\n@@\n-print(\\"hi\\")\n+x\n*** End Patch\n'
+    assert unseen_through_shell(f'apply_patch "{body}"')
+    assert unseen_through_shell("apply_patch '" + body.replace('\\"', '"') + "'")
+    assert unseen_through_shell(f"apply_patch <<EOF\n{body}EOF\n")
+    assert not unseen_through_shell(f"apply_patch <<'EOF'\n{body}EOF\n")
+    assert not unseen_through_shell(f'apply_patch <<"PATCH"\n{body}PATCH\n')
