@@ -19,6 +19,9 @@ import json
 import os
 import re
 
+from .outcome import preview
+from .redact import redact_prefix
+
 #: A patch's update of a file, and its creation of one.
 UPDATE = r"(?m)^\*\*\* Update File: "
 ADD = r"(?m)^\*\*\* Add File: "
@@ -179,13 +182,15 @@ def _seek(
 
 
 def _quote(old: list[str]) -> str:
+    """The first non-blank line, stripped, its secrets redacted before it is cut (a token cut in
+    two escapes its pattern), at most `QUOTE_CHARS` characters."""
     line = next((line.strip() for line in old if line.strip()), "")
-    return line if len(line) <= QUOTE_CHARS else line[: QUOTE_CHARS - 1] + "…"
+    return preview(redact_prefix(line, QUOTE_CHARS + 1), QUOTE_CHARS)
 
 
 def misfit(patch: str, text: str) -> str | None:
     """Whether apply_patch would refuse a patch of a file whose text is `text` because a hunk
-    does not fit it: the first non-blank line (stripped, at most `QUOTE_CHARS` characters; ""
+    does not fit it: the first non-blank line (stripped, redacted, at most `QUOTE_CHARS` characters; ""
     for none) of the first hunk whose `@@` context or old lines it does not find where it looks
     for them (`Failed to find context` / `Failed to find expected lines`); None when every hunk
     is found, or the patch is not one `chunks` reads.

@@ -79,3 +79,15 @@ def test_a_patch_the_shell_unquotes_is_not_read_as_sent() -> None:
     assert unseen_through_shell(f"apply_patch <<EOF\n{body}EOF\n")
     assert not unseen_through_shell(f"apply_patch <<'EOF'\n{body}EOF\n")
     assert not unseen_through_shell(f'apply_patch <<"PATCH"\n{body}PATCH\n')
+
+
+def test_a_quoted_line_never_shows_half_a_secret() -> None:
+    """The quote was cut to 160 characters before the rule redacted it: a token cut in two
+    escaped its pattern (`ghp_abcdefghijklmnopqrs…` in the denial)."""
+    token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+    for pad in range(100, 170):
+        line = "y" * pad + " " + token
+        quote = misfit(f"*** Begin Patch\n*** Update File: f\n@@\n-{line}\n+x\n*** End Patch\n", "nothing\n")
+        assert quote is not None and "ghp_abc" not in quote, quote
+        recorded = recorded_misfit("*** Begin Patch\n*** Update File: f\n@@\n-a\n+b\n*** End Patch\n", f"Failed to find expected lines in /w/f:\n{line}")
+        assert recorded is not None and "ghp_abc" not in recorded, recorded
