@@ -190,9 +190,10 @@ def _quote(old: list[str]) -> str:
 
 def misfit(patch: str, text: str) -> str | None:
     """Whether apply_patch would refuse a patch of a file whose text is `text` because a hunk
-    does not fit it: the first non-blank line (stripped, redacted, at most `QUOTE_CHARS` characters; ""
-    for none) of the first hunk whose `@@` context or old lines it does not find where it looks
-    for them (`Failed to find context` / `Failed to find expected lines`); None when every hunk
+    does not fit it: a line (stripped, redacted, at most `QUOTE_CHARS` characters; "" for none)
+    of the first hunk whose `@@` context or old lines it does not find where it looks for them:
+    (`Failed to find context` / `Failed to find expected lines`): its context, or its first
+    non-blank old line the file holds nowhere, else its first (`_absent`); None when every hunk
     is found, or the patch is not one `chunks` reads.
 
     It looks as lib.rs's `compute_replacements` does (`_refused`). Where releases differ, it
@@ -244,10 +245,18 @@ def _refused(parsed: list[Chunk], lines: list[str], seen: dict[int, list[str]]) 
             pattern = pattern[:-1]
             found = _seek(lines, pattern, index, eof, seen, where=where)
         if found is None:
-            return _quote(old)
+            return _quote(_absent(old, lines, seen))
         if not eof:  # where a hunk at the end leaves the next one to look from differs by release
             index = found + len(pattern)
     return None
+
+
+def _absent(old: list[str], lines: list[str], seen: dict[int, list[str]]) -> list[str]:
+    """From a hunk's first non-blank line that the file holds nowhere, even read loosely (the
+    line to quote: the model can look for the others and find them); `old` when it holds each."""
+    k = len(_FORMS) - 1
+    have = set(seen.get(k) or seen.setdefault(k, [_loose(line) for line in lines]))
+    return next((old[i:] for i, line in enumerate(old) if line.strip() and _loose(line) not in have), old)
 
 
 def recorded_misfit(patch: str, error: str) -> str | None:

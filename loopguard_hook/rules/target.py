@@ -495,10 +495,11 @@ def doomed_denial(file: str, error: str) -> str:
 
 
 def misfit_denial(file: str, failures: int, line: str, error: str) -> str:
-    """A patch whose hunk (starting `line`) the file, as it is now, holds nowhere, after `failures`
-    failed attempts to change it."""
+    """A patch whose hunk the file, as it is now, holds nowhere, after `failures` failed attempts
+    to change it; `line` is the hunk's first line the file lacks, when it lacks one
+    (`core.patch.misfit`)."""
     return (
-        f"REPEAT_TOOL_BLOCKED: this patch of {file} was not run: its hunk that starts `{line}` is nowhere in "
+        f"REPEAT_TOOL_BLOCKED: this patch of {file} was not run: its hunk with the line `{line}` is nowhere in "
         f"{file} as it is now (the guard looked before the call), so it would not apply, and the last {failures} "
         f"attempts to change {file} failed too (loop guard policy, not a tool failure).{_error(error)} Print the "
         f"lines you mean to change with their numbers (`nl -ba {file} | sed -n '<from>,<to>p'`, a read tool) and "
@@ -510,7 +511,7 @@ def misfit_denial(file: str, failures: int, line: str, error: str) -> str:
 def misfit_advice(file: str, line: str) -> str:
     """The same as a reminder (advise mode)."""
     return (
-        f"[loopguard] This patch of {file} will not apply: its hunk that starts `{line}` is nowhere in the file as "
+        f"[loopguard] This patch of {file} will not apply: its hunk with the line `{line}` is nowhere in the file as "
         "it is now, and the last attempts to change it failed too. Print those lines with their numbers and copy "
         "them exactly."
     )

@@ -91,3 +91,13 @@ def test_a_quoted_line_never_shows_half_a_secret() -> None:
         assert quote is not None and "ghp_abc" not in quote, quote
         recorded = recorded_misfit("*** Begin Patch\n*** Update File: f\n@@\n-a\n+b\n*** End Patch\n", f"Failed to find expected lines in /w/f:\n{line}")
         assert recorded is not None and "ghp_abc" not in recorded, recorded
+
+
+def test_the_quote_is_the_first_hunk_line_the_file_does_not_hold() -> None:
+    """A denial that quoted the hunk's first line, which the file holds, sent the model looking
+    for it (tests/e2e/test_codex.py: `rows = load(path)[:limit]` is in report.py; `return
+    render(rows, limit)` is not). Lines that are each in the file, but not together: the first."""
+    text = "def build(path, *, limit=None):\n    rows = load(path)[:limit]\n    return render(rows)\n"
+    hunk = "*** Begin Patch\n*** Update File: report.py\n@@\n{}+x\n*** End Patch\n"
+    assert misfit(hunk.format("-    rows = load(path)[:limit]\n-    return render(rows, limit)\n"), text) == "return render(rows, limit)"
+    assert misfit(hunk.format("-    return render(rows)\n-    rows = load(path)[:limit]\n"), text) == "return render(rows)"

@@ -209,8 +209,8 @@ def test_a_patch_the_file_cannot_take_is_denied_after_two_that_did_not_fit(codex
     assert "Failed to find expected lines" in results[0] and "Failed to find expected lines" in results[2], results
     assert [verdict(v) for v in views(run)][:4] == ["-"] * 4, run.describe()
     (hit,) = guard_texts(views(run)[4])
-    assert "REPEAT_TOOL_BLOCKED: this patch of report.py was not run: its hunk that starts " in hit.text, hit.text
-    assert "`rows = load(path)[:limit]` is nowhere in report.py as it is now" in hit.text, hit.text
+    assert "REPEAT_TOOL_BLOCKED: this patch of report.py was not run: " in hit.text, hit.text
+    assert "its hunk with the line `return render(rows, limit)` is nowhere in report.py as it is now" in hit.text, hit.text
     assert "apply_patch verification failed" not in results[4]  # apply_patch did not run: the guard answered
     assert guard_texts(views(run)[5]) == [] and "Success" in results[5], results[5]
     assert report.read_text().splitlines()[1] == new[0]
