@@ -139,14 +139,26 @@ def unseen_through_shell(patch: str) -> bool:
     return path is None or not os.path.isabs(path) or not literal
 
 
+#: What Rust's `trim` takes off (Unicode White_Space): Python's `strip()` takes \x1c-\x1f too.
+_WHITESPACE = "\t\n\x0b\x0c\r \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000"
+
+
+def _rstrip(line: str) -> str:
+    return line.rstrip(_WHITESPACE)
+
+
+def _strip(line: str) -> str:
+    return line.strip(_WHITESPACE)
+
+
 def _loose(line: str) -> str:
-    line = line.strip()
+    line = line.strip(_WHITESPACE)
     return line if line.isascii() else line.translate(_PUNCTUATION)
 
 
 #: How seek_sequence.rs compares lines, pass after pass: as they are, without trailing
 #: whitespace, without whitespace at either end, read loosely.
-_FORMS = (None, str.rstrip, str.strip, _loose)
+_FORMS = (None, _rstrip, _strip, _loose)
 
 
 def _seek(

@@ -101,3 +101,12 @@ def test_the_quote_is_the_first_hunk_line_the_file_does_not_hold() -> None:
     hunk = "*** Begin Patch\n*** Update File: report.py\n@@\n{}+x\n*** End Patch\n"
     assert misfit(hunk.format("-    rows = load(path)[:limit]\n-    return render(rows, limit)\n"), text) == "return render(rows, limit)"
     assert misfit(hunk.format("-    return render(rows)\n-    rows = load(path)[:limit]\n"), text) == "return render(rows)"
+
+
+def test_whitespace_is_what_rust_trims() -> None:
+    """Python's strip() also takes \\x1c-\\x1f, Rust's trim() does not: the first hunk was found
+    at `a\\x1c` by trimming the end, the real apply_patch found it at ` a` by trimming both ends,
+    and the second hunk, between them, was predicted missing (the real apply_patch applied it)."""
+    for sep in "\x1c\x1d\x1e\x1f":
+        assert misfit(f"*** Begin Patch\n*** Update File: f\n@@\n-a\n+A\n@@\n-z\n+Z\n*** End Patch\n", f" a\nz\na{sep}\n") is None
+    assert misfit("*** Begin Patch\n*** Update File: f\n@@\n-a\n+A\n*** End Patch\n", "a\x1c\n") == "a"
