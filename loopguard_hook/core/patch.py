@@ -223,7 +223,7 @@ def misfit(patch: str, text: str) -> str | None:
     # Codex 0.171.0's reading first (lines without their `\r`, a context without trailing
     # blanks), then the others: the first answer is the refusal it quotes.
     texts = [[line.removesuffix("\r") for line in lines], lines] if "\r" in text else [lines]
-    trimmed = [(None if anchor is None else anchor.rstrip() or None, old, eof) for anchor, old, eof in parsed]
+    trimmed = [(None if anchor is None else _rstrip(anchor) or None, old, eof) for anchor, old, eof in parsed]
     readings = [trimmed, parsed] if trimmed != parsed else [parsed]
     refused: str | None = None
     for file_lines in texts:

@@ -110,3 +110,5 @@ def test_whitespace_is_what_rust_trims() -> None:
     for sep in "\x1c\x1d\x1e\x1f":
         assert misfit(f"*** Begin Patch\n*** Update File: f\n@@\n-a\n+A\n@@\n-z\n+Z\n*** End Patch\n", f" a\nz\na{sep}\n") is None
     assert misfit("*** Begin Patch\n*** Update File: f\n@@\n-a\n+A\n*** End Patch\n", "a\x1c\n") == "a"
+    # a `@@` context, trimmed as 0.171.0 trims it (fuzzed against the binary)
+    assert misfit("*** Begin Patch\n*** Update File: f\n@@ \n+new\n@@ c\x1f\n-\xa0\n+new\n*** End of File\n*** End Patch\n", "-\u2014\nc\x1f\n\n") is None
