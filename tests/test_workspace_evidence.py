@@ -175,3 +175,18 @@ def test_a_patch_of_something_that_is_no_regular_file_never_opens_it(tmp_path: P
     for target in ("/dev/zero", "/dev/null", str(tmp_path / "dir.py")):
         assert workspace.misfit(_patch_event(PATCH.replace("src/report.py", target), tmp_path), CONFIG) is None
     assert opened == []
+
+
+def test_a_patch_path_with_a_tilde_is_the_cwds_as_apply_patch_reads_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """apply_patch does not expand `~` (Codex 0.171.0 updated ./~/f, not $HOME/f): the hook read
+    $HOME's file and predicted a misfit for a patch that applied."""
+    home = tmp_path / "home"
+    (home / "src").mkdir(parents=True)
+    (home / "src" / "report.py").write_text("def build(path):\n    return render(rows)\n")  # does not fit
+    monkeypatch.setenv("HOME", str(home))
+    work = tmp_path / "work"
+    (work / "~" / "src").mkdir(parents=True)
+    (work / "~" / "src" / "report.py").write_text("def build(path):\n    return render(rows, limit)\n")  # fits
+    assert workspace.misfit(_patch_event(PATCH.replace("src/report.py", "~/src/report.py"), work), CONFIG) is None
+    (work / "~" / "src" / "report.py").write_text("def build(path):\n    return render(rows)\n")
+    assert workspace.misfit(_patch_event(PATCH.replace("src/report.py", "~/src/report.py"), work), CONFIG) is not None

@@ -144,7 +144,8 @@ def misfit(event: HookEvent, config: Config) -> str | None:
         return None
     if unseen_through_shell(text):  # a patch that applies in its workdir would be counted, then denied
         return None
-    full = _resolve(path, event.cwd)
+    # apply_patch reads `~` as a folder's name, not as home: ./~/f
+    full = _resolve(path, event.cwd) if not path.startswith("~") else _resolve(os.path.join(".", path), event.cwd)
     if full is None:
         return None
     try:
