@@ -135,7 +135,8 @@ def unseen_through_shell(patch: str) -> bool:
         return False
     path = updated_path(patch)
     mark = patch.find("*** Begin Patch")
-    literal = re.search(r"<<-?\s*(['\"])\w+\1\s*\n\s*\Z", patch[:mark]) is not None if mark >= 0 else False
+    # `apply_patch <<'EOF'` alone: inside `bash -lc "…"` the body is in double quotes again
+    literal = mark >= 0 and re.fullmatch(r"\s*(?:\S*/)?apply_patch\s*<<-?\s*(['\"])\w+\1[ \t]*\n\s*", patch[:mark]) is not None
     return path is None or not os.path.isabs(path) or not literal
 
 

@@ -78,6 +78,8 @@ def test_a_patch_the_shell_unquotes_is_not_read_as_sent() -> None:
     assert unseen_through_shell("apply_patch '" + body.replace('\\"', '"') + "'")
     assert unseen_through_shell(f"apply_patch <<EOF\n{body}EOF\n")
     assert not unseen_through_shell(f"apply_patch <<'EOF'\n{body}EOF\n")
+    assert unseen_through_shell(f'bash -lc "apply_patch <<\'EOF\'\n{body}EOF\n"')  # the body in double quotes
+    assert unseen_through_shell(f"echo hi; apply_patch <<'EOF'\n{body}EOF\n")
     assert not unseen_through_shell(f'apply_patch <<"PATCH"\n{body}PATCH\n')
 
 
