@@ -16,7 +16,6 @@ Pure: text in, answers out. The host layer reads the file (`hosts/workspace.misf
 from __future__ import annotations
 
 import json
-import os
 import re
 
 from .outcome import preview
@@ -137,7 +136,7 @@ def unseen_through_shell(patch: str) -> bool:
     mark = patch.find("*** Begin Patch")
     # `apply_patch <<'EOF'` alone: inside `bash -lc "…"` the body is in double quotes again
     literal = mark >= 0 and re.fullmatch(r"\s*(?:\S*/)?apply_patch\s*<<-?\s*(['\"])\w+\1[ \t]*\n\s*", patch[:mark]) is not None
-    return path is None or not os.path.isabs(path) or not literal
+    return path is None or not path.startswith("/") or not literal  # C:\\… too: not judged
 
 
 #: What Rust's `trim` takes off (Unicode White_Space): Python's `strip()` takes \x1c-\x1f too.
