@@ -68,6 +68,8 @@ TEMPLATES = {
     "target_resent_advice": _rule("target").resent_advice("src/app.py"),
     "target_doomed_denial": _rule("target").doomed_denial("src/app.py", "Failed to find expected lines"),
     "target_doomed_advice": _rule("target").doomed_advice("src/app.py"),
+    "target_misfit_denial": _rule("target").misfit_denial("src/app.py", 2, "return render(rows, limit)", "Failed to find expected lines"),
+    "target_misfit_advice": _rule("target").misfit_advice("src/app.py", "return render(rows, limit)"),
     "target_reread_advice": _rule("target").reread_advice("src/app.py", 4),
     "wall_reminder": _rule("every_call").wall_reminder(4, "Operation not permitted"),
     "wall_denial": _rule("every_call").wall_denial(4),
