@@ -115,7 +115,8 @@ def test_a_codex_patch_is_judged_against_the_file_as_it_is(tmp_path: Path) -> No
     report = tmp_path / "src" / "report.py"
     report.write_text("def build(path):\n    return render(rows)\n")
     assert workspace.misfit(_patch_event(PATCH, tmp_path), CONFIG) == "return render(rows, limit)"
-    assert workspace.misfit(_patch_event(PATCH, tmp_path, tool="Bash"), CONFIG) == "return render(rows, limit)"
+    absolute = PATCH.replace("src/report.py", str(report))
+    assert workspace.misfit(_patch_event(absolute, tmp_path, tool="Bash"), CONFIG) == "return render(rows, limit)"
     report.write_text("def build(path):\n    return render(rows, limit)\n")
     assert workspace.misfit(_patch_event(PATCH, tmp_path), CONFIG) is None
     assert workspace.misfit(_patch_event(PATCH.replace("src/report.py", str(report)), None), CONFIG) is None
@@ -146,3 +147,46 @@ def test_a_patch_of_a_fifo_does_not_hang_the_hook(tmp_path: Path) -> None:
     thread.start()
     thread.join(10)
     assert done == [None]
+
+
+def test_a_relative_path_of_a_patch_sent_through_the_shell_is_not_judged(tmp_path: Path) -> None:
+    """Codex's exec_command runs `apply_patch <<'EOF'` in its `workdir`, which the payload drops
+    (research/codex-hooks.md, row 11): src/report.py may be another folder's. Judged against the
+    turn's cwd, three patches that all applied in crates/a made the third one denied."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "report.py").write_text("def build(path):\n    return render(rows)\n")
+    assert workspace.misfit(_patch_event(PATCH, tmp_path, tool="Bash"), CONFIG) is None
+    # the same heredoc, however the hook names the tool
+    heredoc = HookEvent("PreToolUse", Client.CODEX, "s1", cwd=str(tmp_path), tool_name="apply_patch",
+                        tool_input={"command": f"apply_patch <<'EOF'\n{PATCH}\nEOF"})
+    assert workspace.misfit(heredoc, CONFIG) is None
+
+
+def test_a_patch_of_something_that_is_no_regular_file_never_opens_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Opening is not harmless: a FIFO's writer waiting in open() is let go (then gets EPIPE), a
+    watchdog device is armed, a tape rewinds on close. The hook looks (stat) before it opens."""
+    (tmp_path / "src").mkdir()
+    os.mkfifo(tmp_path / "src" / "report.py")
+    (tmp_path / "dir.py").mkdir()
+    opened: list[str] = []
+    real_open = os.open
+    monkeypatch.setattr(os, "open", lambda path, *a, **k: opened.append(str(path)) or real_open(path, *a, **k))
+    assert workspace.misfit(_patch_event(PATCH, tmp_path), CONFIG) is None
+    for target in ("/dev/zero", "/dev/null", str(tmp_path / "dir.py")):
+        assert workspace.misfit(_patch_event(PATCH.replace("src/report.py", target), tmp_path), CONFIG) is None
+    assert opened == []
+
+
+def test_a_patch_path_with_a_tilde_is_the_cwds_as_apply_patch_reads_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """apply_patch does not expand `~` (Codex 0.171.0 updated ./~/f, not $HOME/f): the hook read
+    $HOME's file and predicted a misfit for a patch that applied."""
+    home = tmp_path / "home"
+    (home / "src").mkdir(parents=True)
+    (home / "src" / "report.py").write_text("def build(path):\n    return render(rows)\n")  # does not fit
+    monkeypatch.setenv("HOME", str(home))
+    work = tmp_path / "work"
+    (work / "~" / "src").mkdir(parents=True)
+    (work / "~" / "src" / "report.py").write_text("def build(path):\n    return render(rows, limit)\n")  # fits
+    assert workspace.misfit(_patch_event(PATCH.replace("src/report.py", "~/src/report.py"), work), CONFIG) is None
+    (work / "~" / "src" / "report.py").write_text("def build(path):\n    return render(rows)\n")
+    assert workspace.misfit(_patch_event(PATCH.replace("src/report.py", "~/src/report.py"), work), CONFIG) is not None

@@ -18,6 +18,9 @@ from __future__ import annotations
 import json
 import re
 
+from .outcome import preview
+from .redact import redact_prefix
+
 #: A patch's update of a file, and its creation of one.
 UPDATE = r"(?m)^\*\*\* Update File: "
 ADD = r"(?m)^\*\*\* Add File: "
@@ -120,14 +123,42 @@ def updated_path(patch: str) -> str | None:
     return found[0].strip() or None if len(found) == 1 else None
 
 
+def unseen_through_shell(patch: str) -> bool:
+    """Whether a patch is sent through the shell (not apply_patch's own input, which starts with
+    `*** Begin Patch`) so that the hook cannot tell what apply_patch gets, or where: a relative
+    path (Codex runs it in the call's `workdir`, which its hook payload drops,
+    research/codex-hooks.md row 11, so the turn's `cwd` may hold another file of that name), or
+    a patch that is no quoted heredoc's body (`apply_patch "…"`, `<<EOF`: the shell takes out
+    its `\\"`, `'\\''`, `$…` before apply_patch reads it)."""
+    if patch.lstrip().startswith("*** Begin Patch"):
+        return False
+    path = updated_path(patch)
+    mark = patch.find("*** Begin Patch")
+    # `apply_patch <<'EOF'` alone: inside `bash -lc "…"` the body is in double quotes again
+    literal = mark >= 0 and re.fullmatch(r"\s*(?:\S*/)?apply_patch\s*<<-?\s*(['\"])\w+\1[ \t]*\n\s*", patch[:mark]) is not None
+    return path is None or not path.startswith("/") or not literal  # C:\\… too: not judged
+
+
+#: What Rust's `trim` takes off (Unicode White_Space): Python's `strip()` takes \x1c-\x1f too.
+_WHITESPACE = "\t\n\x0b\x0c\r \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000"
+
+
+def _rstrip(line: str) -> str:
+    return line.rstrip(_WHITESPACE)
+
+
+def _strip(line: str) -> str:
+    return line.strip(_WHITESPACE)
+
+
 def _loose(line: str) -> str:
-    line = line.strip()
+    line = line.strip(_WHITESPACE)
     return line if line.isascii() else line.translate(_PUNCTUATION)
 
 
 #: How seek_sequence.rs compares lines, pass after pass: as they are, without trailing
 #: whitespace, without whitespace at either end, read loosely.
-_FORMS = (None, str.rstrip, str.strip, _loose)
+_FORMS = (None, _rstrip, _strip, _loose)
 
 
 def _seek(
@@ -162,29 +193,27 @@ def _seek(
     return None
 
 
-def _quote(old: list[str], seen: dict[int, list[str]] | None = None) -> str:
-    """A hunk's line to name (stripped, at most `QUOTE_CHARS` characters): the first non-blank one
-    the file holds nowhere (by `_loose`, from `seen`'s lines in that form), else the first
-    non-blank one ("" for none)."""
-    lines = [line for line in old if line.strip()]
-    held = set(seen.get(_FORMS.index(_loose), ())) if seen else set()
-    line = next((line for line in lines if held and _loose(line) not in held), lines[0] if lines else "").strip()
-    return line if len(line) <= QUOTE_CHARS else line[: QUOTE_CHARS - 1] + "…"
+def _quote(old: list[str]) -> str:
+    """The first non-blank line, stripped, its secrets redacted before it is cut (a token cut in
+    two escapes its pattern), at most `QUOTE_CHARS` characters."""
+    line = next((line.strip() for line in old if line.strip()), "")
+    return preview(redact_prefix(line, QUOTE_CHARS + 1), QUOTE_CHARS)
 
 
 def misfit(patch: str, text: str) -> str | None:
     """Whether apply_patch would refuse a patch of a file whose text is `text` because a hunk
-    does not fit it: a line (`_quote`: the first the file holds nowhere, else the first) of the
-    first hunk whose `@@` context or old lines it does not find where it looks for them
-    (`Failed to find context` / `Failed to find expected lines`); None when every hunk is found,
-    or the patch is not one `chunks` reads.
+    does not fit it: a line (stripped, redacted, at most `QUOTE_CHARS` characters; "" for none)
+    of the first hunk whose `@@` context or old lines it does not find where it looks for them:
+    (`Failed to find context` / `Failed to find expected lines`): its context, or its first
+    non-blank old line the file holds nowhere, else its first (`_absent`); None when every hunk
+    is found, or the patch is not one `chunks` reads.
 
     It looks as lib.rs's `compute_replacements` does (`_refused`). Where releases differ, it
     answers None when any of them would apply the patch: a CRLF file's lines are read with and
     without their `\r`, a `@@` context as written and without trailing blanks (a blank one as
     none; Codex 0.171.0 reads the second of each), and a hunk at the end of the file is looked
-    for from the previous hunk on too (`_seek`). Checked against the real apply_patch of Codex 0.171.0
-    (`tests/e2e/test_codex_apply_patch.py`)."""
+    for from the previous hunk on too (`_seek`). Checked against the real apply_patch of Codex
+    0.171.0 (`tests/e2e/test_codex_apply_patch.py`)."""
     parsed = chunks(patch)
     if not parsed:
         return None
@@ -194,7 +223,7 @@ def misfit(patch: str, text: str) -> str | None:
     # Codex 0.171.0's reading first (lines without their `\r`, a context without trailing
     # blanks), then the others: the first answer is the refusal it quotes.
     texts = [[line.removesuffix("\r") for line in lines], lines] if "\r" in text else [lines]
-    trimmed = [(None if anchor is None else anchor.rstrip() or None, old, eof) for anchor, old, eof in parsed]
+    trimmed = [(None if anchor is None else _rstrip(anchor) or None, old, eof) for anchor, old, eof in parsed]
     readings = [trimmed, parsed] if trimmed != parsed else [parsed]
     refused: str | None = None
     for file_lines in texts:
@@ -228,12 +257,18 @@ def _refused(parsed: list[Chunk], lines: list[str], seen: dict[int, list[str]]) 
             pattern = pattern[:-1]
             found = _seek(lines, pattern, index, eof, seen, where=where)
         if found is None:
-            if _FORMS.index(_loose) not in seen:
-                seen[_FORMS.index(_loose)] = [_loose(line) for line in lines]
-            return _quote(old, seen)
+            return _quote(_absent(old, lines, seen))
         if not eof:  # where a hunk at the end leaves the next one to look from differs by release
             index = found + len(pattern)
     return None
+
+
+def _absent(old: list[str], lines: list[str], seen: dict[int, list[str]]) -> list[str]:
+    """From a hunk's first non-blank line that the file holds nowhere, even read loosely (the
+    line to quote: the model can look for the others and find them); `old` when it holds each."""
+    k = len(_FORMS) - 1
+    have = set(seen.get(k) or seen.setdefault(k, [_loose(line) for line in lines]))
+    return next((old[i:] for i, line in enumerate(old) if line.strip() and _loose(line) not in have), old)
 
 
 def recorded_misfit(patch: str, error: str) -> str | None:

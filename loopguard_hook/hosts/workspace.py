@@ -25,7 +25,7 @@ import stat
 
 from ..config.settings import Config
 from ..core.event import Client, HookEvent
-from ..core.patch import PATCH_CHARS, updated_path
+from ..core.patch import PATCH_CHARS, unseen_through_shell, updated_path
 from ..core.patch import misfit as patch_misfit
 from ..core.shellwords import SHELL_KEYS
 from ..core.signature import blake2b
@@ -130,7 +130,8 @@ def misfit(event: HookEvent, config: Config) -> str | None:
     is now, does not hold where apply_patch looks; None when it would find every hunk, for any
     other call or host, or when the file cannot be judged: not found, no regular file, longer
     than `CONTENT_BYTES`, not UTF-8 (apply_patch cannot read it either), a relative path with no
-    `cwd`, a shell command that runs elsewhere. Never raises.
+    `cwd`, a shell command that runs elsewhere, a relative path sent through the shell (its
+    `workdir` is not in the payload). Never raises.
 
     Cost (bench/run.py, `workspace` cases): only a patch's PreToolUse reads its file, once, at
     most `CONTENT_BYTES`, and compares its lines with the hunks': a pass over them per hunk and
@@ -141,10 +142,16 @@ def misfit(event: HookEvent, config: Config) -> str | None:
     path = updated_path(text) if text is not None else None
     if text is None or path is None or _elsewhere(event.tool_input):
         return None
-    full = _resolve(path, event.cwd)
+    if unseen_through_shell(text):  # a patch that applies in its workdir would be counted, then denied
+        return None
+    # apply_patch reads `~` as a folder's name, not as home: ./~/f
+    full = _resolve(path, event.cwd) if not path.startswith("~") else _resolve(os.path.join(".", path), event.cwd)
     if full is None:
         return None
     try:
+        st = os.stat(full)  # before any open: opening a FIFO or a device is not harmless
+        if not stat.S_ISREG(st.st_mode) or st.st_size > CONTENT_BYTES:
+            return None
         data = _read(full, CONTENT_BYTES)
         content = data.decode("utf-8") if data is not None and len(data) <= CONTENT_BYTES else None
     except (OSError, ValueError):  # ValueError: a NUL in the path; UnicodeDecodeError

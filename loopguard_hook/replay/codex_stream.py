@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..core.event import MAIN_AGENT
-from ..core.patch import PATCH_CHARS, recorded_misfit
+from ..core.patch import PATCH_CHARS, recorded_misfit, unseen_through_shell
 from ..core.tools import patch_text
 from .codex_tools import (
     BARE_ITEMS,
@@ -332,7 +332,9 @@ class CodexStream:
         """A patch that failed to find its first hunk's lines anywhere in the file: the live hook
         would have seen so at its PreToolUse, looking at the file (`HookEvent.misfit`)."""
         patch = patch_text(call.tool, call.tool_input, PATCH_CHARS)  # apply_patch's, or sent through a shell
-        found = recorded_misfit(patch, response) if patch is not None and isinstance(response, str) else None
+        if patch is None or not isinstance(response, str) or unseen_through_shell(patch):
+            return  # the live hook does not judge it (`hosts/workspace.misfit`)
+        found = recorded_misfit(patch, response)
         if found is None:
             return
         for i in range(len(self.events) - 1, -1, -1):

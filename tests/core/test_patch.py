@@ -4,7 +4,7 @@ same verdict is checked against the real apply_patch of Codex 0.171.0 in
 
 from __future__ import annotations
 
-from loopguard_hook.core.patch import chunks, misfit, missing_lines, recorded_misfit, updated_path
+from loopguard_hook.core.patch import chunks, misfit, missing_lines, recorded_misfit, unseen_through_shell, updated_path
 
 FILE = "def build(path):\n    rows = load(path)  # all\n    return render(rows)\n"
 
@@ -63,3 +63,62 @@ def test_a_replay_reads_the_verdict_from_apply_patchs_failure() -> None:
     assert recorded_misfit(patch, "Failed to read file to update /w/src/report.py: No such file or directory") is None
     assert recorded_misfit(patch, "Success. Updated the following files:\nM src/report.py") is None
     assert recorded_misfit("not a patch", text) is None
+
+
+def test_a_relative_path_sent_through_the_shell_has_no_known_folder() -> None:
+    body = "*** Begin Patch\n*** Update File: {}\n@@\n-a\n+b\n*** End Patch\n"
+    assert not unseen_through_shell(body.format("src/a.py"))  # apply_patch's own input: the turn's cwd
+    assert not unseen_through_shell("\n" + body.format("src/a.py"))
+    assert unseen_through_shell("apply_patch <<'EOF'\n" + body.format("src/a.py") + "EOF\n")
+    assert not unseen_through_shell("apply_patch <<'EOF'\n" + body.format("/w/src/a.py") + "EOF\n")
+
+
+
+def test_a_patch_the_shell_unquotes_is_not_read_as_sent() -> None:
+    """`apply_patch "…"` and `<<EOF`: bash takes out `\\"`, `'\\''`, `$…` before apply_patch reads
+    the patch; the hook would look for `print(\\"hi\\")` in a file that holds `print("hi")`."""
+    body = '*** Begin Patch\n*** Update File: /w/f.py\n@@\n-print(\\"hi\\")\n+x\n*** End Patch\n'
+    assert unseen_through_shell(f'apply_patch "{body}"')
+    assert unseen_through_shell("apply_patch '" + body.replace('\\"', '"') + "'")
+    assert unseen_through_shell(f"apply_patch <<EOF\n{body}EOF\n")
+    assert not unseen_through_shell(f"apply_patch <<'EOF'\n{body}EOF\n")
+    assert unseen_through_shell(f'bash -lc "apply_patch <<\'EOF\'\n{body}EOF\n"')  # the body in double quotes
+    assert unseen_through_shell(f"echo hi; apply_patch <<'EOF'\n{body}EOF\n")
+    assert not unseen_through_shell(f'apply_patch <<"PATCH"\n{body}PATCH\n')
+
+
+def test_a_quoted_line_never_shows_half_a_secret() -> None:
+    """The quote was cut to 160 characters before the rule redacted it: a token cut in two
+    escaped its pattern (`ghp_abcdefghijklmnopqrs…` in the denial)."""
+    token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+    for pad in range(100, 170):
+        line = "y" * pad + " " + token
+        quote = misfit(f"*** Begin Patch\n*** Update File: f\n@@\n-{line}\n+x\n*** End Patch\n", "nothing\n")
+        assert quote is not None and "ghp_abc" not in quote, quote
+        recorded = recorded_misfit(
+            "*** Begin Patch\n*** Update File: f\n@@\n-a\n+b\n*** End Patch\n", f"Failed to find expected lines in /w/f:\n{line}"
+        )
+        assert recorded is not None and "ghp_abc" not in recorded, recorded
+
+
+def test_the_quote_is_the_first_hunk_line_the_file_does_not_hold() -> None:
+    """A denial that quoted the hunk's first line, which the file holds, sent the model looking
+    for it (tests/e2e/test_codex.py: `rows = load(path)[:limit]` is in report.py; `return
+    render(rows, limit)` is not). Lines that are each in the file, but not together: the first."""
+    text = "def build(path, *, limit=None):\n    rows = load(path)[:limit]\n    return render(rows)\n"
+    hunk = "*** Begin Patch\n*** Update File: report.py\n@@\n{}+x\n*** End Patch\n"
+    lacks_second = hunk.format("-    rows = load(path)[:limit]\n-    return render(rows, limit)\n")
+    assert misfit(lacks_second, text) == "return render(rows, limit)"
+    assert misfit(hunk.format("-    return render(rows)\n-    rows = load(path)[:limit]\n"), text) == "return render(rows)"
+
+
+def test_whitespace_is_what_rust_trims() -> None:
+    """Python's strip() also takes \\x1c-\\x1f, Rust's trim() does not: the first hunk was found
+    at `a\\x1c` by trimming the end, the real apply_patch found it at ` a` by trimming both ends,
+    and the second hunk, between them, was predicted missing (the real apply_patch applied it)."""
+    for sep in "\x1c\x1d\x1e\x1f":
+        assert misfit("*** Begin Patch\n*** Update File: f\n@@\n-a\n+A\n@@\n-z\n+Z\n*** End Patch\n", f" a\nz\na{sep}\n") is None
+    assert misfit("*** Begin Patch\n*** Update File: f\n@@\n-a\n+A\n*** End Patch\n", "a\x1c\n") == "a"
+    # a `@@` context, trimmed as 0.171.0 trims it (fuzzed against the binary)
+    context = "*** Begin Patch\n*** Update File: f\n@@ \n+new\n@@ c\x1f\n-\xa0\n+new\n*** End of File\n*** End Patch\n"
+    assert misfit(context, "-\u2014\nc\x1f\n\n") is None
