@@ -329,34 +329,36 @@ class CodexStream:
         self._emit(time, payload, line)
 
     def _misfit_at_start(self, call: _CodexCall, response: Any) -> None:
-        """A patch that failed to find its first hunk's lines anywhere in the file: the live hook
-        would have seen so at its PreToolUse, looking at the file (`HookEvent.misfit`)."""
+        """A patch apply_patch refused for a hunk it did not find (`core.patch.recorded_misfit`):
+        the live hook would have seen so at its PreToolUse, looking at the file
+        (`HookEvent.misfit`)."""
         patch = patch_text(call.tool, call.tool_input, PATCH_CHARS)  # apply_patch's, or sent through a shell
         if patch is None or not isinstance(response, str) or unseen_through_shell(patch):
             return  # the live hook does not judge it (`hosts/workspace.misfit`)
         found = recorded_misfit(patch, response)
-        if found is None:
-            return
+        i = self._pre_tool_use(call) if found is not None else None
+        if i is not None:
+            self.events[i] = replace(self.events[i], misfit=found)
+
+    def _pre_tool_use(self, call: _CodexCall) -> int | None:
+        """Where the call's PreToolUse is among the events replayed so far (the newest first)."""
         for i in range(len(self.events) - 1, -1, -1):
-            event = self.events[i]
-            if event.payload.get("tool_use_id") == call.call_id and event.payload.get("hook_event_name") == "PreToolUse":
-                self.events[i] = replace(event, misfit=found)
-                return
+            payload = self.events[i].payload
+            if payload.get("tool_use_id") == call.call_id and payload.get("hook_event_name") == "PreToolUse":
+                return i
+        return None
 
     def _start_at_wall_time(self, call: _CodexCall) -> None:
         """Rollouts that write a command's call and output at one time (Codex 0.6x) still state
         how long it ran (`Wall time: 120 seconds`): its PreToolUse fired that long before the
         output, as the live hook sees it (not before the events already replayed)."""
         wall = wall_seconds(call.output) if call.tool == "Bash" else None
-        if not wall or not self.events:
-            return
-        for i in range(len(self.events) - 1, -1, -1):
+        i = self._pre_tool_use(call) if wall else None
+        if i is not None and wall:
             event = self.events[i]
-            if event.payload.get("tool_use_id") == call.call_id and event.payload.get("hook_event_name") == "PreToolUse":
-                start = max(self.events[i - 1].time if i else 0.0, event.time - wall)
-                if start < event.time:
-                    self.events[i] = replace(event, time=start)
-                return
+            start = max(self.events[i - 1].time if i else 0.0, event.time - wall)
+            if start < event.time:
+                self.events[i] = replace(event, time=start)
 
     def _response(self, call: _CodexCall, completion: Mapping[str, Any] | None) -> Any:
         output = self.outputs.get(call.call_id, call.output)

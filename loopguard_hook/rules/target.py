@@ -43,10 +43,18 @@ run: `_may_change_unseen`) or a prompt lifts it. An edit tool's
 identical retry is left to the other rules: Claude Code's Edit has failed and then applied as it
 was after a Read (anthropics/claude-code#60894, 2.1.139).
 
+On Codex, the host layer looks at the file at a patch's PreToolUse and says whether apply_patch
+would find its hunks (`HookEvent.misfit`, `core/patch.py`). After `MISFIT_AFTER` (2) patches of
+the file that did not fit it since it last changed, a patch that does not fit either is denied,
+read or not, naming the hunk's first line the file lacks. A patch found not to fit that goes
+ahead is counted as failed at its PreToolUse: Codex 0.171.0 sends no PostToolUse for it. A call
+that may change files without naming them ends the count, as it ends the resend count.
+
 Its slot is `Agent.rules["target"]`: `{file: [failed attempts, read since the first of them,
 the last failure's time, its error, whether the host rejected some before they ran, what the
-last failed patch looked for, the last failed patch's signature and its failures in a row]}`,
-the file by its last two path components (`tools.target_of`), at most `MAX_FILES` files.
+last failed patch looked for, the last failed patch's signature and its failures in a row, the
+patches that did not fit]}`, the file by its last two path components (`tools.target_of`), at
+most `MAX_FILES` files.
 """
 
 import re
@@ -74,7 +82,8 @@ WRITE_TOOLS = frozenset({"Write", "write", "Create", "create", "write_file"})
 #: `[failed patches, read since the first of them, the last one's time, its error (quoted,
 #: redacted), some were rejected by the host before they ran, what the last failed patch looked
 #: for and did not find (`looked_for`; "" when unknown or read since), the last failed patch's
-#: signature and how many times in a row it failed as it is (`sig:n`)]`.
+#: signature and how many times in a row it failed as it is (`sig:n`), the patches of it that did
+#: not fit it (`_misfits`)]`.
 Entry = list[float | bool | str]
 
 
@@ -249,11 +258,11 @@ DOOMED_AFTER = 2
 #: Codex rollouts of 94 public repositories and the corpus, none of 45 resends of a patch that
 #: had failed once applied, nor any of 8 sent again after two failures.
 RESENT_AFTER = 2
-#: Patches of a file that did not fit it (`_NO_FIT`), since it last changed, before a patch of
-#: it that the file, as it is, cannot take (`HookEvent.misfit`: a hunk whose lines it holds
-#: nowhere) is denied, read or not: one or two patches that do not fit are ordinary
-#: (apply_patch says so), a third is a wall. The denial names the hunk's first line, which a read
-#: of the file can then be searched for.
+#: Patches of a file that did not fit it (`_NO_FIT`, or `HookEvent.misfit` at their PreToolUse),
+#: since it last changed, before a patch of it that the file, as it is, cannot take (a hunk
+#: apply_patch would not find where it looks) is denied, read or not: one or two patches that do
+#: not fit are ordinary (apply_patch says so), a third is a wall. The denial names the hunk's
+#: first line the file lacks, which a read of the file can then be searched for.
 MISFIT_AFTER = 2
 #: apply_patch's failures of a patch whose lines the file does not hold (codex-rs apply-patch;
 #: an edit's text not found, as the scenarios' Codex translation words it).
