@@ -190,3 +190,16 @@ def test_a_patch_path_with_a_tilde_is_the_cwds_as_apply_patch_reads_it(tmp_path:
     assert workspace.misfit(_patch_event(PATCH.replace("src/report.py", "~/src/report.py"), work), CONFIG) is None
     (work / "~" / "src" / "report.py").write_text("def build(path):\n    return render(rows)\n")
     assert workspace.misfit(_patch_event(PATCH.replace("src/report.py", "~/src/report.py"), work), CONFIG) is not None
+
+
+def test_a_patch_whose_lines_read_like_a_cd_is_still_looked_at(tmp_path: Path) -> None:
+    """A patch's own lines are the file's text, not a command: a Makefile hunk with `cd src` does
+    not make the patch run elsewhere. A `cd` before the patch, through the shell, still does."""
+    (tmp_path / "Makefile").write_text("build:\n\tcd src && make\n")
+    patch = "*** Begin Patch\n*** Update File: Makefile\n@@\n build:\n-\tcd lib && make\n+\tcd src && make all\n*** End Patch\n"
+    event = _patch_event(patch, tmp_path)
+    assert workspace.misfit(event, CONFIG) == "cd lib && make"
+    assert workspace.snapshot(event, CONFIG) is not None
+    moved = HookEvent("PreToolUse", Client.CODEX, "s1", cwd=str(tmp_path), tool_name="Bash",
+                      tool_input={"command": f"cd sub && apply_patch <<'EOF'\n{patch}EOF\n"})
+    assert workspace.misfit(moved, CONFIG) is None and workspace.snapshot(moved, CONFIG) is None

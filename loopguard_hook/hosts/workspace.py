@@ -29,7 +29,7 @@ from ..core.patch import PATCH_CHARS, unseen_through_shell, updated_path
 from ..core.patch import misfit as patch_misfit
 from ..core.shellwords import SHELL_KEYS
 from ..core.signature import blake2b
-from ..core.tools import change_paths, patch_text
+from ..core.tools import PATCH_MARK, change_paths, patch_text
 
 #: Files at most this long are judged by their content, longer ones by size and mtime (bytes).
 CONTENT_BYTES = 256 << 10
@@ -67,9 +67,13 @@ def snapshot(event: HookEvent, config: Config) -> str | None:
 
 def _elsewhere(tool_input: object) -> bool:
     """A shell command that runs in another folder (`cd`, `pushd`, `git -C`, `make -C`,
-    `--prefix`, `--cwd`): its relative paths are not the payload's `cwd`'s."""
+    `--prefix`, `--cwd`): its relative paths are not the payload's `cwd`'s. Only what comes
+    before a patch's `*** Begin Patch` is a command: the patch's own lines are the file's text
+    (a Makefile's `cd src && make`), and apply_patch's own input runs in the `cwd`."""
     command = next((v for k in SHELL_KEYS if isinstance(v := tool_input.get(k), str)), "") if isinstance(tool_input, dict) else ""
-    return bool(re.search(r"(?:^|[\s;&|(])(?:cd|pushd)\s|\s-C\s|--prefix\b|--cwd\b|--dir(?:ectory)?\b", command[:4096]))
+    mark = command.find(PATCH_MARK, 0, 4096)
+    command = command[:mark] if mark >= 0 else command[:4096]
+    return bool(re.search(r"(?:^|[\s;&|(])(?:cd|pushd)\s|\s-C\s|--prefix\b|--cwd\b|--dir(?:ectory)?\b", command))
 
 
 def _resolve(path: str, cwd: str | None) -> str | None:
