@@ -137,9 +137,10 @@ def misfit(event: HookEvent, config: Config) -> str | None:
     `cwd`, a shell command that runs elsewhere, a relative path sent through the shell (its
     `workdir` is not in the payload). Never raises.
 
-    Cost (bench/run.py, `workspace` cases): only a patch's PreToolUse reads its file, once, at
-    most `CONTENT_BYTES`, and compares its lines with the hunks': a pass over them per hunk and
-    way of comparing that it needs, most patches needing the first (lines as they are) only."""
+    Cost (`bench/workspace.py --patch`): only a patch's PreToolUse reads its file here, at most
+    `CONTENT_BYTES` (a second read of it after `snapshot`'s, from the page cache), and compares
+    its lines with the hunks': a pass over them per hunk and way of comparing that it needs, most
+    patches needing the first (lines as they are) only."""
     if event.event != "PreToolUse" or not event.tool_name or event.client is not Client.CODEX:
         return None  # another host's apply_patch, if any, may read a patch otherwise
     text = patch_text(event.tool_name, event.tool_input, PATCH_CHARS)
