@@ -219,6 +219,91 @@ def reads_only(command: str) -> bool:
         elif head == "sed":
             if "-n" not in words or any(w.startswith("-i") or w.startswith("--in-place") for w in words):
                 return False
+        elif head in ("sort", "tree"):
+            if any(w.startswith(("-o", "--output")) for w in words[1:]):
+                return False  # `sort -o FILE`, `tree -o FILE` write it
+        elif head == "uniq":
+            if len([w for w in words[1:] if not w.startswith("-")]) > 1:
+                return False  # `uniq IN OUT` writes OUT
         elif head not in _READ_ONLY_COMMANDS:
             return False
     return True
+
+
+
+#: A PowerShell script run through `powershell -Command` / `pwsh -c`: its body.
+_POWERSHELL = r"(?is)\A\s*(?:powershell|pwsh)(?:\.exe)?(?:\s+-(?!c\b|command\b)\w+)*\s+-(?:c|command)\s+(.*)\Z"
+#: PowerShell text that runs nothing: a single-quoted string (`''` inside), a double-quoted one
+#: with no `$(` subexpression (a backtick escapes there; `\` is a plain character).
+_PS_INERT = r"'(?:[^']|'')*'|\"(?:[^\"`$]|`.|\$(?!\())*\""
+#: Where a PowerShell command may start: a statement, a pipeline stage, a block, a group.
+_PS_SPLIT = r"&&|\|\||[;|\n{}()]"
+#: Redirects to nowhere (`2>$null`, `2>&1`, `*>$null`): any other `>` writes a file.
+_PS_HARMLESS_REDIRECT = r"[1-6*]>\s*(?:\$null\b|&1)"
+#: What makes a script more than reads, wherever it stands: a `>` into a file, a leftover quote
+#: (a string with a subexpression, a here-string), `&` (the call operator), a property set
+#: (`(Get-Item f).IsReadOnly = $false`), a method that writes or runs (`.Delete(`,
+#: `.WriteLine(`), or `ForEach-Object` given a method's name (`gci *.tmp | % Delete`).
+_PS_NOT_READ = (
+    r"(?i)[\"'>]|(?<!&)&(?!&)|\.\w+\s*[-+*/]?=(?!=)"
+    r"|\.(?:Write|Save|Delete|MoveTo|CopyTo|Create|Open|Append|Start|Kill|Invoke|Execute|Set)\w*\s*\("
+    r"|(?:^|[\s|;{])(?:%|foreach|ForEach-Object)\s+(?:-\w+\s+)?(?![{($-])\S"
+)
+#: Static .NET calls that only read (`[IO.File]::ReadAllText(`, `[Text.Encoding]::UTF8`): any
+#: other `::` call may write (`[IO.File]::WriteAllText(`).
+_PS_STATIC_READ = (
+    r"(?i)::(?:Read\w*|Exists|Get\w*|Combine|Join|Equals|Format|IsNullOrEmpty|IsNullOrWhiteSpace|UTF8|ASCII"
+    r"|Unicode|Default|Match(?:es)?|Escape|Split|Parse|TryParse|Abs|Max|Min|Round|Floor|Ceiling|Now|UtcNow|Compare|ToString)\b"
+)
+#: Commands that read or shape text and change no file: `Get-*` and `Test-*` (by PowerShell's
+#: naming rule, they change nothing), the pipeline's filters and formatters, their aliases, the
+#: language's keywords. Names a POSIX shell has too (`cat`, `ls`, `sort`, `echo`) are left to
+#: `reads_only`.
+_PS_READ_COMMANDS = (
+    r"(?i)(?:Get-\w+|Test-\w+|Select-(?:String|Object)|Where-Object|ForEach-Object|Sort-Object|Group-Object"
+    r"|Measure-Object|Compare-Object|Format-\w+|Out-(?:String|Host|Null|Default)|Write-(?:Output|Host)"
+    r"|ConvertFrom-\w+|ConvertTo-(?:Json|Csv|Xml)|Resolve-Path|Split-Path|Join-Path|gc|gci|gi|sls|select|where"
+    r"|foreach|measure|fl|ft|%|\?|if|elseif|else|for|while|do|switch|in|return|break|continue)"
+)
+
+
+def powershell_reads_only(script: str) -> bool:
+    """True when a PowerShell script looks read-only: every command in it (`_PS_SPLIT`) is a
+    reading cmdlet or keyword (`_PS_READ_COMMANDS`), an expression (a string, a number, a
+    variable set to or used in one, a .NET type's reading call: `_PS_STATIC_READ`) or a program
+    `reads_only` takes for a read, and nothing in it writes (`_PS_NOT_READ`).
+
+    Codex on Windows runs a shell call's command as a PowerShell script (corpus rollouts of
+    2025-11 and 2026-07; `powershell -Command …` wrapped around it in others, read here too):
+    `$i=1; Get-Content f | ForEach-Object { '{0}: {1}' -f $i, $_; $i++ }` reads;
+    `(Get-Content f) -replace 'a','b' | Set-Content f` does not. Sound for a POSIX shell's
+    line too: a variable followed by a bare word (`$PY app.py`), a path (`/bin/rm`), `!`, `.`
+    are not reads."""
+    if len(script) > MAX_SHELL_CHARS:
+        return False
+    wrapped = re.match(_POWERSHELL, script)
+    if wrapped is not None:
+        script = wrapped.group(1).strip()
+        if len(script) > 1 and script[0] == script[-1] == '"':
+            script = script[1:-1]
+    text = re.sub(_PS_HARMLESS_REDIRECT, "", re.sub(_PS_INERT, "''", script)).replace("''", "\x00")
+    if re.search(_PS_NOT_READ, text) or "::" in re.sub(_PS_STATIC_READ, "", text):
+        return False
+    return all(_ps_reads(piece.strip()) for piece in re.split(_PS_SPLIT, text))
+
+
+def _ps_reads(piece: str) -> bool:
+    """Whether one PowerShell command (a piece of `powershell_reads_only`'s script, its strings
+    each a NUL) only reads."""
+    while True:
+        assigned = re.match(r"\$(?:\w+:)?\w+(?:\[[^\]]*\])?\s*[-+*/]?=(?!=)\s*", piece)
+        if assigned is None:
+            break
+        piece = piece[assigned.end() :]  # `$x = <command>`: the command is judged
+    if piece.startswith("$"):  # a variable, then an operator, an index, a member, a range, nothing
+        return re.fullmatch(r"(?is)\$(?:\w+:)?\w+(?:\s*(?:\+\+|--|[-.\[,+*/%<]|in\b).*)?", piece) is not None
+    if not piece or piece[0] in "\x00-+,[@" or re.match(r"\d[\d.]*(?:[\s,]|$)|\.(?:\d|\w+\s*$)|!\s*$", piece):
+        return True  # a string, an operator or argument after a group, a number, a member, `!(`
+    if piece.startswith("!"):
+        return _ps_reads(piece[1:].strip())
+    return re.fullmatch(_PS_READ_COMMANDS, piece.split(None, 1)[0]) is not None or reads_only(piece.replace("\x00", "''"))
