@@ -66,7 +66,7 @@ from ..core.ledger import MAX_ID_CHARS, Agent, Limits, drop_slot, slot, slots, t
 from ..core.outcome import Failure, preview
 from ..core.patch import ADD, PATCH_CHARS, UPDATE, missing_lines, updated_path
 from ..core.redact import redact_prefix
-from ..core.shellwords import SHELL_TOOLS, reads_only, shell_command
+from ..core.shellwords import SHELL_TOOLS, powershell_reads_only, reads_only, shell_command
 from ..core.signature import digest
 from ..core.tools import AGENT_TOOLS, SHELL_WRITES, matches, patch_text, short_path, target_of
 from ..core.verdict import Action, Decision, Rule
@@ -439,21 +439,12 @@ def _changed_unseen(tool: str, tool_input: Any, files: dict[str, Entry]) -> None
             entry[6:] = []  # and the patches that did not fit: the file may hold their lines now
 
 
-#: A PowerShell script run by Codex on Windows (`powershell.exe -NoProfile -Command …`), and a
-#: statement of it that only reads: a read cmdlet, or a variable set to a text or to a read.
-_POWERSHELL = r"(?is)\A\s*(?:powershell|pwsh)(?:\.exe)?(?:\s+-(?!c\b|command\b)\w+)*\s+-(?:c|command)\s+(.*)\Z"
-_PS_READ = (
-    r"(?i)\(*\s*(?:\$\w+\s*=\s*)?\(*\s*(?:'[^']*'|\"[^\"]*\"|\$\w+"
-    r"|(?:Get-\w+|Select-\w+|Test-Path|Write-(?:Output|Host)|Format-\w+|Measure-Object|Where-Object"
-    r"|Sort-Object|Out-String|Resolve-Path|Split-Path|Join-Path|cat|type|gc|gci|ls|dir|sls)\b[^;|]*)\s*\)*\s*"
-)
-
-
 def _may_change_unseen(tool: str, tool_input: Any) -> bool:
     """Whether a call may have changed files without naming them, so that a patch that failed
-    as it is may apply now: a shell command other than reads (`shellwords.reads_only`) and
-    other than a patch (a formatter, `dos2unix`, a codemod over a glob, `npm run format`,
-    `chmod`), or another agent's run (`tools.AGENT_TOOLS`)."""
+    as it is may apply now: a shell command other than reads (`shellwords.reads_only`, or
+    `shellwords.powershell_reads_only` for Codex on Windows) and other than a patch (a
+    formatter, `dos2unix`, a codemod over a glob, `npm run format`, `chmod`), or another
+    agent's run (`tools.AGENT_TOOLS`)."""
     if tool in AGENT_TOOLS:
         return True
     if tool not in SHELL_TOOLS:
@@ -463,12 +454,7 @@ def _may_change_unseen(tool: str, tool_input: Any) -> bool:
         return True  # a command given as a list, or none: not known to only read
     if "*** " in command:
         return False  # a patch sent through the shell: judged as a patch
-    script = re.match(_POWERSHELL, command)
-    if script is not None:
-        body = script.group(1).strip()
-        body = body[1:-1] if len(body) > 1 and body[0] == body[-1] == '"' else body
-        return not all(re.fullmatch(_PS_READ, s) for s in re.split(r"[;|\n]", body) if s.strip())
-    return not reads_only(command)
+    return not reads_only(command) and not powershell_reads_only(command)
 
 
 def fit(agent: Agent, share: Limits) -> None:
