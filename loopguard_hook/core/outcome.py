@@ -120,6 +120,9 @@ _FAILURE_TEXT = (
     # Windows PowerShell's error record, under every error it prints (public Codex rollouts run
     # through powershell.exe, 2025-09): `    + FullyQualifiedErrorId : CommandNotFoundException`
     r"|^\s*\+ FullyQualifiedErrorId : "
+    # PowerShell 7's concise view of a script that does not parse, in its error colour (corpus
+    # rollouts through pwsh.exe, 2025-11): `\x1b[31;1mParserError: \x1b[0m`
+    r"|^(?:\x1b\[[\d;]*m)*ParserError: "
 )
 
 #: Tools whose plain-text results carry no failure flag, so that a failure is read from the text:
