@@ -921,3 +921,52 @@ def test_a_block_of_events_at_one_instant_gets_the_models_turns() -> None:
     batch = [ev(1.0, "SessionStart"), ev(5.0, "PreToolUse"), ev(5.0, "PreToolUse"), ev(9.0, "PostToolUse"),
              ev(9.0, "PostToolUse"), ev(9.0, "PostToolBatch"), ev(12.0, "PreToolUse")]
     assert respaced(batch) == (batch, False)
+
+
+def test_a_patch_wall_sent_through_codexs_shell_is_judged_from_the_calls_record(tmp_path: Path) -> None:
+    """Corpus rollouts of 2025 (Codex 0.4x-0.6x) send patches as `shell` argv, `["apply_patch",
+    PATCH]`, with a relative path: the hook payload alone cannot tell the folder, but the call's
+    record in the rollout can, and the live hook reads it (`hosts.rollout.call_record`). A wall
+    of three patches of one file that did not fit, with a read between each, is denied at the
+    third, with the record's `workdir` or without; a record whose line the shell rewrites (`bash
+    -lc "apply_patch …"`) is not judged."""
+
+    def record(t: int, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+        return {"timestamp": f"2025-11-06T09:{t // 60:02d}:{t % 60:02d}.000Z", "type": kind, "payload": payload}
+
+    def calls(argv: Any) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        for i, line in enumerate(["return tokens[1]", "return tokens[ 1 ]", "return (tokens[1])"]):
+            text = f"*** Begin Patch\n*** Update File: src/parser.py\n@@\n-    {line}\n+    {line}.strip()\n*** End Patch"
+            failed = f"apply_patch verification failed: Failed to find expected lines in /w/src/parser.py:\n    {line}"
+            t = 4 + 10 * i
+            out += [
+                record(t, "response_item", {"type": "function_call", "name": "shell", "call_id": f"p{i}",
+                                            "arguments": json.dumps(argv(text))}),
+                record(t + 1, "response_item", {"type": "function_call_output", "call_id": f"p{i}",
+                                                "output": json.dumps({"output": failed, "metadata": {"exit_code": 1}})}),
+                record(t + 2, "response_item", {"type": "function_call", "name": "shell", "call_id": f"r{i}",
+                                                "arguments": json.dumps({"command": ["sed", "-n", "1,40p", "src/parser.py"]})}),
+                record(t + 3, "response_item", {"type": "function_call_output", "call_id": f"r{i}",
+                                                "output": json.dumps({"output": "def first(tokens):\n    return tokens[0]\n",
+                                                                      "metadata": {"exit_code": 0}})}),
+            ]
+        return out
+
+    meta = {"id": "019a0000-0000-7000-8000-000000000004", "timestamp": "2025-11-06T09:00:00.000Z", "cwd": "/w",
+            "originator": "codex_cli_rs", "cli_version": "0.53.0"}
+    shapes = [
+        (lambda text: {"command": ["apply_patch", text]}, [5]),
+        (lambda text: {"command": ["apply_patch", text], "workdir": "/w/pkg"}, [5]),
+        (lambda text: {"command": ["bash", "-lc", f'apply_patch "{text}"']}, []),
+    ]
+    for argv, denied in shapes:
+        records = [record(0, "session_meta", meta),
+                   record(1, "response_item", {"type": "message", "role": "user",
+                                               "content": [{"type": "input_text", "text": "strip the token"}]})]
+        records += calls(argv)
+        path = tmp_path / "rollout-2025-11-06T09-00-00-019a0000-0000-7000-8000-000000000004.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in records))
+        report = replay.replay(replay.read_transcript(str(path)), balanced())
+        acted = [(c.index, c.pre.action, c.pre.rule) for c in report.calls if c.pre is not None and c.pre.action != "allow"]
+        assert acted == [(n, "deny", "LOOP_GUARD_TARGET") for n in denied], (argv("x"), acted)

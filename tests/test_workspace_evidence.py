@@ -5,6 +5,7 @@ file or a folder the command moves to cannot make the hook hang or judge wrongly
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 from pathlib import Path
@@ -14,6 +15,7 @@ import pytest
 from loopguard_hook.config.settings import Config
 from loopguard_hook.core.event import Client, HookEvent
 from loopguard_hook.core.tools import change_paths
+from loopguard_hook.hosts import rollout as rollout_mod
 from loopguard_hook.hosts import workspace
 
 CONFIG = Config()
@@ -203,3 +205,117 @@ def test_a_patch_whose_lines_read_like_a_cd_is_still_looked_at(tmp_path: Path) -
     moved = HookEvent("PreToolUse", Client.CODEX, "s1", cwd=str(tmp_path), tool_name="Bash",
                       tool_input={"command": f"cd sub && apply_patch <<'EOF'\n{patch}EOF\n"})
     assert workspace.misfit(moved, CONFIG) is None and workspace.snapshot(moved, CONFIG) is None
+
+
+def _rollout(path: Path, *records: dict[str, object], turn: Path | None = None) -> str:
+    """A Codex rollout holding `records` as `response_item` lines (0.171.0's shape), after a
+    `turn_context` whose cwd is `turn` (the rollout's folder by default)."""
+    lines = [json.dumps({"timestamp": "2026-12-03T10:00:00.000Z", "type": "session_meta", "payload": {"id": "s1"}})]
+    lines += [json.dumps({"timestamp": "2026-12-03T10:00:00.500Z", "type": "turn_context",
+                          "payload": {"turn_id": "t1", "cwd": str(turn or path.parent)}})]
+    lines += [json.dumps({"timestamp": "2026-12-03T10:00:01.000Z", "type": "response_item", "payload": r}) for r in records]
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+def _shell_call(call_id: str, arguments: dict[str, object]) -> dict[str, object]:
+    return {"type": "function_call", "name": "exec_command", "call_id": call_id, "arguments": json.dumps(arguments)}
+
+
+def _recorded_event(patch: str, cwd: Path, rollout: str, call_id: str = "call_9") -> HookEvent:
+    return HookEvent(
+        "PreToolUse", Client.CODEX, "s1", cwd=str(cwd), tool_name="Bash", tool_use_id=call_id,
+        transcript_path=rollout, tool_input={"command": f"apply_patch <<'EOF'\n{patch}\nEOF"},
+    )
+
+
+def test_a_patch_sent_through_the_shell_is_judged_in_the_workdir_its_record_gives(tmp_path: Path) -> None:
+    """Codex 0.171.0 writes a call's record to the rollout before its PreToolUse
+    (tests/e2e/test_codex.py), `workdir` included: the file is looked at there, not in the
+    turn's cwd, which holds another src/report.py."""
+    texts = {"crates/a/src": "def build(path):\n    return render(rows)\n", "src": "    return render(rows, limit)\n"}
+    for folder, text in texts.items():
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "report.py").write_text(text)
+    line = f"apply_patch <<'EOF'\n{PATCH}\nEOF"
+    rollout = _rollout(tmp_path / "rollout.jsonl", _shell_call("call_9", {"cmd": line, "workdir": "crates/a"}))
+    assert workspace.misfit(_recorded_event(PATCH, tmp_path, rollout), CONFIG) == "return render(rows, limit)"
+    absolute = _rollout(tmp_path / "r2.jsonl", _shell_call("call_9", {"cmd": line, "workdir": str(tmp_path / "crates" / "a")}))
+    assert workspace.misfit(_recorded_event(PATCH, tmp_path, absolute), CONFIG) == "return render(rows, limit)"
+    # no workdir: the turn's cwd, whose src/report.py holds the hunk
+    here = _rollout(tmp_path / "r3.jsonl", _shell_call("call_9", {"cmd": line}))
+    assert workspace.misfit(_recorded_event(PATCH, tmp_path, here), CONFIG) is None
+    # a workdir whose file holds the hunk: it goes ahead, whatever the cwd's file holds
+    (tmp_path / "crates" / "a" / "src" / "report.py").write_text("    return render(rows, limit)\n")
+    (tmp_path / "src" / "report.py").write_text("other\n")
+    assert workspace.misfit(_recorded_event(PATCH, tmp_path, rollout), CONFIG) is None
+
+
+def test_a_relative_workdir_is_taken_from_the_turns_cwd_not_the_payloads(tmp_path: Path) -> None:
+    """Codex 0.171.0 sends as the payload's `cwd` the call's folder, `workdir` applied
+    (tests/e2e/test_codex.py); research/codex-hooks.md row 11 reports the turn's. The folder is
+    the rollout's `turn_context` cwd joined with the `workdir`, whichever the payload holds, and
+    a relative `workdir` with no `turn_context` in the window is not judged."""
+    (tmp_path / "crates" / "a" / "src").mkdir(parents=True)
+    (tmp_path / "crates" / "a" / "src" / "report.py").write_text("def build(path):\n    return render(rows)\n")
+    line = f"apply_patch <<'EOF'\n{PATCH}\nEOF"
+    rollout = _rollout(tmp_path / "rollout.jsonl", _shell_call("call_9", {"cmd": line, "workdir": "crates/a"}))
+    for cwd in (tmp_path, tmp_path / "crates" / "a"):
+        assert workspace.misfit(_recorded_event(PATCH, cwd, rollout), CONFIG) == "return render(rows, limit)"
+    bare = tmp_path / "bare.jsonl"
+    call = _shell_call("call_9", {"cmd": line, "workdir": "crates/a"})
+    bare.write_text(json.dumps({"type": "response_item", "payload": call}) + "\n")
+    assert workspace.misfit(_recorded_event(PATCH, tmp_path / "crates" / "a", str(bare)), CONFIG) is None
+
+
+def test_an_argv_patch_is_judged_as_its_record_has_it(tmp_path: Path) -> None:
+    """Older Codex shells sent `["apply_patch", PATCH]` (corpus rollouts of 2025): apply_patch gets
+    PATCH as it is, in the turn's cwd when the record gives no workdir."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "report.py").write_text("def build(path):\n    return render(rows)\n")
+    rollout = _rollout(tmp_path / "rollout.jsonl", {"type": "function_call", "name": "shell", "call_id": "call_9",
+                                                    "arguments": json.dumps({"command": ["apply_patch", PATCH]})})
+    event = HookEvent("PreToolUse", Client.CODEX, "s1", cwd=str(tmp_path), tool_name="Bash", tool_use_id="call_9",
+                      transcript_path=rollout, tool_input={"command": "apply_patch " + PATCH})
+    assert workspace.misfit(event, CONFIG) == "return render(rows, limit)"
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        {"cmd": "apply_patch <<EOF\n{patch}\nEOF"},  # unquoted: the shell expands the body
+        {"cmd": "cd sub && apply_patch <<'EOF'\n{patch}\nEOF"},
+        {"cmd": "apply_patch <<'EOF'\n{patch}\nEOF", "workdir": 3},
+        {"cmd": "apply_patch <<'EOF'\n{patch}\nEOF", "workdir": "~/w"},
+        {"command": ["bash", "-lc", "apply_patch \"{patch}\""]},
+    ],
+)
+def test_a_record_that_does_not_tell_is_not_judged(tmp_path: Path, arguments: dict[str, object]) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "report.py").write_text("def build(path):\n    return render(rows)\n")
+    def fill(value: object) -> object:
+        if isinstance(value, list):
+            return [fill(w) for w in value]
+        return value.replace("{patch}", PATCH) if isinstance(value, str) else value
+
+    filled = {k: fill(v) for k, v in arguments.items()}
+    rollout = _rollout(tmp_path / "rollout.jsonl", _shell_call("call_9", filled))
+    assert workspace.misfit(_recorded_event(PATCH, tmp_path, rollout), CONFIG) is None
+
+
+def test_a_patch_whose_record_is_not_found_is_not_judged(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "report.py").write_text("def build(path):\n    return render(rows)\n")
+    line = f"apply_patch <<'EOF'\n{PATCH}\nEOF"
+    other = _rollout(tmp_path / "rollout.jsonl", _shell_call("call_8", {"cmd": line}))
+    assert workspace.misfit(_recorded_event(PATCH, tmp_path, other), CONFIG) is None  # another call's
+    assert workspace.misfit(_recorded_event(PATCH, tmp_path, str(tmp_path / "missing.jsonl")), CONFIG) is None
+    os.mkfifo(tmp_path / "fifo")
+    assert workspace.misfit(_recorded_event(PATCH, tmp_path, str(tmp_path / "fifo")), CONFIG) is None
+    # further back than the look-back window: the record's line is cut, so not read
+    far = tmp_path / "far.jsonl"
+    _rollout(far, _shell_call("call_9", {"cmd": line}))
+    with far.open("a") as f:
+        filler = {"type": "message", "content": "x" * rollout_mod.CALL_LOOKBACK_BYTES}
+        f.write(json.dumps({"type": "response_item", "payload": filler}) + "\n")
+    assert workspace.misfit(_recorded_event(PATCH, tmp_path, str(far)), CONFIG) is None

@@ -125,18 +125,54 @@ def updated_path(patch: str) -> str | None:
 
 def unseen_through_shell(patch: str) -> bool:
     """Whether a patch is sent through the shell (not apply_patch's own input, which starts with
-    `*** Begin Patch`) so that the hook cannot tell what apply_patch gets, or where: a relative
-    path (Codex runs it in the call's `workdir`, which its hook payload drops,
+    `*** Begin Patch`) so that the hook payload alone cannot tell what apply_patch gets, or where:
+    a relative path (Codex runs it in the call's `workdir`, which its hook payload drops,
     research/codex-hooks.md row 11, so the turn's `cwd` may hold another file of that name), or
     a patch that is no quoted heredoc's body (`apply_patch "…"`, `<<EOF`: the shell takes out
-    its `\\"`, `'\\''`, `$…` before apply_patch reads it)."""
+    its `\\"`, `'\\''`, `$…` before apply_patch reads it). The call's own record in the rollout
+    may tell (`recorded_shell_patch`)."""
     if patch.lstrip().startswith("*** Begin Patch"):
         return False
     path = updated_path(patch)
-    mark = patch.find("*** Begin Patch")
-    # `apply_patch <<'EOF'` alone: inside `bash -lc "…"` the body is in double quotes again
-    literal = mark >= 0 and re.fullmatch(r"\s*(?:\S*/)?apply_patch\s*<<-?\s*(['\"])\w+\1[ \t]*\n\s*", patch[:mark]) is not None
-    return path is None or not path.startswith("/") or not literal  # C:\\… too: not judged
+    return path is None or not path.startswith("/") or not _heredoc_alone(patch)  # C:\\… too: not judged
+
+
+#: `apply_patch <<'EOF'` alone before the patch: inside `bash -lc "…"` the body is in double
+#: quotes again, and an unquoted delimiter lets the shell expand the body.
+_HEREDOC_ALONE = r"\s*(?:\S*/)?apply_patch\s*<<-?\s*(['\"])\w+\1[ \t]*\n\s*"
+
+
+def _heredoc_alone(command: str) -> bool:
+    mark = command.find("*** Begin Patch")
+    return mark >= 0 and re.fullmatch(_HEREDOC_ALONE, command[:mark]) is not None
+
+
+def recorded_shell_patch(arguments: object) -> tuple[str, str | None] | None:
+    """What a Codex shell call's recorded arguments (the JSON object of its rollout
+    `function_call`) say of a patch it has apply_patch apply: `(patch, workdir)`, the patch as
+    apply_patch reads it and the folder the call runs in as the model gave it (None: the turn's
+    `cwd`); None for a call that updates no one file, or whose patch the shell may change first.
+
+    - `shell`'s argv, `{"command": ["apply_patch", PATCH], "workdir": …}` (corpus rollouts of
+      Codex 0.4x-0.6x, 2025): apply_patch gets PATCH as it is;
+    - a command line (`exec_command`'s `cmd`, Codex 0.171.0; `shell`'s `["bash", "-lc", LINE]`):
+      only `apply_patch <<'EOF'` alone (`_HEREDOC_ALONE`), whose body the shell leaves as it is.
+    """
+    if not isinstance(arguments, dict):
+        return None
+    workdir = arguments.get("workdir")
+    command = arguments.get("command", arguments.get("cmd"))
+    if workdir is not None and not isinstance(workdir, str):
+        return None
+    if isinstance(command, list) and len(command) == 3 and command[1] in ("-lc", "-c") and command[0] in ("bash", "sh", "zsh"):
+        command = command[2]
+    if isinstance(command, list) and len(command) == 2 and command[0] in ("apply_patch", "applypatch"):
+        patch = command[1] if isinstance(command[1], str) else None
+    else:
+        patch = command if isinstance(command, str) and _heredoc_alone(command) else None
+    if patch is None or updated_path(patch) is None:
+        return None
+    return patch[:PATCH_CHARS], workdir or None
 
 
 #: What Rust's `trim` takes off (Unicode White_Space): Python's `strip()` takes \x1c-\x1f too.

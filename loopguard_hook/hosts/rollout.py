@@ -19,7 +19,9 @@ budget of bytes per event, whole lines only.
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from typing import Any
 
 from ..core.event import Unhooked
@@ -96,6 +98,63 @@ def command_state(output: str) -> tuple[int | None, int | None, bool] | None:
 def _arguments(raw: Any) -> dict[str, Any]:
     args = json_text(raw) if isinstance(raw, str) else raw
     return args if isinstance(args, dict) else {}
+
+
+#: How far from a rollout's end the record of the call being judged is looked for (bytes): Codex
+#: 0.171.0 writes a call's record before its PreToolUse (`tests/e2e/test_codex.py`), so it is
+#: the newest record but for its parallel calls'.
+CALL_LOOKBACK_BYTES = 256 * 1024
+
+
+def call_record(
+    path: str | None, call_id: str | None, budget: int = CALL_LOOKBACK_BYTES
+) -> tuple[dict[str, Any], str | None] | None:
+    """`(arguments, turn cwd)` of the `function_call` record of `call_id` in the rollout at
+    `path`: its arguments (a JSON object), and the `cwd` of the newest `turn_context` record
+    before it (None when the window holds none), both looked for in the rollout's last `budget`
+    bytes. None when the call's record is not there: not written, further back, cut at the
+    window's start, no rollout, no regular file. Never raises. Read only for a patch the hook
+    payload alone cannot judge (`hosts/workspace.misfit`)."""
+    if not path or not call_id:
+        return None
+    try:
+        # Non-blocking: a FIFO planted as the transcript must not hang the hook.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0))
+    except (OSError, ValueError):  # ValueError: a NUL byte in the path
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        start = max(0, st.st_size - budget)
+        data = os.pread(fd, st.st_size - start, start)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    needle = b'"' + call_id.encode("utf-8", "surrogatepass") + b'"'
+    lines = data.split(b"\n")
+    for i in range(len(lines) - 1, -1, -1):
+        if needle not in lines[i] or b"function_call" not in lines[i]:
+            continue
+        for record in json_objects([lines[i]]):
+            payload = record.get("payload") if record.get("type") == "response_item" else record
+            if isinstance(payload, dict) and payload.get("type") == "function_call" and payload.get("call_id") == call_id:
+                return _arguments(payload.get("arguments")), _turn_cwd(lines[:i])
+    return None
+
+
+def _turn_cwd(lines: list[bytes]) -> str | None:
+    """The `cwd` of the newest `turn_context` record among `lines` (None for none)."""
+    for line in reversed(lines):
+        if b'"turn_context"' not in line:
+            continue
+        for record in json_objects([line]):
+            payload = record.get("payload")
+            if record.get("type") == "turn_context" and isinstance(payload, dict):
+                cwd = payload.get("cwd")
+                return cwd if isinstance(cwd, str) and cwd else None
+    return None
 
 
 def seconds(stamp: Any) -> float | None:

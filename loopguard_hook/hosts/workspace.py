@@ -25,7 +25,7 @@ import stat
 
 from ..config.settings import Config
 from ..core.event import Client, HookEvent
-from ..core.patch import PATCH_CHARS, unseen_through_shell, updated_path
+from ..core.patch import PATCH_CHARS, recorded_shell_patch, unseen_through_shell, updated_path
 from ..core.patch import misfit as patch_misfit
 from ..core.shellwords import SHELL_KEYS
 from ..core.signature import blake2b
@@ -127,6 +127,30 @@ def _read(path: str, limit: int) -> bytes | None:
         os.close(fd)
 
 
+def _recorded(event: HookEvent) -> tuple[str, str] | None:
+    """`(patch, folder)` of a patch sent through Codex's shell, from the call's record in the
+    rollout (`core.patch.recorded_shell_patch`): the folder is its `workdir` when absolute, else
+    that `workdir` (or none) under the turn's cwd from the rollout's `turn_context`. Not the
+    payload's `cwd`: Codex 0.171.0 sends there the call's folder, `workdir` already applied
+    (tests/e2e/test_codex.py), where research/codex-hooks.md row 11 reports the turn's; so
+    a relative `workdir` with no `turn_context` in sight is not judged. None when not known."""
+    from .rollout import call_record  # only for such a patch: most events need no rollout
+
+    found = call_record(event.transcript_path, event.tool_use_id)
+    recorded = recorded_shell_patch(found[0]) if found is not None else None
+    if found is None or recorded is None:
+        return None
+    (patch, workdir), turn = recorded, found[1]
+    if workdir is not None and workdir.startswith("~"):
+        return None  # Codex joins `~/x` to the cwd as it is
+    if workdir is not None and os.path.isabs(workdir):
+        return patch, workdir
+    base = turn if turn is not None else event.cwd if workdir is None else None
+    if base is None or not os.path.isabs(base):
+        return None
+    return patch, os.path.join(base, workdir) if workdir is not None else base
+
+
 def misfit(event: HookEvent, config: Config) -> str | None:
     """At Codex's PreToolUse of a patch in apply_patch's format that updates one file (its
     apply_patch tool, or `apply_patch` through its shell, which Codex runs itself): the line
@@ -134,8 +158,10 @@ def misfit(event: HookEvent, config: Config) -> str | None:
     is now, does not hold where apply_patch looks; None when it would find every hunk, for any
     other call or host, or when the file cannot be judged: not found, no regular file, longer
     than `CONTENT_BYTES`, not UTF-8 (apply_patch cannot read it either), a relative path with no
-    `cwd`, a shell command that runs elsewhere, a relative path sent through the shell (its
-    `workdir` is not in the payload). Never raises.
+    `cwd`, a shell command that runs elsewhere. A patch sent through the shell that the payload
+    alone cannot judge (`core.patch.unseen_through_shell`: its `workdir` is not in the payload)
+    is judged as the call's record in the rollout at `transcript_path` has it, patch and folder
+    (`_recorded`), and not at all without one. Never raises.
 
     Cost (`bench/workspace.py --patch`): only a patch's PreToolUse reads its file here, at most
     `CONTENT_BYTES` (a second read of it after `snapshot`'s, from the page cache), and compares
@@ -147,10 +173,17 @@ def misfit(event: HookEvent, config: Config) -> str | None:
     path = updated_path(text) if text is not None else None
     if text is None or path is None or _elsewhere(event.tool_input):
         return None
-    if unseen_through_shell(text):  # a patch that applies in its workdir would be counted, then denied
-        return None
+    where = event.cwd
+    if unseen_through_shell(text):
+        found = _recorded(event)
+        if found is None:
+            return None  # a patch that applies in its workdir would be counted, then denied
+        text, where = found
+        path = updated_path(text)
+        if path is None:
+            return None
     # apply_patch reads `~` as a folder's name, not as home: ./~/f
-    full = _resolve(path, event.cwd) if not path.startswith("~") else _resolve(os.path.join(".", path), event.cwd)
+    full = _resolve(path, where) if not path.startswith("~") else _resolve(os.path.join(".", path), where)
     if full is None:
         return None
     try:

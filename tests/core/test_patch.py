@@ -4,7 +4,15 @@ same verdict is checked against the real apply_patch of Codex 0.171.0 in
 
 from __future__ import annotations
 
-from loopguard_hook.core.patch import chunks, misfit, missing_lines, recorded_misfit, unseen_through_shell, updated_path
+from loopguard_hook.core.patch import (
+    chunks,
+    misfit,
+    missing_lines,
+    recorded_misfit,
+    recorded_shell_patch,
+    unseen_through_shell,
+    updated_path,
+)
 
 FILE = "def build(path):\n    rows = load(path)  # all\n    return render(rows)\n"
 
@@ -122,3 +130,22 @@ def test_whitespace_is_what_rust_trims() -> None:
     # a `@@` context, trimmed as 0.171.0 trims it (fuzzed against the binary)
     context = "*** Begin Patch\n*** Update File: f\n@@ \n+new\n@@ c\x1f\n-\xa0\n+new\n*** End of File\n*** End Patch\n"
     assert misfit(context, "-\u2014\nc\x1f\n\n") is None
+
+
+def test_a_shell_calls_record_says_which_patch_and_where() -> None:
+    """`recorded_shell_patch`: the patch apply_patch gets and the folder, from the call's
+    arguments as the rollout records them."""
+    body = "*** Begin Patch\n*** Update File: src/a.py\n@@\n-a\n+b\n*** End Patch\n"
+    heredoc = f"apply_patch <<'EOF'\n{body}EOF\n"
+    assert recorded_shell_patch({"command": ["apply_patch", body]}) == (body, None)  # argv, Codex 0.4x-0.6x
+    assert recorded_shell_patch({"command": ["apply_patch", body], "workdir": "/w/crates/a"}) == (body, "/w/crates/a")
+    assert recorded_shell_patch({"cmd": heredoc, "workdir": "crates/a"}) == (heredoc, "crates/a")  # exec_command, 0.171.0
+    assert recorded_shell_patch({"command": ["bash", "-lc", heredoc], "workdir": ""}) == (heredoc, None)
+    assert recorded_shell_patch({"cmd": heredoc.replace("<<'EOF'", "<<EOF")}) is None  # the shell expands the body
+    assert recorded_shell_patch({"cmd": f"cd sub && {heredoc}"}) is None
+    assert recorded_shell_patch({"command": ["bash", "-lc", f'apply_patch "{body}"']}) is None
+    assert recorded_shell_patch({"cmd": heredoc, "workdir": ["a"]}) is None
+    assert recorded_shell_patch({"command": ["apply_patch", body.replace("Update", "Add")]}) is None  # updates no file
+    assert recorded_shell_patch({"command": ["ls"]}) is None
+    assert recorded_shell_patch(None) is None
+    assert recorded_shell_patch("apply_patch") is None

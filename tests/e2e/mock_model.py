@@ -62,9 +62,10 @@ def text(content: str) -> dict[str, Any]:
     return {"type": "text", "text": content}
 
 
-def exec_command(cmd: str) -> dict[str, Any]:
-    """A Codex `exec_command` function call (call id `call_<turn>_<index>`)."""
-    return {"type": "exec_command", "cmd": cmd}
+def exec_command(cmd: str, workdir: str | None = None) -> dict[str, Any]:
+    """A Codex `exec_command` function call (call id `call_<turn>_<index>`), run in `workdir`
+    when given (the model's own argument, relative to the turn's cwd or absolute)."""
+    return {"type": "exec_command", "cmd": cmd} | ({"workdir": workdir} if workdir is not None else {})
 
 
 def apply_patch(patch: str) -> dict[str, Any]:
@@ -425,7 +426,7 @@ def _response_item(spec: dict[str, Any], suffix: str, offered: dict[str, Any]) -
             "status": "completed",
             "call_id": call_id,
             "name": "exec_command",
-            "arguments": json.dumps({"cmd": spec["cmd"]}),
+            "arguments": json.dumps({k: spec[k] for k in ("cmd", "workdir") if k in spec}),
         }
     if kind == "apply_patch":
         if offered.get("apply_patch") == "custom":

@@ -216,3 +216,45 @@ def test_a_patch_the_file_cannot_take_is_denied_after_two_that_did_not_fit(codex
     assert report.read_text().splitlines()[1] == new[0]
     (record,) = [r for r in ledger.audit(ws) if r.get("action") == "deny"]
     assert (record["rule"], record["tool"]) == ("LOOP_GUARD_TARGET", "apply_patch")
+
+
+def test_a_patch_sent_through_the_shell_is_judged_in_its_workdir(codex: Codex, ws: Workspace) -> None:
+    """Codex 0.171.0 drops `workdir` from the hook payload (research/codex-hooks.md row 11) but
+    writes the call's record, `workdir` included, to the rollout before its PreToolUse. Patches of
+    report.py sent as `apply_patch <<'EOF'` through exec_command in crates/a are judged against
+    crates/a/report.py, not the cwd's report.py (which holds their hunks): the first two are
+    refused by apply_patch, the third is denied (LOOP_GUARD_TARGET), and one that fits
+    crates/a/report.py, though not the cwd's, applies there."""
+    inner = ws.write("crates/a/report.py", "def build(path, *, limit=None):\n"
+                                           "    rows = load(path)[:limit]\n    return render(rows)\n")
+    # the cwd's report.py holds every hunk below
+    outer = ws.write("report.py", "    rows = load(path)\n    rows = load(path, limit)\n"
+                                  "    return render(rows, limit)\n    return render(rows)\n")
+    before = outer.read_text()
+
+    def patch(old: list[str], new: list[str]) -> dict[str, Any]:
+        body = "".join(f"-{line}\n" for line in old) + "".join(f"+{line}\n" for line in new)
+        line = f"apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: report.py\n@@\n{body}*** End Patch\nEOF\n"
+        return exec_command(line, workdir="crates/a")
+
+    read = exec_command("sed -n '1,40p' report.py", workdir="crates/a")
+    new = ["    rows = load(path)[:limit] if limit else load(path)"]
+    turns = [
+        [patch(["    rows = load(path)", "    return render(rows)"], new)], [read],
+        [patch(["    rows = load(path, limit)", "    return render(rows)"], new)], [read],
+        [patch(["    rows = load(path, limit)", "    return render(rows, limit)"], new)],
+        [patch(["    rows = load(path)[:limit]"], new)],
+    ]
+    run = codex.run(ws, Script(turns, final_text="Done."), "Let build take a row limit")
+    assert_hooks_succeeded(run)
+    results = outputs(run)
+    assert len(results) == 6, run.describe()
+    assert "Failed to find expected lines" in results[0] and "Failed to find expected lines" in results[2], results
+    assert [verdict(v) for v in views(run)][:4] == ["-"] * 4, run.describe()
+    (hit,) = guard_texts(views(run)[4])
+    assert "REPEAT_TOOL_BLOCKED: this patch of report.py was not run" in hit.text, hit.text
+    assert guard_texts(views(run)[5]) == [], run.describe()
+    assert inner.read_text().splitlines()[1] == new[0]  # applied in the workdir
+    assert outer.read_text() == before  # and nothing else
+    (record,) = [r for r in ledger.audit(ws) if r.get("action") == "deny"]
+    assert (record["rule"], record["tool"]) == ("LOOP_GUARD_TARGET", "Bash")
