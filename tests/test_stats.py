@@ -70,6 +70,8 @@ TEMPLATES = {
     "target_doomed_advice": _rule("target").doomed_advice("src/app.py"),
     "target_misfit_denial": _rule("target").misfit_denial("src/app.py", 2, "return total"),
     "target_misfit_advice": _rule("target").misfit_advice("src/app.py", "return total"),
+    "target_stale_denial": _rule("target").stale_denial("C:/w/src/app.js", 2),
+    "target_stale_advice": _rule("target").stale_advice("C:/w/src/app.js"),
     "target_reread_advice": _rule("target").reread_advice("src/app.py", 4),
     "wall_reminder": _rule("every_call").wall_reminder(4, "Operation not permitted"),
     "wall_denial": _rule("every_call").wall_denial(4),

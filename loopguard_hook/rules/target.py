@@ -50,11 +50,16 @@ read or not, naming the hunk's first line the file lacks. A patch found not to f
 ahead is counted as failed at its PreToolUse: Codex 0.171.0 sends no PostToolUse for it. A call
 that may change files without naming them ends the count, as it ends the resend count.
 
+On Claude Code under Windows, an edit whose path names a drive with forward slashes (`C:/x/y.js`)
+after `STALE_AFTER` (2) edits of the file refused `File has been unexpectedly modified` is
+denied, read or not: Claude Code does not match that spelling to the read of it, so every round
+fails so; the denial says to write the path with backslashes, and an edit that does goes ahead.
+
 Its slot is `Agent.rules["target"]`: `{file: [failed attempts, read since the first of them,
 the last failure's time, its error, whether the host rejected some before they ran, what the
 last failed patch looked for, the last failed patch's signature and its failures in a row, the
-patches that did not fit]}`, the file by its last two path components (`tools.target_of`), at
-most `MAX_FILES` files.
+patches that did not fit, the edits refused as changed since their read]}`, the file by its last
+two path components (`tools.target_of`), at most `MAX_FILES` files.
 """
 
 import re
@@ -83,7 +88,7 @@ WRITE_TOOLS = frozenset({"Write", "write", "Create", "create", "write_file"})
 #: redacted), some were rejected by the host before they ran, what the last failed patch looked
 #: for and did not find (`looked_for`; "" when unknown or read since), the last failed patch's
 #: signature and how many times in a row it failed as it is (`sig:n`), the patches of it that did
-#: not fit it (`_misfits`)]`.
+#: not fit it (`_misfits`), the edits of it refused as changed since their read (`_stale`)]`.
 Entry = list[float | bool | str]
 
 
@@ -182,6 +187,30 @@ def _misfits(entry: Entry) -> int:
     return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < 100 else 0
 
 
+#: Claude Code's refusal of an edit whose file it takes to have changed since its read (2.x, in
+#: `call()`, after the PreToolUse): on Windows a path written with forward slashes is never
+#: matched to the read of it, so every Read→Edit round fails so (anthropics/claude-code#10882,
+#: #7918; corpus transcripts agent-ac9dcb8 and agent-a313b4c, where the Write that worked used
+#: backslashes).
+_STALE = r"File has been unexpectedly modified"
+#: Edits of a file refused so before one written with forward slashes on a drive is denied: a
+#: read between them did not help the second.
+STALE_AFTER = 2
+
+
+def _stale(entry: Entry) -> int:
+    """An entry's edits refused as `_STALE` (0 for an entry written before they were counted)."""
+    value = entry[8] if len(entry) > 8 else 0
+    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < 100 else 0
+
+
+def _slashed_drive_path(tool_input: Any) -> str | None:
+    """An edit's `file_path` when it names a Windows drive with forward slashes (`C:/x/y.js`),
+    the spelling Claude Code on Windows does not match to a read; None otherwise."""
+    path = tool_input.get("file_path") if isinstance(tool_input, dict) else None
+    return path[:MAX_ID_CHARS] if isinstance(path, str) and re.match(r"[A-Za-z]:/", path) else None
+
+
 def _count_misfit(ctx: CallContext, file: str, line: str) -> None:
     """Count, at its PreToolUse, a patch the host layer found its file cannot take: apply_patch
     will refuse it, and Codex 0.171.0 sends no PostToolUse for a patch it refuses so
@@ -195,7 +224,8 @@ def _count_misfit(ctx: CallContext, file: str, line: str) -> None:
     misfits = min(_misfits(entry) + 1, 99)
     rejected = len(entry) > 4 and bool(entry[4])
     # no error to quote: the host sends none (the model reads apply_patch's own)
-    table[file] = [int(entry[0]) + 1, bool(entry[1]), ctx.call["t"], "", rejected, f"{min(since + 1, 99)}:", same, misfits]
+    since = min(since + 1, 99)
+    table[file] = [int(entry[0]) + 1, bool(entry[1]), ctx.call["t"], "", rejected, f"{since}:", same, misfits, _stale(entry)]
     trim(table, MAX_FILES, lambda k: float(table[k][2]))
     ctx.call["misfit"] = True
 
@@ -208,6 +238,11 @@ def _verdict(ctx: CallContext, files: dict[str, Entry], file: str | None, how: s
         return None
     failures, read, error = int(entry[0]), bool(entry[1]), str(entry[3])
     assert file is not None
+    path = _slashed_drive_path(ctx.tool_input) if ctx.tool in PATCH_TOOLS else None
+    if path is not None and _stale(entry) >= STALE_AFTER:
+        # before the host-check exemption below: this failure comes after the PreToolUse
+        text = stale_denial(path, _stale(entry))
+        return Decision(Action.DENY, Rule.TARGET, text, advice=stale_advice(path), times=_stale(entry) + 1, tool=ctx.tool)
     if how == "script" and _writes_whole(str(shell_command(ctx.tool, ctx.tool_input)), file):
         return None
     if how == "patch" and ctx.tool in PATCH_TOOLS and len(entry) > 4 and entry[4]:
@@ -417,7 +452,9 @@ def on_result(ctx: ResultContext) -> None:
     no_fit = new and how == "patch" and re.search(_NO_FIT, ctx.outcome.text[:4096]) is not None
     misfits = min(_misfits(entry) + no_fit, 99)
     since = min(since + new, 99)
-    table[file] = [failures, bool(entry[1]), ctx.call["t"], quote, rejected, f"{since}:{missed}", same, misfits]
+    # Claude Code's "unexpectedly modified" of an edit, which a read before it did not prevent
+    stale = min(_stale(entry) + (how == "patch" and re.search(_STALE, ctx.outcome.text[:512]) is not None), 99)
+    table[file] = [failures, bool(entry[1]), ctx.call["t"], quote, rejected, f"{since}:{missed}", same, misfits, stale]
     trim(table, MAX_FILES, lambda k: float(table[k][2]))
     return None
 
@@ -520,6 +557,30 @@ def misfit_advice(path: str, line: str) -> str:
     )
 
 
+def stale_denial(path: str, times: int) -> str:
+    """An edit of `path` (a Windows drive's path with forward slashes) after `times` edits of the
+    file that Claude Code refused as changed since its read."""
+    return (
+        f"REPEAT_TOOL_BLOCKED: this edit of {path} was not run: the last {times} edits of it failed with "
+        "'File has been unexpectedly modified' (loop guard policy, not a tool failure). On Windows, Claude Code "
+        "does not match a path written with forward slashes to the read of it, so reading it again does not help. "
+        "Write the path with backslashes, as Windows does "
+        f"({_backslashed(path)}), read it once so, then edit it; or change it with one shell command"
+    )
+
+
+def stale_advice(path: str) -> str:
+    """The same as a reminder (advise mode)."""
+    return (
+        f"[loopguard] Edits of {path} keep failing with 'File has been unexpectedly modified': on Windows, write "
+        f"the path with backslashes ({_backslashed(path)}), read it once so, then edit it."
+    )
+
+
+def _backslashed(path: str) -> str:
+    return redact_prefix(path.replace("/", "\\"), QUOTE_CHARS)
+
+
 def resent_denial(file: str, times: int, error: str) -> str:
     """A patch sent again as it is after it failed `times` times on a file that has not changed."""
     return (
@@ -557,6 +618,8 @@ def reread_advice(file: str, failures: int) -> str:
 VARIANTS: tuple[tuple[str, str, str], ...] = (
     ("target_resent_denial", "REPEAT_TOOL_BLOCKED: this patch of ", " this very patch has failed "),
     ("target_resent_advice", "[loopguard] This very patch of ", " has already failed"),
+    ("target_stale_denial", "REPEAT_TOOL_BLOCKED: this edit of ", "'File has been unexpectedly modified' (loop"),
+    ("target_stale_advice", "[loopguard] Edits of ", " keep failing with 'File has been unexpectedly modified'"),
     ("target_misfit_denial", "REPEAT_TOOL_BLOCKED: this patch of ", " (the guard looked before the call;"),
     ("target_misfit_advice", "[loopguard] This patch of ", " will not apply: its hunk"),
     ("target_doomed_denial", "REPEAT_TOOL_BLOCKED: this patch of ", " looked for and did not find"),
