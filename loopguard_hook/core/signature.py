@@ -87,9 +87,11 @@ _VOLATILE_TEXT = (
 
 #: The words before a counter or id of the polling itself (`_POLL_COUNTER`); the pattern runs only
 #: on a text that holds one of them (a `str` search costs far less than a regular-expression pass).
-_POLL_WORDS = ("poll", "attempt", "retr", "iteration", "tick", "pid", "session")
+#: Not `iteration` or `tick`: those count the work a polled job does (`iteration 1500/10000`, a
+#: log that grows by `tick N` lines), and a poll that shows them move is progress.
+_POLL_WORDS = ("poll", "attempt", "retr", "pid", "session")
 _POLL_COUNTER = (
-    r"(?i)\b(?:(?:poll|attempt|retry|retries|iteration|tick)s?[\"']?\s?[#:=]?\s?\d+\b"
+    r"(?i)\b(?:(?:poll|attempt|retry|retries)s?[\"']?\s?[#:=]?\s?\d+\b"
     r"|pid[\"']?\s?[:= ]\s?\d+\b"
     r"|session(?:[ _-]?id)?[\"']?\s?[:= ]\s?[\"']?[\w-]*\d[\w-]*)"
 )
