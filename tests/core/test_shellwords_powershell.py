@@ -73,6 +73,13 @@ WRITES = [
     "$(rm a)",
     "echo `rm a`",
     "for f in *; do rm $f; done",
+    # a program named through a variable or a quoted path: a POSIX shell runs it
+    "$HOME/.cargo/bin/cargo fmt",
+    "$VIRTUAL_ENV/bin/python -m black .",
+    "$PY -m ruff format src",
+    "$PROG --fix .",
+    '"$VENV/bin/python" -m black .',
+    "'./node_modules/.bin/prettier' --write src",
 ]
 
 

@@ -404,3 +404,17 @@ def test_the_denial_names_the_file_as_the_patch_does() -> None:
 
 def _with_misfit(ctx: object, misfit: str) -> object:
     return ctx._replace(event=ctx.event._replace(misfit=misfit))  # type: ignore[attr-defined]
+
+
+def test_a_formatter_run_through_a_variable_or_a_quoted_path_lifts_the_resend_denial() -> None:
+    """A POSIX shell runs `$HOME/.cargo/bin/cargo fmt` and `"$VENV/bin/python" -m black .`: the
+    file may hold the patch's lines now, so the patch that failed twice as it is goes ahead (read
+    as PowerShell expressions, they used to be taken for reads and the resend stayed denied)."""
+    text = "*** Begin Patch\n*** Update File: src/app.py\n@@\n-    return total\n+    return total + 1\n*** End Patch"
+    for formatter in ("$HOME/.local/bin/ruff format src", '"$VENV/bin/python" -m black .'):
+        entry = agent()
+        for _ in range(2):
+            rule.on_result(result_ctx("apply_patch", {"command": text}, "", entry=entry, outcome=FAILED))  # type: ignore[arg-type]
+        assert rule.on_call(call_ctx("apply_patch", {"command": text}, entry=entry)) is not None  # type: ignore[arg-type]
+        rule.on_result(result_ctx("exec_command", {"cmd": formatter}, "1 file reformatted", entry=entry))  # type: ignore[arg-type]
+        assert rule.on_call(call_ctx("apply_patch", {"command": text}, entry=entry)) is None, formatter  # type: ignore[arg-type]
