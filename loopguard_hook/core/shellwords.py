@@ -297,6 +297,8 @@ def powershell_reads_only(script: str) -> bool:
         script = wrapped.group(1).strip()
         if len(script) > 1 and script[0] == script[-1] == '"':
             script = script[1:-1]
+        elif re.fullmatch(r"'(?:[^']|'')*'", script):  # one single-quoted string: the script, `''` a quote
+            script = script[1:-1].replace("''", "'")
     text = re.sub(_PS_HARMLESS_REDIRECT, "", re.sub(_PS_INERT, "''", script)).replace("''", "\x00")
     if re.search(_PS_NOT_READ, text) or "::" in re.sub(_PS_STATIC_READ, "", text):
         return False

@@ -31,6 +31,7 @@ READS = [
     # the wrapped form Codex sent in other rollouts
     'pwsh.exe -NoLogo -Command Select-String -Path "frontend/src/x.tsx" -Pattern "a"',
     'powershell.exe -NoProfile -Command "Get-Content -Path src/app.ts -First 40"',
+    "powershell.exe -NoProfile -Command 'Select-String -Path src/app.ts -Pattern ''def '''",
     # a POSIX shell's reads are reads here too
     "git status; rg -n foo src",
     "cat a.txt",
@@ -80,6 +81,9 @@ WRITES = [
     "$PROG --fix .",
     '"$VENV/bin/python" -m black .',
     "'./node_modules/.bin/prettier' --write src",
+    # the wrapped form with the script in single quotes: the script is judged, not a string
+    "powershell -NoProfile -Command '(Get-Content a.ts) -replace ''x'',''y'' | Set-Content a.ts'",
+    "pwsh -c 'Remove-Item a.ts'",
 ]
 
 
