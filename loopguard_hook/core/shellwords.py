@@ -267,6 +267,17 @@ _PS_READ_COMMANDS = (
 )
 
 
+#: What may follow a variable or a string that a PowerShell statement starts with: `++`/`--`
+#: alone, a member, an index, an arithmetic sign, a range, a named operator (`-f`, `-replace`,
+#: `-ge`...), nothing. Not a path or a program's options: a POSIX shell runs `$HOME/bin/fmt`,
+#: `$PY -m black .`, `"$VENV/bin/python" x.py`.
+_PS_OPERAND_TAIL = (
+    r"(?:\s*(?:\+\+|--)\s*|\s*(?:[.\[,+*%<]|/(?=[\s\d$(])|-(?![a-zA-Z-])|(?i:in)\b"
+    r"|(?i:-[ci]?(?:eq|ne|gt|ge|lt|le|like|notlike|match|notmatch|contains|notcontains|in|notin|replace|split)"
+    r"|-(?:f|join|isnot|is|as|and|or|xor|not|band|bor|bxor|bnot|shl|shr))\b).*)?"
+)
+
+
 def powershell_reads_only(script: str) -> bool:
     """True when a PowerShell script looks read-only: every command in it (`_PS_SPLIT`) is a
     reading cmdlet or keyword (`_PS_READ_COMMANDS`), an expression (a string, a number, a
@@ -286,6 +297,8 @@ def powershell_reads_only(script: str) -> bool:
         script = wrapped.group(1).strip()
         if len(script) > 1 and script[0] == script[-1] == '"':
             script = script[1:-1]
+        elif re.fullmatch(r"'(?:[^']|'')*'", script):  # one single-quoted string: the script, `''` a quote
+            script = script[1:-1].replace("''", "'")
     text = re.sub(_PS_HARMLESS_REDIRECT, "", re.sub(_PS_INERT, "''", script)).replace("''", "\x00")
     if re.search(_PS_NOT_READ, text) or "::" in re.sub(_PS_STATIC_READ, "", text):
         return False
@@ -300,10 +313,10 @@ def _ps_reads(piece: str) -> bool:
         if assigned is None:
             break
         piece = piece[assigned.end() :]  # `$x = <command>`: the command is judged
-    if piece.startswith("$"):  # a variable, then an operator, an index, a member, a range, nothing
-        return re.fullmatch(r"(?is)\$(?:\w+:)?\w+(?:\s*(?:\+\+|--|[-.\[,+*/%<]|in\b).*)?", piece) is not None
-    if not piece or piece[0] in "\x00-+,[@" or re.match(r"\d[\d.]*(?:[\s,]|$)|\.(?:\d|\w+\s*$)|!\s*$", piece):
-        return True  # a string, an operator or argument after a group, a number, a member, `!(`
+    if piece.startswith(("$", "\x00")):  # a variable or a string, then an operator, an index, a member, nothing
+        return re.fullmatch(r"(?s)(?:\$(?:\w+:)?\w+|\x00)" + _PS_OPERAND_TAIL, piece) is not None
+    if not piece or piece[0] in "-+,[@" or re.match(r"\d[\d.]*(?:[\s,]|$)|\.(?:\d|\w+\s*$)|!\s*$", piece):
+        return True  # an operator or argument after a group, a number, a member, `!(`
     if piece.startswith("!"):
         return _ps_reads(piece[1:].strip())
     return re.fullmatch(_PS_READ_COMMANDS, piece.split(None, 1)[0]) is not None or reads_only(piece.replace("\x00", "''"))

@@ -69,7 +69,7 @@ from ..config.settings import Config
 from ..core import patch as patch_format
 from ..core.ledger import MAX_ID_CHARS, Agent, Limits, drop_slot, slot, slots, trim
 from ..core.outcome import Failure, preview
-from ..core.patch import ADD, PATCH_CHARS, UPDATE, missing_lines, updated_path
+from ..core.patch import ADD, PATCH_CHARS, UPDATE, missing_lines, unseen_through_shell, updated_path
 from ..core.redact import redact_prefix
 from ..core.shellwords import SHELL_TOOLS, powershell_reads_only, reads_only, shell_command
 from ..core.signature import digest
@@ -220,7 +220,13 @@ def _count_misfit(ctx: CallContext, file: str, line: str) -> None:
     entry = table.setdefault(file, [0, False, 0.0, "", False, ""])
     since = int(str(entry[5]).partition(":")[0] or 0) if len(entry) > 5 else 0
     sig = ctx.call["sig"]
-    same = f"{sig[:16]}:{min(resent(entry, sig) + 1, 99)}" if _one_file(patch_text(ctx.tool, ctx.tool_input, PATCH_CHARS)) else ""
+    patch = patch_text(ctx.tool, ctx.tool_input, PATCH_CHARS)
+    same = f"{sig[:16]}:{min(resent(entry, sig) + 1, 99)}" if _one_file(patch) else ""
+    if patch is not None and ctx.tool in SHELL_TOOLS and unseen_through_shell(patch):
+        # Judged in the folder the call's record gives (`hosts/workspace.misfit`), which the
+        # payload does not: the same command sent in another `workdir` is another file's patch,
+        # so it is no resend (the misfit count, which looks at the file, still denies the third).
+        same = str(entry[6]) if len(entry) > 6 else ""
     misfits = min(_misfits(entry) + 1, 99)
     rejected = len(entry) > 4 and bool(entry[4])
     # no error to quote: the host sends none (the model reads apply_patch's own)

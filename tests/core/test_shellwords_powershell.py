@@ -31,6 +31,7 @@ READS = [
     # the wrapped form Codex sent in other rollouts
     'pwsh.exe -NoLogo -Command Select-String -Path "frontend/src/x.tsx" -Pattern "a"',
     'powershell.exe -NoProfile -Command "Get-Content -Path src/app.ts -First 40"',
+    "powershell.exe -NoProfile -Command 'Select-String -Path src/app.ts -Pattern ''def '''",
     # a POSIX shell's reads are reads here too
     "git status; rg -n foo src",
     "cat a.txt",
@@ -73,6 +74,16 @@ WRITES = [
     "$(rm a)",
     "echo `rm a`",
     "for f in *; do rm $f; done",
+    # a program named through a variable or a quoted path: a POSIX shell runs it
+    "$HOME/.cargo/bin/cargo fmt",
+    "$VIRTUAL_ENV/bin/python -m black .",
+    "$PY -m ruff format src",
+    "$PROG --fix .",
+    '"$VENV/bin/python" -m black .',
+    "'./node_modules/.bin/prettier' --write src",
+    # the wrapped form with the script in single quotes: the script is judged, not a string
+    "powershell -NoProfile -Command '(Get-Content a.ts) -replace ''x'',''y'' | Set-Content a.ts'",
+    "pwsh -c 'Remove-Item a.ts'",
 ]
 
 

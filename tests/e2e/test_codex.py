@@ -258,3 +258,25 @@ def test_a_patch_sent_through_the_shell_is_judged_in_its_workdir(codex: Codex, w
     assert outer.read_text() == before  # and nothing else
     (record,) = [r for r in ledger.audit(ws) if r.get("action") == "deny"]
     assert (record["rule"], record["tool"]) == ("LOOP_GUARD_TARGET", "Bash")
+
+
+def test_a_shell_sent_patch_refused_in_one_workdir_applies_in_another(codex: Codex, ws: Workspace) -> None:
+    """The same `apply_patch <<'EOF'` of src/lib.py, refused twice in crates/a (whose src/lib.py
+    lacks its lines), then sent as it is in crates/b, where it fits: the hook payload is the same
+    command each time (Codex drops `workdir`), but the patch is no resend on the same file, and
+    it applies."""
+    a = ws.write("crates/a/src/lib.py", "def f():\n    return 1\n")
+    b = ws.write("crates/b/src/lib.py", "def f():\n    return 2\n")
+    line = ("apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: src/lib.py\n@@\n-    return 2\n+    return 3\n"
+            "*** End Patch\nEOF\n")
+    # a read that takes a while: the resend is a retry, not a parallel twin (`NO_RESULT_WINDOW_SECONDS`)
+    look = exec_command("head -c 500000000 /dev/zero | wc -c; sed -n '1,5p' src/lib.py", workdir="crates/a")
+    turns = [[exec_command(line, workdir="crates/a")], [look], [exec_command(line, workdir="crates/a")], [look],
+             [exec_command(line, workdir="crates/b")]]
+    run = codex.run(ws, Script(turns, final_text="Done."), "Make f return 3")
+    assert_hooks_succeeded(run)
+    assert "Failed to find expected lines" in outputs(run)[0], outputs(run)
+    assert "Failed to find expected lines" in outputs(run)[2], outputs(run)
+    assert [guard_texts(v) for v in views(run)] == [[]] * 5, run.describe()
+    assert b.read_text() == "def f():\n    return 3\n" and a.read_text() == "def f():\n    return 1\n"
+    assert [r for r in ledger.audit(ws) if r.get("action") == "deny"] == []

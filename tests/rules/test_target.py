@@ -404,3 +404,37 @@ def test_the_denial_names_the_file_as_the_patch_does() -> None:
 
 def _with_misfit(ctx: object, misfit: str) -> object:
     return ctx._replace(event=ctx.event._replace(misfit=misfit))  # type: ignore[attr-defined]
+
+
+def test_a_formatter_run_through_a_variable_or_a_quoted_path_lifts_the_resend_denial() -> None:
+    """A POSIX shell runs `$HOME/.cargo/bin/cargo fmt` and `"$VENV/bin/python" -m black .`: the
+    file may hold the patch's lines now, so the patch that failed twice as it is goes ahead (read
+    as PowerShell expressions, they used to be taken for reads and the resend stayed denied)."""
+    text = "*** Begin Patch\n*** Update File: src/app.py\n@@\n-    return total\n+    return total + 1\n*** End Patch"
+    for formatter in ("$HOME/.local/bin/ruff format src", '"$VENV/bin/python" -m black .'):
+        entry = agent()
+        for _ in range(2):
+            rule.on_result(result_ctx("apply_patch", {"command": text}, "", entry=entry, outcome=FAILED))  # type: ignore[arg-type]
+        assert rule.on_call(call_ctx("apply_patch", {"command": text}, entry=entry)) is not None  # type: ignore[arg-type]
+        rule.on_result(result_ctx("exec_command", {"cmd": formatter}, "1 file reformatted", entry=entry))  # type: ignore[arg-type]
+        assert rule.on_call(call_ctx("apply_patch", {"command": text}, entry=entry)) is None, formatter  # type: ignore[arg-type]
+
+
+def test_a_shell_sent_patch_that_did_not_fit_in_one_workdir_goes_ahead_where_it_fits() -> None:
+    """Codex drops a shell call's `workdir` from the hook payload: the same `apply_patch <<'EOF'`
+    of src/lib.rs sent in crates/a (whose src/lib.rs lacks its lines) and then in crates/b is one
+    call to the rule. The host layer judges each in its own folder (`HookEvent.misfit`), so the
+    one that fits goes ahead: only a patch that does not fit where it runs is denied."""
+    line = "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: src/lib.rs\n@@\n-    a();\n+    b();\n*** End Patch\nEOF\n"
+    entry = agent()
+    for _ in range(2):  # in crates/a: refused by apply_patch, no PostToolUse (Codex 0.171.0)
+        assert rule.on_call(_with_misfit(call_ctx("Bash", {"command": line}, entry=entry), "a();")) is None  # type: ignore[arg-type]
+    assert rule.on_call(call_ctx("Bash", {"command": line}, entry=entry)) is None  # type: ignore[arg-type]  # in crates/b: it fits
+    verdict = rule.on_call(_with_misfit(call_ctx("Bash", {"command": line}, entry=entry), "a();"))  # type: ignore[arg-type]
+    assert verdict is not None and "its hunk does not match src/lib.rs as it is now" in verdict.message  # type: ignore[attr-defined]
+    # a patch whose folder the payload tells (apply_patch's own) is denied when resent as it is
+    patch = {"command": line.split("\n", 1)[1].rsplit("EOF", 1)[0]}
+    entry = agent()
+    for _ in range(2):
+        assert rule.on_call(_with_misfit(call_ctx("apply_patch", patch, entry=entry), "a();")) is None  # type: ignore[arg-type]
+    assert rule.on_call(call_ctx("apply_patch", patch, entry=entry)) is not None  # type: ignore[arg-type]
