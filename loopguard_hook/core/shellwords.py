@@ -234,8 +234,9 @@ def reads_only(command: str) -> bool:
 #: A PowerShell script run through `powershell -Command` / `pwsh -c`: its body.
 _POWERSHELL = r"(?is)\A\s*(?:powershell|pwsh)(?:\.exe)?(?:\s+-(?!c\b|command\b)\w+)*\s+-(?:c|command)\s+(.*)\Z"
 #: PowerShell text that runs nothing: a single-quoted string (`''` inside), a double-quoted one
-#: with no `$(` subexpression (a backtick escapes there; `\` is a plain character).
-_PS_INERT = r"'(?:[^']|'')*'|\"(?:[^\"`$]|`.|\$(?!\())*\""
+#: with no `$(` subexpression and at most one backtick (an escape there, `"`n"`; two would run a
+#: command in a POSIX shell: `"`rm x`"`; `\` is a plain character).
+_PS_INERT = r"'(?:[^']|'')*'|\"[^\"`$]*(?:\$(?!\()[^\"`$]*)*(?:`[^`][^\"`$]*(?:\$(?!\()[^\"`$]*)*)?\""
 #: Where a PowerShell command may start: a statement, a pipeline stage, a block, a group.
 _PS_SPLIT = r"&&|\|\||[;|\n{}()]"
 #: Redirects to nowhere (`2>$null`, `2>&1`, `*>$null`): any other `>` writes a file.
@@ -243,10 +244,12 @@ _PS_HARMLESS_REDIRECT = r"[1-6*]>\s*(?:\$null\b|&1)"
 #: What makes a script more than reads, wherever it stands: a `>` into a file, a leftover quote
 #: (a string with a subexpression, a here-string), `&` (the call operator), a property set
 #: (`(Get-Item f).IsReadOnly = $false`), a method that writes or runs (`.Delete(`,
-#: `.WriteLine(`), or `ForEach-Object` given a method's name (`gci *.tmp | % Delete`).
+#: `.WriteLine(`, `.ForEach('Delete')`, `.'Delete'()`), or `ForEach-Object` given a method's
+#: name (`gci *.tmp | % Delete`).
 _PS_NOT_READ = (
     r"(?i)[\"'>]|(?<!&)&(?!&)|\.\w+\s*[-+*/]?=(?!=)"
-    r"|\.(?:Write|Save|Delete|MoveTo|CopyTo|Create|Open|Append|Start|Kill|Invoke|Execute|Set)\w*\s*\("
+    r"|\.(?:Write|Save|Delete|MoveTo|CopyTo|Create|Open|Append|Start|Kill|Invoke|Execute|Set|ForEach|Where)\w*\s*\("
+    r"|\.\x00\s*\("
     r"|(?:^|[\s|;{])(?:%|foreach|ForEach-Object)\s+(?:-\w+\s+)?(?![{($-])\S"
 )
 #: Static .NET calls that only read (`[IO.File]::ReadAllText(`, `[Text.Encoding]::UTF8`): any

@@ -110,3 +110,20 @@ def test_reading_programs_that_write_a_named_file(command: str) -> None:
 @pytest.mark.parametrize("command", ["sort -u a", "uniq -c a", "tree -L 2"])
 def test_reading_programs_without_an_output_file(command: str) -> None:
     assert reads_only(command)
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        'echo "`rm -rf build`"',  # two backticks in double quotes: a POSIX command substitution
+        "(gci *.tmp).ForEach('Delete')",
+        "$x.'Delete'()",
+    ],
+)
+def test_a_command_hidden_in_a_string_or_a_method_name_is_no_read(script: str) -> None:
+    assert not powershell_reads_only(script)
+
+
+def test_a_backtick_escape_in_double_quotes_is_a_read() -> None:
+    assert powershell_reads_only('$c = Get-Content -Path "f.tsx"; ($c | Select-Object -First 25) -join "`n"')
+
