@@ -267,7 +267,8 @@ def _verdict(ctx: CallContext, files: dict[str, Entry], file: str | None, how: s
     if patch is not None and misfit is not None and misfits >= MISFIT_AFTER:
         line = preview(redact_prefix(misfit, QUOTE_CHARS + 1), QUOTE_CHARS)
         path = redact_prefix(updated_path(patch) or file, QUOTE_CHARS)  # as the model wrote it: a command can use it
-        text = misfit_denial(path, misfits, line)
+        windows = re.match(r"[A-Za-z]:[\\/]", ctx.event.cwd or "") is not None  # Codex there runs PowerShell
+        text = misfit_denial(path, misfits, line, windows=windows)
         return Decision(Action.DENY, Rule.TARGET, text, advice=misfit_advice(path, line), times=misfits + 1, tool=ctx.tool)
     if cfg.reread_after_failed_edits and failures >= cfg.reread_after_failed_edits and not read:
         text = reread_denial(file, failures, error, script=how == "script")
@@ -540,15 +541,21 @@ def doomed_denial(file: str, error: str) -> str:
     )
 
 
-def misfit_denial(path: str, misfits: int, line: str) -> str:
+def misfit_denial(path: str, misfits: int, line: str, *, windows: bool = False) -> str:
     """A patch of `path` (as the patch names it) with a hunk the file, as it is now, does not hold
     where apply_patch looks (`line`: its first line the file holds nowhere, else its first), after
-    `misfits` patches of it that did not fit."""
+    `misfits` patches of it that did not fit; `windows`: the cwd is a Windows path, where Codex
+    runs shell commands in PowerShell, so the way to print numbered lines is PowerShell's."""
+    numbered = (
+        f"`$i=0; Get-Content '{path}' | ForEach-Object {{ $i++; if ($i -ge <from> -and $i -le <to>) {{ \"$i`t$_\" }} }}`"
+        if windows
+        else f"`nl -ba {path} | sed -n '<from>,<to>p'`"
+    )
     return (
         f"REPEAT_TOOL_BLOCKED: this patch of {path} was not run: its hunk does not match {path} as it is now "
         f"(the guard looked before the call; first line off: `{line}`), so apply_patch would refuse it, and the "
         f"last {misfits} patches of it did not fit either (loop guard policy, not a tool failure). Print the lines "
-        f"you mean to change with their numbers (`nl -ba {path} | sed -n '<from>,<to>p'`, a read tool) and copy "
+        f"you mean to change with their numbers ({numbered}, a read tool) and copy "
         "them exactly, change fewer lines at a time, or write the file whole; a patch whose lines are in the file "
         "goes ahead"
     )

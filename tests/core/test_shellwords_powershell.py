@@ -127,3 +127,15 @@ def test_a_command_hidden_in_a_string_or_a_method_name_is_no_read(script: str) -
 def test_a_backtick_escape_in_double_quotes_is_a_read() -> None:
     assert powershell_reads_only('$c = Get-Content -Path "f.tsx"; ($c | Select-Object -First 25) -join "`n"')
 
+
+def test_the_numbered_read_the_misfit_denial_suggests_on_windows_is_a_read() -> None:
+    """Following the denial's advice on Windows (Codex runs PowerShell there) is a read: it does
+    not restart the count of patches that did not fit."""
+    import re
+
+    from loopguard_hook.rules.target import misfit_denial
+
+    text = misfit_denial("Script/Lin/StateMgr.lua", 2, "local x", windows=True)
+    (command,) = re.findall(r"\(`(\$i=0; Get-Content [^`]*(?:`t[^`]*)?)`, a read tool\)", text)
+    assert powershell_reads_only(command.replace("<from>", "10").replace("<to>", "20")), command
+    assert "nl -ba" not in text and "nl -ba" in misfit_denial("src/app.py", 2, "x")
