@@ -19,15 +19,13 @@ budget of bytes per event, whole lines only.
 
 from __future__ import annotations
 
-import os
 import re
-import stat
 from typing import Any
 
 from ..core.event import Unhooked
 from ..core.ledger import Tail
 from .payload import json_text
-from .transcript import json_objects, read_new_lines
+from .transcript import json_objects, read_last, read_new_lines
 
 #: A command line or typed text kept per record; longer ones are cut (the signature reads the start).
 MAX_TEXT = 1024
@@ -115,23 +113,9 @@ def call_record(
     bytes. None when the call's record is not there: not written, further back, cut at the
     window's start, no rollout, no regular file. Never raises. Read only for a patch the hook
     payload alone cannot judge (`hosts/workspace.misfit`)."""
-    if not path or not call_id:
+    data = read_last(path, budget) if call_id else None
+    if data is None or call_id is None:
         return None
-    try:
-        # Non-blocking: a FIFO planted as the transcript must not hang the hook.
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0))
-    except (OSError, ValueError):  # ValueError: a NUL byte in the path
-        return None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            return None
-        start = max(0, st.st_size - budget)
-        data = os.pread(fd, st.st_size - start, start)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
     needle = b'"' + call_id.encode("utf-8", "surrogatepass") + b'"'
     lines = data.split(b"\n")
     for i in range(len(lines) - 1, -1, -1):

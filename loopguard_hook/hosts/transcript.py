@@ -82,6 +82,28 @@ def read_new_lines(tail: Tail, path: str | None, budget: int) -> list[bytes]:
     return _whole_lines(tail, data, start, skip_partial)
 
 
+def read_last(path: str | None, budget: int) -> bytes | None:
+    """The last `budget` bytes of the transcript at `path` (all of it when shorter); None for no
+    path, a missing or unreadable file, or one that is no regular file (a FIFO planted as the
+    transcript must not hang the hook). Never raises."""
+    if not path:
+        return None
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0))
+    except (OSError, ValueError):  # ValueError: a NUL byte in the path
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        start = max(0, st.st_size - budget)
+        return os.pread(fd, st.st_size - start, start)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
 def json_objects(lines: Iterable[bytes]) -> Iterator[dict[str, Any]]:
     """The JSON objects among `lines`; blank, malformed and non-object lines are skipped."""
     for line in lines:

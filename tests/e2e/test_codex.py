@@ -5,6 +5,7 @@ denial is worded as final, since Codex accepts no `continue: false` on PreToolUs
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -183,25 +184,35 @@ def test_session_end_forgets_the_session(codex: Codex, ws: Workspace) -> None:
     assert (record["session"], record["action"], record["count"]) == (session_id(run), "remind", 3)
 
 
+#: The report.py of the patch walls below, and the line their patches mean to write.
+REPORT = "def build(path, *, limit=None):\n    rows = load(path)[:limit]\n    return render(rows)\n"
+NEW = "    rows = load(path)[:limit] if limit else load(path)"
+
+
+def patch_wall(send: Callable[[str], dict[str, Any]], read: dict[str, Any]) -> list[list[dict[str, Any]]]:
+    """A wall of patches of report.py (`send` makes the call from the patch text): two whose hunks
+    the file does not hold, a read after each; a third that does not fit either; then one that
+    fits."""
+
+    def patch(old: list[str]) -> dict[str, Any]:
+        body = "".join(f"-{line}\n" for line in old) + f"+{NEW}\n"
+        return send(f"*** Begin Patch\n*** Update File: report.py\n@@\n{body}*** End Patch\n")
+
+    return [
+        [patch(["    rows = load(path)", "    return render(rows)"])], [read],
+        [patch(["    rows = load(path, limit)", "    return render(rows)"])], [read],
+        [patch(["    rows = load(path)[:limit]", "    return render(rows, limit)"])],
+        [patch(["    rows = load(path)[:limit]"])],
+    ]
+
+
 def test_a_patch_the_file_cannot_take_is_denied_after_two_that_did_not_fit(codex: Codex, ws: Workspace) -> None:
     """Issue 22 class 1 with the reread precondition met: the model reads report.py before every
     retry, yet its hunks are not in the file. Codex's apply_patch refuses the first two; the guard
     looks at the file before the third, finds its hunk nowhere, and denies it with the hunk's first
     line (LOOP_GUARD_TARGET); a patch built from the file's real lines then applies."""
-    report = ws.write("report.py", "def build(path, *, limit=None):\n    rows = load(path)[:limit]\n    return render(rows)\n")
-
-    def patch(old: list[str], new: list[str]) -> dict[str, Any]:
-        body = "".join(f"-{line}\n" for line in old) + "".join(f"+{line}\n" for line in new)
-        return apply_patch(f"*** Begin Patch\n*** Update File: report.py\n@@\n{body}*** End Patch\n")
-
-    read = exec_command("sed -n '1,40p' report.py")
-    new = ["    rows = load(path)[:limit] if limit else load(path)"]
-    turns = [
-        [patch(["    rows = load(path)", "    return render(rows)"], new)], [read],
-        [patch(["    rows = load(path, limit)", "    return render(rows)"], new)], [read],
-        [patch(["    rows = load(path)[:limit]", "    return render(rows, limit)"], new)],
-        [patch(["    rows = load(path)[:limit]"], new)],
-    ]
+    report = ws.write("report.py", REPORT)
+    turns = patch_wall(apply_patch, exec_command("sed -n '1,40p' report.py"))
     run = codex.run(ws, Script(turns, final_text="Done."), "Let build take a row limit")
     assert_hooks_succeeded(run)
     results = outputs(run)
@@ -213,7 +224,7 @@ def test_a_patch_the_file_cannot_take_is_denied_after_two_that_did_not_fit(codex
     assert "first line off: `return render(rows, limit)`" in hit.text, hit.text  # the line the file does not hold
     assert "apply_patch verification failed" not in results[4]  # apply_patch did not run: the guard answered
     assert guard_texts(views(run)[5]) == [] and "Success" in results[5], results[5]
-    assert report.read_text().splitlines()[1] == new[0]
+    assert report.read_text().splitlines()[1] == NEW
     (record,) = [r for r in ledger.audit(ws) if r.get("action") == "deny"]
     assert (record["rule"], record["tool"]) == ("LOOP_GUARD_TARGET", "apply_patch")
 
@@ -225,26 +236,16 @@ def test_a_patch_sent_through_the_shell_is_judged_in_its_workdir(codex: Codex, w
     crates/a/report.py, not the cwd's report.py (which holds their hunks): the first two are
     refused by apply_patch, the third is denied (LOOP_GUARD_TARGET), and one that fits
     crates/a/report.py, though not the cwd's, applies there."""
-    inner = ws.write("crates/a/report.py", "def build(path, *, limit=None):\n"
-                                           "    rows = load(path)[:limit]\n    return render(rows)\n")
-    # the cwd's report.py holds every hunk below
-    outer = ws.write("report.py", "    rows = load(path)\n    rows = load(path, limit)\n"
-                                  "    return render(rows, limit)\n    return render(rows)\n")
+    inner = ws.write("crates/a/report.py", REPORT)
+    # the cwd's report.py holds every hunk of the wall
+    outer = ws.write("report.py", "    rows = load(path)\n    return render(rows)\n    rows = load(path, limit)\n"
+                                  "    return render(rows)\n    rows = load(path)[:limit]\n    return render(rows, limit)\n")
     before = outer.read_text()
 
-    def patch(old: list[str], new: list[str]) -> dict[str, Any]:
-        body = "".join(f"-{line}\n" for line in old) + "".join(f"+{line}\n" for line in new)
-        line = f"apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: report.py\n@@\n{body}*** End Patch\nEOF\n"
-        return exec_command(line, workdir="crates/a")
+    def through_the_shell(text: str) -> dict[str, Any]:
+        return exec_command(f"apply_patch <<'EOF'\n{text}EOF\n", workdir="crates/a")
 
-    read = exec_command("sed -n '1,40p' report.py", workdir="crates/a")
-    new = ["    rows = load(path)[:limit] if limit else load(path)"]
-    turns = [
-        [patch(["    rows = load(path)", "    return render(rows)"], new)], [read],
-        [patch(["    rows = load(path, limit)", "    return render(rows)"], new)], [read],
-        [patch(["    rows = load(path, limit)", "    return render(rows, limit)"], new)],
-        [patch(["    rows = load(path)[:limit]"], new)],
-    ]
+    turns = patch_wall(through_the_shell, exec_command("sed -n '1,40p' report.py", workdir="crates/a"))
     run = codex.run(ws, Script(turns, final_text="Done."), "Let build take a row limit")
     assert_hooks_succeeded(run)
     results = outputs(run)
@@ -254,7 +255,7 @@ def test_a_patch_sent_through_the_shell_is_judged_in_its_workdir(codex: Codex, w
     (hit,) = guard_texts(views(run)[4])
     assert "REPEAT_TOOL_BLOCKED: this patch of report.py was not run" in hit.text, hit.text
     assert guard_texts(views(run)[5]) == [], run.describe()
-    assert inner.read_text().splitlines()[1] == new[0]  # applied in the workdir
+    assert inner.read_text().splitlines()[1] == NEW  # applied in the workdir
     assert outer.read_text() == before  # and nothing else
     (record,) = [r for r in ledger.audit(ws) if r.get("action") == "deny"]
     assert (record["rule"], record["tool"]) == ("LOOP_GUARD_TARGET", "Bash")
