@@ -199,7 +199,8 @@ STALE_AFTER = 2
 
 
 def _stale(entry: Entry) -> int:
-    """An entry's edits refused as `_STALE` (0 for an entry written before they were counted)."""
+    """An entry's edits with a `C:/…` path refused as `_STALE` (0 for an entry written before
+    they were counted)."""
     value = entry[8] if len(entry) > 8 else 0
     return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < 100 else 0
 
@@ -459,8 +460,10 @@ def on_result(ctx: ResultContext) -> None:
     no_fit = new and how == "patch" and re.search(_NO_FIT, ctx.outcome.text[:4096]) is not None
     misfits = min(_misfits(entry) + no_fit, 99)
     since = min(since + new, 99)
-    # Claude Code's "unexpectedly modified" of an edit, which a read before it did not prevent
-    stale = min(_stale(entry) + (how == "patch" and re.search(_STALE, ctx.outcome.text[:512]) is not None), 99)
+    # Claude Code's "unexpectedly modified" of an edit whose path is spelled `C:/…`: the spelling
+    # it does not match to a read (one spelled otherwise failed for another reason)
+    slashed = how == "patch" and ctx.tool in PATCH_TOOLS and _slashed_drive_path(ctx.tool_input) is not None
+    stale = min(_stale(entry) + (slashed and re.search(_STALE, ctx.outcome.text[:512]) is not None), 99)
     table[file] = [failures, bool(entry[1]), ctx.call["t"], quote, rejected, f"{since}:{missed}", same, misfits, stale]
     trim(table, MAX_FILES, lambda k: float(table[k][2]))
     return None

@@ -438,3 +438,31 @@ def test_a_shell_sent_patch_that_did_not_fit_in_one_workdir_goes_ahead_where_it_
     for _ in range(2):
         assert rule.on_call(_with_misfit(call_ctx("apply_patch", patch, entry=entry), "a();")) is None  # type: ignore[arg-type]
     assert rule.on_call(call_ctx("apply_patch", patch, entry=entry)) is not None  # type: ignore[arg-type]
+
+
+STALE = Outcome("f", Failure.HARD, "File has been unexpectedly modified. Read it again before attempting to write it.")
+
+
+def _stale_edit(entry: dict, path: str) -> None:  # type: ignore[type-arg]
+    rule.on_result(result_ctx("Edit", {**EDIT, "file_path": path}, "", entry=entry, outcome=STALE))  # type: ignore[arg-type]
+    rule.on_result(result_ctx("Read", {"file_path": path}, {"file": {"content": "x"}}, entry=entry))  # type: ignore[arg-type]
+
+
+def test_only_edits_spelled_with_forward_slashes_count_toward_the_windows_spelling_denial() -> None:
+    """Two Edits of `C:/repo/src/app.py` refused 'unexpectedly modified', a Read after each: the
+    third with that spelling is denied, one spelled `C:\\repo\\src\\app.py` goes ahead. Refusals
+    of the backslash spelling (another cause: a real writer, Windows access times) count for
+    nothing: a forward-slash edit after them is not told the spelling is the fault."""
+    slashed, back = "C:/repo/src/app.py", "C:\\repo\\src\\app.py"
+    entry = agent()
+    _stale_edit(entry, slashed)
+    assert rule.on_call(call_ctx("Edit", {**EDIT, "file_path": slashed}, entry=entry)) is None  # type: ignore[arg-type]
+    _stale_edit(entry, slashed)
+    verdict = rule.on_call(call_ctx("Edit", {**EDIT, "file_path": slashed}, entry=entry))  # type: ignore[arg-type]
+    assert verdict is not None and (verdict.action, verdict.rule) == (Action.DENY, Rule.TARGET)  # type: ignore[attr-defined]
+    assert back in verdict.message  # type: ignore[attr-defined]
+    assert rule.on_call(call_ctx("Edit", {**EDIT, "file_path": back}, entry=entry)) is None  # type: ignore[arg-type]
+    other = agent()
+    _stale_edit(other, back)
+    _stale_edit(other, back)
+    assert rule.on_call(call_ctx("Edit", {**EDIT, "file_path": slashed}, entry=other)) is None  # type: ignore[arg-type]
