@@ -51,8 +51,8 @@ ahead is counted as failed at its PreToolUse: Codex 0.171.0 sends no PostToolUse
 that may change files without naming them ends the count, as it ends the resend count.
 
 On Claude Code under Windows, an edit whose path names a drive with forward slashes (`C:/x/y.js`)
-after `STALE_AFTER` (2) edits of the file refused `File has been unexpectedly modified` is
-denied, read or not: Claude Code does not match that spelling to the read of it, so every round
+after `STALE_AFTER` (2) edits of the file spelled so refused `File has been unexpectedly modified`
+is denied, read or not: Claude Code does not match that spelling to the read of it, so every round
 fails so; the denial says to write the path with backslashes, and an edit that does goes ahead.
 
 Its slot is `Agent.rules["target"]`: `{file: [failed attempts, read since the first of them,
