@@ -60,7 +60,7 @@ def unhooked_items(record: dict[str, Any]) -> list[Unhooked]:
         name = payload.get("name")
         if name not in ("exec_command", "write_stdin"):
             return []
-        args = _arguments(payload.get("arguments"))
+        args = call_arguments(payload.get("arguments"))
         if name == "exec_command":
             command = args.get("cmd")
             return [Unhooked("command", call_id, time, text=command[:MAX_TEXT])] if isinstance(command, str) else []
@@ -93,7 +93,9 @@ def command_state(output: str) -> tuple[int | None, int | None, bool] | None:
     )
 
 
-def _arguments(raw: Any) -> dict[str, Any]:
+def call_arguments(raw: Any) -> dict[str, Any]:
+    """A `function_call` record's `arguments` (a JSON text, or an object in older rollouts) as an
+    object; {} for any other shape."""
     args = json_text(raw) if isinstance(raw, str) else raw
     return args if isinstance(args, dict) else {}
 
@@ -124,7 +126,7 @@ def call_record(
         for record in json_objects([lines[i]]):
             payload = record.get("payload") if record.get("type") == "response_item" else record
             if isinstance(payload, dict) and payload.get("type") == "function_call" and payload.get("call_id") == call_id:
-                return _arguments(payload.get("arguments")), _turn_cwd(lines[:i])
+                return call_arguments(payload.get("arguments")), _turn_cwd(lines[:i])
     return None
 
 

@@ -11,6 +11,7 @@ from typing import Any
 from ..core.event import MAIN_AGENT
 from ..core.patch import PATCH_CHARS, recorded_misfit, recorded_shell_patch, unseen_through_shell
 from ..core.tools import patch_text
+from ..hosts.rollout import call_arguments
 from .codex_tools import (
     BARE_ITEMS,
     COMPLETION_EVENTS,
@@ -22,7 +23,6 @@ from .codex_tools import (
     find_key,
     is_stop_continuation,
     patch_output,
-    recorded_arguments,
     seconds,
     shell_script,
     split_exec_output,
@@ -43,7 +43,7 @@ class _CodexCall:
     has_output: bool = False
     completion: dict[str, Any] | None = None
     posted: bool = False
-    arguments: Any = None  #: a `function_call`'s, as the live hook reads it (`hosts.rollout.call_record`)
+    arguments: Any = None  #: a `function_call`'s, as recorded (the live hook reads it: `hosts.rollout.call_record`)
 
 
 class CodexStream:
@@ -220,7 +220,7 @@ class CodexStream:
                 return
             self.compaction_open = False
             call = self.calls[call_id] = _CodexCall(call_id, tool[0], tool[1], self.turn_id)
-            call.arguments = recorded_arguments(item) if ptype == "function_call" else None
+            call.arguments = item.get("arguments") if ptype == "function_call" else None
             self.usage.call(call_id)
             self._emit(time, self._tool_payload("PreToolUse", call), line.number)
             return
@@ -335,8 +335,8 @@ class CodexStream:
         """A patch apply_patch refused for a hunk it did not find (`core.patch.recorded_misfit`): the
         live hook would have seen so at its PreToolUse, looking at the file (`HookEvent.misfit`)."""
         patch = patch_text(call.tool, call.tool_input, PATCH_CHARS)  # apply_patch's, or sent through a shell
-        unseen = patch is not None and unseen_through_shell(patch) and recorded_shell_patch(call.arguments) is None
-        if patch is None or not isinstance(response, str) or unseen:
+        shell = patch is not None and unseen_through_shell(patch)  # judged only as its record has it
+        if patch is None or not isinstance(response, str) or shell and not recorded_shell_patch(call_arguments(call.arguments)):
             return  # the live hook does not judge it (`hosts/workspace.misfit`)
         found = recorded_misfit(patch, response)
         i = self._pre_tool_use(call) if found is not None else None

@@ -196,12 +196,3 @@ def find_key(value: Any, keys: tuple[str, ...]) -> str | None:
                 return found
     return None
 
-
-def recorded_arguments(item: Mapping[str, Any]) -> Any:
-    """A `function_call` record's `arguments` as the JSON value they hold (None when malformed or
-    absent): what the live hook reads of the call from the rollout (`hosts.rollout.call_record`)."""
-    arguments = item.get("arguments")
-    try:
-        return orjson.loads(arguments) if isinstance(arguments, str) else arguments
-    except orjson.JSONDecodeError:
-        return None
