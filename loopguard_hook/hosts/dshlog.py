@@ -27,7 +27,6 @@ on a Stop whose transcript is a DSH log.
 from __future__ import annotations
 
 import os
-import stat
 import sys
 import time
 from collections.abc import Callable
@@ -35,7 +34,7 @@ from typing import Any
 
 from ..core.ledger import Tail
 from ..core.signature import digest
-from .transcript import json_objects
+from .transcript import json_objects, open_regular
 
 #: Every zstd frame starts so (RFC 8878 §3.1.1).
 MAGIC = b"\x28\xb5\x2f\xfd"
@@ -102,16 +101,11 @@ def read_new_texts(
     Never raises for a missing, unreadable or corrupt file: it returns what it could read.
     """
     found = Read()
-    if not path:
+    opened = open_regular(path)
+    if opened is None or path is None:
         return found
+    fd, st = opened
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0))
-    except (OSError, ValueError):  # ValueError: a NUL byte in the path
-        return found
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            return found
         try:
             zstd = _zstd()
         except ImportError:  # installed without its decompressor: no text to judge, never a bug

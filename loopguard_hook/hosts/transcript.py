@@ -43,17 +43,11 @@ def read_new_lines(tail: Tail, path: str | None, budget: int) -> list[bytes]:
     nothing and is read from its end on. Never raises for a missing or unreadable file: it
     returns nothing.
     """
-    if not path:
+    opened = open_regular(path)
+    if opened is None or path is None:
         return []
+    fd, st = opened
     try:
-        # Non-blocking: a FIFO planted as the transcript must not hang the hook.
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0))
-    except (OSError, ValueError):  # ValueError: a NUL byte in the path
-        return []
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            return []
         ident = digest(path.encode("utf-8", "surrogatepass"))
         offset = tail.get("offset", 0)
         if tail.get("path") != ident or tail.get("ino") != st.st_ino:
@@ -82,10 +76,11 @@ def read_new_lines(tail: Tail, path: str | None, budget: int) -> list[bytes]:
     return _whole_lines(tail, data, start, skip_partial)
 
 
-def read_last(path: str | None, budget: int) -> bytes | None:
-    """The last `budget` bytes of the transcript at `path` (all of it when shorter); None for no
-    path, a missing or unreadable file, or one that is no regular file (a FIFO planted as the
-    transcript must not hang the hook). Never raises."""
+def open_regular(path: str | None) -> tuple[int, os.stat_result] | None:
+    """A descriptor of the transcript at `path`, open read-only and non-blocking (a FIFO planted
+    as the transcript must not hang the hook), and its state: the caller closes it. None for no
+    path, a file that cannot be opened (a NUL byte in the path too), or one that is no regular
+    file. Never raises."""
     if not path:
         return None
     try:
@@ -94,8 +89,23 @@ def read_last(path: str | None, budget: int) -> bytes | None:
         return None
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            return None
+    except OSError:
+        st = None
+    if st is None or not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        return None
+    return fd, st
+
+
+def read_last(path: str | None, budget: int) -> bytes | None:
+    """The last `budget` bytes of the transcript at `path` (all of it when shorter); None for no
+    path, a missing or unreadable file, or one that is no regular file (a FIFO planted as the
+    transcript must not hang the hook). Never raises."""
+    opened = open_regular(path)
+    if opened is None:
+        return None
+    fd, st = opened
+    try:
         start = max(0, st.st_size - budget)
         return os.pread(fd, st.st_size - start, start)
     except OSError:
