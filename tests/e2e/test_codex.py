@@ -206,6 +206,22 @@ def patch_wall(send: Callable[[str], dict[str, Any]], read: dict[str, Any]) -> l
     ]
 
 
+def assert_wall_denied_at_the_third(run: Run, ws: Workspace, tool: str) -> tuple[str, list[str]]:
+    """The run of a `patch_wall`: apply_patch refused the first two patches, the model saw
+    nothing of the guard until the third, which the guard denied (LOOP_GUARD_TARGET, as `tool`,
+    its one denial), and nothing of it at the fourth. Returns the denial's text and the results."""
+    assert_hooks_succeeded(run)
+    results = outputs(run)
+    assert len(results) == 6, run.describe()
+    assert "Failed to find expected lines" in results[0] and "Failed to find expected lines" in results[2], results
+    assert [verdict(v) for v in views(run)][:4] == ["-"] * 4, run.describe()
+    (hit,) = guard_texts(views(run)[4])
+    assert guard_texts(views(run)[5]) == [], run.describe()
+    (record,) = [r for r in ledger.audit(ws) if r.get("action") == "deny"]
+    assert (record["rule"], record["tool"]) == ("LOOP_GUARD_TARGET", tool)
+    return hit.text, results
+
+
 def test_a_patch_the_file_cannot_take_is_denied_after_two_that_did_not_fit(codex: Codex, ws: Workspace) -> None:
     """Issue 22 class 1 with the reread precondition met: the model reads report.py before every
     retry, yet its hunks are not in the file. Codex's apply_patch refuses the first two; the guard
@@ -214,19 +230,12 @@ def test_a_patch_the_file_cannot_take_is_denied_after_two_that_did_not_fit(codex
     report = ws.write("report.py", REPORT)
     turns = patch_wall(apply_patch, exec_command("sed -n '1,40p' report.py"))
     run = codex.run(ws, Script(turns, final_text="Done."), "Let build take a row limit")
-    assert_hooks_succeeded(run)
-    results = outputs(run)
-    assert len(results) == 6, run.describe()
-    assert "Failed to find expected lines" in results[0] and "Failed to find expected lines" in results[2], results
-    assert [verdict(v) for v in views(run)][:4] == ["-"] * 4, run.describe()
-    (hit,) = guard_texts(views(run)[4])
-    assert "REPEAT_TOOL_BLOCKED: this patch of report.py was not run: its hunk does not match report.py" in hit.text, hit.text
-    assert "first line off: `return render(rows, limit)`" in hit.text, hit.text  # the line the file does not hold
+    hit, results = assert_wall_denied_at_the_third(run, ws, "apply_patch")
+    assert "REPEAT_TOOL_BLOCKED: this patch of report.py was not run: its hunk does not match report.py" in hit, hit
+    assert "first line off: `return render(rows, limit)`" in hit, hit  # the line the file does not hold
     assert "apply_patch verification failed" not in results[4]  # apply_patch did not run: the guard answered
-    assert guard_texts(views(run)[5]) == [] and "Success" in results[5], results[5]
+    assert "Success" in results[5], results[5]
     assert report.read_text().splitlines()[1] == NEW
-    (record,) = [r for r in ledger.audit(ws) if r.get("action") == "deny"]
-    assert (record["rule"], record["tool"]) == ("LOOP_GUARD_TARGET", "apply_patch")
 
 
 def test_a_patch_sent_through_the_shell_is_judged_in_its_workdir(codex: Codex, ws: Workspace) -> None:
@@ -247,18 +256,10 @@ def test_a_patch_sent_through_the_shell_is_judged_in_its_workdir(codex: Codex, w
 
     turns = patch_wall(through_the_shell, exec_command("sed -n '1,40p' report.py", workdir="crates/a"))
     run = codex.run(ws, Script(turns, final_text="Done."), "Let build take a row limit")
-    assert_hooks_succeeded(run)
-    results = outputs(run)
-    assert len(results) == 6, run.describe()
-    assert "Failed to find expected lines" in results[0] and "Failed to find expected lines" in results[2], results
-    assert [verdict(v) for v in views(run)][:4] == ["-"] * 4, run.describe()
-    (hit,) = guard_texts(views(run)[4])
-    assert "REPEAT_TOOL_BLOCKED: this patch of report.py was not run" in hit.text, hit.text
-    assert guard_texts(views(run)[5]) == [], run.describe()
+    hit, _ = assert_wall_denied_at_the_third(run, ws, "Bash")
+    assert "REPEAT_TOOL_BLOCKED: this patch of report.py was not run" in hit, hit
     assert inner.read_text().splitlines()[1] == NEW  # applied in the workdir
     assert outer.read_text() == before  # and nothing else
-    (record,) = [r for r in ledger.audit(ws) if r.get("action") == "deny"]
-    assert (record["rule"], record["tool"]) == ("LOOP_GUARD_TARGET", "Bash")
 
 
 def test_a_shell_sent_patch_refused_in_one_workdir_applies_in_another(codex: Codex, ws: Workspace) -> None:
