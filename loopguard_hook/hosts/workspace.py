@@ -131,9 +131,10 @@ def _recorded(event: HookEvent) -> tuple[str, str] | None:
     """`(patch, folder)` of a patch sent through Codex's shell, from the call's record in the
     rollout (`core.patch.recorded_shell_patch`): the folder is its `workdir` when absolute, else
     that `workdir` (or none) under the turn's cwd from the rollout's `turn_context`. Not the
-    payload's `cwd`: Codex 0.171.0 sends there the call's folder, `workdir` already applied
-    (tests/e2e/test_codex.py), where research/codex-hooks.md row 11 reports the turn's; so
-    a relative `workdir` with no `turn_context` in sight is not judged. None when not known."""
+    payload's `cwd`: Codex 0.171.0 sent there the call's folder, `workdir` already applied, in
+    probes of the real client (2026-12-03; no test pins it), where research/codex-hooks.md row 11
+    reports the turn's; so a relative `workdir` with no `turn_context` in sight is not judged.
+    None when not known."""
     from .rollout import call_record  # only for such a patch: most events need no rollout
 
     found = call_record(event.transcript_path, event.tool_use_id)
