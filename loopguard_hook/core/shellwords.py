@@ -1,6 +1,7 @@
 """Shell command lines in a canonical spelling, so that spacing and quoting style do not split a
 call's signature (`signature.call_key`); the command a shell call runs (`shell_command`), and
-whether it only reads (`reads_only`). Pure; no imports beyond `re`.
+whether it only reads (`reads_only`; `powershell_reads_only` for a PowerShell script, which Codex
+runs on Windows). Pure; no imports beyond `re`.
 
 `grep -rn "x"  src/`, `grep -rn 'x' src/` and `grep  -rn x src/ ` are one command to the shell:
 blank runs between words are one separator and quotes around plain text mean nothing. Blanks
@@ -228,7 +229,6 @@ def reads_only(command: str) -> bool:
         elif head not in _READ_ONLY_COMMANDS:
             return False
     return True
-
 
 
 #: A PowerShell script run through `powershell -Command` / `pwsh -c`: its body.
