@@ -22,7 +22,7 @@ def _report(profile: str = "balanced") -> replay.Report:
     return replay.replay(replay.read_transcript(str(DATA)), config)
 
 
-def test_replay_lists_the_polls_and_reminds_the_hung_build_started_again() -> None:
+def test_replay_lists_the_polls_and_denies_the_hung_build_started_again() -> None:
     report = _report()
     assert [(p.session, p.empty, bool(p.typed)) for p in report.polls] == [
         (21283, True, False), (21283, True, False), (21283, False, True), (60363, True, False)
@@ -31,9 +31,9 @@ def test_replay_lists_the_polls_and_reminds_the_hung_build_started_again() -> No
     assert report.polls[2].done is None  # the Ctrl-C's answer has no command header
     [decision] = report.decisions
     assert (decision.tool_use_id, decision.verdict.action, decision.verdict.rule) == (
-        "call_6rwVhzyNfR3asxzrIqVGK0uP", "remind", "LOOP_GUARD_HUNG"
-    )
-    assert "2 polls of it over 4 minutes returned nothing" in decision.message
+        "call_6rwVhzyNfR3asxzrIqVGK0uP", "deny", "LOOP_GUARD_HUNG"
+    )  # nothing was done between the polls and the build started again
+    assert "2 polls over 4 minutes returned nothing" in decision.message
     text = replay.format_text(report)
     assert "-- 2 write_stdin polls of session 21283 `dotnet build MicroCalc.sln" in text
     assert "(no hook sees them): nothing new for 4m03s" in text
@@ -64,8 +64,6 @@ def test_status_and_stats_show_the_polls_the_hook_read(tmp_path: Path, capsys: p
     assert main(["stats", "--json", "--state-dir", str(state)]) == 0
     stats = json.loads(capsys.readouterr().out)
     assert stats["unhooked_polls"] == {"polls": 4, "empty": 4, "hung": 1, "sessions": 1}
-    assert {(r["rule"], r["variant"]) for r in stats["rows"]} == {
-        ("LOOP_GUARD_HUNG", "hung_reminder"), ("LOOP_GUARD_HUNG", "hung_denial")
-    }
+    assert [(r["rule"], r["variant"], r["shown"]) for r in stats["rows"]] == [("LOOP_GUARD_HUNG", "hung_denial", 2)]
     assert main(["stats", "--state-dir", str(state)]) == 0
     assert "write_stdin polls no hook saw: 4 (4 empty) in 1 live session(s); 1 command(s) found hung" in capsys.readouterr().out

@@ -10,9 +10,14 @@ hangs the same way. The host layer reads those polls from the rollout at the nex
 A command session is hung once `hung_command_polls` bare polls in a row returned nothing and it
 has printed nothing for `hung_command_seconds` (from the end of its last output, or its start).
 The next hooked call that runs the same command again (`command_key`: the same program and
-operands, whatever its options) is reminded, with what happened and what to do instead; after
-the reminder, running again a command line that hung, or the same command once a second session
-of it hung, is denied. A command under a time limit (`timeout 300 …`) is another command: the
+operands, whatever its options) is judged by what happened since the hung session started:
+- nothing that may change what the command waits for (only reads: `shellwords.reads_only`, a
+  read tool, failed calls): it would hang the same way, so it is denied at PreToolUse, saying
+  what to do instead;
+- a call that may have (an edit or patch, a shell command other than a read, a permission
+  request, another agent's run): the model may have fixed the cause, as in an edit → test
+  cycle, so it goes ahead, reminded once with what happened and what to do if it hangs again.
+A command under a time limit (`timeout 300 …`) or a narrower target is another command: the
 way out stays open. A session that prints again or ends by itself clears its command; one that
 ends at a typed Ctrl-C does not. A user prompt or a compaction forgets what hung.
 
@@ -20,7 +25,8 @@ Its slot is `Agent.rules["unhooked"]` (`Table`): the reader's cursor (`tail`), `
 for their output (at most `MAX_CALLS`), command `sessions` left running (at most
 `MAX_SESSIONS`), the `hung` commands by the digest of their `command_key` (at most `MAX_HUNG`),
 and the session's totals `polls` and `empty` (for `status`). A command line is kept redacted
-for the texts, and as digests for the comparisons, never as written.
+for the texts, and as digests for the comparisons, never as written. `changed` is when the
+latest call that may have changed what a hung command waits for succeeded (`on_result`).
 """
 
 from collections.abc import Sequence
@@ -30,17 +36,18 @@ from ..config.settings import Config
 from ..core.event import HookEvent, Unhooked
 from ..core.ledger import Agent, Limits, Tail, slot, slots, trim
 from ..core.messages import PREFIX
+from ..core.outcome import Failure
 from ..core.redact import redact_prefix
-from ..core.shellwords import SHELL_KEYS, SHELL_TOOLS, shell_words
+from ..core.shellwords import SHELL_KEYS, SHELL_TOOLS, powershell_reads_only, reads_only, shell_command, shell_words
 from ..core.signature import digest
+from ..core.tools import is_read_tool
 from ..core.verdict import Action, Decision, Rule
-from .base import CallContext
+from .base import CallContext, ResultContext
 
 NAME = "unhooked"
 MAX_CALLS = 16
 MAX_SESSIONS = 8
 MAX_HUNG = 8
-MAX_LINES = 4
 #: Operands of a command kept in its key: enough to tell `dotnet build A.sln` from `dotnet build B.csproj`.
 KEY_WORDS = 6
 #: Leading commands that only set the scene (`cd repo && make`): the command is what follows.
@@ -51,12 +58,11 @@ if TYPE_CHECKING:  # the slot's shape, for the type checker (plain dicts at run 
     from typing import NotRequired, TypedDict
 
     class Command(TypedDict):
-        """A command line as the ledger keeps it: redacted and cut for the texts (`command`), the
-        digests of its `command_key` (`key`, "" for none) and of the whole line (`line`)."""
+        """A command line as the ledger keeps it: redacted and cut for the texts (`command`), and
+        the digest of its `command_key` (`key`, "" for none)."""
 
         command: str
         key: str
-        line: str
 
     class Waiting(TypedDict):
         """A call waiting for its output: a command (`run`) or a poll (`session`, `typed`)."""
@@ -67,25 +73,26 @@ if TYPE_CHECKING:  # the slot's shape, for the type checker (plain dicts at run 
         typed: NotRequired[bool]
 
     class Running(TypedDict):
-        """A command session left running: printed nothing since `quiet`, `empty` bare polls in
-        a row answered nothing, `hung` once counted as a hang."""
+        """A command session left running since `start`: printed nothing since `quiet`, `empty`
+        bare polls in a row answered nothing, `hung` once counted as a hang."""
 
         run: Command
         quiet: float
         empty: int
         hung: bool
+        start: NotRequired[float]
 
     class Hung(TypedDict):
         """A command found hung (under its key's digest): the last hung command line (redacted),
         its session's `polls` and `seconds` of silence, how many sessions of it hung, whether the
-        model was reminded, the digests of its command lines that hung (at most `MAX_LINES`)."""
+        model was reminded, when the latest hung session started (`start`)."""
 
         command: str
         polls: int
         seconds: float
         hangs: int
         reminded: bool
-        lines: list[str]
+        start: NotRequired[float]
 
     class Table(TypedDict, total=False):
         """`Agent.rules["unhooked"]`."""
@@ -96,6 +103,7 @@ if TYPE_CHECKING:  # the slot's shape, for the type checker (plain dicts at run 
         hung: dict[str, Hung]
         polls: int
         empty: int
+        changed: float
 
     class Shown(TypedDict):
         """What `status` shows of an agent's unhooked polls (`summary`)."""
@@ -154,14 +162,9 @@ def _digest(text: str) -> str:
     return digest(text.encode("utf-8", "surrogatepass")) if text else ""
 
 
-def _line(command: str) -> str:
-    spelled = shell_words(command[:4096])
-    return _digest(spelled if spelled is not None else command)
-
-
 def _command(command: str) -> "Command":
     """What the ledger keeps of a command line: never the line itself (it may hold a secret)."""
-    return {"command": redact_prefix(command, 160), "key": _digest(command_key(command)), "line": _line(command)}
+    return {"command": redact_prefix(command, 160), "key": _digest(command_key(command))}
 
 
 # -- what the host layer read: folded into the slot at each event ----------------------------
@@ -200,7 +203,8 @@ def _absorb(table: "Table", item: Unhooked, t: float, config: Config) -> None:
         if "run" in waiting:
             if item.session is not None:  # left running: its polls will follow
                 quiet = waiting["t"] if item.empty else t
-                sessions[str(item.session)] = {"run": waiting["run"], "quiet": quiet, "empty": 0, "hung": False}
+                run, start = waiting["run"], waiting["t"]
+                sessions[str(item.session)] = {"run": run, "quiet": quiet, "empty": 0, "hung": False, "start": start}
             return
         typed = waiting.get("typed", False)
         if not typed and item.empty and item.session is not None:
@@ -228,12 +232,11 @@ def _hung(table: "Table", entry: "Running", t: float) -> None:
     if not run["key"]:
         return
     hung = table.setdefault("hung", {})
-    found = hung.setdefault(run["key"], {"command": "", "polls": 0, "seconds": 0.0, "hangs": 0, "reminded": False, "lines": []})
+    found = hung.setdefault(run["key"], {"command": "", "polls": 0, "seconds": 0.0, "hangs": 0, "reminded": False})
     if not entry["hung"]:  # a session counts once, however long it stays hung
         entry["hung"] = True
         found["hangs"] += 1
-        if run["line"] not in found["lines"]:
-            found["lines"] = [*found["lines"], run["line"]][-MAX_LINES:]
+        found["start"] = entry.get("start", entry["quiet"])
     found["command"], found["polls"], found["seconds"] = run["command"], entry["empty"], round(t - entry["quiet"], 3)
 
 
@@ -247,23 +250,42 @@ def _clear(table: "Table", entry: "Running") -> None:
 
 
 def on_call(ctx: CallContext) -> Decision | None:
-    """Remind a call that runs a hung command again; deny one after the reminder that runs again
-    a command line that hung, or a command two sessions of which hung."""
+    """A call that runs a hung command again: denied at PreToolUse when nothing that may change
+    what it waits for succeeded since its hung session started; else reminded once."""
     table = _table(ctx.agent) if ctx.config.hung_command_polls and ctx.tracked else None
     hung = table.get("hung") if table is not None else None
     command = command_of(ctx.tool, ctx.tool_input) if hung else None
     found = hung.get(_digest(command_key(command))) if hung and command is not None else None
-    if found is None or command is None:
+    if found is None or table is None:
         return None
     what = found["command"]
     polls, minutes = found["polls"], found["seconds"] / 60
-    if not found["reminded"]:
+    # A ledger of before `start` was kept: any change counts, so the rule only reminds.
+    changed = table.get("changed", 0.0) > found.get("start", 0.0)
+    if ctx.event.event == "PreToolUse" and not changed:
         found["reminded"] = True
-        return Decision(Action.REMIND, Rule.HUNG, hung_reminder(what, polls, minutes), tool=ctx.tool)
-    if ctx.event.event == "PreToolUse" and (_line(command) in found["lines"] or found["hangs"] >= 2):
         return Decision(
             Action.DENY, Rule.HUNG, hung_denial(what, polls, minutes), advice=hung_reminder(what, polls, minutes), tool=ctx.tool
         )
+    if not found["reminded"]:
+        found["reminded"] = True
+        return Decision(Action.REMIND, Rule.HUNG, hung_reminder(what, polls, minutes), tool=ctx.tool)
+    return None
+
+
+def on_result(ctx: ResultContext) -> Decision | None:
+    """Note when a call that may change what a hung command waits for succeeded (`changed`);
+    never a verdict. Only while a command is hung: nothing to note otherwise."""
+    table = _table(ctx.agent) if ctx.config.hung_command_polls else None
+    if table is None or not table.get("hung") or ctx.outcome.failure != Failure.NONE:
+        return None
+    if ctx.tool in SHELL_TOOLS:
+        command = shell_command(ctx.tool, ctx.tool_input)
+        if command is not None and (reads_only(command) or powershell_reads_only(command)):
+            return None  # a read changes nothing the command waits for
+    elif is_read_tool(ctx.tool, ctx.config):
+        return None
+    table["changed"] = ctx.agent["updated"]
     return None
 
 
@@ -313,12 +335,13 @@ def hung_reminder(what: str, polls: int, minutes: float) -> str:
 
 
 def hung_denial(what: str, polls: int, minutes: float) -> str:
-    """A hung command run again after the reminder: not run."""
+    """A hung command run again with nothing changed since it hung: not run."""
     return (
         f"REPEAT_TOOL_BLOCKED: this command was not run: `{what}` hung before ({polls} polls over "
-        f"{minutes:.0f} minutes returned nothing) and was started again after a reminder (loop guard policy, "
-        "not a tool failure). Find what it waits for (input, a lock, a build server), run it under a time "
-        "limit (`timeout 300 …`), or try a narrower target"
+        f"{minutes:.0f} minutes returned nothing), and nothing that could change what it waits for has been "
+        "done since (loop guard policy, not a tool failure). Find what it waits for (input, a lock, a build "
+        "server, a watch mode) and change that, run it under a time limit (`timeout 300 …`), or try a "
+        "narrower target"
     )
 
 

@@ -1,5 +1,6 @@
 """Polls the hook never sees (`rules/unhooked.py`): a hung command, seen only through the
-`write_stdin` polls of the rollout, is reminded when it is started again, then denied.
+`write_stdin` polls of the rollout, is denied when it is started again with nothing changed since,
+and reminded once when something may have changed.
 
 The real records are `tests/data/transcripts/codex-hung-build.jsonl`: a hung `dotnet build`
 polled twice for 120 s each, trimmed from tests/corpus/codex/rollout-2026-03-06T15-07-24-…
@@ -11,7 +12,7 @@ import importlib
 import json
 from pathlib import Path
 
-from rulekit import agent, call_ctx
+from rulekit import agent, call_ctx, result_ctx
 
 from loopguard_hook.config.settings import PROFILE_DEFAULTS, Config
 from loopguard_hook.core.event import Client, HookEvent, Unhooked
@@ -50,49 +51,92 @@ def test_the_same_command_whatever_its_options() -> None:
     assert key("cd /repo") == ""
 
 
-def test_a_real_hung_build_run_again_is_reminded_then_denied() -> None:
+def test_a_real_hung_build_run_again_with_nothing_changed_is_denied() -> None:
     entry = agent()
     rule.take(entry, POST, _items(until="call_6rwVhzyNfR3asxzrIqVGK0uP"), {"offset": 1}, Config(), 1772810450.0)
     table = entry["rules"]["unhooked"]  # type: ignore[typeddict-item]
     assert table["tail"] == {"offset": 1} and table["polls"] == 3 and table["empty"] == 2
-    reminded = _call(entry, SECOND)
-    assert reminded is not None and (reminded.action, reminded.rule) == (Action.REMIND, Rule.HUNG)  # type: ignore[attr-defined]
-    assert "2 polls of it over 4 minutes returned nothing" in reminded.message  # type: ignore[attr-defined]
-    assert "timeout 300" in reminded.message  # type: ignore[attr-defined]
-    assert _call(entry, SECOND) is None  # a variant, one hang so far: it may try
-    denied = _call(entry, FIRST)
+    denied = _call(entry, SECOND)  # only an option added, nothing done since it hung
     assert denied is not None and (denied.action, denied.rule) == (Action.DENY, Rule.HUNG)  # type: ignore[attr-defined]
     assert denied.message.startswith("REPEAT_TOOL_BLOCKED: this command was not run:")  # type: ignore[attr-defined]
+    assert "2 polls over 4 minutes returned nothing" in denied.message  # type: ignore[attr-defined]
+    assert "timeout 300" in denied.message and "timeout 300" in denied.advice  # type: ignore[attr-defined]
+    assert _call(entry, FIRST) is not None  # and again
     assert _call(entry, FIRST, event="PostToolUse") is None  # a call that already ran cannot be denied
-    assert _call(entry, f"timeout 300 {FIRST}") is None
+    assert _call(entry, f"timeout 300 {FIRST}") is None  # the way out
     assert _call(entry, "dotnet build src/MicroCalc.Core/MicroCalc.Core.csproj --configuration Release") is None
 
 
-def test_a_second_hung_session_of_the_command_denies_its_variants() -> None:
+def _result(entry: dict, tool: str, tool_input: object, response: object, now: float) -> None:  # type: ignore[type-arg]
+    entry["updated"] = now
+    assert rule.on_result(result_ctx(tool, tool_input, response, entry=entry, caps=codex.CAPABILITIES, now=now)) is None
+
+
+def test_after_a_change_since_it_hung_the_command_is_reminded_once_and_goes_ahead() -> None:
+    """An edit → test cycle whose test hung: after an edit, a patch, a command that writes or a
+    permission request, running it again may work (a public rollout's `npm test` passed after a
+    network permission was granted), so it is reminded once, not denied."""
+    for tool, tool_input, response in (
+        ("apply_patch", {"command": "*** Begin Patch\n*** Update File: a.py\n@@\n-x\n+y\n*** End Patch"}, "Success."),
+        ("Bash", {"command": "dotnet build-server shutdown"}, "Shutting down build servers...\n"),
+        ("request_permissions", {"permissions": {"network": {"enabled": True}}}, {"permissions": {}}),
+    ):
+        entry = agent()
+        rule.take(entry, POST, _items(), {}, Config(), 1772810460.0)
+        _result(entry, tool, tool_input, response, 1772810465.0)
+        reminded = _call(entry, SECOND)
+        assert reminded is not None and (reminded.action, reminded.rule) == (Action.REMIND, Rule.HUNG), tool  # type: ignore[attr-defined]
+        assert "2 polls of it over 4 minutes returned nothing" in reminded.message  # type: ignore[attr-defined]
+        assert _call(entry, FIRST) is None, tool  # reminded once; it may try
+
+
+def test_reads_and_failed_calls_change_nothing_it_waits_for() -> None:
     entry = agent()
-    rule.take(entry, POST, _items(), {}, Config(), 1772810700.0)
-    assert _call(entry, SECOND) is not None  # the reminder
-    more = [
-        Unhooked("poll", "p9", 1772810750.0, 60363),
-        Unhooked("output", "p9", 1772810870.0, 60363, empty=True),
-    ]
-    rule.take(entry, POST, more, {}, Config(), 1772810870.0)
+    rule.take(entry, POST, _items(), {}, Config(), 1772810460.0)
+    _result(entry, "Bash", {"command": "sed -n '1,80p' src/MicroCalc.Core/MicroCalc.Core.csproj"}, "<Project>\n", 1772810461.0)
+    _result(entry, "Read", {"file_path": "/w/MicroCalc.sln"}, "Microsoft Visual Studio Solution File", 1772810462.0)
+    _result(entry, "Bash", {"command": "pkill -f dotnet"}, "Exit code: 1\npkill: Operation not permitted\n", 1772810463.0)
+    denied = _call(entry, SECOND)
+    assert denied is not None and denied.action is Action.DENY  # type: ignore[attr-defined]
+
+
+def test_a_change_before_the_hung_session_started_does_not_count() -> None:
+    entry = agent()
+    rule.take(entry, POST, _items(until="call_6rwVhzyNfR3asxzrIqVGK0uP"), {}, Config(), 1772810450.0)
+    _result(entry, "Bash", {"command": "dotnet build-server shutdown"}, "done\n", 1772810455.0)
+    assert _call(entry, SECOND).action is Action.REMIND  # type: ignore[union-attr]
+    more = _hang(SECOND, 60363, 1772810460.0)  # that run hangs as well, after the change
+    rule.take(entry, POST, more, {}, Config(), 1772810760.0)
     denied = _call(entry, f"{SECOND} -v:q")
     assert denied is not None and denied.action is Action.DENY  # type: ignore[attr-defined]
 
 
-def _session(entry: dict, *later: Unhooked, command: str = "make all") -> None:  # type: ignore[type-arg]
-    """A build left running at t=0 that printed something, then two empty 120 s polls: hung."""
-    items = [
-        Unhooked("command", "c1", 0.0, text=command),
-        Unhooked("output", "c1", 30.0, 5, empty=False),
-        Unhooked("poll", "p1", 31.0, 5),
-        Unhooked("output", "p1", 151.0, 5, empty=True),
-        Unhooked("poll", "p2", 152.0, 5),
-        Unhooked("output", "p2", 272.0, 5, empty=True),
-        *later,
+def test_in_a_ledger_kept_before_start_was_any_change_counts() -> None:
+    entry = agent()
+    _session(entry)
+    table = entry["rules"]["unhooked"]  # type: ignore[typeddict-item]
+    for found in table["hung"].values():
+        del found["start"]
+    assert _call(entry, "make all").action is Action.DENY  # type: ignore[union-attr]
+    _result(entry, "Edit", {"file_path": "/w/Makefile", "old_string": "a", "new_string": "b"}, {"filePath": "/w/Makefile"}, 301.0)
+    assert _call(entry, "make all") is None  # reminded before: nothing more
+
+
+def _hang(command: str, session: int, t0: float) -> list[Unhooked]:
+    """`command` left running at `t0` as `session`, printing something, then two empty 120 s polls."""
+    return [
+        Unhooked("command", f"c{session}", t0, text=command),
+        Unhooked("output", f"c{session}", t0 + 30, session, empty=False),
+        Unhooked("poll", f"p{session}a", t0 + 31, session),
+        Unhooked("output", f"p{session}a", t0 + 151, session, empty=True),
+        Unhooked("poll", f"p{session}b", t0 + 152, session),
+        Unhooked("output", f"p{session}b", t0 + 272, session, empty=True),
     ]
-    rule.take(entry, POST, items, {}, Config(), 300.0)
+
+
+def _session(entry: dict, *later: Unhooked, command: str = "make all") -> None:  # type: ignore[type-arg]
+    """A build left running at t=0 as session 5: hung at t=272."""
+    rule.take(entry, POST, [*_hang(command, 5, 0.0), *later], {}, Config(), 300.0)
 
 
 def test_output_again_or_an_end_by_itself_clears_the_command() -> None:
