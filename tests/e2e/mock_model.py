@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -62,10 +63,20 @@ def text(content: str) -> dict[str, Any]:
     return {"type": "text", "text": content}
 
 
-def exec_command(cmd: str, workdir: str | None = None) -> dict[str, Any]:
+def exec_command(cmd: str, workdir: str | None = None, yield_time_ms: int | None = None) -> dict[str, Any]:
     """A Codex `exec_command` function call (call id `call_<turn>_<index>`), run in `workdir`
-    when given (the model's own argument, relative to the turn's cwd or absolute)."""
-    return {"type": "exec_command", "cmd": cmd} | ({"workdir": workdir} if workdir is not None else {})
+    when given (the model's own argument, relative to the turn's cwd or absolute); with
+    `yield_time_ms`, Codex answers after that long, leaving a command that still runs running."""
+    spec: dict[str, Any] = {"type": "exec_command", "cmd": cmd}
+    return spec | ({"workdir": workdir} if workdir is not None else {}) | (
+        {"yield_time_ms": yield_time_ms} if yield_time_ms is not None else {}
+    )
+
+
+def write_stdin(chars: str = "", yield_time_ms: int = 1000) -> dict[str, Any]:
+    """A Codex `write_stdin` call ("" polls) to the command session the latest tool output of
+    the request names (`Process running with session ID N`): the mock reads it from the request."""
+    return {"type": "write_stdin", "chars": chars, "yield_time_ms": yield_time_ms}
 
 
 def apply_patch(patch: str) -> dict[str, Any]:
@@ -350,7 +361,7 @@ class ResponsesMock(MockModel):
             seq = len(self.requests) + 1
             turn = self.next_turn("main", self.script.turns)
             spec = self.script.turns[turn] if turn is not None else [message(self.script.final_text)]
-            items = [_response_item(item, f"{turn}_{j}", offered) for j, item in enumerate(spec)]
+            items = [_response_item(item, f"{turn}_{j}", offered, body) for j, item in enumerate(spec)]
             self.log(Logged(seq, path, body, "main", turn, reply=items))
         resp = {"id": f"resp_mock_{seq}", "object": "response", "model": body.get("model", "mock")}
         events: list[tuple[str, dict[str, Any]]] = [
@@ -408,7 +419,17 @@ class ResponsesMock(MockModel):
         return 200, "text/event-stream", _sse(events)
 
 
-def _response_item(spec: dict[str, Any], suffix: str, offered: dict[str, Any]) -> dict[str, Any]:
+def _running_session(body: dict[str, Any]) -> int:
+    """The command session the request's latest tool output leaves running."""
+    for item in reversed(body.get("input") or []):
+        output = item.get("output") if isinstance(item, dict) else None
+        found = re.search(r"Process running with session ID (\d+)", output if isinstance(output, str) else "")
+        if found:
+            return int(found.group(1))
+    raise ValueError("write_stdin scripted, but no tool output of the request names a running session")
+
+
+def _response_item(spec: dict[str, Any], suffix: str, offered: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
     call_id = f"call_{suffix}"
     kind = spec["type"]
     if kind == "text":
@@ -426,7 +447,17 @@ def _response_item(spec: dict[str, Any], suffix: str, offered: dict[str, Any]) -
             "status": "completed",
             "call_id": call_id,
             "name": "exec_command",
-            "arguments": json.dumps({k: spec[k] for k in ("cmd", "workdir") if k in spec}),
+            "arguments": json.dumps({k: spec[k] for k in ("cmd", "workdir", "yield_time_ms") if k in spec}),
+        }
+    if kind == "write_stdin":
+        arguments = {"session_id": _running_session(body), "chars": spec["chars"], "yield_time_ms": spec["yield_time_ms"]}
+        return {
+            "type": "function_call",
+            "id": f"fc_{suffix}",
+            "status": "completed",
+            "call_id": call_id,
+            "name": "write_stdin",
+            "arguments": json.dumps(arguments),
         }
     if kind == "apply_patch":
         if offered.get("apply_patch") == "custom":

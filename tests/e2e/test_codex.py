@@ -12,7 +12,7 @@ import pytest
 
 from . import ledger
 from .clients import Codex, Run, Workspace
-from .mock_model import Script, apply_patch, exec_command
+from .mock_model import Script, apply_patch, exec_command, write_stdin
 from .model_view import Seen, codex_calls, codex_views, guard_texts, verdict
 from .transcripts import codex_rollouts, codex_session_id, export
 
@@ -282,3 +282,33 @@ def test_a_shell_sent_patch_refused_in_one_workdir_applies_in_another(codex: Cod
     assert [guard_texts(v) for v in views(run)] == [[]] * 5, run.describe()
     assert b.read_text() == "def f():\n    return 3\n" and a.read_text() == "def f():\n    return 1\n"
     assert [r for r in ledger.audit(ws) if r.get("action") == "deny"] == []
+
+
+def test_a_hung_command_started_again_with_nothing_changed_is_denied(codex: Codex, ws: Workspace) -> None:
+    """Issue 22 class 6 with the real client. Codex fires no hook for `write_stdin`: `sleep 30`
+    is left running (its call returns after 500 ms) and polled twice with nothing printed, and the
+    hook reads those polls from the rollout at the next event (`hung_command_seconds = 1` in the
+    project file, for a test that does not wait minutes). After only a read, the same command
+    started again would hang the same way: denied (LOOP_GUARD_HUNG) with the polls' count and
+    the way out; under a time limit it is another command, and runs."""
+    ws.write(".loopguard.toml", "hung_command_seconds = 1\n")
+    ws.write("notes.txt", "the job waits for a lock\n")
+    turns = [
+        [exec_command("sleep 30", yield_time_ms=500)],
+        [write_stdin(yield_time_ms=1000)],
+        [write_stdin(yield_time_ms=1000)],
+        [exec_command("cat notes.txt")],
+        [exec_command("sleep 30 && echo again >> ran.log", yield_time_ms=500)],
+        [exec_command("timeout 1 sleep 30; echo limited >> ran.log")],
+    ]
+    run = codex.run(ws, Script(turns, final_text="It hangs."), "Run the job")
+    assert_hooks_succeeded(run)
+    texts = [guard_texts(view) for view in views(run)]
+    assert [len(t) for t in texts] == [0, 0, 0, 0, 1, 0], run.describe()
+    (hit,) = texts[4]
+    blocked = "Command blocked by PreToolUse hook: REPEAT_TOOL_BLOCKED: this command was not run: `sleep 30`"
+    assert hit.text.startswith(blocked), hit.text
+    assert "2 polls over 0 minutes returned nothing" in hit.text and "timeout 300" in hit.text, hit.text
+    assert (ws.work / "ran.log").read_text().splitlines() == ["limited"]  # the denied one never ran
+    records = ledger.audit(ws)
+    assert [(r["action"], r["rule"]) for r in records] == [("deny", "LOOP_GUARD_HUNG")], records
