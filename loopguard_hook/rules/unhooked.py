@@ -275,18 +275,30 @@ def on_call(ctx: CallContext) -> Decision | None:
 
 def on_result(ctx: ResultContext) -> Decision | None:
     """Note when a call that may change what a hung command waits for succeeded (`changed`);
-    never a verdict. Only while a command is hung: nothing to note otherwise."""
+    never a verdict. Noted whenever the agent has a table, not only while a command is hung: a
+    session is found hung at the event after its polls, and a fix made while it ran (after its
+    start, before its polls) counts as one made since it started."""
     table = _table(ctx.agent) if ctx.config.hung_command_polls else None
-    if table is None or not table.get("hung") or ctx.outcome.failure != Failure.NONE:
+    if table is None or ctx.outcome.failure != Failure.NONE:
         return None
     if ctx.tool in SHELL_TOOLS:
         command = shell_command(ctx.tool, ctx.tool_input)
         if command is not None and (reads_only(command) or powershell_reads_only(command)):
             return None  # a read changes nothing the command waits for
+        if command is not None and _digest(command_key(command)) in _watched(table):
+            return None  # the command itself (a result at its early return, or at its end) or a run of it again
     elif is_read_tool(ctx.tool, ctx.config):
         return None
     table["changed"] = ctx.agent["updated"]
     return None
+
+
+def _watched(table: "Table") -> set[str]:
+    """The keys of the commands left running or found hung: their own results change nothing."""
+    keys = set(table.get("hung", {}))
+    keys.update(entry["run"]["key"] for entry in table.get("sessions", {}).values())
+    keys.discard("")
+    return keys
 
 
 def fit(agent: Agent, share: Limits) -> None:

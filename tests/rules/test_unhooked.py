@@ -207,3 +207,18 @@ def test_the_ledger_keeps_no_command_line_as_written() -> None:
     assert secret not in json.dumps(entry) and "python eval.py" in json.dumps(entry)
     reminded = _call(entry, command)
     assert reminded is not None and secret not in reminded.message  # type: ignore[attr-defined]
+
+
+def test_a_change_made_while_it_ran_before_it_was_found_hung_counts() -> None:
+    """`npm test` left running at t=1000; the model patches the test's setup while it runs
+    (t=1100), then polls it twice more for nothing: it is found hung only at the event after the
+    polls. The patch came after the session started, so the run after it goes ahead (reminded):
+    the rule's own judge is what happened since the hung session started, not since it was found."""
+    entry = agent()
+    items = _hang("npm test", 7, 1000.0)
+    rule.take(entry, POST, items[:2], {}, Config(), 1031.0)  # started, printed, left running
+    patch = {"command": "*** Begin Patch\n*** Update File: test/smoke.test.js\n@@\n-x\n+y\n*** End Patch"}
+    _result(entry, "apply_patch", patch, "Success. Updated the following files:\nM test/smoke.test.js\n", 1100.0)
+    rule.take(entry, POST, items[2:], {}, Config(), 1300.0)  # the polls: hung now
+    reminded = _call(entry, "npm test")
+    assert reminded is not None and reminded.action is Action.REMIND  # type: ignore[attr-defined]
