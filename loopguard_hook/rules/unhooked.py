@@ -29,6 +29,7 @@ for the texts, and as digests for the comparisons, never as written. `changed` i
 latest call that may have changed what a hung command waits for succeeded (`on_result`).
 """
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
@@ -53,16 +54,23 @@ KEY_WORDS = 6
 #: Leading commands that only set the scene (`cd repo && make`): the command is what follows.
 _SCENE = frozenset({"cd", "pushd", "export", "source", ".", "set", "ulimit", "umask"})
 _OPERATORS = frozenset({"&&", "||", ";", "|", "&", "\n", "|&"})
+#: Options that answer a wait: a prompt (`-y`, `--yes`, `--non-interactive`), a watch mode, a
+#: build server or daemon, a time limit, a pager (`answers`).
+_ANSWER = re.compile(
+    r"\A-(?:y|-?yes|-?assume-yes|-?non-?interactive|-?no-?input|-?no-?interaction|-?batch|-?ci|-?run"
+    r"|-?force-?exit|-?no-?daemon|-?no-?pager)(?:\Z|[=:])|\A-.*(?:watch|timeout|nodereuse)"
+)
 
 if TYPE_CHECKING:  # the slot's shape, for the type checker (plain dicts at run time)
     from typing import NotRequired, TypedDict
 
     class Command(TypedDict):
-        """A command line as the ledger keeps it: redacted and cut for the texts (`command`), and
-        the digest of its `command_key` (`key`, "" for none)."""
+        """A command line as the ledger keeps it: redacted and cut for the texts (`command`), the
+        digest of its `command_key` (`key`, "" for none), and the digests of its `answers`."""
 
         command: str
         key: str
+        answers: NotRequired[list[str]]
 
     class Waiting(TypedDict):
         """A call waiting for its output: a command (`run`) or a poll (`session`, `typed`)."""
@@ -85,7 +93,8 @@ if TYPE_CHECKING:  # the slot's shape, for the type checker (plain dicts at run 
     class Hung(TypedDict):
         """A command found hung (under its key's digest): the last hung command line (redacted),
         its session's `polls` and `seconds` of silence, how many sessions of it hung, whether the
-        model was reminded, when the latest hung session started (`start`)."""
+        model was reminded, when the latest hung session started (`start`), the digests of what
+        its line answered (`answers`)."""
 
         command: str
         polls: int
@@ -93,6 +102,7 @@ if TYPE_CHECKING:  # the slot's shape, for the type checker (plain dicts at run 
         hangs: int
         reminded: bool
         start: NotRequired[float]
+        answers: NotRequired[list[str]]
 
     class Table(TypedDict, total=False):
         """`Agent.rules["unhooked"]`."""
@@ -145,17 +155,42 @@ def command_key(command: str) -> str:
     (`cd repo &&`, `export X=1;`) and assignments (`CI=1 make`), up to the first operator.
     `dotnet build A.sln --no-restore` and `dotnet build A.sln -clp:ErrorsOnly` share a key;
     `dotnet build B.csproj` and `timeout 300 dotnet build A.sln` do not. "" for none."""
+    segment, _ = _segment(command)
+    words = [w for w in segment if not _assignment(w)]
+    operands = [w for w in words if not w.startswith("-") and "<" not in w and ">" not in w]
+    return " ".join(operands[:KEY_WORDS])
+
+
+def _assignment(word: str) -> bool:
+    return "=" in word.split("/")[0] and not word.startswith("-")
+
+
+def _segment(command: str) -> tuple[list[str], str]:
+    """The words of the command that `command_key` keys (after scene-setting commands), and the
+    operator that ends it ("" at the end of the line); `([], "")` for none."""
     segment: list[str] = []
-    for word in [*_words(command), ";"]:
-        if word not in _OPERATORS:
+    words = _words(command)
+    for word in [*words, ""]:
+        if word and word not in _OPERATORS:
             segment.append(word)
             continue
-        words = [w for w in segment if "=" not in w.split("/")[0] or w.startswith("-")]
-        if words and words[0] not in _SCENE:
-            operands = [w for w in words if not w.startswith("-") and "<" not in w and ">" not in w]
-            return " ".join(operands[:KEY_WORDS])
+        program = [w for w in segment if not _assignment(w)]
+        if program and program[0] not in _SCENE:
+            return segment, word
         segment = []
-    return ""
+    return [], ""
+
+
+def answers(command: str) -> list[str]:
+    """What in a command line answers what a hung run of it may wait for, whatever its key: an
+    assignment (`CI=true npm test`), an option that turns off a prompt, a watch mode, a daemon, or
+    sets a time limit (`-y`, `--non-interactive`, `--watchAll=false`, `--no-daemon`,
+    `--timeout=60`), its input from somewhere (`</dev/null`), or running it in the background
+    (`npm run dev &`). `dotnet build A.sln -clp:ErrorsOnly` answers nothing new. The words as
+    written, lower-cased (the ledger keeps only their digests)."""
+    segment, end = _segment(command)
+    out = [w.lower() for w in segment if _assignment(w) or w.startswith("<") or _ANSWER.search(w.lower())]
+    return [*out, "&"] if end == "&" else out
 
 
 def _digest(text: str) -> str:
@@ -164,7 +199,11 @@ def _digest(text: str) -> str:
 
 def _command(command: str) -> "Command":
     """What the ledger keeps of a command line: never the line itself (it may hold a secret)."""
-    return {"command": redact_prefix(command, 160), "key": _digest(command_key(command))}
+    return {"command": redact_prefix(command, 160), "key": _digest(command_key(command)), "answers": _answered(command)}
+
+
+def _answered(command: str) -> list[str]:
+    return sorted({_digest(w) for w in answers(command)})
 
 
 # -- what the host layer read: folded into the slot at each event ----------------------------
@@ -238,6 +277,7 @@ def _hung(table: "Table", entry: "Running", t: float) -> None:
         found["hangs"] += 1
         found["start"] = entry.get("start", entry["quiet"])
     found["command"], found["polls"], found["seconds"] = run["command"], entry["empty"], round(t - entry["quiet"], 3)
+    found["answers"] = list(run.get("answers", []))
 
 
 def _clear(table: "Table", entry: "Running") -> None:
@@ -262,6 +302,9 @@ def on_call(ctx: CallContext) -> Decision | None:
     polls, minutes = found["polls"], found["seconds"] / 60
     # A ledger of before `start` was kept: any change counts, so the rule only reminds.
     changed = table.get("changed", 0.0) > found.get("start", 0.0)
+    # A line that answers what it may wait for in a way the hung one did not (`CI=true`, `-y`,
+    # `--watchAll=false`, `</dev/null`, `&`) is a change in itself, whatever its key.
+    changed = changed or not set(_answered(command or "")) <= set(found.get("answers", []))
     if ctx.event.event == "PreToolUse" and not changed:
         found["reminded"] = True
         return Decision(
@@ -275,18 +318,30 @@ def on_call(ctx: CallContext) -> Decision | None:
 
 def on_result(ctx: ResultContext) -> Decision | None:
     """Note when a call that may change what a hung command waits for succeeded (`changed`);
-    never a verdict. Only while a command is hung: nothing to note otherwise."""
+    never a verdict. Noted whenever the agent has a table, not only while a command is hung: a
+    session is found hung at the event after its polls, and a fix made while it ran (after its
+    start, before its polls) counts as one made since it started."""
     table = _table(ctx.agent) if ctx.config.hung_command_polls else None
-    if table is None or not table.get("hung") or ctx.outcome.failure != Failure.NONE:
+    if table is None or ctx.outcome.failure != Failure.NONE:
         return None
     if ctx.tool in SHELL_TOOLS:
         command = shell_command(ctx.tool, ctx.tool_input)
         if command is not None and (reads_only(command) or powershell_reads_only(command)):
             return None  # a read changes nothing the command waits for
+        if command is not None and _digest(command_key(command)) in _watched(table):
+            return None  # the command itself (a result at its early return, or at its end) or a run of it again
     elif is_read_tool(ctx.tool, ctx.config):
         return None
     table["changed"] = ctx.agent["updated"]
     return None
+
+
+def _watched(table: "Table") -> set[str]:
+    """The keys of the commands left running or found hung: their own results change nothing."""
+    keys = set(table.get("hung", {}))
+    keys.update(entry["run"]["key"] for entry in table.get("sessions", {}).values())
+    keys.discard("")
+    return keys
 
 
 def fit(agent: Agent, share: Limits) -> None:

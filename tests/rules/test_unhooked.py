@@ -207,3 +207,47 @@ def test_the_ledger_keeps_no_command_line_as_written() -> None:
     assert secret not in json.dumps(entry) and "python eval.py" in json.dumps(entry)
     reminded = _call(entry, command)
     assert reminded is not None and secret not in reminded.message  # type: ignore[attr-defined]
+
+
+def test_a_change_made_while_it_ran_before_it_was_found_hung_counts() -> None:
+    """`npm test` left running at t=1000; the model patches the test's setup while it runs
+    (t=1100), then polls it twice more for nothing: it is found hung only at the event after the
+    polls. The patch came after the session started, so the run after it goes ahead (reminded):
+    the rule's own judge is what happened since the hung session started, not since it was found."""
+    entry = agent()
+    items = _hang("npm test", 7, 1000.0)
+    rule.take(entry, POST, items[:2], {}, Config(), 1031.0)  # started, printed, left running
+    patch = {"command": "*** Begin Patch\n*** Update File: test/smoke.test.js\n@@\n-x\n+y\n*** End Patch"}
+    _result(entry, "apply_patch", patch, "Success. Updated the following files:\nM test/smoke.test.js\n", 1100.0)
+    rule.take(entry, POST, items[2:], {}, Config(), 1300.0)  # the polls: hung now
+    reminded = _call(entry, "npm test")
+    assert reminded is not None and reminded.action is Action.REMIND  # type: ignore[attr-defined]
+
+
+def test_a_line_that_answers_what_it_waited_for_is_a_change_in_itself() -> None:
+    """`npm test` hung in jest's watch mode, `apt-get install` at its y/n prompt, `npm run dev` in
+    the foreground: the usual way out is the same command with what answers the wait (`CI=true`,
+    `--watchAll=false`, `-y`, `</dev/null`, `&`), which `command_key` leaves out. Denying it as
+    "nothing changed" denies the fix the denial asks for; it goes ahead, reminded once. An option
+    that answers nothing (`-clp:ErrorsOnly`) is still the same run."""
+    for hung, again in (
+        ("npm test", "CI=true npm test"),
+        ("npm test", "npm test -- --watchAll=false"),
+        ("cd web && npx create-vite app", "cd web && npx --yes create-vite app"),
+        ("apt-get install libpq-dev", "apt-get install -y libpq-dev"),
+        ("apt-get install libpq-dev", "DEBIAN_FRONTEND=noninteractive apt-get install libpq-dev"),
+        ("npx prisma migrate dev", "npx prisma migrate dev </dev/null"),
+        ("npm run dev", "npm run dev >/tmp/dev.log 2>&1 &"),
+        ("./gradlew build", "./gradlew build --no-daemon"),
+        ("pytest tests", "pytest --timeout=60 tests"),
+    ):
+        entry = agent()
+        rule.take(entry, POST, _hang(hung, 5, 0.0), {}, Config(), 300.0)
+        assert rule.command_key(again) == rule.command_key(hung), again
+        reminded = _call(entry, again)
+        assert reminded is not None and reminded.action is Action.REMIND, again  # type: ignore[attr-defined]
+        assert _call(entry, again) is None, again
+    entry = agent()
+    rule.take(entry, POST, _hang("CI=true npm test", 5, 0.0), {}, Config(), 300.0)
+    assert _call(entry, "CI=true npm test").action is Action.DENY  # type: ignore[union-attr]  # it hung with it
+    assert rule.answers(SECOND) == [] and rule.answers(FIRST) == []
