@@ -150,15 +150,37 @@ def _words(command: str) -> list[str]:
 
 
 def command_key(command: str) -> str:
-    """What makes two command lines the same command: the program and its first operands, the
-    options (`-x`, `--flag=v`) and redirections left out, after any scene-setting commands
-    (`cd repo &&`, `export X=1;`) and assignments (`CI=1 make`), up to the first operator.
-    `dotnet build A.sln --no-restore` and `dotnet build A.sln -clp:ErrorsOnly` share a key;
-    `dotnet build B.csproj` and `timeout 300 dotnet build A.sln` do not. "" for none."""
+    """What makes two command lines the same command: the folders it runs in (`cd DIR &&`,
+    `pushd DIR;`), the program and its first operands, `--name=value` options (a filter or a
+    target, as `--name value` is by its operand), other options (`-x`, `--flag`, `-x:y`),
+    redirections, other scene-setting commands (`export X=1;`) and assignments (`CI=1 make`) left
+    out, up to the first operator. `dotnet build A.sln --no-restore` and `dotnet build A.sln
+    -clp:ErrorsOnly` share a key; `dotnet build B.csproj`, `timeout 300 dotnet build A.sln`,
+    `cd b && dotnet build A.sln` and `dotnet test --filter=Fast` (of `--filter=Slow`) do not. ""
+    for none. A folder that Codex's `workdir` gives is not in the line (the hook payload drops it):
+    two such runs share a key."""
     segment, _ = _segment(command)
     words = [w for w in segment if not _assignment(w)]
-    operands = [w for w in words if not w.startswith("-") and "<" not in w and ">" not in w]
-    return " ".join(operands[:KEY_WORDS])
+    kept = [w for w in words if (not w.startswith("-") or (w.startswith("--") and "=" in w)) and "<" not in w and ">" not in w]
+    key = " ".join(kept[:KEY_WORDS])
+    return " ".join([*(f"cd {d}" for d in _folders(command)), key]) if key else ""
+
+
+def _folders(command: str) -> list[str]:
+    """The folders `cd DIR` and `pushd DIR` enter before the command `command_key` keys."""
+    folders: list[str] = []
+    segment: list[str] = []
+    for word in [*_words(command), ""]:
+        if word and word not in _OPERATORS:
+            segment.append(word)
+            continue
+        program = [w for w in segment if not _assignment(w)]
+        if program and program[0] not in _SCENE:
+            break
+        if len(program) > 1 and program[0] in ("cd", "pushd"):
+            folders.append(program[1])
+        segment = []
+    return folders
 
 
 def _assignment(word: str) -> bool:
