@@ -10,13 +10,15 @@ hangs the same way. The host layer reads those polls from the rollout at the nex
 A command session is hung once `hung_command_polls` bare polls in a row returned nothing and it
 has printed nothing for `hung_command_seconds` (from the end of its last output, or its start).
 The next hooked call that runs the same command again (`command_key`: the same program and
-operands, whatever its options) is judged by what happened since the hung session started:
+operands in the same `cd` folders, whatever its switches) is judged by what happened since the
+hung session started:
 - nothing that may change what the command waits for (only reads: `shellwords.reads_only`, a
-  read tool, failed calls): it would hang the same way, so it is denied at PreToolUse, saying
-  what to do instead;
-- a call that may have (an edit or patch, a shell command other than a read, a permission
-  request, another agent's run): the model may have fixed the cause, as in an edit → test
-  cycle, so it goes ahead, reminded once with what happened and what to do if it hangs again.
+  read tool, failed calls, runs of the command itself): it would hang the same way, so it is
+  denied at PreToolUse, saying what to do instead;
+- a call of the agent's that may have (an edit or patch, a shell command other than a read, a
+  permission request, a tool that spawns or waits for a subagent), or a line that adds what may
+  answer the wait (`answers`: `CI=true`, `-y`, `</dev/null`, `&`): the model may have fixed the
+  cause, as in an edit → test cycle, so it goes ahead, reminded once.
 A command under a time limit (`timeout 300 …`) or a narrower target is another command: the
 way out stays open. A session that prints again or ends by itself clears its command; one that
 ends at a typed Ctrl-C does not. A user prompt or a compaction forgets what hung.
@@ -29,7 +31,6 @@ for the texts, and as digests for the comparisons, never as written. `changed` i
 latest call that may have changed what a hung command waits for succeeded (`on_result`).
 """
 
-import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
@@ -55,11 +56,14 @@ KEY_WORDS = 6
 _SCENE = frozenset({"cd", "pushd", "export", "source", ".", "set", "ulimit", "umask"})
 _OPERATORS = frozenset({"&&", "||", ";", "|", "&", "\n", "|&"})
 #: Options that answer a wait: a prompt (`-y`, `--yes`, `--non-interactive`), a watch mode, a
-#: build server or daemon, a time limit, a pager (`answers`).
-_ANSWER = re.compile(
-    r"\A-(?:y|-?yes|-?assume-yes|-?non-?interactive|-?no-?input|-?no-?interaction|-?batch|-?ci|-?run"
-    r"|-?force-?exit|-?no-?daemon|-?no-?pager)(?:\Z|[=:])|\A-.*(?:watch|timeout|nodereuse)"
+#: build server or daemon, a time limit, a pager (`answers`). Plain sets, not a regular
+#: expression: nothing is compiled at import on the hook path.
+_ANSWER_NAMES = frozenset(
+    {"yes", "assume-yes", "non-interactive", "noninteractive", "no-input", "noinput", "no-interaction"}
+    | {"nointeraction", "batch", "ci", "run", "force-exit", "forceexit", "no-daemon", "nodaemon"}
+    | {"no-pager", "nopager"}
 )
+_ANSWER_PARTS = ("watch", "timeout", "nodereuse")
 
 if TYPE_CHECKING:  # the slot's shape, for the type checker (plain dicts at run time)
     from typing import NotRequired, TypedDict
@@ -211,8 +215,20 @@ def answers(command: str) -> list[str]:
     (`npm run dev &`). `dotnet build A.sln -clp:ErrorsOnly` answers nothing new. The words as
     written, lower-cased (the ledger keeps only their digests)."""
     segment, end = _segment(command)
-    out = [w.lower() for w in segment if _assignment(w) or w.startswith("<") or _ANSWER.search(w.lower())]
+    out = [w.lower() for w in segment if _assignment(w) or w.startswith("<") or _answers_a_wait(w.lower())]
     return [*out, "&"] if end == "&" else out
+
+
+def _answers_a_wait(word: str) -> bool:
+    """Whether a lower-cased word is an option that answers a wait: `-y`, `-yes`, `--yes`,
+    `--ci=true`, `-p:nodeReuse=false`, `--watchAll=false`, `--timeout 60`."""
+    if not word.startswith("-"):
+        return False
+    rest = word[1:]
+    if any(part in rest for part in _ANSWER_PARTS):
+        return True
+    name = rest.split("=", 1)[0].split(":", 1)[0]
+    return name == "y" or name in _ANSWER_NAMES or (name[:1] == "-" and name[1:] in _ANSWER_NAMES)
 
 
 def _digest(text: str) -> str:
