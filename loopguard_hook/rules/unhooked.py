@@ -10,8 +10,9 @@ hangs the same way. The host layer reads those polls from the rollout at the nex
 A command session is hung once `hung_command_polls` bare polls in a row returned nothing and it
 has printed nothing for `hung_command_seconds` (from the end of its last output, or its start).
 The next hooked call that runs the same command again (`command_key`: the same program and
-operands in the same `cd` folders, whatever its switches) is judged by what happened since the
-hung session started:
+operands in the same `cd` folders, whatever its switches, in a folder it hung in: the payload's
+`cwd`, which Codex 0.171.0 gives with the call's `workdir` applied) is judged by what happened
+since the hung session started:
 - nothing that may change what the command waits for (only reads: `shellwords.reads_only`, a
   read tool, failed calls, runs of the command itself): it would hang the same way, so it is
   denied at PreToolUse, saying what to do instead;
@@ -50,6 +51,8 @@ NAME = "unhooked"
 MAX_CALLS = 16
 MAX_SESSIONS = 8
 MAX_HUNG = 8
+#: Folders kept per hung command: the latest ones it hung in.
+MAX_FOLDERS = 4
 #: Operands of a command kept in its key: enough to tell `dotnet build A.sln` from `dotnet build B.csproj`.
 KEY_WORDS = 6
 #: Leading commands that only set the scene (`cd repo && make`): the command is what follows.
@@ -70,11 +73,13 @@ if TYPE_CHECKING:  # the slot's shape, for the type checker (plain dicts at run 
 
     class Command(TypedDict):
         """A command line as the ledger keeps it: redacted and cut for the texts (`command`), the
-        digest of its `command_key` (`key`, "" for none), and the digests of its `answers`."""
+        digest of its `command_key` (`key`, "" for none), the digests of its `answers`, and the
+        digest of the folder its PreToolUse payload named (`folder`, "" when unknown)."""
 
         command: str
         key: str
         answers: NotRequired[list[str]]
+        folder: NotRequired[str]
 
     class Waiting(TypedDict):
         """A call waiting for its output: a command (`run`) or a poll (`session`, `typed`)."""
@@ -98,7 +103,8 @@ if TYPE_CHECKING:  # the slot's shape, for the type checker (plain dicts at run 
         """A command found hung (under its key's digest): the last hung command line (redacted),
         its session's `polls` and `seconds` of silence, how many sessions of it hung, whether the
         model was reminded, when the latest hung session started (`start`), the digests of what
-        its line answered (`answers`)."""
+        its line answered (`answers`), the digests of the folders it hung in (`folders`, ""
+        for one not known; at most `MAX_FOLDERS`)."""
 
         command: str
         polls: int
@@ -107,6 +113,7 @@ if TYPE_CHECKING:  # the slot's shape, for the type checker (plain dicts at run 
         reminded: bool
         start: NotRequired[float]
         answers: NotRequired[list[str]]
+        folders: NotRequired[list[str]]
 
     class Table(TypedDict, total=False):
         """`Agent.rules["unhooked"]`."""
@@ -235,9 +242,13 @@ def _digest(text: str) -> str:
     return digest(text.encode("utf-8", "surrogatepass")) if text else ""
 
 
-def _command(command: str) -> "Command":
-    """What the ledger keeps of a command line: never the line itself (it may hold a secret)."""
-    return {"command": redact_prefix(command, 160), "key": _digest(command_key(command)), "answers": _answered(command)}
+def _command(command: str, folder: str | None = None) -> "Command":
+    """What the ledger keeps of a command line: never the line itself (it may hold a secret).
+    `folder` is its PreToolUse payload's `cwd` (None: a call the hook read only in the rollout)."""
+    run: Command = {"command": redact_prefix(command, 160), "key": _digest(command_key(command)), "answers": _answered(command)}
+    if folder:
+        run["folder"] = _digest(folder)
+    return run
 
 
 def _answered(command: str) -> list[str]:
@@ -257,7 +268,7 @@ def take(agent: Agent, event: HookEvent, items: Sequence[Unhooked], tail: Tail, 
     if event.event == "PreToolUse" and event.tool_use_id and event.tool_name is not None:
         command = command_of(event.tool_name, event.tool_input)
         if command is not None and event.tool_use_id not in calls:
-            calls[event.tool_use_id] = {"run": _command(command), "t": now}
+            calls[event.tool_use_id] = {"run": _command(command, event.cwd), "t": now}
     for item in items:
         _absorb(table, item, item.time if item.time is not None else now, config)
     trim(calls, MAX_CALLS, lambda k: calls[k]["t"])
@@ -316,6 +327,19 @@ def _hung(table: "Table", entry: "Running", t: float) -> None:
         found["start"] = entry.get("start", entry["quiet"])
     found["command"], found["polls"], found["seconds"] = run["command"], entry["empty"], round(t - entry["quiet"], 3)
     found["answers"] = list(run.get("answers", []))
+    folders = found.setdefault("folders", [])
+    if (folder := run.get("folder", "")) not in folders:
+        folders.append(folder)
+        del folders[:-MAX_FOLDERS]
+
+
+def _elsewhere(found: "Hung", folder: str | None) -> bool:
+    """Whether a call in `folder` (its payload's `cwd`) runs the command in a folder it did not
+    hang in. Codex 0.171.0 drops `exec_command`'s `workdir` from `tool_input` but applies it to
+    the payload's `cwd` (seen with the real client: tests/e2e/test_codex.py); a host or a
+    release whose `cwd` is the turn's gives one folder for every call, and nothing changes."""
+    folders = found.get("folders", [])
+    return bool(folder) and bool(folders) and "" not in folders and _digest(folder or "") not in folders
 
 
 def _clear(table: "Table", entry: "Running") -> None:
@@ -334,7 +358,7 @@ def on_call(ctx: CallContext) -> Decision | None:
     hung = table.get("hung") if table is not None else None
     command = command_of(ctx.tool, ctx.tool_input) if hung else None
     found = hung.get(_digest(command_key(command))) if hung and command is not None else None
-    if found is None or table is None:
+    if found is None or table is None or _elsewhere(found, ctx.event.cwd):
         return None
     what = found["command"]
     polls, minutes = found["polls"], found["seconds"] / 60

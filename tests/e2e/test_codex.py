@@ -312,3 +312,32 @@ def test_a_hung_command_started_again_with_nothing_changed_is_denied(codex: Code
     assert (ws.work / "ran.log").read_text().splitlines() == ["limited"]  # the denied one never ran
     records = ledger.audit(ws)
     assert [(r["action"], r["rule"]) for r in records] == [("deny", "LOOP_GUARD_HUNG")], records
+
+
+def test_a_command_hung_in_one_workdir_is_another_command_in_another(codex: Codex, ws: Workspace) -> None:
+    """Codex drops `exec_command`'s `workdir` from the hook's `tool_input` and applies it to the
+    payload's `cwd`. `sleep 30` hung in `a` (two empty polls); after a read, the same command
+    with `workdir: "b"` is another command and runs (no guard text, no audit record), while in
+    `a` it is denied (LOOP_GUARD_HUNG) as in the test above."""
+    # the project file is read from the payload's `cwd`, which is the call's workdir here
+    for folder in ("", "a/", "b/"):
+        ws.write(f"{folder}.loopguard.toml", "hung_command_seconds = 1\n")
+    ws.write("a/notes.txt", "the job waits for a lock\n")
+    ws.write("b/notes.txt", "nothing waits here\n")
+    turns = [
+        [exec_command("sleep 30", workdir="a", yield_time_ms=500)],
+        [write_stdin(yield_time_ms=1000)],
+        [write_stdin(yield_time_ms=1000)],
+        [exec_command("cat notes.txt", workdir="a")],
+        [exec_command("sleep 30 && echo b >> ../ran.log", workdir="b", yield_time_ms=500)],
+        [exec_command("sleep 30 && echo a >> ../ran.log", workdir="a", yield_time_ms=500)],
+    ]
+    run = codex.run(ws, Script(turns, final_text="It hangs in a."), "Run the job in a and in b")
+    assert_hooks_succeeded(run)
+    texts = [guard_texts(view) for view in views(run)]
+    assert [len(t) for t in texts] == [0, 0, 0, 0, 0, 1], run.describe()
+    (hit,) = texts[5]
+    blocked = "Command blocked by PreToolUse hook: REPEAT_TOOL_BLOCKED: this command was not run: `sleep 30"
+    assert hit.text.startswith(blocked), hit.text
+    records = ledger.audit(ws)
+    assert [(r["action"], r["rule"]) for r in records] == [("deny", "LOOP_GUARD_HUNG")], records

@@ -105,6 +105,37 @@ def test_reads_and_failed_calls_change_nothing_it_waits_for() -> None:
     assert denied is not None and denied.action is Action.DENY  # type: ignore[attr-defined]
 
 
+def _call_in(entry: dict, command: str, cwd: str | None) -> object:  # type: ignore[type-arg]
+    ctx = call_ctx("Bash", {"command": command}, entry=entry, caps=codex.CAPABILITIES)  # type: ignore[arg-type]
+    return rule.on_call(ctx._replace(event=ctx.event._replace(cwd=cwd)))
+
+
+def test_a_command_hung_in_one_folder_is_another_command_in_another() -> None:
+    """Codex 0.171.0 drops `exec_command`'s `workdir` from `tool_input` and applies it to the
+    payload's `cwd`: `npm test` that hung in packages/a, run in packages/b with only reads since,
+    may not hang there, so it goes ahead; in packages/a it is denied. A folder not known (a call
+    the hook read only in the rollout, a payload with no `cwd`) matches any, as before."""
+    entry = agent()
+    pre = HookEvent(
+        "PreToolUse",
+        Client.CODEX,
+        "s",
+        tool_name="Bash",
+        tool_input={"command": "npm test"},
+        tool_use_id="c5",
+        cwd="/w/packages/a",
+    )
+    rule.take(entry, pre, [], {}, Config(), 0.0)
+    rule.take(entry, POST, _hang("npm test", 5, 0.0), {}, Config(), 300.0)
+    assert _call_in(entry, "npm test", "/w/packages/b") is None
+    denied = _call_in(entry, "npm test", "/w/packages/a")
+    assert denied is not None and (denied.action, denied.rule) == (Action.DENY, Rule.HUNG)  # type: ignore[attr-defined]
+    assert _call_in(entry, "npm test", None) is not None
+    unknown = agent()
+    _session(unknown, command="npm test")  # read from the rollout alone: its folder is not known
+    assert _call_in(unknown, "npm test", "/w/packages/b") is not None
+
+
 def test_a_change_before_the_hung_session_started_does_not_count() -> None:
     entry = agent()
     rule.take(entry, POST, _items(until="call_6rwVhzyNfR3asxzrIqVGK0uP"), {}, Config(), 1772810450.0)
