@@ -25,7 +25,8 @@ Steps use the sketch grammar of the public cases:
   batch event); the other clients get TEXT as the call's error.
   Optional: `id` (name a call), `same` (repeat a named call verbatim), `batch` (calls with the
   same batch label send all their PreToolUse events before any post event), `agent_id`,
-  `session_id`, `t` (seconds since start; default 2 s after the previous step), `note`.
+  `session_id`, `t` (seconds since start; default 2 s after the previous step), `note`,
+  `workdir` (Codex: the `exec_command`'s folder, relative to the session's; its payloads' `cwd`).
   With a top-level `"workspace": {PATH: TEXT}` the session's `cwd` is a real folder holding
   those files, and a call step's `"writes": {PATH: TEXT or null}` is what the call did to it
   when it ran (written, or deleted, between its PreToolUse and its post event).
@@ -85,6 +86,7 @@ import copy
 import functools
 import json
 import os
+import posixpath
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -569,6 +571,8 @@ class Runner:
                         rejected = None
                 tool_use_id = f"call_{counter}"
                 base = _base(self.client, step.get("session_id", "s1"), step.get("agent_id"), turn)
+                if step.get("workdir"):  # Codex applies exec_command's workdir to the payload's cwd
+                    base = dict(base, cwd=posixpath.join(base.get("cwd") or "/", step["workdir"]))
                 entries.append(
                     (counter, step, tool, tool_input, response, error, rejected, tool_use_id, base)
                 )
@@ -588,7 +592,10 @@ class Runner:
                 if rejected is not None:
                     continue
                 if self.client == "codex" and tool == "Bash":
-                    args = json.dumps({"cmd": tool_input.get("command"), "yield_time_ms": 30000})
+                    args = json.dumps(
+                        {"cmd": tool_input.get("command"), "yield_time_ms": 30000}
+                        | ({"workdir": step["workdir"]} if step.get("workdir") else {})
+                    )
                     call = {"type": "function_call", "name": "exec_command", "arguments": args, "call_id": tool_use_id}
                     self._item(call, step["_t"])
                 want = expected(step.get("pre"), self.profile, self.client)
