@@ -22,7 +22,8 @@ since the hung session started:
   cause, as in an edit → test cycle, so it goes ahead, reminded once.
 A command under a time limit (`timeout 300 …`) or a narrower target is another command: the
 way out stays open. A session that prints again or ends by itself clears its command; one that
-ends at a typed Ctrl-C does not. A user prompt or a compaction forgets what hung.
+ends at a typed Ctrl-C does not (one that ends at a typed answer, `q` to a pager, does). A user
+prompt or a compaction forgets what hung.
 
 Its slot is `Agent.rules["unhooked"]` (`Table`): the reader's cursor (`tail`), `calls` waiting
 for their output (at most `MAX_CALLS`), command `sessions` left running (at most
@@ -64,9 +65,11 @@ _OPERATORS = frozenset({"&&", "||", ";", "|", "&", "\n", "|&"})
 _ANSWER_NAMES = frozenset(
     {"yes", "assume-yes", "non-interactive", "noninteractive", "no-input", "noinput", "no-interaction"}
     | {"nointeraction", "batch", "ci", "run", "force-exit", "forceexit", "no-daemon", "nodaemon"}
-    | {"no-pager", "nopager"}
+    | {"no-pager", "nopager", "unbuffered"}
 )
 _ANSWER_PARTS = ("watch", "timeout", "nodereuse")
+#: Typed characters that stop a command rather than answer it: Ctrl-C, Ctrl-\, Ctrl-Z.
+_INTERRUPTS = "\x03\x1c\x1a"
 
 if TYPE_CHECKING:  # the slot's shape, for the type checker (plain dicts at run time)
     from typing import NotRequired, TypedDict
@@ -82,12 +85,14 @@ if TYPE_CHECKING:  # the slot's shape, for the type checker (plain dicts at run 
         folder: NotRequired[str]
 
     class Waiting(TypedDict):
-        """A call waiting for its output: a command (`run`) or a poll (`session`, `typed`)."""
+        """A call waiting for its output: a command (`run`) or a poll (`session`; `typed` when it
+        typed something, `interrupt` when that held a Ctrl-C, Ctrl-\\ or Ctrl-Z)."""
 
         run: NotRequired[Command]
         session: NotRequired[int]
         t: float
         typed: NotRequired[bool]
+        interrupt: NotRequired[bool]
 
     class Running(TypedDict):
         """A command session left running since `start`: printed nothing since `quiet`, `empty`
@@ -156,8 +161,10 @@ def command_of(tool: str, tool_input: Any) -> str | None:
 
 
 def _words(command: str) -> list[str]:
+    """The words of a command line, a `;` glued to a word (`cd app; npm test`) split off."""
     spelled = shell_words(command[:4096])
-    return spelled.split("\0") if spelled is not None else command.split()
+    words = spelled.split("\0") if spelled is not None else command.split()
+    return [part for w in words for part in ((w[:-1], ";") if len(w) > 1 and w.endswith(";") else (w,))]
 
 
 def command_key(command: str) -> str:
@@ -171,10 +178,16 @@ def command_key(command: str) -> str:
     for none. A folder that Codex's `workdir` gives is not in the line (the hook payload drops it):
     two such runs share a key."""
     segment, _ = _segment(command)
-    words = [w for w in segment if not _assignment(w)]
+    words = [w for i, w in enumerate(segment) if not _assignment(w) and not (i and _operator_only(segment[i - 1]))]
     kept = [w for w in words if (not w.startswith("-") or (w.startswith("--") and "=" in w)) and "<" not in w and ">" not in w]
     key = " ".join(kept[:KEY_WORDS])
     return " ".join([*(f"cd {d}" for d in _folders(command)), key]) if key else ""
+
+
+def _operator_only(word: str) -> bool:
+    """A redirection with its target in the next word (`>`, `2>>`, `<`, `&>`): that word is the
+    redirection's, not an operand (`npm test > t.log` is `npm test`, as `npm test >t.log` is)."""
+    return word.lstrip("0123456789&") in ("<", ">", ">>", "<<<", ">|")
 
 
 def _folders(command: str) -> list[str]:
@@ -216,26 +229,66 @@ def _segment(command: str) -> tuple[list[str], str]:
 
 def answers(command: str) -> list[str]:
     """What in a command line answers what a hung run of it may wait for, whatever its key: an
-    assignment (`CI=true npm test`), an option that turns off a prompt, a watch mode, a daemon, or
-    sets a time limit (`-y`, `--non-interactive`, `--watchAll=false`, `--no-daemon`,
-    `--timeout=60`), its input from somewhere (`</dev/null`), or running it in the background
-    (`npm run dev &`). `dotnet build A.sln -clp:ErrorsOnly` answers nothing new. The words as
-    written, lower-cased (the ledger keeps only their digests)."""
+    assignment (`CI=true npm test`), a scene-setting command before it other than a `cd`
+    (`export CI=true &&`, `ulimit -t 300;`, `source .venv/bin/activate &&`), an option that turns
+    off a prompt, a watch mode, a daemon or buffering, or sets a time limit (`-y`,
+    `--non-interactive`, `--watchAll=false`, `--no-daemon`, `-u`, `--timeout=60`, `sudo -n`), its
+    input from somewhere (`</dev/null`, `0</dev/null`), its output to a file (`>/tmp/t.log`) or
+    through a pipe (`| cat`, `| tee t.log`: no terminal, no pager), or running it in the
+    background (`npm run dev &`). `dotnet build A.sln -clp:ErrorsOnly` and `2>&1` answer nothing
+    new. The words as written, lower-cased (the ledger keeps only their digests)."""
     segment, end = _segment(command)
-    out = [w.lower() for w in segment if _assignment(w) or w.startswith("<") or _answers_a_wait(w.lower())]
-    return [*out, "&"] if end == "&" else out
+    sudo = bool(segment) and segment[0] == "sudo"
+    out = [w.lower() for w in segment if _assignment(w) or _answers_a_wait(w.lower(), sudo)]
+    out += sorted({"<" if w.lstrip("01&").startswith("<") else ">" for w in segment if _redirects(w)})  # not its file
+    out += _scene(command)
+    if end == "&":
+        out.append("&")
+    elif end in ("|", "|&"):
+        out.append("|")
+    return out
 
 
-def _answers_a_wait(word: str) -> bool:
+def _redirects(word: str) -> bool:
+    """Whether a word redirects the command's input (`<`, `0<f`, `<<<`) or its output to a file
+    (`>`, `>f`, `>>f`, `1>f`, `&>f`); not a descriptor copy (`2>&1`, `>&2`) or stderr alone."""
+    bare = word.lstrip("01&")
+    if bare.startswith("<"):
+        return word[:1] in "<0&" and not word.startswith("&")
+    return bare.startswith(">") and word[:1] in ">1&" and not bare.startswith(">&") and not bare.startswith(">>&")
+
+
+def _scene(command: str) -> list[str]:
+    """The words of the scene-setting commands before the keyed one, other than `cd` and `pushd`
+    (their folders are in the key), lower-cased: `export ci=true`, `ulimit -t 300`."""
+    out: list[str] = []
+    segment: list[str] = []
+    for word in [*_words(command), ""]:
+        if word and word not in _OPERATORS:
+            segment.append(word)
+            continue
+        program = [w for w in segment if not _assignment(w)]
+        if program and program[0] not in _SCENE:
+            break
+        if program and program[0] not in ("cd", "pushd"):
+            out.extend(w.lower() for w in segment)
+        segment = []
+    return out
+
+
+def _answers_a_wait(word: str, sudo: bool = False) -> bool:
     """Whether a lower-cased word is an option that answers a wait: `-y`, `-yes`, `--yes`,
-    `--ci=true`, `-p:nodeReuse=false`, `--watchAll=false`, `--timeout 60`."""
+    `--ci=true`, `-p:nodeReuse=false`, `--watchAll=false`, `--timeout 60`, `-u` (unbuffered
+    output: a Python run that printed nothing may have printed all along), `-n` of `sudo`."""
     if not word.startswith("-"):
         return False
     rest = word[1:]
     if any(part in rest for part in _ANSWER_PARTS):
         return True
     name = rest.split("=", 1)[0].split(":", 1)[0]
-    return name == "y" or name in _ANSWER_NAMES or (name[:1] == "-" and name[1:] in _ANSWER_NAMES)
+    if name in ("y", "u") or (sudo and name == "n"):
+        return True
+    return name in _ANSWER_NAMES or (name[:1] == "-" and name[1:] in _ANSWER_NAMES)
 
 
 def _digest(text: str) -> str:
@@ -285,7 +338,8 @@ def _absorb(table: "Table", item: Unhooked, t: float, config: Config) -> None:
         if item.call_id not in calls:
             calls[item.call_id] = {"run": _command(item.text), "t": t}
     elif item.kind == "poll" and item.session is not None:
-        calls[item.call_id] = {"session": item.session, "t": t, "typed": bool(item.text)}
+        interrupt = any(c in item.text for c in _INTERRUPTS)
+        calls[item.call_id] = {"session": item.session, "t": t, "typed": bool(item.text), "interrupt": interrupt}
         table["polls"] = table.get("polls", 0) + 1
     elif item.kind == "output" and (waiting := calls.pop(item.call_id, None)) is not None:
         if "run" in waiting:
@@ -303,7 +357,7 @@ def _absorb(table: "Table", item: Unhooked, t: float, config: Config) -> None:
             return
         if item.session is None:  # the command ended
             del sessions[session]
-            if not typed:  # by itself, not at a Ctrl-C: it did not hang
+            if not waiting.get("interrupt", typed):  # by itself or at a typed answer (`q`, `y\n`), not at a Ctrl-C
                 _clear(table, entry)
         elif not item.empty:
             entry["quiet"], entry["empty"] = t, 0

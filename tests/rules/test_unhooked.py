@@ -290,3 +290,49 @@ def test_a_line_that_answers_what_it_waited_for_is_a_change_in_itself() -> None:
     rule.take(entry, POST, _hang("CI=true npm test", 5, 0.0), {}, Config(), 300.0)
     assert _call(entry, "CI=true npm test").action is Action.DENY  # type: ignore[union-attr]  # it hung with it
     assert rule.answers(SECOND) == [] and rule.answers(FIRST) == []
+
+
+def test_the_ways_out_the_denial_names_and_the_usual_fixes_go_ahead() -> None:
+    """Found by a hostile review: each of these was denied as "nothing changed" after a hang
+    and only reads. Output to a log file (the denial's own advice, spelled with or without a
+    space) or through a pipe (no terminal: no pager, no watch mode), a scene set before it
+    (`export CI=true &&`, `ulimit -t 300 &&`), input from a descriptor (`0</dev/null`),
+    unbuffered output (`python -u`), `sudo -n`. Still the same run: `2>&1`, stderr alone to a
+    file, `-clp:ErrorsOnly`."""
+    for hung, again in (
+        ("npm test", "npm test >/tmp/t.log 2>&1"),
+        ("npm test", "npm test > /tmp/t.log 2>&1"),
+        ("npm test", "npm test 2>&1 | tee t.log"),
+        ("git log", "git log | cat"),
+        ("git log", "git log | head -50"),
+        ("npm test", "export CI=true && npm test"),
+        ("git log", "export GIT_PAGER=cat && git log"),
+        ("npm test", "ulimit -t 300 && npm test"),
+        ("npm test", "npm test 0</dev/null"),
+        ("python train.py", "python -u train.py"),
+        ("sudo apt-get update", "sudo -n apt-get update"),
+    ):
+        entry = agent()
+        rule.take(entry, POST, _hang(hung, 5, 0.0), {}, Config(), 300.0)
+        assert rule.command_key(again) == rule.command_key(hung), again
+        reminded = _call(entry, again)
+        assert reminded is not None and reminded.action is Action.REMIND, again  # type: ignore[attr-defined]
+    for hung, again in (("npm test", "npm test 2>&1"), ("npm test", "npm test 2>/tmp/err.log"), (FIRST, SECOND)):
+        entry = agent()
+        rule.take(entry, POST, _hang(hung, 5, 0.0), {}, Config(), 300.0)
+        denied = _call(entry, again)
+        assert denied is not None and denied.action is Action.DENY, again  # type: ignore[attr-defined]
+    entry = agent()
+    rule.take(entry, POST, _hang("npm test > /tmp/a.log", 5, 0.0), {}, Config(), 300.0)
+    assert _call(entry, "npm test >/tmp/b.log").action is Action.DENY  # type: ignore[union-attr]  # it hung so
+    assert rule.command_key("cd app; npm test") == "cd app npm test"  # a `;` glued to a word
+    assert rule.answers("export CI=1; npm test") == ["export", "ci=1"]
+
+
+def test_a_typed_answer_that_ends_it_clears_the_command() -> None:
+    """`q` to a pager, `y` and a newline to a prompt: the model answered what it waited for and
+    it ended; a Ctrl-C, Ctrl-\\ or Ctrl-Z stops it, and the command stays hung."""
+    for typed, cleared in (("q", True), ("y\n", True), ("\u0003", False), ("\u001c", False), ("\u001a", False)):
+        entry = agent()
+        _session(entry, Unhooked("poll", "p3", 273.0, 5, text=typed), Unhooked("output", "p3", 274.0, None, code=0))
+        assert (_call(entry, "make all") is None) is cleared, repr(typed)
