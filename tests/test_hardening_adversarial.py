@@ -302,3 +302,31 @@ def test_a_reader_s_bug_on_a_transcript_keeps_the_ledger_and_is_logged(tmp_path:
     assert "TypeError: an odd record" in (state / "errors.log").read_text()
     ledger = json.loads(next((state / "sessions").glob("*.json")).read_text())
     assert ledger["agents"]["main"]["attempts"] == 1  # the session was not started afresh
+
+
+def test_a_fifo_named_as_a_transcript_or_a_project_file_is_never_opened(tmp_path: Path) -> None:
+    """Opening a FIFO, even without blocking, releases a writer blocked on it (its data is then
+    lost, or it dies of SIGPIPE): found by a hostile review with a `transcript_path` naming one.
+    The readers of a transcript, a rollout's last bytes, a DSH log and a project file look at
+    the path first; the writer stays blocked."""
+    import threading
+
+    from loopguard_hook.config.load import load
+    from loopguard_hook.hosts import dshlog, transcript
+
+    fifo = tmp_path / ".loopguard.toml"
+    os.mkfifo(fifo)
+    opened: list[int] = []
+    writer = threading.Thread(target=lambda: opened.append(os.open(fifo, os.O_WRONLY)), daemon=True)
+    writer.start()
+    time.sleep(0.1)
+    assert transcript.open_regular(str(fifo)) is None
+    assert transcript.read_last(str(fifo), 1024) is None
+    assert dshlog.read_new_texts({}, str(fifo), 1024, wait=0.1).texts == []
+    with pytest.raises(ConfigError, match="not a regular file"):
+        load(environ={}, cwd=str(tmp_path), user_path="")
+    time.sleep(0.1)
+    assert writer.is_alive() and not opened  # still blocked: nothing opened the FIFO
+    os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))  # release it
+    writer.join(5)
+    os.close(opened[0])

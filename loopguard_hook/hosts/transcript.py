@@ -80,10 +80,14 @@ def open_regular(path: str | None) -> tuple[int, os.stat_result] | None:
     """A descriptor of the transcript at `path`, open read-only and non-blocking (a FIFO planted
     as the transcript must not hang the hook), and its state: the caller closes it. None for no
     path, a file that cannot be opened (a NUL byte in the path too), or one that is no regular
-    file. Never raises."""
+    file. Never raises. The path is looked at before it is opened: opening a FIFO, even without
+    blocking, releases a writer blocked on it, and opening a device may act. The descriptor is
+    checked again after (the path may have been swapped in between)."""
     if not path:
         return None
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0))
     except (OSError, ValueError):  # ValueError: a NUL byte in the path
         return None
