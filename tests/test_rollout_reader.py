@@ -51,6 +51,9 @@ def test_rollout_timestamps() -> None:
     for stamp in ("2026-03-06T15:16:31.062Z", "2000-02-29T23:59:59Z", "1970-01-01T00:00:00.000Z"):
         assert seconds(stamp) == datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
     assert seconds("2026-03-06 15:16:31") is None and seconds(1772810191) is None and seconds("2026-13-06T15:16:31Z") is None
+    # `float` reads these: an infinite time saved as `null` broke the next event (a hostile review)
+    for bad in ("2026-03-06T15:16:infZ", "2026-03-06T15:16:nanZ", "2026-03-06T15:16:-infZ", "2026-03-06T25:16:31Z"):
+        assert seconds(bad) is None, bad
 
 
 def test_read_from_the_cursor_whole_lines_only(tmp_path: Path) -> None:

@@ -145,7 +145,7 @@ def _turn_cwd(lines: list[bytes]) -> str | None:
 
 def seconds(stamp: Any) -> float | None:
     """Seconds since the epoch of a rollout `timestamp` (`2026-03-06T15:16:31.062Z`, UTC), or
-    None for any other shape. Worked out here: `datetime` would cost the hook path its import."""
+    None for any other shape or a field out of range (`…T15:16:infZ`). Worked out here: `datetime` would cost the hook path its import."""
     if not isinstance(stamp, str) or len(stamp) < 20 or stamp[-1] != "Z" or stamp[4] != "-" or stamp[10] != "T":
         return None
     try:
@@ -153,8 +153,8 @@ def seconds(stamp: Any) -> float | None:
         hour, minute, second = int(stamp[11:13]), int(stamp[14:16]), float(stamp[17:-1])
     except ValueError:
         return None
-    if not (1 <= month <= 12 and 1 <= day <= 31):
-        return None
+    if not (1 <= month <= 12 and 1 <= day <= 31 and 0 <= hour < 24 and 0 <= minute < 60 and 0 <= second < 61):
+        return None  # `float` takes `inf` and `nan` too: a ledger holds no such time
     # Days from 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil).
     y = year - (month <= 2)
     era = y // 400
