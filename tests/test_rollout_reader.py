@@ -73,6 +73,25 @@ def test_read_from_the_cursor_whole_lines_only(tmp_path: Path) -> None:
     assert read_unhooked(tail, str(path), 1 << 20) == []
 
 
+def test_records_skipped_past_the_budget_are_a_gap(tmp_path: Path) -> None:
+    """More written since the last event than the reader reads at once (a chatty dev server's
+    polls): it skips to the last `budget` bytes, and says so first (a hostile review: a skipped
+    output that cleared a hang left the command denied)."""
+    path = tmp_path / "rollout-2026-03-06T15-07-24-019cc379.jsonl"
+    path.write_bytes(LINES[0])
+    tail: Tail = {}
+    assert read_unhooked(tail, str(path), 4096) == []
+    with open(path, "ab") as fh:
+        fh.write(b"".join(LINES[1:8]))
+    budget = len(LINES[7]) + 10
+    got = read_unhooked(tail, str(path), budget)
+    assert got[0] == Unhooked("gap", "") and [i.kind for i in got[1:]] == ["poll"], got
+    with open(path, "ab") as fh:
+        fh.write(LINES[3])
+    assert [i.kind for i in read_unhooked(tail, str(path), budget + 4096)] == ["command"]  # within the budget: no gap
+    assert read_unhooked(tail, str(path), 4096) == []
+
+
 def test_no_file_or_no_path_reads_nothing(tmp_path: Path) -> None:
     tail: Tail = {}
     assert read_unhooked(tail, str(tmp_path / "missing.jsonl"), 4096) == [] and tail == {}

@@ -39,9 +39,19 @@ _EXITED = r"^(?:Process exited with code|Exit code:) ?(-?\d+)"
 
 
 def read_unhooked(tail: Tail, path: str | None, budget: int) -> list[Unhooked]:
-    """The unhooked calls and outputs written to the rollout at `path` since `tail` (updated)."""
-    lines = [line for line in read_new_lines(tail, path, budget) if b"function_call" in line]
-    return [item for record in json_objects(lines) for item in unhooked_items(record)]
+    """The unhooked calls and outputs written to the rollout at `path` since `tail` (updated).
+    When more than `budget` bytes were written since, the reader skips to the last `budget`
+    bytes: a `gap` item comes first, since what was skipped may have cleared a hang."""
+    known = (tail.get("path"), tail.get("ino"))
+    before = tail.get("offset")
+    lines = read_new_lines(tail, path, budget)
+    after = tail.get("offset")
+    gap: list[Unhooked] = []
+    if known == (tail.get("path"), tail.get("ino")) and type(before) is int and type(after) is int:
+        if after - before > sum(len(line) + 1 for line in lines):
+            gap = [Unhooked("gap", "")]
+    wanted = [line for line in lines if b"function_call" in line]
+    return gap + [item for record in json_objects(wanted) for item in unhooked_items(record)]
 
 
 def unhooked_items(record: dict[str, Any]) -> list[Unhooked]:
@@ -145,7 +155,8 @@ def _turn_cwd(lines: list[bytes]) -> str | None:
 
 def seconds(stamp: Any) -> float | None:
     """Seconds since the epoch of a rollout `timestamp` (`2026-03-06T15:16:31.062Z`, UTC), or
-    None for any other shape or a field out of range (`…T15:16:infZ`). Worked out here: `datetime` would cost the hook path its import."""
+    None for any other shape or a field out of range (`…T15:16:infZ`). Worked out here:
+    `datetime` would cost the hook path its import."""
     if not isinstance(stamp, str) or len(stamp) < 20 or stamp[-1] != "Z" or stamp[4] != "-" or stamp[10] != "T":
         return None
     try:

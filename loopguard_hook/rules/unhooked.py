@@ -334,7 +334,11 @@ def take(agent: Agent, event: HookEvent, items: Sequence[Unhooked], tail: Tail, 
 def _absorb(table: "Table", item: Unhooked, t: float, config: Config) -> None:
     calls = table.setdefault("calls", {})
     sessions = table.setdefault("sessions", {})
-    if item.kind == "command":
+    if item.kind == "gap":  # what was skipped may have cleared a hang: forget what hung, count afresh
+        table.pop("hung", None)
+        for running in sessions.values():
+            running["empty"], running["hung"] = 0, False
+    elif item.kind == "command":
         if item.call_id not in calls:
             calls[item.call_id] = {"run": _command(item.text), "t": t}
     elif item.kind == "poll" and item.session is not None:

@@ -336,3 +336,12 @@ def test_a_typed_answer_that_ends_it_clears_the_command() -> None:
         entry = agent()
         _session(entry, Unhooked("poll", "p3", 273.0, 5, text=typed), Unhooked("output", "p3", 274.0, None, code=0))
         assert (_call(entry, "make all") is None) is cleared, repr(typed)
+
+
+def test_a_gap_in_what_was_read_forgets_what_hung() -> None:
+    """Records skipped unread may have cleared a hang (the command printed again): what hung is
+    forgotten and the empty polls count afresh, so nothing is denied on what was not seen."""
+    entry = agent()
+    _session(entry, Unhooked("gap", ""))
+    assert _call(entry, "make all") is None
+    assert entry["rules"]["unhooked"]["sessions"]["5"]["empty"] == 0  # type: ignore[typeddict-item]
