@@ -92,6 +92,21 @@ def test_records_skipped_past_the_budget_are_a_gap(tmp_path: Path) -> None:
     assert read_unhooked(tail, str(path), 4096) == []
 
 
+def test_a_cursor_of_another_shape_starts_again_at_the_end(tmp_path: Path) -> None:
+    """A damaged or hand-edited ledger's cursor (`"x"`, `1.5`, `true`, `-3`): read as a file not
+    seen yet, never raised on (it was, at every event, and rollout reading stayed off)."""
+    path = tmp_path / "rollout-2026-03-06T15-07-24-019cc379.jsonl"
+    path.write_bytes(b"".join(LINES[:3]))
+    for bad in ("x", 1.5, True, -3, None):
+        tail: Tail = {}
+        read_unhooked(tail, str(path), 4096)
+        tail["offset"] = bad  # type: ignore[typeddict-item]
+        assert read_unhooked(tail, str(path), 4096) == [] and tail["offset"] == os.path.getsize(path), bad
+        with open(path, "ab") as fh:
+            fh.write(LINES[3])
+        assert [i.kind for i in read_unhooked(tail, str(path), 4096)] == ["command"], bad
+
+
 def test_no_file_or_no_path_reads_nothing(tmp_path: Path) -> None:
     tail: Tail = {}
     assert read_unhooked(tail, str(tmp_path / "missing.jsonl"), 4096) == [] and tail == {}

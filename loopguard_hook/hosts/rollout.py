@@ -47,7 +47,7 @@ def read_unhooked(tail: Tail, path: str | None, budget: int) -> list[Unhooked]:
     lines = read_new_lines(tail, path, budget)
     after = tail.get("offset")
     gap: list[Unhooked] = []
-    if known == (tail.get("path"), tail.get("ino")) and type(before) is int and type(after) is int:
+    if known == (tail.get("path"), tail.get("ino")) and type(before) is int and before >= 0 and type(after) is int:
         if after - before > sum(len(line) + 1 for line in lines):
             gap = [Unhooked("gap", "")]
     wanted = [line for line in lines if b"function_call" in line]

@@ -50,7 +50,8 @@ def read_new_lines(tail: Tail, path: str | None, budget: int) -> list[bytes]:
     try:
         ident = digest(path.encode("utf-8", "surrogatepass"))
         offset = tail.get("offset", 0)
-        if tail.get("path") != ident or tail.get("ino") != st.st_ino:
+        if tail.get("path") != ident or tail.get("ino") != st.st_ino or type(offset) is not int or offset < 0:
+            # A cursor of another shape (a hand-edited or damaged ledger) is one not seen either.
             # A transcript seen for the first time (a resumed session, the hook installed
             # mid-session): its history is not this run's; read only what is written from now on.
             tail["path"], tail["ino"], tail["offset"] = ident, st.st_ino, st.st_size
