@@ -14,7 +14,7 @@ operands in the same `cd` folders, whatever its switches, in a folder it hung in
 `cwd`, which Codex 0.171.0 gives with the call's `workdir` applied) is judged by what happened
 since the hung session started:
 - nothing that may change what the command waits for (only reads: `shellwords.reads_only`, a
-  read tool, failed calls, runs of the command itself): it would hang the same way, so it is
+  read tool, calls the host reports failed, runs of the command itself): it would hang the same way, so it is
   denied at PreToolUse, saying what to do instead;
 - a call of the agent's that may have (an edit or patch, a shell command other than a read, a
   permission request, a tool that spawns or waits for a subagent), or a line that adds what may
@@ -442,7 +442,10 @@ def on_result(ctx: ResultContext) -> Decision | None:
     session is found hung at the event after its polls, and a fix made while it ran (after its
     start, before its polls) counts as one made since it started."""
     table = _table(ctx.agent) if ctx.config.hung_command_polls else None
-    if table is None or ctx.outcome.failure != Failure.NONE:
+    # A failure only the output's text suggests (Codex sends no exit code) may be a fix that
+    # worked and a check after it that says so (`rm -f x.lock; ls x.lock`): only a failure the
+    # host reports means nothing changed.
+    if table is None or ctx.outcome.failure == Failure.HARD:
         return None
     if ctx.tool in SHELL_TOOLS:
         command = shell_command(ctx.tool, ctx.tool_input)

@@ -345,3 +345,15 @@ def test_a_gap_in_what_was_read_forgets_what_hung() -> None:
     _session(entry, Unhooked("gap", ""))
     assert _call(entry, "make all") is None
     assert entry["rules"]["unhooked"]["sessions"]["5"]["empty"] == 0  # type: ignore[typeddict-item]
+
+
+def test_a_fix_whose_check_reads_as_a_failure_is_a_change() -> None:
+    """Codex sends no exit code: `rm -f x.lock; ls x.lock` prints "No such file or directory",
+    which reads as a failure, but the line removed the lock the command waited for (a hostile
+    review). Only a failure the host reports (`Exit code: 1`) is no change."""
+    entry = agent()
+    rule.take(entry, POST, _items(), {}, Config(), 1772810460.0)
+    out = "ls: cannot access '/tmp/myapp.lock': No such file or directory\n"
+    _result(entry, "Bash", {"command": "rm -f /tmp/myapp.lock; ls /tmp/myapp.lock"}, out, 1772810465.0)
+    reminded = _call(entry, SECOND)
+    assert reminded is not None and reminded.action is Action.REMIND  # type: ignore[attr-defined]
