@@ -173,8 +173,8 @@ _READ_ONLY_GIT = frozenset(
     }
 )
 # Patterns are compiled at first use (`re` caches them): the hook path compiles none at import.
-_SEGMENT_SPLIT = r"&&|\|\||[;|\n]"
-_REDIRECT = r"(?<![0-9&])>|>>|\$\(|`|<\("
+_SEGMENT_SPLIT = r"&&|\|\||&(?!>)|[;|\n]"
+_REDIRECT = r"(?<![0-9])>|>>|\$\(|`|<\("
 _HARMLESS_REDIRECT = r"\d?>&\d|\d?>\s*/dev/null"
 
 
@@ -199,7 +199,8 @@ def reads_only(command: str) -> bool:
     shell runs nothing in is a word (`rg -n "def f|return" app.py` is one search)."""
     if "\\'" not in command and '\\"' not in command:  # an escaped quote: where words end is not told
         command = re.sub(_INERT_QUOTED, "''", command)
-    if re.search(_REDIRECT, re.sub(_HARMLESS_REDIRECT, "", command)):
+    command = re.sub(_HARMLESS_REDIRECT, "", command)
+    if re.search(_REDIRECT, command):
         return False
     for segment in re.split(_SEGMENT_SPLIT, command):
         words = segment.split()
