@@ -106,6 +106,31 @@ def test_claude_project_dir_wins_over_cwd(tmp_path: Path) -> None:
     assert c.deny_at == 11
 
 
+def test_a_call_in_a_subfolder_reads_its_repositorys_project_file(tmp_path: Path) -> None:
+    """Codex 0.171.0 gives the payload's `cwd` with the call's `workdir` applied, so a call run in
+    packages/api must read the repository root's file as the session's other calls do; a file
+    nearer the call wins; outside a repository only the folder itself counts."""
+    repo = tmp_path / "repo"
+    deep = repo / "packages" / "api" / "src"
+    deep.mkdir(parents=True)
+    (repo / ".git").mkdir()
+    (repo / ".loopguard.toml").write_text("deny_at = 7\n")
+    assert load(environ={}, cwd=str(deep), user_path="").config.deny_at == 7
+    assert cfg.find_project_file(str(deep)) == str(repo / ".loopguard.toml")
+    (repo / "packages" / ".loopguard.toml").write_text("deny_at = 6\n")
+    assert load(environ={}, cwd=str(deep), user_path="").config.deny_at == 6
+    loose = tmp_path / "loose" / "sub"
+    loose.mkdir(parents=True)
+    (tmp_path / "loose" / ".loopguard.toml").write_text("deny_at = 7\n")  # no repository around it
+    assert cfg.find_project_file(str(loose)) is None
+    assert cfg.find_project_file(str(tmp_path / "loose")) == str(tmp_path / "loose" / ".loopguard.toml")
+    nested = repo / "vendor" / "lib"  # a repository of its own inside: the root stops the search
+    nested.mkdir(parents=True)
+    (repo / "vendor" / ".git").mkdir()
+    assert cfg.find_project_file(str(nested)) is None
+    assert cfg.find_project_file("/nonexistent/a/b") is None and cfg.find_project_file("bad\0path") is None
+
+
 def test_seed_aliases_carry_over() -> None:
     c = resolve(
         [

@@ -48,6 +48,21 @@ def test_a_trusted_project_sets_them(tmp_path: Path, entry: str) -> None:
     assert [line for line in resolved.ignored if "trusted_projects ignored" not in line] == []
 
 
+def test_trust_is_the_folder_that_holds_the_file_not_the_calls(tmp_path: Path) -> None:
+    """A call in a subfolder reads the repository root's file: trusting the subfolder does not
+    trust the root's file (a project file found above the call is the root project's)."""
+    project = _project(tmp_path)
+    (project / ".git").mkdir()
+    sub = project / "packages" / "api"
+    sub.mkdir(parents=True)
+    user = tmp_path / "user.toml"
+    user.write_text(f"trusted_projects = [{str(sub)!r}]\n")
+    resolved = config_mod.load(environ={}, cwd=str(sub), user_path=str(user))
+    assert resolved.config.deny_at == 6 and resolved.config.idle_session_seconds == 604800.0
+    user.write_text(f"trusted_projects = [{str(project)!r}]\n")
+    assert config_mod.load(environ={}, cwd=str(sub), user_path=str(user)).config.idle_session_seconds == 0.001
+
+
 def test_a_trust_entry_is_no_prefix_of_a_sibling(tmp_path: Path) -> None:
     project = _project(tmp_path)
     user = tmp_path / "user.toml"

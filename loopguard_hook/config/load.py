@@ -1,7 +1,8 @@
 """Profiles and configuration: defaults per profile, TOML files, `LOOPGUARD_*` environment, flags.
 
 Sources, later wins: profile defaults < user file (`<user config dir>/config.toml`) < project
-file (`.loopguard.toml` in `$CLAUDE_PROJECT_DIR` or the payload's `cwd`) < `--config`/
+file (`.loopguard.toml` in `$CLAUDE_PROJECT_DIR` or the payload's `cwd`, or above it up to its
+repository's root: `find_project_file`) < `--config`/
 `LOOPGUARD_CONFIG` file < `LOOPGUARD_<KEY>` environment < command-line flags. Every value
 remembers where it came from (`loopguard-hook config show`).
 
@@ -252,6 +253,48 @@ def user_config_path() -> str:
 
 
 PROJECT_FILE = ".loopguard.toml"
+#: Folders looked at above an event's folder for its repository's root.
+MAX_LEVELS = 32
+
+
+def find_project_file(folder: str) -> str | None:
+    """The project file of an event in `folder`: `.loopguard.toml` in it or, inside a git
+    repository, in the nearest folder above it up to the repository's root (the folder holding
+    `.git`); None for none. Codex 0.171.0 gives the payload's `cwd` with the call's `workdir`
+    applied (seen with the real client, tests/e2e/test_codex.py), so a call the model runs in
+    `packages/api` reads the repository root's file, as the session's other calls do. Outside a
+    repository only `folder` itself is looked at: a file in `/tmp` or `/home` is nobody's
+    project. Never raises."""
+    candidates: list[str] = []
+    current = folder
+    for _ in range(MAX_LEVELS):
+        candidates.append(current)
+        try:
+            if os.path.exists(os.path.join(current, PROJECT_FILE)):
+                return os.path.join(current, PROJECT_FILE) if current == folder or _in_repository(candidates) else None
+            if os.path.exists(os.path.join(current, ".git")):
+                return None  # the repository's root, and no file up to it
+        except ValueError:  # a NUL byte in the folder
+            return None
+        parent = os.path.dirname(current)
+        if not parent or parent == current:
+            return None
+        current = parent
+    return None
+
+
+def _in_repository(candidates: list[str]) -> bool:
+    """Whether the last of `candidates` (the folder holding the file) is inside a repository
+    whose root it is or holds: it, or a folder above it, holds `.git`."""
+    current = candidates[-1]
+    for _ in range(MAX_LEVELS):
+        if os.path.exists(os.path.join(current, ".git")):
+            return True
+        parent = os.path.dirname(current)
+        if not parent or parent == current:
+            return False
+        current = parent
+    return False
 
 
 def _pause_layer(path: str, project_dir: str | None) -> list[Layer]:
@@ -288,11 +331,10 @@ def load(
         files.append((user_file, f"user file {user_file}"))
     project_dir = environ.get("CLAUDE_PROJECT_DIR") or cwd
     project_source = ""
-    if project_dir:
-        project_file = os.path.join(project_dir, PROJECT_FILE)
-        if os.path.exists(project_file):
-            project_source = f"project file {project_file}"
-            files.append((project_file, project_source))
+    project_file = find_project_file(project_dir) if project_dir else None
+    if project_file:
+        project_source = f"project file {project_file}"
+        files.append((project_file, project_source))
     explicit = config_path or environ.get("LOOPGUARD_CONFIG")
     if explicit:
         files.append((explicit, f"config file {explicit}"))
@@ -304,8 +346,9 @@ def load(
         except ConfigError as exc:
             problems.append(str(exc))
     ignored: list[str] = []
-    if project_source and project_dir:
-        layers = [_untrusted_keys_dropped(layer, project_dir, layers, ignored) if layer.source == project_source
+    if project_source and project_file:
+        root = os.path.dirname(project_file)  # the project is the folder that holds the file
+        layers = [_untrusted_keys_dropped(layer, root, layers, ignored) if layer.source == project_source
                   else layer for layer in layers]
     try:
         layers.append(env_layer(environ))
