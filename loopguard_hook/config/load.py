@@ -142,7 +142,10 @@ def read_regular_file(path: str, limit: int = -1) -> bytes:
     import stat
 
     # Looked at before it is opened: opening a FIFO, even without blocking, releases its writer.
-    if not stat.S_ISREG(os.stat(path).st_mode):
+    mode = os.stat(path).st_mode
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+    if not stat.S_ISREG(mode):
         raise OSError(errno.EINVAL, "not a regular file")
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     with os.fdopen(fd, "rb") as fh:
