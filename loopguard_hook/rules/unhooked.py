@@ -14,7 +14,7 @@ operands in the same `cd` folders, whatever its switches, in a folder it hung in
 `cwd`, which Codex 0.171.0 gives with the call's `workdir` applied) is judged by what happened
 since the hung session started:
 - nothing that may change what the command waits for (only reads: `shellwords.reads_only`, a
-  read tool, calls the host reports failed, runs of the command itself): it would hang the same way, so it is
+  read tool, failed calls, runs of the command itself): it would hang the same way, so it is
   denied at PreToolUse, saying what to do instead;
 - a call of the agent's that may have (an edit or patch, a shell command other than a read, a
   permission request, a tool that spawns or waits for a subagent), or a line that adds what may
@@ -22,8 +22,8 @@ since the hung session started:
   cause, as in an edit → test cycle, so it goes ahead, reminded once.
 A command under a time limit (`timeout 300 …`) or a narrower target is another command: the
 way out stays open. A session that prints again or ends by itself clears its command; one that
-ends at a typed Ctrl-C does not (one that ends at a typed answer, `q` to a pager, does). A user
-prompt or a compaction forgets what hung.
+ends at a typed Ctrl-C or quit key does not (one that ends well at a line typed to its prompt
+does). A user prompt or a compaction forgets what hung.
 
 Its slot is `Agent.rules["unhooked"]` (`Table`): the reader's cursor (`tail`), `calls` waiting
 for their output (at most `MAX_CALLS`), command `sessions` left running (at most
@@ -33,6 +33,7 @@ for the texts, and as digests for the comparisons, never as written. `changed` i
 latest call that may have changed what a hung command waits for succeeded (`on_result`).
 """
 
+import posixpath
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
@@ -68,8 +69,11 @@ _ANSWER_NAMES = frozenset(
     | {"no-pager", "nopager", "unbuffered"}
 )
 _ANSWER_PARTS = ("watch", "timeout", "nodereuse")
-#: Typed characters that stop a command rather than answer it: Ctrl-C, Ctrl-\, Ctrl-Z.
-_INTERRUPTS = "\x03\x1c\x1a"
+#: Programs a command piped into answers a wait through: a pager's stand-ins (the command no
+#: longer holds the terminal) and a log (`| tee t.log`, the denial's advice).
+_PAGER_STAND_INS = frozenset({"cat", "head", "less", "more", "tee"})
+#: Typed characters that stop a command rather than answer it: Ctrl-C, Ctrl-\, Ctrl-Z, Ctrl-D.
+_INTERRUPTS = "\x03\x1c\x1a\x04"
 
 if TYPE_CHECKING:  # the slot's shape, for the type checker (plain dicts at run time)
     from typing import NotRequired, TypedDict
@@ -185,9 +189,11 @@ def command_key(command: str) -> str:
 
 
 def _operator_only(word: str) -> bool:
-    """A redirection with its target in the next word (`>`, `2>>`, `<`, `&>`): that word is the
-    redirection's, not an operand (`npm test > t.log` is `npm test`, as `npm test >t.log` is)."""
-    return word.lstrip("0123456789&") in ("<", ">", ">>", "<<<", ">|")
+    """An output redirection with its target in the next word (`>`, `2>>`, `&>`): that word is
+    the redirection's, not an operand (`npm test > t.log` is `npm test`, as `npm test >t.log`
+    is). An input's target stays an operand: `./sol < tests/2.in` is another run than
+    `./sol < tests/1.in`, and `./setup.sh <<< y` than `<<< n`."""
+    return word.lstrip("0123456789&") in (">", ">>", ">|")
 
 
 def _folders(command: str) -> list[str]:
@@ -238,15 +244,28 @@ def answers(command: str) -> list[str]:
     background (`npm run dev &`). `dotnet build A.sln -clp:ErrorsOnly` and `2>&1` answer nothing
     new. The words as written, lower-cased (the ledger keeps only their digests)."""
     segment, end = _segment(command)
-    sudo = bool(segment) and segment[0] == "sudo"
-    out = [w.lower() for w in segment if _assignment(w) or _answers_a_wait(w.lower(), sudo)]
-    out += sorted({"<" if w.lstrip("01&").startswith("<") else ">" for w in segment if _redirects(w)})  # not its file
+    program = next((w for w in segment if not _assignment(w)), "").rsplit("/", 1)[-1]
+    out = [w.lower() for w in segment if _assignment(w) or _answers_a_wait(w, program)]
+    # input as written (`<tests/2.in` is other input than `<tests/1.in`); output by its operator
+    out += [w.lower() for w in segment if _redirects(w) and w.lstrip("0").startswith("<")]
+    out += [">"] if any(_redirects(w) and not w.lstrip("0").startswith("<") for w in segment) else []
     out += _scene(command)
     if end == "&":
         out.append("&")
-    elif end in ("|", "|&"):
-        out.append("|")
+    elif end in ("|", "|&") and _piped_into(command) in _PAGER_STAND_INS:
+        out.append("|")  # a pager no longer holds the terminal, or the output goes to a log
     return out
+
+
+def _piped_into(command: str) -> str:
+    """The program the keyed command's output is piped into ("" for none)."""
+    words = _words(command)
+    segment, end = _segment(command)
+    if end not in ("|", "|&") or not segment:
+        return ""
+    rest = words[words.index(segment[-1]) + 1 :] if segment[-1] in words else []
+    after = [w for w in rest[1:] if not _assignment(w)]
+    return after[0].rsplit("/", 1)[-1] if after else ""
 
 
 def _redirects(word: str) -> bool:
@@ -276,19 +295,24 @@ def _scene(command: str) -> list[str]:
     return out
 
 
-def _answers_a_wait(word: str, sudo: bool = False) -> bool:
-    """Whether a lower-cased word is an option that answers a wait: `-y`, `-yes`, `--yes`,
-    `--ci=true`, `-p:nodeReuse=false`, `--watchAll=false`, `--timeout 60`, `-u` (unbuffered
-    output: a Python run that printed nothing may have printed all along), `-n` of `sudo`."""
+def _answers_a_wait(word: str, program: str = "") -> bool:
+    """Whether a word is an option that answers a wait: `-y`, `-yes`, `--yes`, `--ci=true`,
+    `-p:nodeReuse=false`, `--watchAll=false`, `--timeout 60`; `-u` of Python (unbuffered
+    output: a run that printed nothing may have printed all along; `git push -u` answers
+    nothing), `-n` of `sudo`. Names are compared lower-cased, single letters as written."""
     if not word.startswith("-"):
         return False
-    rest = word[1:]
+    rest = word[1:].lower()
     if any(part in rest for part in _ANSWER_PARTS):
         return True
     name = rest.split("=", 1)[0].split(":", 1)[0]
-    if name in ("y", "u") or (sudo and name == "n"):
+    if word[1:2] == "y" and name == "y":
         return True
-    return name in _ANSWER_NAMES or (name[:1] == "-" and name[1:] in _ANSWER_NAMES)
+    if word == "-u" and program.startswith("python"):
+        return True
+    if word == "-n" and program == "sudo":
+        return True
+    return len(name) > 1 and (name in _ANSWER_NAMES or (name[:1] == "-" and name[1:] in _ANSWER_NAMES))
 
 
 def _digest(text: str) -> str:
@@ -300,8 +324,14 @@ def _command(command: str, folder: str | None = None) -> "Command":
     `folder` is its PreToolUse payload's `cwd` (None: a call the hook read only in the rollout)."""
     run: Command = {"command": redact_prefix(command, 160), "key": _digest(command_key(command)), "answers": _answered(command)}
     if folder:
-        run["folder"] = _digest(folder)
+        run["folder"] = _digest(_normal(folder))
     return run
+
+
+def _normal(folder: str) -> str:
+    """A folder as compared: `/w/app/`, `/w/app/.` and `/w/./app` are `/w/app` (Codex joins
+    `workdir` to the turn's folder without normalising it)."""
+    return posixpath.normpath(folder) if "\\" not in folder else folder.rstrip("\\")
 
 
 def _answered(command: str) -> list[str]:
@@ -342,7 +372,9 @@ def _absorb(table: "Table", item: Unhooked, t: float, config: Config) -> None:
         if item.call_id not in calls:
             calls[item.call_id] = {"run": _command(item.text), "t": t}
     elif item.kind == "poll" and item.session is not None:
-        interrupt = any(c in item.text for c in _INTERRUPTS)
+        # Only a line typed to a prompt (`y\n`, `init\n`) answers it; a quit key (`q` to a
+        # pager or a watch mode) or a control character stops what would wait the same way again.
+        interrupt = any(c in item.text for c in _INTERRUPTS) or not item.text.endswith(("\n", "\r"))
         calls[item.call_id] = {"session": item.session, "t": t, "typed": bool(item.text), "interrupt": interrupt}
         table["polls"] = table.get("polls", 0) + 1
     elif item.kind == "output" and (waiting := calls.pop(item.call_id, None)) is not None:
@@ -361,7 +393,8 @@ def _absorb(table: "Table", item: Unhooked, t: float, config: Config) -> None:
             return
         if item.session is None:  # the command ended
             del sessions[session]
-            if not waiting.get("interrupt", typed):  # by itself or at a typed answer (`q`, `y\n`), not at a Ctrl-C
+            answered = typed and not waiting.get("interrupt", True) and item.code == 0
+            if not typed or answered:  # by itself, or at a line typed to a prompt: it did not hang
                 _clear(table, entry)
         elif not item.empty:
             entry["quiet"], entry["empty"] = t, 0
@@ -397,13 +430,23 @@ def _elsewhere(found: "Hung", folder: str | None) -> bool:
     the payload's `cwd` (seen with the real client: tests/e2e/test_codex.py); a host or a
     release whose `cwd` is the turn's gives one folder for every call, and nothing changes."""
     folders = found.get("folders", [])
-    return bool(folder) and bool(folders) and "" not in folders and _digest(folder or "") not in folders
+    return bool(folder) and bool(folders) and "" not in folders and _digest(_normal(folder or "")) not in folders
 
 
 def _clear(table: "Table", entry: "Running") -> None:
-    if entry["hung"]:
-        table.get("hung", {}).pop(entry["run"]["key"], None)
-        entry["hung"] = False
+    """A session that printed again or ended by itself clears its command's hang in its folder
+    (in every folder when its folder is not known, or no other is left)."""
+    if not entry["hung"]:
+        return
+    entry["hung"] = False
+    hung = table.get("hung", {})
+    found = hung.get(entry["run"]["key"])
+    folders = found.get("folders", []) if found is not None else []
+    folder = entry["run"].get("folder", "")
+    if found is not None and folder and folder in folders and len(folders) > 1:
+        folders.remove(folder)
+        return
+    hung.pop(entry["run"]["key"], None)
 
 
 # -- the judge --------------------------------------------------------------------------------
@@ -442,13 +485,15 @@ def on_result(ctx: ResultContext) -> Decision | None:
     session is found hung at the event after its polls, and a fix made while it ran (after its
     start, before its polls) counts as one made since it started."""
     table = _table(ctx.agent) if ctx.config.hung_command_polls else None
-    # A failure only the output's text suggests (Codex sends no exit code) may be a fix that
-    # worked and a check after it that says so (`rm -f x.lock; ls x.lock`): only a failure the
-    # host reports means nothing changed.
     if table is None or ctx.outcome.failure == Failure.HARD:
         return None
     if ctx.tool in SHELL_TOOLS:
         command = shell_command(ctx.tool, ctx.tool_input)
+        # A failure only the output's text suggests (Codex sends no exit code) is a failure of a
+        # single command (`pkill -f jest`: "Operation not permitted"), but of a list it may be
+        # the check after a fix that worked (`rm -f x.lock; ls x.lock`: "No such file").
+        if ctx.outcome.failure != Failure.NONE and not (command and _several(command)):
+            return None
         if command is not None and (reads_only(command) or powershell_reads_only(command)):
             return None  # a read changes nothing the command waits for
         if command is not None and _digest(command_key(command)) in _watched(table):
@@ -457,6 +502,11 @@ def on_result(ctx: ResultContext) -> Decision | None:
         return None
     table["changed"] = ctx.agent["updated"]
     return None
+
+
+def _several(command: str) -> bool:
+    """Whether a command line runs more than one command in a row (`a; b`, `a && b`)."""
+    return any(w in (";", "&&", "||", "\n") for w in _words(command))
 
 
 def _watched(table: "Table") -> set[str]:

@@ -131,6 +131,8 @@ def test_a_command_hung_in_one_folder_is_another_command_in_another() -> None:
     denied = _call_in(entry, "npm test", "/w/packages/a")
     assert denied is not None and (denied.action, denied.rule) == (Action.DENY, Rule.HUNG)  # type: ignore[attr-defined]
     assert _call_in(entry, "npm test", None) is not None
+    for spelled in ("/w/packages/a/", "/w/packages/a/.", "/w/./packages/a"):  # Codex does not normalise
+        assert _call_in(entry, "npm test", spelled) is not None, spelled
     unknown = agent()
     _session(unknown, command="npm test")  # read from the rollout alone: its folder is not known
     assert _call_in(unknown, "npm test", "/w/packages/b") is not None
@@ -317,7 +319,13 @@ def test_the_ways_out_the_denial_names_and_the_usual_fixes_go_ahead() -> None:
         assert rule.command_key(again) == rule.command_key(hung), again
         reminded = _call(entry, again)
         assert reminded is not None and reminded.action is Action.REMIND, again  # type: ignore[attr-defined]
-    for hung, again in (("npm test", "npm test 2>&1"), ("npm test", "npm test 2>/tmp/err.log"), (FIRST, SECOND)):
+    for hung, again in (
+        ("npm test", "npm test 2>&1"),
+        ("npm test", "npm test 2>/tmp/err.log"),
+        (FIRST, SECOND),
+        ("npm test 2>&1", "npm test 2>&1 | tail -50"),  # vitest's watch mode is told by stdin, not stdout
+        ("git push origin main", "git push -u origin main"),  # `-u` is Python's unbuffered output only
+    ):
         entry = agent()
         rule.take(entry, POST, _hang(hung, 5, 0.0), {}, Config(), 300.0)
         denied = _call(entry, again)
@@ -326,15 +334,33 @@ def test_the_ways_out_the_denial_names_and_the_usual_fixes_go_ahead() -> None:
     rule.take(entry, POST, _hang("npm test > /tmp/a.log", 5, 0.0), {}, Config(), 300.0)
     assert _call(entry, "npm test >/tmp/b.log").action is Action.DENY  # type: ignore[union-attr]  # it hung so
     assert rule.command_key("cd app; npm test") == "cd app npm test"  # a `;` glued to a word
+    # other input is another run: as an operand of `<`, or a word of its own (`<tests/2.in`)
+    for hung, again in (("./sol < tests/1.in", "./sol < tests/2.in"), ("./setup.sh <<< n", "./setup.sh <<< y")):
+        entry = agent()
+        rule.take(entry, POST, _hang(hung, 5, 0.0), {}, Config(), 300.0)
+        assert _call(entry, again) is None and _call(entry, hung).action is Action.DENY, again  # type: ignore[union-attr]
+    entry = agent()
+    rule.take(entry, POST, _hang("./sol <tests/1.in", 5, 0.0), {}, Config(), 300.0)
+    assert _call(entry, "./sol <tests/2.in").action is Action.REMIND  # type: ignore[union-attr]
     assert rule.answers("export CI=1; npm test") == ["export", "ci=1"]
 
 
-def test_a_typed_answer_that_ends_it_clears_the_command() -> None:
-    """`q` to a pager, `y` and a newline to a prompt: the model answered what it waited for and
-    it ended; a Ctrl-C, Ctrl-\\ or Ctrl-Z stops it, and the command stays hung."""
-    for typed, cleared in (("q", True), ("y\n", True), ("\u0003", False), ("\u001c", False), ("\u001a", False)):
+def test_a_line_typed_to_a_prompt_that_ends_it_clears_the_command() -> None:
+    """`y` and a newline to a prompt, and it ended well: the model answered what it waited for.
+    A quit key (`q` to a pager or to jest's watch mode) or a Ctrl-C, Ctrl-\\, Ctrl-Z or Ctrl-D
+    stops what would wait the same way again, and a failed end answered nothing: still hung."""
+    for typed, code, cleared in (
+        ("y\n", 0, True),
+        ("init\r", 0, True),
+        ("y\n", 1, False),
+        ("q", 0, False),
+        ("\u0003", 130, False),
+        ("\u001c", 0, False),
+        ("\u001a", 0, False),
+        ("\u0004", 0, False),
+    ):
         entry = agent()
-        _session(entry, Unhooked("poll", "p3", 273.0, 5, text=typed), Unhooked("output", "p3", 274.0, None, code=0))
+        _session(entry, Unhooked("poll", "p3", 273.0, 5, text=typed), Unhooked("output", "p3", 274.0, None, code=code))
         assert (_call(entry, "make all") is None) is cleared, repr(typed)
 
 
@@ -357,3 +383,23 @@ def test_a_fix_whose_check_reads_as_a_failure_is_a_change() -> None:
     _result(entry, "Bash", {"command": "rm -f /tmp/myapp.lock; ls /tmp/myapp.lock"}, out, 1772810465.0)
     reminded = _call(entry, SECOND)
     assert reminded is not None and reminded.action is Action.REMIND  # type: ignore[attr-defined]
+    single = agent()  # one command whose text reads as a failure did fail: no change
+    rule.take(single, POST, _items(), {}, Config(), 1772810460.0)
+    refused = "pkill: killing pid 4242 failed: Operation not permitted\n"
+    _result(single, "Bash", {"command": "pkill -f dotnet"}, refused, 1772810465.0)
+    assert _call(single, SECOND).action is Action.DENY  # type: ignore[union-attr]
+
+
+def test_output_in_one_folder_clears_the_hang_there_only() -> None:
+    """`npm test` hung in packages/a and in packages/b; the one in b prints again: the command
+    is no longer hung in b, and still is in a."""
+    entry = agent()
+    for folder, session, call in (("/w/packages/a", 5, "c5"), ("/w/packages/b", 6, "c6")):
+        tool_input = {"command": "npm test"}
+        pre = HookEvent("PreToolUse", Client.CODEX, "s", tool_name="Bash", tool_input=tool_input, tool_use_id=call, cwd=folder)
+        rule.take(entry, pre, [], {}, Config(), 0.0)
+        rule.take(entry, POST, _hang("npm test", session, 0.0), {}, Config(), 300.0)
+    printed = [Unhooked("poll", "p9", 301.0, 6), Unhooked("output", "p9", 302.0, 6, empty=False)]
+    rule.take(entry, POST, printed, {}, Config(), 302.0)
+    assert _call_in(entry, "npm test", "/w/packages/b") is None
+    assert _call_in(entry, "npm test", "/w/packages/a").action is Action.DENY  # type: ignore[union-attr]
