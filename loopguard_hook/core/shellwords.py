@@ -174,8 +174,9 @@ _READ_ONLY_GIT = frozenset(
 )
 # Patterns are compiled at first use (`re` caches them): the hook path compiles none at import.
 _SEGMENT_SPLIT = r"&&|\|\||&(?!>)|[;|\n]"
-_REDIRECT = r"(?<![0-9])>|>>|\$\(|`|<\("
-_HARMLESS_REDIRECT = r"\d?>&\d|\d?>\s*/dev/null"
+_REDIRECT = r">|\$\(|`|<\("
+#: Redirections that write no file: a descriptor copy, the null device (`$null`: PowerShell's).
+_HARMLESS_REDIRECT = r"\d?>&\d|&?\d?>>?\s*(?:/dev/null|\$null\b)"
 
 
 def _env_program(words: list[str]) -> list[str]:

@@ -141,13 +141,17 @@ def test_the_numbered_read_the_misfit_denial_suggests_on_windows_is_a_read() -> 
     assert "nl -ba" not in text and "nl -ba" in misfit_denial("src/app.py", 2, "x")
 
 
-@pytest.mark.parametrize("command", ["ls & rm x", "cat f & npm install", "ls & sed -i s/a/b/ f", "ls &>out.txt"])
+@pytest.mark.parametrize(
+    "command", ["ls & rm x", "cat f & npm install", "ls & sed -i s/a/b/ f", "ls &>out.txt", "echo v2>VERSION", "cat a b 1>merged.txt"]
+)
 def test_a_background_list_or_an_ampersand_redirect_into_a_file_is_no_read(command: str) -> None:
     """A single `&` ends a command as `;` does (a hostile review found `ls & rm x` read as a
-    read), and `&>` writes a file as `>` does."""
+    read), and `&>`, `1>` and a `>` after a word that ends in a digit write a file as `>` does."""
     assert not reads_only(command)
 
 
-@pytest.mark.parametrize("command", ["cat a & cat b", "ls 2>&1 | head", "ls >&2", "ls &>/dev/null", 'grep -n "a&b" f'])
+@pytest.mark.parametrize(
+    "command", ["cat a & cat b", "ls 2>&1 | head", "ls >&2", "ls &>/dev/null", 'grep -n "a&b" f', "ls 2>>/dev/null", "git rev-parse 2>$null"]
+)
 def test_an_ampersand_that_copies_a_descriptor_or_is_quoted_keeps_a_read(command: str) -> None:
     assert reads_only(command)
