@@ -90,6 +90,8 @@ def test_records_skipped_past_the_budget_are_a_gap(tmp_path: Path) -> None:
         fh.write(LINES[3])
     assert [i.kind for i in read_unhooked(tail, str(path), budget + 4096)] == ["command"]  # within the budget: no gap
     assert read_unhooked(tail, str(path), 4096) == []
+    path.write_bytes(LINES[0] + LINES[1])  # cut short in place and written again
+    assert read_unhooked(tail, str(path), 4096)[0] == Unhooked("gap", "")
 
 
 def test_a_cursor_of_another_shape_starts_again_at_the_end(tmp_path: Path) -> None:

@@ -41,14 +41,15 @@ _EXITED = r"^(?:Process exited with code|Exit code:) ?(-?\d+)"
 def read_unhooked(tail: Tail, path: str | None, budget: int) -> list[Unhooked]:
     """The unhooked calls and outputs written to the rollout at `path` since `tail` (updated).
     When more than `budget` bytes were written since, the reader skips to the last `budget`
-    bytes: a `gap` item comes first, since what was skipped may have cleared a hang."""
+    bytes, and a file cut short in place is read again near its end: a `gap` item comes first
+    then, since what was skipped may have cleared a hang."""
     known = (tail.get("path"), tail.get("ino"))
     before = tail.get("offset")
     lines = read_new_lines(tail, path, budget)
     after = tail.get("offset")
     gap: list[Unhooked] = []
     if known == (tail.get("path"), tail.get("ino")) and type(before) is int and before >= 0 and type(after) is int:
-        if after - before > sum(len(line) + 1 for line in lines):
+        if after < before or after - before > sum(len(line) + 1 for line in lines):
             gap = [Unhooked("gap", "")]
     wanted = [line for line in lines if b"function_call" in line]
     return gap + [item for record in json_objects(wanted) for item in unhooked_items(record)]
