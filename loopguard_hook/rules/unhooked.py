@@ -90,13 +90,14 @@ if TYPE_CHECKING:  # the slot's shape, for the type checker (plain dicts at run 
 
     class Waiting(TypedDict):
         """A call waiting for its output: a command (`run`) or a poll (`session`; `typed` when it
-        typed something, `interrupt` when that held a Ctrl-C, Ctrl-\\ or Ctrl-Z)."""
+        typed something, `answer` when that was a line with no control character: a reply to
+        a prompt, not a quit key or a Ctrl-C)."""
 
         run: NotRequired[Command]
         session: NotRequired[int]
         t: float
         typed: NotRequired[bool]
-        interrupt: NotRequired[bool]
+        answer: NotRequired[bool]
 
     class Running(TypedDict):
         """A command session left running since `start`: printed nothing since `quiet`, `empty`
@@ -180,12 +181,13 @@ def command_key(command: str) -> str:
     -clp:ErrorsOnly` share a key; `dotnet build B.csproj`, `timeout 300 dotnet build A.sln`,
     `cd b && dotnet build A.sln` and `dotnet test --filter=Fast` (of `--filter=Slow`) do not. ""
     for none. A folder that Codex's `workdir` gives is not in the line (the hook payload drops it):
-    two such runs share a key."""
-    segment, _ = _segment(command)
+    two such runs share a key, and the rule tells them apart by the payload's `cwd` (`_elsewhere`)."""
+    scene, segment, _, _ = _parts(command)
     words = [w for i, w in enumerate(segment) if not _assignment(w) and not (i and _operator_only(segment[i - 1]))]
     kept = [w for w in words if (not w.startswith("-") or (w.startswith("--") and "=" in w)) and "<" not in w and ">" not in w]
     key = " ".join(kept[:KEY_WORDS])
-    return " ".join([*(f"cd {d}" for d in _folders(command)), key]) if key else ""
+    folders = [program[1] for program in map(_program, scene) if len(program) > 1 and program[0] in ("cd", "pushd")]
+    return " ".join([*(f"cd {d}" for d in folders), key]) if key else ""
 
 
 def _operator_only(word: str) -> bool:
@@ -196,41 +198,36 @@ def _operator_only(word: str) -> bool:
     return word.lstrip("0123456789&") in (">", ">>", ">|")
 
 
-def _folders(command: str) -> list[str]:
-    """The folders `cd DIR` and `pushd DIR` enter before the command `command_key` keys."""
-    folders: list[str] = []
-    segment: list[str] = []
-    for word in [*_words(command), ""]:
-        if word and word not in _OPERATORS:
-            segment.append(word)
-            continue
-        program = [w for w in segment if not _assignment(w)]
-        if program and program[0] not in _SCENE:
-            break
-        if len(program) > 1 and program[0] in ("cd", "pushd"):
-            folders.append(program[1])
-        segment = []
-    return folders
-
-
 def _assignment(word: str) -> bool:
     return "=" in word.split("/")[0] and not word.startswith("-")
 
 
-def _segment(command: str) -> tuple[list[str], str]:
-    """The words of the command that `command_key` keys (after scene-setting commands), and the
-    operator that ends it ("" at the end of the line); `([], "")` for none."""
+def _program(segment: list[str]) -> list[str]:
+    """A command's words past its assignments (`CI=1 make all` → `make all`)."""
+    return [w for w in segment if not _assignment(w)]
+
+
+def _parts(command: str) -> tuple[list[list[str]], list[str], str, list[str]]:
+    """A command line read once for `command_key` and `answers`: the words of each scene-setting
+    command before the keyed one (`cd repo &&`, `export CI=1;`), the keyed command's words, the
+    operator that ends it ("" at the end of the line), and the words of the command after that
+    operator (`cat` in `git log | cat`). No keyed command: `(scene, [], "", [])`."""
+    scene: list[list[str]] = []
     segment: list[str] = []
     words = _words(command)
-    for word in [*words, ""]:
+    for i, word in enumerate([*words, ""]):
         if word and word not in _OPERATORS:
             segment.append(word)
             continue
-        program = [w for w in segment if not _assignment(w)]
+        program = _program(segment)
         if program and program[0] not in _SCENE:
-            return segment, word
+            after = words[i + 1 :]
+            ends = next((k for k, w in enumerate(after) if w in _OPERATORS), len(after))
+            return scene, segment, word, after[:ends]
+        if segment:
+            scene.append(segment)
         segment = []
-    return [], ""
+    return scene, [], "", []
 
 
 def answers(command: str) -> list[str]:
@@ -238,34 +235,25 @@ def answers(command: str) -> list[str]:
     assignment (`CI=true npm test`), a scene-setting command before it other than a `cd`
     (`export CI=true &&`, `ulimit -t 300;`, `source .venv/bin/activate &&`), an option that turns
     off a prompt, a watch mode, a daemon or buffering, or sets a time limit (`-y`,
-    `--non-interactive`, `--watchAll=false`, `--no-daemon`, `-u`, `--timeout=60`, `sudo -n`), its
-    input from somewhere (`</dev/null`, `0</dev/null`), its output to a file (`>/tmp/t.log`) or
-    through a pipe (`| cat`, `| tee t.log`: no terminal, no pager), or running it in the
-    background (`npm run dev &`). `dotnet build A.sln -clp:ErrorsOnly` and `2>&1` answer nothing
-    new. The words as written, lower-cased (the ledger keeps only their digests)."""
-    segment, end = _segment(command)
-    program = next((w for w in segment if not _assignment(w)), "").rsplit("/", 1)[-1]
+    `--non-interactive`, `--watchAll=false`, `--no-daemon`, Python's `-u`, `--timeout=60`,
+    `sudo -n`), its input from somewhere (`</dev/null`, `0<tests/2.in`, as written), its output
+    to a file (`>/tmp/t.log`, whatever the file) or through a pipe into a pager's stand-in or a
+    log (`| cat`, `| head`, `| tee t.log`: no terminal, no pager), or running it in the
+    background (`npm run dev &`). `dotnet build A.sln -clp:ErrorsOnly`, `2>&1` and `| tail`
+    answer nothing new. The words lower-cased (the ledger keeps only their digests)."""
+    scene, segment, end, after = _parts(command)
+    program = next(iter(_program(segment)), "").rsplit("/", 1)[-1]
     out = [w.lower() for w in segment if _assignment(w) or _answers_a_wait(w, program)]
     # input as written (`<tests/2.in` is other input than `<tests/1.in`); output by its operator
     out += [w.lower() for w in segment if _redirects(w) and w.lstrip("0").startswith("<")]
     out += [">"] if any(_redirects(w) and not w.lstrip("0").startswith("<") for w in segment) else []
-    out += _scene(command)
+    # a scene set before it (not a `cd`: its folder is in the key)
+    out += [w.lower() for words in scene if (p := _program(words)) and p[0] not in ("cd", "pushd") for w in words]
     if end == "&":
         out.append("&")
-    elif end in ("|", "|&") and _piped_into(command) in _PAGER_STAND_INS:
+    elif end in ("|", "|&") and next(iter(_program(after)), "").rsplit("/", 1)[-1] in _PAGER_STAND_INS:
         out.append("|")  # a pager no longer holds the terminal, or the output goes to a log
     return out
-
-
-def _piped_into(command: str) -> str:
-    """The program the keyed command's output is piped into ("" for none)."""
-    words = _words(command)
-    segment, end = _segment(command)
-    if end not in ("|", "|&") or not segment:
-        return ""
-    rest = words[words.index(segment[-1]) + 1 :] if segment[-1] in words else []
-    after = [w for w in rest[1:] if not _assignment(w)]
-    return after[0].rsplit("/", 1)[-1] if after else ""
 
 
 def _redirects(word: str) -> bool:
@@ -275,24 +263,6 @@ def _redirects(word: str) -> bool:
     if bare.startswith("<"):
         return word[:1] in "<0&" and not word.startswith("&")
     return bare.startswith(">") and word[:1] in ">1&" and not bare.startswith(">&") and not bare.startswith(">>&")
-
-
-def _scene(command: str) -> list[str]:
-    """The words of the scene-setting commands before the keyed one, other than `cd` and `pushd`
-    (their folders are in the key), lower-cased: `export ci=true`, `ulimit -t 300`."""
-    out: list[str] = []
-    segment: list[str] = []
-    for word in [*_words(command), ""]:
-        if word and word not in _OPERATORS:
-            segment.append(word)
-            continue
-        program = [w for w in segment if not _assignment(w)]
-        if program and program[0] not in _SCENE:
-            break
-        if program and program[0] not in ("cd", "pushd"):
-            out.extend(w.lower() for w in segment)
-        segment = []
-    return out
 
 
 def _answers_a_wait(word: str, program: str = "") -> bool:
@@ -364,18 +334,16 @@ def take(agent: Agent, event: HookEvent, items: Sequence[Unhooked], tail: Tail, 
 def _absorb(table: "Table", item: Unhooked, t: float, config: Config) -> None:
     calls = table.setdefault("calls", {})
     sessions = table.setdefault("sessions", {})
-    if item.kind == "gap":  # what was skipped may have cleared a hang: forget what hung, count afresh
-        table.pop("hung", None)
-        for running in sessions.values():
-            running["empty"], running["hung"] = 0, False
+    if item.kind == "gap":  # what was skipped may have cleared a hang: forget it, as a prompt does
+        _forget(table)
     elif item.kind == "command":
         if item.call_id not in calls:
             calls[item.call_id] = {"run": _command(item.text), "t": t}
     elif item.kind == "poll" and item.session is not None:
         # Only a line typed to a prompt (`y\n`, `init\n`) answers it; a quit key (`q` to a
         # pager or a watch mode) or a control character stops what would wait the same way again.
-        interrupt = any(c in item.text for c in _INTERRUPTS) or not item.text.endswith(("\n", "\r"))
-        calls[item.call_id] = {"session": item.session, "t": t, "typed": bool(item.text), "interrupt": interrupt}
+        answer = item.text.endswith(("\n", "\r")) and not any(c in item.text for c in _INTERRUPTS)
+        calls[item.call_id] = {"session": item.session, "t": t, "typed": bool(item.text), "answer": answer}
         table["polls"] = table.get("polls", 0) + 1
     elif item.kind == "output" and (waiting := calls.pop(item.call_id, None)) is not None:
         if "run" in waiting:
@@ -393,8 +361,7 @@ def _absorb(table: "Table", item: Unhooked, t: float, config: Config) -> None:
             return
         if item.session is None:  # the command ended
             del sessions[session]
-            answered = typed and not waiting.get("interrupt", True) and item.code == 0
-            if not typed or answered:  # by itself, or at a line typed to a prompt: it did not hang
+            if not typed or (waiting.get("answer", False) and item.code == 0):  # by itself, or answered: no hang
                 _clear(table, entry)
         elif not item.empty:
             entry["quiet"], entry["empty"] = t, 0
@@ -525,8 +492,13 @@ def reset(agent: Agent, why: str) -> None:
     """A prompt or a compaction forgets what hung, and the empty polls counted toward it; the
     cursor, the sessions still running and the totals stay (they are facts of the session)."""
     table = _table(agent)
-    if table is None:
-        return
+    if table is not None:
+        _forget(table)
+
+
+def _forget(table: "Table") -> None:
+    """Forget what hung and the empty polls counted toward it (`reset`, and a `gap` in what the
+    host layer read)."""
     table.pop("hung", None)
     for entry in table.get("sessions", {}).values():
         entry["empty"], entry["hung"] = 0, False

@@ -307,6 +307,7 @@ def test_the_ways_out_the_denial_names_and_the_usual_fixes_go_ahead() -> None:
         ("npm test", "npm test 2>&1 | tee t.log"),
         ("git log", "git log | cat"),
         ("git log", "git log | head -50"),
+        ("cd test && npm test", "cd test && npm test | cat"),  # the pipe's program, not an earlier `test`
         ("npm test", "export CI=true && npm test"),
         ("git log", "export GIT_PAGER=cat && git log"),
         ("npm test", "ulimit -t 300 && npm test"),
