@@ -266,17 +266,19 @@ def find_project_file(folder: str) -> str | None:
     `.git`); None for none. Codex 0.171.0 gives the payload's `cwd` with the call's `workdir`
     applied (seen with the real client, tests/e2e/test_codex.py), so a call the model runs in
     `packages/api` reads the repository root's file, as the session's other calls do. Outside a
-    repository only `folder` itself is looked at: a file in `/tmp` or `/home` is nobody's
-    project. Never raises."""
-    candidates: list[str] = []
+    repository only a file in `folder` itself counts: one in `/tmp` or `/home` is nobody's
+    project. One walk up: two `stat` calls a folder, up to the repository's root or, outside
+    one, the filesystem's. Never raises."""
+    found: str | None = None
     current = folder
     for _ in range(MAX_LEVELS):
-        candidates.append(current)
         try:
-            if os.path.exists(os.path.join(current, PROJECT_FILE)):
-                return os.path.join(current, PROJECT_FILE) if current == folder or _in_repository(candidates) else None
+            if found is None and os.path.exists(os.path.join(current, PROJECT_FILE)):
+                if current == folder:
+                    return os.path.join(current, PROJECT_FILE)
+                found = os.path.join(current, PROJECT_FILE)  # above the event: only inside a repository
             if os.path.exists(os.path.join(current, ".git")):
-                return None  # the repository's root, and no file up to it
+                return found  # the repository's root: the file nearest the event up to it, if any
         except ValueError:  # a NUL byte in the folder
             return None
         parent = os.path.dirname(current)
@@ -284,20 +286,6 @@ def find_project_file(folder: str) -> str | None:
             return None
         current = parent
     return None
-
-
-def _in_repository(candidates: list[str]) -> bool:
-    """Whether the last of `candidates` (the folder holding the file) is inside a repository
-    whose root it is or holds: it, or a folder above it, holds `.git`."""
-    current = candidates[-1]
-    for _ in range(MAX_LEVELS):
-        if os.path.exists(os.path.join(current, ".git")):
-            return True
-        parent = os.path.dirname(current)
-        if not parent or parent == current:
-            return False
-        current = parent
-    return False
 
 
 def _pause_layer(path: str, project_dir: str | None) -> list[Layer]:
