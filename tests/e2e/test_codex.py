@@ -5,6 +5,7 @@ denial is worded as final, since Codex accepts no `continue: false` on PreToolUs
 from __future__ import annotations
 
 import re
+import subprocess
 from collections.abc import Callable
 from typing import Any
 
@@ -302,26 +303,36 @@ def test_a_hung_command_started_again_with_nothing_changed_is_denied(codex: Code
         [exec_command("timeout 1 sleep 30; echo limited >> ran.log")],
     ]
     run = codex.run(ws, Script(turns, final_text="It hangs."), "Run the job")
+    text = assert_only_hung_denial(run, ws, at=4, calls=6)
+    assert text.startswith(f"{HUNG_DENIAL}`"), text
+    assert "2 polls over 0 minutes returned nothing" in text and "timeout 300" in text, text
+    assert (ws.work / "ran.log").read_text().splitlines() == ["limited"]  # the denied one never ran
+
+
+HUNG_DENIAL = "Command blocked by PreToolUse hook: REPEAT_TOOL_BLOCKED: this command was not run: `sleep 30"
+
+
+def assert_only_hung_denial(run: Run, ws: Workspace, at: int, calls: int) -> str:
+    """The run's hooks all succeeded, and the guard's only text, at call `at` of `calls`, is the
+    denial of `sleep 30` run again (LOOP_GUARD_HUNG, the audit's one record): its text."""
     assert_hooks_succeeded(run)
     texts = [guard_texts(view) for view in views(run)]
-    assert [len(t) for t in texts] == [0, 0, 0, 0, 1, 0], run.describe()
-    (hit,) = texts[4]
-    blocked = "Command blocked by PreToolUse hook: REPEAT_TOOL_BLOCKED: this command was not run: `sleep 30`"
-    assert hit.text.startswith(blocked), hit.text
-    assert "2 polls over 0 minutes returned nothing" in hit.text and "timeout 300" in hit.text, hit.text
-    assert (ws.work / "ran.log").read_text().splitlines() == ["limited"]  # the denied one never ran
+    assert [len(t) for t in texts] == [int(i == at) for i in range(calls)], run.describe()
+    (hit,) = texts[at]
+    assert hit.text.startswith(HUNG_DENIAL), hit.text
     records = ledger.audit(ws)
     assert [(r["action"], r["rule"]) for r in records] == [("deny", "LOOP_GUARD_HUNG")], records
+    return hit.text
 
 
 def test_a_command_hung_in_one_workdir_is_another_command_in_another(codex: Codex, ws: Workspace) -> None:
     """Codex drops `exec_command`'s `workdir` from the hook's `tool_input` and applies it to the
     payload's `cwd`. `sleep 30` hung in `a` (two empty polls); after a read, the same command
     with `workdir: "b"` is another command and runs (no guard text, no audit record), while in
-    `a` it is denied (LOOP_GUARD_HUNG) as in the test above."""
-    # the project file is read from the payload's `cwd`, which is the call's workdir here
-    for folder in ("", "a/", "b/"):
-        ws.write(f"{folder}.loopguard.toml", "hung_command_seconds = 1\n")
+    `a` it is denied (LOOP_GUARD_HUNG) as in the test above. The workspace is a git repository:
+    the calls in `a` and `b` read its root's project file (`config.load.find_project_file`)."""
+    subprocess.run(["git", "init", "-q", str(ws.work)], check=True)
+    ws.write(".loopguard.toml", "hung_command_seconds = 1\n")
     ws.write("a/notes.txt", "the job waits for a lock\n")
     ws.write("b/notes.txt", "nothing waits here\n")
     turns = [
@@ -333,11 +344,4 @@ def test_a_command_hung_in_one_workdir_is_another_command_in_another(codex: Code
         [exec_command("sleep 30 && echo a >> ../ran.log", workdir="a", yield_time_ms=500)],
     ]
     run = codex.run(ws, Script(turns, final_text="It hangs in a."), "Run the job in a and in b")
-    assert_hooks_succeeded(run)
-    texts = [guard_texts(view) for view in views(run)]
-    assert [len(t) for t in texts] == [0, 0, 0, 0, 0, 1], run.describe()
-    (hit,) = texts[5]
-    blocked = "Command blocked by PreToolUse hook: REPEAT_TOOL_BLOCKED: this command was not run: `sleep 30"
-    assert hit.text.startswith(blocked), hit.text
-    records = ledger.audit(ws)
-    assert [(r["action"], r["rule"]) for r in records] == [("deny", "LOOP_GUARD_HUNG")], records
+    assert_only_hung_denial(run, ws, at=5, calls=6)
