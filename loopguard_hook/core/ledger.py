@@ -42,7 +42,7 @@ def new_round(issued: float, seen: float | None) -> bool:
     return seen is None or issued > seen
 
 
-def trim(table: dict[str, V], limit: int, key: Callable[[str], float | tuple[bool, int]]) -> None:
+def trim(table: dict[str, V], limit: int, key: Callable[[str], float | tuple[bool, float]]) -> None:
     """Drop the entries that sort first by `key` until `table` holds at most `limit`."""
     if len(table) > limit:
         for name in sorted(table, key=key)[: len(table) - limit]:

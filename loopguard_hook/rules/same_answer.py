@@ -55,7 +55,11 @@ look at the file other than printing it (`ls -l`, `wc -c`, `stat`, `file`, `du`,
 `git show`, `git status` or `git log` naming it; a read tool or a shell read that showed
 something of it), by a read `slow_repeat_seconds` or more after its last empty one (a log that
 something may be filling), and by a user prompt; reads of it that print nothing again put it
-back. After the agent started a command in the background (`&`, `nohup`, `run_in_background`:
+back, and once its empty reads were reminded a single whole read that prints nothing again is
+enough, however many other answers and calls came between (a reminded file's entry keeps its
+`level` and leaves a full table last: `_kept_last`; held-out corpus session 05033c3a, calls
+159-178: a Read tool showed a cached view of the file, git was asked a dozen ways, and the
+file was read empty again and again). After the agent started a command in the background (`&`, `nohup`, `run_in_background`:
 `_in_background`, kept in the slot `BACKGROUND`), nothing is denied until the next prompt: the
 command may be filling the file.
 
@@ -89,6 +93,7 @@ MAX_ANSWER_SIGS = 6  # signatures kept per answer: enough for its second reminde
 MAX_TABLE = 32
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import NotRequired, TypedDict
 
     class AnswerEntry(TypedDict):
@@ -111,7 +116,14 @@ else:
 def fit(agent: Agent, share: Limits) -> None:
     answers = cast("dict[str, AnswerEntry] | None", slot(agent, NAME))
     if answers:
-        trim(answers, min(share.table(MAX_TABLE), MAX_ANSWERS), lambda k: answers[k]["t"])
+        trim(answers, min(share.table(MAX_TABLE), MAX_ANSWERS), _kept_last(answers))
+
+
+def _kept_last(answers: "dict[str, AnswerEntry]") -> "Callable[[str], tuple[bool, float]]":
+    """The order answers leave a full table in: the oldest first, a file whose empty reads were
+    reminded last (it holds the rule's one denial; other answers seen since must not push it out,
+    held-out corpus session 05033c3a)."""
+    return lambda k: (bool(answers[k].get("level") and answers[k].get("file")), answers[k]["t"])
 
 
 def reset(agent: Agent, why: str) -> None:
@@ -204,7 +216,10 @@ def on_result(ctx: ResultContext) -> Decision | None:
     seq = ctx.agent["attempts"]  # the agent's attempts so far: how far apart two answers are
     entry = answers.get(key)
     if entry is None or seq - entry["seq"] - 1 > MAX_GAP:
-        entry = answers[key] = {"sigs": [], "seq": seq, "t": ctx.call["t"]}
+        before, entry = entry, {"sigs": [], "seq": seq, "t": ctx.call["t"]}
+        if before is not None and before.get("file") and before.get("level"):
+            entry["level"] = before["level"]  # this file's empty reads were reminded: read empty again, it is
+        answers[key] = entry
     entry["seq"], entry["t"] = seq, ctx.call["t"]
     if len(keys) == 1 and ":empty:file:" in keys[0]:
         # read empty again: it is empty now, or holds nothing of what was asked
@@ -218,7 +233,7 @@ def on_result(ctx: ResultContext) -> Decision | None:
     if ctx.call["sig"] not in entry["sigs"]:
         entry["sigs"].append(ctx.call["sig"])
         del entry["sigs"][:-MAX_ANSWER_SIGS]
-    trim(answers, answer_limit(ctx.agents), lambda k: answers[k]["t"])
+    trim(answers, answer_limit(ctx.agents), _kept_last(answers))
     distinct, level = len(entry["sigs"]), entry.get("level", 0)
     # "Nothing here" from different places is the answer of many a search: one call more.
     need = threshold * (level + 1) + (1 if key.startswith("e") else 0)
@@ -319,7 +334,7 @@ def finished_poll(ctx: ResultContext, answers: "dict[str, AnswerEntry]", thresho
     entry = answers.setdefault(key, {"sigs": [], "seq": 0, "t": ctx.call["t"]})
     entry["reads"] = reads = entry.get("reads", 0) + 1
     entry["t"] = ctx.call["t"]
-    trim(answers, answer_limit(ctx.agents), lambda k: answers[k]["t"])
+    trim(answers, answer_limit(ctx.agents), _kept_last(answers))
     level = entry.get("level", 0)
     if reads < threshold * (level + 1) or level >= 2:
         return None
