@@ -14,7 +14,8 @@ absolute path is the same file). A failure counts for the rule only as a retry t
 after it saw the error: calls issued together (a parallel batch, all refused by one permission
 rule) are one round. The rule reminds once the calls that failed this way, at least two of them distinct, reach
 `same_error_remind_at` distinct calls or rounds (and at least two rounds), and again at twice
-the threshold. Identical calls alone are the repeat rule's.
+the threshold, in a later round than the first (a batch of parallel siblings that passes both
+thresholds at once is reminded once). Identical calls alone are the repeat rule's.
 
 Not counted: an error that says nothing but `Exit code 1` (grep, test, `lsof`, `ps | grep`
 answering "none", different questions with the same empty answer; Claude Code 2.1.332 gives a
@@ -124,6 +125,7 @@ if TYPE_CHECKING:
         killed: NotRequired[bool]  # its error is Codex's sandbox killing the command (`KILLED`, escalation)
         sealed: NotRequired[bool]  # one host's wall that a success of the tool elsewhere left standing
         again: NotRequired[list[str]]  # shapes the sandbox killed more than once (`KILLED`, escalation)
+        at: NotRequired[int]  # its rounds at the last reminder: the next one waits for a later round
 else:
     ErrorEntry = dict
 
@@ -210,7 +212,10 @@ def on_result(ctx: ResultContext) -> Decision | None:
             _killed_again(entry, shape)
     trim(errors, MAX_ERRORS, lambda k: errors[k]["t"])
     distinct, rounds = len(entry["sigs"]), entry.get("rounds", 1)
-    due = rounds >= 2 and distinct >= 2 and max(distinct, rounds) >= threshold * (level + 1) and level < 2
+    # The second reminder comes in a later round than the first: the siblings of one batch that
+    # reach twice the threshold together are one reminder, not two of one wall in one answer.
+    later = level == 0 or rounds > entry.get("at", 0)
+    due = rounds >= 2 and distinct >= 2 and max(distinct, rounds) >= threshold * (level + 1) and level < 2 and later
     # A new round of a reminded wall that no PreToolUse saw (parallel siblings are one round).
     late = escalates and level >= 1 and rejected and rounds > rounds_before and not sibling
     if not (due or late):
@@ -226,7 +231,7 @@ def on_result(ctx: ResultContext) -> Decision | None:
         stop = late_stop(entry, stop_text, text, tool, ctx.config.same_error_deny_at)
         if stop is not None or not due:
             return stop
-    entry["level"] = level + 1
+    entry["level"], entry["at"] = level + 1, rounds
     if escalates:
         entry["quote"] = preview(quoted, QUOTE_CHARS)
         if file_id is None and kill:

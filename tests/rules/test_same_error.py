@@ -5,8 +5,11 @@ golden scenarios."""
 from __future__ import annotations
 
 import importlib
+import json
+from pathlib import Path
 
 import pytest
+import scenario
 
 from loopguard_hook import rules
 from loopguard_hook.config.keys import ConfigError
@@ -99,3 +102,15 @@ def test_a_read_leaves_only_a_true_killed_mark_armed(mark: object) -> None:
 )
 def test_only_the_hosts_report_of_a_kill_is_one(error: str, killed: bool) -> None:
     assert (walls.re.match(walls.KILLED, error) is not None) is killed
+
+
+def test_one_batch_that_passes_both_thresholds_is_reminded_once(tmp_path: Path) -> None:
+    """The golden `same_error_one_reminder_for_one_batch.json`: what the model reads after the
+    second refused batch holds one reminder, not one at five failures and another at six."""
+    data = scenario.load(scenario.SCENARIO_DIR / "same_error_one_reminder_for_one_batch.json")
+    runner = scenario.Runner(data, "balanced", "claude-code", str(tmp_path / "state"))
+    assert runner.play() == []
+    answers = [json.loads(result.stdout) for _, result in runner.results if result.stdout.strip()]
+    reminded = [a for a in answers if "has failed" in json.dumps(a)]
+    assert len(reminded) == 1
+    assert json.dumps(reminded[0]).count("[loopguard] Bash has failed") == 1
