@@ -22,9 +22,20 @@ denial ends the turn. Any success
 ends the wall, as does a user prompt or a compaction. A refused call run again identically is let
 through once (Codex's retry with escalated permissions, which its hooks see as the same call).
 
+Claude Code's permission refusal (`Permission to use Bash has been denied. IMPORTANT: …`,
+`PERMISSION`) is a wall of its own kind. Claude Code writes it when a call needs an approval
+nobody can give (a background subagent, `dontAsk`; anthropics/claude-code#30693, #55825; corpus
+transcript 4530697c): the tool, or for a shell the command's rule, is refused, and every later
+call that needs the same approval is refused the same way, whatever its arguments, while the
+calls that need none (a `grep` that an allow rule covers, Read, Grep) work. So the refusals of
+every tool compare alike, and the wall is per kind: a success of a kind it never refused leaves
+it standing, and only the refused kinds are denied after the reminder (never a kind that has
+worked since the wall began, `WORKED`). A success of a refused kind ends it (it is allowed
+now). The reminder, the denial and the end of the turn name the refused kinds.
+
 Its slot is `Agent.rules["every_call"]`: the wall being watched, `[error key, rounds, the
 tools and programs refused, when the first result of the latest round came back, level,
-denied at]`.
+denied at, and for a permission wall the kinds that worked since it began]`.
 """
 
 import re
@@ -56,11 +67,19 @@ _SYNTAX_ERROR = r"syntax error|unexpected EOF|unexpected token|SyntaxError|inval
 #: Codex's sandbox wrapper (`outcome.SANDBOX_EXIT`) is no refusal by itself: what the command
 #: printed is judged, or a kill by SIGSYS (exit code 159), which is seccomp's.
 _SIGSYS_EXIT = 159
+#: Claude Code's refusal of a call that needs an approval nobody can give (2.1.x transcripts:
+#: `Permission to use WebSearch has been denied. IMPORTANT: You *may* attempt …`); not the user's
+#: own "no" in the approval dialog (`The user doesn't want to proceed …`), which answers one call.
+PERMISSION = r"\APermission to use \S+ has been denied\b"
+#: The key every permission refusal shares: the tool it names is the call's kind, not the error.
+PERMISSION_KEY = "permission"
+#: Where the kinds that worked since a permission wall began are kept (`Wall`), at most `MAX_KINDS`.
+WORKED = 6
 #: A host's prefix naming the tool (`PreToolUse:Bash hook error:`), masked so every tool's
 #: refusal compares alike.
 _TOOL_PREFIX = r"\A(?:PreToolUse|PostToolUse):\S+ "
 
-#: `[error key, rounds, kinds, latest round answered at, level, denied at]`.
+#: `[error key, rounds, kinds, latest round answered at, level, denied at(, kinds that worked)]`.
 Wall = list[Any]
 
 
@@ -71,6 +90,8 @@ def _wall(agent: Agent) -> Wall | None:
 def refusal_key(text: str, tool_input: Any) -> str | None:
     """The key a refusal is compared by, or None for a failure that is no refusal."""
     head = text[:2000]
+    if re.match(PERMISSION, head.lstrip()):
+        return PERMISSION_KEY
     wrapped = re.match(SANDBOX_EXIT, head)
     said = head[wrapped.end() :] if wrapped and int(wrapped[1]) != _SIGSYS_EXIT else head
     if not re.search(REFUSALS, said, re.IGNORECASE) or re.search(_SYNTAX_ERROR, head):
@@ -92,26 +113,34 @@ def on_result(ctx: ResultContext) -> Decision | None:
     threshold = ctx.config.refused_remind_at
     if not threshold:
         return None
+    wall = _wall(ctx.agent)
     if ctx.outcome.failure == Failure.NONE:
+        if wall is not None and wall[0] == PERMISSION_KEY and _kind(wall, ctx.tool, ctx.tool_input) not in wall[2]:
+            _worked(wall, _kind(wall, ctx.tool, ctx.tool_input))  # approved without asking: the refused kinds stay refused
+            return None
         drop_slot(ctx.agent, NAME)  # something works: not every call is refused
         return None
     key = refusal_key(ctx.error_text, ctx.tool_input)
-    wall = _wall(ctx.agent)
     if key is None:
         return None
     if wall is None or wall[0] != key:
         wall = [key, 0, [], 0.0, 0, 0.0]
+        if key == PERMISSION_KEY:
+            wall.append([])  # the kinds that worked since it began (`WORKED`)
         slots(ctx.agent)[NAME] = wall
     if new_round(issued(ctx.call), float(wall[3])):  # issued after the model saw the latest refusal
         wall[1], wall[3] = int(wall[1]) + 1, ctx.agent["updated"]
     kinds = cast("list[str]", wall[2])
-    kind = kind_of(ctx.tool, ctx.tool_input)
+    kind = _kind(wall, ctx.tool, ctx.tool_input)
     if kind not in kinds:
         kinds.append(kind)
         del kinds[:-MAX_KINDS]
     if wall[4] or int(wall[1]) < threshold or len(kinds) < MIN_KINDS:
         return None
     wall[4] = 1
+    if wall[0] == PERMISSION_KEY:
+        text = permission_reminder(int(wall[1]), _named(kinds))
+        return Decision(Action.REMIND, Rule.WALL, text, times=int(wall[1]), tool=ctx.tool)
     shown = quote(redact_prefix(ctx.error_text, QUOTE_CHARS + 1), QUOTE_CHARS)
     return Decision(Action.REMIND, Rule.WALL, wall_reminder(int(wall[1]), shown), times=int(wall[1]), tool=ctx.tool)
 
@@ -125,21 +154,64 @@ def on_call(ctx: CallContext) -> Decision | None:
         return None  # a refused call run again, escalated (Codex asks for more permissions): a way out
     kinds = cast("list[str]", wall[2])
     tools = {k.split(":", 1)[0] for k in kinds}
-    # Refused across tools, every call is; refused through one tool, the programs it ran are.
-    one_tool = len(tools) == 1 and len(kinds) <= MIN_KINDS
-    if ctx.tool[:MAX_ID_CHARS] not in tools or (one_tool and kind_of(ctx.tool, ctx.tool_input) not in kinds):
-        return None
+    permission = wall[0] == PERMISSION_KEY
+    kind = _kind(wall, ctx.tool, ctx.tool_input)
+    if permission:
+        # Refused by the permission system, the refused kinds are: never one that has worked.
+        if kind not in kinds or kind in _worked(wall):
+            return None
+    else:
+        # Refused across tools, every call is; refused through one tool, the programs it ran are.
+        one_tool = len(tools) == 1 and len(kinds) <= MIN_KINDS
+        if ctx.tool[:MAX_ID_CHARS] not in tools or (one_tool and kind not in kinds):
+            return None
     rounds = int(wall[1])
+    named = _named(kinds)
+    advice = permission_reminder(rounds, named) if permission else wall_reminder(rounds, "")
+    denial = permission_denial(rounds, named) if permission else wall_denial(rounds)
     if int(wall[4]) == 1:
         wall[4], wall[5] = 2, ctx.now
-        return Decision(Action.DENY, Rule.WALL, wall_denial(rounds), advice=wall_reminder(rounds, ""), times=rounds)
+        return Decision(Action.DENY, Rule.WALL, denial, advice=advice, times=rounds)
     if ctx.now - float(wall[5]) <= ctx.config.parallel_window_seconds:
         # issued together with the denied call (one batch): denied with it
-        return Decision(Action.DENY, Rule.WALL, wall_denial(rounds), advice=wall_reminder(rounds, ""), times=rounds)
+        return Decision(Action.DENY, Rule.WALL, denial, advice=advice, times=rounds)
     drop_slot(ctx.agent, NAME)  # the turn ends here: a call after it starts a wall of its own
-    text = wall_stop(rounds, ends_turn=ctx.ends_turn, pauses=ctx.pauses_tools)
-    reason = f"{PREFIX} ended the turn: every call was refused the same way. Send a new message to continue."
-    return Decision(Action.STOP, Rule.WALL, text, stop_reason=reason, advice=wall_reminder(rounds, ""), times=rounds)
+    if permission:
+        text = permission_stop(rounds, named, ends_turn=ctx.ends_turn, pauses=ctx.pauses_tools)
+        why = "the permission system refuses these calls"
+    else:
+        text = wall_stop(rounds, ends_turn=ctx.ends_turn, pauses=ctx.pauses_tools)
+        why = "every call was refused the same way"
+    reason = f"{PREFIX} ended the turn: {why}. Send a new message to continue."
+    return Decision(Action.STOP, Rule.WALL, text, stop_reason=reason, advice=advice, times=rounds)
+
+
+def _kind(wall: Wall, tool: str, tool_input: Any) -> str:
+    """A call's kind as its wall counts it: for a permission wall, a shell command by its first
+    program past a `cd DIR &&` (the command an approval rule names); else `kind_of`."""
+    if wall[0] == PERMISSION_KEY and tool in SHELL_TOOLS and isinstance(tool_input, dict):
+        command = next((v for k in SHELL_KEYS if isinstance(v := tool_input.get(k), str)), "")
+        words = command[:256].split()
+        while len(words) >= 3 and words[0] == "cd" and words[2] in ("&&", ";"):
+            words = words[3:]
+        return kind_of(tool, {"command": " ".join(words)})
+    return kind_of(tool, tool_input)
+
+
+def _worked(wall: Wall, kind: str | None = None) -> list[str]:
+    """The kinds that worked since a permission wall began (`WORKED`); `kind`: one more."""
+    if len(wall) <= WORKED or not isinstance(wall[WORKED], list):
+        wall[WORKED:] = [[]]
+    worked = cast("list[str]", wall[WORKED])
+    if kind is not None and kind not in worked:
+        worked.append(kind)
+        del worked[:-MAX_KINDS]
+    return worked
+
+
+def _named(kinds: list[str]) -> str:
+    """The refused kinds as the model knows them: `WebSearch, WebFetch, curl (Bash)`."""
+    return ", ".join(f"{k.split(':', 1)[1]} ({k.split(':', 1)[0]})" if ":" in k else k for k in kinds)
 
 
 def fit(agent: Agent, share: Limits) -> None:
@@ -186,8 +258,42 @@ def wall_stop(rounds: int, *, ends_turn: bool, pauses: bool) -> str:
     return base + ". This is final: stop calling tools and tell the user what is refused and what you need"
 
 
+def permission_reminder(rounds: int, named: str) -> str:
+    """A permission wall stands: these kinds of call need an approval nobody gives here."""
+    return (
+        f"[{PREFIX}] The permission system has refused {named} in each of the last {rounds} rounds: these calls "
+        "need an approval nobody can give here, and every such call will be refused the same way, whatever "
+        "its arguments. Do the work with the tools that run, or stop and tell the user which permission you need."
+    )
+
+
+def permission_denial(rounds: int, named: str) -> str:
+    """A refused kind called after the reminder: not run."""
+    return (
+        f"REPEAT_TOOL_BLOCKED: this call was not run: the permission system has refused {named} in each of the "
+        f"last {rounds} rounds (loop guard policy, not a tool failure), and it would refuse this call too. Do the "
+        "work with the tools that run, or stop and tell the user which permission you need"
+    )
+
+
+def permission_stop(rounds: int, named: str, *, ends_turn: bool, pauses: bool) -> str:
+    """A refused kind called again after the denial: the end of the turn."""
+    base = (
+        f"REPEAT_TOOL_BLOCKED: the permission system refuses {named}, and the calls went on after a denial "
+        f"({rounds} rounds; loop guard policy, not a tool failure)"
+    )
+    if ends_turn:
+        return base + ". The loop guard is ending this turn: tell the user which permission you need"
+    if pauses:
+        return base + ". Tool calls are now paused for the rest of this turn: tell the user which permission you need"
+    return base + ". This is final: stop calling tools and tell the user which permission you need"
+
+
 VARIANTS: tuple[tuple[str, str, str], ...] = (
     ("wall_stop", "REPEAT_TOOL_BLOCKED: every call of the last ", ""),
     ("wall_denial", "REPEAT_TOOL_BLOCKED: this call was not run: every call of the last ", ""),
     ("wall_reminder", f"[{PREFIX}] Every call of the last ", ""),
+    ("permission_stop", "REPEAT_TOOL_BLOCKED: the permission system refuses ", ""),
+    ("permission_denial", "REPEAT_TOOL_BLOCKED: this call was not run: the permission system has refused ", ""),
+    ("permission_reminder", f"[{PREFIX}] The permission system has refused ", ""),
 )

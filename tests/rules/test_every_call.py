@@ -77,3 +77,54 @@ def test_codex_wrapper_alone_is_no_refusal_what_the_command_printed_is_judged() 
     locked = wrap.format(128, "", "fatal: Unable to create '/w/.git/index.lock': Permission denied")
     assert rule.refusal_key(locked, {}) is not None
     assert rule.refusal_key(wrap.format(159, "", ""), {}) is not None  # killed by SIGSYS: seccomp's refusal
+
+
+PERMISSION = (
+    "Permission to use {} has been denied. IMPORTANT: You *may* attempt to accomplish this action using other "
+    "tools that might naturally be used to accomplish this goal, e.g. using head instead of cat."
+)
+
+
+def _permission(entry: dict, tool: str, tool_input: dict, t: float) -> object:  # type: ignore[type-arg]
+    text = PERMISSION.format(tool)
+    ctx = result_ctx(tool, tool_input, text, entry=entry, outcome=Outcome("f", Failure.SOFT, text))  # type: ignore[arg-type]
+    ctx.agent["updated"] = t + 0.5
+    return rule.on_result(ctx._replace(call={**ctx.call, "t": t}))
+
+
+def _worked(entry: dict, tool: str, tool_input: dict) -> None:  # type: ignore[type-arg]
+    rule.on_result(result_ctx(tool, tool_input, {"stdout": "a line of output"}, entry=entry))  # type: ignore[arg-type]
+
+
+def test_permission_refusals_of_every_tool_are_one_wall_that_a_success_of_another_kind_leaves_standing() -> None:
+    """Claude Code's permission refusal names the tool; refusals of three tools are one wall,
+    per kind: a grep an allow rule covers works beside it, and only the refused kinds are denied."""
+    assert rule.refusal_key(PERMISSION.format("WebSearch"), {}) == rule.refusal_key(PERMISSION.format("Bash"), {})
+    assert rule.refusal_key("The user doesn't want to proceed with this tool use. The tool use was rejected", {}) is None
+    entry = agent()
+    assert _permission(entry, "WebSearch", {"query": "team"}, 10.0) is None
+    assert _permission(entry, "WebFetch", {"url": "https://x.example/about"}, 20.0) is None
+    _worked(entry, "Bash", {"command": "grep -ri team data/"})
+    got = _permission(entry, "Bash", {"command": "cd /p && curl -s https://x.example/"}, 30.0)
+    assert got is not None and (got.action, got.rule) == (Action.REMIND, Rule.WALL)  # type: ignore[attr-defined]
+    assert "WebSearch, WebFetch, curl (Bash)" in got.message  # type: ignore[attr-defined]
+    _worked(entry, "Read", {"file_path": "/p/data/leads.csv"})
+    assert rule.on_call(call_ctx("Bash", {"command": "grep -ri jo reports/"}, entry=entry, now=40.0)) is None  # type: ignore[arg-type]
+    curl = {"command": 'curl -sL -A "Mozilla/5.0" https://x.example/contact'}
+    deny = rule.on_call(call_ctx("Bash", curl, entry=entry, now=50.0))  # type: ignore[arg-type]
+    assert deny is not None and (deny.action, deny.rule) == (Action.DENY, Rule.WALL)
+    assert "permission system" in deny.message
+    stop = rule.on_call(call_ctx("WebFetch", {"url": "https://x.example/team"}, entry=entry, now=60.0))  # type: ignore[arg-type]
+    assert stop is not None and stop.action is Action.STOP and "rules" not in entry
+
+
+def test_a_kind_that_worked_since_the_permission_wall_began_is_never_denied_and_a_refused_kind_that_works_ends_it() -> None:
+    entry = agent()
+    _permission(entry, "WebSearch", {"query": "team"}, 10.0)
+    _worked(entry, "Bash", {"command": "curl -s http://localhost:3000/health"})
+    _permission(entry, "WebFetch", {"url": "https://x.example/about"}, 20.0)
+    got = _permission(entry, "Bash", {"command": "curl -s https://x.example/"}, 30.0)
+    assert got is not None and got.action is Action.REMIND  # type: ignore[attr-defined]
+    assert rule.on_call(call_ctx("Bash", {"command": "curl -s https://x.example/a"}, entry=entry, now=40.0)) is None  # type: ignore[arg-type]
+    _worked(entry, "WebFetch", {"url": "https://docs.example/"})  # a refused kind works: allowed now
+    assert rule.on_call(call_ctx("WebSearch", {"query": "team 2"}, entry=entry, now=50.0)) is None  # type: ignore[arg-type]
