@@ -261,7 +261,7 @@ def wall_stop(rounds: int, *, ends_turn: bool, pauses: bool) -> str:
 def permission_reminder(rounds: int, named: str) -> str:
     """A permission wall stands: these kinds of call need an approval nobody gives here."""
     return (
-        f"[{PREFIX}] The permission system has refused {named} in each of the last {rounds} rounds: these calls "
+        f"[{PREFIX}] The permission system has refused {named}, in {rounds} rounds of calls: these calls "
         "need an approval nobody can give here, and every such call will be refused the same way, whatever "
         "its arguments. Do the work with the tools that run, or stop and tell the user which permission you need."
     )
@@ -270,8 +270,8 @@ def permission_reminder(rounds: int, named: str) -> str:
 def permission_denial(rounds: int, named: str) -> str:
     """A refused kind called after the reminder: not run."""
     return (
-        f"REPEAT_TOOL_BLOCKED: this call was not run: the permission system has refused {named} in each of the "
-        f"last {rounds} rounds (loop guard policy, not a tool failure), and it would refuse this call too. Do the "
+        f"REPEAT_TOOL_BLOCKED: this call was not run: the permission system has refused {named}, in {rounds} "
+        "rounds of calls (loop guard policy, not a tool failure), and it would refuse this call too. Do the "
         "work with the tools that run, or stop and tell the user which permission you need"
     )
 
