@@ -55,13 +55,16 @@ look at the file other than printing it (`ls -l`, `wc -c`, `stat`, `file`, `du`,
 `git show`, `git status` or `git log` naming it; a read tool or a shell read that showed
 something of it), by a read `slow_repeat_seconds` or more after its last empty one (a log that
 something may be filling), and by a user prompt; reads of it that print nothing again put it
-back, and once its empty reads were reminded a single whole read that prints nothing again is
-enough, however many other answers and calls came between (a reminded file's entry keeps its
-`level` and leaves a full table last: `_kept_last`; held-out corpus session 05033c3a, calls
-159-178: a Read tool showed a cached view of the file, git was asked a dozen ways, and the
-file was read empty again and again). After the agent started a command in the background (`&`, `nohup`, `run_in_background`:
-`_in_background`, kept in the slot `BACKGROUND`), nothing is denied until the next prompt: the
-command may be filling the file.
+back, and once its empty reads were reminded a single whole read that prints nothing again,
+less than `slow_repeat_seconds` after the last one, is enough, however many other answers and
+calls came between (a reminded file's entry keeps its `level` and reads when it starts again,
+and the newest such file leaves a table of two or more entries last: `_kept_last`; held-out
+corpus session 05033c3a, calls 159-178: a Read tool showed a cached view of the file, git was
+asked a dozen ways, and the file was read empty again and again). After the agent started a
+command or a subagent in the background (`&`, `nohup`, `run_in_background`: `_in_background`,
+kept in the slot `BACKGROUND`), nothing is denied until the next prompt: it may be filling the
+file; nor while an earlier call of the agent has no result yet (Codex 0.171.0 sends no
+PostToolUse for a command it left running).
 
 Its slot is `Agent.rules["same_answer"]`: `{key: AnswerEntry}`, at most `MAX_ANSWERS` entries,
 fewer as agents join (`answer_limit`); in a session of more than `SESSION_ANSWERS` agents the
@@ -116,14 +119,19 @@ else:
 def fit(agent: Agent, share: Limits) -> None:
     answers = cast("dict[str, AnswerEntry] | None", slot(agent, NAME))
     if answers:
-        trim(answers, min(share.table(MAX_TABLE), MAX_ANSWERS), _kept_last(answers))
+        limit = min(share.table(MAX_TABLE), MAX_ANSWERS)
+        trim(answers, limit, _kept_last(answers, limit))
 
 
-def _kept_last(answers: "dict[str, AnswerEntry]") -> "Callable[[str], tuple[bool, float]]":
-    """The order answers leave a full table in: the oldest first, a file whose empty reads were
-    reminded last (it holds the rule's one denial; other answers seen since must not push it out,
-    held-out corpus session 05033c3a)."""
-    return lambda k: (bool(answers[k].get("level") and answers[k].get("file")), answers[k]["t"])
+def _kept_last(answers: "dict[str, AnswerEntry]", limit: int) -> "Callable[[str], tuple[bool, float]]":
+    """The order answers leave a full table of `limit` entries in: the oldest first, except the
+    newest file whose empty reads were reminded, which leaves last (it holds the rule's one
+    denial; other answers seen since must not push it out, held-out corpus session 05033c3a).
+    Never more than one is kept so, and none in a table of one: other answers still get their
+    reminders."""
+    files = [k for k, e in answers.items() if e.get("level") and e.get("file")] if limit >= 2 else []
+    kept = max(files, key=lambda k: answers[k]["t"], default=None)
+    return lambda k: (k == kept, answers[k]["t"])
 
 
 def reset(agent: Agent, why: str) -> None:
@@ -217,8 +225,10 @@ def on_result(ctx: ResultContext) -> Decision | None:
     entry = answers.get(key)
     if entry is None or seq - entry["seq"] - 1 > MAX_GAP:
         before, entry = entry, {"sigs": [], "seq": seq, "t": ctx.call["t"]}
-        if before is not None and before.get("file") and before.get("level"):
-            entry["level"] = before["level"]  # this file's empty reads were reminded: read empty again, it is
+        window = ctx.config.slow_repeat_seconds
+        if before is not None and before.get("file") and before.get("level") and ctx.call["t"] - before["t"] < window:
+            # this file's empty reads were reminded a moment ago: read empty again, it is
+            entry["level"], entry["sigs"] = before["level"], before["sigs"]
         answers[key] = entry
     entry["seq"], entry["t"] = seq, ctx.call["t"]
     if len(keys) == 1 and ":empty:file:" in keys[0]:
@@ -233,7 +243,7 @@ def on_result(ctx: ResultContext) -> Decision | None:
     if ctx.call["sig"] not in entry["sigs"]:
         entry["sigs"].append(ctx.call["sig"])
         del entry["sigs"][:-MAX_ANSWER_SIGS]
-    trim(answers, answer_limit(ctx.agents), _kept_last(answers))
+    trim(answers, answer_limit(ctx.agents), _kept_last(answers, answer_limit(ctx.agents)))
     distinct, level = len(entry["sigs"]), entry.get("level", 0)
     # "Nothing here" from different places is the answer of many a search: one call more.
     need = threshold * (level + 1) + (1 if key.startswith("e") else 0)
@@ -265,6 +275,8 @@ def on_call(ctx: CallContext) -> Decision | None:
         return None  # only filters printed nothing (`cat F | grep x`, `jq 'select(…)'`): F may be full
     if cfg.slow_repeat_seconds and ctx.now - entry["t"] >= cfg.slow_repeat_seconds:
         return None  # a read long after: something else may be filling it (a log)
+    if any(c["phase"] == "pre" and c["seq"] < ctx.call["seq"] for c in ctx.agent["calls"].values()):
+        return None  # a call still running (Codex leaves a long command running: no result yet) may fill it
     reads = len(entry["sigs"])
     text, advice = empty_file_denial(file, reads), empty_file_advice(file, reads)
     return Decision(Action.DENY, Rule.SAME_ANSWER, text, advice=advice, times=reads, tool=ctx.tool)
@@ -275,10 +287,12 @@ def _in_background(tool: str, tool_input: Any) -> bool:
     `run_in_background`, a shell `&`, `nohup`, `setsid`, PowerShell's `Start-Process` or
     `Start-Job`): it may write any file, a log it redirects to or one of its own, for as long
     as it runs, unseen by the hook (a training script's log, empty while Python buffers)."""
-    if tool not in SHELL_TOOLS or not isinstance(tool_input, dict):
+    if not isinstance(tool_input, dict):
         return False
     if tool_input.get("run_in_background") is True:
-        return True
+        return True  # a shell command, or a subagent (`Agent`, `Task`) that writes as it goes
+    if tool not in SHELL_TOOLS:
+        return False
     command = _command(tool, tool_input)
     if command is None:
         return False
@@ -334,7 +348,7 @@ def finished_poll(ctx: ResultContext, answers: "dict[str, AnswerEntry]", thresho
     entry = answers.setdefault(key, {"sigs": [], "seq": 0, "t": ctx.call["t"]})
     entry["reads"] = reads = entry.get("reads", 0) + 1
     entry["t"] = ctx.call["t"]
-    trim(answers, answer_limit(ctx.agents), _kept_last(answers))
+    trim(answers, answer_limit(ctx.agents), _kept_last(answers, answer_limit(ctx.agents)))
     level = entry.get("level", 0)
     if reads < threshold * (level + 1) or level >= 2:
         return None
