@@ -25,17 +25,20 @@ through once (Codex's retry with escalated permissions, which its hooks see as t
 Claude Code's permission refusal (`Permission to use Bash has been denied. IMPORTANT: …`,
 `PERMISSION`) is a wall of its own kind. Claude Code writes it when a call needs an approval
 nobody can give (a background subagent, `dontAsk`; anthropics/claude-code#30693, #55825; corpus
-transcript 4530697c): the tool, or for a shell the command's rule, is refused, and every later
-call that needs the same approval is refused the same way, whatever its arguments, while the
-calls that need none (a `grep` that an allow rule covers, Read, Grep) work. So the refusals of
-every tool compare alike, and the wall is per kind: a success of a kind it never refused leaves
-it standing, and only the refused kinds are denied after the reminder (never a kind that has
-worked since the wall began, `WORKED`). A success of a refused kind ends it (it is allowed
-now). The reminder, the denial and the end of the turn name the refused kinds.
+transcript 4530697c), and writes it for every tool alike, so the refusals of every tool compare
+alike; a success of a kind the wall never refused (a `grep` an allow rule covers, Read) leaves it
+standing, and a success of a refused kind ends it. What it refused is known only as far as the
+approval rules go, and those are per command prefix and per path (`Bash(git push:*)`, a file
+outside the project or under `.claude/`), per web host, or per tool. So after the reminder only
+what would meet the same rule is denied (`_target`): a tool that takes neither a path nor a URL
+(WebSearch, an MCP tool), a fetch of a host that was refused, and a shell `curl`, `wget`…
+of a host it was refused for (`curl … https://h/a` after `curl … https://h/b`); never a tool
+given a path, nor any other shell command, nor a target that worked since the wall began. The texts name the refused kinds.
 
 Its slot is `Agent.rules["every_call"]`: the wall being watched, `[error key, rounds, the
 tools and programs refused, when the first result of the latest round came back, level,
-denied at, and for a permission wall the kinds that worked since it began]`.
+denied at, and for a permission wall the targets that worked since it began and the targets
+it refused (`_target`)]`.
 """
 
 import re
@@ -45,7 +48,7 @@ from ..core.ledger import MAX_ID_CHARS, Agent, Limits, drop_slot, issued, new_ro
 from ..core.messages import PREFIX, quote
 from ..core.outcome import SANDBOX_EXIT, Failure, error_signature
 from ..core.redact import redact_prefix
-from ..core.shellwords import SHELL_KEYS, SHELL_TOOLS
+from ..core.shellwords import SHELL_KEYS, SHELL_TOOLS, shell_words
 from ..core.verdict import Action, Decision, Rule
 from .base import CallContext, ResultContext
 
@@ -68,13 +71,17 @@ _SYNTAX_ERROR = r"syntax error|unexpected EOF|unexpected token|SyntaxError|inval
 #: printed is judged, or a kill by SIGSYS (exit code 159), which is seccomp's.
 _SIGSYS_EXIT = 159
 #: Claude Code's refusal of a call that needs an approval nobody can give (2.1.x transcripts:
-#: `Permission to use WebSearch has been denied. IMPORTANT: You *may* attempt …`); not the user's
+#: `Permission to use WebSearch has been denied. IMPORTANT: You *may* attempt …`; 2.0.74: `… has
+#: been auto-denied (prompts unavailable)`, corpus transcript 4530697c); not the user's
 #: own "no" in the approval dialog (`The user doesn't want to proceed …`), which answers one call.
-PERMISSION = r"\APermission to use \S+ has been denied\b"
+PERMISSION = r"\APermission to use \S+ has been (?:auto-)?denied\b"
 #: The key every permission refusal shares: the tool it names is the call's kind, not the error.
 PERMISSION_KEY = "permission"
-#: Where the kinds that worked since a permission wall began are kept (`Wall`), at most `MAX_KINDS`.
-WORKED = 6
+#: Where a permission wall keeps the targets that worked since it began and those it refused
+#: (`Wall`, `_target`), at most `MAX_KINDS` each.
+WORKED, REFUSED = 6, 7
+#: A URL's host, as in `same_error._HOST`.
+_URL_HOST = r"[A-Za-z][A-Za-z0-9+.-]*://(?:[^/?#@\s'\"]*@)?([^/?#:\s'\"]+)"
 #: A host's prefix naming the tool (`PreToolUse:Bash hook error:`), masked so every tool's
 #: refusal compares alike.
 _TOOL_PREFIX = r"\A(?:PreToolUse|PostToolUse):\S+ "
@@ -116,7 +123,8 @@ def on_result(ctx: ResultContext) -> Decision | None:
     wall = _wall(ctx.agent)
     if ctx.outcome.failure == Failure.NONE:
         if wall is not None and wall[0] == PERMISSION_KEY and _kind(wall, ctx.tool, ctx.tool_input) not in wall[2]:
-            _worked(wall, _kind(wall, ctx.tool, ctx.tool_input))  # approved without asking: the refused kinds stay refused
+            # approved without asking: the refused kinds stay refused
+            _targets(wall, WORKED, _target(ctx.tool, ctx.tool_input, ctx.config.path_keys))
             return None
         drop_slot(ctx.agent, NAME)  # something works: not every call is refused
         return None
@@ -125,9 +133,9 @@ def on_result(ctx: ResultContext) -> Decision | None:
         return None
     if wall is None or wall[0] != key:
         wall = [key, 0, [], 0.0, 0, 0.0]
-        if key == PERMISSION_KEY:
-            wall.append([])  # the kinds that worked since it began (`WORKED`)
         slots(ctx.agent)[NAME] = wall
+    if key == PERMISSION_KEY:
+        _targets(wall, REFUSED, _target(ctx.tool, ctx.tool_input, ctx.config.path_keys))
     if new_round(issued(ctx.call), float(wall[3])):  # issued after the model saw the latest refusal
         wall[1], wall[3] = int(wall[1]) + 1, ctx.agent["updated"]
     kinds = cast("list[str]", wall[2])
@@ -157,8 +165,9 @@ def on_call(ctx: CallContext) -> Decision | None:
     permission = wall[0] == PERMISSION_KEY
     kind = _kind(wall, ctx.tool, ctx.tool_input)
     if permission:
-        # Refused by the permission system, the refused kinds are: never one that has worked.
-        if kind not in kinds or kind in _worked(wall):
+        # Refused by the permission system, what meets the same rule is: never what has worked.
+        target = _target(ctx.tool, ctx.tool_input, ctx.config.path_keys)
+        if target is None or target not in _targets(wall, REFUSED) or target in _targets(wall, WORKED):
             return None
     else:
         # Refused across tools, every call is; refused through one tool, the programs it ran are.
@@ -198,15 +207,73 @@ def _kind(wall: Wall, tool: str, tool_input: Any) -> str:
     return kind_of(tool, tool_input)
 
 
-def _worked(wall: Wall, kind: str | None = None) -> list[str]:
-    """The kinds that worked since a permission wall began (`WORKED`); `kind`: one more."""
-    if len(wall) <= WORKED or not isinstance(wall[WORKED], list):
-        wall[WORKED:] = [[]]
-    worked = cast("list[str]", wall[WORKED])
-    if kind is not None and kind not in worked:
-        worked.append(kind)
-        del worked[:-MAX_KINDS]
-    return worked
+def _targets(wall: Wall, index: int, target: str | None = None) -> list[str]:
+    """A permission wall's targets that worked (`WORKED`) or were refused (`REFUSED`) since it
+    began; `target`: one more (None: none)."""
+    while len(wall) <= index:
+        wall.append([])
+    if not isinstance(wall[index], list):
+        wall[index] = []
+    targets = cast("list[str]", wall[index])
+    if target is not None and target not in targets:
+        targets.append(target)
+        del targets[:-MAX_KINDS]
+    return targets
+
+
+def _target(tool: str, tool_input: Any, path_keys: tuple[str, ...]) -> str | None:
+    """What a call asks Claude Code's approval rules for, as far as one refusal says it will be
+    refused again: the tool, for one that takes no path and no URL (WebSearch, an MCP tool);
+    the tool and host of a fetch; a shell command's fetching program (`_FETCHERS`: curl, wget…)
+    and the host of the first URL it is given (`_first_command`). None for a tool given a path
+    (approvals go by path) and any other shell command (by command prefix and path): such a call
+    is never denied."""
+    if not isinstance(tool_input, dict):
+        return None
+    if tool in SHELL_TOOLS:
+        command = next((v for k in SHELL_KEYS if isinstance(v := tool_input.get(k), str)), "")[:1024]
+        words = _first_command(command)
+        host = next((found for w in words[1:] if (found := re.match(_URL_HOST, w))), None)
+        program = words[0].rsplit("/", 1)[-1][:64] if words else ""
+        if host is None or program not in _FETCHERS:
+            return None
+        return f"{tool[:MAX_ID_CHARS]}:{program}@{host.group(1).lower()}"
+    if any(isinstance(tool_input.get(k), str) for k in path_keys):
+        return None
+    url = tool_input.get("url")
+    if isinstance(url, str):
+        host = re.match(_URL_HOST, url.strip()[:1024])
+        return f"{tool[:MAX_ID_CHARS]}@{host.group(1).lower()}" if host else None
+    return tool[:MAX_ID_CHARS]
+
+
+def _first_command(command: str) -> list[str]:
+    """The words of a command line's first command, past `cd DIR` and its `;`/`&&` (quotes kept
+    whole: a `;` inside a quoted user agent is no separator), from its program on (past
+    assignments and `sudo`, `env`, `nohup`, `time`) to the next `|`, `;`, `&&` or `||`; empty
+    when not told (an unclosed quote, a here-document)."""
+    line = shell_words(command)
+    if line is None:
+        return []
+    words = [w.replace("\x01", "").replace("\x03", "").replace("\x02", "") for w in line.split("\0")]
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word == "cd":
+            i += 2  # `cd DIR` (a `;` glued to DIR ends it too)
+        elif word in _SEPARATORS or word in _PREFIXES or word.endswith(";") or "=" in word.split("/", 1)[0]:
+            i += 1
+        else:
+            break
+    rest = words[i:]
+    end = next((n for n, w in enumerate(rest) if w in _SEPARATORS or w == "\n"), len(rest))
+    return rest[:end]
+
+
+_SEPARATORS = frozenset({"&&", ";", "||", "|", "&"})
+#: Programs that fetch the URL they are given: one refused for a host is refused for it again.
+_FETCHERS = frozenset({"curl", "wget", "http", "https", "xh", "aria2c"})
+_PREFIXES = frozenset({"sudo", "env", "nohup", "time", "command"})
 
 
 def _named(kinds: list[str]) -> str:

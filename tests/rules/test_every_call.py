@@ -118,13 +118,29 @@ def test_permission_refusals_of_every_tool_are_one_wall_that_a_success_of_anothe
     assert stop is not None and stop.action is Action.STOP and "rules" not in entry
 
 
-def test_a_kind_that_worked_since_the_permission_wall_began_is_never_denied_and_a_refused_kind_that_works_ends_it() -> None:
+def test_what_worked_since_the_permission_wall_began_is_never_denied_and_a_refused_kind_that_works_ends_it() -> None:
     entry = agent()
     _permission(entry, "WebSearch", {"query": "team"}, 10.0)
-    _worked(entry, "Bash", {"command": "curl -s http://localhost:3000/health"})
+    _worked(entry, "Bash", {"command": "curl -s https://x.example/health"})
     _permission(entry, "WebFetch", {"url": "https://x.example/about"}, 20.0)
     got = _permission(entry, "Bash", {"command": "curl -s https://x.example/"}, 30.0)
     assert got is not None and got.action is Action.REMIND  # type: ignore[attr-defined]
     assert rule.on_call(call_ctx("Bash", {"command": "curl -s https://x.example/a"}, entry=entry, now=40.0)) is None  # type: ignore[arg-type]
     _worked(entry, "WebFetch", {"url": "https://docs.example/"})  # a refused kind works: allowed now
     assert rule.on_call(call_ctx("WebSearch", {"query": "team 2"}, entry=entry, now=50.0)) is None  # type: ignore[arg-type]
+
+
+def test_only_what_meets_the_same_approval_rule_is_denied() -> None:
+    """Approvals go by command prefix and path (Bash, file tools), by host (WebFetch, curl) or by
+    tool (WebSearch): a refusal of `git push` or of a path says nothing of `git diff` or of
+    another path, so only a tool with neither, a fetch of a refused host, or a curl of it is
+    denied."""
+    paths = ("file_path", "path", "notebook_path")
+    assert rule._target("WebSearch", {"query": "q"}, paths) == "WebSearch"
+    assert rule._target("WebFetch", {"url": "https://X.example/a", "prompt": "p"}, paths) == "WebFetch@x.example"
+    quoted = 'cd /p && curl -sL -A "Mozilla/5.0 (Windows NT 10.0; Win64; x64)" "https://x.example/a/" | sed -n 1p'
+    assert rule._target("Bash", {"command": quoted}, paths) == "Bash:curl@x.example"
+    others = ["git push", "cd /home/u/p; npm install lodash", "cat ~/.npmrc", "grep -o https://x.example/a f | xargs curl -sI"]
+    for command in others:
+        assert rule._target("Bash", {"command": command}, paths) is None, command
+    assert rule._target("Edit", {"file_path": "/p/.claude/settings.json", "old_string": "a", "new_string": "b"}, paths) is None
