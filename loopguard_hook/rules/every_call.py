@@ -30,10 +30,11 @@ alike; a success of a kind the wall never refused (a `grep` an allow rule covers
 standing, and a success of a refused kind ends it. What it refused is known only as far as the
 approval rules go, and those are per command prefix and per path (`Bash(git push:*)`, a file
 outside the project or under `.claude/`), per web host, or per tool. So after the reminder only
-what would meet the same rule is denied (`_target`): a tool that takes neither a path nor a URL
-(WebSearch, an MCP tool), a fetch of a host that was refused, and a shell `curl`, `wget`…
-of a host it was refused for (`curl … https://h/a` after `curl … https://h/b`); never a tool
-given a path, nor any other shell command, nor a target that worked since the wall began. The texts name the refused kinds.
+what would meet the same rule is denied (`_target`): WebSearch, a fetch of a host (and port)
+that was refused, and a shell `curl`, `wget`… of a host it was refused for (`curl … https://h/a`
+after `curl … https://h/b`); never a tool given a path, an MCP tool, `Task` or `Skill` (refused,
+maybe, for their input), nor any other shell command, nor a target that worked since the wall
+began. The texts name the refused kinds.
 
 Its slot is `Agent.rules["every_call"]`: the wall being watched, `[error key, rounds, the
 tools and programs refused, when the first result of the latest round came back, level,
@@ -81,7 +82,12 @@ PERMISSION_KEY = "permission"
 #: (`Wall`, `_target`), at most `MAX_KINDS` each.
 WORKED, REFUSED = 6, 7
 #: A URL's host, as in `same_error._HOST`.
-_URL_HOST = r"[A-Za-z][A-Za-z0-9+.-]*://(?:[^/?#@\s'\"]*@)?([^/?#:\s'\"]+)"
+#: A URL's host with its port (`localhost:3000` and `localhost:8080` are two; an IPv6 host whole).
+_URL_HOST = r"[A-Za-z][A-Za-z0-9+.-]*://(?:[^/?#@\s'\"]*@)?(\[[^\]\s]*\](?::\d+)?|[^/?#\s'\"]+)"
+#: Options of a fetcher whose value is a URL other than the one fetched (a proxy, a referer).
+_OTHER_URL = frozenset({"-x", "--proxy", "--preproxy", "-e", "--referer"})
+#: Tools Claude Code approves as a whole, whatever their input: a refusal of one call is one of all.
+_WHOLE_TOOLS = frozenset({"WebSearch"})
 #: A host's prefix naming the tool (`PreToolUse:Bash hook error:`), masked so every tool's
 #: refusal compares alike.
 _TOOL_PREFIX = r"\A(?:PreToolUse|PostToolUse):\S+ "
@@ -223,8 +229,9 @@ def _targets(wall: Wall, index: int, target: str | None = None) -> list[str]:
 
 def _target(tool: str, tool_input: Any, path_keys: tuple[str, ...]) -> str | None:
     """What a call asks Claude Code's approval rules for, as far as one refusal says it will be
-    refused again: the tool, for one that takes no path and no URL (WebSearch, an MCP tool);
-    the tool and host of a fetch; a shell command's fetching program (`_FETCHERS`: curl, wget…)
+    refused again: the tool, for one approved as a whole (`_WHOLE_TOOLS`: WebSearch; an MCP tool,
+    `Task` or `Skill` may be refused for its input, by a rule or a hook's `ask`); the tool and
+    host (with its port) of a fetch; a shell command's fetching program (`_FETCHERS`: curl, wget…)
     and the host of the first URL it is given (`_first_command`). None for a tool given a path
     (approvals go by path) and any other shell command (by command prefix and path): such a call
     is never denied."""
@@ -233,7 +240,8 @@ def _target(tool: str, tool_input: Any, path_keys: tuple[str, ...]) -> str | Non
     if tool in SHELL_TOOLS:
         command = next((v for k in SHELL_KEYS if isinstance(v := tool_input.get(k), str)), "")[:1024]
         words = _first_command(command)
-        host = next((found for w in words[1:] if (found := re.match(_URL_HOST, w))), None)
+        fetched = (w for n, w in enumerate(words) if n and words[n - 1] not in _OTHER_URL)
+        host = next((found for w in fetched if (found := re.match(_URL_HOST, w))), None)
         program = words[0].rsplit("/", 1)[-1][:64] if words else ""
         if host is None or program not in _FETCHERS:
             return None
@@ -244,7 +252,7 @@ def _target(tool: str, tool_input: Any, path_keys: tuple[str, ...]) -> str | Non
     if isinstance(url, str):
         host = re.match(_URL_HOST, url.strip()[:1024])
         return f"{tool[:MAX_ID_CHARS]}@{host.group(1).lower()}" if host else None
-    return tool[:MAX_ID_CHARS]
+    return tool[:MAX_ID_CHARS] if tool in _WHOLE_TOOLS else None
 
 
 def _first_command(command: str) -> list[str]:

@@ -62,8 +62,8 @@ and the newest such file leaves a table of two or more entries last: `_kept_last
 corpus session 05033c3a, calls 159-178: a Read tool showed a cached view of the file, git was
 asked a dozen ways, and the file was read empty again and again). After the agent started a
 command or a subagent in the background (`&`, `nohup`, `run_in_background`: `_in_background`,
-kept in the slot `BACKGROUND`), nothing is denied until the next prompt: it may be filling the
-file; nor while an earlier call of the agent has no result yet (Codex 0.171.0 sends no
+kept in the slot `BACKGROUND`), nothing is denied for the rest of the session, prompts
+included: it may be filling the file; nor while an earlier call of the agent has no result yet (Codex 0.171.0 sends no
 PostToolUse for a command it left running).
 
 Its slot is `Agent.rules["same_answer"]`: `{key: AnswerEntry}`, at most `MAX_ANSWERS` entries,
@@ -88,7 +88,7 @@ from .base import CallContext, ResultContext
 
 NAME = "same_answer"
 #: Its second slot: when the agent last started a command in the background (seconds since the
-#: epoch); no empty file is denied after that until the next prompt.
+#: epoch); no empty file is denied after that in this session.
 BACKGROUND = "same_answer_background"
 MAX_ANSWERS = 4  # answers the rule follows per agent
 MAX_ANSWER_SIGS = 6  # signatures kept per answer: enough for its second reminder
@@ -135,9 +135,10 @@ def _kept_last(answers: "dict[str, AnswerEntry]", limit: int) -> "Callable[[str]
 
 
 def reset(agent: Agent, why: str) -> None:
-    """A prompt or a compaction: every answer is forgotten, and the background commands."""
+    """A prompt or a compaction: every answer is forgotten. Not a command started in the
+    background (`BACKGROUND`): it may run on into the next turns, filling a log the user then
+    asks about ("is it training yet?")."""
     drop_slot(agent, NAME)
-    drop_slot(agent, BACKGROUND)
 
 
 #: Other calls allowed between two calls that got one answer (a status check, a diagnostic).

@@ -137,6 +137,9 @@ def test_only_what_meets_the_same_approval_rule_is_denied() -> None:
     denied."""
     paths = ("file_path", "path", "notebook_path")
     assert rule._target("WebSearch", {"query": "q"}, paths) == "WebSearch"
+    assert rule._target("mcp__pg__query", {"sql": "UPDATE t SET a = 1"}, paths) is None  # refused for its input, maybe
+    assert rule._target("Bash", {"command": "curl -s http://localhost:3000/health"}, paths) == "Bash:curl@localhost:3000"
+    assert rule._target("Bash", {"command": "curl -x http://proxy:3128 https://x.example/"}, paths) == "Bash:curl@x.example"
     assert rule._target("WebFetch", {"url": "https://X.example/a", "prompt": "p"}, paths) == "WebFetch@x.example"
     quoted = 'cd /p && curl -sL -A "Mozilla/5.0 (Windows NT 10.0; Win64; x64)" "https://x.example/a/" | sed -n 1p'
     assert rule._target("Bash", {"command": quoted}, paths) == "Bash:curl@x.example"
