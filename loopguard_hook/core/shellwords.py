@@ -79,6 +79,54 @@ def shell_words(command: str) -> str | None:
     return "\0".join(words)  # not a blank: `"a b"` (one word) is not `a b` (two)
 
 
+#: Leading commands that only set the scene (`cd repo && make`): the command is what follows.
+SCENE = frozenset({"cd", "pushd", "export", "source", ".", "set", "ulimit", "umask"})
+#: The words that end a command in a line (`command_words` splits a glued `;` off).
+OPERATORS = frozenset({"&&", "||", ";", "|", "&", "\n", "|&"})
+
+
+def command_words(command: str) -> list[str]:
+    """The words of a command line as `shell_words` spells them (quoted special characters
+    keep their marks), a `;` glued to a word (`cd app; npm test`) split off; split at blanks
+    when the line does not tokenise."""
+    spelled = shell_words(command[:4096])
+    words = spelled.split("\0") if spelled is not None else command.split()
+    return [part for w in words for part in ((w[:-1], ";") if len(w) > 1 and w.endswith(";") else (w,))]
+
+
+def assignment(word: str) -> bool:
+    """A `NAME=value` word (not an option's `--name=value`, not a path's `a/b=c`)."""
+    return "=" in word.split("/")[0] and not word.startswith("-")
+
+
+def past_assignments(segment: list[str]) -> list[str]:
+    """A command's words past its assignments (`CI=1 make all` → `make all`)."""
+    return [w for w in segment if not assignment(w)]
+
+
+def command_parts(command: str) -> tuple[list[list[str]], list[str], str, list[str]]:
+    """A command line read once: the words of each scene-setting command before the first
+    other one (`cd repo &&`, `export CI=1;`: `SCENE`), that command's words, the operator that
+    ends it ("" at the end of the line), and the words of the command after that operator
+    (`cat` in `git log | cat`). No such command: `(scene, [], "", [])`."""
+    scene: list[list[str]] = []
+    segment: list[str] = []
+    words = command_words(command)
+    for i, word in enumerate([*words, ""]):
+        if word and word not in OPERATORS:
+            segment.append(word)
+            continue
+        program = past_assignments(segment)
+        if program and program[0] not in SCENE:
+            after = words[i + 1 :]
+            ends = next((k for k, w in enumerate(after) if w in OPERATORS), len(after))
+            return scene, segment, word, after[:ends]
+        if segment:
+            scene.append(segment)
+        segment = []
+    return scene, [], "", []
+
+
 def shell_normal(tool_name: str, tool_input: Any) -> Any:
     """`tool_input` with its shell command line in `shell_words` form (shell tools only)."""
     if tool_name not in SHELL_TOOLS or not isinstance(tool_input, dict):

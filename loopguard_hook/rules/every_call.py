@@ -49,7 +49,7 @@ from ..core.ledger import MAX_ID_CHARS, Agent, Limits, drop_slot, issued, new_ro
 from ..core.messages import PREFIX, quote
 from ..core.outcome import SANDBOX_EXIT, Failure, error_signature
 from ..core.redact import redact_prefix
-from ..core.shellwords import SHELL_KEYS, SHELL_TOOLS, shell_words
+from ..core.shellwords import SHELL_KEYS, SHELL_TOOLS, command_parts, past_assignments
 from ..core.verdict import Action, Decision, Rule
 from .base import CallContext, ResultContext
 
@@ -81,9 +81,9 @@ PERMISSION_KEY = "permission"
 #: Where a permission wall keeps the targets that worked since it began and those it refused
 #: (`Wall`, `_target`), at most `MAX_KINDS` each.
 WORKED, REFUSED = 6, 7
-#: A URL's host, as in `same_error._HOST`.
-#: A URL's host with its port (`localhost:3000` and `localhost:8080` are two; an IPv6 host whole).
-_URL_HOST = r"[A-Za-z][A-Za-z0-9+.-]*://(?:[^/?#@\s'\"]*@)?(\[[^\]\s]*\](?::\d+)?|[^/?#\s'\"]+)"
+#: A URL's host with its port (`localhost:3000` and `localhost:8080` are two; an IPv6 host whole;
+#: `shellwords`' quote marks \x01-\x04 end it).
+_URL_HOST = r"[A-Za-z][A-Za-z0-9+.-]*://(?:[^/?#@\s'\"]*@)?(\[[^\]\s]*\](?::\d+)?|[^/?#\s'\"\x01-\x04]+)"
 #: Options of a fetcher whose value is a URL other than the one fetched (a proxy, a referer).
 _OTHER_URL = frozenset({"-x", "--proxy", "--preproxy", "-e", "--referer"})
 #: Tools Claude Code approves as a whole, whatever their input: a refusal of one call is one of all.
@@ -92,7 +92,8 @@ _WHOLE_TOOLS = frozenset({"WebSearch"})
 #: refusal compares alike.
 _TOOL_PREFIX = r"\A(?:PreToolUse|PostToolUse):\S+ "
 
-#: `[error key, rounds, kinds, latest round answered at, level, denied at(, kinds that worked)]`.
+#: `[error key, rounds, kinds, latest round answered at, level, denied at(, targets that worked,
+#: targets refused: a permission wall's)]`.
 Wall = list[Any]
 
 
@@ -167,9 +168,7 @@ def on_call(ctx: CallContext) -> Decision | None:
     if ctx.call.get("retry"):
         return None  # a refused call run again, escalated (Codex asks for more permissions): a way out
     kinds = cast("list[str]", wall[2])
-    tools = {k.split(":", 1)[0] for k in kinds}
     permission = wall[0] == PERMISSION_KEY
-    kind = _kind(wall, ctx.tool, ctx.tool_input)
     if permission:
         # Refused by the permission system, what meets the same rule is: never what has worked.
         target = _target(ctx.tool, ctx.tool_input, ctx.config.path_keys)
@@ -177,8 +176,9 @@ def on_call(ctx: CallContext) -> Decision | None:
             return None
     else:
         # Refused across tools, every call is; refused through one tool, the programs it ran are.
+        tools = {k.split(":", 1)[0] for k in kinds}
         one_tool = len(tools) == 1 and len(kinds) <= MIN_KINDS
-        if ctx.tool[:MAX_ID_CHARS] not in tools or (one_tool and kind not in kinds):
+        if ctx.tool[:MAX_ID_CHARS] not in tools or (one_tool and kind_of(ctx.tool, ctx.tool_input) not in kinds):
             return None
     rounds = int(wall[1])
     named = _named(kinds)
@@ -202,14 +202,12 @@ def on_call(ctx: CallContext) -> Decision | None:
 
 
 def _kind(wall: Wall, tool: str, tool_input: Any) -> str:
-    """A call's kind as its wall counts it: for a permission wall, a shell command by its first
-    program past a `cd DIR &&` (the command an approval rule names); else `kind_of`."""
+    """A call's kind as its wall counts it: for a permission wall, a shell command by the
+    program of its first command past `cd DIR` and the like (`_command`: what an approval rule
+    names); else `kind_of`."""
     if wall[0] == PERMISSION_KEY and tool in SHELL_TOOLS and isinstance(tool_input, dict):
-        command = next((v for k in SHELL_KEYS if isinstance(v := tool_input.get(k), str)), "")
-        words = command[:256].split()
-        while len(words) >= 3 and words[0] == "cd" and words[2] in ("&&", ";"):
-            words = words[3:]
-        return kind_of(tool, {"command": " ".join(words)})
+        words = _command(tool_input)
+        return f"{tool[:MAX_ID_CHARS]}:{words[0].rsplit('/', 1)[-1][:64] if words else ''}"
     return kind_of(tool, tool_input)
 
 
@@ -232,14 +230,13 @@ def _target(tool: str, tool_input: Any, path_keys: tuple[str, ...]) -> str | Non
     refused again: the tool, for one approved as a whole (`_WHOLE_TOOLS`: WebSearch; an MCP tool,
     `Task` or `Skill` may be refused for its input, by a rule or a hook's `ask`); the tool and
     host (with its port) of a fetch; a shell command's fetching program (`_FETCHERS`: curl, wget…)
-    and the host of the first URL it is given (`_first_command`). None for a tool given a path
+    and the host of the first URL it is given (`_command`). None for a tool given a path
     (approvals go by path) and any other shell command (by command prefix and path): such a call
     is never denied."""
     if not isinstance(tool_input, dict):
         return None
     if tool in SHELL_TOOLS:
-        command = next((v for k in SHELL_KEYS if isinstance(v := tool_input.get(k), str)), "")[:1024]
-        words = _first_command(command)
+        words = _command(tool_input)
         fetched = (w for n, w in enumerate(words) if n and words[n - 1] not in _OTHER_URL)
         host = next((found for w in fetched if (found := re.match(_URL_HOST, w))), None)
         program = words[0].rsplit("/", 1)[-1][:64] if words else ""
@@ -255,32 +252,21 @@ def _target(tool: str, tool_input: Any, path_keys: tuple[str, ...]) -> str | Non
     return tool[:MAX_ID_CHARS] if tool in _WHOLE_TOOLS else None
 
 
-def _first_command(command: str) -> list[str]:
-    """The words of a command line's first command, past `cd DIR` and its `;`/`&&` (quotes kept
-    whole: a `;` inside a quoted user agent is no separator), from its program on (past
-    assignments and `sudo`, `env`, `nohup`, `time`) to the next `|`, `;`, `&&` or `||`; empty
-    when not told (an unclosed quote, a here-document)."""
-    line = shell_words(command)
-    if line is None:
-        return []
-    words = [w.replace("\x01", "").replace("\x03", "").replace("\x02", "") for w in line.split("\0")]
-    i = 0
-    while i < len(words):
-        word = words[i]
-        if word == "cd":
-            i += 2  # `cd DIR` (a `;` glued to DIR ends it too)
-        elif word in _SEPARATORS or word in _PREFIXES or word.endswith(";") or "=" in word.split("/", 1)[0]:
-            i += 1
-        else:
-            break
-    rest = words[i:]
-    end = next((n for n, w in enumerate(rest) if w in _SEPARATORS or w == "\n"), len(rest))
-    return rest[:end]
+def _command(tool_input: dict[str, Any]) -> list[str]:
+    """The words of a shell call's first command, from its program on: past scene-setting
+    commands (`cd DIR &&`, `cd DIR;`), assignments and `sudo`, `env`, `nohup`, `time`
+    (`shellwords.command_parts`: quotes kept whole, a `;` inside a quoted user agent is no
+    separator), up to the next operator."""
+    command = next((v for k in SHELL_KEYS if isinstance(v := tool_input.get(k), str)), "")
+    words = past_assignments(command_parts(command[:1024])[1])
+    while words and words[0] in _PREFIXES:
+        words = words[1:]
+    return words
 
 
-_SEPARATORS = frozenset({"&&", ";", "||", "|", "&"})
 #: Programs that fetch the URL they are given: one refused for a host is refused for it again.
 _FETCHERS = frozenset({"curl", "wget", "http", "https", "xh", "aria2c"})
+#: Words before the program a command runs.
 _PREFIXES = frozenset({"sudo", "env", "nohup", "time", "command"})
 
 

@@ -43,7 +43,17 @@ from ..core.ledger import Agent, Limits, Tail, slot, slots, trim
 from ..core.messages import PREFIX
 from ..core.outcome import Failure
 from ..core.redact import redact_prefix
-from ..core.shellwords import SHELL_KEYS, SHELL_TOOLS, powershell_reads_only, reads_only, shell_command, shell_words
+from ..core.shellwords import (
+    SHELL_KEYS,
+    SHELL_TOOLS,
+    assignment,
+    command_parts,
+    command_words,
+    past_assignments,
+    powershell_reads_only,
+    reads_only,
+    shell_command,
+)
 from ..core.signature import digest
 from ..core.tools import is_read_tool
 from ..core.verdict import Action, Decision, Rule
@@ -57,9 +67,6 @@ MAX_HUNG = 8
 MAX_FOLDERS = 4
 #: Operands of a command kept in its key: enough to tell `dotnet build A.sln` from `dotnet build B.csproj`.
 KEY_WORDS = 6
-#: Leading commands that only set the scene (`cd repo && make`): the command is what follows.
-_SCENE = frozenset({"cd", "pushd", "export", "source", ".", "set", "ulimit", "umask"})
-_OPERATORS = frozenset({"&&", "||", ";", "|", "&", "\n", "|&"})
 #: Options that answer a wait: a prompt (`-y`, `--yes`, `--non-interactive`), a watch mode, a
 #: build server or daemon, a time limit, a pager (`answers`). Plain sets, not a regular
 #: expression: nothing is compiled at import on the hook path.
@@ -165,13 +172,6 @@ def command_of(tool: str, tool_input: Any) -> str | None:
     return next((v for k in SHELL_KEYS if isinstance(v := tool_input.get(k), str)), None)
 
 
-def _words(command: str) -> list[str]:
-    """The words of a command line, a `;` glued to a word (`cd app; npm test`) split off."""
-    spelled = shell_words(command[:4096])
-    words = spelled.split("\0") if spelled is not None else command.split()
-    return [part for w in words for part in ((w[:-1], ";") if len(w) > 1 and w.endswith(";") else (w,))]
-
-
 def command_key(command: str) -> str:
     """What makes two command lines the same command: the folders it runs in (`cd DIR &&`,
     `pushd DIR;`), the program and its first operands, `--name=value` options (a filter or a
@@ -182,11 +182,11 @@ def command_key(command: str) -> str:
     `cd b && dotnet build A.sln` and `dotnet test --filter=Fast` (of `--filter=Slow`) do not. ""
     for none. A folder that Codex's `workdir` gives is not in the line (the hook payload drops it):
     two such runs share a key, and the rule tells them apart by the payload's `cwd` (`_elsewhere`)."""
-    scene, segment, _, _ = _parts(command)
-    words = [w for i, w in enumerate(segment) if not _assignment(w) and not (i and _operator_only(segment[i - 1]))]
+    scene, segment, _, _ = command_parts(command)
+    words = [w for i, w in enumerate(segment) if not assignment(w) and not (i and _operator_only(segment[i - 1]))]
     kept = [w for w in words if (not w.startswith("-") or (w.startswith("--") and "=" in w)) and "<" not in w and ">" not in w]
     key = " ".join(kept[:KEY_WORDS])
-    folders = [program[1] for program in map(_program, scene) if len(program) > 1 and program[0] in ("cd", "pushd")]
+    folders = [program[1] for program in map(past_assignments, scene) if len(program) > 1 and program[0] in ("cd", "pushd")]
     return " ".join([*(f"cd {d}" for d in folders), key]) if key else ""
 
 
@@ -196,38 +196,6 @@ def _operator_only(word: str) -> bool:
     is). An input's target stays an operand: `./sol < tests/2.in` is another run than
     `./sol < tests/1.in`, and `./setup.sh <<< y` than `<<< n`."""
     return word.lstrip("0123456789&") in (">", ">>", ">|")
-
-
-def _assignment(word: str) -> bool:
-    return "=" in word.split("/")[0] and not word.startswith("-")
-
-
-def _program(segment: list[str]) -> list[str]:
-    """A command's words past its assignments (`CI=1 make all` → `make all`)."""
-    return [w for w in segment if not _assignment(w)]
-
-
-def _parts(command: str) -> tuple[list[list[str]], list[str], str, list[str]]:
-    """A command line read once for `command_key` and `answers`: the words of each scene-setting
-    command before the keyed one (`cd repo &&`, `export CI=1;`), the keyed command's words, the
-    operator that ends it ("" at the end of the line), and the words of the command after that
-    operator (`cat` in `git log | cat`). No keyed command: `(scene, [], "", [])`."""
-    scene: list[list[str]] = []
-    segment: list[str] = []
-    words = _words(command)
-    for i, word in enumerate([*words, ""]):
-        if word and word not in _OPERATORS:
-            segment.append(word)
-            continue
-        program = _program(segment)
-        if program and program[0] not in _SCENE:
-            after = words[i + 1 :]
-            ends = next((k for k, w in enumerate(after) if w in _OPERATORS), len(after))
-            return scene, segment, word, after[:ends]
-        if segment:
-            scene.append(segment)
-        segment = []
-    return scene, [], "", []
 
 
 def answers(command: str) -> list[str]:
@@ -241,17 +209,17 @@ def answers(command: str) -> list[str]:
     log (`| cat`, `| head`, `| tee t.log`: no terminal, no pager), or running it in the
     background (`npm run dev &`). `dotnet build A.sln -clp:ErrorsOnly`, `2>&1` and `| tail`
     answer nothing new. The words lower-cased (the ledger keeps only their digests)."""
-    scene, segment, end, after = _parts(command)
-    program = next(iter(_program(segment)), "").rsplit("/", 1)[-1]
-    out = [w.lower() for w in segment if _assignment(w) or _answers_a_wait(w, program)]
+    scene, segment, end, after = command_parts(command)
+    program = next(iter(past_assignments(segment)), "").rsplit("/", 1)[-1]
+    out = [w.lower() for w in segment if assignment(w) or _answers_a_wait(w, program)]
     # input as written (`<tests/2.in` is other input than `<tests/1.in`); output by its operator
     out += [w.lower() for w in segment if _redirects(w) and w.lstrip("0").startswith("<")]
     out += [">"] if any(_redirects(w) and not w.lstrip("0").startswith("<") for w in segment) else []
     # a scene set before it (not a `cd`: its folder is in the key)
-    out += [w.lower() for words in scene if (p := _program(words)) and p[0] not in ("cd", "pushd") for w in words]
+    out += [w.lower() for words in scene if (p := past_assignments(words)) and p[0] not in ("cd", "pushd") for w in words]
     if end == "&":
         out.append("&")
-    elif end in ("|", "|&") and next(iter(_program(after)), "").rsplit("/", 1)[-1] in _PAGER_STAND_INS:
+    elif end in ("|", "|&") and next(iter(past_assignments(after)), "").rsplit("/", 1)[-1] in _PAGER_STAND_INS:
         out.append("|")  # a pager no longer holds the terminal, or the output goes to a log
     return out
 
@@ -473,7 +441,7 @@ def on_result(ctx: ResultContext) -> Decision | None:
 
 def _several(command: str) -> bool:
     """Whether a command line runs more than one command in a row (`a; b`, `a && b`)."""
-    return any(w in (";", "&&", "||", "\n") for w in _words(command))
+    return any(w in (";", "&&", "||", "\n") for w in command_words(command))
 
 
 def _watched(table: "Table") -> set[str]:
