@@ -63,8 +63,8 @@ corpus session 05033c3a, calls 159-178: a Read tool showed a cached view of the 
 asked a dozen ways, and the file was read empty again and again). After the agent started a
 command or a subagent in the background (`&`, `nohup`, `run_in_background`: `_in_background`,
 kept in the slot `BACKGROUND`), nothing is denied for the rest of the session, prompts
-included: it may be filling the file; nor while an earlier call of the agent has no result yet (Codex 0.171.0 sends no
-PostToolUse for a command it left running).
+included: it may be filling the file; nor while an earlier call of the agent has no result yet
+(Codex 0.171.0 sends no PostToolUse for a command it left running).
 
 Its slot is `Agent.rules["same_answer"]`: `{key: AnswerEntry}`, at most `MAX_ANSWERS` entries,
 fewer as agents join (`answer_limit`); in a session of more than `SESSION_ANSWERS` agents the
