@@ -8,6 +8,7 @@ import os
 import subprocess
 from pathlib import Path
 
+import orjson
 import pytest
 from test_hardening_helpers import HOOK, can_drop_capabilities, drop_file_capabilities, dumps, post, pre
 
@@ -114,3 +115,36 @@ def test_a_bad_ledger_recovers_when_the_aside_name_holds_a_full_directory(kind: 
     third = _call(state, 4)
     assert third.returncode == 0 and third.stderr == b"" and third.stdout, third
     assert (state / "sessions" / "s1.corrupt" / "inside").exists()  # left alone
+
+
+def _fail(state: Path, i: int) -> tuple[subprocess.CompletedProcess[bytes], subprocess.CompletedProcess[bytes]]:
+    command = {"command": f"curl https://x.example/{i}"}
+    refused = {"stdout": "", "stderr": "curl: (6) Could not resolve host: x.example", "is_error": True}
+    first = _event(state, pre("claude-code", "s1", "Bash", command, f"t{i}"))
+    return first, _event(state, post("claude-code", "s1", "Bash", command, f"t{i}", refused))
+
+
+def test_a_ledger_number_too_large_to_save_is_set_aside_once(tmp_path: Path) -> None:
+    """A damaged ledger that reads as valid but grows a number JSON cannot hold (the every-call
+    wall's rounds of 1e308, turned into an integer past 64 bits by the rule's arithmetic) fails one
+    write: one stderr line, the ledger moved aside, and the next events count afresh (before,
+    every later post event failed the same way and the guard was off for the session)."""
+    state = tmp_path / "state"
+    state.mkdir(mode=0o700)
+    for i in range(3):
+        assert all(run.returncode == 0 for run in _fail(state, i))
+    ledger = state / "sessions" / "s1.json"
+    data = orjson.loads(ledger.read_bytes())
+    wall = data["agents"]["main"]["rules"]["every_call"]  # [error key, rounds, kinds, seen, ...]
+    assert isinstance(wall, list) and wall[1] >= 1, data
+    wall[1], wall[3] = 1e308, 0.0  # the next refusal is a new round: rounds + 1
+
+    ledger.write_bytes(orjson.dumps(data))
+    runs = [run for i in range(3, 6) for run in _fail(state, i)]
+    failed = [run for run in runs if run.returncode != 0]
+    assert len(failed) == 1 and failed[0].returncode == 1, [(r.returncode, r.stderr) for r in runs]
+    line = failed[0].stderr.decode()
+    assert line.count("\n") == 1 and "cannot be saved" in line and "s1.corrupt" in line, line
+    assert (state / "sessions" / "s1.corrupt").exists()
+    assert all(b"Traceback" not in run.stderr for run in runs)
+    assert orjson.loads(ledger.read_bytes())["attempts"] >= 1

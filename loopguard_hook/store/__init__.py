@@ -183,7 +183,15 @@ class Store(StateDir):
 
     def _write(self, dir_fd: int, name: str, state: Session) -> None:
         tmp = name + ".tmp"
-        data = orjson.dumps(state)
+        try:
+            data = orjson.dumps(state)
+        except TypeError:
+            # A value JSON cannot hold (orjson.JSONEncodeError: an integer past 64 bits, grown from
+            # a damaged ledger's 1e308): the ledger read back as valid but cannot be kept. Set it
+            # aside, so that the next event starts the session afresh instead of failing again.
+            done = _discard(dir_fd, name + ".json", name + ".corrupt")
+            what = f"{done} and started afresh" if done else "it could not be moved aside"
+            raise StateError(f"state file {name}.json held a value that cannot be saved; {what}") from None
         # Always a fresh file: whatever sits at the temp name (a leftover of a killed writer, or
         # a planted symlink, hard link or FIFO) is unlinked, never written through. The session
         # lock is held, so no other writer of ours can be using it.
