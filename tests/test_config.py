@@ -318,6 +318,14 @@ def test_env_lists_and_bools() -> None:
     assert c.remind_at == (2, 3) and c.exclude == ("Read", "mcp__*") and c.keep_state
 
 
+def test_env_lists_in_the_toml_form() -> None:
+    """`LOOPGUARD_REMIND_AT=[2,3]` is what a user who knows the TOML file writes: it reads as `2,3`."""
+    c = load(environ={"LOOPGUARD_REMIND_AT": "[2, 3]", "LOOPGUARD_EXCLUDE": '["Read", \'mcp__*\']'}, user_path="").config
+    assert c.remind_at == (2, 3) and c.exclude == ("Read", "mcp__*")
+    with pytest.raises(ConfigError, match="remind_at"):
+        load(environ={"LOOPGUARD_REMIND_AT": "[2, x]"}, user_path="")
+
+
 def test_a_pattern_matching_no_tool_is_legal() -> None:
     assert resolve([Layer("f", {"exclude": ["mcp__nowhere__*"]})]).config.exclude == (
         "mcp__nowhere__*",

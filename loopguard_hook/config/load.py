@@ -106,6 +106,19 @@ def resolve(layers: list[Layer]) -> Resolved:
     return Resolved(config=config, sources=sources)
 
 
+def unreachable(resolved: Resolved) -> list[str]:
+    """One line per reminder threshold that can never fire: `remind_at` values at or past
+    `deny_at` (the repeat rule denies such a call instead, `rules/repeat.py`). Legal, but
+    rarely what was meant; `config check` prints them as notes."""
+    config, sources = resolved.config, resolved.sources
+    late = [n for n in config.remind_at if config.deny_at and n >= config.deny_at]
+    if not late:
+        return []
+    where = sources["remind_at"] if not sources["remind_at"].startswith("profile ") else sources["deny_at"]
+    shown = ", ".join(str(n) for n in late)
+    return [f"{where}: remind_at {shown} at or past deny_at = {config.deny_at}: never reminded (the call is denied first)"]
+
+
 def _out_of_order(sources: Mapping[str, str], low: str, low_value: int, high: str, high_value: int) -> str:
     """`high` (a stop) must be above `low` (a denial): one line that blames the source where the
     user set a value (not the profile whose default the other one is) and says the fix."""
@@ -214,7 +227,9 @@ def _parse_env(key: str, raw: str) -> Any:
         except ValueError:
             return raw
     if isinstance(default, tuple):
-        items = [item.strip() for item in text.split(",") if item.strip()]
+        if text.startswith("[") and text.endswith("]"):  # the TOML form: `[3, 4]`, `["Read", "Grep"]`
+            text = text[1:-1]
+        items = [item.strip().strip("'\"") for item in text.split(",") if item.strip().strip("'\"")]
         if key == "remind_at":
             try:
                 return [int(item) for item in items]
@@ -225,7 +240,8 @@ def _parse_env(key: str, raw: str) -> Any:
 
 
 def env_layer(environ: Mapping[str, str]) -> Layer:
-    """`LOOPGUARD_<KEY>` variables (e.g. `LOOPGUARD_DENY_AT=4`, `LOOPGUARD_REMIND_AT=3,4`).
+    """`LOOPGUARD_<KEY>` variables (e.g. `LOOPGUARD_DENY_AT=4`, `LOOPGUARD_REMIND_AT=3,4`; a list
+    also in TOML's form, `[3, 4]`).
 
     Raises:
         ConfigError: a `LOOPGUARD_*` variable names no setting.
