@@ -322,3 +322,15 @@ def test_config_check_of_a_good_file_says_so(tmp_path: Path, capsys: pytest.Capt
     good.write_text("deny_at = 6\n")
     code, out, err = cli(["config", "check", str(good)], capsys)
     assert (code, err) == (0, "") and out == f"config OK: {good}\n"
+
+
+def test_config_check_notes_a_reminder_the_denial_comes_before(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`deny_at = 2` under `remind_at = [3, 4]` is legal, but neither reminder can come (the
+    repeat rule denies the call first): the check says so in a note, and still exits 0."""
+    early = tmp_path / "early.toml"
+    early.write_text("deny_at = 2\nremind_at = [3, 4]\n")
+    code, out, err = cli(["config", "check", str(early)], capsys)
+    assert (code, err) == (0, "") and out.startswith(f"config OK: {early}\n"), out
+    assert "note:" in out and "remind_at 3, 4 at or past deny_at = 2" in out, out
+    early.write_text("deny_at = 6\nremind_at = [3, 4]\n")
+    assert cli(["config", "check", str(early)], capsys)[1] == f"config OK: {early}\n"

@@ -94,12 +94,14 @@ def config_check(path: str | None) -> None:
                 "config OK: "
                 + ("; ".join(used) if used else "no config file or LOOPGUARD_* variable in effect, profile defaults")
             )
-            for line in resolved.ignored:
+            for line in (*resolved.ignored, *config_mod.unreachable(resolved)):
                 click.echo(f"note: {_printable(line)}")
             return
         layer = config_mod.read_toml(path, path)
-        config_mod.resolve([layer])
+        resolved = config_mod.resolve([layer])
         click.echo(f"config OK: {path}")
+        for line in config_mod.unreachable(resolved):
+            click.echo(f"note: {_printable(line)}")
     except config_mod.ConfigError as exc:
         # every problem, one per line, not only the first
         for problem in exc.problems[:-1]:
