@@ -996,3 +996,22 @@ def test_install_module_does_not_import_click() -> None:
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "False"
+
+
+def test_install_warns_when_the_command_lives_only_in_the_active_virtualenv(tmp_path: Path) -> None:
+    """A new user follows the README into a virtualenv and runs `install`: the command is found
+    here only because that virtualenv is active, so a client started from another shell will not
+    find it. `install` says so at once (before, only `doctor` did); outside it, no such line."""
+    script = Path(sys.executable).with_name("loopguard-hook")
+    if not script.exists():
+        pytest.skip("no console script beside this interpreter")
+    venv = script.parent.parent
+    env = {"HOME": str(tmp_path), "PATH": f"{script.parent}:/usr/bin:/bin", "VIRTUAL_ENV": str(venv)}
+    argv = [str(script), "install", "--client", "claude-code"]
+    inside = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60)
+    assert inside.returncode == 0, inside.stderr
+    assert "inside the virtualenv active in this shell" in inside.stderr and "pipx install" in inside.stderr, inside.stderr
+    assert (tmp_path / ".claude" / "settings.json").exists()
+    del env["VIRTUAL_ENV"]
+    outside = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60)
+    assert outside.returncode == 0 and "virtualenv" not in outside.stderr, outside.stderr

@@ -77,7 +77,8 @@ def _dsh_only_user_scope(scope: str) -> None:
 
 
 def _warn_if_not_on_path() -> None:
-    """The clients run the command by name: it must be found on their PATH."""
+    """The clients run the command by name: it must be found on their PATH, also from a shell
+    where this one's virtualenv is not active (`doctor` warns the same way)."""
     import shutil
 
     found = shutil.which(install_command())
@@ -86,6 +87,16 @@ def _warn_if_not_on_path() -> None:
             "warning: `loopguard-hook` is not on PATH, so the client cannot run the hook. Install it where "
             "every shell finds it (`pipx install PATH-TO-CHECKOUT`, or `uv tool install PATH-TO-CHECKOUT`), or put "
             f"{os.path.dirname(sys.argv[0]) or 'the virtualenv bin directory'} on PATH for the client.",
+            err=True,
+        )
+        return
+    from ..doctor.common import in_active_virtualenv
+
+    if in_active_virtualenv(found, os.environ):
+        click.echo(
+            f"warning: `loopguard-hook` is {found}, inside the virtualenv active in this shell: a client started "
+            "from another shell will not find it. Install it where every shell finds it (`pipx install "
+            "PATH-TO-CHECKOUT`, or `uv tool install PATH-TO-CHECKOUT`), then run `install` from that shell.",
             err=True,
         )
 

@@ -106,7 +106,7 @@ def check_path(report: ClientReport, regs: Sequence[Registration], env: Mapping[
                 "install loopguard-hook where every shell finds it (`pipx install PATH-TO-CHECKOUT`, or "
                 "`uv tool install PATH-TO-CHECKOUT`, with `~/.local/bin` on PATH)",
             )
-        elif _in_active_virtualenv(found, env):
+        elif in_active_virtualenv(found, env):
             report.add(
                 "warn",
                 "on PATH",
@@ -120,7 +120,7 @@ def check_path(report: ClientReport, regs: Sequence[Registration], env: Mapping[
     return good
 
 
-def _in_active_virtualenv(found: str, env: Mapping[str, str]) -> bool:
+def in_active_virtualenv(found: str, env: Mapping[str, str]) -> bool:
     """Whether `found` lies in the virtualenv activated in this shell (`VIRTUAL_ENV`)."""
     venv = env.get("VIRTUAL_ENV")
     if not venv:
