@@ -489,3 +489,18 @@ def test_a_bad_project_config_is_found_with_config_check_as_the_fix(box: dict[st
     assert "deny_at = 10, but stop_at must be greater than deny_at" in render_text([report])
     config.write_text("deny_at = 10\nstop_at = 12\n")
     assert doctor(box, "claude-code")["claude-code"].live
+
+
+def test_a_broken_settings_file_is_named_when_claude_code_is_not_here(box: dict[str, Any]) -> None:
+    """No `claude` on PATH and no registration, but a `~/.claude/settings.json` that is not JSON:
+    the report still names the file (before, the not-found report dropped what the files said,
+    and `install` then refused the file with no earlier word from doctor)."""
+    gone(box, "claude")
+    settings = box["home"] / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text("{bad json")
+    report = doctor(box, "claude-code")["claude-code"]
+    assert report.state == "not found" and statuses(report) == {"settings": "fail"}, render_text([report])
+    assert str(settings) in render_text([report])
+    settings.write_text("{}")
+    assert doctor(box, "claude-code")["claude-code"].findings == []

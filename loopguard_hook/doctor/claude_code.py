@@ -89,7 +89,9 @@ def check(*, home: Path, cwd: Path, env: Mapping[str, str], run: bool) -> Client
     report = ClientReport(CLAUDE_CODE, "Claude Code", found_by(HOSTS[CLAUDE_CODE][0], env))
     regs = _sources(home, cwd, env, report)
     if not regs and report.found is None:
-        return ClientReport(CLAUDE_CODE, "Claude Code", None)  # not here, nothing to say
+        # Not here and not registered: only what its files said (a settings file Claude Code would
+        # ignore, `disableAllHooks`), which `install` would meet too.
+        return ClientReport(CLAUDE_CODE, "Claude Code", None, findings=report.findings)
     check_events(report, regs, HOOK_EVENTS[CLAUDE_CODE], FIX)
     report.findings += borrowing_hosts(regs, home, env)
     if regs:
