@@ -970,3 +970,14 @@ def test_a_patch_wall_sent_through_codexs_shell_is_judged_from_the_calls_record(
         report = replay.replay(replay.read_transcript(str(path)), balanced())
         acted = [(c.index, c.pre.action, c.pre.rule) for c in report.calls if c.pre is not None and c.pre.action != "allow"]
         assert acted == [(n, "deny", "LOOP_GUARD_TARGET") for n in denied], (argv("x"), acted)
+
+
+def test_the_state_markers_of_a_2025_08_rollout_are_not_skipped_lines() -> None:
+    """A Codex rollout of 2025-08 (bare items after an `{id, instructions}` header) writes
+    `{"record_type": "state"}` after each turn: nothing to replay, and not "unreadable or
+    unknown" either (the replay said 167 lines skipped for one such corpus rollout)."""
+    path = Path(__file__).parent / "corpus" / "codex" / "rollout-2025-08-20T01-42-25-fa24fee9-636c-405a-b4bd-5c35ae3bde6d.jsonl"
+    markers = sum('"record_type":"state"' in line for line in path.read_text(encoding="utf-8").splitlines())
+    assert markers > 100
+    report = replay.replay(replay.read_transcript(str(path)), balanced())
+    assert report.calls and report.summary.skipped_lines == 0
