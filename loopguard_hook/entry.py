@@ -7,7 +7,7 @@ Never exits 2 on the hook path, whatever happens (both clients read exit 2 as "b
 import os
 import sys
 
-from .process import run_hook
+from .process import quiet_without_package, quietly, run_hook
 
 _VALUE_OPTIONS = {
     "--client": "client",
@@ -68,6 +68,17 @@ def main(argv: list[str] | None = None) -> int:
 
         return run_cli(args)
     except KeyboardInterrupt:
+        # Ctrl-C, or SIGINT from the host: as any failure, exit 0 and logged where the host takes a
+        # failure as a denial, else one line and exit 1.
+        line = "loopguard-hook: interrupted; the call was let through"
+        if values is None:
+            return 1
+        if quietly(values, line):
+            return 0
+        try:
+            sys.stderr.write(line + "\n")
+        except Exception:
+            pass
         return 1
     except Exception as exc:  # never a traceback on the user's terminal, never exit 2
         hook_path = values is not None
@@ -86,13 +97,6 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
 
-#: When the package itself does not import, the hosts whose tables say `fails_closed` or
-#: `quiet_failures` (`hosts/copilot.py`, `cursor.py`, `droid.py`, `gemini_cli.py`), and the
-#: variables they give hooks (tests/test_hosts_copilot_droid_cursor.py holds the two lists to them).
-_QUIET_WITHOUT_PACKAGE = ("copilot", "cursor", "droid", "gemini-cli")
-_QUIET_ENVIRONMENT = ("COPILOT_CLI", "COPILOT_HOOK_DIR", "CURSOR_VERSION", "DROID_PROJECT_DIR", "GEMINI_SESSION_ID")
-
-
 def _quiet_host(values: dict[str, object]) -> bool:
     """Whether the host running this hook takes a failing hook as a denial (`hook.quiet_client`)."""
     try:
@@ -100,7 +104,7 @@ def _quiet_host(values: dict[str, object]) -> bool:
 
         return quiet_client(str(values.get("client", "auto")), os.environ) is not None
     except Exception:  # a broken install: told from the command line and the environment alone
-        return values.get("client") in _QUIET_WITHOUT_PACKAGE or any(os.environ.get(n) for n in _QUIET_ENVIRONMENT)
+        return quiet_without_package(values)
 
 
 def _quiet_bad_line(args: list[str]) -> bool:

@@ -244,7 +244,9 @@ def _resident(values: dict[str, object], raw: bytes, rest: int | None = None) ->
 def quietly(values: dict[str, object], line: str) -> bool:
     """Whether the host of this hook run takes no failure (`hook.quiet_client`, told by `--client`,
     the environment or the payload's first bytes); if so `line` is logged to `errors.log` instead
-    of stderr. Never raises."""
+    of stderr. When that cannot be asked (the deadline came while `hook` was still being imported,
+    or the install is broken), the command line and the environment alone tell
+    (`quiet_without_package`), and the line is dropped. Never raises."""
     try:
         from .hook import HookOptions, log_problem, quiet_client
 
@@ -254,6 +256,22 @@ def quietly(values: dict[str, object], line: str) -> bool:
             return False
         log_problem(options, os.environ, line, client)
         return True
+    except Exception:
+        return quiet_without_package(values)
+
+
+#: When `hook` cannot be imported, the hosts whose tables say `fails_closed` or `quiet_failures`
+#: (`hosts/copilot.py`, `cursor.py`, `droid.py`, `gemini_cli.py`), and the variables they give
+#: hooks (tests/test_hosts_copilot_droid_cursor.py holds the two lists to them).
+QUIET_WITHOUT_PACKAGE = ("copilot", "cursor", "droid", "gemini-cli")
+QUIET_ENVIRONMENT = ("COPILOT_CLI", "COPILOT_HOOK_DIR", "CURSOR_VERSION", "DROID_PROJECT_DIR", "GEMINI_SESSION_ID")
+
+
+def quiet_without_package(values: dict[str, object]) -> bool:
+    """Whether `--client` or the environment names a host that takes a failing hook as a denial,
+    told without importing anything."""
+    try:
+        return values.get("client") in QUIET_WITHOUT_PACKAGE or any(os.environ.get(n) for n in QUIET_ENVIRONMENT)
     except Exception:
         return False
 

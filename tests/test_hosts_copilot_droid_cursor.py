@@ -309,15 +309,15 @@ def test_hosts_are_told_by_the_environment_they_give_hooks() -> None:
 
 
 def test_the_fallback_for_a_package_that_does_not_import_names_every_quiet_host() -> None:
-    """`entry.py` tells the hosts that take a failing hook as a denial without the package; its
+    """`process.py` tells the hosts that take a failing hook as a denial without the package; its
     lists must be the capability tables' and the hosts' own variables."""
-    from loopguard_hook import entry
+    from loopguard_hook import process
 
     quiet = {c.value for c in hosts.CLIENTS if hosts.capabilities(c).fails_closed or hosts.capabilities(c).quiet_failures}
-    assert set(entry._QUIET_WITHOUT_PACKAGE) == quiet
+    assert set(process.QUIET_WITHOUT_PACKAGE) == quiet
     for module in hosts.DIALECTS:
         if module.CLIENT.value in quiet:
-            assert set(getattr(module, "ENVIRONMENT", ())) & set(entry._QUIET_ENVIRONMENT), module.CLIENT
+            assert set(getattr(module, "ENVIRONMENT", ())) & set(process.QUIET_ENVIRONMENT), module.CLIENT
 
 
 # -- transcripts -------------------------------------------------------------------------------------

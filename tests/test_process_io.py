@@ -101,6 +101,53 @@ def test_on_a_host_that_fails_closed_the_deadline_and_a_huge_stdin_exit_0_into_e
     assert "larger than 134217728 bytes" in (state / "errors.log").read_text()
 
 
+PAYLOADS = Path(__file__).parent.parent / "examples" / "payloads"
+QUIET_HOSTS = [
+    ("copilot", "copilot-1.0.102/preToolUse.bash.json", ["--event", "preToolUse"]),
+    ("gemini-cli", "gemini-cli-0.61.0/BeforeTool.read_file.json", []),
+    ("droid", "droid-0.215.0/PreToolUse.Execute.json", []),
+]
+
+
+def test_a_deadline_during_the_imports_is_still_quiet_on_a_host_that_fails_closed(tmp_path: Path) -> None:
+    """A deadline that fires while the hook module is still being imported (a loaded machine, a
+    cold start: here a deadline of 0.03 s) could not ask the host's table, and fell back to exit 1
+    and a line on stderr, which Copilot and Cursor read as a denial and Droid shows the model. The
+    command line and the environment now say the host is such a one: exit 0, nothing printed."""
+    env = {**os.environ, "LOOPGUARD_RESIDENT": "off", "LOOPGUARD_DEADLINE_SECONDS": "0.03"}
+    for client, name, extra in QUIET_HOSTS:
+        for _ in range(3):
+            proc = subprocess.run([str(EXE), "--client", client, *extra, "--state-dir", str(tmp_path / client)],
+                                  input=(PAYLOADS / name).read_bytes(), capture_output=True, env=env, timeout=60)
+            assert (proc.returncode, proc.stderr) == (0, b""), (client, proc)
+    loud = subprocess.run([str(EXE), "--state-dir", str(tmp_path / "cc")], env=env, capture_output=True, timeout=60,
+                          input=(EXAMPLES / "PreToolUse.Read.json").read_bytes())
+    assert loud.returncode == 1 and b"no decision within 0.03 s" in loud.stderr, loud
+
+
+def test_an_interrupted_hook_is_quiet_on_a_host_that_fails_closed_and_one_line_elsewhere(tmp_path: Path) -> None:
+    """SIGINT (a host cancelling its hooks, Ctrl-C) while the hook waits for its payload: exit 0 and
+    nothing printed where a failing hook is a denial, one line and exit 1 elsewhere (before: exit 1
+    and nothing said, on every host)."""
+    import signal
+    import time
+
+    said = b"loopguard-hook: interrupted; the call was let through\n"
+    for client, expected in (("copilot", (0, b"")), ("claude-code", (1, said))):
+        env = {**os.environ, "LOOPGUARD_RESIDENT": "off", "LOOPGUARD_DEADLINE_SECONDS": "30"}
+        read, write = os.pipe()
+        try:
+            proc = subprocess.Popen([str(EXE), "--client", client, "--state-dir", str(tmp_path / client)], stdin=read,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+            time.sleep(1.5)  # past the imports: waiting on stdin
+            proc.send_signal(signal.SIGINT)
+            out, err = proc.communicate(timeout=30)
+        finally:
+            os.close(read)
+            os.close(write)
+        assert (proc.returncode, err) == expected and out == b"", (client, proc.returncode, err)
+
+
 def test_a_lock_held_past_the_deadline_fails_open_and_leaves_the_ledger_whole(tmp_path: Path) -> None:
     """A session lock held by a hung process and a lock wait configured longer than the host
     allows (60 s): the deadline answers first."""
