@@ -86,16 +86,12 @@ class CodexStream:
             yield line, str(kind), payload, timestamp(data.get("timestamp"))
 
     def _count_skipped(self) -> None:
-        """Lines that are no record: not the header of a bare-item rollout nor its
-        `{"record_type": "state"}` markers (rollouts of 2025-08, one after each turn's items),
-        which hold nothing to replay."""
         self.skipped = sum(
             1
             for line in self.lines
             if not isinstance(line.data.get("payload"), dict)
             and line.data.get("type") not in BARE_ITEMS
-            and not ("id" in line.data and "instructions" in line.data)
-            and line.data.get("record_type") != "state"
+            and not ("id" in line.data and "instructions" in line.data or line.data.get("record_type") == "state")
         )
 
     def _index(self) -> None:
