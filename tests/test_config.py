@@ -324,6 +324,9 @@ def test_env_lists_in_the_toml_form() -> None:
     assert c.remind_at == (2, 3) and c.exclude == ("Read", "mcp__*")
     with pytest.raises(ConfigError, match="remind_at"):
         load(environ={"LOOPGUARD_REMIND_AT": "[2, x]"}, user_path="")
+    # A pattern with a character class is not a TOML list: it stays as written.
+    c = load(environ={"LOOPGUARD_EXCLUDE": "[Rr]ead,Grep[s]"}, user_path="").config
+    assert c.exclude == ("[Rr]ead", "Grep[s]")
 
 
 def test_a_pattern_matching_no_tool_is_legal() -> None:

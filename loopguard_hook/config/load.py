@@ -227,9 +227,11 @@ def _parse_env(key: str, raw: str) -> Any:
         except ValueError:
             return raw
     if isinstance(default, tuple):
-        if text.startswith("[") and text.endswith("]"):  # the TOML form: `[3, 4]`, `["Read", "Grep"]`
-            text = text[1:-1]
-        items = [item.strip().strip("'\"") for item in text.split(",") if item.strip().strip("'\"")]
+        if text.startswith("["):
+            array = _toml_array(text)
+            if array is not None:
+                return array
+        items = [item.strip() for item in text.split(",") if item.strip()]
         if key == "remind_at":
             try:
                 return [int(item) for item in items]
@@ -237,6 +239,18 @@ def _parse_env(key: str, raw: str) -> Any:
                 return raw
         return items
     return text
+
+
+def _toml_array(text: str) -> list[Any] | None:
+    """A list written as in the TOML file (`[3, 4]`, `["Read", "Grep"]`), or None when the text
+    is not one (`[Rr]ead,Grep`: a pattern of its own, read as comma-separated)."""
+    import tomllib
+
+    try:
+        value = tomllib.loads(f"v = {text}").get("v")
+    except tomllib.TOMLDecodeError:
+        return None
+    return value if isinstance(value, list) else None
 
 
 def env_layer(environ: Mapping[str, str]) -> Layer:
