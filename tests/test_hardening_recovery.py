@@ -144,7 +144,32 @@ def test_a_ledger_number_too_large_to_save_is_set_aside_once(tmp_path: Path) -> 
     failed = [run for run in runs if run.returncode != 0]
     assert len(failed) == 1 and failed[0].returncode == 1, [(r.returncode, r.stderr) for r in runs]
     line = failed[0].stderr.decode()
-    assert line.count("\n") == 1 and "cannot be saved" in line and "s1.corrupt" in line, line
+    assert line.count("\n") == 1 and "too large to save" in line and "s1.corrupt" in line, line
     assert (state / "sessions" / "s1.corrupt").exists()
     assert all(b"Traceback" not in run.stderr for run in runs)
     assert orjson.loads(ledger.read_bytes())["attempts"] >= 1
+
+
+def test_a_value_of_ours_that_cannot_be_saved_is_a_bug_and_keeps_the_ledger(tmp_path: Path) -> None:
+    """Only a number too large to save is the ledger's damage. Any other value JSON cannot hold (a
+    set, an integer key) is a bug of ours: it is raised as it is (the hook logs it and lets the
+    call through) and the ledger on disk stays; a first write of such a number claims no move."""
+    from loopguard_hook.store import StateError, Store
+
+    state = tmp_path / "state"
+    state.mkdir(mode=0o700)
+    assert all(run.returncode == 0 for run in _fail(state, 0))  # a real ledger
+    store = Store(str(state), lock_timeout=10)
+    ledger = state / "sessions" / "s1.json"
+    kept = ledger.read_bytes()
+    with pytest.raises(TypeError) as raised:
+        with store.session("s1") as handle:
+            assert handle.state is not None
+            handle.state["oops"] = {1, 2}  # type: ignore[typeddict-unknown-key]
+            handle.dirty = True
+    assert not isinstance(raised.value, StateError) and ledger.read_bytes() == kept
+    assert not (state / "sessions" / "s1.corrupt").exists()
+    with pytest.raises(StateError, match="too large to save; started afresh$"):
+        with store.session("s2") as handle:
+            handle.state, handle.dirty = {"version": 2, "n": 2**70}, True
+    assert not (state / "sessions" / "s2.corrupt").exists()

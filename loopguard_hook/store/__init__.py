@@ -181,17 +181,29 @@ class Store(StateDir):
             raise StateError(f"state file {path} is unreadable and cannot be moved aside")
         return Loaded(None, f"state file {path} was unreadable or from another version; {done} and started afresh")
 
+    def _set_aside(self, dir_fd: int, name: str) -> str:
+        """Move the session's ledger aside; what was done, for the stderr line."""
+        try:
+            os.stat(name + ".json", dir_fd=dir_fd, follow_symlinks=False)
+        except FileNotFoundError:
+            return "started afresh"  # a first write: nothing on disk to move
+        except OSError:
+            pass
+        done = _discard(dir_fd, name + ".json", name + ".corrupt")
+        return f"{done} and started afresh" if done else "it could not be moved aside"
+
     def _write(self, dir_fd: int, name: str, state: Session) -> None:
         tmp = name + ".tmp"
         try:
             data = orjson.dumps(state)
-        except TypeError:
-            # A value JSON cannot hold (orjson.JSONEncodeError: an integer past 64 bits, grown from
-            # a damaged ledger's 1e308): the ledger read back as valid but cannot be kept. Set it
-            # aside, so that the next event starts the session afresh instead of failing again.
-            done = _discard(dir_fd, name + ".json", name + ".corrupt")
-            what = f"{done} and started afresh" if done else "it could not be moved aside"
-            raise StateError(f"state file {name}.json held a value that cannot be saved; {what}") from None
+        except TypeError as exc:
+            # An integer past 64 bits, grown from a damaged ledger's number (1e308, 2**64 - 1): the
+            # ledger read back as valid but cannot be kept. It is set aside, so that the next event
+            # starts the session afresh instead of failing again. Any other value JSON cannot hold
+            # is a bug of ours: raised as it is, logged, and the ledger on disk kept.
+            if "64-bit" not in str(exc):
+                raise
+            raise StateError(f"state file {name}.json held a number too large to save; {self._set_aside(dir_fd, name)}") from None
         # Always a fresh file: whatever sits at the temp name (a leftover of a killed writer, or
         # a planted symlink, hard link or FIFO) is unlinked, never written through. The session
         # lock is held, so no other writer of ours can be using it.
