@@ -72,7 +72,9 @@ def main(argv: list[str] | None = None) -> int:
         # failure as a denial, else one line and exit 1.
         line = "loopguard-hook: interrupted; the call was let through"
         if values is None:
-            return 1
+            if args and args[0] != "hook" and not args[0].startswith("--"):
+                return 1  # an operator command
+            values = {"client": _client_in(args)}  # a hook command line this program cannot read
         if quietly(values, line):
             return 0
         try:
@@ -115,13 +117,7 @@ def _quiet_bad_line(args: list[str]) -> bool:
     host is not such a host, or stdin is a terminal (a person typing; click explains)."""
     if sys.stdin is None or sys.stdin.isatty():
         return False
-    client = "auto"
-    for i, arg in enumerate(args):
-        if arg == "--client" and i + 1 < len(args):
-            client = args[i + 1]
-        elif arg.startswith("--client="):
-            client = arg.split("=", 1)[1]
-    values: dict[str, object] = {"client": client if client in _CLIENTS else "auto"}
+    values: dict[str, object] = {"client": _client_in(args)}
     given = _state_dir_in(args)
     if given:
         values["state_dir"] = given
@@ -137,6 +133,17 @@ def _quiet_bad_line(args: list[str]) -> bool:
         return True
     except Exception:
         return False
+
+
+def _client_in(args: list[str]) -> str:
+    """The `--client` of a hook command line, read word by word ("auto" when none is readable)."""
+    client = "auto"
+    for i, arg in enumerate(args):
+        if arg == "--client" and i + 1 < len(args):
+            client = args[i + 1]
+        elif arg.startswith("--client="):
+            client = arg.split("=", 1)[1]
+    return client if client in _CLIENTS else "auto"
 
 
 def _state_dir_in(args: list[str]) -> str | None:

@@ -268,10 +268,13 @@ QUIET_ENVIRONMENT = ("COPILOT_CLI", "COPILOT_HOOK_DIR", "CURSOR_VERSION", "DROID
 
 
 def quiet_without_package(values: dict[str, object]) -> bool:
-    """Whether `--client` or the environment names a host that takes a failing hook as a denial,
-    told without importing anything."""
+    """Whether `--client` (when given: it wins, as in `hook.quiet_client`) or else the environment
+    names a host that takes a failing hook as a denial, told without importing anything."""
     try:
-        return values.get("client") in QUIET_WITHOUT_PACKAGE or any(os.environ.get(n) for n in QUIET_ENVIRONMENT)
+        client = values.get("client") or "auto"
+        if client != "auto":
+            return client in QUIET_WITHOUT_PACKAGE
+        return any(os.environ.get(n) for n in QUIET_ENVIRONMENT)
     except Exception:
         return False
 

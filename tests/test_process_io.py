@@ -120,9 +120,12 @@ def test_a_deadline_during_the_imports_is_still_quiet_on_a_host_that_fails_close
             proc = subprocess.run([str(EXE), "--client", client, *extra, "--state-dir", str(tmp_path / client)],
                                   input=(PAYLOADS / name).read_bytes(), capture_output=True, env=env, timeout=60)
             assert (proc.returncode, proc.stderr) == (0, b""), (client, proc)
-    loud = subprocess.run([str(EXE), "--state-dir", str(tmp_path / "cc")], env=env, capture_output=True, timeout=60,
-                          input=(EXAMPLES / "PreToolUse.Read.json").read_bytes())
-    assert loud.returncode == 1 and b"no decision within 0.03 s" in loud.stderr, loud
+    # `--client` wins over a quiet host's variable, as in `hook.quiet_client`
+    for extra_env in ({}, {"CURSOR_VERSION": "1"}):
+        loud = subprocess.run([str(EXE), "--client", "claude-code", "--state-dir", str(tmp_path / "cc")],
+                              env={**env, **extra_env}, capture_output=True, timeout=60,
+                              input=(EXAMPLES / "PreToolUse.Read.json").read_bytes())
+        assert loud.returncode == 1 and b"no decision within 0.03 s" in loud.stderr, loud
 
 
 def test_an_interrupted_hook_is_quiet_on_a_host_that_fails_closed_and_one_line_elsewhere(tmp_path: Path) -> None:
@@ -133,11 +136,17 @@ def test_an_interrupted_hook_is_quiet_on_a_host_that_fails_closed_and_one_line_e
     import time
 
     said = b"loopguard-hook: interrupted; the call was let through\n"
-    for client, expected in (("copilot", (0, b"")), ("claude-code", (1, said))):
+    runs = (
+        (["--client", "copilot"], (0, b"")),
+        (["--client", "claude-code"], (1, said)),
+        (["hook", "--client", "cursor", "--no-such-flag"], (0, b"")),  # a line it cannot read: stdin is drained
+    )
+    for args, expected in runs:
         env = {**os.environ, "LOOPGUARD_RESIDENT": "off", "LOOPGUARD_DEADLINE_SECONDS": "30"}
         read, write = os.pipe()
+        client = args[args.index("--client") + 1]
         try:
-            proc = subprocess.Popen([str(EXE), "--client", client, "--state-dir", str(tmp_path / client)], stdin=read,
+            proc = subprocess.Popen([str(EXE), *args, "--state-dir", str(tmp_path / client)], stdin=read,
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
             time.sleep(1.5)  # past the imports: waiting on stdin
             proc.send_signal(signal.SIGINT)
@@ -145,7 +154,7 @@ def test_an_interrupted_hook_is_quiet_on_a_host_that_fails_closed_and_one_line_e
         finally:
             os.close(read)
             os.close(write)
-        assert (proc.returncode, err) == expected and out == b"", (client, proc.returncode, err)
+        assert (proc.returncode, err) == expected and out == b"", (args, proc.returncode, err)
 
 
 def test_a_lock_held_past_the_deadline_fails_open_and_leaves_the_ledger_whole(tmp_path: Path) -> None:
