@@ -327,6 +327,8 @@ def test_env_lists_in_the_toml_form() -> None:
     # A pattern with a character class is not a TOML list: it stays as written.
     c = load(environ={"LOOPGUARD_EXCLUDE": "[Rr]ead,Grep[s]"}, user_path="").config
     assert c.exclude == ("[Rr]ead", "Grep[s]")
+    for literal in ("[12]", "[true]", "[2024-01-01]"):  # TOML, but no list of patterns: as before
+        assert load(environ={"LOOPGUARD_EXCLUDE": literal}, user_path="").config.exclude == (literal,)
 
 
 def test_a_pattern_matching_no_tool_is_legal() -> None:

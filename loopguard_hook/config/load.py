@@ -228,7 +228,7 @@ def _parse_env(key: str, raw: str) -> Any:
             return raw
     if isinstance(default, tuple):
         if text.startswith("["):
-            array = _toml_array(text)
+            array = _toml_array(text, int if key == "remind_at" else str)
             if array is not None:
                 return array
         items = [item.strip() for item in text.split(",") if item.strip()]
@@ -241,16 +241,19 @@ def _parse_env(key: str, raw: str) -> Any:
     return text
 
 
-def _toml_array(text: str) -> list[Any] | None:
+def _toml_array(text: str, kind: type) -> list[Any] | None:
     """A list written as in the TOML file (`[3, 4]`, `["Read", "Grep"]`), or None when the text
-    is not one (`[Rr]ead,Grep`: a pattern of its own, read as comma-separated)."""
+    is not one of `kind` items (`[Rr]ead,Grep`: patterns of their own, read as comma-separated,
+    as before)."""
     import tomllib
 
     try:
         value = tomllib.loads(f"v = {text}").get("v")
     except tomllib.TOMLDecodeError:
         return None
-    return value if isinstance(value, list) else None
+    if not isinstance(value, list) or not value or not all(type(item) is kind for item in value):
+        return None  # `[12]` of patterns, `[true]`, `[2024-01-01]`: not such a list; read as before
+    return value
 
 
 def env_layer(environ: Mapping[str, str]) -> Layer:
