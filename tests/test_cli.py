@@ -332,5 +332,8 @@ def test_config_check_notes_a_reminder_the_denial_comes_before(tmp_path: Path, c
     code, out, err = cli(["config", "check", str(early)], capsys)
     assert (code, err) == (0, "") and out.startswith(f"config OK: {early}\n"), out
     assert "note:" in out and "remind_at 3, 4 at or past deny_at = 2" in out, out
+    early.write_text("deny_at = 0\nstop_at = 4\nremind_at = [3, 5]\n")
+    out = cli(["config", "check", str(early)], capsys)[1]
+    assert "remind_at 5 at or past stop_at = 4: never reminded there (the turn ends first)" in out, out
     early.write_text("deny_at = 6\nremind_at = [3, 4]\n")
     assert cli(["config", "check", str(early)], capsys)[1] == f"config OK: {early}\n"

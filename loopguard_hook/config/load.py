@@ -108,15 +108,21 @@ def resolve(layers: list[Layer]) -> Resolved:
 
 def unreachable(resolved: Resolved) -> list[str]:
     """One line per reminder threshold that can never fire: `remind_at` values at or past
-    `deny_at` (the repeat rule denies such a call instead, `rules/repeat.py`). Legal, but
-    rarely what was meant; `config check` prints them as notes."""
+    `deny_at` or `stop_at`, whichever comes first (the repeat rule denies such a call or ends
+    the turn instead, `rules/repeat.py`). Legal, but rarely what was meant; `config check` prints
+    them as notes."""
     config, sources = resolved.config, resolved.sources
-    late = [n for n in config.remind_at if config.deny_at and n >= config.deny_at]
+    first = min((k for k in ("deny_at", "stop_at") if getattr(config, k)), key=lambda k: getattr(config, k), default=None)
+    if first is None:
+        return []
+    limit = getattr(config, first)
+    late = [n for n in config.remind_at if n >= limit]
     if not late:
         return []
-    where = sources["remind_at"] if not sources["remind_at"].startswith("profile ") else sources["deny_at"]
+    where = sources["remind_at"] if not sources["remind_at"].startswith("profile ") else sources[first]
     shown = ", ".join(str(n) for n in late)
-    return [f"{where}: remind_at {shown} at or past deny_at = {config.deny_at}: never reminded (the call is denied first)"]
+    what = "the call is denied" if first == "deny_at" else "the turn ends"
+    return [f"{where}: remind_at {shown} at or past {first} = {limit}: never reminded there ({what} first)"]
 
 
 def _out_of_order(sources: Mapping[str, str], low: str, low_value: int, high: str, high_value: int) -> str:
