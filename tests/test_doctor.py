@@ -502,5 +502,8 @@ def test_a_broken_settings_file_is_named_when_claude_code_is_not_here(box: dict[
     report = doctor(box, "claude-code")["claude-code"]
     assert report.state == "not found" and statuses(report) == {"settings": "fail"}, render_text([report])
     assert str(settings) in render_text([report])
+    box["cwd"] = box["home"]  # run from the home folder: one file, one finding
+    settings.write_text("{bad json")
+    assert len(doctor(box, "claude-code")["claude-code"].findings) == 1
     settings.write_text("{}")
     assert doctor(box, "claude-code")["claude-code"].findings == []

@@ -23,8 +23,12 @@ FIX = "loopguard-hook install --client claude-code"
 
 def _sources(home: Path, cwd: Path, env: Mapping[str, str], report: ClientReport) -> list[Registration]:
     regs: list[Registration] = []
+    seen: set[Path] = set()
     for scope in ("user", "project", "local"):
         path = settings_path(CLAUDE_CODE, scope, home=home, project_dir=cwd, env=env)
+        if path.resolve() in seen:
+            continue  # run from the home folder: the project's settings are the user's, read once
+        seen.add(path.resolve())
         data = read_json_quietly(path)
         if data is None:
             if path.exists():
