@@ -1015,3 +1015,11 @@ def test_install_warns_when_the_command_lives_only_in_the_active_virtualenv(tmp_
     del env["VIRTUAL_ENV"]
     outside = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60)
     assert outside.returncode == 0 and "virtualenv" not in outside.stderr, outside.stderr
+    # a second copy on PATH outside the virtualenv (`~/.local/bin`): another shell finds that one
+    local = tmp_path / ".local" / "bin"
+    local.mkdir(parents=True)
+    (local / "loopguard-hook").write_text("#!/bin/sh\nexit 0\n")
+    (local / "loopguard-hook").chmod(0o755)
+    env.update(VIRTUAL_ENV=str(venv), PATH=f"{script.parent}:{local}:/usr/bin:/bin")
+    both = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60)
+    assert both.returncode == 0 and "virtualenv" not in both.stderr, both.stderr

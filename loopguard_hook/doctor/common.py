@@ -121,11 +121,16 @@ def check_path(report: ClientReport, regs: Sequence[Registration], env: Mapping[
 
 
 def in_active_virtualenv(found: str, env: Mapping[str, str]) -> bool:
-    """Whether `found` lies in the virtualenv activated in this shell (`VIRTUAL_ENV`)."""
+    """Whether `found` lies in the virtualenv activated in this shell (`VIRTUAL_ENV`) and no other
+    copy of it is on `PATH` outside that virtualenv (what a shell without it finds)."""
     venv = env.get("VIRTUAL_ENV")
     if not venv:
         return False
-    return os.path.realpath(found).startswith(os.path.realpath(venv).rstrip(os.sep) + os.sep)
+    root = os.path.realpath(venv).rstrip(os.sep) + os.sep
+    if not os.path.realpath(found).startswith(root):
+        return False
+    elsewhere = [d for d in env.get("PATH", "").split(os.pathsep) if d and not os.path.realpath(d).startswith(root)]
+    return shutil.which(os.path.basename(found), path=os.pathsep.join(elsewhere)) is None
 
 
 def check_matchers(
