@@ -119,7 +119,12 @@ else:
 def fit(agent: Agent, share: Limits) -> None:
     answers = cast("dict[str, AnswerEntry] | None", slot(agent, NAME))
     if answers:
-        limit = min(share.table(MAX_TABLE), MAX_ANSWERS)
+        _trim(answers, min(share.table(MAX_TABLE), MAX_ANSWERS))
+
+
+def _trim(answers: "dict[str, AnswerEntry]", limit: int) -> None:
+    """Keep at most `limit` answers, leaving in `_kept_last`'s order (not computed while they fit)."""
+    if len(answers) > limit:
         trim(answers, limit, _kept_last(answers, limit))
 
 
@@ -244,7 +249,7 @@ def on_result(ctx: ResultContext) -> Decision | None:
     if ctx.call["sig"] not in entry["sigs"]:
         entry["sigs"].append(ctx.call["sig"])
         del entry["sigs"][:-MAX_ANSWER_SIGS]
-    trim(answers, answer_limit(ctx.agents), _kept_last(answers, answer_limit(ctx.agents)))
+    _trim(answers, answer_limit(ctx.agents))
     distinct, level = len(entry["sigs"]), entry.get("level", 0)
     # "Nothing here" from different places is the answer of many a search: one call more.
     need = threshold * (level + 1) + (1 if key.startswith("e") else 0)
@@ -349,7 +354,7 @@ def finished_poll(ctx: ResultContext, answers: "dict[str, AnswerEntry]", thresho
     entry = answers.setdefault(key, {"sigs": [], "seq": 0, "t": ctx.call["t"]})
     entry["reads"] = reads = entry.get("reads", 0) + 1
     entry["t"] = ctx.call["t"]
-    trim(answers, answer_limit(ctx.agents), _kept_last(answers, answer_limit(ctx.agents)))
+    _trim(answers, answer_limit(ctx.agents))
     level = entry.get("level", 0)
     if reads < threshold * (level + 1) or level >= 2:
         return None
