@@ -81,6 +81,8 @@ def shell_words(command: str) -> str | None:
 
 #: Leading commands that only set the scene (`cd repo && make`): the command is what follows.
 SCENE = frozenset({"cd", "pushd", "export", "source", ".", "set", "ulimit", "umask"})
+#: Words before the program a command runs (`sudo make`, `nohup python3 train.py`): not the program.
+WRAPPERS = frozenset({"sudo", "env", "command", "exec", "time", "nohup", "timeout", "nice"})
 #: The words that end a command in a line (`command_words` splits a glued `;` off).
 OPERATORS = frozenset({"&&", "||", ";", "|", "&", "\n", "|&"})
 

@@ -49,7 +49,7 @@ from ..core.ledger import MAX_ID_CHARS, Agent, Limits, drop_slot, issued, new_ro
 from ..core.messages import PREFIX, quote
 from ..core.outcome import SANDBOX_EXIT, Failure, error_signature
 from ..core.redact import redact_prefix
-from ..core.shellwords import SHELL_KEYS, SHELL_TOOLS, command_parts, past_assignments
+from ..core.shellwords import SHELL_KEYS, SHELL_TOOLS, WRAPPERS, command_parts, past_assignments
 from ..core.verdict import Action, Decision, Rule
 from .base import CallContext, ResultContext
 
@@ -254,20 +254,18 @@ def _target(tool: str, tool_input: Any, path_keys: tuple[str, ...]) -> str | Non
 
 def _command(tool_input: dict[str, Any]) -> list[str]:
     """The words of a shell call's first command, from its program on: past scene-setting
-    commands (`cd DIR &&`, `cd DIR;`), assignments and `sudo`, `env`, `nohup`, `time`
-    (`shellwords.command_parts`: quotes kept whole, a `;` inside a quoted user agent is no
-    separator), up to the next operator."""
+    commands (`cd DIR &&`, `cd DIR;`), assignments and wrappers (`sudo`, `nohup`, `exec`:
+    `shellwords.WRAPPERS`; `shellwords.command_parts`: quotes kept whole, a `;` inside a quoted
+    user agent is no separator), up to the next operator."""
     command = next((v for k in SHELL_KEYS if isinstance(v := tool_input.get(k), str)), "")
     words = past_assignments(command_parts(command[:1024])[1])
-    while words and words[0] in _PREFIXES:
+    while words and words[0] in WRAPPERS:
         words = words[1:]
     return words
 
 
 #: Programs that fetch the URL they are given: one refused for a host is refused for it again.
 _FETCHERS = frozenset({"curl", "wget", "http", "https", "xh", "aria2c"})
-#: Words before the program a command runs.
-_PREFIXES = frozenset({"sudo", "env", "nohup", "time", "command"})
 
 
 def _named(kinds: list[str]) -> str:

@@ -93,7 +93,7 @@ from ..core.ledger import MAX_ID_CHARS, Agent, Limits, drop_slot, issued, new_ro
 from ..core.messages import PREFIX, quote
 from ..core.outcome import Failure, error_signature, preview
 from ..core.redact import redact_prefix
-from ..core.shellwords import MAX_SHELL_CHARS, SHELL_KEYS, SHELL_TOOLS, reads_only, shell_command
+from ..core.shellwords import MAX_SHELL_CHARS, SHELL_KEYS, SHELL_TOOLS, WRAPPERS, reads_only, shell_command
 from ..core.signature import digest
 from ..core.tools import change_paths, matches, short_path, target_of
 from ..core.verdict import Action, Decision, Rule
@@ -305,9 +305,8 @@ _IN_PLACE = r"\b(?:sed|gsed)\s+(?:-[^\s]*\s+)*-i|\bperl\s+(?:-\w+\s+)*-\w*i"
 MAX_SHAPES = 8
 QUOTE_CHARS = 240
 
-#: Words before the program a command runs: an interpreter given the script, a wrapper.
+#: Interpreters given the script: words before the program a command runs (as `shellwords.WRAPPERS`).
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "pwsh", "pwsh.exe", "powershell", "powershell.exe", "cmd", "cmd.exe"})
-_WRAPPERS = frozenset({"sudo", "env", "command", "exec", "time", "nohup", "timeout", "nice"})
 _ASSIGNMENT = r"[A-Za-z_][A-Za-z0-9_]*="
 _SEGMENTS = r"\|\|?|&&|;|\n"
 MAX_PROGRAMS = 8
@@ -350,7 +349,7 @@ def _first_program(segment: str) -> str | None:
         word = words[i].lower()
         if word == "cd":
             return None  # `cd DIR`: where, not what
-        if word in _SHELLS or word in _WRAPPERS or word.startswith("-") or word.isdigit() or re.match(_ASSIGNMENT, word):
+        if word in _SHELLS or word in WRAPPERS or word.startswith("-") or word.isdigit() or re.match(_ASSIGNMENT, word):
             i += 1
         else:
             return word.rsplit("/", 1)[-1][:64] or None
