@@ -181,8 +181,8 @@ class Store(StateDir):
             raise StateError(f"state file {path} is unreadable and cannot be moved aside")
         return Loaded(None, f"state file {path} was unreadable or from another version; {done} and started afresh")
 
-    def _set_aside(self, dir_fd: int, name: str) -> str:
-        """Move the session's ledger aside; what was done, for the stderr line."""
+    def _damaged(self, dir_fd: int, name: str) -> str:
+        """Move a damaged ledger aside (`files._discard`); what was done, for the stderr line."""
         try:
             os.stat(name + ".json", dir_fd=dir_fd, follow_symlinks=False)
         except FileNotFoundError:
@@ -203,7 +203,7 @@ class Store(StateDir):
             # is a bug of ours: raised as it is, logged, and the ledger on disk kept.
             if "64-bit" not in str(exc):
                 raise
-            raise StateError(f"state file {name}.json held a number too large to save; {self._set_aside(dir_fd, name)}") from None
+            raise StateError(f"state file {name}.json held a number too large to save; {self._damaged(dir_fd, name)}") from None
         # Always a fresh file: whatever sits at the temp name (a leftover of a killed writer, or
         # a planted symlink, hard link or FIFO) is unlinked, never written through. The session
         # lock is held, so no other writer of ours can be using it.
