@@ -56,9 +56,10 @@ def main(argv: list[str] | None = None) -> int:
     """`loopguard-hook [hook] [OPTIONS]` runs the hook; other commands are handled by click."""
     args = sys.argv[1:] if argv is None else argv
     values: dict[str, object] | None = None
+    hook_line = not args or args[0] == "hook" or args[0].startswith("--")
     try:
         hook_args = args[1:] if args and args[0] == "hook" else args
-        if not args or args[0] == "hook" or args[0].startswith("--"):
+        if hook_line:
             values = _parse_hook_args(hook_args)
             if values is not None:
                 return run_hook(values)
@@ -72,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
         # failure as a denial, else one line and exit 1.
         line = "loopguard-hook: interrupted; the call was let through"
         if values is None:
-            if args and args[0] != "hook" and not args[0].startswith("--"):
+            if not hook_line:
                 return 1  # an operator command
             values = {"client": _client_in(args)}  # a hook command line this program cannot read
         if quietly(values, line):
