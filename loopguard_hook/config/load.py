@@ -112,10 +112,10 @@ def unreachable(resolved: Resolved) -> list[str]:
     the turn instead, `rules/repeat.py`). Legal, but rarely what was meant; `config check` prints
     them as notes."""
     config, sources = resolved.config, resolved.sources
-    first = min((k for k in ("deny_at", "stop_at") if getattr(config, k)), key=lambda k: getattr(config, k), default=None)
-    if first is None:
+    limits = [(getattr(config, k), k) for k in ("deny_at", "stop_at") if getattr(config, k)]
+    if not limits:
         return []
-    limit = getattr(config, first)
+    limit, first = min(limits)
     late = [n for n in config.remind_at if n >= limit]
     if not late:
         return []

@@ -26,9 +26,9 @@ def _sources(home: Path, cwd: Path, env: Mapping[str, str], report: ClientReport
     seen: set[Path] = set()
     for scope in ("user", "project", "local"):
         path = settings_path(CLAUDE_CODE, scope, home=home, project_dir=cwd, env=env)
-        if path.resolve() in seen:
+        if (real := path.resolve()) in seen:
             continue  # run from the home folder: the project's settings are the user's, read once
-        seen.add(path.resolve())
+        seen.add(real)
         data = read_json_quietly(path)
         if data is None:
             if path.exists():
