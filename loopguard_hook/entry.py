@@ -70,7 +70,9 @@ def main(argv: list[str] | None = None) -> int:
         return run_cli(args)
     except KeyboardInterrupt:
         # Ctrl-C, or SIGINT from the host: as any failure, exit 0 and logged where the host takes a
-        # failure as a denial, else one line and exit 1.
+        # failure as a denial, else one line and exit 1. A second Ctrl-C while this is said is
+        # ignored: it would escape `main` with a traceback.
+        _ignore_interrupts()
         line = "loopguard-hook: interrupted; the call was let through"
         if values is None:
             if not hook_line:
@@ -84,6 +86,7 @@ def main(argv: list[str] | None = None) -> int:
             pass
         return 1
     except Exception as exc:  # never a traceback on the user's terminal, never exit 2
+        _ignore_interrupts()  # a Ctrl-C now would escape `main` with one
         hook_path = values is not None
         if not hook_path:  # an operator command: log where its --state-dir says
             given = _state_dir_in(args)
@@ -98,6 +101,16 @@ def main(argv: list[str] | None = None) -> int:
         except Exception:
             pass
         return 1
+
+
+def _ignore_interrupts() -> None:
+    """SIGINT is ignored from here to the exit (nothing to undo: the process ends)."""
+    try:
+        import signal
+
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except Exception:  # not the main thread (an embedding program): its own handler stands
+        pass
 
 
 def _quiet_host(values: dict[str, object]) -> bool:

@@ -157,6 +157,30 @@ def test_an_interrupted_hook_is_quiet_on_a_host_that_fails_closed_and_one_line_e
         assert (proc.returncode, err) == expected and out == b"", (args, proc.returncode, err)
 
 
+def test_a_second_interrupt_while_the_first_is_answered_is_ignored(monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    """A host that cancels with SIGINT twice (or a double Ctrl-C): the second comes while the first
+    one's line is written and is ignored, so `main` still returns 1 with one line (before, a second
+    KeyboardInterrupt escaped `main`: a traceback on the terminal)."""
+    import signal
+
+    from loopguard_hook import entry
+
+    def interrupted(values: dict[str, object]) -> int:
+        raise KeyboardInterrupt
+
+    def second_interrupt(values: dict[str, object], line: str) -> bool:
+        os.kill(os.getpid(), signal.SIGINT)
+        return False
+
+    monkeypatch.setattr(entry, "run_hook", interrupted)
+    monkeypatch.setattr(entry, "quietly", second_interrupt)
+    try:
+        assert entry.main(["--client", "claude-code"]) == 1
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    assert capsys.readouterr().err == "loopguard-hook: interrupted; the call was let through\n"
+
+
 def test_a_lock_held_past_the_deadline_fails_open_and_leaves_the_ledger_whole(tmp_path: Path) -> None:
     """A session lock held by a hung process and a lock wait configured longer than the host
     allows (60 s): the deadline answers first."""
