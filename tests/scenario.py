@@ -26,7 +26,9 @@ Steps use the sketch grammar of the public cases:
   Optional: `id` (name a call), `same` (repeat a named call verbatim), `batch` (calls with the
   same batch label send all their PreToolUse events before any post event), `agent_id`,
   `session_id`, `t` (seconds since start; default 2 s after the previous step), `note`,
-  `workdir` (Codex: the `exec_command`'s folder, relative to the session's; its payloads' `cwd`).
+  `workdir` (Codex: the `exec_command`'s folder, relative to the session's; its payloads' `cwd`),
+  `mode` (the `permission_mode` of the call's events, and of its batch's PostToolBatch when it is
+  the batch's last call).
   With a top-level `"workspace": {PATH: TEXT}` the session's `cwd` is a real folder holding
   those files, and a call step's `"writes": {PATH: TEXT or null}` is what the call did to it
   when it ran (written, or deleted, between its PreToolUse and its post event).
@@ -571,6 +573,8 @@ class Runner:
                         rejected = None
                 tool_use_id = f"call_{counter}"
                 base = _base(self.client, step.get("session_id", "s1"), step.get("agent_id"), turn)
+                if step.get("mode"):  # the host's permission mode at this call's events
+                    base = dict(base, permission_mode=step["mode"])
                 if step.get("workdir"):  # Codex applies exec_command's workdir to the payload's cwd
                     base = dict(base, cwd=posixpath.join(base.get("cwd") or "/", step["workdir"]))
                 entries.append(

@@ -65,3 +65,18 @@ def test_captured_session(path: Path, tmp_path: Path) -> None:
         assert "REMIND" in actions
     if any(name in path.name for name in ("edit_write", "parallel_reads", "subagent", "payload_patch")):
         assert set(actions) <= {"ALLOW"}
+
+
+def test_the_permission_mode_is_read_and_any_other_type_is_as_good_as_none() -> None:
+    """`permission_mode` (Claude Code: most events) is only compared (the permission wall ends
+    when it changes): a value of another type is no reason to refuse the payload."""
+    import json
+
+    from loopguard_hook.hosts.payload import MAX_MODE_CHARS, parse
+
+    data = json.loads((EXAMPLES / "payloads" / "claude-code-2.1.332" / "PreToolUse.Bash.json").read_text())
+    assert parse({**data, "permission_mode": "dontAsk"}, "claude-code").permission_mode == "dontAsk"
+    assert parse({k: v for k, v in data.items() if k != "permission_mode"}, "claude-code").permission_mode is None
+    for odd in (7, None, ["plan"], {"mode": "plan"}):
+        assert parse({**data, "permission_mode": odd}, "claude-code").permission_mode is None
+    assert parse({**data, "permission_mode": "x" * 1000}, "claude-code").permission_mode == "x" * MAX_MODE_CHARS

@@ -255,7 +255,7 @@ def _result(
         return None
     ctx = rules.ResultContext(
         ev.config, ev.caps, agent, call, sig, tool, outcome, evidence.new, evidence.productive, tool_input, response,
-        len(ev.state["agents"]), clean, unchanged, ev.event.cwd,
+        len(ev.state["agents"]), clean, unchanged, ev.event.cwd, ev.event.permission_mode,
     )
     verdicts = [found for rule in rules.ON_RESULT if (found := rule(ctx)) is not None]
     if call.get("new"):

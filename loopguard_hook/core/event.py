@@ -67,6 +67,10 @@ class HookEvent(NamedTuple):
     cwd: str | None = None
     transcript_path: str | None = None
     turn_id: str | None = None
+    #: The host's permission mode at this event (Claude Code: `default`, `acceptEdits`, `plan`,
+    #: `auto`, `dontAsk`, `bypassPermissions` on most events, research/claude-code-hooks.md; Codex:
+    #: `bypassPermissions` or `default`, research/codex-hooks.md); None when not sent.
+    permission_mode: str | None = None
     tool_name: str | None = None
     tool_input: Any = None
     tool_use_id: str | None = None

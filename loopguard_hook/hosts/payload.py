@@ -60,6 +60,15 @@ def _opt_str(data: dict[str, Any], key: str) -> str | None:
     raise PayloadError(f"field {key!r} must be a string, got {type(value).__name__}")
 
 
+def _mode(value: Any) -> str | None:
+    """`permission_mode`, a field the guard only compares: any other type is as good as none."""
+    return value[:MAX_MODE_CHARS] if isinstance(value, str) else None
+
+
+#: A permission mode's longest name is 17 characters (`bypassPermissions`).
+MAX_MODE_CHARS = 32
+
+
 def _req_str(data: dict[str, Any], key: str) -> str:
     value = data.get(key)
     if not isinstance(value, str):
@@ -225,6 +234,7 @@ def parse(data: dict[str, Any], client: Client) -> HookEvent:
         "cwd": _opt_str(data, "cwd"),
         "transcript_path": _opt_str(data, "transcript_path"),
         "turn_id": _opt_str(data, "turn_id"),
+        "permission_mode": _mode(data.get("permission_mode")),
     }
     if event in TOOL_EVENTS:
         common["tool_name"] = _req_str(data, "tool_name")

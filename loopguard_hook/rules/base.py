@@ -117,6 +117,8 @@ class ResultContext(NamedTuple):
     unchanged: bool = False
     #: The session's folder as the result's event gives it (`HookEvent.cwd`).
     cwd: str | None = None
+    #: The host's permission mode at the result (`HookEvent.permission_mode`).
+    permission_mode: str | None = None
 
     @property
     def error_text(self) -> str:

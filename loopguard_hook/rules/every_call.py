@@ -34,12 +34,14 @@ what would meet the same rule is denied (`_target`): WebSearch, a fetch of a hos
 that was refused, and a shell `curl`, `wget`… of a host it was refused for (`curl … https://h/a`
 after `curl … https://h/b`); never a tool given a path, an MCP tool, `Task` or `Skill` (refused,
 maybe, for their input), nor any other shell command, nor a target that worked since the wall
-began. The texts name the refused kinds.
+began. The texts name the refused kinds. A change of the payload's `permission_mode` since the
+latest refusal (the user left `dontAsk` with Shift+Tab) ends a permission wall: the new mode may
+approve what the old one refused.
 
 Its slot is `Agent.rules["every_call"]`: the wall being watched, `[error key, rounds, the
 tools and programs refused, when the first result of the latest round came back, level,
-denied at, and for a permission wall the targets that worked since it began and the targets
-it refused (`_target`)]`.
+denied at, and for a permission wall the targets that worked since it began, the targets
+it refused (`_target`) and the permission mode of its latest refusal]`.
 """
 
 import re
@@ -80,7 +82,7 @@ PERMISSION = r"\APermission to use \S+ has been (?:auto-)?denied\b"
 PERMISSION_KEY = "permission"
 #: Where a permission wall keeps the targets that worked since it began and those it refused
 #: (`Wall`, `_target`), at most `MAX_KINDS` each.
-WORKED, REFUSED = 6, 7
+WORKED, REFUSED, MODE = 6, 7, 8
 #: A URL's host with its port (`localhost:3000` and `localhost:8080` are two; an IPv6 host whole;
 #: `shellwords`' quote marks \x01-\x04 end it).
 _URL_HOST = r"[A-Za-z][A-Za-z0-9+.-]*://(?:[^/?#@\s'\"]*@)?(\[[^\]\s]*\](?::\d+)?|[^/?#\s'\"\x01-\x04]+)"
@@ -93,7 +95,7 @@ _WHOLE_TOOLS = frozenset({"WebSearch"})
 _TOOL_PREFIX = r"\A(?:PreToolUse|PostToolUse):\S+ "
 
 #: `[error key, rounds, kinds, latest round answered at, level, denied at(, targets that worked,
-#: targets refused: a permission wall's)]`.
+#: targets refused, permission mode: a permission wall's)]`.
 Wall = list[Any]
 
 
@@ -143,6 +145,7 @@ def on_result(ctx: ResultContext) -> Decision | None:
         slots(ctx.agent)[NAME] = wall
     if key == PERMISSION_KEY:
         _targets(wall, REFUSED, _target(ctx.tool, ctx.tool_input, ctx.config.path_keys))
+        wall[MODE:] = [ctx.permission_mode]  # `_targets` made the room before it
     if new_round(issued(ctx.call), float(wall[3])):  # issued after the model saw the latest refusal
         wall[1], wall[3] = int(wall[1]) + 1, ctx.agent["updated"]
     kinds = cast("list[str]", wall[2])
@@ -170,6 +173,10 @@ def on_call(ctx: CallContext) -> Decision | None:
     kinds = cast("list[str]", wall[2])
     permission = wall[0] == PERMISSION_KEY
     if permission:
+        mode = wall[MODE] if len(wall) > MODE else None
+        if ctx.event.permission_mode is not None and mode is not None and ctx.event.permission_mode != mode:
+            drop_slot(ctx.agent, NAME)  # another permission mode: what it refuses is not known yet
+            return None
         # Refused by the permission system, what meets the same rule is: never what has worked.
         target = _target(ctx.tool, ctx.tool_input, ctx.config.path_keys)
         if target is None or target not in _targets(wall, REFUSED) or target in _targets(wall, WORKED):
