@@ -294,8 +294,21 @@ _NONE_FAILED = (
 )
 
 
-def says_not_right(text: str) -> bool:
+#: A field set to false or null whose name is no verdict (`"active": false`, `"parentId": null`):
+#: the state of what was changed, as an acknowledgement reports it (`says_not_right(states=True)`).
+_STATE_FIELD = (
+    r"[\"']?\b(?!(?:success|successful|succeeded|ok|passed|valid|done|completed|applied|found|exists)[\"'\s:=])"
+    r"[A-Za-z_][\w-]*[\"']?\s*[:=]\s*(?:false|False|null|None|nil)(?=\s*[,}\])\n]|\s*\Z)"
+)
+
+
+def says_not_right(text: str, *, states: bool = False) -> bool:
     """Whether an answer (its first 4 KiB) holds a word saying something is not right yet
     (`_NEGATIVE`; "0 failed", "no errors" and an empty error field, `"error": null`, are not
-    such words)."""
-    return re.search(_NEGATIVE, re.sub(_NONE_FAILED, "", text[:4096])) is not None
+    such words). `states`: the answer acknowledges a change, and a field of it that is false or
+    null but names no verdict (`"active": false`, `_STATE_FIELD`) is the changed thing's state,
+    not a word against it (`{"success": false}` still is one)."""
+    head = re.sub(_NONE_FAILED, "", text[:4096])
+    if states:
+        head = re.sub(_STATE_FIELD, "", head)
+    return re.search(_NEGATIVE, head) is not None

@@ -24,7 +24,8 @@ neither way:
 - the success of a tool whose name says it changes something (`state_write`, `create_issue`,
   `notepad_write_working`, `TodoWrite`: `ACTIONS`; not one whose name starts with a read verb,
   `get_commit_status`: `READ_VERBS`), other than a shell: it acknowledges what it
-  was told to do (`{"success": true, "path": …}`), the same for every change, and no question was
+  was told to do (`{"success": true, "path": …}`, also with the changed thing's state in it,
+  `"active": false`: `says_not_right(states=True)`), the same for every change, and no question was
   asked (public Codex rollout of 2026-04-03: an MCP state tool and a notepad tool written at
   every round of an interview, reminded six times per subagent). An answer saying something
   is not right (`{"success": false, "error": …}`, `outcome.says_not_right`) still counts.
@@ -219,7 +220,7 @@ def on_result(ctx: ResultContext) -> Decision | None:
         _looked_at(ctx, answers)
     if ctx.tool in POLL_TOOLS:
         return finished_poll(ctx, answers, threshold)
-    if ctx.outcome.failure == Failure.NONE and acknowledges(ctx.tool) and not says_not_right(ctx.outcome.text):
+    if ctx.outcome.failure == Failure.NONE and acknowledges(ctx.tool) and not says_not_right(ctx.outcome.text, states=True):
         return None
     keys = answer_key(ctx)
     if keys is None:

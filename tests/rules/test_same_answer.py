@@ -165,3 +165,26 @@ def test_a_read_tool_whose_name_holds_an_action_word_still_answers() -> None:
 )
 def test_which_file_a_command_only_reads(command: str, file: str | None) -> None:
     assert rule._file_read(command) == file
+
+
+@pytest.mark.parametrize(
+    ("answer", "not_right"),
+    [
+        ('{"success": true, "data": {"active": false, "nodeCount": 10}, "message": "updated"}', False),
+        ('{"success": true, "parentId": null, "archived": false}', False),
+        ("{'success': True, 'active': False}", False),
+        ('{"success": false, "error": "no such node"}', True),  # a verdict field
+        ('{"ok": false}', True),
+        ('{"success": true, "valid": false}', True),
+        ('{"success": true, "found": false}', True),
+        ('{"success": true, "message": "node not found, nothing applied"}', True),  # said in words
+    ],
+)
+def test_an_acknowledgement_may_report_the_state_of_what_it_changed(answer: str, not_right: bool) -> None:
+    """A field of an acknowledgement that is false or null and names no verdict is the changed
+    thing's state (`says_not_right(states=True)`); without `states` any `false` still counts (the
+    unmoved rule's reading of a check)."""
+    from loopguard_hook.core.outcome import says_not_right
+
+    assert says_not_right(answer, states=True) is not_right
+    assert says_not_right('{"active": false}') is True
