@@ -630,6 +630,20 @@ def test_a_side_questions_copy_of_the_main_threads_calls_is_replayed_once(tmp_pa
     assert len(merged) == 1 and len(replay.replay(merged[0], balanced()).calls) == len(alone.calls)
 
 
+def test_a_transcript_saved_under_another_name_keeps_its_subagents(tmp_path: Path) -> None:
+    """A transcript copied as `project__<id>.jsonl`, its subagents beside it in
+    `project__<id>/subagents/`: they are read as when the folder has the session's id (before,
+    only the main thread was replayed, with nothing said)."""
+    as_recorded = replay.read_transcript(str(MIXED))
+    assert str(SUBAGENT) in as_recorded.sources
+    main = tmp_path / f"proj__{MIXED.name}"
+    shutil.copy(MIXED, main)
+    shutil.copytree(MIXED.with_suffix(""), tmp_path / main.stem)
+    renamed = replay.read_transcript(str(main))
+    assert str(tmp_path / main.stem / "subagents" / SUBAGENT.name) in renamed.sources
+    assert len(replay.replay(renamed, balanced()).calls) == len(replay.replay(as_recorded, balanced()).calls)
+
+
 def test_a_payload_log_split_in_two_files_keeps_its_batch_events(tmp_path: Path) -> None:
     """A session's payload log in two files (rotated between a call's post event and its
     PostToolBatch): every line is an event the hooks saw once, so the batch event at the head

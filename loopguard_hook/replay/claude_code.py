@@ -1,5 +1,6 @@
 """Reader of Claude Code transcripts (`~/.claude/projects/<munged-cwd>/<session>.jsonl`; subagents
-in `<session>/subagents/agent-<id>.jsonl`, read along with the main file).
+in `<session>/subagents/agent-<id>.jsonl`, or `<file stem>/subagents/` for a renamed copy, read
+along with the main file).
 
 Client facts used to rebuild the hook sequence (verified on real files of Claude Code 2.1.332
 produced by the shared end-to-end harnesses; research notes `claude-code-hooks.md` §3, §5, §8,
@@ -47,18 +48,29 @@ def recognises(data: Mapping[str, Any]) -> bool:
     return data.get("type") in _TYPES and "sessionId" in data
 
 
+def _subagent_files(transcript_path: str, session_id: str) -> list[tuple[str, str]]:
+    """The files of `<dir>/<session id>/subagents/` (where Claude Code 2.1 keeps them), or, for a
+    transcript saved under another name (`project__<id>.jsonl`, a copy kept for a bug report), of
+    `<dir>/<file stem>/subagents/`: `(folder, name)` pairs, sorted by name."""
+    folder = os.path.dirname(transcript_path)
+    stem = os.path.basename(transcript_path).removesuffix(".jsonl")
+    for name in dict.fromkeys((session_id, stem)):
+        sub_dir = os.path.join(folder, name, "subagents")
+        try:
+            return [(sub_dir, entry) for entry in sorted(os.listdir(sub_dir))]
+        except OSError:
+            continue
+    return []
+
+
 def recording(path: str, lines: list[Line], skipped: int) -> Recording:
     transcript_path = os.path.abspath(path)
     session_id = next((ln.data["sessionId"] for ln in lines if isinstance(ln.data.get("sessionId"), str)), None)
     files: list[tuple[str, list[Line], int]] = [(path, lines, skipped)]
     agent_types: dict[str, str] = {}
     if session_id is not None:
-        sub_dir = os.path.join(os.path.dirname(transcript_path), session_id, "subagents")
-        try:
-            names = sorted(os.listdir(sub_dir))
-        except OSError:
-            names = []
-        for name in names:
+        names = _subagent_files(transcript_path, session_id)
+        for sub_dir, name in names:
             sub_path = os.path.join(sub_dir, name)
             if name.endswith(".meta.json"):
                 agent_types.update(_agent_type(sub_path, name[len("agent-") : -len(".meta.json")]))

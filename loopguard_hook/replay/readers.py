@@ -78,7 +78,8 @@ def read_transcript(path: str) -> Recording:
     """Read one Claude Code transcript or Codex rollout and rebuild its hook payload sequence.
 
     For a Claude Code main transcript, the subagent transcripts stored next to it
-    (`<dir>/<session_id>/subagents/agent-*.jsonl`, Claude Code 2.1.332) are read too and merged
+    (`<dir>/<session_id>/subagents/agent-*.jsonl`, Claude Code 2.1.332; `<dir>/<file
+    stem>/subagents/` for a copy saved under another name) are read too and merged
     by time, as their hook events interleave with the main thread's.
 
     Raises:
