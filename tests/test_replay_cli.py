@@ -207,6 +207,23 @@ def bad_files(tmp_path: Path) -> tuple[str, str]:
     return str(summary), str(empty)
 
 
+def test_a_file_of_file_history_snapshots_is_named_for_what_it_is(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A Claude Code file of only `file-history-snapshot` records (a public project's copy of a
+    session whose messages went elsewhere) is nothing to replay, said so (before: "not a Claude
+    Code transcript, a Codex rollout, …", which reads as a format replay does not know)."""
+    from loopguard_hook.entry import main
+
+    snapshot = {"type": "file-history-snapshot", "messageId": "c83d0107", "isSnapshotUpdate": False,
+                "snapshot": {"messageId": "c83d0107", "trackedFileBackups": {}, "timestamp": "2026-02-17T02:06:27.074Z"}}
+    path = tmp_path / "snapshots.jsonl"
+    path.write_text((json.dumps(snapshot) + "\n") * 3 + SUMMARY_ONLY)
+    assert main(["replay", str(path)]) == 1
+    assert capsys.readouterr().err == (
+        f"loopguard-hook: skipped {path}: only Claude Code file-history snapshots (no messages, no tool calls), "
+        "nothing to replay\n"
+    )
+
+
 @pytest.mark.parametrize("fmt", ["text", "json"])
 def test_good_files_are_reported_and_bad_ones_named(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], fmt: str

@@ -53,7 +53,7 @@ def recording(path: str, lines: list[Line], skipped: int) -> Recording:
     stream = CodexStream(path, lines)
     stream.run()
     if stream.session_id is None:
-        raise ReplayError(f"{path}: no session_meta record with a session id")
+        raise ReplayError(f"{path}: no session_meta record with a session id (not a Codex rollout replay can read)")
     reads = {"PreToolUse", "UserPromptSubmit", "Stop", "SubagentStop"}
     events = with_texts(stream.events, line_texts(lines), lambda p: p.get("hook_event_name") in reads)
     # The live hook reads the rollout's unhooked calls at every event but SessionEnd (`hook._unhooked`).
