@@ -4,6 +4,7 @@ plain hook invocation (every tool call pays for start-up); anything else goes to
 Never exits 2 on the hook path, whatever happens (both clients read exit 2 as "block").
 """
 
+import _signal  # type: ignore[import-not-found]  # the C module `process` loads too; `signal` imports enum
 import os
 import sys
 
@@ -104,11 +105,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _ignore_interrupts() -> None:
-    """SIGINT is ignored from here to the exit (nothing to undo: the process ends)."""
+    """SIGINT is ignored from here on: the command ends after its answer (a caller of `main` in
+    the same process, a test, restores its own handler). Through the C module, already loaded:
+    `import signal` loads enum, 1.5 ms in which a second SIGINT still escaped."""
     try:
-        import signal
-
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        _signal.signal(_signal.SIGINT, _signal.SIG_IGN)
     except Exception:  # not the main thread (an embedding program): its own handler stands
         pass
 
