@@ -233,14 +233,14 @@ def test_apply_writes_a_timestamped_backup_of_the_old_file(dirs: dict[str, Any])
     path = write(dirs["home"] / ".claude" / "settings.json", CLAUDE_SETTINGS)
     [done] = apply(plan_install(CLAUDE_CODE, "user", **dirs), now=NOW)
     assert done.written
-    assert done.backup == path.with_name("settings.json.bak-20261130123456")
+    assert done.backup == path.with_name("settings.json.bak-loopguard-20261130123456")
     assert done.backup.read_text(encoding="utf-8") == CLAUDE_SETTINGS
     # a second write in the same second never overwrites the first backup; once it is made, the
     # older one goes: one backup per file, the newest
     [undone] = apply(plan_uninstall(CLAUDE_CODE, "user", **dirs), now=NOW)
-    assert undone.backup == path.with_name("settings.json.bak-20261130123456-1")
+    assert undone.backup == path.with_name("settings.json.bak-loopguard-20261130123456-1")
     assert undone.backup.read_text(encoding="utf-8") == done.new_text
-    assert sorted(p.name for p in path.parent.iterdir()) == ["settings.json", "settings.json.bak-20261130123456-1"]
+    assert sorted(p.name for p in path.parent.iterdir()) == ["settings.json", "settings.json.bak-loopguard-20261130123456-1"]
     assert path.read_text(encoding="utf-8") == CLAUDE_SETTINGS
 
 
@@ -563,7 +563,7 @@ def test_apply_keeps_file_mode_and_writes_through_symlinks(
     assert link.is_symlink() and link.resolve() == real
     assert CANONICAL_COMMAND in real.read_text()
     assert stat.S_IMODE(real.stat().st_mode) == 0o600
-    assert done.backup == real.with_name("claude-settings.json.bak-20261130123456")
+    assert done.backup == real.with_name("claude-settings.json.bak-loopguard-20261130123456")
 
 
 # -- Codex: hooks.json ------------------------------------------------------------------------
@@ -956,7 +956,7 @@ def test_report_shows_diff_backup_and_messages(dirs: dict[str, Any]) -> None:
     path = write(dirs["home"] / ".claude" / "settings.json", CLAUDE_SETTINGS)
     report = install.format_report(apply(plan_install(CLAUDE_CODE, "user", **dirs), now=NOW))
     assert report.startswith(f"--- {path}\n+++ {path}\n@@ ")
-    assert f"wrote {path} (backup: {path}.bak-20261130123456)\n" in report
+    assert f"wrote {path} (backup: {path}.bak-loopguard-20261130123456)\n" in report
     assert f"registers `loopguard-hook` in {path} for: PreToolUse," in report
     noop = install.format_report(plan_install(CLAUDE_CODE, "user", **dirs), dry_run=True)
     assert noop == f"{path}: loopguard-hook is already registered; nothing to change\n"

@@ -198,7 +198,7 @@ def test_existing_layer_gets_a_backup_and_a_diff(machine: dict[str, Any]) -> Non
     layer.parent.mkdir(parents=True)
     layer.write_text(USER_ROWS)
     _, patch_change = install_dsh(machine, DSH_CLAUDE_CODE)
-    assert patch_change.backup == layer.with_name("cordis.patch.yml.bak-20261201150000")
+    assert patch_change.backup == layer.with_name("cordis.patch.yml.bak-loopguard-20261201150000")
     assert patch_change.backup.read_text() == USER_ROWS
     assert layer.read_text().startswith(USER_ROWS)
     report = format_report([patch_change])

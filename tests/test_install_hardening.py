@@ -136,6 +136,25 @@ def test_uninstall_deletes_the_file_install_created_and_keeps_one_the_user_had(t
     assert path.read_text() == "{}\n" and list(path.parent.glob("settings.json.bak-*")) == []
 
 
+def test_the_users_own_backups_are_never_taken_for_installs(tmp_path: Path) -> None:
+    """Backups the user made by hand beside a settings file, under the common
+    `<file>.bak-YYYYmmddHHMMSS` name (one dated in the future too): install and uninstall neither
+    remove them nor read them as install's (before, both were deleted as older backups of
+    install's)."""
+    path = _settings(tmp_path, json.dumps({"model": "opus"}, indent=2) + "\n")
+    own = {path.with_name("settings.json.bak-20250101000000"): "MY OWN BACKUP\n",
+           path.with_name("settings.json.bak-20991231235959"): '{"model": "haiku"}\n'}
+    for backup, text in own.items():
+        backup.write_text(text)
+    for _ in range(2):
+        assert _cli(tmp_path, "install", "--client", "claude-code").returncode == 0
+        assert all(backup.read_text() == text for backup, text in own.items())
+        out = _cli(tmp_path, "uninstall", "--client", "claude-code")
+        assert out.returncode == 0 and all(backup.read_text() == text for backup, text in own.items())
+        assert json.loads(path.read_text()) == {"model": "opus"}, out.stdout
+    assert sorted(p.name for p in path.parent.iterdir()) == sorted(["settings.json", *(p.name for p in own)])
+
+
 def test_one_backup_per_file_and_a_short_uninstall_report(tmp_path: Path) -> None:
     path = _settings(tmp_path, json.dumps({"model": "opus", "env": {"A": "1"}}, indent=2) + "\n")
     for _ in range(3):

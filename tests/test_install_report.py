@@ -41,7 +41,7 @@ def test_a_changed_file_still_shows_its_diff(tmp_path: Path) -> None:
     changes = plan_install(CLAUDE_CODE, "user", home=tmp_path / "home", project_dir=tmp_path / "p", env={})
     report = format_report(apply(changes, now=NOW))
     assert report.startswith(f"--- {path}\n+++ {path}\n@@ ")
-    assert f"wrote {path} (backup: {path}.bak-20261201150000)" in report
+    assert f"wrote {path} (backup: {path}.bak-loopguard-20261201150000)" in report
 
 
 def test_cli_diff_flag(tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ class Change:
         new_text: its text after the change; None when it stays absent.
         diff: unified diff from old to new ("" when unchanged).
         messages: notes for the user (what was skipped and why, what to do next).
-        backup: after `apply`, the copy of the old file (`<file>.bak-YYYYmmddHHMMSS`), if any.
+        backup: after `apply`, the copy of the old file (`<file>.bak-loopguard-YYYYmmddHHMMSS`), if any.
         written: after `apply`, whether the file was written (or deleted).
         deletable: the file holds only what install wrote, so `new_text` None deletes it.
         dropped: after `apply(undo=True)`, the backups removed because the file is back to

@@ -73,7 +73,7 @@ def write_atomic(path: Path, text: str) -> None:
 
 
 def _backup(path: Path, now: datetime) -> Path:
-    base = f"{path.name}.bak-{now.strftime('%Y%m%d%H%M%S')}"
+    base = f"{path.name}{BACKUP_MARK}{now.strftime('%Y%m%d%H%M%S')}"
     candidate = path.with_name(base)
     n = 1
     while candidate.exists():
@@ -91,14 +91,17 @@ def made_by_install(path: Path) -> bool:
     return not backups_of(path)
 
 
-#: A backup `apply` makes: `<file>.bak-YYYYmmddHHMMSS`, `-N` when that name was taken.
-_BACKUP = re.compile(r"\.bak-\d{14}(?:-\d+)?")
+#: A backup `apply` makes: `<file>.bak-loopguard-YYYYmmddHHMMSS`, `-N` when that name was taken.
+#: The guard's own mark in the name: a `<file>.bak-YYYYmmddHHMMSS` of the user's (or of an
+#: earlier release of this program) is never taken for one, so never removed nor restored.
+BACKUP_MARK = ".bak-loopguard-"
+_BACKUP = re.compile(re.escape(BACKUP_MARK) + r"\d{14}(?:-\d+)?")
 
 
 def apply(
     changes: Sequence[Change], *, now: datetime | None = None, force: bool = False, undo: bool = False
 ) -> list[Change]:
-    """Write every changed file: first a backup `<file>.bak-YYYYmmddHHMMSS` (local time; `-1`,
+    """Write every changed file: first a backup `<file>.bak-loopguard-YYYYmmddHHMMSS` (local time; `-1`,
     `-2`… if taken) of an existing file, then the new text through a temp file and `os.replace`;
     the other backups of that file made so are then removed (the one made just now stays).
 
@@ -265,7 +268,8 @@ def _check_writable(path: Path, *, force: bool) -> None:
 
 
 def backups_of(path: Path) -> list[Path]:
-    """The backups `apply` made of `path` (`<name>.bak-YYYYmmddHHMMSS[-N]`), by name."""
+    """The backups `apply` made of `path` (`<name>.bak-loopguard-YYYYmmddHHMMSS[-N]`), by name:
+    never a backup of another name (a user's own `<name>.bak-YYYYmmddHHMMSS`)."""
     try:
         entries = list(path.parent.iterdir())
     except OSError:
