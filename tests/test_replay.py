@@ -644,6 +644,37 @@ def test_a_transcript_saved_under_another_name_keeps_its_subagents(tmp_path: Pat
     assert len(replay.replay(renamed, balanced()).calls) == len(replay.replay(as_recorded, balanced()).calls)
 
 
+def test_subagents_are_read_from_the_files_own_folder_and_never_from_a_fifo(tmp_path: Path) -> None:
+    """The subagent folder named by the file (a resumed session's lines keep the older session's
+    id, and that session's folder is beside it) comes first; a session id that is a path names no
+    folder; a FIFO named `agent-*.meta.json` is not opened (before, replay hung on it)."""
+    import threading
+
+    sid = json.loads(MIXED.read_text().splitlines()[0]).get("sessionId") or "ee89b18a-ecbc-44eb-8d85-fa4b3bc970e3"
+    newer = tmp_path / "11111111-2222-4333-8444-555555555555.jsonl"
+    shutil.copy(MIXED, newer)
+    shutil.copytree(MIXED.with_suffix(""), tmp_path / newer.stem)  # the newer session's own subagents
+    (tmp_path / sid / "subagents").mkdir(parents=True)
+    (tmp_path / sid / "subagents" / "agent-older.jsonl").write_text(SUBAGENT.read_text())
+    os.mkfifo(tmp_path / newer.stem / "subagents" / "agent-x.meta.json")
+    done: list[replay.Recording] = []
+    worker = threading.Thread(target=lambda: done.append(replay.read_transcript(str(newer))), daemon=True)
+    worker.start()
+    worker.join(60)
+    assert done, "replay hung on a FIFO"
+    assert str(tmp_path / newer.stem / "subagents" / SUBAGENT.name) in done[0].sources
+    assert not any("agent-older" in source for source in done[0].sources)
+    # a session id that is a path: no folder outside the transcript's is listed
+    aside = tmp_path / "aside"
+    aside.mkdir()
+    lines = [json.loads(line) for line in MIXED.read_text().splitlines() if line.strip()]
+    for line in lines:
+        if "sessionId" in line:
+            line["sessionId"] = str(tmp_path / newer.stem)
+    (aside / "x.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    assert list(replay.read_transcript(str(aside / "x.jsonl")).sources) == [str(aside / "x.jsonl")]
+
+
 def test_a_payload_log_split_in_two_files_keeps_its_batch_events(tmp_path: Path) -> None:
     """A session's payload log in two files (rotated between a call's post event and its
     PostToolBatch): every line is an event the hooks saw once, so the batch event at the head

@@ -34,6 +34,7 @@ from typing import Any
 
 import orjson
 
+from ..config.load import read_regular_file
 from ..core.event import Client
 from .claude_code_stream import ClaudeStream
 from .jsonl import Line, line_texts, merge_events, read_lines, with_texts, without_copies
@@ -49,17 +50,22 @@ def recognises(data: Mapping[str, Any]) -> bool:
 
 
 def _subagent_files(transcript_path: str, session_id: str) -> list[tuple[str, str]]:
-    """The files of `<dir>/<session id>/subagents/` (where Claude Code 2.1 keeps them), or, for a
-    transcript saved under another name (`project__<id>.jsonl`, a copy kept for a bug report), of
-    `<dir>/<file stem>/subagents/`: `(folder, name)` pairs, sorted by name."""
+    """The files of `<dir>/<file stem>/subagents/` (where Claude Code 2.1 keeps them: the file is
+    named by its session, also when a resumed session's copied lines keep the older id), else of
+    `<dir>/<session id>/subagents/` (a copy saved under another name, `project__<id>.jsonl`):
+    `(folder, name)` pairs, sorted by name; the first folder that holds any. A session id that
+    is not a plain file name (`/etc`, `..`) names no folder."""
     folder = os.path.dirname(transcript_path)
     stem = os.path.basename(transcript_path).removesuffix(".jsonl")
-    for name in dict.fromkeys((session_id, stem)):
+    plain = session_id not in ("", ".", "..") and os.path.basename(session_id) == session_id and "\\" not in session_id
+    for name in dict.fromkeys((stem, session_id) if plain else (stem,)):
         sub_dir = os.path.join(folder, name, "subagents")
         try:
-            return [(sub_dir, entry) for entry in sorted(os.listdir(sub_dir))]
+            entries = sorted(os.listdir(sub_dir))
         except OSError:
             continue
+        if entries:
+            return [(sub_dir, entry) for entry in entries]
     return []
 
 
@@ -124,9 +130,8 @@ def _claude_reads(payload: Mapping[str, Any]) -> bool:
 
 
 def _agent_type(path: str, agent_id: str) -> dict[str, str]:
-    try:
-        with open(path, "rb") as fh:
-            meta = orjson.loads(fh.read(65536))
+    try:  # a FIFO or a device of that name must not hang the replay
+        meta = orjson.loads(read_regular_file(path, 65536))
     except (OSError, orjson.JSONDecodeError):
         return {}
     agent_type = meta.get("agentType") if isinstance(meta, dict) else None
