@@ -175,6 +175,9 @@ def replay_command(
 
     if html_path is not None and (summary or only_decisions or fmt != "text"):
         raise click.UsageError("--html writes the page instead of the text: leave out --summary, --only-decisions and --format")
+    if html_path is not None and _a_recording(html_path, files):
+        # `--html A.jsonl B.jsonl` takes A for the page: the recording would be replaced.
+        raise click.UsageError(f"--html {html_path} would write the page over a recording: name the page FILE.html")
     cfg = _resolved(profile, config_path, mode).config
     progress = _ReplayProgress() if _is_terminal(sys.stderr) else None
     calls: replay_mod.Calls = "all" if html_path else "none" if summary else "acted" if only_decisions else "all"
@@ -196,6 +199,19 @@ def replay_command(
     width = shutil.get_terminal_size(fallback=(160, 24)).columns
     text = replay_mod.render(reports, fmt, width=width, summary=summary, color=color, unreadable=unreadable)
     click.echo(text, color=color)
+
+
+def _a_recording(path: str, files: tuple[str, ...]) -> bool:
+    """Whether `path` is one of `files`, or named as a recording is (`.jsonl`, `.json`, `.zstd`)."""
+    if path.lower().endswith((".jsonl", ".json", ".zstd", ".zst")):
+        return True
+    for name in files:
+        try:
+            if os.path.samefile(path, name):
+                return True
+        except OSError:
+            continue
+    return False
 
 
 def _say_unreadable(messages: list[str]) -> None:

@@ -186,6 +186,20 @@ def test_html_asked_for_the_wrong_way_is_one_line_and_exit_1(
     assert code == 1 and said in err and err.count("\n") == 1 and not out.exists(), err
 
 
+def test_html_never_writes_over_a_recording(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`replay --html A.jsonl B.jsonl` reads as "the page into A": refused, A kept (before, the
+    transcript A was replaced by the page of B); so is a page named as one of the FILES."""
+    first = tmp_path / "a.jsonl"
+    first.write_bytes(READ_LOOP.read_bytes())
+    alias = tmp_path / "same"
+    alias.symlink_to(first)
+    for page in (first, alias):
+        code = main(["replay", "--html", str(page), str(READ_LOOP), str(first)])
+        err = capsys.readouterr().err
+        assert code == 1 and "would write the page over a recording" in err and err.count("\n") == 1, err
+        assert first.read_bytes() == READ_LOOP.read_bytes()
+
+
 def test_html_into_a_fifo_nobody_reads_does_not_hang(tmp_path: Path) -> None:
     """Opening a FIFO to write waits for a reader: `--html` named one by mistake must say so, not hang."""
     import os
