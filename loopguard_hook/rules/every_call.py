@@ -140,7 +140,7 @@ def on_result(ctx: ResultContext) -> Decision | None:
     key = refusal_key(ctx.error_text, ctx.tool_input)
     if key is None:
         return None
-    if wall is None or wall[0] != key:
+    if wall is None or wall[0] != key or (key == PERMISSION_KEY and _other_mode(wall, ctx.permission_mode)):
         wall = [key, 0, [], 0.0, 0, 0.0]
         slots(ctx.agent)[NAME] = wall
     if key == PERMISSION_KEY:
@@ -173,8 +173,7 @@ def on_call(ctx: CallContext) -> Decision | None:
     kinds = cast("list[str]", wall[2])
     permission = wall[0] == PERMISSION_KEY
     if permission:
-        mode = wall[MODE] if len(wall) > MODE else None
-        if ctx.event.permission_mode is not None and mode is not None and ctx.event.permission_mode != mode:
+        if _other_mode(wall, ctx.event.permission_mode):
             drop_slot(ctx.agent, NAME)  # another permission mode: what it refuses is not known yet
             return None
         # Refused by the permission system, what meets the same rule is: never what has worked.
@@ -206,6 +205,12 @@ def on_call(ctx: CallContext) -> Decision | None:
         why = "every call was refused the same way"
     reason = f"{PREFIX} ended the turn: {why}. Send a new message to continue."
     return Decision(Action.STOP, Rule.WALL, text, stop_reason=reason, advice=advice, times=rounds)
+
+
+def _other_mode(wall: Wall, mode: str | None) -> bool:
+    """Whether `mode` (the event's `permission_mode`) is known and not the one the permission
+    wall's latest refusal came in: refusals in two modes are two walls."""
+    return mode is not None and len(wall) > MODE and wall[MODE] is not None and wall[MODE] != mode
 
 
 def _kind(wall: Wall, tool: str, tool_input: Any) -> str:
