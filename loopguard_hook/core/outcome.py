@@ -294,11 +294,19 @@ _NONE_FAILED = (
 )
 
 
+#: Field names that give a verdict on the call or on the change it made (`success`, `isValid`,
+#: `was_applied`, `updated`, `allowed`): false, they say it did not happen.
+_VERDICT_NAMES = (
+    r"success\w*|succe(?:ed|eded)|ok|valid|passed|done|complete[ds]?|applied|found|exists?|updated|changed"
+    r"|modified|written|saved|created|deleted|removed|added|inserted|replaced|moved|renamed|committed|merged"
+    r"|sent|delivered|stored|persisted|executed|accepted|acknowledged|matched|processed|uploaded|imported"
+    r"|installed|allowed|authori[sz]ed|permitted|granted|healthy|ready|available|reachable|connected"
+)
 #: A field set to false or null whose name is no verdict (`"active": false`, `"parentId": null`):
 #: the state of what was changed, as an acknowledgement reports it (`says_not_right(states=True)`).
 _STATE_FIELD = (
-    r"[\"']?\b(?!(?:success|successful|succeeded|ok|passed|valid|done|completed|applied|found|exists)[\"'\s:=])"
-    r"[A-Za-z_][\w-]*[\"']?\s*[:=]\s*(?:false|False|null|None|nil)(?=\s*[,}\])\n]|\s*\Z)"
+    r"(?i)(?<![\w-])[\"']?(?!(?:is|was|has|had)?[_-]?(?:" + _VERDICT_NAMES + r")[\"'\s:=])"
+    r"[a-z_][\w-]*[\"']?\s*[:=]\s*(?:false|null|none|nil)(?=\s*[,}\])\n]|\s*\Z)"
 )
 
 

@@ -178,6 +178,17 @@ def test_which_file_a_command_only_reads(command: str, file: str | None) -> None
         ('{"success": true, "valid": false}', True),
         ('{"success": true, "found": false}', True),
         ('{"success": true, "message": "node not found, nothing applied"}', True),  # said in words
+        # a verdict in any case and form: the change did not happen, or was not allowed
+        ('{"Success": false}', True),
+        ('{"SUCCESS": false}', True),
+        ('{"isSuccess": false}', True),
+        ('{"is_valid": false}', True),
+        ('{"wasApplied": false}', True),
+        ('{"success": true, "updated": false, "operationsApplied": 0}', True),
+        ('{"changed": false}', True),
+        ('{"written": false}', True),
+        ('{"ok": true, "allowed": false}', True),
+        ('{"success": true, "draft": false, "locked": null}', False),
     ],
 )
 def test_an_acknowledgement_may_report_the_state_of_what_it_changed(answer: str, not_right: bool) -> None:
