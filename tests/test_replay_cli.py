@@ -222,6 +222,10 @@ def test_a_file_of_file_history_snapshots_is_named_for_what_it_is(tmp_path: Path
         f"loopguard-hook: skipped {path}: only Claude Code file-history snapshots (no messages, no tool calls), "
         "nothing to replay\n"
     )
+    # a damaged file says so: lines it could not read may have held the messages
+    path.write_text(path.read_text() + "not json\n{broken\n")
+    assert main(["replay", str(path)]) == 1
+    assert "(no messages, no tool calls; 2 unreadable lines), nothing to replay" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("fmt", ["text", "json"])

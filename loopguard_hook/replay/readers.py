@@ -68,12 +68,15 @@ def _read(path: str) -> tuple[Reader, list[Recording]]:
         hint = "; replay reads JSON Lines (one JSON object per line), e.g. `jq -c . payload.json`" if skipped else ""
         raise ReplayError(f"{path}: no JSON records ({skipped} unreadable lines){hint}")
     kinds = {line.data.get("type") if isinstance(line.data, dict) else None for line in lines}
+    also = f"; {skipped} unreadable lines" if skipped else ""
     if kinds == {"summary"}:
         # Claude Code writes a file of only `{"type": "summary", …}` lines beside some sessions.
-        raise ReplayError(f"{path}: only a session summary (no messages, no tool calls), nothing to replay")
+        raise ReplayError(f"{path}: only a session summary (no messages, no tool calls{also}), nothing to replay")
     if kinds <= {"summary", "file-history-snapshot"}:
         # … and of only file-history snapshots for a session whose messages went elsewhere.
-        raise ReplayError(f"{path}: only Claude Code file-history snapshots (no messages, no tool calls), nothing to replay")
+        raise ReplayError(
+            f"{path}: only Claude Code file-history snapshots (no messages, no tool calls{also}), nothing to replay"
+        )
     titles = [reader.title for reader in READERS]
     raise ReplayError(f"{path}: not a {', a '.join(titles[:-1])} or a {titles[-1]}")
 
