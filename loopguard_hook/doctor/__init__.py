@@ -5,8 +5,9 @@ and what to do when it is not.
 Per client: is loopguard-hook registered (and for all the events install writes), is its program
 on the PATH the client passes to hooks, is it trusted (Codex), do its matchers fire on that
 client's tool names, can it write its state dir (for DSH: from DSH's sandbox), and does one
-synthetic PreToolUse through the exact registered command string come back clean. Imported only
-by the CLI: it runs subprocesses.
+synthetic PreToolUse through the registered command string come back clean (run without a shell,
+and only when it is a command line `install` writes: a project's settings could hold any other).
+Imported only by the CLI: it runs subprocesses.
 
 Modules: `model` (values), `matchers` (each client's matcher rules and tool names), `probe` (PATH,
 state dir, one event), `common` (the checks over registrations), `claude_code`, `codex`, `dsh`,

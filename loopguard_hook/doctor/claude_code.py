@@ -107,7 +107,6 @@ def check(*, home: Path, cwd: Path, env: Mapping[str, str], run: bool) -> Client
             dialect="claude-code",
             who="Claude Code",
             env=hook_env,
-            shell=["/bin/sh", "-c"],
             cwd=str(cwd),
             run=run,
         )

@@ -117,6 +117,6 @@ def check(*, home: Path, cwd: Path, env: Mapping[str, str], run: bool) -> Client
     if regs:
         _check_trust(report, regs, codex_config_path(home=home, env=env))
         check_handlers(
-            report, regs, payload(cwd), dialect="codex", who="Codex", env=env, shell=["/bin/bash", "-c"], cwd=str(cwd), run=run
+            report, regs, payload(cwd), dialect="codex", who="Codex", env=env, cwd=str(cwd), run=run
         )
     return report

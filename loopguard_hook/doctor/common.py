@@ -15,7 +15,7 @@ from ..install.handlers import command_line, handlers, runs_loopguard
 from ..store import StateError
 from .matchers import TOOL_EVENTS, TOOL_NAMES, missed
 from .model import ClientReport, Registration
-from .probe import forget_session, program, run_event, state_dir_of, writable
+from .probe import forget_session, hook_argv, program, run_event, state_dir_of, writable
 
 #: Without these two the guard sees no tool call at all.
 ESSENTIAL_EVENTS = ("PreToolUse", "PostToolUse")
@@ -259,23 +259,32 @@ def check_run(
     reg: Registration,
     payload: Callable[[str], dict[str, Any]],
     *,
-    shell: list[str],
     env: Mapping[str, str],
     cwd: str,
     state_dir: str | None,
     trailing_newline: bool = True,
     bad_config_fix: str | None = None,
 ) -> None:
-    """One synthetic `reg.event` through the exact registered command string, then its
-    session is forgotten again. A failure the hook blames on the config gets `bad_config_fix`
-    (or `config check`) as its fix."""
+    """One synthetic `reg.event` through the registered command string, run without a shell (then
+    its session is forgotten again), when that string is a command line `install` writes
+    (`probe.hook_argv`); any other is not run, and said. A failure the hook blames on the config
+    gets `bad_config_fix` (or `config check`) as its fix."""
+    argv, why = hook_argv(reg.command, env)
+    if argv is None:
+        report.add(
+            "warn",
+            "runs",
+            f"registered command `{reg.command}` not run: it is not the form `install` writes ({why}), so "
+            "no synthetic event tells whether it works",
+            f"check {reg.source}: {report.host} runs that command as it is written; "
+            f"`loopguard-hook install --client {report.client}` writes the plain one",
+        )
+        return
     event = payload(f"loopguard-doctor-{uuid.uuid4().hex[:12]}")
-    problem, done = run_event(
-        reg.command, event, shell=shell, env=env, cwd=cwd, timeout=reg.timeout, trailing_newline=trailing_newline
-    )
+    problem, done = run_event(argv, event, env=env, cwd=cwd, timeout=reg.timeout, trailing_newline=trailing_newline)
     if state_dir is not None:
         forget_session(state_dir, str(event["session_id"]))
-    what = f"a synthetic {reg.event} through `{reg.command}` ({' '.join(shell)})"
+    what = f"a synthetic {reg.event} through `{reg.command}` (run without a shell)"
     if problem is None:
         report.add("ok", "runs", f"{what}: {done}")
     elif "bad config:" in problem:
@@ -292,7 +301,6 @@ def check_handlers(
     dialect: str,
     who: str,
     env: Mapping[str, str],
-    shell: list[str],
     cwd: str,
     run: bool,
     trailing_newline: bool = True,
@@ -312,6 +320,6 @@ def check_handlers(
         sandbox(report, state_dir)
     if run and on_path and pre is not None:
         check_run(
-            report, pre, payload, shell=shell, env=env, cwd=cwd, state_dir=state_dir,
+            report, pre, payload, env=env, cwd=cwd, state_dir=state_dir,
             trailing_newline=trailing_newline, bad_config_fix=fix,
         )

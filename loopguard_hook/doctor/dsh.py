@@ -242,7 +242,6 @@ def _check_bridge(
         dialect="dsh",
         who="DSH",
         env=hook_env(env, cwd, client),
-        shell=["bash", "-c"],
         cwd=str(cwd),
         run=run,
         trailing_newline=client == DSH_CLAUDE_CODE,

@@ -129,7 +129,7 @@ def check(client: str, *, home: Path, cwd: Path, env: Mapping[str, str], run: bo
     if regs:
         hook_env = {**env, "CLAUDE_PROJECT_DIR": str(cwd)}
         check_handlers(report, regs, _payload(client, cwd), dialect=client, who=title, env=hook_env,
-                       shell=["/bin/sh", "-c"], cwd=str(cwd), run=run, trailing_newline=False)
+                       cwd=str(cwd), run=run, trailing_newline=False)
         check_log(report, regs[0].command, env)
     if client == COPILOT:  # one command per event is how its file is meant to be: no spelling warning
         per_event = all(copilot_command(r.command) for r in regs)

@@ -1,5 +1,6 @@
 """Checks shared by every client: the command on PATH, the state dir it writes, and one
-synthetic event run through the exact registered command string."""
+synthetic event run through the registered command string, when that is a command line `install`
+writes (a project's settings are the project's to write: doctor runs nothing else from them)."""
 
 from __future__ import annotations
 
@@ -13,11 +14,19 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..install.handlers import HOST_COMMAND
+from ..install.tables import CANONICAL_COMMAND
 from ..store import StateError, Store, default_state_dir, session_file_name
 
 #: Seconds a synthetic event may take when the handler sets no timeout (the hook answers in
 #: tens of milliseconds; a client would wait 600 s).
 DEFAULT_RUN_TIMEOUT = 10.0
+#: Gemini CLI's command ends with this (a missing or failing hook must not block every call); it
+#: only turns a failure into exit 0, and the synthetic event is run without it.
+OR_TRUE = " || true"
+#: What a shell reads as more than plain words; no command line `install` writes holds any of it
+#: (but for `OR_TRUE`).
+SHELL_SYNTAX = frozenset(";&|$`<>()\\*?[]{}~#!\t\r\n\v\f")
 
 
 def words(command: str) -> list[str]:
@@ -38,6 +47,42 @@ def program(command: str, env: Mapping[str, str]) -> tuple[str, str | None]:
     if os.sep in name:
         return name, name if os.access(name, os.X_OK) and os.path.isfile(name) else None
     return name, shutil.which(name, path=env.get("PATH", os.defpath))
+
+
+def hook_argv(command: str, env: Mapping[str, str]) -> tuple[list[str] | None, str]:
+    """The argument list that runs `command` without a shell, when it is a command line `install`
+    writes (`install.handlers.HOST_COMMAND`: `loopguard-hook`, then `--client NAME` and Copilot's
+    `--event NAME`; Gemini CLI's `OR_TRUE` left off): (argv, ""), its program the `loopguard-hook`
+    found in the absolute folders of `env`'s PATH (written as that file's absolute path, quoted or
+    not, it is accepted too). Anything else: (None, why it is not run). No `--state-dir` or
+    `--config` passes: `install` writes neither, and a project's file could point them anywhere."""
+    text = command.strip().removesuffix(OR_TRUE)
+    syntax = sorted({c for c in text if c in SHELL_SYNTAX})
+    if syntax:
+        return None, f"it holds shell syntax ({' '.join(repr(c) for c in syntax)})"
+    try:
+        parts = shlex.split(text)
+    except ValueError:
+        return None, "its quotes are not closed"
+    if not parts:
+        return None, "it is empty"
+    folders = [d for d in env.get("PATH", os.defpath).split(os.pathsep) if os.path.isabs(d)]
+    found = shutil.which(CANONICAL_COMMAND, path=os.pathsep.join(folders))
+    if parts[0] != CANONICAL_COMMAND and not (os.path.isabs(parts[0]) and found and _same_file(parts[0], found)):
+        return None, f"it runs `{parts[0]}`, not the `{CANONICAL_COMMAND}` found on PATH"
+    options = parts[1:]
+    if " ".join(options).split() != options or HOST_COMMAND.fullmatch(" ".join([CANONICAL_COMMAND, *options])) is None:
+        return None, "the options after the program are not `--client NAME` and `--event NAME`"
+    if found is None:
+        return None, f"`{CANONICAL_COMMAND}` is not in an absolute folder of PATH"
+    return [found, *options], ""
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
 def state_dir_of(command: str, env: Mapping[str, str]) -> str:
@@ -72,16 +117,15 @@ def writable(path: str) -> str | None:
 
 
 def run_event(
-    command: str,
+    argv: list[str],
     payload: Mapping[str, Any],
     *,
-    shell: list[str],
     env: Mapping[str, str],
     cwd: str,
     timeout: float | None,
     trailing_newline: bool = True,
 ) -> tuple[str | None, str]:
-    """Run `command` the way the client does (`shell + [command]`, the payload on stdin).
+    """Run `argv` (from `hook_argv`: no shell) with the payload on stdin.
 
     Returns:
         (problem or None, what happened: exit code, output, milliseconds).
@@ -90,13 +134,11 @@ def run_event(
     limit = min(timeout or DEFAULT_RUN_TIMEOUT, 60.0)
     started = time.monotonic()
     try:
-        proc = subprocess.run(
-            [*shell, command], input=data, capture_output=True, env=dict(env), cwd=cwd, timeout=limit, check=False
-        )
+        proc = subprocess.run(argv, input=data, capture_output=True, env=dict(env), cwd=cwd, timeout=limit, check=False)
     except subprocess.TimeoutExpired:
         return f"no answer in {limit:g} s (the client would give up and go on without the guard)", "timed out"
     except OSError as exc:
-        return f"cannot start {shell[0]} ({exc.strerror or exc})", "not run"
+        return f"cannot start {argv[0]} ({exc.strerror or exc})", "not run"
     ms = round((time.monotonic() - started) * 1000)
     stderr = proc.stderr.decode("utf-8", "replace").strip()
     stdout = proc.stdout.decode("utf-8", "replace").strip()

@@ -9,7 +9,6 @@ Gemini's `timeout` is in milliseconds.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -70,9 +69,8 @@ def check(client: str, *, home: Path, cwd: Path, env: Mapping[str, str], run: bo
     check_events(report, regs, host.event_names, f"loopguard-hook install --client {client}", host.tool_events)
     if regs:
         variable = "GEMINI_PROJECT_DIR" if host is GEMINI else "QWEN_PROJECT_DIR"
-        shell = ["/bin/bash", "-c"] if os.access("/bin/bash", os.X_OK) else ["/bin/sh", "-c"]
         check_handlers(
-            report, regs, payload(host, cwd), dialect=client, who=title, env={**env, variable: str(cwd)}, shell=shell,
+            report, regs, payload(host, cwd), dialect=client, who=title, env={**env, variable: str(cwd)},
             cwd=str(cwd), run=run, trailing_newline=False, pre_event=host.tool_events[0],
             tool_events=frozenset(host.tool_events) | ({"PostToolUseFailure"} if host is not GEMINI else set()),
         )

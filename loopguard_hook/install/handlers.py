@@ -50,7 +50,7 @@ _INSTALLED = tuple({**handler(), "timeout": t} for t in (TIMEOUT_SECONDS, SESSIO
 #: The command lines install writes for a host that needs its name (or the event) on the command
 #: line, and Gemini CLI's guard against a missing command (`|| true`); their timeouts (Gemini
 #: CLI counts milliseconds).
-_HOST_COMMAND = re.compile(r"loopguard-hook(?: --client [a-z-]+)?(?: --event [A-Za-z]+)?(?: \|\| true)?")
+HOST_COMMAND = re.compile(r"loopguard-hook(?: --client [a-z-]+)?(?: --event [A-Za-z]+)?(?: \|\| true)?")
 _HOST_TIMEOUTS = (TIMEOUT_SECONDS, SESSION_END_TIMEOUT_SECONDS, TIMEOUT_SECONDS * 1000, SESSION_END_TIMEOUT_SECONDS * 1000)
 
 
@@ -64,7 +64,7 @@ def installed_by_us(entry: object) -> bool:
     command, timeout = entry.get("command"), entry.get("timeout")
     return (
         set(entry) == {"type", "command", "timeout"} and entry["type"] == "command" and isinstance(command, str)
-        and _HOST_COMMAND.fullmatch(command) is not None and type(timeout) is int and timeout in _HOST_TIMEOUTS
+        and HOST_COMMAND.fullmatch(command) is not None and type(timeout) is int and timeout in _HOST_TIMEOUTS
     )
 
 
