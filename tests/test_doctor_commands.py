@@ -1,6 +1,6 @@
 """What `doctor` runs: only a registered command line of the form `install` writes, without a
-shell. A project's settings are the project's to write, and doctor is run in projects nobody has
-vetted yet."""
+shell; a probe that hangs is killed with everything it started. A project's settings are the
+project's to write, and doctor is run in projects nobody has vetted yet."""
 
 from __future__ import annotations
 
@@ -154,3 +154,34 @@ def test_a_synthetic_event_that_fails(box: dict[str, Any], tmp_path: Path) -> No
     [run] = [f for f in report.findings if f.check == "runs"]
     assert run.status == "fail" and not report.live
     assert run.message.startswith("a synthetic PreToolUse through `loopguard-hook` (run without a shell): exit 1: bad payload")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_a_probe_that_hangs_is_killed_with_its_children(box: dict[str, Any], tmp_path: Path) -> None:  # noqa: F811
+    pidfile = tmp_path / "child.pid"
+    fake_guard(tmp_path / "fake", f"sleep 100 &\necho $! > {pidfile}\nsleep 100")
+    box["env"]["PATH"] = f"{tmp_path / 'fake'}{os.pathsep}{box['env']['PATH']}"
+    install_cc(box)
+    edit_json(box["home"] / ".claude" / "settings.json", lambda d: d["hooks"]["PreToolUse"][0]["hooks"][0].update(timeout=1))
+    started = time.monotonic()
+    report = doctor(box, "claude-code")["claude-code"]
+    assert time.monotonic() - started < 10
+    [run] = [f for f in report.findings if f.check == "runs"]
+    assert run.status == "fail" and "no answer in 1 s" in run.message
+    pid = int(pidfile.read_text())
+    deadline = time.monotonic() + 3
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    alive = _alive(pid)
+    if alive:
+        os.kill(pid, 9)
+    assert not alive, "the hanging probe's child is still running"
+    assert statuses(report)["runs"] == "fail"

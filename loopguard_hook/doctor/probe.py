@@ -8,6 +8,7 @@ import json
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 import time
 from collections.abc import Mapping
@@ -125,7 +126,8 @@ def run_event(
     timeout: float | None,
     trailing_newline: bool = True,
 ) -> tuple[str | None, str]:
-    """Run `argv` (from `hook_argv`: no shell) with the payload on stdin.
+    """Run `argv` (from `hook_argv`: no shell) with the payload on stdin, in a session of its own:
+    when it does not answer in time its whole process group is killed, nothing left running.
 
     Returns:
         (problem or None, what happened: exit code, output, milliseconds).
@@ -134,14 +136,22 @@ def run_event(
     limit = min(timeout or DEFAULT_RUN_TIMEOUT, 60.0)
     started = time.monotonic()
     try:
-        proc = subprocess.run(argv, input=data, capture_output=True, env=dict(env), cwd=cwd, timeout=limit, check=False)
-    except subprocess.TimeoutExpired:
-        return f"no answer in {limit:g} s (the client would give up and go on without the guard)", "timed out"
+        proc = subprocess.Popen(
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=dict(env), cwd=cwd,
+            start_new_session=True,
+        )
     except OSError as exc:
         return f"cannot start {argv[0]} ({exc.strerror or exc})", "not run"
+    try:
+        out, err = proc.communicate(data, timeout=limit)
+    except subprocess.TimeoutExpired:
+        return f"no answer in {limit:g} s (the client would give up and go on without the guard)", "timed out"
+    finally:
+        if proc.returncode is None:  # timed out, or doctor itself interrupted
+            _kill_group(proc)
     ms = round((time.monotonic() - started) * 1000)
-    stderr = proc.stderr.decode("utf-8", "replace").strip()
-    stdout = proc.stdout.decode("utf-8", "replace").strip()
+    stderr = err.decode("utf-8", "replace").strip()
+    stdout = out.decode("utf-8", "replace").strip()
     done = f"exit {proc.returncode}, {'no output' if not stdout else f'{len(stdout)} bytes on stdout'}, {ms} ms"
     if proc.returncode != 0:
         return f"exit {proc.returncode}: {stderr.splitlines()[0] if stderr else 'no message'}", done
@@ -150,6 +160,19 @@ def run_event(
     if stderr:
         return f"exit 0 but a message on stderr: {stderr.splitlines()[0]}", done
     return None, done
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """Kill `proc`'s process group (it leads one: `start_new_session`) and reap it. Its pipes are
+    closed unread: a process that left the group could hold them open for ever."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    proc.wait()
+    for pipe in (proc.stdin, proc.stdout, proc.stderr):
+        if pipe is not None:
+            pipe.close()
 
 
 def forget_session(state_dir: str, session_id: str) -> None:
