@@ -150,6 +150,76 @@ def test_a_frame_that_decodes_to_far_more_than_the_budget_is_skipped(tmp_path: P
     assert found.texts == [] and found.stop_seen
 
 
+class Counting:
+    """The decompressor, counting the calls to `get_frame_size` and the most bytes they can
+    have walked: the frame found, or all the bytes a call that failed was given."""
+
+    ZstdError = zstd.ZstdError
+    ZstdDecompressor = zstd.ZstdDecompressor
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.walked = 0
+
+    def get_frame_size(self, buffer: memoryview) -> int:
+        self.calls += 1
+        try:
+            size: int = zstd.get_frame_size(buffer)
+        except zstd.ZstdError:
+            self.walked += len(buffer)
+            raise
+        self.walked += size
+        return size
+
+
+def nested_frames(count: int, empty_blocks: int) -> bytes:
+    """`count` frame headers, each frame's first raw block holding the frames after it, then
+    `empty_blocks` empty raw blocks, none of them the last: every frame's chain of blocks runs to
+    the end of the file, so each magic number costs a walk of all those blocks and fails."""
+    def raw_block(size: int) -> bytes:
+        return (size << 3).to_bytes(3, "little")
+
+    head = b"".join(dshlog.MAGIC + b"\x00\x38" + raw_block(9 * (count - 1 - k)) for k in range(count))
+    return head + raw_block(0) * empty_blocks
+
+
+# 261 KB: the search tried each of the 14000 magic numbers, 2 s a read (a core's worth per event)
+NESTED = nested_frames(14000, 45000)
+
+
+def test_nested_frames_cost_a_bounded_walk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Crafted frames whose chains all run to the end made the search for a whole frame walk
+    the rest of the file at every magic number: quadratic. The walk is now bounded by the bytes
+    read, the unreadable bytes are passed over, and the next read does not search them again."""
+    counting = Counting()
+    monkeypatch.setattr(dshlog, "_zstd", lambda: counting)
+    path = tmp_path / "session.jsonl.zstd"
+    path.write_bytes(NESTED)
+    tail: dict[str, Any] = {}
+    found = dshlog.read_new_texts(tail, str(path), len(NESTED))
+    assert counting.walked <= (dshlog.SCAN_RATIO + 1) * len(NESTED), counting.calls
+    assert found.texts == [] and found.skipped == 1
+    assert tail["offset"] == len(NESTED), "past the bytes it gave up on"
+    calls = counting.calls
+    good = b'{"type": "hook/invoked", "data": {"point": "Stop"}}\n'
+    with open(path, "ab") as fh:
+        fh.write(zstd.compress(good))
+    assert dshlog.read_new_texts(tail, str(path), len(NESTED)).stop_seen, "what comes after is read"
+    assert counting.calls == calls + 1 and tail["offset"] == path.stat().st_size
+    counting.walked = 0
+    assert dshlog.read_new_texts({}, str(path), 4096).stop_seen, "the last frame found by a resync"
+    assert counting.walked <= (dshlog.SCAN_RATIO + 1) * 4096
+
+
+def test_a_replay_of_nested_frames_costs_a_bounded_walk(monkeypatch: pytest.MonkeyPatch) -> None:
+    counting = Counting()
+    monkeypatch.setattr(dshlog, "_zstd", lambda: counting)
+    good = zstd.compress(b'{"type": "hook/invoked", "data": {"point": "Stop"}}\n')
+    records, skipped = dshlog.decode_all(good + NESTED)
+    assert counting.walked <= (dshlog.SCAN_RATIO + 1) * len(good + NESTED), counting.calls
+    assert records.startswith(b'{"type": "hook/invoked"') and skipped == 1
+
+
 def test_stop_polls_until_the_final_message_lands(real_log: Path) -> None:
     """The measured race: at Stop the log ends before the final message for about 0.1 s."""
     data = real_log.read_bytes()

@@ -56,6 +56,13 @@ MIN_DECODED_PER_LOG = 4 << 20
 SMALL_FRAME = 64 << 10
 AFTER_CAP = 1 << 20
 MAX_DECODED_PER_LOG = 256 << 20
+#: Bytes `zstd.get_frame_size` may walk per byte read, at the most. A call walks a frame's chain
+#: of blocks, and one that fails may have walked to the end of the bytes read: a crafted log of
+#: frames nested in one another's blocks, their chains all running to its end, made the search for
+#: the next whole frame try every magic number over the whole rest (a 261 KB log: 14000 walks of
+#: 45000 blocks, 2 s). Each call is charged the most it can walk; once this many times the bytes
+#: read are spent, the rest of them is skipped as unreadable, and the read goes on past it.
+SCAN_RATIO = 8
 STOP_POINTS = frozenset({"Stop", "SubagentStop"})
 
 
@@ -137,12 +144,15 @@ def _read_once(zstd: Any, fd: int, tail: Tail, budget: int, found: Read) -> None
         tail["offset"] = offset
         return
     data = memoryview(os.pread(fd, size - start, start))
-    first = _frame_start(zstd, data, 0) if resync else 0
-    if first < 0:  # no whole frame in the last `budget` bytes yet
+    scan = _Scan(data)
+    first = _frame_start(zstd, scan, 0)[0] if resync else 0
+    if first == NO_FRAME:  # no whole frame in the last `budget` bytes yet
         tail["offset"] = start
         return
+    if first == len(data):  # none found before the scan ran out of room: skipped
+        found.skipped += 1
     cap = min(budget * MAX_RATIO, MAX_DECODED_PER_EVENT)
-    used = _frames(zstd, data, first, lambda chunk: _records(chunk, found), cap, found)
+    used = _frames(zstd, scan, first, lambda chunk: _records(chunk, found), cap, found)
     tail["offset"] = start + used
 
 
@@ -154,41 +164,76 @@ def decode_all(data: bytes) -> tuple[bytes, int]:
     chunks: list[bytes] = []
     cap = min(max(MAX_RATIO * len(data), MIN_DECODED_PER_LOG), MAX_DECODED_PER_LOG)
     tally = Read()
-    _frames(_zstd(), memoryview(data), 0, chunks.append, cap, tally)
+    _frames(_zstd(), _Scan(memoryview(data)), 0, chunks.append, cap, tally)
     return b"".join(c if c.endswith(b"\n") else c + b"\n" for c in chunks), tally.skipped
 
 
-def _frame_start(zstd: Any, data: memoryview, pos: int) -> int:
-    """The first complete frame at or after `pos` (a magic number followed by a frame that
-    parses), or -1."""
-    raw = data.obj if isinstance(data.obj, bytes) else bytes(data)
-    while True:
-        pos = raw.find(MAGIC, pos)
-        if pos < 0:
-            return -1
+#: What `_frame_start` finds when no whole frame follows.
+NO_FRAME = -1
+
+
+class _Scan:
+    """The bytes read, and how many more bytes `zstd.get_frame_size` may walk in them
+    (`SCAN_RATIO` times their number)."""
+
+    __slots__ = ("data", "raw", "room")
+
+    def __init__(self, data: memoryview) -> None:
+        self.data = data
+        self.raw = data.obj if isinstance(data.obj, bytes) else bytes(data)
+        self.room = SCAN_RATIO * len(data)
+
+    def frame_size(self, zstd: Any, pos: int) -> int | None:
+        """The size of the whole frame at `pos`, or None (none there, or cut short). Charged
+        with the most the call can walk: the frame found, else every byte after `pos` when they
+        start with a magic number (its chain of blocks may run to their end); a call at any other
+        bytes fails on the frame header, or reads a skippable frame's size from its own."""
         try:
-            zstd.get_frame_size(data[pos:])
-            return pos
+            size: int = zstd.get_frame_size(self.data[pos:])
         except zstd.ZstdError:
-            pos += 1
+            if self.raw.startswith(MAGIC, pos):
+                self.room -= len(self.data) - pos
+            return None
+        self.room -= size
+        return size
 
 
-def _frames(zstd: Any, data: memoryview, pos: int, take: Callable[[bytes], object], cap: int, tally: Read) -> int:
+def _frame_start(zstd: Any, scan: _Scan, pos: int) -> tuple[int, int]:
+    """The first whole frame at or after `pos` (a magic number followed by a frame that parses)
+    and its size; `NO_FRAME` and 0 if none follows, or the end of the bytes read and 0 if the scan
+    ran out of room (`_Scan.room`) first."""
+    while True:
+        pos = scan.raw.find(MAGIC, pos)
+        if pos < 0:
+            return NO_FRAME, 0
+        if scan.room <= 0:
+            return len(scan.data), 0
+        size = scan.frame_size(zstd, pos)
+        if size is not None:
+            return pos, size
+        pos += 1
+
+
+def _frames(zstd: Any, scan: _Scan, pos: int, take: Callable[[bytes], object], cap: int, tally: Read) -> int:
     """Decode whole frames from `pos`, handing each to `take` as it comes (none is kept here);
     return the offset after the last one consumed (a torn last frame is not consumed). A corrupt
     frame is skipped, and so is each one that would take the decoded bytes in `tally` past
     `cap` (counted in `tally.skipped`), but for small frames (`SMALL_FRAME`) up to `AFTER_CAP`
-    bytes more. A frame cut short counts its decoded bytes too: the work is bounded as well."""
+    bytes more. A frame cut short counts its decoded bytes too: the work is bounded as well.
+    So is the search for frames (`SCAN_RATIO`): past it, the rest is skipped (one more in
+    `tally.skipped`) and consumed, so that the next read does not search it again."""
+    data = scan.data
     while pos < len(data):
-        try:
-            size = zstd.get_frame_size(data[pos:])
-        except zstd.ZstdError:
+        size = scan.frame_size(zstd, pos) if scan.room > 0 else None
+        if size is None:
             # A torn last frame (DSH is still writing it), or garbage before a later frame.
-            later = _frame_start(zstd, data, pos + 1)
-            if later < 0:
+            later, size = _frame_start(zstd, scan, pos + 1)
+            if later == NO_FRAME:
                 return pos
+            if later == len(data):
+                tally.skipped += 1
+                return later
             pos = later
-            continue
         room = cap - tally.decoded
         if room <= 0:  # past the budget: small frames still (a Stop's own record), to a little more
             room = min(SMALL_FRAME, cap + AFTER_CAP - tally.decoded)
