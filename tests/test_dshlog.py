@@ -257,6 +257,37 @@ def test_the_wait_is_bounded(real_log: Path) -> None:
     assert len(polls) == round(0.3 / dshlog.POLL_SECONDS)
 
 
+@pytest.mark.parametrize("log", ["torn", "nested"])
+def test_a_poll_reads_only_a_log_that_changed(real_log: Path, monkeypatch: pytest.MonkeyPatch, log: str) -> None:
+    """Stop's polls read the log again every 20 ms for 0.5 s: a torn last frame that does not
+    grow, or bytes scanned in vain, were searched 25 times over."""
+    parts = frames(real_log.read_bytes())
+    stop = next(i for i, part in enumerate(parts) if any(r["type"] == "hook/invoked" and r["data"]["point"] == "Stop"
+                                                         for r in records(part)))
+    data = b"".join(parts[: stop + 1])
+    # nested: too few for the search to give up on them, so the offset stays at the first
+    real_log.write_bytes(data[:-7] if log == "torn" else nested_frames(dshlog.SCAN_RATIO // 2, 3000))
+    counting = Counting()
+    monkeypatch.setattr(dshlog, "_zstd", lambda: counting)
+    dshlog.read_new_texts({}, str(real_log), BUDGET)
+    once = counting.calls
+    counting.calls = 0
+    now = [0.0]
+    polls: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        polls.append(seconds)
+        now[0] += seconds
+        if len(polls) == 10 and log == "torn":
+            with open(real_log, "ab") as fh:
+                fh.write(data[-7:])
+
+    found = dshlog.read_new_texts({}, str(real_log), BUDGET, wait=0.3, clock=lambda: now[0], sleep=sleep)
+    assert len(polls) == (10 if log == "torn" else 15)
+    assert counting.calls == (once + 1 if log == "torn" else once), "read again once it grew, and only then"
+    assert found.stop_seen == (log == "torn")
+
+
 def test_missing_fifo_and_nul_paths_read_nothing(tmp_path: Path) -> None:
     fifo = tmp_path / "session.jsonl.zstd"
     os.mkfifo(fifo)

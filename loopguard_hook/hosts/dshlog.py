@@ -104,7 +104,8 @@ def read_new_texts(
     `tail` holds `path` (digest), `ino` and `offset` (compressed bytes, at a frame boundary).
     A log seen for the first time is read from its start, or from the first frame in its last
     `budget` bytes; so is one that shrank. With `wait` > 0 (Stop), reads again every
-    `POLL_SECONDS` until a `hook/invoked` record of Stop arrives or `wait` seconds pass.
+    `POLL_SECONDS` until a `hook/invoked` record of Stop arrives or `wait` seconds pass (a
+    poll that finds the log as the last read left it reads nothing).
     Never raises for a missing, unreadable or corrupt file: it returns what it could read.
     """
     found = Read()
@@ -121,8 +122,12 @@ def read_new_texts(
         if tail.get("path") != ident or tail.get("ino") != st.st_ino:
             tail["path"], tail["ino"], tail["offset"] = ident, st.st_ino, 0
         deadline = clock() + wait
+        seen: tuple[int, object] | None = None
         while True:
-            _read_once(zstd, fd, tail, budget, found)
+            size = os.fstat(fd).st_size
+            if (size, tail.get("offset")) != seen:  # else the same bytes from the same offset again
+                _read_once(zstd, fd, tail, budget, found, size)
+                seen = size, tail.get("offset")
             if found.stop_seen or clock() >= deadline:
                 break
             sleep(POLL_SECONDS)
@@ -133,8 +138,7 @@ def read_new_texts(
     return found
 
 
-def _read_once(zstd: Any, fd: int, tail: Tail, budget: int, found: Read) -> None:
-    size = os.fstat(fd).st_size
+def _read_once(zstd: Any, fd: int, tail: Tail, budget: int, found: Read, size: int) -> None:
     offset = tail.get("offset", 0)
     if not isinstance(offset, int) or offset < 0 or offset > size:
         offset = 0  # replaced or truncated in place: start again
