@@ -161,7 +161,8 @@ def replay_command(
 
     FILES are Claude Code transcripts (~/.claude/projects/**/*.jsonl), Codex rollouts
     (~/.codex/sessions/**/rollout-*.jsonl), DSH session logs (session.jsonl.zstd) or logs of
-    hook payloads (one JSON per line, of any host: told from the payloads themselves). The
+    hook payloads (one JSON per line, of any host: told from the payloads themselves); a
+    folder stands for the *.jsonl and *.jsonl.zstd files under it. The
     same engine runs in a scratch state: nothing is written. A long replay shows its progress
     on stderr when that is a terminal.
 
@@ -178,6 +179,7 @@ def replay_command(
     if html_path is not None and _a_recording(html_path, files):
         # `--html A.jsonl B.jsonl` takes A for the page: the recording would be replaced.
         raise click.UsageError(f"--html {html_path} would write the page over a recording: name the page FILE.html")
+    files = _in_folders(files)
     cfg = _resolved(profile, config_path, mode).config
     progress = _ReplayProgress() if _is_terminal(sys.stderr) else None
     calls: replay_mod.Calls = "all" if html_path else "none" if summary else "acted" if only_decisions else "all"
@@ -199,6 +201,31 @@ def replay_command(
     width = shutil.get_terminal_size(fallback=(160, 24)).columns
     text = replay_mod.render(reports, fmt, width=width, summary=summary, color=color, unreadable=unreadable)
     click.echo(text, color=color)
+
+
+#: The files a folder given to `replay` holds sessions in: transcripts and rollouts, DSH logs.
+_SESSION_SUFFIXES = (".jsonl", ".jsonl.zstd")
+
+
+def _in_folders(paths: tuple[str, ...]) -> tuple[str, ...]:
+    """`paths` with each folder replaced by the session files under it, sorted
+    (`~/.claude/projects/<dir>/`, `~/.codex/sessions/2026/`); a Claude Code `subagents/` folder is
+    left to its main transcript, which reads it. A folder holding none stays as given (replay
+    names it)."""
+    out: list[str] = []
+    for path in paths:
+        if not os.path.isdir(path):
+            out.append(path)
+            continue
+        found = sorted(
+            os.path.join(root, name)
+            for root, dirs, names in os.walk(path)
+            if os.path.basename(root) != "subagents"
+            for name in names
+            if name.endswith(_SESSION_SUFFIXES)
+        )
+        out.extend(found or [path])
+    return tuple(out)
 
 
 def _a_recording(path: str, files: tuple[str, ...]) -> bool:

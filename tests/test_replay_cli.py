@@ -207,6 +207,26 @@ def bad_files(tmp_path: Path) -> tuple[str, str]:
     return str(summary), str(empty)
 
 
+def test_a_folder_is_replayed_as_the_sessions_under_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`replay ~/.claude/projects/<dir>/` (what a user points it at first): the session files
+    under the folder, each once, a Claude Code subagents folder read through its main transcript
+    (before: "skipped …: Is a directory", exit 1). A folder with no session file is still named."""
+    from loopguard_hook.entry import main
+
+    sessions = REPO / "examples" / "sessions"
+    assert main(["replay", "--summary", "--format", "json", str(sessions)]) == 0
+    by_folder = json.loads(capsys.readouterr().out)
+    files = sorted(str(p) for p in sessions.glob("*.jsonl"))
+    assert main(["replay", "--summary", "--format", "json", *files]) == 0
+    by_files = json.loads(capsys.readouterr().out)
+    assert len(by_folder["reports"]) == len(by_files["reports"]) == len(files) > 1
+    assert by_folder["reports"] == by_files["reports"]
+    empty = tmp_path / "nothing"
+    empty.mkdir()
+    assert main(["replay", str(empty)]) == 1
+    assert capsys.readouterr().err == f"loopguard-hook: skipped {empty}: Is a directory\n"
+
+
 def test_a_file_of_file_history_snapshots_is_named_for_what_it_is(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A Claude Code file of only `file-history-snapshot` records (a public project's copy of a
     session whose messages went elsewhere) is nothing to replay, said so (before: "not a Claude
