@@ -302,6 +302,8 @@ def test_codex_untrusted_project_layer_is_said_when_codex_is_not_here(box: dict[
     assert report.state == "not found"
     text = render_text([report])
     assert "Codex: not found" in text and "loads it only once this project is trusted" in text
+    # the head line does not say the opposite of the finding under it
+    assert "Codex: not found (no `codex` on PATH, loopguard-hook not registered where it would be loaded)\n" in text
 
 
 # -- DSH -----------------------------------------------------------------------------------------

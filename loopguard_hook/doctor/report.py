@@ -15,7 +15,9 @@ def render_text(reports: Sequence[ClientReport]) -> str:
     out: list[str] = []
     for report in reports:
         if report.state == "not found":
-            out.append(f"{report.title}: not found (no `{report.program}` on PATH, loopguard-hook not registered)")
+            # with findings, its files register it somewhere the host would not load it (yet)
+            where = " where it would be loaded" if report.findings else ""
+            out.append(f"{report.title}: not found (no `{report.program}` on PATH, loopguard-hook not registered{where})")
             out.extend(_finding_lines(report))  # what its files said all the same
             continue
         found = report.found or f"not found here (no `{report.program}` on PATH)"
