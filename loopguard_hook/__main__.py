@@ -6,4 +6,8 @@ if hasattr(_signal, "pthread_sigmask"):
 
 from .entry import main  # noqa: E402
 
-raise SystemExit(main())
+code = main()
+# Answered: a SIGINT now would kill the exit (Python's shutdown gives SIGINT back its default
+# action), and a host that reads a killed hook as a denial would deny the call just allowed.
+_signal.signal(_signal.SIGINT, _signal.SIG_IGN)
+raise SystemExit(code)
