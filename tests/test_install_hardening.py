@@ -143,7 +143,10 @@ def test_the_users_own_backups_are_never_taken_for_installs(tmp_path: Path) -> N
     install's)."""
     path = _settings(tmp_path, json.dumps({"model": "opus"}, indent=2) + "\n")
     own = {path.with_name("settings.json.bak-20250101000000"): "MY OWN BACKUP\n",
-           path.with_name("settings.json.bak-20991231235959"): '{"model": "haiku"}\n'}
+           path.with_name("settings.json.bak-20991231235959"): '{"model": "haiku"}\n',
+           # install's mark with other digits than the ASCII ones it writes
+           path.with_name("settings.json.bak-loopguard-\u0662\u0660\u0662\u0665\u0660\u0661\u0660\u0661"
+                          "\u0660\u0660\u0660\u0660\u0660\u0660"): "MINE TOO\n"}
     for backup, text in own.items():
         backup.write_text(text)
     for _ in range(2):

@@ -95,7 +95,7 @@ def made_by_install(path: Path) -> bool:
 #: The guard's own mark in the name: a `<file>.bak-YYYYmmddHHMMSS` of the user's (or of an
 #: earlier release of this program) is never taken for one, so never removed nor restored.
 BACKUP_MARK = ".bak-loopguard-"
-_BACKUP = re.compile(re.escape(BACKUP_MARK) + r"\d{14}(?:-\d+)?")
+_BACKUP = re.compile(re.escape(BACKUP_MARK) + r"[0-9]{14}(?:-[0-9]+)?")  # ASCII digits, as `_backup` writes
 
 
 def apply(
