@@ -227,6 +227,22 @@ def test_a_folder_is_replayed_as_the_sessions_under_it(tmp_path: Path, capsys: p
     assert capsys.readouterr().err == f"loopguard-hook: skipped {empty}: Is a directory\n"
 
 
+def test_a_session_id_with_a_nul_is_one_skipped_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A transcript whose `sessionId` holds a NUL names no subagents folder (before, `os.listdir`
+    raised ValueError and the whole replay ended in an internal error, the good file unreported)."""
+    from loopguard_hook.entry import main
+
+    lines = [json.loads(line) for line in Path(READ_LOOP).read_text().splitlines() if line.strip()]
+    for line in lines:
+        if "sessionId" in line:
+            line["sessionId"] = "x\u0000y"
+    odd = tmp_path / "odd.jsonl"
+    odd.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    assert main(["replay", "--summary", "--format", "json", str(odd), READ_LOOP]) == 0
+    out = capsys.readouterr()
+    assert len(json.loads(out.out)["reports"]) >= 1 and "internal error" not in out.err, out.err
+
+
 def test_a_file_of_file_history_snapshots_is_named_for_what_it_is(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A Claude Code file of only `file-history-snapshot` records (a public project's copy of a
     session whose messages went elsewhere) is nothing to replay, said so (before: "not a Claude

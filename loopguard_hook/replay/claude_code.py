@@ -57,12 +57,15 @@ def _subagent_files(transcript_path: str, session_id: str) -> list[tuple[str, st
     is not a plain file name (`/etc`, `..`) names no folder."""
     folder = os.path.dirname(transcript_path)
     stem = os.path.basename(transcript_path).removesuffix(".jsonl")
-    plain = session_id not in ("", ".", "..") and os.path.basename(session_id) == session_id and "\\" not in session_id
+    plain = (
+        session_id not in ("", ".", "..") and os.path.basename(session_id) == session_id
+        and "\\" not in session_id and "\x00" not in session_id
+    )
     for name in dict.fromkeys((stem, session_id) if plain else (stem,)):
         sub_dir = os.path.join(folder, name, "subagents")
         try:
             entries = sorted(os.listdir(sub_dir))
-        except OSError:
+        except (OSError, ValueError):  # ValueError: a NUL in a stem
             continue
         if entries:
             return [(sub_dir, entry) for entry in entries]
