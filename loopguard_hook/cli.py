@@ -252,6 +252,9 @@ def _write_html(path: str, reports: list[Any]) -> None:
     from .replay.render_html import format_html
 
     page = format_html(reports).encode("utf-8")
+    if _holds_other_text(path):
+        # a link to a recording replay read itself (a subagent transcript), or any file of the user's
+        raise click.ClickException(f"{path} holds something other than a page: replay writes a new page or replaces its own")
     try:
         # Opened non-blocking: a FIFO nobody reads is refused (ENXIO) instead of waited on
         # forever; then blocking again, so a pipe that is read (/dev/stdout) takes the whole page.
@@ -268,6 +271,21 @@ def _write_html(path: str, reports: list[Any]) -> None:
     # The page went to stdout (`--html /dev/stdout | …`): the line goes to stderr, after it.
     click.echo(f"wrote {path}: {len(reports)} session(s), {calls} calls, {acted} interventions, "
                f"{sum(len(r.loops) for r in reports)} loop(s)", err=page_is_stdout)
+
+
+def _holds_other_text(path: str) -> bool:
+    """Whether `path` is a regular file, not empty, that does not start as `replay --html` pages
+    do (`<!DOCTYPE html`): a pipe, a terminal, a new or empty file, or a page are written."""
+    import stat
+
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False
+        with open(path, "rb") as fh:
+            head = fh.read(64)
+    except OSError:
+        return False
+    return bool(head) and not head.lstrip().lower().startswith(b"<!doctype html")
 
 
 def _same_file(fd: int, stream: Any) -> bool:

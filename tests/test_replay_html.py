@@ -5,6 +5,7 @@ browser's screenshot."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import struct
@@ -19,6 +20,7 @@ from loopguard_hook.entry import main
 
 REPO = Path(__file__).parent.parent
 READ_LOOP = REPO / "tests/data/transcripts/claude-read-loop.jsonl"
+MIXED = REPO / "tests/data/transcripts/claude-guard-mixed/ee89b18a-ecbc-44eb-8d85-fa4b3bc970e3.jsonl"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 #: The colours the page paints (`render_html.COLOURS`), as a screenshot has them.
 RGB = {"remind": (242, 169, 0), "deny": (214, 39, 40), "stop": (106, 27, 154), "loop": (251, 227, 228),
@@ -198,6 +200,23 @@ def test_html_never_writes_over_a_recording(tmp_path: Path, capsys: pytest.Captu
         err = capsys.readouterr().err
         assert code == 1 and "would write the page over a recording" in err and err.count("\n") == 1, err
         assert first.read_bytes() == READ_LOOP.read_bytes()
+    # a link, under a page's name, to a file replay reads by itself (a subagent transcript): kept
+    session = tmp_path / "s" / MIXED.name
+    shutil.copytree(MIXED.parent, session.parent)
+    subagent = next(session.with_suffix("").glob("subagents/agent-*.jsonl"))
+    kept = subagent.read_bytes()
+    for make in (os.symlink, os.link):
+        page = tmp_path / f"page-{make.__name__}.html"
+        make(subagent, page)
+        assert main(["replay", "--html", str(page), str(session)]) == 1
+        err = capsys.readouterr().err
+        assert "holds something other than a page" in err and err.count("\n") == 1, err
+        assert subagent.read_bytes() == kept
+    # a page it wrote is replaced
+    page = tmp_path / "page.html"
+    for _ in range(2):
+        assert main(["replay", "--html", str(page), str(READ_LOOP)]) == 0
+        assert page.read_bytes().startswith(b"<!DOCTYPE html")
 
 
 def test_html_into_a_fifo_nobody_reads_does_not_hang(tmp_path: Path) -> None:
