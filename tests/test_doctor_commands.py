@@ -123,6 +123,9 @@ def test_the_command_lines_install_writes_are_run_without_a_shell(command: str, 
         ("loopguard-hook 'a", "its quotes are not closed"),
         ("loopguard-hook > /dev/null", "it holds shell syntax ('>')"),
         ("", "it is empty"),
+        # characters `str.strip` takes for spaces and a shell keeps in the word before them
+        ("loopguard-hook --client claude-code\u2028", "the options after the program are not"),
+        ("loopguard-hook --client claude-code\x1c", "the options after the program are not"),
     ],
 )
 def test_any_other_command_line_is_not_run(command: str, why: str) -> None:

@@ -57,7 +57,7 @@ def hook_argv(command: str, env: Mapping[str, str]) -> tuple[list[str] | None, s
     found in the absolute folders of `env`'s PATH (written as that file's absolute path, quoted or
     not, it is accepted too). Anything else: (None, why it is not run). No `--state-dir` or
     `--config` passes: `install` writes neither, and a project's file could point them anywhere."""
-    text = command.strip().removesuffix(OR_TRUE)
+    text = command.strip(" \t").removesuffix(OR_TRUE)  # as the shell splits: never a Unicode space
     syntax = sorted({c for c in text if c in SHELL_SYNTAX})
     if syntax:
         return None, f"it holds shell syntax ({' '.join(repr(c) for c in syntax)})"
