@@ -158,6 +158,26 @@ def test_the_users_own_backups_are_never_taken_for_installs(tmp_path: Path) -> N
     assert sorted(p.name for p in path.parent.iterdir()) == sorted(["settings.json", *(p.name for p in own)])
 
 
+def test_a_settings_link_to_a_file_of_another_name_is_given_back_byte_for_byte(tmp_path: Path) -> None:
+    """`settings.json` a link into a dotfiles folder whose file has no `.json` suffix: uninstall
+    reads the backup as JSON by the link's name and gives the file back as it was, empty
+    `"hooks": {}` included, with no backup left (before, the line was lost and two backups
+    stayed beside the target)."""
+    text = '{\n  "model": "x",\n  "hooks": {}\n}\n'
+    target = tmp_path / "dotfiles" / "cs"
+    target.parent.mkdir()
+    target.write_text(text)
+    path = _settings(tmp_path)
+    path.parent.mkdir(parents=True)
+    path.symlink_to(target)
+    assert _cli(tmp_path, "install", "--client", "claude-code").returncode == 0
+    assert "loopguard-hook" in target.read_text() and path.is_symlink()
+    out = _cli(tmp_path, "uninstall", "--client", "claude-code")
+    assert out.returncode == 0, out.stderr
+    assert target.read_text() == text and path.is_symlink()
+    assert sorted(p.name for p in target.parent.iterdir()) == ["cs"], out.stdout
+
+
 def test_one_backup_per_file_and_a_short_uninstall_report(tmp_path: Path) -> None:
     path = _settings(tmp_path, json.dumps({"model": "opus", "env": {"A": "1"}}, indent=2) + "\n")
     for _ in range(3):

@@ -151,7 +151,8 @@ def _write_one(change: Change, now: datetime, *, undo: bool) -> Change:
     earlier = backups_of(target)
     before = _text_of(earlier[-1]) if undo and earlier else None
     new_text = change.new_text
-    if before is not None and _restores(target, before, new_text):
+    # read as the host reads it: by the name it knows (a link's, `settings.json -> dotfiles/cs`)
+    if before is not None and _restores(change.path, before, new_text):
         new_text = before  # the file as it was before install, byte for byte (comments, layout)
     restored = before is not None and new_text == before
     install_made_it = undo and new_text is None and not earlier
