@@ -220,6 +220,27 @@ def test_a_replay_of_nested_frames_costs_a_bounded_walk(monkeypatch: pytest.Monk
     assert records.startswith(b'{"type": "hook/invoked"') and skipped == 1
 
 
+def test_many_tiny_frames_cost_a_bounded_number_of_decoders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A crafted log of 9-byte empty frames: each costs a decompressor whatever its size, so the
+    frames one read decodes are bounded (`MIN_FRAMES`, one per `FRAME_BYTES` read), the rest is
+    skipped and consumed, and a frame written after it is read (before: one decoder per frame,
+    past the deadline for 16 MiB)."""
+    counting = Counting()
+    monkeypatch.setattr(dshlog, "_zstd", lambda: counting)
+    tiny = bytes.fromhex("28b52ffd2000010000") * 30000
+    path = tmp_path / "session.jsonl.zstd"
+    path.write_bytes(tiny)
+    tail: dict[str, Any] = {}
+    found = dshlog.read_new_texts(tail, str(path), len(tiny))
+    assert counting.calls <= dshlog.MIN_FRAMES + 1 < 30000 and found.skipped == 1
+    assert tail["offset"] == len(tiny)
+    with open(path, "ab") as fh:
+        fh.write(zstd.compress(b'{"type": "hook/invoked", "data": {"point": "Stop"}}\n'))
+    assert dshlog.read_new_texts(tail, str(path), len(tiny)).stop_seen
+    counting.calls = 0
+    assert dshlog.decode_all(tiny)[1] == 1 and counting.calls <= dshlog.MIN_FRAMES + 1
+
+
 def test_stop_polls_until_the_final_message_lands(real_log: Path) -> None:
     """The measured race: at Stop the log ends before the final message for about 0.1 s."""
     data = real_log.read_bytes()

@@ -63,6 +63,13 @@ MAX_DECODED_PER_LOG = 256 << 20
 #: 45000 blocks, 2 s). Each call is charged the most it can walk; once this many times the bytes
 #: read are spent, the rest of them is skipped as unreadable, and the read goes on past it.
 SCAN_RATIO = 8
+#: Frames decoded per read, at the most: `MIN_FRAMES`, or one per `FRAME_BYTES` bytes read if
+#: more. Each frame costs a decompressor (about 20 microseconds) whatever its size: a crafted log
+#: of 9-byte empty frames (16 MiB, 1.8 million of them) took past the 8 s deadline at every Stop,
+#: and 36 s to replay. DSH writes one frame per batch of records, about 1.3 KB each (the logs
+#: under tests/data/dsh). Past the bound, the rest is skipped as with `SCAN_RATIO`.
+MIN_FRAMES = 4096
+FRAME_BYTES = 256
 STOP_POINTS = frozenset({"Stop", "SubagentStop"})
 
 
@@ -225,9 +232,15 @@ def _frames(zstd: Any, scan: _Scan, pos: int, take: Callable[[bytes], object], c
     `cap` (counted in `tally.skipped`), but for small frames (`SMALL_FRAME`) up to `AFTER_CAP`
     bytes more. A frame cut short counts its decoded bytes too: the work is bounded as well.
     So is the search for frames (`SCAN_RATIO`): past it, the rest is skipped (one more in
-    `tally.skipped`) and consumed, so that the next read does not search it again."""
+    `tally.skipped`) and consumed, so that the next read does not search it again, and so is the
+    number of frames (`MIN_FRAMES`, `FRAME_BYTES`)."""
     data = scan.data
+    frames = max(MIN_FRAMES, len(data) // FRAME_BYTES)
     while pos < len(data):
+        if frames <= 0:  # too many frames for the bytes read: the rest is skipped, and consumed
+            tally.skipped += 1
+            return len(data)
+        frames -= 1
         size = scan.frame_size(zstd, pos) if scan.room > 0 else None
         if size is None:
             # A torn last frame (DSH is still writing it), or garbage before a later frame.
