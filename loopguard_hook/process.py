@@ -146,10 +146,13 @@ def _disarm_deadline() -> None:
 
 
 class held_interrupts:  # noqa: N801  # a context manager named for how it reads
-    """Hold SIGINT while modules load (`with held_interrupts(): import …`): one that arrives
-    meanwhile is delivered as the block ends, as a KeyboardInterrupt the caller answers. A SIGINT
-    cutting an import short crashed the interpreter inside orjson's (SIGSEGV, 13 of 60 runs
-    signalled 20-100 ms after start). Where signals cannot be masked (Windows), nothing is held."""
+    """Hold SIGINT while the event is decided (`with held_interrupts(): …`), modules loading as
+    it goes: one that arrives meanwhile is delivered as the block ends, as a KeyboardInterrupt
+    the caller answers. A SIGINT cutting an import short crashed the interpreter inside orjson's
+    (SIGSEGV, 13 of 60 runs signalled 20-100 ms after start), or was printed as "Exception
+    ignored" from importlib. Reading stdin stays outside: a hook left waiting on it is stopped by
+    Ctrl-C. The deadline (SIGALRM) is not held. Where signals cannot be masked (Windows),
+    nothing is held."""
 
     def __enter__(self) -> None:
         release_interrupts(block=True)
@@ -193,13 +196,15 @@ def _decide(values: dict[str, object]) -> tuple[int, bytes, str]:
     if rest is None:
         reply = _resident(values, payload[0])
     if reply is None:
-        with held_interrupts():  # a SIGINT inside orjson's import crashed the interpreter
+        # The event loads most of the package as it goes: a SIGINT inside an import crashed the
+        # interpreter (orjson's) or was printed as "Exception ignored in … _get_module_lock".
+        with held_interrupts():
             from .hook import HookOptions, run
 
-        options = HookOptions(**values)  # type: ignore[arg-type]
-        # `run` gets the only reference to the payload bytes and drops them once parsed (a
-        # Write can be MBs).
-        result = run(payload.pop(), options=options, environ=os.environ, clock=lambda: _STARTED)
+            options = HookOptions(**values)  # type: ignore[arg-type]
+            # `run` gets the only reference to the payload bytes and drops them once parsed (a
+            # Write can be MBs).
+            result = run(payload.pop(), options=options, environ=os.environ, clock=lambda: _STARTED)
         reply = (int(result.exit_code), result.stdout, result.stderr)
     return reply
 
@@ -249,14 +254,15 @@ def _resident(values: dict[str, object], raw: bytes, rest: int | None = None) ->
     if os.environ.get("LOOPGUARD_RESIDENT", "").strip().lower() in _OFF:
         return None
     try:
-        from .fastpath import client
+        with held_interrupts():  # its imports too: a SIGINT waits for the answer (`_decide`)
+            from .fastpath import client
 
-        known = client.process_context()
-        if known[0]:  # a sandboxed hook (DSH's): a helper of its workspace, in the same sandbox
-            from .fastpath import confined
+            known = client.process_context()
+            if known[0]:  # a sandboxed hook (DSH's): a helper of its workspace, in the same sandbox
+                from .fastpath import confined
 
-            return confined.handle(values, raw, _STARTED, os.environ, rest, known[1])
-        return client.handle(values, raw, _STARTED, os.environ, rest, known)
+                return confined.handle(values, raw, _STARTED, os.environ, rest, known[1])
+            return client.handle(values, raw, _STARTED, os.environ, rest, known)
     except Exception:  # the fast path fails open to the in-process path
         return None
 

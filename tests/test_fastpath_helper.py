@@ -71,6 +71,23 @@ def test_the_first_event_starts_a_helper_and_the_next_ones_are_served_by_it(tmpd
     assert helper_pids(tmpdir_env) == [pid] and alive(pid)
 
 
+def test_a_helper_started_while_sigint_is_held_does_not_hold_it(tmpdir_env: Path, tmp_path: Path) -> None:
+    """The hook holds SIGINT while it decides (`process.held_interrupts`), and a helper it starts
+    then must not inherit the mask: `helper stop`, a terminal's Ctrl-C and the idle exit rely on
+    signals reaching it (before, the helper ran with SIGINT blocked for its whole life)."""
+    import signal
+
+    from loopguard_hook.process import held_interrupts
+
+    with held_interrupts():
+        _start(tmpdir_env, tmp_path / "state")
+    assert not signal.pthread_sigmask(signal.SIG_BLOCK, set())  # released here
+    [pid] = helper_pids(tmpdir_env)
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(("SigBlk:", "SigIgn:")):
+            assert int(line.split()[1], 16) & (1 << (signal.SIGINT - 1)) == 0, line
+
+
 def test_folder_socket_and_lock_are_private_to_the_user(tmpdir_env: Path, tmp_path: Path) -> None:
     _start(tmpdir_env, tmp_path / "state")
     folder = folder_of(tmpdir_env)

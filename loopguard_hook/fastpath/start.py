@@ -51,7 +51,8 @@ def start_helper(folder: str, key: str, environ: "Mapping[str, str]", options: l
     ]
     actions += [(os.POSIX_SPAWN_CLOSE, fd) for fd in _open_fds() if fd > 2]
     try:
-        pid = os.posix_spawn(sys.executable, argv, settable(environ), file_actions=actions, setsid=True)
+        # setsigmask=(): the hook holds SIGINT while it decides (`process.held_interrupts`)
+        pid = os.posix_spawn(sys.executable, argv, settable(environ), file_actions=actions, setsid=True, setsigmask=())
     except (OSError, ValueError):
         unlink(marker)
         return False
