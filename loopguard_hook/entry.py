@@ -8,7 +8,7 @@ import _signal  # type: ignore[import-not-found]  # the C module `process` loads
 import os
 import sys
 
-from .process import quiet_without_package, quietly, release_interrupts, run_hook
+from .process import hold_interrupts, quiet_without_package, quietly, run_hook
 
 _VALUE_OPTIONS = {
     "--client": "client",
@@ -59,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     values: dict[str, object] | None = None
     hook_line = not args or args[0] == "hook" or args[0].startswith("--")
     try:
-        release_interrupts()  # the launcher held SIGINT while it imported this module
+        hold_interrupts(False)  # the launcher held SIGINT while it imported this module
         hook_args = args[1:] if args and args[0] == "hook" else args
         if hook_line:
             values = _parse_hook_args(hook_args)

@@ -150,21 +150,23 @@ class held_interrupts:  # noqa: N801  # a context manager named for how it reads
     it goes: one that arrives meanwhile is delivered as the block ends, as a KeyboardInterrupt
     the caller answers. A SIGINT cutting an import short crashed the interpreter inside orjson's
     (SIGSEGV, 13 of 60 runs signalled 20-100 ms after start), or was printed as "Exception
-    ignored" from importlib. Reading stdin stays outside: a hook left waiting on it is stopped by
-    Ctrl-C. The deadline (SIGALRM) is not held. Where signals cannot be masked (Windows),
-    nothing is held."""
+    ignored" from importlib. This process's own reads of stdin stay outside: a hook left waiting
+    on it is stopped by Ctrl-C (a big payload's rest, which the resident helper reads, is bounded
+    by the deadline instead). The deadline (SIGALRM) is not held. Not reentrant: the block's end
+    delivers SIGINT whatever held it before. Where signals cannot be masked (Windows), nothing is
+    held."""
 
     def __enter__(self) -> None:
-        release_interrupts(block=True)
+        hold_interrupts(True)
 
     def __exit__(self, *exc: object) -> None:
-        release_interrupts()
+        hold_interrupts(False)
 
 
-def release_interrupts(*, block: bool = False) -> None:
-    """Deliver SIGINT again (or, with `block`, hold it); a pending one arrives now."""
+def hold_interrupts(held: bool) -> None:
+    """Hold SIGINT (`held`), or deliver it again, a pending one arriving now."""
     if hasattr(_signal, "pthread_sigmask"):
-        _signal.pthread_sigmask(_signal.SIG_BLOCK if block else _signal.SIG_UNBLOCK, {_signal.SIGINT})
+        _signal.pthread_sigmask(_signal.SIG_BLOCK if held else _signal.SIG_UNBLOCK, {_signal.SIGINT})
 
 
 def run_hook(values: dict[str, object]) -> int:
