@@ -184,15 +184,17 @@ NO_FRAME = -1
 
 
 class _Scan:
-    """The bytes read, and how many more bytes `zstd.get_frame_size` may walk in them
-    (`SCAN_RATIO` times their number)."""
+    """The bytes read, and the read's two budgets: how many more bytes `zstd.get_frame_size` may
+    walk in them (`room`, `SCAN_RATIO` times their number) and how many more frames may be
+    decoded (`frames`, `MIN_FRAMES` or one per `FRAME_BYTES`)."""
 
-    __slots__ = ("data", "raw", "room")
+    __slots__ = ("data", "raw", "room", "frames")
 
     def __init__(self, data: memoryview) -> None:
         self.data = data
         self.raw = data.obj if isinstance(data.obj, bytes) else bytes(data)
         self.room = SCAN_RATIO * len(data)
+        self.frames = max(MIN_FRAMES, len(data) // FRAME_BYTES)
 
     def frame_size(self, zstd: Any, pos: int) -> int | None:
         """The size of the whole frame at `pos`, or None (none there, or cut short). Charged
@@ -231,16 +233,15 @@ def _frames(zstd: Any, scan: _Scan, pos: int, take: Callable[[bytes], object], c
     frame is skipped, and so is each one that would take the decoded bytes in `tally` past
     `cap` (counted in `tally.skipped`), but for small frames (`SMALL_FRAME`) up to `AFTER_CAP`
     bytes more. A frame cut short counts its decoded bytes too: the work is bounded as well.
-    So is the search for frames (`SCAN_RATIO`): past it, the rest is skipped (one more in
-    `tally.skipped`) and consumed, so that the next read does not search it again, and so is the
-    number of frames (`MIN_FRAMES`, `FRAME_BYTES`)."""
+    So are the search for frames and their number (`_Scan`'s budgets): past either, the rest is
+    skipped (one more in `tally.skipped`) and consumed, so that the next read does not search it
+    again."""
     data = scan.data
-    frames = max(MIN_FRAMES, len(data) // FRAME_BYTES)
     while pos < len(data):
-        if frames <= 0:  # too many frames for the bytes read: the rest is skipped, and consumed
+        if scan.frames <= 0:  # too many frames for the bytes read: the rest is skipped, and consumed
             tally.skipped += 1
             return len(data)
-        frames -= 1
+        scan.frames -= 1
         size = scan.frame_size(zstd, pos) if scan.room > 0 else None
         if size is None:
             # A torn last frame (DSH is still writing it), or garbage before a later frame.
