@@ -34,9 +34,10 @@ what would meet the same rule is denied (`_target`): WebSearch, a fetch of a hos
 that was refused, and a shell `curl`, `wget`… of a host it was refused for (`curl … https://h/a`
 after `curl … https://h/b`); never a tool given a path, an MCP tool, `Task` or `Skill` (refused,
 maybe, for their input), nor any other shell command, nor a target that worked since the wall
-began. The texts name the refused kinds. A change of the payload's `permission_mode` since the
-latest refusal (the user left `dontAsk` with Shift+Tab) ends a permission wall: the new mode may
-approve what the old one refused.
+began. The texts name the refused kinds. Refusals in two permission modes (the payload's
+`permission_mode`) are two walls, and a call in another mode than the latest refusal's ends a
+reminded wall before anything is denied (the user left `dontAsk` with Shift+Tab): the new mode
+may approve what the old one refused.
 
 Its slot is `Agent.rules["every_call"]`: the wall being watched, `[error key, rounds, the
 tools and programs refused, when the first result of the latest round came back, level,
