@@ -138,6 +138,7 @@ def _run(
 ) -> HookResult:
     """`run` before its answer is fitted to the host; the host told by the payload goes in `seen`."""
     store: Store | None = None
+    event: HookEvent | None = None
     try:
         data = decode(raw)
         del raw  # the parsed payload is all that is needed now
@@ -180,7 +181,12 @@ def _run(
     except PayloadError as exc:
         return HookResult(stderr=f"loopguard-hook: bad payload: {exc}", exit_code=Exit.FAILED)
     except config_mod.ConfigError as exc:
-        return HookResult(stderr=f"loopguard-hook: bad config: {exc}", exit_code=Exit.FAILED)
+        line = f"loopguard-hook: bad config: {exc}"
+        if event is not None and _paused(environ, event.cwd, user_config):
+            # Paused: the host sees nothing of the guard (`loopguard-hook pause`), not even this.
+            log_problem(options, environ, line, event.client)
+            return HookResult()
+        return HookResult(stderr=line, exit_code=Exit.FAILED)
     except StateError as exc:
         return HookResult(stderr=f"loopguard-hook: state: {exc}", exit_code=Exit.FAILED)
     except Exception as exc:  # a bug: log it, fail open
@@ -231,6 +237,19 @@ def _open_store(where: location.Location, cfg: config_mod.Config, *, dry_run: bo
             if problem:
                 raise StateError(f"{where.root} {problem}; not using it (set LOOPGUARD_STATE_DIR)")
     return Store(where.root, lock_timeout=cfg.lock_timeout_seconds, audit_max_bytes=cfg.audit_log_max_bytes)
+
+
+def _paused(environ: Mapping[str, str], cwd: str | None, user_config: str | None) -> bool:
+    """Whether `loopguard-hook pause` covers this event's project (as `config.load` reads it),
+    False when the pause file cannot be read either."""
+    from .config import pause
+
+    user_file = _user_config_path() if user_config is None else user_config
+    folder = environ.get("CLAUDE_PROJECT_DIR") or cwd
+    try:
+        return bool(user_file) and pause.in_force(pause.pause_path(user_file), folder) is not None
+    except (config_mod.ConfigError, OSError):
+        return False
 
 
 def _user_config_path() -> str:

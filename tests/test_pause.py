@@ -171,3 +171,28 @@ def test_a_pause_of_a_folder_that_does_not_exist_is_refused(tmp_path: Path, caps
     code, out, err = cli(["pause", "--project", str(tmp_path / "no-such-project")], capsys)
     assert code == 1 and out == "" and err.count("\n") == 1 and "no such folder; nothing was paused" in err
     assert not Path(pause_mod.pause_path(config_mod.user_config_path())).exists()
+
+
+def test_a_pause_also_quiets_a_bad_config(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A user who pauses because every call shows the hook's bad-config line gets silence: the
+    line goes to errors.log while paused, and comes back on resume."""
+    config = Path(config_mod.user_config_path())
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text("deny_att = 3\n")
+    line = SESSION.read_bytes().splitlines()[2]
+
+    def one() -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run(
+            [str(EXE), "--state-dir", str(tmp_path)], input=line, capture_output=True, env=dict(os.environ), timeout=60
+        )
+
+    loud = one()
+    assert loud.returncode == 1 and b"bad config" in loud.stderr and b"deny_att" in loud.stderr
+    code, out, _ = cli(["pause"], capsys)
+    assert code == 0 and "the config has problems" in out and "config check" in out
+    quiet = one()
+    assert (quiet.returncode, quiet.stdout, quiet.stderr) == (0, b"", b"")
+    assert "deny_att" in (tmp_path / "errors.log").read_text()
+    code, out, _ = cli(["resume"], capsys)
+    again = one()
+    assert again.returncode == 1 and b"deny_att" in again.stderr

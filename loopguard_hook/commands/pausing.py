@@ -67,6 +67,12 @@ def pause(project: str | None, span: float | None) -> None:
     _write(path, [*kept, new])
     click.echo(f"loopguard paused: {_printable(new.describe(now))}")
     click.echo("hooks keep running and logging (mode observe); `loopguard-hook resume` turns the guard back on")
+    try:
+        config_mod.load(environ=os.environ, cwd=folder or _cwd())
+    except config_mod.ConfigError:
+        # Without the pause every event would fail on it (exit 1 and its line on stderr).
+        click.echo("the config has problems (`loopguard-hook config check` lists them): while paused, hook events "
+                   "write them to errors.log and answer nothing; fix them before `resume`")
 
 
 @click.command()
