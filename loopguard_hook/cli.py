@@ -179,11 +179,11 @@ def replay_command(
     if html_path is not None and _a_recording(html_path, files):
         # `--html A.jsonl B.jsonl` takes A for the page: the recording would be replaced.
         raise click.UsageError(f"--html {html_path} would write the page over a recording: name the page FILE.html")
-    files = _in_folders(files)
+    unreadable: list[str] = []
+    files = _in_folders(files, unreadable)
     cfg = _resolved(profile, config_path, mode).config
     progress = _ReplayProgress() if _is_terminal(sys.stderr) else None
     calls: replay_mod.Calls = "all" if html_path else "none" if summary else "acted" if only_decisions else "all"
-    unreadable: list[str] = []
     try:
         reports = replay_mod.replay_files(files, cfg, client=client, calls=calls, progress=progress, unreadable=unreadable)
     finally:
@@ -207,11 +207,11 @@ def replay_command(
 _SESSION_SUFFIXES = (".jsonl", ".jsonl.zstd")
 
 
-def _in_folders(paths: tuple[str, ...]) -> tuple[str, ...]:
+def _in_folders(paths: tuple[str, ...], unreadable: list[str]) -> tuple[str, ...]:
     """`paths` with each folder replaced by the session files under it, sorted
     (`~/.claude/projects/<dir>/`, `~/.codex/sessions/2026/`); a Claude Code `subagents/` folder is
-    left to its main transcript, which reads it. A folder holding none stays as given (replay
-    names it)."""
+    left to its main transcript, which reads it. A folder holding none is left out, with a
+    message in `unreadable`."""
     out: list[str] = []
     for path in paths:
         if not os.path.isdir(path):
@@ -224,7 +224,9 @@ def _in_folders(paths: tuple[str, ...]) -> tuple[str, ...]:
             for name in names
             if name.endswith(_SESSION_SUFFIXES)
         )
-        out.extend(found or [path])
+        if not found:
+            unreadable.append(f"{path}: a folder with no session file (*.jsonl, *.jsonl.zstd) under it")
+        out.extend(found)
     return tuple(out)
 
 
@@ -328,7 +330,8 @@ def sweep_command(
     prevented; an estimate, since a replay follows the recording and cannot know what the model
     would have done instead. With --labels: loops caught (an intervention inside the loop) and
     stopped (a denial or stop inside it), and false alarms and false denials (interventions outside
-    every labelled loop), over the labelled sessions.
+    every labelled loop), over the labelled sessions. FILES are what `replay` reads; a folder
+    stands for the *.jsonl and *.jsonl.zstd files under it.
 
     A file that cannot be read (empty, only a session summary, another format) is named on
     stderr, one line each, and left out of every row. Exit status: 0 when at least one session
@@ -352,6 +355,7 @@ def sweep_command(
         raise click.UsageError("give FILES to replay, or --labels to replay every file it labels")
     settings = [(point, _resolved_with(point, profile, config_path, mode)) for point in points]
     unreadable: list[str] = []
+    paths = list(_in_folders(tuple(paths), unreadable))
     recordings = replay_mod.load(paths, unreadable=unreadable)
     _say_unreadable(unreadable)
     if not recordings:

@@ -224,7 +224,15 @@ def test_a_folder_is_replayed_as_the_sessions_under_it(tmp_path: Path, capsys: p
     empty = tmp_path / "nothing"
     empty.mkdir()
     assert main(["replay", str(empty)]) == 1
-    assert capsys.readouterr().err == f"loopguard-hook: skipped {empty}: Is a directory\n"
+    message = f"loopguard-hook: skipped {empty}: a folder with no session file (*.jsonl, *.jsonl.zstd) under it\n"
+    assert capsys.readouterr().err == message
+    # sweep reads FILES as replay does (before: "skipped …: Is a directory" for every folder)
+    assert main(["sweep", "--format", "json", "--set", "deny_at=4,5", str(sessions)]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert main(["sweep", "--format", "json", "--set", "deny_at=4,5", *files]) == 0
+    assert rows == json.loads(capsys.readouterr().out)
+    assert main(["sweep", "--set", "deny_at=4", str(empty)]) == 1
+    assert capsys.readouterr().err == message
 
 
 def test_a_session_id_with_a_nul_is_one_skipped_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -211,13 +211,14 @@ def test_files_it_cannot_read_are_named_and_left_out(tmp_path: Path, capsys: pyt
 def test_a_directory_or_missing_file_among_good_ones_is_skipped_not_fatal(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """As in replay: a folder a glob matched, a file gone since, is one line; the rest are swept."""
+    """As in replay: a folder a glob matched that holds no session file, a file gone since, is one
+    line; the rest are swept."""
     folder, missing = tmp_path / "a-session", tmp_path / "gone.jsonl"
     folder.mkdir()
     code = main(["sweep", "--set", "deny_at=4,5", str(READ_LOOP), str(folder), str(missing)])
     out = capsys.readouterr()
     assert code == 0 and "1 session, 10 calls" in out.out, out.err
     assert out.err.splitlines() == [
-        f"loopguard-hook: skipped {folder}: Is a directory",
+        f"loopguard-hook: skipped {folder}: a folder with no session file (*.jsonl, *.jsonl.zstd) under it",
         f"loopguard-hook: skipped {missing}: No such file or directory",
     ]
