@@ -343,6 +343,16 @@ def test_loopguard_table_is_accepted(tmp_path: Path) -> None:
     assert load(environ={}, config_path=str(path), user_path="").config.deny_at == 6
 
 
+def test_keys_above_the_loopguard_table_are_named_with_the_fix(tmp_path: Path) -> None:
+    """`mode = "advise"` then `[loopguard]`: before, "unknown key 'loopguard'", which hid that the
+    docs allow the table and that the flat key sat outside it."""
+    path = tmp_path / "c.toml"
+    path.write_text('mode = "advise"\n[loopguard]\ndeny_at = 6\n')
+    with pytest.raises(ConfigError, match=r"'mode' outside the \[loopguard\] table: write every key flat, or every key") as exc:
+        load(environ={}, config_path=str(path), user_path="")
+    assert "unknown key" not in str(exc.value)
+
+
 @pytest.mark.parametrize(
     "key", ["deny_at", "stop_at", "same_error_remind_at", "max_repeated_lines", "max_repeated_blocks", "same_final_message_at"]
 )

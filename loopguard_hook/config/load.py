@@ -198,7 +198,11 @@ def read_toml(path: str, source: str) -> Layer:
     except RecursionError:
         raise ConfigError(f"{source}: nested too deeply to be a config file") from None
     section = data.get("loopguard")
-    if isinstance(section, dict) and len(data) == 1:
+    if isinstance(section, dict):
+        if len(data) > 1:  # keys above the table's header are not in it
+            flat = ", ".join(repr(k) for k in sorted(data) if k != "loopguard")
+            raise ConfigError(f"{source}: {flat} outside the [loopguard] table: write every key flat, or every key "
+                              "under [loopguard] (a key after the header is in the table)")
         data = section
     return Layer(source=source, values=data)
 
