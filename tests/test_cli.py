@@ -161,6 +161,9 @@ def test_reset_and_gc(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     sid = json.loads(READ)["session_id"]
     assert cli(["reset", "--session", sid, "--state-dir", str(tmp_path)], capsys)[1].startswith("reset session")
     assert cli(["status", "--state-dir", str(tmp_path)], capsys)[1].endswith("no sessions\n")
+    # Reset again (or a mistyped id): said and exit 1, as `status --session` does, not a reset done.
+    code, out, err = cli(["reset", "--session", sid, "--state-dir", str(tmp_path)], capsys)
+    assert (code, out) == (1, "") and err == f"loopguard-hook: no state for session {sid} in {tmp_path / 'sessions'}\n"
     loop(tmp_path, 1)
     code, out, _ = cli(["gc", "--older-than", "1h", "--state-dir", str(tmp_path)], capsys)
     assert code == 0 and "deleted 0" in out

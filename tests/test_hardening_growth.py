@@ -144,5 +144,6 @@ def test_a_huge_session_or_agent_id_is_stored_bounded(tmp_path: Path, capsys: py
     assert main(["reset", "--session", big_session, "--state-dir", str(tmp_path)]) == 0
     shown = capsys.readouterr().out
     assert "reset session" in shown and len(shown) < 1024
-    assert main(["reset", "--session", big_session, "--state-dir", str(tmp_path)]) == 0
-    assert len(capsys.readouterr().out) < 1024
+    assert main(["reset", "--session", big_session, "--state-dir", str(tmp_path)]) == 1  # nothing left to reset
+    again = capsys.readouterr()
+    assert "no state for session sess-xxxx" in again.err and len(again.err) < 1024

@@ -219,6 +219,9 @@ def test_unreadable_log_is_said_and_exits_non_zero(tmp_path: Path, capsys: pytes
 def test_no_interventions(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out = _stats(tmp_path, capsys)
     assert code == 0 and "no interventions logged yet" in out
+    _feed(tmp_path, "claude-code-read-loop.jsonl")
+    code, out = _stats(tmp_path, capsys, "--session", "nope")  # before: "no interventions logged yet"
+    assert code == 0 and out.splitlines()[1:] == ["no interventions logged for session nope"]
 
 
 def test_a_reminder_on_a_result_is_answered_by_the_next_call(tmp_path: Path) -> None:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import time
 
 import click
 
-from .common import STATE_DIR_HELP, _echo_problems, _locations, _readable, _shown_id, _stem
+from .common import STATE_DIR_HELP, _echo_problems, _locations, _printable, _readable, _shown_id, _stem
 
 
 @click.command()
@@ -27,11 +28,19 @@ def reset(session_id: str | None, all_sessions: bool, state_dir: str | None) -> 
         return
     assert session_id is not None
     stem = _stem(session_id)
+    names = [os.path.join(store.sessions, stem + suffix) for store in stores for suffix in (".json", ".tmp", ".lock")]
+    planted = [name for name in names if os.path.lexists(name)]  # before: a lock planted there is replaced
     removed = [store for store in stores if store.remove(stem, recover=True, only_ours=False)]
-    if removed:
-        click.echo(f"reset session {_shown_id(session_id)}" + (f" in {removed[0].sessions}" if len(stores) > 1 else ""))
-    else:
-        click.echo(f"no state for session {_shown_id(session_id)}")
+    left = [name for name in planted if os.path.lexists(name)]
+    if removed or (planted and not left):
+        where = f" in {removed[0].sessions}" if len(removed) == 1 and len(stores) > 1 else ""
+        click.echo(f"reset session {_shown_id(session_id)}{where}")
+    elif left:  # a folder or a special file where a state file belongs: not the guard's to delete
+        click.echo(f"session {_shown_id(session_id)}: {_printable(left[0])} is not a file the guard wrote; left as it "
+                   "is (the session's next event moves it aside)")
+    else:  # as `status --session`: a mistyped id must not look like a reset done
+        where = " or ".join(s.sessions for s in stores) or found[0].root
+        raise click.ClickException(f"no state for session {_shown_id(session_id)} in {where}")
 
 
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}

@@ -147,11 +147,12 @@ def unhooked_line(total: Mapping[str, int]) -> str:
     )
 
 
-def format_text(rows: list[Row], state_dir: str) -> str:
-    """The table for people: one line per row, then a totals line (problems go to stderr)."""
+def format_text(rows: list[Row], state_dir: str, session: str | None = None) -> str:
+    """The table for people: one line per row, then a totals line (problems go to stderr);
+    `session`: the one session the rows were counted for (as shown to the user)."""
     lines = [f"state dir: {state_dir}"]
     if not rows:
-        lines.append("no interventions logged yet")
+        lines.append(f"no interventions logged for session {session}" if session else "no interventions logged yet")
         return "\n".join(lines)
     head = ("rule", "variant", "mode", "shown", "changed", "repeated", "escalated", "ended", "open", "saved", "ended after 1st")
     table: list[tuple[str, ...]] = [head]

@@ -142,7 +142,7 @@ def stats_command(session_id: str | None, as_json: bool, cost: bool, config_path
         _echo_json({"state_dir": store.root, "rows": [r.as_json() for r in rows], "problems": inputs.problems,
                     "cost": total, "unhooked_polls": polls})
     else:
-        click.echo(stats.format_text(rows, store.root))
+        click.echo(stats.format_text(rows, store.root, _shown_id(session_id) if session_id is not None else None))
         if total["loops"]:
             click.echo(costing.totals_line(total))
         if line := stats.unhooked_line(polls):
