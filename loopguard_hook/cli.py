@@ -409,7 +409,7 @@ class _ReplayProgress:
         if self.bar is None:
             if total < PROGRESS_MIN_EVENTS:
                 return
-            self.bar = click.progressbar(length=total, label="replaying", file=sys.stderr, show_pos=True)
+            self.bar = click.progressbar(length=total, label="replaying hook events", file=sys.stderr, show_pos=True)
             self.bar.__enter__()
         self.bar.update(done - self.bar.pos)
 

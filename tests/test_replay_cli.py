@@ -138,7 +138,7 @@ def test_progress_bar_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(cli_mod, "PROGRESS_MIN_EVENTS", 1)
     result = run(READ_LOOP)
     # click draws the bar only where its file is a terminal; CliRunner's is not, so it names it once.
-    assert result.stderr == "replaying\n" and ESC not in result.stdout
+    assert result.stderr == "replaying hook events\n" and ESC not in result.stdout
     assert result.stdout == run(READ_LOOP).stdout
 
 
