@@ -136,6 +136,19 @@ def test_qwen_results() -> None:
     assert qwen_code.outcome("agent", agent, mutation=False).text == agent["llmContent"][0]["text"]
 
 
+@pytest.mark.parametrize("call", [None, "x", 3, True, [], ["response"]])
+def test_a_qwen_function_response_of_another_shape_is_read_as_any_result(call: object, tmp_path: Path) -> None:
+    """`functionResponse` that is not an object (a fuzzed payload): before, an AttributeError, the
+    hook's internal error, and the call's result never counted; now an ordinary result."""
+    response = {"response_parts": [{"functionResponse": call}]}
+    assert qwen_code.outcome("agent", response, mutation=False).failure == Failure.NONE
+    payload = {"session_id": "s", "prompt_id": "s########0", "hook_event_name": "PostToolUse", "tool_name": "agent",
+               "tool_input": {}, "tool_use_id": "c1", "tool_response": response}
+    result = run(json.dumps(payload).encode(), options=HookOptions(state_dir=str(tmp_path), client="qwen-code"),
+                 environ={}, user_config="")
+    assert (result.exit_code, result.stderr) == (0, "") and list((tmp_path / "sessions").glob("*.json"))
+
+
 def test_qwen_answers() -> None:
     deny = qwen_code.wire(Decision(Action.DENY, Rule.REPEAT, "STOP IT"), "PreToolUse")
     assert deny == {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",

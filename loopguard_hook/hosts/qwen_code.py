@@ -128,7 +128,8 @@ def outcome(tool: str, response: Any, *, mutation: bool) -> Outcome:
         return llmcontent.outcome(response, failed=True)
     parts = response.get("response_parts") if isinstance(response, dict) else None
     if isinstance(parts, list) and parts:
-        reply = parts[0].get("functionResponse", {}).get("response") if isinstance(parts[0], dict) else None
+        call = parts[0].get("functionResponse") if isinstance(parts[0], dict) else None
+        reply = call.get("response") if isinstance(call, dict) else None
         if isinstance(reply, dict) and isinstance(reply.get("output"), str):
             return llmcontent.outcome(reply["output"])
     return outcome_of_response(tool, response, mutation=mutation)
