@@ -179,18 +179,28 @@ def _run(
             collect_idle(store, cfg.idle_session_seconds)
         return result._replace(stderr=one_line(result.stderr)) if "\n" in result.stderr else result
     except PayloadError as exc:
-        return HookResult(stderr=f"loopguard-hook: bad payload: {exc}", exit_code=Exit.FAILED)
+        return HookResult(stderr=f"loopguard-hook: bad payload: {flat(str(exc))}", exit_code=Exit.FAILED)
     except config_mod.ConfigError as exc:
-        line = f"loopguard-hook: bad config: {exc}"
+        line = f"loopguard-hook: bad config: {flat(str(exc))}"
         if event is not None and _paused(environ, event.cwd, user_config):
             # Paused: the host sees nothing of the guard (`loopguard-hook pause`), not even this.
             log_problem(options, environ, line, event.client)
             return HookResult()
         return HookResult(stderr=line, exit_code=Exit.FAILED)
     except StateError as exc:
-        return HookResult(stderr=f"loopguard-hook: state: {exc}", exit_code=Exit.FAILED)
+        return HookResult(stderr=f"loopguard-hook: state: {flat(str(exc))}", exit_code=Exit.FAILED)
     except Exception as exc:  # a bug: log it, fail open
         return HookResult(stderr=log_bug(store, environ, options, exc), exit_code=Exit.FAILED)
+
+
+#: Characters that would break the one stderr line (a newline in a config value, a key, a path).
+_BREAKS = {c: repr(chr(c))[1:-1] for c in (*range(32), 127, 0x85, 0x2028, 0x2029)}
+
+
+def flat(text: str) -> str:
+    """`text` with line breaks and other control characters written as escapes (`\\n`): what a
+    config file, a variable or a folder name holds, quoted in the one stderr line."""
+    return text.translate(_BREAKS)
 
 
 def one_line(stderr: str) -> str:

@@ -374,3 +374,30 @@ def test_seed_thresholds_alias_is_sorted_like_the_seed() -> None:
     assert resolve([Layer("t", {"thresholds": [5, 3]})]).config.remind_at == (3, 5)
     with pytest.raises(ConfigError, match="ascending"):
         resolve([Layer("t", {"remind_at": [5, 3]})])
+
+
+@pytest.mark.parametrize(
+    "text, environ",
+    [
+        ('mode = "a\\nb\\nc"\n', {}),
+        ('"k\\ne\\ny" = 1\n', {}),
+        ("remind_at = [3, \"x\\ny\"]\n", {}),
+        ("", {"LOOPGUARD_PROFILE": "bal\nanced"}),
+        ('mode = "x\\u2028y\\r\\u001b[2J"\n', {}),
+    ],
+)
+def test_a_bad_config_is_one_stderr_line_whatever_its_values_hold(text: str, environ: dict[str, str], tmp_path: Path) -> None:
+    """A newline (or another control character) in a value, a key or a variable: before, the
+    bad-config line was cut into several, and a hostile file could write lines of its own."""
+    import json
+
+    from loopguard_hook.hook import HookOptions, run
+
+    user = tmp_path / "config.toml"
+    user.write_text(text)
+    payload = {"session_id": "s", "transcript_path": "", "cwd": str(tmp_path), "hook_event_name": "PreToolUse",
+               "tool_name": "Read", "tool_input": {"file_path": "a"}, "tool_use_id": "t1"}
+    result = run(json.dumps(payload).encode(), options=HookOptions(state_dir=str(tmp_path / "state"), client="claude-code"),
+                 environ=environ, user_config=str(user))
+    assert result.exit_code == 1 and result.stderr.startswith("loopguard-hook: bad config: ")
+    assert result.stderr.isprintable() and len(result.stderr.splitlines()) == 1
