@@ -285,3 +285,26 @@ def test_a_result_reminder_is_not_answered_by_the_call_it_was_given_on(tmp_path:
     state = tmp_path if (tmp_path / "decisions.jsonl").exists() else tmp_path / f"loopguard-hook-{os.getuid()}"
     answered = (state / "responses.jsonl").read_text().splitlines() if (state / "responses.jsonl").exists() else []
     assert [json.loads(line)["response"] for line in answered] == []
+
+
+@pytest.mark.parametrize("odd", [{"config": "x"}, {"polls": "x"}])
+def test_a_ledger_of_an_odd_shape_is_left_out_not_every_session(
+    odd: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One hand-edited ledger (values of the wrong shape, which the hook itself takes): before, an
+    internal error and nothing shown for the other sessions."""
+    _feed(tmp_path, "claude-code-read-loop.jsonl", "--mode", "observe")  # observe keeps the ledger at SessionEnd
+    good_code, good = _stats(tmp_path, capsys)
+    assert good_code == 0
+    ledger = next((tmp_path / "sessions").glob("*.json"))
+    data = json.loads(ledger.read_text())
+    if "polls" in odd:  # one agent's unhooked-polls table
+        agent = next(iter(data["agents"].values()))
+        agent.setdefault("rules", {})["unhooked"] = odd
+    else:
+        data.update(odd)
+    ledger.write_text(json.dumps(data))
+    code, out = _stats(tmp_path, capsys)
+    assert code == 1 and "internal error" not in out
+    assert "1 session ledger(s) hold values of the wrong shape; left out of the counts" in out
+    assert out.splitlines()[:3] == good.splitlines()[:3]  # the logged interventions are still counted

@@ -77,7 +77,20 @@ def load(store: Store, ledgers: Iterable[Mapping[str, Any] | None], unreadable: 
     live = [state for state in ledgers if state is not None]
     if unreadable:
         problems.append(f"{unreadable} session ledger(s) could not be read; their open interventions are not counted")
-    return Inputs(decisions, responses, live, problems)
+    kept = [state for state in live if _counted(state)]
+    if len(kept) < len(live):  # edited by hand, or written by another version
+        problems.append(f"{len(live) - len(kept)} session ledger(s) hold values of the wrong shape; left out of the counts")
+    return Inputs(decisions, responses, kept, problems)
+
+
+def _counted(state: Mapping[str, Any]) -> bool:
+    """Whether the figures `build` and `unhooked_totals` read of one ledger can be read."""
+    try:
+        build(Inputs([], [], [state], []))
+        unhooked_totals([state])
+    except (TypeError, KeyError, AttributeError, ValueError):
+        return False
+    return True
 
 
 def build(inputs: Inputs, *, session: str | None = None) -> list[Row]:
