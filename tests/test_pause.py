@@ -196,3 +196,29 @@ def test_a_pause_also_quiets_a_bad_config(tmp_path: Path, capsys: pytest.Capture
     code, out, _ = cli(["resume"], capsys)
     again = one()
     assert again.returncode == 1 and b"deny_att" in again.stderr
+
+
+@pytest.mark.parametrize("kind", ["folder", "fifo"])
+def test_a_pause_file_that_is_not_a_file_is_left_to_the_user(
+    kind: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A folder (or a FIFO) where pause.json belongs: before, every event said "`loopguard-hook
+    resume` removes it", and resume then failed ("Is a directory") or deleted a FIFO the guard
+    never made."""
+    path = Path(pause_mod.pause_path(config_mod.user_config_path()))
+    path.parent.mkdir(parents=True)
+    if kind == "folder":
+        path.mkdir()
+        (path / "x").write_text("keep")
+    else:
+        os.mkfifo(path)
+    line = SESSION.read_bytes().splitlines()[2]
+    done = subprocess.run(
+        [str(EXE), "--state-dir", str(tmp_path)], input=line, capture_output=True, env=dict(os.environ), timeout=60
+    )
+    err = done.stderr.decode()
+    assert done.returncode == 1 and len(err.splitlines()) == 1
+    assert "not a regular file; remove it yourself" in err and "resume" not in err
+    code, out, err = cli(["resume"], capsys)
+    assert code == 1 and "is not a file the guard wrote; remove it yourself: nothing was changed" in err
+    assert (path / "x").read_text() == "keep" if kind == "folder" else path.is_fifo()

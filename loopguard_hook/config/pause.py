@@ -18,6 +18,7 @@ has passed is ignored (and dropped at the next `pause` or `resume`).
 """
 
 import os
+import stat
 import time
 from typing import Any, NamedTuple
 
@@ -96,6 +97,8 @@ def read(path: str) -> list[Pause]:
     except OSError as exc:
         raise ConfigError(f"pause file {path}: cannot read: {exc.strerror or exc}") from None
     try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # a folder, a FIFO: not the guard's to remove
+            raise ConfigError(f"pause file {path}: not a regular file; remove it yourself (the guard writes only files there)")
         raw = os.read(fd, MAX_BYTES + 1)
     except OSError as exc:
         raise ConfigError(f"pause file {path}: cannot read: {exc.strerror or exc}") from None
