@@ -99,6 +99,22 @@ def test_folder_socket_and_lock_are_private_to_the_user(tmpdir_env: Path, tmp_pa
         assert st.st_uid == os.getuid() and stat.S_IMODE(st.st_mode) & 0o177 == 0, path
 
 
+def test_a_hard_link_planted_at_the_lock_is_never_written_through(tmpdir_env: Path, tmp_path: Path) -> None:
+    """A hard link at `<key>.lock` to a file of the user's: before, the starting helper wrote its
+    pid into that file. Now no helper takes such a lock (events run in-process), and the file is
+    untouched."""
+    folder = folder_of(tmpdir_env)
+    folder.mkdir(mode=0o700)
+    precious = tmp_path / "precious"
+    precious.write_text("precious\n")
+    os.link(precious, folder / f"{this_key()}.lock")
+    assert helper._take_lock(str(folder), this_key()) is None
+    env = {**os.environ, "LOOPGUARD_RESIDENT_IDLE_SECONDS": "60"}
+    assert client.handle({"state_dir": str(tmp_path / "state")}, _event("s", 1), time.time(), env) is None
+    time.sleep(1.0)  # a helper started by the event would have written its pid by now
+    assert precious.read_text() == "precious\n" and not helper_pids(tmpdir_env)
+
+
 def test_each_event_runs_with_its_own_environment_and_directory(tmpdir_env: Path, tmp_path: Path) -> None:
     """Two clients with different settings and directories share one helper; neither's
     environment leaks into the other's event."""

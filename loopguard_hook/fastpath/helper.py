@@ -47,7 +47,7 @@ from collections.abc import Callable
 from .. import __version__, process
 from . import client, confined
 from .request import REQUEST_TIMEOUT, read_request
-from .start import settable, unlink
+from .start import own_file, settable, unlink
 
 #: How often an idle helper checks that it is still current (seconds).
 CHECK_SECONDS = 30.0
@@ -138,6 +138,9 @@ def _take_lock(folder: str, key: str, wait: float = 0.0) -> int | None:
     if client.runtime_dir({"TMPDIR": os.path.dirname(folder)}) != folder:
         return None
     fd = os.open(os.path.join(folder, key + ".lock"), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    if not own_file(fd):  # the pid is written into it: never into a file planted there
+        os.close(fd)
+        return None
     deadline = time.monotonic() + wait
     while True:
         try:
@@ -214,6 +217,8 @@ def _take_workspace_lock(folder: str, workspace: str, host: str = "") -> int | N
     except OSError:
         return None
     try:
+        if not own_file(fd):  # the pid is written into it: never into a file planted there
+            raise OSError("not a lock file of this helper")
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         own = status_context("/proc/self")
         home = os.stat(workspace)

@@ -5,6 +5,7 @@ so a served event never loads it. Imports only `os`, `sys` and `time`.
 """
 
 import os
+import stat
 import sys
 import time
 
@@ -59,7 +60,8 @@ def start_helper(folder: str, key: str, environ: "Mapping[str, str]", options: l
     try:  # no O_CREAT: a helper that already listens has removed the marker (O_NONBLOCK: see await_helper)
         fd = os.open(marker, os.O_WRONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
         try:
-            os.write(fd, str(pid).encode())
+            if own_file(fd):
+                os.write(fd, str(pid).encode())
         finally:
             os.close(fd)
     except OSError:
@@ -141,6 +143,14 @@ def _claim_start(marker: str) -> bool:
         except OSError:
             return False
     return False
+
+
+def own_file(fd: int) -> bool:
+    """Whether the open file `fd` is one the guard may write: a regular file of this user with
+    one name (a hard link planted at a lock's or marker's name would make a write land in
+    another file, of this user or not)."""
+    st = os.fstat(fd)
+    return stat.S_ISREG(st.st_mode) and st.st_nlink == 1 and st.st_uid == os.getuid()
 
 
 def unlink(path: str) -> None:
