@@ -145,3 +145,41 @@ def test_stop_takes_only_the_helpers_named(tmpdir_env: Path, capsys: pytest.Capt
         for sleeper in sleepers:
             sleeper.kill()
             sleeper.wait()
+
+
+@pytest.mark.parametrize("planted", ["sock-file", "lock-folder", "lock-link", "folder-open", "folder-file"])
+def test_status_says_what_keeps_a_helper_from_running(
+    planted: str, tmpdir_env: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A file, folder or link the guard did not make where its helper's files belong: every event
+    runs in-process and no helper ever starts. Before, `helper status` said "the next hook event
+    starts one" (and `"enabled": true` alone in --json)."""
+    from resident import this_key
+
+    folder = folder_of(tmpdir_env)
+    if planted == "folder-file":
+        folder.write_text("x")
+    else:
+        folder.mkdir(mode=0o700)
+    key = this_key()
+    if planted == "sock-file":
+        (folder / f"{key}.sock").write_text("x")
+    elif planted == "lock-folder":
+        (folder / f"{key}.lock").mkdir()
+    elif planted == "lock-link":
+        (folder / f"{key}.lock").symlink_to(tmp_path / "elsewhere")
+    elif planted == "folder-open":
+        folder.chmod(0o777)
+    line = SESSION.read_bytes().splitlines()[2]
+    hook(line, tmp_path / "state")
+    hook(line, tmp_path / "state")
+    time.sleep(1.0)  # a helper the events started would be listening by now
+    found = status(capsys)
+    assert found["helpers"] == [] and isinstance(found["problem"], str) and str(folder) in found["problem"]
+    code, out, _ = cli(["helper", "status"], capsys)
+    assert code == 0 and out.startswith("the resident helper cannot run here: ") and "the next hook event starts one" not in out
+    lock = folder / f"{key}.lock"
+    if lock.is_dir():  # the fixture's teardown reads the lock files
+        lock.rmdir()
+    elif lock.is_symlink():
+        lock.unlink()

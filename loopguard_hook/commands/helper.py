@@ -12,13 +12,14 @@ from __future__ import annotations
 import fcntl
 import os
 import signal
+import stat
 import time
 from typing import Any
 
 import click
 import orjson
 
-from .common import _echo_json
+from .common import _echo_json, _printable
 from .times import clock
 
 #: How long `stop` waits for a helper to let go of its lock (seconds).
@@ -89,6 +90,36 @@ def helpers(environ: Any) -> tuple[str, list[dict[str, Any]]]:
     return folder, found
 
 
+def _problem(folder: str, environ: Any) -> str | None:
+    """What keeps the hook of this build from using or starting a helper in `folder`, as the
+    client and the helper judge it (`client.runtime_dir`, `client._connect`, `start.own_file`), or
+    None. Nothing is created."""
+    from ..fastpath import client
+
+    try:
+        st = os.lstat(folder)
+    except FileNotFoundError:
+        return None  # the next event makes it
+    except OSError as exc:
+        return f"{folder}: {exc.strerror or exc}"
+    if not stat.S_ISDIR(st.st_mode):
+        return f"{folder} is not a folder ({'a symlink' if stat.S_ISLNK(st.st_mode) else 'a file'})"
+    if st.st_uid != os.getuid():
+        return f"{folder} belongs to uid {st.st_uid}"
+    if st.st_mode & 0o077:
+        return f"{folder} is open to other users (mode {stat.S_IMODE(st.st_mode):o})"
+    key = client.helper_key(client.process_context()[1], environ)
+    for suffix, fits, what in ((".sock", stat.S_ISSOCK, "a socket"), (".lock", stat.S_ISREG, "a lock file")):
+        path = os.path.join(folder, key + suffix)
+        try:
+            st = os.lstat(path)
+        except OSError:
+            continue
+        if not fits(st.st_mode) or st.st_uid != os.getuid() or (suffix == ".lock" and st.st_nlink != 1):
+            return f"{path} is not {what} of the helper's"
+    return None
+
+
 def _is_helper(pid: int) -> bool:
     """`pid` is this user's process running the helper's code (not a pid reused since)."""
     try:
@@ -129,13 +160,18 @@ def helper_group() -> None:
 def helper_status(as_json: bool) -> None:
     """Every resident helper of this user: pid, build key, socket, workers, events served, idle time."""
     folder, found = helpers(os.environ)
+    problem = _problem(folder, os.environ)
     if as_json:
-        _echo_json({"folder": folder, "helpers": found, "enabled": _enabled()})
+        _echo_json({"folder": folder, "helpers": found, "enabled": _enabled(), "problem": problem})
         return
     if not _enabled():
         click.echo(f"the resident helper is off here ({SWITCH}={os.environ.get(SWITCH)})")
+    if problem is not None:
+        click.echo(f"the resident helper cannot run here: {_printable(problem)}; every hook event runs in-process "
+                   "(the guard did not make it: remove it, and the next event starts a helper)")
     if not found:
-        click.echo(f"no resident helper running (folder {folder}); the next hook event starts one")
+        if problem is None:
+            click.echo(f"no resident helper running (folder {_printable(folder)}); the next hook event starts one")
         return
     now = time.time()
     for h in found:
