@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -401,3 +402,20 @@ def test_a_bad_config_is_one_stderr_line_whatever_its_values_hold(text: str, env
                  environ=environ, user_config=str(user))
     assert result.exit_code == 1 and result.stderr.startswith("loopguard-hook: bad config: ")
     assert result.stderr.isprintable() and len(result.stderr.splitlines()) == 1
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="making a file of another user takes root")
+def test_a_project_file_of_another_user_is_ignored_and_said(tmp_path: Path) -> None:
+    """A shared folder (mode 1777, as /tmp): another user plants `.git` and `.loopguard.toml`
+    above the folder this user works in. Before, its `mode = "observe"` turned the guard off."""
+    shared = tmp_path / "shared"
+    (shared / "myproj").mkdir(parents=True)
+    (shared / ".git").mkdir()
+    planted = shared / ".loopguard.toml"
+    planted.write_text('mode = "observe"\n')
+    os.chown(planted, 65534, 65534)
+    resolved = load(environ={}, cwd=str(shared / "myproj"), user_path="")
+    assert resolved.config.mode == "enforce"
+    assert resolved.ignored == (f"project file {planted} ignored: it belongs to uid 65534, not to you",)
+    os.chown(planted, os.getuid(), os.getgid())  # the user's own file counts
+    assert load(environ={}, cwd=str(shared / "myproj"), user_path="").config.mode == "observe"

@@ -366,6 +366,12 @@ def load(
     project_dir = environ.get("CLAUDE_PROJECT_DIR") or cwd
     project_source = ""
     project_file = find_project_file(project_dir) if project_dir else None
+    ignored: list[str] = []
+    owner = _foreign_owner(project_file) if project_file else None
+    if project_file and owner is not None:
+        # Another user's file (a shared folder, /tmp): it may not change this user's guard.
+        ignored.append(f"project file {project_file} ignored: it belongs to uid {owner}, not to you")
+        project_file = None
     if project_file:
         project_source = f"project file {project_file}"
         files.append((project_file, project_source))
@@ -379,7 +385,6 @@ def load(
             layers.append(read_toml(path, source))
         except ConfigError as exc:
             problems.append(str(exc))
-    ignored: list[str] = []
     if project_source and project_file:
         root = os.path.dirname(project_file)  # the project is the folder that holds the file
         layers = [_untrusted_keys_dropped(layer, root, layers, ignored) if layer.source == project_source
@@ -403,6 +408,15 @@ def load(
         error.files = tuple(path for path, source in files if any(source in problem for problem in problems))
         raise error
     return resolved._replace(ignored=tuple(ignored)) if ignored else resolved
+
+
+def _foreign_owner(path: str) -> int | None:
+    """The owner of the file at `path` when it is neither this user nor root, else None."""
+    try:
+        uid = os.stat(path).st_uid
+    except (OSError, ValueError):
+        return None  # read as any file: its error is said there
+    return None if uid in (os.getuid(), 0) else uid
 
 
 def _untrusted_keys_dropped(project: Layer, project_dir: str, layers: list[Layer], ignored: list[str]) -> Layer:
