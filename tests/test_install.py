@@ -387,6 +387,25 @@ def test_claude_warnings_for_other_copies_plugins_and_disabled_hooks(dirs: dict[
     assert change.changed  # warnings do not stop the project install
 
 
+@pytest.mark.parametrize("scope", ["user", "project"])
+def test_claude_warnings_are_given_once_when_run_from_the_home_folder(dirs: dict[str, Any], scope: str) -> None:
+    """From the home folder the project's settings are the user's: one file, so one warning each."""
+    write(
+        dirs["home"] / ".claude" / "settings.json",
+        json.dumps(
+            {
+                "enabledPlugins": {"loopguard-hook@loopguard-hook": True},
+                "hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "/opt/bin/loopguard-hook"}]}]},
+            }
+        ),
+    )
+    [change] = plan_install(CLAUDE_CODE, scope, home=dirs["home"], project_dir=dirs["home"], env={})
+    warnings = [m for m in change.messages if m.startswith("warning:")]
+    assert len(warnings) == 2 and len(set(warnings)) == 2, warnings
+    assert any("plugin (loopguard-hook@loopguard-hook) is enabled" in m for m in warnings)
+    assert any("`/opt/bin/loopguard-hook` on PreToolUse" in m for m in warnings)
+
+
 # -- Claude Code: uninstall -------------------------------------------------------------------
 
 
