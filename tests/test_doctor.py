@@ -193,6 +193,20 @@ def test_not_on_path(box: dict[str, Any]) -> None:
     assert "pipx install" in (report.findings[1].fix or "")
 
 
+def test_a_path_that_is_no_program_is_said_as_such(box: dict[str, Any]) -> None:
+    """An absolute path is not looked up on PATH: doctor says the file is missing or cannot run."""
+    install_cc(box)
+    settings = box["home"] / ".claude" / "settings.json"
+    script = box["home"] / "loopguard-hook"
+    script.write_text("#!/bin/sh\nexit 0\n")
+    for command, said in (("/opt/nowhere/loopguard-hook", "does not exist"), (str(script), "is not executable")):
+        edit_json(settings, lambda d, c=command: d["hooks"]["PreToolUse"][0]["hooks"][0].update(command=c))
+        report = doctor(box, "claude-code", run=False)["claude-code"]
+        [finding] = [f for f in report.findings if f.check == "on PATH" and f.status == "fail"]
+        assert finding.message.startswith(f"`{command}` {said}"), finding.message
+        assert "PATH" not in finding.message and "pipx" not in (finding.fix or "")
+
+
 def test_disabled_hooks_and_narrow_matchers(box: dict[str, Any]) -> None:
     install_cc(box)
     settings = box["home"] / ".claude" / "settings.json"

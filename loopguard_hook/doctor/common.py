@@ -12,6 +12,7 @@ from typing import Any
 
 from ..config.keys import check_commands
 from ..install.handlers import command_line, handlers, runs_loopguard
+from ..install.tables import CANONICAL_COMMAND
 from ..store import StateError
 from .matchers import TOOL_EVENTS, TOOL_NAMES, missed
 from .model import ClientReport, Registration
@@ -97,7 +98,17 @@ def check_path(report: ClientReport, regs: Sequence[Registration], env: Mapping[
     good = True
     for command in sorted({r.command for r in regs}):
         name, found = program(command, env)
-        if found is None:
+        if found is None and os.sep in name:  # a path: run as it is, not looked up on PATH
+            good = False
+            what = "is not executable" if os.path.isfile(name) else "is not a file" if os.path.exists(name) else "does not exist"
+            report.add(
+                "fail",
+                "on PATH",
+                f"`{name}` {what}, so {who} cannot run it",
+                f"write the path of the loopguard-hook program there (`command -v {CANONICAL_COMMAND}` shows it), "
+                f"or `{CANONICAL_COMMAND}` with it on PATH",
+            )
+        elif found is None:
             good = False
             report.add(
                 "fail",
