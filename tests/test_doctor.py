@@ -270,6 +270,22 @@ def test_plugin_counts_as_registered(box: dict[str, Any]) -> None:
     assert statuses(report)["registered"] == "ok" and "(loopguard-hook plugin)" in report.findings[0].message
 
 
+@pytest.mark.parametrize("scope", ["user", "project"])
+def test_plugin_beside_an_install_is_a_warning(box: dict[str, Any], scope: str) -> None:
+    """Claude Code runs a plugin's hooks and settings hooks separately: both mean every event twice."""
+    install_cc(box, scope)
+    settings = box["home"] / ".claude" / "settings.json"
+    settings.parent.mkdir(exist_ok=True)
+    settings.write_text(json.dumps({**json.loads(settings.read_text() if settings.exists() else "{}"),
+                                    "enabledPlugins": {"loopguard-hook@loopguard-hook": True}}))
+    report = doctor(box, "claude-code", run=False)["claude-code"]
+    [twice] = [f for f in report.findings if f.check == "registered" and f.status == "warn"]
+    assert "the loopguard-hook plugin" in twice.message and "every event runs the hook twice" in twice.message
+    where = "" if scope == "user" else " --scope project"
+    assert f"`loopguard-hook uninstall --client claude-code{where}` removes the install" in (twice.fix or "")
+    assert "keep either the plugin or the install" in (twice.fix or "")
+
+
 # -- Codex ---------------------------------------------------------------------------------------
 
 

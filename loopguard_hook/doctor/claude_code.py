@@ -19,6 +19,9 @@ from .common import check_events, check_handlers, found_by, registrations
 from .model import HOSTS, ClientReport, Finding, Registration
 
 FIX = "loopguard-hook install --client claude-code"
+UNINSTALL = "loopguard-hook uninstall --client claude-code"
+#: How the plugin's hooks are named as a source: after the settings file that enables it.
+PLUGIN = " (loopguard-hook plugin)"
 
 
 def _sources(home: Path, cwd: Path, env: Mapping[str, str], report: ClientReport) -> list[Registration]:
@@ -40,8 +43,32 @@ def _sources(home: Path, cwd: Path, env: Mapping[str, str], report: ClientReport
         regs += registrations(path, data.get("hooks"))
         plugins = data.get("enabledPlugins")
         if isinstance(plugins, dict) and any(v and str(k).split("@")[0] == "loopguard-hook" for k, v in plugins.items()):
-            regs += registrations(path.with_name(f"{path.name} (loopguard-hook plugin)"), hooks_table(CLAUDE_CODE))
+            regs += registrations(path.with_name(f"{path.name}{PLUGIN}"), hooks_table(CLAUDE_CODE))
     return regs
+
+
+def plugin_and_install(regs: list[Registration], home: Path, cwd: Path, env: Mapping[str, str]) -> Finding | None:
+    """A warning when the plugin is enabled and a settings file registers the hook too: Claude
+    Code runs a plugin's hooks and settings hooks separately, so those events run it twice."""
+    plugin = {r.event for r in regs if r.source.name.endswith(PLUGIN)}
+    own = [r for r in regs if not r.source.name.endswith(PLUGIN)]
+    twice = [e for e in HOOK_EVENTS[CLAUDE_CODE] if e in plugin and any(r.event == e for r in own)]
+    if not twice:
+        return None
+    files = sorted({str(r.source) for r in own})
+    runs = ("every event runs" if len(twice) == len(HOOK_EVENTS[CLAUDE_CODE])
+            else f"{', '.join(twice)} run{'s' if len(twice) == 1 else ''}")
+    enabled = sorted({str(r.source).removesuffix(PLUGIN) for r in regs if r.source.name.endswith(PLUGIN)})
+    scopes = {scope: settings_path(CLAUDE_CODE, scope, home=home, project_dir=cwd, env=env).resolve()
+              for scope in ("user", "project", "local")}
+    commands = [f"`{UNINSTALL}{'' if scope == 'user' else f' --scope {scope}'}`"
+                for scope, path in scopes.items() if any(Path(f).resolve() == path for f in files)]
+    message = (f"the loopguard-hook plugin (enabled in {', '.join(enabled)}) and the install in {', '.join(files)} "
+               f"both register the hook, and Claude Code runs a plugin's hooks and settings hooks separately: "
+               f"{runs} the hook twice")
+    fix = (f"keep either the plugin or the install: {' and '.join(dict.fromkeys(commands))} removes the install, "
+           f"or turn the plugin off in enabledPlugins")
+    return Finding("warn", "registered", message, fix)
 
 
 def borrowing_hosts(regs: list[Registration], home: Path, env: Mapping[str, str]) -> list[Finding]:
@@ -97,6 +124,8 @@ def check(*, home: Path, cwd: Path, env: Mapping[str, str], run: bool) -> Client
         # ignore, `disableAllHooks`), which `install` would meet too.
         return ClientReport(CLAUDE_CODE, "Claude Code", None, findings=report.findings)
     check_events(report, regs, HOOK_EVENTS[CLAUDE_CODE], FIX)
+    if (twice := plugin_and_install(regs, home, cwd, env)) is not None:
+        report.findings.append(twice)
     report.findings += borrowing_hosts(regs, home, env)
     if regs:
         hook_env = {**env, "CLAUDE_PROJECT_DIR": str(cwd)}
