@@ -676,6 +676,8 @@ def test_codex_project_install_skips_what_the_user_layer_runs(dirs: dict[str, An
     assert not change.changed and change.new_text is None
     assert "nothing to add" in change.messages[0]
     assert any("does not de-duplicate" in m for m in change.messages)
+    # the project's file is not written: Codex's trust of the project does not matter to it
+    assert not any("trusted project" in m for m in change.messages), change.messages
 
 
 def test_codex_user_install_warns_about_a_project_copy(dirs: dict[str, Any]) -> None:
@@ -696,6 +698,15 @@ def test_codex_project_install_mentions_project_trust(dirs: dict[str, Any]) -> N
     )
     [change] = plan_install(CODEX, "project", **dirs)
     assert not any("trusted project" in m for m in change.messages)
+
+
+def test_codex_project_trust_note_when_the_project_file_holds_the_hook(dirs: dict[str, Any]) -> None:
+    """Written by an earlier install, then the user layer installed: the project's copy still
+    loads only in a trusted project."""
+    apply(plan_install(CODEX, "project", **dirs), now=NOW)
+    [change] = plan_install(CODEX, "project", **dirs)
+    assert "already registered" in change.messages[0]
+    assert any("trusted project" in m for m in change.messages)
 
 
 def test_codex_hooks_disabled_by_feature_flag_is_reported(dirs: dict[str, Any]) -> None:

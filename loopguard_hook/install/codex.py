@@ -128,7 +128,9 @@ def skipped_notes(elsewhere: Mapping[str, Path], skipped: list[str]) -> list[str
     return notes
 
 
-def _codex_notes(scope: str, project_dir: str | os.PathLike[str], config: Path) -> list[str]:
+def _codex_notes(scope: str, project_dir: str | os.PathLike[str], config: Path, *, registered: bool) -> list[str]:
+    """config.toml warnings, and for a project layer that holds the guard (`registered`) that
+    Codex loads it only in a trusted project."""
     notes = []
     doc = read_toml_quietly(config)
     if doc is None:
@@ -140,7 +142,7 @@ def _codex_notes(scope: str, project_dir: str | os.PathLike[str], config: Path) 
         notes.append(
             f"warning: {config} turns hooks off ([features] hooks = false); Codex runs none"
         )
-    if scope == "project":
+    if scope == "project" and registered:
         root = os.path.realpath(project_dir)
         projects = doc.get("projects")
         entry = projects.get(root) if isinstance(projects, dict) else None
@@ -164,12 +166,15 @@ def codex_trust_step(
     trust: bool,
 ) -> tuple[list[str], list[Change]]:
     """(notes for the hooks.json change, further changes) once `hooks` is planned for `path`:
-    config.toml warnings, then either the config.toml trust change (`trust`) or a hint."""
+    config.toml warnings (a project's trust only when its layer holds the guard), then either the
+    config.toml trust change (`trust`) or a hint."""
     config = codex_config_path(home=home, env=env)
-    messages = _codex_notes(scope, project_dir, config)
-    entries = trust_entries(path, hooks)
     inline = path.parent / "config.toml"
-    entries.update(trust_entries(inline, inline_codex_hooks(read_toml_quietly(inline))))
+    inline_hooks = inline_codex_hooks(read_toml_quietly(inline))
+    registered = bool(loopguard_events(hooks) or loopguard_events(inline_hooks))
+    messages = _codex_notes(scope, project_dir, config, registered=registered)
+    entries = trust_entries(path, hooks)
+    entries.update(trust_entries(inline, inline_hooks))
     if not trust:
         return messages + trust_hint(entries, config, scope), []
     return messages, [plan_trust(config, entries)]
