@@ -6,6 +6,7 @@ import os
 from datetime import datetime
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from loopguard_hook.cli import cli
@@ -51,3 +52,18 @@ def test_cli_diff_flag(tmp_path: Path) -> None:
     assert short.exit_code == 0 and full.exit_code == 0
     assert "--- /dev/null" not in short.output and "--- /dev/null" in full.output
     assert len(short.output.splitlines()) < 6 < len(full.output.splitlines())
+
+
+def test_dsh_options_given_for_another_host_are_said_to_be_ignored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--dsh-profile` and `--bridge-path` change nothing for a host that is not DSH: said, as `--trust` is."""
+    monkeypatch.chdir(tmp_path)
+    env = {"HOME": str(tmp_path), "PATH": os.environ.get("PATH", ""), "CLAUDE_CONFIG_DIR": "", "CODEX_HOME": ""}
+    for client in ("claude-code", "codex", "gemini-cli", "cursor"):
+        for command in ("install", "uninstall"):
+            args = [command, "--client", client, "--dry-run", "--dsh-profile", "foo"]
+            result = CliRunner().invoke(cli, args, env=env)
+            assert result.exit_code == 0, result.output
+            assert "note: --dsh-profile is for DSH only (--client dsh-claude-code or dsh-codex); ignored" in result.output
+        result = CliRunner().invoke(cli, ["install", "--client", client, "--dry-run", "--bridge-path", "/x/index.js"], env=env)
+        assert "note: --bridge-path is for DSH only (--client dsh-claude-code or dsh-codex); ignored" in result.output
+        assert "--dsh-profile" not in result.output

@@ -57,6 +57,7 @@ def install(
             changes = install_mod.plan_host_install(client, scope, home=home, project_dir=_cwd())
         else:
             changes = install_mod.plan_install(client, scope, home=home, project_dir=_cwd(), env=os.environ, trust=trust)
+        changes[0].messages.extend(_dsh_only(client, dsh_profile=dsh_profile, bridge_path=bridge_path))
         if not dry_run:
             changes = install_mod.apply(changes, force=force)
     except install_mod.InstallError as exc:
@@ -74,6 +75,16 @@ def install(
 def _dsh_only_user_scope(scope: str) -> None:
     if scope != "user":
         raise click.UsageError("DSH has no --scope project/local: its layers are per user (--dsh-profile names one profile)")
+
+
+def _dsh_only(client: str, **options: str | None) -> list[str]:
+    """A note for each DSH option given with a host that is not DSH (it changes nothing there)."""
+    if client.startswith("dsh-"):
+        return []
+    return [
+        f"note: --{name.replace('_', '-')} is for DSH only (--client dsh-claude-code or dsh-codex); ignored"
+        for name, value in options.items() if value is not None
+    ]
 
 
 def _warn_if_not_on_path() -> None:
@@ -152,6 +163,7 @@ def uninstall(client: str, scope: str, dry_run: bool, full_diff: bool, dsh_profi
             changes = install_mod.plan_host_uninstall(client, scope, home=home, project_dir=_cwd())
         else:
             changes = install_mod.plan_uninstall(client, scope, home=home, project_dir=_cwd(), env=os.environ)
+        changes[0].messages.extend(_dsh_only(client, dsh_profile=dsh_profile))
         if not dry_run:
             changes = install_mod.apply(changes, force=force, undo=True)
     except install_mod.InstallError as exc:
