@@ -67,3 +67,13 @@ def test_dsh_options_given_for_another_host_are_said_to_be_ignored(tmp_path: Pat
         result = CliRunner().invoke(cli, ["install", "--client", client, "--dry-run", "--bridge-path", "/x/index.js"], env=env)
         assert "note: --bridge-path is for DSH only (--client dsh-claude-code or dsh-codex); ignored" in result.output
         assert "--dsh-profile" not in result.output
+
+
+def test_trust_given_for_a_host_without_trust_records_is_said_to_be_ignored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    env = {"HOME": str(tmp_path), "PATH": os.environ.get("PATH", "")}
+    for client in ("qwen-code", "gemini-cli", "copilot", "cursor", "droid"):
+        result = CliRunner().invoke(cli, ["install", "--client", client, "--dry-run", "--trust"], env=env)
+        assert result.exit_code == 0 and "note: --trust is for Codex only; ignored" in result.output, result.output

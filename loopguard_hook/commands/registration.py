@@ -58,6 +58,8 @@ def install(
         else:
             changes = install_mod.plan_install(client, scope, home=home, project_dir=_cwd(), env=os.environ, trust=trust)
         changes[0].messages.extend(_dsh_only(client, dsh_profile=dsh_profile, bridge_path=bridge_path))
+        if trust and client not in ("codex", "claude-code") and not client.startswith("dsh-"):
+            changes[0].messages.append("note: --trust is for Codex only; ignored")  # the others say why
         if not dry_run:
             changes = install_mod.apply(changes, force=force)
     except install_mod.InstallError as exc:
