@@ -262,6 +262,56 @@ def test_a_hand_written_command_line_is_not_run(box: dict[str, Any]) -> None:
     assert f"check {settings}: Claude Code runs that command as it is written" in (run.fix or "")
 
 
+@pytest.mark.parametrize(
+    ("command", "status"),
+    [
+        ("loopguard-hook --client gemini-cli", "fail"),  # Gemini's form: Claude Code reads none of it
+        ("loopguard-hook --client=cursor", "fail"),  # Cursor runs this file too, but Claude Code gets Cursor's form
+        ("/usr/local/bin/loopguard-hook --profile strict --client copilot --event preToolUse", "fail"),
+        ("loopguard-hook --client codex", "warn"),  # the shared form, decided by Codex's rules
+        ("loopguard-hook --client droid", "warn"),
+        ("loopguard-hook --client claude-code", None),
+        ("loopguard-hook --client auto", None),
+        ("loopguard-hook", None),
+        ("other-tool --client gemini-cli | loopguard-hook", None),  # not loopguard's option
+    ],
+)
+def test_a_client_option_naming_another_host(box: dict[str, Any], command: str, status: str | None) -> None:
+    install_cc(box)
+    settings = box["home"] / ".claude" / "settings.json"
+    edit_json(settings, lambda d: d["hooks"]["PreToolUse"][0]["hooks"][0].update(command=command))
+    report = doctor(box, "claude-code")["claude-code"]
+    found = [f for f in report.findings if f.check == "client"]
+    if status is None:
+        assert not found, found
+        return
+    [finding] = found
+    assert finding.status == status and f"{settings} runs `{command}`" in finding.message
+    assert "Claude Code needs `--client claude-code` or none" in finding.message
+    assert (finding.fix or "").startswith("write `--client claude-code` there, or leave --client out")
+    assert (report.state == "not live") == (status == "fail")
+
+
+def test_what_install_writes_for_each_host_names_the_right_client(box: dict[str, Any], tmp_path: Path) -> None:
+    """Each host's own registration (and a Claude Code install that Cursor and Copilot run too) is
+    never flagged."""
+    stand_ins(box, "copilot", "cursor-agent", "droid")
+    kw = {"home": box["home"], "project_dir": box["cwd"]}
+    for scope in ("user", "project"):
+        install.apply(install.plan_install("claude-code", scope, **kw, env=box["env"]))
+        install.apply(install.plan_install("codex", scope, **kw, env=box["env"]))
+        for client in ("qwen-code", "gemini-cli"):
+            install.apply(install.plan_install(client, scope, **kw, env=box["env"]))
+        for client in ("copilot", "cursor", "droid"):
+            install.apply(install.plan_host_install(client, scope, **kw))
+    for bridge in install.DSH_CLIENTS:
+        install_dsh(box, bridge, tmp_path / bridge)
+    clients = ("claude-code", "codex", "dsh", "qwen-code", "gemini-cli", "copilot", "cursor", "droid")
+    reports = doctor(box, *clients, run=False)
+    assert len(reports) == 9
+    assert not [(c, f.message) for c, r in reports.items() for f in r.findings if f.check == "client"]
+
+
 def test_plugin_counts_as_registered(box: dict[str, Any]) -> None:
     settings = box["home"] / ".claude" / "settings.json"
     settings.parent.mkdir()

@@ -2,8 +2,9 @@
 two bridges, Qwen Code, Gemini CLI, Copilot CLI, Cursor, Droid), whether the guard is live there,
 and what to do when it is not.
 
-Per client: is loopguard-hook registered (and for all the events install writes), is its program
-on the PATH the client passes to hooks, is it trusted (Codex), do its matchers fire on that
+Per client: is loopguard-hook registered (and for all the events install writes), does a
+`--client` on its command line name that client, is its program on the PATH the client passes
+to hooks, is it trusted (Codex), do its matchers fire on that
 client's tool names, can it write its state dir (for DSH: from DSH's sandbox), and does one
 synthetic PreToolUse through the registered command string come back clean (run without a shell,
 and only when it is a command line `install` writes: a project's settings could hold any other).

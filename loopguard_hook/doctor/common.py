@@ -4,6 +4,7 @@ state dir and one synthetic event."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -15,11 +16,16 @@ from ..install.handlers import command_line, handlers, runs_loopguard
 from ..install.tables import CANONICAL_COMMAND
 from ..store import StateError
 from .matchers import TOOL_EVENTS, TOOL_NAMES, missed
-from .model import ClientReport, Registration
-from .probe import forget_session, hook_argv, program, run_event, state_dir_of, writable
+from .model import HOSTS, ClientReport, Registration
+from .probe import forget_session, hook_argv, program, run_event, state_dir_of, words, writable
 
 #: Without these two the guard sees no tool call at all.
 ESSENTIAL_EVENTS = ("PreToolUse", "PostToolUse")
+#: The hosts whose answers share one wire form (`hosts/base.wire`): each reads the others' form,
+#: though what takes effect where differs. Copilot CLI, Cursor and Gemini CLI have their own.
+SHARED_FORM = frozenset({"claude-code", "codex", "dsh-claude-code", "dsh-codex", "qwen-code", "droid"})
+_PROGRAM = re.compile(r"loopguard[-_]hook(?:\.exe|\.py)?")
+_SHELL_OPERATORS = frozenset({"|", "||", "&&", ";", "&"})
 
 
 def found_by(binary: str, env: Mapping[str, str]) -> str | None:
@@ -91,6 +97,54 @@ def check_events(
             "loopguard runs under several command strings (" + ", ".join(f"`{c}`" for c in spellings) + f"), {how}",
             "keep one command string: remove the hand-written entries, then `uninstall` and `install` once",
         )
+
+
+def client_option(command: str) -> str | None:
+    """The `--client NAME` the command line gives loopguard-hook (the words after its program, up
+    to a shell operator), or None."""
+    parts = words(command)
+    start = next((i for i, w in enumerate(parts) if _PROGRAM.fullmatch(os.path.basename(w))), None)
+    if start is None:
+        return None
+    for i in range(start + 1, len(parts)):
+        if parts[i] in _SHELL_OPERATORS:
+            break
+        if parts[i] == "--client" and i + 1 < len(parts):
+            return parts[i + 1]
+        if parts[i].startswith("--client="):
+            return parts[i].partition("=")[2]
+    return None
+
+
+def check_client(report: ClientReport, regs: Sequence[Registration]) -> None:
+    """A `--client` that names another host than the one running the file: the hook reads that
+    host's events and answers in its form. Another form is one this host does not read (fail);
+    the shared form is read, but decided by that host's rules (warn). `auto`, none at all, or a
+    name the hook does not know (the synthetic event tells) are not judged here."""
+    from ..core.event import Client
+
+    names = {c.value for c in Client}
+    for command in sorted({r.command for r in regs}):
+        named = client_option(command)
+        if named is None or named == report.client or named not in names:
+            continue
+        sources = ", ".join(sorted({str(r.source) for r in regs if r.command == command}))
+        other, host, needs = _title(named), report.host, f"`--client {report.client}`"
+        fix = f"write {needs} there, or leave --client out (the hook then tells the host by its payload)"
+        if report.client in SHARED_FORM and named in SHARED_FORM:
+            report.add("warn", "client", f"{sources} runs `{command}`: `--client {named}` answers {host} in a form it "
+                       f"reads, but decided by {other}'s rules; {host} needs {needs} or none", fix)
+        else:
+            report.add("fail", "client", f"{sources} runs `{command}`: `--client {named}` answers {host} in {other}'s "
+                       f"form, not its own, so it drops (or misreads) the guard's decisions; {host} needs {needs} or none",
+                       fix)
+
+
+def _title(client: str) -> str:
+    """A host's name for people (a DSH bridge's with the bridge)."""
+    if client.startswith("dsh-"):
+        return "the DSH " + ("Claude Code" if client == "dsh-claude-code" else "Codex") + " bridge"
+    return HOSTS[client][1]
 
 
 def check_path(report: ClientReport, regs: Sequence[Registration], env: Mapping[str, str], who: str) -> bool:
@@ -322,6 +376,7 @@ def check_handlers(
     """PATH, matchers, state dir (and `sandbox` on it), then the synthetic PreToolUse (the
     host's `pre_event`) when `run` and the program was found. `env` is the environment the
     client gives its hooks."""
+    check_client(report, regs)
     on_path = check_path(report, regs, env, who)
     check_matchers(report, regs, dialect, TOOL_NAMES[dialect], tool_events)
     fix = check_config(report, env, cwd)
