@@ -406,6 +406,24 @@ def test_claude_warnings_are_given_once_when_run_from_the_home_folder(dirs: dict
     assert any("`/opt/bin/loopguard-hook` on PreToolUse" in m for m in warnings)
 
 
+def test_a_settings_symlink_loop_is_not_an_internal_error(dirs: dict[str, Any]) -> None:
+    """Path.resolve() raises RuntimeError on a symlink loop (Python 3.11): install ended in an
+    internal error where it used to say the file cannot be read."""
+    from loopguard_hook.doctor import run_doctor
+
+    folder = dirs["project_dir"] / ".claude"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "settings.json").symlink_to("loop2")
+    (folder / "loop2").symlink_to("settings.json")
+    try:
+        plan_install(CLAUDE_CODE, "user", **dirs)
+    except RuntimeError as exc:  # pragma: no cover - the failure this test pins
+        pytest.fail(f"RuntimeError: {exc}")
+    except (OSError, ValueError):
+        pass  # said as a file that cannot be read
+    run_doctor(home=str(dirs["home"]), cwd=str(dirs["project_dir"]), env={"PATH": ""}, clients=["claude-code"], run=False)
+
+
 # -- Claude Code: uninstall -------------------------------------------------------------------
 
 

@@ -29,7 +29,7 @@ def _sources(home: Path, cwd: Path, env: Mapping[str, str], report: ClientReport
     seen: set[Path] = set()
     for scope in ("user", "project", "local"):
         path = settings_path(CLAUDE_CODE, scope, home=home, project_dir=cwd, env=env)
-        if (real := path.resolve()) in seen:
+        if (real := Path(os.path.realpath(path))) in seen:
             continue  # run from the home folder: the project's settings are the user's, read once
         seen.add(real)
         data = read_json_quietly(path)
@@ -59,10 +59,10 @@ def plugin_and_install(regs: list[Registration], home: Path, cwd: Path, env: Map
     runs = ("every event runs" if len(twice) == len(HOOK_EVENTS[CLAUDE_CODE])
             else f"{', '.join(twice)} run{'s' if len(twice) == 1 else ''}")
     enabled = sorted({str(r.source).removesuffix(PLUGIN) for r in regs if r.source.name.endswith(PLUGIN)})
-    scopes = {scope: settings_path(CLAUDE_CODE, scope, home=home, project_dir=cwd, env=env).resolve()
+    scopes = {scope: Path(os.path.realpath(settings_path(CLAUDE_CODE, scope, home=home, project_dir=cwd, env=env)))
               for scope in ("user", "project", "local")}
     commands = [f"`{UNINSTALL}{'' if scope == 'user' else f' --scope {scope}'}`"
-                for scope, path in scopes.items() if any(Path(f).resolve() == path for f in files)]
+                for scope, path in scopes.items() if any(Path(os.path.realpath(Path(f))) == path for f in files)]
     message = (f"the loopguard-hook plugin (enabled in {', '.join(enabled)}) and the install in {', '.join(files)} "
                f"both register the hook, and Claude Code runs a plugin's hooks and settings hooks separately: "
                f"{runs} the hook twice")
@@ -78,11 +78,11 @@ def borrowing_hosts(regs: list[Registration], home: Path, env: Mapping[str, str]
     install, beside which this copy stays silent in that host."""
     from ..install.hosts import host_settings_path
 
-    user = (home / ".claude" / "settings.json").resolve()
+    user = Path(os.path.realpath(home / ".claude" / "settings.json"))
     found: list[Finding] = []
     borrowers = (("cursor", "Cursor", ("cursor-agent", "agent", "cursor")), ("copilot", "Copilot CLI", ("copilot",)))
     for client, title, programs in borrowers:
-        files = sorted({str(r.source) for r in regs if client == "cursor" or Path(r.source).resolve() != user})
+        files = sorted({str(r.source) for r in regs if client == "cursor" or Path(os.path.realpath(Path(r.source))) != user})
         if not files or not any(found_by(p, env) for p in programs):
             continue
         own = host_settings_path(client, "user", home=home, project_dir=home)

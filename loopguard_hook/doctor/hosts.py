@@ -98,7 +98,7 @@ def borrowed(client: str, home: Path, cwd: Path) -> list[Path]:
         paths.insert(0, home / ".claude" / "settings.json")
     if client == DROID:
         return []
-    found = [p.resolve() for p in paths if loopguard_events((read_json_quietly(p) or {}).get("hooks"))]
+    found = [Path(os.path.realpath(p)) for p in paths if loopguard_events((read_json_quietly(p) or {}).get("hooks"))]
     return list(dict.fromkeys(found))
 
 

@@ -62,12 +62,12 @@ def claude_notes(
         notes.append(
             f'warning: {path} sets "disableAllHooks": true, so Claude Code runs no hooks at all'
         )
-    seen = {path.resolve()}
+    seen = {Path(os.path.realpath(path))}
     for other in SCOPES[CLAUDE_CODE]:
         other_path = claude_settings_path(other, home=home, project_dir=project_dir, env=env)
         if other != scope:
             # run from the home folder, the project's settings are the user's: one file, said once
-            if (real := other_path.resolve()) in seen:
+            if (real := Path(os.path.realpath(other_path))) in seen:
                 continue
             seen.add(real)
         other_data = data if other == scope else read_json_quietly(other_path)
