@@ -147,7 +147,7 @@ def test_stop_takes_only_the_helpers_named(tmpdir_env: Path, capsys: pytest.Capt
             sleeper.wait()
 
 
-@pytest.mark.parametrize("planted", ["sock-file", "lock-folder", "lock-link", "folder-open", "folder-file"])
+@pytest.mark.parametrize("planted", ["sock-file", "lock-folder", "lock-link", "lock-fifo", "folder-open", "folder-file"])
 def test_status_says_what_keeps_a_helper_from_running(
     planted: str, tmpdir_env: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -168,6 +168,8 @@ def test_status_says_what_keeps_a_helper_from_running(
         (folder / f"{key}.lock").mkdir()
     elif planted == "lock-link":
         (folder / f"{key}.lock").symlink_to(tmp_path / "elsewhere")
+    elif planted == "lock-fifo":  # before: status and stop waited on it for ever
+        os.mkfifo(folder / f"{key}.lock")
     elif planted == "folder-open":
         folder.chmod(0o777)
     line = SESSION.read_bytes().splitlines()[2]
@@ -181,5 +183,5 @@ def test_status_says_what_keeps_a_helper_from_running(
     lock = folder / f"{key}.lock"
     if lock.is_dir():  # the fixture's teardown reads the lock files
         lock.rmdir()
-    elif lock.is_symlink():
+    elif lock.is_symlink() or lock.is_fifo():
         lock.unlink()

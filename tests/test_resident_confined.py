@@ -323,3 +323,16 @@ def test_without_peer_credentials_a_confined_hook_runs_in_process(
     monkeypatch.delattr(_socket, "SO_PEERCRED")
     assert confined.handle({}, _pre(workspace, 1), time.time(), env, None, b"context") is None
     assert not (workspace / ".loopguard-hook" / "resident").exists()
+
+
+def test_a_fifo_at_the_workspace_lock_does_not_hang_the_hook(tmp_path: Path) -> None:
+    """A FIFO planted at the workspace helper's lock: opened without O_NONBLOCK it blocked the
+    sandboxed hook (and `helper status`) for ever."""
+    import subprocess
+    import sys
+
+    os.mkfifo(tmp_path / "helper.lock")
+    code = ("import sys; from loopguard_hook.fastpath import confined as c; "
+            "print(c.helper_alive(sys.argv[1]), c._lock_lines(sys.argv[1]))")
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=20)
+    assert done.returncode == 0 and done.stdout.strip() == "False ['']", done

@@ -29,7 +29,7 @@ STOP_WAIT_SECONDS = 5.0
 def _held(path: str) -> bool:
     """Some process holds the flock of the lock file at `path` (a helper is running)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)  # a FIFO must not hang
     except OSError:
         return False
     try:

@@ -154,7 +154,8 @@ def helper_alive(folder: str) -> bool:
     import fcntl
 
     try:
-        fd = os.open(os.path.join(folder, LOCK), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        # O_NONBLOCK: a FIFO planted there must not hang the hook
+        fd = os.open(os.path.join(folder, LOCK), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
     except FileNotFoundError:
         return False
     except OSError:
@@ -246,11 +247,16 @@ def build_key(context: bytes, environ: "Mapping[str, str]") -> str:
 
 
 def _lock_lines(folder: str) -> list[str]:
-    try:
-        with open(os.path.join(folder, LOCK), "rb") as fh:
-            return fh.read(4096).decode("ascii", "replace").split("\n")
+    try:  # never through a link, never waiting on a FIFO
+        fd = os.open(os.path.join(folder, LOCK), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
     except OSError:
         return []
+    try:
+        return os.read(fd, 4096).decode("ascii", "replace").split("\n")
+    except OSError:
+        return []
+    finally:
+        os.close(fd)
 
 
 def mark_unreached(folder: str) -> None:
