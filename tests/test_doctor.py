@@ -207,6 +207,19 @@ def test_a_path_that_is_no_program_is_said_as_such(box: dict[str, Any]) -> None:
         assert "PATH" not in finding.message and "pipx" not in (finding.fix or "")
 
 
+def test_a_path_through_the_hosts_variable_is_not_failed(box: dict[str, Any]) -> None:
+    """`"$CLAUDE_PROJECT_DIR"/.venv/bin/loopguard-hook`, Claude Code's documented idiom: the
+    host's shell expands it, doctor cannot; a warn, never "does not exist" or "not on PATH"."""
+    install_cc(box)
+    settings = box["home"] / ".claude" / "settings.json"
+    command = '"$CLAUDE_PROJECT_DIR"/.venv/bin/loopguard-hook'
+    edit_json(settings, lambda d: d["hooks"]["PreToolUse"][0]["hooks"][0].update(command=command))
+    report = doctor(box, "claude-code", run=False)["claude-code"]
+    said = [f for f in report.findings if f.check == "on PATH" and "CLAUDE_PROJECT_DIR" in f.message]
+    assert [f.status for f in said] == ["warn"] and "names a variable Claude Code sets" in said[0].message, said
+    assert "fail" not in [f.status for f in report.findings if f.check == "on PATH"]
+
+
 def test_disabled_hooks_and_narrow_matchers(box: dict[str, Any]) -> None:
     install_cc(box)
     settings = box["home"] / ".claude" / "settings.json"

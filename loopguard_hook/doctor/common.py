@@ -152,7 +152,15 @@ def check_path(report: ClientReport, regs: Sequence[Registration], env: Mapping[
     good = True
     for command in sorted({r.command for r in regs}):
         name, found = program(command, env)
-        if found is None and os.sep in name:  # a path: run as it is, not looked up on PATH
+        if found is None and "$" in name:  # "$CLAUDE_PROJECT_DIR"/.venv/bin/…: the host's shell expands it
+            good = False
+            report.add(
+                "warn",
+                "on PATH",
+                f"`{name}` names a variable {who} sets when it runs the hook: not checked here",
+                "nothing to do if that path holds the loopguard-hook program; run it by hand with the variable set to see",
+            )
+        elif found is None and os.sep in name:  # a path: run as it is, not looked up on PATH
             good = False
             what = "is not executable" if os.path.isfile(name) else "is not a file" if os.path.exists(name) else "does not exist"
             report.add(
