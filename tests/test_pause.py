@@ -160,6 +160,10 @@ def test_spans_and_times_are_read_as_operators_type_them() -> None:
     for bad in ("", "0m", "m", "30 minutes", "-5m", "1.5h"):
         with pytest.raises(ValueError):
             parse_span(bad)
+    assert parse_span("36500d") == 36500 * 86400  # 100 years: the longest
+    for too_long in ("36501d", "999999999999d"):  # before: a pause file every hook read as damaged
+        with pytest.raises(ValueError, match="longer than 100 years"):
+            parse_span(too_long)
     assert parse_when("2h", now=10_000.0) == 10_000.0 - 7200
     assert parse_when("2026-12-01T00:00:00+00:00") == 1796083200.0
     with pytest.raises(ValueError):

@@ -16,6 +16,10 @@ _SPAN = re.compile(r"(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?")
 _UNITS = (86400, 3600, 60, 1)
 
 
+#: The longest span `parse_span` takes (100 years, in seconds).
+MAX_SPAN_SECONDS = 100 * 365 * 86400
+
+
 def parse_span(text: str) -> float:
     """Seconds in `text` (`30m`, `2h`, `1h30m`, `90s`, `2d`, or a bare number of seconds).
 
@@ -32,6 +36,8 @@ def parse_span(text: str) -> float:
         seconds = sum(int(part or 0) * unit for part, unit in zip(match.groups(), _UNITS, strict=True))
     if seconds <= 0:
         raise ValueError(f"{text!r} is no time at all")
+    if seconds > MAX_SPAN_SECONDS:  # past the clocks' range, the pause file would read as damaged
+        raise ValueError(f"{text!r} is longer than 100 years; leave --for out to pause until resume")
     return float(seconds)
 
 
