@@ -193,14 +193,17 @@ def _run(
         return HookResult(stderr=log_bug(store, environ, options, exc), exit_code=Exit.FAILED)
 
 
-#: Characters that would break the one stderr line (a newline in a config value, a key, a path).
-_BREAKS = {c: repr(chr(c))[1:-1] for c in (*range(32), 127, 0x85, 0x2028, 0x2029)}
+#: The longest quote of a config, payload or state problem in the one stderr line (characters).
+MAX_QUOTE_CHARS = 2000
 
 
 def flat(text: str) -> str:
-    """`text` with line breaks and other control characters written as escapes (`\\n`): what a
-    config file, a variable or a folder name holds, quoted in the one stderr line."""
-    return text.translate(_BREAKS)
+    """`text` as part of the one stderr line: line breaks and every other character that is not
+    printable (controls, C1, bidi marks) written as escapes (`\\n`, `\\u202e`), and cut at
+    `MAX_QUOTE_CHARS` (a 100 KB value in a config file, a 10,000-character key)."""
+    cut = text[: MAX_QUOTE_CHARS + 1]
+    shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in cut)
+    return shown[:MAX_QUOTE_CHARS] + "…" if len(shown) > MAX_QUOTE_CHARS else shown
 
 
 def one_line(stderr: str) -> str:

@@ -385,6 +385,11 @@ def test_seed_thresholds_alias_is_sorted_like_the_seed() -> None:
         ("remind_at = [3, \"x\\ny\"]\n", {}),
         ("", {"LOOPGUARD_PROFILE": "bal\nanced"}),
         ('mode = "x\\u2028y\\r\\u001b[2J"\n', {}),
+        ('mode = "a\\u009b2J\\u202eb"\n', {}),  # C1 and bidi controls
+        ('mode = "' + "A" * 100_000 + '"\n', {}),  # before: a 100,138-character line
+        ('"' + "k" * 10_000 + '" = 1\n', {}),
+        ("deny_at = " + "9" * 5000 + "\n", {}),  # before: tomllib's ValueError, an internal error
+        ("", {"LOOPGUARD_MODE": "M" * 100_000}),
     ],
 )
 def test_a_bad_config_is_one_stderr_line_whatever_its_values_hold(text: str, environ: dict[str, str], tmp_path: Path) -> None:
@@ -401,7 +406,7 @@ def test_a_bad_config_is_one_stderr_line_whatever_its_values_hold(text: str, env
     result = run(json.dumps(payload).encode(), options=HookOptions(state_dir=str(tmp_path / "state"), client="claude-code"),
                  environ=environ, user_config=str(user))
     assert result.exit_code == 1 and result.stderr.startswith("loopguard-hook: bad config: ")
-    assert result.stderr.isprintable() and len(result.stderr.splitlines()) == 1
+    assert result.stderr.isprintable() and len(result.stderr.splitlines()) == 1 and len(result.stderr) < 2500
 
 
 @pytest.mark.skipif(os.getuid() != 0, reason="making a file of another user takes root")
