@@ -410,17 +410,26 @@ def test_a_bad_config_is_one_stderr_line_whatever_its_values_hold(text: str, env
 
 
 @pytest.mark.skipif(os.getuid() != 0, reason="making a file of another user takes root")
-def test_a_project_file_of_another_user_is_ignored_and_said(tmp_path: Path) -> None:
+def test_a_project_file_another_user_planted_in_a_shared_folder_is_ignored(tmp_path: Path) -> None:
     """A shared folder (mode 1777, as /tmp): another user plants `.git` and `.loopguard.toml`
-    above the folder this user works in. Before, its `mode = "observe"` turned the guard off."""
+    above the folder this user works in. Before, its `mode = "observe"` turned the guard off. A
+    repository of another owner in a folder others cannot write (a container's mount, run as
+    root) is read as before."""
     shared = tmp_path / "shared"
     (shared / "myproj").mkdir(parents=True)
+    shared.chmod(0o1777)
     (shared / ".git").mkdir()
     planted = shared / ".loopguard.toml"
     planted.write_text('mode = "observe"\n')
     os.chown(planted, 65534, 65534)
     resolved = load(environ={}, cwd=str(shared / "myproj"), user_path="")
     assert resolved.config.mode == "enforce"
-    assert resolved.ignored == (f"project file {planted} ignored: it belongs to uid 65534, not to you",)
-    os.chown(planted, os.getuid(), os.getgid())  # the user's own file counts
+    assert resolved.ignored == (f"project file {planted} ignored: it belongs to uid 65534, in a folder other users can write",)
+    link = shared / "link.toml"  # a link the other user owns, to a file of root's: the link counts
+    planted.unlink()
+    link.write_text('mode = "observe"\n')
+    planted.symlink_to(link)
+    os.chown(planted, 65534, 65534, follow_symlinks=False)
+    assert load(environ={}, cwd=str(shared / "myproj"), user_path="").config.mode == "enforce"
+    shared.chmod(0o755)  # nobody else can write there: another owner's repository, read as any
     assert load(environ={}, cwd=str(shared / "myproj"), user_path="").config.mode == "observe"

@@ -372,7 +372,7 @@ def load(
     owner = _foreign_owner(project_file) if project_file else None
     if project_file and owner is not None:
         # Another user's file (a shared folder, /tmp): it may not change this user's guard.
-        ignored.append(f"project file {project_file} ignored: it belongs to uid {owner}, not to you")
+        ignored.append(f"project file {project_file} ignored: it belongs to uid {owner}, in a folder other users can write")
         project_file = None
     if project_file:
         project_source = f"project file {project_file}"
@@ -413,12 +413,17 @@ def load(
 
 
 def _foreign_owner(path: str) -> int | None:
-    """The owner of the file at `path` when it is neither this user nor root, else None."""
+    """The owner of the project file at `path` when another user may have planted it there: it
+    is not this user's (the link itself, for a link) and its folder is one other users can
+    write (o+w, as /tmp). Else None: a repository of another owner that this user works in (a
+    container's mount, a team checkout) is read as any."""
     try:
-        uid = os.stat(path).st_uid
+        uid = os.lstat(path).st_uid
+        if uid == os.getuid() or not os.stat(os.path.dirname(path) or ".").st_mode & 0o002:
+            return None
     except (OSError, ValueError):
         return None  # read as any file: its error is said there
-    return None if uid in (os.getuid(), 0) else uid
+    return uid
 
 
 def _untrusted_keys_dropped(project: Layer, project_dir: str, layers: list[Layer], ignored: list[str]) -> Layer:
