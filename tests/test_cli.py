@@ -164,6 +164,15 @@ def test_reset_and_gc(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     # Reset again (or a mistyped id): said and exit 1, as `status --session` does, not a reset done.
     code, out, err = cli(["reset", "--session", sid, "--state-dir", str(tmp_path)], capsys)
     assert (code, out) == (1, "") and err == f"loopguard-hook: no state for session {sid} in {tmp_path / 'sessions'}\n"
+    # A folder where the ledger belongs, beside the session's lock: the lock is cleared, the folder
+    # said and left (before: "reset session", the folder not named).
+    loop(tmp_path, 1)
+    ledger = next((tmp_path / "sessions").glob("*.json"))
+    ledger.unlink()
+    ledger.mkdir()
+    code, out, _ = cli(["reset", "--session", sid, "--state-dir", str(tmp_path)], capsys)
+    assert code == 0 and "is not a file the guard wrote; left as it is" in out and ledger.is_dir()
+    ledger.rmdir()
     loop(tmp_path, 1)
     code, out, _ = cli(["gc", "--older-than", "1h", "--state-dir", str(tmp_path)], capsys)
     assert code == 0 and "deleted 0" in out

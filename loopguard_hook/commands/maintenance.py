@@ -33,14 +33,14 @@ def reset(session_id: str | None, all_sessions: bool, state_dir: str | None) -> 
     removed = [store for store in stores if store.remove(stem, recover=True, only_ours=False)]
     left = [name for name in planted if os.path.lexists(name)]
     if removed or (planted and not left):
-        where = f" in {removed[0].sessions}" if len(removed) == 1 and len(stores) > 1 else ""
+        where = f" in {_printable(removed[0].sessions)}" if len(removed) == 1 and len(stores) > 1 else ""
         click.echo(f"reset session {_shown_id(session_id)}{where}")
-    elif left:  # a folder or a special file where a state file belongs: not the guard's to delete
+    if left:  # a folder where a state file belongs: not the guard's to delete
         click.echo(f"session {_shown_id(session_id)}: {_printable(left[0])} is not a file the guard wrote; left as it "
                    "is (the session's next event moves it aside)")
-    else:  # as `status --session`: a mistyped id must not look like a reset done
+    elif not removed and not planted:  # as `status --session`: a mistyped id must not look like a reset done
         where = " or ".join(s.sessions for s in stores) or found[0].root
-        raise click.ClickException(f"no state for session {_shown_id(session_id)} in {where}")
+        raise click.ClickException(f"no state for session {_shown_id(session_id)} in {_printable(where)}")
 
 
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
