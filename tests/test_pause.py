@@ -202,7 +202,7 @@ def test_a_pause_also_quiets_a_bad_config(tmp_path: Path, capsys: pytest.Capture
     assert again.returncode == 1 and b"deny_att" in again.stderr
 
 
-@pytest.mark.parametrize("kind", ["folder", "fifo"])
+@pytest.mark.parametrize("kind", ["folder", "fifo", "link", "dangling-link"])
 def test_a_pause_file_that_is_not_a_file_is_left_to_the_user(
     kind: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -214,15 +214,27 @@ def test_a_pause_file_that_is_not_a_file_is_left_to_the_user(
     if kind == "folder":
         path.mkdir()
         (path / "x").write_text("keep")
-    else:
+    elif kind == "fifo":
         os.mkfifo(path)
+    else:  # before: a dangling link was no pause at all, and resume removed a working one
+        target = tmp_path / "mine.json"
+        if kind == "link":
+            target.write_text("KEEP")
+        path.symlink_to(target)
     line = SESSION.read_bytes().splitlines()[2]
     done = subprocess.run(
         [str(EXE), "--state-dir", str(tmp_path)], input=line, capture_output=True, env=dict(os.environ), timeout=60
     )
     err = done.stderr.decode()
     assert done.returncode == 1 and len(err.splitlines()) == 1
-    assert "not a regular file; remove it yourself" in err and "resume" not in err
+    assert "not a regular file; remove it yourself" in err and "resume" not in err, err
     code, out, err = cli(["resume"], capsys)
     assert code == 1 and "is not a file the guard wrote; remove it yourself: nothing was changed" in err
-    assert (path / "x").read_text() == "keep" if kind == "folder" else path.is_fifo()
+    if kind == "folder":
+        assert (path / "x").read_text() == "keep"
+    elif kind == "fifo":
+        assert path.is_fifo()
+    else:
+        assert path.is_symlink() and (kind == "dangling-link" or (tmp_path / "mine.json").read_text() == "KEEP")
+        code, _, err = cli(["pause"], capsys)  # nor is it replaced by a pause
+        assert code == 1 and "remove it yourself" in err and path.is_symlink()

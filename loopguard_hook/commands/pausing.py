@@ -85,7 +85,7 @@ def resume(project: str | None) -> None:
     path = pause_file()
     now = time.time()
     folder = _project(project)
-    if os.path.lexists(path) and not os.path.isfile(path):
+    if os.path.islink(path) or (os.path.lexists(path) and not os.path.isfile(path)):
         # a folder or a FIFO where the pause file belongs: the guard did not write it
         raise click.ClickException(f"{_printable(path)} is not a file the guard wrote; remove it yourself: nothing was changed")
     if folder is None and _damaged(path):  # what the hook's error line says to do

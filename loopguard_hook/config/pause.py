@@ -91,10 +91,12 @@ def read(path: str) -> list[Pause]:
     if not path:
         return []
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except (FileNotFoundError, NotADirectoryError):  # ENOTDIR: a home of `/dev/null`, as CI and
         return []  # service accounts have, holds no pause file either
     except OSError as exc:
+        if os.path.islink(path):  # the guard writes only files there
+            raise ConfigError(f"pause file {path}: a link, not a regular file; remove it yourself") from None
         raise ConfigError(f"pause file {path}: cannot read: {exc.strerror or exc}") from None
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):  # a folder, a FIFO: not the guard's to remove
