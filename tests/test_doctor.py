@@ -284,6 +284,8 @@ def test_a_hand_written_command_line_is_not_run(box: dict[str, Any]) -> None:
         ("loopguard-hook --client codex", "warn"),  # the shared form, decided by Codex's rules
         ("loopguard-hook --client droid", "warn"),
         ("loopguard-hook --client claude-code", None),
+        ("loopguard-hook --client gemini-cli --client claude-code", None),  # the hook takes the last
+        ("loopguard-hook --client claude-code --client gemini-cli", "fail"),
         ("loopguard-hook --client auto", None),
         ("loopguard-hook", None),
         ("other-tool --client gemini-cli | loopguard-hook", None),  # not loopguard's option
@@ -323,6 +325,20 @@ def test_what_install_writes_for_each_host_names_the_right_client(box: dict[str,
     reports = doctor(box, *clients, run=False)
     assert len(reports) == 9
     assert not [(c, f.message) for c, r in reports.items() for f in r.findings if f.check == "client"]
+
+
+def test_a_client_that_says_failures_on_stderr_is_a_fail_for_droid(box: dict[str, Any]) -> None:
+    """Droid shows a hook's stderr to its model, so its hook exits 0 and logs its problems: a Droid
+    file running `--client claude-code` (the shared form) would put a failing event's line before
+    the model. Before, only a warn."""
+    stand_ins(box, "droid")
+    install.apply(install.plan_host_install("droid", "user", home=box["home"], project_dir=box["cwd"]))
+    [settings] = [p for p in box["home"].rglob("*.json") if "loopguard-hook" in p.read_text()]
+    text = settings.read_text()
+    settings.write_text(text.replace("--client droid", "--client claude-code"))
+    report = doctor(box, "droid", run=False)["droid"]
+    [finding] = [f for f in report.findings if f.check == "client"]
+    assert finding.status == "fail" and "exits 1 with a line Factory Droid shows its model" in finding.message
 
 
 def test_plugin_counts_as_registered(box: dict[str, Any]) -> None:

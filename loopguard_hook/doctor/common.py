@@ -101,19 +101,20 @@ def check_events(
 
 def client_option(command: str) -> str | None:
     """The `--client NAME` the command line gives loopguard-hook (the words after its program, up
-    to a shell operator), or None."""
+    to a shell operator; the last one, as the hook takes it), or None."""
     parts = words(command)
     start = next((i for i, w in enumerate(parts) if _PROGRAM.fullmatch(os.path.basename(w))), None)
     if start is None:
         return None
+    named = None
     for i in range(start + 1, len(parts)):
         if parts[i] in _SHELL_OPERATORS:
             break
         if parts[i] == "--client" and i + 1 < len(parts):
-            return parts[i + 1]
-        if parts[i].startswith("--client="):
-            return parts[i].partition("=")[2]
-    return None
+            named = parts[i + 1]
+        elif parts[i].startswith("--client="):
+            named = parts[i].partition("=")[2]
+    return named
 
 
 def check_client(report: ClientReport, regs: Sequence[Registration]) -> None:
@@ -131,13 +132,28 @@ def check_client(report: ClientReport, regs: Sequence[Registration]) -> None:
         sources = ", ".join(sorted({str(r.source) for r in regs if r.command == command}))
         other, host, needs = _title(named), report.host, f"`--client {report.client}`"
         fix = f"write {needs} there, or leave --client out (the hook then tells the host by its payload)"
-        if report.client in SHARED_FORM and named in SHARED_FORM:
+        shared = report.client in SHARED_FORM and named in SHARED_FORM
+        if shared and _shows_failures(named) and not _shows_failures(report.client):
+            # the named host's failures exit 1 with a line: this host shows that line to the model
+            report.add("fail", "client", f"{sources} runs `{command}`: with `--client {named}` a problem of the guard's "
+                       f"exits 1 with a line {host} shows its model, where {host} needs exit 0 and the line in errors.log; "
+                       f"{host} needs {needs} or none", fix)
+        elif shared:
             report.add("warn", "client", f"{sources} runs `{command}`: `--client {named}` answers {host} in a form it "
                        f"reads, but decided by {other}'s rules; {host} needs {needs} or none", fix)
         else:
             report.add("fail", "client", f"{sources} runs `{command}`: `--client {named}` answers {host} in {other}'s "
                        f"form, not its own, so it drops (or misreads) the guard's decisions; {host} needs {needs} or none",
                        fix)
+
+
+def _shows_failures(client: str) -> bool:
+    """Whether the hook, told it runs for `client`, says its own problems with exit 1 and a line
+    on stderr (not that host's `failures_exit_0`)."""
+    from ..core.event import Client
+    from ..hosts import capabilities
+
+    return not capabilities(Client(client)).failures_exit_0
 
 
 def _title(client: str) -> str:
