@@ -182,7 +182,7 @@ def _run(
         return HookResult(stderr=f"loopguard-hook: bad payload: {flat(str(exc))}", exit_code=Exit.FAILED)
     except config_mod.ConfigError as exc:
         line = f"loopguard-hook: bad config: {flat(str(exc))}"
-        if event is not None and _paused(environ, event.cwd, user_config):
+        if event is not None and paused(environ, event.cwd, user_config):
             # Paused: the host sees nothing of the guard (`loopguard-hook pause`), not even this.
             log_problem(options, environ, line, event.client)
             return HookResult()
@@ -252,7 +252,7 @@ def _open_store(where: location.Location, cfg: config_mod.Config, *, dry_run: bo
     return Store(where.root, lock_timeout=cfg.lock_timeout_seconds, audit_max_bytes=cfg.audit_log_max_bytes)
 
 
-def _paused(environ: Mapping[str, str], cwd: str | None, user_config: str | None) -> bool:
+def paused(environ: Mapping[str, str], cwd: str | None, user_config: str | None = None) -> bool:
     """Whether `loopguard-hook pause` covers this event's project (as `config.load` reads it),
     False when the pause file cannot be read either."""
     from .config import pause

@@ -197,6 +197,17 @@ def test_a_pause_also_quiets_a_bad_config(tmp_path: Path, capsys: pytest.Capture
     quiet = one()
     assert (quiet.returncode, quiet.stdout, quiet.stderr) == (0, b"", b"")
     assert "deny_att" in (tmp_path / "errors.log").read_text()
+    # status and doctor say the same (before: "every hook event here fails", "every event exits 1")
+    code, out, _ = cli(["status", "--state-dir", str(tmp_path)], capsys)
+    assert code == 1 and "config here: BAD, and the guard is paused here: hook events write the problem to errors.log" in out
+    assert "every hook event here fails" not in out
+    from loopguard_hook.doctor.common import check_config
+    from loopguard_hook.doctor.model import ClientReport
+
+    report = ClientReport("claude-code", "Claude Code", None)
+    check_config(report, dict(os.environ), os.getcwd())
+    said = [f.message for f in report.findings if f.check == "config"]
+    assert said and "while the guard is paused here every event writes that message to errors.log" in said[0], said
     code, out, _ = cli(["resume"], capsys)
     again = one()
     assert again.returncode == 1 and b"deny_att" in again.stderr

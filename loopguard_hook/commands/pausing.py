@@ -72,7 +72,7 @@ def pause(project: str | None, span: float | None) -> None:
     except config_mod.ConfigError:
         # Without the pause every event would fail on it (exit 1 and its line on stderr).
         click.echo("the config has problems (`loopguard-hook config check` lists them): while paused, hook events "
-                   "write them to errors.log and answer nothing; fix them before `resume`")
+                   "write them to errors.log and answer nothing; fix them before the pause ends")
 
 
 @click.command()

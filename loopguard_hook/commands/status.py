@@ -238,11 +238,19 @@ def _echo_text(
         if f.kind == "workspace" and not f.problem:
             click.echo(f"  {DSH_TEXT_NOTE}")
     if "problems" in t:
-        click.echo(f"config here: BAD, every hook event here fails and the guard is off: {_printable(t['problems'][0])}")
+        from ..hook import paused
+
+        quiet = paused(os.environ, os.environ.get("CLAUDE_PROJECT_DIR") or _cwd())
+        if quiet:  # `pause`: the host sees nothing of the guard, this included
+            click.echo("config here: BAD, and the guard is paused here: hook events write the problem to errors.log and "
+                       f"answer nothing; after resume every event fails until it is fixed: {_printable(t['problems'][0])}")
+        else:
+            click.echo(f"config here: BAD, every hook event here fails and the guard is off: {_printable(t['problems'][0])}")
         for problem in t["problems"][1:]:
             click.echo(f"  also: {_printable(problem)}")
         click.echo(f"  fix: {_printable(t['fix'])}")
-        click.echo(quiet_note())
+        if not quiet:
+            click.echo(quiet_note())
     else:
         click.echo(
             f"config here: profile {t['profile']} ({t['mode']}), counting {t['counting']}: remind at {_list(t['remind_at'])}, "

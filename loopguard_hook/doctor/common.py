@@ -337,6 +337,12 @@ def check_config(report: ClientReport, env: Mapping[str, str], cwd: str) -> str 
     try:
         config_mod.load(environ=env, cwd=cwd)
     except config_mod.ConfigError as exc:
+        from ..hook import paused
+
+        if paused(env, cwd):  # `loopguard-hook pause`: the host sees nothing of the guard, this included
+            report.add("fail", "config", f"{exc}: while the guard is paused here every event writes that message to "
+                       "errors.log and answers nothing; after resume the guard is off until it is fixed", exc.fix)
+            return exc.fix
         how = "exits 0 and writes that message to errors.log" if failures_exit_0(report.client) else "exits 1 with that message"
         report.add("fail", "config", f"{exc}: every event {how}, and the guard is off", exc.fix)
         return exc.fix
