@@ -225,7 +225,10 @@ def _in_folders(paths: tuple[str, ...], unreadable: list[str]) -> tuple[str, ...
             if name.endswith(_SESSION_SUFFIXES)
         )
         if not found:
-            unreadable.append(f"{path}: a folder with no session file (*.jsonl, *.jsonl.zstd) under it")
+            only = any(name.endswith(_SESSION_SUFFIXES) for _, _, names in os.walk(path) for name in names)
+            why = ("only subagent transcripts under it: name their main transcript, which reads them" if only
+                   else "a folder with no session file (*.jsonl, *.jsonl.zstd) under it")
+            unreadable.append(f"{path}: {why}")
         out.extend(found)
     return tuple(out)
 

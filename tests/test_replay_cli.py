@@ -4,6 +4,7 @@ and the progress bar, through click's `CliRunner` on recorded sessions."""
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -226,6 +227,11 @@ def test_a_folder_is_replayed_as_the_sessions_under_it(tmp_path: Path, capsys: p
     assert main(["replay", str(empty)]) == 1
     message = f"loopguard-hook: skipped {empty}: a folder with no session file (*.jsonl, *.jsonl.zstd) under it\n"
     assert capsys.readouterr().err == message
+    subagents = tmp_path / "x" / "subagents"  # before: "no session file", though one is there
+    subagents.mkdir(parents=True)
+    shutil.copy(READ_LOOP, subagents / "agent-1.jsonl")
+    assert main(["replay", str(tmp_path / "x")]) == 1
+    assert "only subagent transcripts under it: name their main transcript" in capsys.readouterr().err
     # sweep reads FILES as replay does (before: "skipped …: Is a directory" for every folder)
     assert main(["sweep", "--format", "json", "--set", "deny_at=4,5", str(sessions)]) == 0
     rows = json.loads(capsys.readouterr().out)
