@@ -719,8 +719,8 @@ def test_codex_project_install_mentions_project_trust(dirs: dict[str, Any]) -> N
 
 
 def test_codex_project_trust_note_when_the_project_file_holds_the_hook(dirs: dict[str, Any]) -> None:
-    """Written by an earlier install, then the user layer installed: the project's copy still
-    loads only in a trusted project."""
+    """The project's file already holds the hook (an earlier project install), and install runs
+    again: the project's copy still loads only in a trusted project, so the note stays."""
     apply(plan_install(CODEX, "project", **dirs), now=NOW)
     [change] = plan_install(CODEX, "project", **dirs)
     assert "already registered" in change.messages[0]
