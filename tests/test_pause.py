@@ -86,6 +86,11 @@ def test_a_project_is_matched_by_its_resolved_path_too(tmp_path: Path, capsys: p
     assert cli(["pause", "--project", str(tmp_path / "link")], capsys)[0] == 0
     found = pause_mod.in_force(pause_mod.pause_path(config_mod.user_config_path()), str(real))
     assert found is not None and found.project == str(tmp_path / "link")
+    # and the other way: the real folder paused, an event arriving through the link (before: not covered)
+    assert cli(["resume"], capsys)[0] == 0
+    assert cli(["pause", "--project", str(real)], capsys)[0] == 0
+    found = pause_mod.in_force(pause_mod.pause_path(config_mod.user_config_path()), str(tmp_path / "link" / "src"))
+    assert found is not None and found.project == str(real)
 
 
 def test_a_pause_for_a_while_ends_by_itself(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
