@@ -104,3 +104,19 @@ def test_a_quiet_hosts_failure_names_its_host_in_errors_log(tmp_path: Path) -> N
     assert (done.returncode, done.stderr) == (0, b"")
     head = (tmp_path / "errors.log").read_text().splitlines()[0]
     assert head.startswith("--- ") and head.endswith(" host cursor"), head
+
+
+def test_a_claude_code_line_with_a_client_is_said_for_the_hosts_that_run_it_too(box: dict[str, Any]) -> None:  # noqa: F811
+    """`~/.claude/settings.json` running `loopguard-hook --client claude-code`: Cursor runs it too
+    and gets Claude Code's form. Before, doctor said Cursor is "served there in its own form"."""
+    import json
+
+    stand_ins(box, "cursor-agent")
+    install.apply(install.plan_install("claude-code", "user", home=box["home"], project_dir=box["cwd"], env=box["env"]))
+    settings = box["home"] / ".claude" / "settings.json"
+    settings.write_text(settings.read_text().replace('"loopguard-hook"', '"loopguard-hook --client claude-code"'))
+    assert "--client claude-code" in json.loads(settings.read_text())["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
+    report = doctor(box, "claude-code", run=False)["claude-code"]
+    [other] = [f for f in report.findings if f.check == "other hosts"]
+    assert other.status == "warn" and "answers it in another host's form" in other.message
+    assert "served there in its own form" not in other.message and "leave --client out" in (other.fix or "")

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..install import CLAUDE_CODE, HOOK_EVENTS, hooks_table, settings_path
 from ..install.jsontext import read_json_quietly
-from .common import check_events, check_handlers, found_by, registrations
+from .common import check_events, check_handlers, client_option, found_by, registrations
 from .model import HOSTS, ClientReport, Finding, Registration
 
 FIX = "loopguard-hook install --client claude-code"
@@ -84,6 +84,14 @@ def borrowing_hosts(regs: list[Registration], home: Path, env: Mapping[str, str]
     for client, title, programs in borrowers:
         files = sorted({str(r.source) for r in regs if client == "cursor" or Path(os.path.realpath(Path(r.source))) != user})
         if not files or not any(found_by(p, env) for p in programs):
+            continue
+        fixed = sorted({r.command for r in regs if client_option(r.command) not in (None, "auto", client)
+                        and (client == "cursor" or Path(os.path.realpath(Path(r.source))) != user)})
+        if fixed:  # the hook answers every host of such a line in the named host's form
+            found.append(Finding("warn", "other hosts", f"{title} runs {', '.join(files)} too, where `{fixed[0]}` answers "
+                                 f"it in another host's form, which {title} drops (or misreads); and the copy does not "
+                                 "stay silent beside its own registration", "leave --client out (or write --client auto): "
+                                 "the hook then tells each host by its payload"))
             continue
         own = host_settings_path(client, "user", home=home, project_dir=home)
         if own.exists() and "loopguard" in own.read_text(errors="replace"):
