@@ -159,16 +159,17 @@ def test_a_pause_time_out_of_the_clocks_range_is_a_damaged_file(
     assert code == 0 and "removed the damaged pause file" in out and not path.exists()
 
 def test_spans_and_times_are_read_as_operators_type_them() -> None:
-    from loopguard_hook.commands.times import parse_span, parse_when
+    from loopguard_hook.commands.times import parse_pause_span, parse_span, parse_when
 
     assert [parse_span(t) for t in ("30m", "2h", "1h30m", "90s", "2d", "45")] == [1800, 7200, 5400, 90, 172800, 45]
     for bad in ("", "0m", "m", "30 minutes", "-5m", "1.5h"):
         with pytest.raises(ValueError):
             parse_span(bad)
-    assert parse_span("36500d") == 36500 * 86400  # 100 years: the longest
+    assert parse_pause_span("36500d") == 36500 * 86400  # 100 years: the longest pause
     for too_long in ("36501d", "999999999999d"):  # before: a pause file every hook read as damaged
         with pytest.raises(ValueError, match="longer than 100 years"):
-            parse_span(too_long)
+            parse_pause_span(too_long)
+    assert parse_when("40000d", now=4e9) == 4e9 - 40000 * 86400  # `log --since 40000d`: everything
     assert parse_when("2h", now=10_000.0) == 10_000.0 - 7200
     assert parse_when("2026-12-01T00:00:00+00:00") == 1796083200.0
     with pytest.raises(ValueError):

@@ -16,7 +16,7 @@ _SPAN = re.compile(r"(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?")
 _UNITS = (86400, 3600, 60, 1)
 
 
-#: The longest span `parse_span` takes (100 years, in seconds).
+#: The longest span `parse_pause_span` takes (100 years, in seconds).
 MAX_SPAN_SECONDS = 100 * 365 * 86400
 
 
@@ -36,9 +36,20 @@ def parse_span(text: str) -> float:
         seconds = sum(int(part or 0) * unit for part, unit in zip(match.groups(), _UNITS, strict=True))
     if seconds <= 0:
         raise ValueError(f"{text!r} is no time at all")
-    if seconds > MAX_SPAN_SECONDS:  # past the clocks' range, the pause file would read as damaged
-        raise ValueError(f"{text!r} is longer than 100 years; leave --for out to pause until resume")
     return float(seconds)
+
+
+def parse_pause_span(text: str) -> float:
+    """`parse_span`, at most `MAX_SPAN_SECONDS`: a pause's end past the clocks' range would make
+    the pause file read as damaged at every event.
+
+    Raises:
+        ValueError: not such a span, zero, or longer than 100 years.
+    """
+    seconds = parse_span(text)
+    if seconds > MAX_SPAN_SECONDS:
+        raise ValueError(f"{text.strip()!r} is longer than 100 years; leave --for out to pause until resume")
+    return seconds
 
 
 def parse_when(text: str, now: float | None = None) -> float:
@@ -76,7 +87,9 @@ class _Parsed(click.ParamType):  # type: ignore[type-arg]  # generic from click 
 
 
 class Span(_Parsed):
-    """A span of time in seconds (`parse_span`)."""
+    """A span of time in seconds, for `pause --for` (`parse_pause_span`)."""
+
+    parse = staticmethod(parse_pause_span)
 
     name = "SPAN"
 
