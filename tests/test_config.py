@@ -431,5 +431,7 @@ def test_a_project_file_another_user_planted_in_a_shared_folder_is_ignored(tmp_p
     planted.symlink_to(link)
     os.chown(planted, 65534, 65534, follow_symlinks=False)
     assert load(environ={}, cwd=str(shared / "myproj"), user_path="").config.mode == "enforce"
+    shared.chmod(0o2775)  # a team folder: another member could plant it too
+    assert load(environ={}, cwd=str(shared / "myproj"), user_path="").config.mode == "enforce"
     shared.chmod(0o755)  # nobody else can write there: another owner's repository, read as any
     assert load(environ={}, cwd=str(shared / "myproj"), user_path="").config.mode == "observe"

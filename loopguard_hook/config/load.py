@@ -415,11 +415,11 @@ def load(
 def _foreign_owner(path: str) -> int | None:
     """The owner of the project file at `path` when another user may have planted it there: it
     is not this user's (the link itself, for a link) and its folder is one other users can
-    write (o+w, as /tmp). Else None: a repository of another owner that this user works in (a
-    container's mount, a team checkout) is read as any."""
+    write (g+w or o+w: a team folder, /tmp). Else None: a repository of another owner that this
+    user works in (a container's mount, another user's checkout) is read as any."""
     try:
         uid = os.lstat(path).st_uid
-        if uid == os.getuid() or not os.stat(os.path.dirname(path) or ".").st_mode & 0o002:
+        if uid == os.getuid() or not os.stat(os.path.dirname(path) or ".").st_mode & 0o022:
             return None
     except (OSError, ValueError):
         return None  # read as any file: its error is said there
