@@ -91,6 +91,10 @@ def test_a_project_is_matched_by_its_resolved_path_too(tmp_path: Path, capsys: p
     assert cli(["pause", "--project", str(real)], capsys)[0] == 0
     found = pause_mod.in_force(pause_mod.pause_path(config_mod.user_config_path()), str(tmp_path / "link" / "src"))
     assert found is not None and found.project == str(real)
+    # resume through the link ends it (before: "was not paused", then "still paused")
+    code, out, _ = cli(["resume", "--project", str(tmp_path / "link")], capsys)
+    assert code == 0 and out.startswith("loopguard resumed") and "still paused" not in out
+    assert pause_mod.in_force(pause_mod.pause_path(config_mod.user_config_path()), str(real)) is None
 
 
 def test_a_pause_for_a_while_ends_by_itself(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

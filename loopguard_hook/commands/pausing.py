@@ -62,7 +62,7 @@ def pause(project: str | None, span: float | None) -> None:
     if folder is not None and not os.path.isdir(folder):
         # A typo would pause nothing while the real project stays guarded.
         raise click.ClickException(f"--project {_printable(folder)}: no such folder; nothing was paused")
-    kept = [p for p in read_pauses(path) if p.active(now) and p.project != folder]
+    kept = [p for p in read_pauses(path) if p.active(now) and not _same_project(p, folder)]
     new = pause_mod.Pause(folder, pause_mod.project_paths(folder) if folder else (), now, now + span if span else None)
     _write(path, [*kept, new])
     click.echo(f"loopguard paused: {_printable(new.describe(now))}")
@@ -96,7 +96,7 @@ def resume(project: str | None) -> None:
     if folder is None:
         left: list[pause_mod.Pause] = []
     else:
-        left = [p for p in pauses if p.project != folder]
+        left = [p for p in pauses if not _same_project(p, folder)]
     _write(path, left)
     ended = len(pauses) - len(left)
     if not ended:
@@ -106,6 +106,14 @@ def resume(project: str | None) -> None:
     for p in left:
         if p.covers(folder):
             click.echo(f"still paused: {_printable(p.describe(now))} (`loopguard-hook resume` ends every pause)")
+
+
+def _same_project(pause: pause_mod.Pause, folder: str | None) -> bool:
+    """Whether `pause` is the pause of project `folder` (None: every project), named by the same
+    path or through a link (one of its paths as given or resolved is one of the folder's)."""
+    if pause.project is None or folder is None:
+        return pause.project == folder
+    return pause.project == folder or bool(set(pause.paths) & set(pause_mod.project_paths(folder)))
 
 
 def _damaged(path: str) -> bool:
