@@ -201,9 +201,15 @@ def flat(text: str) -> str:
     """`text` as part of the one stderr line: line breaks and every other character that is not
     printable (controls, C1, bidi marks) written as escapes (`\\n`, `\\u202e`), and cut at
     `MAX_QUOTE_CHARS` (a 100 KB value in a config file, a 10,000-character key)."""
-    cut = text[: MAX_QUOTE_CHARS + 1]
-    shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in cut)
-    return shown[:MAX_QUOTE_CHARS] + "…" if len(shown) > MAX_QUOTE_CHARS else shown
+    shown: list[str] = []
+    size = 0
+    for c in text:
+        piece = c if c.isprintable() else repr(c)[1:-1]
+        size += len(piece)
+        if size > MAX_QUOTE_CHARS:  # cut between characters, never inside an escape
+            return "".join(shown) + "…"
+        shown.append(piece)
+    return "".join(shown)
 
 
 def one_line(stderr: str) -> str:

@@ -407,6 +407,14 @@ def test_a_bad_config_is_one_stderr_line_whatever_its_values_hold(text: str, env
                  environ=environ, user_config=str(user))
     assert result.exit_code == 1 and result.stderr.startswith("loopguard-hook: bad config: ")
     assert result.stderr.isprintable() and len(result.stderr.splitlines()) == 1 and len(result.stderr) < 2500
+    assert "sys.set_int_max_str_digits" not in result.stderr  # Python's advice is not the user's
+
+
+def test_a_cut_quote_never_ends_inside_an_escape() -> None:
+    from loopguard_hook.hook import MAX_QUOTE_CHARS, flat
+
+    cut = flat("x" * (MAX_QUOTE_CHARS - 5) + "\u202e" * 3)
+    assert cut == "x" * (MAX_QUOTE_CHARS - 5) + "…"
 
 
 @pytest.mark.skipif(os.getuid() != 0, reason="making a file of another user takes root")

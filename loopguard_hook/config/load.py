@@ -195,8 +195,8 @@ def read_toml(path: str, source: str) -> Layer:
         if said.startswith("Cannot overwrite a value"):  # tomllib's words for a key given twice
             said = "a key is given twice" + said[len("Cannot overwrite a value"):]
         raise ConfigError(f"{source}: not valid TOML: {said}") from None
-    except ValueError as exc:  # tomllib's own: an integer of more than 4,300 digits
-        raise ConfigError(f"{source}: not valid TOML: {exc}") from None
+    except ValueError:  # tomllib's own: an integer of more than 4,300 digits
+        raise ConfigError(f"{source}: not valid TOML: an integer too long to read") from None
     except RecursionError:
         raise ConfigError(f"{source}: nested too deeply to be a config file") from None
     section = data.get("loopguard")

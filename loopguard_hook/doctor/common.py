@@ -173,7 +173,7 @@ def check_path(report: ClientReport, regs: Sequence[Registration], env: Mapping[
             report.add(
                 "warn",
                 "on PATH",
-                f"`{name}` names a variable {who} sets when it runs the hook: not checked here",
+                f"`{name}` holds a shell variable, expanded only when {who} runs the hook: not checked here",
                 "nothing to do if that path holds the loopguard-hook program; run it by hand with the variable set to see",
             )
         elif found is None and os.sep in name:  # a path: run as it is, not looked up on PATH
