@@ -15,7 +15,8 @@ from typing import Any
 
 from ..install import CLAUDE_CODE, HOOK_EVENTS, hooks_table, settings_path
 from ..install.jsontext import read_json_quietly
-from .common import check_events, check_handlers, client_option, found_by, registrations
+from .clients import client_option
+from .common import check_events, check_handlers, found_by, registrations
 from .model import HOSTS, ClientReport, Finding, Registration
 
 FIX = "loopguard-hook install --client claude-code"
