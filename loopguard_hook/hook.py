@@ -182,7 +182,7 @@ def _run(
         return HookResult(stderr=f"loopguard-hook: bad payload: {flat(str(exc))}", exit_code=Exit.FAILED)
     except config_mod.ConfigError as exc:
         line = f"loopguard-hook: bad config: {flat(str(exc))}"
-        if event is not None and paused(environ, event.cwd, user_config):
+        if event is not None and config_mod.paused_here(environ, event.cwd, user_config):
             # Paused: the host sees nothing of the guard (`loopguard-hook pause`), not even this.
             log_problem(options, environ, line, event.client)
             return HookResult()
@@ -256,19 +256,6 @@ def _open_store(where: location.Location, cfg: config_mod.Config, *, dry_run: bo
             if problem:
                 raise StateError(f"{where.root} {problem}; not using it (set LOOPGUARD_STATE_DIR)")
     return Store(where.root, lock_timeout=cfg.lock_timeout_seconds, audit_max_bytes=cfg.audit_log_max_bytes)
-
-
-def paused(environ: Mapping[str, str], cwd: str | None, user_config: str | None = None) -> bool:
-    """Whether `loopguard-hook pause` covers this event's project (as `config.load` reads it),
-    False when the pause file cannot be read either."""
-    from .config import pause
-
-    user_file = _user_config_path() if user_config is None else user_config
-    folder = environ.get("CLAUDE_PROJECT_DIR") or cwd
-    try:
-        return bool(user_file) and pause.in_force(pause.pause_path(user_file), folder) is not None
-    except (config_mod.ConfigError, OSError):
-        return False
 
 
 def _user_config_path() -> str:

@@ -238,9 +238,7 @@ def _echo_text(
         if f.kind == "workspace" and not f.problem:
             click.echo(f"  {DSH_TEXT_NOTE}")
     if "problems" in t:
-        from ..hook import paused
-
-        quiet = paused(os.environ, os.environ.get("CLAUDE_PROJECT_DIR") or _cwd())
+        quiet = config_mod.paused_here(os.environ, _cwd())
         if quiet:  # `pause`: the host sees nothing of the guard, this included
             click.echo("config here: BAD, and the guard is paused here: hook events write the problem to errors.log and "
                        f"answer nothing; after resume every event fails until it is fixed: {_printable(t['problems'][0])}")

@@ -412,6 +412,18 @@ def load(
     return resolved._replace(ignored=tuple(ignored)) if ignored else resolved
 
 
+def paused_here(environ: Mapping[str, str], cwd: str | None, user_path: str | None = None) -> bool:
+    """Whether `loopguard-hook pause` covers an event of `cwd` (`$CLAUDE_PROJECT_DIR` first), as
+    `load` reads it (`user_path`: the user file, default its platform place); False when no
+    pause file can be found or read."""
+    try:
+        user_file = user_path if user_path is not None else user_config_path()
+        folder = environ.get("CLAUDE_PROJECT_DIR") or cwd
+        return bool(user_file) and pause.in_force(pause.pause_path(user_file), folder) is not None
+    except (ConfigError, KeyError, RuntimeError, OSError):  # platformdirs: no HOME and no passwd entry
+        return False
+
+
 def _foreign_owner(path: str) -> int | None:
     """The owner of the project file at `path` when another user may have planted it there: it
     is not this user's (the link itself, for a link) and its folder is one other users can

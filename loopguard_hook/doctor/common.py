@@ -268,9 +268,7 @@ def check_config(report: ClientReport, env: Mapping[str, str], cwd: str) -> str 
     try:
         config_mod.load(environ=env, cwd=cwd)
     except config_mod.ConfigError as exc:
-        from ..hook import paused
-
-        if paused(env, cwd):  # `loopguard-hook pause`: the host sees nothing of the guard, this included
+        if config_mod.paused_here(env, cwd):  # `loopguard-hook pause`: the host sees nothing of the guard, this included
             report.add("fail", "config", f"{exc}: while the guard is paused here every event writes that message to "
                        "errors.log and answers nothing; after resume the guard is off until it is fixed", exc.fix)
             return exc.fix
