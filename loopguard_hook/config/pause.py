@@ -51,15 +51,15 @@ class Pause(NamedTuple):
             return True
         if not folder:
             return False
-        for name in (os.path.normpath(folder), None):
-            if name is None:  # an event in a link to the paused folder (macOS /tmp, /private/tmp)
-                try:
-                    name = os.path.realpath(folder)
-                except (OSError, ValueError):
-                    return False
-            if any(name == p or name.startswith(p.rstrip("/") + "/") for p in self.paths):
-                return True
-        return False
+        if self._holds(os.path.normpath(folder)):
+            return True
+        try:  # an event in a link to the paused folder (macOS /tmp is /private/tmp)
+            return self._holds(os.path.realpath(folder))
+        except (OSError, ValueError):
+            return False
+
+    def _holds(self, folder: str) -> bool:
+        return any(folder == p or folder.startswith(p.rstrip("/") + "/") for p in self.paths)
 
     def as_json(self) -> dict[str, Any]:
         return {"project": self.project, "paths": list(self.paths), "since": self.since, "until": self.until}
