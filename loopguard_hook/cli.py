@@ -217,16 +217,11 @@ def _in_folders(paths: tuple[str, ...], unreadable: list[str]) -> tuple[str, ...
         if not os.path.isdir(path):
             out.append(path)
             continue
-        found = sorted(
-            os.path.join(root, name)
-            for root, dirs, names in os.walk(path)
-            if os.path.basename(root) != "subagents"
-            for name in names
-            if name.endswith(_SESSION_SUFFIXES)
-        )
+        under = [(os.path.basename(root) == "subagents", os.path.join(root, name))
+                 for root, _, names in os.walk(path) for name in names if name.endswith(_SESSION_SUFFIXES)]
+        found = sorted(name for subagent, name in under if not subagent)
         if not found:
-            only = any(name.endswith(_SESSION_SUFFIXES) for _, _, names in os.walk(path) for name in names)
-            why = ("only subagent transcripts under it: name their main transcript, which reads them" if only
+            why = ("only subagent transcripts under it: name their main transcript, which reads them" if under
                    else "a folder with no session file (*.jsonl, *.jsonl.zstd) under it")
             unreadable.append(f"{path}: {why}")
         out.extend(found)
