@@ -83,11 +83,11 @@ def borrowing_hosts(regs: list[Registration], home: Path, env: Mapping[str, str]
     found: list[Finding] = []
     borrowers = (("cursor", "Cursor", ("cursor-agent", "agent", "cursor")), ("copilot", "Copilot CLI", ("copilot",)))
     for client, title, programs in borrowers:
-        files = sorted({str(r.source) for r in regs if client == "cursor" or Path(os.path.realpath(Path(r.source))) != user})
+        theirs = [r for r in regs if client == "cursor" or Path(os.path.realpath(r.source)) != user]
+        files = sorted({str(r.source) for r in theirs})
         if not files or not any(found_by(p, env) for p in programs):
             continue
-        fixed = sorted({r.command for r in regs if client_option(r.command) not in (None, "auto", client)
-                        and (client == "cursor" or Path(os.path.realpath(Path(r.source))) != user)})
+        fixed = sorted({r.command for r in theirs if client_option(r.command) not in (None, "auto", client)})
         if fixed:  # the hook answers every host of such a line in the named host's form
             found.append(Finding("warn", "other hosts", f"{title} runs {', '.join(files)} too, where `{fixed[0]}` answers "
                                  f"it in another host's form, which {title} drops (or misreads); and the copy does not "
