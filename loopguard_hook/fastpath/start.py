@@ -1,7 +1,8 @@
 """Starting the resident helper: detached, once, with the hook's interpreter options.
 
 Imported by the client only when it finds no helper (the first event, or after an idle exit),
-so a served event never loads it. Imports only `os`, `sys` and `time`.
+so a served event never loads it. Imports only `os`, `stat` (which `os` loads), `sys` and
+`time`.
 """
 
 import os
