@@ -154,8 +154,7 @@ def helper_alive(folder: str) -> bool:
     import fcntl
 
     try:
-        # O_NONBLOCK: a FIFO planted there must not hang the hook
-        fd = os.open(os.path.join(folder, LOCK), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+        fd = _open_lock(folder)
     except FileNotFoundError:
         return False
     except OSError:
@@ -246,9 +245,18 @@ def build_key(context: bytes, environ: "Mapping[str, str]") -> str:
     return client.helper_key(context, environ)
 
 
+def _open_lock(folder: str) -> int:
+    """The workspace lock opened for reading: never through a link, never waiting on a FIFO
+    planted there (it would hang the hook).
+
+    Raises:
+        OSError: it cannot be opened (FileNotFoundError: there is none)."""
+    return os.open(os.path.join(folder, LOCK), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+
+
 def _lock_lines(folder: str) -> list[str]:
-    try:  # never through a link, never waiting on a FIFO
-        fd = os.open(os.path.join(folder, LOCK), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+    try:
+        fd = _open_lock(folder)
     except OSError:
         return []
     try:
