@@ -201,7 +201,8 @@ class _History:
         if r < 0.35:
             command = rng.choice(self.REPEATED_BASH) if rng.random() < 0.5 else f"grep -rn 'sym_{i}' src/ | head -20"
             if rng.random() < 0.06:
-                return "Bash", {"command": command, "description": "Run"}, "PostToolUseFailure", f"Exit code 1\nerror: test_{i % 7} failed"
+                error = f"Exit code 1\nerror: test_{i % 7} failed"
+                return "Bash", {"command": command, "description": "Run"}, "PostToolUseFailure", error
             out = "\n".join(f"src/pkg/module_{(i + k) % 40:02d}.py:{k + 1}: sym_{i}" for k in range(rng.randint(0, 12)))
             if command == "pytest -q":
                 out = f"{rng.randint(80, 90)} passed in {rng.random():.2f}s"
@@ -218,13 +219,16 @@ class _History:
             original = "".join(f"line {k}\n" for k in range(80)) + old + "\n"
             return "Edit", {"file_path": path, "old_string": old, "new_string": new, "replace_all": False}, "PostToolUse", {
                 "filePath": path, "oldString": old, "newString": new, "originalFile": original,
-                "structuredPatch": [{"oldStart": 81, "oldLines": 1, "newStart": 81, "newLines": 1, "lines": [f"-{old}", f"+{new}"]}],
+                "structuredPatch": [
+                    {"oldStart": 81, "oldLines": 1, "newStart": 81, "newLines": 1, "lines": [f"-{old}", f"+{new}"]},
+                ],
                 "userModified": False, "replaceAll": False}
         if r < 0.80:
             path = f"{cwd}/notes/note_{i}.md"
             body = f"# Note {i}\n" + "text\n" * rng.randint(5, 60)
             return "Write", {"file_path": path, "content": body}, "PostToolUse", {
-                "type": "create", "filePath": path, "content": body, "structuredPatch": [], "originalFile": None, "userModified": False}
+                "type": "create", "filePath": path, "content": body, "structuredPatch": [], "originalFile": None,
+                "userModified": False}
         if r < 0.92:
             pattern = rng.choice(self.PATTERNS) if rng.random() < 0.6 else f"sym_{i}"
             names = [f"{cwd}/{rng.choice(self.FILES)}" for _ in range(rng.randint(0, 8))]
@@ -305,7 +309,9 @@ def worker_build(args: argparse.Namespace) -> None:
     state = orjson.loads(Path(snapshots[str(sizes[-1])]).read_bytes())
     import loopguard_hook
 
-    summary.update(package_sha=_package_sha(), package_dir=str(Path(loopguard_hook.__file__).parent), snapshots=snapshots, errors=errors[:5], attempts=state["agents"]["main"]["attempts"],
+    summary.update(package_sha=_package_sha(), package_dir=str(Path(loopguard_hook.__file__).parent),
+                   snapshots=snapshots, errors=errors[:5],
+                   attempts=state["agents"]["main"]["attempts"],
                    python=sys.version, versions=_versions(), cache=str(cache))
     print(json.dumps(summary))
 
@@ -410,11 +416,8 @@ def worker_profile(args: argparse.Namespace) -> None:
         state_dir = snapshot.parent.parent
         options = HookOptions(state_dir=str(state_dir))
 
-        def once() -> None:
-            snapshot.write_bytes(saved)
-            run(raw, options=options, environ=environ)
-
-        once()  # first call pays lazy imports (platformdirs for the user config path)
+        snapshot.write_bytes(saved)
+        run(raw, options=options, environ=environ)  # the first call pays lazy imports (platformdirs)
         times = []
         for _ in range(args.repeat):
             snapshot.write_bytes(saved)
@@ -430,7 +433,7 @@ def worker_profile(args: argparse.Namespace) -> None:
         stats = pstats.Stats(profiler)
         total = stats.total_tt  # type: ignore[attr-defined]
         rows = []
-        for (filename, line, func), (cc, nc, tt, ct, _) in stats.stats.items():  # type: ignore[attr-defined]
+        for (filename, line, func), (_cc, nc, tt, ct, _) in stats.stats.items():  # type: ignore[attr-defined]
             rows.append({"function": f"{_short(filename)}:{line}({func})", "calls": nc, "tottime": tt, "cumtime": ct})
         rows.sort(key=lambda r: -r["tottime"])
         runs = max(3, args.repeat // 3)
@@ -850,7 +853,7 @@ def machine_info(worker: dict[str, Any], python: Path) -> dict[str, Any]:
     except OSError:
         pass
     return {
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "cpu_model": cpu,
         "cpus": os.cpu_count(),
         "cpus_usable": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
@@ -889,7 +892,8 @@ def report(results: dict[str, Any]) -> str:
         w, c = row["wall_s"], row["cpu_s"]
         lines.append(
             f"{row['label']:<48} {_ms(w['median'])} {_ms(w['p25']).strip():>7}-{_ms(w['p75']).strip():<7} "
-            f"{(w['median'] - base) * 1000:6.1f} {row['wall_x_pass']:7.2f} {row['wall_x_deps']:7.2f} {_ms(c['median'])} {row['cpu_x_pass']:7.2f} "
+            f"{(w['median'] - base) * 1000:6.1f} {row['wall_x_pass']:7.2f} {row['wall_x_deps']:7.2f} "
+            f"{_ms(c['median'])} {row['cpu_x_pass']:7.2f} "
             f"{_ms(w['min'])} {w['min'] / best:7.2f} {row['paired_wall_x_pass']:7.2f} "
             f"{row['maxrss_kib_median'] / 1024:8.1f} {row['answer']:>7}"
             + (f"  FAILED x{row['failures']}" if row["failures"] else "")
@@ -926,7 +930,8 @@ def report(results: dict[str, Any]) -> str:
     if imp:
         lines.append("")
         lines.append(f"-X importtime, median of {imp['runs']} runs (inflated by the profiler itself): interpreter start-up "
-                     f"{imp['startup_import_us_median'] / 1000:.1f} ms, hook path {imp['hook_path_import_us_median'] / 1000:.1f} ms")
+                     f"{imp['startup_import_us_median'] / 1000:.1f} ms, "
+                     f"hook path {imp['hook_path_import_us_median'] / 1000:.1f} ms")
         lines.append("(each module is charged to the first importer: orjson would also import dataclasses, json, uuid,")
         lines.append(" datetime and enum; an editable install's finder imports re, enum, pathlib, ... before the hook)")
         lines.append(f"{'imported by the hook path (with what it pulls in)':<58} {'self ms':>8} {'share':>6}")
@@ -1006,7 +1011,8 @@ def main(argv: list[str] | None = None) -> int:
         (work / "environ.json").write_text(json.dumps(env))
         print(f"building session history in-process ({max(HISTORY_SIZES):,} calls)...", file=sys.stderr)
         build = subprocess.run([str(python), str(Path(__file__).resolve()), "--worker", "build", "--work", str(work),
-                                "--seed", str(args.seed)] + (["--rebuild"] if args.rebuild else []), env=env, capture_output=True, text=True, check=False)
+                                "--seed", str(args.seed)] + (["--rebuild"] if args.rebuild else []),
+                               env=env, capture_output=True, text=True, check=False)
         if build.returncode != 0:
             print(build.stderr, file=sys.stderr)
             return 1
@@ -1096,7 +1102,9 @@ def main(argv: list[str] | None = None) -> int:
                 "key": case.key, "label": case.label, "wall_s": w, "cpu_s": c,
                 "wall_x_pass": w["median"] / base_wall, "wall_x_deps": w["median"] / deps_wall,
                 "cpu_x_pass": c["median"] / base_cpu,
-                "paired_wall_x_pass": statistics.median(r["wall"] / b["wall"] for r, b in zip(case.runs, by_key["pass"].runs))
+                "paired_wall_x_pass": statistics.median(
+                    r["wall"] / b["wall"] for r, b in zip(case.runs, by_key["pass"].runs, strict=False)
+                )
                 if case.runs else float("nan"),
                 "maxrss_kib_median": statistics.median(r["maxrss_kib"] for r in case.runs),
                 "payload_bytes": case.payload_bytes,
