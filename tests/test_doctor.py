@@ -605,6 +605,21 @@ def test_a_bad_project_config_is_found_with_config_check_as_the_fix(box: dict[st
     assert doctor(box, "claude-code")["claude-code"].live
 
 
+def test_a_project_file_that_turns_the_mode_down_is_a_warning_with_the_override(box: dict[str, Any]) -> None:
+    """A cloned repository's `.loopguard.toml` with `mode = "observe"` leaves the guard registered
+    and running, but it only logs there: doctor says so, names the file and what wins over it."""
+    install_cc(box)
+    config = box["cwd"] / ".loopguard.toml"
+    config.write_text('mode = "observe"\n')
+    report = doctor(box, "claude-code")["claude-code"]
+    assert report.live and statuses(report)["config"] == "warn", render_text([report])
+    finding = next(f for f in report.findings if f.check == "config")
+    assert f"the project's file {config} turns enforcement down" in finding.message, finding
+    assert finding.fix is not None and "LOOPGUARD_MODE=enforce" in finding.fix and "--mode enforce" in finding.fix
+    box["env"]["LOOPGUARD_MODE"] = "enforce"  # the override it names: then nothing to say
+    assert "config" not in statuses(doctor(box, "claude-code")["claude-code"])
+
+
 def test_a_broken_settings_file_is_named_when_claude_code_is_not_here(box: dict[str, Any]) -> None:
     """No `claude` on PATH and no registration, but a `~/.claude/settings.json` that is not JSON:
     the report still names the file (before, the not-found report dropped what the files said,

@@ -178,3 +178,30 @@ def test_status_runs_while_the_config_is_bad(tmp_path: Path) -> None:
     data = json.loads(_run(["status", "--json", "--state-dir", str(state)], cwd=project).stdout)
     assert data["thresholds"] is None and [s["session_id"] for s in data["sessions"]] == ["s1"]
     assert data["config_error"]["files"] == [str(config)] and "stop_at = 11 or more" in data["config_error"]["problems"][0]
+
+
+@pytest.mark.parametrize("mode", ["observe", "advise"])
+def test_status_says_when_a_project_file_turns_enforcement_down(mode: str, tmp_path: Path) -> None:
+    """A cloned repository's `.loopguard.toml` may set the mode below enforce: `status` names the
+    file and what overrides it (the environment does; the user file, read before it, does not)."""
+    project = tmp_path / "project"
+    project.mkdir()
+    config = project / ".loopguard.toml"
+    config.write_text(f'mode = "{mode}"\n')
+    user = Path(os.environ["XDG_CONFIG_HOME"]) / "loopguard-hook" / "config.toml"
+    user.parent.mkdir(parents=True)
+    user.write_text('mode = "enforce"\n')  # read first: the project file still wins over it
+    state = tmp_path / "state"
+    text = _run(["status", "--state-dir", str(state)], cwd=project)
+    assert text.returncode == 0 and f"({mode})".encode() in text.stdout, text
+    warning = next(line for line in text.stdout.decode().splitlines() if line.startswith("warning: "))
+    assert f"the project's file {config} turns enforcement down" in warning, warning
+    assert "LOOPGUARD_MODE=enforce" in warning and "--mode enforce" in warning, warning
+    shown = json.loads(_run(["status", "--json", "--state-dir", str(state)], cwd=project).stdout)
+    assert len(shown["warnings"]) == 1 and str(config) in shown["warnings"][0], shown["warnings"]
+    # the override it names works, and then there is nothing to say
+    env = {**os.environ, "LOOPGUARD_MODE": "enforce"}
+    over = subprocess.run([HOOK, "status", "--state-dir", str(state)], cwd=project, env=env, capture_output=True, timeout=60)
+    assert b"(enforce)" in over.stdout and b"warning" not in over.stdout, over
+    config.write_text('mode = "enforce"\n')
+    assert b"warning" not in _run(["status", "--state-dir", str(state)], cwd=project).stdout

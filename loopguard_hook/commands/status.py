@@ -158,15 +158,20 @@ _PROBE_TOOLS = ("Bash", "Read", "Edit", "Write", "Grep", "Glob", "WebFetch", "ap
 
 
 def config_warnings(resolved: config_mod.Resolved) -> list[str]:
-    """What in the config in force switches the guard off (`exclude = ["*"]` in a project file)."""
+    """What in the config in force switches the guard off (`exclude = ["*"]` in a project file)
+    or turns it down (`mode = "observe"` or `"advise"` in a project file, and how to override it)."""
     from ..core.tools import is_tracked
 
     cfg = resolved.config
+    found = []
+    if (mode := config_mod.project_mode(resolved)) is not None:
+        found.append(_printable(f"{mode[0]}; {mode[1]}"))
     if any(is_tracked(tool, cfg) for tool in _PROBE_TOOLS):
-        return []
+        return found
     key = "exclude" if cfg.exclude and not cfg.include else "include"
     shown = orjson.dumps(list(getattr(cfg, key))).decode()
-    return [f"{key} = {_printable(shown)} ({resolved.sources[key]}) leaves no tool tracked: the guard is effectively off here"]
+    off = f"{key} = {_printable(shown)} ({resolved.sources[key]}) leaves no tool tracked: the guard is effectively off here"
+    return [*found, off]
 
 
 @click.command()
