@@ -366,6 +366,43 @@ def test_plugin_beside_an_install_is_a_warning(box: dict[str, Any], scope: str) 
     assert "keep either the plugin or the install" in (twice.fix or "")
 
 
+PLUGIN_KEY = "loopguard-hook@loopguard-hook"
+
+
+@pytest.mark.parametrize(
+    ("user", "project", "local", "enabled_in"),
+    [
+        (True, False, None, None),  # the project's false turns off the user's true
+        (True, None, False, None),  # and so does a local false
+        (True, False, True, "local"),  # a local true turns the project's false back on
+        (False, True, None, "project"),  # a project's true over the user's false
+        (True, None, None, "user"),
+    ],
+)
+def test_the_plugin_is_enabled_as_claude_code_reads_enabled_plugins(
+    box: dict[str, Any], user: bool, project: bool | None, local: bool | None, enabled_in: str | None
+) -> None:
+    """`enabledPlugins` set in several settings files: for each plugin key the most specific file
+    decides (local > project > user), so a project that turns the plugin off beside a user
+    install is no "runs twice" warning, and the warning names only the file that enables it."""
+    install_cc(box)
+    files = {"user": box["home"] / ".claude" / "settings.json", "project": box["cwd"] / ".claude" / "settings.json",
+             "local": box["cwd"] / ".claude" / "settings.local.json"}
+    for scope, value in (("user", user), ("project", project), ("local", local)):
+        if value is not None:
+            files[scope].parent.mkdir(exist_ok=True)
+            data = json.loads(files[scope].read_text()) if files[scope].exists() else {}
+            files[scope].write_text(json.dumps({**data, "enabledPlugins": {PLUGIN_KEY: value}}))
+    report = doctor(box, "claude-code", run=False)["claude-code"]
+    twice = [f for f in report.findings if f.check == "registered" and f.status == "warn"]
+    if enabled_in is None:
+        assert twice == [] and "(loopguard-hook plugin)" not in render_text([report]), render_text([report])
+        return
+    assert len(twice) == 1 and "every event runs the hook twice" in twice[0].message, render_text([report])
+    named = twice[0].message.split("(enabled in ")[1].split(")")[0]
+    assert named == str(files[enabled_in]), twice[0].message
+
+
 # -- Codex ---------------------------------------------------------------------------------------
 
 

@@ -3,7 +3,8 @@
 Client facts (Claude Code 2.1.332, `shared/research/claude-code-hooks.md` §6): hooks from every
 settings file run; shell-form commands run through `sh -c` with the environment of the Claude
 Code process plus `CLAUDE_PROJECT_DIR`; `"disableAllHooks": true` turns every hook off; an
-enabled loopguard-hook plugin registers the shipped `hooks/hooks.json`.
+enabled loopguard-hook plugin registers the shipped `hooks/hooks.json` (enabled as Claude Code
+reads `enabledPlugins` across the files: `_enabling_files`).
 """
 
 from __future__ import annotations
@@ -25,9 +26,31 @@ UNINSTALL = "loopguard-hook uninstall --client claude-code"
 PLUGIN = " (loopguard-hook plugin)"
 
 
+def _enabling_files(plugins_by_file: list[tuple[Path, Any]]) -> list[Path]:
+    """The settings files whose `enabledPlugins` turn the loopguard-hook plugin on, read as Claude
+    Code reads that key: `plugins_by_file` holds each file's `enabledPlugins` from the lowest
+    precedence to the highest (user, project, local), and for each plugin key
+    (`loopguard-hook@<marketplace>`) the last file that sets it decides, so a project's `false`
+    turns off the user's `true` and a local `true` turns the project's `false` back on.
+
+    `shared/research/claude-code-hooks.md` §6.1 lists these files (and managed settings and
+    `--settings`) and says hooks merge across all of them, but not how one key set in several
+    files resolves; that order is Claude Code's settings precedence, key by key: managed > command
+    line > local > project > user (code.claude.com/docs/en/settings). `doctor` reads neither
+    managed settings nor a `--settings` of a session, so the three files decide here."""
+    winner: dict[str, tuple[bool, Path]] = {}
+    for path, plugins in plugins_by_file:
+        if isinstance(plugins, dict):
+            for key, value in plugins.items():
+                if str(key).split("@")[0] == "loopguard-hook":
+                    winner[str(key)] = (bool(value), path)
+    return list(dict.fromkeys(path for on, path in winner.values() if on))
+
+
 def _sources(home: Path, cwd: Path, env: Mapping[str, str], report: ClientReport) -> list[Registration]:
     regs: list[Registration] = []
     seen: set[Path] = set()
+    plugins: list[tuple[Path, Any]] = []
     for scope in ("user", "project", "local"):
         path = settings_path(CLAUDE_CODE, scope, home=home, project_dir=cwd, env=env)
         if (real := Path(os.path.realpath(path))) in seen:
@@ -42,9 +65,9 @@ def _sources(home: Path, cwd: Path, env: Mapping[str, str], report: ClientReport
             message = f'{path} sets "disableAllHooks": true: Claude Code runs no hooks'
             report.add("fail", "settings", message, f"remove it from {path}")
         regs += registrations(path, data.get("hooks"))
-        plugins = data.get("enabledPlugins")
-        if isinstance(plugins, dict) and any(v and str(k).split("@")[0] == "loopguard-hook" for k, v in plugins.items()):
-            regs += registrations(path.with_name(f"{path.name}{PLUGIN}"), hooks_table(CLAUDE_CODE))
+        plugins.append((path, data.get("enabledPlugins")))
+    for path in _enabling_files(plugins):
+        regs += registrations(path.with_name(f"{path.name}{PLUGIN}"), hooks_table(CLAUDE_CODE))
     return regs
 
 
