@@ -175,3 +175,90 @@ def test_a_value_of_ours_that_cannot_be_saved_is_a_bug_and_keeps_the_ledger(tmp_
         with store.session("s2") as handle:
             handle.state, handle.dirty = {"version": 2, "n": 2**70}, True
     assert not (state / "sessions" / "s2.corrupt").exists()
+
+
+#: Claude Code 2.1.332's own payloads of one Read (captured: examples/payloads/).
+CAPTURED = Path(__file__).resolve().parent.parent / "examples" / "payloads" / "claude-code-2.1.332"
+
+
+def _read(state: Path, session: str, i: int) -> subprocess.CompletedProcess[bytes]:
+    """One Read of `notes.txt` in `session`, its PreToolUse and PostToolUse as Claude Code sent
+    them; the PreToolUse's run."""
+    runs = []
+    for name in ("PreToolUse.Read.json", "PostToolUse.Read.json"):
+        payload = orjson.loads((CAPTURED / name).read_bytes())
+        payload["transcript_path"] = payload["transcript_path"].replace(payload["session_id"], session)
+        payload.update(session_id=session, tool_use_id=f"toolu_{session[:2]}_{i}")
+        runs.append(_event(state, payload))
+    assert runs[1].returncode == 0 and runs[1].stdout == b"", runs[1]
+    assert runs[0].returncode == 0, runs[0]
+    return runs[0]
+
+
+def test_a_ledger_copied_over_another_sessions_is_set_aside(tmp_path: Path) -> None:
+    """One session's ledger copied over another's (its `session_id` names the first) is not the
+    second session's counts: the next event moves it aside, as a damaged ledger, and the session
+    counts afresh (before, the copy's four Reads made the fifth session's first Read a denial)."""
+    state = tmp_path / "state"
+    state.mkdir(mode=0o700)
+    a, b = "0a1c5b2e-aaaa-4e77-84b5-4f0269348799", "0b2d6c3f-bbbb-4e77-84b5-4f0269348799"
+    for i in range(4):
+        _read(state, a, i)
+    assert _read(state, b, 0).stdout == b""
+    sessions = state / "sessions"
+    (sessions / f"{b}.json").write_bytes((sessions / f"{a}.json").read_bytes())
+    first = _read(state, b, 1)
+    assert first.stdout == b"", first.stdout  # its first Read again, not the copy's fifth
+    line = first.stderr.decode()
+    assert line.count("\n") == 1 and "belongs to another session" in line and f"{b}.corrupt" in line, line
+    assert orjson.loads((sessions / f"{b}.corrupt").read_bytes())["session_id"] == a
+    ledger = orjson.loads((sessions / f"{b}.json").read_bytes())
+    assert ledger["session_id"] == b and ledger["attempts"] == 1, ledger
+    assert _read(state, b, 2).stderr == b""
+    third = _read(state, b, 3)
+    assert third.stderr == b"" and _answer(third) == "remind", third  # counting goes on: reminded at 3
+    assert orjson.loads((sessions / f"{a}.json").read_bytes())["attempts"] == 4  # the original is left alone
+
+
+def _negate(ledger: dict[str, object], where: str) -> None:
+    main = ledger["agents"]["main"]  # type: ignore[index]
+    if where == "session attempts":
+        ledger["attempts"] = -1
+    elif where == "since":
+        main["since"] = -40
+    elif where == "chain":
+        main["chain"][1] = -40
+    else:  # a signature's counts
+        for sig in main["sigs"].values():
+            sig["n"], sig["total"] = -100, -100
+
+
+@pytest.mark.parametrize("where", ["signature", "since", "chain", "session attempts"])
+def test_a_ledger_with_a_negative_count_is_set_aside(where: str, tmp_path: Path) -> None:
+    """A hand-edited ledger with a count below 0 (no event writes one) is a damaged ledger: the
+    next event moves it aside with one stderr line and the session counts afresh. Before, a
+    signature's count of -100 let a hundred more identical Reads through without a word."""
+    state = tmp_path / "state"
+    state.mkdir(mode=0o700)
+    session = "0c3e7d40-cccc-4e77-84b5-4f0269348799"
+    for i in range(2):
+        _read(state, session, i)
+    path = state / "sessions" / f"{session}.json"
+    ledger = orjson.loads(path.read_bytes())
+    _negate(ledger, where)
+    path.write_bytes(orjson.dumps(ledger))
+    runs = [_read(state, session, i) for i in range(2, 7 if where == "signature" else 3)]
+    line = runs[0].stderr.decode()
+    assert line.count("\n") == 1 and "negative count" in line and f"{session}.corrupt" in line, line
+    assert (state / "sessions" / f"{session}.corrupt").exists()
+    assert all(run.stderr == b"" for run in runs[1:]), [run.stderr for run in runs]
+    if where == "signature":  # counted afresh: reminded at the 3rd and 4th, denied at the 5th
+        assert [_answer(run) for run in runs] == ["", "", "remind", "remind", "deny"], [run.stdout for run in runs]
+
+
+def _answer(run: subprocess.CompletedProcess[bytes]) -> str:
+    """What a PreToolUse run answered: "" (nothing), "remind" or "deny"."""
+    if not run.stdout:
+        return ""
+    said = orjson.loads(run.stdout)["hookSpecificOutput"]
+    return "deny" if said.get("permissionDecision") == "deny" else "remind"

@@ -47,6 +47,7 @@ from .files import (
     SessionHandle,
     StateError,
     _discard,
+    _fault,
     _open_or_create,
     _read_regular,
     _set_aside,
@@ -174,12 +175,13 @@ class Store(StateDir):
             state = orjson.loads(data) if data is not None and len(data) <= MAX_STATE_BYTES else None
         except orjson.JSONDecodeError:
             state = None
-        if _valid(state):
+        fault = _fault(state, name)
+        if not fault:
             return Loaded(state)
         done = _discard(dir_fd, path, name + ".corrupt")
         if not done:
-            raise StateError(f"state file {path} is unreadable and cannot be moved aside")
-        return Loaded(None, f"state file {path} was unreadable or from another version; {done} and started afresh")
+            raise StateError(f"state file {path} {fault} and cannot be moved aside")
+        return Loaded(None, f"state file {path} {fault}; {done} and started afresh")
 
     def _damaged(self, dir_fd: int, name: str) -> str:
         """Move a damaged ledger aside (`files._discard`); what was done, for the stderr line."""
@@ -240,8 +242,9 @@ class Store(StateDir):
         dir_fd = self._dir_fd()
         if dir_fd is None:
             return None
+        name = session_file_name(session_id)
         try:
-            data = _read_regular(dir_fd, session_file_name(session_id) + ".json")
+            data = _read_regular(dir_fd, name + ".json")
             state = orjson.loads(data) if data is not None and len(data) <= MAX_STATE_BYTES else None
         except FileNotFoundError:
             return b"", None
@@ -249,7 +252,7 @@ class Store(StateDir):
             return None
         finally:
             os.close(dir_fd)
-        return (data, state) if data and _valid(state) else None
+        return (data, state) if data and not _fault(state, name) else None
 
     @contextmanager
     def session(self, session_id: str, *, write: bool = True, expect: bytes | None = None) -> Iterator[SessionHandle]:
@@ -299,7 +302,7 @@ class Store(StateDir):
             state = orjson.loads(data) if data is not None else None
         except orjson.JSONDecodeError:
             return Loaded(None, f"state file {name}.json is unreadable; ignoring it (dry run)")
-        return Loaded(state if _valid(state) else None)
+        return Loaded(None if _fault(state, name) else state)
 
     # -- operator commands ----------------------------------------------------------------
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import orjson
 
-from .files import _CLOEXEC, _DIRECTORY, _NOFOLLOW, StateError, _private, _read_regular, _valid, private_subdir, session_file_name
+from .files import _CLOEXEC, _DIRECTORY, _NOFOLLOW, StateError, _fault, _private, _read_regular, private_subdir, session_file_name
 
 
 class StateDir:
@@ -168,7 +168,7 @@ class StateDir:
                 except (OSError, orjson.JSONDecodeError):
                     out.append((entry[:-5], None, 0.0))
                     continue
-                out.append((entry[:-5], state if _valid(state) else None, info.st_mtime))
+                out.append((entry[:-5], None if _fault(state, entry[:-5]) else state, info.st_mtime))
         finally:
             os.close(dir_fd)
         return out
