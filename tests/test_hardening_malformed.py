@@ -176,3 +176,44 @@ def test_a_50_mb_tool_response_is_handled_within_the_client_timeout(tmp_path: Pa
     assert load_state(state, "bigpost")["attempts"] == 1
     assert outcome.max_rss_kib < 8 * FIFTY_MB // 1024 + 64 * 1024, f"peak RSS {outcome.max_rss_kib // 1024} MB"
     print(f"\n50 MB PostToolUse Read: exit 0 in {outcome.seconds:.2f} s, peak RSS {outcome.max_rss_kib // 1024} MB")
+
+
+#: Captured PostToolUse payloads of the hosts that define no PostToolBatch (Codex 0.171.0, DSH's
+#: Codex bridge), the base of the events they never send.
+NO_BATCH_HOSTS = {
+    "codex": Path(__file__).parent.parent / "examples/payloads/codex-0.171.0/PostToolUse__Bash__ok.json",
+    "dsh-codex": Path(__file__).parent.parent / "examples/payloads/dsh-0.1.0-rc.8/codex-bridge/PostToolUse.bash.json",
+}
+
+
+def _undefined_event(client: str, event: str, i: int) -> dict[str, Any]:
+    """The host's captured PostToolUse made into `event` (which it never sends, but a user could
+    register the hook for): the same shell call, failed, each time."""
+    payload = json.loads(NO_BATCH_HOSTS[client].read_text())
+    call = {key: payload.pop(key) for key in ("tool_name", "tool_input", "tool_use_id", "tool_response")}
+    call["tool_use_id"] = f"call_{i}"
+    if event == "PostToolBatch":
+        payload["tool_calls"] = [{**call, "tool_response": "<tool_use_error>InputValidationError: bad</tool_use_error>"}]
+    else:
+        payload.update(call, error="Exit code: 1\ncat: notes.txt: No such file or directory")
+        del payload["tool_response"]
+    return {**payload, "hook_event_name": event}
+
+
+@pytest.mark.parametrize(
+    ("client", "event"), [("codex", "PostToolBatch"), ("codex", "PostToolUseFailure"), ("dsh-codex", "PostToolBatch")]
+)
+def test_an_event_the_host_does_not_define_is_answered_with_nothing(client: str, event: str, tmp_path: Path) -> None:
+    """Codex checks an answer against the event's output schema and fails all of it over one
+    unknown value: on an event it does not define (PostToolBatch, PostToolUseFailure), a hook
+    registered for it by hand answers nothing, exit 0, however often the call repeats (before,
+    the third repeat got `hookEventName: "PostToolBatch"` context). Through the real command."""
+    state = str(tmp_path / "state")
+    for i in range(6):
+        result = run_hook(dumps(_undefined_event(client, event, i)), "--state-dir", state)
+        assert (result.returncode, result.stdout, result.stderr) == (0, b"", b""), (i, result)
+        assert validate_output(result.stdout, event, client) == []
+    # the guard still counted the repeats and logged what it would have said: only the answer is empty
+    logged = [json.loads(line) for line in (Path(state) / "decisions.jsonl").read_text().splitlines()]
+    assert [r["action"] for r in logged if r["event"] == event][:2] == ["remind", "remind"], logged
+    assert load_state(Path(state), str(_undefined_event(client, event, 0)["session_id"]))["attempts"] == 6

@@ -12,7 +12,8 @@ Facts (research/codex-hooks.md, verified on 0.171.0):
 - the answer is rejected (and the tool runs) on any unknown field, and on `continue`/`stopReason`
   for PreToolUse; PostToolUse `continue: false` does not end the turn; UserPromptSubmit and
   Stop `continue: false` do;
-- no PostToolUseFailure or PostToolBatch is ever sent; a subagent's text is in the rollout;
+- no PostToolUseFailure or PostToolBatch is ever sent (a forced one is answered with nothing);
+  a subagent's text is in the rollout;
 - `write_stdin` (polling a command left running) fires no hook; the rollout shows it (§6, §8).
 """
 
@@ -28,16 +29,17 @@ from . import base, claude_code
 
 CLIENT = Client.CODEX
 
+#: The events Codex defines of those the guard handles: it has no PostToolUseFailure and no
+#: PostToolBatch (no output schema either), so it never sends them.
+SENDS = HANDLED_EVENTS - {"PostToolUseFailure", "PostToolBatch"}
+
 CAPABILITIES = Capabilities(
-    # Codex never sends PostToolUseFailure or PostToolBatch; a forced one is answered alike.
-    context=frozenset(
-        {"PreToolUse", "PostToolUse", "PostToolUseFailure", "PostToolBatch", "UserPromptSubmit", "SessionStart"}
-    ),
+    context=frozenset({"PreToolUse", "PostToolUse", "UserPromptSubmit", "SessionStart"}),
     deny=frozenset({"PreToolUse"}),
     end_turn=frozenset({"UserPromptSubmit", "Stop", "SubagentStop"}),
     block=frozenset({"PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SubagentStop"}),
-    system_message=HANDLED_EVENTS,
-    sends=HANDLED_EVENTS - {"PostToolUseFailure", "PostToolBatch"},
+    system_message=SENDS,
+    sends=SENDS,
     unhooked_polls=True,
 )
 
@@ -61,7 +63,14 @@ cancelled_in_batch = claude_code.cancelled_in_batch
 
 
 def wire(decision: Decision, event: str) -> dict[str, Any] | None:
-    """The shared wire form; Codex appends `. Command: <cmd>` to a reason, so no final period."""
+    """The shared wire form; Codex appends `. Command: <cmd>` to a reason, so no final period.
+
+    Nothing on an event Codex does not define (a PostToolBatch a user registered by hand): Codex
+    checks an answer against the event's output schema and fails the whole of it over one
+    unknown field or value (research/codex-hooks.md §7.1), so exit 0 with no output is the only
+    answer it takes."""
+    if event not in CAPABILITIES.sends:
+        return None
     return base.wire(CAPABILITIES, decision, event, messages.fit(decision.message).rstrip().rstrip("."))
 
 
