@@ -168,7 +168,7 @@ def replay_command(
 
     A file that cannot be replayed (empty, only a session summary, another format) is named on
     stderr, one line each, and the others are reported. Exit status: 0 when at least one
-    session was replayed, 1 when none was.
+    session was replayed, 1 when none was, 130 when interrupted (Ctrl-C).
     """
     import shutil
 

@@ -58,6 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     values: dict[str, object] | None = None
     hook_line = not args or args[0] == "hook" or args[0].startswith("--")
+    previous = _handle_interrupts() if not hook_line else None
     try:
         hold_interrupts(False)  # the launcher held SIGINT while it imported this module
         hook_args = args[1:] if args and args[0] == "hook" else args
@@ -70,22 +71,20 @@ def main(argv: list[str] | None = None) -> int:
         from .cli import run_cli
 
         return run_cli(args)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, _Interrupted):
         # Ctrl-C, or SIGINT from the host: as any failure, exit 0 and logged where the host takes a
         # failure as a denial, else one line and exit 1. A second Ctrl-C while this is said is
         # ignored: it would escape `main` with a traceback.
         _ignore_interrupts()
         line = "loopguard-hook: interrupted; the call was let through"
         if values is None:
-            if not hook_line:
-                return 1  # an operator command
+            if not hook_line:  # an operator command (a long replay): the shell's code for Ctrl-C
+                _say("loopguard-hook: interrupted")
+                return INTERRUPTED_EXIT
             values = {"client": _client_in(args)}  # a hook command line this program cannot read
         if quietly(values, line):
             return 0
-        try:
-            sys.stderr.write(line + "\n")
-        except Exception:
-            pass
+        _say(line)
         return 1
     except Exception as exc:  # never a traceback on the user's terminal, never exit 2
         _ignore_interrupts()  # a Ctrl-C now would escape `main` with one
@@ -103,6 +102,44 @@ def main(argv: list[str] | None = None) -> int:
         except Exception:
             pass
         return 1
+    finally:
+        if previous is not None and _signal.getsignal(_signal.SIGINT) is _interrupted:
+            _signal.signal(_signal.SIGINT, previous)  # not interrupted: the caller's own handler again
+
+
+#: The exit code of an operator command ended by Ctrl-C: 128 + SIGINT, as a shell reports it.
+INTERRUPTED_EXIT = 130
+
+
+class _Interrupted(BaseException):
+    """SIGINT during an operator command (`_interrupted`). Not a KeyboardInterrupt: click
+    turns that into a blank line and `Abort` ("aborted", exit 1)."""
+
+
+def _interrupted(signum: int, frame: object) -> None:
+    """The SIGINT handler of an operator command (`main`): the first SIGINT ends the command, and
+    every later one is ignored (a double Ctrl-C, while the first was answered or as the process
+    exited, printed a traceback)."""
+    _ignore_interrupts()
+    raise _Interrupted
+
+
+def _say(line: str) -> None:
+    """`line` on stderr, if it can be written."""
+    try:
+        sys.stderr.write(line + "\n")
+    except Exception:
+        pass
+
+
+def _handle_interrupts() -> object:
+    """`_interrupted` answers SIGINT; the handler it replaces (None where it cannot: not the main
+    thread of an embedding program, whose own handler stands)."""
+    try:
+        previous = _signal.signal(_signal.SIGINT, _interrupted)
+    except Exception:
+        return None
+    return _signal.SIG_DFL if previous is None else previous
 
 
 def _ignore_interrupts() -> None:

@@ -355,3 +355,31 @@ def test_a_corrupt_zstd_log_is_not_called_empty(tmp_path: Path, capsys: pytest.C
     assert main(["replay", str(log)]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "empty" not in err and "zstd" in err, err
+
+
+def test_ctrl_c_during_a_replay_exits_130_with_one_line(tmp_path: Path) -> None:
+    """Ctrl-C (SIGINT, once or twice 0-5 ms apart) while a folder of long sessions is replayed: exit
+    130, as a shell reports an interrupted command, and one line on stderr. Before: exit 1 after a
+    blank line and "aborted", and a second SIGINT gave a traceback (exit -2)."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    name = "4530697c-5596-4c05-851f-01d49eb6fd68"  # 3.6 MB, about a second to replay
+    recording = (REPO / "tests" / "corpus" / "claude" / f"{name}.jsonl").read_bytes()
+    for i in range(12):  # one session each: copies of one session would be replayed as one
+        copy = f"{name[:-12]}{i:012}"
+        (tmp_path / f"{copy}.jsonl").write_bytes(recording.replace(name.encode(), copy.encode()))
+    exe = Path(sys.executable).with_name("loopguard-hook")
+    for gap in (None, 0.0, 0.001, 0.005):
+        proc = subprocess.Popen([str(exe), "replay", str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                env={**os.environ, "NO_COLOR": "1"})
+        time.sleep(1.5)  # well into the replay
+        assert proc.poll() is None, "the replay ended before it was interrupted"
+        proc.send_signal(signal.SIGINT)
+        if gap is not None:
+            time.sleep(gap)
+            proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+        assert (proc.returncode, err) == (130, b"loopguard-hook: interrupted\n"), (gap, proc.returncode, err)
