@@ -211,16 +211,19 @@ def _in_folders(paths: tuple[str, ...], unreadable: list[str]) -> tuple[str, ...
     """`paths` with each folder replaced by the session files under it, sorted
     (`~/.claude/projects/<dir>/`, `~/.codex/sessions/2026/`); a Claude Code `subagents/` folder is
     left to its main transcript, which reads it. A folder holding none is left out, with a
-    message in `unreadable`."""
+    message in `unreadable`, and so is each folder under it that cannot be read."""
     out: list[str] = []
     for path in paths:
         if not os.path.isdir(path):
             out.append(path)
             continue
+        failed: list[OSError] = []  # os.walk passes over a folder it cannot list, unless told
         under = [(os.path.basename(root) == "subagents", os.path.join(root, name))
-                 for root, _, names in os.walk(path) for name in names if name.endswith(_SESSION_SUFFIXES)]
+                 for root, _, names in os.walk(path, onerror=failed.append)
+                 for name in names if name.endswith(_SESSION_SUFFIXES)]
+        unreadable.extend(f"{exc.filename}: {exc.strerror or exc}" for exc in failed)
         found = sorted(name for subagent, name in under if not subagent)
-        if not found:
+        if not found and not failed:
             why = ("only subagent transcripts under it: name their main transcript, which reads them" if under
                    else "a folder with no session file (*.jsonl, *.jsonl.zstd) under it")
             unreadable.append(f"{path}: {why}")

@@ -383,3 +383,62 @@ def test_ctrl_c_during_a_replay_exits_130_with_one_line(tmp_path: Path) -> None:
             proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=60)
         assert (proc.returncode, err) == (130, b"loopguard-hook: interrupted\n"), (gap, proc.returncode, err)
+
+
+def _unprivileged() -> Any:
+    """What lets a subprocess meet a folder's permissions: nothing for a user; for root (who reads
+    a `chmod 000` folder), a `preexec_fn` that drops the capabilities that let it read any folder
+    (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH) from what the command it runs will have."""
+    import ctypes
+    import os
+    import subprocess
+
+    if os.geteuid() != 0:
+        return None
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        pytest.skip("root, and no libc to drop the capabilities with")
+
+    def drop() -> None:
+        for capability in (1, 2):  # CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH
+            if libc.prctl(24, capability, 0, 0, 0) != 0:  # PR_CAPBSET_DROP
+                raise OSError(ctypes.get_errno(), "prctl")
+
+    try:
+        subprocess.run(["true"], preexec_fn=drop, check=True)
+    except (subprocess.SubprocessError, OSError):
+        pytest.skip("root, and its capabilities cannot be dropped here")
+    return drop
+
+
+def test_a_folder_it_cannot_read_under_a_folder_given_is_named(tmp_path: Path) -> None:
+    """`replay DIR` and `sweep DIR` walk DIR; a folder under it that cannot be listed (`chmod 000`)
+    is named on stderr, one line, as a file it cannot read is, and the rest replay. Before, the
+    walk passed over it without a word: its sessions were left out unseen."""
+    import os
+    import subprocess
+
+    drop = _unprivileged()
+    for folder, recording in (("top/readable", READ_LOOP), ("top/locked", CODEX), ("alone/locked", CODEX)):
+        (tmp_path / folder).mkdir(parents=True)
+        shutil.copy(recording, tmp_path / folder)
+    exe = Path(sys.executable).with_name("loopguard-hook")
+    env = {**os.environ, "NO_COLOR": "1", "LOOPGUARD_STATE_DIR": str(tmp_path / "state")}
+    for top in ("top", "alone"):
+        (tmp_path / top / "locked").chmod(0)
+    try:
+        for command, top, code in (
+            (["replay", "--summary"], "top", 0),
+            (["sweep", "--set", "deny_at=4,5"], "top", 0),
+            (["replay"], "alone", 1),  # nothing else under it: said once, not also "no session file"
+        ):
+            proc = subprocess.run([str(exe), *command, str(tmp_path / top)], preexec_fn=drop, capture_output=True,
+                                  text=True, env=env, timeout=120)
+            said = f"loopguard-hook: skipped {tmp_path / top / 'locked'}: Permission denied\n"
+            assert (proc.returncode, proc.stderr) == (code, said), proc
+            assert ("claude-read-loop.jsonl" in proc.stdout) == (command[0] == "replay" and code == 0), proc.stdout
+            assert ("codex-repeat-commands.jsonl" not in proc.stdout), proc.stdout
+    finally:
+        for top in ("top", "alone"):
+            (tmp_path / top / "locked").chmod(0o755)
