@@ -182,25 +182,47 @@ def replay_command(
     unreadable: list[str] = []
     files = _in_folders(files, unreadable)
     cfg = _resolved(profile, config_path, mode).config
-    progress = _ReplayProgress() if _is_terminal(sys.stderr) else None
-    calls: replay_mod.Calls = "all" if html_path else "none" if summary else "acted" if only_decisions else "all"
-    try:
-        reports = replay_mod.replay_files(files, cfg, client=client, calls=calls, progress=progress, unreadable=unreadable)
-    finally:
-        if progress is not None:
-            progress.close()
+    recordings = replay_mod.load(files, unreadable=unreadable)
     _say_unreadable(unreadable)
-    if not reports and unreadable:
-        ctx.exit(1)
-    if html_path is not None:
-        _write_html(html_path, reports)
-        return
+    said = len(unreadable)
     if color is None:
         color = fmt == "text" and _is_terminal(sys.stdout) and not os.environ.get("NO_COLOR")
     # Not a terminal (a pipe, a file): wide rows, so arguments are not cut at 80 columns.
     width = shutil.get_terminal_size(fallback=(160, 24)).columns
-    text = replay_mod.render(reports, fmt, width=width, summary=summary, color=color, unreadable=unreadable)
-    click.echo(text, color=color)
+    progress = _ReplayProgress() if _is_terminal(sys.stderr) else None
+    calls: replay_mod.Calls = "all" if html_path else "none" if summary else "acted" if only_decisions else "all"
+    each = replay_mod.replay_each(recordings, cfg, client=client, calls=calls, progress=progress, unreadable=unreadable)
+    streamed = fmt == "text" and not summary and html_path is None
+    try:
+        # Text: each session as soon as it is replayed (`replay … | head` need not wait for all).
+        reports = [] if streamed else list(each)
+        replayed = _echo_each(each, width, color, progress) if streamed else len(reports)
+    finally:
+        if progress is not None:
+            progress.close()
+    _say_unreadable(unreadable[said:])
+    if not replayed and unreadable:
+        ctx.exit(1)
+    if html_path is not None:
+        _write_html(html_path, reports)
+    elif not streamed or not replayed:
+        text = replay_mod.render(reports, fmt, width=width, summary=summary, color=color, unreadable=unreadable)
+        click.echo(text, color=color)
+
+
+def _echo_each(reports: Any, width: int, color: bool, progress: _ReplayProgress | None) -> int:
+    """Print each of `reports` as it comes (`replay.each_text`: together, the bytes
+    `replay.render` gives all at once), a progress bar on the same terminal taken off its line
+    first; how many there were."""
+    from .replay import each_text
+
+    printed = 0
+    for part in each_text(reports, width=width, color=color):
+        if progress is not None and _is_terminal(sys.stdout):
+            progress.clear()
+        click.echo(part, color=color)
+        printed += 1
+    return printed
 
 
 #: The files a folder given to `replay` holds sessions in: transcripts and rollouts, DSH logs.
@@ -417,6 +439,14 @@ class _ReplayProgress:
     def close(self) -> None:
         if self.bar is not None:
             self.bar.__exit__(None, None, None)
+
+    def clear(self) -> None:
+        """Take the bar off the terminal, for what is printed next to take its line; the next
+        `progress(done, total)` draws it anew, under that."""
+        if self.bar is not None:
+            sys.stderr.write("\r\x1b[K\x1b[?25h")  # the line erased, the cursor shown again
+            sys.stderr.flush()
+            self.bar = None
 
 
 # -- doctor -----------------------------------------------------------------------------------

@@ -172,6 +172,20 @@ def test_progress_bar_follows_the_events(monkeypatch: pytest.MonkeyPatch) -> Non
     assert bars[0].kwargs["length"] == 6000 and bars[0].steps == [500, 1000, 6000] and bars[0].closed
 
 
+def test_a_progress_bar_on_the_terminal_the_reports_go_to_makes_way_for_each(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reports are printed as each session is replayed: where they go to the terminal the bar is
+    drawn on, the bar is taken off its line first and drawn anew under the report."""
+    bars: list[_Bar] = []
+    monkeypatch.setattr(cli_mod.click, "progressbar", lambda **kw: bars.append(_Bar(**kw)) or bars[-1])
+    monkeypatch.setattr(cli_mod, "_is_terminal", lambda stream: True)
+    monkeypatch.setattr(cli_mod, "PROGRESS_MIN_EVENTS", 1)
+    result = run("--no-color", READ_LOOP, CODEX)
+    assert len(bars) == 2 and result.stderr == "\r\x1b[K\x1b[?25h" * 2, result.stderr
+    assert bars[0].steps[-1] < bars[1].steps[-1] == bars[1].kwargs["length"] and not any(b.closed for b in bars)
+    monkeypatch.setattr(cli_mod, "_is_terminal", lambda stream: False)
+    assert result.stdout == run(READ_LOOP, CODEX).stdout
+
+
 def test_replay_files_reports_progress_over_all_files() -> None:
     from loopguard_hook import replay
     from loopguard_hook.config import load as config
@@ -442,3 +456,31 @@ def test_a_folder_it_cannot_read_under_a_folder_given_is_named(tmp_path: Path) -
     finally:
         for top in ("top", "alone"):
             (tmp_path / top / "locked").chmod(0o755)
+
+
+def test_text_is_printed_a_session_at_a_time_as_replayed(capsys: pytest.CaptureFixture[str], monkeypatch: Any) -> None:
+    """`replay FILES | head`: each session's report is written as soon as that session is
+    replayed, not once all are (before, a large folder printed nothing until its last session was
+    done), and the whole is what `render` gives, to the byte. `--summary` and JSON still wait."""
+    from loopguard_hook import replay
+    from loopguard_hook.config import load as config
+    from loopguard_hook.entry import main
+    from loopguard_hook.replay import run as run_mod
+
+    files = [READ_LOOP, CODEX, QUIET]
+    written: list[str] = []  # what was on stdout as each session's replay began
+    real = run_mod.replay
+
+    def replay_watched(recording: Any, *args: Any, **kwargs: Any) -> Any:
+        written.append(capsys.readouterr().out)
+        return real(recording, *args, **kwargs)
+
+    monkeypatch.setattr(run_mod, "replay", replay_watched)
+    monkeypatch.setenv("COLUMNS", "200")
+    assert main(["replay", "--no-color", *files]) == 0
+    written.append(capsys.readouterr().out)
+    monkeypatch.undo()
+    reports = replay.replay_files(files, config.resolve([]).config)
+    texts = [replay.format_text(r, width=200) for r in reports]
+    assert written == ["", texts[0] + "\n", "\n" + texts[1] + "\n", "\n" + texts[2] + "\n"]
+    assert "".join(written) == replay.render(reports, "text", width=200) + "\n"

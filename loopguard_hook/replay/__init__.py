@@ -38,9 +38,9 @@ from .readers import READERS, SNIFF_LINES, load, read_transcript, sniff
 from .render_json import to_json
 from .render_summary import format_summary
 from .render_text import format_text
-from .renderers import render
+from .renderers import each_text, render
 from .report import ARGUMENT_CHARS, CallReport, Calls, DecisionReport, Marker, Report, Summary, Verdict, arguments_summary
-from .run import replay, replay_files, replay_payloads
+from .run import replay, replay_each, replay_files, replay_payloads
 
 __all__ = [
     "ARGUMENT_CHARS",
@@ -68,12 +68,14 @@ __all__ = [
     "bash_is_read_only",
     "classify_claude_result",
     "decide",
+    "each_text",
     "format_summary",
     "format_text",
     "load",
     "read_transcript",
     "render",
     "replay",
+    "replay_each",
     "replay_files",
     "replay_payloads",
     "sniff",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 import orjson
 
@@ -39,7 +39,7 @@ def render(
             return "no sessions to replay"
         if summary:
             return format_summary(reports, color=color)
-        return "\n\n".join(format_text(r, width=width, color=color) for r in reports)
+        return "\n".join(each_text(reports, width=width, color=color))
     if fmt == "json":
         dump = summary_report_json if summary else to_json
         data: dict[str, object] = {"reports": [dump(r) for r in reports]}
@@ -47,3 +47,12 @@ def render(
             data["unreadable"] = list(unreadable)
         return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode()
     raise ValueError(f"unknown format {fmt!r} (text or json)")
+
+
+def each_text(reports: Iterable[Report], *, width: int = 120, color: bool = False) -> Iterator[str]:
+    """The text of `render(reports, "text")` (not `summary`) a report at a time, as `reports` gives
+    them: the first report's, then each next one's after a blank line. Joined by line ends, the
+    parts are that text to the byte; a part written as a line each as it comes (`replay | head`)
+    is that text with its line end, the first sessions shown while the others are replayed."""
+    for n, report in enumerate(reports):
+        yield ("\n" if n else "") + format_text(report, width=width, color=color)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -314,7 +314,7 @@ def replay_files(
     progress: Progress | None = None,
     unreadable: list[str] | None = None,
 ) -> list[Report]:
-    """`load` the files and `replay` each session: what `loopguard-hook replay FILE...` runs.
+    """`load` the files and `replay` each session (`replay_each`).
 
     `calls` as for `replay`; `progress(events done, events in all the files)` is called as the
     replay goes (not while the files are read). `unreadable`, when given, collects one message
@@ -326,19 +326,39 @@ def replay_files(
             (without `unreadable`).
     """
     recordings = load(paths, unreadable=unreadable)
+    return list(replay_each(recordings, config, client=client, calls=calls, progress=progress, unreadable=unreadable))
+
+
+def replay_each(
+    recordings: Sequence[Recording],
+    config: Config,
+    *,
+    client: str = "auto",
+    calls: Calls = "all",
+    progress: Progress | None = None,
+    unreadable: list[str] | None = None,
+) -> Iterator[Report]:
+    """`replay` each of the `load`ed recordings, its report given as soon as it is done: what
+    `loopguard-hook replay FILE...` runs. `calls`, `progress` (over all the recordings' events) and
+    `unreadable` (here: the sessions that cannot be replayed) as for `replay_files`.
+
+    Raises:
+        ReplayError: a recording does not fit `client` (without `unreadable`).
+    """
     total = sum(len(r.events) for r in recordings)
-    reports, done = [], 0
+    done = 0
     for recording in recordings:
         tell = None if progress is None else _offset(progress, done, total)
         try:
             with odd_shapes_refused():
-                reports.append(replay(recording, config, client=client, calls=calls, progress=tell))
+                report = replay(recording, config, client=client, calls=calls, progress=tell)
         except ReplayError as exc:
             if unreadable is None:
                 raise
             unreadable.append(f"{', '.join(recording.sources)}: {exc}")
+        else:
+            yield report
         done += len(recording.events)
-    return reports
 
 
 def _offset(progress: Progress, base: int, total: int) -> Progress:
