@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from loopguard_hook.commands.times import parse_pause_span
 from loopguard_hook.config import load as config_mod
 from loopguard_hook.config import pause as pause_mod
 from loopguard_hook.entry import main
@@ -107,6 +108,17 @@ def test_a_pause_for_a_while_ends_by_itself(tmp_path: Path, capsys: pytest.Captu
     # Through the hook: a pause whose time has passed silences nothing.
     pause_mod.write(path, [entry._replace(since=time.time() - 120, until=time.time() - 60)])
     assert denials(feed(tmp_path / "a")) == 4
+
+
+def test_a_pause_for_a_while_says_the_span_it_was_given(capsys: pytest.CaptureFixture[str]) -> None:
+    """`pause --for 1m30s` said "(in 1m)": the time left was cut to whole minutes (and, past an
+    hour, a day, to the next unit down). It is said to the second, as a span is given."""
+    code, out, _ = cli(["pause", "--for", "1m30s"], capsys)
+    assert code == 0 and out.startswith("loopguard paused: all projects until ") and "(in 1m30s)\n" in out, out
+    spans = {"45s": "45s", "30m": "30m", "2h": "2h00m", "1h30m15s": "1h30m15s", "1d": "1d0h", "1d12h30m": "1d12h30m"}
+    for given, said in spans.items():
+        pause = pause_mod.Pause(None, (), 1000.0, 1000.0 + parse_pause_span(given))
+        assert pause.describe(1000.0).endswith(f" (in {said})"), (given, pause.describe(1000.0))
 
 
 def test_status_and_doctor_say_the_guard_is_paused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -73,14 +73,19 @@ class Pause(NamedTuple):
 
 
 def _left(seconds: float) -> str:
+    """`25m`, `1m30s`, `2h00m`, `1d0h`, `1h30m15s`: to the second, as `pause --for` takes a span
+    (the minutes and seconds after the first two units only when there are any)."""
     seconds = max(0, int(seconds + 0.5))
-    if seconds >= 86400:
-        return f"{seconds // 86400}d{(seconds % 86400) // 3600}h"
-    if seconds >= 3600:
-        return f"{seconds // 3600}h{(seconds % 3600) // 60:02d}m"
-    if seconds >= 60:
-        return f"{seconds // 60}m"
-    return f"{seconds}s"
+    days, hours, minutes, rest = seconds // 86400, seconds % 86400 // 3600, seconds % 3600 // 60, seconds % 60
+    if days:
+        text = f"{days}d{hours}h" + (f"{minutes:02d}m" if minutes or rest else "")
+    elif hours:
+        text = f"{hours}h{minutes:02d}m"
+    elif minutes:
+        text = f"{minutes}m"
+    else:
+        return f"{rest}s"
+    return text + (f"{rest:02d}s" if rest else "")
 
 
 def pause_path(user_config: str) -> str:
