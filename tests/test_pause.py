@@ -271,3 +271,19 @@ def test_a_pause_file_that_is_not_a_file_is_left_to_the_user(
         assert path.is_symlink() and (kind == "dangling-link" or (tmp_path / "mine.json").read_text() == "KEEP")
         code, _, err = cli(["pause"], capsys)  # nor is it replaced by a pause
         assert code == 1 and "remove it yourself" in err and path.is_symlink()
+
+
+def test_an_empty_project_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`pause --project ""` (a variable that was not set) paused the folder it was run in, and
+    `resume --project ""` ended that folder's pause: an empty folder name is refused, as a bad
+    `--for` is (one line naming the option, exit 1), and nothing is paused or resumed."""
+    path = Path(pause_mod.pause_path(config_mod.user_config_path()))
+    for args in (["pause", "--project", ""], ["pause", "--project="], ["pause", "--for", "1h", "--project", ""]):
+        code, out, err = cli(args, capsys)
+        assert (code, out) == (1, "") and err.count("\n") == 1 and "'--project': empty" in err, (args, err)
+        assert not path.exists()
+    assert cli(["pause", "--for", "bad"], capsys)[0] == 1  # the way `pause` refuses a bad option
+    assert cli(["pause", "--project", str(tmp_path)], capsys)[0] == 0
+    code, out, err = cli(["resume", "--project", ""], capsys)
+    assert (code, out) == (1, "") and "'--project': empty" in err and "(see loopguard-hook resume --help)" in err
+    assert [p.project for p in pause_mod.read(str(path))] == [str(tmp_path)]

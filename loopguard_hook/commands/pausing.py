@@ -40,6 +40,14 @@ def _write(path: str, pauses: list[pause_mod.Pause]) -> None:
         raise click.ClickException(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
+def _named(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """`--project` as given, unless empty: `os.path.join(cwd, "")` is the folder here, so a
+    variable that was not set (`--project "$DIR"`) would pause or resume this folder instead."""
+    if value == "":
+        raise click.BadParameter('empty; name the folder ("." for this one)')
+    return value
+
+
 def _project(project: str | None) -> str | None:
     if project is None:
         return None
@@ -48,7 +56,7 @@ def _project(project: str | None) -> str | None:
 
 @click.command()
 @click.option(
-    "--project", type=click.Path(file_okay=False), default=None, metavar="DIR",
+    "--project", type=click.Path(file_okay=False), default=None, metavar="DIR", callback=_named,
     help="Pause only this project folder (and folders inside it); default: every project.",
 )
 @click.option("--for", "span", type=Span(), default=None, help="For how long (30m, 2h, 1d); default: until `resume`.")
@@ -77,7 +85,7 @@ def pause(project: str | None, span: float | None) -> None:
 
 @click.command()
 @click.option(
-    "--project", type=click.Path(file_okay=False), default=None, metavar="DIR",
+    "--project", type=click.Path(file_okay=False), default=None, metavar="DIR", callback=_named,
     help="End only the pause of this project folder; default: every pause.",
 )
 def resume(project: str | None) -> None:
