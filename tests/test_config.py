@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -330,6 +331,50 @@ def test_env_lists_in_the_toml_form() -> None:
     assert c.exclude == ("[Rr]ead", "Grep[s]")
     for literal in ("[12]", "[true]", "[2024-01-01]"):  # TOML, but no list of patterns: as before
         assert load(environ={"LOOPGUARD_EXCLUDE": literal}, user_path="").config.exclude == (literal,)
+
+
+@pytest.mark.parametrize(
+    "name, value",
+    [
+        ("LOOPGUARD_DENY_AT", "\u0665"),  # ARABIC-INDIC DIGIT FIVE: int() reads it as 5
+        ("LOOPGUARD_DENY_AT", "\uff15"),  # FULLWIDTH DIGIT FIVE
+        ("LOOPGUARD_STOP_AT", "1\u0660"),  # 1 and ARABIC-INDIC DIGIT ZERO: 10
+        ("LOOPGUARD_REMIND_AT", "3,\u0664"),
+        ("LOOPGUARD_REMIND_AT", "[3, \u0664]"),
+        ("LOOPGUARD_LOCK_TIMEOUT_SECONDS", "\uff15.\uff15"),  # float() reads 5.5
+    ],
+)
+def test_a_number_in_a_variable_is_ascii_digits(name: str, value: str, tmp_path: Path) -> None:
+    """Python's int() and float() read the digits of every script, so `LOOPGUARD_DENY_AT=٥` set
+    deny_at to 5; a TOML file takes ASCII digits only, and so do the variables now: anything else
+    is the usual bad-config line naming the setting, through the hook as in `config check`."""
+    import json
+
+    from loopguard_hook.hook import HookOptions, run
+
+    key = name.removeprefix("LOOPGUARD_").lower()
+    with pytest.raises(ConfigError, match=f"^environment: {key}: must be "):
+        load(environ={name: value}, user_path="")
+    payload = {"session_id": "s", "transcript_path": "", "cwd": str(tmp_path), "hook_event_name": "PreToolUse",
+               "tool_name": "Read", "tool_input": {"file_path": "a"}, "tool_use_id": "t1"}
+    result = run(json.dumps(payload).encode(), options=HookOptions(state_dir=str(tmp_path / "state"), client="claude-code"),
+                 environ={name: value}, user_config="")
+    assert result.exit_code == 1 and result.stderr.startswith(f"loopguard-hook: bad config: environment: {key}: ")
+    assert len(result.stderr.splitlines()) == 1
+    ascii_value = value.translate({0x665: "5", 0xFF15: "5", 0x660: "0", 0x664: "4"})
+    assert load(environ={name: ascii_value}, user_path="").sources[key] == "environment"
+
+
+def test_a_number_given_as_text_in_a_config_file_is_refused(tmp_path: Path) -> None:
+    """TOML reads ASCII digits only; a number written as a string is text, not read as a number."""
+    path = tmp_path / "config.toml"
+    for text, said in (('deny_at = "5"', 'deny_at: must be an integer, got "5"'),
+                       ('remind_at = ["3"]', 'remind_at: must contain only integers, got "3"'),
+                       ("deny_at = \u0665", "not valid TOML"),
+                       ('lock_timeout_seconds = "5"', 'lock_timeout_seconds: must be a number of seconds, got "5"')):
+        path.write_text(text + "\n")
+        with pytest.raises(ConfigError, match=re.escape(said)):
+            load(environ={}, config_path=str(path), user_path="")
 
 
 def test_a_pattern_matching_no_tool_is_legal() -> None:

@@ -255,12 +255,12 @@ def _parse_env(key: str, raw: str) -> Any:
         return raw
     if isinstance(default, int):
         try:
-            return int(text)
+            return _number(text, int)
         except ValueError:
             return raw
     if isinstance(default, float):
         try:
-            return float(text)
+            return _number(text, float)
         except ValueError:
             return raw
     if isinstance(default, tuple):
@@ -271,11 +271,24 @@ def _parse_env(key: str, raw: str) -> Any:
         items = [item.strip() for item in text.split(",") if item.strip()]
         if key == "remind_at":
             try:
-                return [int(item) for item in items]
+                return [_number(item, int) for item in items]
             except ValueError:
                 return raw
         return items
     return text
+
+
+def _number(text: str, kind: type[int] | type[float]) -> int | float:
+    """`kind(text)` of ASCII text only: Python reads the digits of other scripts too (`int("٥")`
+    is 5, `float("５")` 5.0), which a TOML file does not take and a reader of the variable would
+    not see as a number.
+
+    Raises:
+        ValueError: not ASCII, or not such a number.
+    """
+    if not text.isascii():
+        raise ValueError(f"{text!r} is not ASCII")
+    return kind(text)
 
 
 def _toml_array(text: str, kind: type) -> list[Any] | None:
