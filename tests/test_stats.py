@@ -180,6 +180,7 @@ def test_stats_of_a_real_read_loop(tmp_path: Path, capsys: pytest.CaptureFixture
     assert code == 0
     rows = {(r["variant"], r["mode"]): r for r in json.loads(out)["rows"]}
     assert rows["gentle_reminder", "enforce"]["shown"] == 1 and rows["gentle_reminder", "enforce"]["repeated"] == 1
+    assert all(r["logged"] == r["shown"] for r in rows.values())  # enforce: every one went to the model
     assert rows["repeat_denial", "enforce"]["saved"] == 3 and rows["repeat_denial", "enforce"]["escalated"] == 1
     assert rows["stop_ending_turn", "enforce"]["ended"] == 1
     assert rows["gentle_reminder", "enforce"]["first"] == 1 and rows["gentle_reminder", "enforce"]["ended_after_first"] == 0
@@ -188,11 +189,20 @@ def test_stats_of_a_real_read_loop(tmp_path: Path, capsys: pytest.CaptureFixture
 
 
 def test_observe_mode_is_the_control_group(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """In mode observe the interventions are logged, and the model is shown none of them (before,
+    `stats` counted them as "shown")."""
     _feed(tmp_path, "codex-cat-loop.jsonl", "--mode", "observe")
     code, out = _stats(tmp_path, capsys, "--json")
     rows = json.loads(out)["rows"]
     assert code == 0 and rows and {r["mode"] for r in rows} == {"observe"}
     assert sum(r["saved"] for r in rows) == 0, "nothing was kept from running: the model saw nothing"
+    assert [r["shown"] for r in rows] == [0, 0, 0], "the model was shown none of them"
+    assert [r["logged"] for r in rows] == [2, 1, 1]
+    code, text = _stats(tmp_path, capsys)
+    lines = text.splitlines()
+    assert lines[1].split()[2:6] == ["mode", "logged", "shown", "changed"]
+    assert [line.split()[2:5] for line in lines[2:5]] == [["observe", "2", "0"], ["observe", "1", "0"], ["observe", "1", "0"]]
+    assert "4 interventions (0 shown to the model, 4 logged only), 4 answered: " in text
 
 
 def test_open_interventions_and_session_filter(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

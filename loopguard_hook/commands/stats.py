@@ -8,7 +8,10 @@ path; pure apart from `load`.
 One row per rule, text variant and mode (`observe` rows are the control group: the model never
 saw the text). For each row:
 
-- `shown`: interventions logged;
+- `logged`: interventions logged;
+- `shown`: those that reached the model (a reminder, denial or stop on the wire): none in mode
+  `observe`, nor a stop in mode `advise`, nor a reminder held at a Stop (it is logged again
+  when it goes out);
 - `changed`, `repeated`, `escalated`, `ended`: what the agent did next (`followup.py`);
 - `open`: interventions still waiting for the agent's next call;
 - `saved`: calls the guard kept from running (denials and stops that reached the wire);
@@ -24,7 +27,7 @@ import orjson
 from ..store import Store
 
 RESPONSES = ("changed", "repeated", "escalated", "ended")
-_FIELDS = ("shown", *RESPONSES, "open", "saved", "first", "ended_after_first")
+_FIELDS = ("logged", "shown", *RESPONSES, "open", "saved", "first", "ended_after_first")
 
 
 class Row(NamedTuple):
@@ -94,7 +97,7 @@ def _counted(state: Mapping[str, Any]) -> bool:
 
 
 def build(inputs: Inputs, *, session: str | None = None) -> list[Row]:
-    """The rows, most shown first. `session` keeps one session id's records only."""
+    """The rows, most logged first. `session` keeps one session id's records only."""
     rows: dict[tuple[str, str, str], dict[str, int]] = {}
 
     def row(record: Mapping[str, Any]) -> dict[str, int]:
@@ -106,7 +109,8 @@ def build(inputs: Inputs, *, session: str | None = None) -> list[Row]:
 
     for d in filter(wanted, inputs.decisions):
         counts = row(d)
-        counts["shown"] += 1
+        counts["logged"] += 1
+        counts["shown"] += d.get("action") != "allow"  # `allow`: nothing went out (log.what)
         if d.get("event") == "PreToolUse" and d.get("action") in ("deny", "stop"):
             counts["saved"] += 1
     for r in filter(wanted, inputs.responses):
@@ -125,7 +129,7 @@ def build(inputs: Inputs, *, session: str | None = None) -> list[Row]:
             pending = agent.get("followup") if isinstance(agent, dict) else None
             if isinstance(pending, dict):
                 row({**pending, "mode": mode})["open"] += 1
-    return [Row(*key, counts) for key, counts in sorted(rows.items(), key=lambda kv: (-kv[1]["shown"], kv[0]))]
+    return [Row(*key, counts) for key, counts in sorted(rows.items(), key=lambda kv: (-kv[1]["logged"], kv[0]))]
 
 
 def unhooked_totals(ledgers: Iterable[Mapping[str, Any]], *, session: str | None = None) -> dict[str, int]:
@@ -167,12 +171,13 @@ def format_text(rows: list[Row], state_dir: str, session: str | None = None) -> 
     if not rows:
         lines.append(f"no interventions logged for session {session}" if session else "no interventions logged yet")
         return "\n".join(lines)
-    head = ("rule", "variant", "mode", "shown", "changed", "repeated", "escalated", "ended", "open", "saved", "ended after 1st")
+    counted = ("logged", "shown", *RESPONSES, "open", "saved")
+    head = ("rule", "variant", "mode", *counted, "ended after 1st")
     table: list[tuple[str, ...]] = [head]
     for r in rows:
         c = r.counts
         first = f"{c['ended_after_first']}/{c['first']}" if c["first"] else "-"
-        table.append((r.rule, r.variant, r.mode, *(str(c[k]) for k in ("shown", *RESPONSES, "open", "saved")), first))
+        table.append((r.rule, r.variant, r.mode, *(str(c[k]) for k in counted), first))
     widths = [max(len(line[i]) for line in table) for i in range(len(head))]
     for line in table:
         cells = [cell.ljust(w) if i < 3 else cell.rjust(w) for i, (cell, w) in enumerate(zip(line, widths, strict=True))]
@@ -180,8 +185,10 @@ def format_text(rows: list[Row], state_dir: str, session: str | None = None) -> 
     total = {k: sum(r.counts[k] for r in rows) for k in _FIELDS}
     answered = sum(total[k] for k in RESPONSES)
     lines.append("")
+    quiet = total["logged"] - total["shown"]
+    unseen = f" ({total['shown']} shown to the model, {quiet} logged only)" if quiet else ""
     lines.append(
-        f"{total['shown']} interventions, {answered} answered: {total['changed']} changed course, "
+        f"{total['logged']} interventions{unseen}, {answered} answered: {total['changed']} changed course, "
         f"{total['repeated']} repeated the call, {total['escalated']} needed a stronger answer, "
         f"{total['ended']} ended the turn; {total['saved']} calls not run"
     )

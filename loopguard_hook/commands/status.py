@@ -119,13 +119,14 @@ def thresholds(cfg: config_mod.Config) -> dict[str, Any]:
 def stats_command(session_id: str | None, as_json: bool, cost: bool, config_path: str | None, state_dir: str | None) -> None:
     """What the model did after each rule's reminders and denials, per text variant.
 
-    For each rule, text variant and mode: how often it was shown, whether the agent then changed
-    course, repeated the call, needed a stronger answer or ended the turn, how many calls the
-    guard kept from running, and how often the loop ended after the first intervention. Read
-    from decisions.jsonl, responses.jsonl and the live ledgers; observe-mode rows are the control
-    group (the model never saw the text). Then the tokens of the loops behind them, from each
-    session's transcript or rollout where its host keeps it (as `log` shows them), and the Codex
-    `write_stdin` polls the live sessions' hooks read from their rollouts (no hook fires for them).
+    For each rule, text variant and mode: how often it was logged and how often shown to the
+    model, whether the agent then changed course, repeated the call, needed a stronger answer or
+    ended the turn, how many calls the guard kept from running, and how often the loop ended
+    after the first intervention. Read from decisions.jsonl, responses.jsonl and the live
+    ledgers; observe-mode rows are the control group (logged only: the model never saw the text).
+    Then the tokens of the loops behind them, from each session's transcript or rollout where its
+    host keeps it (as `log` shows them), and the Codex `write_stdin` polls the live sessions'
+    hooks read from their rollouts (no hook fires for them).
     """
     from . import stats
 
