@@ -22,7 +22,9 @@ reminders: on real sessions a patch made after reading, even several failures la
 smaller one, often applies.
 
 Not counted: a whole-file write that fails (the host says why: the file exists, or was not
-read). A call the host rejected before it ran counts as an attempt (Claude Code validates an
+read), and an attempt whose own text did not parse (`_UNPARSED`: a script's SyntaxError, the
+shell's syntax error, a patch `git apply` cannot read), which never reached the file: a read
+would not mend it. A call the host rejected before it ran counts as an attempt (Claude Code validates an
 Edit before its PreToolUse: a wall of rejected Edits that goes on with scripts is one wall),
 but an edit tool of such a host is then never denied: an Edit that reaches PreToolUse passed
 the host's check and applies (the same-error wall ends a turn of rejections).
@@ -312,6 +314,23 @@ MISFIT_AFTER = 2
 _NO_FIT = r"Failed to find (?:expected lines|context)|not found in (?:the )?file"
 
 
+#: Failures of an attempt whose own text did not parse, so it never reached the file: Python's
+#: `SyntaxError` (or `IndentationError`) in the script it was sent (`<stdin>`, `-c`), the shell's
+#: syntax errors, `git apply`'s "unrecognized input" (a patch in another format) or "corrupt
+#: patch", Perl's and sed's errors in their own expression. Such a failure says nothing of the
+#: file's text, so a read would not help: it is not counted (public Codex rollout of 2025-10-08,
+#: Codex 0.45.0: three patches fed to `git apply` in apply_patch's format, then four Python
+#: rewrites each refused by its parser for its quoting, the fourth applying; counted, the last
+#: three were denied "read the file first", the one that worked among them).
+UNPARSED_CHARS = 12_288  # a parser's report quotes the line it stopped at: one line may be long
+_UNPARSED = (
+    r"File \"<(?:stdin|string)>\", line \d+[ \t]*\n(?s:.){0,8192}?(?m:^)\s*(?:SyntaxError|IndentationError|TabError):"
+    r"|\bsyntax error near unexpected token\b|\bunexpected EOF while looking for matching\b"
+    r"|\bsyntax error: unexpected end of file\b|\berror: unrecognized input\b|\bcorrupt patch at line\b"
+    r"|\bNo valid patches in input\b|\bsyntax error at -e line\b|\bsed: -e expression #\d+, char \d+: "
+)
+
+
 #: apply_patch's failures of a patch whose text does not fit the file (codex-rs apply-patch):
 #: lines or context not found (an edit's text, as the scenarios' Codex translation words it),
 #: an invalid hunk, a file that is not there. Only these fail again
@@ -441,6 +460,8 @@ def on_result(ctx: ResultContext) -> None:
         return None
     if how not in ("patch", "script"):
         return None  # a whole write fails for other reasons (the file exists, was not read: the host says which)
+    if re.search(_UNPARSED, ctx.outcome.text[:UNPARSED_CHARS]) is not None:
+        return None  # the attempt's own text did not parse: it never reached the file (`_UNPARSED`)
     table = cast("dict[str, Entry]", slots(ctx.agent).setdefault(NAME, {}))
     entry = table.setdefault(file, [0, False, 0.0, "", False, ""])
     quote = preview(redact_prefix(ctx.outcome.text.strip(), QUOTE_CHARS + 1), QUOTE_CHARS)
