@@ -58,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     values: dict[str, object] | None = None
     hook_line = not args or args[0] == "hook" or args[0].startswith("--")
-    previous = _handle_interrupts() if not hook_line else None
+    previous = _handle_interrupts(_interrupted_hook if hook_line else _interrupted)
     try:
         hold_interrupts(False)  # the launcher held SIGINT while it imported this module
         hook_args = args[1:] if args and args[0] == "hook" else args
@@ -103,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
             pass
         return 1
     finally:
-        if previous is not None and _signal.getsignal(_signal.SIGINT) is _interrupted:
+        if previous is not None and _signal.getsignal(_signal.SIGINT) in (_interrupted, _interrupted_hook):
             _signal.signal(_signal.SIGINT, previous)  # not interrupted: the caller's own handler again
 
 
@@ -116,12 +116,31 @@ class _Interrupted(BaseException):
     turns that into a blank line and `Abort` ("aborted", exit 1)."""
 
 
+#: Whether this `main` has met its SIGINT: a second one the C handler caught before the first's
+#: Python handler ignored SIGINT runs the handler again, and must not raise again.
+_STRUCK = [False]
+
+
 def _interrupted(signum: int, frame: object) -> None:
     """The SIGINT handler of an operator command (`main`): the first SIGINT ends the command, and
     every later one is ignored (a double Ctrl-C, while the first was answered or as the process
     exited, printed a traceback)."""
-    _ignore_interrupts()
-    raise _Interrupted
+    if not _STRUCK[0]:
+        _STRUCK[0] = True
+        _ignore_interrupts()
+        raise _Interrupted
+
+
+def _interrupted_hook(signum: int, frame: object) -> None:
+    """The SIGINT handler of the hook: the first SIGINT is a KeyboardInterrupt, which `main`
+    answers as a failure (exit 0 on a host that takes a failure as a denial), and every later one
+    is ignored. Python's own handler raised again for a second SIGINT while the first was being
+    answered: a traceback and a death by SIGINT (Copilot reads that as a denial; about 1 run in
+    100 under a spray of SIGINTs)."""
+    if not _STRUCK[0]:
+        _STRUCK[0] = True
+        _ignore_interrupts()
+        raise KeyboardInterrupt
 
 
 def _say(line: str) -> None:
@@ -132,11 +151,13 @@ def _say(line: str) -> None:
         pass
 
 
-def _handle_interrupts() -> object:
-    """`_interrupted` answers SIGINT; the handler it replaces (None where it cannot: not the main
-    thread of an embedding program, whose own handler stands)."""
+def _handle_interrupts(handler: object) -> object:
+    """`handler` (`_interrupted`, `_interrupted_hook`) answers SIGINT; the handler it replaces
+    (None where it cannot: not the main thread of an embedding program, whose own handler
+    stands)."""
+    _STRUCK[0] = False
     try:
-        previous = _signal.signal(_signal.SIGINT, _interrupted)
+        previous = _signal.signal(_signal.SIGINT, handler)
     except Exception:
         return None
     return _signal.SIG_DFL if previous is None else previous

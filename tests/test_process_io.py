@@ -183,6 +183,53 @@ def test_a_second_interrupt_while_the_first_is_answered_is_ignored(monkeypatch, 
     assert capsys.readouterr().err == "loopguard-hook: interrupted; the call was let through\n"
 
 
+def test_a_second_interrupt_as_the_first_is_caught_is_ignored(capsys) -> None:  # type: ignore[no-untyped-def]
+    """A spray of SIGINTs (a host cancelling its hooks): the second arrives as `main` catches the
+    first, before its handler has ignored SIGINT. It is ignored, and `main` answers with one line
+    (before, Python's own handler raised again there: a traceback and a death by SIGINT, which
+    Copilot reads as a denial; a tester saw 1 run in 40 with SIGINTs 0.3 ms apart). The second
+    SIGINT is sent at the first line `main` runs after the first one's KeyboardInterrupt."""
+    import inspect
+    import signal
+
+    from loopguard_hook import entry
+
+    source, start = inspect.getsourcelines(entry.main)
+    handler = start + next(i for i, text in enumerate(source) if text.lstrip().startswith("except (KeyboardInterrupt"))
+    sent: list[int] = []
+
+    def interrupted(values: dict[str, object]) -> int:
+        os.kill(os.getpid(), signal.SIGINT)  # the first: the handler `main` set raises here
+        return 0
+
+    def tracer(frame, event, arg):  # type: ignore[no-untyped-def]
+        if frame.f_code is not entry.main.__code__:
+            return None
+
+        def line(frame, event, arg):  # type: ignore[no-untyped-def]
+            if event == "line" and frame.f_lineno > handler and not sent:
+                sent.append(frame.f_lineno)
+                os.kill(os.getpid(), signal.SIGINT)
+            return line
+
+        return line
+
+    real_run_hook = entry.run_hook
+    entry.run_hook = interrupted
+    sys.settrace(tracer)
+    try:
+        code: object = entry.main(["--client", "claude-code"])
+    except KeyboardInterrupt:
+        code = "a KeyboardInterrupt escaped main"
+    finally:
+        sys.settrace(None)
+        entry.run_hook = real_run_hook
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    assert sent, "the second SIGINT was not sent"
+    assert code == 1
+    assert capsys.readouterr().err == "loopguard-hook: interrupted; the call was let through\n"
+
+
 @pytest.mark.slow
 def test_a_sigint_while_the_modules_load_or_the_process_exits_never_kills_the_hook(tmp_path: Path) -> None:
     """A host cancelling its hooks: SIGINT (one, or two 5 ms apart) 30-170 ms after the start,
