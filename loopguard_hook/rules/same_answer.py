@@ -382,11 +382,29 @@ def answer_limit(agents: int) -> int:
     return min(limits(agents).table(MAX_TABLE), MAX_ANSWERS, SESSION_ANSWERS // max(1, agents))
 
 
+def _backgrounded(response: Any) -> bool:
+    """Whether a shell's result says its command goes on in the background: Claude Code's Bash
+    `backgroundTaskId` (`run_in_background`, or moved there by Claude Code at its timeout, after
+    two minutes with nothing printed), as the hook gets it or a transcript's text words it. Its
+    empty output is not an answer: two such test runs were "the same empty answer" on a public
+    transcript (Claude Code 2.1.88)."""
+    if isinstance(response, dict):
+        task = response.get("backgroundTaskId")
+        return isinstance(task, str) and task != ""
+    return isinstance(response, str) and response.startswith(BACKGROUND_TEXT)
+
+
+#: How Claude Code's Bash result starts, in the transcript, for a command it runs in the background.
+BACKGROUND_TEXT = "Command running in background with ID: "
+
+
 def answer_key(ctx: ResultContext) -> tuple[str, ...] | None:
     """What the call's answer is, as compared between calls (the keys it may be known by, the
     one to file it under last), or None when it says nothing."""
     text, tool_input = ctx.error_text, ctx.tool_input  # without the shell's own lines
     command = _command(ctx.tool, tool_input)
+    if command is not None and _backgrounded(ctx.response):
+        return None  # the command goes on: its empty output so far is no answer
     body = text.strip()
     asked = re.match(_LEAD + QUESTIONS, command) if command is not None else None
     nothing = _no_match(ctx.response)
