@@ -58,7 +58,9 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     values: dict[str, object] | None = None
     hook_line = not args or args[0] == "hook" or args[0].startswith("--")
-    previous = _handle_interrupts(_interrupted_hook if hook_line else _interrupted)
+    # An operator command, also after the options the hook shares (`--state-dir D status`).
+    operator = not hook_line or _names_a_command(args)
+    previous = _handle_interrupts(_interrupted if operator else _interrupted_hook)
     try:
         hold_interrupts(False)  # the launcher held SIGINT while it imported this module
         hook_args = args[1:] if args and args[0] == "hook" else args
@@ -78,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
         _ignore_interrupts()
         line = "loopguard-hook: interrupted; the call was let through"
         if values is None:
-            if not hook_line:  # an operator command (a long replay): the shell's code for Ctrl-C
+            if operator:  # an operator command (a long replay): the shell's code for Ctrl-C
                 _say("loopguard-hook: interrupted")
                 return INTERRUPTED_EXIT
             values = {"client": _client_in(args)}  # a hook command line this program cannot read
@@ -105,6 +107,30 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if previous is not None and _signal.getsignal(_signal.SIGINT) in (_interrupted, _interrupted_hook):
             _signal.signal(_signal.SIGINT, previous)  # not interrupted: the caller's own handler again
+
+
+#: The commands of `cli.cli` but `hook` (`tests/test_replay_cli.py` checks the list).
+OPERATOR_COMMANDS = frozenset(
+    {"config", "doctor", "gc", "helper", "install", "log", "pause", "replay", "reset", "resume", "stats", "status",
+     "sweep", "uninstall"}
+)
+
+
+def _names_a_command(args: list[str]) -> bool:
+    """Whether `args` name an operator command after the options the hook shares (`--state-dir D
+    status`, `--profile P replay FILE`: click runs the command with them). A hook line, `hook …`
+    or one with a word no command has (`--client cursor --no-such-flag x`), is not one: it keeps
+    the hook's own answer to SIGINT (exit 0 on a host that takes a failure as a denial)."""
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg in _VALUE_OPTIONS:  # `--state-dir D`: D is the option's, not a command
+            i += 2
+        elif arg.startswith("-"):  # `--dry-run`, `--state-dir=D`
+            i += 1
+        else:
+            return arg in OPERATOR_COMMANDS
+    return False
 
 
 #: The exit code of an operator command ended by Ctrl-C: 128 + SIGINT, as a shell reports it.

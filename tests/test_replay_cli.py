@@ -484,3 +484,51 @@ def test_text_is_printed_a_session_at_a_time_as_replayed(capsys: pytest.CaptureF
     texts = [replay.format_text(r, width=200) for r in reports]
     assert written == ["", texts[0] + "\n", "\n" + texts[1] + "\n", "\n" + texts[2] + "\n"]
     assert "".join(written) == replay.render(reports, "text", width=200) + "\n"
+
+
+@pytest.mark.parametrize("before", [["--profile", "balanced"], ["--state-dir=STATE"], ["--dry-run", "--state-dir", "STATE"]])
+def test_ctrl_c_during_a_replay_after_the_shared_options_exits_130_with_one_line(before: list[str], tmp_path: Path) -> None:
+    """`loopguard-hook --state-dir D replay …` (the options the hook shares, given before the
+    command, docs/commands/hook.md) is an operator command too: Ctrl-C, once or twice, exits 130
+    with one line. Before: "aborted" and exit 1, and a second SIGINT a traceback (exit -2)."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    name = "4530697c-5596-4c05-851f-01d49eb6fd68"  # 3.6 MB, about a second to replay
+    recording = (REPO / "tests" / "corpus" / "claude" / f"{name}.jsonl").read_bytes()
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    for i in range(12):
+        copy = f"{name[:-12]}{i:012}"
+        (folder / f"{copy}.jsonl").write_bytes(recording.replace(name.encode(), copy.encode()))
+    options = [arg.replace("STATE", str(tmp_path / "state")) for arg in before]
+    exe = Path(sys.executable).with_name("loopguard-hook")
+    for gap in (None, 0.001):
+        proc = subprocess.Popen([str(exe), *options, "replay", str(folder)], stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "NO_COLOR": "1"})
+        time.sleep(1.5)  # well into the replay
+        assert proc.poll() is None, "the replay ended before it was interrupted"
+        proc.send_signal(signal.SIGINT)
+        if gap is not None:
+            time.sleep(gap)
+            proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+        assert (proc.returncode, err) == (130, b"loopguard-hook: interrupted\n"), (options, gap, proc.returncode, err)
+
+
+@pytest.mark.parametrize(
+    "args, named",
+    [([], False), (["hook"], False), (["--client", "codex"], False), (["--state-dir", "status"], False),
+     (["--dry-run", "--client=codex", "hook"], False), (["status"], True), (["--state-dir", "D", "status"], True),
+     (["--profile=breaker", "replay", "x"], True), (["-h"], False),
+     (["hook", "--client", "cursor", "--no-such-flag", "x"], False), (["--client", "cursor", "--no-such-flag", "x"], False)],
+)
+def test_the_command_after_the_shared_options_is_found(args: list[str], named: bool) -> None:
+    """An operator command after the shared options is found, and only one of `cli`'s own: a bad
+    hook line with a stray word keeps the hook's answer to SIGINT (exit 0 on Cursor)."""
+    from loopguard_hook.entry import OPERATOR_COMMANDS, _names_a_command
+
+    assert _names_a_command(args) is named
+    assert OPERATOR_COMMANDS == set(cli_mod.cli.commands) - {"hook"}
