@@ -83,7 +83,12 @@ def main(argv: list[str] | None = None) -> int:
             if operator:  # an operator command (a long replay): the shell's code for Ctrl-C
                 _say("loopguard-hook: interrupted")
                 return INTERRUPTED_EXIT
-            values = {"client": _client_in(args)}  # a hook command line this program cannot read
+            # Before the hook read its options (SIGINT as `main` began): read them now, so the
+            # line goes to the errors.log of the state dir the command line names.
+            values = _parse_hook_args(args[1:] if args and args[0] == "hook" else args)
+            if values is None:  # a hook command line this program cannot read
+                given = _state_dir_in(args)
+                values = {"client": _client_in(args), **({"state_dir": given} if given else {})}
         if quietly(values, line):
             return 0
         _say(line)

@@ -230,6 +230,31 @@ def test_a_second_interrupt_as_the_first_is_caught_is_ignored(capsys) -> None:  
     assert capsys.readouterr().err == "loopguard-hook: interrupted; the call was let through\n"
 
 
+@pytest.mark.parametrize("line", [["--client", "copilot", "--state-dir"], ["--client", "copilot", "--bad-flag", "--state-dir"]])
+def test_a_sigint_before_the_options_are_read_is_logged_where_they_say(tmp_path: Path, monkeypatch, line) -> None:  # type: ignore[no-untyped-def]
+    """A SIGINT delivered as `main` begins (the launcher held it while it imported), before the
+    hook read its options: on a host that takes a failure as a denial the line goes to the
+    errors.log of the state dir the command line names, also for a line this program cannot
+    read; before, it went to the default state dir's (a tester's runs filled the default
+    errors.log with 276 lines of hooks that all named another state dir)."""
+    import signal
+
+    from loopguard_hook import entry
+
+    def interrupted(held: bool) -> None:
+        raise KeyboardInterrupt
+
+    default, named = tmp_path / "default", tmp_path / "named"
+    monkeypatch.setenv("LOOPGUARD_STATE_DIR", str(default))
+    monkeypatch.setattr(entry, "hold_interrupts", interrupted)
+    try:
+        assert entry.main([*line, str(named)]) == 0
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # `main` left SIGINT ignored
+    assert "interrupted; the call was let through" in (named / "errors.log").read_text()
+    assert not (default / "errors.log").exists()
+
+
 @pytest.mark.slow
 def test_a_sigint_while_the_modules_load_or_the_process_exits_never_kills_the_hook(tmp_path: Path) -> None:
     """A host cancelling its hooks: SIGINT (one, or two 5 ms apart) 30-170 ms after the start,
