@@ -644,6 +644,86 @@ def test_a_transcript_saved_under_another_name_keeps_its_subagents(tmp_path: Pat
     assert len(replay.replay(renamed, balanced()).calls) == len(replay.replay(as_recorded, balanced()).calls)
 
 
+def _plan_session(
+    folder: Path, session: str, lines: list[dict[str, Any]], subagent: list[dict[str, Any]]
+) -> Path:
+    """A Claude Code 2.1 transcript saved as `proj__<session>.jsonl`, with one subagent in
+    `<session>/subagents/agent-a<n>.jsonl`; every message record carries `session` unless it says
+    (a file-history snapshot carries no session id)."""
+    base = {"isSidechain": False, "userType": "external", "cwd": "/home/u/app", "version": "2.1.63", "gitBranch": "HEAD"}
+    path = folder / f"proj__{session}.jsonl"
+    path.write_text(
+        "".join(
+            json.dumps(line if line["type"] == "file-history-snapshot" else {**base, "sessionId": session, **line}) + "\n"
+            for line in lines
+        )
+    )
+    agent = subagent[0]["agentId"]
+    (folder / session / "subagents").mkdir(parents=True)
+    (folder / session / "subagents" / f"agent-{agent}.jsonl").write_text(
+        "".join(json.dumps({**base, "sessionId": session, **line, "isSidechain": True}) + "\n" for line in subagent)
+    )
+    return path
+
+
+def _bash_turn(n: int, parent: str, agent: dict[str, str], minute: int) -> list[dict[str, Any]]:
+    """A `Bash` call and its result: two records, the first chained to `parent`."""
+    call = {"type": "tool_use", "id": f"toolu_{n}", "name": "Bash", "input": {"command": f"make test{n}"}}
+    result = {"type": "tool_result", "tool_use_id": f"toolu_{n}", "content": "ok", "is_error": False}
+    at = f"2026-03-06T17:{minute:02d}:"
+    message = {"id": f"msg_{n}", "type": "message", "role": "assistant", "model": "claude-opus-4-6", "content": [call]}
+    return [
+        {**agent, "parentUuid": parent, "type": "assistant", "message": message, "uuid": f"a{n}", "timestamp": at + "01.000Z"},
+        {
+            **agent, "parentUuid": f"a{n}", "type": "user", "uuid": f"r{n}", "timestamp": at + "02.000Z",
+            "message": {"role": "user", "content": [result]}, "sourceToolAssistantUUID": f"a{n}",
+            "toolUseResult": {"stdout": "ok", "stderr": "", "interrupted": False, "isImage": False},
+        },
+    ]
+
+
+def test_a_session_started_from_a_plan_with_a_cleared_context_is_its_own(tmp_path: Path) -> None:
+    """Claude Code's plan hand-off ('clear context and start') writes the previous session's last
+    record (the interruption of its plan call) as the new transcript's second line, ahead of the
+    new session's first prompt (`parentUuid: null`). The transcript is the new session's, with
+    its own subagents (before, it took the previous session's id: it was folded into that
+    session, and read with that session's subagents instead of its own)."""
+    older, newer = "302863af-0000-4000-8000-000000000001", "c001e9a4-0000-4000-8000-000000000002"
+    prompt = {"type": "user", "parentUuid": None, "uuid": "p0", "timestamp": "2026-03-06T16:50:00.000Z"}
+    first = _plan_session(
+        tmp_path, older,
+        [{**prompt, "message": {"role": "user", "content": "plan the cache"}}, *_bash_turn(1, "p0", {}, 51)],
+        [{"agentId": "a0", "parentUuid": None, "type": "user", "uuid": "s0", "timestamp": "2026-03-06T16:52:00.000Z",
+          "message": {"role": "user", "content": "look around"}}, *_bash_turn(2, "s0", {"agentId": "a0"}, 52)],
+    )
+    interrupted = {"role": "user", "content": [{"type": "text", "text": "[Request interrupted by user for tool use]"}]}
+    snapshot = {"type": "file-history-snapshot", "messageId": "m1", "isSnapshotUpdate": False,
+                "snapshot": {"messageId": "m1", "trackedFileBackups": {}, "timestamp": "2026-03-06T17:00:01.917Z"}}
+    plan = "Implement the following plan:\n\n# Cache\n\n1. add it"
+    second = _plan_session(
+        tmp_path, newer,
+        [
+            snapshot,
+            {"sessionId": older, "parentUuid": "a1", "type": "user", "message": interrupted, "uuid": "x0",
+             "timestamp": "2026-03-06T17:00:01.767Z"},
+            {**prompt, "uuid": "q0", "timestamp": "2026-03-06T17:00:02.000Z", "planContent": "# Cache\n\n1. add it",
+             "message": {"role": "user", "content": plan}},
+            *_bash_turn(3, "q0", {}, 1),
+        ],
+        [{"agentId": "a9", "parentUuid": None, "type": "user", "uuid": "s9", "timestamp": "2026-03-06T17:02:00.000Z",
+          "message": {"role": "user", "content": "check the tests"}}, *_bash_turn(4, "s9", {"agentId": "a9"}, 2)],
+    )
+    alone = replay.read_transcript(str(second))
+    assert alone.session_id == newer
+    assert alone.sources == (str(second), str(tmp_path / newer / "subagents" / "agent-a9.jsonl"))
+    assert sorted(alone.calls) == ["toolu_3", "toolu_4"]
+    both = {rec.session_id: rec for rec in replay.load([str(first), str(second)])}
+    assert sorted(both) == sorted([older, newer])
+    assert sorted(both[older].calls) == ["toolu_1", "toolu_2"]
+    assert sorted(both[newer].calls) == ["toolu_3", "toolu_4"]
+    assert [len(replay.replay(both[s], balanced()).calls) for s in (older, newer)] == [2, 2]
+
+
 def test_subagents_are_read_from_the_files_own_folder_and_never_from_a_fifo(tmp_path: Path) -> None:
     """The subagent folder named by the file (a resumed session's lines keep the older session's
     id, and that session's folder is beside it) comes first; a session id that is a path names no

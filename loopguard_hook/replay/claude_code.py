@@ -72,9 +72,29 @@ def _subagent_files(transcript_path: str, session_id: str) -> list[tuple[str, st
     return []
 
 
+def _session_id(lines: list[Line]) -> str | None:
+    """The session a transcript records: the `sessionId` of the record its conversation starts
+    from (the first with `parentUuid: null`), else (a file trimmed after its start) of the first
+    record that carries one. Records ahead of that start come from another session: a session
+    started from a plan with a cleared context has the previous session's last record (the
+    interruption of its plan call, chained to that session) ahead of its own first prompt. A
+    resumed session's copy of the older conversation starts from the older session's record,
+    so it keeps the older id (and merges with the older file when both are read)."""
+    first = None
+    for line in lines:
+        session_id = line.data.get("sessionId")
+        if not isinstance(session_id, str):
+            continue
+        if "parentUuid" in line.data and line.data["parentUuid"] is None:
+            return session_id
+        if first is None:
+            first = session_id
+    return first
+
+
 def recording(path: str, lines: list[Line], skipped: int) -> Recording:
     transcript_path = os.path.abspath(path)
-    session_id = next((ln.data["sessionId"] for ln in lines if isinstance(ln.data.get("sessionId"), str)), None)
+    session_id = _session_id(lines)
     files: list[tuple[str, list[Line], int]] = [(path, lines, skipped)]
     agent_types: dict[str, str] = {}
     if session_id is not None:
