@@ -333,6 +333,37 @@ def test_env_lists_in_the_toml_form() -> None:
         assert load(environ={"LOOPGUARD_EXCLUDE": literal}, user_path="").config.exclude == (literal,)
 
 
+@pytest.mark.parametrize("key", ["remind_at", "include", "exclude", "bookkeeping_tools", "mutating_tools",
+                                 "read_tools", "path_keys", "ignore_args", "trusted_projects"])
+@pytest.mark.parametrize("value", ["[]", "[ ]", " [] ", "[\n]"])
+def test_an_empty_toml_list_in_a_variable_is_the_empty_list(key: str, value: str, tmp_path: Path) -> None:
+    """`LOOPGUARD_REMIND_AT='[]'` was refused ("must be a list of integers") and
+    `LOOPGUARD_EXCLUDE='[]'` became `exclude = ["[]"]`, while `remind_at = []` in a file is the
+    empty list: the TOML form means what it means in the file, for every list key (the keys
+    that may not be empty refuse it as the file does)."""
+    path = tmp_path / "c.toml"
+    path.write_text(f"{key} = []\n")
+    try:
+        from_file: object = getattr(load(environ={}, config_path=str(path), user_path="").config, key)
+    except ConfigError as exc:
+        from_file = str(exc).split(": ", 1)[1]
+    try:
+        resolved = load(environ={f"LOOPGUARD_{key.upper()}": value}, user_path="")
+        from_env: object = getattr(resolved.config, key)
+        assert resolved.sources[key] == "environment"
+    except ConfigError as exc:
+        from_env = str(exc).split(": ", 1)[1]
+    assert from_env == from_file
+    if key not in ("mutating_tools", "read_tools", "path_keys"):
+        assert from_env == ()
+
+
+def test_an_empty_variable_is_still_the_empty_list() -> None:
+    """An empty value is the empty list, as before (a comma-separated list of nothing)."""
+    c = load(environ={"LOOPGUARD_REMIND_AT": "", "LOOPGUARD_EXCLUDE": " "}, user_path="").config
+    assert c.remind_at == () and c.exclude == ()
+
+
 @pytest.mark.parametrize(
     "name, value",
     [

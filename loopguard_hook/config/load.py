@@ -292,16 +292,16 @@ def _number(text: str, kind: type[int] | type[float]) -> int | float:
 
 
 def _toml_array(text: str, kind: type) -> list[Any] | None:
-    """A list written as in the TOML file (`[3, 4]`, `["Read", "Grep"]`), or None when the text
-    is not one of `kind` items (`[Rr]ead,Grep`: patterns of their own, read as comma-separated,
-    as before)."""
+    """A list written as in the TOML file (`[3, 4]`, `["Read", "Grep"]`, `[]`: the empty list, as
+    in the file), or None when the text is not one of `kind` items (`[Rr]ead,Grep`: patterns of
+    their own, read as comma-separated, as before)."""
     import tomllib
 
     try:
         value = tomllib.loads(f"v = {text}").get("v")
     except tomllib.TOMLDecodeError:
         return None
-    if not isinstance(value, list) or not value or not all(type(item) is kind for item in value):
+    if not isinstance(value, list) or not all(type(item) is kind for item in value):
         return None  # `[12]` of patterns, `[true]`, `[2024-01-01]`: not such a list; read as before
     return value
 
