@@ -652,9 +652,25 @@ def test_a_project_file_that_turns_the_mode_down_is_a_warning_with_the_override(
     assert report.live and statuses(report)["config"] == "warn", render_text([report])
     finding = next(f for f in report.findings if f.check == "config")
     assert f"the project's file {config} turns enforcement down" in finding.message, finding
-    assert finding.fix is not None and "LOOPGUARD_MODE=enforce" in finding.fix and "--mode enforce" in finding.fix
+    assert finding.fix is not None and "LOOPGUARD_MODE=enforce" in finding.fix
     box["env"]["LOOPGUARD_MODE"] = "enforce"  # the override it names: then nothing to say
     assert "config" not in statuses(doctor(box, "claude-code")["claude-code"])
+
+
+def test_the_override_the_config_warning_names_is_one_doctor_accepts(box: dict[str, Any]) -> None:
+    """The fix of `warn config` named `--mode enforce` on the registered command too, but doctor
+    loads the config without the command's flags and warns that such a command is not the form
+    `install` writes: following that advice left two warnings. The fix names only what doctor
+    sees: `LOOPGUARD_MODE=enforce` in the agent's environment, and with it doctor is silent."""
+    install_cc(box)
+    (box["cwd"] / ".loopguard.toml").write_text('mode = "advise"\n')
+    finding = next(f for f in doctor(box, "claude-code")["claude-code"].findings if f.check == "config")
+    assert finding.fix is not None and "LOOPGUARD_MODE=enforce" in finding.fix and "--mode" not in finding.fix, finding
+    settings = box["home"] / ".claude" / "settings.json"
+    edit_json(settings, lambda data: [h.update(command=h["command"] + " --mode enforce")
+                                      for group in data["hooks"]["PreToolUse"] for h in group["hooks"]])
+    report = doctor(box, "claude-code")["claude-code"]
+    assert statuses(report).get("config") == "warn" and statuses(report).get("runs") == "warn", render_text([report])
 
 
 def test_a_broken_settings_file_is_named_when_claude_code_is_not_here(box: dict[str, Any]) -> None:

@@ -135,9 +135,11 @@ _MODE_EFFECT = {
 def project_mode(resolved: Resolved) -> tuple[str, str] | None:
     """`(what, fix)` when the mode in force is below `enforce` because a project file set it (a
     cloned repository's `.loopguard.toml` may); None otherwise. The fix names what wins over a
-    project file (`load`'s order): `LOOPGUARD_MODE` in the host's environment, or `--mode` on the
-    registered command. The user file cannot: the project file comes after it. `status` and
-    `doctor` say it; the hook does as the file says."""
+    project file (`load`'s order): `LOOPGUARD_MODE` in the host's environment. The user file
+    cannot: the project file comes after it. Not `--mode` on the registered command, though it
+    wins too: doctor loads the config without the command's flags and does not run a command
+    `install` does not write, so it would go on warning. `status` and `doctor` say it; the hook
+    does as the file says."""
     mode, source = resolved.config.mode, resolved.sources.get("mode", "")
     if mode not in _MODE_EFFECT or not source.startswith("project file "):
         return None
@@ -145,8 +147,7 @@ def project_mode(resolved: Resolved) -> tuple[str, str] | None:
     what = f'the project\'s file {path} turns enforcement down: mode = "{mode}", so in this project the guard '
     what += _MODE_EFFECT[mode]
     fix = ("if that is not your choice, set LOOPGUARD_MODE=enforce in the environment the agent starts with (then restart "
-           "it), or add --mode enforce to the hook's registered command; either wins over a project file, your user "
-           "config file does not")
+           "it): it wins over a project file, your user config file does not")
     return what, fix
 
 
