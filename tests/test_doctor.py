@@ -657,6 +657,32 @@ def test_a_project_file_that_turns_the_mode_down_is_a_warning_with_the_override(
     assert "config" not in statuses(doctor(box, "claude-code")["claude-code"])
 
 
+@pytest.mark.parametrize(
+    "text, said",
+    [
+        ('profile = "reminder"\n', 'turns enforcement down: profile = "reminder"'),
+        ("deny_at = 0\nstop_at = 0\n", "turns enforcement down: deny_at = 0 and stop_at = 0"),
+        ('exclude = ["*"]\n', 'exclude = ["*"] (project file '),
+        ("deny_at = 8\nstop_at = 12\n", None),
+    ],
+)
+def test_a_project_file_that_turns_the_guard_down_or_off_is_a_warning(box: dict[str, Any], text: str, said: str | None) -> None:
+    """Not only `mode`: a project's `profile = "reminder"` or `deny_at = 0` with `stop_at = 0`
+    never lets a loop be denied, and `exclude = ["*"]` leaves no tool tracked (which `status`
+    said and doctor did not). Each is `warn config` naming the file; thresholds only tuned are not."""
+    install_cc(box)
+    config = box["cwd"] / ".loopguard.toml"
+    config.write_text(text)
+    report = doctor(box, "claude-code")["claude-code"]
+    assert report.live, render_text([report])
+    findings = [f for f in report.findings if f.check == "config"]
+    if said is None:
+        assert findings == [], render_text([report])
+        return
+    assert [f.status for f in findings] == ["warn"] and said in findings[0].message, render_text([report])
+    assert str(config) in findings[0].message and findings[0].fix and "LOOPGUARD_" in findings[0].fix
+
+
 def test_the_override_the_config_warning_names_is_one_doctor_accepts(box: dict[str, Any]) -> None:
     """The fix of `warn config` named `--mode enforce` on the registered command too, but doctor
     loads the config without the command's flags and warns that such a command is not the form

@@ -180,6 +180,23 @@ def test_status_runs_while_the_config_is_bad(tmp_path: Path) -> None:
     assert data["config_error"]["files"] == [str(config)] and "stop_at = 11 or more" in data["config_error"]["problems"][0]
 
 
+def test_status_says_when_a_project_profile_never_denies(tmp_path: Path) -> None:
+    """`profile = "reminder"` in a project file never denies a call or ends a turn over a loop of
+    calls, as `mode = "advise"` would: `status` names the file and the key; a project that only
+    tunes the thresholds is not warned."""
+    project = tmp_path / "project"
+    project.mkdir()
+    config = project / ".loopguard.toml"
+    config.write_text('profile = "reminder"\n')
+    state = tmp_path / "state"
+    out = _run(["status", "--state-dir", str(state)], cwd=project).stdout.decode()
+    warning = next(line for line in out.splitlines() if line.startswith("warning: "))
+    assert f'the project\'s file {config} turns enforcement down: profile = "reminder"' in warning, warning
+    assert "LOOPGUARD_PROFILE=balanced" in warning, warning
+    config.write_text("deny_at = 8\nstop_at = 12\n")
+    assert "warning" not in _run(["status", "--state-dir", str(state)], cwd=project).stdout.decode()
+
+
 @pytest.mark.parametrize("mode", ["observe", "advise"])
 def test_status_says_when_a_project_file_turns_enforcement_down(mode: str, tmp_path: Path) -> None:
     """A cloned repository's `.loopguard.toml` may set the mode below enforce: `status` names the

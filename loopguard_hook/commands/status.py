@@ -154,25 +154,13 @@ def stats_command(session_id: str | None, as_json: bool, cost: bool, config_path
         click.get_current_context().exit(1)
 
 
-#: Tool names no real configuration would leave all untracked (both clients' built-ins, an MCP tool).
-_PROBE_TOOLS = ("Bash", "Read", "Edit", "Write", "Grep", "Glob", "WebFetch", "apply_patch", "shell", "mcp__server__tool")
-
-
 def config_warnings(resolved: config_mod.Resolved) -> list[str]:
-    """What in the config in force switches the guard off (`exclude = ["*"]` in a project file)
-    or turns it down (`mode = "observe"` or `"advise"` in a project file, and how to override it)."""
-    from ..core.tools import is_tracked
+    """What in the config in force switches the guard off (`exclude = ["*"]`) or turns it down
+    (a project file's `mode = "observe"`, `profile = "reminder"`…), each with what wins over it
+    (`config.caveats`, which `doctor` says too)."""
+    from ..config.caveats import caveats
 
-    cfg = resolved.config
-    found = []
-    if (mode := config_mod.project_mode(resolved)) is not None:
-        found.append(_printable(f"{mode[0]}; {mode[1]}"))
-    if any(is_tracked(tool, cfg) for tool in _PROBE_TOOLS):
-        return found
-    key = "exclude" if cfg.exclude and not cfg.include else "include"
-    shown = orjson.dumps(list(getattr(cfg, key))).decode()
-    off = f"{key} = {_printable(shown)} ({resolved.sources[key]}) leaves no tool tracked: the guard is effectively off here"
-    return [*found, off]
+    return [_printable(f"{what}; {fix}") for what, fix in caveats(resolved)]
 
 
 @click.command()

@@ -125,32 +125,6 @@ def unreachable(resolved: Resolved) -> list[str]:
     return [f"{where}: remind_at {shown} at or past {first} = {limit}: never reminded there ({what} first)"]
 
 
-#: What a mode below `enforce` leaves of the guard, for `project_mode`.
-_MODE_EFFECT = {
-    "observe": "only logs what it decides, and no reminder, denial or end of turn reaches the model",
-    "advise": "never denies a call or ends a turn (it reminds instead)",
-}
-
-
-def project_mode(resolved: Resolved) -> tuple[str, str] | None:
-    """`(what, fix)` when the mode in force is below `enforce` because a project file set it (a
-    cloned repository's `.loopguard.toml` may); None otherwise. The fix names what wins over a
-    project file (`load`'s order): `LOOPGUARD_MODE` in the host's environment. The user file
-    cannot: the project file comes after it. Not `--mode` on the registered command, though it
-    wins too: doctor loads the config without the command's flags and does not run a command
-    `install` does not write, so it would go on warning. `status` and `doctor` say it; the hook
-    does as the file says."""
-    mode, source = resolved.config.mode, resolved.sources.get("mode", "")
-    if mode not in _MODE_EFFECT or not source.startswith("project file "):
-        return None
-    path = source.removeprefix("project file ")
-    what = f'the project\'s file {path} turns enforcement down: mode = "{mode}", so in this project the guard '
-    what += _MODE_EFFECT[mode]
-    fix = ("if that is not your choice, set LOOPGUARD_MODE=enforce in the environment the agent starts with (then restart "
-           "it): it wins over a project file, your user config file does not")
-    return what, fix
-
-
 def _out_of_order(sources: Mapping[str, str], low: str, low_value: int, high: str, high_value: int) -> str:
     """`high` (a stop) must be above `low` (a denial): one line that blames the source where the
     user set a value (not the profile whose default the other one is) and says the fix."""

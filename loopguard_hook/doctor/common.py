@@ -262,13 +262,15 @@ def failures_exit_0(client: str) -> bool:
 
 def check_config(report: ClientReport, env: Mapping[str, str], cwd: str) -> str | None:
     """The config an event from `cwd` would load (user file, project file, `LOOPGUARD_*`
-    variables) is valid; when it is not, the fix (also for a synthetic event it makes fail). A
-    project file that turns the mode down is a warning (`config_mod.project_mode`)."""
+    variables) is valid; when it is not, the fix (also for a synthetic event it makes fail). What
+    `status` warns of too is a warning: a project file that turns enforcement down, patterns that
+    leave no tool tracked (`config.caveats`)."""
     from ..config import load as config_mod
+    from ..config.caveats import caveats
 
     try:
-        if (mode := config_mod.project_mode(config_mod.load(environ=env, cwd=cwd))) is not None:
-            report.add("warn", "config", *mode)
+        for what, fix in caveats(config_mod.load(environ=env, cwd=cwd)):
+            report.add("warn", "config", what, fix)
     except config_mod.ConfigError as exc:
         if config_mod.paused_here(env, cwd):  # `loopguard-hook pause`: the host sees nothing of the guard, this included
             report.add("fail", "config", f"{exc}: while the guard is paused here every event writes that message to "
