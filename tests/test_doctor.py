@@ -699,6 +699,52 @@ def test_the_override_the_config_warning_names_is_one_doctor_accepts(box: dict[s
     assert statuses(report).get("config") == "warn" and statuses(report).get("runs") == "warn", render_text([report])
 
 
+@pytest.mark.parametrize("writer", ["hook", "worker"])
+def test_doctor_interrupted_during_its_probe_leaves_no_session(box: dict[str, Any], tmp_path: Path, writer: str) -> None:
+    """Ctrl-C while the synthetic event runs left its `loopguard-doctor-…` ledger and lock in the
+    real state dir, which `status` then listed as a session: the interrupt skipped the clean-up.
+    A real doctor process gets a real SIGINT at a known point, from a marker file the registered
+    `loopguard-hook` (first on PATH) writes. `hook`: it runs the real hook, which writes the
+    probe's session, then marks and hangs. `worker`: it marks, then has the real hook run in a
+    session of its own 0.3 s later, as a resident helper's worker goes on after its client is
+    killed; doctor lets the event end before it removes the session."""
+    import signal
+    import subprocess
+    import time
+
+    if writer == "worker" and shutil.which("setsid") is None:
+        pytest.skip("no setsid")
+    install_cc(box)
+    wrapper_dir, marker, payload = tmp_path / "wrapper", tmp_path / "marker", tmp_path / "payload"
+    wrapper_dir.mkdir()
+    wrapper = wrapper_dir / "loopguard-hook"
+    real = f'"{BIN}/loopguard-hook" "$@"'
+    if writer == "hook":
+        wrapper.write_text(f'#!/bin/sh\n{real}\n: > "{marker}"\nexec sleep 60\n')
+    else:
+        worker = f'sleep 0.3; {real} < "{payload}" > /dev/null'
+        wrapper.write_text(f'#!/bin/sh\ncat > "{payload}"\n: > "{marker}"\nsetsid sh -c \'{worker}\' sh "$@" &\nwait\n')
+    wrapper.chmod(0o755)
+    env = {**box["env"], "PATH": os.pathsep.join([str(wrapper_dir), box["env"]["PATH"]]), "LOOPGUARD_RESIDENT": "off"}
+    sessions = box["home"] / ".cache" / "loopguard-hook" / "sessions"
+    proc = subprocess.Popen([f"{BIN}/loopguard-hook", "doctor", "--client", "claude-code"], cwd=box["cwd"], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 30
+        while not marker.exists() and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.02)
+        assert marker.exists(), proc.communicate(timeout=30)
+        proc.send_signal(signal.SIGINT)
+        err = proc.communicate(timeout=30)[1]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130 and b"interrupted" in err, (proc.returncode, err)
+    time.sleep(1.0 if writer == "worker" else 0)  # a worker left running would have written by now
+    assert sorted(p.name for p in sessions.iterdir() if p.name.startswith("loopguard-doctor-")) == []
+
+
 def test_a_broken_settings_file_is_named_when_claude_code_is_not_here(box: dict[str, Any]) -> None:
     """No `claude` on PATH and no registration, but a `~/.claude/settings.json` that is not JSON:
     the report still names the file (before, the not-found report dropped what the files said,

@@ -309,9 +309,11 @@ def check_run(
         )
         return
     event = payload(f"loopguard-doctor-{uuid.uuid4().hex[:12]}")
-    problem, done = run_event(argv, event, env=env, cwd=cwd, timeout=reg.timeout, trailing_newline=trailing_newline)
-    if state_dir is not None:
-        forget_session(state_dir, str(event["session_id"]))
+    try:
+        problem, done = run_event(argv, event, env=env, cwd=cwd, timeout=reg.timeout, trailing_newline=trailing_newline)
+    finally:  # also when doctor is interrupted (Ctrl-C): `status` would list the probe as a session
+        if state_dir is not None:
+            forget_session(state_dir, str(event["session_id"]))
     what = f"a synthetic {reg.event} through `{reg.command}` (run without a shell)"
     if problem is None:
         report.add("ok", "runs", f"{what}: {done}")

@@ -22,6 +22,8 @@ from ..store import StateError, Store, default_state_dir, session_file_name
 #: Seconds a synthetic event may take when the handler sets no timeout (the hook answers in
 #: tens of milliseconds; a client would wait 600 s).
 DEFAULT_RUN_TIMEOUT = 10.0
+#: Seconds an interrupted doctor waits for its synthetic event to end before killing it.
+INTERRUPT_GRACE = 2.0
 #: Gemini CLI's command ends with this (a missing or failing hook must not block every call); it
 #: only turns a failure into exit 0, and the synthetic event is run without it.
 OR_TRUE = " || true"
@@ -146,6 +148,9 @@ def run_event(
         out, err = proc.communicate(data, timeout=limit)
     except subprocess.TimeoutExpired:
         return f"no answer in {limit:g} s (the client would give up and go on without the guard)", "timed out"
+    except BaseException:  # interrupted: Ctrl-C (`entry._Interrupted`, or a KeyboardInterrupt)
+        _let_finish(proc)
+        raise
     finally:
         if proc.returncode is None:  # timed out, or doctor itself interrupted
             _kill_group(proc)
@@ -160,6 +165,18 @@ def run_event(
     if stderr:
         return f"exit 0 but a message on stderr: {stderr.splitlines()[0]}", done
     return None, done
+
+
+def _let_finish(proc: subprocess.Popen[bytes]) -> None:
+    """Doctor is interrupted (Ctrl-C: the event runs in a session of its own and gets no
+    SIGINT; `entry` ignores a second one): give the event `INTERRUPT_GRACE` seconds to end by
+    itself, so that what it writes (a resident helper's worker goes on after its client is
+    killed) is written before the caller removes the probe's session (`forget_session`), not
+    after."""
+    try:
+        proc.wait(timeout=INTERRUPT_GRACE)
+    except subprocess.TimeoutExpired:
+        pass
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
