@@ -323,8 +323,12 @@ _NO_FIT = r"Failed to find (?:expected lines|context)|not found in (?:the )?file
 #: rewrites each refused by its parser for its quoting, the fourth applying; counted, the last
 #: three were denied "read the file first", the one that worked among them).
 UNPARSED_CHARS = 12_288  # a parser's report quotes the line it stopped at: one line may be long
+#: Python's report: the header, at most a few lines (the line it stopped at, however long, and its
+#: caret), then the error, each line matched whole: a search stays linear in the text (a window of
+#: any characters with `\s*` at each line start took over a minute on 12 KB of headers and blank
+#: lines, past the hook's deadline, while a resident worker went on burning a CPU).
 _UNPARSED = (
-    r"File \"<(?:stdin|string)>\", line \d+[ \t]*\n(?s:.){0,8192}?(?m:^)\s*(?:SyntaxError|IndentationError|TabError):"
+    r"File \"<(?:stdin|string)>\", line \d+[ \t]*\r?\n(?:[^\n]*\n){0,6}?[ \t]*(?:SyntaxError|IndentationError|TabError):"
     r"|\bsyntax error near unexpected token\b|\bunexpected EOF while looking for matching\b"
     r"|\bsyntax error: unexpected end of file\b|\berror: unrecognized input\b|\bcorrupt patch at line\b"
     r"|\bNo valid patches in input\b|\bsyntax error at -e line\b|\bsed: -e expression #\d+, char \d+: "

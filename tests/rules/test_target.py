@@ -466,3 +466,38 @@ def test_only_edits_spelled_with_forward_slashes_count_toward_the_windows_spelli
     _stale_edit(other, back)
     _stale_edit(other, back)
     assert rule.on_call(call_ctx("Edit", {**EDIT, "file_path": slashed}, entry=other)) is None  # type: ignore[arg-type]
+
+
+def test_a_parser_report_is_looked_for_in_linear_time() -> None:
+    """An output of 12 KB made of Python SyntaxError headers (`File "<stdin>", line 1`) and blank
+    lines, none followed by the error itself: before, the search tried a window of 8 KB at each
+    header with `\\s*` at each line start of it, over a minute of CPU (the hook's deadline of 8 s
+    answered, while the resident worker went on for the minute). Now each header looks at the
+    next few lines only."""
+    import re
+    import time
+
+    text = ('File "<stdin>", line 1\n' * 100 + "\n" * 12_288)[: rule.UNPARSED_CHARS]
+    started = time.perf_counter()
+    assert re.search(rule._UNPARSED, text) is None
+    assert time.perf_counter() - started < 0.5
+    entry = agent()
+    _fail(entry, 1)
+    script = {"command": "python3 - <<'PY'\nimport pathlib\np = pathlib.Path('src/app.py')\np.write_text('x')\nPY"}
+    started = time.perf_counter()
+    rule.on_result(result_ctx("Bash", script, "", entry=entry, outcome=Outcome("f", Failure.HARD, text)))  # type: ignore[arg-type]
+    assert time.perf_counter() - started < 0.5
+
+
+def test_python_reports_its_own_syntax_error_in_any_line_ending_and_a_long_line() -> None:
+    """What the pattern must still find: Python's report of a script sent on stdin or with `-c`,
+    with the line it stopped at quoted (a long one too) and its caret, in `\\n` or `\\r\\n` (Python
+    on Windows); not a SyntaxError of a module the script imports (a traceback through it)."""
+    import re
+
+    own = '  File "<stdin>", line 5\n    new = \'' + "x" * 5000 + "\n          ^\nSyntaxError: unterminated string literal\n"
+    for text in (own, own.replace("\n", "\r\n"), '  File "<string>", line 1\nIndentationError: unexpected indent\n'):
+        assert re.search(rule._UNPARSED, text[: rule.UNPARSED_CHARS]) is not None, text[:60]
+    imported = ('Traceback (most recent call last):\n  File "<stdin>", line 1, in <module>\n'
+                '  File "/repo/src/app.py", line 3\n    x = (\n        ^\nSyntaxError: \'(\' was never closed\n')
+    assert re.search(rule._UNPARSED, imported) is None
