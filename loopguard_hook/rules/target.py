@@ -346,6 +346,18 @@ _MISMATCH = (
 )
 
 
+def _unparsed(tool: str, text: str) -> bool:
+    """Whether a failed attempt's text did not parse (`_UNPARSED`): only a shell command's or
+    script's output says so (Python's, the shell's, git apply's, Perl's or sed's own report). An
+    edit tool's or apply_patch's failure quotes the lines it did not find (`_MISMATCH`: a failure
+    about the file's text), and those lines may hold the same words (a test of a shell linter
+    asserting `syntax error near unexpected token`, a doc showing Python's SyntaxError): such a
+    wall is counted as any other."""
+    if tool not in SHELL_TOOLS or re.search(_MISMATCH, text[:4096]) is not None:
+        return False
+    return re.search(_UNPARSED, text[:UNPARSED_CHARS]) is not None
+
+
 def resent(entry: Entry, sig: str) -> int:
     """How many times in a row the patch with signature `sig` failed as it is on the entry's file."""
     last, _, times = str(entry[6]).partition(":") if len(entry) > 6 else ("", "", "")
@@ -464,7 +476,7 @@ def on_result(ctx: ResultContext) -> None:
         return None
     if how not in ("patch", "script"):
         return None  # a whole write fails for other reasons (the file exists, was not read: the host says which)
-    if re.search(_UNPARSED, ctx.outcome.text[:UNPARSED_CHARS]) is not None:
+    if _unparsed(ctx.tool, ctx.outcome.text):
         return None  # the attempt's own text did not parse: it never reached the file (`_UNPARSED`)
     table = cast("dict[str, Entry]", slots(ctx.agent).setdefault(NAME, {}))
     entry = table.setdefault(file, [0, False, 0.0, "", False, ""])

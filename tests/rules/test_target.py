@@ -501,3 +501,25 @@ def test_python_reports_its_own_syntax_error_in_any_line_ending_and_a_long_line(
     imported = ('Traceback (most recent call last):\n  File "<stdin>", line 1, in <module>\n'
                 '  File "/repo/src/app.py", line 3\n    x = (\n        ^\nSyntaxError: \'(\' was never closed\n')
     assert re.search(rule._UNPARSED, imported) is None
+
+
+def test_an_edit_whose_quoted_lines_hold_a_parser_message_still_counts() -> None:
+    """An edit tool's or apply_patch's failure quotes the lines the file lacks; lines that hold a
+    parser's words (a shell linter's test asserting bash's message) do not make it a failure of
+    the attempt's own text: the wall is counted and denied as any other (before, the four failed
+    edits counted none, and the fifth went ahead)."""
+    entry = agent()
+    for i in range(4):
+        edit = {**EDIT, "old_string": f"assert 'syntax error near unexpected token' in err[{i}]"}
+        failed = Outcome("f", Failure.HARD, f"Failed to find expected lines in src/app.py:\n{edit['old_string']}")
+        rule.on_result(result_ctx("Edit", edit, "", entry=entry, outcome=failed))  # type: ignore[arg-type]
+    verdict = _patch(entry)
+    assert verdict is not None and (verdict.action, verdict.rule) == (Action.DENY, Rule.TARGET)  # type: ignore[attr-defined]
+    # a script that Python's parser refused still does not count
+    entry = agent()
+    _fail(entry, 3)
+    script = {"command": "python3 - <<'PY'\nfrom pathlib import Path\nPath('src/app.py').write_text('x'\nPY"}
+    refused = Outcome("f", Failure.HARD, "  File \"<stdin>\", line 2\n    Path('src/app.py').write_text('x'\n"
+                      "                                ^\nSyntaxError: '(' was never closed\n")
+    rule.on_result(result_ctx("Bash", script, "", entry=entry, outcome=refused))  # type: ignore[arg-type]
+    assert _patch(entry) is None
