@@ -62,8 +62,9 @@ calls came between (a reminded file's entry keeps its `level` and reads when it 
 and the newest such file leaves a table of two or more entries last: `_kept_last`; held-out
 corpus session 05033c3a, calls 159-178: a Read tool showed a cached view of the file, git was
 asked a dozen ways, and the file was read empty again and again). After the agent started a
-command or a subagent in the background (`&`, `nohup`, `run_in_background`: `_in_background`,
-kept in the slot `BACKGROUND`), nothing is denied for the rest of the session, prompts
+command or a subagent in the background (`&`, `nohup`, `run_in_background`: `_in_background`;
+or a shell result with Claude Code's `backgroundTaskId`, a command it moved there at its
+timeout: `_backgrounded`; kept in the slot `BACKGROUND`), nothing is denied for the rest of the session, prompts
 included: it may be filling the file; nor while an earlier call of the agent has no result yet
 (Codex 0.171.0 sends no PostToolUse for a command it left running).
 
@@ -204,6 +205,10 @@ READ_VERBS = frozenset(
 
 def on_result(ctx: ResultContext) -> Decision | None:
     """Record the call's answer; remind when different calls keep getting it (module docstring)."""
+    if _command(ctx.tool, ctx.tool_input) is not None and _backgrounded(ctx.response):
+        # Claude Code runs it in the background, asked to or at its two-minute timeout (no `&`,
+        # no `run_in_background` in the call): it may fill any file from now on, as one started so
+        slots(ctx.agent)[BACKGROUND] = ctx.call["t"]
     threshold = ctx.config.same_answer_remind_at
     if not threshold or not answer_limit(ctx.agents):
         drop_slot(ctx.agent, NAME)
