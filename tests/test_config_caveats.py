@@ -103,3 +103,42 @@ def test_patterns_that_leave_no_tool_tracked(tmp_path: Path, exclude: str, off: 
     if found is not None:
         assert "leaves no tool tracked" in found[0] and ".loopguard.toml" in found[0]
     assert caveats(resolved) == ([found] if found else [])
+
+
+@pytest.mark.parametrize(
+    "user, env, project",
+    [
+        ('profile = "reminder"\n', {}, "deny_at = 0\n"),
+        ('profile = "reminder"\n', {}, "stop_at = 0\n"),
+        ("", {"LOOPGUARD_PROFILE": "reminder"}, "deny_at = 0\n"),
+        ('profile = "reminder"\n', {}, 'profile = "reminder"\n'),
+        ("deny_at = 0\nstop_at = 0\n", {}, "deny_at = 0\nstop_at = 0\n"),
+        ('mode = "advise"\n', {}, 'mode = "advise"\n'),
+        ("", {"LOOPGUARD_MODE": "observe"}, 'mode = "advise"\n'),
+    ],
+)
+def test_a_project_that_repeats_what_the_user_chose_is_not_blamed(tmp_path: Path, user: str, env: dict[str, str],
+                                                                  project: str) -> None:
+    """The user's own file or environment already never denies (`profile = "reminder"`, both
+    thresholds 0, a mode below enforce): a project key that leaves it so is not what turned the
+    guard down. Before, the project was named, and its fix (`LOOPGUARD_DENY_AT=5`) would have
+    undone the user's own choice."""
+    assert turned_down(_load(tmp_path, project, user=user, env=env)) is None
+
+
+@pytest.mark.parametrize(
+    "user, project, variables",
+    [
+        ('profile = "breaker"\n', 'profile = "reminder"\n', {"LOOPGUARD_PROFILE": "breaker"}),
+        ("deny_at = 3\nstop_at = 6\n", "deny_at = 0\nstop_at = 0\n", {"LOOPGUARD_DENY_AT": "3", "LOOPGUARD_STOP_AT": "6"}),
+        ('mode = "advise"\n', 'mode = "observe"\n', {"LOOPGUARD_MODE": "advise"}),
+    ],
+)
+def test_the_fix_gives_back_the_users_own_values(tmp_path: Path, user: str, project: str, variables: dict[str, str]) -> None:
+    """The fix names the values the user's own sources give, not the balanced profile's: with
+    `profile = "breaker"` in the user file, `LOOPGUARD_PROFILE=balanced` would have replaced it."""
+    found = turned_down(_load(tmp_path, project, user=user))
+    assert found is not None
+    shown = " and ".join(f"{k}={v}" for k, v in variables.items())
+    assert found[1].startswith(f"if that is not your choice, set {shown} in the environment"), found[1]
+    assert turned_down(_load(tmp_path, project, user=user, env=variables)) is None

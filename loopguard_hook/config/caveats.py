@@ -5,7 +5,7 @@ a project file that turns enforcement down. A cloned repository's `.loopguard.to
 and what wins over it; a user who set the same in their own file or environment chose it and is
 told nothing."""
 
-from .load import Resolved
+from .load import ConfigError, Resolved, resolve
 from .settings import Config
 
 __all__ = ["caveats", "turned_down", "untracked"]
@@ -45,24 +45,49 @@ def turned_down(resolved: Resolved) -> tuple[str, str] | None:
     config, sources = resolved.config, resolved.sources
     fix = "if that is not your choice, set {} in the environment the agent starts with (then restart it): it wins over " \
           "a project file, your user config file does not"
+    # What the user's own sources make of it, without the project file (None when not known)
+    base = _without_project(resolved)
     if config.mode in _MODE_EFFECT:
         source = sources.get("mode", "")
         if not source.startswith(PROJECT):
             return None
+        if base is not None and _MODE_RANK[base.mode] <= _MODE_RANK[config.mode]:
+            return None  # the user's own file or environment turns it down as far: their choice
         what = f'mode = "{config.mode}", so in this project the guard {_MODE_EFFECT[config.mode]}'
-        return _down(source, what), fix.format("LOOPGUARD_MODE=enforce")
+        return _down(source, what), fix.format(f"LOOPGUARD_MODE={base.mode if base is not None else 'enforce'}")
     if any(getattr(config, key) for key in _REPEAT_LIMITS):
         return None
-    named = _project_keys(resolved, _REPEAT_LIMITS)
+    if base is not None and not any(getattr(base, key) for key in _REPEAT_LIMITS):
+        return None  # the user's own profile or thresholds never deny or end a turn either: their choice
+    balanced = Config()  # the balanced profile's values, when the user's own are not known
+    mine = base if base is not None else balanced
+    restore = {"profile": mine.profile, **{key: getattr(mine, key) for key in _REPEAT_LIMITS}}
+    current = {"profile": config.profile, **{key: getattr(config, key) for key in _REPEAT_LIMITS}}
+    # the project's keys that change what the user's own sources give
+    named = {key: value for key, value in _project_keys(resolved, _REPEAT_LIMITS).items() if restore[key] != current[key]}
     if not named:
         return None
     shown = " and ".join(f'{key} = "{value}"' if key == "profile" else f"{key} = {value}" for key, value in named.items())
     what = f"{shown}, so in this project the repeat rule (a call repeated with no progress) never denies it or ends the turn"
-    balanced = Config()  # the balanced profile's values
-    restore = {"profile": balanced.profile, **{key: getattr(balanced, key) for key in _REPEAT_LIMITS}}
     variables = " and ".join(f"LOOPGUARD_{key.upper()}={restore[key]}" for key in named)
     source = next(sources[key] for key in ("profile", *_REPEAT_LIMITS) if sources[key].startswith(PROJECT))
     return _down(source, what), fix.format(variables)
+
+
+#: The modes from the one that does the least (`_without_project`'s mode at or below the one in
+#: force: the user chose as much).
+_MODE_RANK = {"observe": 0, "advise": 1, "enforce": 2}
+
+
+def _without_project(resolved: Resolved) -> Config | None:
+    """The config the user's own sources give (every layer but the project file's), or None when
+    it is not known (no layers: not from `load`) or not valid without the project's keys."""
+    if not resolved.layers:
+        return None
+    try:
+        return resolve([layer for layer in resolved.layers if not layer.source.startswith(PROJECT)]).config
+    except ConfigError:
+        return None
 
 
 def _project_keys(resolved: Resolved, keys: tuple[str, ...]) -> dict[str, object]:

@@ -51,6 +51,9 @@ class Resolved(NamedTuple):
     config: Config
     sources: dict[str, str]
     ignored: tuple[str, ...] = ()
+    #: The layers it was resolved from, in order (`load`): what the config would be without one
+    #: of them (`config.caveats`: without the project file).
+    layers: tuple[Layer, ...] = ()
 
 
 def resolve(layers: list[Layer]) -> Resolved:
@@ -422,7 +425,7 @@ def load(
         error = failed(problems)
         error.files = tuple(path for path, source in files if any(source in problem for problem in problems))
         raise error
-    return resolved._replace(ignored=tuple(ignored)) if ignored else resolved
+    return resolved._replace(ignored=tuple(ignored), layers=tuple(layers))
 
 
 def paused_here(environ: Mapping[str, str], cwd: str | None, user_path: str | None = None) -> bool:
