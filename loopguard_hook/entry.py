@@ -68,8 +68,8 @@ def main(argv: list[str] | None = None) -> int:
             values = _parse_hook_args(hook_args)
             if values is not None:
                 return run_hook(values)
-            if _quiet_bad_line(hook_args):
-                return 0
+            if not operator and _quiet_bad_line(hook_args):
+                return 0  # (an operator command after the shared options is click's to run)
         from .cli import run_cli
 
         return run_cli(args)

@@ -532,3 +532,21 @@ def test_the_command_after_the_shared_options_is_found(args: list[str], named: b
 
     assert _names_a_command(args) is named
     assert OPERATOR_COMMANDS == set(cli_mod.cli.commands) - {"hook"}
+
+
+@pytest.mark.parametrize("host", ["COPILOT_CLI", "CURSOR_VERSION", "GEMINI_SESSION_ID"])
+def test_an_operator_command_after_the_shared_options_runs_under_a_hosts_variables(host: str, tmp_path: Path) -> None:
+    """`loopguard-hook --state-dir D status` run by an agent (a host's variables in its
+    environment, stdin not a terminal) is the operator command, not a bad hook line: before, it
+    read stdin, logged 'bad command line' in D/errors.log and exited 0 with no output, as a hook
+    line of a host that takes a failure as a denial."""
+    import os
+    import subprocess
+
+    exe = Path(sys.executable).with_name("loopguard-hook")
+    state = tmp_path / "state"
+    env = {**os.environ, host: "1", "HOME": str(tmp_path), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    done = subprocess.run([str(exe), "--state-dir", str(state), "status"], stdin=subprocess.DEVNULL, capture_output=True,
+                          env=env, cwd=tmp_path, timeout=60)
+    assert done.returncode == 0 and f"state dir: {state}" in done.stdout.decode(), (done.returncode, done.stdout, done.stderr)
+    assert not (state / "errors.log").exists()
