@@ -114,7 +114,13 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     finally:
         if previous is not None and _signal.getsignal(_signal.SIGINT) in (_interrupted, _interrupted_hook):
-            _signal.signal(_signal.SIGINT, previous)  # not interrupted: the caller's own handler again
+            if argv is None:
+                # The process's own run (the launcher), answered: a SIGINT from here to its exit
+                # is ignored. Python's own handler, given back, raised it in the launcher after
+                # the answer was written: a traceback and exit 130 (a denial on Copilot).
+                _ignore_interrupts()
+            else:
+                _signal.signal(_signal.SIGINT, previous)  # not interrupted: the caller's own handler again
 
 
 #: The commands of `cli.cli` but `hook` (`tests/test_replay_cli.py` checks the list).

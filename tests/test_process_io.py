@@ -397,3 +397,34 @@ def test_a_sigint_while_click_or_the_hook_loads_for_a_line_main_cannot_read_is_a
             assert proc.returncode in (0, 130), (run, proc.returncode, err)
         else:
             assert (proc.returncode, err) == (0, b""), (run, proc.returncode, err)
+
+
+@pytest.mark.parametrize("client, event", [("copilot", "preToolUse"), ("claude-code", None)])
+def test_a_sigint_as_main_returns_its_answer_is_ignored(tmp_path: Path, client: str, event: str | None) -> None:
+    """The launcher runs `main()`, then ignores SIGINT before it exits. `main`'s `finally` gave
+    back Python's own handler first, so a SIGINT right after the answer (sent here from a trace
+    of `main`'s return) raised a KeyboardInterrupt in the launcher: a traceback and exit 130 after
+    the answer was written, which Copilot reads as a denial. Run as the process's entry, `main`
+    now leaves SIGINT ignored."""
+    script = tmp_path / "run.py"
+    script.write_text(
+        "import os, runpy, signal, sys\n"
+        "import loopguard_hook.entry as entry\n"
+        "def tracer(frame, event, arg):\n"
+        "    if frame.f_code is entry.main.__code__:\n"
+        "        def local(frame, event, arg):\n"
+        "            if event == 'return':\n"
+        "                os.kill(os.getpid(), signal.SIGINT)\n"
+        "            return local\n"
+        "        return local\n"
+        "sys.settrace(tracer)\n"
+        f"sys.argv = [{str(EXE)!r}] + sys.argv[1:]\n"
+        f"runpy.run_path({str(EXE)!r}, run_name='__main__')\n"
+    )
+    folder = "copilot-1.0.102" if client == "copilot" else "claude-code-2.1.332"
+    name = "preToolUse.bash.json" if client == "copilot" else "PreToolUse.Bash.json"
+    payload = (EXAMPLES.parent / folder / name).read_bytes()
+    line = ["--client", client, "--state-dir", str(tmp_path / "state"), *(["--event", event] if event else [])]
+    env = {**os.environ, "LOOPGUARD_RESIDENT": "off", "HOME": str(tmp_path)}
+    done = subprocess.run([sys.executable, str(script), *line], input=payload, capture_output=True, env=env, timeout=60)
+    assert (done.returncode, done.stderr) == (0, b""), (done.returncode, done.stderr[-400:])
