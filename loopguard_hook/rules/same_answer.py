@@ -296,13 +296,17 @@ def on_call(ctx: CallContext) -> Decision | None:
 
 def _in_background(tool: str, tool_input: Any) -> bool:
     """Whether a call starts a command that goes on in the background (Claude Code's
-    `run_in_background`, a shell `&`, `nohup`, `setsid`, PowerShell's `Start-Process` or
+    `run_in_background`, Gemini CLI's and Qwen Code's `is_background`, Copilot CLI's `mode:
+    "async"` or `detach`, a shell `&`, `nohup`, `setsid`, PowerShell's `Start-Process` or
     `Start-Job`): it may write any file, a log it redirects to or one of its own, for as long
     as it runs, unseen by the hook (a training script's log, empty while Python buffers)."""
     if not isinstance(tool_input, dict):
         return False
     if tool_input.get("run_in_background") is True:
         return True  # a shell command, or a subagent (`Agent`, `Task`) that writes as it goes
+    if tool_input.get("is_background") is True or tool_input.get("detach") is True or tool_input.get("mode") == "async":
+        return True  # the same asked another host's way: Gemini CLI's and Qwen Code's `is_background`,
+        # Copilot CLI's `bash` `mode: "async"` (and its Windows `powershell` `detach`)
     if tool not in SHELL_TOOLS:
         return False
     command = _command(tool, tool_input)

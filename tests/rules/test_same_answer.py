@@ -199,3 +199,17 @@ def test_an_acknowledgement_may_report_the_state_of_what_it_changed(answer: str,
 
     assert says_not_right(answer, states=True) is not_right
     assert says_not_right('{"active": false}') is True
+
+
+def test_a_command_started_in_the_background_another_hosts_way_is_one() -> None:
+    """Gemini CLI's and Qwen Code's `is_background`, Copilot CLI's bash `mode: "async"` and its
+    Windows powershell `detach` start a command that goes on writing, as `&` or Claude Code's
+    `run_in_background` do: no empty read is denied after one (before, only the latter two)."""
+    from loopguard_hook.rules.same_answer import _in_background
+
+    log = "python train.py > logs/train.log 2>&1"
+    assert _in_background("run_shell_command", {"command": log, "is_background": True})
+    assert _in_background("bash", {"command": log, "mode": "async"})
+    assert _in_background("powershell", {"command": log, "detach": True})
+    assert not _in_background("run_shell_command", {"command": log, "is_background": False})
+    assert not _in_background("bash", {"command": log, "mode": "sync"})
