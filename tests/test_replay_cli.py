@@ -371,10 +371,11 @@ def test_a_corrupt_zstd_log_is_not_called_empty(tmp_path: Path, capsys: pytest.C
     assert err.count("\n") == 1 and "empty" not in err and "zstd" in err, err
 
 
-def test_ctrl_c_during_a_replay_exits_130_with_one_line(tmp_path: Path) -> None:
-    """Ctrl-C (SIGINT, once or twice 0-5 ms apart) while a folder of long sessions is replayed: exit
-    130, as a shell reports an interrupted command, and one line on stderr. Before: exit 1 after a
-    blank line and "aborted", and a second SIGINT gave a traceback (exit -2)."""
+def _interrupt_replays(argv: list[str], folder: Path, gaps: tuple[float | None, ...]) -> None:
+    """Fill `folder` with 12 long sessions (copies of a 3.6 MB corpus transcript, each its own
+    session id: copies of one session would be replayed as one), then for each gap run
+    `loopguard-hook *argv folder`, send SIGINT well into the replay (and again `gap` s later),
+    and assert exit 130 with the one line."""
     import os
     import signal
     import subprocess
@@ -382,13 +383,14 @@ def test_ctrl_c_during_a_replay_exits_130_with_one_line(tmp_path: Path) -> None:
 
     name = "4530697c-5596-4c05-851f-01d49eb6fd68"  # 3.6 MB, about a second to replay
     recording = (REPO / "tests" / "corpus" / "claude" / f"{name}.jsonl").read_bytes()
-    for i in range(12):  # one session each: copies of one session would be replayed as one
+    folder.mkdir(exist_ok=True)
+    for i in range(12):
         copy = f"{name[:-12]}{i:012}"
-        (tmp_path / f"{copy}.jsonl").write_bytes(recording.replace(name.encode(), copy.encode()))
+        (folder / f"{copy}.jsonl").write_bytes(recording.replace(name.encode(), copy.encode()))
     exe = Path(sys.executable).with_name("loopguard-hook")
-    for gap in (None, 0.0, 0.001, 0.005):
-        proc = subprocess.Popen([str(exe), "replay", str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                env={**os.environ, "NO_COLOR": "1"})
+    for gap in gaps:
+        proc = subprocess.Popen([str(exe), *argv, str(folder)], stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "NO_COLOR": "1"})
         time.sleep(1.5)  # well into the replay
         assert proc.poll() is None, "the replay ended before it was interrupted"
         proc.send_signal(signal.SIGINT)
@@ -396,7 +398,14 @@ def test_ctrl_c_during_a_replay_exits_130_with_one_line(tmp_path: Path) -> None:
             time.sleep(gap)
             proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=60)
-        assert (proc.returncode, err) == (130, b"loopguard-hook: interrupted\n"), (gap, proc.returncode, err)
+        assert (proc.returncode, err) == (130, b"loopguard-hook: interrupted\n"), (argv, gap, proc.returncode, err)
+
+
+def test_ctrl_c_during_a_replay_exits_130_with_one_line(tmp_path: Path) -> None:
+    """Ctrl-C (SIGINT, once or twice 0-5 ms apart) while a folder of long sessions is replayed: exit
+    130, as a shell reports an interrupted command, and one line on stderr. Before: exit 1 after a
+    blank line and "aborted", and a second SIGINT gave a traceback (exit -2)."""
+    _interrupt_replays(["replay"], tmp_path, (None, 0.0, 0.001, 0.005))
 
 
 def _unprivileged() -> Any:
@@ -491,31 +500,8 @@ def test_ctrl_c_during_a_replay_after_the_shared_options_exits_130_with_one_line
     """`loopguard-hook --state-dir D replay …` (the options the hook shares, given before the
     command, docs/commands/hook.md) is an operator command too: Ctrl-C, once or twice, exits 130
     with one line. Before: "aborted" and exit 1, and a second SIGINT a traceback (exit -2)."""
-    import os
-    import signal
-    import subprocess
-    import time
-
-    name = "4530697c-5596-4c05-851f-01d49eb6fd68"  # 3.6 MB, about a second to replay
-    recording = (REPO / "tests" / "corpus" / "claude" / f"{name}.jsonl").read_bytes()
-    folder = tmp_path / "sessions"
-    folder.mkdir()
-    for i in range(12):
-        copy = f"{name[:-12]}{i:012}"
-        (folder / f"{copy}.jsonl").write_bytes(recording.replace(name.encode(), copy.encode()))
     options = [arg.replace("STATE", str(tmp_path / "state")) for arg in before]
-    exe = Path(sys.executable).with_name("loopguard-hook")
-    for gap in (None, 0.001):
-        proc = subprocess.Popen([str(exe), *options, "replay", str(folder)], stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "NO_COLOR": "1"})
-        time.sleep(1.5)  # well into the replay
-        assert proc.poll() is None, "the replay ended before it was interrupted"
-        proc.send_signal(signal.SIGINT)
-        if gap is not None:
-            time.sleep(gap)
-            proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
-        assert (proc.returncode, err) == (130, b"loopguard-hook: interrupted\n"), (options, gap, proc.returncode, err)
+    _interrupt_replays([*options, "replay"], tmp_path / "sessions", (None, 0.001))
 
 
 @pytest.mark.parametrize(
