@@ -60,10 +60,10 @@ def main(argv: list[str] | None = None) -> int:
     hook_line = not args or args[0] == "hook" or args[0].startswith("--")
     # An operator command, also after the options the hook shares (`--state-dir D status`).
     operator = not hook_line or _names_a_command(args)
-    previous = _handle_interrupts(_interrupted if operator else _interrupted_hook)
+    hook_args = args[1:] if args and args[0] == "hook" else args
+    previous = _handle_interrupts()
     try:
         hold_interrupts(False)  # the launcher held SIGINT while it imported this module
-        hook_args = args[1:] if args and args[0] == "hook" else args
         if hook_line:
             values = _parse_hook_args(hook_args)
             if values is not None:
@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
                 return INTERRUPTED_EXIT
             # Before the hook read its options (SIGINT as `main` began): read them now, so the
             # line goes to the errors.log of the state dir the command line names.
-            values = _parse_hook_args(args[1:] if args and args[0] == "hook" else args)
+            values = _parse_hook_args(hook_args)
             if values is None:  # a hook command line this program cannot read
                 given = _state_dir_in(args)
                 values = {"client": _client_in(args), **({"state_dir": given} if given else {})}
@@ -113,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
             pass
         return 1
     finally:
-        if previous is not None and _signal.getsignal(_signal.SIGINT) in (_interrupted, _interrupted_hook):
+        if previous is not None and _signal.getsignal(_signal.SIGINT) is _interrupted:
             if argv is None:
                 # The process's own run (the launcher), answered: a SIGINT from here to its exit
                 # is ignored. Python's own handler, given back, raised it in the launcher after
@@ -152,8 +152,9 @@ INTERRUPTED_EXIT = 130
 
 
 class _Interrupted(BaseException):
-    """SIGINT during an operator command (`_interrupted`). Not a KeyboardInterrupt: click
-    turns that into a blank line and `Abort` ("aborted", exit 1)."""
+    """SIGINT (`_interrupted`), answered by `main`: exit 130 for an operator command, as any
+    failure for the hook. Not a KeyboardInterrupt: click turns that into a blank line and
+    `Abort` ("aborted", exit 1)."""
 
 
 #: Whether this `main` has met its SIGINT: a second one the C handler caught before the first's
@@ -162,25 +163,16 @@ _STRUCK = [False]
 
 
 def _interrupted(signum: int, frame: object) -> None:
-    """The SIGINT handler of an operator command (`main`): the first SIGINT ends the command, and
-    every later one is ignored (a double Ctrl-C, while the first was answered or as the process
-    exited, printed a traceback)."""
+    """The SIGINT handler of `main`, the hook's and an operator command's: the first SIGINT ends
+    the run (`_Interrupted`: exit 130 for a command; for the hook as any failure, exit 0 on a host
+    that takes a failure as a denial), and every later one is ignored. Python's own handler
+    raised again for a second SIGINT while the first was being answered: a traceback and a death
+    by SIGINT (a double Ctrl-C on a replay; under a spray of SIGINTs about 1 hook run in 40, which
+    Copilot reads as a denial)."""
     if not _STRUCK[0]:
         _STRUCK[0] = True
         _ignore_interrupts()
         raise _Interrupted
-
-
-def _interrupted_hook(signum: int, frame: object) -> None:
-    """The SIGINT handler of the hook: the first SIGINT is a KeyboardInterrupt, which `main`
-    answers as a failure (exit 0 on a host that takes a failure as a denial), and every later one
-    is ignored. Python's own handler raised again for a second SIGINT while the first was being
-    answered: a traceback and a death by SIGINT (Copilot reads that as a denial; about 1 run in
-    100 under a spray of SIGINTs)."""
-    if not _STRUCK[0]:
-        _STRUCK[0] = True
-        _ignore_interrupts()
-        raise KeyboardInterrupt
 
 
 def _held_import(name: str) -> None:
@@ -206,13 +198,12 @@ def _say(line: str) -> None:
         pass
 
 
-def _handle_interrupts(handler: object) -> object:
-    """`handler` (`_interrupted`, `_interrupted_hook`) answers SIGINT; the handler it replaces
-    (None where it cannot: not the main thread of an embedding program, whose own handler
-    stands)."""
+def _handle_interrupts() -> object:
+    """`_interrupted` answers SIGINT; the handler it replaces (None where it cannot: not the main
+    thread of an embedding program, whose own handler stands)."""
     _STRUCK[0] = False
     try:
-        previous = _signal.signal(_signal.SIGINT, handler)
+        previous = _signal.signal(_signal.SIGINT, _interrupted)
     except Exception:
         return None
     return _signal.SIG_DFL if previous is None else previous
