@@ -20,7 +20,12 @@ def wire(caps: Capabilities, decision: Decision, event: str, text: str) -> dict[
 
     `text` is the model-facing text as this client wants it (already cut with `messages.fit`).
     Never `decision: block` on Stop (the clients would loop), never `"allow"` or `"ask"`.
+    Nothing on an event the host never sends (`caps.sends`: a PostToolBatch registered by hand
+    for Codex): it defines no output for it, and Codex fails a whole answer over one unknown
+    field or value (research/codex-hooks.md §7.1).
     """
+    if event not in caps.sends:
+        return None
     action = decision.action
     if event in TURN_END_EVENTS:
         stop: dict[str, Any] = {}

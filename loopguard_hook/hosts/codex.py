@@ -64,13 +64,7 @@ cancelled_in_batch = claude_code.cancelled_in_batch
 
 def wire(decision: Decision, event: str) -> dict[str, Any] | None:
     """The shared wire form; Codex appends `. Command: <cmd>` to a reason, so no final period.
-
-    Nothing on an event Codex does not define (a PostToolBatch a user registered by hand): Codex
-    checks an answer against the event's output schema and fails the whole of it over one
-    unknown field or value (research/codex-hooks.md §7.1), so exit 0 with no output is the only
-    answer it takes."""
-    if event not in CAPABILITIES.sends:
-        return None
+    Nothing on an event Codex does not define (`base.wire`: a PostToolBatch registered by hand)."""
     return base.wire(CAPABILITIES, decision, event, messages.fit(decision.message).rstrip().rstrip("."))
 
 

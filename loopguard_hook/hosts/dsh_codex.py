@@ -33,11 +33,7 @@ def recognises(data: Mapping[str, Any]) -> bool:
 def wire(decision: Decision, event: str) -> dict[str, Any] | None:
     """The shared wire form with DSH's capabilities; the reason arrives as `Error: <text>` with
     nothing appended (unlike Codex), so it keeps its last character. Nothing on an event the
-    bridge never fires (`dsh.SENDS`; a PostToolBatch a user registered by hand), as on Codex: no
-    output form takes effect there (research/dsh-hooks.md §2, §4), and the capability table's
-    other sets must not make one appear."""
-    if event not in CAPABILITIES.sends:
-        return None
+    bridge never fires (`base.wire`; research/dsh-hooks.md §2, §4)."""
     return base.wire(CAPABILITIES, decision, event, messages.fit(decision.message))
 
 
