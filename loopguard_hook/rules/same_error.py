@@ -17,6 +17,9 @@ rule) are one round. The rule reminds once the calls that failed this way, at le
 the threshold, in a later round than the first (a batch of parallel siblings that passes both
 thresholds at once is reminded once). Identical calls alone are the repeat rule's.
 
+A fetch's page not found (HTTP 404, 410) is an error of its URL: several URLs missing are
+several answers, one URL missing under reworded prompts a wall (`_missing_page`).
+
 Not counted: an error that says nothing but `Exit code 1` (grep, test, `lsof`, `ps | grep`
 answering "none", different questions with the same empty answer; Claude Code 2.1.332 gives a
 failing command with no output as that line only), and failures from before a call that changed
@@ -183,7 +186,10 @@ def on_result(ctx: ResultContext) -> Decision | None:
     # A call first seen by PostToolBatch whose answer is a validation rejection never ran; one
     # whose PreToolUse record the state budget dropped ran, and its answer says so.
     rejected = bool(ctx.call.get("late")) and "<tool_use_error>" in outcome.text[:256]
-    key = f"{tool[:MAX_ID_CHARS]}:{file_id or ''}:{error_signature(ctx.error_text, ctx.tool_input)}"
+    signature = error_signature(ctx.error_text, ctx.tool_input)
+    if fetches:
+        signature += _missing_page(ctx.tool_input, ctx.error_text)
+    key = f"{tool[:MAX_ID_CHARS]}:{file_id or ''}:{signature}"
     entry = errors.setdefault(key, {"sigs": [], "t": ctx.call["t"]})
     if entry.get("sealed") is True and shape is not None and shape_id(shape) not in entry.get("shapes", ()):
         # One host's wall that the tool's successes elsewhere left standing: another host's
@@ -266,6 +272,22 @@ def _succeeded(ctx: ResultContext, file_id: str | None, shape: str | None, *, es
     if escalates:
         command = shell_command(ctx.tool, ctx.tool_input) if any(e.get("killed") is True for e in errors.values()) else None
         answered(errors, ctx.tool, file_id, shape, reads=command is not None and reads_only(command[:MAX_SHELL_CHARS]))
+
+
+#: A fetch told that the page it asked for is not there: HTTP 404 or 410 (Claude Code's WebFetch:
+#: `Request failed with status code 404`, public transcript of 2026-03-06, 2.1.x).
+_NOT_FOUND = r"(?i)\b(?:status(?: code)?|HTTP(?:/\d(?:\.\d)?)?|error)\s*:?\s*(?:404|410)\b|\b(?:404|410)\s+(?:Not Found|Gone)\b"
+
+
+def _missing_page(tool_input: Any, error: str) -> str:
+    """The page a fetch was told is not there (`_NOT_FOUND`), as a suffix of its wall's key, else
+    "": pages missing at several URLs (guessed documentation addresses, between searches) are
+    several answers, each to what its call asked, as distinct files failing once each are; only
+    one URL asked again and again, its prompt reworded, is a wall."""
+    url = tool_input.get("url") if isinstance(tool_input, dict) else None
+    if not isinstance(url, str) or re.search(_NOT_FOUND, error[:512]) is None:
+        return ""
+    return "@" + digest(url[:1024].strip().encode("utf-8", "surrogatepass"))[:12]
 
 
 def _runs_commands(tool: str, tool_input: Any) -> bool:
