@@ -8,7 +8,7 @@ import _signal  # type: ignore[import-not-found]  # the C module `process` loads
 import os
 import sys
 
-from .process import hold_interrupts, quiet_without_package, quietly, run_hook
+from .process import held_interrupts, hold_interrupts, quiet_without_package, quietly, run_hook
 
 _VALUE_OPTIONS = {
     "--client": "client",
@@ -176,18 +176,16 @@ def _interrupted(signum: int, frame: object) -> None:
 
 
 def _held_import(name: str) -> None:
-    """Import this package's module `name` with SIGINT held, as `process.held_interrupts` does
-    for the hook: a SIGINT cutting orjson's import short crashed the interpreter (SIGSEGV, exit
-    -11: 14 of 120 runs of a bad Copilot hook line, and doctor, signalled 30-60 ms after start).
-    One that arrives meanwhile is answered as the hold ends. An import that fails is left to the
+    """Import this package's module `name` with SIGINT held (`process.held_interrupts`), as the
+    hook's own imports are: a SIGINT cutting orjson's import short crashed the interpreter
+    (SIGSEGV, exit -11: 14 of 120 runs of a bad Copilot hook line, and doctor, signalled 30-60 ms
+    after start). One that arrives meanwhile is answered as the hold ends. An import that fails is left to the
     caller's own, which says why."""
-    hold_interrupts(True)
-    try:
-        __import__(f"{__package__}.{name}")
-    except Exception:
-        pass
-    finally:
-        hold_interrupts(False)
+    with held_interrupts():
+        try:
+            __import__(f"{__package__}.{name}")
+        except Exception:
+            pass
 
 
 def _say(line: str) -> None:
