@@ -177,8 +177,11 @@ def test_a_pause_time_out_of_the_clocks_range_is_a_damaged_file(
 def test_spans_and_times_are_read_as_operators_type_them() -> None:
     from loopguard_hook.commands.times import parse_pause_span, parse_span, parse_when
 
-    assert [parse_span(t) for t in ("30m", "2h", "1h30m", "90s", "2d", "45")] == [1800, 7200, 5400, 90, 172800, 45]
-    for bad in ("", "0m", "m", "30 minutes", "-5m", "1.5h"):
+    assert [parse_span(t) for t in ("30m", "2h", "1h30m", "90s", "2d", "45", "1w")] == [
+        1800, 7200, 5400, 90, 172800, 45, 604800
+    ]
+    # Only ASCII digits (`٥` was 5 seconds), lower-case units (`1M` was a minute, or a month?).
+    for bad in ("", "0m", "m", "30 minutes", "-5m", "1.5h", "\u0665", "\u0665m", "\uff15", "1M", "2H"):
         with pytest.raises(ValueError):
             parse_span(bad)
     assert parse_pause_span("36500d") == 36500 * 86400  # 100 years: the longest pause
@@ -190,6 +193,21 @@ def test_spans_and_times_are_read_as_operators_type_them() -> None:
     assert parse_when("2026-12-01T00:00:00+00:00") == 1796083200.0
     with pytest.raises(ValueError):
         parse_when("yesterday")
+
+
+def test_gc_reads_spans_as_pause_does_with_a_unit_required() -> None:
+    """`gc --older-than` took `1.5d` but not `1d12h`, `pause --for` the other way round, and
+    only `gc` took weeks: one grammar now (`times.parse_span`), a unit required by gc."""
+    import click
+
+    from loopguard_hook.commands.maintenance import parse_duration
+
+    assert [parse_duration(t) for t in ("0s", "90s", "1d12h", "2w", "7d")] == [0, 90, 129600, 1209600, 604800]
+    with pytest.raises(click.BadParameter, match="the unit is required"):
+        parse_duration("7")
+    for bad in ("1.5d", "nan", "infd", "-1h", "\u0667d", "7D", ""):
+        with pytest.raises(click.BadParameter):
+            parse_duration(bad)
 
 
 def test_a_pause_of_a_folder_that_does_not_exist_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

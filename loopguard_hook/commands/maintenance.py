@@ -8,6 +8,7 @@ import time
 import click
 
 from .common import STATE_DIR_HELP, _echo_problems, _locations, _printable, _readable, _shown_id, _stem
+from .times import parse_span
 
 
 @click.command()
@@ -43,28 +44,18 @@ def reset(session_id: str | None, all_sessions: bool, state_dir: str | None) -> 
         raise click.ClickException(f"no state for session {_shown_id(session_id)} in {_printable(where)}")
 
 
-_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
-
-
 def parse_duration(text: str) -> float:
-    """`90s`, `30m`, `12h`, `7d`, `2w` in seconds. The unit is required: `gc --older-than 7`
-    could mean seven days as easily as seven seconds, and it deletes state.
+    """`90s`, `30m`, `12h`, `7d`, `2w`, `1d12h` in seconds (`times.parse_span`, the grammar of
+    `pause --for`). The unit is required: `gc --older-than 7` could mean seven days as easily as
+    seven seconds, and it deletes state. `0s` is every idle session.
 
     Raises:
-        click.BadParameter: not a number followed by one of s, m, h, d, w.
+        click.BadParameter: not such a span, or a bare number.
     """
-    text = text.strip().lower()
     try:
-        if not text or text[-1] not in _UNITS:
-            raise ValueError(text)
-        value = float(text[:-1]) * _UNITS[text[-1]]
-        if value != value or value == float("inf"):  # nan or inf: no age compares as expected
-            raise ValueError(text)
-    except ValueError:
-        raise click.BadParameter(f"{text!r} is not a duration such as 90s, 30m, 12h or 7d (the unit is required)") from None
-    if value < 0:
-        raise click.BadParameter("a duration cannot be negative")
-    return value
+        return parse_span(text, unit=True, zero=True)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
 
 
 @click.command()

@@ -1,4 +1,4 @@
-"""Times as operators type them: a span (`30m`, `2h`, `1h30m`, `90s`, `2d`) or a point in time
+"""Times as operators type them: a span (`30m`, `2h`, `1h30m`, `90s`, `2d`, `1w`) or a point in time
 (a span ago, or an ISO date `2026-12-01`, `2026-12-01T14:00`, `2026-12-01 14:00`, local time
 unless it names its offset). Click parameter types, so a bad value is a usage error naming the
 option."""
@@ -12,29 +12,34 @@ from typing import Any
 
 import click
 
-_SPAN = re.compile(r"(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?")
-_UNITS = (86400, 3600, 60, 1)
+#: One grammar for every span an operator types (`pause --for`, `log --since`, `gc --older-than`):
+#: whole numbers of weeks, days, hours, minutes and seconds, in that order, ASCII digits only.
+_SPAN = re.compile(r"(?:([0-9]+)w)?(?:([0-9]+)d)?(?:([0-9]+)h)?(?:([0-9]+)m)?(?:([0-9]+)s)?")
+_UNITS = (604800, 86400, 3600, 60, 1)
 
 
 #: The longest span `parse_pause_span` takes (100 years, in seconds).
 MAX_SPAN_SECONDS = 100 * 365 * 86400
 
 
-def parse_span(text: str) -> float:
-    """Seconds in `text` (`30m`, `2h`, `1h30m`, `90s`, `2d`, or a bare number of seconds).
+def parse_span(text: str, *, unit: bool = False, zero: bool = False) -> float:
+    """Seconds in `text` (`30m`, `2h`, `1h30m`, `90s`, `2d`, `1w`; a bare number is seconds
+    unless `unit` says one is required; zero only with `zero`). Units are lower case: `1M` is
+    not read as a minute (or a month).
 
     Raises:
-        ValueError: not such a span, or zero.
+        ValueError: not such a span, a bare number where a unit is required, or zero.
     """
-    text = text.strip().lower()
-    if text.isdigit():
+    text = text.strip()
+    if text.isascii() and text.isdigit() and not unit:
         seconds = int(text)
     else:
         match = _SPAN.fullmatch(text)
         if not text or match is None:
-            raise ValueError(f"{text!r} is not a span of time (examples: 30m, 2h, 1h30m, 90s, 2d)")
-        seconds = sum(int(part or 0) * unit for part, unit in zip(match.groups(), _UNITS, strict=True))
-    if seconds <= 0:
+            required = " (the unit is required)" if unit and text.isascii() and text.isdigit() else ""
+            raise ValueError(f"{text!r} is not a span of time such as 30m, 2h, 1h30m, 90s, 2d or 1w{required}")
+        seconds = sum(int(part or 0) * each for part, each in zip(match.groups(), _UNITS, strict=True))
+    if seconds <= 0 and not (zero and seconds == 0):
         raise ValueError(f"{text!r} is no time at all")
     return float(seconds)
 
@@ -75,7 +80,7 @@ def parse_when(text: str, now: float | None = None) -> float:
 class _Parsed(click.ParamType):  # type: ignore[type-arg]  # generic from click 8.2 only
     """A click type whose value is `parse(text)`; a ValueError is a usage error naming the option."""
 
-    parse = staticmethod(parse_span)
+    parse = staticmethod(parse_pause_span)
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
         if isinstance(value, float):
