@@ -761,3 +761,17 @@ def test_a_broken_settings_file_is_named_when_claude_code_is_not_here(box: dict[
     assert len(doctor(box, "claude-code")["claude-code"].findings) == 1
     settings.write_text("{}")
     assert doctor(box, "claude-code")["claude-code"].findings == []
+
+
+def test_a_path_with_control_characters_is_printed_escaped(box: dict[str, Any], tmp_path: Path) -> None:
+    """A folder named with an escape sequence and a line break (a cloned repository's name): the
+    report quotes the project's settings path, and printed it raw, clearing the terminal and
+    splitting the finding over two lines. It is written escaped, as `status` writes it."""
+    project = tmp_path / "repo\x1b[2J\nfake ok line"
+    project.mkdir()
+    box["cwd"] = project
+    install_cc(box, scope="project")
+    text = render_text(list(doctor(box, "claude-code").values()))
+    assert str(project) not in text and "\x1b" not in text, text
+    assert "repo\\x1b[2J\\nfake ok line" in text, text
+    assert all(line.isprintable() for line in text.splitlines()), text

@@ -24,7 +24,14 @@ def render_text(reports: Sequence[ClientReport]) -> str:
         out.append(f"{report.title}: {found}")
         out.extend(_finding_lines(report))
         out.append(f"  => {_VERDICT[report.state].format(title=report.title, host=report.host, program=report.program)}")
-    return "\n".join(out) + "\n"
+    return "\n".join(map(_shown, out)) + "\n"
+
+
+def _shown(line: str) -> str:
+    """`line` as a terminal shows it safely: characters that are not printable (a line break or an
+    escape sequence in a folder's name that a path quotes, bidi marks) written as escapes (`\\n`,
+    `\\x1b`), as `status` writes them."""
+    return line if line.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in line)
 
 
 def _finding_lines(report: ClientReport) -> list[str]:
