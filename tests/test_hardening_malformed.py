@@ -217,3 +217,19 @@ def test_an_event_the_host_does_not_define_is_answered_with_nothing(client: str,
     logged = [json.loads(line) for line in (Path(state) / "decisions.jsonl").read_text().splitlines()]
     assert [r["action"] for r in logged if r["event"] == event][:2] == ["remind", "remind"], logged
     assert load_state(Path(state), str(_undefined_event(client, event, 0)["session_id"]))["attempts"] == 6
+
+
+def test_a_capture_that_wraps_the_payload_says_to_send_the_payload(tmp_path: Path) -> None:
+    """A capture of a hook run holds what the host sent under `payload`, next to how it ran
+    (`{"run": …, "payload": …, "env": …}`): piped whole to the hook by hand, it was refused as
+    "field 'hook_event_name' must be a string (missing)". Still refused (exit 1, one line, the
+    state untouched), now saying which object to send."""
+    payload = pre("gemini-cli", "s1", "read_file", {"absolute_path": "/w/app.py"}, None)
+    capture = dumps({"run": {"argv": ["gemini", "-p", "read app.py"]}, "payload": payload, "env": {"GEMINI_CLI": "1"}})
+    state = tmp_path / "state"
+    done = run_hook(capture, "--state-dir", str(state))
+    err = done.stderr.decode()
+    assert done.returncode == 1 and done.stdout == b"" and err.count("\n") == 1, err
+    assert "under 'payload'" in err and "jq -c .payload FILE" in err, err
+    assert not state.exists() or not list(state.rglob("*.json")), sorted(state.rglob("*"))
+    assert run_hook(dumps(payload), "--state-dir", str(state)).returncode == 0  # the object it names works

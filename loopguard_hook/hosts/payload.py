@@ -211,8 +211,16 @@ def event_name(data: dict[str, Any]) -> str:
     """Return `hook_event_name`.
 
     Raises:
-        PayloadError: the field is missing or not a string.
+        PayloadError: the field is missing or not a string; when the object holds the payload
+            under `payload` (a capture that wraps what the host sent with how it ran), the
+            message says to send that object.
     """
+    wrapped = data.get("payload") if "hook_event_name" not in data else None
+    if isinstance(wrapped, dict) and isinstance(wrapped.get("hook_event_name"), str):
+        raise PayloadError(
+            "field 'hook_event_name' is missing here but present under 'payload': this is a capture that wraps the "
+            "payload the host sent; send that object (jq -c .payload FILE)"
+        )
     return _req_str(data, "hook_event_name")
 
 
