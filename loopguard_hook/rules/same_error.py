@@ -17,8 +17,12 @@ rule) are one round. The rule reminds once the calls that failed this way, at le
 the threshold, in a later round than the first (a batch of parallel siblings that passes both
 thresholds at once is reminded once). Identical calls alone are the repeat rule's.
 
-A fetch's page not found (HTTP 404, 410) is an error of its URL: several URLs missing are
-several answers, one URL missing under reworded prompts a wall (`_missing_page`).
+A fetch's page not found (HTTP 404, 410) is an error of its URL (`_missing_page`): several
+URLs missing are several answers, one URL missing under reworded prompts a wall of that page,
+which only a success of that page ends (another page of the site working says nothing of it),
+and whose texts say to check the address, not that the environment is limited. At most
+`MAX_PAGES` such walls are kept, the oldest dropped first: guessed addresses never push other
+walls out of the table.
 
 Not counted: an error that says nothing but `Exit code 1` (grep, test, `lsof`, `ps | grep`
 answering "none", different questions with the same empty answer; Claude Code 2.1.332 gives a
@@ -105,6 +109,7 @@ from .base import CallContext, ResultContext
 NAME = "same_error"
 MAX_ERRORS = 32
 MAX_ERROR_SIGS = 16  # signatures kept per same-error entry
+MAX_PAGES = 8  # walls of one missing page (`_missing_page`) kept, of the MAX_ERRORS
 
 if TYPE_CHECKING:
     from typing import NotRequired, TypedDict
@@ -128,6 +133,7 @@ if TYPE_CHECKING:
         killed: NotRequired[bool]  # its error is Codex's sandbox killing the command (`KILLED`, escalation)
         sealed: NotRequired[bool]  # one host's wall that a success of the tool elsewhere left standing
         again: NotRequired[list[str]]  # shapes the sandbox killed more than once (`KILLED`, escalation)
+        page: NotRequired[str]  # a digest of the URL of a page not found, for a wall of that page (`_missing_page`)
         at: NotRequired[int]  # its rounds at the last reminder: the next one waits for a later round
 else:
     ErrorEntry = dict
@@ -186,11 +192,13 @@ def on_result(ctx: ResultContext) -> Decision | None:
     # A call first seen by PostToolBatch whose answer is a validation rejection never ran; one
     # whose PreToolUse record the state budget dropped ran, and its answer says so.
     rejected = bool(ctx.call.get("late")) and "<tool_use_error>" in outcome.text[:256]
-    signature = error_signature(ctx.error_text, ctx.tool_input)
-    if fetches:
-        signature += _missing_page(ctx.tool_input, ctx.error_text)
+    page = _missing_page(ctx.tool_input, ctx.error_text) if fetches else None
+    signature = error_signature(ctx.error_text, ctx.tool_input) + (f"@{page}" if page else "")
     key = f"{tool[:MAX_ID_CHARS]}:{file_id or ''}:{signature}"
     entry = errors.setdefault(key, {"sigs": [], "t": ctx.call["t"]})
+    if page:
+        entry["page"] = page
+        _keep_pages(errors, key)
     if entry.get("sealed") is True and shape is not None and shape_id(shape) not in entry.get("shapes", ()):
         # One host's wall that the tool's successes elsewhere left standing: another host's
         # failure is the answer to its own call, and starts a wall of its own.
@@ -229,7 +237,7 @@ def on_result(ctx: ResultContext) -> Decision | None:
     count = max(entry["n"], distinct)
     limit = ctx.config.result_preview_chars
     quoted = preview(redact_prefix(outcome.text, 2 * limit + 1), 2 * limit)
-    text = same_error_reminder(tool, count, quoted, limit, target=target[:MAX_ID_CHARS] if target else None)
+    text = same_error_reminder(tool, count, quoted, limit, target=target[:MAX_ID_CHARS] if target else None, page=bool(page))
     if late:
         # A round no PreToolUse saw: past the reminder, only an end of turn can answer it.
         what = f"{tool} on {target[:MAX_ID_CHARS]}" if target else tool
@@ -263,7 +271,12 @@ def _succeeded(ctx: ResultContext, file_id: str | None, shape: str | None, *, es
         # call asked, not a wall (corpus transcript 1fb5e404, WebFetch). A wall of one other host
         # stands, sealed: that host keeps refusing, and only its own failures join it.
         sid = shape_id(shape) if shape is not None else None
+        page = _page_of(ctx.tool_input, "")
         for key in [k for k in errors if k.startswith(wall_prefix(ctx.tool, None))]:
+            if "page" in errors[key]:  # a missing page: only that page working ends it
+                if errors[key]["page"] == page:
+                    del errors[key]
+                continue
             shapes = errors[key].get("shapes", [])
             if isinstance(shapes, list) and len(shapes) == 1 and sid not in shapes:
                 errors[key]["sealed"] = True
@@ -271,7 +284,8 @@ def _succeeded(ctx: ResultContext, file_id: str | None, shape: str | None, *, es
                 del errors[key]
     if escalates:
         command = shell_command(ctx.tool, ctx.tool_input) if any(e.get("killed") is True for e in errors.values()) else None
-        answered(errors, ctx.tool, file_id, shape, reads=command is not None and reads_only(command[:MAX_SHELL_CHARS]))
+        reads = command is not None and reads_only(command[:MAX_SHELL_CHARS])
+        answered(errors, ctx.tool, file_id, shape, reads=reads, page=_page_of(ctx.tool_input, "") if fetches else None)
 
 
 #: A fetch told that the page it asked for is not there: HTTP 404 or 410 (Claude Code's WebFetch:
@@ -279,15 +293,41 @@ def _succeeded(ctx: ResultContext, file_id: str | None, shape: str | None, *, es
 _NOT_FOUND = r"(?i)\b(?:status(?: code)?|HTTP(?:/\d(?:\.\d)?)?|error)\s*:?\s*(?:404|410)\b|\b(?:404|410)\s+(?:Not Found|Gone)\b"
 
 
-def _missing_page(tool_input: Any, error: str) -> str:
-    """The page a fetch was told is not there (`_NOT_FOUND`), as a suffix of its wall's key, else
-    "": pages missing at several URLs (guessed documentation addresses, between searches) are
-    several answers, each to what its call asked, as distinct files failing once each are; only
-    one URL asked again and again, its prompt reworded, is a wall."""
+def _missing_page(tool_input: Any, error: str) -> str | None:
+    """The digest of the page a fetch was told is not there (`_NOT_FOUND`), else None: pages
+    missing at several URLs (guessed documentation addresses, between searches) are several
+    answers, each to what its call asked, as distinct files failing once each are; only one URL
+    asked again and again, its prompt reworded, is a wall."""
+    if re.search(_NOT_FOUND, error[:512]) is None:
+        return None
+    return _page_of(tool_input, error)
+
+
+#: A web address in a fetch's prompt or error: Gemini CLI's `web_fetch` takes its URLs in
+#: `prompt`, and its fallback names the one that failed (`Error during fallback fetch for ${url}:
+#: ${error.message}`, packages/core/src/tools/web-fetch.ts).
+_URL = r"https?://[^\s\"'<>`)\]]+"
+
+
+def _page_of(tool_input: Any, error: str) -> str | None:
+    """A digest of the page a fetch asked: its `url`, else the address its error names, else the
+    first in its `prompt` (Gemini CLI); its `#fragment` left out. None when it names none."""
     url = tool_input.get("url") if isinstance(tool_input, dict) else None
-    if not isinstance(url, str) or re.search(_NOT_FOUND, error[:512]) is None:
-        return ""
-    return "@" + digest(url[:1024].strip().encode("utf-8", "surrogatepass"))[:12]
+    if not isinstance(url, str):
+        prompt = tool_input.get("prompt") if isinstance(tool_input, dict) else None
+        found = re.search(_URL, error[:1024]) or (re.search(_URL, prompt[:8192]) if isinstance(prompt, str) else None)
+        url = found.group(0) if found else None
+    if url is None or not url.strip():
+        return None
+    page = url[:8192].strip().partition("#")[0]
+    return digest(page.encode("utf-8", "surrogatepass"))[:12]
+
+
+def _keep_pages(errors: "dict[str, ErrorEntry]", key: str) -> None:
+    """At most `MAX_PAGES` walls of a missing page, the oldest dropped first (never `key`'s)."""
+    pages = sorted((k for k, e in errors.items() if "page" in e and k != key), key=lambda k: errors[k]["t"])
+    for old in pages[: max(len(pages) + 1 - MAX_PAGES, 0)]:
+        del errors[old]
 
 
 def _runs_commands(tool: str, tool_input: Any) -> bool:
@@ -407,20 +447,25 @@ def walls_of(errors: dict[str, ErrorEntry], tool: str, file_id: str | None, shap
     return [k for k, e in errors.items() if k.startswith(prefix) and sid in e.get("shapes", ())]
 
 
-def answered(errors: dict[str, ErrorEntry], tool: str, file_id: str | None, shape: str | None, *, reads: bool = False) -> None:
+def answered(
+    errors: dict[str, ErrorEntry], tool: str, file_id: str | None, shape: str | None, *, reads: bool = False,
+    page: str | None = None,
+) -> None:
     """A call that succeeded: the walls of the same tool run the same way are gone (it works
     now), and every reminded wall of calls that name no file is disarmed (its denial
     forgotten, its rounds and reminder kept): the agent found a way on, and the wall is armed
     again once it has failed two more rounds (`failed_again`). A read of the file between
     failed edits disarms nothing, and a shell command that only reads (`reads`:
     `shellwords.reads_only`) leaves a wall of sandbox kills armed: it changed nothing the
-    sandbox kills for."""
+    sandbox kills for. A wall of a missing page is gone only when that `page` works, and is
+    never disarmed by other calls: as a file's, it is of one address."""
     for key in walls_of(errors, tool, file_id, shape):
-        del errors[key]
+        if errors[key].get("page", page) == page:
+            del errors[key]
     for entry in errors.values():
         if reads and entry.get("killed") is True:
             continue
-        if "target" not in entry and entry.get("level", 0) >= 1:
+        if "target" not in entry and "page" not in entry and entry.get("level", 0) >= 1:
             entry["idle"] = entry.get("rounds", 1)
             entry.pop("denied_t", None)
             entry.pop("denied_r", None)
@@ -477,7 +522,7 @@ def on_call(ctx: CallContext) -> Decision | None:
     if slow and ctx.previous_time is not None and ctx.now - ctx.previous_time >= slow:
         return None
     what = f"{ctx.tool} on {target[:MAX_ID_CHARS]}" if target else ctx.tool
-    quote, has_file = entry.get("quote", ""), target is not None
+    quote, has_file, page = entry.get("quote", ""), target is not None, "page" in entry
     # A call that has not failed yet is held only by a killed wall (`_kills_every_run`: a wall of
     # calls naming no file, `shape` the program the sandbox killed).
     new_run = ctx.call["sig"] not in entry["sigs"]
@@ -485,7 +530,7 @@ def on_call(ctx: CallContext) -> Decision | None:
     if new_run:
         advice = killed_advice(program, this_round - 1, quote)
     else:
-        advice = advice_text(what, this_round - 1, quote, has_file=has_file)
+        advice = advice_text(what, this_round - 1, quote, has_file=has_file, page=page)
     denied_t = entry.get("denied_t")
     # A call issued with the denied one (one parallel batch: within the window, and no failure
     # of the wall came back since) is denied with it; a failure since means the model went on.
@@ -495,7 +540,9 @@ def on_call(ctx: CallContext) -> Decision | None:
         # approach); once one has failed the same way again, the next one ends the turn.
         if not (cfg.same_error_stop_at and this_round >= cfg.same_error_stop_at and rounds > entry.get("denied_r", rounds)):
             return None
-        text = stop_text(what, this_round, quote, has_file=has_file, ends_turn=ctx.ends_turn, pauses=ctx.pauses_tools)
+        text = stop_text(
+            what, this_round, quote, has_file=has_file, ends_turn=ctx.ends_turn, pauses=ctx.pauses_tools, page=page
+        )
         reason = f"{PREFIX} ended the turn: {what} kept failing the same way after a denial. Send a new message to continue."
         return Decision(
             Action.STOP, Rule.SAME_ERROR, text, times=this_round - 1, tool=ctx.tool, stop_reason=reason, advice=advice
@@ -504,7 +551,10 @@ def on_call(ctx: CallContext) -> Decision | None:
     # the batch is timed from the first denial.
     if denied_t is None:
         entry["denied_t"], entry["denied_r"] = ctx.now, rounds
-    text = killed_denial(program, this_round, quote) if new_run else denial_text(what, this_round, quote, has_file=has_file)
+    text = (
+        killed_denial(program, this_round, quote) if new_run
+        else denial_text(what, this_round, quote, has_file=has_file, page=page)
+    )
     return Decision(Action.DENY, Rule.SAME_ERROR, text, times=this_round - 1, tool=ctx.tool, advice=advice)
 
 
@@ -561,7 +611,12 @@ def late_stop(entry: ErrorEntry, text: str, advice: str, tool: str, deny_at: int
     return Decision(Action.STOP, Rule.SAME_ERROR, text, times=wall_round(entry), tool=tool, stop_reason=reason, advice=advice)
 
 
-def _instead(has_file: bool) -> str:
+def _instead(has_file: bool, page: bool = False) -> str:
+    if page:
+        return (
+            "The page is not at that address, whatever is asked of it: check the address (search for the page, or "
+            "open the site's index for the right link), or go on without it"
+        )
     if has_file:
         return (
             "Look at the file as it is now (read the exact lines, or grep them), then write the file whole or "
@@ -573,12 +628,12 @@ def _instead(has_file: bool) -> str:
     )
 
 
-def denial_text(what: str, count: int, quote: str, *, has_file: bool) -> str:
+def denial_text(what: str, count: int, quote: str, *, has_file: bool, page: bool = False) -> str:
     """`REPEAT_TOOL_BLOCKED` for an identical retry of a failed call of a wall the model was reminded of."""
     return (
         f"REPEAT_TOOL_BLOCKED: this call was not run: it is a retry of a call that already failed, and {what} has "
         f"failed {count - 1} times with the same error (loop guard policy, not a tool failure). The error: "
-        f'"""{quote}""". Do not retry a failed call unchanged. {_instead(has_file)}'
+        f'"""{quote}""". Do not retry a failed call unchanged. {_instead(has_file, page)}'
     )
 
 
@@ -607,7 +662,9 @@ _KILLED_INSTEAD = (
 )
 
 
-def stop_text(what: str, count: int, quote: str, *, has_file: bool, ends_turn: bool, pauses: bool) -> str:
+def stop_text(
+    what: str, count: int, quote: str, *, has_file: bool, ends_turn: bool, pauses: bool, page: bool = False
+) -> str:
     """The end of turn for a wall that goes on after its denial, worded for what the client does."""
     base = (
         f"REPEAT_TOOL_BLOCKED: this call was not run: {what} has failed with the same error {count - 1} times and "
@@ -620,14 +677,14 @@ def stop_text(what: str, count: int, quote: str, *, has_file: bool, ends_turn: b
             ". Tool calls are now paused for the rest of this turn: answer the user now in plain text with what "
             "you have; the next user message enables tools again"
         )
-    return base + f". This is final: stop calling tools for this request and answer the user now. {_instead(has_file)}"
+    return base + f". This is final: stop calling tools for this request and answer the user now. {_instead(has_file, page)}"
 
 
-def advice_text(what: str, count: int, quote: str, *, has_file: bool) -> str:
+def advice_text(what: str, count: int, quote: str, *, has_file: bool, page: bool = False) -> str:
     """A denial of a wall's call as a reminder (`advise` mode: the call goes ahead)."""
     return (
         f'[{PREFIX}] {what} has failed {count} times with the same error, also after the reminder: """{quote}""". '
-        f"Retrying a call that already failed this way will not help. {_instead(has_file)}."
+        f"Retrying a call that already failed this way will not help. {_instead(has_file, page)}."
     )
 
 
@@ -642,10 +699,15 @@ def late_stop_text(what: str, count: int, quote: str) -> str:
 # -- the texts the model reads (`messages.variant_of` names them) --------------------
 
 
-def same_error_reminder(tool: str, count: int, error: str, limit: int, *, target: str | None = None) -> str:
+def same_error_reminder(tool: str, count: int, error: str, limit: int, *, target: str | None = None, page: bool = False) -> str:
     """The same failure under different arguments: a wall, not a typo. With `target`, the
     calls all worked on that one file (a patch that does not apply, a file not where it is
-    looked for)."""
+    looked for); with `page`, they all asked one web address that is not there."""
+    if page:
+        return (
+            f"[{PREFIX}] {tool} of one address has failed {count} times with different arguments but the same "
+            f'error: """{quote(error, limit)}""". {_instead(False, page=True)}.'
+        )
     if target is not None:
         return (
             f"[{PREFIX}] {tool} on {target} has failed {count} times with different arguments but the same "

@@ -114,3 +114,33 @@ def test_one_batch_that_passes_both_thresholds_is_reminded_once(tmp_path: Path) 
     reminded = [a for a in answers if "has failed" in json.dumps(a)]
     assert len(reminded) == 1
     assert json.dumps(reminded[0]).count("[loopguard] Bash has failed") == 1
+
+
+def test_a_wall_of_one_missing_page_says_to_check_the_address() -> None:
+    """A page not found is no environment limit: every text of such a wall says to check the
+    address, and each is still named by its variant (`stats` compares them)."""
+    texts = {
+        "same_error_reminder": walls.same_error_reminder("WebFetch", 3, "Request failed with status code 404", 200, page=True),
+        "same_error_denial": walls.denial_text("WebFetch", 4, "Request failed with status code 404", has_file=False, page=True),
+        "same_error_advice": walls.advice_text("WebFetch", 4, "Request failed with status code 404", has_file=False, page=True),
+        "same_error_stop": walls.stop_text("WebFetch", 5, "404", has_file=False, ends_turn=False, pauses=False, page=True),
+    }
+    for name, text in texts.items():
+        assert messages.variant_of(text, rules.VARIANTS) == name, text
+        assert "check the address" in text and "environment limit" not in text, text
+
+
+def test_the_page_of_a_fetch_is_its_address_without_its_fragment() -> None:
+    """`url`, else the address the error names, else the first in the prompt (Gemini CLI); a
+    `#fragment` is the same page; an address cut at 1,024 characters no longer merges pages."""
+    page = walls._page_of({"url": "https://docs.example/a.html"}, "")
+    assert page is not None and walls._page_of({"url": " https://docs.example/a.html#top "}, "") == page
+    assert walls._page_of({"prompt": "Summarise https://docs.example/a.html please"}, "") == page
+    failed = "Error during fallback fetch for https://docs.example/b.html: Request failed with status code 404 Not Found"
+    assert walls._page_of({"prompt": "Compare https://docs.example/a.html and https://docs.example/b.html"}, failed) != page
+    long = "https://docs.example/?q=" + "x" * 2000
+    assert walls._page_of({"url": long + "1"}, "") != walls._page_of({"url": long + "2"}, "")
+    for nothing in ({"url": ""}, {"url": 5}, {"prompt": "no address here"}, "text", None):
+        assert walls._page_of(nothing, "") is None
+    assert walls._missing_page({"url": "https://docs.example/a.html"}, "Request failed with status code 403") is None
+    assert walls._missing_page({"url": "https://docs.example/a.html"}, "Request failed with status code 404") == page
