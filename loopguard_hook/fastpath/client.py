@@ -318,8 +318,9 @@ def _hand_over(sock: _socket.socket, values: dict[str, object], raw: bytes, cloc
             rights = b"".join(fd.to_bytes(4, sys.byteorder) for fd in fds)
             sent = sock.sendmsg([data], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, rights)])
             sock.sendall(data[sent:])
-        sock.sendall(raw)
-    except (OSError, ValueError):
+        if raw:  # nothing more for an empty payload: a send of no bytes to a worker that
+            sock.sendall(raw)  # has answered from the head alone and closed fails (EPIPE), and
+    except (OSError, ValueError):  # the event would then run here a second time
         return False
     return True
 
