@@ -527,7 +527,9 @@ def run_cli(args: list[str]) -> int:
         return 1
     except click.UsageError as exc:
         where = exc.ctx.command_path if exc.ctx is not None else "loopguard-hook"
-        click.echo(f"loopguard-hook: {exc.format_message()} (see {where} --help)", err=True)
+        # One line: click lists a missing option's choices one per line ("Choose from:\n\tcodex,").
+        message = " ".join(line.strip() for line in exc.format_message().splitlines())
+        click.echo(f"loopguard-hook: {message} (see {where} --help)", err=True)
         return 1
     except click.ClickException as exc:
         click.echo(f"loopguard-hook: {exc.format_message()}", err=True)

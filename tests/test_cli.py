@@ -349,3 +349,11 @@ def test_config_check_notes_a_reminder_the_denial_comes_before(tmp_path: Path, c
     assert "remind_at 5 at or past stop_at = 4: never reminded there (the turn ends first)" in out, out
     early.write_text("deny_at = 6\nremind_at = [3, 4]\n")
     assert cli(["config", "check", str(early)], capsys)[1] == f"config OK: {early}\n"
+
+
+def test_a_missing_option_with_choices_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    """click lists a missing option's choices one per line, tab-indented, the help hint glued to
+    the last (a new user's `loopguard-hook install`): one line now, choices and hint on it."""
+    code, out, err = cli(["install"], capsys)
+    assert code == 1 and out == "" and err.count("\n") == 1 and "\t" not in err, err
+    assert "Missing option '--client'. Choose from: claude-code, codex," in err and err.rstrip().endswith("install --help)")
