@@ -305,18 +305,22 @@ def _missing_page(tool_input: Any, error: str) -> str | None:
 
 #: A web address in a fetch's prompt or error: Gemini CLI's `web_fetch` takes its URLs in
 #: `prompt`, and its fallback names the one that failed (`Error during fallback fetch for ${url}:
-#: ${error.message}`, packages/core/src/tools/web-fetch.ts).
+#: ${error.message}`, later `All fallback fetch attempts failed: ${url}: ${message}`,
+#: packages/core/src/tools/web-fetch.ts). Punctuation that ends it (`_URL_END`: that colon, a
+#: prompt's full stop) is the text's, not the address's.
 _URL = r"https?://[^\s\"'<>`)\]]+"
+_URL_END = ".,:;!?"
 
 
 def _page_of(tool_input: Any, error: str) -> str | None:
     """A digest of the page a fetch asked: its `url`, else the address its error names, else the
-    first in its `prompt` (Gemini CLI); its `#fragment` left out. None when it names none."""
+    first in its `prompt` (Gemini CLI), without the punctuation the text puts after it
+    (`_URL_END`); its `#fragment` left out. None when it names none."""
     url = tool_input.get("url") if isinstance(tool_input, dict) else None
     if not isinstance(url, str):
         prompt = tool_input.get("prompt") if isinstance(tool_input, dict) else None
         found = re.search(_URL, error[:1024]) or (re.search(_URL, prompt[:8192]) if isinstance(prompt, str) else None)
-        url = found.group(0) if found else None
+        url = found.group(0).rstrip(_URL_END) if found else None
     if url is None or not url.strip():
         return None
     page = url[:8192].strip().partition("#")[0]

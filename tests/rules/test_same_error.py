@@ -144,3 +144,39 @@ def test_the_page_of_a_fetch_is_its_address_without_its_fragment() -> None:
         assert walls._page_of(nothing, "") is None
     assert walls._missing_page({"url": "https://docs.example/a.html"}, "Request failed with status code 403") is None
     assert walls._missing_page({"url": "https://docs.example/a.html"}, "Request failed with status code 404") == page
+
+
+def test_an_address_named_in_text_is_the_page_without_the_punctuation_after_it() -> None:
+    """Gemini CLI's error names the page with a colon after it (`… fallback fetch for URL: …`,
+    `All fallback fetch attempts failed: URL: …`) and a prompt may end it with a full stop: the
+    wall of that page was keyed `URL:`, which a success of the page (its prompt naming `URL`)
+    never matched, so the wall outlived the page working."""
+    page = walls._page_of({"prompt": "Summarise https://docs.example/b.html"}, "")
+    assert page is not None
+    for failed in (
+        "Error during fallback fetch for https://docs.example/b.html: Request failed with status code 404 Not Found",
+        "All fallback fetch attempts failed: https://docs.example/b.html: Request failed with status code 404 Not Found",
+    ):
+        assert walls._missing_page({"prompt": "Read https://docs.example/b.html"}, failed) == page, failed
+    prompts = ("Read https://docs.example/b.html.", "What does https://docs.example/b.html say?", "See https://docs.example/b.html;")
+    for prompt in prompts:
+        assert walls._page_of({"prompt": prompt}, "") == page, prompt
+    assert walls._page_of({"url": "https://docs.example/b.html."}, "") != page  # a `url` is the address as sent
+
+
+def test_a_gemini_page_wall_ends_when_that_page_works(tmp_path: Path) -> None:
+    """A Gemini CLI wall of one missing page, reminded, is gone once a fetch of that page works."""
+    url = "https://nvidia.github.io/TensorRT-Model-Optimizer/guides/quantization.html"
+    failed = f"Error during fallback fetch for {url}: Request failed with status code 404 Not Found"
+    asks = ("Find the NVFP4 configuration:", "Find the NVFP4 preset and its activations:", "List every NVFP4 preset on:")
+    steps: list[dict[str, object]] = [{"event": "SessionStart", "source": "startup"}]
+    steps += [{"call": "web_fetch", "input": {"prompt": f"{ask} {url}"}, "error": failed} for ask in asks]
+    steps[-1]["post"] = "remind:LOOP_GUARD_SAME_ERROR"
+    steps.append({"call": "web_fetch", "input": {"prompt": f"Summarise {url}"}, "response": "The guide lists NVFP4_DEFAULT_CFG."})
+    data = {"description": "", "source": "", "clients": ["gemini-cli"], "steps": steps}
+    state = tmp_path / "state"
+    runner = scenario.Runner(data, "balanced", "gemini-cli", str(state))
+    assert runner.play() == []
+    (ledger,) = (state / "sessions").glob("*.json")
+    agents = json.loads(ledger.read_text())["agents"]
+    assert [e for a in agents.values() for e in a.get("rules", {}).get("same_error", {}).values() if "page" in e] == []
