@@ -19,7 +19,9 @@ thresholds at once is reminded once). Identical calls alone are the repeat rule'
 
 A fetch's page not found (HTTP 404, 410) is an error of its URL (`_missing_page`): several
 URLs missing are several answers, one URL missing under reworded prompts a wall of that page,
-which only a success of that page ends (another page of the site working says nothing of it),
+which only a success of that page ends (another page of the site working says nothing of it,
+nor does a search: neither disarms it; any other success does, as for any wall of calls that
+name no file: a build, a server started, a deploy or a subagent may have put the page there),
 and whose texts say to check the address, not that the environment is limited. At most
 `MAX_PAGES` such walls are kept, the oldest dropped first: guessed addresses never push other
 walls out of the table.
@@ -285,7 +287,9 @@ def _succeeded(ctx: ResultContext, file_id: str | None, shape: str | None, *, es
     if escalates:
         command = shell_command(ctx.tool, ctx.tool_input) if any(e.get("killed") is True for e in errors.values()) else None
         reads = command is not None and reads_only(command[:MAX_SHELL_CHARS])
-        answered(errors, ctx.tool, file_id, shape, reads=reads, page=_page_of(ctx.tool_input, "") if fetches else None)
+        page = _page_of(ctx.tool_input, "") if fetches else None
+        web = fetches and _asks_the_web(ctx.tool_input, page)
+        answered(errors, ctx.tool, file_id, shape, reads=reads, page=page, web=web)
 
 
 #: A fetch told that the page it asked for is not there: HTTP 404 or 410 (Claude Code's WebFetch:
@@ -332,6 +336,13 @@ def _keep_pages(errors: "dict[str, ErrorEntry]", key: str) -> None:
     pages = sorted((k for k, e in errors.items() if "page" in e and k != key), key=lambda k: errors[k]["t"])
     for old in pages[: max(len(pages) + 1 - MAX_PAGES, 0)]:
         del errors[old]
+
+
+def _asks_the_web(tool_input: Any, page: str | None) -> bool:
+    """Whether a call of a tool naming no file that runs no command only asks the web: a fetch
+    naming its `page` (`_page_of`), or a search (`query`). Its success says nothing of another
+    page that was missing; a subagent's or another tool's may have put it there."""
+    return page is not None or (isinstance(tool_input, dict) and isinstance(tool_input.get("query"), str))
 
 
 def _runs_commands(tool: str, tool_input: Any) -> bool:
@@ -453,7 +464,7 @@ def walls_of(errors: dict[str, ErrorEntry], tool: str, file_id: str | None, shap
 
 def answered(
     errors: dict[str, ErrorEntry], tool: str, file_id: str | None, shape: str | None, *, reads: bool = False,
-    page: str | None = None,
+    page: str | None = None, web: bool = False,
 ) -> None:
     """A call that succeeded: the walls of the same tool run the same way are gone (it works
     now), and every reminded wall of calls that name no file is disarmed (its denial
@@ -461,15 +472,19 @@ def answered(
     again once it has failed two more rounds (`failed_again`). A read of the file between
     failed edits disarms nothing, and a shell command that only reads (`reads`:
     `shellwords.reads_only`) leaves a wall of sandbox kills armed: it changed nothing the
-    sandbox kills for. A wall of a missing page is gone only when that `page` works, and is
-    never disarmed by other calls: as a file's, it is of one address."""
+    sandbox kills for. A wall of a missing page is gone only when that `page` works; a call that
+    only asks the web (`web`: a fetch of another page, a search) leaves it armed, since it says
+    nothing of that address, but any other success disarms it as any wall of calls naming no
+    file: a build, a server started, a deploy, a subagent may have put the page there."""
     for key in walls_of(errors, tool, file_id, shape):
         if errors[key].get("page", page) == page:
             del errors[key]
     for entry in errors.values():
         if reads and entry.get("killed") is True:
             continue
-        if "target" not in entry and "page" not in entry and entry.get("level", 0) >= 1:
+        if web and "page" in entry:
+            continue
+        if "target" not in entry and entry.get("level", 0) >= 1:
             entry["idle"] = entry.get("rounds", 1)
             entry.pop("denied_t", None)
             entry.pop("denied_r", None)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 import scenario
@@ -180,3 +181,31 @@ def test_a_gemini_page_wall_ends_when_that_page_works(tmp_path: Path) -> None:
     (ledger,) = (state / "sessions").glob("*.json")
     agents = json.loads(ledger.read_text())["agents"]
     assert [e for a in agents.values() for e in a.get("rules", {}).get("same_error", {}).values() if "page" in e] == []
+
+
+def test_a_missing_pages_wall_is_disarmed_by_a_success_that_may_have_put_the_page_there() -> None:
+    """Another page working or a search says nothing of a missing page: its reminded wall stays
+    armed. A shell's success (a build, a server started, a deploy) or a subagent's may have put it
+    there, as it may have fixed any wall of calls that name no file: it disarms the wall, which
+    denied the next identical fetch of the page (golden
+    `same_error_lookalike_missing_local_page_fetched_again_after_a_build`)."""
+    host = walls.shape_id("//localhost")
+
+    def wall() -> dict[str, Any]:
+        return {"sigs": ["a", "b", "c"], "t": 1.0, "rounds": 3, "level": 1, "shapes": [host], "page": "p1"}
+
+    assert walls._asks_the_web({"url": "http://localhost:3000/other"}, "p2")
+    assert walls._asks_the_web({"query": "express router 404"}, None)
+    assert not walls._asks_the_web({"description": "Deploy", "prompt": "Build and deploy the docs."}, None)  # Task
+    errors: dict[str, Any] = {"WebFetch::e@p1": wall()}
+    walls.answered(errors, "WebFetch", None, "//localhost", page="p2", web=True)
+    walls.answered(errors, "WebSearch", None, None, web=True)
+    assert "idle" not in errors["WebFetch::e@p1"]
+    walls.answered(errors, "Bash", None, "npm", page=None, web=False)
+    assert errors["WebFetch::e@p1"]["idle"] == 3
+    errors = {"WebFetch::e@p1": wall()}
+    walls.answered(errors, "Task", None, None, web=False)
+    assert errors["WebFetch::e@p1"]["idle"] == 3
+    errors = {"WebFetch::e@p1": wall()}
+    walls.answered(errors, "WebFetch", None, "//localhost", page="p1", web=True)
+    assert errors == {}
