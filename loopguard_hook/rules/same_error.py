@@ -153,7 +153,7 @@ def _walls(agent: Agent) -> "dict[str, ErrorEntry] | None":
 def fit(agent: Agent, share: Limits) -> None:
     errors = _walls(agent)
     if errors:
-        trim(errors, share.table(MAX_ERRORS), lambda k: errors[k]["t"])
+        trim(errors, share.table(MAX_ERRORS), lambda k: _when(errors[k]))
 
 
 def reset(agent: Agent, why: str) -> None:
@@ -226,7 +226,7 @@ def on_result(ctx: ResultContext) -> Decision | None:
         failed_again(entry, rejected=rejected)
         if killed_before and shape is not None:
             _killed_again(entry, shape)
-    trim(errors, MAX_ERRORS, lambda k: errors[k]["t"])
+    trim(errors, MAX_ERRORS, lambda k: _when(errors[k]))
     distinct, rounds = len(entry["sigs"]), entry.get("rounds", 1)
     # The second reminder comes in a later round than the first: the siblings of one batch that
     # reach twice the threshold together are one reminder, not two of one wall in one answer.
@@ -275,8 +275,8 @@ def _succeeded(ctx: ResultContext, file_id: str | None, shape: str | None, *, es
         sid = shape_id(shape) if shape is not None else None
         page = _page_of(ctx.tool_input, "")
         for key in [k for k in errors if k.startswith(wall_prefix(ctx.tool, None))]:
-            if "page" in errors[key]:  # a missing page: only that page working ends it
-                if errors[key]["page"] == page:
+            if _page(errors[key]) is not None:  # a missing page: only that page working ends it
+                if _page(errors[key]) == page:
                     del errors[key]
                 continue
             shapes = errors[key].get("shapes", [])
@@ -333,7 +333,7 @@ def _page_of(tool_input: Any, error: str) -> str | None:
 
 def _keep_pages(errors: "dict[str, ErrorEntry]", key: str) -> None:
     """At most `MAX_PAGES` walls of a missing page, the oldest dropped first (never `key`'s)."""
-    pages = sorted((k for k, e in errors.items() if "page" in e and k != key), key=lambda k: errors[k]["t"])
+    pages = sorted((k for k, e in errors.items() if _page(e) is not None and k != key), key=lambda k: _when(errors[k]))
     for old in pages[: max(len(pages) + 1 - MAX_PAGES, 0)]:
         del errors[old]
 
@@ -343,6 +343,21 @@ def _asks_the_web(tool_input: Any, page: str | None) -> bool:
     naming its `page` (`_page_of`), or a search (`query`). Its success says nothing of another
     page that was missing; a subagent's or another tool's may have put it there."""
     return page is not None or (isinstance(tool_input, dict) and isinstance(tool_input.get("query"), str))
+
+
+def _page(entry: "ErrorEntry") -> str | None:
+    """The page of a wall of one missing page (`_missing_page`), else None. A damaged mark (not a
+    string: a hand-edited or corrupted ledger) is none: the wall is then one of calls that name no
+    file, which a success of its tool ends and any other success disarms, never one held longer."""
+    page = entry.get("page")
+    return page if isinstance(page, str) else None
+
+
+def _when(entry: "ErrorEntry") -> float:
+    """When a wall last failed, to drop the oldest first; a damaged time (not a number) is the
+    oldest, never a comparison that fails on the hook's path."""
+    t = entry.get("t")
+    return t if isinstance(t, (int, float)) and not isinstance(t, bool) else float("-inf")
 
 
 def _runs_commands(tool: str, tool_input: Any) -> bool:
@@ -477,12 +492,12 @@ def answered(
     nothing of that address, but any other success disarms it as any wall of calls naming no
     file: a build, a server started, a deploy, a subagent may have put the page there."""
     for key in walls_of(errors, tool, file_id, shape):
-        if errors[key].get("page", page) == page:
+        if _page(errors[key]) in (None, page):
             del errors[key]
     for entry in errors.values():
         if reads and entry.get("killed") is True:
             continue
-        if web and "page" in entry:
+        if web and _page(entry) is not None:
             continue
         if "target" not in entry and entry.get("level", 0) >= 1:
             entry["idle"] = entry.get("rounds", 1)
@@ -541,7 +556,7 @@ def on_call(ctx: CallContext) -> Decision | None:
     if slow and ctx.previous_time is not None and ctx.now - ctx.previous_time >= slow:
         return None
     what = f"{ctx.tool} on {target[:MAX_ID_CHARS]}" if target else ctx.tool
-    quote, has_file, page = entry.get("quote", ""), target is not None, "page" in entry
+    quote, has_file, page = entry.get("quote", ""), target is not None, _page(entry) is not None
     # A call that has not failed yet is held only by a killed wall (`_kills_every_run`: a wall of
     # calls naming no file, `shape` the program the sandbox killed).
     new_run = ctx.call["sig"] not in entry["sigs"]

@@ -209,3 +209,43 @@ def test_a_missing_pages_wall_is_disarmed_by_a_success_that_may_have_put_the_pag
     errors = {"WebFetch::e@p1": wall()}
     walls.answered(errors, "WebFetch", None, "//localhost", page="p1", web=True)
     assert errors == {}
+
+
+@pytest.mark.parametrize("damage", [{"t": "yesterday"}, {"t": None}, {"page": 5}, {"page": ["x"]}, {"page": None}])
+def test_a_damaged_wall_of_a_missing_page_fails_safe(tmp_path: Path, damage: dict[str, Any]) -> None:
+    """A hand-edited or corrupted ledger: a missing page's wall whose time is not a number made
+    the next 404 of another page raise in `_keep_pages` (it sorts the walls of pages by it), and
+    the hook's net for a ledger of the wrong shape started the whole session afresh, every count
+    lost, with a warning line; one whose page is not a string was held as a wall of a page no
+    success could match. Now the 404 is counted quietly, and such a wall is one of calls that
+    name no file."""
+    from test_hardening_helpers import at, dumps, load_state, pre
+
+    from loopguard_hook.hook import HookOptions, run
+
+    opts, clock = HookOptions(state_dir=str(tmp_path / "state")), 1_800_000_000.0
+
+    def fetch(i: int, url: str) -> None:
+        call = {"url": url, "prompt": f"Find the deploy guide ({i})."}
+        for payload in (
+            pre("claude-code", "s1", "WebFetch", call, f"toolu_{i}"),
+            {**pre("claude-code", "s1", "WebFetch", call, f"toolu_{i}"), "hook_event_name": "PostToolUseFailure",
+             "error": "Request failed with status code 404"},
+        ):
+            result = run(dumps(payload), options=opts, environ={}, user_config="", clock=at(clock + 5 * i))
+            assert result.exit_code == 0 and not result.stderr, result.stderr
+
+    fetch(0, "https://docs.example.org/v0/deploy.html")
+    fetch(1, "https://docs.example.org/v1/deploy.html")
+    ledger = next((tmp_path / "state" / "sessions").glob("*.json"))
+    state = json.loads(ledger.read_text())
+    errors = state["agents"]["main"]["rules"]["same_error"]
+    assert len(errors) == 2 and all("page" in e for e in errors.values()), errors
+    errors[min(errors)].update(damage)
+    ledger.write_text(json.dumps(state))
+    fetch(2, "https://docs.example.org/v2/deploy.html")
+    assert len(load_state(tmp_path / "state", "s1")["agents"]["main"]["rules"]["same_error"]) == 3
+    wall = {"sigs": ["a", "b", "c"], "t": 1.0, "rounds": 3, "level": 1, "shapes": [walls.shape_id("npm")], **damage}
+    errors = {"Bash::e": wall}
+    walls.answered(errors, "Bash", None, "npm")
+    assert errors == {}  # its program working ends it, as any wall of a shell
