@@ -305,3 +305,23 @@ def test_an_empty_project_is_a_usage_error(tmp_path: Path, capsys: pytest.Captur
     code, out, err = cli(["resume", "--project", ""], capsys)
     assert (code, out) == (1, "") and "'--project': empty" in err and "(see loopguard-hook resume --help)" in err
     assert [p.project for p in pause_mod.read(str(path))] == [str(tmp_path)]
+
+
+def test_a_span_too_long_for_a_float_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`gc --older-than` of 400 digits was `inf` to float() and refused before `times.parse_span`;
+    since, the whole number overflowed float(): an OverflowError, `internal error` and a
+    traceback in errors.log, for gc, `pause --for` and `log --since` alike. A usage error now."""
+    from loopguard_hook.commands.times import parse_pause_span, parse_span, parse_when
+
+    huge = "9" * 400
+    for text, unit in ((huge, False), (huge + "s", True), (huge + "w", True)):
+        with pytest.raises(ValueError, match="longer than any clock"):
+            parse_span(text, unit=unit)
+    with pytest.raises(ValueError):
+        parse_pause_span(huge)
+    with pytest.raises(ValueError):
+        parse_when(huge + "s")
+    state = tmp_path / "state"
+    for args in (["gc", "--older-than", huge + "w", "--dry-run", "--state-dir", str(state)], ["pause", "--for", huge]):
+        code, out, err = cli(args, capsys)
+        assert code == 1 and "internal error" not in err and "longer than any clock" in err, (args, err)

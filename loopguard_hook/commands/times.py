@@ -28,7 +28,8 @@ def parse_span(text: str, *, unit: bool = False, zero: bool = False) -> float:
     not read as a minute (or a month).
 
     Raises:
-        ValueError: not such a span, a bare number where a unit is required, or zero.
+        ValueError: not such a span, a bare number where a unit is required, zero, or too long
+            for a float.
     """
     text = text.strip()
     if text.isascii() and text.isdigit() and not unit:
@@ -41,7 +42,10 @@ def parse_span(text: str, *, unit: bool = False, zero: bool = False) -> float:
         seconds = sum(int(part or 0) * each for part, each in zip(match.groups(), _UNITS, strict=True))
     if seconds <= 0 and not (zero and seconds == 0):
         raise ValueError(f"{text!r} is no time at all")
-    return float(seconds)
+    try:
+        return float(seconds)
+    except OverflowError:  # more digits than a float holds: no clock reaches it
+        raise ValueError(f"{text!r} is longer than any clock can count") from None
 
 
 def parse_pause_span(text: str) -> float:
