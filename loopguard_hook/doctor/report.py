@@ -30,7 +30,7 @@ def render_text(reports: Sequence[ClientReport]) -> str:
 def _shown(line: str) -> str:
     """`line` as a terminal shows it safely: characters that are not printable (a line break or an
     escape sequence in a folder's name that a path quotes, bidi marks) written as escapes (`\\n`,
-    `\\x1b`), as `status` writes them."""
+    `\\x1b`; `status` writes `\\x0a` where this writes `\\n`)."""
     return line if line.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in line)
 
 
