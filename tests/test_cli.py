@@ -357,3 +357,22 @@ def test_a_missing_option_with_choices_is_one_line(capsys: pytest.CaptureFixture
     code, out, err = cli(["install"], capsys)
     assert code == 1 and out == "" and err.count("\n") == 1 and "\t" not in err, err
     assert "Missing option '--client'. Choose from: claude-code, codex," in err and err.rstrip().endswith("install --help)")
+
+
+def test_status_names_a_session_by_the_start_of_its_id(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`status` lists long ids; a new user gave the first characters and got "no state for
+    session". A start that one session's id has is that session; one that several share is
+    refused, saying to give more; `reset` still wants the whole id (it deletes)."""
+    for session in ("5adc0f1e-aaaa", "5adc77b2-bbbb", "9e01c3d4-cccc"):
+        pre = json.loads(READ)
+        pre.update(session_id=session, tool_use_id=f"t-{session}")
+        assert hook(["--state-dir", str(tmp_path)], json.dumps(pre).encode()).returncode == 0
+    code, out, err = cli(["status", "--json", "--session", "9e01", "--state-dir", str(tmp_path)], capsys)
+    assert code == 0 and [s["session_id"] for s in json.loads(out)["sessions"]] == ["9e01c3d4-cccc"], (out, err)
+    code, out, err = cli(["status", "--session", "5adc", "--state-dir", str(tmp_path)], capsys)
+    assert code == 1 and out == "" and "2 sessions start with 5adc: give more of the id" in err, err
+    code, out, err = cli(["status", "--json", "--session", "5adc7", "--state-dir", str(tmp_path)], capsys)
+    assert code == 0 and [s["session_id"] for s in json.loads(out)["sessions"]] == ["5adc77b2-bbbb"]
+    assert cli(["status", "--session", "zz", "--state-dir", str(tmp_path)], capsys)[0] == 1
+    code, _, err = cli(["reset", "--session", "9e01", "--state-dir", str(tmp_path)], capsys)
+    assert code == 1 and "no state for session 9e01" in err, err

@@ -164,7 +164,7 @@ def config_warnings(resolved: config_mod.Resolved) -> list[str]:
 
 
 @click.command()
-@click.option("--session", "session_id", default=None, help="Only this session id.")
+@click.option("--session", "session_id", default=None, help="Only this session (its id, or the start of it).")
 @click.option("--json", "as_json", is_flag=True, help="Stable JSON instead of text.")
 @click.option("--state-dir", type=click.Path(file_okay=False), default=None, help=STATE_DIR_HELP)
 @click.option("--profile", type=PROFILE_CHOICE, default=None, help="Show the thresholds of this profile.")
@@ -185,10 +185,15 @@ def status(session_id: str | None, as_json: bool, state_dir: str | None, profile
     entries = [(stem, st, mtime, store.root) for store in stores for stem, st, mtime in store.list_sessions()]
     if session_id is not None:
         stem = _stem(session_id)
-        entries = [e for e in entries if e[0] in (stem, session_id)]
+        exact = [e for e in entries if e[0] in (stem, session_id)]
+        entries = exact or _starting_with(entries, session_id)
         if not entries:
             where = " or ".join(s.sessions for s in stores) or found[0].root
             raise click.ClickException(f"no state for session {_shown_id(session_id)} in {where}")
+        if not exact and len({_id_of(e[1]) for e in entries}) > 1:
+            raise click.ClickException(
+                f"{len(entries)} sessions start with {_shown_id(session_id)}: give more of the id"
+            )
     sessions = []
     for stem, state, _, root in sorted(entries, key=lambda e: -e[2]):
         summary = _safe_summary(stem, state)
@@ -219,6 +224,19 @@ def status(session_id: str | None, as_json: bool, state_dir: str | None, profile
 def _config_error(exc: config_mod.ConfigError) -> dict[str, Any]:
     """`status --json`'s `config_error`: every problem, the files at fault and the fix."""
     return {"problems": exc.problems, "files": list(exc.files), "fix": exc.fix}
+
+
+def _id_of(state: Any) -> str | None:
+    session = state.get("session_id") if isinstance(state, dict) else None
+    return session if isinstance(session, str) else None
+
+
+def _starting_with(entries: list[Any], prefix: str) -> list[Any]:
+    """The sessions whose id starts with `prefix` (as `status` lists ids, a few characters are
+    enough to name one; `reset` still wants the whole id)."""
+    if not prefix:
+        return []
+    return [e for e in entries if (_id_of(e[1]) or "").startswith(prefix)]
 
 
 def _echo_text(
