@@ -26,7 +26,7 @@ from .core.ledger import ResponseRecord, Session, Tail
 from .core.messages import fit
 from .core.redact import redact
 from .hosts import detect_client, workspace
-from .hosts.payload import PayloadError, decode, event_name, parse
+from .hosts.payload import PayloadError, decode, event_name, parse, refuse_wrapped
 from .hosts.render import render
 from .rules.text_loops import cursor, reads
 from .rules.unhooked import cursor as unhooked_cursor
@@ -142,6 +142,7 @@ def _run(
     try:
         data = decode(raw)
         del raw  # the parsed payload is all that is needed now
+        refuse_wrapped(data)
         client = resolve_client(options.client, data)
         seen.append(client)
         # A host's own payload shape, as the fields the guard reads (`hosts/<host>.py`).

@@ -233,3 +233,10 @@ def test_a_capture_that_wraps_the_payload_says_to_send_the_payload(tmp_path: Pat
     assert "under 'payload'" in err and "jq -c .payload FILE" in err, err
     assert not state.exists() or not list(state.rglob("*.json")), sorted(state.rglob("*"))
     assert run_hook(dumps(payload), "--state-dir", str(state)).returncode == 0  # the object it names works
+    # A host that takes a failing hook as a denial: exit 0, and the same line in errors.log (its
+    # own payload shape was read first, and said only that the field was missing).
+    for client in ("cursor", "copilot"):
+        quiet = tmp_path / client
+        done = run_hook(capture, "--state-dir", str(quiet), "--client", client)
+        assert done.returncode == 0 and done.stdout == b"" and done.stderr == b"", done
+        assert "jq -c .payload FILE" in (quiet / "errors.log").read_text(), client

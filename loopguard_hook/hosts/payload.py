@@ -211,17 +211,26 @@ def event_name(data: dict[str, Any]) -> str:
     """Return `hook_event_name`.
 
     Raises:
-        PayloadError: the field is missing or not a string; when the object holds the payload
-            under `payload` (a capture that wraps what the host sent with how it ran), the
-            message says to send that object.
+        PayloadError: the field is missing or not a string.
     """
-    wrapped = data.get("payload") if "hook_event_name" not in data else None
+    return _req_str(data, "hook_event_name")
+
+
+def refuse_wrapped(data: Any) -> None:
+    """Refuse a capture that wraps the payload a host sent under `payload`, next to how it ran
+    (`{"run": …, "payload": …, "env": …}`), saying to send that object; before any host's own
+    shape is read, so every host's refusal says so.
+
+    Raises:
+        PayloadError: `data` has no `hook_event_name` and holds an object that has one under
+            `payload`.
+    """
+    wrapped = data.get("payload") if isinstance(data, dict) and "hook_event_name" not in data else None
     if isinstance(wrapped, dict) and isinstance(wrapped.get("hook_event_name"), str):
         raise PayloadError(
             "field 'hook_event_name' is missing here but present under 'payload': this is a capture that wraps the "
             "payload the host sent; send that object (jq -c .payload FILE)"
         )
-    return _req_str(data, "hook_event_name")
 
 
 def parse(data: dict[str, Any], client: Client) -> HookEvent:
