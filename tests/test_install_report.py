@@ -77,3 +77,15 @@ def test_trust_given_for_a_host_without_trust_records_is_said_to_be_ignored(
     for client in ("qwen-code", "gemini-cli", "copilot", "cursor", "droid"):
         result = CliRunner().invoke(cli, ["install", "--client", client, "--dry-run", "--trust"], env=env)
         assert result.exit_code == 0 and "note: --trust is for Codex only; ignored" in result.output, result.output
+
+
+def test_a_path_with_a_line_break_stays_on_one_line(tmp_path: Path) -> None:
+    """A project folder named with a line break: install's summary split its path over two
+    lines, so its own `cat PATH` could not be read off it (doctor already escaped it). Written
+    escaped now, on install, its dry run and uninstall alike."""
+    project = tmp_path / "a\nb\x1b[2J"
+    project.mkdir()
+    changes = plan_install(CLAUDE_CODE, "project", home=tmp_path / "home", project_dir=project, env={})
+    for report in (format_report(changes, dry_run=True), format_report(apply(changes, now=NOW))):
+        assert "a\\nb\\x1b[2J" in report and all(line.isprintable() for line in report.splitlines()), report
+        assert str(project) not in report, report

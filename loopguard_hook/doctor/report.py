@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
+from ..install.change import shown
 from .model import ClientReport
 
 _MARK = {"ok": "ok  ", "warn": "warn", "fail": "FAIL"}
@@ -24,14 +25,9 @@ def render_text(reports: Sequence[ClientReport]) -> str:
         out.append(f"{report.title}: {found}")
         out.extend(_finding_lines(report))
         out.append(f"  => {_VERDICT[report.state].format(title=report.title, host=report.host, program=report.program)}")
-    return "\n".join(map(_shown, out)) + "\n"
-
-
-def _shown(line: str) -> str:
-    """`line` as a terminal shows it safely: characters that are not printable (a line break or an
-    escape sequence in a folder's name that a path quotes, bidi marks) written as escapes (`\\n`,
-    `\\x1b`; `status` writes `\\x0a` where this writes `\\n`)."""
-    return line if line.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in line)
+    # A line break or an escape sequence in a folder's name that a path quotes, written as escapes
+    # (`\\n`, `\\x1b`; `status` writes `\\x0a` where this writes `\\n`).
+    return "\n".join(map(shown, out)) + "\n"
 
 
 def _finding_lines(report: ClientReport) -> list[str]:

@@ -94,7 +94,7 @@ def format_report(
                 out.append(_written_line(change, summary=whole and not full_diff))
             elif dry_run:
                 out.append(_dry_run_line(change, summary=whole and not full_diff))
-        out += change.messages
+        out += map(shown, change.messages)  # they name paths too
     return "\n".join(out) + "\n"
 
 
@@ -103,7 +103,15 @@ def _counted(change: Change) -> str:
     lines = change.diff.splitlines()
     gone = sum(1 for line in lines if line.startswith("-") and not line.startswith("---"))
     came = sum(1 for line in lines if line.startswith("+") and not line.startswith("+++"))
-    return f"{change.path}: {gone} line{'' if gone == 1 else 's'} out, {came} in (--diff shows them)"
+    return f"{shown(change.path)}: {gone} line{'' if gone == 1 else 's'} out, {came} in (--diff shows them)"
+
+
+def shown(path: object) -> str:
+    """A path as a terminal shows it safely: characters that are not printable (a line break or
+    an escape sequence in a folder's name) written as escapes (`\\n`, `\\x1b`), so a line that
+    names it stays one line and `cat PATH` can be read off it."""
+    text = str(path)
+    return text if text.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def _lines(text: str | None) -> str:
@@ -112,30 +120,30 @@ def _lines(text: str | None) -> str:
 
 
 def _written_line(change: Change, *, summary: bool) -> str:
-    dropped = ", ".join(str(p) for p in change.dropped)
+    dropped = ", ".join(shown(p) for p in change.dropped)
     if change.new_text is None:
         if change.backup:
-            return f"deleted {change.path} (backup: {change.backup})"
-        return f"deleted {change.path} (install had made it; no backup kept)" + (
+            return f"deleted {shown(change.path)} (backup: {shown(change.backup)})"
+        return f"deleted {shown(change.path)} (install had made it; no backup kept)" + (
             f"; removed its backup {dropped}" if dropped else "")
     if change.own_rows_only and change.new_text is not None:
         # A patch layer both DSH bridges share: only another block of the guard's is left.
-        return f"wrote {change.path} (it differs from before only by the guard's own rows, so no backup" + (
+        return f"wrote {shown(change.path)} (it differs from before only by the guard's own rows, so no backup" + (
             f"; removed the backups that held nothing else: {dropped})" if dropped else ")")
     if dropped:
-        return f"wrote {change.path} (back to its text before install; removed install's backup {dropped})"
+        return f"wrote {shown(change.path)} (back to its text before install; removed install's backup {dropped})"
     if change.backup:
-        return f"wrote {change.path} (backup: {change.backup})"
+        return f"wrote {shown(change.path)} (backup: {shown(change.backup)})"
     if summary:
-        return f"wrote {change.path} (new file, {_lines(change.new_text)}; see it with: cat {change.path})"
-    return f"wrote {change.path} (new file)"
+        return f"wrote {shown(change.path)} (new file, {_lines(change.new_text)}; see it with: cat {shown(change.path)})"
+    return f"wrote {shown(change.path)} (new file)"
 
 
 def _dry_run_line(change: Change, *, summary: bool) -> str:
     if change.new_text is None:
-        return f"dry run: {change.path} not deleted" + (
+        return f"dry run: {shown(change.path)} not deleted" + (
             f" ({_lines(change.old_text)}; --diff shows them)" if summary else ""
         )
     if summary:
-        return f"dry run: {change.path} not written (a new file of {_lines(change.new_text)}; --diff shows them)"
-    return f"dry run: {change.path} not written"
+        return f"dry run: {shown(change.path)} not written (a new file of {_lines(change.new_text)}; --diff shows them)"
+    return f"dry run: {shown(change.path)} not written"
