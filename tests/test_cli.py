@@ -375,4 +375,6 @@ def test_status_names_a_session_by_the_start_of_its_id(tmp_path: Path, capsys: p
     assert code == 0 and [s["session_id"] for s in json.loads(out)["sessions"]] == ["5adc77b2-bbbb"]
     assert cli(["status", "--session", "zz", "--state-dir", str(tmp_path)], capsys)[0] == 1
     code, _, err = cli(["reset", "--session", "9e01", "--state-dir", str(tmp_path)], capsys)
-    assert code == 1 and "no state for session 9e01" in err, err
+    assert code == 1 and "no state for session 9e01" in err and "reset wants the whole id" in err, err
+    code, _, err = cli(["reset", "--session", "zz", "--state-dir", str(tmp_path)], capsys)
+    assert code == 1 and "whole id" not in err, err  # no id starts so: a plain "no state"

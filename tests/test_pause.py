@@ -184,6 +184,8 @@ def test_spans_and_times_are_read_as_operators_type_them() -> None:
     for bad in ("", "0m", "m", "30 minutes", "-5m", "1.5h", "\u0665", "\u0665m", "\uff15", "1M", "2H"):
         with pytest.raises(ValueError):
             parse_span(bad)
+    with pytest.raises(ValueError, match="units are lower case"):
+        parse_span("1M")
     assert parse_pause_span("36500d") == 36500 * 86400  # 100 years: the longest pause
     for too_long in ("36501d", "999999999999d"):  # before: a pause file every hook read as damaged
         with pytest.raises(ValueError, match="longer than 100 years"):

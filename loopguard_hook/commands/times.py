@@ -38,6 +38,7 @@ def parse_span(text: str, *, unit: bool = False, zero: bool = False) -> float:
         match = _SPAN.fullmatch(text)
         if not text or match is None:
             required = " (the unit is required)" if unit and text.isascii() and text.isdigit() else ""
+            required = required or (" (units are lower case)" if text.lower() != text else "")
             raise ValueError(f"{text!r} is not a span of time such as 30m, 2h, 1h30m, 90s, 2d or 1w{required}")
         seconds = sum(int(part or 0) * each for part, each in zip(match.groups(), _UNITS, strict=True))
     if seconds <= 0 and not (zero and seconds == 0):
