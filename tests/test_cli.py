@@ -370,7 +370,7 @@ def test_status_names_a_session_by_the_start_of_its_id(tmp_path: Path, capsys: p
     code, out, err = cli(["status", "--json", "--session", "9e01", "--state-dir", str(tmp_path)], capsys)
     assert code == 0 and [s["session_id"] for s in json.loads(out)["sessions"]] == ["9e01c3d4-cccc"], (out, err)
     code, out, err = cli(["status", "--session", "5adc", "--state-dir", str(tmp_path)], capsys)
-    assert code == 1 and out == "" and "2 sessions start with 5adc: give more of the id" in err, err
+    assert code == 1 and out == "" and "2 sessions start with 5adc: 5adc0f1e-aaaa, 5adc77b2-bbbb; give more of the id" in err, err
     code, out, err = cli(["status", "--json", "--session", "5adc7", "--state-dir", str(tmp_path)], capsys)
     assert code == 0 and [s["session_id"] for s in json.loads(out)["sessions"]] == ["5adc77b2-bbbb"]
     assert cli(["status", "--session", "zz", "--state-dir", str(tmp_path)], capsys)[0] == 1

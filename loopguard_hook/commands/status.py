@@ -190,10 +190,10 @@ def status(session_id: str | None, as_json: bool, state_dir: str | None, profile
         if not entries:
             where = " or ".join(s.sessions for s in stores) or found[0].root
             raise click.ClickException(f"no state for session {_shown_id(session_id)} in {where}")
-        if not exact and len({_id_of(e[1]) for e in entries}) > 1:
-            raise click.ClickException(
-                f"{len(entries)} sessions start with {_shown_id(session_id)}: give more of the id"
-            )
+        ids = sorted({_id_of(e[1]) or "" for e in entries})
+        if not exact and len(ids) > 1:
+            named = ", ".join(_shown_id(i) for i in ids[:5]) + (", …" if len(ids) > 5 else "")
+            raise click.ClickException(f"{len(ids)} sessions start with {_shown_id(session_id)}: {named}; give more of the id")
     sessions = []
     for stem, state, _, root in sorted(entries, key=lambda e: -e[2]):
         summary = _safe_summary(stem, state)
