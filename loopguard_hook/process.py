@@ -234,15 +234,20 @@ def _deliver(values: dict[str, object], code: int, stdout: bytes, stderr: str) -
 
 
 def shown_on_terminal(text: str) -> str:
-    """`text` with every control character but the newline between lines written as `\\xNN`
-    (or `\\uNNNN`): a path or id from a payload (its `cwd`) may hold escape sequences, and the
-    host may show the hook's stderr on the user's terminal."""
+    """`text` with every control character but the newline between lines escaped (`printable`):
+    a path or id from a payload (its `cwd`) may hold escape sequences, and the host may show the
+    hook's stderr on the user's terminal."""
     if text.isprintable():
         return text
-    return "\n".join(
-        "".join(ch if ch.isprintable() else f"\\x{ord(ch):02x}" if ord(ch) < 256 else f"\\u{ord(ch):04x}" for ch in line)
-        for line in text.split("\n")
-    )
+    return "\n".join(map(printable, text.split("\n")))
+
+
+def printable(text: str) -> str:
+    """`text` as one line a terminal shows safely: every character that is not printable (a line
+    break, an escape sequence, C1 and bidi controls) written as Python writes it in a string
+    (`\\n`, `\\x1b`, `\\u202e`). For a path or id in an operator command's output, a
+    doctor finding, an install report, the hook's stderr."""
+    return text if text.isprintable() else "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
 
 
 #: `LOOPGUARD_RESIDENT` values that turn the fast path off (checked here too, so that the

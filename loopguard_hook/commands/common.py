@@ -12,6 +12,7 @@ import orjson
 from ..config import load as config_mod
 from ..core.event import Client
 from ..hosts.payload import MAX_SESSION_ID_CHARS, bounded_id
+from ..process import printable
 from ..store import Store, default_state_dir, location
 
 #: The hosts a recording can be read as (`replay`, `sweep`): a transcript or rollout must be that
@@ -116,8 +117,7 @@ def _shown_id(session_id: str) -> str:
     return _printable(bounded_id(session_id, MAX_SESSION_ID_CHARS))
 
 
-def _printable(text: str) -> str:
-    return "".join(ch if ch.isprintable() else f"\\x{ord(ch):02x}" for ch in text)
+_printable = printable
 
 
 def _count(n: int, word: str) -> str:

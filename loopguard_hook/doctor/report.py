@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from ..install.change import shown
+from ..process import printable
 from .model import ClientReport
 
 _MARK = {"ok": "ok  ", "warn": "warn", "fail": "FAIL"}
@@ -25,9 +25,9 @@ def render_text(reports: Sequence[ClientReport]) -> str:
         out.append(f"{report.title}: {found}")
         out.extend(_finding_lines(report))
         out.append(f"  => {_VERDICT[report.state].format(title=report.title, host=report.host, program=report.program)}")
-    # A line break or an escape sequence in a folder's name that a path quotes, written as escapes
-    # (`\\n`, `\\x1b`; `status` writes `\\x0a` where this writes `\\n`).
-    return "\n".join(map(shown, out)) + "\n"
+    # A line break or an escape sequence in a folder's name that a path quotes, escaped as
+    # `status` escapes it.
+    return "\n".join(map(printable, out)) + "\n"
 
 
 def _finding_lines(report: ClientReport) -> list[str]:

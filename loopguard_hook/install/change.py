@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..process import printable
+
 
 class InstallError(Exception):
     """A settings file cannot be changed safely; the message names the file and the reason."""
@@ -94,7 +96,7 @@ def format_report(
                 out.append(_written_line(change, summary=whole and not full_diff))
             elif dry_run:
                 out.append(_dry_run_line(change, summary=whole and not full_diff))
-        out += map(shown, change.messages)  # they name paths too
+        out += map(printable, change.messages)  # they name paths too
     return "\n".join(out) + "\n"
 
 
@@ -107,11 +109,9 @@ def _counted(change: Change) -> str:
 
 
 def shown(path: object) -> str:
-    """A path as a terminal shows it safely: characters that are not printable (a line break or
-    an escape sequence in a folder's name) written as escapes (`\\n`, `\\x1b`), so a line that
-    names it stays one line and `cat PATH` can be read off it."""
-    text = str(path)
-    return text if text.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    """A path as one line (`process.printable`: a line break in a folder's name escaped), so
+    `cat PATH` can be read off the line that names it."""
+    return printable(str(path))
 
 
 def _lines(text: str | None) -> str:
