@@ -120,6 +120,18 @@ def _shown_id(session_id: str) -> str:
 _printable = printable
 
 
+def _session_id_of(state: Any) -> str | None:
+    """The `session_id` a ledger records, None when it holds none (a damaged one)."""
+    session = state.get("session_id") if isinstance(state, dict) else None
+    return session if isinstance(session, str) else None
+
+
+def _id_starts(state: Any, prefix: str) -> bool:
+    """Whether the session a ledger records has an id that starts with `prefix` (`status
+    --session` takes a start of an id; `reset` wants the whole id, and says so)."""
+    return bool(prefix) and (_session_id_of(state) or "").startswith(prefix)
+
+
 def _count(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 

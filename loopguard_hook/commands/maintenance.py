@@ -4,15 +4,11 @@ from __future__ import annotations
 
 import os
 import time
-from typing import TYPE_CHECKING
 
 import click
 
-from .common import STATE_DIR_HELP, _echo_problems, _locations, _printable, _readable, _shown_id, _stem
+from .common import STATE_DIR_HELP, _echo_problems, _id_starts, _locations, _printable, _readable, _shown_id, _stem
 from .times import parse_span
-
-if TYPE_CHECKING:
-    from ..store import Store
 
 
 @click.command()
@@ -45,18 +41,9 @@ def reset(session_id: str | None, all_sessions: bool, state_dir: str | None) -> 
                    "is (the session's next event moves it aside)")
     elif not removed and not planted:  # as `status --session`: a mistyped id must not look like a reset done
         where = " or ".join(s.sessions for s in stores) or found[0].root
-        whole = "" if not _starts_an_id(stores, session_id) else " (reset wants the whole id: `loopguard-hook status` lists it)"
+        started = any(_id_starts(state, session_id) for store in stores for _, state, _ in store.list_sessions())
+        whole = " (reset wants the whole id: `loopguard-hook status` lists it)" if started else ""
         raise click.ClickException(f"no state for session {_shown_id(session_id)} in {_printable(where)}{whole}")
-
-
-def _starts_an_id(stores: list[Store], prefix: str) -> bool:
-    """Whether a session's id starts with `prefix`, which `status --session` takes and reset does not."""
-    for store in stores:
-        for _, state, _ in store.list_sessions():
-            session = state.get("session_id") if isinstance(state, dict) else None
-            if prefix and isinstance(session, str) and session.startswith(prefix):
-                return True
-    return False
 
 
 def parse_duration(text: str) -> float:

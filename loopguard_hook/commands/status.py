@@ -20,12 +20,14 @@ from .common import (
     _count,
     _cwd,
     _echo_json,
+    _id_starts,
     _list,
     _load_config,
     _locations,
     _printable,
     _readable,
     _resolved,
+    _session_id_of,
     _shown_id,
     _stem,
     _store,
@@ -186,11 +188,11 @@ def status(session_id: str | None, as_json: bool, state_dir: str | None, profile
     if session_id is not None:
         stem = _stem(session_id)
         exact = [e for e in entries if e[0] in (stem, session_id)]
-        entries = exact or _starting_with(entries, session_id)
+        entries = exact or [e for e in entries if _id_starts(e[1], session_id)]
         if not entries:
             where = " or ".join(s.sessions for s in stores) or found[0].root
             raise click.ClickException(f"no state for session {_shown_id(session_id)} in {where}")
-        ids = sorted({_id_of(e[1]) or "" for e in entries})
+        ids = sorted({_session_id_of(e[1]) or "" for e in entries})
         if not exact and len(ids) > 1:
             named = ", ".join(_shown_id(i) for i in ids[:5]) + (", …" if len(ids) > 5 else "")
             raise click.ClickException(f"{len(ids)} sessions start with {_shown_id(session_id)}: {named}; give more of the id")
@@ -224,19 +226,6 @@ def status(session_id: str | None, as_json: bool, state_dir: str | None, profile
 def _config_error(exc: config_mod.ConfigError) -> dict[str, Any]:
     """`status --json`'s `config_error`: every problem, the files at fault and the fix."""
     return {"problems": exc.problems, "files": list(exc.files), "fix": exc.fix}
-
-
-def _id_of(state: Any) -> str | None:
-    session = state.get("session_id") if isinstance(state, dict) else None
-    return session if isinstance(session, str) else None
-
-
-def _starting_with(entries: list[Any], prefix: str) -> list[Any]:
-    """The sessions whose id starts with `prefix` (as `status` lists ids, a few characters are
-    enough to name one; `reset` still wants the whole id)."""
-    if not prefix:
-        return []
-    return [e for e in entries if (_id_of(e[1]) or "").startswith(prefix)]
 
 
 def _echo_text(
