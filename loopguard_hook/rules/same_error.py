@@ -259,6 +259,8 @@ def _succeeded(ctx: ResultContext, file_id: str | None, shape: str | None, *, es
     """A success: it ends the walls it answers (module docstring). `fetches`: a call of a tool
     that runs no command lines, naming no file (`_runs_commands`)."""
     errors = table(ctx.agent)
+    # The page a fetch asked (`_page_of`): only a wall of that missing page ends with its success.
+    page = _page_of(ctx.tool_input, "") if fetches and errors else None
     if _changes_file(ctx):
         # Something changed: failures on this file, and walls met before the change, are
         # no longer the last word (an edit before a test rerun is ordinary work). A shell edit
@@ -273,7 +275,6 @@ def _succeeded(ctx: ResultContext, file_id: str | None, shape: str | None, *, es
         # call asked, not a wall (corpus transcript 1fb5e404, WebFetch). A wall of one other host
         # stands, sealed: that host keeps refusing, and only its own failures join it.
         sid = shape_id(shape) if shape is not None else None
-        page = _page_of(ctx.tool_input, "")
         for key in [k for k in errors if k.startswith(wall_prefix(ctx.tool, None))]:
             if _page(errors[key]) is not None:  # a missing page: only that page working ends it
                 if _page(errors[key]) == page:
@@ -287,7 +288,6 @@ def _succeeded(ctx: ResultContext, file_id: str | None, shape: str | None, *, es
     if escalates:
         command = shell_command(ctx.tool, ctx.tool_input) if any(e.get("killed") is True for e in errors.values()) else None
         reads = command is not None and reads_only(command[:MAX_SHELL_CHARS])
-        page = _page_of(ctx.tool_input, "") if fetches else None
         web = fetches and _asks_the_web(ctx.tool_input, page)
         answered(errors, ctx.tool, file_id, shape, reads=reads, page=page, web=web)
 
