@@ -205,9 +205,11 @@ READ_VERBS = frozenset(
 
 def on_result(ctx: ResultContext) -> Decision | None:
     """Record the call's answer; remind when different calls keep getting it (module docstring)."""
-    if _command(ctx.tool, ctx.tool_input) is not None and _backgrounded(ctx.response):
+    backgrounded = _command(ctx.tool, ctx.tool_input) is not None and _backgrounded(ctx.response)
+    if backgrounded:
         # Claude Code runs it in the background, asked to or at its two-minute timeout (no `&`,
-        # no `run_in_background` in the call): it may fill any file from now on, as one started so
+        # no `run_in_background` in the call): it may fill any file from now on, as a command
+        # started with `&` may (`_in_background`)
         slots(ctx.agent)[BACKGROUND] = ctx.call["t"]
     threshold = ctx.config.same_answer_remind_at
     if not threshold or not answer_limit(ctx.agents):
@@ -227,6 +229,8 @@ def on_result(ctx: ResultContext) -> Decision | None:
         return finished_poll(ctx, answers, threshold)
     if ctx.outcome.failure == Failure.NONE and acknowledges(ctx.tool) and not says_not_right(ctx.outcome.text, states=True):
         return None
+    if backgrounded:
+        return None  # the command goes on: its empty output so far is no answer
     keys = answer_key(ctx)
     if keys is None:
         return None
@@ -412,8 +416,6 @@ def answer_key(ctx: ResultContext) -> tuple[str, ...] | None:
     one to file it under last), or None when it says nothing."""
     text, tool_input = ctx.error_text, ctx.tool_input  # without the shell's own lines
     command = _command(ctx.tool, tool_input)
-    if command is not None and _backgrounded(ctx.response):
-        return None  # the command goes on: its empty output so far is no answer
     body = text.strip()
     asked = re.match(_LEAD + QUESTIONS, command) if command is not None else None
     nothing = _no_match(ctx.response)
