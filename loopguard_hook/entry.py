@@ -179,8 +179,8 @@ def _held_import(name: str) -> None:
     """Import this package's module `name` with SIGINT held (`process.held_interrupts`), as the
     hook's own imports are: a SIGINT cutting orjson's import short crashed the interpreter
     (SIGSEGV, exit -11: 14 of 120 runs of a bad Copilot hook line, and doctor, signalled 30-60 ms
-    after start). One that arrives meanwhile is answered as the hold ends. An import that fails is left to the
-    caller's own, which says why."""
+    after start). One that arrives meanwhile is answered as the hold ends. An import that fails
+    is left to the caller's own, which says why."""
     with held_interrupts():
         try:
             __import__(f"{__package__}.{name}")

@@ -148,13 +148,13 @@ def _disarm_deadline() -> None:
 class held_interrupts:  # noqa: N801  # a context manager named for how it reads
     """Hold SIGINT while the event is decided (`with held_interrupts(): …`), modules loading as
     it goes: one that arrives meanwhile is delivered as the block ends, as the interrupt
-    (`entry._interrupted`) the caller answers. A SIGINT cutting an import short crashed the interpreter inside orjson's
-    (SIGSEGV, 13 of 60 runs signalled 20-100 ms after start), or was printed as "Exception
-    ignored" from importlib. This process's own reads of stdin stay outside: a hook left waiting
-    on it is stopped by Ctrl-C (a big payload's rest, which the resident helper reads, is bounded
-    by the deadline instead). The deadline (SIGALRM) is not held. Not reentrant: the block's end
-    delivers SIGINT whatever held it before. Where signals cannot be masked (Windows), nothing is
-    held."""
+    (`entry._interrupted`) the caller answers. A SIGINT cutting an import short crashed the
+    interpreter inside orjson's (SIGSEGV, 13 of 60 runs signalled 20-100 ms after start), or was
+    printed as "Exception ignored" from importlib. This process's own reads of stdin stay
+    outside: a hook left waiting on it is stopped by Ctrl-C (a big payload's rest, which the
+    resident helper reads, is bounded by the deadline instead). The deadline (SIGALRM) is not
+    held. Not reentrant: the block's end delivers SIGINT whatever held it before. Where signals
+    cannot be masked (Windows), nothing is held."""
 
     def __enter__(self) -> None:
         hold_interrupts(True)
