@@ -151,6 +151,31 @@ def test_log_filters_by_session_rule_and_time(tmp_path: Path, capsys: pytest.Cap
     assert code == 1 and "--since" in err and "2026-12-01" in err
 
 
+def test_log_and_stats_name_a_session_by_the_start_of_its_id(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`status --session` took the start of an id; `log` and `stats` said "no logged intervention
+    matches" to the same start (a new user's copy of the first characters). A start one session
+    has is that session; one several share is refused (exit 1, one line naming them); a whole id
+    that is also the start of another is that id."""
+    write_log(tmp_path, [
+        record(session="5adc0f1e-aaaa"), record(session="5adc77b2-bbbb"), record(session="9e01c3d4-cccc"),
+        record(session="9e01c3d4-cccc-2"),
+    ])
+    for command in (["log", "--json"], ["stats", "--json"]):
+        code, out, err = cli([*command, "--state-dir", str(tmp_path), "--session", "5adc7"], capsys)
+        assert code == 0, err
+        if command[0] == "log":
+            assert [r["session"] for r in json.loads(out)["interventions"]] == ["5adc77b2-bbbb"]
+        else:
+            assert sum(row["logged"] for row in json.loads(out)["rows"]) == 1, out
+        code, out, err = cli([*command, "--state-dir", str(tmp_path), "--session", "5adc"], capsys)
+        assert code == 1 and out == "" and err.count("\n") == 1, (out, err)
+        assert "2 sessions start with 5adc: 5adc0f1e-aaaa, 5adc77b2-bbbb; give more of the id" in err, err
+    code, out, _ = cli(["log", "--json", "--state-dir", str(tmp_path), "--session", "9e01c3d4-cccc"], capsys)
+    assert code == 0 and [r["session"] for r in json.loads(out)["interventions"]] == ["9e01c3d4-cccc"]
+    code, out, _ = cli(["log", "--state-dir", str(tmp_path), "--session", "zz"], capsys)
+    assert code == 0 and "no logged intervention matches" in out
+
+
 def test_a_damaged_line_is_named_and_the_rest_shown(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     write_log(tmp_path, [record()])
     with open(tmp_path / "decisions.jsonl", "a") as fh:

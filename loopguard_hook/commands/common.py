@@ -132,6 +132,24 @@ def _id_starts(state: Any, prefix: str) -> bool:
     return bool(prefix) and (_session_id_of(state) or "").startswith(prefix)
 
 
+def one_session(ids: Any, given: str) -> str:
+    """The session id that `given` names among `ids` (an iterable of str): `given` itself when it
+    is one of them or none starts with it (the caller then finds nothing), else the only id that
+    starts with it (`log`, `stats` and `status` take the start of an id).
+
+    Raises:
+        click.ClickException: several ids start with `given` (up to five of them are named).
+    """
+    known = {i for i in ids if isinstance(i, str)}
+    if given in known or not given:
+        return given
+    starting = sorted(i for i in known if i.startswith(given))
+    if len(starting) > 1:
+        named = ", ".join(_shown_id(i) for i in starting[:5]) + (", …" if len(starting) > 5 else "")
+        raise click.ClickException(f"{len(starting)} sessions start with {_shown_id(given)}: {named}; give more of the id")
+    return starting[0] if starting else given
+
+
 def _count(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 

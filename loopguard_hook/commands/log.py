@@ -22,7 +22,7 @@ import click
 
 from ..store import Store
 from . import costing
-from .common import STATE_DIR_HELP, _echo_json, _echo_problems, _locations, _readable, _resolved
+from .common import STATE_DIR_HELP, _echo_json, _echo_problems, _locations, _readable, _resolved, one_session
 from .stats import records
 from .times import When, clock
 
@@ -155,7 +155,7 @@ def cost_line(cost: Mapping[str, Any]) -> str:
 
 
 @click.command("log")
-@click.option("--session", "session_id", default=None, help="Only this session id.")
+@click.option("--session", "session_id", default=None, help="Only this session (its id, or the start of it).")
 @click.option(
     "--rule", "rules", multiple=True, metavar="RULE",
     help="Only this rule (LOOP_GUARD_REPEAT, or repeat, same-error…); repeatable.",
@@ -192,8 +192,11 @@ def log_command(
         click.echo("loopguard-hook: log: --since is later than --until (a span is counted back from now: "
                    "--since 2h --until 1h)", err=True)
         click.get_current_context().exit(1)
+    found, problems = load(stores, Filters(None, codes, since, until))
+    if session_id is not None:
+        session_id = one_session((r.get("session") for r in found), session_id)
     filters = Filters(session_id, codes, since, until)
-    found, problems = load(stores, filters)
+    found = [r for r in found if filters.keeps(r)]
     roots = [s.root for s in stores]
     sessions: dict[str, object] = {}
     if cost and found:

@@ -31,6 +31,7 @@ from .common import (
     _shown_id,
     _stem,
     _store,
+    one_session,
 )
 from .pausing import pause_lines, paused_json
 
@@ -114,7 +115,7 @@ def thresholds(cfg: config_mod.Config) -> dict[str, Any]:
 
 
 @click.command("stats")
-@click.option("--session", "session_id", default=None, help="Only this session id.")
+@click.option("--session", "session_id", default=None, help="Only this session (its id, or the start of it).")
 @click.option("--json", "as_json", is_flag=True, help="Stable JSON instead of text.")
 @costing.cost_options
 @click.option("--state-dir", type=click.Path(file_okay=False), default=None, help=STATE_DIR_HELP)
@@ -135,6 +136,9 @@ def stats_command(session_id: str | None, as_json: bool, cost: bool, config_path
     store = _store(state_dir)
     entries = store.list_sessions()
     inputs = stats.load(store, (state for _, state, _ in entries), sum(state is None for _, state, _ in entries))
+    if session_id is not None:
+        session_id = one_session(
+            [d.get("session") for d in inputs.decisions] + [_session_id_of(state) for _, state, _ in entries], session_id)
     rows = stats.build(inputs, session=session_id)
     logged = [d for d in inputs.decisions if session_id is None or d.get("session") == session_id]
     if cost and logged:
@@ -192,10 +196,8 @@ def status(session_id: str | None, as_json: bool, state_dir: str | None, profile
         if not entries:
             where = " or ".join(s.sessions for s in stores) or found[0].root
             raise click.ClickException(f"no state for session {_shown_id(session_id)} in {where}")
-        ids = sorted({_session_id_of(e[1]) or "" for e in entries})
-        if not exact and len(ids) > 1:
-            named = ", ".join(_shown_id(i) for i in ids[:5]) + (", …" if len(ids) > 5 else "")
-            raise click.ClickException(f"{len(ids)} sessions start with {_shown_id(session_id)}: {named}; give more of the id")
+        if not exact:
+            one_session((_session_id_of(e[1]) for e in entries), session_id)
     sessions = []
     for stem, state, _, root in sorted(entries, key=lambda e: -e[2]):
         summary = _safe_summary(stem, state)
