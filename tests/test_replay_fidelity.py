@@ -256,3 +256,90 @@ def test_an_older_rollouts_patch_output_reaches_the_hook_as_codex_0_171_gives_it
     assert patch_output(ok) == "Exit code: 0\nWall time: 0.1 seconds\nOutput:\nSuccess. Updated the following files:\nM a.py\n"
     plain = "apply_patch verification failed: Failed to find expected lines in /w/a.py:\nx"
     assert patch_output(plain) == plain and patch_output("{not json") == "{not json"
+
+
+CORPUS = Path(__file__).parent / "corpus" / "claude"
+
+
+def _inline_roots(path: Path) -> dict[str, str]:
+    """Each tool_use id of a subagent line kept in the main transcript -> the uuid of the line its
+    chain of `parentUuid` starts at (Claude Code 1.0.x: the Task's prompt, `parentUuid` null)."""
+    parent_of: dict[str, str | None] = {}
+    roots: dict[str, str] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        if record.get("isSidechain") is not True:
+            continue
+        parent_of[record["uuid"]] = record.get("parentUuid")
+        root = record["uuid"]
+        while parent_of.get(root) is not None:
+            root = parent_of[root]  # type: ignore[assignment]
+        content = record.get("message", {}).get("content")
+        for block in content if isinstance(content, list) else []:
+            if block.get("type") == "tool_use":
+                roots[block["id"]] = root
+    return roots
+
+
+def test_claude_code_1_0_subagents_kept_in_the_main_transcript_are_one_agent_each() -> None:
+    """Claude Code 1.0.x writes every subagent's lines into the main transcript (`isSidechain`,
+    no `agentId`); replay made them one agent, `sidechain`, so four parallel review subagents
+    were counted as one (a held-out 1.0.89 session: two subagents each reading a missing file
+    twice were "failed 4 times" and the second one's turn was ended). Each chain of `parentUuid`
+    is its own agent now, as hosts that name agents send them (corpus 666ba1ad, 1.0.55: four
+    review subagents run in parallel)."""
+    path = CORPUS / "666ba1ad-f06a-487c-9c1a-7b1c8d3d7ffe.jsonl"
+    roots = _inline_roots(path)
+    assert len(set(roots.values())) == 4
+    report = replay.replay(load([str(path)])[0], Config())
+    agent_of = {c.tool_use_id: c.agent for c in report.calls}
+    chains: dict[str, set[str]] = {}
+    for tool_use_id, root in roots.items():
+        chains.setdefault(root, set()).add(agent_of[tool_use_id])
+    assert all(len(agents) == 1 for agents in chains.values()), chains  # one agent per subagent
+    agents = [next(iter(a)) for a in chains.values()]
+    assert len(set(agents)) == 4 and "main" not in agents and "sidechain" in agents, agents
+
+
+def _subagent_lines(task: str, prompt_uuid: str, reads: list[tuple[str, str]]) -> list[dict[str, object]]:
+    """A 1.0.x subagent's lines as the main transcript keeps them (fields of the real 1.0.55 and
+    1.0.89 records): its prompt, then for each `(tool_use id, path)` a Read and its result,
+    "File does not exist." for a path under `missing/`."""
+    lines: list[dict[str, object]] = []
+    base = {"isSidechain": True, "userType": "external", "cwd": "/w/p", "sessionId": "5b16cde2-0000", "version": "1.0.89"}
+    lines.append({**base, "parentUuid": None, "uuid": prompt_uuid, "type": "user",
+                  "message": {"role": "user", "content": task}})
+    parent = prompt_uuid
+    for tool_use_id, file_path in reads:
+        use = {**base, "parentUuid": parent, "uuid": f"{tool_use_id}-use", "type": "assistant",
+               "message": {"id": f"msg-{tool_use_id}", "role": "assistant", "content": [
+                   {"type": "tool_use", "id": tool_use_id, "name": "Read", "input": {"file_path": file_path}}]}}
+        missing = "/missing/" in file_path
+        result = {**base, "parentUuid": use["uuid"], "uuid": f"{tool_use_id}-result", "type": "user",
+                  "message": {"role": "user", "content": [
+                      {"type": "tool_result", "tool_use_id": tool_use_id, "is_error": missing,
+                       "content": "<tool_use_error>File does not exist.</tool_use_error>" if missing else "1\tline"}]},
+                  "toolUseResult": "Error: File does not exist." if missing else {"type": "text"}}
+        lines += [use, result]
+        parent = str(result["uuid"])
+    return lines
+
+
+def test_two_subagents_reading_one_missing_file_are_not_one_wall(tmp_path: Path) -> None:
+    """Two subagents of one 1.0.x session, one after the other, each Read a missing file twice
+    between other reads: each has failed twice, no wall of four (the replay ended the second's
+    turn at its second failure, as in the held-out 1.0.89 session)."""
+    first = _subagent_lines("review A", "pa", [("a1", "/w/p/missing/common.sh"), ("a2", "/w/p/a.sh"),
+                                                ("a3", "/w/p/missing/common.sh"), ("a4", "/w/p/b.sh")])
+    second = _subagent_lines("review B", "pb", [("b1", "/w/p/missing/common.sh"), ("b2", "/w/p/c.sh"),
+                                                 ("b3", "/w/p/missing/common.sh"), ("b4", "/w/p/d.sh")])
+    lines = first + second
+    for i, line in enumerate(lines):
+        line["timestamp"] = f"2025-08-24T19:{20 + i // 60:02d}:{i % 60:02d}.000Z"
+    path = tmp_path / "5b16cde2-0000.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    report = replay.replay(load([str(path)])[0], Config())
+    agents = {c.tool_use_id: c.agent for c in report.calls}
+    assert agents["a1"] == agents["a3"] != agents["b1"] == agents["b3"], agents
+    shown = [(c.tool_use_id, d.action) for c in report.calls for d in (c.pre, c.post) if d is not None and d.action != "allow"]
+    assert shown == [], shown

@@ -36,7 +36,7 @@ import orjson
 
 from ..config.load import read_regular_file
 from ..core.event import Client
-from .claude_code_stream import ClaudeStream
+from .claude_code_stream import INLINE_SIDECHAIN, ClaudeStream
 from .jsonl import Line, line_texts, merge_events, read_lines, with_texts, without_copies
 from .model import Format, RecordedCall, Recording, ReplayError, respaced
 from .reader import Reader
@@ -116,7 +116,7 @@ def recording(path: str, lines: list[Line], skipped: int) -> Recording:
         # Subagent hook payloads carry the main session id and transcript path (captured
         # PreToolUse.Read.subagent.json); a subagent file names its agent (`agent-<id>.jsonl`).
         stem = os.path.basename(file_path).removesuffix(".jsonl")
-        sidechain = stem.removeprefix("agent-") if stem.startswith("agent-") else "sidechain"
+        sidechain = stem.removeprefix("agent-") if stem.startswith("agent-") else INLINE_SIDECHAIN
         stream = ClaudeStream(file_path, transcript_path, agent_types, session_id=session_id, sidechain=sidechain)
         for line in file_lines:
             stream.feed(line)

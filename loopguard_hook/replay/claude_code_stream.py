@@ -21,6 +21,8 @@ from .jsonl import Clock, Line, text_of, timestamp
 from .model import Outcome, RecordedCall, RecordedEvent
 from .usage import ClaudeRequests
 
+#: The agent of the main transcript's subagent lines that name none (`ClaudeStream._inline_subagent`).
+INLINE_SIDECHAIN = "sidechain"
 
 @dataclass(slots=True)
 class _ClaudeCall:
@@ -61,12 +63,14 @@ class ClaudeStream:
         agent_types: Mapping[str, str],
         *,
         session_id: str | None = None,
-        sidechain: str = "sidechain",
+        sidechain: str = INLINE_SIDECHAIN,
     ) -> None:
         self.path = path
         self.transcript_path = transcript_path
         self.agent_types = agent_types
         self.sidechain = sidechain
+        self.inline_agents: dict[str, str] = {}  # a subagent line's uuid -> its agent (`_inline_subagent`)
+        self.inline_opened = 0
         self.events: list[RecordedEvent] = []
         self.calls: dict[str, RecordedCall] = {}
         self.clock = Clock()
@@ -145,8 +149,28 @@ class ClaudeStream:
     def _agent(self, data: Mapping[str, Any]) -> str:
         if data.get("isSidechain") is True:
             agent_id = data.get("agentId")
-            return agent_id if isinstance(agent_id, str) and agent_id else self.sidechain
+            if isinstance(agent_id, str) and agent_id:
+                return agent_id
+            return self._inline_subagent(data) if self.sidechain == INLINE_SIDECHAIN else self.sidechain
         return MAIN_AGENT
+
+    def _inline_subagent(self, data: Mapping[str, Any]) -> str:
+        """The agent of a subagent line kept in the main transcript with no `agentId` (Claude
+        Code 1.0.x writes every subagent there, `isSidechain: true`; public 1.0.58-1.0.90
+        transcripts): each subagent its own, as hosts that name agents send them, told by its
+        chain of `parentUuid` back to the line that opened it (a `parentUuid` of null: the Task's
+        prompt). Subagents run in parallel interleave their lines; one agent for all of them
+        counted one subagent's failures with another's (a held-out 1.0.89 session: two subagents
+        each reading a missing file twice, "failed 4 times", the second's turn ended). The first
+        is `sidechain`, the next `sidechain-2`…; a line whose parent is not known opens one."""
+        parent, uuid = data.get("parentUuid"), data.get("uuid")
+        agent = self.inline_agents.get(parent) if isinstance(parent, str) else None
+        if agent is None:
+            self.inline_opened += 1
+            agent = INLINE_SIDECHAIN if self.inline_opened == 1 else f"{INLINE_SIDECHAIN}-{self.inline_opened}"
+        if isinstance(uuid, str):
+            self.inline_agents[uuid] = agent
+        return agent
 
     def _assistant(self, line: Line, data: Mapping[str, Any], agent: str, time: float | None) -> None:
         message = data.get("message")
