@@ -343,3 +343,46 @@ def test_two_subagents_reading_one_missing_file_are_not_one_wall(tmp_path: Path)
     assert agents["a1"] == agents["a3"] != agents["b1"] == agents["b3"], agents
     shown = [(c.tool_use_id, d.action) for c in report.calls for d in (c.pre, c.post) if d is not None and d.action != "allow"]
     assert shown == [], shown
+
+
+def _codex_0_137_turn(turn: str, prompt: str, reply: str | None, at: str) -> list[dict[str, object]]:
+    """One turn of a Codex 0.137.0 rollout, in its records' shapes (a public rollout of
+    2026-06): the prompt as a response item and a `user_message` event, the reply as an
+    `agent_message` event and an assistant response item, then `task_complete` naming it (null
+    when the turn ended with no reply: a usage limit, an interrupt)."""
+    records: list[dict[str, object]] = [
+        {"timestamp": at, "type": "event_msg", "payload": {"type": "task_started", "turn_id": turn}},
+        {"timestamp": at, "type": "response_item",
+         "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": prompt}]}},
+        {"timestamp": at, "type": "event_msg", "payload": {"type": "user_message", "message": prompt}},
+    ]
+    if reply is not None:
+        records += [
+            {"timestamp": at, "type": "event_msg", "payload": {"type": "agent_message", "message": reply}},
+            {"timestamp": at, "type": "response_item",
+             "payload": {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": reply}]}},
+        ]
+    records.append({"timestamp": at, "type": "event_msg",
+                    "payload": {"type": "task_complete", "turn_id": turn, "last_agent_message": reply}})
+    return records
+
+
+def test_a_codex_turn_with_no_reply_is_not_the_last_turns_reply_again(tmp_path: Path) -> None:
+    """A Codex turn that ended with no reply (`last_agent_message: null`) was replayed with the
+    previous turn's reply, so two such turns after one answer read as "your last replies were
+    identical although the user asked different things" (a held-out Codex 0.137.0 session, and
+    two turns ended by a usage limit in a 0.1xx one). Its Stop has no reply now."""
+    meta = {"timestamp": "2026-06-07T20:13:01.077Z", "type": "session_meta",
+            "payload": {"id": "019ea3b4-0000", "timestamp": "2026-06-07T20:09:07.009Z", "cwd": "/w/p",
+                        "originator": "codex-tui", "cli_version": "0.137.0", "source": "cli"}}
+    records = [meta]
+    records += _codex_0_137_turn("t1", "Can we codify the backfill?", "Yes. I codified it as a subcommand.",
+                                 "2026-06-07T21:02:37.465Z")
+    for i, prompt in enumerate(("Why do the profiles differ?", "And the deploy step?", "Try once more.")):
+        records += _codex_0_137_turn(f"t{i + 2}", prompt, None, f"2026-06-09T22:4{i + 6}:06.880Z")
+    path = tmp_path / "rollout-2026-06-07T16-09-07-019ea3b4-0000.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    assert [active for _, active, last in _turns(path) if _ == "Stop"] == [False] * 4
+    assert [last for name, _, last in _turns(path) if name == "Stop"] == ["Yes. I codified it as a subcommand.", None, None, None]
+    report = replay.replay(load([str(path)])[0], Config())
+    assert [(d.event, d.verdict.rule) for d in report.decisions] == [], report.decisions

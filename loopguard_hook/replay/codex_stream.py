@@ -195,6 +195,9 @@ class CodexStream:
             return
         self.compaction_open = False
         self.continued = False
+        # A turn that ends with no reply (a usage limit, an interrupt: `last_agent_message: null`)
+        # has none: not the last turn's, which read as the same reply to a new question.
+        self.last_message = ""
         payload = self._base("UserPromptSubmit")
         payload["prompt"] = text
         self._emit(time, payload, line)
