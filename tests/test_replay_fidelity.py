@@ -386,3 +386,18 @@ def test_a_codex_turn_with_no_reply_is_not_the_last_turns_reply_again(tmp_path: 
     assert [last for name, _, last in _turns(path) if name == "Stop"] == ["Yes. I codified it as a subcommand.", None, None, None]
     report = replay.replay(load([str(path)])[0], Config())
     assert [(d.event, d.verdict.rule) for d in report.decisions] == [], report.decisions
+
+
+def test_a_codex_mcp_call_is_named_as_its_hook_names_it_whatever_the_namespace_spelling() -> None:
+    """A rollout's MCP call is `name` in a `namespace`: `mcp__demo` (Codex 0.171.0, whose hook
+    names the tool `mcp__demo__echo`) or `mcp__serena__` (a public 0.122.0 rollout), which was
+    joined to `mcp__serena____read_memory`; other namespaces join as Codex joins them."""
+    from loopguard_hook.replay.codex_tools import codex_tool
+
+    def named(namespace: str, name: str) -> object:
+        found = codex_tool({"type": "function_call", "name": name, "namespace": namespace, "arguments": "{}"})
+        return found[0] if found else None
+
+    assert named("mcp__demo", "echo") == "mcp__demo__echo"
+    assert named("mcp__serena__", "read_memory") == "mcp__serena__read_memory"
+    assert named("multi_agent_v1", "wait_agent") == "multi_agent_v1wait_agent"

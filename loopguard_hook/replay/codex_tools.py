@@ -137,9 +137,11 @@ def codex_tool(item: Mapping[str, Any]) -> tuple[str, Any] | None:
         args = arguments  # malformed input is compared as the raw string, as the hook would
     namespace = item.get("namespace")
     if isinstance(namespace, str) and namespace:
-        # MCP tools are `mcp__<server>__<tool>`; other namespaces are joined as Codex does
-        # (0.171.0 probe P20: `multi_agent_v1wait_agent`).
-        joined = f"{namespace}__{name}" if namespace.startswith("mcp__") else namespace + name
+        # MCP tools are `mcp__<server>__<tool>`, whether the rollout writes the namespace
+        # `mcp__demo` (0.171.0 probe P11) or `mcp__serena__` (a public 0.122.0 rollout); other
+        # namespaces are joined as Codex does (0.171.0 probe P20: `multi_agent_v1wait_agent`).
+        mcp = namespace.startswith("mcp__") and not namespace.endswith("__")
+        joined = f"{namespace}__{name}" if mcp else namespace + name
         return joined, args
     if name in _SHELL_TOOLS:
         if not isinstance(args, dict):
