@@ -367,6 +367,8 @@ def _batch_call(ev: _Event, agent: Agent, item: BatchCall) -> list[Decision]:
             progress.uncount(agent, call)
             return decisions
     else:
+        if text is not None and host.cancelled_in_batch(text):
+            return decisions  # never issued on its own, never run: no attempt, no failure
         decisions.append(_attempt(ev, agent, item.tool_name, item.tool_input, item.tool_use_id, can_deny=False)[0])
         call = calls.get(progress.post_call_id(item.tool_use_id, item.tool_name, item.tool_input, config))
         if call is None:

@@ -64,9 +64,10 @@ def denied_in_batch(text: str) -> bool:
     return text.startswith("PreToolUse:") and " hook " in text[:200]
 
 
-#: Claude Code's text for a call it never ran because a parallel sibling failed (PostToolBatch
-#: only; anthropics/claude-code#64346, #64247).
-CANCELLED = "<tool_use_error>Cancelled: parallel tool call"
+#: Claude Code's texts for a call it never ran because a parallel sibling failed (PostToolBatch
+#: only; anthropics/claude-code#64346, #64247): 2.1.332's, and the one public 2.1.49 transcripts
+#: give (`<tool_use_error>Sibling tool call errored</tool_use_error>`).
+CANCELLED = ("<tool_use_error>Cancelled: parallel tool call", "<tool_use_error>Sibling tool call errored")
 
 
 def cancelled_in_batch(text: str) -> bool:
