@@ -22,7 +22,7 @@ neither way:
   timeout the client does not report);
 - a bare `Exit code 1` of a command that is not a question;
 - the success of a tool whose name says it changes something (`state_write`, `create_issue`,
-  `notepad_write_working`, `TodoWrite`: `ACTIONS`; not one whose name starts with a read verb,
+  `notepad_write_working`, `TodoWrite`, `start_search`: `ACTIONS`; not one whose name starts with a read verb,
   `get_commit_status`: `READ_VERBS`), other than a shell: it acknowledges what it
   was told to do (`{"success": true, "path": …}`, also with the changed thing's state in it,
   `"active": false`: `says_not_right(states=True)`), the same for every change, and no question was
@@ -192,7 +192,11 @@ _STATUS_TEXT = r"<status>(\w+)</status>"
 #: Acting on a page (`click`, `navigate`, `type`) is left out: the page it answers with is data.
 ACTIONS = frozenset(
     "write save set update create add put post delete remove append insert store upsert record send notify publish "
-    "commit push upload move rename mark assign submit edit replace clear reset".split()
+    "commit push upload move rename mark assign submit edit replace clear reset "
+    # A tool that starts a job answers with its handle, the same for every job until it is read
+    # (desktop-commander's `start_search`: "Started file search session: search_3_… Status:
+    # RUNNING … Total results: 0", a public Codex rollout of 2025-12, reminded at its 3rd search).
+    "start launch spawn schedule trigger enqueue".split()
 )
 _NAME_WORDS = r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+"
 #: A name's first word that says the tool answers: the action word after it is what it reads

@@ -136,6 +136,7 @@ def test_a_tool_whose_name_says_it_changes_something_only_acknowledges() -> None
     from loopguard_hook.rules.same_answer import acknowledges
 
     changes = ["mcp__omx_state__state_write", "mcp__omx_memory__notepad_write_working", "TodoWrite", "mcp__github__create_issue"]
+    changes += ["mcp__desktop-commander__start_search", "mcp__x__launchBuild"]  # a job's handle
     asks = ["Bash", "shell", "Read", "Grep", "WebFetch", "mcp__github__get_issue", "mcp__playwright__browser_click", "setup_env"]
     assert [acknowledges(t) for t in changes] == [True] * len(changes)
     assert [acknowledges(t) for t in asks] == [False] * len(asks)
