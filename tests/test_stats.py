@@ -72,6 +72,7 @@ TEMPLATES = {
     "target_misfit_advice": _rule("target").misfit_advice("src/app.py", "return total"),
     "target_stale_denial": _rule("target").stale_denial("C:/w/src/app.js", 2),
     "target_stale_advice": _rule("target").stale_advice("C:/w/src/app.js"),
+    "target_stale_reminder": _rule("target").stale_reminder("C:/w/src/app.js"),
     "target_reread_advice": _rule("target").reread_advice("src/app.py", 4),
     "wall_reminder": _rule("every_call").wall_reminder(4, "Operation not permitted"),
     "wall_denial": _rule("every_call").wall_denial(4),

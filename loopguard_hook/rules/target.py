@@ -56,6 +56,9 @@ On Claude Code under Windows, an edit whose path names a drive with forward slas
 after `STALE_AFTER` (2) edits of the file spelled so refused `File has been unexpectedly modified`
 is denied, read or not: Claude Code does not match that spelling to the read of it, so every round
 fails so; the denial says to write the path with backslashes, and an edit that does goes ahead.
+The second refusal, when the file was read after the first (the host's own advice, which cannot
+help), is reminded with that way out. A call that may change files without naming them (a
+formatter) leaves these refusals counted: no change of the file mends the path's spelling.
 
 Its slot is `Agent.rules["target"]`: `{file: [failed attempts, read since the first of them,
 the last failure's time, its error, whether the host rejected some before they ran, what the
@@ -449,8 +452,10 @@ def looked_for(patch: str | None, error: str) -> str:
     return _anchor_id(anchor) + "|" + ",".join(_line_ids(sought)) + "|" + _patch_file(patch or "")
 
 
-def on_result(ctx: ResultContext) -> None:
-    """Count a failed attempt to change a file; note a read of it; an edit that applies ends it."""
+def on_result(ctx: ResultContext) -> Decision | None:
+    """Count a failed attempt to change a file; note a read of it; an edit that applies ends it.
+    Remind when an edit of a Windows path spelled `C:/…` is refused as changed since its read
+    again after a read of it (`STALE_AFTER`)."""
     cfg = ctx.config
     if not cfg.reread_after_failed_edits:
         return None
@@ -500,9 +505,17 @@ def on_result(ctx: ResultContext) -> None:
     # Claude Code's "unexpectedly modified" of an edit whose path is spelled `C:/…`: the spelling
     # it does not match to a read (one spelled otherwise failed for another reason)
     slashed = how == "patch" and ctx.tool in PATCH_TOOLS and _slashed_drive_path(ctx.tool_input) is not None
-    stale = min(_stale(entry) + (slashed and re.search(_STALE, ctx.outcome.text[:512]) is not None), 99)
+    refused = slashed and re.search(_STALE, ctx.outcome.text[:512]) is not None
+    stale = min(_stale(entry) + refused, 99)
     table[file] = [failures, bool(entry[1]), ctx.call["t"], quote, rejected, f"{since}:{missed}", same, misfits, stale]
     trim(table, MAX_FILES, lambda k: float(table[k][2]))
+    if refused and new and stale == STALE_AFTER and bool(entry[1]):
+        # Refused again after the read the host asked for: its advice ("Read it again") cannot
+        # help this spelling; said now, before the next edit is denied (held-out 2.0.61-2.0.69
+        # sessions: Read, refused, Read, refused, three to five times per file, Writes refused
+        # "not read yet" between, which no hook of that host sees).
+        path = _slashed_drive_path(ctx.tool_input) or file
+        return Decision(Action.REMIND, Rule.TARGET, stale_reminder(path), times=stale, tool=ctx.tool)
     return None
 
 
@@ -520,7 +533,9 @@ def _changed_unseen(tool: str, tool_input: Any, files: dict[str, Entry]) -> None
         for entry in files.values():
             if len(entry) > 5:
                 entry[5] = str(entry[5]).partition(":")[0] + ":"
-            entry[6:] = []  # and the patches that did not fit: the file may hold their lines now
+            # and the patches that did not fit: the file may hold their lines now; edits refused
+            # for the path's spelling stay counted (no change of the file mends the spelling)
+            entry[6:] = ["", 0, _stale(entry)] if _stale(entry) else []
 
 
 def _may_change_unseen(tool: str, tool_input: Any) -> bool:
@@ -622,6 +637,17 @@ def stale_denial(path: str, times: int) -> str:
     )
 
 
+def stale_reminder(path: str) -> str:
+    """An edit of `path` (a Windows drive's path with forward slashes) that Claude Code refused
+    as changed since its read, again after the read it asked for: reading again will not help."""
+    return (
+        f"[loopguard] This edit of {path} failed again with 'File has been unexpectedly modified' though you read "
+        "the file just before: reading it again will not help. On Windows, Claude Code does not match a path written "
+        "with forward slashes to the read of it, so every edit and write of it spelled so fails. Write the path with "
+        f"backslashes ({_backslashed(path)}), read it once so, then edit it; or change it with one shell command."
+    )
+
+
 def stale_advice(path: str) -> str:
     """The same as a reminder (advise mode)."""
     return (
@@ -673,6 +699,7 @@ VARIANTS: tuple[tuple[str, str, str], ...] = (
     ("target_resent_advice", "[loopguard] This very patch of ", " has already failed"),
     ("target_stale_denial", "REPEAT_TOOL_BLOCKED: this edit of ", "'File has been unexpectedly modified' (loop"),
     ("target_stale_advice", "[loopguard] Edits of ", " keep failing with 'File has been unexpectedly modified'"),
+    ("target_stale_reminder", "[loopguard] This edit of ", " reading it again will not help"),
     ("target_misfit_denial", "REPEAT_TOOL_BLOCKED: this patch of ", " (the guard looked before the call;"),
     ("target_misfit_advice", "[loopguard] This patch of ", " will not apply: its hunk"),
     ("target_doomed_denial", "REPEAT_TOOL_BLOCKED: this patch of ", " looked for and did not find"),
