@@ -22,6 +22,10 @@ denial ends the turn. Any success
 ends the wall, as does a user prompt or a compaction. A refused call run again identically is let
 through once (Codex's retry with escalated permissions, which its hooks see as the same call).
 
+A shell tool that cannot start (`SHELL_UNAVAILABLE`: Claude Code unable to make its own folder
+in /tmp, so every Bash call fails before its command runs) is a wall of the tool: it needs no
+`MIN_KINDS` programs, and after its reminder any call of that tool is denied, whatever it runs.
+
 Claude Code's permission refusal (`Permission to use Bash has been denied. IMPORTANT: …`,
 `PERMISSION`) is a wall of its own kind. Claude Code writes it when a call needs an approval
 nobody can give (a background subagent, `dontAsk`; anthropics/claude-code#30693, #55825; corpus
@@ -81,6 +85,14 @@ _SIGSYS_EXIT = 159
 PERMISSION = r"\APermission to use \S+ has been (?:auto-)?denied\b"
 #: The key every permission refusal shares: the tool it names is the call's kind, not the error.
 PERMISSION_KEY = "permission"
+#: The host's own shell tool failing before any command runs: Claude Code cannot make its
+#: per-user folder (`EACCES: permission denied, mkdir '/tmp/claude-10603'`: Termux, a shared
+#: /tmp, an HPC node; anthropics/claude-code#20139, #20567, #86222; held-out 2.1.49 sessions of
+#: one Termux user, every Bash call of every session refused so). Whatever the command, it is
+#: refused so: the wall is the tool's, not its programs', and needs no `MIN_KINDS` programs.
+SHELL_UNAVAILABLE = r"\A(?:Error: )?E(?:ACCES|PERM|ROFS|NOENT): [^\n,]*, mkdir '[^'\n]*/claude(?:-[\w.-]*)?(?:/[^'\n]*)?'"
+#: The key every such failure shares (the folder's name differs by user and session).
+SHELL_KEY = "shell"
 #: Where a permission wall keeps the targets that worked since it began and those it refused
 #: (`Wall`, `_target`), at most `MAX_KINDS` each.
 WORKED, REFUSED, MODE = 6, 7, 8
@@ -109,6 +121,8 @@ def refusal_key(text: str, tool_input: Any) -> str | None:
     head = text[:2000]
     if re.match(PERMISSION, head.lstrip()):
         return PERMISSION_KEY
+    if re.match(SHELL_UNAVAILABLE, head.lstrip()):
+        return SHELL_KEY
     wrapped = re.match(SANDBOX_EXIT, head)
     said = head[wrapped.end() :] if wrapped and int(wrapped[1]) != _SIGSYS_EXIT else head
     if not re.search(REFUSALS, said, re.IGNORECASE) or re.search(_SYNTAX_ERROR, head):
@@ -154,7 +168,7 @@ def on_result(ctx: ResultContext) -> Decision | None:
     if kind not in kinds:
         kinds.append(kind)
         del kinds[:-MAX_KINDS]
-    if wall[4] or int(wall[1]) < threshold or len(kinds) < MIN_KINDS:
+    if wall[4] or int(wall[1]) < threshold or (len(kinds) < MIN_KINDS and wall[0] != SHELL_KEY):
         return None
     wall[4] = 1
     if wall[0] == PERMISSION_KEY:
@@ -184,7 +198,8 @@ def on_call(ctx: CallContext) -> Decision | None:
     else:
         # Refused across tools, every call is; refused through one tool, the programs it ran are.
         tools = {k.split(":", 1)[0] for k in kinds}
-        one_tool = len(tools) == 1 and len(kinds) <= MIN_KINDS
+        # (a shell tool that cannot start refuses every program alike)
+        one_tool = len(tools) == 1 and len(kinds) <= MIN_KINDS and wall[0] != SHELL_KEY
         if ctx.tool[:MAX_ID_CHARS] not in tools or (one_tool and kind_of(ctx.tool, ctx.tool_input) not in kinds):
             return None
     rounds = int(wall[1])
@@ -221,6 +236,8 @@ def _kind(wall: Wall, tool: str, tool_input: Any) -> str:
     if wall[0] == PERMISSION_KEY and tool in SHELL_TOOLS and isinstance(tool_input, dict):
         words = _command(tool_input)
         return f"{tool[:MAX_ID_CHARS]}:{words[0].rsplit('/', 1)[-1][:64] if words else ''}"
+    if wall[0] == SHELL_KEY:
+        return tool[:MAX_ID_CHARS]  # the tool failed before any program ran
     return kind_of(tool, tool_input)
 
 

@@ -147,3 +147,27 @@ def test_only_what_meets_the_same_approval_rule_is_denied() -> None:
     for command in others:
         assert rule._target("Bash", {"command": command}, paths) is None, command
     assert rule._target("Edit", {"file_path": "/p/.claude/settings.json", "old_string": "a", "new_string": "b"}, paths) is None
+
+
+def test_a_shell_tool_that_cannot_start_is_a_wall_of_the_tool() -> None:
+    """Claude Code unable to make its own folder in /tmp refuses every Bash call before the
+    command runs (anthropics/claude-code#20139): two programs tried three times are the wall,
+    and after the reminder any Bash call is denied; a program's own EACCES is no such wall."""
+    host = "EACCES: permission denied, mkdir '/tmp/claude-10603'"
+    assert rule.refusal_key(host, {}) == rule.refusal_key("Error: EACCES: permission denied, mkdir '/tmp/claude/-w-p/tasks'", {})
+    assert rule.refusal_key(host, {}) == rule.SHELL_KEY
+    own_errors = (
+        "EACCES: permission denied, mkdir '/home/u/app/build'", "mkdir: cannot create directory '/opt/x': Permission denied"
+    )
+    for own in own_errors:
+        assert rule.refusal_key(own, {}) not in (None, rule.SHELL_KEY)
+    entry = agent()
+    got = []
+    for n, command in enumerate(["mkdir -p b && ls -ld b", "pwd && mkdir -p ~/b", "mkdir -p /w/b"], start=1):
+        ctx = result_ctx("Bash", {"command": command}, host, entry=entry, outcome=Outcome("f", Failure.HARD, host))  # type: ignore[arg-type]
+        ctx.agent["updated"] = 10.0 * n + 0.5
+        got.append(rule.on_result(ctx._replace(call={**ctx.call, "t": 10.0 * n})))
+    assert got[:2] == [None, None] and got[2] is not None and (got[2].action, got[2].rule) == (Action.REMIND, Rule.WALL)
+    deny = rule.on_call(call_ctx("Bash", {"command": "git status"}, entry=entry, now=50.0))  # type: ignore[arg-type]
+    assert deny is not None and (deny.action, deny.rule) == (Action.DENY, Rule.WALL)
+    assert rule.on_call(call_ctx("Read", {"file_path": "/w/b"}, entry=entry, now=51.0)) is None  # type: ignore[arg-type]
