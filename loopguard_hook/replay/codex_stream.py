@@ -195,9 +195,7 @@ class CodexStream:
             return
         self.compaction_open = False
         self.continued = False
-        # A turn that ends with no reply (a usage limit, an interrupt: `last_agent_message: null`)
-        # has none: not the last turn's, which read as the same reply to a new question.
-        self.last_message = ""
+        self.last_message = ""  # a turn ended with no reply (`last_agent_message: null`) has none
         payload = self._base("UserPromptSubmit")
         payload["prompt"] = text
         self._emit(time, payload, line)
@@ -207,8 +205,7 @@ class CodexStream:
         if ptype == "message":
             role = item.get("role")
             if role == "user" and is_stop_continuation(text_of(item.get("content"))):
-                # The Stop hook ran and blocked (no task_complete is written for it): its Stop
-                # came just before this record, and the turn goes on.
+                # A Stop hook blocked (no task_complete for it): its Stop came first; the turn goes on.
                 self._stop(None, time, line.number)
                 self.continued = True
             elif role == "user" and self.prompt_source == "response_item":
