@@ -401,3 +401,13 @@ def test_a_codex_mcp_call_is_named_as_its_hook_names_it_whatever_the_namespace_s
     assert named("mcp__demo", "echo") == "mcp__demo__echo"
     assert named("mcp__serena__", "read_memory") == "mcp__serena__read_memory"
     assert named("multi_agent_v1", "wait_agent") == "multi_agent_v1wait_agent"
+
+
+def test_the_text_table_tells_agents_apart_that_share_a_long_start() -> None:
+    """The agent column is 10 wide: `sidechain-2` and `sidechain-3` both read `sidechain…` (a new
+    user could not tell the 1.0.x subagents apart); names that would read alike keep their ends."""
+    from loopguard_hook.replay.render_text import _agent_columns
+
+    cols = _agent_columns({"main", "sidechain", "sidechain-2", "sidechain-3", "ad8c325e97ab37910"})
+    assert cols["main"] == "main" and cols["sidechain"] == "sidechain" and cols["ad8c325e97ab37910"] == "ad8c325e9…"
+    assert cols["sidechain-2"] != cols["sidechain-3"] and all(len(c) <= 10 for c in cols.values()), cols

@@ -93,9 +93,19 @@ def _role(verdict: Verdict | None) -> str:
     return "" if verdict is None or verdict.quiet else verdict.action
 
 
+def _agent_columns(names: set[str]) -> dict[str, str]:
+    """Each agent's name cut to 10 columns (its start and `…`), or, where two cut so would read
+    alike (`sidechain-2`, `sidechain-3`), its start and its end (`side…ain-2`)."""
+    cut = {n: n if len(n) <= 10 else n[:9] + "…" for n in names}
+    seen: dict[str, int] = {}
+    for short in cut.values():
+        seen[short] = seen.get(short, 0) + 1
+    return {n: s if seen[s] == 1 else n[:4] + "…" + n[-5:] for n, s in cut.items()}
+
+
 def _table(report: Report, width: int, paint: Paint) -> list[str]:
     base = report.started or 0.0
-    agents = {c.agent: c.agent if len(c.agent) <= 10 else c.agent[:9] + "…" for c in report.calls}
+    agents = _agent_columns({c.agent for c in report.calls})
     rows = [
         (
             f"{call.index:>4}",
