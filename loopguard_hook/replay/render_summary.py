@@ -62,7 +62,8 @@ def _totals(reports: Sequence[Report]) -> str:
     return (
         f"{calls} {plural(calls, 'call')} in {len(reports)} {plural(len(reports), 'session')}: "
         f"{reminders} {plural(reminders, 'reminder')}, {denials} {plural(denials, 'denial')}, "
-        f"{stops} {plural(stops, 'stop')}; {saved} {plural(saved, 'call')} the recordings ran would have been saved"
+        f"{stops} {plural(stops, 'stop')}; {saved} {plural(saved, 'call')} the {plural(len(reports), 'recording')} ran "
+        "would have been saved"
     )
 
 
