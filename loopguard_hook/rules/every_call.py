@@ -25,6 +25,8 @@ through once (Codex's retry with escalated permissions, which its hooks see as t
 A shell tool that cannot start (`SHELL_UNAVAILABLE`: Claude Code unable to make its own folder
 in /tmp, so every Bash call fails before its command runs) is a wall of the tool: it needs no
 `MIN_KINDS` programs, and after its reminder any call of that tool is denied, whatever it runs.
+Only a shell tool's failure whose whole text is that line, for a folder `claude` or
+`claude-<uid>`, is one: not Write or an MCP tool refused a mkdir, not a program's own output.
 
 Claude Code's permission refusal (`Permission to use Bash has been denied. IMPORTANT: …`,
 `PERMISSION`) is a wall of its own kind. Claude Code writes it when a call needs an approval
@@ -90,7 +92,10 @@ PERMISSION_KEY = "permission"
 #: /tmp, an HPC node; anthropics/claude-code#20139, #20567, #86222; held-out 2.1.49 sessions of
 #: one Termux user, every Bash call of every session refused so). Whatever the command, it is
 #: refused so: the wall is the tool's, not its programs', and needs no `MIN_KINDS` programs.
-SHELL_UNAVAILABLE = r"\A(?:Error: )?E(?:ACCES|PERM|ROFS|NOENT): [^\n,]*, mkdir '[^'\n]*/claude(?:-[\w.-]*)?(?:/[^'\n]*)?'"
+#: The whole text is the host's one line, the folder `claude` or `claude-<uid>` (a program's own
+#: output, which Codex and Droid pass as the error, goes on; a project's `/tmp/claude-cache` is
+#: its own), and only a shell tool's failure is one (`refusal_key`): Write refused a mkdir is not.
+SHELL_UNAVAILABLE = r"\A(?:Error: )?E(?:ACCES|PERM|ROFS|NOENT): [^\n,]*, mkdir '[^'\n]*/claude(?:-\d+)?(?:/[^'\n]*)?'\s*\Z"
 #: The key every such failure shares (the folder's name differs by user and session).
 SHELL_KEY = "shell"
 #: Where a permission wall keeps the targets that worked since it began and those it refused
@@ -116,12 +121,13 @@ def _wall(agent: Agent) -> Wall | None:
     return cast("Wall | None", slot(agent, NAME))
 
 
-def refusal_key(text: str, tool_input: Any) -> str | None:
-    """The key a refusal is compared by, or None for a failure that is no refusal."""
+def refusal_key(text: str, tool_input: Any, tool: str | None = None) -> str | None:
+    """The key a refusal is compared by, or None for a failure that is no refusal; `tool`: the
+    tool refused (`SHELL_KEY` is a shell tool's only)."""
     head = text[:2000]
     if re.match(PERMISSION, head.lstrip()):
         return PERMISSION_KEY
-    if re.match(SHELL_UNAVAILABLE, head.lstrip()):
+    if tool in SHELL_TOOLS and re.match(SHELL_UNAVAILABLE, head.lstrip()):
         return SHELL_KEY
     wrapped = re.match(SANDBOX_EXIT, head)
     said = head[wrapped.end() :] if wrapped and int(wrapped[1]) != _SIGSYS_EXIT else head
@@ -152,7 +158,7 @@ def on_result(ctx: ResultContext) -> Decision | None:
             return None
         drop_slot(ctx.agent, NAME)  # something works: not every call is refused
         return None
-    key = refusal_key(ctx.error_text, ctx.tool_input)
+    key = refusal_key(ctx.error_text, ctx.tool_input, ctx.tool)
     if key is None:
         return None
     if wall is None or wall[0] != key or (key == PERMISSION_KEY and _other_mode(wall, ctx.permission_mode)):

@@ -154,13 +154,16 @@ def test_a_shell_tool_that_cannot_start_is_a_wall_of_the_tool() -> None:
     command runs (anthropics/claude-code#20139): two programs tried three times are the wall,
     and after the reminder any Bash call is denied; a program's own EACCES is no such wall."""
     host = "EACCES: permission denied, mkdir '/tmp/claude-10603'"
-    assert rule.refusal_key(host, {}) == rule.refusal_key("Error: EACCES: permission denied, mkdir '/tmp/claude/-w-p/tasks'", {})
-    assert rule.refusal_key(host, {}) == rule.SHELL_KEY
+    assert rule.refusal_key(host, {}, "Bash") == rule.refusal_key(
+        "Error: EACCES: permission denied, mkdir '/tmp/claude/-w-p/tasks'", {}, "Bash"
+    )
+    assert rule.refusal_key(host, {}, "Bash") == rule.SHELL_KEY
     own_errors = (
-        "EACCES: permission denied, mkdir '/home/u/app/build'", "mkdir: cannot create directory '/opt/x': Permission denied"
+        "EACCES: permission denied, mkdir '/home/u/app/build'",
+        "mkdir: cannot create directory '/opt/x': Permission denied",
     )
     for own in own_errors:
-        assert rule.refusal_key(own, {}) not in (None, rule.SHELL_KEY)
+        assert rule.refusal_key(own, {}, "Bash") not in (None, rule.SHELL_KEY)
     entry = agent()
     got = []
     for n, command in enumerate(["mkdir -p b && ls -ld b", "pwd && mkdir -p ~/b", "mkdir -p /w/b"], start=1):
@@ -171,3 +174,44 @@ def test_a_shell_tool_that_cannot_start_is_a_wall_of_the_tool() -> None:
     deny = rule.on_call(call_ctx("Bash", {"command": "git status"}, entry=entry, now=50.0))  # type: ignore[arg-type]
     assert deny is not None and (deny.action, deny.rule) == (Action.DENY, Rule.WALL)
     assert rule.on_call(call_ctx("Read", {"file_path": "/w/b"}, entry=entry, now=51.0)) is None  # type: ignore[arg-type]
+
+
+def _fails(entry: dict, tool: str, tool_input: dict, text: str, t: float) -> object:  # type: ignore[type-arg]
+    ctx = result_ctx(tool, tool_input, text, entry=entry, outcome=Outcome("f", Failure.HARD, text))  # type: ignore[arg-type]
+    ctx.agent["updated"] = t + 0.5
+    return rule.on_result(ctx._replace(call={**ctx.call, "t": t}))
+
+
+def test_only_the_shell_tool_failing_on_its_own_folder_is_a_wall_of_the_tool() -> None:
+    """The wall of a whole tool is Claude Code's Bash failing on its own folder, the error's
+    whole text: not Write or an MCP tool refused a mkdir under a folder named claude, not a
+    program's own output (Codex, Droid pass it as the error), not a project's /tmp/claude-cache."""
+    look_alikes = (
+        (
+            "Write",
+            {"file_path": "/srv/claude/notes/a.md", "content": "x"},
+            "EACCES: permission denied, mkdir '/srv/claude/notes'",
+        ),
+        ("mcp__fs__create_directory", {"path": "/tmp/claude/x"}, "Error: EACCES: permission denied, mkdir '/tmp/claude/x'"),
+        ("Bash", {"command": "node build.js"}, "Error: EACCES: permission denied, mkdir '/home/u/claude-clone/dist'"),
+        ("Bash", {"command": "npm test"}, "Error: EACCES: permission denied, mkdir '/tmp/claude-test-cache'"),
+        (
+            "Bash",
+            {"command": "node cli.js"},
+            "Error: EACCES: permission denied, mkdir '/tmp/claude-1000'\n"
+            "    at Object.mkdirSync (node:fs:1371:26)\n    at main (/w/cli.js:4:6)",
+        ),
+    )
+    for tool, tool_input, text in look_alikes:
+        assert rule.refusal_key(text, tool_input, tool) != rule.SHELL_KEY, text
+        entry = agent()
+        got = [_fails(entry, tool, tool_input, text, 10.0 * n) for n in (1, 2, 3, 4)]
+        assert got == [None] * 4, (tool, text)
+        other = {"file_path": "/w/b.md", "content": "y"} if tool == "Write" else {"command": "git status", "path": "/w/b"}
+        assert rule.on_call(call_ctx(tool, other, entry=entry, now=60.0)) is None, (tool, text)  # type: ignore[arg-type]
+    for host in (
+        "EACCES: permission denied, mkdir '/tmp/claude-10369'",
+        "Error: EACCES: permission denied, mkdir '/tmp/claude-1000/-home-p-Projects-a/98c51c23-f5d6/tasks'",
+        "Error: EACCES: permission denied, mkdir '/private/tmp/claude/-Users-b-app/tasks'\n",
+    ):
+        assert rule.refusal_key(host, {"command": "pwd"}, "Bash") == rule.SHELL_KEY, host
