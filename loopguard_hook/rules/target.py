@@ -58,12 +58,14 @@ is denied, read or not: Claude Code does not match that spelling to the read of 
 fails so; the denial says to write the path with backslashes, and an edit that does goes ahead.
 The second refusal, when the file was read after the first (the host's own advice, which cannot
 help), is reminded with that way out. A call that may change files without naming them (a
-formatter) leaves these refusals counted: no change of the file mends the path's spelling.
+formatter) leaves these refusals counted: no change of the file mends the path's spelling. But a
+refusal after such a call since the file's last read is not counted: that change explains it.
 
 Its slot is `Agent.rules["target"]`: `{file: [failed attempts, read since the first of them,
 the last failure's time, its error, whether the host rejected some before they ran, what the
 last failed patch looked for, the last failed patch's signature and its failures in a row, the
-patches that did not fit, the edits refused as changed since their read]}`, the file by its last
+patches that did not fit, the edits refused as changed since their read, whether a call that
+may change files ran since its last read]}`, the file by its last
 two path components (`tools.target_of`), at most `MAX_FILES` files.
 """
 
@@ -201,6 +203,8 @@ _STALE = r"File has been unexpectedly modified"
 #: Edits of a file refused so before one written with forward slashes on a drive is denied: a
 #: read between them did not help the second.
 STALE_AFTER = 2
+#: An entry's index of `_changed_since_read`.
+CHANGED = 9
 
 
 def _stale(entry: Entry) -> int:
@@ -208,6 +212,12 @@ def _stale(entry: Entry) -> int:
     they were counted)."""
     value = entry[8] if len(entry) > 8 else 0
     return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < 100 else 0
+
+
+def _changed_since_read(entry: Entry) -> bool:
+    """Whether a call that may change files without naming them ran since the file's last read
+    (`_changed_unseen`): a refusal as changed since the read is then that change's."""
+    return len(entry) > CHANGED and entry[CHANGED] == 1
 
 
 def _slashed_drive_path(tool_input: Any) -> str | None:
@@ -474,6 +484,7 @@ def on_result(ctx: ResultContext) -> Decision | None:
             # read: what the model sends next may be written from what it saw (a patch resent as
             # it is still fails)
             files[file][5:6] = [""]
+            del files[file][CHANGED:]  # read since any change: a refusal now is not that change's
         return None
     if not failed:
         if not ctx.unchanged:  # it applied: the file is as the model thinks
@@ -505,9 +516,12 @@ def on_result(ctx: ResultContext) -> Decision | None:
     # Claude Code's "unexpectedly modified" of an edit whose path is spelled `C:/…`: the spelling
     # it does not match to a read (one spelled otherwise failed for another reason)
     slashed = how == "patch" and ctx.tool in PATCH_TOOLS and _slashed_drive_path(ctx.tool_input) is not None
-    refused = slashed and re.search(_STALE, ctx.outcome.text[:512]) is not None
+    # (not one after a call that may have changed the file since its last read: that change's)
+    explained = _changed_since_read(entry)
+    refused = slashed and not explained and re.search(_STALE, ctx.outcome.text[:512]) is not None
     stale = min(_stale(entry) + refused, 99)
-    table[file] = [failures, bool(entry[1]), ctx.call["t"], quote, rejected, f"{since}:{missed}", same, misfits, stale]
+    row: Entry = [failures, bool(entry[1]), ctx.call["t"], quote, rejected, f"{since}:{missed}", same, misfits, stale]
+    table[file] = [*row, 1] if explained else row
     trim(table, MAX_FILES, lambda k: float(table[k][2]))
     if refused and new and stale == STALE_AFTER and bool(entry[1]):
         # Refused again after the read the host asked for: its advice ("Read it again") cannot
@@ -533,9 +547,10 @@ def _changed_unseen(tool: str, tool_input: Any, files: dict[str, Entry]) -> None
         for entry in files.values():
             if len(entry) > 5:
                 entry[5] = str(entry[5]).partition(":")[0] + ":"
-            # and the patches that did not fit: the file may hold their lines now; edits refused
-            # for the path's spelling stay counted (no change of the file mends the spelling)
-            entry[6:] = ["", 0, _stale(entry)] if _stale(entry) else []
+                # and the patches that did not fit: the file may hold their lines now; edits refused
+                # for the path's spelling stay counted (no change of the file mends the spelling),
+                # and a refusal as changed since the read is this change's, until the next read
+                entry[6:] = ["", 0, _stale(entry), 1]
 
 
 def _may_change_unseen(tool: str, tool_input: Any) -> bool:
