@@ -181,7 +181,8 @@ def on_result(ctx: ResultContext) -> Decision | None:
         text = permission_reminder(int(wall[1]), _named(kinds))
         return Decision(Action.REMIND, Rule.WALL, text, times=int(wall[1]), tool=ctx.tool)
     shown = quote(redact_prefix(ctx.error_text, QUOTE_CHARS + 1), QUOTE_CHARS)
-    return Decision(Action.REMIND, Rule.WALL, wall_reminder(int(wall[1]), shown), times=int(wall[1]), tool=ctx.tool)
+    text = wall_reminder(int(wall[1]), shown, shell=wall[0] == SHELL_KEY)
+    return Decision(Action.REMIND, Rule.WALL, text, times=int(wall[1]), tool=ctx.tool)
 
 
 def on_call(ctx: CallContext) -> Decision | None:
@@ -210,8 +211,9 @@ def on_call(ctx: CallContext) -> Decision | None:
             return None
     rounds = int(wall[1])
     named = _named(kinds)
-    advice = permission_reminder(rounds, named) if permission else wall_reminder(rounds, "")
-    denial = permission_denial(rounds, named) if permission else wall_denial(rounds)
+    shell = wall[0] == SHELL_KEY
+    advice = permission_reminder(rounds, named) if permission else wall_reminder(rounds, "", shell=shell)
+    denial = permission_denial(rounds, named) if permission else wall_denial(rounds, shell=shell)
     if int(wall[4]) == 1:
         wall[4], wall[5] = 2, ctx.now
         return Decision(Action.DENY, Rule.WALL, denial, advice=advice, times=rounds)
@@ -321,23 +323,36 @@ def reset(agent: Agent, why: str) -> None:
 # -- the texts the model reads (`messages.variant_of` names them) ----------------------------
 
 
-def wall_reminder(rounds: int, error: str) -> str:
-    """The wall stands: every kind of call is refused the same way."""
+def wall_reminder(rounds: int, error: str, *, shell: bool = False) -> str:
+    """The wall stands: every kind of call is refused the same way (`shell`: the shell tool
+    cannot start, `SHELL_UNAVAILABLE`)."""
     shown = f': """{error}"""' if error else ""
-    return (
-        f"[{PREFIX}] Every call of the last {rounds} rounds was refused the same way, whatever it was{shown}. "
+    head = f"[{PREFIX}] Every call of the last {rounds} rounds was refused the same way, whatever it was{shown}. "
+    if shell:
+        return head + _SHELL_WAY
+    return head + (
         "The environment refuses these calls (a sandbox, a permission rule, a broken hook, no network): "
         "trying them another way will not succeed. Stop, and tell the user what is refused and what you need."
     )
 
 
-def wall_denial(rounds: int) -> str:
-    """A call after the reminder: not run."""
-    return (
+#: What a wall of a shell that cannot start leaves (`SHELL_UNAVAILABLE`): the other tools.
+_SHELL_WAY = (
+    "Claude Code cannot make its own folder in the temporary directory, so every shell command fails before it "
+    "runs, whatever it is: do not run shell commands. The other tools (Read, Edit, Write) still work; tell the "
+    "user that folder must be writable (its owner or permissions) for the shell to work."
+)
+
+
+def wall_denial(rounds: int, *, shell: bool = False) -> str:
+    """A call after the reminder: not run (`shell`: the shell tool cannot start)."""
+    head = (
         f"REPEAT_TOOL_BLOCKED: this call was not run: every call of the last {rounds} rounds was refused "
         "the same way, whatever it was (loop guard policy, not a tool failure). It would be refused too. "
-        "Stop calling tools for this and tell the user what is refused and what you need"
     )
+    if shell:
+        return head + _SHELL_WAY.rstrip(".")
+    return head + "Stop calling tools for this and tell the user what is refused and what you need"
 
 
 def wall_stop(rounds: int, *, ends_turn: bool, pauses: bool) -> str:

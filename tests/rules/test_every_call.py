@@ -215,3 +215,16 @@ def test_only_the_shell_tool_failing_on_its_own_folder_is_a_wall_of_the_tool() -
         "Error: EACCES: permission denied, mkdir '/private/tmp/claude/-Users-b-app/tasks'\n",
     ):
         assert rule.refusal_key(host, {"command": "pwd"}, "Bash") == rule.SHELL_KEY, host
+
+
+def test_the_wall_of_a_shell_that_cannot_start_says_what_still_works() -> None:
+    """Only the shell tool is walled when Claude Code cannot make its own folder: the texts
+    say so, and that the other tools still work, not "stop calling tools"."""
+    host = "EACCES: permission denied, mkdir '/tmp/claude-10603'"
+    entry = agent()
+    got = [_fails(entry, "Bash", {"command": c}, host, 10.0 * n) for n, c in enumerate(["ls", "pwd", "id"], start=1)]
+    remind = got[2]
+    assert remind is not None and "cannot make its own folder" in remind.message and "Read, Edit, Write" in remind.message  # type: ignore[attr-defined]
+    deny = rule.on_call(call_ctx("Bash", {"command": "git status"}, entry=entry, now=50.0))  # type: ignore[arg-type]
+    assert deny is not None and "Read, Edit, Write" in deny.message and "Stop calling tools" not in deny.message
+    assert rule.wall_denial(3).startswith("REPEAT_TOOL_BLOCKED: this call was not run: every call of the last ")
