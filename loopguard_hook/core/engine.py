@@ -351,6 +351,12 @@ def _batch_call(ev: _Event, agent: Agent, item: BatchCall) -> list[Decision]:
     call = calls.get(progress.post_call_id(item.tool_use_id, item.tool_name, item.tool_input, config))
     text = item.tool_response if isinstance(item.tool_response, str) else None
     decisions: list[Decision] = []
+    if text is not None and host.cancelled_in_batch(text):
+        # Never run (cancelled with a failing sibling): no attempt, no failure; one whose
+        # PreToolUse counted it is taken back.
+        if call is not None and call["phase"] == "pre":
+            progress.uncount(agent, call)
+        return decisions
     if call is not None:
         if call["phase"] != "pre":
             return decisions
@@ -363,12 +369,7 @@ def _batch_call(ev: _Event, agent: Agent, item: BatchCall) -> list[Decision]:
                 verdict = _result(ev, agent, call, item.tool_name, item.tool_input, text, outcome_of_error(text))
                 decisions.extend(v for v in (verdict,) if v is not None)
             return [*decisions, held] if held is not None else decisions
-        if text is not None and host.cancelled_in_batch(text):
-            progress.uncount(agent, call)
-            return decisions
     else:
-        if text is not None and host.cancelled_in_batch(text):
-            return decisions  # never issued on its own, never run: no attempt, no failure
         decisions.append(_attempt(ev, agent, item.tool_name, item.tool_input, item.tool_use_id, can_deny=False)[0])
         call = calls.get(progress.post_call_id(item.tool_use_id, item.tool_name, item.tool_input, config))
         if call is None:
