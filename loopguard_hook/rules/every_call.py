@@ -203,11 +203,11 @@ def on_call(ctx: CallContext) -> Decision | None:
         if target is None or target not in _targets(wall, REFUSED) or target in _targets(wall, WORKED):
             return None
     else:
-        # Refused across tools, every call is; refused through one tool, the programs it ran are.
+        # Refused across tools, every call is; refused through one tool, the kinds it refused are
+        # (its programs; the tool itself when its shell cannot start: `_kind`).
         tools = {k.split(":", 1)[0] for k in kinds}
-        # (a shell tool that cannot start refuses every program alike)
-        one_tool = len(tools) == 1 and len(kinds) <= MIN_KINDS and wall[0] != SHELL_KEY
-        if ctx.tool[:MAX_ID_CHARS] not in tools or (one_tool and kind_of(ctx.tool, ctx.tool_input) not in kinds):
+        one_tool = len(tools) == 1 and len(kinds) <= MIN_KINDS
+        if ctx.tool[:MAX_ID_CHARS] not in tools or (one_tool and _kind(wall, ctx.tool, ctx.tool_input) not in kinds):
             return None
     rounds = int(wall[1])
     named = _named(kinds)
