@@ -267,3 +267,14 @@ def test_a_reminder_on_a_result_names_the_call_it_was_given_with(
     assert reminder["arguments"] == 'Bash {"command":"head -20 docs/prd-audit.json"}'
     code, out, _ = cli(["log", "--state-dir", str(tmp_path)], capsys)
     assert code == 0 and "head -20 docs/prd-audit.json" in out
+
+
+def test_a_logged_call_is_shown_with_its_controls_escaped_as_everywhere_else(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`log` escaped with its own copy of the escaping, which wrote a bidi control U+202E as
+    `\\x202e` (as if `\\x20` then `2e`): the one escaping of `process` writes it `\\u202e`, an
+    escape sequence `\\x1b`, and keeps a line break between lines."""
+    write_log(tmp_path, [record(arguments='{"command":"echo \x1b[2J\u202eevil"}')])
+    code, out, _ = cli(["log", "--state-dir", str(tmp_path)], capsys)
+    assert code == 0 and "echo \\x1b[2J\\u202eevil" in out and "\x1b" not in out and "\u202e" not in out, out

@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 
 import click
 
+from ..process import shown_on_terminal
 from ..store import Store
 from . import costing
 from .common import STATE_DIR_HELP, _echo_json, _echo_problems, _locations, _readable, _resolved, one_session
@@ -80,7 +81,8 @@ def load(stores: Sequence[Store], filters: Filters) -> tuple[list[dict[str, Any]
 
 
 def _text(value: object) -> str:
-    return "".join(ch if ch.isprintable() or ch == "\n" else f"\\x{ord(ch):02x}" for ch in str(value))
+    """A logged value as the terminal shows it safely, its line breaks kept (`process.shown_on_terminal`)."""
+    return shown_on_terminal(str(value))
 
 
 def what(record: Mapping[str, Any]) -> str:
