@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
@@ -97,9 +98,7 @@ def _agent_columns(names: set[str]) -> dict[str, str]:
     """Each agent's name cut to 10 columns (its start and `…`), or, where two cut so would read
     alike (`sidechain-2`, `sidechain-3`), its start and its end (`side…ain-2`)."""
     cut = {n: n if len(n) <= 10 else n[:9] + "…" for n in names}
-    seen: dict[str, int] = {}
-    for short in cut.values():
-        seen[short] = seen.get(short, 0) + 1
+    seen = Counter(cut.values())
     return {n: s if seen[s] == 1 else n[:4] + "…" + n[-5:] for n, s in cut.items()}
 
 
