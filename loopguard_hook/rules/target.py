@@ -537,8 +537,10 @@ def _changed_unseen(tool: str, tool_input: Any, files: dict[str, Entry]) -> None
     """A call that applied and may have changed tracked files other than the one `_attempt`
     sees: every file of a patch of several (`target_of` names the first) is forgotten; after a
     call that may change files without naming them (`_may_change_unseen`: a formatter, `git
-    stash`, another agent's run), what every failed patch looked for and how often it was resent
-    is forgotten (their failures still count): it may apply now."""
+    stash`, another agent's run), what every failed patch looked for, how often it was resent
+    and which patches did not fit are forgotten (their failures still count): it may apply now;
+    edits refused for a `C:/` path's spelling stay counted, and each file is marked changed since
+    its last read (`_changed_since_read`) until it is read again."""
     patch = patch_text(tool, tool_input, PATCH_CHARS)
     if patch is not None:
         for path in re.findall(r"(?m)^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$", patch):
