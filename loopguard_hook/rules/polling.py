@@ -4,7 +4,9 @@ A poll of a running task (Claude Code `BashOutput` whose `status` is `running`, 
 whose `task.status` is; a shell command that sleeps a little and then reads or asks again,
 `sleep 5 && tail -n 20 build.log`) comes back a little different each time, so each one is new
 evidence and no other rule counts it; users report such probes costing hundreds of dollars in
-hours. The host says when a background task finishes, so the model need not ask.
+hours. Claude Code 2.1 says when a `TaskOutput` task finishes (a `<task-notification>` in the
+transcripts of 2.1.37-2.1.170), so the model need not ask; no recording of `BashOutput` (1.0.72 to
+2.0.61) or of a shell probe holds such a notice, and their texts do not promise one.
 
 A probe is rapid when it comes less than `slow_repeat_seconds` after the previous probe of the
 same task finished and did not itself wait `WAIT_SECONDS` or more (a blocking `TaskOutput` that
@@ -76,12 +78,13 @@ def on_call(ctx: CallContext) -> Decision | None:
         return None
     probes = int(entry[0]) + 1
     what = key.split(":", 1)[1] if key.startswith("sh:") else f"background task {key.split(':', 1)[1]}"
+    notified = key.startswith("TaskOutput:")
     if probes == budget + 1:
-        return Decision(Action.REMIND, Rule.POLL, poll_reminder(what, probes), times=probes, tool=ctx.tool)
+        text = poll_reminder(what, probes, notified=notified)
+        return Decision(Action.REMIND, Rule.POLL, text, times=probes, tool=ctx.tool)
     if probes > budget + 1 and ctx.event.event == "PreToolUse":
-        return Decision(
-            Action.DENY, Rule.POLL, poll_denial(what, probes), advice=poll_reminder(what, probes), times=probes, tool=ctx.tool
-        )
+        advice = poll_reminder(what, probes, notified=notified)
+        return Decision(Action.DENY, Rule.POLL, poll_denial(what, probes), advice=advice, times=probes, tool=ctx.tool)
     return None
 
 
@@ -118,13 +121,14 @@ def reset(agent: Agent, why: str) -> None:
 # -- the texts the model reads (`messages.variant_of` names them) ----------------------------
 
 
-def poll_reminder(what: str, count: int) -> str:
-    """A rapid probe past the budget: the way out."""
+def poll_reminder(what: str, count: int, *, notified: bool = False) -> str:
+    """A rapid probe past the budget: the way out; `notified` when the host says itself that
+    the task ended (Claude Code 2.1 `TaskOutput`: module docstring)."""
+    told = ", and the host tells you when a background task ends" if notified else ""
     return (
         f"[{PREFIX}] {what} has been checked {count} times in quick succession and is still running. "
-        "Checking again will not make it finish sooner, and the host tells you when a background task "
-        "ends. Wait a minute or more between checks, do other work meanwhile, or end your turn and "
-        "say what you are waiting for."
+        f"Checking again will not make it finish sooner{told}. Wait a minute or more between checks, "
+        "do other work meanwhile, or end your turn and say what you are waiting for."
     )
 
 

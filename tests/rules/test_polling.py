@@ -27,8 +27,26 @@ def test_rapid_probes_of_a_running_task_are_reminded_then_denied() -> None:
     got = [_probe(entry, 100.0 + 10 * n) for n in range(9)]
     assert got[:6] == [None] * 6
     assert got[6] is not None and (got[6].action, got[6].rule) == (Action.REMIND, Rule.POLL)  # type: ignore[attr-defined]
-    assert "host tells you when a background task ends" in got[6].message  # type: ignore[attr-defined]
+    # No BashOutput recording (1.0.72-2.0.61) holds a notice of the task's end: none is promised.
+    assert "host tells you" not in got[6].message  # type: ignore[attr-defined]
+    assert "Wait a minute or more between checks" in got[6].message  # type: ignore[attr-defined]
     assert [(v.action, v.rule) for v in got[7:]] == [(Action.DENY, Rule.POLL)] * 2  # type: ignore[attr-defined]
+
+
+def test_only_a_task_the_host_reports_on_is_said_to_be_reported() -> None:
+    """Claude Code 2.1 sends a `<task-notification>` when a TaskOutput task ends; the reminder
+    says so there and only there."""
+    entry = agent()
+    got = []
+    for n in range(7):
+        now = 100.0 + 10 * n
+        got.append(rule.on_call(call_ctx("TaskOutput", {"task_id": "t1"}, entry=entry, now=now)))  # type: ignore[arg-type]
+        ctx = result_ctx("TaskOutput", {"task_id": "t1"}, {"task": {"status": "running"}}, entry=entry, now=now)  # type: ignore[arg-type]
+        ctx.agent["updated"] = now + 0.5
+        rule.on_result(ctx._replace(call={**ctx.call, "t": now}))
+    assert got[6] is not None and "the host tells you when a background task ends" in got[6].message
+    shell = rule.poll_reminder("tail -n 20 build.log", 6)
+    assert "host tells you" not in shell and shell.endswith("say what you are waiting for.")
 
 
 def test_polls_a_minute_apart_blocking_waits_and_finished_tasks_stay_free() -> None:
