@@ -185,6 +185,68 @@ def test_a_turn_left_without_stop_reason_ends_at_the_feedback(tmp_path: Path) ->
     assert stops == [(False, "Change line 37."), (True, "Edit line 37.")]
 
 
+def test_a_turn_left_without_stop_reason_ends_at_the_next_prompt_unless_interrupted(tmp_path: Path) -> None:
+    """Transcripts of 1.0.x-2.1.49 leave `stop_reason` null on every message (corpus f5fec4ab,
+    2.1.x: 148 messages, none `end_turn`): a reply the user answers with a prompt ended its
+    turn, and the live host sent its Stop there; after `[Request interrupted by user]` it sent
+    none (research/claude-code-hooks.md: Stop does not fire on user interrupt)."""
+    base = {"sessionId": "s3", "cwd": "/p", "timestamp": "2026-02-20T20:02:16.000Z"}
+
+    def said(uuid: str, text: str) -> dict[str, object]:
+        message = {"id": uuid, "role": "assistant", "stop_reason": None, "content": [{"type": "text", "text": text}]}
+        return {**base, "type": "assistant", "uuid": uuid, "message": message}
+
+    def user(uuid: str, content: object) -> dict[str, object]:
+        return {**base, "type": "user", "uuid": uuid, "message": {"role": "user", "content": content}}
+
+    records = [
+        user("u1", "set up the client"),
+        said("a1", "Done."),
+        user("u2", "now find the people"),
+        said("a2", "Trying the search endpoint."),
+        user("u3", [{"type": "text", "text": "[Request interrupted by user]"}]),
+        user("u4", "continue"),
+    ]
+    path = tmp_path / "s3.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert _turns(path) == [
+        ("UserPromptSubmit", None, None),
+        ("Stop", False, "Done."),
+        ("UserPromptSubmit", None, None),
+        ("UserPromptSubmit", None, None),
+    ]
+
+
+def test_a_resumed_sessions_copy_of_a_reply_ends_no_turn_again(tmp_path: Path) -> None:
+    """A resumed session may write the older conversation into the file again, each reply under
+    its old message id (a public 2.0.x transcript: 112 message ids twice, a day apart); the
+    live hooks fired nothing for the copy, so a copied reply replays no Stop (two Stops with
+    one reply read as "your last replies were identical")."""
+    base = {"sessionId": "s4", "cwd": "/p", "timestamp": "2025-12-09T23:22:43.000Z"}
+
+    def said(uuid: str, message_id: str, text: str) -> dict[str, object]:
+        message = {"id": message_id, "role": "assistant", "stop_reason": None, "content": [{"type": "text", "text": text}]}
+        return {**base, "type": "assistant", "uuid": uuid, "message": message}
+
+    def user(uuid: str, text: str) -> dict[str, object]:
+        return {**base, "type": "user", "uuid": uuid, "message": {"role": "user", "content": text}}
+
+    records = [user("u1", "plan the sync"), said("a1", "m1", "Option 2.")]
+    records += [user("u2", "why option 2?"), said("a2", "m2", "Fewer calls.")]
+    copy = [user("c1", "plan the sync"), said("c2", "m1", "Option 2.")]
+    copy += [user("c3", "why option 2?"), said("c4", "m2", "Fewer calls.")]
+    path = tmp_path / "s4.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in [*records, *copy, user("u3", "write it")]))
+    assert [(name, text) for name, _, text in _turns(path) if name == "Stop"] == [("Stop", "Option 2."), ("Stop", "Fewer calls.")]
+    # The copy in the resumed session's own file, read with the older one: one session, as live.
+    older, resumed = tmp_path / "older.jsonl", tmp_path / "resumed.jsonl"
+    older.write_text("".join(json.dumps(r) + "\n" for r in [*records, user("u3", "thanks")]))
+    resumed.write_text("".join(json.dumps(r) + "\n" for r in [*copy, user("u4", "write it")]))
+    (recording,) = load([str(older), str(resumed)])
+    stops = [e.payload["last_assistant_message"] for e in recording.events if e.payload["hook_event_name"] == "Stop"]
+    assert stops == ["Option 2.", "Fewer calls."]
+
+
 def test_a_codex_command_starts_its_wall_time_before_its_output(tmp_path: Path) -> None:
     """Codex 0.6x rollouts write a command's call and output at one time, the output stating
     how long it ran: the PreToolUse is replayed that long before (as the live hook sees it), and

@@ -79,7 +79,8 @@ class ClaudeStream:
         self.prompt_id: str | None = None
         self.permission_mode = "default"
         self.continued = False  # a Stop hook sent the model on (the next Stop has `stop_hook_active`)
-        self.unended: tuple[str, float | None, int] | None = None  # a main-thread text whose turn may have ended
+        self.unended: tuple[str, float | None, int, str | None] | None = None  # a main-thread text whose turn may have ended
+        self.ended: set[str] = set()  # the message ids of the replies a Stop was emitted for
         self.pending: dict[str, _ClaudeMessage] = {}
         self.stopped: set[str] = set()
         self.compaction_open = False
@@ -107,9 +108,9 @@ class ClaudeStream:
                 data["agent_type"] = agent_type
         return data
 
-    def _emit(self, time: float | None, payload: dict[str, Any], line: int) -> float:
+    def _emit(self, time: float | None, payload: dict[str, Any], line: int, reply: str | None = None) -> float:
         at = self.clock.at(time)
-        self.events.append(RecordedEvent(at, payload, self.path, line))
+        self.events.append(RecordedEvent(at, payload, self.path, line, reply=reply))
         return at
 
     # lines
@@ -196,21 +197,25 @@ class ClaudeStream:
                 tool_use_id, name = block.get("id"), block.get("name")
                 if isinstance(tool_use_id, str) and isinstance(name, str):
                     pending.calls.append(_ClaudeCall(tool_use_id, name, block.get("input"), time, line.number))
+        elif message_id is not None and message_id in self.ended:
+            return  # a resumed session's copy of a turn's last message: its Stop came long ago
         elif message.get("stop_reason") == "end_turn":
-            self._stop(agent, text_of(blocks), time, line.number)
+            self._stop(agent, text_of(blocks), time, line.number, message_id)
         elif agent == MAIN_AGENT and message.get("stop_reason") is None and text_of(blocks).strip():
-            # Older transcripts (2025-07) leave `stop_reason` null on a turn's last message: a
-            # Stop hook's feedback right after it shows that the turn ended there.
-            self.unended = (text_of(blocks), time, line.number)
+            # Older transcripts (1.0.x-2.1.49) leave `stop_reason` null on a turn's last message:
+            # the user's next prompt, or a Stop hook's feedback, shows that the turn ended there.
+            self.unended = (text_of(blocks), time, line.number, message_id)
 
-    def _stop(self, agent: str, text: str, time: float | None, line: int) -> None:
+    def _stop(self, agent: str, text: str, time: float | None, line: int, message_id: str | None = None) -> None:
+        if message_id is not None:
+            self.ended.add(message_id)
         name = "Stop" if agent == MAIN_AGENT else "SubagentStop"
         payload = self._base(name, agent)
         payload["stop_hook_active"] = self.continued and agent == MAIN_AGENT
         if agent != MAIN_AGENT:
             payload["agent_transcript_path"] = os.path.abspath(self.path)
         payload["last_assistant_message"] = text
-        self._emit(time, payload, line)
+        self._emit(time, payload, line, message_id)
         if agent == MAIN_AGENT:
             self.unended = None
 
@@ -258,9 +263,13 @@ class ClaudeStream:
             return
         if data.get("isMeta") is True:
             return  # text the client added
-        self.unended = None
         if not text.strip() or text.lstrip().startswith(NOT_PROMPTS):
+            self.unended = None  # an interrupt ("[Request interrupted by user…"), no Stop
             return
+        if self.unended is not None:
+            # Older transcripts leave `stop_reason` null: a reply followed by the user's next
+            # prompt ended its turn, and the live host sent its Stop there.
+            self._stop(MAIN_AGENT, *self.unended)
         self.continued = False
         self._flush_all()
         self.compaction_open = False

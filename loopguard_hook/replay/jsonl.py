@@ -145,11 +145,17 @@ def merge_events(streams: list[list[RecordedEvent]]) -> Iterator[RecordedEvent]:
     return heapq.merge(*streams, key=lambda e: e.time)
 
 
-def without_copies(events: list[RecordedEvent], seen: Mapping[str, object]) -> list[RecordedEvent]:
+def without_copies(
+    events: list[RecordedEvent], seen: Mapping[str, object], prior: Iterable[RecordedEvent] = ()
+) -> list[RecordedEvent]:
     """`events` without those of calls an earlier file of the session already holds (their
     `tool_use_id` in `seen`; a batch whose calls all are): a side question's transcript
     (`agent-aside_question-<id>.jsonl`, Claude Code 2.1.92 in public transcripts) carries a copy
-    of the main thread's calls under the same ids, which the live hooks saw once."""
+    of the main thread's calls under the same ids, which the live hooks saw once; nor the Stops
+    of replies the `prior` events already ended a turn with (`RecordedEvent.reply`: a resumed
+    session's file holds a copy of the older conversation, public 1.0.x transcripts)."""
+    replies = {e.reply for e in prior if e.reply is not None}
+    events = [e for e in events if e.reply is None or e.reply not in replies]
     if not seen:
         return events
 

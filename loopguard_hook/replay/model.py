@@ -127,6 +127,9 @@ class RecordedEvent:
     #: A patch's PreToolUse: what the live hook would have found looking at the file it updates
     #: (`HookEvent.misfit`), as read from the call's recorded failure (`core.patch.recorded_misfit`).
     misfit: str | None = None
+    #: A Stop's reply, by its message id (Claude Code): a resumed session's copy of it in another
+    #: file of the session ended no turn (`jsonl.without_copies`).
+    reply: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

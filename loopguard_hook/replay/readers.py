@@ -152,7 +152,7 @@ def _merge_sessions(recordings: list[Recording]) -> list[Recording]:
         fresh = tuple(s for s in rec.sources if os.path.realpath(s) not in known)
         events = [e for e in rec.events if e.source in fresh]
         if rec.format != Format.HOOK_PAYLOADS:  # a payload log's lines are events the hooks each saw
-            events = without_copies(events, prior.calls)
+            events = without_copies(events, prior.calls, prior.events)
         merged[key] = replace(
             prior,
             sources=prior.sources + fresh,
