@@ -111,6 +111,7 @@ def step(
         recent.append(record)
         del recent[: -ledger.MAX_RECENT]
         policy.note_emitted(state, decision, event.event, ev.caps)
+        policy.note_blocked(state, decision, ev.caps)
     return state, Step(decision, ev.responses[-followup.MAX_RESPONSES :], record)
 
 
@@ -163,17 +164,21 @@ def _agent(ev: _Event) -> Agent:
 def _user_prompt(ev: _Event, texts: Sequence[str]) -> Decision:
     """A new user prompt ends the turn and resets every agent's counters and answer-only mode;
     context injected by a hook that comes back as a prompt (`policy.injected_prompt`), and a
-    host's tool continuation (`HookEvent.continuation`), do neither; a continuation may end a
+    host's tool continuation (`HookEvent.continuation`), do neither; a bare "continue" after
+    the user interrupted a turn the guard did not block (`policy.resumes`) ends it but resets
+    nothing; a continuation may end a
     turn whose answer-only mode was ignored (`policy.continuation`)."""
     state = ev.state
     if ev.event.continuation:
         return policy.continuation(state, ev.event, ev.caps, ev.config)
     if policy.injected_prompt(state, ev.event, ev.caps, ev.now):
         return ALLOW
+    resumed = policy.resumes(state, ev.event, ev.caps)
     policy.start_turn(state, ev.caps)
     ev.responses.extend(followup.turn_ended(state, list(state["agents"]), ev.now))
-    for agent in state["agents"].values():
-        _reset(agent, "prompt")
+    if not resumed:
+        for agent in state["agents"].values():
+            _reset(agent, "prompt")
     return _text_rules(ev, texts)
 
 

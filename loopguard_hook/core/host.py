@@ -48,7 +48,10 @@ class Capabilities(NamedTuple):
       so the guard reminds and denies before it (`policy.for_host`);
     - `quiet_failures`: the host shows a failing hook's stderr to the model (Droid prepends it to
       the tool result), so a failure exits 0 with nothing on stderr and goes to the log instead,
-      as on a host that `fails_closed`.
+      as on a host that `fails_closed`;
+    - `stop_skips_interrupts`: Stop fires at the end of every turn but not when the user
+      interrupts one, so a prompt that comes while the turn has tool events and no Stop since
+      follows an interrupted turn (`policy.resumes`).
     """
 
     context: frozenset[str]
@@ -69,6 +72,7 @@ class Capabilities(NamedTuple):
     fails_closed: bool = False
     halts_at: int = 0
     quiet_failures: bool = False
+    stop_skips_interrupts: bool = False
 
     @property
     def failures_exit_0(self) -> bool:

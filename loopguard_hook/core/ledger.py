@@ -213,6 +213,13 @@ if TYPE_CHECKING:
         t: float
         turn: str | None  # its `turn_id`, where the client sends one
 
+    class TurnMark(TypedDict):
+        """The main turn, where Stop skips an interrupt (`policy.resumes`)."""
+
+        stopped: bool  # a Stop came in this session: the host sends it
+        open: bool  # a tool event since the last real prompt, and no Stop since
+        blocked: bool  # the guard denied a call or ended the turn since the last real prompt
+
     class Session(TypedDict):
         """One state file."""
 
@@ -230,10 +237,11 @@ if TYPE_CHECKING:
         responses: NotRequired[list[ResponseRecord]]  # at most followup.MAX_RESPONSES, until logged
         turn_open: NotRequired[OpenTurn]  # a tool event since the last real prompt, no Stop since
         emitted: NotRequired[list[str]]  # digests of context texts, at most MAX_EMITTED
+        turn: NotRequired[TurnMark]  # where Stop skips an interrupt (`policy.resumes`)
 else:
     Phase = Chain = str
     Call = Signature = FollowUp = ResponseRecord = Agent = Tail = TextState = dict
-    DecisionRecord = ConfigSnapshot = OpenTurn = Session = dict
+    DecisionRecord = ConfigSnapshot = OpenTurn = TurnMark = Session = dict
 
 
 def new_session(session_id: str, client: str, now: float) -> Session:

@@ -25,11 +25,13 @@ engine passes each verdict through it once:
   a turn that ended without a Stop (a killed run) thus holds no later prompt back.
 """
 
+import re
+
 from ..config.settings import Config
 from ..rules.answer_only import engage, ignored, paused_turn_ended
 from .event import HookEvent
 from .host import Capabilities
-from .ledger import MAX_EMITTED, Agent, Call, Session
+from .ledger import MAX_EMITTED, Agent, Call, Session, TurnMark
 from .messages import fit
 from .redact import redact
 from .signature import digest
@@ -172,14 +174,62 @@ def held_reminder(call: Call, tool: str, config: Config, *, summary: str = "", r
 
 
 def note_event(state: Session, event: HookEvent, caps: Capabilities, now: float) -> None:
-    """Track the turn for `injected_prompt`: tool events open it (with their time and turn),
-    Stop closes it."""
+    """Track the turn for `injected_prompt` (tool events open it, with their time and turn; Stop
+    closes it) and for `resumes` (a Stop seen, tool events since the last prompt or Stop)."""
+    if caps.stop_skips_interrupts:
+        turn = _turn(state)
+        if event.event in TOOL_EVENTS:
+            turn["open"] = True
+        elif event.event == "Stop":
+            turn["open"], turn["stopped"] = False, True
     if not caps.context_returns_as_prompt:
         return
     if event.event in TOOL_EVENTS:
         state["turn_open"] = {"t": now, "turn": event.turn_id}
     elif event.event == "Stop":
         state.pop("turn_open", None)
+
+
+def note_blocked(state: Session, decision: Decision, caps: Capabilities) -> None:
+    """A denial or an end of turn the host delivers: the user may answer it with "continue",
+    and that prompt is a new turn (`resumes`)."""
+    if caps.stop_skips_interrupts and decision.action in (Action.DENY, Action.STOP):
+        _turn(state)["blocked"] = True
+
+
+#: A prompt that only says to go on: "continue", "keep going", "ok, go on", 继续, 続けて.
+_GO_ON = (
+    r"(?i)\s*(?:(?:ok(?:ay)?|yes|please)[,.!]?\s+)?"
+    r"(?:continue|go on|keep going|carry on|proceed|resume|go ahead|continua|continúa|continuar|weiter"
+    r"|继续|繼續|続けて|계속)(?:,?\s+please)?[\s.!。！]*\Z"
+)
+
+
+def resumes(state: Session, event: HookEvent, caps: Capabilities) -> bool:
+    """Whether a UserPromptSubmit resumes a turn the user interrupted, so the counts go on: the
+    host's Stop skips interrupts (`Capabilities.stop_skips_interrupts`), a Stop came before in
+    the session (so the host sends it), the turn had tool events and no Stop since, the guard
+    denied nothing and ended nothing in it (a "continue" may answer that: such a prompt starts
+    afresh), and the prompt only says to go on (`_GO_ON`, at most 64 characters). A user who
+    interrupts a loop and says "continue" has added nothing the loop lacked (held-out
+    transcripts: curl refused the same way before and after "continue", Claude Code 2.1.x; a
+    Windows edit refused across "继续", 2.0.69). Only `start_turn` runs for it."""
+    if not caps.stop_skips_interrupts or event.prompt is None or len(event.prompt) > 64:
+        return False
+    turn = _turn(state)
+    if not (turn["stopped"] and turn["open"]) or turn["blocked"]:
+        return False
+    return re.match(_GO_ON, event.prompt) is not None
+
+
+def _turn(state: Session) -> TurnMark:
+    turn = state.get("turn")
+    if not isinstance(turn, dict) or {k: type(v) for k, v in turn.items()} != _TURN_SHAPE:
+        turn = state["turn"] = {"stopped": False, "open": False, "blocked": False}
+    return turn
+
+
+_TURN_SHAPE = {"stopped": bool, "open": bool, "blocked": bool}
 
 
 def note_emitted(state: Session, decision: Decision, event: str, caps: Capabilities) -> None:
@@ -215,9 +265,12 @@ def continuation(state: Session, event: HookEvent, caps: Capabilities, config: C
 
 
 def start_turn(state: Session, caps: Capabilities) -> None:
-    """A real user prompt: the turn it starts has seen no tool event yet."""
+    """A real user prompt: the turn it starts has seen no tool event yet, nor a denial."""
     if caps.context_returns_as_prompt:
         state.pop("turn_open", None)
+    if caps.stop_skips_interrupts:
+        turn = _turn(state)
+        turn["open"] = turn["blocked"] = False
 
 
 def _digest(text: str) -> str:

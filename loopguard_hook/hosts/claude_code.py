@@ -35,6 +35,9 @@ CAPABILITIES = Capabilities(
     system_message=HANDLED_EVENTS,
     sends=HANDLED_EVENTS,
     subagent_transcripts=True,
+    # "Stop does not fire on user interrupt" (research/claude-code-hooks.md, 2.1.332 LAB); an
+    # interrupted turn's transcript has no `end_turn` message either (corpus 1.0.x-2.1.x).
+    stop_skips_interrupts=True,
 )
 
 

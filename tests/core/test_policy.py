@@ -6,6 +6,7 @@ from __future__ import annotations
 from loopguard_hook.config.settings import Config
 from loopguard_hook.core import ledger, policy
 from loopguard_hook.core.event import Client, HookEvent
+from loopguard_hook.core.host import Capabilities
 from loopguard_hook.core.verdict import Action, Decision, Rule
 from loopguard_hook.hosts import claude_code, codex, dsh_claude_code
 
@@ -70,3 +71,49 @@ def test_context_that_comes_back_as_a_prompt_is_recognised() -> None:
     prompt = HookEvent("UserPromptSubmit", Client.DSH_CLAUDE_CODE, "s", prompt="[loopguard] r")
     assert policy.injected_prompt(state, prompt, caps, 11.0)
     assert not policy.injected_prompt(state, prompt, claude_code.CAPABILITIES, 11.0)
+
+
+def _turn(
+    prompt: str, *, stopped: bool = True, tools: bool = True, blocked: bool = False, caps: Capabilities | None = None
+) -> bool:
+    """Whether `prompt` resumes a Claude Code turn: a Stop before it in the session (`stopped`),
+    then a prompt, tool events (`tools`), a denial (`blocked`), and no Stop."""
+    caps = caps or claude_code.CAPABILITIES
+    state = ledger.new_session("s", "claude-code", 1.0)
+    if stopped:
+        policy.note_event(state, HookEvent("Stop", Client.CLAUDE_CODE, "s"), caps, 2.0)
+    policy.start_turn(state, caps)
+    if tools:
+        policy.note_event(state, HookEvent("PostToolUse", Client.CLAUDE_CODE, "s"), caps, 3.0)
+    if blocked:
+        policy.note_blocked(state, DENY, caps)
+    return policy.resumes(state, HookEvent("UserPromptSubmit", Client.CLAUDE_CODE, "s", prompt=prompt), caps)
+
+
+def test_a_bare_continue_after_an_interrupted_turn_resumes_it() -> None:
+    """Claude Code sends no Stop when the user interrupts a turn (research, 2.1.332 LAB): a
+    prompt that only says to go on, after tool events and no Stop, resumes that turn."""
+    for prompt in ("continue", "Continue.", "ok, continue", "please continue", "keep going!", "继续", "go on please"):
+        assert _turn(prompt), prompt
+
+
+def test_every_other_prompt_starts_afresh() -> None:
+    assert not _turn("continue, I upgraded the plan")  # the user says what changed
+    assert not _turn("fix the tests")
+    assert not _turn("continue", stopped=False)  # no Stop in the session yet: the host may not send it
+    assert not _turn("continue", tools=False)  # interrupted before any call: nothing to resume
+    assert not _turn("continue", blocked=True)  # "continue" may answer the guard's denial
+    assert not _turn("continue", caps=codex.CAPABILITIES)  # not verified there: every prompt resets
+    state = ledger.new_session("s", "claude-code", 1.0)
+    caps = claude_code.CAPABILITIES
+    for name in ("Stop", "PostToolUse", "Stop"):  # the turn ended after its tool events
+        policy.note_event(state, HookEvent(name, Client.CLAUDE_CODE, "s"), caps, 2.0)
+    assert not policy.resumes(state, HookEvent("UserPromptSubmit", Client.CLAUDE_CODE, "s", prompt="continue"), caps)
+
+
+def test_a_damaged_turn_mark_is_started_afresh() -> None:
+    state = ledger.new_session("s", "claude-code", 1.0)
+    state["turn"] = {"stopped": "yes", "open": 1}  # type: ignore[typeddict-item]
+    prompt = HookEvent("UserPromptSubmit", Client.CLAUDE_CODE, "s", prompt="continue")
+    assert not policy.resumes(state, prompt, claude_code.CAPABILITIES)
+    assert state["turn"] == {"stopped": False, "open": False, "blocked": False}
