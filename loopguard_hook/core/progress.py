@@ -167,8 +167,12 @@ def _move(agent: Agent, sig: Signature, sig_id: str, config: Config, now: float,
     """One more attempt of `sig`: its counters, the chain and the budget. Returns when the
     previous attempt finished (or began) and the count the thresholds are judged on."""
     # The gap to a slow repeat runs from when the previous attempt finished: a build that takes
-    # 80 s and is re-run at once is a quick repeat.
-    previous_time = sig.get("done") or sig["t"]
+    # 80 s and is re-run at once is a quick repeat. An attempt that never ran (denied) or has no
+    # result yet is the previous one from when it was made: a model retrying a denied call every
+    # few seconds is never spaced a minute from the last run that got through (rebuilt loops of
+    # public threads: after a minute of denials a retry went through as a poll).
+    done, began = sig.get("done"), sig["t"]
+    previous_time = max(done, began) if done is not None and began is not None else done or began
     if sig.pop("refused", False):
         _escalated_retry(agent, sig)
     sig["n"] += 1
