@@ -151,6 +151,20 @@ def shell_command(tool: str, tool_input: Any, limit: int = 4096) -> str | None:
     return next((v[:limit] for k in SHELL_KEYS if isinstance(v := tool_input.get(k), str)), None)
 
 
+#: A shell command that first sleeps, then checks: `sleep 45 && gh pr checks 412`, `sleep 2m; tail log`.
+_SLEEP_FIRST = r"\A\s*sleep\s+(\d+(?:\.\d+)?)([smh]?)\s*(?:&&|;)"
+
+
+def sleeps_first(tool: str, tool_input: Any) -> float:
+    """The seconds a shell call sleeps before the rest of its command runs (`sleep 45 && gh pr
+    checks`: 45.0; `sleep 2m; …`: 120.0); 0.0 for any other call."""
+    command = shell_command(tool, tool_input, 256)
+    found = re.match(_SLEEP_FIRST, command) if command is not None else None
+    if found is None:
+        return 0.0
+    return float(found.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600}[found.group(2)]
+
+
 #: Programs that only read, print or list: a command made of nothing else changes no file. A
 #: conservative approximation of Claude Code's own allowlist of read-only commands (it runs
 #: such Bash calls in parallel): unsure means "may write".

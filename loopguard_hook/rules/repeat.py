@@ -22,6 +22,7 @@ from ..core import messages as msg
 from ..core.ledger import Agent, Limits, Signature, drop_slot, slot, slots
 from ..core.messages import PREFIX, quote
 from ..core.outcome import arguments_preview
+from ..core.shellwords import sleeps_first
 from ..core.signature import CallKey, digest
 from ..core.verdict import Action, Decision, Rule
 from .base import CallContext
@@ -121,12 +122,16 @@ def on_call(ctx: CallContext) -> Decision | None:
 
 
 def _slow(ctx: CallContext) -> bool:
-    """Whether the call comes `slow_repeat_seconds` or more after the previous one finished (a
-    poll: a server starting, CI pending). A call first seen by PostToolBatch is a validation
+    """Whether the call is a poll (a server starting, CI pending): it comes `slow_repeat_seconds`
+    or more after the previous one finished, or it first waits half that or more itself (`sleep
+    45 && gh pr checks 412`: each check about 50 s after the last, as a check that waited is
+    no answer for the same-answer rule). A call first seen by PostToolBatch is a validation
     rejection, which never ran: no poll."""
     slow = ctx.config.slow_repeat_seconds
     unhooked = ctx.event.event == "PostToolBatch"
-    return bool(slow) and not unhooked and ctx.previous_time is not None and ctx.now - ctx.previous_time >= slow
+    if not slow or unhooked or ctx.previous_time is None:
+        return False
+    return ctx.now - ctx.previous_time >= slow or sleeps_first(ctx.tool, ctx.tool_input) >= slow / 2
 
 
 # -- the texts the model reads (`messages.variant_of` names them) --------------------

@@ -102,7 +102,7 @@ from ..core.ledger import MAX_ID_CHARS, Agent, Limits, drop_slot, issued, new_ro
 from ..core.messages import PREFIX, quote
 from ..core.outcome import Failure, error_signature, preview
 from ..core.redact import redact_prefix
-from ..core.shellwords import MAX_SHELL_CHARS, SHELL_KEYS, SHELL_TOOLS, WRAPPERS, reads_only, shell_command
+from ..core.shellwords import MAX_SHELL_CHARS, SHELL_KEYS, SHELL_TOOLS, WRAPPERS, reads_only, shell_command, sleeps_first
 from ..core.signature import digest
 from ..core.tools import change_paths, matches, short_path, target_of
 from ..core.verdict import Action, Decision, Rule
@@ -555,6 +555,8 @@ def on_call(ctx: CallContext) -> Decision | None:
     slow = cfg.slow_repeat_seconds
     if slow and ctx.previous_time is not None and ctx.now - ctx.previous_time >= slow:
         return None
+    if slow and sleeps_first(ctx.tool, ctx.tool_input) >= slow / 2:
+        return None  # it waits first: a poll, as for repeats
     what = f"{ctx.tool} on {target[:MAX_ID_CHARS]}" if target else ctx.tool
     quote, has_file, page = entry.get("quote", ""), target is not None, _page(entry) is not None
     # A call that has not failed yet is held only by a killed wall (`_kills_every_run`: a wall of

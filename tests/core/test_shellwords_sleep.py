@@ -1,0 +1,30 @@
+"""`shellwords.sleeps_first`: how long a shell call waits before it checks (a paced poll)."""
+
+from __future__ import annotations
+
+import pytest
+
+from loopguard_hook.core.shellwords import sleeps_first
+
+
+@pytest.mark.parametrize(
+    ("command", "seconds"),
+    [
+        ("sleep 45 && gh pr checks 412", 45.0),
+        ("  sleep 30; tail -n 20 build.log", 30.0),
+        ("sleep 2m && gh run view 99", 120.0),
+        ("sleep 1.5 && curl -s localhost:3000/health", 1.5),
+        ("gh pr checks 412 && sleep 45", 0.0),  # it checks first: no wait before the check
+        ("sleep 45", 0.0),  # a bare wait checks nothing
+        ("echo sleep 45 && ls", 0.0),
+    ],
+)
+def test_a_shell_call_that_sleeps_before_it_checks(command: str, seconds: float) -> None:
+    assert sleeps_first("Bash", {"command": command}) == seconds
+    assert sleeps_first("exec_command", {"cmd": command}) == seconds
+
+
+def test_other_tools_and_shapes_wait_for_nothing() -> None:
+    assert sleeps_first("Read", {"command": "sleep 45 && ls"}) == 0.0
+    assert sleeps_first("Bash", {"command": None}) == 0.0
+    assert sleeps_first("Bash", "sleep 45 && ls") == 0.0
