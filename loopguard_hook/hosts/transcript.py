@@ -25,6 +25,11 @@ import orjson
 from ..core.ledger import Tail
 from ..core.signature import digest
 
+#: The `model` of a Claude Code transcript message the client wrote itself, not the model: an
+#: API error, "Not logged in · Please run /login", "No response requested." (public transcripts
+#: of 2.0.x-2.1.x; the live hook reads them from the transcript like any reply).
+SYNTHETIC = "<synthetic>"
+
 
 def read_new_texts(tail: Tail, path: str | None, budget: int) -> list[tuple[str, str]]:
     """New assistant texts as `(dedup key, text)` since the offset stored in `tail` (updated),
@@ -160,6 +165,8 @@ def assistant_texts(record: dict[str, Any]) -> list[tuple[str, str]]:
         message = record.get("message")
         if not isinstance(message, dict) or not isinstance(message.get("content"), list):
             return out
+        if message.get("model") == SYNTHETIC:
+            return out  # the client's own message, not the model's: an API error, "Not logged in"
         ident = str(message.get("id") or record.get("uuid") or "")
         for block in message["content"]:
             if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str):
