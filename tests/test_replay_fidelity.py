@@ -247,31 +247,6 @@ def test_a_resumed_sessions_copy_of_a_reply_ends_no_turn_again(tmp_path: Path) -
     assert stops == ["Option 2.", "Fewer calls."]
 
 
-def test_a_warm_up_sidechain_replays_nothing(tmp_path: Path) -> None:
-    """Claude Code 2.0.x-2.1.x warms a subagent's prompt cache with the prompt `Warmup`; the
-    calls it answers never run (each result `Warmup`, an error): a public 2.1.1 `agent-<id>.jsonl`
-    held 1,059 of them, replayed as one loop of 997 denials. A real subagent beside it replays."""
-    base = {"sessionId": "s5", "cwd": "/p", "timestamp": "2026-01-08T14:53:59.000Z", "isSidechain": True}
-
-    def chain(prefix: str, prompt: str, result: str, error: bool) -> list[dict[str, object]]:
-        use = {"type": "tool_use", "id": f"{prefix}-t", "name": "Glob", "input": {"pattern": "**/*.ts"}}
-        answer = {"type": "tool_result", "tool_use_id": f"{prefix}-t", "content": result, "is_error": error}
-        asked = {"role": "user", "content": prompt}
-        called = {"id": f"{prefix}-m", "role": "assistant", "stop_reason": None, "content": [use]}
-        answered = {"role": "user", "content": [answer]}
-        return [
-            {**base, "type": "user", "uuid": f"{prefix}-1", "parentUuid": None, "message": asked},
-            {**base, "type": "assistant", "uuid": f"{prefix}-2", "parentUuid": f"{prefix}-1", "message": called},
-            {**base, "type": "user", "uuid": f"{prefix}-3", "parentUuid": f"{prefix}-2", "message": answered},
-        ]
-
-    path = tmp_path / "agent-af9d482.jsonl"
-    lines = chain("w", "Warmup", "Warmup", True) * 3 + chain("r", "List the TypeScript files", "src/a.ts", False)
-    path.write_text("".join(json.dumps(r) + "\n" for r in lines))
-    (recording,) = load([str(path)])
-    assert [e.payload["tool_use_id"] for e in recording.events if e.payload["hook_event_name"] == "PreToolUse"] == ["r-t"]
-
-
 def test_the_clients_own_messages_are_no_reply() -> None:
     """Claude Code writes an API error or "Not logged in · Please run /login" as an assistant
     message of model `<synthetic>` (public 2.1.x transcripts: 135 in one session); read as the

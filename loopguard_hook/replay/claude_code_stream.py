@@ -82,7 +82,6 @@ class ClaudeStream:
         self.continued = False  # a Stop hook sent the model on (the next Stop has `stop_hook_active`)
         self.unended: tuple[str, float | None, int, str | None] | None = None  # a main-thread text whose turn may have ended
         self.ended: set[str] = set()  # the message ids of the replies a Stop was emitted for
-        self.warm: set[str] = set()  # the uuids of a warm-up sidechain's lines (`_warm_up`)
         self.pending: dict[str, _ClaudeMessage] = {}
         self.stopped: set[str] = set()
         self.compaction_open = False
@@ -124,8 +123,6 @@ class ClaudeStream:
             self.session_id = data["sessionId"]
         if isinstance(data.get("cwd"), str):
             self.cwd = data["cwd"]
-        if self._warm_up(data):
-            return
         time = timestamp(data.get("timestamp"))
         agent = self._agent(data)
         if kind == "assistant":
@@ -150,24 +147,6 @@ class ClaudeStream:
                 self._continued()
         elif not isinstance(kind, str):
             self.skipped += 1  # not a transcript record; other record types are bookkeeping
-
-    def _warm_up(self, data: Mapping[str, Any]) -> bool:
-        """Whether a line belongs to a warm-up sidechain: Claude Code 2.0.x-2.1.x sends a subagent
-        the prompt `Warmup` to fill its prompt cache, and none of the calls it answers with runs
-        (each has the result `Warmup`, an error; public 2.1.1 transcripts of `agent-<id>.jsonl`
-        files, one of them warm-ups of nine sessions with 1,059 such calls). The chain is told
-        by `parentUuid` back to that prompt."""
-        if data.get("isSidechain") is not True:
-            return False
-        parent, uuid = data.get("parentUuid"), data.get("uuid")
-        if parent is None:
-            message = data.get("message")
-            warm = data.get("type") == "user" and isinstance(message, dict) and message.get("content") == "Warmup"
-        else:
-            warm = isinstance(parent, str) and parent in self.warm
-        if warm and isinstance(uuid, str):
-            self.warm.add(uuid)
-        return warm
 
     def _agent(self, data: Mapping[str, Any]) -> str:
         if data.get("isSidechain") is True:
