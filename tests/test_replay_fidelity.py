@@ -487,3 +487,13 @@ def test_the_text_table_tells_agents_apart_that_share_a_long_start() -> None:
     cols = _agent_columns({"main", "sidechain", "sidechain-2", "sidechain-3", "ad8c325e97ab37910"})
     assert cols["main"] == "main" and cols["sidechain"] == "sidechain" and cols["ad8c325e97ab37910"] == "ad8c325e9…"
     assert cols["sidechain-2"] != cols["sidechain-3"] and all(len(c) <= 10 for c in cols.values()), cols
+
+
+def test_a_loop_resumed_by_continue_is_one_loop_in_the_report() -> None:
+    """Corpus f5fec4ab (Claude Code 2.1.x): curl refused "not accessible on a free plan" at 70
+    and 71, the user interrupts and types "continue", 72 is refused the same way and reminded:
+    the prompt is marked as resuming the turn, and the loop is costed from 70, not from 72."""
+    path = Path(__file__).parent / "corpus" / "claude" / "f5fec4ab-0ebd-4890-bd02-ce6ad08279c6.jsonl"
+    [report] = replay.replay_files([str(path)], Config())
+    assert [m.detail for m in report.markers].count("user prompt, resuming the interrupted turn") == 1
+    assert [(loop.first_call, loop.last_call) for loop in report.loops] == [(70, 72)]

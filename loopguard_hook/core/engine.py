@@ -174,9 +174,9 @@ def _user_prompt(ev: _Event, texts: Sequence[str]) -> Decision:
     if policy.injected_prompt(state, ev.event, ev.caps, ev.now):
         return ALLOW
     resumed = policy.resumes(state, ev.event, ev.caps)
-    policy.start_turn(state, ev.caps)
-    ev.responses.extend(followup.turn_ended(state, list(state["agents"]), ev.now))
-    if not resumed:
+    policy.start_turn(state, ev.caps, resuming=resumed)
+    if not resumed:  # a resumed turn goes on: what the model does next answers its interventions
+        ev.responses.extend(followup.turn_ended(state, list(state["agents"]), ev.now))
         for agent in state["agents"].values():
             _reset(agent, "prompt")
     return _text_rules(ev, texts)

@@ -222,14 +222,20 @@ def resumes(state: Session, event: HookEvent, caps: Capabilities) -> bool:
     return re.match(_GO_ON, event.prompt) is not None
 
 
+def resumed(state: Session) -> bool:
+    """Whether the latest prompt resumed an interrupted turn (`resumes`), for the replay."""
+    turn = state.get("turn")
+    return isinstance(turn, dict) and turn.get("resumed") is True
+
+
 def _turn(state: Session) -> TurnMark:
     turn = state.get("turn")
     if not isinstance(turn, dict) or {k: type(v) for k, v in turn.items()} != _TURN_SHAPE:
-        turn = state["turn"] = {"stopped": False, "open": False, "blocked": False}
+        turn = state["turn"] = {"stopped": False, "open": False, "blocked": False, "resumed": False}
     return turn
 
 
-_TURN_SHAPE = {"stopped": bool, "open": bool, "blocked": bool}
+_TURN_SHAPE = {"stopped": bool, "open": bool, "blocked": bool, "resumed": bool}
 
 
 def note_emitted(state: Session, decision: Decision, event: str, caps: Capabilities) -> None:
@@ -264,13 +270,15 @@ def continuation(state: Session, event: HookEvent, caps: Capabilities, config: C
     return Decision(Action.STOP, Rule.STOP, text, intended=Action.STOP, stop_reason=text)
 
 
-def start_turn(state: Session, caps: Capabilities) -> None:
-    """A real user prompt: the turn it starts has seen no tool event yet, nor a denial."""
+def start_turn(state: Session, caps: Capabilities, *, resuming: bool = False) -> None:
+    """A real user prompt: the turn it starts has seen no tool event yet, nor a denial; or
+    (`resuming`) it goes on with the turn the user interrupted (`resumes`)."""
     if caps.context_returns_as_prompt:
         state.pop("turn_open", None)
     if caps.stop_skips_interrupts:
         turn = _turn(state)
         turn["open"] = turn["blocked"] = False
+        turn["resumed"] = resuming
 
 
 def _digest(text: str) -> str:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import orjson
 
 from ..config.settings import Config
-from ..core import engine
+from ..core import engine, policy
 from ..core.engine import Decision
 from ..core.event import HANDLED_EVENTS, Client, HookEvent, Unhooked
 from ..core.ledger import Session, Tail
@@ -29,6 +29,7 @@ class Step:
     event: HookEvent | None
     decision: Decision | None
     error: str = ""
+    resumed: bool = False  # a prompt that resumed the turn the user interrupted (`policy.resumes`)
 
 
 def _client_for(recording: Recording, option: str) -> Client | None:
@@ -98,4 +99,5 @@ def decide(recording: Recording, config: Config, *, client: str = "auto") -> Ite
             unhooked = (recorded.unhooked, {})
         state, result = engine.step(state, event, config, host, recorded.time, recorded.texts, unhooked=unhooked)
         ledgers[event.session_id] = state
-        yield Step(recorded, event, result.decision)
+        resumed = event.event == "UserPromptSubmit" and policy.resumed(state)
+        yield Step(recorded, event, result.decision, resumed=resumed)

@@ -97,14 +97,17 @@ class _Collector:
         waiting = self.open.get(self._signature(event))
         return waiting.pop() if waiting else None
 
-    def add(self, step_number: int, time: float, event: HookEvent, decision: Decision | None) -> None:
+    def add(self, step_number: int, time: float, event: HookEvent, decision: Decision | None, *, resumed: bool = False) -> None:
         if decision is None:
             if event.event == "SessionEnd":
                 self.markers.append(Marker(time, event.event, "session ended"))
             return
         verdict = Verdict.of(decision)
         owner: int | None = None
-        if event.event == "UserPromptSubmit":
+        if event.event == "UserPromptSubmit" and resumed:
+            # "continue" after an interrupt: the turn, and its counts, go on (`policy.resumes`)
+            self.markers.append(Marker(time, event.event, "user prompt, resuming the interrupted turn"))
+        elif event.event == "UserPromptSubmit":
             self.turn += 1
             self.markers.append(Marker(time, event.event, "user prompt"))
         elif event.event == "SessionStart" and event.source == "compact":
@@ -275,7 +278,7 @@ def _feed(collector: _Collector, steps: Iterator[Step], progress: Progress | Non
             errors.append(f"{step.recorded.source}:{step.recorded.line}: {step.error}")
         if step.event is not None:
             clients.add(step.event.client.value)
-            collector.add(number, step.recorded.time, step.event, step.decision)
+            collector.add(number, step.recorded.time, step.event, step.decision, resumed=step.resumed)
         if progress is not None and number % PROGRESS_EVENTS == 0:
             progress(number, total)
     if progress is not None:

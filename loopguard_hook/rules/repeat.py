@@ -117,7 +117,9 @@ def on_call(ctx: CallContext) -> Decision | None:
         return Decision(Action.REMIND, Rule.REPEAT, text)
     if _slow(ctx):
         assert ctx.previous_time is not None
-        return Decision(Action.REMIND, Rule.SLOW_REPEAT, slow_repeat_reminder(tool, n, ctx.now - ctx.previous_time))
+        waits = sleeps_first(ctx.tool, ctx.tool_input)
+        text = slow_repeat_reminder(tool, n, ctx.now - ctx.previous_time, waits=waits)
+        return Decision(Action.REMIND, Rule.SLOW_REPEAT, text)
     return decision
 
 
@@ -157,12 +159,16 @@ def detailed_reminder(tool: str, count: int, arguments: str, *, in_a_row: bool) 
     )
 
 
-def slow_repeat_reminder(tool: str, count: int, seconds: float) -> str:
-    """A repeat that came long after the previous one: reminded, never denied."""
+def slow_repeat_reminder(tool: str, count: int, seconds: float, *, waits: float = 0.0) -> str:
+    """A repeat that came long after the previous one, `seconds` after it finished, or that
+    `waits` seconds itself before it checks (`shellwords.sleeps_first`): reminded, never denied."""
+    if waits:
+        when = f"this call waits {int(waits)} s before it checks, {int(seconds + waits)} s after the previous check"
+    else:
+        when = f"this call came {int(seconds)} s after the previous one"
     return (
-        f"[{PREFIX}] {tool} returned the same result the last {count - 1} times "
-        f"(this call came {int(seconds)} s after the previous one). If you are waiting for "
-        "something to change, wait longer between checks or stop polling and report the state."
+        f"[{PREFIX}] {tool} returned the same result the last {count - 1} times ({when}). If you are "
+        "waiting for something to change, wait longer between checks or stop polling and report the state."
     )
 
 

@@ -173,10 +173,16 @@ MAX_SENTENCES = 4096
 _SENTENCE_END = r"(?<=[.!?])\s+"
 
 
+#: What follows a fence marker as a language name (CommonMark's info string), not prose.
+_INFO_STRING = r"[\w+#.-]+"
+
+
 def _prose_sentences(text: str) -> list[str]:
     """The normalised sentences of a message's prose. Fences are followed as in `feed`, and also
     where a chat renderer (and Gemini CLI's detector) sees them: text right after a closing
-    fence is prose, and a fence opened after text on a line hides what follows it."""
+    fence is prose, and a fence opened after text on a line hides what follows it. A marker with
+    a language name after it (`mermaid`) inside a fence closes nothing (a diagram drafted inside
+    a ```markdown block, public Claude Code 2.1.x transcript): a closing fence has no info string."""
     sentences: list[str] = []
     fence: str | None = None
     for raw in text.splitlines():
@@ -185,6 +191,8 @@ def _prose_sentences(text: str) -> list[str]:
         if fence is not None:
             if marker is None or marker[0] != fence[0] or len(marker) < len(fence):
                 continue
+            if re.fullmatch(_INFO_STRING, line[len(marker) :]):
+                continue  # "```mermaid" in a ```markdown draft: a fence inside the fence, no prose
             fence, line = None, line[len(marker) :].strip()
         elif marker is not None:
             fence = marker

@@ -116,4 +116,31 @@ def test_a_damaged_turn_mark_is_started_afresh() -> None:
     state["turn"] = {"stopped": "yes", "open": 1}  # type: ignore[typeddict-item]
     prompt = HookEvent("UserPromptSubmit", Client.CLAUDE_CODE, "s", prompt="continue")
     assert not policy.resumes(state, prompt, claude_code.CAPABILITIES)
-    assert state["turn"] == {"stopped": False, "open": False, "blocked": False}
+    assert state["turn"] == {"stopped": False, "open": False, "blocked": False, "resumed": False}
+
+
+def test_a_resumed_turn_keeps_its_interventions_open() -> None:
+    """After "continue" resumes an interrupted turn, the call that follows answers the reminder
+    given before the interrupt (`followup`), as in one turn: no record that the loop ended at the
+    prompt, and the same failing call is the 4th of its run (reminded again, not the 1st)."""
+    from loopguard_hook.core import engine
+
+    def ev(name: str, **kw: object) -> HookEvent:
+        return HookEvent(name, Client.CLAUDE_CODE, "s", **kw)  # type: ignore[arg-type]
+
+    call = {"tool_name": "Bash", "tool_input": {"command": "npm test"}}
+    state, now, responses, decisions = None, 1000.0, [], []
+    events = [ev("UserPromptSubmit", prompt="read the notes"), ev("Stop", last_assistant_message="Read."),
+              ev("UserPromptSubmit", prompt="run the tests")]
+    for n in range(3):
+        events += [ev("PreToolUse", tool_use_id=f"t{n}", **call),
+                   ev("PostToolUseFailure", tool_use_id=f"t{n}", error="Exit code 1\nError: Cannot find module 'jest'", **call)]
+    events += [ev("UserPromptSubmit", prompt="continue"), ev("PreToolUse", tool_use_id="t9", **call)]
+    for event in events:
+        now += 5.0
+        state, step = engine.step(state, event, Config(), claude_code, now)
+        responses += step.responses
+        decisions.append((event.event, step.decision.action, step.decision.times))
+    assert decisions[-2][1] is Action.ALLOW and policy.resumed(state)
+    assert decisions[-1][1] is Action.REMIND and decisions[-1][2] == 4
+    assert [r["response"] for r in responses] == ["repeated"]  # the 4th call repeats the 3rd, reminded

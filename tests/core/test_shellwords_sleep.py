@@ -28,3 +28,13 @@ def test_other_tools_and_shapes_wait_for_nothing() -> None:
     assert sleeps_first("Read", {"command": "sleep 45 && ls"}) == 0.0
     assert sleeps_first("Bash", {"command": None}) == 0.0
     assert sleeps_first("Bash", "sleep 45 && ls") == 0.0
+
+
+def test_the_slow_repeat_reminder_counts_the_wait_of_a_call_that_sleeps_first() -> None:
+    """A check that sleeps 45 s first came 2 s after the previous one finished: the reminder
+    says when it checks, not "0 s after the previous one" (a new user's report)."""
+    from loopguard_hook.rules.repeat import slow_repeat_reminder
+
+    text = slow_repeat_reminder("Bash", 5, 2.0, waits=45.0)
+    assert "waits 45 s before it checks, 47 s after the previous check" in text
+    assert "came 75 s after the previous one" in slow_repeat_reminder("Bash", 5, 75.0)

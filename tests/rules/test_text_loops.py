@@ -12,7 +12,7 @@ import pytest
 
 from loopguard_hook.hook import HookOptions, run
 from loopguard_hook.hosts import transcript
-from loopguard_hook.rules.text_loops import feed, new_text_state
+from loopguard_hook.rules.text_loops import _repeated_run, feed, new_text_state
 
 BUDGET = 262144
 
@@ -210,6 +210,22 @@ def test_code_in_nested_fences_and_indented_blocks_never_counts() -> None:
     ts = new_text_state()
     looping = "\n".join(["```", "code", "```", *[warning] * 8])  # prose after a closed fence still counts
     assert feed(ts, looping, max_lines=8, max_blocks=0, max_block_chars=16384) is not None
+
+
+def test_a_fence_with_an_info_string_inside_a_fence_closes_nothing() -> None:
+    """A spec drafted in a ```markdown block holding five ```mermaid diagrams (public Claude Code
+    2.1.x transcript): `mermaid` after the marker is an info string, so that line opens no prose
+    (CommonMark: a closing fence has nothing after it); read as prose, "mermaid flowchart td"
+    repeated five times was a text loop."""
+    journeys = []
+    for n, (name, step) in enumerate([("Setup", "Enter DB credentials"), ("Assign", "Pick an assignee"),
+                                      ("Review", "Open the task"), ("Close", "Mark it done"), ("Report", "Export CSV")]):
+        journeys += [f"### Journey {n + 1}: {name}", f"**Entry:** the lead starts the {name.lower()} flow.",
+                     "```mermaid", "flowchart TD", f"    A[Start] --> B[{step}]", "```"]
+    text = "\n".join(["Here is what I'll add to the document:", "```markdown", "## User Journey Flows", *journeys, "```"])
+    assert _repeated_run(text, max_lines=5, max_blocks=3) is None
+    prose_after = "\n".join(["```", "x = 1", "```Let me look at the failing test once more."] * 7)
+    assert _repeated_run(prose_after, max_lines=5, max_blocks=3) is not None  # prose after a closing fence counts
 
 
 def test_text_ledgers_stay_bounded_over_many_subagents() -> None:
