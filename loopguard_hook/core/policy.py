@@ -29,7 +29,7 @@ import re
 
 from ..config.settings import Config
 from ..rules.answer_only import engage, ignored, paused_turn_ended
-from .event import HookEvent
+from .event import MAIN_AGENT, HookEvent
 from .host import Capabilities
 from .ledger import MAX_EMITTED, Agent, Call, Session, TurnMark
 from .messages import fit
@@ -178,10 +178,14 @@ def note_event(state: Session, event: HookEvent, caps: Capabilities, now: float)
     closes it) and for `resumes` (a Stop seen, tool events since the last prompt or Stop)."""
     if caps.stop_skips_interrupts:
         turn = _turn(state)
-        if event.event in TOOL_EVENTS:
+        if event.event in TOOL_EVENTS and event.agent_id == MAIN_AGENT:
+            # Only the main thread's calls: a background subagent works on after the turn's
+            # Stop, and its calls do not make the turn that ended an interrupted one.
             turn["open"] = True
         elif event.event == "Stop":
             turn["open"], turn["stopped"] = False, True
+        elif event.event == "SessionStart" and event.source != "compact":
+            turn["open"] = False  # the client started again (`--resume`): no turn goes on from before
     if not caps.context_returns_as_prompt:
         return
     if event.event in TOOL_EVENTS:
@@ -191,9 +195,11 @@ def note_event(state: Session, event: HookEvent, caps: Capabilities, now: float)
 
 
 def note_blocked(state: Session, decision: Decision, caps: Capabilities) -> None:
-    """A denial or an end of turn the host delivers: the user may answer it with "continue",
-    and that prompt is a new turn (`resumes`)."""
-    if caps.stop_skips_interrupts and decision.action in (Action.DENY, Action.STOP):
+    """Any intervention (the engine calls this for every decision that is not ALLOW, a reminder
+    included): the user may answer it with "continue", after fixing what it was about (a server
+    started, a folder made writable), so that prompt is a new turn (`resumes`). Counts carried
+    past a reminder would deny the very next attempt, the one the user's fix makes work."""
+    if caps.stop_skips_interrupts and {decision.action, decision.intended} != {Action.ALLOW}:
         _turn(state)["blocked"] = True
 
 
@@ -209,11 +215,12 @@ def resumes(state: Session, event: HookEvent, caps: Capabilities) -> bool:
     """Whether a UserPromptSubmit resumes a turn the user interrupted, so the counts go on: the
     host's Stop skips interrupts (`Capabilities.stop_skips_interrupts`), a Stop came before in
     the session (so the host sends it), the turn had tool events and no Stop since, the guard
-    denied nothing and ended nothing in it (a "continue" may answer that: such a prompt starts
-    afresh), and the prompt only says to go on (`_GO_ON`, at most 64 characters). A user who
-    interrupts a loop and says "continue" has added nothing the loop lacked (held-out
-    transcripts: curl refused the same way before and after "continue", Claude Code 2.1.x; a
-    Windows edit refused across "继续", 2.0.69). Only `start_turn` runs for it."""
+    said nothing in it, not even a reminder (a "continue" may answer that, the user having
+    fixed what it was about: such a prompt starts afresh), and the prompt only says to go on
+    (`_GO_ON`, at most 64 characters). A user who interrupts a loop and says "continue" has
+    added nothing the loop lacked (held-out transcripts: curl refused the same way before and
+    after "continue", Claude Code 2.1.x; a Windows edit refused across "继续", 2.0.69). Only
+    `start_turn` runs for it."""
     if not caps.stop_skips_interrupts or event.prompt is None or len(event.prompt) > 64:
         return False
     turn = _turn(state)

@@ -151,16 +151,27 @@ def shell_command(tool: str, tool_input: Any, limit: int = 4096) -> str | None:
     return next((v[:limit] for k in SHELL_KEYS if isinstance(v := tool_input.get(k), str)), None)
 
 
-#: A shell command that first sleeps, then checks: `sleep 45 && gh pr checks 412`, `sleep 2m; tail log`.
-_SLEEP_FIRST = r"\A\s*sleep\s+(\d+(?:\.\d+)?)([smh]?)\s*(?:&&|;)"
+#: A shell command that first sleeps, then checks: `sleep 45 && gh pr checks 412`, `sleep 2m; tail log`,
+#: also after a `cd` into the project (`cd /w/api && sleep 45 && gh pr checks 412`).
+_SLEEP_FIRST = r"(?a)\A\s*(?:cd\s+[^\s;&|]+\s*(?:&&|;)\s*)?sleep\s+(\d+(?:\.\d+)?)([smh]?)\s*(?:&&|;)"
+
+#: What a sleep may come before and still be a re-run, not a check: a test run or a build repeats
+#: its work whatever it waited for (`sleep 30 && npm test` with nothing changed is a loop).
+_RERUN_AFTER = (
+    r"\s*(?:(?:python3?|uv\s+run|poetry\s+run)\s+-m\s+)?(?:pytest|tox|nox|jest|vitest|mocha|ctest|bazel|make|gmake"
+    r"|(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?(?:test|build|lint|check|typecheck)|npx\s+(?:jest|vitest|tsc|playwright)"
+    r"|cargo\s+(?:test|build|check|run|clippy)|go\s+(?:test|build|run|vet)|mvn|\./mvnw|gradle|\./gradlew|tsc"
+    r"|dotnet\s+(?:test|build))\b"
+)
 
 
 def sleeps_first(tool: str, tool_input: Any) -> float:
     """The seconds a shell call sleeps before the rest of its command runs (`sleep 45 && gh pr
-    checks`: 45.0; `sleep 2m; …`: 120.0); 0.0 for any other call."""
-    command = shell_command(tool, tool_input, 256)
-    found = re.match(_SLEEP_FIRST, command) if command is not None else None
-    if found is None:
+    checks`: 45.0; `sleep 2m; …`: 120.0); 0.0 for any other call, and for a test run or a build
+    after the sleep (`_RERUN_AFTER`)."""
+    command = shell_command(tool, tool_input, 256) or ""
+    found = re.match(_SLEEP_FIRST, command)
+    if found is None or re.match(_RERUN_AFTER, command[found.end() :]):
         return 0.0
     return float(found.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600}[found.group(2)]
 

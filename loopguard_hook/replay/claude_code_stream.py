@@ -11,6 +11,7 @@ from typing import Any
 from ..core.event import MAIN_AGENT
 from ..hosts.transcript import SYNTHETIC
 from .claude_code_tools import (
+    INTERRUPTED,
     NOT_PROMPTS,
     classify_claude_result,
     claude_concurrent,
@@ -210,7 +211,9 @@ class ClaudeStream:
             self.unended = (text_of(blocks), time, line.number, message_id)
 
     def _stop(self, agent: str, text: str, time: float | None, line: int, message_id: str | None = None) -> None:
-        if message_id is not None:
+        if message_id is not None and text.strip():
+            # A reply line with no text (a thinking block written on a line of its own) leaves
+            # the message's text line to come: that one is no copy.
             self.ended.add(message_id)
         name = "Stop" if agent == MAIN_AGENT else "SubagentStop"
         payload = self._base(name, agent)
@@ -267,7 +270,8 @@ class ClaudeStream:
         if data.get("isMeta") is True:
             return  # text the client added
         if not text.strip() or text.lstrip().startswith(NOT_PROMPTS):
-            self.unended = None  # an interrupt ("[Request interrupted by user…"), no Stop
+            if text.lstrip().startswith(INTERRUPTED):  # no Stop; after `/cost`, `! ls`, one at the next prompt
+                self.unended = None
             return
         if self.unended is not None:
             # Older transcripts leave `stop_reason` null: a reply followed by the user's next

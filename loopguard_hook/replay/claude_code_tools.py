@@ -50,7 +50,7 @@ _REFUSALS = (
     "Permission to use ",
     "Claude requested permissions to ",
 )
-_INTERRUPTED = "[Request interrupted by user"
+INTERRUPTED = _INTERRUPTED = "[Request interrupted by user"
 NOT_PROMPTS = (
     "<command-name>",
     "<command-message>",

@@ -109,6 +109,11 @@ def test_every_other_prompt_starts_afresh() -> None:
     for name in ("Stop", "PostToolUse", "Stop"):  # the turn ended after its tool events
         policy.note_event(state, HookEvent(name, Client.CLAUDE_CODE, "s"), caps, 2.0)
     assert not policy.resumes(state, HookEvent("UserPromptSubmit", Client.CLAUDE_CODE, "s", prompt="continue"), caps)
+    for source, resumes in (("compact", True), ("resume", False)):  # a compaction goes on; a restart does not
+        policy.note_event(state, HookEvent("PostToolUse", Client.CLAUDE_CODE, "s"), caps, 3.0)
+        policy.note_event(state, HookEvent("SessionStart", Client.CLAUDE_CODE, "s", source=source), caps, 4.0)
+        prompt = HookEvent("UserPromptSubmit", Client.CLAUDE_CODE, "s", prompt="continue")
+        assert policy.resumes(state, prompt, caps) is resumes, source
 
 
 def test_a_damaged_turn_mark_is_started_afresh() -> None:
@@ -119,28 +124,34 @@ def test_a_damaged_turn_mark_is_started_afresh() -> None:
     assert state["turn"] == {"stopped": False, "open": False, "blocked": False, "resumed": False}
 
 
-def test_a_resumed_turn_keeps_its_interventions_open() -> None:
-    """After "continue" resumes an interrupted turn, the call that follows answers the reminder
-    given before the interrupt (`followup`), as in one turn: no record that the loop ended at the
-    prompt, and the same failing call is the 4th of its run (reminded again, not the 1st)."""
+def test_a_resumed_turn_counts_on() -> None:
+    """After "continue" resumes an interrupted turn the guard said nothing in, the same failing
+    call is the 3rd of its run (reminded), not the 1st; had the guard reminded before the
+    interrupt, the prompt would start afresh (the user may have fixed what it was about)."""
     from loopguard_hook.core import engine
 
     def ev(name: str, **kw: object) -> HookEvent:
         return HookEvent(name, Client.CLAUDE_CODE, "s", **kw)  # type: ignore[arg-type]
 
-    call = {"tool_name": "Bash", "tool_input": {"command": "npm test"}}
-    state, now, responses, decisions = None, 1000.0, [], []
-    events = [ev("UserPromptSubmit", prompt="read the notes"), ev("Stop", last_assistant_message="Read."),
-              ev("UserPromptSubmit", prompt="run the tests")]
-    for n in range(3):
-        events += [ev("PreToolUse", tool_use_id=f"t{n}", **call),
-                   ev("PostToolUseFailure", tool_use_id=f"t{n}", error="Exit code 1\nError: Cannot find module 'jest'", **call)]
-    events += [ev("UserPromptSubmit", prompt="continue"), ev("PreToolUse", tool_use_id="t9", **call)]
-    for event in events:
-        now += 5.0
-        state, step = engine.step(state, event, Config(), claude_code, now)
-        responses += step.responses
-        decisions.append((event.event, step.decision.action, step.decision.times))
-    assert decisions[-2][1] is Action.ALLOW and policy.resumed(state)
-    assert decisions[-1][1] is Action.REMIND and decisions[-1][2] == 4
-    assert [r["response"] for r in responses] == ["repeated"]  # the 4th call repeats the 3rd, reminded
+    def run(failures: int) -> tuple[ledger.Session, list[tuple[Action, int]], list[ledger.ResponseRecord]]:
+        call = {"tool_name": "Bash", "tool_input": {"command": "npm test"}}
+        error = "Exit code 1\nError: Cannot find module 'jest'"
+        events = [ev("UserPromptSubmit", prompt="read the notes"), ev("Stop", last_assistant_message="Read."),
+                  ev("UserPromptSubmit", prompt="run the tests")]
+        for n in range(failures):
+            events += [ev("PreToolUse", tool_use_id=f"t{n}", **call)]
+            events += [ev("PostToolUseFailure", tool_use_id=f"t{n}", error=error, **call)]
+        events += [ev("UserPromptSubmit", prompt="continue"), ev("PreToolUse", tool_use_id="t9", **call)]
+        state, now, seen, responses = None, 1000.0, [], []
+        for event in events:
+            now += 5.0
+            state, step = engine.step(state, event, Config(), claude_code, now)
+            seen.append((step.decision.action, step.decision.times))
+            responses += step.responses
+        assert state is not None
+        return state, seen, responses
+
+    state, seen, responses = run(2)
+    assert policy.resumed(state) and seen[-1] == (Action.REMIND, 3) and responses == []
+    state, seen, _ = run(3)  # reminded at the 3rd: "continue" starts afresh
+    assert not policy.resumed(state) and seen[-1][0] is Action.ALLOW

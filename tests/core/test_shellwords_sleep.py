@@ -14,6 +14,11 @@ from loopguard_hook.core.shellwords import sleeps_first
         ("  sleep 30; tail -n 20 build.log", 30.0),
         ("sleep 2m && gh run view 99", 120.0),
         ("sleep 1.5 && curl -s localhost:3000/health", 1.5),
+        ("cd /w/api && sleep 45 && gh pr checks 412", 45.0),  # a `cd` into the project first
+        ("sleep ４５; gh pr checks 412", 0.0),  # `sleep` refuses such digits: the check runs at once
+        ("sleep 30 && npm test", 0.0),  # a test run repeats its work whatever it waited for
+        ("sleep 30 && python -m pytest -x", 0.0),
+        ("sleep 60; cargo build", 0.0),
         ("gh pr checks 412 && sleep 45", 0.0),  # it checks first: no wait before the check
         ("sleep 45", 0.0),  # a bare wait checks nothing
         ("echo sleep 45 && ls", 0.0),
