@@ -138,3 +138,12 @@ def test_replay_reports_the_tokens_of_a_recorded_loop_in_text_and_json(
     text = capsys.readouterr().out
     assert "loop 1: calls 1-10, 10 requests, 1.1k tokens (0.0045); after the guard would have stopped it: " \
         "5 requests, 550 tokens (0.0022)" in text
+
+
+def test_one_request_is_one_request() -> None:
+    from loopguard_hook.replay.cost import format_cost
+
+    one = {"first_call": 72, "last_call": 72, "requests": 1, "tokens": {"total": 57_000}, "saved_requests": 1,
+           "saved_tokens": {"total": 57_000}}
+    text = format_cost(one)
+    assert text == "loop: calls 72-72, 1 request, 57k tokens; after the guard would have stopped it: 1 request, 57k tokens"
