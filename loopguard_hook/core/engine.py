@@ -165,9 +165,9 @@ def _user_prompt(ev: _Event, texts: Sequence[str]) -> Decision:
     """A new user prompt ends the turn and resets every agent's counters and answer-only mode;
     context injected by a hook that comes back as a prompt (`policy.injected_prompt`), and a
     host's tool continuation (`HookEvent.continuation`), do neither; a bare "continue" after
-    the user interrupted a turn the guard did not block (`policy.resumes`) ends it but resets
-    nothing; a continuation may end a
-    turn whose answer-only mode was ignored (`policy.continuation`)."""
+    the user interrupted a turn the guard said nothing in (`policy.resumes`) resumes that turn
+    and resets nothing; a continuation may end a turn whose answer-only mode was ignored
+    (`policy.continuation`)."""
     state = ev.state
     if ev.event.continuation:
         return policy.continuation(state, ev.event, ev.caps, ev.config)

@@ -218,7 +218,7 @@ if TYPE_CHECKING:
 
         stopped: bool  # a Stop came in this session: the host sends it
         open: bool  # a tool event since the last real prompt, and no Stop since
-        blocked: bool  # the guard denied a call or ended the turn since the last real prompt
+        blocked: bool  # the guard intervened (a reminder or more) since the last real prompt
         resumed: bool  # the latest prompt resumed the turn the user interrupted
 
     class Session(TypedDict):

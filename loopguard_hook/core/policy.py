@@ -278,7 +278,7 @@ def continuation(state: Session, event: HookEvent, caps: Capabilities, config: C
 
 
 def start_turn(state: Session, caps: Capabilities, *, resuming: bool = False) -> None:
-    """A real user prompt: the turn it starts has seen no tool event yet, nor a denial; or
+    """A real user prompt: the turn it starts has seen no tool event yet, nor an intervention; or
     (`resuming`) it goes on with the turn the user interrupted (`resumes`)."""
     if caps.context_returns_as_prompt:
         state.pop("turn_open", None)
