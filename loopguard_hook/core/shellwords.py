@@ -165,15 +165,25 @@ _RERUN_AFTER = (
 )
 
 
+def sleep_then(command: str) -> tuple[float, str] | None:
+    """A shell command that first sleeps, then runs something: `(seconds, the rest)`
+    (`sleep 45 && gh pr checks 412`: `(45.0, "gh pr checks 412")`; `sleep 2m; tail log`: 120
+    seconds), or None (no sleep first, or nothing after it)."""
+    found = re.match(_SLEEP_FIRST, command)
+    rest = command[found.end() :].strip() if found is not None else ""
+    if found is None or not rest:
+        return None
+    return float(found.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600}[found.group(2)], rest
+
+
 def sleeps_first(tool: str, tool_input: Any) -> float:
     """The seconds a shell call sleeps before the rest of its command runs (`sleep 45 && gh pr
     checks`: 45.0; `sleep 2m; …`: 120.0); 0.0 for any other call, and for a test run or a build
     after the sleep (`_RERUN_AFTER`)."""
-    command = shell_command(tool, tool_input, 256) or ""
-    found = re.match(_SLEEP_FIRST, command)
-    if found is None or re.match(_RERUN_AFTER, command[found.end() :]):
+    found = sleep_then(shell_command(tool, tool_input, 256) or "")
+    if found is None or re.match(_RERUN_AFTER, found[1]):
         return 0.0
-    return float(found.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600}[found.group(2)]
+    return found[0]
 
 
 #: Programs that only read, print or list: a command made of nothing else changes no file. A

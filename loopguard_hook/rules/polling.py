@@ -19,12 +19,11 @@ Its slot is `Agent.rules["polling"]`: `{task key: [rapid probes, last probe's en
 at most `MAX_TASKS` tasks.
 """
 
-import re
 from typing import Any, cast
 
 from ..core.ledger import Agent, Limits, drop_slot, slot, slots, trim
 from ..core.messages import PREFIX
-from ..core.shellwords import SHELL_KEYS, SHELL_TOOLS
+from ..core.shellwords import shell_command, sleep_then
 from ..core.verdict import Action, Decision, Rule
 from .base import CallContext, ResultContext
 
@@ -34,8 +33,6 @@ MAX_TASKS = 8
 WAIT_SECONDS = 20.0
 #: Claude Code's tools that read a background task's output (transcripts of 2.0-2.1).
 POLL_TOOLS = frozenset({"BashOutput", "TaskOutput"})
-#: A shell command that sleeps a little, then reads or asks again: `sleep 5 && tail -n 20 log`.
-_SLEEP_THEN = r"\A\s*sleep\s+(\d+(?:\.\d+)?)s?\s*(?:&&|;)\s*(\S.*)\Z"
 
 #: `[rapid probes, the last probe's end (seconds since the epoch), still running]`.
 Entry = list[float | bool]
@@ -52,11 +49,10 @@ def task_of(tool: str, tool_input: Any) -> str | None:
     if tool in POLL_TOOLS:
         task = tool_input.get("bash_id") or tool_input.get("shell_id") or tool_input.get("task_id")
         return f"{tool}:{task}"[:160] if isinstance(task, str) else None
-    if tool in SHELL_TOOLS:
-        command = next((v for k in SHELL_KEYS if isinstance(v := tool_input.get(k), str)), None)
-        found = re.match(_SLEEP_THEN, command[:1024], re.DOTALL) if command else None
-        if found is not None and float(found.group(1)) < 60:
-            return "sh:" + " ".join(found.group(2).split())[:160]
+    # a shell command that sleeps a little, then reads or asks again: `sleep 5 && tail -n 20 log`
+    found = sleep_then(shell_command(tool, tool_input, 1024) or "")
+    if found is not None and found[0] < 60:
+        return "sh:" + " ".join(found[1].split())[:160]
     return None
 
 

@@ -43,3 +43,15 @@ def test_the_slow_repeat_reminder_counts_the_wait_of_a_call_that_sleeps_first() 
     text = slow_repeat_reminder("Bash", 5, 2.0, waits=45.0)
     assert "waits 45 s before it checks, 47 s after the previous check" in text
     assert "came 75 s after the previous one" in slow_repeat_reminder("Bash", 5, 75.0)
+
+
+def test_one_reading_of_a_sleep_then_a_command() -> None:
+    """`sleep_then` is how both the paced-poll rule and the polling rule read a command that
+    sleeps first (seconds, and what runs after)."""
+    from loopguard_hook.core.shellwords import sleep_then
+    from loopguard_hook.rules.polling import task_of
+
+    assert sleep_then("sleep 5 && tail -n 20 build.log") == (5.0, "tail -n 20 build.log")
+    assert sleep_then("cd /w/api && sleep 0.5m; gh run view 9") == (30.0, "gh run view 9")
+    assert sleep_then("sleep 5 &&   ") is None and sleep_then("tail log") is None
+    assert task_of("Bash", {"command": "cd /w/api && sleep 5 && tail build.log"}) == "sh:tail build.log"
