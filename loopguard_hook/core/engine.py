@@ -111,7 +111,7 @@ def step(
         recent.append(record)
         del recent[: -ledger.MAX_RECENT]
         policy.note_emitted(state, decision, event.event, ev.caps)
-        policy.note_blocked(state, decision, ev.caps)
+        policy.note_blocked(state, ev.caps)
     return state, Step(decision, ev.responses[-followup.MAX_RESPONSES :], record)
 
 

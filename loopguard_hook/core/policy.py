@@ -194,12 +194,12 @@ def note_event(state: Session, event: HookEvent, caps: Capabilities, now: float)
         state.pop("turn_open", None)
 
 
-def note_blocked(state: Session, decision: Decision, caps: Capabilities) -> None:
-    """Any intervention (the engine calls this for every decision that is not ALLOW, a reminder
-    included): the user may answer it with "continue", after fixing what it was about (a server
+def note_blocked(state: Session, caps: Capabilities) -> None:
+    """An intervention, a reminder included (the engine calls this for every decision it
+    records): the user may answer it with "continue", after fixing what it was about (a server
     started, a folder made writable), so that prompt is a new turn (`resumes`). Counts carried
     past a reminder would deny the very next attempt, the one the user's fix makes work."""
-    if caps.stop_skips_interrupts and {decision.action, decision.intended} != {Action.ALLOW}:
+    if caps.stop_skips_interrupts:
         _turn(state)["blocked"] = True
 
 

@@ -2,14 +2,16 @@
 
 Thresholds `remind_at`, `deny_at` and `stop_at` on the profile's counter (`counting`): identical
 calls in a row (`consecutive`), or attempts of one signature since the last new evidence
-(`no_progress`). A repeat that comes `slow_repeat_seconds` after the previous one finished is a
-poll, not a loop: free at the reminder thresholds, only reminded (`LOOP_GUARD_SLOW_REPEAT`) where
-it would be denied or end the turn. A call first counted at
-Claude Code's PostToolBatch fired no PreToolUse: an input-validation rejection, which never ran
-(research/claude-code-hooks.md), so it is no poll and is never excused as slow; it cannot be
-denied, so where the profile ends turns (`stop_at`) it ends the turn at `deny_at` instead
-(PostToolBatch carries `continue: false`, 2.1.332 LAB): the same input is rejected the same way
-every time, and a reminder is all the denial could have been.
+(`no_progress`). A repeat that comes `slow_repeat_seconds` after the previous attempt finished
+(a denied one: was made), or a shell call that first sleeps half as long or more before it checks
+(`shellwords.sleeps_first`; not a test run or a build), is a poll, not a loop: free at the
+reminder thresholds, only reminded (`LOOP_GUARD_SLOW_REPEAT`) where it would be denied or end
+the turn. A call first counted at Claude Code's PostToolBatch fired no PreToolUse: an
+input-validation rejection, which never ran (research/claude-code-hooks.md), so it is no poll
+and is never excused as slow; it cannot be denied, so where the profile ends turns (`stop_at`)
+it ends the turn at `deny_at` instead (PostToolBatch carries `continue: false`, 2.1.332 LAB):
+the same input is rejected the same way every time, and a reminder is all the denial could have
+been.
 Under `exact_repeat_code` (the progress profile) a denial of attempts that were all spelt alike
 is coded `LOOP_GUARD_DUPLICATE`, as the progress seed codes it; the slot
 `Agent.rules["repeat"]` keeps, per signature, how its last attempt was spelt and whether the

@@ -49,9 +49,10 @@ Escalation of a same-error wall that goes on after its reminder (`same_error_den
 The same-error rule (`same_error.py`) reminds when calls keep failing the same way. When the
 model goes on and sends again a call that already failed this way (an identical retry: it
 would fail the same way), it is denied at PreToolUse, with the error quoted and what to do
-instead, unless it comes `slow_repeat_seconds` or more after its last run (a poll: a server
-starting, CI pending, a rate limit) or the model has chosen fewer than `same_error_deny_at`
-rounds (a parallel batch of distinct calls is one). A new call of the wall goes ahead: it may
+instead, unless it is a poll (a server starting, CI pending, a rate limit: it comes
+`slow_repeat_seconds` or more after its last run, or first sleeps half as long,
+`shellwords.sleeps_first`) or the model has chosen fewer than `same_error_deny_at` rounds (a
+parallel batch of distinct calls is one). A new call of the wall goes ahead: it may
 be the fix (a patch matching the file's real text, a command with another flag), and on
 held-out real sessions denying such calls denied the working one. A program Codex's sandbox killed
 more than once (`KILLED`: `sandbox error: command was killed by a signal`, Codex's own report, not

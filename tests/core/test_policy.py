@@ -86,7 +86,7 @@ def _turn(
     if tools:
         policy.note_event(state, HookEvent("PostToolUse", Client.CLAUDE_CODE, "s"), caps, 3.0)
     if blocked:
-        policy.note_blocked(state, DENY, caps)
+        policy.note_blocked(state, caps)
     return policy.resumes(state, HookEvent("UserPromptSubmit", Client.CLAUDE_CODE, "s", prompt=prompt), caps)
 
 
