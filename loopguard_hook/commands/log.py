@@ -116,9 +116,9 @@ def _indented(text: object) -> list[str]:
     return ["  " + line for line in _text(text).splitlines() or [""]]
 
 
-def format_text(found: Sequence[Mapping[str, Any]], state_dirs: Sequence[str], *, filtered: bool = False) -> str:
-    """One block per intervention, oldest first, then where to go next. `filtered`: a filter
-    was given (so none found means none matched, not none logged)."""
+def format_text(found: Sequence[Mapping[str, Any]], state_dirs: Sequence[str], *, filtered: Sequence[str] = ()) -> str:
+    """One block per intervention, oldest first, then where to go next. `filtered`: the options
+    of the filters given (`--rule`…), named when none matched (not that none was logged)."""
     out: list[str] = []
     count = 0
     for r in found:
@@ -137,7 +137,7 @@ def format_text(found: Sequence[Mapping[str, Any]], state_dirs: Sequence[str], *
         out.append("")
     if not count:
         if filtered:
-            return f"no logged intervention matches (--session, --rule, --since, --until) in {', '.join(state_dirs)}"
+            return f"no logged intervention matches {', '.join(filtered)} in {', '.join(state_dirs)}"
         return f"no interventions logged in {', '.join(state_dirs)}"
     total = costing.totals(found)
     if total["loops"]:
@@ -207,7 +207,8 @@ def log_command(
         _echo_json({"state_dirs": roots, "interventions": found, "sessions": sessions, "problems": problems,
                     "cost": costing.totals(found)})
     else:
-        click.echo(format_text(found, roots, filtered=filters != Filters()))
+        given = ("--session", session_id), ("--rule", codes), ("--since", since), ("--until", until)
+        click.echo(format_text(found, roots, filtered=[name for name, value in given if value not in (None, ())]))
     for problem in problems:
         click.echo(f"loopguard-hook: log: {problem}", err=True)
     if problems:
