@@ -217,6 +217,27 @@ def test_a_turn_left_without_stop_reason_ends_at_the_next_prompt_unless_interrup
     ]
 
 
+def test_a_files_last_reply_without_stop_reason_ends_its_turn(tmp_path: Path) -> None:
+    """The file's last reply, `stop_reason` null and no prompt after it: the turn ended there
+    and the live host sent its Stop (replay sent none, so a text loop in a session's last turn
+    was never judged); after an interrupt, still none."""
+    base = {"sessionId": "s5", "cwd": "/p", "timestamp": "2026-02-20T20:02:16.000Z"}
+
+    def said(uuid: str, text: str) -> dict[str, object]:
+        message = {"id": uuid, "role": "assistant", "stop_reason": None, "content": [{"type": "text", "text": text}]}
+        return {**base, "type": "assistant", "uuid": uuid, "message": message}
+
+    def user(uuid: str, content: object) -> dict[str, object]:
+        return {**base, "type": "user", "uuid": uuid, "message": {"role": "user", "content": content}}
+
+    path = tmp_path / "s5.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in [user("u1", "deploy it"), said("a1", "Deployed.")]))
+    assert _turns(path) == [("UserPromptSubmit", None, None), ("Stop", False, "Deployed.")]
+    interrupted = [user("u1", "deploy it"), said("a1", "Deploying."), user("u2", [{"type": "text", "text": "[Request interrupted by user]"}])]
+    path.write_text("".join(json.dumps(r) + "\n" for r in interrupted))
+    assert _turns(path) == [("UserPromptSubmit", None, None)]
+
+
 def test_a_resumed_sessions_copy_of_a_reply_ends_no_turn_again(tmp_path: Path) -> None:
     """A resumed session may write the older conversation into the file again, each reply under
     its old message id (a public 2.0.x transcript: 112 message ids twice, a day apart); the

@@ -369,3 +369,7 @@ class ClaudeStream:
 
     def finish(self) -> None:
         self._flush_all()
+        if self.unended is not None:
+            # The file's last reply, `stop_reason` null: no prompt follows, but the turn ended
+            # there all the same (an interrupt would have cleared it), and the host sent its Stop.
+            self._stop(MAIN_AGENT, *self.unended)
