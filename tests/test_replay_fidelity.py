@@ -233,7 +233,8 @@ def test_a_files_last_reply_without_stop_reason_ends_its_turn(tmp_path: Path) ->
     path = tmp_path / "s5.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in [user("u1", "deploy it"), said("a1", "Deployed.")]))
     assert _turns(path) == [("UserPromptSubmit", None, None), ("Stop", False, "Deployed.")]
-    interrupted = [user("u1", "deploy it"), said("a1", "Deploying."), user("u2", [{"type": "text", "text": "[Request interrupted by user]"}])]
+    interrupt = user("u2", [{"type": "text", "text": "[Request interrupted by user]"}])
+    interrupted = [user("u1", "deploy it"), said("a1", "Deploying."), interrupt]
     path.write_text("".join(json.dumps(r) + "\n" for r in interrupted))
     assert _turns(path) == [("UserPromptSubmit", None, None)]
 
