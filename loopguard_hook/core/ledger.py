@@ -146,6 +146,7 @@ if TYPE_CHECKING:
         chain: Chain | None
         since: int  # tracked attempts since the last new evidence
         bookkeeping: int  # bookkeeping calls since the last new evidence
+        plan: NotRequired[list[str]]  # the tasks task tools touched since then (`progress.TASK_KEYS`)
         sigs: dict[str, Signature]
         calls: dict[str, Call]
         followup: NotRequired[FollowUp]
@@ -397,6 +398,7 @@ def reset_shared(entry: Agent, *, keep_outcomes: bool = False) -> None:
     entry["chain"] = None
     entry["since"] = 0
     entry["bookkeeping"] = 0
+    entry.pop("plan", None)
     if keep_outcomes:
         for sig in entry["sigs"].values():
             sig["n"] = 0

@@ -97,7 +97,9 @@ def open_attempt(
     # A call still waiting for its result goes last: its result must meet its count.
     ledger.trim(calls, min(share.calls, MAX_CALLS), lambda k: (calls[k]["phase"] == "pre", calls[k]["seq"]))
     if config.bookkeeping_tools and matches(tool, config.bookkeeping_tools):
-        agent["bookkeeping"] += 1
+        # The progress seed counts every bookkeeping call (`evidence_call_counts = false`).
+        if not (config.evidence_call_counts and _new_task(agent, tool, tool_input)):
+            agent["bookkeeping"] += 1
     blind = not caps.has_arguments(tool)  # the host sends no arguments for this tool
     if not is_tracked(tool, config):
         call["untracked"] = True
@@ -416,6 +418,7 @@ def _count_evidence(
         sig["n"] = 1 if config.evidence_call_counts else 0
         agent["since"] = 0
         agent["bookkeeping"] = 0
+        agent.pop("plan", None)
     elif changing_failure and not call.get("duplicate") and config.new_failure_is_evidence:
         # A failure that says something new (a poll that exits non-zero while its progress
         # changes) is new evidence for its own signature, though not progress for the others.
@@ -442,6 +445,37 @@ def _bookkeeping_evidence(agent: Agent, outcome: Outcome, response: Any, limit: 
     seen.append(key)
     del seen[:-limit]
     agent["bookkeeping"] = 0
+    agent.pop("plan", None)
+
+
+#: Claude Code's task tools change one task a call, named by this key of their input (2.1.x:
+#: TaskCreate `{"subject", "description", "activeForm"}`, TaskUpdate `{"taskId", "status",
+#: "addBlockedBy", "owner", …}`; held-out transcripts of agent teams, 2.1.39-2.1.42). A lead
+#: setting up a team's plan makes one call per task and one per dependency: 29 TaskCreate and
+#: 30 TaskUpdate calls in a row, each on a task of its own. What a whole-plan tool (TodoWrite,
+#: update_plan) does in one call is no more a loop here.
+TASK_KEYS = {"TaskCreate": "subject", "TaskUpdate": "taskId"}
+#: The tasks an agent's task calls touched since its last new evidence (`Agent.plan`).
+MAX_PLAN_TASKS = 64
+
+
+def _new_task(agent: Agent, tool: str, tool_input: Any) -> bool:
+    """Whether a bookkeeping call is a task tool's first call on its task since the last new
+    evidence: a step in building the plan, not plan churn (`TASK_KEYS`). A second call on one
+    task counts, as every call of a whole-plan tool does."""
+    name = TASK_KEYS.get(tool)
+    task = tool_input.get(name) if name is not None and isinstance(tool_input, dict) else None
+    if not isinstance(task, (str, int)) or isinstance(task, bool):
+        return False
+    key = digest(f"{tool}\0{task}".encode("utf-8", "surrogatepass"))[:12]
+    plan = agent.get("plan")
+    if not isinstance(plan, list):
+        plan = agent["plan"] = []
+    if key in plan:
+        return False
+    plan.append(key)
+    del plan[:-MAX_PLAN_TASKS]
+    return True
 
 
 def uncount(agent: Agent, call: Call) -> None:

@@ -1,7 +1,9 @@
 """The progress profile's budgets: too many calls since the last new evidence.
 
 - `max_bookkeeping_calls_since_progress`: planning and todo calls (`bookkeeping_tools`), tracked
-  or not (`LOOP_GUARD_PROGRESS_LIMIT`);
+  or not (`LOOP_GUARD_PROGRESS_LIMIT`); of Claude Code's task tools, which change one task a
+  call, only a second call on one task (`progress.TASK_KEYS`: a team's plan is built one call
+  per task; the progress profile counts every call, as its seed);
 - `max_calls_since_progress`: tracked calls of any signature (`LOOP_GUARD_LIMIT`).
 
 Both count from the shared progress (`core/progress.py`: `Agent.bookkeeping`, `Agent.since`),
