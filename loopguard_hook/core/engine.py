@@ -206,7 +206,9 @@ def _attempt(
     ledger entry. Shared by PreToolUse and the post events of calls whose Pre was not seen."""
     state, config, caps, now = ev.state, ev.config, ev.caps, ev.now
     late = ev.event.event == "PostToolBatch"
-    attempt = progress.open_attempt(state, agent, tool, tool_input, tool_use_id, config, caps, now, can_deny=can_deny, late=late)
+    attempt = progress.open_attempt(
+        state, agent, tool, tool_input, tool_use_id, config, caps, now, can_deny=can_deny, late=late, cwd=ev.event.cwd
+    )
     if ev.event.workspace is not None and ev.event.event == "PreToolUse":
         attempt.call["ws"] = ev.event.workspace
     ctx = rules.CallContext(

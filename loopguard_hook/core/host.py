@@ -51,7 +51,11 @@ class Capabilities(NamedTuple):
       as on a host that `fails_closed`;
     - `stop_skips_interrupts`: Stop fires at the end of every turn but not when the user
       interrupts one, so a prompt that comes while the turn has tool events and no Stop since
-      follows an interrupted turn (`policy.resumes`).
+      follows an interrupted turn (`policy.resumes`);
+    - `cwd_is_workdir`: a tool event's `cwd` is the call's own folder (Codex 0.171.0 applies
+      `exec_command`'s `workdir` to it and leaves `workdir` out of `tool_input`, checked with the
+      real client here), so a shell call's signature includes it (`progress.open_attempt`):
+      `cat notes.txt` in `a/` and in `b/` are two calls.
     """
 
     context: frozenset[str]
@@ -73,6 +77,7 @@ class Capabilities(NamedTuple):
     halts_at: int = 0
     quiet_failures: bool = False
     stop_skips_interrupts: bool = False
+    cwd_is_workdir: bool = False
 
     @property
     def failures_exit_0(self) -> bool:

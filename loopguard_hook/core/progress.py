@@ -28,6 +28,7 @@ from .host import Capabilities
 from .ledger import MAX_CALLS, MAX_ID_CHARS, MAX_OUTCOMES, MAX_SIGNATURES, SUMMARY_CHARS, Agent, Call, Session, Signature
 from .outcome import Failure, Outcome, outcome_fingerprint, preview, text_failure
 from .redact import redact_prefix
+from .shellwords import SHELL_TOOLS
 from .signature import HEAD_CHARS, CallKey, call_key, digest
 from .tools import is_noop_mutation, is_tracked, matches
 
@@ -78,11 +79,16 @@ class Attempt(NamedTuple):
 
 def open_attempt(
     state: Session, agent: Agent, tool: str, tool_input: Any, tool_use_id: str | None, config: Config, caps: Capabilities,
-    now: float, *, can_deny: bool, late: bool = False,
+    now: float, *, can_deny: bool, late: bool = False, cwd: str | None = None,
 ) -> Attempt:
     """Count one attempt (a PreToolUse, or the post event or batch entry of a call whose Pre was
-    not seen: `late` when that is a `PostToolBatch`, which only a call that never ran reaches)."""
+    not seen: `late` when that is a `PostToolBatch`, which only a call that never ran reaches).
+    `cwd`: the event's folder, part of a shell call's signature where it is the call's own
+    (`Capabilities.cwd_is_workdir`; such a host sends `tool_use_id`, so no post event needs the
+    key again)."""
     key = call_key(tool, tool_input, frozenset(config.ignore_args), max(HEAD_CHARS, config.preview_chars))
+    if cwd and caps.cwd_is_workdir and tool in SHELL_TOOLS:
+        key = CallKey(digest(f"{key.digest}\0{cwd}".encode("utf-8", "surrogatepass")), key.head)
     share = ledger.limits(len(state["agents"]))
     agent["attempts"] += 1
     state["attempts"] = state.get("attempts", 0) + 1

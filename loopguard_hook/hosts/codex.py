@@ -41,6 +41,7 @@ CAPABILITIES = Capabilities(
     system_message=SENDS,
     sends=SENDS,
     unhooked_polls=True,
+    cwd_is_workdir=True,
 )
 
 
