@@ -1,5 +1,4 @@
-"""One Codex rollout turned into the hook payloads the live client would have sent (the facts
-are in `codex`'s docstring)."""
+"""One Codex rollout turned into the hook payloads the live client would have sent (facts: `codex`'s docstring)."""
 
 from __future__ import annotations
 
@@ -18,6 +17,7 @@ from .codex_tools import (
     NOT_PROMPTS,
     STILL_RUNNING,
     blocked,
+    call_folder,
     codex_tool,
     exit_code,
     find_key,
@@ -321,6 +321,7 @@ class CodexStream:
         payload["tool_name"] = call.tool
         payload["tool_input"] = call.tool_input
         payload["tool_use_id"] = call.call_id
+        payload["cwd"] = (call_folder(payload["cwd"], call.arguments) if call.tool == "Bash" else None) or payload["cwd"]
         return payload
 
     def _post(self, call: _CodexCall, completion: Mapping[str, Any] | None, time: float | None, line: int) -> None:
@@ -371,8 +372,7 @@ class CodexStream:
             if isinstance(output, str):
                 return split_exec_output(output)[0]
             if completion is not None:
-                out = completion.get("stdout")
-                err = completion.get("stderr")
+                out, err = completion.get("stdout"), completion.get("stderr")
                 return (out if isinstance(out, str) else "") + (err if isinstance(err, str) else "")
         if call.tool == "apply_patch" and isinstance(output, str):
             return patch_output(output)
@@ -388,8 +388,8 @@ class CodexStream:
 
     def _recorded(self, call: _CodexCall) -> RecordedCall:
         output = self.outputs.get(call.call_id, call.output)
-        if output is not None and blocked(output):
-            return RecordedCall(call.call_id, Outcome.DENIED)
+        if output is not None and (why := blocked(output)):
+            return RecordedCall(call.call_id, Outcome.DENIED if why == "denied" else Outcome.REFUSED)
         code = exit_code(call.completion) if call.completion is not None else None
         if code is None and isinstance(output, str):
             code = split_exec_output(output)[1]

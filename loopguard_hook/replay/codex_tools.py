@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import ntpath
 import os
+import posixpath
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -33,6 +35,12 @@ _EXEC_HEADER = re.compile(
 _EXIT_LINE = re.compile(r"^(?:Process exited with code|Exit code:) ?(-?\d+)", re.M)
 STILL_RUNNING = re.compile(r"^Process running with session ID", re.M)
 _CODEX_BLOCKED = ("Command blocked by PreToolUse hook:", "Tool call blocked by PreToolUse hook:")
+#: A command Codex's execution policy refused before it started (`prefix_rule(…, decision =
+#: "forbidden")`, "blocked by policy"): 0.171.0 fired PreToolUse for it and no post event, and the
+#: model read `exec_command failed: CreateProcess { message: "Rejected(\"`/bin/bash -lc '…'`
+#: rejected: policy forbids commands starting with `git branch`\")" }` (checked with the real
+#: client here; the same form in openai/codex#10827, 0.98, and #46012, 0.154).
+_CODEX_REFUSED = ('exec_command failed: CreateProcess { message: "Rejected(',)
 #: Model-side tools that run no hooks in Codex 0.171.0 (research notes §6).
 CODEX_UNHOOKED_TOOLS = frozenset({"write_stdin", "tool_search", "web_search", "exec", "wait"})
 _SHELL_TOOLS = frozenset({"exec_command", "shell_command", "shell", "container.exec", "local_shell"})
@@ -181,9 +189,26 @@ def exit_code(item: Mapping[str, Any] | None) -> int | None:
     return code if isinstance(code, int) and not isinstance(code, bool) else None
 
 
-def blocked(output: Any) -> bool:
-    text = text_of(output) if not isinstance(output, str) else output
-    return text.lstrip().startswith(_CODEX_BLOCKED)
+def blocked(output: Any) -> str | None:
+    """Why a call with this output did not run and got no post event: `denied` (a PreToolUse
+    hook's denial), `refused` (the execution policy's), or None."""
+    text = (text_of(output) if not isinstance(output, str) else output).lstrip()
+    return "denied" if text.startswith(_CODEX_BLOCKED) else "refused" if text.startswith(_CODEX_REFUSED) else None
+
+
+def call_folder(cwd: str | None, arguments: Any) -> str | None:
+    """The folder a shell call ran in: the session's `cwd` with the call's `workdir` applied, as
+    Codex 0.171.0 gives it as the payload's `cwd` (`Capabilities.cwd_is_workdir`)."""
+    try:
+        args = orjson.loads(arguments) if isinstance(arguments, str) else arguments
+    except orjson.JSONDecodeError:
+        return cwd
+    workdir = args.get("workdir") if isinstance(args, dict) else None
+    if not isinstance(workdir, str) or not workdir:
+        return cwd
+    windows = "\\" in (cwd or "") or re.match(r"[A-Za-z]:[\\/]", workdir) is not None
+    joined = ntpath.join if windows else posixpath.join
+    return joined(cwd, workdir) if cwd else workdir
 
 
 def find_key(value: Any, keys: tuple[str, ...]) -> str | None:

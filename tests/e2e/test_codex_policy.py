@@ -1,0 +1,64 @@
+"""Codex 0.171.0 and what its payloads leave out: the folder a command runs in, and the commands
+its execution policy refuses. Both drive what the guard counts, live and in replay."""
+
+from __future__ import annotations
+
+import pytest
+
+from loopguard_hook.replay.readers import load
+
+from . import ledger
+from .clients import Codex, Workspace
+from .mock_model import Script, exec_command
+from .model_view import codex_views
+from .test_codex import assert_hooks_succeeded, sigs
+from .transcripts import codex_rollouts
+
+pytestmark = pytest.mark.e2e
+
+
+def test_the_same_command_in_two_workdirs_is_two_calls(codex: Codex, ws: Workspace) -> None:
+    """Codex leaves `exec_command`'s `workdir` out of `tool_input` and applies it to the
+    payload's `cwd`: `cat notes.txt` in `a` and in `b` are two signatures (one counted twice
+    before), and replay gives each PreToolUse the folder the live hook got."""
+    ws.write("a/notes.txt", "the same words\n")
+    ws.write("b/notes.txt", "the same words\n")
+    turns = [[exec_command("cat notes.txt", workdir="a")], [exec_command("cat notes.txt", workdir="b")]]
+    run = codex.run(ws, Script(turns, final_text="Both read."), "Read the notes in a and in b")
+    assert_hooks_succeeded(run)
+    assert sorted(s["n"] for s in sigs(run)) == [1, 1], sigs(run)
+
+    (rollout,) = codex_rollouts(run)
+    (recording,) = load([str(rollout)])
+    folders = [e.payload["cwd"] for e in recording.events if e.payload["hook_event_name"] == "PreToolUse"]
+    assert folders == [str(ws.work / "a"), str(ws.work / "b")]
+
+
+def test_a_command_the_execution_policy_forbids_fires_no_post_event(codex: Codex, ws: Workspace) -> None:
+    """A command a `prefix_rule(…, decision = "forbidden")` refuses never starts: Codex fires its
+    PreToolUse and no post event, and the model reads `exec_command failed: CreateProcess {
+    message: "Rejected(…) rejected: policy forbids commands starting with `git branch`…` (the
+    "blocked by policy" of openai/codex#10827 and #46012). The guard's ledger keeps both
+    refused calls waiting for a result; replay marks them refused and sends no post event."""
+    rules = ws.codex_home / "rules"
+    rules.mkdir(parents=True)
+    (rules / "default.rules").write_text('prefix_rule(pattern = ["git", "branch"], decision = "forbidden")\n')
+    turns = [
+        [exec_command("git branch -D old-feature")],
+        [exec_command("git branch --delete --force old-feature")],
+        [exec_command("ls")],
+    ]
+    run = codex.run(ws, Script(turns, final_text="The branch stays."), "Delete the old branch")
+    assert_hooks_succeeded(run)
+    results = [s.text for view in codex_views(run.conversation())[1:] for s in view if s.is_result]
+    assert [r.startswith('exec_command failed: CreateProcess { message: "Rejected(') for r in results] == [True, True, False]
+    assert all("rejected: policy forbids commands starting with `git branch`" in r for r in results[:2]), results
+
+    calls = ledger.only_session(ws)["agents"]["main"]["calls"]
+    assert [c["phase"] for c in sorted(calls.values(), key=lambda c: c["seq"])] == ["pre", "pre", "done"]
+
+    (rollout,) = codex_rollouts(run)
+    (recording,) = load([str(rollout)])
+    posts = [e.payload["tool_input"]["command"] for e in recording.events if e.payload["hook_event_name"] == "PostToolUse"]
+    assert posts == ["ls"]
+    assert [c.outcome.value for c in recording.calls.values()] == ["refused", "refused", "ran"]
