@@ -20,6 +20,9 @@ Steps use the sketch grammar of the public cases:
   Claude Code's PostToolUseFailure (Codex: PostToolUse whose output is the error text).
   With `"rejected": TEXT` the call failed Claude Code's input validation: no Pre, no Post, only
   the PostToolBatch entry (expect `post` on that batch event); Codex gets Pre + a failed Post.
+  With `"forbidden": REASON` (Codex) the execution policy refused the command before it started:
+  no post event; the rollout holds Codex's answer, `exec_command failed: CreateProcess { message:
+  "Rejected(\"`/bin/bash -lc '…'` rejected: REASON\")" }`.
   With `"refused": TEXT` a permission rule (or the user) refused the call after its PreToolUse:
   Claude Code sends no post event, only the PostToolBatch entry with TEXT (expect `post` on that
   batch event); the other clients get TEXT as the call's error.
@@ -644,6 +647,13 @@ class Runner:
                 if tool_use_id in denied:
                     if self.client in DSH_CLIENTS:
                         errors.extend(self._dsh_denied_post(counter_i, step, base, tool, tool_input, tool_use_id))
+                    continue
+                if self.client == "codex" and tool == "Bash" and "forbidden" in step:
+                    # Codex's execution policy refused it before it started: its answer is in the
+                    # rollout only, no post event (tests/e2e/test_codex_policy.py)
+                    line = f"`/bin/bash -lc '{tool_input.get('command')}'` rejected: {step['forbidden']}"
+                    output = 'exec_command failed: CreateProcess { message: "Rejected(\\"' + line + '\\")" }'
+                    self._item({"type": "function_call_output", "call_id": tool_use_id, "output": output}, step["_t"] + 0.01)
                     continue
                 if self.client == "codex" and tool == "Bash":
                     wall = float(step.get("wall", 30 if "running" in step else 0.4))

@@ -98,12 +98,15 @@ def step(
         ev.responses.extend(followup.turn_ended(state, list(state["agents"]), now))
         return state, Step(ALLOW, ev.responses[-followup.MAX_RESPONSES :], None)
     fresh, message = take(state, event, config, ev.caps, texts, final, tail)
+    refused: list[tuple[Unhooked, str]] = []
     if unhooked is not None and (event.agent_id in state["agents"] or event.event in TOOL_EVENTS):
-        rules.unhooked.take(_agent(ev), event, *unhooked, config, now)
+        refused = rules.unhooked.take(_agent(ev), event, *unhooked, config, now)
     if message is not None:
         event = event._replace(last_assistant_message=message)
         ev = ev._replace(event=event)
     decision = _decide(ev, fresh)
+    if refused and event.event == "PreToolUse":
+        decision = merge([decision, *_refused_results(ev, refused)])
     record = None
     if decision.intended is not Action.ALLOW:
         record = decision_record(event, decision, now)
@@ -113,6 +116,35 @@ def step(
         policy.note_emitted(state, decision, event.event, ev.caps)
         policy.note_blocked(state, ev.caps)
     return state, Step(decision, ev.responses[-followup.MAX_RESPONSES :], record)
+
+
+#: The name Codex 0.171.0's hooks give `exec_command`, the only tool whose refusals are read
+#: from the rollout (captured payloads, shared/payloads/codex/0.171.0).
+REFUSED_TOOL = "Bash"
+
+
+def _refused_results(ev: _Event, refused: Sequence[tuple[Unhooked, str]]) -> list[Decision]:
+    """The reminders the result rules give on calls the host refused to run and sent no post
+    event for (Codex 0.171.0's execution policy: `Unhooked` `refused`, read from the rollout at
+    the agent's next PreToolUse), each judged as its post event would have been, at the time
+    the rollout gives its answer. Judged after the call being asked about: a wall they complete
+    is reminded now, with that call, and denied from the next, as when the post events come."""
+    event, now = ev.event, ev.now
+    found: list[Decision] = []
+    for item, command in refused:
+        call = _agent(ev)["calls"].get(item.call_id)
+        if call is None or call["phase"] != "pre":
+            continue
+        post = event._replace(
+            event="PostToolUse", tool_name=REFUSED_TOOL, tool_input={"command": command}, tool_use_id=item.call_id,
+            tool_response=item.text, misfit=None, workspace=None,
+        )
+        at = min(item.time, now) if item.time is not None else now
+        decision = _post_tool_use(ev._replace(event=post, now=max(at, call["t"])))
+        if decision.action is Action.REMIND:
+            found.append(decision)
+    _agent(ev)  # the agent's clock back at this event's time
+    return found
 
 
 def _decide(ev: _Event, texts: Sequence[str]) -> Decision:

@@ -116,6 +116,9 @@ _FAILURE_TEXT = (
     # Codex's own apply_patch and sandbox refusals (rollouts of Codex 0.4x-0.5x in the corpus)
     r"|verification failed|Failed to find expected lines|sandbox denied|failed in sandbox"
     r"|^execution error: "
+    # Codex's own failure of a command it did not start (0.171.0: a refusal by the execution
+    # policy, `hosts/rollout.REFUSED`; checked with the real client)
+    r"|^exec_command failed: "
     r"|^command timed out after "
     # Windows PowerShell's error record, under every error it prints (public Codex rollouts run
     # through powershell.exe, 2025-09): `    + FullyQualifiedErrorId : CommandNotFoundException`

@@ -12,6 +12,9 @@ of a hung command is seen only in the rollout, the JSONL file `transcript_path` 
   running with session ID 21283\\nOriginal token count: 0\\nOutput:\\n` (nothing printed), or
   `Process exited with code 0`.
 
+A command the execution policy refused (`REFUSED`) fires no post event either: its answer is
+read from the rollout too, and judged as the post event would have been (`core/engine.py`).
+
 Record shapes from real rollouts of Codex 0.105-0.111 (tests/corpus) and 0.171.0 probes. Read as
 the assistant text is (`transcript.read_new_lines`): from a cursor kept in the ledger, at most a
 budget of bytes per event, whole lines only.
@@ -34,6 +37,13 @@ _HEADER = (
     r"\A(?:(?:Chunk ID|Wall time|Process exited with code|Process running with session ID|Original token count"
     r"|Exit code|Total output lines)\b[^\n]*\n)+Output:\n?"
 )
+#: How Codex answers a command its execution policy refused before it started (`prefix_rule(…,
+#: decision = "forbidden")`, "blocked by policy"): 0.171.0 fires its PreToolUse and no post event,
+#: and the model reads `exec_command failed: CreateProcess { message: "Rejected(\"`/bin/bash -lc
+#: '…'` rejected: policy forbids commands starting with `git branch`\")" }` (tests/e2e/
+#: test_codex_policy.py; the same form in openai/codex#10827, 0.98, and #46012, 0.154).
+REFUSED = 'exec_command failed: CreateProcess { message: "Rejected('
+_REFUSAL_END = r'\\?"\)"\s*\}\s*\Z'
 _RUNNING = r"^Process running with session ID (\d+)"
 _EXITED = r"^(?:Process exited with code|Exit code:) ?(-?\d+)"
 
@@ -81,10 +91,20 @@ def unhooked_items(record: dict[str, Any]) -> list[Unhooked]:
             return []
         return [Unhooked("poll", call_id, time, session, chars[:MAX_TEXT] if isinstance(chars, str) else "")]
     if payload.get("type") == "function_call_output" and isinstance(payload.get("output"), str):
+        if payload["output"].startswith(REFUSED):
+            return [Unhooked("refused", call_id, time, text=refusal(payload["output"]))]
         state = command_state(payload["output"])
         if state is not None:
             return [Unhooked("output", call_id, time, state[0], code=state[1], empty=state[2])]
     return []
+
+
+def refusal(output: str) -> str:
+    """What a refused command's answer (`REFUSED`) says, without the command line it repeats:
+    `exec_command failed: rejected: policy forbids commands starting with `git branch``."""
+    at = output.rfind("` rejected: ")
+    reason = re.sub(_REFUSAL_END, "", output[at + len("` rejected: ") :]) if at >= 0 else ""
+    return f"exec_command failed: rejected: {reason}"[:MAX_TEXT]
 
 
 def command_state(output: str) -> tuple[int | None, int | None, bool] | None:

@@ -12,6 +12,7 @@ from typing import Any
 
 import orjson
 
+from ..hosts.rollout import REFUSED
 from .jsonl import text_of
 
 #: Response items as written by rollouts from before records were wrapped in `{type, payload}`.
@@ -35,12 +36,6 @@ _EXEC_HEADER = re.compile(
 _EXIT_LINE = re.compile(r"^(?:Process exited with code|Exit code:) ?(-?\d+)", re.M)
 STILL_RUNNING = re.compile(r"^Process running with session ID", re.M)
 _CODEX_BLOCKED = ("Command blocked by PreToolUse hook:", "Tool call blocked by PreToolUse hook:")
-#: A command Codex's execution policy refused before it started (`prefix_rule(…, decision =
-#: "forbidden")`, "blocked by policy"): 0.171.0 fired PreToolUse for it and no post event, and the
-#: model read `exec_command failed: CreateProcess { message: "Rejected(\"`/bin/bash -lc '…'`
-#: rejected: policy forbids commands starting with `git branch`\")" }` (checked with the real
-#: client here; the same form in openai/codex#10827, 0.98, and #46012, 0.154).
-_CODEX_REFUSED = ('exec_command failed: CreateProcess { message: "Rejected(',)
 #: Model-side tools that run no hooks in Codex 0.171.0 (research notes §6).
 CODEX_UNHOOKED_TOOLS = frozenset({"write_stdin", "tool_search", "web_search", "exec", "wait"})
 _SHELL_TOOLS = frozenset({"exec_command", "shell_command", "shell", "container.exec", "local_shell"})
@@ -191,9 +186,9 @@ def exit_code(item: Mapping[str, Any] | None) -> int | None:
 
 def blocked(output: Any) -> str | None:
     """Why a call with this output did not run and got no post event: `denied` (a PreToolUse
-    hook's denial), `refused` (the execution policy's), or None."""
+    hook's denial), `refused` (the execution policy's: `hosts.rollout.REFUSED`), or None."""
     text = (text_of(output) if not isinstance(output, str) else output).lstrip()
-    return "denied" if text.startswith(_CODEX_BLOCKED) else "refused" if text.startswith(_CODEX_REFUSED) else None
+    return "denied" if text.startswith(_CODEX_BLOCKED) else "refused" if text.startswith(REFUSED) else None
 
 
 def call_folder(cwd: str | None, arguments: Any) -> str | None:

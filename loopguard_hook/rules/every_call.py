@@ -45,10 +45,18 @@ began. The texts name the refused kinds. Refusals in two permission modes (the p
 reminded wall before anything is denied (the user left `dontAsk` with Shift+Tab): the new mode
 may approve what the old one refused.
 
+Codex's execution policy refusing a command before it starts (`POLICY`: 0.171.0 sends no post
+event for it; the host layer reads the refusal from the rollout at the next PreToolUse, which
+judges it as the post event would have been, `core/engine.py`) is a wall of its own kind too:
+its refusals compare alike whatever prefix rule each names, and after the reminder only a
+command that starts as a refused one did (`_policy_target`: `git push …` after `git push
+--force …`) is denied, since the policy goes by command prefix.
+
 Its slot is `Agent.rules["every_call"]`: the wall being watched, `[error key, rounds, the
 tools and programs refused, when the first result of the latest round came back, level,
 denied at, and for a permission wall the targets that worked since it began, the targets
-it refused (`_target`) and the permission mode of its latest refusal]`.
+it refused (`_target`) and the permission mode of its latest refusal; for a policy wall the
+commands it refused at `REFUSED` (`_policy_target`)]`.
 """
 
 import re
@@ -87,6 +95,14 @@ _SIGSYS_EXIT = 159
 PERMISSION = r"\APermission to use \S+ has been (?:auto-)?denied\b"
 #: The key every permission refusal shares: the tool it names is the call's kind, not the error.
 PERMISSION_KEY = "permission"
+#: Codex's execution policy refusing a command before it starts, as the host layer words its
+#: answer (`hosts/rollout.refusal`: 0.171.0 sends no post event, the rollout has it). One policy
+#: refuses whatever it refuses, so its refusals compare alike (`POLICY_KEY`), whatever rule or
+#: prefix each names; what the wall then denies is only a command that starts as a refused one
+#: did (`_policy_target`): the policy goes by command prefix, and `git status` may pass where
+#: `git push` did not.
+POLICY = "exec_command failed: rejected: "
+POLICY_KEY = "policy"
 #: The host's own shell tool failing before any command runs: Claude Code cannot make its
 #: per-user folder (`EACCES: permission denied, mkdir '/tmp/claude-10603'`: Termux, a shared
 #: /tmp, an HPC node; anthropics/claude-code#20139, #20567, #86222; held-out 2.1.49 sessions of
@@ -129,6 +145,8 @@ def refusal_key(text: str, tool_input: Any, tool: str | None = None) -> str | No
         return PERMISSION_KEY
     if tool in SHELL_TOOLS and re.match(SHELL_UNAVAILABLE, head.lstrip()):
         return SHELL_KEY
+    if tool in SHELL_TOOLS and head.startswith(POLICY):
+        return POLICY_KEY
     wrapped = re.match(SANDBOX_EXIT, head)
     said = head[wrapped.end() :] if wrapped and int(wrapped[1]) != _SIGSYS_EXIT else head
     if not re.search(REFUSALS, said, re.IGNORECASE) or re.search(_SYNTAX_ERROR, head):
@@ -167,6 +185,8 @@ def on_result(ctx: ResultContext) -> Decision | None:
     if key == PERMISSION_KEY:
         _targets(wall, REFUSED, _target(ctx.tool, ctx.tool_input, ctx.config.path_keys))
         wall[MODE:] = [ctx.permission_mode]  # `_targets` made the room before it
+    elif key == POLICY_KEY:
+        _targets(wall, REFUSED, _policy_target(ctx.tool, ctx.tool_input))
     if new_round(issued(ctx.call), float(wall[3])):  # issued after the model saw the latest refusal
         wall[1], wall[3] = int(wall[1]) + 1, ctx.agent["updated"]
     kinds = cast("list[str]", wall[2])
@@ -201,6 +221,10 @@ def on_call(ctx: CallContext) -> Decision | None:
         # Refused by the permission system, what meets the same rule is: never what has worked.
         target = _target(ctx.tool, ctx.tool_input, ctx.config.path_keys)
         if target is None or target not in _targets(wall, REFUSED) or target in _targets(wall, WORKED):
+            return None
+    elif wall[0] == POLICY_KEY:
+        # Refused by the execution policy, a command that starts as a refused one did is.
+        if _policy_target(ctx.tool, ctx.tool_input) not in _targets(wall, REFUSED):
             return None
     else:
         # Refused across tools, every call is; refused through one tool, the kinds it refused are
@@ -300,6 +324,15 @@ def _command(tool_input: dict[str, Any]) -> list[str]:
     while words and words[0] in WRAPPERS:
         words = words[1:]
     return words
+
+
+def _policy_target(tool: str, tool_input: Any) -> str | None:
+    """A shell command as an execution policy's prefix rule would meet it again: its program
+    and first argument (`git push`, `gh pr`, `rm -rf`); None for another tool."""
+    if tool not in SHELL_TOOLS or not isinstance(tool_input, dict):
+        return None
+    words = _command(tool_input)
+    return " ".join([words[0].rsplit("/", 1)[-1][:64], *(w[:64] for w in words[1:2])]) if words else None
 
 
 #: Programs that fetch the URL they are given: one refused for a host is refused for it again.

@@ -279,10 +279,14 @@ def _answered(command: str) -> list[str]:
 # -- what the host layer read: folded into the slot at each event ----------------------------
 
 
-def take(agent: Agent, event: HookEvent, items: Sequence[Unhooked], tail: Tail, config: Config, now: float) -> None:
+def take(
+    agent: Agent, event: HookEvent, items: Sequence[Unhooked], tail: Tail, config: Config, now: float
+) -> list[tuple[Unhooked, str]]:
     """Fold the unhooked calls and outputs read since the last event into the agent's table, and
     keep the reader's cursor. A shell call's PreToolUse is noted too (its output names the
-    session it leaves running; the rollout may show the call before the hook's cursor starts)."""
+    session it leaves running; the rollout may show the call before the hook's cursor starts).
+    The calls among them that the host refused to run (`Unhooked` `refused`), each with its
+    command line as kept (redacted), for the engine to judge as their post events."""
     table = cast("Table", slots(agent).setdefault(NAME, {}))
     table["tail"] = tail
     calls = table.setdefault("calls", {})
@@ -290,13 +294,17 @@ def take(agent: Agent, event: HookEvent, items: Sequence[Unhooked], tail: Tail, 
         command = command_of(event.tool_name, event.tool_input)
         if command is not None and event.tool_use_id not in calls:
             calls[event.tool_use_id] = {"run": _command(command, event.cwd), "t": now}
+    refused: list[tuple[Unhooked, str]] = []
     for item in items:
+        if item.kind == "refused" and (waiting := calls.pop(item.call_id, None)) is not None and "run" in waiting:
+            refused.append((item, waiting["run"]["command"]))
         _absorb(table, item, item.time if item.time is not None else now, config)
     trim(calls, MAX_CALLS, lambda k: calls[k]["t"])
     sessions = table.setdefault("sessions", {})
     trim(sessions, MAX_SESSIONS, lambda k: sessions[k]["quiet"])
     hung = table.setdefault("hung", {})
     trim(hung, MAX_HUNG, lambda k: hung[k]["seconds"])
+    return refused
 
 
 def _absorb(table: "Table", item: Unhooked, t: float, config: Config) -> None:

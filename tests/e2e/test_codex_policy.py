@@ -3,6 +3,8 @@ its execution policy refuses. Both drive what the guard counts, live and in repl
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from loopguard_hook.replay.readers import load
@@ -10,7 +12,7 @@ from loopguard_hook.replay.readers import load
 from . import ledger
 from .clients import Codex, Workspace
 from .mock_model import Script, exec_command
-from .model_view import codex_views
+from .model_view import codex_views, guard_texts, verdict
 from .test_codex import assert_hooks_succeeded, sigs
 from .transcripts import codex_rollouts
 
@@ -38,8 +40,9 @@ def test_a_command_the_execution_policy_forbids_fires_no_post_event(codex: Codex
     """A command a `prefix_rule(…, decision = "forbidden")` refuses never starts: Codex fires its
     PreToolUse and no post event, and the model reads `exec_command failed: CreateProcess {
     message: "Rejected(…) rejected: policy forbids commands starting with `git branch`…` (the
-    "blocked by policy" of openai/codex#10827 and #46012). The guard's ledger keeps both
-    refused calls waiting for a result; replay marks them refused and sends no post event."""
+    "blocked by policy" of openai/codex#10827 and #46012). The guard reads each refusal from
+    the rollout at the next PreToolUse and records it as the call's result (a failure); replay
+    marks them refused and sends no post event."""
     rules = ws.codex_home / "rules"
     rules.mkdir(parents=True)
     (rules / "default.rules").write_text('prefix_rule(pattern = ["git", "branch"], decision = "forbidden")\n')
@@ -55,10 +58,39 @@ def test_a_command_the_execution_policy_forbids_fires_no_post_event(codex: Codex
     assert all("rejected: policy forbids commands starting with `git branch`" in r for r in results[:2]), results
 
     calls = ledger.only_session(ws)["agents"]["main"]["calls"]
-    assert [c["phase"] for c in sorted(calls.values(), key=lambda c: c["seq"])] == ["pre", "pre", "done"]
+    assert [c["phase"] for c in sorted(calls.values(), key=lambda c: c["seq"])] == ["done", "done", "done"]
+    refusal = "exec_command failed: rejected: policy forbids commands starting with `git branch`"
+    assert sorted(s["preview"] for s in sigs(run)) == ["", refusal, refusal]  # `ls` of an empty folder
 
     (rollout,) = codex_rollouts(run)
     (recording,) = load([str(rollout)])
     posts = [e.payload["tool_input"]["command"] for e in recording.events if e.payload["hook_event_name"] == "PostToolUse"]
     assert posts == ["ls"]
     assert [c.outcome.value for c in recording.calls.values()] == ["refused", "refused", "ran"]
+
+
+def test_a_wall_of_policy_refusals_is_reminded_then_denied(codex: Codex, ws: Workspace) -> None:
+    """Three programs refused by three prefix rules in three rounds: with the fourth call the
+    model reads the reminder (the refusals read from the rollout, as no post event came), and
+    a command that starts as a refused one did is denied."""
+    rules = ws.codex_home / "rules"
+    rules.mkdir(parents=True)
+    forbidden = [["git", "push"], ["gh", "pr"], ["curl"]]
+    (rules / "default.rules").write_text(
+        "".join(f'prefix_rule(pattern = {json.dumps(p)}, decision = "forbidden")\n' for p in forbidden)
+    )
+    commands = [
+        "git push --force origin main",
+        "gh pr merge 12 --squash",
+        "curl -sS -X DELETE http://127.0.0.1:9/releases/12",
+        "git push origin HEAD:main",
+        "git push origin main",
+    ]
+    run = codex.run(ws, Script([[exec_command(c)] for c in commands], final_text="Blocked."), "Ship the release")
+    assert_hooks_succeeded(run)
+    seen = codex_views(run.conversation())[1:]
+    assert [verdict(v) for v in seen] == ["-", "-", "-", "remind@?", "deny@?"], [verdict(v) for v in seen]
+    reminders = [s.text for s in guard_texts(seen[3])]
+    assert any("refused the same way" in text for text in reminders), reminders
+    (denial,) = guard_texts(seen[4])
+    assert denial.text.startswith("Command blocked by PreToolUse hook: REPEAT_TOOL_BLOCKED"), denial.text
