@@ -237,6 +237,12 @@ def test_a_files_last_reply_without_stop_reason_ends_its_turn(tmp_path: Path) ->
     interrupted = [user("u1", "deploy it"), said("a1", "Deploying."), interrupt]
     path.write_text("".join(json.dumps(r) + "\n" for r in interrupted))
     assert _turns(path) == [("UserPromptSubmit", None, None)]
+    # A transcript whose replies state their `stop_reason` (2.1.50 and newer): a last reply
+    # stated null was cut short (the client killed before its tool call was written).
+    ended = {**said("a0", "Checked."), "message": {**said("a0", "Checked.")["message"], "stop_reason": "end_turn"}}
+    cut = [user("u0", "check it"), ended, user("u1", "now run the tests"), said("a1", "Let me run the tests.")]
+    path.write_text("".join(json.dumps(r) + "\n" for r in cut))
+    assert _turns(path) == [("UserPromptSubmit", None, None), ("Stop", False, "Checked."), ("UserPromptSubmit", None, None)]
 
 
 def test_a_resumed_sessions_copy_of_a_reply_ends_no_turn_again(tmp_path: Path) -> None:

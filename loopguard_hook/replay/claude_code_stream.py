@@ -82,6 +82,7 @@ class ClaudeStream:
         self.permission_mode = "default"
         self.continued = False  # a Stop hook sent the model on (the next Stop has `stop_hook_active`)
         self.unended: tuple[str, float | None, int, str | None] | None = None  # a main-thread text whose turn may have ended
+        self.marks_ends = False  # whether any message states its `stop_reason` (2.1.50 and newer)
         self.ended: set[str] = set()  # the message ids of the replies a Stop was emitted for
         self.pending: dict[str, _ClaudeMessage] = {}
         self.stopped: set[str] = set()
@@ -181,6 +182,7 @@ class ClaudeStream:
             self.skipped += 1
             return
         message_id = message.get("id") if isinstance(message.get("id"), str) else None
+        self.marks_ends = self.marks_ends or message.get("stop_reason") is not None
         content = message.get("content")
         blocks = content if isinstance(content, list) else []
         uses = [b for b in blocks if isinstance(b, dict) and b.get("type") == "tool_use"]
@@ -369,7 +371,9 @@ class ClaudeStream:
 
     def finish(self) -> None:
         self._flush_all()
-        if self.unended is not None:
-            # The file's last reply, `stop_reason` null: no prompt follows, but the turn ended
-            # there all the same (an interrupt would have cleared it), and the host sent its Stop.
+        if self.unended is not None and not self.marks_ends:
+            # The file's last reply, in a transcript that leaves every `stop_reason` null: no
+            # prompt follows, but the turn ended there all the same (an interrupt would have
+            # cleared it), and the host sent its Stop. Where replies state theirs, a last one
+            # stated null was cut short (a session still being written, a killed client).
             self._stop(MAIN_AGENT, *self.unended)
