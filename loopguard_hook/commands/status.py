@@ -305,9 +305,11 @@ def _session_lines(s: dict[str, Any], t: dict[str, Any], now: float) -> list[str
         )
     for agent_id, a in s["agents"].items():
         flags = " ANSWER-ONLY" if a["answer_only"] else ""
+        planning = a.get("bookkeeping_calls_since_progress")
+        counted = f" (and {_count(planning, 'planning call')})" if isinstance(planning, int) and planning else ""
         out.append(
             f"  agent {_printable(agent_id)}: {_count(a['attempts'], 'call')}, {a['calls_since_progress']} since the "
-            f"last new result, {a['consecutive']} in a row{flags}"
+            f"last new result{counted}, {a['consecutive']} in a row{flags}"
         )
         # A signature's count is its attempts since the one that last brought something new (the
         # repeat rule's thresholds count them so): that attempt, and the ones after it.
