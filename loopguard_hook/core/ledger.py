@@ -146,7 +146,7 @@ if TYPE_CHECKING:
         chain: Chain | None
         since: int  # tracked attempts since the last new evidence
         bookkeeping: int  # bookkeeping calls since the last new evidence
-        plan: NotRequired[list[str]]  # the tasks task tools touched since then (`progress.TASK_KEYS`)
+        plan: NotRequired[list[str]]  # the task calls made since then, uncounted (`progress.TASK_TOOLS`)
         sigs: dict[str, Signature]
         calls: dict[str, Call]
         followup: NotRequired[FollowUp]

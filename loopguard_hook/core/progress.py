@@ -28,7 +28,7 @@ from .host import Capabilities
 from .ledger import MAX_CALLS, MAX_ID_CHARS, MAX_OUTCOMES, MAX_SIGNATURES, SUMMARY_CHARS, Agent, Call, Session, Signature
 from .outcome import Failure, Outcome, outcome_fingerprint, preview, text_failure
 from .redact import redact_prefix
-from .shellwords import SHELL_TOOLS
+from .shellwords import SHELL_TOOLS, normal_folder
 from .signature import HEAD_CHARS, CallKey, call_key, digest
 from .tools import is_noop_mutation, is_tracked, matches
 
@@ -84,11 +84,13 @@ def open_attempt(
     """Count one attempt (a PreToolUse, or the post event or batch entry of a call whose Pre was
     not seen: `late` when that is a `PostToolBatch`, which only a call that never ran reaches).
     `cwd`: the event's folder, part of a shell call's signature where it is the call's own
-    (`Capabilities.cwd_is_workdir`; such a host sends `tool_use_id`, so no post event needs the
-    key again)."""
+    (`Capabilities.cwd_is_workdir`), as `shellwords.normal_folder` spells it, and only for a call
+    with a `tool_use_id`: a call without one is joined to its post event by its signature, which
+    the post event, given no folder, computes without it."""
     key = call_key(tool, tool_input, frozenset(config.ignore_args), max(HEAD_CHARS, config.preview_chars))
-    if cwd and caps.cwd_is_workdir and tool in SHELL_TOOLS:
-        key = CallKey(digest(f"{key.digest}\0{cwd}".encode("utf-8", "surrogatepass")), key.head)
+    if cwd and tool_use_id is not None and caps.cwd_is_workdir and tool in SHELL_TOOLS:
+        folder = normal_folder(cwd[:4096])
+        key = CallKey(digest(f"{key.digest}\0{folder}".encode("utf-8", "surrogatepass")), key.head)
     share = ledger.limits(len(state["agents"]))
     agent["attempts"] += 1
     state["attempts"] = state.get("attempts", 0) + 1
@@ -104,7 +106,7 @@ def open_attempt(
     ledger.trim(calls, min(share.calls, MAX_CALLS), lambda k: (calls[k]["phase"] == "pre", calls[k]["seq"]))
     if config.bookkeeping_tools and matches(tool, config.bookkeeping_tools):
         # The progress seed counts every bookkeeping call (`evidence_call_counts = false`).
-        if not (config.evidence_call_counts and _new_task(agent, tool, tool_input)):
+        if not (config.evidence_call_counts and _new_task_call(agent, tool, key.digest)):
             agent["bookkeeping"] += 1
     blind = not caps.has_arguments(tool)  # the host sends no arguments for this tool
     if not is_tracked(tool, config):
@@ -454,33 +456,31 @@ def _bookkeeping_evidence(agent: Agent, outcome: Outcome, response: Any, limit: 
     agent.pop("plan", None)
 
 
-#: Claude Code's task tools change one task a call, named by this key of their input (2.1.x:
-#: TaskCreate `{"subject", "description", "activeForm"}`, TaskUpdate `{"taskId", "status",
-#: "addBlockedBy", "owner", …}`; held-out transcripts of agent teams, 2.1.39-2.1.42). A lead
-#: setting up a team's plan makes one call per task and one per dependency: 29 TaskCreate and
-#: 30 TaskUpdate calls in a row, each on a task of its own. What a whole-plan tool (TodoWrite,
-#: update_plan) does in one call is no more a loop here.
-TASK_KEYS = {"TaskCreate": "subject", "TaskUpdate": "taskId"}
-#: The tasks an agent's task calls touched since its last new evidence (`Agent.plan`).
-MAX_PLAN_TASKS = 64
+#: Claude Code's task tools change one task a call (2.1.x: TaskCreate `{"subject", "description",
+#: "activeForm"}`, TaskUpdate `{"taskId", "status", "addBlockedBy", "owner", …}`; held-out
+#: transcripts of agent teams, 2.1.39-2.1.42). A lead setting up a team's plan makes one call per
+#: task, per dependency and per owner: 29 TaskCreate and 30 TaskUpdate calls in a row, each of
+#: its own. What a whole-plan tool (TodoWrite, update_plan) does in one call is no loop here.
+TASK_TOOLS = frozenset({"TaskCreate", "TaskUpdate"})
+#: How many distinct task calls since an agent's last new evidence go uncounted (`Agent.plan`):
+#: a plan of 20 tasks with a dependency and an owner each is 59; past this many every task call
+#: counts, so reworded calls cannot go on for ever.
+MAX_PLAN_CALLS = 64
 
 
-def _new_task(agent: Agent, tool: str, tool_input: Any) -> bool:
-    """Whether a bookkeeping call is a task tool's first call on its task since the last new
-    evidence: a step in building the plan, not plan churn (`TASK_KEYS`). A second call on one
-    task counts, as every call of a whole-plan tool does."""
-    name = TASK_KEYS.get(tool)
-    task = tool_input.get(name) if name is not None and isinstance(tool_input, dict) else None
-    if not isinstance(task, (str, int)) or isinstance(task, bool):
+def _new_task_call(agent: Agent, tool: str, sig: str) -> bool:
+    """Whether a bookkeeping call is a task tool's call (`TASK_TOOLS`) not made with these
+    arguments (`sig`, its signature) since the last new evidence, while fewer than
+    `MAX_PLAN_CALLS` were: a step in building the plan, not plan churn. The same call again
+    (a status flipped back and forth) counts, as every call of a whole-plan tool does."""
+    if tool not in TASK_TOOLS:
         return False
-    key = digest(f"{tool}\0{task}".encode("utf-8", "surrogatepass"))[:12]
     plan = agent.get("plan")
     if not isinstance(plan, list):
         plan = agent["plan"] = []
-    if key in plan:
+    if sig in plan or len(plan) >= MAX_PLAN_CALLS:
         return False
-    plan.append(key)
-    del plan[:-MAX_PLAN_TASKS]
+    plan.append(sig)
     return True
 
 

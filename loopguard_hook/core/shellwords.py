@@ -9,6 +9,7 @@ inside quotes are part of the argument (`"def  main"` is not `"def main"`), and 
 shell expands or treats as operators keep a mark of their quoting (`'$HOME'` is not `$HOME`).
 """
 
+import posixpath
 import re
 from typing import Any
 
@@ -410,3 +411,12 @@ def _ps_reads(piece: str) -> bool:
     if piece.startswith("!"):
         return _ps_reads(piece[1:].strip())
     return re.fullmatch(_PS_READ_COMMANDS, piece.split(None, 1)[0]) is not None or reads_only(piece.replace("\x00", "''"))
+
+
+def normal_folder(folder: str) -> str:
+    """A folder as compared: `/w/app/`, `/w/app/.` and `/w/./app` are `/w/app` (Codex joins
+    `workdir` to the turn's folder without normalising it); a Windows folder (`C:\\w\\app\\`,
+    `c:/w/app`) by its backslash form without a trailing separator, in any case."""
+    if "\\" in folder or folder[1:3] in (":\\", ":/"):
+        return folder.replace("/", "\\").rstrip("\\").casefold()
+    return posixpath.normpath(folder)

@@ -2,8 +2,9 @@
 
 - `max_bookkeeping_calls_since_progress`: planning and todo calls (`bookkeeping_tools`), tracked
   or not (`LOOP_GUARD_PROGRESS_LIMIT`); of Claude Code's task tools, which change one task a
-  call, only a second call on one task (`progress.TASK_KEYS`: a team's plan is built one call
-  per task; the progress profile counts every call, as its seed);
+  call, only a call made again with the same arguments, or past the first 64 distinct ones
+  (`progress.TASK_TOOLS`: a team's plan is built one call per task, dependency and owner; the
+  progress profile counts every call, as its seed);
 - `max_calls_since_progress`: tracked calls of any signature (`LOOP_GUARD_LIMIT`).
 
 Both count from the shared progress (`core/progress.py`: `Agent.bookkeeping`, `Agent.since`),
@@ -20,7 +21,7 @@ def bookkeeping_budget(ctx: CallContext) -> Decision | None:
     cap = ctx.config.max_bookkeeping_calls_since_progress
     spent = ctx.bookkeeping
     if cap and spent > cap and matches(ctx.tool, ctx.config.bookkeeping_tools):
-        return Decision(Action.DENY, Rule.PROGRESS_LIMIT, limit_denial(Rule.PROGRESS_LIMIT, spent, cap, True))
+        return Decision(Action.DENY, Rule.PROGRESS_LIMIT, limit_denial(Rule.PROGRESS_LIMIT, spent, cap, True), times=spent)
     return None
 
 
@@ -29,7 +30,7 @@ def call_budget(ctx: CallContext) -> Decision | None:
     cap = ctx.config.max_calls_since_progress
     since = ctx.since
     if cap and ctx.tracked and since > cap:
-        return Decision(Action.DENY, Rule.LIMIT, limit_denial(Rule.LIMIT, since, cap, False))
+        return Decision(Action.DENY, Rule.LIMIT, limit_denial(Rule.LIMIT, since, cap, False), times=since)
     return None
 
 

@@ -33,7 +33,6 @@ for the texts, and as digests for the comparisons, never as written. `changed` i
 latest call that may have changed what a hung command waits for succeeded (`on_result`).
 """
 
-import posixpath
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
@@ -49,6 +48,7 @@ from ..core.shellwords import (
     assignment,
     command_parts,
     command_words,
+    normal_folder,
     past_assignments,
     powershell_reads_only,
     reads_only,
@@ -262,14 +262,8 @@ def _command(command: str, folder: str | None = None) -> "Command":
     `folder` is its PreToolUse payload's `cwd` (None: a call the hook read only in the rollout)."""
     run: Command = {"command": redact_prefix(command, 160), "key": _digest(command_key(command)), "answers": _answered(command)}
     if folder:
-        run["folder"] = _digest(_normal(folder))
+        run["folder"] = _digest(normal_folder(folder))
     return run
-
-
-def _normal(folder: str) -> str:
-    """A folder as compared: `/w/app/`, `/w/app/.` and `/w/./app` are `/w/app` (Codex joins
-    `workdir` to the turn's folder without normalising it)."""
-    return posixpath.normpath(folder) if "\\" not in folder else folder.rstrip("\\")
 
 
 def _answered(command: str) -> list[str]:
@@ -373,7 +367,7 @@ def _elsewhere(found: "Hung", folder: str | None) -> bool:
     the payload's `cwd` (seen with the real client: tests/e2e/test_codex.py); a host or a
     release whose `cwd` is the turn's gives one folder for every call, and nothing changes."""
     folders = found.get("folders", [])
-    return bool(folder) and bool(folders) and "" not in folders and _digest(_normal(folder or "")) not in folders
+    return bool(folder) and bool(folders) and "" not in folders and _digest(normal_folder(folder or "")) not in folders
 
 
 def _clear(table: "Table", entry: "Running") -> None:

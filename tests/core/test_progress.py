@@ -83,3 +83,52 @@ def test_a_plan_update_echoing_its_plan_is_no_evidence_but_a_new_result_text_is(
         progress.record_result(agent, attempt.call, "todo_write", {"todos": []}, text, outcome_of_response("todo_write", text),
                                config, agents=1)
         assert agent["bookkeeping"] == 0  # DSH's own summary text changed: new evidence, as in the seed
+
+
+def test_a_codex_shell_calls_folder_is_part_of_its_signature_as_normalised_and_only_with_an_id() -> None:
+    """Codex applies `workdir` to the payload's `cwd` (`Capabilities.cwd_is_workdir`): one command
+    in two folders is two signatures; one folder spelled `/w/app`, `/w/app/` or `/w/./app` is one;
+    and a call without a `tool_use_id`, which its post event finds by its signature alone (given
+    no folder), keeps the signature of its arguments."""
+    from loopguard_hook.hosts import codex
+
+    def sig(cwd: str, tool_use_id: str | None = "c1") -> str:
+        state = ledger.new_session("s", "codex", 0.0)
+        agent = state["agents"]["main"] = ledger.new_agent(0.0)
+        attempt = progress.open_attempt(
+            state, agent, "Bash", {"command": "cat notes.txt"}, tool_use_id, Config(), codex.CAPABILITIES, 1.0,
+            can_deny=True, cwd=cwd,
+        )
+        return attempt.call["sig"]
+
+    assert sig("/w/a") != sig("/w/b")
+    assert sig("/w/app") == sig("/w/app/") == sig("/w/./app") == sig("/w/lib/../app")
+    assert sig("C:\\w\\app") == sig("c:/w/app/")
+    joined = progress.post_call_id(None, "Bash", {"command": "cat notes.txt"}, Config())
+    assert sig("/w/a", None) == sig("/w/b", None) == joined.removeprefix("~")
+
+
+def test_task_calls_count_once_repeated_or_past_the_uncounted_ones() -> None:
+    """Claude Code's task tools change one task a call: a call not made with these arguments
+    since the last new evidence goes uncounted by the bookkeeping budget, up to
+    `MAX_PLAN_CALLS`; the same call again counts, and every call past those does."""
+    state = ledger.new_session("s", "claude-code", 0.0)
+    agent = state["agents"]["main"] = ledger.new_agent(0.0)
+
+    def task(n: int, status: str) -> None:
+        progress.open_attempt(
+            state, agent, "TaskUpdate", {"taskId": str(n), "status": status}, f"t{n}{status}", Config(), CAPS, 1.0,
+            can_deny=True,
+        )
+
+    task(1, "in_progress")
+    task(1, "pending")
+    assert agent["bookkeeping"] == 0
+    task(1, "in_progress")
+    assert agent["bookkeeping"] == 1
+    for n in range(2, progress.MAX_PLAN_CALLS + 2):
+        task(n, "completed")
+    assert agent["bookkeeping"] == 1 + 2  # 62 more uncounted, then the list is full: 2 counted
+    agent["plan"] = "junk"  # a damaged ledger: started afresh
+    task(99, "completed")
+    assert agent["bookkeeping"] == 3 and agent["plan"] == [agent["calls"]["t99completed"]["sig"]]
