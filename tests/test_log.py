@@ -280,3 +280,16 @@ def test_a_logged_call_is_shown_with_its_controls_escaped_as_everywhere_else(
     write_log(tmp_path, [record(arguments='{"command":"echo \x1b[2J\u202eevil"}')])
     code, out, _ = cli(["log", "--state-dir", str(tmp_path)], capsys)
     assert code == 0 and "echo \\x1b[2J\\u202eevil" in out and "\x1b" not in out and "\u202e" not in out, out
+
+
+def test_a_rule_is_named_as_the_readme_names_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`--rule polling` (the README's name for LOOP_GUARD_POLL), `--rule budgets` (both its
+    codes), `--rule "every call"`: a new user tried the README's names and was refused."""
+    write_log(tmp_path, [record(rule=f"LOOP_GUARD_{code}") for code in ("POLL", "PROGRESS_LIMIT", "WALL")])
+    for name, rules in (("polling", ["LOOP_GUARD_POLL"]), ("budgets", ["LOOP_GUARD_PROGRESS_LIMIT"]),
+                        ("every call", ["LOOP_GUARD_WALL"]), ("every-call", ["LOOP_GUARD_WALL"])):
+        code, out, err = cli(["log", "--json", "--state-dir", str(tmp_path), "--rule", name], capsys)
+        assert code == 0 and [r["rule"] for r in json.loads(out)["interventions"]] == rules, (name, out, err)
+    code, out, err = cli(["log", "--state-dir", str(tmp_path), "--rule", "pollng"], capsys)
+    assert code == 1 and "no rule 'pollng'; the rules are: " in err
+

@@ -50,20 +50,35 @@ class Filters(NamedTuple):
         return (self.since is None or at >= self.since) and (self.until is None or at <= self.until)
 
 
-def rule_code(name: str) -> str:
-    """`repeat`, `same-error`, `LOOP_GUARD_REPEAT` -> the rule code as logged.
+#: The README's rule names (`rules/` modules) whose codes are named otherwise.
+RULE_NAMES = {
+    "budgets": ("LIMIT", "PROGRESS_LIMIT"),
+    "polling": ("POLL",),
+    "every_call": ("WALL",),
+    "hung_commands": ("HUNG",),
+    "duplicates": ("DUPLICATE",),
+    "answer_only": ("STOP",),
+    "text_loops": ("TEXT",),
+    "continuations": ("TEXT",),
+}
+
+
+def rule_codes(name: str) -> tuple[str, ...]:
+    """`repeat`, `same-error`, `LOOP_GUARD_REPEAT`, or a rule's name in the README (`polling`,
+    `budgets`, `every call`) -> the rule codes as logged.
 
     Raises:
         click.BadParameter: no rule has that code (the message lists the codes there are).
     """
     from ..core.verdict import Rule
 
-    code = name.strip().upper().replace("-", "_")
-    code = code if code.startswith("LOOP_GUARD_") else "LOOP_GUARD_" + code
-    if code not in {r.value for r in Rule}:
+    key = "_".join(name.strip().upper().replace("-", "_").split())
+    named = RULE_NAMES.get(key.lower())
+    codes = named or (key.removeprefix("LOOP_GUARD_"),)
+    if any("LOOP_GUARD_" + code not in {r.value for r in Rule} for code in codes):
         valid = ", ".join(r.value.removeprefix("LOOP_GUARD_").lower().replace("_", "-") for r in Rule)
         raise click.BadParameter(f"no rule {name!r}; the rules are: {valid} (or their LOOP_GUARD_ codes)")
-    return code
+    return tuple("LOOP_GUARD_" + code for code in codes)
 
 
 def load(stores: Sequence[Store], filters: Filters) -> tuple[list[dict[str, Any]], list[str]]:
@@ -160,7 +175,7 @@ def cost_line(cost: Mapping[str, Any]) -> str:
 @click.option("--session", "session_id", default=None, help="Only this session (its id, or the start of it).")
 @click.option(
     "--rule", "rules", multiple=True, metavar="RULE",
-    help="Only this rule (LOOP_GUARD_REPEAT, or repeat, same-error…); repeatable.",
+    help="Only this rule (LOOP_GUARD_REPEAT, or repeat, same-error, polling, budgets…); repeatable.",
 )
 @click.option("--since", type=When(), default=None, help="From this time: a span ago (2h, 30m, 1d) or a date (2026-12-01).")
 @click.option("--until", type=When(), default=None, help="Up to this time (as --since).")
@@ -186,7 +201,7 @@ def log_command(
     _echo_problems(found_dirs)
     stores = _readable(found_dirs)
     try:
-        codes = tuple(rule_code(r) for r in rules)
+        codes = tuple(code for r in rules for code in rule_codes(r))
     except click.BadParameter as exc:
         click.echo(f"loopguard-hook: log: --rule: {exc.message}", err=True)
         click.get_current_context().exit(1)
