@@ -80,6 +80,8 @@ TEMPLATES = {
     "permission_reminder": _rule("every_call").permission_reminder(3, "WebSearch, curl (Bash)"),
     "permission_denial": _rule("every_call").permission_denial(3, "WebSearch, curl (Bash)"),
     "permission_stop": _rule("every_call").permission_stop(3, "WebSearch, curl (Bash)", ends_turn=True, pauses=False),
+    "policy_reminder": _rule("every_call").policy_reminder(3, ["git push"], "exec_command failed: rejected: …"),
+    "policy_denial": _rule("every_call").policy_denial("git push"),
     "hung_reminder": _rule("unhooked").hung_reminder("dotnet build A.sln", 2, 4.0),
     "hung_denial": _rule("unhooked").hung_denial("dotnet build A.sln", 2, 4.0),
     "unmoved_denial": _rule("unmoved").denial_text("Bash", 4, "False"),

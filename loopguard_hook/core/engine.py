@@ -105,7 +105,7 @@ def step(
         event = event._replace(last_assistant_message=message)
         ev = ev._replace(event=event)
     decision = _decide(ev, fresh)
-    if refused and event.event == "PreToolUse":
+    if refused and event.event in ("PreToolUse", "PostToolUse", "PostToolUseFailure"):
         decision = merge([decision, *_refused_results(ev, refused)])
     record = None
     if decision.intended is not Action.ALLOW:
@@ -126,9 +126,10 @@ REFUSED_TOOL = "Bash"
 def _refused_results(ev: _Event, refused: Sequence[tuple[Unhooked, str]]) -> list[Decision]:
     """The reminders the result rules give on calls the host refused to run and sent no post
     event for (Codex 0.171.0's execution policy: `Unhooked` `refused`, read from the rollout at
-    the agent's next PreToolUse), each judged as its post event would have been, at the time
-    the rollout gives its answer. Judged after the call being asked about: a wall they complete
-    is reminded now, with that call, and denied from the next, as when the post events come."""
+    the agent's next tool event: a PreToolUse, or a parallel call's post event), each judged as
+    its post event would have been, at the time the rollout gives its answer. Judged after the
+    event's own call: a wall they complete is reminded now, and denied from the next call, as
+    when the post events come. One read at a prompt or a Stop is dropped: the turn is over."""
     event, now = ev.event, ev.now
     found: list[Decision] = []
     for item, command in refused:

@@ -91,7 +91,7 @@ def unhooked_items(record: dict[str, Any]) -> list[Unhooked]:
             return []
         return [Unhooked("poll", call_id, time, session, chars[:MAX_TEXT] if isinstance(chars, str) else "")]
     if payload.get("type") == "function_call_output" and isinstance(payload.get("output"), str):
-        if payload["output"].startswith(REFUSED):
+        if payload["output"].startswith(REFUSED) and "` rejected: " in payload["output"]:
             return [Unhooked("refused", call_id, time, text=refusal(payload["output"]))]
         state = command_state(payload["output"])
         if state is not None:
@@ -100,10 +100,11 @@ def unhooked_items(record: dict[str, Any]) -> list[Unhooked]:
 
 
 def refusal(output: str) -> str:
-    """What a refused command's answer (`REFUSED`) says, without the command line it repeats:
-    `exec_command failed: rejected: policy forbids commands starting with `git branch``."""
+    """What a refused command's answer (`REFUSED`, naming the command in backquotes: the user's
+    own "rejected by user" does not) says, without the command line it repeats: `exec_command
+    failed: rejected: policy forbids commands starting with `git branch``."""
     at = output.rfind("` rejected: ")
-    reason = re.sub(_REFUSAL_END, "", output[at + len("` rejected: ") :]) if at >= 0 else ""
+    reason = re.sub(_REFUSAL_END, "", output[at + len("` rejected: ") :])
     return f"exec_command failed: rejected: {reason}"[:MAX_TEXT]
 
 

@@ -46,17 +46,22 @@ reminded wall before anything is denied (the user left `dontAsk` with Shift+Tab)
 may approve what the old one refused.
 
 Codex's execution policy refusing a command before it starts (`POLICY`: 0.171.0 sends no post
-event for it; the host layer reads the refusal from the rollout at the next PreToolUse, which
-judges it as the post event would have been, `core/engine.py`) is a wall of its own kind too:
-its refusals compare alike whatever prefix rule each names, and after the reminder only a
-command that starts as a refused one did (`_policy_target`: `git push …` after `git push
---force …`) is denied, since the policy goes by command prefix.
+event for it; the host layer reads the refusal from the rollout at the agent's next tool event,
+which judges it as the post event would have been, `core/engine.py`) is a wall of its own kind
+too: its refusals compare alike whatever prefix rule each names, and its texts say what the
+policy refused. The policy goes by command prefix, and Codex refuses a line when any of its
+commands starts with a forbidden prefix (`git status && git push` for `git push`): so after
+the reminder only a command of which some part starts with a prefix a refusal named (`policy
+forbids commands starting with `git push``, `_prefixed`) is denied, every time (it would be
+refused again; nothing else is, and the turn goes on). A command the policy allowed leaves the
+wall standing; one with a refused prefix that ran ends it. A refusal that names no prefix
+("blocked by policy") is reminded, never denied: what else it refuses is not known.
 
 Its slot is `Agent.rules["every_call"]`: the wall being watched, `[error key, rounds, the
 tools and programs refused, when the first result of the latest round came back, level,
 denied at, and for a permission wall the targets that worked since it began, the targets
 it refused (`_target`) and the permission mode of its latest refusal; for a policy wall the
-commands it refused at `REFUSED` (`_policy_target`)]`.
+prefixes its refusals named at `REFUSED` (`_prefixed`)]`.
 """
 
 import re
@@ -66,7 +71,16 @@ from ..core.ledger import MAX_ID_CHARS, Agent, Limits, drop_slot, issued, new_ro
 from ..core.messages import PREFIX, quote
 from ..core.outcome import SANDBOX_EXIT, Failure, error_signature
 from ..core.redact import redact_prefix
-from ..core.shellwords import SHELL_KEYS, SHELL_TOOLS, WRAPPERS, command_parts, past_assignments
+from ..core.shellwords import (
+    OPERATORS,
+    SHELL_KEYS,
+    SHELL_TOOLS,
+    WRAPPERS,
+    command_parts,
+    command_words,
+    past_assignments,
+    shell_command,
+)
 from ..core.verdict import Action, Decision, Rule
 from .base import CallContext, ResultContext
 
@@ -97,12 +111,11 @@ PERMISSION = r"\APermission to use \S+ has been (?:auto-)?denied\b"
 PERMISSION_KEY = "permission"
 #: Codex's execution policy refusing a command before it starts, as the host layer words its
 #: answer (`hosts/rollout.refusal`: 0.171.0 sends no post event, the rollout has it). One policy
-#: refuses whatever it refuses, so its refusals compare alike (`POLICY_KEY`), whatever rule or
-#: prefix each names; what the wall then denies is only a command that starts as a refused one
-#: did (`_policy_target`): the policy goes by command prefix, and `git status` may pass where
-#: `git push` did not.
+#: refuses whatever it refuses, so its refusals compare alike (`POLICY_KEY`).
 POLICY = "exec_command failed: rejected: "
 POLICY_KEY = "policy"
+#: The prefix a refusal by a `prefix_rule(…, decision = "forbidden")` names (Codex 0.171.0).
+_FORBIDS = r"policy forbids commands starting with `([^`\n]{1,200})`"
 #: The host's own shell tool failing before any command runs: Claude Code cannot make its
 #: per-user folder (`EACCES: permission denied, mkdir '/tmp/claude-10603'`: Termux, a shared
 #: /tmp, an HPC node; anthropics/claude-code#20139, #20567, #86222; held-out 2.1.49 sessions of
@@ -174,6 +187,8 @@ def on_result(ctx: ResultContext) -> Decision | None:
             # approved without asking: the refused kinds stay refused
             _targets(wall, WORKED, _target(ctx.tool, ctx.tool_input, ctx.config.path_keys))
             return None
+        if wall is not None and wall[0] == POLICY_KEY and _prefixed(ctx.tool, ctx.tool_input, _targets(wall, REFUSED)) is None:
+            return None  # allowed by the policy: what it refused stays refused
         drop_slot(ctx.agent, NAME)  # something works: not every call is refused
         return None
     key = refusal_key(ctx.error_text, ctx.tool_input, ctx.tool)
@@ -186,7 +201,8 @@ def on_result(ctx: ResultContext) -> Decision | None:
         _targets(wall, REFUSED, _target(ctx.tool, ctx.tool_input, ctx.config.path_keys))
         wall[MODE:] = [ctx.permission_mode]  # `_targets` made the room before it
     elif key == POLICY_KEY:
-        _targets(wall, REFUSED, _policy_target(ctx.tool, ctx.tool_input))
+        named = re.search(_FORBIDS, ctx.error_text[:2000])
+        _targets(wall, REFUSED, " ".join(named.group(1).split()) if named else None)
     if new_round(issued(ctx.call), float(wall[3])):  # issued after the model saw the latest refusal
         wall[1], wall[3] = int(wall[1]) + 1, ctx.agent["updated"]
     kinds = cast("list[str]", wall[2])
@@ -197,6 +213,10 @@ def on_result(ctx: ResultContext) -> Decision | None:
     if wall[4] or int(wall[1]) < threshold or (len(kinds) < MIN_KINDS and wall[0] != SHELL_KEY):
         return None
     wall[4] = 1
+    if wall[0] == POLICY_KEY:
+        said = quote(redact_prefix(ctx.error_text, QUOTE_CHARS + 1), QUOTE_CHARS)
+        text = policy_reminder(int(wall[1]), _targets(wall, REFUSED), said)
+        return Decision(Action.REMIND, Rule.WALL, text, times=int(wall[1]), tool=ctx.tool)
     if wall[0] == PERMISSION_KEY:
         text = permission_reminder(int(wall[1]), _named(kinds))
         return Decision(Action.REMIND, Rule.WALL, text, times=int(wall[1]), tool=ctx.tool)
@@ -223,9 +243,12 @@ def on_call(ctx: CallContext) -> Decision | None:
         if target is None or target not in _targets(wall, REFUSED) or target in _targets(wall, WORKED):
             return None
     elif wall[0] == POLICY_KEY:
-        # Refused by the execution policy, a command that starts as a refused one did is.
-        if _policy_target(ctx.tool, ctx.tool_input) not in _targets(wall, REFUSED):
+        # Refused by the execution policy, a command of which a part starts with a refused prefix
+        # is, each time: nothing else is known to be, so the turn goes on.
+        found = _prefixed(ctx.tool, ctx.tool_input, _targets(wall, REFUSED))
+        if found is None:
             return None
+        return Decision(Action.DENY, Rule.WALL, policy_denial(found), advice=policy_reminder(int(wall[1]), [found], ""))
     else:
         # Refused across tools, every call is; refused through one tool, the kinds it refused are
         # (its programs; the tool itself when its shell cannot start: `_kind`).
@@ -326,13 +349,28 @@ def _command(tool_input: dict[str, Any]) -> list[str]:
     return words
 
 
-def _policy_target(tool: str, tool_input: Any) -> str | None:
-    """A shell command as an execution policy's prefix rule would meet it again: its program
-    and first argument (`git push`, `gh pr`, `rm -rf`); None for another tool."""
-    if tool not in SHELL_TOOLS or not isinstance(tool_input, dict):
+def _prefixed(tool: str, tool_input: Any, prefixes: list[str]) -> str | None:
+    """The first of `prefixes` (`git push`) that a command of a shell call starts with, each of
+    its commands read past assignments and wrappers (`FOO=1 sudo git push`), its program by
+    its name (`/usr/bin/git`); None for none, or another tool."""
+    command = shell_command(tool, tool_input)
+    if not prefixes or command is None:
         return None
-    words = _command(tool_input)
-    return " ".join([words[0].rsplit("/", 1)[-1][:64], *(w[:64] for w in words[1:2])]) if words else None
+    segment: list[str] = []
+    for word in [*command_words(command[:4096]), ""]:
+        if word and word not in OPERATORS:
+            segment.append(word)
+            continue
+        words = past_assignments(segment)
+        while words and words[0] in WRAPPERS:
+            words = words[1:]
+        if words:
+            words = [words[0].rsplit("/", 1)[-1], *words[1:]]
+            found = next((p for p in prefixes if words[: len(p.split())] == p.split()), None)
+            if found is not None:
+                return found
+        segment = []
+    return None
 
 
 #: Programs that fetch the URL they are given: one refused for a host is refused for it again.
@@ -401,6 +439,28 @@ def wall_stop(rounds: int, *, ends_turn: bool, pauses: bool) -> str:
     return base + ". This is final: stop calling tools and tell the user what is refused and what you need"
 
 
+def policy_reminder(rounds: int, prefixes: list[str], said: str) -> str:
+    """A wall of Codex's execution policy: what it refused, and that it will again."""
+    shown = f': """{said}"""' if said else ""
+    head = f"[{PREFIX}] Codex's execution policy has refused {rounds} rounds of commands before they ran{shown}. "
+    if prefixes:
+        named = ", ".join(f"`{p}`" for p in prefixes)
+        return head + (
+            f"It refuses commands that start with {named}, and will again: do what you need without them, or ask "
+            "the user to allow them."
+        )
+    return head + "It does not say what else it refuses: do not try the same thing another way; ask the user what is allowed."
+
+
+def policy_denial(prefix: str) -> str:
+    """A command that starts with a prefix the policy refused: not run."""
+    return (
+        f"REPEAT_TOOL_BLOCKED: this call was not run: Codex's execution policy refuses commands that start with "
+        f"`{prefix}`, and has refused them already (loop guard policy, not a tool failure). It would be refused too: "
+        "do what you need without it, or ask the user to allow it"
+    )
+
+
 def permission_reminder(rounds: int, named: str) -> str:
     """A permission wall stands: these kinds of call need an approval nobody gives here."""
     return (
@@ -439,4 +499,6 @@ VARIANTS: tuple[tuple[str, str, str], ...] = (
     ("permission_stop", "REPEAT_TOOL_BLOCKED: the permission system refuses ", ""),
     ("permission_denial", "REPEAT_TOOL_BLOCKED: this call was not run: the permission system has refused ", ""),
     ("permission_reminder", f"[{PREFIX}] The permission system has refused ", ""),
+    ("policy_denial", "REPEAT_TOOL_BLOCKED: this call was not run: Codex's execution policy refuses ", ""),
+    ("policy_reminder", f"[{PREFIX}] Codex's execution policy has refused ", ""),
 )

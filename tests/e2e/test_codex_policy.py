@@ -71,8 +71,8 @@ def test_a_command_the_execution_policy_forbids_fires_no_post_event(codex: Codex
 
 def test_a_wall_of_policy_refusals_is_reminded_then_denied(codex: Codex, ws: Workspace) -> None:
     """Three programs refused by three prefix rules in three rounds: with the fourth call the
-    model reads the reminder (the refusals read from the rollout, as no post event came), and
-    a command that starts as a refused one did is denied."""
+    model reads which prefixes the policy refuses (the refusals read from the rollout, as no
+    post event came), and a command that starts with one of them is denied."""
     rules = ws.codex_home / "rules"
     rules.mkdir(parents=True)
     forbidden = [["git", "push"], ["gh", "pr"], ["curl"]]
@@ -90,7 +90,8 @@ def test_a_wall_of_policy_refusals_is_reminded_then_denied(codex: Codex, ws: Wor
     assert_hooks_succeeded(run)
     seen = codex_views(run.conversation())[1:]
     assert [verdict(v) for v in seen] == ["-", "-", "-", "remind@?", "deny@?"], [verdict(v) for v in seen]
-    reminders = [s.text for s in guard_texts(seen[3])]
-    assert any("refused the same way" in text for text in reminders), reminders
+    (reminder,) = [s.text for s in guard_texts(seen[3])]
+    assert "execution policy has refused 3 rounds" in reminder and "`git push`, `gh pr`, `curl`" in reminder, reminder
     (denial,) = guard_texts(seen[4])
     assert denial.text.startswith("Command blocked by PreToolUse hook: REPEAT_TOOL_BLOCKED"), denial.text
+    assert "refuses commands that start with `git push`" in denial.text, denial.text
