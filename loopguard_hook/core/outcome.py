@@ -107,6 +107,7 @@ _FAILURE_TEXT = (
     r"|No such file or directory"
     r"|Permission denied"
     r"|Operation not permitted"
+    r"|Read-only file system"
     r"|^Traceback \(most recent call last\):"
     r"|^fatal: |^[\w.+-]+: .*\bfatal: "
     r"|^error(?:\[E\d+\])?: "

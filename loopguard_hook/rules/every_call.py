@@ -9,7 +9,7 @@ a further round ends the turn (Claude Code `continue: false`; Codex a final deni
 for the rest of the turn).
 
 A refusal is a failure whose text says the environment refused the call (`REFUSALS`: a sandbox,
-`Operation not permitted`, `Permission denied`, a permission rule, a hook error, `command not
+`Operation not permitted`, `Permission denied`, `Read-only file system`, a permission rule, a hook error, `command not
 found`, a name that does not resolve, a network that is unreachable), not what the call asked
 (a syntax error is no refusal); under Codex's sandbox wrapper, only what the command printed
 says so (older Codex wrapped any non-zero exit). Refusals are compared as `outcome.error_signature` compares
@@ -97,6 +97,7 @@ REFUSALS = (
     r"sandbox|Operation not permitted|Permission denied|permission to use|has been denied|not allowed to"
     r"|blocked by|hook error|denied by|command not found|not recognized as|Could not resolve host"
     r"|Temporary failure in name resolution|Network is unreachable|Connection refused"
+    r"|Read-only file system"
 )
 _SYNTAX_ERROR = r"syntax error|unexpected EOF|unexpected token|SyntaxError|invalid syntax"
 #: Codex's sandbox wrapper (`outcome.SANDBOX_EXIT`) is no refusal by itself: what the command
