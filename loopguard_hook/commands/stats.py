@@ -25,6 +25,7 @@ from typing import Any, NamedTuple
 import orjson
 
 from ..store import Store
+from .common import _count
 
 RESPONSES = ("changed", "repeated", "escalated", "ended")
 _FIELDS = ("logged", "shown", *RESPONSES, "open", "saved", "first", "ended_after_first")
@@ -188,10 +189,9 @@ def format_text(rows: list[Row], state_dir: str, session: str | None = None) -> 
     quiet = total["logged"] - total["shown"]
     unseen = f" ({total['shown']} shown to the model, {quiet} logged only)" if quiet else ""
     lines.append(
-        f"{total['logged']} intervention{'' if total['logged'] == 1 else 's'}{unseen}, {answered} answered: "
-        f"{total['changed']} changed course, "
+        f"{_count(total['logged'], 'intervention')}{unseen}, {answered} answered: {total['changed']} changed course, "
         f"{total['repeated']} repeated the call, {total['escalated']} needed a stronger answer, "
-        f"{total['ended']} ended the turn; {total['saved']} call{'' if total['saved'] == 1 else 's'} not run"
+        f"{total['ended']} ended the turn; {_count(total['saved'], 'call')} not run"
     )
     if total["first"]:
         share = 100 * total["ended_after_first"] / total["first"]

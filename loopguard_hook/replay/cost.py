@@ -218,19 +218,20 @@ def amount(value: float | None) -> str:
     return f" ({value:.2f})" if value >= 0.01 or value == 0 else f" ({value:.4f})"
 
 
-def _count(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+def plural(count: int, word: str) -> str:
+    """`word`, or its plural (an `s` added) unless `count` is 1."""
+    return word if count == 1 else word + "s"
 
 
 def format_cost(cost: Mapping[str, Any], name: str = "loop") -> str:
     """One line for a loop's cost as `LoopCost.as_json` gives it, starting `{name}: `."""
     total = cost["tokens"]["total"]
     span = f"calls {cost['first_call']}-{cost['last_call']}"
-    line = f"{name}: {span}, {_count(cost['requests'], 'request')}, {tokens(total)} tokens"
+    line = f"{name}: {span}, {cost['requests']} {plural(cost['requests'], 'request')}, {tokens(total)} tokens"
     line += amount(cost.get("money"))
     if cost["saved_requests"]:
         line += (
-            f"; after the guard would have stopped it: {_count(cost['saved_requests'], 'request')}, "
+            f"; after the guard would have stopped it: {cost['saved_requests']} {plural(cost['saved_requests'], 'request')}, "
             f"{tokens(cost['saved_tokens']['total'])} tokens{amount(cost.get('saved_money'))}"
         )
     elif not cost["requests"]:

@@ -21,9 +21,9 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 
 from ..core.event import MAIN_AGENT
-from .cost import amount, tokens
+from .cost import amount, plural, tokens
 from .readers import title
-from .render_text import _offset, plural, profile_line
+from .render_text import _offset, profile_line
 from .report import CallReport, Report, Verdict
 
 #: Colours by role (also what the screenshot test looks for).

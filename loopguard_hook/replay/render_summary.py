@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .cost import amount, tokens
-from .render_text import plural, printable, profile_line
+from .cost import amount, plural, tokens
+from .render_text import printable, profile_line
 from .report import Report
 from .style import Paint, painter
 

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 from ..core.event import MAIN_AGENT
 from ..core.redact import redact
-from .cost import amount, format_cost, tokens
+from .cost import amount, format_cost, plural, tokens
 from .model import SYNTHETIC_STEP, SYNTHETIC_TURN, Poll
 from .readers import title
 from .report import DecisionReport, Report, Verdict
@@ -286,8 +286,3 @@ def _offset(seconds: float) -> str:
     if seconds < 3600:
         return f"+{int(seconds // 60)}m{int(seconds % 60):02d}s"
     return f"+{int(seconds // 3600)}h{int(seconds % 3600 // 60):02d}m"
-
-
-def plural(count: int, word: str) -> str:
-    """`word`, or its plural (an `s` added) unless `count` is 1."""
-    return word if count == 1 else word + "s"

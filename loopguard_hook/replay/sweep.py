@@ -25,10 +25,10 @@ from typing import Any
 import orjson
 
 from ..config.settings import Config
+from .cost import plural
 from .labels import Labels, Score, score
 from .model import Recording, odd_shapes_refused
 from .render_summary import table
-from .render_text import plural
 from .report import Summary
 from .run import Progress, replay
 from .style import painter
