@@ -344,7 +344,12 @@ def _command(tool_input: dict[str, Any]) -> list[str]:
     `shellwords.WRAPPERS`; `shellwords.command_parts`: quotes kept whole, a `;` inside a quoted
     user agent is no separator), up to the next operator."""
     command = next((v for k in SHELL_KEYS if isinstance(v := tool_input.get(k), str)), "")
-    words = past_assignments(command_parts(command[:1024])[1])
+    return _program(command_parts(command[:1024])[1])
+
+
+def _program(segment: list[str]) -> list[str]:
+    """One command's words from its program on: past assignments and wrappers (`shellwords`)."""
+    words = past_assignments(segment)
     while words and words[0] in WRAPPERS:
         words = words[1:]
     return words
@@ -362,9 +367,7 @@ def _prefixed(tool: str, tool_input: Any, prefixes: list[str]) -> str | None:
         if word and word not in OPERATORS:
             segment.append(word)
             continue
-        words = past_assignments(segment)
-        while words and words[0] in WRAPPERS:
-            words = words[1:]
+        words = _program(segment)
         if words:
             words = [words[0].rsplit("/", 1)[-1], *words[1:]]
             found = next((p for p in prefixes if words[: len(p.split())] == p.split()), None)
