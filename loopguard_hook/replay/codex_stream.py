@@ -389,7 +389,7 @@ class CodexStream:
     def _recorded(self, call: _CodexCall) -> RecordedCall:
         output = self.outputs.get(call.call_id, call.output)
         if output is not None and (why := blocked(output)):
-            return RecordedCall(call.call_id, Outcome.DENIED if why == "denied" else Outcome.REFUSED)
+            return RecordedCall(call.call_id, why)
         code = exit_code(call.completion) if call.completion is not None else None
         if code is None and isinstance(output, str):
             code = split_exec_output(output)[1]

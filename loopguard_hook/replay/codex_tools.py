@@ -12,8 +12,9 @@ from typing import Any
 
 import orjson
 
-from ..hosts.rollout import REFUSED
+from ..hosts.rollout import REFUSED, call_arguments
 from .jsonl import text_of
+from .model import Outcome
 
 #: Response items as written by rollouts from before records were wrapped in `{type, payload}`.
 BARE_ITEMS = frozenset(
@@ -184,21 +185,17 @@ def exit_code(item: Mapping[str, Any] | None) -> int | None:
     return code if isinstance(code, int) and not isinstance(code, bool) else None
 
 
-def blocked(output: Any) -> str | None:
-    """Why a call with this output did not run and got no post event: `denied` (a PreToolUse
-    hook's denial), `refused` (the execution policy's: `hosts.rollout.REFUSED`), or None."""
+def blocked(output: Any) -> Outcome | None:
+    """Why a call with this output did not run and got no post event: `DENIED` (a PreToolUse
+    hook's denial), `REFUSED` (the execution policy's: `hosts.rollout.REFUSED`), or None."""
     text = (text_of(output) if not isinstance(output, str) else output).lstrip()
-    return "denied" if text.startswith(_CODEX_BLOCKED) else "refused" if text.startswith(REFUSED) else None
+    return Outcome.DENIED if text.startswith(_CODEX_BLOCKED) else Outcome.REFUSED if text.startswith(REFUSED) else None
 
 
 def call_folder(cwd: str | None, arguments: Any) -> str | None:
     """The folder a shell call ran in: the session's `cwd` with the call's `workdir` applied, as
     Codex 0.171.0 gives it as the payload's `cwd` (`Capabilities.cwd_is_workdir`)."""
-    try:
-        args = orjson.loads(arguments) if isinstance(arguments, str) else arguments
-    except orjson.JSONDecodeError:
-        return cwd
-    workdir = args.get("workdir") if isinstance(args, dict) else None
+    workdir = call_arguments(arguments).get("workdir")
     if not isinstance(workdir, str) or not workdir:
         return cwd
     windows = "\\" in (cwd or "") or re.match(r"[A-Za-z]:[\\/]", workdir) is not None
