@@ -26,6 +26,18 @@ from loopguard_hook.replay.readers import load
 DATA = Path(__file__).parent / "data" / "transcripts"
 
 
+def _reply(base: dict[str, str], uuid: str, text: str, message_id: str | None = None) -> dict[str, object]:
+    """A Claude Code assistant line of one text block, `stop_reason` null (1.0.x-2.1.49)."""
+    content = [{"type": "text", "text": text}]
+    message = {"id": message_id or uuid, "role": "assistant", "stop_reason": None, "content": content}
+    return {**base, "type": "assistant", "uuid": uuid, "message": message}
+
+
+def _user(base: dict[str, str], uuid: str, content: object, **extra: object) -> dict[str, object]:
+    """A Claude Code user line (a prompt, a tool result, what the client wrote)."""
+    return {**base, "type": "user", "uuid": uuid, "message": {"role": "user", "content": content}, **extra}
+
+
 def _turns(path: Path) -> list[tuple[str, object, object]]:
     """The prompts and Stops replay rebuilds from a file: `(event, stop_hook_active, last message)`."""
     events = load([str(path)])[0].events
@@ -159,13 +171,7 @@ def test_a_turn_left_without_stop_reason_ends_at_the_feedback(tmp_path: Path) ->
     base = {"sessionId": "s2", "cwd": "/p", "timestamp": "2025-07-09T16:11:39.000Z"}
 
     def said(uuid: str, text: str) -> dict[str, object]:
-        content = [{"type": "text", "text": text}]
-        return {
-            **base,
-            "type": "assistant",
-            "uuid": uuid,
-            "message": {"id": uuid, "role": "assistant", "stop_reason": None, "content": content},
-        }
+        return _reply(base, uuid, text)
 
     feedback = {**base, "type": "user", "message": {"role": "user", "content": "Stop hook feedback:\n- [stop.py]: error"}}
     records = [
@@ -193,11 +199,10 @@ def test_a_turn_left_without_stop_reason_ends_at_the_next_prompt_unless_interrup
     base = {"sessionId": "s3", "cwd": "/p", "timestamp": "2026-02-20T20:02:16.000Z"}
 
     def said(uuid: str, text: str) -> dict[str, object]:
-        message = {"id": uuid, "role": "assistant", "stop_reason": None, "content": [{"type": "text", "text": text}]}
-        return {**base, "type": "assistant", "uuid": uuid, "message": message}
+        return _reply(base, uuid, text)
 
     def user(uuid: str, content: object) -> dict[str, object]:
-        return {**base, "type": "user", "uuid": uuid, "message": {"role": "user", "content": content}}
+        return _user(base, uuid, content)
 
     records = [
         user("u1", "set up the client"),
@@ -224,11 +229,10 @@ def test_a_files_last_reply_without_stop_reason_ends_its_turn(tmp_path: Path) ->
     base = {"sessionId": "s5", "cwd": "/p", "timestamp": "2026-02-20T20:02:16.000Z"}
 
     def said(uuid: str, text: str) -> dict[str, object]:
-        message = {"id": uuid, "role": "assistant", "stop_reason": None, "content": [{"type": "text", "text": text}]}
-        return {**base, "type": "assistant", "uuid": uuid, "message": message}
+        return _reply(base, uuid, text)
 
     def user(uuid: str, content: object) -> dict[str, object]:
-        return {**base, "type": "user", "uuid": uuid, "message": {"role": "user", "content": content}}
+        return _user(base, uuid, content)
 
     path = tmp_path / "s5.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in [user("u1", "deploy it"), said("a1", "Deployed.")]))
@@ -253,11 +257,10 @@ def test_a_resumed_sessions_copy_of_a_reply_ends_no_turn_again(tmp_path: Path) -
     base = {"sessionId": "s4", "cwd": "/p", "timestamp": "2025-12-09T23:22:43.000Z"}
 
     def said(uuid: str, message_id: str, text: str) -> dict[str, object]:
-        message = {"id": message_id, "role": "assistant", "stop_reason": None, "content": [{"type": "text", "text": text}]}
-        return {**base, "type": "assistant", "uuid": uuid, "message": message}
+        return _reply(base, uuid, text, message_id)
 
     def user(uuid: str, text: str) -> dict[str, object]:
-        return {**base, "type": "user", "uuid": uuid, "message": {"role": "user", "content": text}}
+        return _user(base, uuid, text)
 
     records = [user("u1", "plan the sync"), said("a1", "m1", "Option 2.")]
     records += [user("u2", "why option 2?"), said("a2", "m2", "Fewer calls.")]
@@ -295,11 +298,10 @@ def test_a_local_command_or_an_image_between_turns_keeps_the_stop(tmp_path: Path
     base = {"sessionId": "s9", "cwd": "/p", "timestamp": "2026-02-20T20:02:16.000Z"}
 
     def said(uuid: str, text: str) -> dict[str, object]:
-        message = {"id": uuid, "role": "assistant", "stop_reason": None, "content": [{"type": "text", "text": text}]}
-        return {**base, "type": "assistant", "uuid": uuid, "message": message}
+        return _reply(base, uuid, text)
 
     def user(uuid: str, content: object, **extra: object) -> dict[str, object]:
-        return {**base, "type": "user", "uuid": uuid, "message": {"role": "user", "content": content}, **extra}
+        return _user(base, uuid, content, **extra)
 
     image = [{"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}]
     between = [
