@@ -607,6 +607,12 @@ def test_split_exec_output() -> None:
         "hi\n",
         1,
     )
+    # the sandbox's refusal in rollouts of 0.2x-0.3x (corpus rollout 2025-09-07): plain text with its code
+    refused = (
+        "failed in sandbox LinuxSeccomp with execution error: sandbox denied exec error, exit code: 128, stdout: , "
+        "stderr: fatal: Unable to create '/w/.git/index.lock': Permission denied\n"
+    )
+    assert replay.split_exec_output(refused) == (refused, 128)
 
 
 def test_a_side_questions_copy_of_the_main_threads_calls_is_replayed_once(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from typing import Any
 
 import orjson
 
+from ..core.outcome import SANDBOX_EXIT
 from ..hosts.rollout import REFUSED, call_arguments
 from .jsonl import text_of
 from .model import Outcome
@@ -48,7 +49,9 @@ def split_exec_output(output: str) -> tuple[str, int | None]:
 
     `"Chunk ID: …\\nWall time: …\\nProcess exited with code 2\\nOriginal token count: 15\\nOutput:\\nls: …"`
     gives `("ls: …", 2)` (Codex 0.171.0 `function_call_output`). Older rollouts wrap the output
-    as JSON `{"output": …, "metadata": {"exit_code": N}}`; that form is unwrapped too.
+    as JSON `{"output": …, "metadata": {"exit_code": N}}`; that form is unwrapped too. Their
+    sandbox's refusal is plain text that states its exit code (`outcome.SANDBOX_EXIT`): that
+    code is given, the text as it is.
     """
     wrapped = _wrapped(output)
     if wrapped is not None:
@@ -57,7 +60,8 @@ def split_exec_output(output: str) -> tuple[str, int | None]:
         return text, code if isinstance(code, int) else None
     match = _EXEC_HEADER.match(output)
     if match is None:
-        return output, None
+        sandbox = re.match(SANDBOX_EXIT, output[:400])  # `failed in sandbox … exit code: 128, …` (0.2x-0.3x)
+        return output, int(sandbox.group(1)) if sandbox else None
     exit_match = _EXIT_LINE.search(match.group(0))
     return output[match.end() :], int(exit_match.group(1)) if exit_match else None
 
