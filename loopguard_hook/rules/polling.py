@@ -94,6 +94,8 @@ def task_of(tool: str, tool_input: Any) -> str | None:
     return None
 
 
+#: A lone `&` that puts a command in the background (not `&&`, `2>&1`, `&>`, `|&`).
+_BACKGROUND = r"(?<![&>|])&(?![&>])"
 #: What sends a command's standard output to a file (`> log`, `&>>log`).
 _REDIRECTS = ("&>>", "&>", ">>", ">", "1>>", "1>")
 #: `shellwords`' quote marks, dropped from a word.
@@ -248,7 +250,8 @@ def on_result(ctx: ResultContext) -> None:
     known = _tasks(ctx.agent)
     key = _key(ctx.tool, ctx.tool_input, known)
     command = shell_command(ctx.tool, ctx.tool_input, 1024)
-    job = launched(command) if command and "&" in command and ctx.outcome.failure == Failure.NONE else None
+    background = command is not None and "&" in command and re.search(_BACKGROUND, command) is not None
+    job = launched(command or "") if background and ctx.outcome.failure == Failure.NONE else None
     for other, held in known.items():
         if other.startswith(JOB) and other != key:
             held[0] = 0  # other work between two probes of a job: its count starts again
