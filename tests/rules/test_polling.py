@@ -72,3 +72,33 @@ def test_a_prompt_starts_the_count_again() -> None:
         _probe(entry, 100.0 + 10 * n)
     rule.reset(entry, "prompt")
     assert _probe(entry, 170.0) is None and "rules" in entry  # counted afresh from here
+
+
+def _shell(entry: dict, command: str, now: float, out: str = "") -> object:  # type: ignore[type-arg]
+    """One Bash call at `now`: its PreToolUse verdict, then (unless denied) its result."""
+    verdict = rule.on_call(call_ctx("Bash", {"command": command}, entry=entry, now=now))  # type: ignore[arg-type]
+    if verdict is None or verdict.action is not Action.DENY:
+        response = {"stdout": out, "stderr": "", "interrupted": False}
+        ctx = result_ctx("Bash", {"command": command}, response, entry=entry, now=now)  # type: ignore[arg-type]
+        ctx.agent["updated"] = now + 0.3
+        rule.on_result(ctx._replace(call={**ctx.call, "t": now}))
+    return verdict
+
+
+def test_a_background_job_outlives_a_prompt_and_its_repeated_probes_are_counted() -> None:
+    entry = agent()
+    _shell(entry, "nohup ./train.sh > train.log 2>&1 &", 100.0)
+    rule.reset(entry, "prompt")  # "keep an eye on it": the next turn watches the same job
+    got = [_shell(entry, "tail -3 train.log", 106.0 + 6 * n, f"epoch {n}") for n in range(8)]
+    assert got[:6] == [None] * 6
+    assert [(v.action, v.rule) for v in got[6:]] == [(Action.REMIND, Rule.POLL), (Action.DENY, Rule.POLL)]  # type: ignore[attr-defined]
+    assert "the background job train.sh (its output in train.log)" in got[6].message  # type: ignore[attr-defined]
+
+
+def test_a_damaged_job_entry_is_read_as_a_new_run() -> None:
+    entry = agent()
+    _shell(entry, "nohup ./train.sh > train.log 2>&1 &", 100.0)
+    rule.slots(entry)["polling"] = {"job:train.log\ntrain.sh": [0, 100.0, True, "junk", "junk"]}
+    assert [_shell(entry, "tail -3 train.log", 106.0 + 6 * n, f"epoch {n}") for n in range(3)] == [None] * 3
+    rule.reset(entry, "compaction")
+    assert rule.slots(entry)["polling"]["job:train.log\ntrain.sh"][0] == 0

@@ -1,0 +1,178 @@
+"""Shell lines that leave a job running in the background, and the lines that look at it: how the
+polling rule (`polling.py`) reads them. Pure functions of a command line; no state.
+
+A job is known by its log (the file its standard output goes to) and by the names of its program
+(`nohup bench/run_all.sh > /tmp/bench.log 2>&1 &`: `/tmp/bench.log`, `run_all.sh`). A probe of it
+only reads that log (`tail`, `grep -c`, `wc -l`… naming the log as a word, `./log` and `log`
+alike; not a log of the same name in another folder) or asks whether a process of that name runs
+(`pgrep -f run_all.sh`, `ps aux | grep [r]un_all.sh`), printing, filtering, short sleeps and
+output thrown away (`> /dev/null`) aside.
+"""
+
+import posixpath
+import re
+
+from ..core.shellwords import MAX_SHELL_CHARS, OPERATORS, WRAPPERS, assignment, command_words, shell_words
+
+#: A job's task key starts so: `job:<its log>\n<its program's names, space-separated>`.
+JOB = "job:"
+#: A lone `&` that puts a command in the background (not `&&`, `2>&1`, `&>`, `|&`).
+BACKGROUND = r"(?<![&>|])&(?![&>])"
+#: A probe that sleeps this long or more first, or follows a log, waits on its own (`sleep 30 &&`).
+WAIT_SECONDS = 20.0
+#: Programs that ask whether a process still runs (a probe when they name the job's program).
+_PROCESS_CHECKS = frozenset({"pgrep", "pidof", "ps"})
+#: Programs a probe may read the job's log with.
+_LOG_READERS = frozenset({"cat", "tail", "head", "grep", "egrep", "fgrep", "rg", "wc", "less", "sed", "awk", "ls", "stat"})
+#: What a probe may do besides: print, count, filter, wait a little.
+_INERT = frozenset({"echo", "printf", "sleep", "date", "true", "sort", "uniq", "cut", "tr", "grep", "head", "tail", "wc"})
+#: Words before a background job's program other than `WRAPPERS` (`setsid nohup x &`).
+_DETACHERS = frozenset({"setsid", "disown", "stdbuf"})
+#: Programs too common to name a job by (`python3 train.py` is known by `train.py`).
+_GENERIC = frozenset(
+    {"python", "python3", "node", "bash", "sh", "npm", "npx", "pnpm", "yarn", "bun", "uv", "java", "go", "run", "exec", "sleep"}
+)
+#: Commands that end, later in the same line, the jobs the line started (`a & b & wait`, `kill $!`).
+_ENDERS = frozenset({"wait", "kill", "pkill", "killall"})
+#: What sends a command's standard output to a file (`> log`, `&>>log`).
+_REDIRECTS = ("&>>", "&>", ">>", ">", "1>>", "1>")
+#: `shellwords`' quote marks, dropped from a word once the line is split.
+_UNMARK = {1: None, 2: None, 3: None, 4: None}
+
+
+def segments(command: str) -> list[tuple[list[str], bool]]:
+    """A shell line's commands: each its words without quote marks or `VAR=value` prefixes, and
+    whether an unquoted `&` puts it in the background. Empty words (`''`) are dropped."""
+    found: list[tuple[list[str], bool]] = []
+    words: list[str] = []
+    for word in [*command_words(command), ";"]:
+        if word in OPERATORS:
+            if words:
+                found.append((words, word == "&"))
+            words = []
+        elif words or not assignment(word):
+            plain = word.translate(_UNMARK)
+            if plain:
+                words.append(plain)
+    return found
+
+
+def _redirect_target(words: list[str]) -> str | None:
+    """The file a command's standard output goes to (`> log`, `>>log`, `&> log`), or None."""
+    for i, word in enumerate(words):
+        for op in _REDIRECTS:
+            if word == op and i + 1 < len(words):
+                target = words[i + 1]
+            elif word.startswith(op) and len(word) > len(op) and word[len(op)] not in "&>":
+                target = word[len(op) :]
+            else:
+                continue
+            return target
+    return None
+
+
+def _names(words: list[str]) -> list[str]:
+    """The names a job's program is known by: the base names of its program and first operand,
+    not a generic interpreter's, not a number, a redirect or a multi-word script."""
+    targets = {i + 1 for i, w in enumerate(words) if w in _REDIRECTS}
+    program = [
+        w
+        for i, w in enumerate(words)
+        if i not in targets and w not in WRAPPERS and w not in _DETACHERS and not w.startswith("-") and ">" not in w
+    ]
+    names = [posixpath.basename(w.rstrip("/")) for w in program[:2] if not w.isdigit() and not any(c.isspace() for c in w)]
+    return [n for n in names if len(n) > 2 and n not in _GENERIC][:2]
+
+
+def launched(command: str) -> list[str]:
+    """The task keys of the jobs a shell line leaves running in the background (`nohup x > log
+    2>&1 &`: `job:log\\nx`): each job's log (its output redirected to a file, "" when none or
+    `/dev/null`) and its program's names. None when the line cannot be read whole (longer than
+    `MAX_SHELL_CHARS`, an unclosed quote, a here-document), and none when the line itself waits
+    for or kills its jobs before it ends (`a & b & wait`, `… & pytest; kill $!`)."""
+    if len(command) >= MAX_SHELL_CHARS or "&" not in command or re.search(BACKGROUND, command) is None:
+        return []
+    if shell_words(command) is None:
+        return []
+    parts = segments(command)
+    if any(words[0] in _ENDERS for words, _ in parts):
+        return []
+    keys = []
+    for words, background in parts:
+        if not background:
+            continue
+        log = _redirect_target(words) or ""
+        log = "" if log.startswith("/dev/") else log
+        names = _names(words)
+        if log or names:
+            keys.append(f"{JOB}{log}\n{' '.join(names)}"[:240])
+    return keys
+
+
+def _same_file(word: str, log: str) -> bool:
+    return word == log or word.removeprefix("./") == log.removeprefix("./")
+
+
+def _writes(words: list[str]) -> bool:
+    """Whether a command of a probe writes: a redirect to a file other than `/dev/null`, or an
+    in-place edit (`sed -i`, `perl -pi`)."""
+    if words[0] in ("sed", "perl") and any(w.startswith(("-i", "--in-place")) or w == "-pi" for w in words):
+        return True
+    for i, word in enumerate(words):
+        for op in _REDIRECTS:
+            if word == op:
+                target = words[i + 1] if i + 1 < len(words) else ""
+            elif word.startswith(op) and len(word) > len(op) and word[len(op)] not in "&>":
+                target = word[len(op) :]
+            else:
+                continue
+            if target != "/dev/null":
+                return True
+            break
+    return False
+
+
+def _plain_name(word: str) -> set[str]:
+    """The base names a pattern given to `pgrep` or `grep` names (`[r]un_all.sh`, `-f
+    'python train.py'`: `run_all.sh`, `python`, `train.py`)."""
+    return {posixpath.basename(piece) for piece in word.replace("[", "").replace("]", "").split()}
+
+
+def probes(command: str, key: str) -> bool:
+    """Whether a shell line only looks at the job `key` names: reads its log or asks whether its
+    program runs, printing, filtering and short sleeps aside, and names the job at least once."""
+    log, _, names = key[len(JOB) :].partition("\n")
+    parts = segments(command)
+    checks = named = False
+    for words, background in parts:
+        head = words[0]
+        if background or _writes(words):
+            return False
+        if head not in _PROCESS_CHECKS and head not in _LOG_READERS and head not in _INERT:
+            return False
+        checks = checks or head in _PROCESS_CHECKS
+        named = named or bool(log) and any(_same_file(w, log) for w in words[1:])
+    if named or not checks or not names:
+        return named
+    operands = {n for words, _ in parts for w in words[1:] if not w.startswith("-") for n in _plain_name(w)}
+    return not operands.isdisjoint(names.split())
+
+
+def waits(command: str) -> bool:
+    """Whether a shell line waits on its own (`sleep 30`, `tail -f`): no rapid probe."""
+    for words, _ in segments(command):
+        if words[0] == "sleep" and len(words) > 1 and re.fullmatch(r"\d+(?:\.\d+)?[smh]?", words[1]):
+            seconds = float(words[1].rstrip("smh")) * {"m": 60, "h": 3600}.get(words[1][-1], 1)
+            if seconds >= WAIT_SECONDS:
+                return True
+        if words[0] == "tail" and any(w in ("-f", "-F", "--follow") for w in words):
+            return True
+    return False
+
+
+def checks_process_only(command: str) -> bool:
+    """Whether a shell line's only question is whether a process runs (`pgrep -f x`): its
+    failure then says the process is gone. Not `ps | grep x` (the grep may find itself) nor a
+    line that answers otherwise on failure (`pgrep x || echo finished`)."""
+    parts = segments(command)
+    return len(parts) == 1 and parts[0][0][0] in ("pgrep", "pidof")

@@ -1,0 +1,121 @@
+"""The polling rule's view of a shell job the agent put in the background (`rules/shell_jobs.py`):
+what starts one, what probes it, what waits. The goldens `polling_*background_job*` pin the
+decisions; these pin the reading of the command lines, look-alikes first."""
+
+import pytest
+
+from loopguard_hook.rules.shell_jobs import checks_process_only, launched, probes, waits
+
+BENCH = "nohup bench/run_all.sh > /tmp/bench.log 2>&1 & echo $!"
+
+
+@pytest.mark.parametrize(
+    ("command", "keys"),
+    [
+        (BENCH, ["job:/tmp/bench.log\nrun_all.sh"]),
+        ("python3 train.py >> out.log 2>&1 &", ["job:out.log\ntrain.py"]),
+        ("npm run dev &>/tmp/dev.log &", ["job:/tmp/dev.log\n"]),
+        ("setsid ./serve.sh >'/tmp/my server.log' 2>&1 &", ["job:/tmp/my server.log\nserve.sh"]),
+        ("python -m http.server 8000 > /dev/null 2>&1 &", ["job:\nhttp.server"]),
+        ("nohup python3 serve.py --host '' > srv.log 2>&1 &", ["job:srv.log\nserve.py"]),  # an empty word
+        ("nohup ./a > a.log 2>&1 & nohup ./b > b.log 2>&1 &", ["job:a.log\n", "job:b.log\n"]),
+    ],
+)
+def test_a_line_that_leaves_jobs_running_names_their_logs_and_programs(command: str, keys: list[str]) -> None:
+    assert launched(command) == keys
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "npm test && npm run build",
+        "sleep 100 &",
+        "echo a > /tmp/x.log",
+        "echo done > out.txt '&'",  # a quoted `&` is a word
+        "make 2>&1 | tee build.log",
+        "",
+        "'unclosed &",
+        "pytest tests/unit > unit.log 2>&1 & pytest tests/integration > integ.log 2>&1 & wait",
+        "python server.py > server.log 2>&1 & sleep 2; pytest -q; kill $!",
+        "make " + "x " * 2100 + "> build.log 2>&1 && echo built",  # too long to read whole
+    ],
+)
+def test_no_job_is_left_running(command: str) -> None:
+    assert launched(command) == []
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "tail -3 /tmp/bench.log",
+        "grep -c DONE /tmp/bench.log",
+        "tail -5 /tmp/bench.log | grep -i error",
+        "pgrep -f run_all.sh",
+        "pgrep -f run_all.sh > /dev/null && echo running || echo done",
+        "ps aux | grep [r]un_all.sh",
+        "ps aux | grep run_all.sh | grep -v grep",
+        "sleep 5 && tail -n 20 /tmp/bench.log",
+        "tail -3 /tmp/bench.log; pgrep -f run_all.sh || echo gone",
+    ],
+)
+def test_a_look_at_the_log_or_the_process_probes_the_job(command: str) -> None:
+    assert probes(command, launched(BENCH)[0])
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "tail -3 /tmp/other.log",  # another log
+        "tail -3 /var/log/bench.log",  # a log of the same name elsewhere
+        "ps aux | grep node",  # another program
+        "pgrep -f run_all",  # another name
+        "cat /tmp/bench.log > /tmp/copy.log",  # writes a file
+        "tail -3 /tmp/bench.log && npm test",  # does other work too
+        "until grep -q DONE /tmp/bench.log; do sleep 20; done",  # a loop that waits: the way out
+        "python3 summarize.py /tmp/bench.log",  # works on the log
+        "sed -i s/a/b/ /tmp/bench.log",
+    ],
+)
+def test_other_work_is_no_probe(command: str) -> None:
+    assert not probes(command, launched(BENCH)[0])
+
+
+def test_a_relative_log_is_the_same_file_only_when_spelt_the_same_way() -> None:
+    key = launched("nohup ./train.sh > train.log 2>&1 &")[0]
+    assert probes("tail -2 ./train.log", key)
+    assert not probes("cat /var/log/other/train.log", key)
+    assert not probes("pgrep -f redis-server", launched("nohup ./server > app.log 2>&1 &")[0])
+
+
+@pytest.mark.parametrize(
+    ("command", "waiting"),
+    [
+        ("sleep 30 && tail -3 /tmp/bench.log", True),
+        ("sleep 1m; tail -3 /tmp/bench.log", True),
+        ("tail -f /tmp/bench.log", True),
+        ("sleep 5 && tail -3 /tmp/bench.log", False),
+        ("tail -3 /tmp/bench.log", False),
+    ],
+)
+def test_a_probe_that_waits_on_its_own_is_no_rapid_one(command: str, waiting: bool) -> None:
+    assert waits(command) is waiting
+
+
+@pytest.mark.parametrize(
+    ("command", "only"),
+    [
+        ("pgrep -f train.sh", True),
+        ("pidof train", True),
+        ("pgrep -f train.sh || echo finished", False),
+        ("ps aux | grep x", False),
+    ],
+)
+def test_only_a_bare_process_check_says_by_failing_that_the_job_ended(command: str, only: bool) -> None:
+    assert checks_process_only(command) is only
+
+
+def test_hostile_lines_are_read_without_error() -> None:
+    for junk in ["\0 &", "& " * 5000, "x" * 5_000_000 + " &", "nohup ./x\0 > log &", "'' &", "> &"]:
+        assert isinstance(launched(junk), list)
+        probes(junk, "job:log\nx")
+        waits(junk)
