@@ -62,6 +62,8 @@ TEMPLATES = {
     "empty_file_advice": _rule("same_answer").empty_file_advice("docs/prd.json", 5),
     "finished_poll_reminder": _rule("same_answer").finished_poll_reminder("BashOutput", 3, "<status>failed</status>", 800),
     "poll_reminder": _rule("polling").poll_reminder("background task b1", 6),
+    "job_poll_reminder": _rule("polling").job_poll_reminder("the background job train.sh", 6),
+    "job_poll_denial": _rule("polling").job_poll_denial("the background job train.sh", 7),
     "poll_denial": _rule("polling").poll_denial("background task b1", 7),
     "target_reread_denial": _rule("target").reread_denial("src/app.py", 4, "Failed to find expected lines"),
     "target_resent_denial": _rule("target").resent_denial("src/app.py", 2, "Failed to find expected lines"),

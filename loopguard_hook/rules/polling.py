@@ -97,6 +97,14 @@ def _key(tool: str, tool_input: Any, tasks: dict[str, Entry], command: str | Non
     return task_of(tool, tool_input)
 
 
+def _new_runs(tasks: dict[str, Entry], key: str | None) -> None:
+    """Other work between two probes of a job (a call that probes another task or none): each
+    job but `key` starts a new run of probes."""
+    for other, held in tasks.items():
+        if other.startswith(JOB) and other != key and len(held) > 4:
+            held[0], held[3], held[4] = 0, [], 0.0
+
+
 def _probe_id(command: str) -> str:
     return digest(" ".join(command.split()).encode("utf-8", "surrogatepass"))[:8]
 
@@ -129,10 +137,15 @@ def on_call(ctx: CallContext) -> Decision | None:
     """Remind the probe past the budget, deny the rapid ones after it."""
     budget = ctx.config.max_rapid_polls
     tasks = _tasks(ctx.agent)
-    if not budget or not ctx.tracked or not tasks:
+    if not budget or not tasks:
         return None
     command = shell_command(ctx.tool, ctx.tool_input, MAX_SHELL_CHARS)
     key = _key(ctx.tool, ctx.tool_input, tasks, command)
+    # Other work starts a new run of a job's probes as it starts: on Codex a command left
+    # running (a test suite finished through `write_stdin`) sends no result to start it by.
+    _new_runs(tasks, key)
+    if not ctx.tracked:
+        return None
     entry = tasks.get(key) if key is not None else None
     if key is None or entry is None or not entry[2] or ctx.now - float(entry[1]) >= ctx.config.slow_repeat_seconds:
         return None
@@ -160,11 +173,12 @@ def _job_call(ctx: CallContext, entry: Entry, command: str, what: str, probes_ma
     if not reminded:
         if len(entry) > 4:
             entry[4] = ctx.now
-        return Decision(Action.REMIND, Rule.POLL, poll_reminder(what, probes_made), times=probes_made, tool=ctx.tool)
+        return Decision(Action.REMIND, Rule.POLL, job_poll_reminder(what, probes_made), times=probes_made, tool=ctx.tool)
     if ctx.event.event != "PreToolUse" or ctx.now - reminded <= ctx.config.parallel_window_seconds:
         return None
-    advice = poll_reminder(what, probes_made)
-    return Decision(Action.DENY, Rule.POLL, poll_denial(what, probes_made), advice=advice, times=probes_made, tool=ctx.tool)
+    advice = job_poll_reminder(what, probes_made)
+    denial = job_poll_denial(what, probes_made)
+    return Decision(Action.DENY, Rule.POLL, denial, advice=advice, times=probes_made, tool=ctx.tool)
 
 
 def on_result(ctx: ResultContext) -> None:
@@ -176,9 +190,7 @@ def on_result(ctx: ResultContext) -> None:
     command = shell_command(ctx.tool, ctx.tool_input, MAX_SHELL_CHARS)
     key = _key(ctx.tool, ctx.tool_input, known, command)
     jobs = launched(command) if command and ctx.outcome.failure == Failure.NONE else []
-    for other, held in known.items():
-        if other.startswith(JOB) and other != key and len(held) > 4:
-            held[0], held[3], held[4] = 0, [], 0.0  # other work between two probes: a new run
+    _new_runs(known, key)
     if key is None and not jobs:
         return None
     tasks = cast("dict[str, Entry]", slots(ctx.agent).setdefault(NAME, {}))
@@ -262,7 +274,28 @@ def poll_denial(what: str, count: int) -> str:
     )
 
 
+def job_poll_reminder(what: str, count: int) -> str:
+    """Repeated rapid probes of a background job past the budget: the way out. A shell probe
+    cannot say whether the job still runs (a server runs on), so the text says the probes repeat."""
+    return (
+        f"[{PREFIX}] {what} has been checked {count} times in quick succession, asking the same things again. "
+        "Its log and its process will not tell you more by being asked sooner. Wait a minute or more between "
+        "checks, do other work meanwhile, or end your turn and say what you are waiting for."
+    )
+
+
+def job_poll_denial(what: str, count: int) -> str:
+    """A repeated rapid probe of a background job after the reminder: not run."""
+    return (
+        f"REPEAT_TOOL_BLOCKED: this check of {what} was not run: it was checked {count - 1} times in quick "
+        "succession with the same questions (loop guard policy, not a tool failure). Wait a minute or more "
+        "before the next check, do other work meanwhile, or end your turn and say what you are waiting for"
+    )
+
+
 VARIANTS: tuple[tuple[str, str, str], ...] = (
+    ("job_poll_denial", "REPEAT_TOOL_BLOCKED: this check of ", " in quick succession with the same questions"),
+    ("job_poll_reminder", f"[{PREFIX}] ", " in quick succession, asking the same things again"),
     ("poll_denial", "REPEAT_TOOL_BLOCKED: this check of ", ""),
     ("poll_reminder", f"[{PREFIX}] ", " times in quick succession and is still running"),
 )

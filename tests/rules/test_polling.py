@@ -93,6 +93,7 @@ def test_a_background_job_outlives_a_prompt_and_its_repeated_probes_are_counted(
     assert got[:6] == [None] * 6
     assert [(v.action, v.rule) for v in got[6:]] == [(Action.REMIND, Rule.POLL), (Action.DENY, Rule.POLL)]  # type: ignore[attr-defined]
     assert "the background job train.sh (its output in train.log)" in got[6].message  # type: ignore[attr-defined]
+    assert "asking the same things again" in got[6].message and "finish sooner" not in got[6].message  # type: ignore[attr-defined]
 
 
 def test_a_damaged_job_entry_is_read_as_a_new_run() -> None:
