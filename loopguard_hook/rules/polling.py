@@ -67,8 +67,9 @@ POLL_TOOLS = frozenset({"BashOutput", "TaskOutput"})
 Entry = list[Any]
 
 #: A job's entry holds two more: `[…, short digests of the probes of the current run, when its
-#: reminder was given (0.0: not yet)]`.
+#: reminder was given (0.0: not yet)]`; at most this many probes are remembered.
 MAX_PROBES = 8
+
 
 def _tasks(agent: Agent) -> dict[str, Entry]:
     return cast("dict[str, Entry]", slot(agent, NAME) or {})
