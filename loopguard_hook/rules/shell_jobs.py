@@ -88,17 +88,18 @@ def launched(command: str) -> list[str]:
     """The task keys of the jobs a shell line leaves running in the background (`nohup x > log
     2>&1 &`: `job:log\\nx`): each job's log (its output redirected to a file, "" when none or
     `/dev/null`) and its program's names. None when the line cannot be read whole (longer than
-    `MAX_SHELL_CHARS`, an unclosed quote, a here-document), and none when the line itself waits
-    for or kills its jobs before it ends (`a & b & wait`, `… & pytest; kill $!`)."""
+    `MAX_SHELL_CHARS`, an unclosed quote, a here-document), and none the line itself waits for or
+    kills before it ends (`a & b & wait`, `… & pytest; kill $!`); a restart (`pkill -f x; nohup x
+    > log &`) leaves its new job."""
     if len(command) >= MAX_SHELL_CHARS or "&" not in command or re.search(BACKGROUND, command) is None:
         return []
     if shell_words(command) is None:
         return []
-    parts = segments(command)
-    if any(words[0] in _ENDERS for words, _ in parts):
-        return []
-    keys = []
-    for words, background in parts:
+    keys: list[str] = []
+    for words, background in segments(command):
+        if words[0] in _ENDERS:
+            keys = []  # waits for or kills the jobs started before it (`pkill x; nohup x &` restarts one)
+            continue
         if not background:
             continue
         log = _redirect_target(words) or ""

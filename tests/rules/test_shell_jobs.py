@@ -19,6 +19,7 @@ BENCH = "nohup bench/run_all.sh > /tmp/bench.log 2>&1 & echo $!"
         ("python -m http.server 8000 > /dev/null 2>&1 &", ["job:\nhttp.server"]),
         ("nohup python3 serve.py --host '' > srv.log 2>&1 &", ["job:srv.log\nserve.py"]),  # an empty word
         ("nohup ./a > a.log 2>&1 & nohup ./b > b.log 2>&1 &", ["job:a.log\n", "job:b.log\n"]),
+        ("pkill -f serve.py; nohup python3 serve.py > srv.log 2>&1 &", ["job:srv.log\nserve.py"]),  # a restart
     ],
 )
 def test_a_line_that_leaves_jobs_running_names_their_logs_and_programs(command: str, keys: list[str]) -> None:
