@@ -139,6 +139,32 @@ def test_polling_whose_output_changes_is_never_flagged(codex: Codex, ws: Workspa
     export(run, codex_rollouts(run)[0], "codex-polling.jsonl")
 
 
+def test_a_background_job_watched_back_to_back_is_reminded_then_denied(codex: Codex, ws: Workspace) -> None:
+    """A job started with `&`, then its log asked the same two things in turn, a second apart:
+    each answer moves, so only the polling rule counts them (rules/shell_jobs.py). The 6th
+    repeated probe (the 8th in all) is reminded, the later ones are denied and never run.
+    Codex 0.171.0 ends a command's process group with the command: a job started with a bare
+    `nohup … &` stops there (its log stays at `step 1`, and the repeat rule catches the probes);
+    `setsid` keeps it running, as a job the agent means to watch."""
+    job = "i=0; while [ $i -lt 90 ]; do i=$((i+1)); echo step $i; sleep 1; done"
+    launch = exec_command(f"setsid nohup sh -c '{job}' lg-e2e-job > job.log 2>&1 &")
+    probes = [exec_command("sleep 1 && tail -1 job.log"), exec_command("sleep 1 && grep -c step job.log")]
+    try:
+        run = codex.run(ws, Script([[launch]] + [[probes[i % 2]] for i in range(11)], final_text="Waiting."), "Watch the job")
+    finally:
+        subprocess.run(["pkill", "-f", "lg-e2e-job"], check=False)
+    assert_hooks_succeeded(run)
+    seen = [guard_texts(view) for view in views(run)]
+    assert [len(texts) for texts in seen[:8]] == [0] * 8, run.describe()
+    (reminder,) = seen[8]
+    assert reminder.where == "developer" and "asking the same things again" in reminder.text, reminder
+    for texts in seen[9:]:
+        (denial,) = texts
+        assert denial.is_result and "REPEAT_TOOL_BLOCKED: this check of the background job" in denial.text, denial
+        assert "(its output in job.log)" in denial.text
+    assert ledger.decisions(ledger.audit(ws))[:2] == ["remind@6", "deny@7"]
+
+
 def test_patch_then_failing_test_cycle_is_never_flagged(codex: Codex, ws: Workspace) -> None:
     app = ws.write("app.py", "a = 1\n")
     ws.write("check.py", "import sys\nsys.exit('FAILED: a should be 99')\n")
