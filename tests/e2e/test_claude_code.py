@@ -5,6 +5,7 @@ ends at 8)."""
 from __future__ import annotations
 
 import json
+import subprocess
 from typing import Any
 
 import pytest
@@ -232,6 +233,39 @@ def test_subagent_doing_the_main_threads_call_has_its_own_count(claude_code: Cla
     assert state["agents"][sub_ids[0]]["attempts"] == 3
     (record,) = ledger.audit(ws)
     assert (record["agent"], record["action"], record["count"]) == (sub_ids[0], "remind", 3)
+
+
+def test_a_subagent_watching_a_background_job_back_to_back_is_reminded_then_denied(
+    claude_code: ClaudeCode, ws: Workspace
+) -> None:
+    """The shape of anthropics/claude-code#95202: a subagent starts a job with `&` and asks its
+    log the same two things in turn, a second apart; each answer moves, so only the polling
+    rule counts them. The 6th repeated probe (the 8th in all) is reminded in the subagent's
+    own conversation, the later ones are denied; the main thread hears nothing."""
+    job = "i=0; while [ $i -lt 90 ]; do i=$((i+1)); echo step $i; sleep 1; done"
+    launch = tool_use("Bash", {"command": f"setsid nohup sh -c '{job}' lg-e2e-job > job.log 2>&1 &"})
+    probes = [tool_use("Bash", {"command": c}) for c in ("sleep 1 && tail -1 job.log", "sleep 1 && grep -c step job.log")]
+    task = "SUBAGENT-TASK: start the job and watch it"
+    agent = tool_use("Agent", {"description": "Watch the job", "prompt": task, "subagent_type": "general-purpose"})
+    script = Script(
+        [[agent]],
+        final_text="Main done.",
+        subagents=(Subscript(task, [[launch]] + [[probes[i % 2]] for i in range(11)], final_text="Still running."),),
+    )
+    try:
+        run = claude_code.run(ws, script, ["Run the job and watch it"])
+    finally:
+        subprocess.run(["pkill", "-f", "lg-e2e-job"], check=False)
+    assert_hooks_succeeded(run)
+    labels = seen(run.conversation(task))
+    assert labels[:8] == ["-"] * 8 and labels[8].startswith("remind"), (labels, run.describe())
+    assert labels[9:] == ["deny@?"] * 3, (labels, run.describe())
+    texts = [guard_texts(claude_new(body)) for body in run.conversation(task)[1:]]
+    assert "asking the same things again" in texts[8][0].text
+    assert all("REPEAT_TOOL_BLOCKED: this check of the background job" in t[0].text for t in texts[9:])
+    assert set(seen(run.conversation())) == {"-"}, run.describe()
+    logged = [(r["rule"], r["action"]) for r in ledger.audit(ws)]
+    assert logged == [("LOOP_GUARD_POLL", "remind")] + [("LOOP_GUARD_POLL", "deny")] * 3
 
 
 def test_a_new_user_prompt_resets_the_counts(claude_code: ClaudeCode, ws: Workspace) -> None:
