@@ -120,7 +120,7 @@ def _what(key: str) -> str:
     """How the texts name a task."""
     if key.startswith(JOB):
         log, _, names = key[len(JOB) :].partition("\n")
-        program = f"the background job {names.split()[-1] if names else ''}".rstrip()
+        program = f"the background job {names.split()[0] if names else ''}".rstrip()  # the program, not its operand
         return f"{program} (its output in {log})" if log else program
     return key.split(":", 1)[1] if key.startswith("sh:") else f"background task {key.split(':', 1)[1]}"
 

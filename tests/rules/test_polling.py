@@ -103,3 +103,8 @@ def test_a_damaged_job_entry_is_read_as_a_new_run() -> None:
     assert [_shell(entry, "tail -3 train.log", 106.0 + 6 * n, f"epoch {n}") for n in range(3)] == [None] * 3
     rule.reset(entry, "compaction")
     assert rule.slots(entry)["polling"]["job:train.log\ntrain.sh"][0] == 0
+
+
+def test_a_job_is_named_by_its_program_not_its_operand() -> None:
+    key = rule.launched("nohup bench/run_all.sh fast > /tmp/b.log 2>&1 &")[0]
+    assert rule._what(key) == "the background job run_all.sh (its output in /tmp/b.log)"
