@@ -54,12 +54,10 @@ from ..core.shellwords import MAX_SHELL_CHARS, shell_command, sleep_then
 from ..core.signature import digest
 from ..core.verdict import Action, Decision, Rule
 from .base import CallContext, ResultContext
-from .shell_jobs import JOB, checks_process_only, launched, probes, waits
+from .shell_jobs import JOB, WAIT_SECONDS, checks_process_only, launched, probes, waits
 
 NAME = "polling"
 MAX_TASKS = 8
-#: A probe that took this long waited for the task itself (a blocking read): no rapid poll.
-WAIT_SECONDS = 20.0
 #: Claude Code's tools that read a background task's output (transcripts of 2.0-2.1).
 POLL_TOOLS = frozenset({"BashOutput", "TaskOutput"})
 

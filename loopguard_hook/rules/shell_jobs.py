@@ -18,14 +18,17 @@ from ..core.shellwords import MAX_SHELL_CHARS, OPERATORS, WRAPPERS, assignment, 
 JOB = "job:"
 #: A lone `&` that puts a command in the background (not `&&`, `2>&1`, `&>`, `|&`).
 BACKGROUND = r"(?<![&>|])&(?![&>])"
-#: A probe that sleeps this long or more first, or follows a log, waits on its own (`sleep 30 &&`).
+#: A probe that took this long, or sleeps this long first (`sleep 30 &&`), waited for the task
+#: itself: no rapid poll (`polling.py` judges both by it; one that follows a log waits too).
 WAIT_SECONDS = 20.0
 #: Programs that ask whether a process still runs (a probe when they name the job's program).
 _PROCESS_CHECKS = frozenset({"pgrep", "pidof", "ps"})
-#: Programs a probe may read the job's log with.
-_LOG_READERS = frozenset({"cat", "tail", "head", "grep", "egrep", "fgrep", "rg", "wc", "less", "sed", "awk", "ls", "stat"})
-#: What a probe may do besides: print, count, filter, wait a little.
-_INERT = frozenset({"echo", "printf", "sleep", "date", "true", "sort", "uniq", "cut", "tr", "grep", "head", "tail", "wc"})
+#: Every program a probe may run: the process checks, readers of the log, and what prints,
+#: counts, filters or waits a little.
+_PROBE_PROGRAMS = _PROCESS_CHECKS | frozenset(
+    {"cat", "tail", "head", "grep", "egrep", "fgrep", "rg", "wc", "less", "sed", "awk", "ls", "stat"}
+    | {"echo", "printf", "sleep", "date", "true", "sort", "uniq", "cut", "tr"}
+)
 #: Words before a background job's program other than `WRAPPERS` (`setsid nohup x &`).
 _DETACHERS = frozenset({"setsid", "disown", "stdbuf"})
 #: Programs too common to name a job by (`python3 train.py` is known by `train.py`).
@@ -57,18 +60,19 @@ def segments(command: str) -> list[tuple[list[str], bool]]:
     return found
 
 
-def _redirect_target(words: list[str]) -> str | None:
-    """The file a command's standard output goes to (`> log`, `>>log`, `&> log`), or None."""
+def _stdout_targets(words: list[str]) -> list[str]:
+    """The files a command's standard output goes to (`> log`, `>>log`, `&> log`), in order."""
+    targets = []
     for i, word in enumerate(words):
         for op in _REDIRECTS:
-            if word == op and i + 1 < len(words):
-                target = words[i + 1]
+            if word == op:
+                targets.append(words[i + 1] if i + 1 < len(words) else "")
             elif word.startswith(op) and len(word) > len(op) and word[len(op)] not in "&>":
-                target = word[len(op) :]
+                targets.append(word[len(op) :])
             else:
                 continue
-            return target
-    return None
+            break
+    return targets
 
 
 def _names(words: list[str]) -> list[str]:
@@ -87,8 +91,8 @@ def _names(words: list[str]) -> list[str]:
 def launched(command: str) -> list[str]:
     """The task keys of the jobs a shell line leaves running in the background (`nohup x > log
     2>&1 &`: `job:log\\nx`): each job's log (its output redirected to a file, "" when none or
-    `/dev/null`) and its program's names. None when the line cannot be read whole (longer than
-    `MAX_SHELL_CHARS`, an unclosed quote, a here-document), and none the line itself waits for or
+    `/dev/null`) and its program's names. No key when the line cannot be read whole (longer than
+    `MAX_SHELL_CHARS`, an unclosed quote, a here-document), and none for a job the line waits for or
     kills before it ends (`a & b & wait`, `… & pytest; kill $!`); a restart (`pkill -f x; nohup x
     > log &`) leaves its new job."""
     if len(command) >= MAX_SHELL_CHARS or "&" not in command or re.search(BACKGROUND, command) is None:
@@ -102,7 +106,7 @@ def launched(command: str) -> list[str]:
             continue
         if not background:
             continue
-        log = _redirect_target(words) or ""
+        log = next(iter(_stdout_targets(words)), "")
         log = "" if log.startswith("/dev/") else log
         names = _names(words)
         if log or names:
@@ -119,18 +123,7 @@ def _writes(words: list[str]) -> bool:
     in-place edit (`sed -i`, `perl -pi`)."""
     if words[0] in ("sed", "perl") and any(w.startswith(("-i", "--in-place")) or w == "-pi" for w in words):
         return True
-    for i, word in enumerate(words):
-        for op in _REDIRECTS:
-            if word == op:
-                target = words[i + 1] if i + 1 < len(words) else ""
-            elif word.startswith(op) and len(word) > len(op) and word[len(op)] not in "&>":
-                target = word[len(op) :]
-            else:
-                continue
-            if target != "/dev/null":
-                return True
-            break
-    return False
+    return any(target != "/dev/null" for target in _stdout_targets(words))
 
 
 def _plain_name(word: str) -> set[str]:
@@ -149,7 +142,7 @@ def probes(command: str, key: str) -> bool:
         head = words[0]
         if background or _writes(words):
             return False
-        if head not in _PROCESS_CHECKS and head not in _LOG_READERS and head not in _INERT:
+        if head not in _PROBE_PROGRAMS:
             return False
         checks = checks or head in _PROCESS_CHECKS
         named = named or bool(log) and any(_same_file(w, log) for w in words[1:])
