@@ -154,7 +154,9 @@ def shell_command(tool: str, tool_input: Any, limit: int = 4096) -> str | None:
 
 #: A shell command that first sleeps, then checks: `sleep 45 && gh pr checks 412`, `sleep 2m; tail log`,
 #: also after a `cd` into the project (`cd /w/api && sleep 45 && gh pr checks 412`).
-_SLEEP_FIRST = r"(?a)\A\s*(?:cd\s+[^\s;&|]+\s*(?:&&|;)\s*)?sleep\s+(\d+(?:\.\d+)?)([smh]?)\s*(?:&&|;)"
+_SLEEP_FIRST = r"(?a)\A\s*(?:cd\s+[^\s;&|]+\s*(?:&&|;)\s*)?sleep\s+(\d+(?:\.\d+)?[smh]?)\s*(?:&&|;)"
+#: A `sleep` duration: a number with an optional unit (`45`, `2.5s`, `2m`, `1h`).
+_DURATION = r"(?a)(\d+(?:\.\d+)?)([smh]?)"
 
 #: What a sleep may come before and still be a re-run, not a check: a test run or a build repeats
 #: its work whatever it waited for (`sleep 30 && npm test` with nothing changed is a loop).
@@ -174,7 +176,14 @@ def sleep_then(command: str) -> tuple[float, str] | None:
     rest = command[found.end() :].strip() if found is not None else ""
     if found is None or not rest:
         return None
-    return float(found.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600}[found.group(2)], rest
+    seconds = sleep_seconds(found.group(1))
+    return (seconds, rest) if seconds is not None else None
+
+
+def sleep_seconds(word: str) -> float | None:
+    """The seconds a `sleep` operand stands for (`45`: 45.0, `2m`: 120.0), or None for another word."""
+    found = re.fullmatch(_DURATION, word)
+    return float(found.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600}[found.group(2)] if found else None
 
 
 def sleeps_first(tool: str, tool_input: Any) -> float:

@@ -12,7 +12,7 @@ output thrown away (`> /dev/null`) aside.
 import posixpath
 import re
 
-from ..core.shellwords import MAX_SHELL_CHARS, OPERATORS, WRAPPERS, assignment, command_words, shell_words
+from ..core.shellwords import MAX_SHELL_CHARS, OPERATORS, WRAPPERS, assignment, command_words, shell_words, sleep_seconds
 
 #: A job's task key starts so: `job:<its log>\n<its program's names, space-separated>`.
 JOB = "job:"
@@ -155,10 +155,9 @@ def probes(command: str, key: str) -> bool:
 def waits(command: str) -> bool:
     """Whether a shell line waits on its own (`sleep 30`, `tail -f`): no rapid probe."""
     for words, _ in segments(command):
-        if words[0] == "sleep" and len(words) > 1 and re.fullmatch(r"\d+(?:\.\d+)?[smh]?", words[1]):
-            seconds = float(words[1].rstrip("smh")) * {"m": 60, "h": 3600}.get(words[1][-1], 1)
-            if seconds >= WAIT_SECONDS:
-                return True
+        seconds = sleep_seconds(words[1]) if words[0] == "sleep" and len(words) > 1 else None
+        if seconds is not None and seconds >= WAIT_SECONDS:
+            return True
         if words[0] == "tail" and any(w in ("-f", "-F", "--follow") for w in words):
             return True
     return False
