@@ -12,14 +12,19 @@ rule = importlib.import_module("loopguard_hook.rules.polling")
 RUNNING = {"shellId": "b1", "status": "running", "exitCode": None, "stdout": "step 3/40", "stderr": ""}
 
 
-def _probe(entry: dict, now: float, *, response: object = RUNNING, took: float = 0.5) -> object:  # type: ignore[type-arg]
-    """One BashOutput of task b1 at `now`: its PreToolUse verdict, then its result."""
-    verdict = rule.on_call(call_ctx("BashOutput", {"bash_id": "b1"}, entry=entry, now=now))  # type: ignore[arg-type]
+def _call(entry: dict, tool: str, tool_input: dict, response: object, now: float, took: float) -> object:  # type: ignore[type-arg]
+    """One call at `now`: its PreToolUse verdict, then (unless denied) its result, `took` s later."""
+    verdict = rule.on_call(call_ctx(tool, tool_input, entry=entry, now=now))  # type: ignore[arg-type]
     if verdict is None or verdict.action is not Action.DENY:
-        ctx = result_ctx("BashOutput", {"bash_id": "b1"}, response, entry=entry, now=now)  # type: ignore[arg-type]
+        ctx = result_ctx(tool, tool_input, response, entry=entry, now=now)  # type: ignore[arg-type]
         ctx.agent["updated"] = now + took
         rule.on_result(ctx._replace(call={**ctx.call, "t": now}))
     return verdict
+
+
+def _probe(entry: dict, now: float, *, response: object = RUNNING, took: float = 0.5) -> object:  # type: ignore[type-arg]
+    """One BashOutput of task b1 at `now`."""
+    return _call(entry, "BashOutput", {"bash_id": "b1"}, response, now, took)
 
 
 def test_rapid_probes_of_a_running_task_are_reminded_then_denied() -> None:
@@ -75,14 +80,8 @@ def test_a_prompt_starts_the_count_again() -> None:
 
 
 def _shell(entry: dict, command: str, now: float, out: str = "") -> object:  # type: ignore[type-arg]
-    """One Bash call at `now`: its PreToolUse verdict, then (unless denied) its result."""
-    verdict = rule.on_call(call_ctx("Bash", {"command": command}, entry=entry, now=now))  # type: ignore[arg-type]
-    if verdict is None or verdict.action is not Action.DENY:
-        response = {"stdout": out, "stderr": "", "interrupted": False}
-        ctx = result_ctx("Bash", {"command": command}, response, entry=entry, now=now)  # type: ignore[arg-type]
-        ctx.agent["updated"] = now + 0.3
-        rule.on_result(ctx._replace(call={**ctx.call, "t": now}))
-    return verdict
+    """One Bash call at `now` printing `out`."""
+    return _call(entry, "Bash", {"command": command}, {"stdout": out, "stderr": "", "interrupted": False}, now, 0.3)
 
 
 def test_a_background_job_outlives_a_prompt_and_its_repeated_probes_are_counted() -> None:
