@@ -12,8 +12,10 @@ A probe is rapid when it comes less than `slow_repeat_seconds` after the previou
 same task finished and did not itself wait `WAIT_SECONDS` or more (a blocking `TaskOutput` that
 waited is waiting, not polling). Polls spaced further apart stay free. Past `max_rapid_polls`
 rapid probes of one task, the next one is reminded with the way out (wait longer between
-checks, do other work, or end the turn), and the ones after it are denied while they stay rapid.
-A finished task, a user prompt or a compaction starts the count again.
+checks, do other work, or end the turn), and the ones after it are denied while they stay rapid,
+once the reminder had its round (the probes issued with the reminded one, one parallel batch,
+are not: a batch that passes the budget at once is reminded, not denied unwarned). A finished
+task, a user prompt or a compaction starts the count again.
 
 A job the agent started in the background from the shell (`nohup bench/run_all.sh >
 /tmp/bench.log 2>&1 &`, `npm run dev &> dev.log &`: `shell_jobs.launched`) is a task too,
@@ -35,14 +37,14 @@ runs, so only what polling looks like counts:
 - a process check that finds nothing (`pgrep` failing) says the job ended, and so does a line
   that waits for or kills the jobs it starts (`a & b & wait`): no task.
 
-Past `max_rapid_polls` counted probes the next repeated one is reminded, and later ones are
-denied once the reminder had its round (its parallel siblings are not). A prompt or a compaction
-starts the counts again and keeps the jobs (the next turn may watch the same job).
+Past `max_rapid_polls` counted probes the next repeated one is reminded and later ones denied,
+as for any task. A prompt or a compaction starts the counts again and keeps the jobs (the next
+turn may watch the same job).
 
-Its slot is `Agent.rules["polling"]`: `{task key: [rapid probes, last probe's end, running]}`,
-at most `MAX_TASKS` tasks; a job's key is `job:` with its log and its program's names, and its
-entry holds two more: the short digests of the probes of its current run (`MAX_PROBES`) and
-when its reminder was given.
+Its slot is `Agent.rules["polling"]`: `{task key: [rapid probes, last probe's end, running, a
+job's probes of its current run (`MAX_PROBES` short digests), when the reminder was given]}`, at
+most `MAX_TASKS` tasks (an entry written before the last two fields existed has three); a job's
+key is `job:` with its log and its program's names.
 """
 
 from typing import Any, cast
@@ -61,11 +63,11 @@ MAX_TASKS = 8
 #: Claude Code's tools that read a background task's output (transcripts of 2.0-2.1).
 POLL_TOOLS = frozenset({"BashOutput", "TaskOutput"})
 
-#: `[rapid probes, the last probe's end (seconds since the epoch), still running]`.
+#: `[rapid probes, the last probe's end (seconds since the epoch), still running, a job's probes
+#: of its current run (short digests), when the reminder was given (0.0: not yet)]`.
 Entry = list[Any]
 
-#: A job's entry holds two more: `[…, short digests of the probes of the current run, when its
-#: reminder was given (0.0: not yet)]`; at most this many probes are remembered.
+#: At most this many probes of a job's run are remembered.
 MAX_PROBES = 8
 
 
@@ -149,35 +151,35 @@ def on_call(ctx: CallContext) -> Decision | None:
     if key is None or entry is None or not entry[2] or ctx.now - float(entry[1]) >= ctx.config.slow_repeat_seconds:
         return None
     probes_made = int(entry[0]) + 1
-    what = _what(key)
-    if key.startswith(JOB):
-        return _job_call(ctx, entry, command or "", what, probes_made, budget)
-    notified = key.startswith("TaskOutput:")
-    if probes_made == budget + 1:
-        text = poll_reminder(what, probes_made, notified=notified)
-        return Decision(Action.REMIND, Rule.POLL, text, times=probes_made, tool=ctx.tool)
-    if probes_made > budget + 1 and ctx.event.event == "PreToolUse":
-        advice = poll_reminder(what, probes_made, notified=notified)
-        return Decision(Action.DENY, Rule.POLL, poll_denial(what, probes_made), advice=advice, times=probes_made, tool=ctx.tool)
-    return None
-
-
-def _job_call(ctx: CallContext, entry: Entry, command: str, what: str, probes_made: int, budget: int) -> Decision | None:
-    """A probe of a background job past the budget: only one it has made before in this run (a
-    new question is no poll), not one that waits on its own. The first such probe is reminded;
-    later ones are denied once the reminder had its round (not its parallel siblings)."""
-    if probes_made < budget + 1 or waits(command) or _probe_id(command) not in _asked(entry):
+    job = key.startswith(JOB)
+    if probes_made < budget + 1:
         return None
-    reminded = float(entry[4]) if len(entry) > 4 and isinstance(entry[4], (int, float)) else 0.0
+    if job and (waits(command or "") or _probe_id(command or "") not in _asked(entry)):
+        return None  # a job's probe that waits, or asks something new in this run, is no poll
+    what, notified = _what(key), key.startswith("TaskOutput:")
+    reminder = job_poll_reminder(what, probes_made) if job else poll_reminder(what, probes_made, notified=notified)
+    reminded = _reminded(entry)
     if not reminded:
-        if len(entry) > 4:
-            entry[4] = ctx.now
-        return Decision(Action.REMIND, Rule.POLL, job_poll_reminder(what, probes_made), times=probes_made, tool=ctx.tool)
+        _remind(entry, ctx.now)
+        return Decision(Action.REMIND, Rule.POLL, reminder, times=probes_made, tool=ctx.tool)
+    # Denied once the reminder had its round: not the probes issued with the reminded one.
     if ctx.event.event != "PreToolUse" or ctx.now - reminded <= ctx.config.parallel_window_seconds:
         return None
-    advice = job_poll_reminder(what, probes_made)
-    denial = job_poll_denial(what, probes_made)
-    return Decision(Action.DENY, Rule.POLL, denial, advice=advice, times=probes_made, tool=ctx.tool)
+    denial = job_poll_denial(what, probes_made) if job else poll_denial(what, probes_made)
+    return Decision(Action.DENY, Rule.POLL, denial, advice=reminder, times=probes_made, tool=ctx.tool)
+
+
+def _reminded(entry: Entry) -> float:
+    """When a task's reminder was given (seconds since the epoch), 0.0 if not yet."""
+    when = entry[4] if len(entry) > 4 else 0.0
+    return float(when) if isinstance(when, (int, float)) and not isinstance(when, bool) else 0.0
+
+
+def _remind(entry: Entry, now: float) -> None:
+    """Note the reminder in a task's entry (an entry of 351db38 has three fields: two added)."""
+    while len(entry) < 5:
+        entry.append(0.0 if len(entry) == 4 else [])
+    entry[4] = now
 
 
 def on_result(ctx: ResultContext) -> None:
@@ -212,7 +214,7 @@ def on_result(ctx: ResultContext) -> None:
         tasks[key] = _job_probed(entry, _probe_id(command or ""), done, rapid=rapid and not waited)
         return None
     count = 0 if entry is None else int(entry[0]) + 1 if rapid and not waited else int(entry[0])
-    tasks[key] = [count, done, True]
+    tasks[key] = [count, done, True, [], _reminded(entry) if entry is not None else 0.0]
     trim(tasks, MAX_TASKS, lambda k: float(tasks[k][1]))
     return None
 
@@ -228,8 +230,7 @@ def _job_probed(entry: Entry, probe: str, done: float, *, rapid: bool) -> Entry:
     else:
         count = int(entry[0])
         asked = [*asked, probe][-MAX_PROBES:]
-    reminded = entry[4] if len(entry) > 4 else 0.0
-    return [count, done, True, asked, reminded]
+    return [count, done, True, asked, _reminded(entry)]
 
 
 def fit(agent: Agent, share: Limits) -> None:

@@ -107,3 +107,29 @@ def test_a_damaged_job_entry_is_read_as_a_new_run() -> None:
 def test_a_job_is_named_by_its_program_not_its_operand() -> None:
     key = rule.launched("nohup bench/run_all.sh fast > /tmp/b.log 2>&1 &")[0]
     assert rule._what(key) == "the background job run_all.sh (its output in /tmp/b.log)"
+
+
+def _batch(entry: dict, now: float, size: int) -> list[object]:  # type: ignore[type-arg]
+    """`size` BashOutput probes of task b1 issued together at `now`, then their results."""
+    pre = call_ctx("BashOutput", {"bash_id": "b1"}, entry=entry, now=now)  # type: ignore[arg-type]
+    verdicts = [rule.on_call(pre) for _ in range(size)]
+    for _ in range(size):
+        ctx = result_ctx("BashOutput", {"bash_id": "b1"}, RUNNING, entry=entry, now=now)  # type: ignore[arg-type]
+        ctx.agent["updated"] = now + 0.5
+        rule.on_result(ctx._replace(call={**ctx.call, "t": now}))
+    return verdicts
+
+
+def test_batches_that_pass_the_budget_at_once_are_reminded_before_any_denial() -> None:
+    entry = agent()
+    got = [_batch(entry, 100.0 + 10 * n, size) for n, size in enumerate((1, 4, 3, 2, 1))]
+    assert got[:3] == [[None], [None] * 4, [None] * 3]  # counts 0, 4, 7: past the budget of 5 at once
+    assert [v and v.action for v in got[3]] == [Action.REMIND, None]  # type: ignore[attr-defined]
+    assert [v and v.action for v in got[4]] == [Action.DENY]  # type: ignore[attr-defined]
+
+
+def test_an_entry_written_by_an_older_version_is_reminded_then_denied() -> None:
+    entry = agent()
+    rule.slots(entry)["polling"] = {"BashOutput:b1": [5, 99.5, True]}  # the shape of 351db38
+    reminded, denied = _probe(entry, 100.0), _probe(entry, 110.0)
+    assert (reminded.action, denied.action) == (Action.REMIND, Action.DENY)  # type: ignore[attr-defined]
