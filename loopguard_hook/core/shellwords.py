@@ -23,8 +23,9 @@ SHELL_KEYS = ("command", "cmd")
 MAX_SHELL_CHARS = 4096
 
 # One shell word piece at a time: a single-quoted string, a double-quoted string, a backslash
-# escape, a run of plain characters, or a run of blanks (a newline is a command separator).
-_SHELL_TOKEN = r"""'[^']*'|"(?:[^"\\]|\\.)*"|\\.|[^\s'"\\]+|[ \t]+|\n|."""
+# escape (a backslash before a newline joins two lines), a run of plain characters, or a run of
+# blanks (a newline is a command separator).
+_SHELL_TOKEN = r"""(?s)'[^']*'|"(?:[^"\\]|\\.)*"|\\.|[^\s'"\\]+|[ \t]+|\n|."""
 # Characters whose meaning depends on quoting (expansion, globbing, operators): they keep a mark
 # of the quoting they came in, so `'$HOME'` and `"$HOME"` and `a*` and `'a*'` stay distinct.
 _SHELL_SPECIAL = frozenset("$`*?[]{}~!|&;<>()#=\\\n")
@@ -40,17 +41,29 @@ def shell_words(command: str) -> str | None:
     """`command` with the spelling the shell ignores removed: blank runs between words collapse
     to one separator, leading and trailing blanks go, and quotes around text with no special
     character are dropped (`grep "x"  src/` = `grep 'x' src/` = `grep x src/`). Blanks inside
-    quotes are kept. None when the line does not tokenise (an unclosed quote), is a here-document
-    (its body is whitespace-sensitive), or is longer than `MAX_SHELL_CHARS`."""
+    quotes are kept, a backslash-newline joins two lines, and a comment (`# …` where a word would
+    start, to the end of its line) goes. None when the line does not tokenise (an unclosed quote),
+    is a here-document (its body is whitespace-sensitive), or is longer than `MAX_SHELL_CHARS`."""
     if len(command) > MAX_SHELL_CHARS or "<<" in command:
         return None
-    if "'" not in command and '"' not in command and "\\" not in command:
+    if "'" not in command and '"' not in command and "\\" not in command and "#" not in command:
         return "\0".join(re.findall(r"\n|[^ \t\n]+", command))  # no quoting: the words as they are
     words: list[str] = []
     word: list[str] = []
-    for match in re.finditer(_SHELL_TOKEN, command):
-        piece = match.group()
+    token = re.compile(_SHELL_TOKEN)  # from `re`'s cache after the first call
+    at = 0
+    while at < len(command):
+        if not word and command[at] == "#":  # a comment, quotes in it and all (`# don't`)
+            end = command.find("\n", at)
+            at = end if end >= 0 else len(command)
+            continue
+        match = token.match(command, at)
+        if match is None:  # cannot happen: `.` matches any one character
+            return None
+        piece, at = match.group(), match.end()
         first = piece[0]
+        if piece == "\\\n":
+            continue  # a line continuation: the two lines are one
         if first in " \t":
             if word:
                 words.append("".join(word))
@@ -63,7 +76,7 @@ def shell_words(command: str) -> str | None:
         elif first == '"':
             if len(piece) < 2 or piece[-1] != '"':
                 return None
-            word.append(_quote_marked(piece[1:-1], "\x03") or "\x02")
+            word.append(_quote_marked(piece[1:-1].replace("\\\n", ""), "\x03") or "\x02")
         elif first == "\\" and len(piece) == 2:
             word.append(piece[1] if piece[1] not in _SHELL_SPECIAL else "\x04" + piece[1])
         elif piece == "\n":

@@ -115,7 +115,7 @@ def test_an_end_of_turn_denies_the_call_and_ends_the_run(gemini_cli: GeminiCli, 
     repeated 5 times, and this is neither; the guard ends the run at the 6th read."""
     turns = []
     for i in range(1, 6):
-        turns += [[scenarios.read("notes.txt")], [scenarios.shell(f"cat notes.txt # {i}")]]
+        turns += [[scenarios.read("notes.txt")], [scenarios.shell(f"head -n {10 + i} notes.txt")]]
     turns += [[scenarios.read("notes.txt")], [call("glob", {"pattern": "*.md"})]]
     scenario = Scenario("end_of_turn", "Look at the notes.", Script(turns, final_text="Never sent."), NOTES)
     run = guarded(gemini_cli, ws, scenario, deny_at="4", stop_at="5")

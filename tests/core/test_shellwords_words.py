@@ -1,0 +1,53 @@
+"""`shellwords.shell_words`: the spelling the shell ignores (blanks, quotes around plain text,
+comments, line continuations) does not make two command lines differ."""
+
+from __future__ import annotations
+
+import pytest
+
+from loopguard_hook.core.shellwords import shell_words
+from loopguard_hook.core.signature import call_signature
+from loopguard_hook.rules.shell_jobs import launched
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        ('grep -rn "x"  src/', "grep -rn x src/"),
+        ("# check the ports\nss -tlnp | grep 8231", "# are they up yet?\nss -tlnp | grep 8231"),
+        ("ss -tlnp | grep 8231  # again", "ss -tlnp | grep 8231"),
+        ("# don't stop now\nnpm test", "# it's the last try\nnpm test"),  # a quote inside a comment
+        ("cd app && \\\n  npm test", "cd app && npm test"),  # a line continuation
+        ('echo "a\\\nb"', 'echo "ab"'),  # a continuation inside double quotes
+    ],
+)
+def test_spellings_the_shell_ignores_are_one_command(one: str, other: str) -> None:
+    assert shell_words(one) == shell_words(other)
+    assert call_signature("Bash", {"command": one}, frozenset()) == call_signature("Bash", {"command": other}, frozenset())
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        ('grep -n "#include" main.c', 'grep -n "#define" main.c'),  # a quoted `#` is an argument
+        ("echo a#b", "echo a#c"),  # a `#` inside a word starts no comment
+        ("echo ${#files}", "echo ${#dirs}"),
+        ("git log -1\n# then\ngit status", "git log -1\n# then\ngit diff"),  # the command after a comment counts
+    ],
+)
+def test_a_hash_that_starts_no_comment_keeps_commands_apart(one: str, other: str) -> None:
+    assert shell_words(one) != shell_words(other)
+
+
+@pytest.mark.parametrize("command", ["echo 'unclosed", 'echo "unclosed', "echo trailing \\", "cat <<EOF\nx\nEOF"])
+def test_lines_the_shell_would_not_read_whole_are_none(command: str) -> None:
+    assert shell_words(command) is None
+
+
+def test_a_commented_launch_continued_over_lines_is_a_background_job() -> None:
+    command = (
+        "# start the API with its settings\npkill -f 'uvicorn api.main' || true\nsleep 2\n\\\n"
+        "FORTUNE_DB_PORT=8224 \\\n  FORTUNE_USE_DB_STORE=true \\\n"
+        "  nohup python3 -m uvicorn api.main:app --port 8230 > /tmp/api.log 2>&1 &\nsleep 3 && tail -5 /tmp/api.log"
+    )
+    assert launched(command) == ["job:/tmp/api.log\nuvicorn"]
