@@ -23,8 +23,10 @@ watched another way: its probes are shell commands that only read its log (`tail
 /tmp/bench.log`, `grep -c DONE /tmp/bench.log`) or ask whether its program still runs (`pgrep -f
 run_all.sh`, `ps aux | grep [r]un_all.sh`), any of them in turn (rebuilt from
 anthropics/claude-code#95202: a subagent rotating `tail`, `grep -c` and `pgrep` every six seconds
-for minutes, each answer a little different). A shell probe cannot say whether the job still
-runs, so only what polling looks like counts:
+for minutes, each answer a little different), or a read tool on its log (Claude Code's `Read`;
+the log and the file read against the payload's `cwd`, or Codex's `workdir`, so a log of the same
+name in another folder is another file). A shell probe cannot say whether the job still runs, so
+only what polling looks like counts:
 
 - probes back to back: any other call of the agent in between (an edit, a test run, a look at
   something else) is other work, and a new run of probes starts, so an edit→check-the-log cycle
@@ -47,16 +49,20 @@ most `MAX_TASKS` tasks (an entry written before the last two fields existed has 
 key is `job:` with its log and its program's names.
 """
 
+import json
+import posixpath
 from typing import Any, cast
 
+from ..config.settings import Config
 from ..core.ledger import Agent, Limits, drop_slot, slot, slots, trim
 from ..core.messages import PREFIX
 from ..core.outcome import Failure
 from ..core.shellwords import MAX_SHELL_CHARS, shell_command, sleep_then
 from ..core.signature import digest
+from ..core.tools import is_read_tool, path_of
 from ..core.verdict import Action, Decision, Rule
 from .base import CallContext, ResultContext
-from .shell_jobs import JOB, WAIT_SECONDS, checks_process_only, launched, probes, waits
+from .shell_jobs import JOB, WAIT_SECONDS, checks_process_only, launched, probes, same_log, waits
 
 NAME = "polling"
 MAX_TASKS = 8
@@ -89,13 +95,27 @@ def task_of(tool: str, tool_input: Any) -> str | None:
     return None
 
 
-def _key(tool: str, tool_input: Any, tasks: dict[str, Entry], command: str | None) -> str | None:
-    """The task a call probes: a background job of the agent's it looks at, or `task_of`'s."""
-    if command and any(k.startswith(JOB) for k in tasks):
-        found = next((k for k in tasks if k.startswith(JOB) and probes(command, k)), None)
-        if found is not None:
-            return found
-    return task_of(tool, tool_input)
+def where(tool_input: Any, cwd: str | None) -> str | None:
+    """The folder a call runs in, when known: Codex's `workdir` argument, else the payload's
+    `cwd` (absolute paths only)."""
+    workdir = tool_input.get("workdir") if isinstance(tool_input, dict) else None
+    folder = workdir if isinstance(workdir, str) and posixpath.isabs(workdir) else cwd
+    return posixpath.normpath(folder) if isinstance(folder, str) and posixpath.isabs(folder) else None
+
+
+def _key(
+    tool: str, tool_input: Any, tasks: dict[str, Entry], command: str | None, folder: str | None, config: Config
+) -> str | None:
+    """The task a call probes: a background job of the agent's it looks at (a shell line, or a
+    read tool on its log), or `task_of`'s."""
+    jobs = [k for k in tasks if k.startswith(JOB)]
+    found = None
+    if jobs and command:
+        found = next((k for k in jobs if probes(command, k, folder)), None)
+    elif jobs and command is None and is_read_tool(tool, config):
+        path = path_of(tool_input, config) or ""
+        found = next((k for k in jobs if same_log(path, k[len(JOB) :].partition("\n")[0], folder, "")), None)
+    return found if found is not None else task_of(tool, tool_input)
 
 
 def _new_runs(tasks: dict[str, Entry], key: str | None) -> None:
@@ -106,8 +126,10 @@ def _new_runs(tasks: dict[str, Entry], key: str | None) -> None:
             held[0], held[3], held[4] = 0, [], 0.0
 
 
-def _probe_id(command: str) -> str:
-    return digest(" ".join(command.split()).encode("utf-8", "surrogatepass"))[:8]
+def _probe_id(command: str | None, tool_input: Any) -> str:
+    """What a probe asks, as a short digest: its command line, or a read tool's arguments."""
+    asked = " ".join(command.split()) if command is not None else json.dumps(tool_input, sort_keys=True, default=str)
+    return digest(asked.encode("utf-8", "surrogatepass"))[:8]
 
 
 def _asked(entry: Entry) -> list[str]:
@@ -141,7 +163,7 @@ def on_call(ctx: CallContext) -> Decision | None:
     if not budget or not tasks:
         return None
     command = shell_command(ctx.tool, ctx.tool_input, MAX_SHELL_CHARS)
-    key = _key(ctx.tool, ctx.tool_input, tasks, command)
+    key = _key(ctx.tool, ctx.tool_input, tasks, command, where(ctx.tool_input, ctx.event.cwd), ctx.config)
     # Other work starts a new run of a job's probes as it starts: on Codex a command left
     # running (a test suite finished through `write_stdin`) sends no result to start it by.
     _new_runs(tasks, key)
@@ -154,7 +176,7 @@ def on_call(ctx: CallContext) -> Decision | None:
     job = key.startswith(JOB)
     if probes_made < budget + 1:
         return None
-    if job and (waits(command or "") or _probe_id(command or "") not in _asked(entry)):
+    if job and (waits(command or "") or _probe_id(command, ctx.tool_input) not in _asked(entry)):
         return None  # a job's probe that waits, or asks something new in this run, is no poll
     what, notified = _what(key), key.startswith("TaskOutput:")
     reminder = job_poll_reminder(what, probes_made) if job else poll_reminder(what, probes_made, notified=notified)
@@ -189,8 +211,9 @@ def on_result(ctx: ResultContext) -> None:
         return None
     known = _tasks(ctx.agent)
     command = shell_command(ctx.tool, ctx.tool_input, MAX_SHELL_CHARS)
-    key = _key(ctx.tool, ctx.tool_input, known, command)
-    jobs = launched(command) if command and ctx.outcome.failure == Failure.NONE else []
+    folder = where(ctx.tool_input, ctx.cwd)
+    key = _key(ctx.tool, ctx.tool_input, known, command, folder, ctx.config)
+    jobs = launched(command, folder) if command and ctx.outcome.failure == Failure.NONE else []
     _new_runs(known, key)
     if key is None and not jobs:
         return None
@@ -211,7 +234,7 @@ def on_result(ctx: ResultContext) -> None:
     waited = done - issued >= WAIT_SECONDS
     rapid = entry is not None and bool(entry[2]) and issued - float(entry[1]) < ctx.config.slow_repeat_seconds
     if key.startswith(JOB) and entry is not None:
-        tasks[key] = _job_probed(entry, _probe_id(command or ""), done, rapid=rapid and not waited)
+        tasks[key] = _job_probed(entry, _probe_id(command, ctx.tool_input), done, rapid=rapid and not waited)
         return None
     count = 0 if entry is None else int(entry[0]) + 1 if rapid and not waited else int(entry[0])
     tasks[key] = [count, done, True, [], _reminded(entry) if entry is not None else 0.0]

@@ -5,8 +5,13 @@ A job is known by its log (the file its standard output goes to) and by the name
 (`nohup bench/run_all.sh > /tmp/bench.log 2>&1 &`: `/tmp/bench.log`, `run_all.sh`). A probe of it
 only reads that log (`tail`, `grep -c`, `wc -l`… naming the log as a word, `./log` and `log`
 alike; not a log of the same name in another folder) or asks whether a process of that name runs
-(`pgrep -f run_all.sh`, `ps aux | grep [r]un_all.sh`), printing, filtering, short sleeps and
-output thrown away (`> /dev/null`) aside.
+(`pgrep -f run_all.sh`, `ps aux | grep [r]un_all.sh`), printing, filtering, short sleeps, tests
+of the log (`[ -f log ]`), a `cd` and output thrown away (`> /dev/null`) aside.
+
+Where the folder a line runs in is known (the payload's `cwd`, or Codex's `workdir`), a relative
+log is read against it and against the line's own `cd`s, so `cd logs && tail train.log` probes
+the job started with `nohup … > logs/train.log &` and `cd /srv && tail train.log` does not probe
+one started elsewhere. Unknown, a log is compared as the line spells it.
 """
 
 import posixpath
@@ -29,6 +34,8 @@ _PROBE_PROGRAMS = _PROCESS_CHECKS | frozenset(
     {"cat", "tail", "head", "grep", "egrep", "fgrep", "rg", "wc", "less", "sed", "awk", "ls", "stat"}
     | {"echo", "printf", "sleep", "date", "true", "sort", "uniq", "cut", "tr"}
 )
+#: Commands that only test a file (`[ -f log ] && tail log`): a probe may run them (and a `cd`).
+_ASIDE = frozenset({"[", "test"})
 #: Words before a background job's program other than `WRAPPERS` (`setsid nohup x &`).
 _DETACHERS = frozenset({"setsid", "disown", "stdbuf"})
 #: Programs too common to name a job by (`python3 train.py` is known by `train.py`).
@@ -88,34 +95,60 @@ def _names(words: list[str]) -> list[str]:
     return [n for n in names if len(n) > 2 and n not in _GENERIC][:2]
 
 
-def launched(command: str) -> list[str]:
+def _moved(where: str | None, words: list[str]) -> str | None:
+    """The folder a line runs in after a `cd`/`pushd` (`words`) from `where` ("" the line's
+    start, None unknown: an absolute folder is known from anywhere); None for a `cd` it cannot
+    follow (`cd -`, `cd` alone, `cd $DIR`)."""
+    operands = [w for w in words[1:] if not w.startswith("-")]
+    if len(operands) != 1 or operands[0].startswith("~") or "$" in operands[0]:
+        return None
+    if where is None and not posixpath.isabs(operands[0]):
+        return None
+    return posixpath.normpath(posixpath.join(where or "", operands[0]))
+
+
+def same_log(word: str, log: str, where: str | None, moved: str | None) -> bool:
+    """Whether a file word names the job log `log` (absolute when its folder was known at the
+    launch): read against `where`, the folder the line runs in when known, or `moved`, where the
+    line's `cd`s led from its start ("": none; None: somewhere it cannot follow)."""
+    if not word or word.startswith(("~", "$")):
+        return False
+    if posixpath.isabs(log):
+        path = word if posixpath.isabs(word) else posixpath.join(where, word) if where else ""
+        return bool(path) and posixpath.normpath(path) == log
+    return moved is not None and posixpath.normpath(posixpath.join(moved, word)) == posixpath.normpath(log)
+
+
+def launched(command: str, where: str | None = None) -> list[str]:
     """The task keys of the jobs a shell line leaves running in the background (`nohup x > log
     2>&1 &`: `job:log\\nx`): each job's log (its output redirected to a file, "" when none or
     `/dev/null`) and its program's names. No key when the line cannot be read whole (longer than
     `MAX_SHELL_CHARS`, an unclosed quote, a here-document), and none for a job the line waits for or
     kills before it ends (`a & b & wait`, `… & pytest; kill $!`); a restart (`pkill -f x; nohup x
-    > log &`) leaves its new job."""
+    > log &`) leaves its new job. `where`, the folder the line starts in when known, makes a
+    relative log absolute (the line's `cd`s followed)."""
     if len(command) >= MAX_SHELL_CHARS or "&" not in command or re.search(BACKGROUND, command) is None:
         return []
     if shell_words(command) is None:
         return []
     keys: list[str] = []
     for words, background in segments(command):
+        if words[0] in ("cd", "pushd"):
+            where = _moved(where, words)
+            continue
         if words[0] in _ENDERS:
             keys = []  # waits for or kills the jobs started before it (`pkill x; nohup x &` restarts one)
             continue
         if not background:
             continue
         log = next(iter(_stdout_targets(words)), "")
+        if log and not posixpath.isabs(log) and where is not None:
+            log = posixpath.normpath(posixpath.join(where, log))
         log = "" if log.startswith("/dev/") else log
         names = _names(words)
         if log or names:
             keys.append(f"{JOB}{log}\n{' '.join(names)}"[:240])
     return keys
-
-
-def _same_file(word: str, log: str) -> bool:
-    return word == log or word.removeprefix("./") == log.removeprefix("./")
 
 
 def _writes(words: list[str]) -> bool:
@@ -132,20 +165,28 @@ def _plain_name(word: str) -> set[str]:
     return {posixpath.basename(piece) for piece in word.replace("[", "").replace("]", "").split()}
 
 
-def probes(command: str, key: str) -> bool:
-    """Whether a shell line only looks at the job `key` names: reads its log or asks whether its
-    program runs, printing, filtering and short sleeps aside, and names the job at least once."""
+def probes(command: str, key: str, where: str | None = None) -> bool:
+    """Whether a shell line run in `where` (None: unknown) only looks at the job `key` names:
+    reads its log or asks whether its program runs, printing, filtering, short sleeps, file tests
+    and a `cd` aside, and names the job at least once."""
     log, _, names = key[len(JOB) :].partition("\n")
     parts = segments(command)
     checks = named = False
+    moved: str | None = ""
     for words, background in parts:
         head = words[0]
         if background or _writes(words):
             return False
-        if head not in _PROBE_PROGRAMS:
+        if head in ("cd", "pushd"):
+            where, moved = _moved(where, words), _moved(moved, words)
+            if where is None and moved is None:
+                return False  # a folder it cannot follow: the files it names are not known
+            moved = None if moved is not None and posixpath.isabs(moved) else moved
+            continue
+        if head not in _PROBE_PROGRAMS and head not in _ASIDE:
             return False
         checks = checks or head in _PROCESS_CHECKS
-        named = named or bool(log) and any(_same_file(w, log) for w in words[1:])
+        named = named or bool(log) and any(same_log(w, log, where, moved) for w in words[1:])
     if named or not checks or not names:
         return named
     operands = {n for words, _ in parts for w in words[1:] if not w.startswith("-") for n in _plain_name(w)}

@@ -133,3 +133,34 @@ def test_an_entry_written_by_an_older_version_is_reminded_then_denied() -> None:
     rule.slots(entry)["polling"] = {"BashOutput:b1": [5, 99.5, True]}  # the shape of 351db38
     reminded, denied = _probe(entry, 100.0), _probe(entry, 110.0)
     assert (reminded.action, denied.action) == (Action.REMIND, Action.DENY)  # type: ignore[attr-defined]
+
+
+def _in(entry: dict, tool: str, tool_input: dict, out: object, now: float, cwd: str) -> object:  # type: ignore[type-arg]
+    """One call at `now` whose payload's `cwd` is `cwd`: its PreToolUse verdict, then its result."""
+    pre = call_ctx(tool, tool_input, entry=entry, now=now)  # type: ignore[arg-type]
+    verdict = rule.on_call(pre._replace(event=pre.event._replace(cwd=cwd)))
+    if verdict is None or verdict.action is not Action.DENY:
+        ctx = result_ctx(tool, tool_input, out, entry=entry, now=now)  # type: ignore[arg-type]
+        ctx.agent["updated"] = now + 0.3
+        rule.on_result(ctx._replace(call={**ctx.call, "t": now}, cwd=cwd))
+    return verdict
+
+
+def test_a_read_tool_on_the_job_log_probes_it_and_its_arguments_say_what_it_asks() -> None:
+    entry, cwd = agent(), "/home/u/p"
+    _in(entry, "Bash", {"command": "nohup python3 train.py > logs/train.log 2>&1 &"}, {"stdout": ""}, 100.0, cwd)
+    tail = {"file_path": "/home/u/p/logs/train.log", "offset": 1, "limit": 20}
+    paged = [_in(entry, "Read", {**tail, "offset": 1 + 20 * n}, f"step {n}", 106.0 + 6 * n, cwd) for n in range(10)]
+    assert paged == [None] * 10  # reading a log part by part asks something new each time
+    shell = {"command": "cd logs && tail -3 train.log"}
+    got = [_in(entry, *(("Read", tail) if n % 2 else ("Bash", shell)), f"step {n}", 200.0 + 6 * n, cwd) for n in range(10)]
+    assert got[:7] == [None] * 7
+    assert [(v.action, v.rule) for v in got[7:]] == [(Action.REMIND, Rule.POLL)] + [(Action.DENY, Rule.POLL)] * 2  # type: ignore[attr-defined]
+    assert "(its output in /home/u/p/logs/train.log)" in got[7].message  # type: ignore[attr-defined]
+
+
+def test_a_read_tool_on_a_log_of_the_same_name_elsewhere_is_no_probe() -> None:
+    entry, cwd = agent(), "/home/u/p"
+    _in(entry, "Bash", {"command": "nohup python3 train.py > train.log 2>&1 &"}, {"stdout": ""}, 100.0, cwd)
+    got = [_in(entry, "Read", {"file_path": "/home/u/other/train.log"}, f"step {n}", 106.0 + 6 * n, cwd) for n in range(10)]
+    assert got == [None] * 10

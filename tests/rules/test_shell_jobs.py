@@ -120,3 +120,30 @@ def test_hostile_lines_are_read_without_error() -> None:
         assert isinstance(launched(junk), list)
         probes(junk, "job:log\nx")
         waits(junk)
+
+
+def test_a_log_is_read_against_the_folder_the_line_runs_in() -> None:
+    key = launched("cd /srv/eq && nohup python3 train.py > logs/train.log 2>&1 &", "/home/u/p")[0]
+    assert key == "job:/srv/eq/logs/train.log\ntrain.py"
+    assert probes("tail -3 logs/train.log", key, "/srv/eq")
+    assert probes("cd logs && tail -3 train.log", key, "/srv/eq")  # a `cd` is no other work
+    assert probes("cd /srv/eq/logs; grep -c DONE ./train.log", key, None)
+    assert probes("[ -f /srv/eq/logs/train.log ] && tail -1 /srv/eq/logs/train.log", key, None)
+    assert not probes("tail -3 logs/train.log", key, "/home/u/p")  # a log of that name elsewhere
+    assert not probes("cd /srv/other && tail -3 logs/train.log", key, "/srv/eq")
+    assert not probes("cd $LOGS && tail -3 train.log", key, "/srv/eq")  # a folder it cannot follow
+    assert not probes("cd logs && make && tail -3 train.log", key, "/srv/eq")
+
+
+def test_a_log_launched_where_the_folder_was_unknown_is_compared_as_spelt() -> None:
+    key = launched("nohup ./train.sh > out/train.log 2>&1 &")[0]
+    assert key == "job:out/train.log\ntrain.sh"
+    assert probes("tail -2 ./out/train.log", key, "/home/u/p")
+    assert probes("cd out && tail -2 train.log", key, None)
+    assert not probes("cd /home/u/p/out && tail -2 train.log", key, "/home/u/p")  # where `out` was is not known
+
+
+def test_a_launch_after_a_cd_to_an_absolute_folder_has_an_absolute_log_wherever_it_started() -> None:
+    assert launched("cd /srv/eq && nohup ./run.sh > run.log 2>&1 &") == ["job:/srv/eq/run.log\nrun.sh"]
+    assert launched("cd eq && nohup ./run.sh > run.log 2>&1 &") == ["job:run.log\nrun.sh"]  # where `eq` is: unknown
+    assert launched("cd eq && nohup ./run.sh > run.log 2>&1 &", "/home/u") == ["job:/home/u/eq/run.log\nrun.sh"]
