@@ -51,10 +51,13 @@ def shell_words(command: str) -> str | None:
     words: list[str] = []
     word: list[str] = []
     token = re.compile(_SHELL_TOKEN)  # from `re`'s cache after the first call
+    # Quotes nest inside `$( … )`, backquotes and `${ … }`, which this reading does not follow:
+    # in such a line only a `#` that starts its line is taken for a comment.
+    nested = "$(" in command or "`" in command or "${" in command or "$'" in command
     at = 0
     while at < len(command):
-        if not word and command[at] == "#":  # a comment, quotes in it and all (`# don't`)
-            end = command.find("\n", at)
+        if not word and command[at] == "#" and (not nested or not command[command.rfind("\n", 0, at) + 1 : at].strip()):
+            end = command.find("\n", at)  # a comment, quotes in it and all (`# don't`)
             at = end if end >= 0 else len(command)
             continue
         match = token.match(command, at)
@@ -76,7 +79,10 @@ def shell_words(command: str) -> str | None:
         elif first == '"':
             if len(piece) < 2 or piece[-1] != '"':
                 return None
-            word.append(_quote_marked(piece[1:-1].replace("\\\n", ""), "\x03") or "\x02")
+            text = piece[1:-1]
+            if "\\\n" in text:  # a line continuation inside double quotes (not `\\` before a newline)
+                text = re.sub(r"\\([\s\S])", lambda m: "" if m.group(1) == "\n" else m.group(0), text)
+            word.append(_quote_marked(text, "\x03") or "\x02")
         elif first == "\\" and len(piece) == 2:
             word.append(piece[1] if piece[1] not in _SHELL_SPECIAL else "\x04" + piece[1])
         elif piece == "\n":
@@ -158,11 +164,19 @@ def shell_normal(tool_name: str, tool_input: Any) -> Any:
 
 
 def shell_command(tool: str, tool_input: Any, limit: int = 4096) -> str | None:
-    """The command a shell tool's call runs (`SHELL_TOOLS`, under one of `SHELL_KEYS`), cut to
-    `limit` characters; None for another tool or no command text."""
+    """The command a shell tool's call runs (`SHELL_TOOLS`, under one of `SHELL_KEYS`), without
+    the comment and blank lines it starts with (the shell skips them: `# check 3⏎sleep 45 && gh
+    pr checks` sleeps first), cut to `limit` characters; None for another tool or no command text."""
     if tool not in SHELL_TOOLS or not isinstance(tool_input, dict):
         return None
-    return next((v[:limit] for k in SHELL_KEYS if isinstance(v := tool_input.get(k), str)), None)
+    command = next((v for k in SHELL_KEYS if isinstance(v := tool_input.get(k), str)), None)
+    if command is not None and command.lstrip().startswith("#"):
+        command = re.sub(_COMMENT_LINES, "", command, count=1)
+    return command[:limit] if command is not None else None
+
+
+#: The comment and blank lines a command line starts with.
+_COMMENT_LINES = r"\A(?:[ \t]*(?:#[^\n]*)?\n)+"
 
 
 #: A shell command that first sleeps, then checks: `sleep 45 && gh pr checks 412`, `sleep 2m; tail log`,

@@ -103,6 +103,16 @@ def where(tool_input: Any, cwd: str | None) -> str | None:
     return posixpath.normpath(folder) if isinstance(folder, str) and posixpath.isabs(folder) else None
 
 
+def _started_in(ctx: ResultContext, command: str | None) -> str | None:
+    """The folder a call's line started in, at its result: noted at its PreToolUse for a line
+    with a `cd` (the result's `cwd` may be where the `cd` led: Claude Code keeps its shell's
+    folder), unknown for such a line not seen there, else the result's `cwd`."""
+    noted = ctx.call.get("cwd")
+    if isinstance(noted, str):
+        return noted
+    return None if command and "cd" in command else where(ctx.tool_input, ctx.cwd)
+
+
 def _key(
     tool: str, tool_input: Any, tasks: dict[str, Entry], command: str | None, folder: str | None, config: Config
 ) -> str | None:
@@ -159,11 +169,18 @@ def _running(response: Any) -> bool:
 def on_call(ctx: CallContext) -> Decision | None:
     """Remind the probe past the budget, deny the rapid ones after it."""
     budget = ctx.config.max_rapid_polls
-    tasks = _tasks(ctx.agent)
-    if not budget or not tasks:
+    if not budget:
         return None
+    tasks = _tasks(ctx.agent)
     command = shell_command(ctx.tool, ctx.tool_input, MAX_SHELL_CHARS)
-    key = _key(ctx.tool, ctx.tool_input, tasks, command, where(ctx.tool_input, ctx.event.cwd), ctx.config)
+    folder = where(ctx.tool_input, ctx.event.cwd)
+    if folder and command and "cd" in command and (tasks or "&" in command) and ctx.event.event == "PreToolUse":
+        # Claude Code's result of `cd x && …` gives the folder the `cd` led to: the line is read
+        # at its result from the folder it started in.
+        ctx.call["cwd"] = folder
+    if not tasks:
+        return None
+    key = _key(ctx.tool, ctx.tool_input, tasks, command, folder, ctx.config)
     # Other work starts a new run of a job's probes as it starts: on Codex a command left
     # running (a test suite finished through `write_stdin`) sends no result to start it by.
     _new_runs(tasks, key)
@@ -211,7 +228,7 @@ def on_result(ctx: ResultContext) -> None:
         return None
     known = _tasks(ctx.agent)
     command = shell_command(ctx.tool, ctx.tool_input, MAX_SHELL_CHARS)
-    folder = where(ctx.tool_input, ctx.cwd)
+    folder = _started_in(ctx, command)
     key = _key(ctx.tool, ctx.tool_input, known, command, folder, ctx.config)
     jobs = launched(command, folder) if command and ctx.outcome.failure == Failure.NONE else []
     _new_runs(known, key)

@@ -111,7 +111,7 @@ def same_log(word: str, log: str, where: str | None, moved: str | None) -> bool:
     """Whether a file word names the job log `log` (absolute when its folder was known at the
     launch): read against `where`, the folder the line runs in when known, or `moved`, where the
     line's `cd`s led from its start ("": none; None: somewhere it cannot follow)."""
-    if not word or word.startswith(("~", "$")):
+    if not word or not log or word.startswith(("~", "$")):
         return False
     if posixpath.isabs(log):
         path = word if posixpath.isabs(word) else posixpath.join(where, word) if where else ""

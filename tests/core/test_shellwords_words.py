@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from loopguard_hook.core.shellwords import shell_words
+from loopguard_hook.core.shellwords import shell_command, shell_words, sleeps_first
 from loopguard_hook.core.signature import call_signature
 from loopguard_hook.rules.shell_jobs import launched
 
@@ -19,6 +19,7 @@ from loopguard_hook.rules.shell_jobs import launched
         ("# don't stop now\nnpm test", "# it's the last try\nnpm test"),  # a quote inside a comment
         ("cd app && \\\n  npm test", "cd app && npm test"),  # a line continuation
         ('echo "a\\\nb"', 'echo "ab"'),  # a continuation inside double quotes
+        ('# check 3\necho "$(date)" && gh pr checks 412', '# check 4\necho "$(date)" && gh pr checks 412'),  # a comment line
     ],
 )
 def test_spellings_the_shell_ignores_are_one_command(one: str, other: str) -> None:
@@ -33,10 +34,17 @@ def test_spellings_the_shell_ignores_are_one_command(one: str, other: str) -> No
         ("echo a#b", "echo a#c"),  # a `#` inside a word starts no comment
         ("echo ${#files}", "echo ${#dirs}"),
         ("git log -1\n# then\ngit status", "git log -1\n# then\ngit diff"),  # the command after a comment counts
+        # quotes nest inside `$( … )`, backquotes and `${ … }`: a `#` there is no comment (bash prints it)
+        ('n="$(grep -c " # TODO" src/a.py)"; echo "$n"', 'n="$(grep -c " # TODO" src/b.py)"; echo "$n"'),
+        ("echo \"$(awk '{print $1 \" #\" $2}' a.txt)\"; wc -l a.txt", "echo \"$(awk '{print $1 \" #\" $2}' b.txt)\"; wc -l b"),
+        ("echo `git rev-parse HEAD #sha` api", "echo `git rev-parse HEAD #sha` web"),
+        ("echo ${MSG:-no #tag} > a.txt", "echo ${MSG:-no #tag} > b.txt"),
+        ("printf $'it\\'s #1\\n'; make api", "printf $'it\\'s #1\\n'; make web"),
+        ('printf "a\\\\\nb"', 'printf "a\\b"'),  # an escaped backslash before a newline is no continuation
     ],
 )
 def test_a_hash_that_starts_no_comment_keeps_commands_apart(one: str, other: str) -> None:
-    assert shell_words(one) != shell_words(other)
+    assert call_signature("Bash", {"command": one}, frozenset()) != call_signature("Bash", {"command": other}, frozenset())
 
 
 @pytest.mark.parametrize("command", ["echo 'unclosed", 'echo "unclosed', "echo trailing \\", "cat <<EOF\nx\nEOF"])
@@ -51,3 +59,10 @@ def test_a_commented_launch_continued_over_lines_is_a_background_job() -> None:
         "  nohup python3 -m uvicorn api.main:app --port 8230 > /tmp/api.log 2>&1 &\nsleep 3 && tail -5 /tmp/api.log"
     )
     assert launched(command) == ["job:/tmp/api.log\nuvicorn"]
+
+
+def test_a_shell_command_is_read_past_the_comment_lines_it_starts_with() -> None:
+    command = "# CI still running (check 3), wait\n\n  # then ask\nsleep 45 && gh pr checks 412"
+    assert shell_command("Bash", {"command": command}) == "sleep 45 && gh pr checks 412"
+    assert sleeps_first("Bash", {"command": command}) == 45.0
+    assert shell_command("Bash", {"command": "ls # and more"}) == "ls # and more"

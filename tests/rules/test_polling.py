@@ -135,14 +135,17 @@ def test_an_entry_written_by_an_older_version_is_reminded_then_denied() -> None:
     assert (reminded.action, denied.action) == (Action.REMIND, Action.DENY)  # type: ignore[attr-defined]
 
 
-def _in(entry: dict, tool: str, tool_input: dict, out: object, now: float, cwd: str) -> object:  # type: ignore[type-arg]
-    """One call at `now` whose payload's `cwd` is `cwd`: its PreToolUse verdict, then its result."""
+def _in(
+    entry: dict, tool: str, tool_input: dict, out: object, now: float, cwd: str, after: str | None = None  # type: ignore[type-arg]
+) -> object:
+    """One call at `now` whose PreToolUse `cwd` is `cwd` (its result's `after`, default the same):
+    its PreToolUse verdict, then its result."""
     pre = call_ctx(tool, tool_input, entry=entry, now=now)  # type: ignore[arg-type]
     verdict = rule.on_call(pre._replace(event=pre.event._replace(cwd=cwd)))
     if verdict is None or verdict.action is not Action.DENY:
         ctx = result_ctx(tool, tool_input, out, entry=entry, now=now)  # type: ignore[arg-type]
         ctx.agent["updated"] = now + 0.3
-        rule.on_result(ctx._replace(call={**ctx.call, "t": now}, cwd=cwd))
+        rule.on_result(ctx._replace(call={**pre.call, **ctx.call, "t": now}, cwd=after or cwd))
     return verdict
 
 
@@ -164,3 +167,15 @@ def test_a_read_tool_on_a_log_of_the_same_name_elsewhere_is_no_probe() -> None:
     _in(entry, "Bash", {"command": "nohup python3 train.py > train.log 2>&1 &"}, {"stdout": ""}, 100.0, cwd)
     got = [_in(entry, "Read", {"file_path": "/home/u/other/train.log"}, f"step {n}", 106.0 + 6 * n, cwd) for n in range(10)]
     assert got == [None] * 10
+
+
+def test_a_launch_after_a_relative_cd_is_read_from_the_folder_it_started_in() -> None:
+    """Claude Code keeps its shell's folder: the result of `cd server` + a launch already gives
+    `…/server` as its `cwd`; the launch is read from the folder noted at its PreToolUse."""
+    entry, project, server = agent(), "/home/u/p", "/home/u/p/server"
+    launch = {"command": "cd server\nnohup npm run dev > dev.log 2>&1 &\necho started"}
+    _in(entry, "Bash", launch, {"stdout": "started"}, 100.0, project, after=server)
+    probes = [("Bash", {"command": "tail -5 dev.log"}), ("Read", {"file_path": server + "/dev.log"})]
+    got = [_in(entry, *probes[n % 2], f"compiling {n}", 106.0 + 6 * n, server) for n in range(10)]
+    assert got[:7] == [None] * 7
+    assert [(v.action, v.rule) for v in got[7:]] == [(Action.REMIND, Rule.POLL)] + [(Action.DENY, Rule.POLL)] * 2  # type: ignore[attr-defined]

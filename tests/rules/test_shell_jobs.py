@@ -4,7 +4,7 @@ decisions; these pin the reading of the command lines, look-alikes first."""
 
 import pytest
 
-from loopguard_hook.rules.shell_jobs import checks_process_only, launched, probes, waits
+from loopguard_hook.rules.shell_jobs import checks_process_only, launched, probes, same_log, waits
 
 BENCH = "nohup bench/run_all.sh > /tmp/bench.log 2>&1 & echo $!"
 
@@ -147,3 +147,10 @@ def test_a_launch_after_a_cd_to_an_absolute_folder_has_an_absolute_log_wherever_
     assert launched("cd /srv/eq && nohup ./run.sh > run.log 2>&1 &") == ["job:/srv/eq/run.log\nrun.sh"]
     assert launched("cd eq && nohup ./run.sh > run.log 2>&1 &") == ["job:run.log\nrun.sh"]  # where `eq` is: unknown
     assert launched("cd eq && nohup ./run.sh > run.log 2>&1 &", "/home/u") == ["job:/home/u/eq/run.log\nrun.sh"]
+
+
+def test_a_job_with_no_log_is_probed_by_no_file() -> None:
+    key = launched("nohup ./serve.sh &")[0]
+    assert key == "job:\nserve.sh"
+    assert not same_log(".", "", "/home/u/p", "") and not same_log("./", "", None, "")
+    assert not probes("ls .", key, "/home/u/p")
