@@ -37,7 +37,7 @@ def payload(round_: int, worker: int) -> bytes:
     call = f"r{round_}-w{worker}"
     return json.dumps({
         "session_id": "load", "transcript_path": "/tmp/none.jsonl", "cwd": "/tmp", "permission_mode": "default",
-        "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": f"echo {call}"},
+        "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": f"ls -d src/{call}"},
         "tool_use_id": f"toolu_{call}",
     }).encode()
 

@@ -73,7 +73,7 @@ def test_a_trust_entry_is_no_prefix_of_a_sibling(tmp_path: Path) -> None:
 
 def _call(state: Path, session: str, cwd: Path, n: int, clock: float) -> None:
     options = HookOptions(client="claude-code", state_dir=str(state))
-    call = {"command": f"echo {n}"}
+    call = {"command": f"ls -d src/part{n}"}
     for payload in (pre("claude-code", session, "Bash", call, f"t{n}", cwd=str(cwd)),
                     post("claude-code", session, "Bash", call, f"t{n}", {"stdout": "", "stderr": ""}, cwd=str(cwd))):
         result = run(dumps(payload), options=options, environ={}, clock=lambda: clock, user_config="")

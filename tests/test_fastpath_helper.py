@@ -35,7 +35,7 @@ def _patient_client(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _event(session: str, n: int) -> bytes:
-    return dumps(pre("claude-code", session, "Bash", {"command": f"echo {n}"}, f"toolu_{n}"))
+    return dumps(pre("claude-code", session, "Bash", {"command": f"ls -d src/part{n}"}, f"toolu_{n}"))
 
 
 def _start(tmpdir: Path, state: Path, idle: str = "60") -> dict[str, str]:

@@ -38,7 +38,7 @@ class Watch:
 def _payload(session: str, worker: int, index: int, client: str = "claude-code") -> bytes:
     """A PreToolUse with its own tool_use_id and command (no parallel-duplicate collapsing)."""
     call = f"w{worker}-{index}"
-    return dumps(pre(client, session, "Bash", {"command": f"echo {call}"}, f"toolu_{call}"))
+    return dumps(pre(client, session, "Bash", {"command": f"ls -d src/{call}"}, f"toolu_{call}"))
 
 
 def _files(state: Path) -> Counter[str]:

@@ -328,8 +328,8 @@ def test_a_really_full_tmpfs_fails_open(tmp_path: Path) -> None:
     """A 64 KiB tmpfs in a private mount namespace, filled up: real ENOSPC."""
     mount_point = tmp_path / "mnt"
     mount_point.mkdir()
-    payloads = [dumps(pre("claude-code", "s1", "Bash", {"command": f"echo {i}"}, f"toolu_{i}")).decode() for i in range(4)]
-    payloads.append(dumps(pre("claude-code", "s1", "Bash", {"command": "echo done"}, "toolu_done")).decode())
+    payloads = [dumps(pre("claude-code", "s1", "Bash", {"command": f"ls -d src/p{i}"}, f"toolu_{i}")).decode() for i in range(4)]
+    payloads.append(dumps(pre("claude-code", "s1", "Bash", {"command": "ls -d src/done"}, "toolu_done")).decode())
     proc = in_private_mount_namespace(_TMPFS_DRIVER, HOOK, str(mount_point), orjson.dumps(payloads).decode())
     assert proc.returncode == 0, proc.stderr.decode()[-2000:]
     results = orjson.loads(proc.stdout)

@@ -38,7 +38,7 @@ def _keys(n: int) -> dict[str, int]:
 #: Built when a test runs, not at collection (each is tens of MB).
 CASES: dict[str, Any] = {
     "batch of 100,000 calls": lambda: {**BASE, "hook_event_name": "PostToolBatch", "tool_calls": [
-        {"tool_name": "Bash", "tool_input": {"command": f"echo {i}"}, "tool_use_id": f"toolu_{i}", "tool_response": "ok"}
+        {"tool_name": "Bash", "tool_input": {"command": f"ls -d src/part{i}"}, "tool_use_id": f"toolu_{i}", "tool_response": "ok"}
         for i in range(100_000)]},
     "tool_input of 2 million keys": lambda: {**BASE, "hook_event_name": "PreToolUse", "tool_input": _keys(2_000_000)},
     "tool_input list of 2 million items": lambda: {**BASE, "hook_event_name": "PreToolUse",

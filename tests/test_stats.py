@@ -88,6 +88,8 @@ TEMPLATES = {
     "hung_denial": _rule("unhooked").hung_denial("dotnet build A.sln", 2, 4.0),
     "unmoved_denial": _rule("unmoved").denial_text("Bash", 4, "False"),
     "unmoved_reminder": _rule("unmoved").reminder_text("Bash", 3, "False"),
+    "no_op_denial": _rule("no_op").denial_text(5),
+    "no_op_reminder": _rule("no_op").reminder_text(3),
 }
 
 

@@ -97,7 +97,10 @@ def resolve(layers: list[Layer]) -> Resolved:
             merged[key] = value
             sources[key] = source
     config = Config(**merged)
-    pairs = (("deny_at", "stop_at"), ("same_error_deny_at", "same_error_stop_at"), ("unmoved_remind_at", "unmoved_deny_at"))
+    pairs = (
+        ("deny_at", "stop_at"), ("same_error_deny_at", "same_error_stop_at"), ("unmoved_remind_at", "unmoved_deny_at"),
+        ("no_op_remind_at", "no_op_deny_at"),
+    )
     for low, high in pairs:
         low_value, high_value = getattr(config, low), getattr(config, high)
         if low_value and high_value and high_value <= low_value:

@@ -82,6 +82,9 @@ class Config(NamedTuple):
     # a check whose answer the changes between its runs never move (rules/unmoved.py)
     unmoved_remind_at: int = 3
     unmoved_deny_at: int = 5
+    # shell calls in a row that only print words the agent wrote (rules/no_op.py)
+    no_op_remind_at: int = 3
+    no_op_deny_at: int = 5
     # same answer (rules/same_answer.py)
     same_answer_remind_at: int = 3
     same_answer_deny_empty_reads: bool = True
@@ -136,10 +139,13 @@ RULES_OFF: dict[str, dict[str, Any]] = {
     "every_call": {"refused_remind_at": 0},
     "unhooked": {"hung_command_polls": 0},
     "unmoved": {"unmoved_remind_at": 0, "unmoved_deny_at": 0},
+    "no_op": {"no_op_remind_at": 0, "no_op_deny_at": 0},
 }
 
 #: The rules the seed plugins do not have (the progress seed has the budgets).
-_OURS = ("budgets", "same_error", "same_answer", "continuations", "polling", "target", "every_call", "unhooked", "unmoved")
+_OURS = (
+    "budgets", "same_error", "same_answer", "continuations", "polling", "target", "every_call", "unhooked", "unmoved", "no_op",
+)
 
 #: Each profile: the rules it leaves out (`rules_off`, from `RULES_OFF`) and the settings it
 #: gives the rest. The seed profiles reproduce the three DSH plugins this product grew from.

@@ -179,6 +179,53 @@ def shell_command(tool: str, tool_input: Any, limit: int = 4096) -> str | None:
 _COMMENT_LINES = r"\A(?:[ \t]*(?:#[^\n]*)?\n)+"
 
 
+#: Commands that print the words they are given, or nothing.
+_PRINTERS = frozenset({"echo", "printf", "true", ":"})
+#: A line whose first command (past comment lines) is a printer.
+_PRINTER_FIRST = r"\s*(?:#[^\n]*\n\s*)*(?:echo|printf|true|:)(?:\s|;|\Z)"
+#: `shell_words`' marks of a quoted or escaped special character.
+_MARKS = frozenset("\x01\x03\x04")
+#: What runs one command after another in a line (a pipe or `&` makes another program's input).
+_SEQUENCE = frozenset({"&&", "||", ";", "\n"})
+#: Characters that, unquoted, make a word more than text (expansion, globbing, redirection, an
+#: operator glued to a word); `$` and a backquote expand inside double quotes too.
+_MORE_THAN_TEXT = frozenset("$`<>|&;(){}*?[]~")
+
+
+def prints_only(command: str) -> bool:
+    """Whether a shell line only prints words it spells out, or nothing: every command in it
+    `echo`, `printf`, `true` or `:`, run one after another, with no expansion, substitution,
+    glob, redirect, pipe or background (`true`, `echo "All set."`, `printf 'done\\n'; true`).
+    Such a call does nothing and says nothing the agent did not write itself. False for a line
+    `shell_words` cannot read whole (an unclosed quote, a here-document, longer than
+    `MAX_SHELL_CHARS`)."""
+    if re.match(_PRINTER_FIRST, command) is None:
+        return False  # the cheap look first: most lines start with another program
+    spelled = shell_words(command)
+    if not spelled:
+        return False
+    printed = False
+    start = True
+    words = spelled.split("\0")
+    # a `;` glued to a word ends its command (`printf 'done'; true`), unless quoted
+    words = [p for w in words for p in ((w[:-1], ";") if len(w) > 1 and w[-1] == ";" and w[-2] not in _MARKS else (w,))]
+    for word in words:
+        if word in _SEQUENCE:
+            start = True
+            continue
+        if start:
+            if word not in _PRINTERS:
+                return False
+            printed, start = True, False
+            continue
+        for i, ch in enumerate(word):
+            mark = word[i - 1] if i else ""
+            quoted = mark in ("\x01", "\x04") or (mark == "\x03" and ch not in "$`")
+            if ch in _MORE_THAN_TEXT and not quoted:
+                return False
+    return printed
+
+
 #: A shell command that first sleeps, then checks: `sleep 45 && gh pr checks 412`, `sleep 2m; tail log`,
 #: also after a `cd` into the project (`cd /w/api && sleep 45 && gh pr checks 412`).
 _SLEEP_FIRST = r"(?a)\A\s*(?:cd\s+[^\s;&|]+\s*(?:&&|;)\s*)?sleep\s+(\d+(?:\.\d+)?[smh]?)\s*(?:&&|;)"

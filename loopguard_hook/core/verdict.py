@@ -37,6 +37,7 @@ class Rule(enum.StrEnum):
     WALL = "LOOP_GUARD_WALL"
     HUNG = "LOOP_GUARD_HUNG"
     UNMOVED = "LOOP_GUARD_UNMOVED"
+    NO_OP = "LOOP_GUARD_NO_OP"
 
 
 #: Denials after which the progress profile switches the turn to answer-only mode.

@@ -18,6 +18,7 @@ from . import (
     continuations,
     duplicates,
     every_call,
+    no_op,
     polling,
     repeat,
     same_answer,
@@ -49,6 +50,7 @@ ON_CALL: tuple[Rule[CallContext], ...] = (
     polling.on_call,
     unhooked.on_call,
     unmoved.on_call,
+    no_op.on_call,
     budgets.call_budget,
 )
 ON_RESULT: tuple[Rule[ResultContext], ...] = (
@@ -57,12 +59,13 @@ ON_RESULT: tuple[Rule[ResultContext], ...] = (
 )
 ON_TEXT: tuple[Rule[TextContext], ...] = (text_loops.on_text, continuations.on_text)
 SLOTS: tuple[SlotRule, ...] = (
-    answer_only, repeat, same_result, same_path, same_error, same_answer, polling, target, every_call, unhooked, unmoved,
+    answer_only, repeat, same_result, same_path, same_error, same_answer, polling, target, every_call, unhooked, unmoved, no_op,
 )
 #: Every rule's text templates, for `messages.variant_of`: a rule whose texts begin like a more
 #: general template of another is listed before it (the same-error wall's denials before the
 #: repeat rule's).
 VARIANTS: tuple[tuple[str, str, str], ...] = (
+    *no_op.VARIANTS,
     *polling.VARIANTS,
     *target.VARIANTS,
     *every_call.VARIANTS,
