@@ -521,3 +521,17 @@ def test_a_project_file_another_user_planted_in_a_shared_folder_is_ignored(tmp_p
     assert load(environ={}, cwd=str(shared / "myproj"), user_path="").config.mode == "enforce"
     shared.chmod(0o755)  # nobody else can write there: another owner's repository, read as any
     assert load(environ={}, cwd=str(shared / "myproj"), user_path="").config.mode == "observe"
+
+
+def test_a_denial_threshold_below_its_reminder_says_that_zero_never_denies(tmp_path: Path) -> None:
+    """The no-op and unmoved rules never end a turn: 0 for their `*_deny_at` turns the denial off,
+    and a reminder threshold below 2 can only be 0."""
+    (tmp_path / ".loopguard.toml").write_text("no_op_deny_at = 2\n")
+    with pytest.raises(ConfigError) as caught:
+        load(environ={}, cwd=str(tmp_path), user_path="")
+    assert str(caught.value).endswith(
+        "set no_op_deny_at = 4 or more (no_op_deny_at = 0: never deny), or no_op_remind_at = 0 (off)"
+    )
+    (tmp_path / ".loopguard.toml").write_text("unmoved_deny_at = 3\n")
+    with pytest.raises(ConfigError, match=r"unmoved_deny_at = 0: never deny\), or unmoved_remind_at below 3$"):
+        load(environ={}, cwd=str(tmp_path), user_path="")

@@ -135,7 +135,9 @@ def _out_of_order(sources: Mapping[str, str], low: str, low_value: int, high: st
     """`high` (a stop) must be above `low` (a denial): one line that blames the source where the
     user set a value (not the profile whose default the other one is) and says the fix."""
     low_source, high_source = sources[low], sources[high]
-    fix = f"set {high} = {low_value + 1} or more ({high} = 0: never end the turn), or {low} below {high_value}"
+    never = "never end the turn" if high.endswith("stop_at") else "never deny"
+    lower = f"{low} below {high_value}" if high_value > 2 else f"{low} = 0 (off)"
+    fix = f"set {high} = {low_value + 1} or more ({high} = 0: {never}), or {lower}"
     if high_source.startswith("profile ") and not low_source.startswith("profile "):
         where, given, other = low_source, f"{low} = {low_value}", f"{high} is {high_value} (the default of {high_source})"
     elif low_source.startswith("profile ") and not high_source.startswith("profile "):

@@ -37,6 +37,18 @@ def _quote_marked(text: str, mark: str) -> str:
     return "".join(mark + ch if ch in _SHELL_SPECIAL else ch for ch in text)
 
 
+def _inside_nesting(before: str) -> bool:
+    """Whether a `#` that follows `before` on its line may sit inside `$( … )`, backquotes, `${ … }`
+    or `$'…'`, where quotes nest in a way this reading does not follow (`"$(grep " # x" f)"`): such
+    a `#` is not taken for a comment."""
+    return (
+        before.count("(") > before.count(")")
+        or before.count("`") % 2 == 1
+        or before.count("${") > before.count("}")
+        or "$'" in before
+    )
+
+
 def shell_words(command: str) -> str | None:
     """`command` with the spelling the shell ignores removed: blank runs between words collapse
     to one separator, leading and trailing blanks go, and quotes around text with no special
@@ -51,12 +63,9 @@ def shell_words(command: str) -> str | None:
     words: list[str] = []
     word: list[str] = []
     token = re.compile(_SHELL_TOKEN)  # from `re`'s cache after the first call
-    # Quotes nest inside `$( … )`, backquotes and `${ … }`, which this reading does not follow:
-    # in such a line only a `#` that starts its line is taken for a comment.
-    nested = "$(" in command or "`" in command or "${" in command or "$'" in command
     at = 0
     while at < len(command):
-        if not word and command[at] == "#" and (not nested or not command[command.rfind("\n", 0, at) + 1 : at].strip()):
+        if not word and command[at] == "#" and not _inside_nesting(command[command.rfind("\n", 0, at) + 1 : at]):
             end = command.find("\n", at)  # a comment, quotes in it and all (`# don't`)
             at = end if end >= 0 else len(command)
             continue
@@ -195,16 +204,19 @@ _MORE_THAN_TEXT = frozenset("$`<>|&;(){}*?[]~")
 def prints_only(command: str) -> bool:
     """Whether a shell line only prints words it spells out, or nothing: every command in it
     `echo`, `printf`, `true` or `:`, run one after another, with no expansion, substitution,
-    glob, redirect, pipe or background (`true`, `echo "All set."`, `printf 'done\\n'; true`).
+    glob, redirect, pipe or background, nor a `printf` conversion (`true`, `echo "All set."`,
+    `printf 'done\\n'; true`; not `printf '%x\\n' 48879`).
     Such a call does nothing and says nothing the agent did not write itself. False for a line
     `shell_words` cannot read whole (an unclosed quote, a here-document, longer than
     `MAX_SHELL_CHARS`)."""
     if re.match(_PRINTER_FIRST, command) is None:
         return False  # the cheap look first: most lines start with another program
+    if not _MARKS.isdisjoint(command):
+        return False  # `shell_words`' own marks in the line: its reading cannot be trusted
     spelled = shell_words(command)
     if not spelled:
         return False
-    printed = False
+    printed = formats = False
     start = True
     words = spelled.split("\0")
     # a `;` glued to a word ends its command (`printf 'done'; true`), unless quoted
@@ -216,8 +228,10 @@ def prints_only(command: str) -> bool:
         if start:
             if word not in _PRINTERS:
                 return False
-            printed, start = True, False
+            printed, start, formats = True, False, word == "printf"
             continue
+        if formats and "%" in word:
+            return False  # `printf '%x' 48879`, `printf '%(%s)T'`: it computes or reads the clock
         for i, ch in enumerate(word):
             mark = word[i - 1] if i else ""
             quoted = mark in ("\x01", "\x04") or (mark == "\x03" and ch not in "$`")

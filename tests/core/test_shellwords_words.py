@@ -52,6 +52,11 @@ def test_lines_the_shell_would_not_read_whole_are_none(command: str) -> None:
     assert shell_words(command) is None
 
 
+def test_a_comment_after_a_closed_substitution_is_still_a_comment() -> None:
+    command = "x=$(date +%s)\nnohup python3 train.py > train.log 2>&1 &   # don't wait for it"
+    assert launched(command) == ["job:train.log\ntrain.py"]
+
+
 def test_a_commented_launch_continued_over_lines_is_a_background_job() -> None:
     command = (
         "# start the API with its settings\npkill -f 'uvicorn api.main' || true\nsleep 2\n\\\n"

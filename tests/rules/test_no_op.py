@@ -23,13 +23,22 @@ def _calls(commands: list[str], config: Config | None = None) -> list[object]:
     ]
 
 
-def test_a_run_of_no_op_calls_is_reminded_at_the_third_then_denied_from_the_fifth() -> None:
+def test_a_run_of_no_op_calls_is_reminded_once_one_repeats_then_denied_from_the_fifth() -> None:
     got = _calls(CODEX_6970)
-    assert got[:2] == [None, None] and got[3] is None
-    assert (got[2].action, got[2].rule) == (Action.REMIND, Rule.NO_OP)  # type: ignore[attr-defined]
+    assert got[:3] == [None, None, None]  # three different lines: no repeat yet
+    assert (got[3].action, got[3].rule) == (Action.REMIND, Rule.NO_OP)  # type: ignore[attr-defined]
     assert [(v.action, v.rule) for v in got[4:]] == [(Action.DENY, Rule.NO_OP)] * 3  # type: ignore[attr-defined]
-    assert "give your final answer" in got[2].message  # type: ignore[attr-defined]
-    assert "the 5th such call in a row" in got[4].message and "final answer" in got[4].message  # type: ignore[attr-defined]
+    assert "These 4 shell calls in a row" in got[3].message and "give your final answer" in got[3].message  # type: ignore[attr-defined]
+    assert "(5 such calls in a row)" in got[4].message and "final answer" in got[4].message  # type: ignore[attr-defined]
+
+
+def test_different_lines_printed_one_by_one_are_no_loop() -> None:
+    assert _calls([f"echo step-{n}" for n in range(1, 9)]) == [None] * 8
+    got = _calls([f"echo step-{n}" for n in range(1, 5)] + ["echo step-2", "echo step-5"])
+    assert got[:4] == [None] * 4 and [(v.action, v.rule) for v in got[4:]] == [
+        (Action.REMIND, Rule.NO_OP),
+        (Action.DENY, Rule.NO_OP),
+    ]  # type: ignore[attr-defined]
 
 
 def test_any_other_call_ends_the_run() -> None:
@@ -89,6 +98,10 @@ def test_lines_that_only_print_their_own_words(command: str) -> None:
         "echo 'unclosed",
         "cat <<EOF\nx\nEOF",
         "echo " + "x" * 5000,  # longer than the shell reader reads
+        "printf '%x\\n' 48879",  # a conversion computes
+        "printf '%(%s)T\\n' -1",  # or reads the clock
+        "echo a\x01; touch X",  # the reader's own marks in the line: it cannot be trusted
+        "echo data \x04> file",
     ],
 )
 def test_lines_that_do_more_than_print(command: str) -> None:
@@ -101,3 +114,12 @@ def test_other_tools_and_blind_calls_end_the_run() -> None:
         rule.on_call(call_ctx("Bash", {"command": "true"}, entry=entry, now=100.0 + i))
     rule.on_call(call_ctx("Read", {"file_path": "/p/a.py"}, entry=entry, now=103.0))
     assert [rule.on_call(call_ctx("Bash", {"command": "true"}, entry=entry, now=104.0 + i)) for i in range(2)] == [None, None]
+
+
+def test_each_call_from_the_reminder_to_the_denial_is_answered() -> None:
+    """No silent call between: the next no-op after a reminder is reminded again (the follow-up
+    in `stats` reads it as the loop going on, not as a change of course)."""
+    got = _calls(["true", "echo 'a'", "true", "echo 'b'", "echo 'c'", "true"])
+    assert got[:2] == [None, None]
+    actions = [(v.action, v.rule) for v in got[2:]]  # type: ignore[attr-defined]
+    assert actions == [(Action.REMIND, Rule.NO_OP)] * 2 + [(Action.DENY, Rule.NO_OP)] * 2
