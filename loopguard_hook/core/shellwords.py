@@ -37,18 +37,6 @@ def _quote_marked(text: str, mark: str) -> str:
     return "".join(mark + ch if ch in _SHELL_SPECIAL else ch for ch in text)
 
 
-def _inside_nesting(before: str) -> bool:
-    """Whether a `#` that follows `before` on its line may sit inside `$( … )`, backquotes, `${ … }`
-    or `$'…'`, where quotes nest in a way this reading does not follow (`"$(grep " # x" f)"`): such
-    a `#` is not taken for a comment."""
-    return (
-        before.count("(") > before.count(")")
-        or before.count("`") % 2 == 1
-        or before.count("${") > before.count("}")
-        or "$'" in before
-    )
-
-
 def shell_words(command: str) -> str | None:
     """`command` with the spelling the shell ignores removed: blank runs between words collapse
     to one separator, leading and trailing blanks go, and quotes around text with no special
@@ -63,9 +51,13 @@ def shell_words(command: str) -> str | None:
     words: list[str] = []
     word: list[str] = []
     token = re.compile(_SHELL_TOKEN)  # from `re`'s cache after the first call
+    # Quotes nest inside `$( … )`, backquotes, `${ … }` and `$'…'`, which this reading does not
+    # follow (`"$(grep " # x" f)"`): in a line with any of them, only a `#` that starts its line
+    # is taken for a comment (a `case` pattern's `-h)` closes no `$(`: counting is no help).
+    nested = "$(" in command or "`" in command or "${" in command or "$'" in command
     at = 0
     while at < len(command):
-        if not word and command[at] == "#" and not _inside_nesting(command[command.rfind("\n", 0, at) + 1 : at]):
+        if not word and command[at] == "#" and (not nested or not command[command.rfind("\n", 0, at) + 1 : at].strip()):
             end = command.find("\n", at)  # a comment, quotes in it and all (`# don't`)
             at = end if end >= 0 else len(command)
             continue

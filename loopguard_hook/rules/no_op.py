@@ -25,8 +25,7 @@ run's calls (at most `MAX_SEEN` short digests), whether it was reminded]` (absen
 
 from ..core.ledger import Agent, Limits, drop_slot, slot, slots
 from ..core.messages import PREFIX
-from ..core.shellwords import MAX_SHELL_CHARS, prints_only, shell_command, shell_words
-from ..core.signature import digest
+from ..core.shellwords import MAX_SHELL_CHARS, prints_only, shell_command
 from ..core.verdict import Action, Decision, Rule
 from .base import CallContext
 
@@ -55,11 +54,12 @@ def on_call(ctx: CallContext) -> Decision | None:
             drop_slot(ctx.agent, NAME)  # another call: the run is over
         return None
     count, repeated, seen, reminded = _run(slot(ctx.agent, NAME))
-    said = digest((shell_words(command) or command).encode("utf-8", "surrogatepass"))[:8]
+    said = ctx.call["sig"][:8]  # its signature: comments and spacing aside
     count, repeated = count + 1, repeated or said in seen
     seen = seen if said in seen else [*seen, said][-MAX_SEEN:]
-    # denied only once the run was reminded: a reminder always comes first
-    deny = reminded and cfg.no_op_deny_at and count >= cfg.no_op_deny_at and ctx.event.event == "PreToolUse"
+    # denied only once the run was reminded (a reminder comes first), unless reminders are off
+    first = reminded or not cfg.no_op_remind_at
+    deny = repeated and first and cfg.no_op_deny_at and count >= cfg.no_op_deny_at and ctx.event.event == "PreToolUse"
     remind = repeated and not deny and cfg.no_op_remind_at and count >= cfg.no_op_remind_at
     slots(ctx.agent)[NAME] = [count, repeated, seen, reminded or bool(remind)]
     if deny:
@@ -70,7 +70,7 @@ def on_call(ctx: CallContext) -> Decision | None:
 
 
 def fit(agent: Agent, share: Limits) -> None:
-    """One number an agent, whatever the share."""
+    """One short run an agent (at most `MAX_SEEN` digests), whatever the share."""
 
 
 def reset(agent: Agent, why: str) -> None:

@@ -36,10 +36,15 @@ def test_spellings_the_shell_ignores_are_one_command(one: str, other: str) -> No
         ("git log -1\n# then\ngit status", "git log -1\n# then\ngit diff"),  # the command after a comment counts
         # quotes nest inside `$( … )`, backquotes and `${ … }`: a `#` there is no comment (bash prints it)
         ('n="$(grep -c " # TODO" src/a.py)"; echo "$n"', 'n="$(grep -c " # TODO" src/b.py)"; echo "$n"'),
-        ("echo \"$(awk '{print $1 \" #\" $2}' a.txt)\"; wc -l a.txt", "echo \"$(awk '{print $1 \" #\" $2}' b.txt)\"; wc -l b"),
+        ('echo "$(awk \'{print $1 " #" $2}\' a.txt)"; wc -l a.txt', 'echo "$(awk \'{print $1 " #" $2}\' b.txt)"; wc -l b'),
         ("echo `git rev-parse HEAD #sha` api", "echo `git rev-parse HEAD #sha` web"),
         ("echo ${MSG:-no #tag} > a.txt", "echo ${MSG:-no #tag} > b.txt"),
         ("printf $'it\\'s #1\\n'; make api", "printf $'it\\'s #1\\n'; make web"),
+        # a `case` pattern's `)` closes no `$(`
+        (
+            'case $f in */test_*) continue;; esac; echo "$(grep -c " # TODO" "$f")"',
+            'case $f in */test_*) continue;; esac; echo "$(grep -c " # FIXME" "$f")"',
+        ),
         ('printf "a\\\\\nb"', 'printf "a\\b"'),  # an escaped backslash before a newline is no continuation
     ],
 )
@@ -52,8 +57,8 @@ def test_lines_the_shell_would_not_read_whole_are_none(command: str) -> None:
     assert shell_words(command) is None
 
 
-def test_a_comment_after_a_closed_substitution_is_still_a_comment() -> None:
-    command = "x=$(date +%s)\nnohup python3 train.py > train.log 2>&1 &   # don't wait for it"
+def test_a_comment_line_in_a_line_with_substitutions_is_still_a_comment() -> None:
+    command = "x=$(date +%s)\n# don't wait for it\nnohup python3 train.py > train.log 2>&1 &"
     assert launched(command) == ["job:train.log\ntrain.py"]
 
 

@@ -123,3 +123,8 @@ def test_each_call_from_the_reminder_to_the_denial_is_answered() -> None:
     assert got[:2] == [None, None]
     actions = [(v.action, v.rule) for v in got[2:]]  # type: ignore[attr-defined]
     assert actions == [(Action.REMIND, Rule.NO_OP)] * 2 + [(Action.DENY, Rule.NO_OP)] * 2
+
+
+def test_with_reminders_off_the_run_is_still_denied_from_no_op_deny_at() -> None:
+    got = _calls(CODEX_6970, Config(no_op_remind_at=0, no_op_deny_at=5))
+    assert got[:4] == [None] * 4 and [(v.action, v.rule) for v in got[4:]] == [(Action.DENY, Rule.NO_OP)] * 3  # type: ignore[attr-defined]
