@@ -161,7 +161,8 @@ def test_a_background_job_watched_back_to_back_is_reminded_then_denied(codex: Co
     for texts in seen[9:]:
         (denial,) = texts
         assert denial.is_result and "REPEAT_TOOL_BLOCKED: this check of the background job" in denial.text, denial
-        assert "(its output in job.log)" in denial.text
+        # the log read against the session's folder (the payload's `cwd`): named by its full path
+        assert "(its output in /" in denial.text and "/job.log)" in denial.text, denial
     assert ledger.decisions(ledger.audit(ws))[:2] == ["remind@6", "deny@7"]
 
 
