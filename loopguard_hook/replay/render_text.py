@@ -60,7 +60,11 @@ def format_text(report: Report, *, width: int = 120, color: bool = False) -> str
     call when fewer than `MIN_ARGUMENTS` would fit), the prompts, compactions and decisions not
     tied to a call in between, and the summary. `color`: ANSI colours by action (`style`)."""
     paint = painter(color)
-    return "\n".join([*_header(report), "", *_table(report, width, paint), "", *_footer(report, width)])
+    # No call and no decision to list (`--only-decisions` where the guard would not have acted):
+    # no table, not even its heading.
+    listed = report.calls or any(d.call is None for d in report.decisions)
+    table = _table(report, width, paint) if listed else []
+    return "\n".join([*_header(report), *(["", *table] if table else []), "", *_footer(report, width)])
 
 
 #: Fewest characters of arguments worth showing at the end of a call's line (text output).
