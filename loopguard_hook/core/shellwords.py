@@ -29,6 +29,9 @@ _SHELL_TOKEN = r"""(?s)'[^']*'|"(?:[^"\\]|\\.)*"|\\.|[^\s'"\\]+|[ \t]+|\n|."""
 # Characters whose meaning depends on quoting (expansion, globbing, operators): they keep a mark
 # of the quoting they came in, so `'$HOME'` and `"$HOME"` and `a*` and `'a*'` stay distinct.
 _SHELL_SPECIAL = frozenset("$`*?[]{}~!|&;<>()#=\\\n")
+#: The marks `shell_words` puts before a special character that was single-quoted, double-quoted
+#: or escaped.
+_MARKS = frozenset("\x01\x03\x04")
 
 
 def _quote_marked(text: str, mark: str) -> str:
@@ -42,8 +45,10 @@ def shell_words(command: str) -> str | None:
     to one separator, leading and trailing blanks go, and quotes around text with no special
     character are dropped (`grep "x"  src/` = `grep 'x' src/` = `grep x src/`). Blanks inside
     quotes are kept, a backslash-newline joins two lines, and a comment (`# …` where a word would
-    start, to the end of its line) goes. None when the line does not tokenise (an unclosed quote),
-    is a here-document (its body is whitespace-sensitive), or is longer than `MAX_SHELL_CHARS`."""
+    start, to the end of its line; in a line with `$( … )`, backquotes, `${ … }` or `$'…'`, whose
+    nested quotes this reading does not follow, only a comment that starts its line) goes. None
+    when the line does not tokenise (an unclosed quote), is a here-document (its body is
+    whitespace-sensitive), or is longer than `MAX_SHELL_CHARS`."""
     if len(command) > MAX_SHELL_CHARS or "<<" in command:
         return None
     if "'" not in command and '"' not in command and "\\" not in command and "#" not in command:
@@ -110,11 +115,12 @@ OPERATORS = frozenset({"&&", "||", ";", "|", "&", "\n", "|&"})
 
 def command_words(command: str) -> list[str]:
     """The words of a command line as `shell_words` spells them (quoted special characters
-    keep their marks), a `;` glued to a word (`cd app; npm test`) split off; split at blanks
-    when the line does not tokenise."""
+    keep their marks), a `;` glued to a word (`cd app; npm test`) split off, not a quoted or
+    escaped one (`echo "done;"`, `find . -exec rm {} \\;`); split at blanks when the line does not
+    tokenise."""
     spelled = shell_words(command[:4096])
     words = spelled.split("\0") if spelled is not None else command.split()
-    return [part for w in words for part in ((w[:-1], ";") if len(w) > 1 and w.endswith(";") else (w,))]
+    return [part for w in words for part in ((w[:-1], ";") if len(w) > 1 and w[-1] == ";" and w[-2] not in _MARKS else (w,))]
 
 
 def assignment(word: str) -> bool:
@@ -184,8 +190,6 @@ _COMMENT_LINES = r"\A(?:[ \t]*(?:#[^\n]*)?\n)+"
 _PRINTERS = frozenset({"echo", "printf", "true", ":"})
 #: A line whose first command (past comment lines) is a printer.
 _PRINTER_FIRST = r"\s*(?:#[^\n]*\n\s*)*(?:echo|printf|true|:)(?:\s|;|\Z)"
-#: `shell_words`' marks of a quoted or escaped special character.
-_MARKS = frozenset("\x01\x03\x04")
 #: What runs one command after another in a line (a pipe or `&` makes another program's input).
 _SEQUENCE = frozenset({"&&", "||", ";", "\n"})
 #: Characters that, unquoted, make a word more than text (expansion, globbing, redirection, an
@@ -205,15 +209,11 @@ def prints_only(command: str) -> bool:
         return False  # the cheap look first: most lines start with another program
     if not _MARKS.isdisjoint(command):
         return False  # `shell_words`' own marks in the line: its reading cannot be trusted
-    spelled = shell_words(command)
-    if not spelled:
+    if not shell_words(command):
         return False
     printed = formats = False
     start = True
-    words = spelled.split("\0")
-    # a `;` glued to a word ends its command (`printf 'done'; true`), unless quoted
-    words = [p for w in words for p in ((w[:-1], ";") if len(w) > 1 and w[-1] == ";" and w[-2] not in _MARKS else (w,))]
-    for word in words:
+    for word in command_words(command):  # a `;` glued to a word ends its command (`printf 'done'; true`)
         if word in _SEQUENCE:
             start = True
             continue

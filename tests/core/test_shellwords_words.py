@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from loopguard_hook.core.shellwords import shell_command, shell_words, sleeps_first
+from loopguard_hook.core.shellwords import command_words, shell_command, shell_words, sleeps_first
 from loopguard_hook.core.signature import call_signature
 from loopguard_hook.rules.shell_jobs import launched
 
@@ -76,3 +76,8 @@ def test_a_shell_command_is_read_past_the_comment_lines_it_starts_with() -> None
     assert shell_command("Bash", {"command": command}) == "sleep 45 && gh pr checks 412"
     assert sleeps_first("Bash", {"command": command}) == 45.0
     assert shell_command("Bash", {"command": "ls # and more"}) == "ls # and more"
+
+
+def test_only_an_unquoted_semicolon_glued_to_a_word_ends_its_command() -> None:
+    assert command_words("cd app; npm test") == ["cd", "app", ";", "npm", "test"]
+    assert ";" not in command_words('echo "done;"') and ";" not in command_words("find . -name '*.pyc' -exec rm {} \\;")
