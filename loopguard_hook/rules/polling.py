@@ -173,8 +173,11 @@ def on_call(ctx: CallContext) -> Decision | None:
         return None
     tasks = _tasks(ctx.agent)
     command = shell_command(ctx.tool, ctx.tool_input, MAX_SHELL_CHARS)
+    noted = command is not None and "cd" in command and (tasks or "&" in command) and ctx.event.event == "PreToolUse"
+    if not tasks and not noted:
+        return None  # the common case: no job, and no line with a `cd` that could start one
     folder = where(ctx.tool_input, ctx.event.cwd)
-    if folder and command and "cd" in command and (tasks or "&" in command) and ctx.event.event == "PreToolUse":
+    if noted and folder:
         # Claude Code's result of `cd x && …` gives the folder the `cd` led to: the line is read
         # at its result from the folder it started in.
         ctx.call["cwd"] = folder
