@@ -13,8 +13,9 @@ until the file has been read (a read tool on it, or a shell command that names i
 nothing): its text is not what the patches expect. So is a shell command or script that names
 the file and writes (`sed -i`, `perl -pi`, a Python rewrite): a wall that goes on with scripts
 after the patches (one target, changing errors: issue class 5) is the same wall. A read, a
-change of the file that applies (a patch, a whole write, a shell edit; not one the workspace
-shows changed nothing), a user prompt or a compaction lifts it (three failures, then a smaller
+change of the file that applies (a patch or a shell edit, not one that changed nothing; a write
+tool's call, even of the text the file held: the file is then what the model sent), a user prompt or
+a compaction lifts it (three failures, then a smaller
 patch that applies without a read, is ordinary on real sessions). Writing the file whole is
 never denied, it is a way out: a write tool, a patch's `*** Add File`, or a command whose `>`
 or `tee` has the file as its target. A wall the model read the file during is left to the
@@ -487,7 +488,9 @@ def on_result(ctx: ResultContext) -> Decision | None:
             del files[file][CHANGED:]  # read since any change: a refusal now is not that change's
         return None
     if not failed:
-        if not ctx.unchanged:  # it applied: the file is as the model thinks
+        # It applied: the file is as the model thinks. So it is after a write tool's call that
+        # changed nothing: its content was the file's text already.
+        if not ctx.unchanged or ctx.tool in WRITE_TOOLS:
             files.pop(file, None)
         return None
     if how not in ("patch", "script"):
