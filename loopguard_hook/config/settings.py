@@ -62,6 +62,8 @@ class Config(NamedTuple):
     result_preview_chars: int = 800
     # no-op changes: the files a call names to change are looked at before and after it (hosts/workspace.py)
     workspace_evidence: bool = True
+    # and a write tool's own result: a Claude Code Write whose `originalFile` is its content
+    write_result_evidence: bool = True
     # same path (rules/same_path.py)
     max_same_path: int = 0
     read_tools: tuple[str, ...] = READ_TOOLS
@@ -153,6 +155,7 @@ PROFILE_SPECS: dict[str, dict[str, Any]] = {
     "balanced": {},
     "reminder": {
         "rules_off": _OURS,
+        "write_result_evidence": False,
         "counting": "consecutive",
         "remind_at": (3, 5, 8),
         "deny_at": 0,
@@ -165,6 +168,7 @@ PROFILE_SPECS: dict[str, dict[str, Any]] = {
     },
     "breaker": {
         "rules_off": _OURS,
+        "write_result_evidence": False,
         "counting": "consecutive",
         "remind_at": (),
         "deny_at": 2,
@@ -181,6 +185,7 @@ PROFILE_SPECS: dict[str, dict[str, Any]] = {
     },
     "progress": {
         "rules_off": _OURS[1:],
+        "write_result_evidence": False,
         "counting": "no_progress",
         "remind_at": (),
         "deny_at": 6,

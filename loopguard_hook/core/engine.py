@@ -29,7 +29,7 @@ from .ledger import MAX_ID_CHARS, STATE_VERSION, Agent, Call, DecisionRecord, Re
 from .messages import is_guard_denial, variant_of
 from .outcome import Failure, Outcome, outcome_of_error
 from .signature import call_key
-from .tools import matches, user_answered
+from .tools import is_noop_mutation, matches, user_answered
 from .verdict import ALLOW, Action, Decision, Rule, merge, strongest
 
 if TYPE_CHECKING:
@@ -285,8 +285,13 @@ def _result(
 ) -> Decision | None:
     """Record a call's result and run the result rules; their verdict, fitted (None for none)."""
     outcome, clean = progress.without_noise(agent, call, outcome)
-    # The files the call named to change are as they were before it ran: it changed nothing.
-    unchanged = "ws" in call and call["ws"] == ev.event.workspace
+    # The files the call named to change are as they were before it ran: it changed nothing. The
+    # host's own result may say so too (a Write whose `originalFile` is its content), where the
+    # workspace could not be looked at: a replay, a path relative to no `cwd`, a file too long
+    # (`write_result_evidence`; the seeds judge the result alone, its first one new evidence).
+    unchanged = "ws" in call and call["ws"] == ev.event.workspace or (
+        ev.config.write_result_evidence and is_noop_mutation(tool, tool_input, response)
+    )
     evidence = progress.record_result(
         agent, call, tool, tool_input, response, outcome, ev.config, agents=len(ev.state["agents"]), unchanged=unchanged
     )

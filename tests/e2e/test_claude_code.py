@@ -177,6 +177,29 @@ def test_edit_then_failing_test_cycle_is_never_flagged(claude_code: ClaudeCode, 
     export(run, claude_transcript(run, session_id(run)), "claude-code-edit-test-cycle.jsonl")
 
 
+def test_a_check_between_writes_that_change_nothing_is_denied(claude_code: ClaudeCode, ws: Workspace) -> None:
+    # Check, no-op fix, check: the Write sends app.py the text it already holds. With the
+    # workspace not looked at (`workspace_evidence = false`), only the host's own Write result
+    # (`originalFile` equal to the content) says the write changed nothing: the check counts on.
+    app = ws.write("app.py", "a = 1\n")
+    ws.write("check.py", "import sys\nsys.exit('FAILED: a should be 99')\n")
+    ws.write(".loopguard.toml", "workspace_evidence = false\n")
+    check = tool_use("Bash", {"command": "python3 check.py", "description": "Run the check"})
+    write = tool_use("Write", {"file_path": str(app), "content": "a = 1\n"})
+    turns = [[tool_use("Read", {"file_path": str(app)})], [check]] + [[write], [check]] * 4
+    run = claude_code.run(ws, Script(turns, final_text="Still failing."), ["Make check.py pass"])
+    assert_hooks_succeeded(run)
+    conv = run.conversation()
+    # calls: Read, check 1, write 1, check 2, ... check 5; request k carries call k's result
+    assert seen(conv) == ["-", "-", "-", "-", "-", "remind@3", "remind@3", "remind@4", "remind@4", "deny@5"], run.describe()
+    (call,) = claude_calls(conv[10])
+    (hit,) = guard_texts(claude_new(conv[10]))
+    assert hit.call_id == call and hit.is_error and hit.text.startswith("PreToolUse:Bash hook error: REPEAT_TOOL_BLOCKED"), hit
+    assert app.read_text() == "a = 1\n"
+    records = ledger.audit(ws)
+    assert [(r["tool"], r["rule"]) for r in records][-1] == ("Bash", "LOOP_GUARD_REPEAT")
+
+
 def test_parallel_calls_lose_no_update_and_are_no_repeat(claude_code: ClaudeCode, ws: Workspace) -> None:
     files = [ws.write(f"part{i}.txt", f"part {i}\n") for i in range(6)]
     notes = ws.write("notes.txt", "alpha\n")
