@@ -23,6 +23,8 @@ from loopguard_hook.config import load as config_mod
 from loopguard_hook.core.event import Client
 from loopguard_hook.hook import HookOptions, run
 from loopguard_hook.hosts.render import render
+from loopguard_hook.hosts.rollout import exec_failure, refusal
+from loopguard_hook.replay import codex_tools
 
 DATA = Path(__file__).parent / "data" / "transcripts"
 SESSIONS = Path(__file__).resolve().parents[1] / "examples" / "sessions"
@@ -613,6 +615,36 @@ def test_split_exec_output() -> None:
         "stderr: fatal: Unable to create '/w/.git/index.lock': Permission denied\n"
     )
     assert replay.split_exec_output(refused) == (refused, 128)
+
+
+def test_split_exec_output_of_a_command_codex_failed_to_run() -> None:
+    """Codex 0.115-0.119 name the command in the answer (`exec_command failed for `CMD`: …`;
+    trimmed from public rollouts of 0.118.0-alpha.2 and 0.115.0-alpha.27): read as the other
+    releases write it, a failure with the sandbox's exit code, or -1 where no process ran; a
+    policy refusal is told apart (`blocked`), in either form."""
+    denied = (
+        "exec_command failed for `/bin/zsh -lc 'docker build -f react-remote/Dockerfile .'`: SandboxDenied { message: "
+        '"ERROR: permission denied while trying to connect to the Docker daemon socket\n", output: ExecToolCallOutput '
+        '{ exit_code: 1, stdout: StreamOutput { text: "", truncated_after_lines: None } } }'
+    )
+    text, code = replay.split_exec_output(denied)
+    assert code == 1 and text.startswith("exec_command failed: SandboxDenied { message: \"ERROR: permission denied")
+    assert "docker build" not in text  # the command is not part of the error: two commands, one wall
+    bwrap = (
+        "exec_command failed for `/bin/zsh -lc 'ls -la'`: CreateProcess { message: \"Codex(Sandbox(Denied { output: "
+        "ExecToolCallOutput { exit_code: 1, stdout: StreamOutput { text: \\\"\\\", truncated_after_lines: None } } }))\" }"
+    )
+    assert replay.split_exec_output(bwrap)[1] == 1
+    assert replay.split_exec_output("exec_command failed: CreateProcess { message: \"No such file or directory\" }")[1] == -1
+    policy = (
+        "exec_command failed for `/bin/bash -lc 'rm -rf /w/__pycache__'`: CreateProcess { message: "
+        '"Rejected(\\"`/bin/bash -lc \'rm -rf /w/__pycache__\'` rejected: blocked by policy\\")" }'
+    )
+    assert codex_tools.blocked(policy) == replay.Outcome.REFUSED
+    as_0171 = policy.replace("failed for `/bin/bash -lc 'rm -rf /w/__pycache__'`:", "failed:")
+    assert codex_tools.blocked(as_0171) == replay.Outcome.REFUSED
+    assert codex_tools.blocked(bwrap) is None  # a sandbox's failure ran into the sandbox: no refusal
+    assert refusal(exec_failure(policy)) == "exec_command failed: rejected: blocked by policy"
 
 
 def test_a_side_questions_copy_of_the_main_threads_calls_is_replayed_once(tmp_path: Path) -> None:

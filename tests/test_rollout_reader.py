@@ -113,3 +113,21 @@ def test_no_file_or_no_path_reads_nothing(tmp_path: Path) -> None:
     tail: Tail = {}
     assert read_unhooked(tail, str(tmp_path / "missing.jsonl"), 4096) == [] and tail == {}
     assert read_unhooked(tail, None, 4096) == []
+
+
+def test_a_policy_refusal_that_names_its_command_is_read_as_one() -> None:
+    """Codex 0.115-0.119 write `exec_command failed for `CMD`: CreateProcess { … Rejected(…) }`
+    (public rollout of 0.115.0-alpha.27); 0.171.0 leaves the `for `CMD`` out. Both are refusals,
+    read without the command line."""
+    command = "/bin/bash -lc 'rm -rf /w/__pycache__'"
+    rejected = f'Rejected(\\"`{command}` rejected: blocked by policy\\")'
+    refused = f'exec_command failed for `{command}`: CreateProcess {{ message: "{rejected}" }}'
+    record = {"timestamp": "2026-03-17T22:31:15.991Z", "type": "response_item",
+              "payload": {"type": "function_call_output", "call_id": "call_p", "output": refused}}
+    (item,) = unhooked_items(record)
+    assert (item.kind, item.text) == ("refused", "exec_command failed: rejected: blocked by policy")
+    record["payload"]["output"] = refused.replace(f"failed for `{command}`:", "failed:")
+    assert [(i.kind, i.text) for i in unhooked_items(record)] == [("refused", "exec_command failed: rejected: blocked by policy")]
+    # a command whose own output starts so is no refusal: it ran and printed it
+    record["payload"]["output"] = "Exit code: 0\nWall time: 0 seconds\nOutput:\n" + refused
+    assert [i.kind for i in unhooked_items(record)] == ["output"]

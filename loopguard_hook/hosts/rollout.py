@@ -43,6 +43,10 @@ _HEADER = (
 #: '…'` rejected: policy forbids commands starting with `git branch`\")" }` (tests/e2e/
 #: test_codex_policy.py; the same form in openai/codex#10827, 0.98, and #46012, 0.154).
 REFUSED = 'exec_command failed: CreateProcess { message: "Rejected('
+#: Codex 0.115 to 0.119 name the command in such an answer, `exec_command failed for `CMD`:
+#: CreateProcess { … }` (also `SandboxDenied { … }`: public rollouts of 0.115.0-alpha.27,
+#: 0.118.0-alpha.2 and 0.119.0-alpha.11); `exec_failure` reads it as the other releases write it.
+_FAILED_FOR = r"\Aexec_command failed for `.*?`: (?=[A-Z][A-Za-z]* \{)"
 _REFUSAL_END = r'\\?"\)"\s*\}\s*\Z'
 _RUNNING = r"^Process running with session ID (\d+)"
 _EXITED = r"^(?:Process exited with code|Exit code:) ?(-?\d+)"
@@ -91,12 +95,22 @@ def unhooked_items(record: dict[str, Any]) -> list[Unhooked]:
             return []
         return [Unhooked("poll", call_id, time, session, chars[:MAX_TEXT] if isinstance(chars, str) else "")]
     if payload.get("type") == "function_call_output" and isinstance(payload.get("output"), str):
-        if payload["output"].startswith(REFUSED) and "` rejected: " in payload["output"]:
-            return [Unhooked("refused", call_id, time, text=refusal(payload["output"]))]
+        output = exec_failure(payload["output"])
+        if output.startswith(REFUSED) and "` rejected: " in output:
+            return [Unhooked("refused", call_id, time, text=refusal(output))]
         state = command_state(payload["output"])
         if state is not None:
             return [Unhooked("output", call_id, time, state[0], code=state[1], empty=state[2])]
     return []
+
+
+def exec_failure(output: str) -> str:
+    """A command's answer with the name of the command that failed to run taken out, as Codex
+    0.171.0 and 0.104-0.106 write it: `exec_command failed for `ls`: CreateProcess { … }` gives
+    `exec_command failed: CreateProcess { … }` (`_FAILED_FOR`); any other answer as it is."""
+    if not output.startswith("exec_command failed for `"):
+        return output
+    return re.sub(_FAILED_FOR, "exec_command failed: ", output, count=1, flags=re.DOTALL)
 
 
 def refusal(output: str) -> str:

@@ -13,7 +13,7 @@ from typing import Any
 import orjson
 
 from ..core.outcome import SANDBOX_EXIT
-from ..hosts.rollout import REFUSED, call_arguments
+from ..hosts.rollout import REFUSED, call_arguments, exec_failure
 from .jsonl import text_of
 from .model import Outcome
 
@@ -51,7 +51,10 @@ def split_exec_output(output: str) -> tuple[str, int | None]:
     gives `("ls: …", 2)` (Codex 0.171.0 `function_call_output`). Older rollouts wrap the output
     as JSON `{"output": …, "metadata": {"exit_code": N}}`; that form is unwrapped too. Their
     sandbox's refusal is plain text that states its exit code (`outcome.SANDBOX_EXIT`): that
-    code is given, the text as it is.
+    code is given, the text as it is. A command that Codex failed to run is answered
+    `exec_command failed: …` (0.115-0.119: `exec_command failed for `CMD`: …`, read without the
+    command: `rollout.exec_failure`): its sandbox's `exit_code: N` when it states one, else -1 (no
+    process ran, as Codex's own exec events give it).
     """
     wrapped = _wrapped(output)
     if wrapped is not None:
@@ -59,6 +62,10 @@ def split_exec_output(output: str) -> tuple[str, int | None]:
         code = meta.get("exit_code")
         return text, code if isinstance(code, int) else None
     match = _EXEC_HEADER.match(output)
+    if match is None and output.startswith("exec_command failed"):
+        output = exec_failure(output)
+        stated = re.search(r"\bexit_code: (-?\d+)", output[:4096])
+        return output, int(stated.group(1)) if stated else -1
     if match is None:
         sandbox = re.match(SANDBOX_EXIT, output[:400])  # `failed in sandbox … exit code: 128, …` (0.2x-0.3x)
         return output, int(sandbox.group(1)) if sandbox else None
@@ -192,7 +199,7 @@ def exit_code(item: Mapping[str, Any] | None) -> int | None:
 def blocked(output: Any) -> Outcome | None:
     """Why a call with this output did not run and got no post event: `DENIED` (a PreToolUse
     hook's denial), `REFUSED` (the execution policy's: `hosts.rollout.REFUSED`), or None."""
-    text = (text_of(output) if not isinstance(output, str) else output).lstrip()
+    text = exec_failure((text_of(output) if not isinstance(output, str) else output).lstrip())
     return Outcome.DENIED if text.startswith(_CODEX_BLOCKED) else Outcome.REFUSED if text.startswith(REFUSED) else None
 
 
