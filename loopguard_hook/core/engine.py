@@ -285,13 +285,15 @@ def _result(
 ) -> Decision | None:
     """Record a call's result and run the result rules; their verdict, fitted (None for none)."""
     outcome, clean = progress.without_noise(agent, call, outcome)
-    # The files the call named to change are as they were before it ran: it changed nothing. The
-    # host's own result may say so too (a Write whose `originalFile` is its content), where the
-    # workspace could not be looked at: a replay, a path relative to no `cwd`, a file too long
-    # (`write_result_evidence`; the seeds judge the result alone, its first one new evidence).
-    unchanged = "ws" in call and call["ws"] == ev.event.workspace or (
-        ev.config.write_result_evidence and is_noop_mutation(tool, tool_input, response)
-    )
+    # The files the call named to change are as they were before it ran: it changed nothing.
+    # Where the workspace was not looked at before and after (a replay, a path relative to no
+    # `cwd`), the host's own result may say so (a Write whose `originalFile` is what it wrote:
+    # `write_result_evidence`; the seeds judge the result alone, its first one new evidence).
+    before = call.get("ws")
+    if before is not None and ev.event.workspace is not None:
+        unchanged = before == ev.event.workspace
+    else:
+        unchanged = ev.config.write_result_evidence and is_noop_mutation(tool, tool_input, response)
     evidence = progress.record_result(
         agent, call, tool, tool_input, response, outcome, ev.config, agents=len(ev.state["agents"]), unchanged=unchanged
     )

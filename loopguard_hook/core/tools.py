@@ -100,9 +100,15 @@ def mutated_paths(tool: str, tool_input: Any, config: Config) -> list[str] | Non
 
 
 def is_noop_mutation(tool: str, tool_input: Any, response: Any) -> bool:
-    """A Claude Code Write whose `originalFile` already equals the new content changed nothing."""
+    """A Claude Code Write whose `originalFile` already equals the content it wrote changed
+    nothing: the result's `content` (Claude Code may write other text than the model sent:
+    corpus session 1fb5e404, a memory file given an `originSessionId:` line), else the input's
+    (2.1.332 PostToolUse payload: `{"type": "update", "filePath", "content", "structuredPatch",
+    "originalFile", "userModified"}`)."""
     if tool == "Write" and isinstance(tool_input, dict) and isinstance(response, dict):
-        return response.get("originalFile") == tool_input.get("content") is not None
+        written = response.get("content")
+        written = written if isinstance(written, str) else tool_input.get("content")
+        return isinstance(written, str) and response.get("originalFile") == written
     return False
 
 

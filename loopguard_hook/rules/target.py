@@ -14,7 +14,8 @@ nothing): its text is not what the patches expect. So is a shell command or scri
 the file and writes (`sed -i`, `perl -pi`, a Python rewrite): a wall that goes on with scripts
 after the patches (one target, changing errors: issue class 5) is the same wall. A read, a
 change of the file that applies (a patch or a shell edit, not one that changed nothing; a write
-tool's call, even of the text the file held: the file is then what the model sent), a user prompt or
+tool's call or a here-document into it, even of the text the file held: the file is then what
+the model sent), a user prompt or
 a compaction lifts it (three failures, then a smaller
 patch that applies without a read, is ordinary on real sessions). Writing the file whole is
 never denied, it is a way out: a write tool, a patch's `*** Add File`, or a command whose `>`
@@ -293,6 +294,19 @@ def _verdict(ctx: CallContext, files: dict[str, Entry], file: str | None, how: s
     return None
 
 
+def _sent_whole(tool: str, tool_input: Any, file: str) -> bool:
+    """Whether a call wrote the file whole with text the model sent: a write tool, or a shell
+    here-document redirected (`>`, `tee`) into it (`cat > src/app.py <<'EOF'`). Not a copy, a
+    `git checkout` or a program's output into it: their text is not in the call."""
+    if tool in WRITE_TOOLS:
+        return True
+    command = shell_command(tool, tool_input)
+    if command is None or "<<" not in command:
+        return False
+    target = _target(file)
+    return re.search(rf"(?:\A|[^>&0-9=-])>\s*{target}|\btee\s+(?:-[^a\s]\S*\s+)*{target}", command) is not None
+
+
 def _writes_whole(command: str, file: str) -> bool:
     """Whether a shell command writes the file whole: a `>` (not `>>`) or a `tee` (not `-a`)
     whose target is the file (by its name), a `cp` or `mv` onto it, or a `git checkout` or
@@ -488,9 +502,9 @@ def on_result(ctx: ResultContext) -> Decision | None:
             del files[file][CHANGED:]  # read since any change: a refusal now is not that change's
         return None
     if not failed:
-        # It applied: the file is as the model thinks. So it is after a write tool's call that
-        # changed nothing: its content was the file's text already.
-        if not ctx.unchanged or ctx.tool in WRITE_TOOLS:
+        # It applied: the file is as the model thinks. So it is after a whole write of the text
+        # the model sent that changed nothing: that text was the file's already.
+        if not ctx.unchanged or _sent_whole(ctx.tool, ctx.tool_input, file):
             files.pop(file, None)
         return None
     if how not in ("patch", "script"):

@@ -1,0 +1,40 @@
+"""Facts `core/tools.py` reads from a call and its result."""
+
+from __future__ import annotations
+
+from loopguard_hook.core.tools import is_noop_mutation
+
+#: Claude Code 2.1.332's PostToolUse `tool_response` of a Write of an existing file
+#: (payloads/claude-code/2.1.332/PostToolUse.Write.json has the `create` form).
+TEXT = "one\ntwo\n"
+
+
+def _update(original: str | None, content: str) -> dict[str, object]:
+    return {"type": "update", "filePath": "/p/todo.txt", "content": content, "structuredPatch": [], "originalFile": original}
+
+
+def test_a_write_of_the_text_the_file_held_changed_nothing() -> None:
+    assert is_noop_mutation("Write", {"file_path": "/p/todo.txt", "content": TEXT}, _update(TEXT, TEXT))
+    assert not is_noop_mutation("Write", {"file_path": "/p/todo.txt", "content": TEXT}, _update("one\n", TEXT))
+    # a new file: `originalFile` is null
+    create = {**_update(None, TEXT), "type": "create"}
+    assert not is_noop_mutation("Write", {"file_path": "/p/todo.txt", "content": TEXT}, create)
+
+
+def test_what_was_written_is_the_results_content() -> None:
+    """Claude Code may write other text than the model sent (corpus session 1fb5e404: a memory
+    file given an `originSessionId:` line): the file held the model's text, the write changed it."""
+    sent = "---\nname: notes\n---\n"
+    written = "---\nname: notes\noriginSessionId: 1fb5e404\n---\n"
+    assert not is_noop_mutation("Write", {"file_path": "/p/m.md", "content": sent}, _update(sent, written))
+    assert is_noop_mutation("Write", {"file_path": "/p/m.md", "content": sent}, _update(written, written))
+    # a result without its content: the input's
+    assert is_noop_mutation("Write", {"file_path": "/p/m.md", "content": sent}, {"type": "update", "originalFile": sent})
+
+
+def test_other_tools_and_shapes_are_no_evidence() -> None:
+    for tool in ("Edit", "write", "write_file", "Create"):
+        assert not is_noop_mutation(tool, {"file_path": "/p/todo.txt", "content": TEXT}, _update(TEXT, TEXT))
+    assert not is_noop_mutation("Write", {"file_path": "/p/todo.txt", "content": TEXT}, "File written")
+    assert not is_noop_mutation("Write", None, _update(TEXT, TEXT))
+    assert not is_noop_mutation("Write", {"file_path": "/p/todo.txt"}, {"type": "update", "originalFile": None})
