@@ -30,7 +30,10 @@ Not counted: an error that says nothing but `Exit code 1` (grep, test, `lsof`, `
 answering "none", different questions with the same empty answer; Claude Code 2.1.332 gives a
 failing command with no output as that line only), and failures from before a call that changed
 a file succeeded (an edit or a patch): on that file, and walls met by calls that name no file,
-since an edit before a rerun is ordinary work.
+since an edit before a rerun is ordinary work. Not an edit or write tool's call that changed
+nothing (the workspace, or a Write's result, says so: `ResultContext.unchanged`): the walls
+stand; a shell edit ends them whatever the workspace shows (the command may change what no file
+it names shows).
 Its slot is `Agent.rules["same_error"]`: `{tool:file:error: ErrorEntry}`, at most `MAX_ERRORS`
 entries, which the wall escalation below reads and writes too.
 
@@ -263,6 +266,11 @@ def _succeeded(ctx: ResultContext, file_id: str | None, shape: str | None, *, es
     # The page a fetch asked (`_page_of`): only a wall of that missing page ends with its success.
     page = _page_of(ctx.tool_input, "") if fetches and errors else None
     if _changes_file(ctx):
+        if ctx.unchanged and not _runs_commands(ctx.tool, ctx.tool_input):
+            # An edit or write tool's call that changed nothing (the workspace, or a Write's
+            # result, says so): the walls stand. Not a shell command, which may change what
+            # no file it names shows (`sed -i … && pip install …`).
+            return
         # Something changed: failures on this file, and walls met before the change, are
         # no longer the last word (an edit before a test rerun is ordinary work). A shell edit
         # in place names its files as words (`sed -i 's/a/b/' src/app.py`).
