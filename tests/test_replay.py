@@ -636,6 +636,9 @@ def test_split_exec_output_of_a_command_codex_failed_to_run() -> None:
     )
     assert replay.split_exec_output(bwrap)[1] == 1
     assert replay.split_exec_output("exec_command failed: CreateProcess { message: \"No such file or directory\" }")[1] == -1
+    # an `exit_code: 0` the command printed, in the message before the sandbox's record
+    printed = denied.replace("ERROR: permission denied", "exit_code: 0\\nERROR: permission denied")
+    assert replay.split_exec_output(printed)[1] == 1
     policy = (
         "exec_command failed for `/bin/bash -lc 'rm -rf /w/__pycache__'`: CreateProcess { message: "
         '"Rejected(\\"`/bin/bash -lc \'rm -rf /w/__pycache__\'` rejected: blocked by policy\\")" }'

@@ -64,7 +64,9 @@ def split_exec_output(output: str) -> tuple[str, int | None]:
     match = _EXEC_HEADER.match(output)
     if match is None and output.startswith("exec_command failed"):
         output = exec_failure(output)
-        stated = re.search(r"\bexit_code: (-?\d+)", output[:4096])
+        # the sandbox's own record (`output: ExecToolCallOutput { exit_code: 1, stdout: …`), not an
+        # `exit_code: N` the command printed in the message before it
+        stated = re.search(r"\bExecToolCallOutput \{ exit_code: (-?\d+)", output[:16384])
         return output, int(stated.group(1)) if stated else -1
     if match is None:
         sandbox = re.match(SANDBOX_EXIT, output[:400])  # `failed in sandbox … exit code: 128, …` (0.2x-0.3x)

@@ -30,10 +30,11 @@ Not counted: an error that says nothing but `Exit code 1` (grep, test, `lsof`, `
 answering "none", different questions with the same empty answer; Claude Code 2.1.332 gives a
 failing command with no output as that line only), and failures from before a call that changed
 a file succeeded (an edit or a patch): on that file, and walls met by calls that name no file,
-since an edit before a rerun is ordinary work. Not an edit or write tool's call that changed
-nothing (the workspace, or a Write's result, says so: `ResultContext.unchanged`): the walls
-stand; a shell edit ends them whatever the workspace shows (the command may change what no file
-it names shows).
+since an edit before a rerun is ordinary work. An edit, write or patch tool's call that left its
+file as it was (the workspace, or a Write's result, says so: `ResultContext.unchanged`) ends only
+the walls of calls that name no file (its mtime moved, which a reloader acts on): that file's
+failures stand. A shell edit ends them all whatever the workspace shows (the command may change
+what no file it names shows).
 Its slot is `Agent.rules["same_error"]`: `{tool:file:error: ErrorEntry}`, at most `MAX_ERRORS`
 entries, which the wall escalation below reads and writes too.
 
@@ -266,15 +267,17 @@ def _succeeded(ctx: ResultContext, file_id: str | None, shape: str | None, *, es
     # The page a fetch asked (`_page_of`): only a wall of that missing page ends with its success.
     page = _page_of(ctx.tool_input, "") if fetches and errors else None
     if _changes_file(ctx):
-        if ctx.unchanged and not _runs_commands(ctx.tool, ctx.tool_input):
-            # An edit or write tool's call that changed nothing (the workspace, or a Write's
-            # result, says so): the walls stand. Not a shell command, which may change what
-            # no file it names shows (`sed -i … && pip install …`).
-            return
         # Something changed: failures on this file, and walls met before the change, are
         # no longer the last word (an edit before a test rerun is ordinary work). A shell edit
         # in place names its files as words (`sed -i 's/a/b/' src/app.py`).
         changed = {file_id, None} | {file_id_of(short_path(p)) for p in change_paths(ctx.tool, ctx.tool_input, ctx.config)}
+        if ctx.unchanged and _edit_tool(ctx.tool, ctx.tool_input):
+            # An edit or write tool's call that left its file as it was (the workspace, or a
+            # Write's result, says so): that file's failures still stand. Walls of calls that
+            # name no file end as before: a rewrite of the same bytes still moves the file's
+            # mtime, which a reloader or `make` acts on. Not a shell command, which may change
+            # what no file it names shows (`sed -i … && pip install …`).
+            changed = {None}
         for key in [k for k, e in errors.items() if e.get("target") in changed]:
             del errors[key]
         return
@@ -391,6 +394,15 @@ def _changes_file(ctx: ResultContext) -> bool:
         return True
     command = ctx.tool_input.get("command") if isinstance(ctx.tool_input, dict) else None
     return isinstance(command, str) and ("*** Begin Patch" in command or re.search(_IN_PLACE, command[:4096]) is not None)
+
+
+def _edit_tool(tool: str, tool_input: Any) -> bool:
+    """Whether a call is an edit or write tool's, or a patch tool's (Codex's apply_patch, whose
+    input is a `command` too), not a shell command."""
+    if not _runs_commands(tool, tool_input):
+        return True
+    command = tool_input.get("command") if isinstance(tool_input, dict) else None
+    return tool not in SHELL_TOOLS and isinstance(command, str) and "*** Begin Patch" in command[:4096]
 
 
 #: A shell edit in place of the file the command names (`sed -i`, `sed -i.bak`, `perl -pi -e`).

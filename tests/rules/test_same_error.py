@@ -249,3 +249,15 @@ def test_a_damaged_wall_of_a_missing_page_fails_safe(tmp_path: Path, damage: dic
     errors = {"Bash::e": wall}
     walls.answered(errors, "Bash", None, "npm")
     assert errors == {}  # its program working ends it, as any wall of a shell
+
+
+def test_which_changes_keep_their_files_failures_when_they_changed_nothing() -> None:
+    """An edit, write or patch tool's call that left its file as it was keeps that file's
+    failures standing; a shell command never does (it may change what no file it names shows)."""
+    assert walls._edit_tool("Write", {"file_path": "/p/a.py", "content": "x"})
+    assert walls._edit_tool("Edit", {"file_path": "/p/a.py", "old_string": "x", "new_string": "y"})
+    patch = "*** Begin Patch\n*** Update File: a.py\n@@\n-x\n+y\n*** End Patch\n"
+    assert walls._edit_tool("apply_patch", {"command": patch})  # Codex's patch tool: its input is a `command`
+    assert not walls._edit_tool("Bash", {"command": "sed -i 's/x/y/' a.py && pip install foo"})
+    assert not walls._edit_tool("Bash", {"command": "apply_patch <<'EOF'\n" + patch + "EOF"})
+    assert not walls._edit_tool("run_shell_command", {"command": "sed -i 's/x/y/' a.py"})
