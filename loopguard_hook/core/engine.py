@@ -287,7 +287,7 @@ def _result(
     outcome, clean = progress.without_noise(agent, call, outcome)
     # The files the call named to change are as they were before it ran: it changed nothing.
     # Where the workspace was not looked at before and after (a replay, a path relative to no
-    # `cwd`), the host's own result may say so (a Write whose `originalFile` is what it wrote:
+    # `cwd`, `workspace_evidence` off), the host's own result may say so (a Write whose `originalFile` is what it wrote:
     # `write_result_evidence`; the seeds judge the result alone, its first one new evidence).
     before = call.get("ws")
     if before is not None and ev.event.workspace is not None:

@@ -15,9 +15,8 @@ the file and writes (`sed -i`, `perl -pi`, a Python rewrite): a wall that goes o
 after the patches (one target, changing errors: issue class 5) is the same wall. A read, a
 change of the file that applies (a patch or a shell edit, not one that changed nothing; a write
 tool's call or a here-document into it, even of the text the file held: the file is then what
-the model sent), a user prompt or
-a compaction lifts it (three failures, then a smaller
-patch that applies without a read, is ordinary on real sessions). Writing the file whole is
+the model sent), a user prompt or a compaction lifts it (three failures, then a smaller patch
+that applies without a read, is ordinary on real sessions). Writing the file whole is
 never denied, it is a way out: a write tool, a patch's `*** Add File`, or a command whose `>`
 or `tee` has the file as its target. A wall the model read the file during is left to the
 reminders: on real sessions a patch made after reading, even several failures later, or a
