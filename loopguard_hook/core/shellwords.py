@@ -119,7 +119,11 @@ def command_words(command: str) -> list[str]:
     escaped one (`echo "done;"`, `find . -exec rm {} \\;`); split at blanks when the line does not
     tokenise."""
     spelled = shell_words(command[:4096])
-    words = spelled.split("\0") if spelled is not None else command.split()
+    return _glued_apart(spelled.split("\0") if spelled is not None else command.split())
+
+
+def _glued_apart(words: list[str]) -> list[str]:
+    """`words` with a `;` glued to a word's end split off, not a quoted or escaped one."""
     return [part for w in words for part in ((w[:-1], ";") if len(w) > 1 and w[-1] == ";" and w[-2] not in _MARKS else (w,))]
 
 
@@ -209,11 +213,12 @@ def prints_only(command: str) -> bool:
         return False  # the cheap look first: most lines start with another program
     if not _MARKS.isdisjoint(command):
         return False  # `shell_words`' own marks in the line: its reading cannot be trusted
-    if not shell_words(command):
+    spelled = shell_words(command)
+    if not spelled:
         return False
     printed = formats = False
     start = True
-    for word in command_words(command):  # a `;` glued to a word ends its command (`printf 'done'; true`)
+    for word in _glued_apart(spelled.split("\0")):  # a glued `;` ends its command (`printf 'done'; true`)
         if word in _SEQUENCE:
             start = True
             continue
