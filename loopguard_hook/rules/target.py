@@ -300,10 +300,12 @@ def _sent_whole(tool: str, tool_input: Any, file: str) -> bool:
     if tool in WRITE_TOOLS:
         return True
     command = shell_command(tool, tool_input)
-    if command is None or "<<" not in command:
-        return False
-    target = _target(file)
-    return re.search(rf"(?:\A|[^>&0-9=-])>\s*{target}|\btee\s+(?:-[^a\s]\S*\s+)*{target}", command) is not None
+    return command is not None and "<<" in command and re.search(_into(_target(file)), command) is not None
+
+
+def _into(target: str) -> str:
+    """A pattern for a `>` (not `>>`) or a `tee` (not `-a`) whose target is `target`."""
+    return rf"(?:\A|[^>&0-9=-])>\s*{target}|\btee\s+(?:-[^a\s]\S*\s+)*{target}"
 
 
 def _writes_whole(command: str, file: str) -> bool:
@@ -312,7 +314,7 @@ def _writes_whole(command: str, file: str) -> bool:
     `git restore` of it (back to a known text)."""
     target = _target(file)
     return re.search(
-        rf"(?:\A|[^>&0-9=-])>\s*{target}|\btee\s+(?:-[^a\s]\S*\s+)*{target}"
+        rf"{_into(target)}"
         rf"|\b(?:cp|mv)\s+(?:-\S+\s+)*[^;&|]*?\S\s+{target}\s*(?:$|[;&|])"
         rf"|\bgit\s+(?:checkout|restore)\b[^;&|]*\s{target}",
         command,
