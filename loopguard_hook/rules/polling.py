@@ -24,8 +24,8 @@ watched another way: its probes are shell commands that only read its log (`tail
 run_all.sh`, `ps aux | grep [r]un_all.sh`), any of them in turn (rebuilt from
 anthropics/claude-code#95202: a subagent rotating `tail`, `grep -c` and `pgrep` every six seconds
 for minutes, each answer a little different), or a read tool on its log (Claude Code's `Read`;
-the log and the file read against the payload's `cwd`, or Codex's `workdir`, so a log of the same
-name in another folder is another file). A shell probe cannot say whether the job still runs, so
+the log and the file read against the payload's `cwd`, which on Codex has the call's `workdir`
+applied, so a log of the same name in another folder is another file). A shell probe cannot say whether the job still runs, so
 only what polling looks like counts:
 
 - probes back to back: any other call of the agent in between (an edit, a test run, a look at
@@ -95,12 +95,11 @@ def task_of(tool: str, tool_input: Any) -> str | None:
     return None
 
 
-def where(tool_input: Any, cwd: str | None) -> str | None:
-    """The folder a call runs in, when known: Codex's `workdir` argument, else the payload's
-    `cwd` (absolute paths only)."""
-    workdir = tool_input.get("workdir") if isinstance(tool_input, dict) else None
-    folder = workdir if isinstance(workdir, str) and posixpath.isabs(workdir) else cwd
-    return posixpath.normpath(folder) if isinstance(folder, str) and posixpath.isabs(folder) else None
+def where(cwd: str | None) -> str | None:
+    """The folder a call runs in, when known: the payload's `cwd`, absolute (Codex 0.171.0 gives
+    it with the call's `workdir` applied, and leaves `workdir` out of `tool_input`; a replay of a
+    rollout does the same: `Capabilities.cwd_is_workdir`)."""
+    return posixpath.normpath(cwd) if isinstance(cwd, str) and posixpath.isabs(cwd) else None
 
 
 def _started_in(ctx: ResultContext, command: str | None) -> str | None:
@@ -110,7 +109,7 @@ def _started_in(ctx: ResultContext, command: str | None) -> str | None:
     noted = ctx.call.get("cwd")
     if isinstance(noted, str):
         return noted
-    return None if command and "cd" in command else where(ctx.tool_input, ctx.cwd)
+    return None if command and "cd" in command else where(ctx.cwd)
 
 
 def _key(
@@ -176,7 +175,7 @@ def on_call(ctx: CallContext) -> Decision | None:
     noted = command is not None and "cd" in command and (tasks or "&" in command) and ctx.event.event == "PreToolUse"
     if not tasks and not noted:
         return None  # the common case: no job, and no line with a `cd` that could start one
-    folder = where(ctx.tool_input, ctx.event.cwd)
+    folder = where(ctx.event.cwd)
     if noted and folder:
         # Claude Code's result of `cd x && …` gives the folder the `cd` led to: the line is read
         # at its result from the folder it started in.

@@ -8,10 +8,10 @@ alike; not a log of the same name in another folder) or asks whether a process o
 (`pgrep -f run_all.sh`, `ps aux | grep [r]un_all.sh`), printing, filtering, short sleeps, tests
 of the log (`[ -f log ]`), a `cd` and output thrown away (`> /dev/null`) aside.
 
-Where the folder a line runs in is known (the payload's `cwd`, or Codex's `workdir`), a relative
-log is read against it and against the line's own `cd`s, so `cd logs && tail train.log` probes
-the job started with `nohup … > logs/train.log &` and `cd /srv && tail train.log` does not probe
-one started elsewhere. Unknown, a log is compared as the line spells it.
+Where the folder a line runs in is known (the payload's `cwd`, on Codex with the call's `workdir`
+applied), a relative log is read against it and against the line's own `cd`s, so `cd logs &&
+tail train.log` probes the job started with `nohup … > logs/train.log &` and `cd /srv && tail
+train.log` does not probe one started elsewhere. Unknown, a log is compared as the line spells it.
 """
 
 import posixpath
