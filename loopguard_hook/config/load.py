@@ -132,8 +132,9 @@ def unreachable(resolved: Resolved) -> list[str]:
 
 
 def _out_of_order(sources: Mapping[str, str], low: str, low_value: int, high: str, high_value: int) -> str:
-    """`high` (a stop) must be above `low` (a denial): one line that blames the source where the
-    user set a value (not the profile whose default the other one is) and says the fix."""
+    """`high` (a stop, or a rule's denial) must be above `low` (a denial, or that rule's
+    reminder): one line that blames the source where the user set a value (not the profile whose
+    default the other one is) and says the fix."""
     low_source, high_source = sources[low], sources[high]
     never = "never end the turn" if high.endswith("stop_at") else "never deny"
     lower = f"{low} below {high_value}" if high_value > 2 else f"{low} = 0 (off)"

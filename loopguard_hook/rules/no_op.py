@@ -70,7 +70,7 @@ def on_call(ctx: CallContext) -> Decision | None:
 
 
 def fit(agent: Agent, share: Limits) -> None:
-    """One short run an agent (at most `MAX_SEEN` digests), whatever the share."""
+    """One short run per agent (at most `MAX_SEEN` digests), whatever the share."""
 
 
 def reset(agent: Agent, why: str) -> None:
