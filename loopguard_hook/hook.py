@@ -288,8 +288,9 @@ def _decide(store: Store, event: HookEvent, cfg: config_mod.Config, now: float, 
     stderr = _line(warning)
     if result.responses and not dry_run:
         stderr = _join(stderr, _log_responses(store, event, cfg, result.responses))
+    decision = result.decision
+    stdout = render(decision, event.event, event.client)
     if result.record is not None and not dry_run:
-        decision = result.decision
         record: dict[str, object] = {
             **result.record,
             "session": event.session_id,
@@ -300,16 +301,28 @@ def _decide(store: Store, event: HookEvent, cfg: config_mod.Config, now: float, 
             # and where the session's transcript is: `log` shows both, and the loop's tokens.
             "text": redact(fit(decision.message)) if decision.action is not engine.Action.ALLOW else "",
             **_would_text(decision),
+            **_stop_reason(stdout),
             "transcript": (event.transcript_path or "")[:4096],
         }
         try:
             store.append_log(AUDIT_LOG, orjson.dumps(record))
         except StateError as exc:
             stderr = _join(stderr, f"loopguard-hook: audit log: {exc}")
-    decision = result.decision
-    return HookResult(
-        stdout=render(decision, event.event, event.client), stderr=stderr, decision=decision, event=event
-    )
+    return HookResult(stdout=stdout, stderr=stderr, decision=decision, event=event)
+
+
+def _stop_reason(stdout: bytes) -> dict[str, str]:
+    """`{"stop_reason": …}`, the end of turn's message to the user (the answer's top-level
+    `stopReason`: Claude Code shows it in the terminal, Gemini CLI on stderr), redacted, where
+    the answer sent to the host carries one: `log` shows it beside what the model was told."""
+    if b'"stopReason"' not in stdout:
+        return {}
+    try:
+        answer = orjson.loads(stdout)
+    except orjson.JSONDecodeError:
+        return {}
+    reason = answer.get("stopReason") if isinstance(answer, dict) else None
+    return {"stop_reason": redact(reason)} if isinstance(reason, str) and reason else {}
 
 
 def _would_text(decision: engine.Decision) -> dict[str, str]:

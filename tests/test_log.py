@@ -82,6 +82,46 @@ def test_log_after_session_end_shows_what_the_read_loop_was_told(
     assert "`loopguard-hook pause` turns the guard off" in blocks[-1]
 
 
+def test_log_shows_the_message_the_user_saw_when_the_turn_ended(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An end of turn's answer carries a message to the user (Claude Code's `stopReason`): the
+    record keeps it as the host was sent it, and `log` shows it after what the model was told.
+    The reminders and denials before it carry none."""
+    answers = []
+    for line in SESSION.read_bytes().splitlines():
+        done = subprocess.run([str(EXE), "--state-dir", str(tmp_path)], input=line, capture_output=True,
+                              env=dict(os.environ), timeout=60)
+        assert done.returncode == 0, done.stderr
+        answers += [json.loads(done.stdout)] if done.stdout.strip() else []
+    sent = [a["stopReason"] for a in answers if "stopReason" in a]
+    assert len(sent) == 1 and sent[0].startswith("loopguard ended the turn: Read was called 8 times")
+    records = [json.loads(line) for line in (tmp_path / "decisions.jsonl").read_text().splitlines()]
+    assert [r.get("stop_reason") for r in records] == [None] * 5 + sent
+    code, out, _ = cli(["log", "--state-dir", str(tmp_path), "--no-cost"], capsys)
+    assert code == 0
+    blocks = out.split("\n\n")
+    assert blocks[5].endswith("the user was shown:\n    " + sent[0])
+    assert not any("the user was shown" in block for block in blocks[:5])
+
+
+def test_a_codex_end_of_turn_at_pretooluse_shows_the_user_nothing_of_its_own(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Codex takes no end of turn at PreToolUse: the guard's stop goes as a denial with a final
+    text, no `stopReason` reaches the host, and the record claims none."""
+    for line in (REPO / "examples/sessions/codex-cat-loop.jsonl").read_bytes().splitlines():
+        done = subprocess.run([str(EXE), "--state-dir", str(tmp_path)], input=line, capture_output=True,
+                              env=dict(os.environ), timeout=60)
+        assert done.returncode == 0, done.stderr
+        assert b"stopReason" not in done.stdout
+    records = [json.loads(line) for line in (tmp_path / "decisions.jsonl").read_text().splitlines()]
+    assert any(r["action"] == "stop" for r in records)
+    assert not any("stop_reason" in r for r in records)
+    code, out, _ = cli(["log", "--state-dir", str(tmp_path), "--no-cost"], capsys)
+    assert code == 0 and "the user was shown" not in out
+
+
 def test_log_shows_the_kept_text_and_falls_back_for_older_records(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -8,8 +8,10 @@ decided; they differ under `advise` and `observe`), `count`, `arguments` (the ca
 cut), `variant` (the text's template), `profile` and `mode`; records written since the text was
 kept also hold `text`, the text the model was given, redacted ("" when the mode kept it from the
 model), and such a record also holds `would_text`, the text the rules wrote, redacted, which the
-log shows as what the guard would have said. Older records have no `text`: the log says which
-template it was (`variant`). Off the hook path; pure apart from `load`.
+log shows as what the guard would have said. A record of an end of turn whose answer carried a
+message to the user (the top-level `stopReason` of Claude Code's and Gemini CLI's answers) holds
+it, redacted, as `stop_reason`, which the log shows as what the user was shown. Older records
+have no `text`: the log says which template it was (`variant`). Off the hook path; pure apart from `load`.
 """
 
 from __future__ import annotations
@@ -120,9 +122,11 @@ def told(record: Mapping[str, Any]) -> list[str]:
         if isinstance(would, str) and would:
             return [head + "; the guard would have said:", *_indented(would)]
         return [head + f"; the text would have been a {variant}"]
+    user = record.get("stop_reason")
+    shown = ["the user was shown:", *_indented(user)] if isinstance(user, str) and user else []
     if isinstance(text, str):
-        return ["the model was told:", *_indented(text)]
-    return [f"the model was given a {variant} text (this record is older than the texts the log keeps)"]
+        return ["the model was told:", *_indented(text), *shown]
+    return [f"the model was given a {variant} text (this record is older than the texts the log keeps)", *shown]
 
 
 def _indented(text: object) -> list[str]:
