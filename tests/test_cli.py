@@ -313,6 +313,32 @@ def test_config_check_uses_the_options_before_the_command(tmp_path: Path, capsys
     assert code == 0 and "good.toml" in out
 
 
+def test_config_check_names_every_file_it_read_also_one_overridden(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With no PATH, the check reads the user file and the project file: both are named, lowest
+    first, though the project file overrides every value of the user file; then the environment
+    and the command line, which set values too."""
+    user = tmp_path / "xdg/loopguard-hook/config.toml"
+    user.parent.mkdir(parents=True)
+    user.write_text("deny_at = 6\n")
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / ".loopguard.toml").write_text("deny_at = 7\n")
+    for key in [k for k in os.environ if k.startswith("LOOPGUARD_") or k == "CLAUDE_PROJECT_DIR"]:
+        monkeypatch.delenv(key)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    monkeypatch.chdir(project)
+    code, out, _ = cli(["config", "check"], capsys)
+    assert code == 0 and out == f"config OK: user file {user}; project file {project / '.loopguard.toml'}\n", out
+    monkeypatch.setenv("LOOPGUARD_MODE", "advise")
+    code, out, _ = cli(["--profile", "breaker", "config", "check"], capsys)
+    assert code == 0 and out.endswith(f"project file {project / '.loopguard.toml'}; environment; command line\n"), out
+    user.write_text("deny_at = 1\n")  # overridden, and still checked
+    code, _, err = cli(["config", "check"], capsys)
+    assert code == 1 and str(user) in err
+
+
 def test_observe_mode_keeps_the_ledger_after_session_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     loop(tmp_path, 5, ("--mode", "observe"))
     end = (EXAMPLES / "payloads/claude-code-2.1.332/SessionEnd.json").read_bytes()

@@ -78,6 +78,20 @@ def _maybe_unwritable(root: str) -> bool:
     return not os.access(path, os.W_OK | os.X_OK)
 
 
+def _checked(resolved: config_mod.Resolved) -> str:
+    """The sources `config check` read, lowest first: every config file, also one whose every
+    value a later source overrides (it was read and checked all the same), then the other sources
+    that set a value in effect (the environment, the command line, a pause)."""
+    files = [layer.source for layer in resolved.layers if layer.source.startswith(_FILES)]
+    setting = {src for src in resolved.sources.values() if not src.startswith(("profile ", "default", *_FILES))}
+    others = [layer.source for layer in resolved.layers if layer.source in setting]
+    return "; ".join(dict.fromkeys([*files, *others]))
+
+
+#: How `config.load` names a layer read from a file.
+_FILES = ("user file ", "project file ", "config file ")
+
+
 @config_group.command("check")
 @click.argument("path", required=False, type=click.Path(dir_okay=False))
 def config_check(path: str | None) -> None:
@@ -89,11 +103,8 @@ def config_check(path: str | None) -> None:
             resolved = config_mod.load(
                 environ=os.environ, cwd=_cwd(), config_path=_root_param("config_path"), flags=flags
             )
-            used = sorted({src for src in resolved.sources.values() if not src.startswith(("profile ", "default"))})
-            click.echo(
-                "config OK: "
-                + ("; ".join(used) if used else "no config file or LOOPGUARD_* variable in effect, profile defaults")
-            )
+            none = "no config file or LOOPGUARD_* variable in effect, profile defaults"
+            click.echo("config OK: " + (_checked(resolved) or none))
             for line in (*resolved.ignored, *config_mod.unreachable(resolved)):
                 click.echo(f"note: {_printable(line)}")
             return
