@@ -32,8 +32,10 @@ from .commands.common import (
     STATE_DIR_HELP,
     _cwd,
     _echo_json,
+    _printable,
     _resolved,
     _root_param,
+    sources_read,
 )
 from .config import load as config_mod
 from .store import StateError
@@ -181,7 +183,12 @@ def replay_command(
         raise click.UsageError(f"--html {html_path} would write the page over a recording: name the page FILE.html")
     unreadable: list[str] = []
     files = _in_folders(files, unreadable)
-    cfg = _resolved(profile, config_path, mode).config
+    resolved = _resolved(profile, config_path, mode)
+    cfg = resolved.config
+    read = sources_read(resolved)
+    if read and read != "command line":
+        # The files of the folder replay runs in and the user's, not the recording's: said once.
+        click.echo(f"replay: settings from {_printable(read)} (`config show` lists them)", err=True)
     recordings = replay_mod.load(files, unreadable=unreadable)
     _say_unreadable(unreadable)
     said = len(unreadable)

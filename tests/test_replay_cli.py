@@ -539,3 +539,20 @@ def test_an_operator_command_after_the_shared_options_runs_under_a_hosts_variabl
                           env=env, cwd=tmp_path, timeout=60)
     assert done.returncode == 0 and f"state dir: {state}" in done.stdout.decode(), (done.returncode, done.stdout, done.stderr)
     assert not (state / "errors.log").exists()
+
+
+def test_replay_says_where_its_settings_came_from(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Replay reads the config of the folder it runs in and the user's, not the recording's: a
+    settings file in effect is named once on stderr, and the report shows its thresholds. With
+    only the profile's defaults (or a --profile given), nothing is said."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / ".loopguard.toml").write_text("deny_at = 7\n")
+    monkeypatch.chdir(project)
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "none"), "HOME": str(tmp_path), "CLAUDE_PROJECT_DIR": ""}
+    result = run("--summary", READ_LOOP, env=env)
+    assert result.stderr == f"replay: settings from project file {project / '.loopguard.toml'} (`config show` lists them)\n"
+    assert result.stdout.startswith("profile balanced (enforce, no_progress): remind at 3, 4, deny at 7, stop at 8\n")
+    monkeypatch.chdir(tmp_path)
+    result = run("--summary", "--profile", "breaker", READ_LOOP, env=env)
+    assert result.stderr == "" and result.stdout.startswith("profile breaker ")

@@ -88,6 +88,22 @@ def _load_config(profile: str | None, config_path: str | None, mode: str | None 
     return config_mod.load(environ=os.environ, cwd=_cwd(), config_path=config_path, flags={"profile": profile, "mode": mode})
 
 
+def sources_read(resolved: config_mod.Resolved) -> str:
+    """The sources a command's config was read from, lowest first, joined by "; " ("" when only
+    the profile's defaults are in effect): every config file, also one whose every value a later
+    source overrides (it was read and checked all the same), then the other sources that set a
+    value in effect (the environment, the command line, a pause). `config check` and `replay`
+    name them."""
+    files = [layer.source for layer in resolved.layers if layer.source.startswith(_FILES)]
+    setting = {src for src in resolved.sources.values() if not src.startswith(("profile ", "default", *_FILES))}
+    others = [layer.source for layer in resolved.layers if layer.source in setting]
+    return "; ".join(dict.fromkeys([*files, *others]))
+
+
+#: How `config.load` names a layer read from a file.
+_FILES = ("user file ", "project file ", "config file ")
+
+
 def _cwd() -> str:
     """The working directory (for the project config and install scope).
 

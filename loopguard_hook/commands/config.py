@@ -10,7 +10,18 @@ import orjson
 
 from ..config import load as config_mod
 from ..store import StateError, location
-from .common import CONFIG_HELP, MODE_CHOICE, MODE_HELP, PROFILE_CHOICE, _cwd, _echo_json, _printable, _resolved, _root_param
+from .common import (
+    CONFIG_HELP,
+    MODE_CHOICE,
+    MODE_HELP,
+    PROFILE_CHOICE,
+    _cwd,
+    _echo_json,
+    _printable,
+    _resolved,
+    _root_param,
+    sources_read,
+)
 
 
 @click.group("config")
@@ -78,20 +89,6 @@ def _maybe_unwritable(root: str) -> bool:
     return not os.access(path, os.W_OK | os.X_OK)
 
 
-def _checked(resolved: config_mod.Resolved) -> str:
-    """The sources `config check` read, lowest first: every config file, also one whose every
-    value a later source overrides (it was read and checked all the same), then the other sources
-    that set a value in effect (the environment, the command line, a pause)."""
-    files = [layer.source for layer in resolved.layers if layer.source.startswith(_FILES)]
-    setting = {src for src in resolved.sources.values() if not src.startswith(("profile ", "default", *_FILES))}
-    others = [layer.source for layer in resolved.layers if layer.source in setting]
-    return "; ".join(dict.fromkeys([*files, *others]))
-
-
-#: How `config.load` names a layer read from a file.
-_FILES = ("user file ", "project file ", "config file ")
-
-
 @config_group.command("check")
 @click.argument("path", required=False, type=click.Path(dir_okay=False))
 def config_check(path: str | None) -> None:
@@ -104,7 +101,7 @@ def config_check(path: str | None) -> None:
                 environ=os.environ, cwd=_cwd(), config_path=_root_param("config_path"), flags=flags
             )
             none = "no config file or LOOPGUARD_* variable in effect, profile defaults"
-            click.echo("config OK: " + (_checked(resolved) or none))
+            click.echo("config OK: " + (sources_read(resolved) or none))
             for line in (*resolved.ignored, *config_mod.unreachable(resolved)):
                 click.echo(f"note: {_printable(line)}")
             return
