@@ -55,7 +55,7 @@ ON_CALL: tuple[Rule[CallContext], ...] = (
 )
 ON_RESULT: tuple[Rule[ResultContext], ...] = (
     same_path.on_result, same_error.on_result, same_result.on_result, same_answer.on_result, polling.on_result, target.on_result,
-    every_call.on_result, unmoved.on_result, unhooked.on_result,
+    every_call.on_result, unmoved.on_result, unhooked.on_result, repeat.on_result,
 )
 ON_TEXT: tuple[Rule[TextContext], ...] = (text_loops.on_text, continuations.on_text)
 SLOTS: tuple[SlotRule, ...] = (

@@ -16,18 +16,26 @@ Under `exact_repeat_code` (the progress profile) a denial of attempts that were 
 is coded `LOOP_GUARD_DUPLICATE`, as the progress seed codes it; the slot
 `Agent.rules["repeat"]` keeps, per signature, how its last attempt was spelt and whether the
 attempts since the evidence were spelt alike (`RepeatEntry`).
+
+A write that changed nothing (`ResultContext.unchanged`: the workspace, or Claude Code's Write
+result, shows its file as it was) is no progress, so the check run before and after it counts
+on (issue class 2, check / no-op fix / check). Where `write_result_evidence` is on (balanced),
+the reminder, denial or end of turn of a call made after such a write says so (`NOOP_NOTE`),
+since the model believes its write was the fix: the slot `Agent.rules["repeat_noop"]` keeps the
+last such write, `[tool, when it was made]` (`NoopEntry`), until the next prompt. The seed
+profiles' texts are theirs and do not change.
 """
 
 from typing import TYPE_CHECKING, cast
 
 from ..core import messages as msg
-from ..core.ledger import Agent, Limits, Signature, drop_slot, slot, slots
+from ..core.ledger import MAX_ID_CHARS, Agent, Limits, Signature, drop_slot, slot, slots
 from ..core.messages import PREFIX, quote
-from ..core.outcome import arguments_preview
+from ..core.outcome import Failure, arguments_preview
 from ..core.shellwords import sleeps_first
 from ..core.signature import CallKey, digest
 from ..core.verdict import Action, Decision, Rule
-from .base import CallContext
+from .base import CallContext, ResultContext
 
 
 def arguments_text(key: CallKey, limit: int) -> str:
@@ -41,13 +49,19 @@ def _previous_result(ctx: CallContext) -> str | None:
 
 
 NAME = "repeat"
+#: The slot of the last write that changed nothing (module docstring).
+NOOP = "repeat_noop"
 
 if TYPE_CHECKING:
     #: `[spelling, mixed]`: a digest of the last attempt's arguments as given, and whether the
     #: attempts since the evidence were not all spelt alike.
     RepeatEntry = list[str | bool]
+    #: `[tool, t]`: the tool of the last successful write that changed nothing, and when it was
+    #: made (seconds since the epoch).
+    NoopEntry = list[str | float]
 else:
     RepeatEntry = list
+    NoopEntry = list
 
 
 def _note_spelling(agent: Agent, sig_id: str, sig: Signature, key: CallKey) -> bool:
@@ -73,9 +87,35 @@ def fit(agent: Agent, share: Limits) -> None:
 
 
 def reset(agent: Agent, why: str) -> None:
-    """A prompt forgets every signature; a compaction keeps them, and how they were spelt."""
+    """A prompt forgets every signature and the last write that changed nothing; a compaction
+    keeps them, and how they were spelt."""
     if why == "prompt":
         drop_slot(agent, NAME)
+        drop_slot(agent, NOOP)
+
+
+def on_result(ctx: ResultContext) -> Decision | None:
+    """Note a successful write that changed nothing (`ResultContext.unchanged`), for the texts
+    of the calls made after it (module docstring); never a decision."""
+    if ctx.unchanged and ctx.config.write_result_evidence and ctx.outcome.failure == Failure.NONE:
+        slots(ctx.agent)[NOOP] = [ctx.tool[:MAX_ID_CHARS], ctx.call["t"]]
+    return None
+
+
+def _noop_note(ctx: CallContext) -> str:
+    """`NOOP_NOTE` when a write that changed nothing was made since this call's previous
+    attempt, under `write_result_evidence`; else ""."""
+    found = cast("NoopEntry | None", slot(ctx.agent, NOOP))
+    if not ctx.config.write_result_evidence or not isinstance(found, list) or ctx.previous_time is None:
+        return ""
+    tool, when = found
+    if not isinstance(when, float | int) or when <= ctx.previous_time:
+        return ""
+    return NOOP_NOTE.format(tool=tool)
+
+
+#: What a call's text adds when a write made since its previous attempt changed nothing.
+NOOP_NOTE = " The {tool} call made since the previous one changed nothing: the file already held what it wrote."
 
 
 def on_call(ctx: CallContext) -> Decision | None:
@@ -88,8 +128,9 @@ def on_call(ctx: CallContext) -> Decision | None:
         alike = _note_spelling(ctx.agent, ctx.call["sig"], ctx.sig, ctx.key)
     in_a_row = cfg.counting == "consecutive"
     limit = cfg.result_preview_chars
+    note = _noop_note(ctx)
     if cfg.stop_at and n >= cfg.stop_at or cfg.deny_at and n >= cfg.deny_at:
-        advice = detailed_reminder(tool, n, arguments_text(ctx.key, cfg.preview_chars), in_a_row=in_a_row)
+        advice = detailed_reminder(tool, n, arguments_text(ctx.key, cfg.preview_chars), in_a_row=in_a_row, note=note)
     # A call the host rejected before it ran (Claude Code validates input before PreToolUse; only
     # PostToolBatch sees it) can never be denied: where the profile ends turns and the host can end
     # one here, the step after the denial comes at the denial's count.
@@ -98,12 +139,14 @@ def on_call(ctx: CallContext) -> Decision | None:
         decision = Decision(
             Action.STOP,
             Rule.END_TURN,
-            stop_text(tool, n, _previous_result(ctx), limit, ends_turn=ctx.ends_turn, pauses_tools=ctx.pauses_tools),
+            stop_text(
+                tool, n, _previous_result(ctx), limit, ends_turn=ctx.ends_turn, pauses_tools=ctx.pauses_tools, note=note
+            ),
             stop_reason=msg.stop_reason(tool, n),
             advice=advice,
         )
     elif cfg.deny_at and n >= cfg.deny_at:
-        denial = repeat_denial(tool, n, _previous_result(ctx), limit, in_a_row=in_a_row)
+        denial = repeat_denial(tool, n, _previous_result(ctx), limit, in_a_row=in_a_row, note=note)
         # Under `exact_repeat_code`, attempts all spelt alike are the progress seed's duplicate.
         decision = Decision(Action.DENY, Rule.DUPLICATE if alike else Rule.REPEAT, denial, advice=advice)
     else:
@@ -113,9 +156,9 @@ def on_call(ctx: CallContext) -> Decision | None:
             # CI pending): it is what a reminder asks for, waiting longer between checks.
             return None
         if n == thresholds[0]:
-            text = gentle_reminder(tool, n)
+            text = gentle_reminder(tool, n, note=note)
         else:
-            text = detailed_reminder(tool, n, arguments_text(ctx.key, cfg.preview_chars), in_a_row=in_a_row)
+            text = detailed_reminder(tool, n, arguments_text(ctx.key, cfg.preview_chars), in_a_row=in_a_row, note=note)
         return Decision(Action.REMIND, Rule.REPEAT, text)
     if _slow(ctx):
         assert ctx.previous_time is not None
@@ -141,21 +184,22 @@ def _slow(ctx: CallContext) -> bool:
 # -- the texts the model reads (`messages.variant_of` names them) --------------------
 
 
-def gentle_reminder(tool: str, count: int) -> str:
-    """The first reminder threshold: a short nudge."""
+def gentle_reminder(tool: str, count: int, *, note: str = "") -> str:
+    """The first reminder threshold: a short nudge (`note`: `NOOP_NOTE` or "")."""
     return (
         f"[{PREFIX}] You are repeating yourself: this is call {count} of {tool} with the same "
         "arguments. Analyse the previous result before calling it again; if it already answers "
-        "the question, use it and move on."
+        f"the question, use it and move on.{note}"
     )
 
 
-def detailed_reminder(tool: str, count: int, arguments: str, *, in_a_row: bool) -> str:
-    """Later reminder thresholds: tool, count, canonical arguments, and that nothing changed."""
+def detailed_reminder(tool: str, count: int, arguments: str, *, in_a_row: bool, note: str = "") -> str:
+    """Later reminder thresholds: tool, count, canonical arguments, and that nothing changed
+    (`note`: `NOOP_NOTE` or "")."""
     how = "in a row" if in_a_row else "with no new result in between"
     return (
         f"[{PREFIX}] {tool} has now been called {count} times {how} with identical arguments: "
-        f"{arguments}. These calls made no progress: nothing changed between them. Do not call it "
+        f"{arguments}. These calls made no progress: nothing changed between them.{note} Do not call it "
         "again with the same arguments. Use what the earlier calls returned, change the approach "
         "(different arguments or a different tool), or answer the user with what you know."
     )
@@ -174,9 +218,10 @@ def slow_repeat_reminder(tool: str, count: int, seconds: float, *, waits: float 
     )
 
 
-def repeat_denial(tool: str, count: int, previous: str | None, limit: int, *, in_a_row: bool) -> str:
+def repeat_denial(tool: str, count: int, previous: str | None, limit: int, *, in_a_row: bool, note: str = "") -> str:
     """`REPEAT_TOOL_BLOCKED`: the call was not run; quote the previous result's preview (at most
-    4,000 characters, so the instruction after it always fits in what the clients pass on)."""
+    4,000 characters, so the instruction after it always fits in what the clients pass on), then
+    `note` (`NOOP_NOTE` or "")."""
     how = "in a row" if in_a_row else "with no new result in between"
     limit = min(limit, 4000)
     quoted = f' The previous identical call returned: """{quote(previous, limit)}"""' if previous is not None else ""
@@ -184,19 +229,19 @@ def repeat_denial(tool: str, count: int, previous: str | None, limit: int, *, in
     result = "that result" if previous is not None else "what the earlier calls returned"
     return (
         f"REPEAT_TOOL_BLOCKED: this {tool} call is identical to the previous ones and was not run "
-        f"(attempt {count} {how}; loop guard policy, not a tool failure).{quoted} "
+        f"(attempt {count} {how}; loop guard policy, not a tool failure).{quoted}{note} "
         f"Do not retry it. Advance instead: use {result}, change the approach, or conclude "
         "and answer the user with what is known"
     )
 
 
 def stop_text(
-    tool: str, count: int, previous: str | None, limit: int, *, ends_turn: bool, pauses_tools: bool = False
+    tool: str, count: int, previous: str | None, limit: int, *, ends_turn: bool, pauses_tools: bool = False, note: str = ""
 ) -> str:
     """The last resort, worded for what the client does: Claude Code ends the turn
     (`continue: false`); Codex only denies; where the turn cannot end (DSH), every further tool
     call of the turn is denied (`pauses_tools`)."""
-    base = repeat_denial(tool, count, previous, limit, in_a_row=False)
+    base = repeat_denial(tool, count, previous, limit, in_a_row=False, note=note)
     if ends_turn:
         return base + ". The loop guard is ending this turn"
     if pauses_tools:

@@ -95,3 +95,58 @@ def test_its_slot_follows_the_signatures() -> None:
     assert entry["rules"]["repeat"]  # a compaction keeps the signatures
     rule.reset(entry, "prompt")
     assert "rules" not in entry
+
+
+NOTE = "The Write call made since the previous one changed nothing: the file already held what it wrote."
+WRITE = {"file_path": "/p/a.py", "content": "a = 1\n"}
+WROTE = {"type": "update", "filePath": "/p/a.py", "content": "a = 1\n", "structuredPatch": [], "originalFile": "a = 1\n"}
+
+
+def _noop_write(entry: object, *, config: Config, now: float, failed: bool = False) -> None:
+    from rulekit import result_ctx
+
+    from loopguard_hook.core.outcome import Failure, Outcome
+
+    ctx = result_ctx("Write", WRITE, WROTE, config=config, entry=entry, now=now)  # type: ignore[arg-type]
+    if failed:
+        ctx = ctx._replace(outcome=Outcome("f", Failure.HARD, "Error writing file"))
+    assert rule.on_result(ctx._replace(unchanged=True)) is None
+
+
+def test_a_text_after_a_write_that_changed_nothing_says_so_under_balanced() -> None:
+    """Check, no-op write, check (issue class 2): the check's reminder, denial and end of turn
+    tell the model its write changed nothing, once such a write came after the check's previous
+    run; a write before that run, or none, adds nothing."""
+    balanced = Config(**PROFILE_DEFAULTS["balanced"])
+    check = {"command": "python3 check.py"}
+    entry = agent()
+    _noop_write(entry, config=balanced, now=150.0)
+    for n in (3, 4, 5, 8):
+        verdict = rule.on_call(call_ctx("Bash", check, attempt=n, config=balanced, entry=entry, now=160.0, previous_time=140.0))
+        assert verdict is not None and NOTE in verdict.message, (n, verdict)
+    deny = rule.on_call(call_ctx("Bash", check, attempt=5, config=balanced, entry=entry, now=160.0, previous_time=140.0))
+    assert deny is not None and deny.message.startswith("REPEAT_TOOL_BLOCKED") and NOTE in deny.advice
+    before = rule.on_call(call_ctx("Bash", check, attempt=5, config=balanced, entry=entry, now=160.0, previous_time=155.0))
+    assert before is not None and before.action is Action.DENY and NOTE not in before.message
+    rule.reset(entry, "prompt")
+    again = rule.on_call(call_ctx("Bash", check, attempt=5, config=balanced, entry=entry, now=160.0, previous_time=140.0))
+    assert again is not None and NOTE not in again.message
+
+
+def test_a_failed_write_or_a_seed_profile_adds_nothing_to_the_text() -> None:
+    """A write that failed is no "changed nothing"; the seed profiles (write_result_evidence off)
+    keep their texts as the seeds word them."""
+    balanced = Config(**PROFILE_DEFAULTS["balanced"])
+    entry = agent()
+    _noop_write(entry, config=balanced, now=150.0, failed=True)
+    verdict = rule.on_call(call_ctx("Bash", {"command": "make"}, attempt=5, config=balanced, entry=entry, now=160.0,
+                                    previous_time=140.0))
+    assert verdict is not None and "changed nothing" not in verdict.message
+    for profile in ("reminder", "breaker", "progress"):
+        seed = Config(**PROFILE_DEFAULTS[profile])
+        entry = agent()
+        _noop_write(entry, config=seed, now=150.0)
+        for n in range(1, 9):
+            verdict = rule.on_call(call_ctx("Bash", {"command": "make"}, attempt=n, config=seed, entry=entry, now=160.0,
+                                            previous_time=140.0))
+            assert verdict is None or "changed nothing" not in verdict.message, (profile, n)
