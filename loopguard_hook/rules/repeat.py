@@ -106,16 +106,17 @@ def _noop_note(ctx: CallContext) -> str:
     """`NOOP_NOTE` when a write that changed nothing was made since this call's previous
     attempt, under `write_result_evidence`; else ""."""
     found = cast("NoopEntry | None", slot(ctx.agent, NOOP))
-    if not ctx.config.write_result_evidence or not isinstance(found, list) or ctx.previous_time is None:
-        return ""
+    if not ctx.config.write_result_evidence or not isinstance(found, list) or len(found) != 2 or ctx.previous_time is None:
+        return ""  # none, or not this rule's shape (a state file edited by hand)
     tool, when = found
-    if not isinstance(when, float | int) or when <= ctx.previous_time:
+    if not isinstance(tool, str) or not isinstance(when, float | int) or not when > ctx.previous_time:
         return ""
     return NOOP_NOTE.format(tool=tool)
 
 
-#: What a call's text adds when a write made since its previous attempt changed nothing.
-NOOP_NOTE = " The {tool} call made since the previous one changed nothing: the file already held what it wrote."
+#: What a call's text adds when a write made since its previous attempt changed nothing (true of
+#: a Write whose result says so and of any call whose files the workspace showed unchanged).
+NOOP_NOTE = " The {tool} call made since the previous one changed nothing: its files were the same after it as before."
 
 
 def on_call(ctx: CallContext) -> Decision | None:

@@ -196,7 +196,8 @@ def test_a_check_between_writes_that_change_nothing_is_denied(claude_code: Claud
     (hit,) = guard_texts(claude_new(conv[10]))
     assert hit.call_id == call and hit.is_error and hit.text.startswith("PreToolUse:Bash hook error: REPEAT_TOOL_BLOCKED"), hit
     # The model thinks its write was the fix: the denial tells it the write changed nothing.
-    assert "The Write call made since the previous one changed nothing: the file already held what it wrote." in hit.text, hit
+    note = "The Write call made since the previous one changed nothing: its files were the same after it as before."
+    assert note in hit.text, hit
     assert app.read_text() == "a = 1\n"
     records = ledger.audit(ws)
     assert [(r["tool"], r["rule"]) for r in records][-1] == ("Bash", "LOOP_GUARD_REPEAT")

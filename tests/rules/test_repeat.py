@@ -97,7 +97,7 @@ def test_its_slot_follows_the_signatures() -> None:
     assert "rules" not in entry
 
 
-NOTE = "The Write call made since the previous one changed nothing: the file already held what it wrote."
+NOTE = "The Write call made since the previous one changed nothing: its files were the same after it as before."
 WRITE = {"file_path": "/p/a.py", "content": "a = 1\n"}
 WROTE = {"type": "update", "filePath": "/p/a.py", "content": "a = 1\n", "structuredPatch": [], "originalFile": "a = 1\n"}
 
@@ -150,3 +150,16 @@ def test_a_failed_write_or_a_seed_profile_adds_nothing_to_the_text() -> None:
             verdict = rule.on_call(call_ctx("Bash", {"command": "make"}, attempt=n, config=seed, entry=entry, now=160.0,
                                             previous_time=140.0))
             assert verdict is None or "changed nothing" not in verdict.message, (profile, n)
+
+
+def test_a_slot_not_of_this_rules_shape_adds_nothing() -> None:
+    """A state file edited by hand (or by another version) may hold anything in the slot: no
+    sentence, no error."""
+    balanced = Config(**PROFILE_DEFAULTS["balanced"])
+    for junk in ("Write", {"tool": "Write"}, [], ["Write"], ["Write", 150.0, 1], [1, 150.0], ["Write", "150"],
+                 ["Write", float("nan")], ["Write", True]):
+        entry = agent()
+        entry["rules"] = {rule.NOOP: junk}
+        verdict = rule.on_call(call_ctx("Bash", {"command": "make"}, attempt=5, config=balanced, entry=entry, now=160.0,
+                                        previous_time=140.0))
+        assert verdict is not None and verdict.action is Action.DENY and "changed nothing" not in verdict.message, junk
