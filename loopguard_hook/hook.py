@@ -301,7 +301,7 @@ def _decide(store: Store, event: HookEvent, cfg: config_mod.Config, now: float, 
             # and where the session's transcript is: `log` shows both, and the loop's tokens.
             "text": redact(fit(decision.message)) if decision.action is not engine.Action.ALLOW else "",
             **_would_text(decision),
-            **_stop_reason(stdout),
+            **(_stop_reason(stdout) if hosts.capabilities(event.client).shows_stop_reason else {}),
             "transcript": (event.transcript_path or "")[:4096],
         }
         try:
@@ -313,7 +313,7 @@ def _decide(store: Store, event: HookEvent, cfg: config_mod.Config, now: float, 
 
 def _stop_reason(stdout: bytes) -> dict[str, str]:
     """`{"stop_reason": …}`, the end of turn's message to the user (the answer's top-level
-    `stopReason`: Claude Code shows it in the terminal, Gemini CLI on stderr), redacted, where
+    `stopReason`, on a host that shows it: `Capabilities.shows_stop_reason`), redacted, where
     the answer sent to the host carries one: `log` shows it beside what the model was told."""
     if b'"stopReason"' not in stdout:
         return {}

@@ -334,6 +334,13 @@ def test_config_check_names_every_file_it_read_also_one_overridden(
     monkeypatch.setenv("LOOPGUARD_MODE", "advise")
     code, out, _ = cli(["--profile", "breaker", "config", "check"], capsys)
     assert code == 0 and out.endswith(f"project file {project / '.loopguard.toml'}; environment; command line\n"), out
+    odd = tmp_path / "odd\x1b[31m\nname"  # a folder name a terminal would act on
+    odd.mkdir()
+    (odd / ".loopguard.toml").write_text("deny_at = 7\n")
+    monkeypatch.chdir(odd)
+    code, out, _ = cli(["config", "check"], capsys)
+    assert code == 0 and out.count("\n") == 1 and "\x1b" not in out and "odd\\x1b[31m\\nname" in out, out
+    monkeypatch.chdir(project)
     user.write_text("deny_at = 1\n")  # overridden, and still checked
     code, _, err = cli(["config", "check"], capsys)
     assert code == 1 and str(user) in err

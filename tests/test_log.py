@@ -122,6 +122,28 @@ def test_a_codex_end_of_turn_at_pretooluse_shows_the_user_nothing_of_its_own(
     assert code == 0 and "the user was shown" not in out
 
 
+def test_a_droid_end_of_turn_is_silent_so_the_log_claims_nothing_shown(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Droid ends a turn on `continue: false` silently (hosts/droid.py): the answer carries a
+    `stopReason`, but no user reads it, so the record keeps none and `log` does not say the
+    user was shown one (`Capabilities.shows_stop_reason`)."""
+    payloads = REPO / "tests/e2e/droid/payloads"
+    pre, post = (payloads / "PreToolUse.Execute.json").read_bytes(), (payloads / "PostToolUse.Execute.json").read_bytes()
+    sent = []
+    for _ in range(9):
+        for payload in (pre, post):
+            done = subprocess.run([str(EXE), "--state-dir", str(tmp_path), "--client", "droid"], input=payload,
+                                  capture_output=True, env=dict(os.environ), timeout=60)
+            assert done.returncode == 0, done.stderr
+            sent += [json.loads(done.stdout)] if done.stdout.strip() else []
+    assert any("stopReason" in answer for answer in sent)  # on the wire, for a host that shows it
+    records = [json.loads(line) for line in (tmp_path / "decisions.jsonl").read_text().splitlines()]
+    assert any(r["action"] == "stop" for r in records) and not any("stop_reason" in r for r in records)
+    code, out, _ = cli(["log", "--state-dir", str(tmp_path), "--no-cost"], capsys)
+    assert code == 0 and "LOOP_GUARD_END_TURN" in out and "the user was shown" not in out
+
+
 def test_log_shows_the_kept_text_and_falls_back_for_older_records(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

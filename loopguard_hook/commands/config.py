@@ -101,7 +101,7 @@ def config_check(path: str | None) -> None:
                 environ=os.environ, cwd=_cwd(), config_path=_root_param("config_path"), flags=flags
             )
             none = "no config file or LOOPGUARD_* variable in effect, profile defaults"
-            click.echo("config OK: " + (sources_read(resolved) or none))
+            click.echo("config OK: " + _printable(sources_read(resolved) or none))
             for line in (*resolved.ignored, *config_mod.unreachable(resolved)):
                 click.echo(f"note: {_printable(line)}")
             return

@@ -9,8 +9,9 @@ cut), `variant` (the text's template), `profile` and `mode`; records written sin
 kept also hold `text`, the text the model was given, redacted ("" when the mode kept it from the
 model), and such a record also holds `would_text`, the text the rules wrote, redacted, which the
 log shows as what the guard would have said. A record of an end of turn whose answer carried a
-message to the user (the top-level `stopReason` of Claude Code's and Gemini CLI's answers) holds
-it, redacted, as `stop_reason`, which the log shows as what the user was shown. Older records
+message the host shows the user (the top-level `stopReason` of Claude Code's and Gemini CLI's
+answers: `Capabilities.shows_stop_reason`) holds it, redacted, as `stop_reason`, which the log
+shows as what the user was shown. Older records
 have no `text`: the log says which template it was (`variant`). Off the hook path; pure apart from `load`.
 """
 

@@ -55,7 +55,10 @@ class Capabilities(NamedTuple):
     - `cwd_is_workdir`: a tool event's `cwd` is the call's own folder (Codex 0.171.0 applies
       `exec_command`'s `workdir` to it and leaves `workdir` out of `tool_input`, checked with the
       real client here), so a shell call's signature includes it (`progress.open_attempt`):
-      `cat notes.txt` in `a/` and in `b/` are two calls.
+      `cat notes.txt` in `a/` and in `b/` are two calls;
+    - `shows_stop_reason`: the user reads an end of turn's top-level `stopReason` (Claude Code in
+      its terminal, research/claude-code-hooks.md; Gemini CLI on stderr, `Agent execution stopped
+      by hook: …`), so `log` may say what the user was shown (Droid ends the turn silently).
     """
 
     context: frozenset[str]
@@ -78,6 +81,7 @@ class Capabilities(NamedTuple):
     quiet_failures: bool = False
     stop_skips_interrupts: bool = False
     cwd_is_workdir: bool = False
+    shows_stop_reason: bool = False
 
     @property
     def failures_exit_0(self) -> bool:

@@ -38,6 +38,8 @@ CAPABILITIES = Capabilities(
     # "Stop does not fire on user interrupt" (research/claude-code-hooks.md, 2.1.332 LAB); an
     # interrupted turn's transcript has no `end_turn` message either (corpus 1.0.x-2.1.x).
     stop_skips_interrupts=True,
+    # "stopReason: message shown to the user when continue is false" (research/claude-code-hooks.md).
+    shows_stop_reason=True,
 )
 
 

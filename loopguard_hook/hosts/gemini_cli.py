@@ -67,6 +67,7 @@ CAPABILITIES = Capabilities(
     transcript_text=False,
     fails_closed=True,
     halts_at=5,
+    shows_stop_reason=True,  # `Agent execution stopped by hook: <stopReason>` on stderr (module docstring)
 )
 
 #: Variables Gemini CLI 0.61.0 gives its hooks and Qwen Code's do not (Qwen Code sets

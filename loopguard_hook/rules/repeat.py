@@ -32,8 +32,9 @@ from ..core import messages as msg
 from ..core.ledger import MAX_ID_CHARS, Agent, Limits, Signature, drop_slot, slot, slots
 from ..core.messages import PREFIX, quote
 from ..core.outcome import Failure, arguments_preview
-from ..core.shellwords import sleeps_first
+from ..core.shellwords import SHELL_TOOLS, sleeps_first
 from ..core.signature import CallKey, digest
+from ..core.tools import matches
 from ..core.verdict import Action, Decision, Rule
 from .base import CallContext, ResultContext
 
@@ -96,8 +97,13 @@ def reset(agent: Agent, why: str) -> None:
 
 def on_result(ctx: ResultContext) -> Decision | None:
     """Note a successful write that changed nothing (`ResultContext.unchanged`), for the texts
-    of the calls made after it (module docstring); never a decision."""
-    if ctx.unchanged and ctx.config.write_result_evidence and ctx.outcome.failure == Failure.NONE:
+    of the calls made after it (module docstring); never a decision. Only a write tool's or a
+    patch's (`mutating_tools`, not a shell): what a shell command changed is judged by the
+    files it names as words, and it may change others (`git apply`, `cp a dir/`) or their mode."""
+    if (
+        ctx.unchanged and ctx.config.write_result_evidence and ctx.outcome.failure == Failure.NONE
+        and ctx.tool not in SHELL_TOOLS and matches(ctx.tool, ctx.config.mutating_tools)
+    ):
         slots(ctx.agent)[NOOP] = [ctx.tool[:MAX_ID_CHARS], ctx.call["t"]]
     return None
 
@@ -109,14 +115,16 @@ def _noop_note(ctx: CallContext) -> str:
     if not ctx.config.write_result_evidence or not isinstance(found, list) or len(found) != 2 or ctx.previous_time is None:
         return ""  # none, or not this rule's shape (a state file edited by hand)
     tool, when = found
-    if not isinstance(tool, str) or not isinstance(when, float | int) or not when > ctx.previous_time:
+    # Made after the previous attempt, and not later than now (a clock moved back, a hand edit).
+    if not isinstance(tool, str) or not isinstance(when, float | int) or not ctx.previous_time < when <= ctx.now:
         return ""
-    return NOOP_NOTE.format(tool=tool)
+    return NOOP_NOTE.format(tool=tool[:MAX_ID_CHARS])
 
 
-#: What a call's text adds when a write made since its previous attempt changed nothing (true of
-#: a Write whose result says so and of any call whose files the workspace showed unchanged).
-NOOP_NOTE = " The {tool} call made since the previous one changed nothing: its files were the same after it as before."
+#: What a call's text adds when a write made since its previous attempt changed nothing (a Write
+#: whose result says so, or a write tool's or patch's call whose files the workspace showed as
+#: they were).
+NOOP_NOTE = " The {tool} call made since the previous one left the files it names exactly as they were."
 
 
 def on_call(ctx: CallContext) -> Decision | None:

@@ -97,7 +97,7 @@ def test_its_slot_follows_the_signatures() -> None:
     assert "rules" not in entry
 
 
-NOTE = "The Write call made since the previous one changed nothing: its files were the same after it as before."
+NOTE = "The Write call made since the previous one left the files it names exactly as they were."
 WRITE = {"file_path": "/p/a.py", "content": "a = 1\n"}
 WROTE = {"type": "update", "filePath": "/p/a.py", "content": "a = 1\n", "structuredPatch": [], "originalFile": "a = 1\n"}
 
@@ -157,9 +157,34 @@ def test_a_slot_not_of_this_rules_shape_adds_nothing() -> None:
     sentence, no error."""
     balanced = Config(**PROFILE_DEFAULTS["balanced"])
     for junk in ("Write", {"tool": "Write"}, [], ["Write"], ["Write", 150.0, 1], [1, 150.0], ["Write", "150"],
-                 ["Write", float("nan")], ["Write", True]):
+                 ["Write", float("nan")], ["Write", True], ["Write", 1e308], [{"x": 1}, 150.0]):
         entry = agent()
         entry["rules"] = {rule.NOOP: junk}
         verdict = rule.on_call(call_ctx("Bash", {"command": "make"}, attempt=5, config=balanced, entry=entry, now=160.0,
                                         previous_time=140.0))
         assert verdict is not None and verdict.action is Action.DENY and "changed nothing" not in verdict.message, junk
+
+
+def test_a_shell_call_that_changed_no_file_it_names_adds_nothing() -> None:
+    """What a shell command changed is judged by the files it names as words: `git apply`,
+    `cp a dir/` or `chmod` change files or modes the workspace does not see, so the sentence is
+    kept for write tools and patches."""
+    from rulekit import result_ctx
+
+    balanced = Config(**PROFILE_DEFAULTS["balanced"])
+    entry = agent()
+    for command in ("git apply fix.patch", "sed -i 's/^retries = 3/retries = 5/' config.py"):
+        ctx = result_ctx("Bash", {"command": command}, {"stdout": "", "stderr": "", "interrupted": False},
+                         config=balanced, entry=entry, now=150.0)
+        assert rule.on_result(ctx._replace(unchanged=True)) is None
+    verdict = rule.on_call(call_ctx("Bash", {"command": "python3 check.py"}, attempt=5, config=balanced, entry=entry,
+                                    now=160.0, previous_time=140.0))
+    assert verdict is not None and verdict.action is Action.DENY and "exactly as they were" not in verdict.message
+    patch = {"command": "*** Begin Patch\n*** Update File: a.py\n@@\n-a = 1\n+a = 1\n*** End Patch"}
+    ctx = result_ctx("apply_patch", patch, "Success. Updated the following files:\nM a.py", config=balanced, entry=entry,
+                     now=155.0)
+    assert rule.on_result(ctx._replace(unchanged=True)) is None
+    verdict = rule.on_call(call_ctx("Bash", {"command": "python3 check.py"}, attempt=5, config=balanced, entry=entry,
+                                    now=160.0, previous_time=140.0))
+    assert verdict is not None
+    assert "The apply_patch call made since the previous one left the files it names exactly" in verdict.message
