@@ -54,7 +54,7 @@ def test_hook_subprocess_escalates_and_status_reports(tmp_path: Path, capsys: py
     assert [d["action"] for d in session["recent_decisions"]] == ["remind", "remind", "deny"]
     assert data["thresholds"]["deny_at"] == 5
     code, text, _ = cli(["status", "--state-dir", str(tmp_path)], capsys)
-    assert code == 0 and "deny (LOOP_GUARD_REPEAT)" in text and "5 attempts of this call, the last 4 with nothing new" in text
+    assert code == 0 and "deny (LOOP_GUARD_REPEAT)" in text and "5 attempts of this call since its result was last new" in text
 
 
 def test_python_dash_m_and_hook_subcommand(tmp_path: Path) -> None:

@@ -308,17 +308,17 @@ def _session_lines(s: dict[str, Any], t: dict[str, Any], now: float) -> list[str
         planning = a.get("bookkeeping_calls_since_progress")
         counted = f" (and {_count(planning, 'planning call')})" if isinstance(planning, int) and planning else ""
         out.append(
-            f"  agent {_printable(agent_id)}: {_count(a['attempts'], 'call')}, {a['calls_since_progress']} since any call "
-            f"last brought something new{counted}, the last call {_count(a['consecutive'], 'time')} in a row{flags}"
+            f"  agent {_printable(agent_id)}: {_count(a['attempts'], 'call')}, {a['calls_since_progress']} since a call "
+            f"last made progress{counted}, its last call sent {_count(a['consecutive'], 'time')} in a row{flags}"
         )
-        # A signature's count is its attempts since the one that last brought something new (the
-        # repeat rule's thresholds count them so): that attempt, and the ones after it. The
-        # agent's count above is of every call since any of them brought something new (the
-        # `max_calls_since_progress` budget's): the two differ when other calls came between.
+        # A signature's count is its attempts since the one whose result was last new (the repeat
+        # rule's thresholds count them so): that attempt, and the ones after it. The agent's count
+        # above is of every call since one made progress (a productive result: the
+        # `max_calls_since_progress` budget's), which a new failure is not: the two differ.
         for sig in a["signatures"][:5]:
             if sig["no_progress"] >= 2:
                 runs = sig["no_progress"]
-                out.append(f"    {runs} attempts of this call, the last {runs - 1} with nothing new  {_printable(sig['call'])}")
+                out.append(f"    {runs} attempts of this call since its result was last new  {_printable(sig['call'])}")
         out.extend(_unhooked_lines(a.get("unhooked_polls")))
     for d in s["recent_decisions"][-5:]:
         action = d["action"] if d.get("intended", d["action"]) == d["action"] else f"{d['action']} (would {d['intended']})"

@@ -124,7 +124,7 @@ def _noop_note(ctx: CallContext) -> str:
 #: What a call's text adds when a write made since its previous attempt changed nothing (a Write
 #: whose result says so, or a write tool's or patch's call whose files the workspace showed as
 #: they were).
-NOOP_NOTE = " The {tool} call made since the previous one left the files it names exactly as they were."
+NOOP_NOTE = " Your {tool} call made since this call's previous run left the files it names exactly as they were."
 
 
 def on_call(ctx: CallContext) -> Decision | None:

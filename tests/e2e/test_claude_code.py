@@ -196,7 +196,7 @@ def test_a_check_between_writes_that_change_nothing_is_denied(claude_code: Claud
     (hit,) = guard_texts(claude_new(conv[10]))
     assert hit.call_id == call and hit.is_error and hit.text.startswith("PreToolUse:Bash hook error: REPEAT_TOOL_BLOCKED"), hit
     # The model thinks its write was the fix: the denial tells it the write changed nothing.
-    note = "The Write call made since the previous one left the files it names exactly as they were."
+    note = "Your Write call made since this call's previous run left the files it names exactly as they were."
     assert note in hit.text, hit
     assert app.read_text() == "a = 1\n"
     records = ledger.audit(ws)

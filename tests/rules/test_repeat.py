@@ -97,7 +97,7 @@ def test_its_slot_follows_the_signatures() -> None:
     assert "rules" not in entry
 
 
-NOTE = "The Write call made since the previous one left the files it names exactly as they were."
+NOTE = "Your Write call made since this call's previous run left the files it names exactly as they were."
 WRITE = {"file_path": "/p/a.py", "content": "a = 1\n"}
 WROTE = {"type": "update", "filePath": "/p/a.py", "content": "a = 1\n", "structuredPatch": [], "originalFile": "a = 1\n"}
 
@@ -187,4 +187,4 @@ def test_a_shell_call_that_changed_no_file_it_names_adds_nothing() -> None:
     verdict = rule.on_call(call_ctx("Bash", {"command": "python3 check.py"}, attempt=5, config=balanced, entry=entry,
                                     now=160.0, previous_time=140.0))
     assert verdict is not None
-    assert "The apply_patch call made since the previous one left the files it names exactly" in verdict.message
+    assert "Your apply_patch call made since this call's previous run left the files it names exactly" in verdict.message
