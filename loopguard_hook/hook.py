@@ -301,7 +301,7 @@ def _decide(store: Store, event: HookEvent, cfg: config_mod.Config, now: float, 
             # and where the session's transcript is: `log` shows both, and the loop's tokens.
             "text": redact(fit(decision.message)) if decision.action is not engine.Action.ALLOW else "",
             **_would_text(decision),
-            **(_stop_reason(stdout) if hosts.capabilities(event.client).shows_stop_reason else {}),
+            **_shown_to_user(stdout, hosts.capabilities(event.client), event.event),
             "transcript": (event.transcript_path or "")[:4096],
         }
         try:
@@ -311,18 +311,24 @@ def _decide(store: Store, event: HookEvent, cfg: config_mod.Config, now: float, 
     return HookResult(stdout=stdout, stderr=stderr, decision=decision, event=event)
 
 
-def _stop_reason(stdout: bytes) -> dict[str, str]:
-    """`{"stop_reason": …}`, the end of turn's message to the user (the answer's top-level
-    `stopReason`, on a host that shows it: `Capabilities.shows_stop_reason`), redacted, where
-    the answer sent to the host carries one: `log` shows it beside what the model was told."""
-    if b'"stopReason"' not in stdout:
+def _shown_to_user(stdout: bytes, caps: hosts.Capabilities, event: str) -> dict[str, str]:
+    """What the answer sent to the host puts in front of the user, redacted, for `log` to show
+    beside what the model was told: `{"stop_reason": …}`, an end of turn's top-level
+    `stopReason` on a host that shows it (`Capabilities.shows_stop_reason`), and
+    `{"system_message": …}`, a `systemMessage` on an event where the host shows it
+    (`Capabilities.system_message`)."""
+    keep = {"stopReason": "stop_reason"} if caps.shows_stop_reason else {}
+    if event in caps.system_message:
+        keep["systemMessage"] = "system_message"
+    if not any(f'"{key}"'.encode() in stdout for key in keep):
         return {}
     try:
         answer = orjson.loads(stdout)
     except orjson.JSONDecodeError:
         return {}
-    reason = answer.get("stopReason") if isinstance(answer, dict) else None
-    return {"stop_reason": redact(reason)} if isinstance(reason, str) and reason else {}
+    if not isinstance(answer, dict):
+        return {}
+    return {name: redact(value) for key, name in keep.items() if isinstance(value := answer.get(key), str) and value}
 
 
 def _would_text(decision: engine.Decision) -> dict[str, str]:

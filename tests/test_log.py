@@ -144,6 +144,50 @@ def test_a_droid_end_of_turn_is_silent_so_the_log_claims_nothing_shown(
     assert code == 0 and "LOOP_GUARD_END_TURN" in out and "the user was shown" not in out
 
 
+def test_a_text_reminder_held_at_stop_is_logged_as_held_with_the_users_notice(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A Stop passes the model no text: the text loop's reminder is held for the next prompt
+    (one record, `held`), the user reads a notice (`systemMessage`), and the prompt that carries
+    the reminder logs it as sent, with no count of its own."""
+    line = "I will now run the tests again to verify the fix works."
+    base = {"session_id": "s-held", "transcript_path": str(tmp_path / "none.jsonl"), "cwd": str(tmp_path)}
+    events = [
+        {**base, "hook_event_name": "UserPromptSubmit", "prompt": "fix the tests"},
+        {**base, "hook_event_name": "Stop", "stop_hook_active": False, "last_assistant_message": "\n".join([line] * 10)},
+        {**base, "hook_event_name": "UserPromptSubmit", "prompt": "continue"},
+    ]
+    answers = []
+    for payload in events:
+        done = subprocess.run([str(EXE), "--state-dir", str(tmp_path / "state")], input=json.dumps(payload).encode(),
+                              capture_output=True, env=dict(os.environ), timeout=60)
+        assert done.returncode == 0, done.stderr
+        answers.append(json.loads(done.stdout) if done.stdout.strip() else {})
+    notice = answers[1]["systemMessage"]
+    assert notice.startswith("loopguard: the agent is repeating lines of text")
+    records = [json.loads(x) for x in (tmp_path / "state/decisions.jsonl").read_text().splitlines()]
+    assert [(r["event"], r["action"], r["intended"]) for r in records] == [
+        ("Stop", "allow", "remind"), ("UserPromptSubmit", "remind", "remind"),
+    ]
+    assert records[0]["system_message"] == notice and "system_message" not in records[1]
+    code, out, _ = cli(["log", "--state-dir", str(tmp_path / "state"), "--no-cost"], capsys)
+    held, sent = out.split("\n\n")[:2]
+    assert "held (remind)  LOOP_GUARD_TEXT x8" in held and "nothing shown" not in held
+    assert "held for the model's next prompt or call" in held and f"the user was shown:\n    {notice}" in held
+    assert "remind  LOOP_GUARD_TEXT  session s-held" in sent and " x0" not in sent and "the model was told:" in sent
+
+
+def test_an_end_of_turn_at_stop_told_the_model_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """At a Stop the end of turn is `continue: false` alone: the model reads nothing, the user the
+    stopReason."""
+    reason = "loopguard ended the turn: the same final message was produced 3 times in a row."
+    write_log(tmp_path, [record(event="Stop", tool=None, rule="LOOP_GUARD_TEXT", action="stop", intended="stop",
+                                text="[loopguard] the same reply again", stop_reason=reason)])
+    code, out, _ = cli(["log", "--state-dir", str(tmp_path), "--no-cost"], capsys)
+    assert code == 0 and "the model was told nothing (the turn ended at Stop)" in out
+    assert "the model was told:" not in out and f"the user was shown:\n    {reason}" in out
+
+
 def test_log_shows_the_kept_text_and_falls_back_for_older_records(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -11,7 +11,10 @@ model), and such a record also holds `would_text`, the text the rules wrote, red
 log shows as what the guard would have said. A record of an end of turn whose answer carried a
 message the host shows the user (the top-level `stopReason` of Claude Code's and Gemini CLI's
 answers: `Capabilities.shows_stop_reason`) holds it, redacted, as `stop_reason`, which the log
-shows as what the user was shown. Older records
+shows as what the user was shown; a notice the host shows the user (`systemMessage`, on an
+event in `Capabilities.system_message`) is kept as `system_message` the same way. A reminder
+decided at a Stop (no host passes the model a text there) is held for the model's next prompt
+or call, which logs its own record when it goes out: the log says so. Older records
 have no `text`: the log says which template it was (`variant`). Off the hook path; pure apart from `load`.
 """
 
@@ -103,9 +106,24 @@ def _text(value: object) -> str:
     return shown_on_terminal(str(value))
 
 
+#: The events at which no host passes the model a text: a reminder decided there is held for the
+#: model's next prompt or call (`policy.fit_text`), which logs its own record when it goes out.
+STOP_EVENTS = frozenset({"Stop", "SubagentStop"})
+
+
+def _held(record: Mapping[str, Any]) -> bool:
+    """A reminder decided at a Stop, held for the next prompt or call (not under observe)."""
+    return (
+        record.get("event") in STOP_EVENTS and record.get("action") == "allow"
+        and record.get("intended") == "remind" and record.get("mode") != "observe"
+    )
+
+
 def what(record: Mapping[str, Any]) -> str:
-    """`deny`, `remind (would deny)`, `nothing shown (observe; would stop)`."""
+    """`deny`, `remind (would deny)`, `nothing shown (observe; would stop)`, `held (remind)`."""
     action, intended, mode = record.get("action"), record.get("intended") or record.get("action"), record.get("mode")
+    if _held(record):
+        return "held (remind)"
     if action == "allow":
         return f"nothing shown ({mode}; would {intended})"
     if intended != action:
@@ -114,17 +132,27 @@ def what(record: Mapping[str, Any]) -> str:
 
 
 def told(record: Mapping[str, Any]) -> list[str]:
-    """The lines saying what the model was given: the text itself where the record has it."""
+    """The lines saying what the model was given: the text itself where the record has it; then
+    what the user was shown, where the record keeps it (`stop_reason`, `system_message`)."""
     text = record.get("text")
     variant = record.get("variant") or "unknown"
+    shown = [
+        line
+        for key in ("system_message", "stop_reason")
+        if isinstance(user := record.get(key), str) and user
+        for line in ("the user was shown:", *_indented(user))
+    ]
+    if _held(record):
+        would = record.get("would_text") or text
+        return ["held for the model's next prompt or call (a Stop passes the model no text):", *_indented(would), *shown]
     if record.get("action") == "allow":
         head = f"the model was told nothing (mode {record.get('mode')})"
         would = record.get("would_text") or text  # `text` of an allow: records of the first such form
         if isinstance(would, str) and would:
-            return [head + "; the guard would have said:", *_indented(would)]
-        return [head + f"; the text would have been a {variant}"]
-    user = record.get("stop_reason")
-    shown = ["the user was shown:", *_indented(user)] if isinstance(user, str) and user else []
+            return [head + "; the guard would have said:", *_indented(would), *shown]
+        return [head + f"; the text would have been a {variant}", *shown]
+    if record.get("event") in STOP_EVENTS and record.get("action") == "stop":
+        return ["the model was told nothing (the turn ended at Stop)", *shown]
     if isinstance(text, str):
         return ["the model was told:", *_indented(text), *shown]
     return [f"the model was given a {variant} text (this record is older than the texts the log keeps)", *shown]
@@ -134,6 +162,11 @@ def _indented(text: object) -> list[str]:
     if not isinstance(text, str):
         return []
     return ["  " + line for line in _text(text).splitlines() or [""]]
+
+
+def _times(count: object) -> str:
+    """` x5`; nothing for a record with no count (a text reminder held at a Stop, sent later)."""
+    return "" if count in (0, None) else f" x{_text(count)}"
 
 
 def format_text(found: Sequence[Mapping[str, Any]], state_dirs: Sequence[str], *, filtered: Sequence[str] = ()) -> str:
@@ -146,7 +179,7 @@ def format_text(found: Sequence[Mapping[str, Any]], state_dirs: Sequence[str], *
         at = r.get("time")
         when = clock(at) if isinstance(at, (int, float)) else "?"
         out.append(
-            f"{when}  {what(r)}  {_text(r.get('rule') or '-')} x{_text(r.get('count'))}  "
+            f"{when}  {what(r)}  {_text(r.get('rule') or '-')}{_times(r.get('count'))}  "
             f"session {_text(r.get('session'))} [{_text(r.get('client'))}]"
         )
         out.append(f"  {_text(r.get('event'))} [{_text(r.get('agent'))}]: {_text(r.get('arguments') or r.get('tool') or '')}")
