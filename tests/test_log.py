@@ -175,6 +175,8 @@ def test_a_text_reminder_held_at_stop_is_logged_as_held_with_the_users_notice(
     assert "held (remind)  LOOP_GUARD_TEXT x8" in held and "nothing shown" not in held
     assert "held for the model's next prompt or call" in held and f"the user was shown:\n    {notice}" in held
     assert "remind  LOOP_GUARD_TEXT  session s-held" in sent and " x0" not in sent and "the model was told:" in sent
+    code, out, _ = cli(["stats", "--state-dir", str(tmp_path / "state")], capsys)
+    assert code == 0 and "1 intervention" in out and "logged only" not in out, out
 
 
 def test_an_end_of_turn_at_stop_told_the_model_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -30,7 +30,7 @@ from ..process import shown_on_terminal
 from ..store import Store
 from . import costing
 from .common import STATE_DIR_HELP, _echo_json, _echo_problems, _locations, _readable, _resolved, one_session
-from .stats import records
+from .stats import STOP_EVENTS, held_at_stop, records
 from .times import When, clock
 
 LOG = "decisions.jsonl"
@@ -106,23 +106,10 @@ def _text(value: object) -> str:
     return shown_on_terminal(str(value))
 
 
-#: The events at which no host passes the model a text: a reminder decided there is held for the
-#: model's next prompt or call (`policy.fit_text`), which logs its own record when it goes out.
-STOP_EVENTS = frozenset({"Stop", "SubagentStop"})
-
-
-def _held(record: Mapping[str, Any]) -> bool:
-    """A reminder decided at a Stop, held for the next prompt or call (not under observe)."""
-    return (
-        record.get("event") in STOP_EVENTS and record.get("action") == "allow"
-        and record.get("intended") == "remind" and record.get("mode") != "observe"
-    )
-
-
 def what(record: Mapping[str, Any]) -> str:
     """`deny`, `remind (would deny)`, `nothing shown (observe; would stop)`, `held (remind)`."""
     action, intended, mode = record.get("action"), record.get("intended") or record.get("action"), record.get("mode")
-    if _held(record):
+    if held_at_stop(record):
         return "held (remind)"
     if action == "allow":
         return f"nothing shown ({mode}; would {intended})"
@@ -142,7 +129,7 @@ def told(record: Mapping[str, Any]) -> list[str]:
         if isinstance(user := record.get(key), str) and user
         for line in ("the user was shown:", *_indented(user))
     ]
-    if _held(record):
+    if held_at_stop(record):
         would = record.get("would_text") or text
         return ["held for the model's next prompt or call (a Stop passes the model no text):", *_indented(would), *shown]
     if record.get("action") == "allow":

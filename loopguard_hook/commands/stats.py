@@ -97,6 +97,20 @@ def _counted(state: Mapping[str, Any]) -> bool:
     return True
 
 
+#: The events at which no host passes the model a text: a reminder decided there is held for the
+#: model's next prompt or call (`policy.fit_text`), which logs its own record when it goes out.
+STOP_EVENTS = frozenset({"Stop", "SubagentStop"})
+
+
+def held_at_stop(record: Mapping[str, Any]) -> bool:
+    """A reminder decided at a Stop, held for the next prompt or call (not under observe): its
+    delivery is logged as a record of its own, so it is not counted twice."""
+    return (
+        record.get("event") in STOP_EVENTS and record.get("action") == "allow"
+        and record.get("intended") == "remind" and record.get("mode") != "observe"
+    )
+
+
 def build(inputs: Inputs, *, session: str | None = None) -> list[Row]:
     """The rows, most logged first. `session` keeps one session id's records only."""
     rows: dict[tuple[str, str, str], dict[str, int]] = {}
@@ -109,6 +123,8 @@ def build(inputs: Inputs, *, session: str | None = None) -> list[Row]:
         return session is None or record.get("session") == session
 
     for d in filter(wanted, inputs.decisions):
+        if held_at_stop(d):
+            continue  # counted when it goes out, at the next prompt or call
         counts = row(d)
         counts["logged"] += 1
         counts["shown"] += d.get("action") != "allow"  # `allow`: nothing went out (log.what)
