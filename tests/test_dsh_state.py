@@ -285,7 +285,7 @@ def test_gc_and_reset_reach_the_workspace_sessions(in_project: Path, capsys: pyt
     code, out, _ = _cli(["gc", "--older-than", "0s"], capsys)
     assert code == 0 and out.count("deleted") == 2
     code, out, _ = _cli(["status"], capsys)
-    assert out.rstrip().endswith("no sessions")
+    assert out.splitlines()[-2] == "no sessions" and "`loopguard-hook log`" in out.splitlines()[-1]
 
 
 def test_config_show_says_where_an_event_from_here_would_keep_its_state(

@@ -96,8 +96,16 @@ def sources_read(resolved: config_mod.Resolved) -> str:
     name them."""
     files = [layer.source for layer in resolved.layers if layer.source.startswith(_FILES)]
     setting = {src for src in resolved.sources.values() if not src.startswith(("profile ", "default", *_FILES))}
-    others = [layer.source for layer in resolved.layers if layer.source in setting]
+    others = [_named(layer) for layer in resolved.layers if layer.source in setting]
     return "; ".join(dict.fromkeys([*files, *others]))
+
+
+def _named(layer: config_mod.Layer) -> str:
+    """A layer's source, the environment's with the variables it read (`environment
+    (LOOPGUARD_DENY_AT)`)."""
+    if layer.source != "environment" or not layer.values:
+        return layer.source
+    return f"environment ({', '.join(sorted('LOOPGUARD_' + key.upper() for key in layer.values))})"
 
 
 #: How `config.load` names a layer read from a file.
