@@ -148,6 +148,21 @@ def test_modes(tmp_path: Path) -> None:
     assert [json.loads(x)["intended"] for x in log] == ["remind", "remind", "deny", "deny"]
 
 
+def test_reset_takes_the_session_id_as_an_argument_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`reset ID`, as a user reads "forget a session", does what `reset --session ID` does; both
+    at once must agree, and neither with --all is refused."""
+    loop(tmp_path, 1)
+    sid = json.loads(READ)["session_id"]
+    code, out, _ = cli(["reset", sid, "--state-dir", str(tmp_path)], capsys)
+    assert code == 0 and out.startswith(f"reset session {sid}")
+    assert not list((tmp_path / "sessions").glob("*.json"))
+    loop(tmp_path, 1)
+    assert cli(["reset", sid, "--session", sid, "--state-dir", str(tmp_path)], capsys)[0] == 0
+    for args in (["reset", sid, "--session", "other"], ["reset", sid, "--all"], ["reset"]):
+        code, out, err = cli([*args, "--state-dir", str(tmp_path)], capsys)
+        assert code == 1 and out == "" and "session" in err, (args, err)
+
+
 def test_session_end_deletes_state(tmp_path: Path) -> None:
     loop(tmp_path, 1)
     assert list((tmp_path / "sessions").glob("*.json"))

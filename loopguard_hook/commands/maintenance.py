@@ -12,13 +12,18 @@ from .times import parse_span
 
 
 @click.command()
-@click.option("--session", "session_id", default=None, help="Forget this session.")
+@click.argument("session_arg", metavar="[SESSION]", required=False, default=None)
+@click.option("--session", "session_id", default=None, help="Forget this session (the same as SESSION).")
 @click.option("--all", "all_sessions", is_flag=True, help="Forget every session.")
 @click.option("--state-dir", type=click.Path(file_okay=False), default=None, help=STATE_DIR_HELP)
-def reset(session_id: str | None, all_sessions: bool, state_dir: str | None) -> None:
-    """Forget state: the escape hatch when the guard is wrong about a session."""
+def reset(session_arg: str | None, session_id: str | None, all_sessions: bool, state_dir: str | None) -> None:
+    """Forget state: the escape hatch when the guard is wrong about a session. SESSION (or
+    --session) is the whole session id `status` lists."""
+    if session_arg is not None and session_id is not None and session_arg != session_id:
+        raise click.UsageError("give the session once: SESSION or --session ID")
+    session_id = session_id if session_id is not None else session_arg
     if (session_id is None) == (not all_sessions):
-        raise click.UsageError("give exactly one of --session ID or --all")
+        raise click.UsageError("give exactly one of SESSION (or --session ID) or --all")
     found = _locations(state_dir)
     _echo_problems(found)
     stores = _readable(found)
