@@ -1071,3 +1071,29 @@ def test_install_warns_when_the_command_lives_only_in_the_active_virtualenv(tmp_
     env.update(VIRTUAL_ENV=str(venv), PATH=f"{script.parent}:{local}:/usr/bin:/bin")
     both = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60)
     assert both.returncode == 0 and "virtualenv" not in both.stderr, both.stderr
+
+
+def test_uninstall_of_a_scope_that_holds_nothing_names_the_scope_that_does(tmp_path: Path) -> None:
+    """A new user installed with `--scope local` and ran `uninstall --client claude-code`: the user
+    file holds nothing of install's, so nothing changes (exit 0), and a note names the local file
+    and the command that removes it; that command does."""
+    script = Path(sys.executable).with_name("loopguard-hook")
+    if not script.exists():
+        pytest.skip("no console script beside this interpreter")
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    env = {"HOME": str(tmp_path / "home"), "PATH": f"{script.parent}:/usr/bin:/bin"}
+    local = project / ".claude" / "settings.local.json"
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([str(script), *args], cwd=project, env=env, capture_output=True, text=True, timeout=60)
+
+    assert run("install", "--client", "claude-code", "--scope", "local").returncode == 0 and local.exists()
+    done = run("uninstall", "--client", "claude-code")
+    assert done.returncode == 0 and "not registered there; nothing to change" in done.stdout, done
+    assert (f"note: {local} registers it (local scope): `loopguard-hook uninstall --client claude-code --scope local` "
+            "removes it") in done.stdout, done.stdout
+    assert local.exists()
+    assert run("uninstall", "--client", "claude-code", "--scope", "local").returncode == 0 and not local.exists()
+    done = run("uninstall", "--client", "claude-code")
+    assert done.returncode == 0 and "note:" not in done.stdout, done.stdout

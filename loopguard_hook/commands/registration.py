@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from .common import _cwd
+from .common import _cwd, _printable
 
 INSTALL_CLIENTS = click.Choice(
     ["claude-code", "codex", "dsh-claude-code", "dsh-codex", "qwen-code", "gemini-cli", "copilot", "cursor", "droid"]
@@ -141,6 +141,31 @@ def install_command() -> str:
     return CANONICAL_COMMAND
 
 
+def _elsewhere(client: str, scope: str, home: str) -> list[str]:
+    """Where install's entries are in another scope's settings, when this one holds none (an
+    install made with `--scope local`, an uninstall without it): one note per scope."""
+    from .. import install as install_mod
+
+    notes = []
+    for other in ("user", "project", "local"):
+        if other == scope:
+            continue
+        try:
+            if client in OWN_FILE_HOSTS:
+                changes = install_mod.plan_host_uninstall(client, other, home=home, project_dir=_cwd())
+            else:
+                changes = install_mod.plan_uninstall(client, other, home=home, project_dir=_cwd(), env=os.environ)
+        except (install_mod.InstallError, click.UsageError):
+            continue  # a scope this client has not, or a file that cannot be read: said when asked for
+        for change in changes:
+            if change.old_text != change.new_text:
+                notes.append(
+                    f"note: {_printable(str(change.path))} registers it ({other} scope): "
+                    f"`loopguard-hook uninstall --client {client} --scope {other}` removes it"
+                )
+    return notes
+
+
 @click.command()
 @click.option("--client", type=INSTALL_CLIENTS, required=True)
 @click.option("--scope", type=click.Choice(["user", "project", "local"]), default="user", show_default=True)
@@ -166,6 +191,8 @@ def uninstall(client: str, scope: str, dry_run: bool, full_diff: bool, dsh_profi
         else:
             changes = install_mod.plan_uninstall(client, scope, home=home, project_dir=_cwd(), env=os.environ)
         changes[0].messages.extend(_dsh_only(client, dsh_profile=dsh_profile))
+        if not client.startswith("dsh-") and all(c.old_text == c.new_text for c in changes):
+            changes[-1].messages.extend(_elsewhere(client, scope, home))
         if not dry_run:
             changes = install_mod.apply(changes, force=force, undo=True)
     except install_mod.InstallError as exc:
