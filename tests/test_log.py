@@ -179,6 +179,15 @@ def test_a_text_reminder_held_at_stop_is_logged_as_held_with_the_users_notice(
     assert code == 0 and "1 intervention" in out and "logged only" not in out, out
 
 
+def test_the_call_line_of_a_record_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A Stop's excerpt of the agent's text may hold line breaks: the block's second line stays
+    one line, its breaks written `\\n`, so the indentation of the block holds."""
+    write_log(tmp_path, [record(event="Stop", tool=None, rule="LOOP_GUARD_TEXT", action="remind", intended="remind",
+                                arguments="Running the tests.\nRunning the tests.", text="[loopguard] text")])
+    code, out, _ = cli(["log", "--state-dir", str(tmp_path), "--no-cost"], capsys)
+    assert code == 0 and out.splitlines()[1] == "  Stop [main]: Running the tests.\\nRunning the tests.", out
+
+
 def test_an_end_of_turn_at_stop_told_the_model_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """At a Stop the end of turn is `continue: false` alone: the model reads nothing, the user the
     stopReason."""

@@ -26,7 +26,7 @@ from typing import Any, NamedTuple
 
 import click
 
-from ..process import shown_on_terminal
+from ..process import printable, shown_on_terminal
 from ..store import Store
 from . import costing
 from .common import STATE_DIR_HELP, _echo_json, _echo_problems, _locations, _readable, _resolved, one_session
@@ -169,7 +169,9 @@ def format_text(found: Sequence[Mapping[str, Any]], state_dirs: Sequence[str], *
             f"{when}  {what(r)}  {_text(r.get('rule') or '-')}{_times(r.get('count'))}  "
             f"session {_text(r.get('session'))} [{_text(r.get('client'))}]"
         )
-        out.append(f"  {_text(r.get('event'))} [{_text(r.get('agent'))}]: {_text(r.get('arguments') or r.get('tool') or '')}")
+        # One line: a Stop's excerpt of the text may hold line breaks (`printable` writes them `\n`).
+        call = printable(str(r.get("arguments") or r.get("tool") or ""))
+        out.append(f"  {_text(r.get('event'))} [{_text(r.get('agent'))}]: {call}")
         cost = r.get("cost")
         if isinstance(cost, Mapping):
             out.append("  " + cost_line(cost))
