@@ -302,6 +302,9 @@ def _decide(store: Store, event: HookEvent, cfg: config_mod.Config, now: float, 
             "text": redact(fit(decision.message)) if decision.action is not engine.Action.ALLOW else "",
             **_would_text(decision),
             **_shown_to_user(stdout, hosts.capabilities(event.client), event.event),
+            # A decision the host takes no answer for there went nowhere (a Stop's end of turn on
+            # Qwen Code, Copilot CLI, Cursor, Droid, DSH): `log` and `stats` say so.
+            **({"sent": False} if decision.action is not engine.Action.ALLOW and not stdout else {}),
             "transcript": (event.transcript_path or "")[:4096],
         }
         try:

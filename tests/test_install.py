@@ -1097,3 +1097,28 @@ def test_uninstall_of_a_scope_that_holds_nothing_names_the_scope_that_does(tmp_p
     assert run("uninstall", "--client", "claude-code", "--scope", "local").returncode == 0 and not local.exists()
     done = run("uninstall", "--client", "claude-code")
     assert done.returncode == 0 and "note:" not in done.stdout, done.stdout
+
+
+def test_uninstall_notes_are_best_effort_a_scope_it_cannot_read_is_skipped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Looking at the other scopes must not break an uninstall: a folder this user cannot read
+    there (PermissionError from `Path.exists`) leaves the note out, exit 0, nothing written."""
+    from click.testing import CliRunner
+
+    from loopguard_hook import install as install_mod
+    from loopguard_hook.cli import cli
+
+    planned = install_mod.plan_uninstall
+
+    def plan(client: str, scope: str, **kw: Any) -> Any:
+        if scope != "user":
+            raise PermissionError(13, "Permission denied", str(tmp_path / "project/.claude"))
+        return planned(client, scope, **kw)
+
+    monkeypatch.setattr(install_mod, "plan_uninstall", plan)
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["uninstall", "--client", "claude-code"], env={"HOME": str(tmp_path / "home")})
+    assert result.exit_code == 0, result.output
+    assert "nothing to change" in result.output and "note:" not in result.output and "internal error" not in result.output
+    assert not (tmp_path / "home").exists()

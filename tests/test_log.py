@@ -174,7 +174,8 @@ def test_a_text_reminder_held_at_stop_is_logged_as_held_with_the_users_notice(
     held, sent = out.split("\n\n")[:2]
     assert "held (remind)  LOOP_GUARD_TEXT x8" in held and "nothing shown" not in held
     assert "held for the model's next prompt or call" in held and f"the user was shown:\n    {notice}" in held
-    assert "remind  LOOP_GUARD_TEXT  session s-held" in sent and " x0" not in sent and "the model was told:" in sent
+    assert "remind  LOOP_GUARD_TEXT  session s-held" in sent and " x0" not in sent
+    assert "the model was told (a reminder held at a Stop, sent now):" in sent
     code, out, _ = cli(["stats", "--state-dir", str(tmp_path / "state")], capsys)
     assert code == 0 and "1 intervention" in out and "logged only" not in out, out
 
@@ -186,6 +187,52 @@ def test_the_call_line_of_a_record_is_one_line(tmp_path: Path, capsys: pytest.Ca
                                 arguments="Running the tests.\nRunning the tests.", text="[loopguard] text")])
     code, out, _ = cli(["log", "--state-dir", str(tmp_path), "--no-cost"], capsys)
     assert code == 0 and out.splitlines()[1] == "  Stop [main]: Running the tests.\\nRunning the tests.", out
+
+
+def _events(client: str, state: Path, events: list[dict[str, object]], *options: str) -> None:
+    for payload in events:
+        done = subprocess.run([str(EXE), "--state-dir", str(state), "--client", client, *options],
+                              input=json.dumps(payload).encode(), capture_output=True, env=dict(os.environ), timeout=60)
+        assert done.returncode == 0, done.stderr
+
+
+def test_an_answer_the_host_takes_nowhere_is_logged_as_not_sent(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Qwen Code takes no end of turn at a Stop: the guard's stop there sends nothing, so the
+    record says so (`sent: false`), `log` says nothing was sent, and `stats` shows it to no one."""
+    base = {"session_id": "s-qwen", "transcript_path": str(tmp_path / "none.jsonl"), "cwd": str(tmp_path)}
+    same = {**base, "hook_event_name": "Stop", "stop_hook_active": True, "last_assistant_message": "All done here."}
+    _events("qwen-code", tmp_path / "state", [{**base, "hook_event_name": "UserPromptSubmit", "prompt": "go"}, *[same] * 4])
+    records = [json.loads(x) for x in (tmp_path / "state/decisions.jsonl").read_text().splitlines()]
+    stops = [r for r in records if r["action"] == "stop"]
+    assert stops and all(r["sent"] is False for r in stops)
+    code, out, _ = cli(["log", "--state-dir", str(tmp_path / "state"), "--no-cost"], capsys)
+    assert code == 0 and "stop (nothing sent)" in out and "nothing was sent: qwen-code takes no such answer at Stop" in out
+    assert "the turn ended" not in out
+    code, out, _ = cli(["stats", "--state-dir", str(tmp_path / "state"), "--json"], capsys)
+    rows = json.loads(out)["rows"]
+    assert sum(r["shown"] for r in rows) == 0 and sum(r["logged"] for r in rows) == len(records), rows
+
+
+def test_a_held_reminder_counts_once_in_every_mode_and_stays_counted_if_never_sent(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The Stop's record of a held text reminder is the intervention; its delivery at the next
+    prompt marks it shown (enforce) or not (observe: nothing goes out); a session that ends
+    before any prompt keeps it, logged and not shown."""
+    line = "I will now run the tests again to verify the fix works."
+    for mode, then, shown in (("enforce", "prompt", 1), ("observe", "prompt", 0), ("enforce", "end", 0)):
+        state = tmp_path / f"{mode}-{then}"
+        base = {"session_id": f"s-{mode}-{then}", "transcript_path": str(tmp_path / "none.jsonl"), "cwd": str(tmp_path)}
+        after = ({**base, "hook_event_name": "UserPromptSubmit", "prompt": "continue"} if then == "prompt"
+                 else {**base, "hook_event_name": "SessionEnd", "reason": "exit"})
+        _events("claude-code", state, [
+            {**base, "hook_event_name": "UserPromptSubmit", "prompt": "fix the tests"},
+            {**base, "hook_event_name": "Stop", "stop_hook_active": False, "last_assistant_message": "\n".join([line] * 10)},
+            after,
+        ], "--mode", mode)
+        code, out, _ = cli(["stats", "--state-dir", str(state), "--json"], capsys)
+        rows = json.loads(out)["rows"]
+        assert (sum(r["logged"] for r in rows), sum(r["shown"] for r in rows)) == (1, shown), (mode, then, rows)
 
 
 def test_an_end_of_turn_at_stop_told_the_model_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -30,7 +30,7 @@ from ..process import printable, shown_on_terminal
 from ..store import Store
 from . import costing
 from .common import STATE_DIR_HELP, _echo_json, _echo_problems, _locations, _readable, _resolved, one_session
-from .stats import STOP_EVENTS, held_at_stop, records
+from .stats import STOP_EVENTS, delivers_held, held_at_stop, records
 from .times import When, clock
 
 LOG = "decisions.jsonl"
@@ -111,6 +111,8 @@ def what(record: Mapping[str, Any]) -> str:
     action, intended, mode = record.get("action"), record.get("intended") or record.get("action"), record.get("mode")
     if held_at_stop(record):
         return "held (remind)"
+    if record.get("sent") is False:
+        return f"{action} (nothing sent)"
     if action == "allow":
         return f"nothing shown ({mode}; would {intended})"
     if intended != action:
@@ -123,12 +125,11 @@ def told(record: Mapping[str, Any]) -> list[str]:
     what the user was shown, where the record keeps it (`stop_reason`, `system_message`)."""
     text = record.get("text")
     variant = record.get("variant") or "unknown"
-    shown = [
-        line
-        for key in ("system_message", "stop_reason")
-        if isinstance(user := record.get(key), str) and user
-        for line in ("the user was shown:", *_indented(user))
-    ]
+    said = [user for key in ("system_message", "stop_reason") if isinstance(user := record.get(key), str) and user]
+    shown = [line for user in dict.fromkeys(said) for line in ("the user was shown:", *_indented(user))]
+    if record.get("sent") is False:
+        # The host takes no such answer there (a Stop's end of turn on Qwen Code, Copilot CLI…).
+        return [f"nothing was sent: {_text(record.get('client'))} takes no such answer at {_text(record.get('event'))}"]
     if held_at_stop(record):
         would = record.get("would_text") or text
         return ["held for the model's next prompt or call (a Stop passes the model no text):", *_indented(would), *shown]
@@ -141,7 +142,8 @@ def told(record: Mapping[str, Any]) -> list[str]:
     if record.get("event") in STOP_EVENTS and record.get("action") == "stop":
         return ["the model was told nothing (the turn ended at Stop)", *shown]
     if isinstance(text, str):
-        return ["the model was told:", *_indented(text), *shown]
+        head = "the model was told (a reminder held at a Stop, sent now):" if delivers_held(record) else "the model was told:"
+        return [head, *_indented(text), *shown]
     return [f"the model was given a {variant} text (this record is older than the texts the log keeps)", *shown]
 
 

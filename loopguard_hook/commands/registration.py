@@ -146,7 +146,8 @@ def _elsewhere(client: str, scope: str, home: str) -> list[str]:
     install made with `--scope local`, an uninstall without it): one note per scope."""
     from .. import install as install_mod
 
-    notes = []
+    notes: list[str] = []
+    named: set[str] = set()
     for other in ("user", "project", "local"):
         if other == scope:
             continue
@@ -155,10 +156,11 @@ def _elsewhere(client: str, scope: str, home: str) -> list[str]:
                 changes = install_mod.plan_host_uninstall(client, other, home=home, project_dir=_cwd())
             else:
                 changes = install_mod.plan_uninstall(client, other, home=home, project_dir=_cwd(), env=os.environ)
-        except (install_mod.InstallError, click.UsageError):
-            continue  # a scope this client has not, or a file that cannot be read: said when asked for
+        except (install_mod.InstallError, click.UsageError, OSError, ValueError):
+            continue  # a scope this client has not, a file or folder it cannot read: said when asked for
         for change in changes:
-            if change.old_text != change.new_text:
+            if change.old_text != change.new_text and str(change.path) not in named:
+                named.add(str(change.path))  # run from the home folder, two scopes name one file
                 notes.append(
                     f"note: {_printable(str(change.path))} registers it ({other} scope): "
                     f"`loopguard-hook uninstall --client {client} --scope {other}` removes it"

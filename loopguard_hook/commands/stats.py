@@ -103,12 +103,23 @@ STOP_EVENTS = frozenset({"Stop", "SubagentStop"})
 
 
 def held_at_stop(record: Mapping[str, Any]) -> bool:
-    """A reminder decided at a Stop, held for the next prompt or call (not under observe): its
-    delivery is logged as a record of its own, so it is not counted twice."""
+    """A reminder decided at a Stop, held for the next prompt or call (not under observe)."""
     return (
         record.get("event") in STOP_EVENTS and record.get("action") == "allow"
         and record.get("intended") == "remind" and record.get("mode") != "observe"
     )
+
+
+def delivers_held(record: Mapping[str, Any]) -> bool:
+    """The record of a text reminder held at a Stop going out at the next prompt or call (the
+    text rules' delivery carries no count): the same intervention as the Stop's record."""
+    return record.get("rule") == "LOOP_GUARD_TEXT" and record.get("event") not in STOP_EVENTS and not record.get("count")
+
+
+def sent(record: Mapping[str, Any]) -> bool:
+    """Whether the intervention went to the host: not an `allow`, and not a decision the host
+    takes no answer for there (`sent: false`, a Stop's end of turn on Qwen Code)."""
+    return record.get("action") != "allow" and record.get("sent") is not False
 
 
 def build(inputs: Inputs, *, session: str | None = None) -> list[Row]:
@@ -123,11 +134,12 @@ def build(inputs: Inputs, *, session: str | None = None) -> list[Row]:
         return session is None or record.get("session") == session
 
     for d in filter(wanted, inputs.decisions):
-        if held_at_stop(d):
-            continue  # counted when it goes out, at the next prompt or call
         counts = row(d)
+        if delivers_held(d):
+            counts["shown"] += sent(d)  # logged at its Stop; shown now, if the host takes it
+            continue
         counts["logged"] += 1
-        counts["shown"] += d.get("action") != "allow"  # `allow`: nothing went out (log.what)
+        counts["shown"] += sent(d)  # `allow`: nothing went out (log.what)
         if d.get("event") == "PreToolUse" and d.get("action") in ("deny", "stop"):
             counts["saved"] += 1
     for r in filter(wanted, inputs.responses):

@@ -264,8 +264,8 @@ def _echo_text(
         click.echo(line)
     if not sessions:
         click.echo("no sessions")
-        # A session's ledger goes at its SessionEnd: the log keeps what the guard did in it.
-        click.echo("(a session's state is deleted at its end; `loopguard-hook log` lists the interventions of ended ones)")
+        # A session's ledger goes at its SessionEnd (most hosts): the log keeps what the guard did.
+        click.echo("(`loopguard-hook log` lists the interventions of every session, also of ended ones)")
         return
     for s in sessions:
         click.echo("")

@@ -67,7 +67,8 @@ def _stop_mode(decision: Decision, config: Config) -> Decision:
     if config.mode == "observe":
         return decision._replace(action=Action.ALLOW, intended=intended, system_message="")
     if config.mode == "advise" and decision.action is Action.STOP:
-        return decision._replace(action=Action.ALLOW, intended=intended)
+        # Nothing ends: the user's notice would say the turn was ended (`loopguard ended the turn…`).
+        return decision._replace(action=Action.ALLOW, intended=intended, system_message="")
     return decision._replace(intended=intended, summary=redact(decision.summary))
 
 

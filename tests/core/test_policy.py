@@ -155,3 +155,15 @@ def test_a_resumed_turn_counts_on() -> None:
     assert policy.resumed(state) and seen[-1] == (Action.REMIND, 3) and responses == []
     state, seen, _ = run(3)  # reminded at the 3rd: "continue" starts afresh
     assert not policy.resumed(state) and seen[-1][0] is Action.ALLOW
+
+
+def test_advise_at_a_stop_ends_nothing_and_tells_the_user_nothing_of_an_end() -> None:
+    """Under advise a text loop's end of turn at a Stop ends nothing, so the user's notice, which
+    says "loopguard ended the turn", is not sent either; enforce keeps both."""
+    stop = Decision(Action.STOP, Rule.TEXT, "[loopguard] the same reply", stop_reason="loopguard ended the turn: …",
+                    system_message="loopguard ended the turn: the same final message …")
+    event = HookEvent("Stop", Client.CLAUDE_CODE, "s")
+    advised = policy.fit_text(stop, event, Config(mode="advise"))
+    assert (advised.action, advised.intended, advised.system_message) == (Action.ALLOW, Action.STOP, "")
+    enforced = policy.fit_text(stop, event, Config())
+    assert enforced.action is Action.STOP and enforced.system_message.startswith("loopguard ended the turn")
