@@ -291,6 +291,7 @@ def _decide(store: Store, event: HookEvent, cfg: config_mod.Config, now: float, 
     decision = result.decision
     stdout = render(decision, event.event, event.client)
     if result.record is not None and not dry_run:
+        went = decision.action is not engine.Action.ALLOW and bool(stdout)
         record: dict[str, object] = {
             **result.record,
             "session": event.session_id,
@@ -299,8 +300,8 @@ def _decide(store: Store, event: HookEvent, cfg: config_mod.Config, now: float, 
             "mode": cfg.mode,
             # What the model was given, as the host was sent it (none under observe, or at a Stop),
             # and where the session's transcript is: `log` shows both, and the loop's tokens.
-            "text": redact(fit(decision.message)) if decision.action is not engine.Action.ALLOW else "",
-            **_would_text(decision),
+            "text": redact(fit(decision.message)) if went else "",
+            **_would_text(decision, went=went),
             **_shown_to_user(stdout, hosts.capabilities(event.client), event.event),
             # A decision the host takes no answer for there went nowhere (a Stop's end of turn on
             # Qwen Code, Copilot CLI, Cursor, Droid, DSH): `log` and `stats` say so.
@@ -334,10 +335,11 @@ def _shown_to_user(stdout: bytes, caps: hosts.Capabilities, event: str) -> dict[
     return {name: redact(value) for key, name in keep.items() if isinstance(value := answer.get(key), str) and value}
 
 
-def _would_text(decision: engine.Decision) -> dict[str, str]:
-    """`{"would_text": …}`, the text the rules wrote, redacted, when the mode kept it from the
-    model (`observe`; `advise` at a Stop): `log` shows it as what the guard would have said."""
-    if decision.action is not engine.Action.ALLOW or not decision.message:
+def _would_text(decision: engine.Decision, *, went: bool) -> dict[str, str]:
+    """`{"would_text": …}`, the text the rules wrote, redacted, when it did not go out (`went`):
+    the mode kept it from the model (`observe`; `advise` at a Stop), or the host takes no such
+    answer there (`sent: false`): `log` shows it as what the guard would have said."""
+    if went or not decision.message:
         return {}
     return {"would_text": redact(fit(decision.message))}
 

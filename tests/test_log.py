@@ -204,9 +204,10 @@ def test_an_answer_the_host_takes_nowhere_is_logged_as_not_sent(tmp_path: Path, 
     _events("qwen-code", tmp_path / "state", [{**base, "hook_event_name": "UserPromptSubmit", "prompt": "go"}, *[same] * 4])
     records = [json.loads(x) for x in (tmp_path / "state/decisions.jsonl").read_text().splitlines()]
     stops = [r for r in records if r["action"] == "stop"]
-    assert stops and all(r["sent"] is False for r in stops)
+    assert stops and all(r["sent"] is False and r["text"] == "" and r["would_text"] for r in stops)
     code, out, _ = cli(["log", "--state-dir", str(tmp_path / "state"), "--no-cost"], capsys)
-    assert code == 0 and "stop (nothing sent)" in out and "nothing was sent: qwen-code takes no such answer at Stop" in out
+    assert code == 0 and "stop (nothing sent)" in out
+    assert "nothing was sent: qwen-code takes no such answer at Stop; the guard would have said:" in out
     assert "the turn ended" not in out
     code, out, _ = cli(["stats", "--state-dir", str(tmp_path / "state"), "--json"], capsys)
     rows = json.loads(out)["rows"]
@@ -233,6 +234,34 @@ def test_a_held_reminder_counts_once_in_every_mode_and_stays_counted_if_never_se
         code, out, _ = cli(["stats", "--state-dir", str(state), "--json"], capsys)
         rows = json.loads(out)["rows"]
         assert (sum(r["logged"] for r in rows), sum(r["shown"] for r in rows)) == (1, shown), (mode, then, rows)
+
+
+def test_a_text_loop_found_at_a_prompt_is_an_intervention_of_its_own(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The user interrupts a turn whose text loops (Claude Code sends no Stop then); the next
+    prompt finds the loop in the transcript and reminds: a new intervention, with its count and
+    excerpt, not the delivery of one held at a Stop (stats: logged 1, shown 1; under observe,
+    logged 1, shown 0)."""
+    line = "I will now run the tests again to verify the fix works."
+    for mode, shown in (("enforce", 1), ("observe", 0)):
+        transcript = tmp_path / f"{mode}.jsonl"
+        transcript.write_text("")
+        base = {"session_id": f"s-{mode}", "transcript_path": str(transcript), "cwd": str(tmp_path)}
+        state = tmp_path / f"state-{mode}"
+        _events("claude-code", state, [{**base, "hook_event_name": "UserPromptSubmit", "prompt": "fix the tests"}],
+                "--mode", mode)
+        message = {"id": "m1", "role": "assistant", "content": [{"type": "text", "text": "\n".join([line] * 10)}]}
+        transcript.write_text(json.dumps({"type": "assistant", "uuid": "u1", "message": message}) + "\n")
+        _events("claude-code", state, [{**base, "hook_event_name": "UserPromptSubmit", "prompt": "what now?"}],
+                "--mode", mode)
+        (found,) = [json.loads(x) for x in (state / "decisions.jsonl").read_text().splitlines()]
+        assert found["rule"] == "LOOP_GUARD_TEXT" and found["count"] >= 3 and found["arguments"] != "assistant text", found
+        code, out, _ = cli(["stats", "--state-dir", str(state), "--json"], capsys)
+        rows = json.loads(out)["rows"]
+        assert (sum(r["logged"] for r in rows), sum(r["shown"] for r in rows)) == (1, shown), (mode, rows)
+        code, out, _ = cli(["log", "--state-dir", str(state), "--no-cost"], capsys)
+        assert "held at a Stop" not in out
 
 
 def test_an_end_of_turn_at_stop_told_the_model_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

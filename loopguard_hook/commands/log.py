@@ -14,8 +14,10 @@ answers: `Capabilities.shows_stop_reason`) holds it, redacted, as `stop_reason`,
 shows as what the user was shown; a notice the host shows the user (`systemMessage`, on an
 event in `Capabilities.system_message`) is kept as `system_message` the same way. A reminder
 decided at a Stop (no host passes the model a text there) is held for the model's next prompt
-or call, which logs its own record when it goes out: the log says so. Older records
-have no `text`: the log says which template it was (`variant`). Off the hook path; pure apart from `load`.
+or call, which logs its own record when it goes out (`stats.delivers_held`): the log says so.
+A decision the host takes no answer for where it was made holds `sent: false`, an empty `text`
+and its `would_text`. Older records have no `text`: the log says which template it was
+(`variant`). Off the hook path; pure apart from `load`.
 """
 
 from __future__ import annotations
@@ -129,7 +131,9 @@ def told(record: Mapping[str, Any]) -> list[str]:
     shown = [line for user in dict.fromkeys(said) for line in ("the user was shown:", *_indented(user))]
     if record.get("sent") is False:
         # The host takes no such answer there (a Stop's end of turn on Qwen Code, Copilot CLI…).
-        return [f"nothing was sent: {_text(record.get('client'))} takes no such answer at {_text(record.get('event'))}"]
+        head = f"nothing was sent: {_text(record.get('client'))} takes no such answer at {_text(record.get('event'))}"
+        would = record.get("would_text")
+        return [head + "; the guard would have said:", *_indented(would)] if isinstance(would, str) and would else [head]
     if held_at_stop(record):
         would = record.get("would_text") or text
         return ["held for the model's next prompt or call (a Stop passes the model no text):", *_indented(would), *shown]

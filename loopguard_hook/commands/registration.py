@@ -159,8 +159,9 @@ def _elsewhere(client: str, scope: str, home: str) -> list[str]:
         except (install_mod.InstallError, click.UsageError, OSError, ValueError):
             continue  # a scope this client has not, a file or folder it cannot read: said when asked for
         for change in changes:
-            if change.old_text != change.new_text and str(change.path) not in named:
-                named.add(str(change.path))  # run from the home folder, two scopes name one file
+            same = os.path.realpath(change.path)  # from the home folder (or a link to it) two scopes name one file
+            if change.old_text != change.new_text and same not in named:
+                named.add(same)
                 notes.append(
                     f"note: {_printable(str(change.path))} registers it ({other} scope): "
                     f"`loopguard-hook uninstall --client {client} --scope {other}` removes it"

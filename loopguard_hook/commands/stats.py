@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
+from ..rules.text_loops import DELIVERY
 from ..store import Store
 from .common import _count
 
@@ -111,9 +112,13 @@ def held_at_stop(record: Mapping[str, Any]) -> bool:
 
 
 def delivers_held(record: Mapping[str, Any]) -> bool:
-    """The record of a text reminder held at a Stop going out at the next prompt or call (the
-    text rules' delivery carries no count): the same intervention as the Stop's record."""
-    return record.get("rule") == "LOOP_GUARD_TEXT" and record.get("event") not in STOP_EVENTS and not record.get("count")
+    """The record of a text reminder held at a Stop going out at the next prompt or call, the
+    same intervention as the Stop's record: the text rule's delivery, which carries no count
+    and the summary `text_loops.DELIVERY` (a loop found at a prompt or call has its own)."""
+    return (
+        record.get("rule") == "LOOP_GUARD_TEXT" and record.get("event") not in STOP_EVENTS
+        and not record.get("count") and record.get("arguments") == DELIVERY
+    )
 
 
 def sent(record: Mapping[str, Any]) -> bool:

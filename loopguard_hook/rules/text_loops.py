@@ -488,25 +488,43 @@ def on_text(ctx: TextContext) -> Decision | None:
 
 
 def _on_prompt(ts: TextState, ctx: TextContext, verdict: TextVerdict | None) -> list[Decision]:
-    pending = ts["pending"]
+    """A prompt carries a reminder held at a Stop (`DELIVERY`, no count: the Stop's record counted
+    it) or one for a loop found now in the transcript (its count and excerpt). Where the host
+    takes no context at a prompt (Droid, Cursor), either waits for the next call's result."""
     remember_prompt(ts, ctx.event.prompt, reset_lines=ctx.config.prompt_resets_text)
-    ts["pending"] = None
     if verdict is not None:
-        pending = reminder(verdict)
-    return [Decision(Action.REMIND, Rule.TEXT, pending, summary="assistant text")] if pending else []
+        ts["pending"] = None
+        fresh = Decision(Action.REMIND, Rule.TEXT, reminder(verdict), times=verdict.repeats, summary=verdict.excerpt)
+        if "UserPromptSubmit" not in ctx.caps.context:
+            ts["pending"] = fresh.message  # sent with the next call's result, as a held one
+            return []
+        return [fresh]
+    pending = ts["pending"]
+    if not pending or "UserPromptSubmit" not in ctx.caps.context:
+        return []
+    ts["pending"] = None
+    return [Decision(Action.REMIND, Rule.TEXT, pending, summary=DELIVERY)]
+
+
+#: The summary of a text reminder held at a Stop when it goes out (its record's `arguments`):
+#: `stats` counts the Stop's record, and this one only marks it shown.
+DELIVERY = "assistant text"
 
 
 def _on_call(ts: TextState, ctx: TextContext, verdict: TextVerdict | None) -> list[Decision]:
     decisions = []
     if ts["pending"]:
-        decisions.append(Decision(Action.REMIND, Rule.TEXT, ts["pending"], summary="assistant text"))
+        decisions.append(Decision(Action.REMIND, Rule.TEXT, ts["pending"], summary=DELIVERY))
         ts["pending"] = None
     if verdict is None:
         return decisions
+    # A loop found now goes first (`insert`), so that a merged answer is recorded as the new
+    # intervention it is (`merge` keeps the first of equals), not as the held one's delivery.
     if ts["reminded"]:
         # Still looping after a reminder in this turn: end it (or deny the call where the client
         # cannot end a turn from here).
-        decisions.append(
+        decisions.insert(
+            0,
             Decision(
                 Action.STOP if ctx.ends_turn else Action.DENY,
                 Rule.TEXT,
@@ -518,8 +536,8 @@ def _on_call(ts: TextState, ctx: TextContext, verdict: TextVerdict | None) -> li
         )
     else:
         ts["reminded"] = True
-        decisions.append(
-            Decision(Action.REMIND, Rule.TEXT, reminder(verdict), times=verdict.repeats, summary=verdict.excerpt)
+        decisions.insert(
+            0, Decision(Action.REMIND, Rule.TEXT, reminder(verdict), times=verdict.repeats, summary=verdict.excerpt)
         )
     return decisions
 
@@ -534,8 +552,10 @@ def _on_stop(ts: TextState, ctx: TextContext, verdict: TextVerdict | None, final
     if verdict is not None and event.stop_hook_active and ts["pending"]:
         # A Stop hook forced the turn on, the previous Stop already found a text loop, and no
         # tool call or prompt has delivered that reminder since: nothing else will reach the
-        # model, so end the turn (Codex caps no Stop-hook chain: openai/codex#37937).
-        ts["pending"] = None  # the turn ends; the next prompt starts afresh
+        # model, so end the turn (Codex caps no Stop-hook chain: openai/codex#37937). Under
+        # advise nothing ends it: the reminder stays held for the next call or prompt.
+        if ctx.config.mode != "advise":
+            ts["pending"] = None  # the turn ends; the next prompt starts afresh
         return [_text_stop(text_loop_stop(verdict), verdict.repeats, verdict.excerpt)]
     if verdict is not None:
         ts["pending"] = pending = reminder(verdict)

@@ -285,3 +285,39 @@ def test_a_final_message_the_transcript_shows_late_counts_once(tmp_path: Path) -
         fh.write(claude_line(message, "m1") + "\n")
     out = _hook({**base, "hook_event_name": "UserPromptSubmit", "prompt": "and now?"}, state)
     assert out == b"", out
+
+
+def test_a_prompt_the_host_takes_no_context_at_keeps_the_reminder_for_the_next_call() -> None:
+    """Droid (and Cursor) take no context at UserPromptSubmit: a reminder held at a Stop, or one
+    for a loop found at the prompt, is not used up there, and goes with the next call; Claude
+    Code's prompt carries it (a held one as `DELIVERY`, a fresh one with its count)."""
+    from rulekit import text_ctx
+
+    from loopguard_hook.core import ledger
+    from loopguard_hook.hosts import droid
+    from loopguard_hook.rules import text_loops
+
+    line = "I will now run the tests again to verify the fix works."
+    for caps, carried in ((droid.CAPABILITIES, False), (None, True)):
+        state = ledger.new_session("s", "claude-code", 100.0)
+        ts = text_loops.text_state(state, text_loops.MAIN_AGENT)
+        ts["pending"] = "[loopguard] held at the Stop"
+        ctx = text_ctx("UserPromptSubmit", state=state, prompt="continue")
+        ctx = ctx._replace(caps=caps) if caps is not None else ctx
+        decided = text_loops.on_text(ctx)
+        if carried:
+            assert decided is not None and decided.summary == text_loops.DELIVERY and ts["pending"] is None
+        else:
+            assert decided is None and ts["pending"] == "[loopguard] held at the Stop"
+            call = text_ctx("PreToolUse", state=state, tool_name="Execute", tool_input={"command": "ls"})._replace(caps=caps)
+            sent = text_loops.on_text(call)
+            assert sent is not None and "held at the Stop" in sent.message and ts["pending"] is None
+        fresh = text_ctx("UserPromptSubmit", state=ledger.new_session("s", "claude-code", 100.0), prompt="go",
+                         texts=("\n".join([line] * 10),))
+        fresh = fresh._replace(caps=caps) if caps is not None else fresh
+        found = text_loops.on_text(fresh)
+        if carried:
+            assert found is not None and found.times >= 3 and found.summary != text_loops.DELIVERY
+        else:
+            assert found is None
+            assert text_loops.text_state(fresh.state, text_loops.MAIN_AGENT)["pending"]
