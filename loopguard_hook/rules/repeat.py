@@ -137,8 +137,9 @@ def on_call(ctx: CallContext) -> Decision | None:
         alike = _note_spelling(ctx.agent, ctx.call["sig"], ctx.sig, ctx.key)
     in_a_row = cfg.counting == "consecutive"
     limit = cfg.result_preview_chars
-    note = _noop_note(ctx)
     if cfg.stop_at and n >= cfg.stop_at or cfg.deny_at and n >= cfg.deny_at:
+        # Looked up only where a text is made: most counted calls reach no threshold.
+        note = _noop_note(ctx)
         advice = detailed_reminder(tool, n, arguments_text(ctx.key, cfg.preview_chars), in_a_row=in_a_row, note=note)
     # A call the host rejected before it ran (Claude Code validates input before PreToolUse; only
     # PostToolBatch sees it) can never be denied: where the profile ends turns and the host can end
@@ -164,6 +165,7 @@ def on_call(ctx: CallContext) -> Decision | None:
             # A poll spaced `slow_repeat_seconds` or more apart stays free (a job still running,
             # CI pending): it is what a reminder asks for, waiting longer between checks.
             return None
+        note = _noop_note(ctx)
         if n == thresholds[0]:
             text = gentle_reminder(tool, n, note=note)
         else:
