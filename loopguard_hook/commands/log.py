@@ -28,11 +28,12 @@ from typing import Any, NamedTuple
 
 import click
 
+from ..core.event import STOP_EVENTS
 from ..process import printable, shown_on_terminal
 from ..store import Store
 from . import costing
 from .common import STATE_DIR_HELP, _echo_json, _echo_problems, _locations, _readable, _resolved, one_session
-from .stats import STOP_EVENTS, delivers_held, held_at_stop, records
+from .stats import delivers_held, held_at_stop, records
 from .times import When, clock
 
 LOG = "decisions.jsonl"

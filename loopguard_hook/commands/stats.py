@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
+from ..core.event import STOP_EVENTS
 from ..rules.text_loops import DELIVERY
 from ..store import Store
 from .common import _count
@@ -96,11 +97,6 @@ def _counted(state: Mapping[str, Any]) -> bool:
     except (TypeError, KeyError, AttributeError, ValueError):
         return False
     return True
-
-
-#: The events at which no host passes the model a text: a reminder decided there is held for the
-#: model's next prompt or call (`policy.fit_text`), which logs its own record when it goes out.
-STOP_EVENTS = frozenset({"Stop", "SubagentStop"})
 
 
 def held_at_stop(record: Mapping[str, Any]) -> bool:

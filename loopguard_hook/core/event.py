@@ -40,6 +40,9 @@ HANDLED_EVENT_ORDER = (
 HANDLED_EVENTS = frozenset(HANDLED_EVENT_ORDER)
 
 TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure"})
+#: The events that end a turn (the main agent's, a subagent's): no host passes the model a text
+#: there, so a reminder decided at one is held for the next prompt or call (`policy.fit_text`).
+STOP_EVENTS = frozenset({"Stop", "SubagentStop"})
 
 MAIN_AGENT = "main"
 

@@ -29,7 +29,7 @@ import re
 
 from ..config.settings import Config
 from ..rules.answer_only import engage, ignored, paused_turn_ended
-from .event import MAIN_AGENT, HookEvent
+from .event import MAIN_AGENT, STOP_EVENTS, HookEvent
 from .host import Capabilities
 from .ledger import MAX_EMITTED, Agent, Call, Session, TurnMark
 from .messages import fit
@@ -38,7 +38,6 @@ from .signature import digest
 from .verdict import ALLOW, LOOP_RULES, Action, Decision, Rule
 
 TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure", "PostToolBatch"})
-STOP_EVENTS = frozenset({"Stop", "SubagentStop"})
 
 #: Seconds from the last tool event within which a prompt can be that event's injected context
 #: (hooks run one at a time on DSH, so another hook's run may come between).

@@ -19,6 +19,7 @@ Its ledger is `TextState.idle`: `[count, words]`, the words of the chain as 4-he
 
 import re
 
+from ..core.event import STOP_EVENTS
 from ..core.messages import PREFIX
 from ..core.redact import redact_prefix
 from ..core.signature import digest
@@ -26,7 +27,6 @@ from ..core.verdict import Action, Decision, Rule
 from . import text_loops
 from .base import TextContext
 
-STOP_EVENTS = frozenset({"Stop", "SubagentStop"})
 #: A final message with at least this share of words new to the chain says something new.
 NEW_SHARE = 0.25
 #: Words of a chain remembered (4 hex characters each).

@@ -35,7 +35,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from ..config.settings import Config
-from ..core.event import MAIN_AGENT, HookEvent
+from ..core.event import MAIN_AGENT, STOP_EVENTS, HookEvent
 from ..core.host import Capabilities
 from ..core.ledger import Session, Tail, TextState
 from ..core.messages import PREFIX
@@ -392,9 +392,6 @@ def user_notice(verdict: TextVerdict | None, *, same_reply: bool = False) -> str
         return "loopguard: the agent gave the same reply to different prompts; it will be reminded."
     assert verdict is not None
     return f"loopguard: the agent is repeating {verdict.kind}s of text ({verdict.repeats}x); it will be reminded."
-
-
-STOP_EVENTS = frozenset({"Stop", "SubagentStop"})
 
 
 # -- the text read since the last event -------------------------------------------------------
