@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
 from .common import _cwd, _printable
+
+if TYPE_CHECKING:
+    from ..install.change import Change
 
 INSTALL_CLIENTS = click.Choice(
     ["claude-code", "codex", "dsh-claude-code", "dsh-codex", "qwen-code", "gemini-cli", "copilot", "cursor", "droid"]
@@ -141,6 +145,20 @@ def install_command() -> str:
     return CANONICAL_COMMAND
 
 
+def _plan_uninstall(client: str, scope: str, home: str) -> list[Change]:
+    """What uninstalling `client`'s hook from `scope` would change (`install.Change`s; nothing is
+    written): a host with its own file format, or one of the settings files install merges into.
+
+    Raises:
+        install.InstallError: a file cannot be read safely, or the client has no such scope.
+    """
+    from .. import install as install_mod
+
+    if client in OWN_FILE_HOSTS:
+        return install_mod.plan_host_uninstall(client, scope, home=home, project_dir=_cwd())
+    return install_mod.plan_uninstall(client, scope, home=home, project_dir=_cwd(), env=os.environ)
+
+
 def _elsewhere(client: str, scope: str, home: str) -> list[str]:
     """Where install's entries are in another scope's settings, when this one holds none (an
     install made with `--scope local`, an uninstall without it): one note per scope."""
@@ -152,10 +170,7 @@ def _elsewhere(client: str, scope: str, home: str) -> list[str]:
         if other == scope:
             continue
         try:
-            if client in OWN_FILE_HOSTS:
-                changes = install_mod.plan_host_uninstall(client, other, home=home, project_dir=_cwd())
-            else:
-                changes = install_mod.plan_uninstall(client, other, home=home, project_dir=_cwd(), env=os.environ)
+            changes = _plan_uninstall(client, other, home)
         except (install_mod.InstallError, click.UsageError, OSError, ValueError):
             continue  # a scope this client has not, a file or folder it cannot read: said when asked for
         for change in changes:
@@ -189,10 +204,8 @@ def uninstall(client: str, scope: str, dry_run: bool, full_diff: bool, dsh_profi
         if client.startswith("dsh-"):
             _dsh_only_user_scope(scope)
             changes = install_mod.plan_dsh_uninstall(client, home=home, env=os.environ, profile=dsh_profile)
-        elif client in OWN_FILE_HOSTS:
-            changes = install_mod.plan_host_uninstall(client, scope, home=home, project_dir=_cwd())
         else:
-            changes = install_mod.plan_uninstall(client, scope, home=home, project_dir=_cwd(), env=os.environ)
+            changes = _plan_uninstall(client, scope, home)
         changes[0].messages.extend(_dsh_only(client, dsh_profile=dsh_profile))
         if not client.startswith("dsh-") and all(c.old_text == c.new_text for c in changes):
             changes[-1].messages.extend(_elsewhere(client, scope, home))
