@@ -298,14 +298,15 @@ def _decide(store: Store, event: HookEvent, cfg: config_mod.Config, now: float, 
             "client": event.client.value,
             "profile": cfg.profile,
             "mode": cfg.mode,
-            # What the model was given, as the host was sent it (none under observe, or at a Stop),
-            # and where the session's transcript is: `log` shows both, and the loop's tokens.
+            # The text as the host was sent it ("" where nothing went: under observe, a reminder
+            # held at a Stop, an answer the host takes nowhere), and where the session's
+            # transcript is: `log` shows both, and the loop's tokens.
             "text": redact(fit(decision.message)) if went else "",
             **_would_text(decision, went=went),
             **_shown_to_user(stdout, hosts.capabilities(event.client), event.event),
             # A decision the host takes no answer for there went nowhere (a Stop's end of turn on
             # Qwen Code, Copilot CLI, Cursor, Droid, DSH): `log` and `stats` say so.
-            **({"sent": False} if decision.action is not engine.Action.ALLOW and not stdout else {}),
+            **({} if went or decision.action is engine.Action.ALLOW else {"sent": False}),
             "transcript": (event.transcript_path or "")[:4096],
         }
         try:

@@ -110,7 +110,8 @@ def _text(value: object) -> str:
 
 
 def what(record: Mapping[str, Any]) -> str:
-    """`deny`, `remind (would deny)`, `nothing shown (observe; would stop)`, `held (remind)`."""
+    """`deny`, `remind (would deny)`, `nothing shown (observe; would stop)`, `held (remind)`,
+    `stop (nothing sent)`."""
     action, intended, mode = record.get("action"), record.get("intended") or record.get("action"), record.get("mode")
     if held_at_stop(record):
         return "held (remind)"
@@ -130,26 +131,29 @@ def told(record: Mapping[str, Any]) -> list[str]:
     variant = record.get("variant") or "unknown"
     said = [user for key in ("system_message", "stop_reason") if isinstance(user := record.get(key), str) and user]
     shown = [line for user in dict.fromkeys(said) for line in ("the user was shown:", *_indented(user))]
+    would = record.get("would_text") or text  # `text` of an allow: records of the first such form
     if record.get("sent") is False:
         # The host takes no such answer there (a Stop's end of turn on Qwen Code, Copilot CLI…).
         head = f"nothing was sent: {_text(record.get('client'))} takes no such answer at {_text(record.get('event'))}"
-        would = record.get("would_text")
-        return [head + "; the guard would have said:", *_indented(would)] if isinstance(would, str) and would else [head]
+        return _would_have_said(head, would, variant)
     if held_at_stop(record):
-        would = record.get("would_text") or text
         return ["held for the model's next prompt or call (a Stop passes the model no text):", *_indented(would), *shown]
     if record.get("action") == "allow":
-        head = f"the model was told nothing (mode {record.get('mode')})"
-        would = record.get("would_text") or text  # `text` of an allow: records of the first such form
-        if isinstance(would, str) and would:
-            return [head + "; the guard would have said:", *_indented(would), *shown]
-        return [head + f"; the text would have been a {variant}", *shown]
+        return [*_would_have_said(f"the model was told nothing (mode {record.get('mode')})", would, variant), *shown]
     if record.get("event") in STOP_EVENTS and record.get("action") == "stop":
         return ["the model was told nothing (the turn ended at Stop)", *shown]
     if isinstance(text, str):
         head = "the model was told (a reminder held at a Stop, sent now):" if delivers_held(record) else "the model was told:"
         return [head, *_indented(text), *shown]
     return [f"the model was given a {variant} text (this record is older than the texts the log keeps)", *shown]
+
+
+def _would_have_said(head: str, would: object, variant: object) -> list[str]:
+    """`head`, then the text the guard would have said, or, where the record keeps none, its
+    template."""
+    if isinstance(would, str) and would:
+        return [head + "; the guard would have said:", *_indented(would)]
+    return [head + f"; the text would have been a {variant}"]
 
 
 def _indented(text: object) -> list[str]:
