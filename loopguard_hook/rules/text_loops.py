@@ -489,15 +489,13 @@ def _on_prompt(ts: TextState, ctx: TextContext, verdict: TextVerdict | None) -> 
     it) or one for a loop found now in the transcript (its count and excerpt). Where the host
     takes no context at a prompt (Droid, Cursor), either waits for the next call's result."""
     remember_prompt(ts, ctx.event.prompt, reset_lines=ctx.config.prompt_resets_text)
+    carried = "UserPromptSubmit" in ctx.caps.context
     if verdict is not None:
-        ts["pending"] = None
-        fresh = Decision(Action.REMIND, Rule.TEXT, reminder(verdict), times=verdict.repeats, summary=verdict.excerpt)
-        if "UserPromptSubmit" not in ctx.caps.context:
-            ts["pending"] = fresh.message  # sent with the next call's result, as a held one
-            return []
-        return [fresh]
+        text = reminder(verdict)
+        ts["pending"] = None if carried else text  # else sent with the next call's result, as a held one
+        return [Decision(Action.REMIND, Rule.TEXT, text, times=verdict.repeats, summary=verdict.excerpt)] if carried else []
     pending = ts["pending"]
-    if not pending or "UserPromptSubmit" not in ctx.caps.context:
+    if not pending or not carried:
         return []
     ts["pending"] = None
     return [Decision(Action.REMIND, Rule.TEXT, pending, summary=DELIVERY)]
