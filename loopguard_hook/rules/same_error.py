@@ -420,8 +420,17 @@ QUOTE_CHARS = 240
 
 #: Interpreters given the script: words before the program a command runs (as `shellwords.WRAPPERS`).
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "pwsh", "pwsh.exe", "powershell", "powershell.exe", "cmd", "cmd.exe"})
-_ASSIGNMENT = r"[A-Za-z_][A-Za-z0-9_]*="
+_ASSIGNMENT = r"\$?[A-Za-z_][A-Za-z0-9_]*="
 _SEGMENTS = r"\|\|?|&&|;|\n"
+#: A quoted string (an unclosed quote is left as it is).
+_QUOTED = "'[^']*'|\"(?:[^\"\\\\]|\\\\.)*\""
+#: A shell given its whole script in quotes (`bash -lc '…'`, `sh -c "…"`, `pwsh -Command "…"`).
+_SCRIPT = (
+    r"(?is)\A\s*(?:(?:sudo|env|nohup|exec|command)\s+)*(?:\S*/)?(?:bash|sh|zsh|dash|pwsh|powershell)(?:\.exe)?"
+    r"(?:\s+--?(?!c\b|command\b)[\w-]+)*\s+-(?:\w*c|command)\s+(?:'((?:[^']|'\\'')*)'|\"((?:[^\"\\]|\\.)*)\")"
+)
+#: A here-document's operator and closing word (`<<'EOF'`, `<<-PY`).
+_HEREDOC = r"""(?<![\w<])<<-?[ \t]*(['"]?)(\w+)\1"""
 MAX_PROGRAMS = 8
 _HOST = r"[A-Za-z][A-Za-z0-9+.-]*://(?:[^/?#@]*@)?([^/?#:]+)"
 _PATCH_VERB = r"(?m)^\*\*\* (Add|Update|Delete) File: "
@@ -450,9 +459,38 @@ def shape_of(tool_input: Any, *, has_file: bool) -> str | None:
 
 
 def _program(command: str) -> str | None:
-    """The programs of a command's pipelines and lists, in order (`ss|awk`, `sleep|gh`)."""
+    """The programs of a command's pipelines and lists, in order (`ss|awk`, `sleep|gh`). A shell
+    given its script in quotes (`bash -lc '…'`, Codex's form) runs the script's programs. Other
+    quoted text and a here-document's body are a program's arguments, not commands of the line:
+    the lines of `python3 -c "…"` or of `cat <<EOF … EOF` start no program (quoted text with no line
+    break or operator in it, a program's path among them, stays one word)."""
+    script = re.match(_SCRIPT, command)
+    if script is not None:
+        command = script.group(1) if script.group(1) is not None else script.group(2).replace('\\"', '"')
+    command = re.sub(_QUOTED, _quoted_word, _without_bodies(command))
     programs = [p for p in (_first_program(part) for part in re.split(_SEGMENTS, command)) if p]
     return "|".join(programs[:MAX_PROGRAMS]) or None
+
+
+def _quoted_word(quoted: re.Match[str]) -> str:
+    text = quoted.group()[1:-1]
+    return text.replace(" ", "_") if re.fullmatch(r"[^\n|;&]+", text) else "''"
+
+
+def _without_bodies(command: str) -> str:
+    """`command` with each here-document's body (the lines after its operator's line, up to the
+    closing word's line, or to the end) left out."""
+    if "<<" not in command:
+        return command
+    start = 0
+    while (op := re.compile(_HEREDOC).search(command, start)) is not None:
+        body = command.find("\n", op.end())
+        if body < 0:
+            break
+        end = re.compile(rf"^[ \t]*{op.group(2)}[ \t]*$", re.M).search(command, body + 1)
+        command = command[:body] + (command[end.end():] if end else "")
+        start = body
+    return command
 
 
 def _first_program(segment: str) -> str | None:

@@ -32,6 +32,18 @@ walls = importlib.import_module("loopguard_hook.rules.same_error")
         ("pwsh.exe -NoLogo -Command Get-Content -Path a.txt", "get-content"),
         ("bash -lc 'npm install'", "npm"),
         ("cd /repo", None),
+        # Quoted text and a here-document's body are arguments: their lines start no program.
+        ('curl -s "https://x/a?q=1" | python3 -c "\nimport sys, json\nprint(json.load(sys.stdin))\n"', "curl|python3"),
+        ("cat <<'EOF' > a.py\nimport os; print(os.sep)\nEOF\npython3 a.py", "cat|python3"),
+        ('grep -n "a\\|b; c" src/x.py | head', "grep|head"),
+        ("echo 'done; ok' && ls", "echo|ls"),
+        # A shell given its script in quotes runs the script's programs.
+        ("bash -lc 'cd repo && pytest -q' 2>&1", "pytest"),
+        ("bash --noprofile --norc -lc 'npm ci; npm test'", "npm|npm"),
+        ('sh -c "echo \\"a\\" && make"', "echo|make"),
+        ("pwsh -NoProfile -Command \"$p='a.txt'; Get-Content $p\"", "get-content"),
+        # A quoted program path is one word.
+        ('"C:/Program Files/Python312/python.exe" -c "print(1)"', "python.exe"),
     ],
 )
 def test_a_command_runs_by_its_programs(command: str, shape: str | None) -> None:
