@@ -250,6 +250,11 @@ _QUOTED_LIST = r'(expected lines \[)((?:"(?:[^"\\]|\\.)*"(?:, )?)*(?:"(?:[^"\\]|
 _QUOTED_ITEM = r'"(?:[^"\\]|\\.)*(?:"|\Z)'
 
 
+#: The shortest argument taken out where the first line quotes it whole (`Permission to use Bash
+#: with command <command> has been denied.`): a shorter one may be a word of the message.
+_INLINE_MIN = 8
+
+
 def _without_quoted_input(text: str, values: list[str]) -> str:
     """`text` without the lines after its first (the message itself stays) that one of `values`
     holds, stripped of their indentation, and without such lines quoted in a list on the first."""
@@ -262,6 +267,9 @@ def _without_quoted_input(text: str, values: list[str]) -> str:
         return found.group(1) + ", ".join(item for item in items if not _held(_decoded(item), values))
 
     first = re.sub(_QUOTED_LIST, unquoted, first, count=1)
+    for value in values:
+        if len(value) >= _INLINE_MIN and value in first:
+            first = first.replace(value, "<input>")
     kept = [first]
     for line in rest:
         body = line.strip().removeprefix("String: ").removesuffix("</tool_use_error>")

@@ -39,6 +39,17 @@ def test_the_guards_own_denials_are_told_from_another_hooks() -> None:
     assert not is_guard_denial(theirs) and not is_guard_denial(policy)
 
 
+def test_a_refusal_that_quotes_the_whole_command_in_its_message_is_one_wall() -> None:
+    """Claude Code words a permission rule's refusal with the command inside the message's one
+    line (public Claude Code 2.1 transcripts: nine reworded `rm -rf` refused so): commands
+    refused by one rule fail the same way, and the message itself still tells errors apart."""
+    said = "Permission to use Bash with command {} has been denied."
+    one, two = "rm -rf /tmp/cache-a", 'rm -rf /tmp/cache-* && echo "removed"'
+    assert error_signature(said.format(one), {"command": one}) == error_signature(said.format(two), {"command": two})
+    asked = "The user doesn't want to proceed with this tool use. Command: {}"
+    assert error_signature(asked.format(one), {"command": one}) != error_signature(said.format(two), {"command": two})
+
+
 def test_lines_quoted_in_a_list_by_older_codex_are_the_calls_own() -> None:
     """Codex 0.2x-0.3x quotes the lines apply_patch looked for as a JSON list on the message's
     line: two patches of one file that fail to find their own lines fail the same way."""
