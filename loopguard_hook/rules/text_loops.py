@@ -12,8 +12,7 @@ from public reports):
   continuation (`stop_hook_active`): a Stop-hook ping-pong (anthropics/claude-plugins-official
   #5312, openai/codex#37937);
 - the same reply to two different prompts in a row (80 characters or more), or a short reply to
-  three, with no call bringing a new result between (a sign-off after progress, "Next report in
-  10 minutes.", is no loop).
+  three.
 
 What each event does with their verdicts:
 
@@ -261,9 +260,8 @@ def new_evidence(state: Session, agent_id: str) -> None:
     if isinstance(ts, dict) and "line_count" in ts:
         ts["line"], ts["line_count"], ts["blocks"], ts["reminded"] = None, 0, [], False
         # The same final message again after a call with a new result is no Stop-hook
-        # ping-pong yet, nor the same reply to another prompt: their copies count from here.
+        # ping-pong yet: its copies count from here.
         ts["stop_count"] = 0
-        ts["reply_count"] = 0
 
 
 def final_message(ts: TextState, message: str | None, *, stop_hook_active: bool) -> tuple[int, bool]:
