@@ -250,9 +250,12 @@ _QUOTED_LIST = r'(expected lines \[)((?:"(?:[^"\\]|\\.)*"(?:, )?)*(?:"(?:[^"\\]|
 _QUOTED_ITEM = r'"(?:[^"\\]|\\.)*(?:"|\Z)'
 
 
-#: The shortest argument taken out where the first line quotes it whole (`Permission to use Bash
-#: with command <command> has been denied.`): a shorter one may be a word of the message.
-_INLINE_MIN = 8
+#: Claude Code's refusal of a shell call by a permission rule, the refused command inside its one
+#: line (public Claude Code 2.1 transcripts): the command is the call's own, not the error. Only
+#: this form: a first line that only names the command (Qwen Code's `Command: <cmd>`, newer Codex
+#: output's) heads a result whose rest, the same for every command that printed nothing, is not
+#: one error.
+_REFUSED_COMMAND = r"\A((?:Error: )?Permission to use \S+ with command ).*( has been (?:auto-)?denied\b)"
 
 
 def _without_quoted_input(text: str, values: list[str]) -> str:
@@ -267,9 +270,7 @@ def _without_quoted_input(text: str, values: list[str]) -> str:
         return found.group(1) + ", ".join(item for item in items if not _held(_decoded(item), values))
 
     first = re.sub(_QUOTED_LIST, unquoted, first, count=1)
-    for value in values:
-        if len(value) >= _INLINE_MIN and value in first:
-            first = first.replace(value, "<input>")
+    first = re.sub(_REFUSED_COMMAND, r"\1<input>\2", first, count=1)
     kept = [first]
     for line in rest:
         body = line.strip().removeprefix("String: ").removesuffix("</tool_use_error>")

@@ -427,7 +427,7 @@ _QUOTED = "'[^']*'|\"(?:[^\"\\\\]|\\\\.)*\""
 #: A shell given its whole script in quotes (`bash -lc '…'`, `sh -c "…"`, `pwsh -Command "…"`).
 _SCRIPT = (
     r"(?is)\A\s*(?:(?:sudo|env|nohup|exec|command)\s+)*(?:\S*/)?(?:bash|sh|zsh|dash|pwsh|powershell)(?:\.exe)?"
-    r"(?:\s+--?(?!c\b|command\b)[\w-]+)*\s+-(?:\w*c|command)\s+(?:'((?:[^']|'\\'')*)'|\"((?:[^\"\\]|\\.)*)\")"
+    r"(?:\s+--?(?!c\b|command\b)\w[\w-]*)*\s+-(?:\w*c|command)\s+(?:'((?:[^']|'\\'')*)'|\"((?:[^\"\\]|\\.)*)\")"
 )
 #: A here-document's operator and closing word (`<<'EOF'`, `<<-PY`).
 _HEREDOC = r"""(?<![\w<])<<-?[ \t]*(['"]?)(\w+)\1"""

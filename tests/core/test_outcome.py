@@ -46,6 +46,10 @@ def test_a_refusal_that_quotes_the_whole_command_in_its_message_is_one_wall() ->
     said = "Permission to use Bash with command {} has been denied."
     one, two = "rm -rf /tmp/cache-a", 'rm -rf /tmp/cache-* && echo "removed"'
     assert error_signature(said.format(one), {"command": one}) == error_signature(said.format(two), {"command": two})
+    # A first line that only names the command (Qwen Code) heads the same body for every command
+    # that printed nothing: those stay distinct answers.
+    body = "Command: {}\nDirectory: (root)\nOutput: (empty)\nError: (none)\nExit Code: 1"
+    assert error_signature(body.format(one), {"command": one}) != error_signature(body.format(two), {"command": two})
     asked = "The user doesn't want to proceed with this tool use. Command: {}"
     assert error_signature(asked.format(one), {"command": one}) != error_signature(said.format(two), {"command": two})
 

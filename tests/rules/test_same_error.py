@@ -42,6 +42,9 @@ walls = importlib.import_module("loopguard_hook.rules.same_error")
         ("bash --noprofile --norc -lc 'npm ci; npm test'", "npm|npm"),
         ('sh -c "echo \\"a\\" && make"', "echo|make"),
         ("pwsh -NoProfile -Command \"$p='a.txt'; Get-Content $p\"", "get-content"),
+        # A shell with many options and no script: read in one pass (a first version's pattern
+        # could match each `--option` two ways and took hours on 30 of them).
+        ("bash" + " --a" * 40 + " x", "x"),
         # A quoted program path is one word.
         ('"C:/Program Files/Python312/python.exe" -c "print(1)"', "python.exe"),
     ],
