@@ -258,6 +258,15 @@ _QUOTED_ITEM = r'"(?:[^"\\]|\\.)*(?:"|\Z)'
 _REFUSED_COMMAND = r"\A((?:Error: )?Permission to use \S+ with command ).*( has been (?:auto-)?denied\b)"
 
 
+def for_command(text: str, command: str | None) -> str:
+    """`text` as the host words it for `command` where it names the refused command
+    (`_REFUSED_COMMAND`: one wall's quote, written for the call that was reminded, shown to a
+    retry of another of its calls); any other text as it is."""
+    if command is None:
+        return text
+    return re.sub(_REFUSED_COMMAND, lambda m: m.group(1) + command + m.group(2), text, count=1)
+
+
 def _without_quoted_input(text: str, values: list[str]) -> str:
     """`text` without the lines after its first (the message itself stays) that one of `values`
     holds, stripped of their indentation, and without such lines quoted in a list on the first."""

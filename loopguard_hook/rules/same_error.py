@@ -105,7 +105,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ..core.ledger import MAX_ID_CHARS, Agent, Limits, drop_slot, issued, new_round, slot, slots, trim
 from ..core.messages import PREFIX, quote
-from ..core.outcome import Failure, error_signature, preview
+from ..core.outcome import Failure, error_signature, for_command, preview
 from ..core.redact import redact_prefix
 from ..core.shellwords import MAX_SHELL_CHARS, SHELL_KEYS, SHELL_TOOLS, WRAPPERS, reads_only, shell_command, sleeps_first
 from ..core.signature import digest
@@ -617,7 +617,14 @@ def on_call(ctx: CallContext) -> Decision | None:
     if slow and sleeps_first(ctx.tool, ctx.tool_input) >= slow / 2:
         return None  # it waits first: a poll, as for repeats
     what = f"{ctx.tool} on {target[:MAX_ID_CHARS]}" if target else ctx.tool
-    quote, has_file, page = entry.get("quote", ""), target is not None, _page(entry) is not None
+    # The wall's quote is the reminded call's error; a refusal that names its command is given as
+    # the host words it for this one (redacted and cut as the quote was).
+    command = shell_command(ctx.tool, ctx.tool_input)
+    quote = entry.get("quote", "")
+    said = for_command(quote, redact_prefix(command, QUOTE_CHARS)) if command is not None else quote
+    if said != quote:
+        quote = preview(said, QUOTE_CHARS)
+    has_file, page = target is not None, _page(entry) is not None
     # A call that has not failed yet is held only by a killed wall (`_kills_every_run`: a wall of
     # calls naming no file, `shape` the program the sandbox killed).
     new_run = ctx.call["sig"] not in entry["sigs"]

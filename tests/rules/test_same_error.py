@@ -132,6 +132,21 @@ def test_one_batch_that_passes_both_thresholds_is_reminded_once(tmp_path: Path) 
     assert json.dumps(reminded[0]).count("[loopguard] Bash has failed") == 1
 
 
+def test_a_denied_retry_quotes_the_refusal_of_its_own_command(tmp_path: Path) -> None:
+    """The golden `same_error_permission_refusals_quote_their_command.json` and then the first
+    refused command sent again: denied, quoting the refusal as Claude Code words it for that
+    command, not the reminded call's (whose command the wall's quote holds)."""
+    data = scenario.load(scenario.SCENARIO_DIR / "same_error_permission_refusals_quote_their_command.json")
+    first = data["steps"][1]
+    data["steps"].append({**first, "t": 40.0, "pre": "deny:LOOP_GUARD_SAME_ERROR"})
+    runner = scenario.Runner(data, "balanced", "claude-code", str(tmp_path / "state"))
+    assert runner.play() == []
+    answers = [json.loads(result.stdout) for _, result in runner.results if result.stdout.strip()]
+    denial = answers[-1]["hookSpecificOutput"]["permissionDecisionReason"]
+    assert f"Permission to use Bash with command {first['input']['command']} has been denied" in denial
+    assert "/tmp/mem-import" not in denial
+
+
 def test_a_wall_of_one_missing_page_says_to_check_the_address() -> None:
     """A page not found is no environment limit: every text of such a wall says to check the
     address, and each is still named by its variant (`stats` compares them)."""
