@@ -267,8 +267,23 @@ def test_same_tool_use_id_twice_counts_once(tmp_path: Path, capsys: pytest.Captu
 def test_status_says_what_observe_would_have_done(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     loop(tmp_path, 5, ("--mode", "observe"))
     code, out, _ = cli(["status", "--state-dir", str(tmp_path)], capsys)
-    assert code == 0 and "allow (would deny) (LOOP_GUARD_REPEAT)" in out
+    assert code == 0 and "nothing shown (observe; would deny) (LOOP_GUARD_REPEAT)" in out
     assert "(its last event used profile balanced (observe)" in out
+
+
+def test_status_words_a_reminder_held_at_a_stop_as_log_does(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The same short reply to three prompts: the third Stop holds a text reminder. `status` said
+    "allow (would remind) (LOOP_GUARD_TEXT) Stop None x0" (a new user's reading)."""
+    payloads = EXAMPLES / "payloads/claude-code-2.1.332"
+    stop = json.loads((payloads / "Stop.json").read_text())
+    prompt = json.loads((payloads / "UserPromptSubmit.json").read_text())
+    signoff = {**stop, "last_assistant_message": "Next report in 10 minutes."}
+    for i in range(3):
+        hook(["--state-dir", str(tmp_path)], json.dumps({**prompt, "prompt": f"check the backtest ({i})"}).encode())
+        hook(["--state-dir", str(tmp_path)], json.dumps(signoff).encode())
+    code, out, _ = cli(["status", "--state-dir", str(tmp_path)], capsys)
+    assert code == 0 and "held (remind) (LOOP_GUARD_TEXT) Stop [main]" in out
+    assert "None" not in out and " x0 " not in out
 
 
 def test_found_by_adversarial_runs(tmp_path: Path) -> None:
@@ -367,7 +382,7 @@ def test_observe_mode_keeps_the_ledger_after_session_end(tmp_path: Path, capsys:
     end = (EXAMPLES / "payloads/claude-code-2.1.332/SessionEnd.json").read_bytes()
     assert hook(["--state-dir", str(tmp_path), "--mode", "observe"], end).returncode == 0
     code, out, _ = cli(["status", "--state-dir", str(tmp_path)], capsys)
-    assert code == 0 and "allow (would deny)" in out
+    assert code == 0 and "nothing shown (observe; would deny)" in out
     assert hook(["--state-dir", str(tmp_path)], end).returncode == 0  # enforce: the ledger goes
     assert cli(["status", "--state-dir", str(tmp_path)], capsys)[1].splitlines()[-2] == "no sessions"
 

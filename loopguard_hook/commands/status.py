@@ -33,6 +33,7 @@ from .common import (
     _store,
     one_session,
 )
+from .log import what
 from .pausing import pause_lines, paused_json
 
 
@@ -322,11 +323,15 @@ def _session_lines(s: dict[str, Any], t: dict[str, Any], now: float) -> list[str
                 runs = sig["no_progress"]
                 out.append(f"    {runs} attempts of this call since its result was last new  {_printable(sig['call'])}")
         out.extend(_unhooked_lines(a.get("unhooked_polls")))
+    mode = used.get("mode") if isinstance(used, dict) else None
     for d in s["recent_decisions"][-5:]:
-        action = d["action"] if d.get("intended", d["action"]) == d["action"] else f"{d['action']} (would {d['intended']})"
+        # Worded as `log` words it (a reminder held at a Stop, what observe would have done); the
+        # ledger's copy of a record keeps no mode: the session's last one is taken.
+        tool = f" {_printable(str(d['tool']))}" if d.get("tool") else ""
+        count = f" x{d['count']}" if d.get("count") else ""
         out.append(
-            f"  {_ago(now, d['time'])}: {action} ({d['rule']}) {d['event']} {_printable(str(d['tool']))} "
-            f"x{d['count']} [{_printable(d['agent'])}] {_printable(d['arguments'])}"
+            f"  {_ago(now, d['time'])}: {what({'mode': mode, **d})} ({d['rule']}) {d['event']}{tool}{count} "
+            f"[{_printable(d['agent'])}] {_printable(d['arguments'])}"
         )
     return out
 
