@@ -214,11 +214,18 @@ def _handle_interrupts() -> object:
 def _ignore_interrupts() -> None:
     """SIGINT is ignored from here on: the command ends after its answer (a caller of `main` in
     the same process, a test, restores its own handler). Through the C module, already loaded:
-    `import signal` loads enum, 1.5 ms in which a second SIGINT still escaped."""
+    `import signal` loads enum, 1.5 ms in which a second SIGINT still escaped. A handler that does
+    nothing, not `SIG_IGN`: a SIGINT that arrived just before, still pending for the Python
+    handler it met, would find `SIG_IGN` in its place and CPython would print "Signal 2 ignored
+    due to race condition" with a traceback (seen with two Ctrl-C back to back)."""
     try:
-        _signal.signal(_signal.SIGINT, _signal.SIG_IGN)
+        _signal.signal(_signal.SIGINT, _ignored)
     except Exception:  # not the main thread (an embedding program): its own handler stands
         pass
+
+
+def _ignored(signum: int, frame: object) -> None:
+    """A SIGINT after the answer: nothing to do (`_ignore_interrupts`)."""
 
 
 def _quiet_host(values: dict[str, object]) -> bool:

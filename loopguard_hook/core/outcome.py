@@ -232,7 +232,9 @@ def error_signature(text: str, tool_input: Any = None) -> str:
     often quote the input they refused (apply_patch's "Failed to find expected lines in <file>:"
     followed by the hunk, Edit's "String: <old_string>"): a line of the error that the call's
     own arguments hold (`tool_input`'s strings) is left out, so a retry with a reworded hunk
-    fails "the same way". A Codex sandbox refusal is compared without the refused command's
+    fails "the same way"; so is the command inside Claude Code's permission refusal ("Permission
+    to use Bash with command <command> has been denied.", `_REFUSED_COMMAND`), so reworded
+    commands refused by one rule are one wall. A Codex sandbox refusal is compared without the refused command's
     stdout (`SANDBOX_STDOUT`): `ls .git && git commit` and `git commit` refused by one sandbox
     rule fail the same way.
     """
