@@ -190,8 +190,11 @@ def on_result(ctx: ResultContext) -> Decision | None:
     file_id = file_id_of(target)
     escalates = ctx.config.same_error_deny_at > 0
     fetches = file_id is None and not _runs_commands(tool, ctx.tool_input)
-    shape = shape_of(ctx.tool_input, has_file=target is not None) if escalates or fetches else None
-    if outcome.failure == Failure.NONE:
+    failed = outcome.failure != Failure.NONE
+    # How the call ran matters to a failure, and to a success only where there are walls to end:
+    # most calls succeed with none (a shell command's programs are read through three patterns).
+    shape = shape_of(ctx.tool_input, has_file=target is not None) if (escalates or fetches) and (failed or errors) else None
+    if not failed:
         _succeeded(ctx, file_id, shape, escalates=escalates, fetches=fetches)
         return None
     if re.match(_BARE_NO, ctx.error_text[:64]):
