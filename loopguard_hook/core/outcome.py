@@ -271,7 +271,8 @@ def for_command(text: str, command: str | None) -> str:
 
 def _without_quoted_input(text: str, values: list[str]) -> str:
     """`text` without the lines after its first (the message itself stays) that one of `values`
-    holds, stripped of their indentation, and without such lines quoted in a list on the first."""
+    holds, stripped of their indentation, without such lines quoted in a list on the first, and
+    with the command inside a permission refusal's first line left out (`_REFUSED_COMMAND`)."""
     if not values:
         return text
     first, *rest = text.split("\n")
