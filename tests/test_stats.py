@@ -90,6 +90,8 @@ TEMPLATES = {
     "unmoved_reminder": _rule("unmoved").reminder_text("Bash", 3, "False"),
     "no_op_denial": _rule("no_op").denial_text(5),
     "no_op_reminder": _rule("no_op").reminder_text(3),
+    "cut_input_reminder": _rule("cut_input").reminder_text(3),
+    "cut_input_stop": _rule("cut_input").stop_text(4),
 }
 
 

@@ -99,7 +99,7 @@ def resolve(layers: list[Layer]) -> Resolved:
     config = Config(**merged)
     pairs = (
         ("deny_at", "stop_at"), ("same_error_deny_at", "same_error_stop_at"), ("unmoved_remind_at", "unmoved_deny_at"),
-        ("no_op_remind_at", "no_op_deny_at"),
+        ("no_op_remind_at", "no_op_deny_at"), ("cut_input_remind_at", "cut_input_stop_at"),
     )
     for low, high in pairs:
         low_value, high_value = getattr(config, low), getattr(config, high)

@@ -38,6 +38,7 @@ class Rule(enum.StrEnum):
     HUNG = "LOOP_GUARD_HUNG"
     UNMOVED = "LOOP_GUARD_UNMOVED"
     NO_OP = "LOOP_GUARD_NO_OP"
+    CUT_INPUT = "LOOP_GUARD_CUT_INPUT"
 
 
 #: Denials after which the progress profile switches the turn to answer-only mode.

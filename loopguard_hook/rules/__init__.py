@@ -16,6 +16,7 @@ from . import (
     answer_only,
     budgets,
     continuations,
+    cut_input,
     duplicates,
     every_call,
     no_op,
@@ -54,18 +55,21 @@ ON_CALL: tuple[Rule[CallContext], ...] = (
     budgets.call_budget,
 )
 ON_RESULT: tuple[Rule[ResultContext], ...] = (
-    same_path.on_result, same_error.on_result, same_result.on_result, same_answer.on_result, polling.on_result, target.on_result,
+    cut_input.on_result, same_path.on_result, same_error.on_result, same_result.on_result, same_answer.on_result,
+    polling.on_result, target.on_result,
     every_call.on_result, unmoved.on_result, unhooked.on_result, repeat.on_result,
 )
 ON_TEXT: tuple[Rule[TextContext], ...] = (text_loops.on_text, continuations.on_text)
 SLOTS: tuple[SlotRule, ...] = (
     answer_only, repeat, same_result, same_path, same_error, same_answer, polling, target, every_call, unhooked, unmoved, no_op,
+    cut_input,
 )
 #: Every rule's text templates, for `messages.variant_of`: a rule whose texts begin like a more
 #: general template of another is listed before it (the same-error wall's denials before the
 #: repeat rule's).
 VARIANTS: tuple[tuple[str, str, str], ...] = (
     *no_op.VARIANTS,
+    *cut_input.VARIANTS,
     *polling.VARIANTS,
     *target.VARIANTS,
     *every_call.VARIANTS,

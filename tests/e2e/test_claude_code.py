@@ -131,6 +131,30 @@ def test_rejected_edits_are_reminded_after_the_batch_and_end_the_turn(claude_cod
     assert ledger.only_session(ws)["agents"]["main"]["attempts"] == 6  # the Read and 5 Edits
 
 
+def test_calls_cut_short_between_reads_are_reminded_then_end_the_turn(claude_code: ClaudeCode, ws: Workspace) -> None:
+    # A reply cut before its tool input reaches Claude Code as `{}`: input validation rejects it
+    # ("The required parameter `command` is missing") before PreToolUse, so only PostToolBatch
+    # sees it, and the reads between succeed (new evidence each). The cut-input rule counts the
+    # rejections whatever the tool: a reminder with the 3rd, the turn ended at the 4th.
+    parts = [ws.write(f"part{i}.html", f"<p>part {i}</p>\n") for i in range(4)]
+    turns = []
+    for i, part in enumerate(parts):
+        turns += [[tool_use("Bash" if i % 2 == 0 else "Write", {})], [tool_use("Read", {"file_path": str(part)})]]
+    run = claude_code.run(ws, Script(turns, final_text="Stopped."), ["Update the report"])
+    assert_hooks_succeeded(run)
+    conv = run.conversation()
+    assert "The required parameter `command` is missing" in json.dumps(conv[1])  # the host's own words
+    assert len(conv) == 7, run.describe()  # the 4th rejection (the 7th call) ended the turn
+    assert events(run)[-1].get("terminal_reason") == "hook_stopped"
+    reminded = [[s.text for s in guard_texts(claude_new(body))] for body in conv[1:]]
+    assert [bool(texts) for texts in reminded] == [False, False, False, False, True, False], run.describe()
+    assert "reached the tool without their arguments" in reminded[4][0] and "in parts" in reminded[4][0]
+    records = ledger.audit(ws)
+    assert [(r["event"], r["rule"], r["action"], r["count"]) for r in records] == [
+        ("PostToolBatch", "LOOP_GUARD_CUT_INPUT", "remind", 3), ("PostToolBatch", "LOOP_GUARD_CUT_INPUT", "stop", 4)
+    ]
+
+
 def test_polling_whose_output_changes_is_never_flagged(claude_code: ClaudeCode, ws: Workspace) -> None:
     poll = tool_use("Bash", {"command": "date +%s%N", "description": "Check the clock"})
     run = claude_code.run(ws, Script([[poll]] * 10, final_text="Clock checked."), ["Watch the clock"])

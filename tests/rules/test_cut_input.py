@@ -1,0 +1,131 @@
+"""Calls cut short (`rules/cut_input.py`): calls rejected for a missing required parameter, the
+model's reply cut before the tool's input, counted in rounds per turn."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+from rulekit import agent, result_ctx
+
+from loopguard_hook.config.settings import PROFILE_DEFAULTS, Config
+from loopguard_hook.core import ledger
+from loopguard_hook.core.verdict import Action, Decision, Rule
+
+rule = importlib.import_module("loopguard_hook.rules.cut_input")
+
+#: Claude Code 2.1's rejections, as public transcripts hold them (hunt 48 of issue 22).
+WRITE_CUT = (
+    "<tool_use_error>InputValidationError: Write failed due to the following issues:\n"
+    "The required parameter `file_path` is missing\nThe required parameter `content` is missing</tool_use_error>"
+)
+BASH_CUT = (
+    "<tool_use_error>InputValidationError: Bash failed due to the following issue:\n"
+    "The required parameter `command` is missing</tool_use_error>"
+)
+WRONG_TYPE = (
+    '<tool_use_error>InputValidationError: [\n  {\n    "code": "invalid_union",\n    "errors": [],\n'
+    '    "path": ["status"],\n    "message": "Invalid input"\n  }\n]</tool_use_error>'
+)
+UNEXPECTED = (
+    "<tool_use_error>InputValidationError: Bash failed due to the following issue:\n"
+    "An unexpected parameter `timeout_ms` was provided</tool_use_error>"
+)
+
+
+def _rejected(
+    entry: ledger.Agent, batch: int, text: str = WRITE_CUT, tool: str = "Write", config: Config | None = None
+) -> Decision | None:
+    """A call first seen by the PostToolBatch that follows `batch`, rejected with `text`."""
+    entry["batch_seq"] = batch
+    ctx = result_ctx(tool, {}, text, entry=entry, config=config)
+    ctx.call["late"] = True
+    return rule.on_result(ctx)  # type: ignore[no-any-return]
+
+
+def _ran(entry: ledger.Agent, tool: str, tool_input: dict[str, object], response: object) -> Decision | None:
+    return rule.on_result(result_ctx(tool, tool_input, response, entry=entry))  # type: ignore[no-any-return]
+
+
+def test_rejections_across_tools_and_reads_are_reminded_at_the_third_round_and_end_the_turn_at_the_fourth() -> None:
+    # hunt 48 E6: empty Bash calls, with reads and small probes that succeed between them
+    entry = agent()
+    got = []
+    for batch in range(4):
+        got.append(_rejected(entry, batch * 10, BASH_CUT if batch % 2 else WRITE_CUT, "Bash" if batch % 2 else "Write"))
+        assert _ran(entry, "Read", {"file_path": f"/p/part{batch}.html"}, {"type": "text", "file": {"content": "x" * 50}}) is None
+        assert _ran(entry, "Bash", {"command": f"wc -l part{batch}.html"}, {"stdout": "120", "stderr": ""}) is None
+    assert got[:2] == [None, None]
+    assert (got[2].action, got[2].rule, got[2].times) == (Action.REMIND, Rule.CUT_INPUT, 3)  # type: ignore[union-attr]
+    assert "reached the tool without their arguments" in got[2].message and "in parts" in got[2].message  # type: ignore[union-attr]
+    assert (got[3].action, got[3].rule, got[3].times) == (Action.STOP, Rule.CUT_INPUT, 4)  # type: ignore[union-attr]
+    assert "ended the turn" in got[3].stop_reason and "smaller parts" in got[3].stop_reason  # type: ignore[union-attr]
+    assert "in parts" in got[3].advice  # type: ignore[union-attr]  # where PostToolBatch cannot end it
+
+
+def test_calls_of_one_batch_are_one_round() -> None:
+    entry = agent()
+    assert [_rejected(entry, 5) for _ in range(6)] == [None] * 6  # six siblings of one reply
+    assert _rejected(entry, 9) is None
+    reminded = _rejected(entry, 12)
+    assert reminded is not None and (reminded.action, reminded.times) == (Action.REMIND, 3)
+    assert _rejected(entry, 12) is None  # a sibling of the reminded round: not yet an answer to it
+    stopped = _rejected(entry, 15)
+    assert stopped is not None and stopped.action is Action.STOP
+
+
+def test_a_write_that_goes_through_starts_the_count_again() -> None:
+    # hunt 48 E4: five empty Writes, the full Write succeeds, then one empty Edit is a slip
+    entry = agent()
+    for batch in range(3):
+        _rejected(entry, batch)
+    written = {"type": "create", "filePath": "/p/doc.md"}
+    assert _ran(entry, "Write", {"file_path": "/p/doc.md", "content": "# Doc\n"}, written) is None
+    assert _rejected(entry, 7, tool="Edit") is None
+    assert _rejected(entry, 8) is None
+    assert _rejected(entry, 9) is not None  # a third round since the write
+
+
+def test_a_prompt_starts_the_count_again() -> None:
+    entry = agent()
+    for batch in range(3):
+        _rejected(entry, batch)
+    rule.reset(entry, "prompt")
+    assert _rejected(entry, 5) is None and _rejected(entry, 6) is None
+
+
+NOT_FOUND = "<tool_use_error>String to replace not found in file.</tool_use_error>"
+
+
+@pytest.mark.parametrize("text", [WRONG_TYPE, UNEXPECTED, NOT_FOUND])
+def test_other_rejections_are_not_counted(text: str) -> None:
+    entry = agent()
+    assert [_rejected(entry, batch, text) for batch in range(6)] == [None] * 6
+
+
+def test_a_call_that_ran_and_printed_those_words_is_not_counted() -> None:
+    entry = agent()
+    for batch in range(6):
+        entry["batch_seq"] = batch
+        ctx = result_ctx("Bash", {"command": f"cat log{batch}.txt"}, BASH_CUT)  # ran: no `late`
+        assert rule.on_result(ctx._replace(agent=entry)) is None
+
+
+def test_an_odd_slot_is_read_as_no_count() -> None:
+    entry = agent()
+    ledger.slots(entry)[rule.NAME] = ["x", None]
+    assert _rejected(entry, 1) is None
+    assert ledger.slot(entry, rule.NAME) == [1, 1, 0, 0]
+
+
+def test_stop_at_zero_reminds_only() -> None:
+    config = Config(cut_input_stop_at=0)
+    entry = agent()
+    got = [_rejected(entry, batch, config=config) for batch in range(6)]
+    assert [g.action for g in got if g is not None] == [Action.REMIND]
+
+
+@pytest.mark.parametrize("profile", ["reminder", "breaker", "progress"])
+def test_the_seed_profiles_leave_the_rule_off(profile: str) -> None:
+    entry = agent()
+    assert [_rejected(entry, batch, config=Config(**PROFILE_DEFAULTS[profile])) for batch in range(6)] == [None] * 6
