@@ -197,3 +197,11 @@ def patch_text(tool: str, tool_input: Any, limit: int = 4096) -> str | None:
     """The patch a call sends (`command_text` that holds `PATCH_MARK` in its first 4 KiB), or None."""
     text = command_text(tool, tool_input, limit)
     return text if text is not None and PATCH_MARK in text[:4096] else None
+
+
+def cut_input(tool_input: Any) -> bool:
+    """Whether a call's input is what a reply cut before the call's input leaves: `{}`, or only
+    the `raw` text Claude Code keeps of input it could not parse (public Claude Code 2.1
+    transcripts: `Write {}` rejected "The required parameter `file_path` is missing"). Such a
+    call, first seen by PostToolBatch, never ran (`rules/cut_input.py`)."""
+    return isinstance(tool_input, dict) and tool_input.keys() <= {"raw"}

@@ -6,7 +6,7 @@ from __future__ import annotations
 import importlib
 
 import pytest
-from rulekit import agent, result_ctx
+from rulekit import agent, call_ctx, result_ctx
 
 from loopguard_hook.config.settings import PROFILE_DEFAULTS, Config
 from loopguard_hook.core import ledger
@@ -37,13 +37,20 @@ def _rejected(
     entry: ledger.Agent, batch: int, text: str = WRITE_CUT, tool: str = "Write", config: Config | None = None
 ) -> Decision | None:
     """A call first seen by the PostToolBatch that follows `batch`, rejected with `text`."""
-    entry["batch_seq"] = batch
-    ctx = result_ctx(tool, {}, text, entry=entry, config=config)
+    return _late(entry, batch, tool, {}, text, config)
+
+
+def _late(
+    entry: ledger.Agent, batch: int, tool: str, tool_input: dict[str, object], text: str, config: Config | None = None
+) -> Decision | None:
+    entry["batch_seq"], entry["attempts"] = batch, entry["attempts"] + 1
+    ctx = result_ctx(tool, tool_input, text, entry=entry, config=config)
     ctx.call["late"] = True
     return rule.on_result(ctx)  # type: ignore[no-any-return]
 
 
 def _ran(entry: ledger.Agent, tool: str, tool_input: dict[str, object], response: object) -> Decision | None:
+    entry["attempts"] += 1
     return rule.on_result(result_ctx(tool, tool_input, response, entry=entry))  # type: ignore[no-any-return]
 
 
@@ -57,7 +64,8 @@ def test_rejections_across_tools_and_reads_are_reminded_at_the_third_round_and_e
         assert _ran(entry, "Bash", {"command": f"wc -l part{batch}.html"}, {"stdout": "120", "stderr": ""}) is None
     assert got[:2] == [None, None]
     assert (got[2].action, got[2].rule, got[2].times) == (Action.REMIND, Rule.CUT_INPUT, 3)  # type: ignore[union-attr]
-    assert "reached the tool without their arguments" in got[2].message and "in parts" in got[2].message  # type: ignore[union-attr]
+    assert "In 3 of your replies this turn, tool calls reached the tool without their arguments" in got[2].message  # type: ignore[union-attr]
+    assert "in parts" in got[2].message  # type: ignore[union-attr]
     assert (got[3].action, got[3].rule, got[3].times) == (Action.STOP, Rule.CUT_INPUT, 4)  # type: ignore[union-attr]
     assert "ended the turn" in got[3].stop_reason and "smaller parts" in got[3].stop_reason  # type: ignore[union-attr]
     assert "in parts" in got[3].advice  # type: ignore[union-attr]  # where PostToolBatch cannot end it
@@ -84,6 +92,64 @@ def test_a_write_that_goes_through_starts_the_count_again() -> None:
     assert _rejected(entry, 7, tool="Edit") is None
     assert _rejected(entry, 8) is None
     assert _rejected(entry, 9) is not None  # a third round since the write
+
+
+def test_a_shell_command_that_writes_starts_the_count_again_and_one_that_reads_does_not() -> None:
+    # the reminder's own way out: the file appended in parts through the shell, then one slip
+    entry = agent()
+    for batch in range(3):
+        _rejected(entry, batch)
+    heredoc = {"command": "cat >> /p/report.html <<'EOF'\n<p>part</p>\nEOF"}
+    assert _ran(entry, "Bash", heredoc, {"stdout": "", "stderr": ""}) is None
+    assert _rejected(entry, 7, BASH_CUT, "Bash") is None
+    entry2 = agent()
+    for batch in range(3):
+        _rejected(entry2, batch)
+    assert _ran(entry2, "Bash", {"command": "head -50 /p/report.html"}, {"stdout": "<html>", "stderr": ""}) is None
+    stopped = _rejected(entry2, 7, BASH_CUT, "Bash")
+    assert stopped is not None and stopped.action is Action.STOP
+
+
+def test_slips_far_apart_in_a_long_turn_start_the_count_again() -> None:
+    entry = agent()
+    for batch in range(4):
+        got = _rejected(entry, batch * 20, BASH_CUT, "Bash")
+        for n in range(rule.MAX_GAP + 1):
+            _ran(entry, "Read", {"file_path": f"/p/f{batch}_{n}.py"}, {"type": "text", "file": {"content": "x"}})
+        assert got is None
+    entry = agent()
+    got = []
+    for batch in range(4):
+        got.append(_rejected(entry, batch * 20, BASH_CUT, "Bash"))
+        for n in range(rule.MAX_GAP):
+            _ran(entry, "Read", {"file_path": f"/p/f{batch}_{n}.py"}, {"type": "text", "file": {"content": "x"}})
+    assert [g.action if g else None for g in got] == [None, None, Action.REMIND, Action.STOP]
+
+
+@pytest.mark.parametrize(
+    ("tool", "tool_input", "text"),
+    [
+        # came with arguments: a missing or misnamed one is a slip mended at once
+        ("WebFetch", {"url": "https://example.com/docs"}, "<tool_use_error>InputValidationError: WebFetch failed due to the "
+         "following issue:\nThe required parameter `prompt` is missing</tool_use_error>"),
+        ("Read", {"path": "/p/a.py"}, "<tool_use_error>InputValidationError: Read failed due to the following issues:\n"
+         "The required parameter `file_path` is missing\nAn unexpected parameter `path` was provided</tool_use_error>"),
+        # the words inside another rejection (an edit of a validator)
+        ("Edit", {}, "<tool_use_error>String to replace not found in file.\nString: raise ValueError(f\"The required "
+         "parameter `{n}` is missing\")</tool_use_error>"),
+    ],
+)
+def test_calls_that_came_with_arguments_or_other_rejections_are_not_counted(
+    tool: str, tool_input: dict[str, object], text: str
+) -> None:
+    entry = agent()
+    assert [_late(entry, batch, tool, tool_input, text) for batch in range(6)] == [None] * 6
+
+
+def test_input_claude_code_could_not_parse_is_cut_too() -> None:
+    entry = agent()
+    got = [_late(entry, batch, "Write", {"raw": '{"file_path": "/p/a.md", "content": "# A'}, WRITE_CUT) for batch in range(3)]
+    assert got[2] is not None and got[2].action is Action.REMIND
 
 
 def test_a_prompt_starts_the_count_again() -> None:
@@ -115,7 +181,7 @@ def test_an_odd_slot_is_read_as_no_count() -> None:
     entry = agent()
     ledger.slots(entry)[rule.NAME] = ["x", None]
     assert _rejected(entry, 1) is None
-    assert ledger.slot(entry, rule.NAME) == [1, 1, 0, 0]
+    assert ledger.slot(entry, rule.NAME) == [1, 1, 0, 0, 1]
 
 
 def test_stop_at_zero_reminds_only() -> None:
@@ -129,3 +195,16 @@ def test_stop_at_zero_reminds_only() -> None:
 def test_the_seed_profiles_leave_the_rule_off(profile: str) -> None:
     entry = agent()
     assert [_rejected(entry, batch, config=Config(**PROFILE_DEFAULTS[profile])) for batch in range(6)] == [None] * 6
+
+
+def test_identical_empty_calls_are_left_to_this_rule_while_it_is_on() -> None:
+    """The repeat rule would tell the model to analyse the previous result of `Write {}`: a reply
+    cut short is no repeat. With this rule off, it is the repeat rule's as before."""
+    repeat = importlib.import_module("loopguard_hook.rules.repeat")
+    for config, expected in ((Config(), None), (Config(cut_input_remind_at=0, cut_input_stop_at=0), Action.REMIND)):
+        late: ledger.Call = {"sig": "x", "t": 100.0, "seq": 1, "phase": "pre", "late": True}
+        got = repeat.on_call(call_ctx("Write", {}, attempt=3, event="PostToolBatch", call=late, config=config))
+        assert (got.action if got else None) == expected
+    written = repeat.on_call(call_ctx("Write", {"file_path": "/p/a.md", "content": "x"}, attempt=3, event="PostToolBatch",
+                                      call={"sig": "y", "t": 100.0, "seq": 1, "phase": "pre", "late": True}))
+    assert written is not None and written.action is Action.REMIND  # a call with its input is a repeat
