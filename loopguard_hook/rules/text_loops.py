@@ -250,6 +250,7 @@ def remember_prompt(ts: TextState, prompt: str | None, *, reset_lines: bool = Fa
     ts["reminded"] = False
     ts["stop_hash"], ts["stop_count"] = None, 0
     ts["blocks"] = []
+    ts.pop("said", None)
 
 
 def new_evidence(state: Session, agent_id: str) -> None:
@@ -264,16 +265,26 @@ def new_evidence(state: Session, agent_id: str) -> None:
         ts["stop_count"] = 0
 
 
+def said(ts: TextState, text: str) -> None:
+    """Fold one assistant text of the turn into the turn's digest (`final_message`)."""
+    ts["said"] = digest(f"{ts.get('said', '')}\n{_normal(text)}".encode("utf-8", "surrogatepass"))
+
+
 def final_message(ts: TextState, message: str | None, *, stop_hook_active: bool) -> tuple[int, bool]:
     """Record a Stop's `last_assistant_message`.
 
     Returns `(consecutive identical final messages in this continuation chain, same reply to a
-    different prompt)`.
+    different prompt)`. A long reply is compared by itself (a claimed fix given again, whatever
+    was said on the way); a short one by the turn's whole text (`said`, where the host's
+    transcript gives it): "Next report in 10 minutes." after a report that changed each turn is
+    a sign-off, not the same reply (a public Claude Code 2.1 session monitoring a backtest, eight
+    reminders), while "Done." alone, or after the same words, to three prompts is.
     """
     if not message or not message.strip():
         return 0, False
     norm = _normal(message)
     fp = digest(norm.encode("utf-8", "surrogatepass"))
+    reply = fp if len(norm) >= MIN_REPLY_CHARS else digest(f"{ts.get('said', '')}\n{norm}".encode("utf-8", "surrogatepass"))
     if stop_hook_active and fp == ts["stop_hash"]:
         ts["stop_count"] += 1
     else:
@@ -281,7 +292,7 @@ def final_message(ts: TextState, message: str | None, *, stop_hook_active: bool)
     ts["stop_hash"] = fp
     same_reply = False
     if not stop_hook_active:
-        if fp == ts["reply_hash"] and ts["prompt"] is not None and ts["prompt"] != ts["reply_prompt"]:
+        if reply == ts["reply_hash"] and ts["prompt"] is not None and ts["prompt"] != ts["reply_prompt"]:
             ts["reply_count"] = ts.get("reply_count", 1) + 1
         else:
             ts["reply_count"] = 1
@@ -289,7 +300,7 @@ def final_message(ts: TextState, message: str | None, *, stop_hook_active: bool)
         # that.") only when it answers three different prompts in a row.
         needed = 2 if len(norm) >= MIN_REPLY_CHARS else SHORT_REPLY_REPEATS
         same_reply = ts["reply_count"] >= needed
-        ts["reply_hash"], ts["reply_prompt"] = fp, ts["prompt"]
+        ts["reply_hash"], ts["reply_prompt"] = reply, ts["prompt"]
     return ts["stop_count"], same_reply
 
 
@@ -465,6 +476,7 @@ def on_text(ctx: TextContext) -> Decision | None:
         seen_before(ts, judged_key(digest(final.encode("utf-8", "surrogatepass"))))
     verdict = None
     for text in texts:
+        said(ts, text)
         found = feed(
             ts,
             text,

@@ -321,3 +321,32 @@ def test_a_prompt_the_host_takes_no_context_at_keeps_the_reminder_for_the_next_c
         else:
             assert found is None
             assert text_loops.text_state(fresh.state, text_loops.MAIN_AGENT)["pending"]
+
+
+@pytest.mark.parametrize("reported", [True, False])
+def test_a_short_sign_off_after_a_report_that_changed_is_no_same_reply(tmp_path: Path, reported: bool) -> None:
+    """A short final message is judged with the turn's whole text: "Next report in 10 minutes."
+    closing each turn after a progress report that changed is a sign-off (a public Claude Code
+    2.1 session monitoring a backtest, one turn per task notification: eight reminders before),
+    while the same sign-off alone, turn after turn, to three prompts is the short reply loop."""
+    path = tmp_path / "s1.jsonl"
+    path.write_text("")
+    base = {"session_id": "s1", "transcript_path": str(path), "cwd": str(tmp_path)}
+    state = tmp_path / "st"
+    sign_off = "Next report in 10 minutes."
+    outs = []
+    for turn in range(5):
+        prompt = f"<task-notification><task-id>b{turn}</task-id><status>completed</status></task-notification>"
+        outs.append(_hook({**base, "hook_event_name": "UserPromptSubmit", "prompt": prompt}, state))
+        with open(path, "a") as fh:
+            if reported:
+                report = f"Report {turn}: {4667 + 803 * turn} of 12,220 runs done, {38 + 6 * turn}%."
+                fh.write(claude_line(report, f"r{turn}") + "\n")
+            fh.write(claude_line(sign_off, f"m{turn}") + "\n")
+        _hook({**base, "hook_event_name": "Stop", "stop_hook_active": False, "last_assistant_message": sign_off}, state)
+    outs.append(_hook({**base, "hook_event_name": "UserPromptSubmit", "prompt": "how is it going?"}, state))
+    if reported:
+        assert outs == [b""] * 6
+    else:  # the same sign-off alone to a third prompt, and on
+        assert outs[:3] == [b""] * 3
+        assert all(b"Your last replies were identical" in out for out in outs[3:]), outs
