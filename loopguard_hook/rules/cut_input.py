@@ -26,7 +26,8 @@ count starts again; so does a rejection more than `MAX_GAP` calls after the last
 apart in a long turn). At `cut_input_remind_at` rounds (balanced: 3) the model is reminded of
 the cause and the way out (smaller calls: a long file in parts); a round after the reminder,
 from `cut_input_stop_at` (balanced: 4), ends the turn (Claude Code `continue: false` at
-PostToolBatch, 2.1.332 LAB; where PostToolBatch cannot end it, the reminder goes out again). A
+PostToolBatch, 2.1.332 LAB; where PostToolBatch cannot end it, the reminder goes out again; with
+`cut_input_remind_at = 0`, at `cut_input_stop_at` with no reminder first). A
 prompt or a compaction starts the count again. Identical empty calls are left to this rule while
 it is on: the repeat rule's "analyse the previous result" would misread them (`repeat.on_call`).
 In the 424 real Claude Code transcripts on hand (37,000 calls), each turn with three or more
@@ -90,7 +91,7 @@ def on_result(ctx: ResultContext) -> Decision | None:
     """Count a round of calls cut short; remind at `cut_input_remind_at` rounds, end the turn
     from `cut_input_stop_at` in a later round."""
     cfg = ctx.config
-    if not cfg.cut_input_remind_at:
+    if not cfg.cut_input_remind_at and not cfg.cut_input_stop_at:
         return None
     if not cut_short(ctx):
         if slot(ctx.agent, NAME) is not None and _way_found(ctx):
@@ -104,8 +105,10 @@ def on_result(ctx: ResultContext) -> Decision | None:
     new = this_batch != batch
     if new:
         rounds += 1
-    stop = reminded and new and rounds > at and cfg.cut_input_stop_at and rounds >= cfg.cut_input_stop_at
-    remind = not reminded and rounds >= cfg.cut_input_remind_at
+    # the turn ends a round after the reminder, unless reminders are off
+    first = (reminded and rounds > at) or not cfg.cut_input_remind_at
+    stop = first and new and cfg.cut_input_stop_at and rounds >= cfg.cut_input_stop_at
+    remind = not reminded and cfg.cut_input_remind_at and rounds >= cfg.cut_input_remind_at
     if remind:
         reminded, at = True, rounds
     slots(ctx.agent)[NAME] = [rounds, this_batch, int(reminded), at, attempts]

@@ -133,7 +133,7 @@ def on_call(ctx: CallContext) -> Decision | None:
     if not ctx.counted:
         return None
     cfg, n, tool = ctx.config, ctx.attempt, ctx.tool
-    if cfg.cut_input_remind_at and ctx.call.get("late") and cut_input(ctx.tool_input):
+    if (cfg.cut_input_remind_at or cfg.cut_input_stop_at) and ctx.call.get("late") and cut_input(ctx.tool_input):
         return None  # a reply cut before its input, not a call repeated: `cut_input.py`'s
     alike = False
     if cfg.exact_repeat_code and ctx.sig is not None:

@@ -191,6 +191,13 @@ def test_stop_at_zero_reminds_only() -> None:
     assert [g.action for g in got if g is not None] == [Action.REMIND]
 
 
+def test_remind_at_zero_ends_the_turn_without_a_reminder() -> None:
+    config = Config(cut_input_remind_at=0, cut_input_stop_at=3)
+    entry = agent()
+    got = [_rejected(entry, batch, config=config) for batch in range(4)]
+    assert [g.action if g else None for g in got] == [None, None, Action.STOP, Action.STOP]
+
+
 @pytest.mark.parametrize("profile", ["reminder", "breaker", "progress"])
 def test_the_seed_profiles_leave_the_rule_off(profile: str) -> None:
     entry = agent()
