@@ -475,8 +475,12 @@ def on_text(ctx: TextContext) -> Decision | None:
         texts = [final]
         seen_before(ts, judged_key(digest(final.encode("utf-8", "surrogatepass"))))
     verdict = None
+    # The final message is compared apart (`final_message`): folded only where the transcript
+    # already shows it, it would make two turns alike differ by when their Stop came.
+    last = _normal(final) if final and name in STOP_EVENTS else None
     for text in texts:
-        said(ts, text)
+        if last is None or _normal(text) != last:
+            said(ts, text)
         found = feed(
             ts,
             text,

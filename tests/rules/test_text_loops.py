@@ -350,3 +350,28 @@ def test_a_short_sign_off_after_a_report_that_changed_is_no_same_reply(tmp_path:
     else:  # the same sign-off alone to a third prompt, and on
         assert outs[:3] == [b""] * 3
         assert all(b"Your last replies were identical" in out for out in outs[3:]), outs
+
+
+def test_a_short_reply_loop_is_caught_whether_or_not_the_transcript_shows_the_final_message_at_stop(tmp_path: Path) -> None:
+    """The turn's text is compared without its final message, which is compared apart: a turn
+    whose final block reaches the transcript only after its Stop reads like one whose Stop came
+    after it (a second review of the sign-off change: turns 1 and 3 lagging hid the loop)."""
+    path = tmp_path / "s1.jsonl"
+    path.write_text("")
+    base = {"session_id": "s1", "transcript_path": str(path), "cwd": str(tmp_path)}
+    state = tmp_path / "st"
+    final = "I can't help with that request."
+    outs = []
+    for turn in range(4):
+        outs.append(_hook({**base, "hook_event_name": "UserPromptSubmit", "prompt": f"please try way {turn}"}, state))
+        with open(path, "a") as fh:
+            fh.write(claude_line("I looked at it.", f"p{turn}") + "\n")
+            if turn % 2:  # turns 1 and 3 in sync; 0 and 2 lag behind their Stop
+                fh.write(claude_line(final, f"f{turn}") + "\n")
+        _hook({**base, "hook_event_name": "Stop", "stop_hook_active": False, "last_assistant_message": final}, state)
+        if not turn % 2:
+            with open(path, "a") as fh:
+                fh.write(claude_line(final, f"f{turn}") + "\n")
+    outs.append(_hook({**base, "hook_event_name": "UserPromptSubmit", "prompt": "and now?"}, state))
+    assert outs[:3] == [b""] * 3
+    assert all(b"Your last replies were identical" in out for out in outs[3:]), outs
