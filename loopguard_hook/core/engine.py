@@ -233,7 +233,8 @@ def _pre_tool_use(ev: _Event) -> tuple[Decision, Call | None]:
 
 
 def _attempt(
-    ev: _Event, agent: Agent, tool: str, tool_input: object, tool_use_id: str | None, *, can_deny: bool
+    ev: _Event, agent: Agent, tool: str, tool_input: object, tool_use_id: str | None, *, can_deny: bool,
+    response: object = None,
 ) -> tuple[Decision, Call]:
     """Count one attempt, run the call rules, and fit their verdict; the verdict and the call's
     ledger entry. Shared by PreToolUse and the post events of calls whose Pre was not seen."""
@@ -262,6 +263,7 @@ def _attempt(
         since=agent["since"],
         bookkeeping=agent["bookkeeping"],
         tool_input=tool_input,
+        response=response,
     )
     verdict = strongest([found for rule in rules.ON_CALL if (found := rule(ctx)) is not None])
     if verdict is ALLOW:
@@ -417,7 +419,9 @@ def _batch_call(ev: _Event, agent: Agent, item: BatchCall) -> list[Decision]:
                 decisions.extend(v for v in (verdict,) if v is not None)
             return [*decisions, held] if held is not None else decisions
     else:
-        decisions.append(_attempt(ev, agent, item.tool_name, item.tool_input, item.tool_use_id, can_deny=False)[0])
+        decisions.append(
+            _attempt(ev, agent, item.tool_name, item.tool_input, item.tool_use_id, can_deny=False, response=item.tool_response)[0]
+        )
         call = calls.get(progress.post_call_id(item.tool_use_id, item.tool_name, item.tool_input, config))
         if call is None:
             return decisions

@@ -199,6 +199,21 @@ def patch_text(tool: str, tool_input: Any, limit: int = 4096) -> str | None:
     return text if text is not None and PATCH_MARK in text[:4096] else None
 
 
+#: Claude Code's words for a call whose input lacks a parameter the tool requires, on a line of
+#: its own under "InputValidationError: <Tool> failed due to the following issue(s):" (2.1
+#: transcripts: "The required parameter `command` is missing").
+_MISSING = r"\nThe required parameter `[^`\n]{1,80}` is missing"
+
+
+def cut_rejection(tool_input: Any, response: Any) -> bool:
+    """Whether a call and its answer are a reply cut before the call's input: its input is
+    `{}` (`cut_input`) and Claude Code refused it as an `InputValidationError` naming a required
+    parameter missing (not an unknown tool, nor another hook's denial)."""
+    if not cut_input(tool_input) or not isinstance(response, str):
+        return False
+    return response.startswith("<tool_use_error>InputValidationError: ") and re.search(_MISSING, response[:1024]) is not None
+
+
 def cut_input(tool_input: Any) -> bool:
     """Whether a call's input is what a reply cut before the call's input leaves: `{}`, or only
     the `raw` text Claude Code keeps of input it could not parse (public Claude Code 2.1

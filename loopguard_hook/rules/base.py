@@ -55,7 +55,8 @@ class CallContext(NamedTuple):
     arguments the client sends: only then do identical signatures mean identical calls.
     `since` and `bookkeeping` are the agent's tracked and bookkeeping calls since the last new
     evidence, this one included; `share` the agent's share of the session's budget.
-    `tool_input` is the call's input as the host sent it."""
+    `tool_input` is the call's input as the host sent it; `response`, for a call first seen by
+    PostToolBatch, its answer there (a validation rejection's `<tool_use_error>` text)."""
 
     event: HookEvent
     config: Config
@@ -74,6 +75,7 @@ class CallContext(NamedTuple):
     since: int
     bookkeeping: int
     tool_input: Any = None
+    response: Any = None
 
     @property
     def ends_turn(self) -> bool:

@@ -13,29 +13,32 @@ and small probes the model runs between two of them, each a success that restart
 rule's count.
 
 What they share is the rejection's form: a call seen first by PostToolBatch (`Call["late"]`),
-its input `{}` (or only Claude Code's `raw` text of input it could not parse:
-`tools.cut_input`), and its `<tool_use_error>` an `InputValidationError` naming a required
-parameter missing (`_MISSING`). A call that came with arguments and was refused for a missing or
+its input `{}` (or only Claude Code's `raw` text of input it could not parse), and its
+`<tool_use_error>` an `InputValidationError` naming a required parameter missing
+(`tools.cut_rejection`). A call that came with arguments and was refused for a missing or
 misnamed one (a WebFetch with no `prompt`, a Read given `path`) is a slip the model mends at
-once, not counted. The rule counts such rejections per agent in rounds (the calls of one
+once, and an empty call refused otherwise (an MCP tool that is gone) is the repeat rule's:
+neither is counted. The rule counts such rejections per agent in rounds (the calls of one
 PostToolBatch are one round, `batch_seq`), whatever the tool, and whatever reads and probes
 succeeded between: they do not mend a reply too long to be sent. A call that may have sent it
-does: a write tool's (`mutating_tools`) or a shell command that does more than read
-(`shellwords.reads_only`: a here-document into the file, `cp`, `sed -i`) that succeeds, and the
-count starts again; so does a rejection more than `MAX_GAP` calls after the last one (slips far
-apart in a long turn). At `cut_input_remind_at` rounds (balanced: 3) the model is reminded of
-the cause and the way out (smaller calls: a long file in parts); a round after the reminder,
-from `cut_input_stop_at` (balanced: 4), ends the turn (Claude Code `continue: false` at
-PostToolBatch, 2.1.332 LAB; where PostToolBatch cannot end it, the reminder goes out again; with
-`cut_input_remind_at = 0`, at `cut_input_stop_at` with no reminder first). A
-prompt or a compaction starts the count again. Identical empty calls are left to this rule while
-it is on: the repeat rule's "analyse the previous result" would misread them (`repeat.on_call`).
-In the 424 real Claude Code transcripts on hand (37,000 calls), each turn with three or more
-such rejections is this loop; turns with one or two are recovered slips. The seed profiles leave
-the rule off.
+does, and the count starts again: a write tool's (`mutating_tools`, or a tool named for writing:
+an MCP server's `write_file`), a subagent's (`tools.AGENT_TOOLS`: it may have written the file),
+or a shell command that writes a file of the project (output into a file not under `/tmp`,
+`tee`, `cp`, `mv`, `sed -i`: a here-document appending a part) that succeeds; so does a
+rejection more than `MAX_GAP` replies after the last one (slips far apart in a long turn). At
+`cut_input_remind_at` rounds (balanced: 3) the model is reminded of the cause and the way out
+(smaller calls: a long file in parts); a round after the reminder, from `cut_input_stop_at`
+(balanced: 4), ends the turn (Claude Code `continue: false` at PostToolBatch, 2.1.332 LAB; where
+PostToolBatch cannot end it, the reminder goes out again; with `cut_input_remind_at = 0`, at
+`cut_input_stop_at` with no reminder first). A prompt or a compaction starts the count again.
+Such calls are left to this rule while it is on: the repeat rule's "analyse the previous result"
+would misread them (`repeat.on_call`). In the 424 real Claude Code transcripts on hand (37,000
+calls), each turn with three or more such rejections is this loop; turns with one or two are
+recovered slips. The seed profiles leave the rule off.
 
-Its slot `Agent.rules["cut_input"]` is `[rounds, the round's batch_seq, whether reminded, the
-round reminded, the agent's attempts at the latest rejection]` (absent: none this turn).
+Its slot `Agent.rules["cut_input"]` is seven numbers (`_count`): the rounds, the latest round's
+batch_seq, whether and at which round it was reminded, the latest result's batch_seq, the
+replies seen and the replies at the latest rejection (absent: none this turn).
 """
 
 import re
@@ -43,48 +46,63 @@ import re
 from ..core.ledger import Agent, Limits, drop_slot, slot, slots
 from ..core.messages import PREFIX, WHY_HINT
 from ..core.outcome import Failure
-from ..core.shellwords import reads_only, shell_command
-from ..core.tools import cut_input, matches
+from ..core.shellwords import shell_command
+from ..core.tools import AGENT_TOOLS, cut_rejection, matches
 from ..core.verdict import Action, Decision, Rule
 from .base import ResultContext
 
 NAME = "cut_input"
-#: Claude Code's words for a call whose input lacks a parameter the tool requires (2.1
-#: transcripts: "The required parameter `command` is missing").
-_MISSING = r"\nThe required parameter `[^`\n]{1,80}` is missing"
-#: Calls between two such rejections past which the count starts again: in every real loop of
-#: this kind on hand at most three calls come between two of them (reads, a probe); slips far
-#: apart in a long turn are slips.
-MAX_GAP = 8
+#: Replies between two such rejections past which the count starts again: in every real loop of
+#: this kind on hand at most three (reads, a probe) come between two of them; slips far apart in
+#: a long turn are slips. Counted in replies, not calls: a parallel batch is one.
+MAX_GAP = 4
+#: A tool that writes by its name, where `mutating_tools` does not list it (an MCP server's
+#: `write_file`, `edit_file`, `create_file`, `replace_content`).
+_WRITE_NAME = r"(?i)write|edit|create|replace|insert|append|patch|save"
+#: A shell command that writes a file of the project: output redirected into a file (not
+#: `/dev/null`, not a probe under `/tmp`), `tee`, a copy or move, an in-place edit.
+_SHELL_WRITE = (
+    r"(?<![0-9&<>])>>?\s*(?!&|\s*/dev/null|\s*/tmp/)[^\s|;&]"
+    r"|(?:^|[\s;&|(])(?:tee|cp|mv|rsync|install|dd)\s"
+    r"|(?:^|[\s;&|(])(?:sed|perl)\s+-[a-zA-Z]*i"
+)
 
 
-def _count(held: object) -> tuple[int, int, bool, int, int]:
-    """The slot read leniently (an odd value is no count): `(rounds, batch_seq of the latest
-    round, reminded, round of the reminder, the agent's attempts at the latest rejection)`."""
-    if isinstance(held, list) and len(held) == 5 and all(isinstance(v, int) for v in held):
-        return held[0], held[1], bool(held[2]), held[3], held[4]
-    return 0, -1, False, 0, 0
+def _count(held: object) -> list[int]:
+    """The slot read leniently (an odd value is no count): `[rounds, batch_seq of the latest
+    round, reminded, round of the reminder, batch_seq of the latest result, replies seen, replies
+    at the latest rejection]`."""
+    if isinstance(held, list) and len(held) == 7 and all(type(v) is int for v in held):
+        return list(held)
+    return [0, -1, 0, 0, -1, 0, 0]
 
 
 def cut_short(ctx: ResultContext) -> bool:
     """Whether the result is Claude Code's rejection of a call whose reply was cut before its
-    input: seen first by PostToolBatch (it never ran), its input `{}` (`tools.cut_input`), and its
-    `<tool_use_error>` an `InputValidationError` that says a required parameter is missing."""
-    if not ctx.call.get("late") or not cut_input(ctx.tool_input):
-        return False
-    text = ctx.outcome.text
-    return text.startswith("<tool_use_error>InputValidationError: ") and re.search(_MISSING, text[:1024]) is not None
+    input: seen first by PostToolBatch (it never ran), with input `{}` and an
+    `InputValidationError` naming a required parameter missing (`tools.cut_rejection`)."""
+    return bool(ctx.call.get("late")) and cut_rejection(ctx.tool_input, ctx.outcome.text)
 
 
 def _way_found(ctx: ResultContext) -> bool:
-    """A call that succeeded and may have written what the cut calls could not: a write tool's,
-    or a shell command that does more than read (a here-document into the file, `cp`, `sed -i`)."""
+    """A call that succeeded and may have sent what the cut calls could not: a write tool's (by
+    `mutating_tools` or by its name), a subagent's (it may have written the file), or a shell
+    command that writes a file of the project (a here-document into it, `cp`, `sed -i`)."""
     if ctx.outcome.failure != Failure.NONE:
         return False
-    if matches(ctx.tool, ctx.config.mutating_tools):
+    tool = ctx.tool
+    if matches(tool, ctx.config.mutating_tools) or tool in AGENT_TOOLS or re.search(_WRITE_NAME, tool[:128]):
         return True
-    command = shell_command(ctx.tool, ctx.tool_input)
-    return command is not None and not reads_only(command)
+    command = shell_command(tool, ctx.tool_input)
+    return command is not None and re.search(_SHELL_WRITE, command[:4096]) is not None
+
+
+def _reply(ctx: ResultContext, held: list[int]) -> None:
+    """Count the agent's replies while a count is open: every result of one reply comes under
+    one batch_seq (the seq at the previous PostToolBatch)."""
+    batch = ctx.agent.get("batch_seq", 0)
+    if batch != held[4]:
+        held[4], held[5] = batch, held[5] + 1
 
 
 def on_result(ctx: ResultContext) -> Decision | None:
@@ -93,16 +111,23 @@ def on_result(ctx: ResultContext) -> Decision | None:
     cfg = ctx.config
     if not cfg.cut_input_remind_at and not cfg.cut_input_stop_at:
         return None
+    held = slot(ctx.agent, NAME)
     if not cut_short(ctx):
-        if slot(ctx.agent, NAME) is not None and _way_found(ctx):
+        if held is None:
+            return None
+        if _way_found(ctx):
             drop_slot(ctx.agent, NAME)  # the model found how to send it: a later slip is a slip
+        else:
+            count = _count(held)
+            _reply(ctx, count)
+            slots(ctx.agent)[NAME] = count
         return None
-    rounds, batch, reminded, at, last = _count(slot(ctx.agent, NAME))
-    attempts = ctx.agent.get("attempts", 0)
-    if rounds and attempts - last > MAX_GAP + 1:
-        rounds, batch, reminded, at = 0, -1, False, 0  # far from the last one: a slip, not a loop
-    this_batch = ctx.agent.get("batch_seq", 0)
-    new = this_batch != batch
+    count = _count(held)
+    _reply(ctx, count)
+    if count[0] and count[5] - count[6] > MAX_GAP + 1:  # replies between, and this one
+        count = [0, -1, 0, 0, count[4], count[5], count[6]]  # far from the last one: a slip, not a loop
+    rounds, batch, reminded, at = count[0], count[1], bool(count[2]), count[3]
+    new = ctx.agent.get("batch_seq", 0) != batch
     if new:
         rounds += 1
     # the turn ends a round after the reminder, unless reminders are off
@@ -111,7 +136,7 @@ def on_result(ctx: ResultContext) -> Decision | None:
     remind = not reminded and cfg.cut_input_remind_at and rounds >= cfg.cut_input_remind_at
     if remind:
         reminded, at = True, rounds
-    slots(ctx.agent)[NAME] = [rounds, this_batch, int(reminded), at, attempts]
+    slots(ctx.agent)[NAME] = [rounds, ctx.agent.get("batch_seq", 0), int(reminded), at, count[4], count[5], count[5]]
     if stop:
         return Decision(
             Action.STOP, Rule.CUT_INPUT, stop_text(rounds), times=rounds, tool=ctx.tool, stop_reason=stop_reason(rounds),

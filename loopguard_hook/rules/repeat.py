@@ -11,8 +11,10 @@ input-validation rejection, which never ran (research/claude-code-hooks.md), so 
 and is never excused as slow; it cannot be denied, so where the profile ends turns (`stop_at`)
 it ends the turn at `deny_at` instead (PostToolBatch carries `continue: false`, 2.1.332 LAB):
 the same input is rejected the same way every time, and a reminder is all the denial could have
-been. A call so rejected with no input at all (`{}`: the reply was cut before it) is left to
-`cut_input.py` while that rule is on: it is not a repeat to analyse but a reply too long.
+been. A call so rejected with no input at all for a missing parameter (`{}`: the reply was cut
+before it, `tools.cut_rejection`) is left to `cut_input.py` while that rule is on: it is not a
+repeat to analyse but a reply too long. Any other rejection of `{}` (an MCP tool that is gone:
+"No such tool available") stays this rule's.
 Under `exact_repeat_code` (the progress profile) a denial of attempts that were all spelt alike
 is coded `LOOP_GUARD_DUPLICATE`, as the progress seed codes it; the slot
 `Agent.rules["repeat"]` keeps, per signature, how its last attempt was spelt and whether the
@@ -35,7 +37,7 @@ from ..core.messages import PREFIX, quote
 from ..core.outcome import Failure, arguments_preview
 from ..core.shellwords import SHELL_TOOLS, sleeps_first
 from ..core.signature import CallKey, digest
-from ..core.tools import cut_input, matches
+from ..core.tools import cut_rejection, matches
 from ..core.verdict import Action, Decision, Rule
 from .base import CallContext, ResultContext
 
@@ -133,7 +135,8 @@ def on_call(ctx: CallContext) -> Decision | None:
     if not ctx.counted:
         return None
     cfg, n, tool = ctx.config, ctx.attempt, ctx.tool
-    if (cfg.cut_input_remind_at or cfg.cut_input_stop_at) and ctx.call.get("late") and cut_input(ctx.tool_input):
+    cut_on = cfg.cut_input_remind_at or cfg.cut_input_stop_at
+    if cut_on and ctx.call.get("late") and cut_rejection(ctx.tool_input, ctx.response):
         return None  # a reply cut before its input, not a call repeated: `cut_input.py`'s
     alike = False
     if cfg.exact_repeat_code and ctx.sig is not None:

@@ -110,20 +110,67 @@ def test_a_shell_command_that_writes_starts_the_count_again_and_one_that_reads_d
     assert stopped is not None and stopped.action is Action.STOP
 
 
+def _reads(entry: ledger.Agent, first: int, replies: int, per_reply: int = 1) -> None:
+    """`replies` replies of reads (`per_reply` parallel reads each), from batch_seq `first` on."""
+    for r in range(replies):
+        entry["batch_seq"] = first + r
+        for n in range(per_reply):
+            _ran(entry, "Read", {"file_path": f"/p/f{first}_{r}_{n}.py"}, {"type": "text", "file": {"content": "x"}})
+
+
 def test_slips_far_apart_in_a_long_turn_start_the_count_again() -> None:
     entry = agent()
-    for batch in range(4):
-        got = _rejected(entry, batch * 20, BASH_CUT, "Bash")
-        for n in range(rule.MAX_GAP + 1):
-            _ran(entry, "Read", {"file_path": f"/p/f{batch}_{n}.py"}, {"type": "text", "file": {"content": "x"}})
-        assert got is None
+    for k in range(4):
+        assert _rejected(entry, k * 100, BASH_CUT, "Bash") is None
+        _reads(entry, k * 100 + 1, rule.MAX_GAP + 1)  # one reply too many between
     entry = agent()
     got = []
-    for batch in range(4):
-        got.append(_rejected(entry, batch * 20, BASH_CUT, "Bash"))
-        for n in range(rule.MAX_GAP):
-            _ran(entry, "Read", {"file_path": f"/p/f{batch}_{n}.py"}, {"type": "text", "file": {"content": "x"}})
+    for k in range(4):
+        got.append(_rejected(entry, k * 100, BASH_CUT, "Bash"))
+        _reads(entry, k * 100 + 1, rule.MAX_GAP)
     assert [g.action if g else None for g in got] == [None, None, Action.REMIND, Action.STOP]
+
+
+def test_the_gap_is_counted_in_replies_not_calls() -> None:
+    # each round followed by two replies of parallel reads (five, then four): two replies, nine calls
+    entry = agent()
+    got = []
+    for k in range(4):
+        got.append(_rejected(entry, k * 100, WRITE_CUT))
+        _reads(entry, k * 100 + 1, 1, per_reply=5)
+        _reads(entry, k * 100 + 2, 1, per_reply=4)
+    assert [g.action if g else None for g in got] == [None, None, Action.REMIND, Action.STOP]
+
+
+@pytest.mark.parametrize(
+    ("tool", "tool_input", "response"),
+    [
+        ("mcp__filesystem__write_file", {"path": "/p/report.html", "content": "<p>1</p>"}, "Successfully wrote /p/report.html"),
+        ("Task", {"description": "write the report", "prompt": "Write /p/report.html in parts"}, "Done: report.html written."),
+        ("Bash", {"command": "sed -i 's/old/new/' /p/report.html"}, {"stdout": "", "stderr": ""}),
+        ("Bash", {"command": "cp /tmp/draft.html /p/report.html"}, {"stdout": "", "stderr": ""}),
+    ],
+)
+def test_a_way_found_starts_the_count_again(tool: str, tool_input: dict[str, object], response: object) -> None:
+    entry = agent()
+    for batch in range(3):
+        _rejected(entry, batch)
+    assert _ran(entry, tool, tool_input, response) is None
+    assert _rejected(entry, 7) is None
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["echo probe > /tmp/probe && cat /tmp/probe", "mkdir -p docs/plans", "python3 --version", "wc -c << 'EOF'\ntest\nEOF",
+     "pytest -q 2>/dev/null"],
+)
+def test_a_probe_that_writes_no_file_of_the_project_does_not(command: str) -> None:
+    entry = agent()
+    for batch in range(3):
+        _rejected(entry, batch)
+    assert _ran(entry, "Bash", {"command": command}, {"stdout": "ok", "stderr": ""}) is None
+    stopped = _rejected(entry, 7)
+    assert stopped is not None and stopped.action is Action.STOP
 
 
 @pytest.mark.parametrize(
@@ -181,7 +228,7 @@ def test_an_odd_slot_is_read_as_no_count() -> None:
     entry = agent()
     ledger.slots(entry)[rule.NAME] = ["x", None]
     assert _rejected(entry, 1) is None
-    assert ledger.slot(entry, rule.NAME) == [1, 1, 0, 0, 1]
+    assert ledger.slot(entry, rule.NAME) == [1, 1, 0, 0, 1, 1, 1]
 
 
 def test_stop_at_zero_reminds_only() -> None:
@@ -210,8 +257,15 @@ def test_identical_empty_calls_are_left_to_this_rule_while_it_is_on() -> None:
     repeat = importlib.import_module("loopguard_hook.rules.repeat")
     for config, expected in ((Config(), None), (Config(cut_input_remind_at=0, cut_input_stop_at=0), Action.REMIND)):
         late: ledger.Call = {"sig": "x", "t": 100.0, "seq": 1, "phase": "pre", "late": True}
-        got = repeat.on_call(call_ctx("Write", {}, attempt=3, event="PostToolBatch", call=late, config=config))
+        ctx = call_ctx("Write", {}, attempt=3, event="PostToolBatch", call=late, config=config)._replace(response=WRITE_CUT)
+        got = repeat.on_call(ctx)
         assert (got.action if got else None) == expected
+    # an empty call refused otherwise (an MCP server that is gone) stays a repeat
+    gone = "<tool_use_error>Error: No such tool available: mcp__playwright__browser_snapshot</tool_use_error>"
+    late = {"sig": "z", "t": 100.0, "seq": 1, "phase": "pre", "late": True}
+    ctx = call_ctx("mcp__playwright__browser_snapshot", {}, attempt=3, event="PostToolBatch", call=late)._replace(response=gone)
+    got = repeat.on_call(ctx)
+    assert got is not None and got.action is Action.REMIND
     written = repeat.on_call(call_ctx("Write", {"file_path": "/p/a.md", "content": "x"}, attempt=3, event="PostToolBatch",
                                       call={"sig": "y", "t": 100.0, "seq": 1, "phase": "pre", "late": True}))
     assert written is not None and written.action is Action.REMIND  # a call with its input is a repeat
