@@ -23,7 +23,7 @@ PostToolBatch are one round, `batch_seq`), whatever the tool, and whatever reads
 succeeded between: they do not mend a reply too long to be sent. A call that may have sent it
 does, and the count starts again: a write tool's (`mutating_tools`, or a tool named for writing:
 an MCP server's `write_file`), a subagent's (`tools.AGENT_TOOLS`: it may have written the file),
-or a shell command that writes a file of the project (output into a file not under `/tmp`,
+or a shell command that writes a file of the project (output into a file, not a probe under `/tmp`,
 `tee`, `cp`, `mv`, `sed -i`: a here-document appending a part) that succeeds; so does a
 rejection more than `MAX_GAP` replies after the last one (slips far apart in a long turn). At
 `cut_input_remind_at` rounds (balanced: 3) the model is reminded of the cause and the way out
@@ -59,13 +59,11 @@ MAX_GAP = 4
 #: A tool that writes by its name, where `mutating_tools` does not list it (an MCP server's
 #: `write_file`, `edit_file`, `create_file`, `replace_content`).
 _WRITE_NAME = r"(?i)write|edit|create|replace|insert|append|patch|save"
-#: A shell command that writes a file of the project: output redirected into a file (not
-#: `/dev/null`, not a probe under `/tmp`), `tee`, a copy or move, an in-place edit.
-_SHELL_WRITE = (
-    r"(?<![0-9&<>])>>?\s*(?!&|\s*/dev/null|\s*/tmp/)[^\s|;&]"
-    r"|(?:^|[\s;&|(])(?:tee|cp|mv|rsync|install|dd)\s"
-    r"|(?:^|[\s;&|(])(?:sed|perl)\s+-[a-zA-Z]*i"
-)
+#: A shell command that writes a file of the project: output redirected into a file (`> F`,
+#: `>> F`; not `/dev/null`, nor a probe under `/tmp` when the project is not there), `tee`, a copy
+#: or move, an in-place edit.
+_REDIRECT = r"(?<![0-9&<>])>{1,2}\s*([^\s|;&<>()]+)"
+_SHELL_WRITES = r"(?:^|[\s;&|(])(?:tee|cp|mv|rsync|install|dd)\s|(?:^|[\s;&|(])(?:sed|perl)\s+-[a-zA-Z]*i"
 
 
 def _count(held: object) -> list[int]:
@@ -94,7 +92,16 @@ def _way_found(ctx: ResultContext) -> bool:
     if matches(tool, ctx.config.mutating_tools) or tool in AGENT_TOOLS or re.search(_WRITE_NAME, tool[:128]):
         return True
     command = shell_command(tool, ctx.tool_input)
-    return command is not None and re.search(_SHELL_WRITE, command[:4096]) is not None
+    if command is None:
+        return False
+    if re.search(_SHELL_WRITES, command[:4096]):
+        return True
+    scratch = not (ctx.cwd or "").startswith("/tmp/")  # a project under /tmp writes its files there
+    for found in re.finditer(_REDIRECT, command[:4096]):
+        target = found.group(1).strip("'\"")
+        if target != "/dev/null" and not (scratch and target.startswith("/tmp/")):
+            return True
+    return False
 
 
 def _reply(ctx: ResultContext, held: list[int]) -> None:

@@ -161,7 +161,8 @@ def test_a_way_found_starts_the_count_again(tool: str, tool_input: dict[str, obj
 
 @pytest.mark.parametrize(
     "command",
-    ["echo probe > /tmp/probe && cat /tmp/probe", "mkdir -p docs/plans", "python3 --version", "wc -c << 'EOF'\ntest\nEOF",
+    ["echo probe > /tmp/probe && cat /tmp/probe", "cat >> /tmp/probe.txt <<'EOF'\nx\nEOF", "mkdir -p docs/plans",
+     "python3 --version", "wc -c << 'EOF'\ntest\nEOF",
      "pytest -q 2>/dev/null"],
 )
 def test_a_probe_that_writes_no_file_of_the_project_does_not(command: str) -> None:
@@ -269,3 +270,18 @@ def test_identical_empty_calls_are_left_to_this_rule_while_it_is_on() -> None:
     written = repeat.on_call(call_ctx("Write", {"file_path": "/p/a.md", "content": "x"}, attempt=3, event="PostToolBatch",
                                       call={"sig": "y", "t": 100.0, "seq": 1, "phase": "pre", "late": True}))
     assert written is not None and written.action is Action.REMIND  # a call with its input is a repeat
+
+
+def test_a_project_under_tmp_writes_its_files_there() -> None:
+    """A shell write under /tmp is a probe, unless the project itself lives there (a new user's
+    project in /tmp/…/proj had its turn ended after writing its file in parts)."""
+    for cwd, found in (("/tmp/nu/proj", True), ("/home/u/proj", False)):
+        entry = agent()
+        for batch in range(3):
+            _rejected(entry, batch)
+        entry["attempts"] += 1
+        heredoc = {"command": "cat > /tmp/nu/proj/report_part0.md <<'EOF'\n# Part\nEOF"}
+        ctx = result_ctx("Bash", heredoc, {"stdout": "", "stderr": ""}, entry=entry)
+        assert rule.on_result(ctx._replace(cwd=cwd)) is None
+        after = _rejected(entry, 7)
+        assert (after is None) is found, cwd
