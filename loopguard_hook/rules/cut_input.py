@@ -155,7 +155,7 @@ def on_result(ctx: ResultContext) -> Decision | None:
 
 
 def fit(agent: Agent, share: Limits) -> None:
-    """Four numbers per agent, whatever the share."""
+    """Seven numbers per agent, whatever the share."""
 
 
 def reset(agent: Agent, why: str) -> None:
