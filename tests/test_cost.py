@@ -147,3 +147,16 @@ def test_one_request_is_one_request() -> None:
            "saved_tokens": {"total": 57_000}}
     text = format_cost(one)
     assert text == "loop: calls 72-72, 1 request, 57k tokens; after the guard would have stopped it: 1 request, 57k tokens"
+
+
+def test_after_an_end_of_turn_the_requests_of_calls_that_never_ran_are_saved_too(capsys: pytest.CaptureFixture[str]) -> None:
+    """A corpus session's empty Writes (its reply cut before the input, each rejected before it
+    ran): the turn ends at the 4th, and the model would not have made the requests after it,
+    though most of their calls never ran (a new user read "0 tokens saved" for such a loop)."""
+    cut = CORPUS / "claude/25acb1f7-7584-4781-9d7d-f01504b29831.jsonl"
+    assert main(["replay", "--format", "json", "--profile", "balanced", str(cut)]) == 0
+    report = json.loads(capsys.readouterr().out)["reports"][0]
+    (loop,) = report["cost"]["loops"]
+    assert report["summary"]["saved"] == 7  # the calls that ran after it: the count stays theirs
+    # 6 requests (448k tokens) counted only those that ran; the turn's rejected Writes add 11
+    assert loop["saved_requests"] == 17 and loop["saved_tokens"]["total"] > 1_000_000

@@ -11,7 +11,8 @@ How a loop is counted (docs/commands/replay.md, "The cost of a loop"):
 2. **A loop** is the calls from the first call an intervention saw to the last call the guard
    acted on, for one agent in one turn: interventions whose calls overlap are one loop, and the
    calls the guard would have kept from running after them in that turn (denied, or after it
-   ended the turn: the report's `saved`) extend it. Interventions with no call (text loops at
+   ended the turn: the report's `saved`; after an end of turn, also calls the recording shows
+   rejected, which never ran but which the model would not have made) extend it. Interventions with no call (text loops at
    Stop) are not costed.
 3. **Its tokens** are those of the agent's model requests from the request that produced the
    loop's first call to the one that produced its last (each request once; a request's tokens
@@ -39,7 +40,8 @@ from .model import Request, Usage
 @dataclass(frozen=True, slots=True)
 class CallSpot:
     """What the costing needs of one replayed call: its agent and turn, its signature and tool,
-    its id, and whether the guard would have kept it from running."""
+    its id, and whether the guard would have kept it from running (or, after an end of turn,
+    from being made)."""
 
     agent: str
     turn: int

@@ -73,6 +73,7 @@ class _Collector:
         self.markers: list[Marker] = []
         self.turn = 0
         self.saved: list[bool] = []  # per row, once `calls` has run
+        self.unmade: list[bool] = []  # per row, once `calls` has run: after the guard ended its turn
 
     def _row(self, event: HookEvent, time: float, tool: str, tool_input: Any, tool_use_id: str | None) -> int:
         arguments = arguments_summary(tool, tool_input, self.config) if self.keep == "all" else None
@@ -160,9 +161,9 @@ class _Collector:
         spots = [
             cost.CallSpot(
                 row.agent, row.turn, call_signature(row.tool, row.tool_input, ignore) if row.agent in looping else "",
-                row.tool, row.tool_use_id, saved,
+                row.tool, row.tool_use_id, saved or unmade,
             )
-            for row, saved in zip(self.rows, self.saved, strict=True)
+            for row, saved, unmade in zip(self.rows, self.saved, self.unmade, strict=True)
         ]
         interventions = [cost.Intervention(d.call - 1, d.verdict.count) for d in acted if d.call is not None]
         return cost.loops(spots, interventions, self.recording.requests, self.config)
@@ -178,7 +179,7 @@ class _Collector:
         stopped_turn: dict[str, int] = {}
         saved = 0
         out = []
-        self.saved = []
+        self.saved, self.unmade = [], []
         for index, row in enumerate(self.rows, start=1):
             record = self.recording.calls.get(row.tool_use_id) if row.tool_use_id is not None else None
             recorded = (record.outcome if record is not None else row.result or Outcome.UNKNOWN).value
@@ -186,6 +187,10 @@ class _Collector:
             is_saved = recorded in _RAN and (denied or stopped_turn.get(row.agent) == row.turn)
             saved += is_saved
             self.saved.append(is_saved)
+            # After an end of turn the model would not have made the call at all, whatever the
+            # recording says became of it (a call Claude Code rejected, which never ran, too):
+            # its request's tokens count as saved (`cost.loops`), though it is no call that ran.
+            self.unmade.append(stopped_turn.get(row.agent) == row.turn)
             if index in stops and "PreToolUse" in capabilities(row.client).end_turn:
                 stopped_turn[row.agent] = row.turn
             if self.keep in ("all", "plain") or (self.keep == "acted" and acted(row.pre, row.post, is_saved)):
