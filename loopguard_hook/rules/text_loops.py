@@ -265,9 +265,15 @@ def new_evidence(state: Session, agent_id: str) -> None:
         ts["stop_count"] = 0
 
 
+def _fold(prior: str, text: str) -> str:
+    """The digest of a turn's text so far, `prior`, with `text` after it."""
+    return digest(f"{prior}\n{text}".encode("utf-8", "surrogatepass"))
+
+
 def said(ts: TextState, text: str) -> None:
-    """Fold one assistant text of the turn into the turn's digest (`final_message`)."""
-    ts["said"] = digest(f"{ts.get('said', '')}\n{_normal(text)}".encode("utf-8", "surrogatepass"))
+    """Fold one assistant text of the turn, as written, into the turn's digest (`final_message`).
+    It runs for every text on every event that reads the transcript: no normalising pass."""
+    ts["said"] = _fold(ts.get("said", ""), text)
 
 
 def final_message(ts: TextState, message: str | None, *, stop_hook_active: bool) -> tuple[int, bool]:
@@ -284,7 +290,7 @@ def final_message(ts: TextState, message: str | None, *, stop_hook_active: bool)
         return 0, False
     norm = _normal(message)
     fp = digest(norm.encode("utf-8", "surrogatepass"))
-    reply = fp if len(norm) >= MIN_REPLY_CHARS else digest(f"{ts.get('said', '')}\n{norm}".encode("utf-8", "surrogatepass"))
+    reply = fp if len(norm) >= MIN_REPLY_CHARS else _fold(ts.get("said", ""), norm)
     if stop_hook_active and fp == ts["stop_hash"]:
         ts["stop_count"] += 1
     else:
