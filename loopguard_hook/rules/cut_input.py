@@ -46,7 +46,7 @@ import re
 from ..core.ledger import Agent, Limits, drop_slot, slot, slots
 from ..core.messages import PREFIX, WHY_HINT
 from ..core.outcome import Failure
-from ..core.shellwords import shell_command
+from ..core.shellwords import IN_PLACE, shell_command
 from ..core.tools import AGENT_TOOLS, cut_rejection, matches
 from ..core.verdict import Action, Decision, Rule
 from .base import ResultContext
@@ -63,7 +63,7 @@ _WRITE_NAME = r"(?i)write|edit|create|replace|insert|append|patch|save"
 #: `>> F`; not `/dev/null`, nor a probe under `/tmp` when the project is not there), `tee`, a copy
 #: or move, an in-place edit.
 _REDIRECT = r"(?<![0-9&<>])>{1,2}\s*([^\s|;&<>()]+)"
-_SHELL_WRITES = r"(?:^|[\s;&|(])(?:tee|cp|mv|rsync|install|dd)\s|(?:^|[\s;&|(])(?:sed|perl)\s+-[a-zA-Z]*i"
+_SHELL_WRITES = rf"(?:^|[\s;&|(])(?:tee|cp|mv|rsync|install|dd)\s|{IN_PLACE}"
 
 
 def _count(held: object) -> list[int]:

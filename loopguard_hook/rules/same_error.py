@@ -107,7 +107,16 @@ from ..core.ledger import MAX_ID_CHARS, Agent, Limits, drop_slot, issued, new_ro
 from ..core.messages import PREFIX, quote
 from ..core.outcome import Failure, error_signature, for_command, preview
 from ..core.redact import redact_prefix
-from ..core.shellwords import MAX_SHELL_CHARS, SHELL_KEYS, SHELL_TOOLS, WRAPPERS, reads_only, shell_command, sleeps_first
+from ..core.shellwords import (
+    IN_PLACE,
+    MAX_SHELL_CHARS,
+    SHELL_KEYS,
+    SHELL_TOOLS,
+    WRAPPERS,
+    reads_only,
+    shell_command,
+    sleeps_first,
+)
 from ..core.signature import digest
 from ..core.tools import change_paths, matches, short_path, target_of
 from ..core.verdict import Action, Decision, Rule
@@ -396,7 +405,7 @@ def _changes_file(ctx: ResultContext) -> bool:
     if matches(ctx.tool, ctx.config.mutating_tools):
         return True
     command = ctx.tool_input.get("command") if isinstance(ctx.tool_input, dict) else None
-    return isinstance(command, str) and ("*** Begin Patch" in command or re.search(_IN_PLACE, command[:4096]) is not None)
+    return isinstance(command, str) and ("*** Begin Patch" in command or re.search(IN_PLACE, command[:4096]) is not None)
 
 
 def _edit_tool(tool: str, tool_input: Any) -> bool:
@@ -407,9 +416,6 @@ def _edit_tool(tool: str, tool_input: Any) -> bool:
     command = tool_input.get("command") if isinstance(tool_input, dict) else None
     return tool not in SHELL_TOOLS and isinstance(command, str) and "*** Begin Patch" in command[:4096]
 
-
-#: A shell edit in place of the file the command names (`sed -i`, `sed -i.bak`, `perl -pi -e`).
-_IN_PLACE = r"\b(?:sed|gsed)\s+(?:-[^\s]*\s+)*-i|\bperl\s+(?:-\w+\s+)*-\w*i"
 
 
 # -- the wall's escalation: the call side --------------------------------------------------

@@ -148,6 +148,7 @@ def test_the_gap_is_counted_in_replies_not_calls() -> None:
         ("mcp__filesystem__write_file", {"path": "/p/report.html", "content": "<p>1</p>"}, "Successfully wrote /p/report.html"),
         ("Task", {"description": "write the report", "prompt": "Write /p/report.html in parts"}, "Done: report.html written."),
         ("Bash", {"command": "sed -i 's/old/new/' /p/report.html"}, {"stdout": "", "stderr": ""}),
+        ("Bash", {"command": "gsed -E -i 's/old/new/' /p/report.html"}, {"stdout": "", "stderr": ""}),
         ("Bash", {"command": "cp /tmp/draft.html /p/report.html"}, {"stdout": "", "stderr": ""}),
     ],
 )
