@@ -12,8 +12,8 @@ How a loop is counted (docs/commands/replay.md, "The cost of a loop"):
    acted on, for one agent in one turn: interventions whose calls overlap are one loop, and the
    calls the guard would have kept from running after them in that turn (denied, or after it
    ended the turn: the report's `saved`; after an end of turn, also calls the recording shows
-   rejected, which never ran but which the model would not have made) extend it. Interventions with no call (text loops at
-   Stop) are not costed.
+   rejected, which never ran but which the model would not have made) extend it. Interventions
+   with no call (text loops at Stop) are not costed.
 3. **Its tokens** are those of the agent's model requests from the request that produced the
    loop's first call to the one that produced its last (each request once; a request's tokens
    are input, cache reads, cache writes and output).

@@ -184,13 +184,14 @@ class _Collector:
             record = self.recording.calls.get(row.tool_use_id) if row.tool_use_id is not None else None
             recorded = (record.outcome if record is not None else row.result or Outcome.UNKNOWN).value
             denied = row.pre is not None and row.pre.action in ("deny", "stop")
-            is_saved = recorded in _RAN and (denied or stopped_turn.get(row.agent) == row.turn)
-            saved += is_saved
-            self.saved.append(is_saved)
             # After an end of turn the model would not have made the call at all, whatever the
             # recording says became of it (a call Claude Code rejected, which never ran, too):
             # its request's tokens count as saved (`cost.loops`), though it is no call that ran.
-            self.unmade.append(stopped_turn.get(row.agent) == row.turn)
+            unmade = stopped_turn.get(row.agent) == row.turn
+            is_saved = recorded in _RAN and (denied or unmade)
+            saved += is_saved
+            self.saved.append(is_saved)
+            self.unmade.append(unmade)
             if index in stops and "PreToolUse" in capabilities(row.client).end_turn:
                 stopped_turn[row.agent] = row.turn
             if self.keep in ("all", "plain") or (self.keep == "acted" and acted(row.pre, row.post, is_saved)):
