@@ -92,6 +92,7 @@ TEMPLATES = {
     "no_op_reminder": _rule("no_op").reminder_text(3),
     "cut_input_reminder": _rule("cut_input").reminder_text(3),
     "cut_input_stop": _rule("cut_input").stop_text(4),
+    "refused_again_denial": _rule("refused_again").denial_text("Bash", 1),
 }
 
 

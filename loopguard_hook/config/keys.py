@@ -196,6 +196,7 @@ VALIDATORS: dict[str, Callable[[Any], Any]] = {
     "no_op_deny_at": _off_or_threshold,
     "cut_input_remind_at": _off_or_threshold,
     "cut_input_stop_at": _off_or_threshold,
+    "refused_again_deny_at": _off_or_threshold,
     "max_rapid_polls": _int(0),
     "reread_after_failed_edits": _off_or_threshold,
     "refused_remind_at": _off_or_threshold,

@@ -90,6 +90,8 @@ class Config(NamedTuple):
     # calls that reach the host without their arguments, a reply cut short (rules/cut_input.py)
     cut_input_remind_at: int = 3
     cut_input_stop_at: int = 4
+    # a call the permission settings refused, sent again as it was (rules/refused_again.py)
+    refused_again_deny_at: int = 2
     # same answer (rules/same_answer.py)
     same_answer_remind_at: int = 3
     same_answer_deny_empty_reads: bool = True
@@ -146,12 +148,13 @@ RULES_OFF: dict[str, dict[str, Any]] = {
     "unmoved": {"unmoved_remind_at": 0, "unmoved_deny_at": 0},
     "no_op": {"no_op_remind_at": 0, "no_op_deny_at": 0},
     "cut_input": {"cut_input_remind_at": 0, "cut_input_stop_at": 0},
+    "refused_again": {"refused_again_deny_at": 0},
 }
 
 #: The rules the seed plugins do not have (the progress seed has the budgets).
 _OURS = (
     "budgets", "same_error", "same_answer", "continuations", "polling", "target", "every_call", "unhooked", "unmoved", "no_op",
-    "cut_input",
+    "cut_input", "refused_again",
 )
 
 #: Each profile: the rules it leaves out (`rules_off`, from `RULES_OFF`) and the settings it

@@ -39,6 +39,7 @@ class Rule(enum.StrEnum):
     UNMOVED = "LOOP_GUARD_UNMOVED"
     NO_OP = "LOOP_GUARD_NO_OP"
     CUT_INPUT = "LOOP_GUARD_CUT_INPUT"
+    REFUSED_AGAIN = "LOOP_GUARD_REFUSED_AGAIN"
 
 
 #: Denials after which the progress profile switches the turn to answer-only mode.

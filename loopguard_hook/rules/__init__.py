@@ -21,6 +21,7 @@ from . import (
     every_call,
     no_op,
     polling,
+    refused_again,
     repeat,
     same_answer,
     same_error,
@@ -48,6 +49,7 @@ ON_CALL: tuple[Rule[CallContext], ...] = (
     same_answer.on_call,
     target.on_call,
     every_call.on_call,
+    refused_again.on_call,
     polling.on_call,
     unhooked.on_call,
     unmoved.on_call,
@@ -57,17 +59,18 @@ ON_CALL: tuple[Rule[CallContext], ...] = (
 ON_RESULT: tuple[Rule[ResultContext], ...] = (
     cut_input.on_result, same_path.on_result, same_error.on_result, same_result.on_result, same_answer.on_result,
     polling.on_result, target.on_result,
-    every_call.on_result, unmoved.on_result, unhooked.on_result, repeat.on_result,
+    every_call.on_result, refused_again.on_result, unmoved.on_result, unhooked.on_result, repeat.on_result,
 )
 ON_TEXT: tuple[Rule[TextContext], ...] = (text_loops.on_text, continuations.on_text)
 SLOTS: tuple[SlotRule, ...] = (
     answer_only, repeat, same_result, same_path, same_error, same_answer, polling, target, every_call, unhooked, unmoved, no_op,
-    cut_input,
+    cut_input, refused_again,
 )
 #: Every rule's text templates, for `messages.variant_of`: a rule whose texts begin like a more
 #: general template of another is listed before it (the same-error wall's denials before the
 #: repeat rule's).
 VARIANTS: tuple[tuple[str, str, str], ...] = (
+    *refused_again.VARIANTS,
     *no_op.VARIANTS,
     *cut_input.VARIANTS,
     *polling.VARIANTS,

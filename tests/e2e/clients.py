@@ -351,8 +351,9 @@ class ClaudeCode:
     def __init__(self, binary: Path) -> None:
         self.binary = binary
 
-    def settings(self, ws: Workspace) -> dict[str, Any]:
-        """The `--settings` file: permissions for the scripted tools and the hook on every event."""
+    def settings(self, ws: Workspace, deny: tuple[str, ...] = ()) -> dict[str, Any]:
+        """The `--settings` file: permissions for the scripted tools (and the `deny` rules given,
+        `Bash(rm -rf:*)`), and the hook on every event."""
         hooks: dict[str, Any] = {}
         for event in HOOK_EVENTS:
             group: dict[str, Any] = {
@@ -367,7 +368,7 @@ class ClaudeCode:
             if event in TOOL_EVENTS:
                 group["matcher"] = "*"
             hooks[event] = [group]
-        return {"permissions": {"allow": list(self.ALLOWED_TOOLS)}, "hooks": hooks}
+        return {"permissions": {"allow": list(self.ALLOWED_TOOLS), "deny": list(deny)}, "hooks": hooks}
 
     def run(
         self,
@@ -377,14 +378,16 @@ class ClaudeCode:
         *,
         keep_state: bool = True,
         timeout: float = RUN_TIMEOUT_SECONDS,
+        deny: tuple[str, ...] = (),
     ) -> Run:
-        """Run `claude -p` once per prompt (the later ones with `--continue`) against one mock.
+        """Run `claude -p` once per prompt (the later ones with `--continue`) against one mock,
+        with the permission `deny` rules given.
 
         Raises:
             AssertionError: a client process timed out or exited non-zero.
         """
         settings = ws.root / "settings.json"
-        settings.write_text(json.dumps(self.settings(ws), indent=2))
+        settings.write_text(json.dumps(self.settings(ws, deny), indent=2))
         run = Run("claude-code", ws, [])
         deadline = time.monotonic() + timeout
         with AnthropicMock(script, ws.root / "requests.jsonl") as mock:

@@ -155,6 +155,33 @@ def test_calls_cut_short_between_reads_are_reminded_then_end_the_turn(claude_cod
     ]
 
 
+def test_a_call_a_deny_rule_refused_sent_again_is_denied_by_the_guard(claude_code: ClaudeCode, ws: Workspace) -> None:
+    # A `permissions.deny` rule refuses `rm -rf` before the command runs: PreToolUse fires, no
+    # post event, and PostToolBatch holds Claude Code's own refusal. The model lists the folder,
+    # then sends the same removal again: the guard denies it at PreToolUse (the rule would refuse
+    # it again) and says to tell the user what to allow; a removal of another folder goes ahead.
+    doomed = ws.work / "cache"
+    doomed.mkdir()
+    rm = tool_use("Bash", {"command": f"rm -rf {doomed}", "description": "Remove the cache"})
+    other = tool_use("Bash", {"command": f"rm -rf {doomed}/old", "description": "Remove the old part"})
+    ls = tool_use("Bash", {"command": f"ls -la {doomed}", "description": "List the cache"})
+    script = Script([[rm], [ls], [rm], [other]], final_text="Asked the user.")
+    run = claude_code.run(ws, script, ["Clean the cache"], deny=("Bash(rm -rf:*)",))
+    assert_hooks_succeeded(run)
+    conv = run.conversation()
+    assert len(conv) == 5, run.describe()
+    first, again, third = (" ".join(s.text for s in claude_new(body)) for body in (conv[1], conv[3], conv[4]))
+    assert "Permission to use Bash with command rm -rf" in first and "has been denied" in first  # the host's own words
+    assert "REPEAT_TOOL_BLOCKED" in again and "the permission settings refused this same call once" in again
+    assert "tell the user what to allow" in again
+    assert "REPEAT_TOOL_BLOCKED" not in third and "has been denied" in third  # another command: the host's refusal
+    assert doomed.is_dir()
+    records = ledger.audit(ws)
+    assert [(r["event"], r["rule"], r["action"], r["count"]) for r in records] == [
+        ("PreToolUse", "LOOP_GUARD_REFUSED_AGAIN", "deny", 2)
+    ]
+
+
 def test_polling_whose_output_changes_is_never_flagged(claude_code: ClaudeCode, ws: Workspace) -> None:
     poll = tool_use("Bash", {"command": "date +%s%N", "description": "Check the clock"})
     run = claude_code.run(ws, Script([[poll]] * 10, final_text="Clock checked."), ["Watch the clock"])

@@ -1,0 +1,130 @@
+"""A call the permission settings refused, sent again as it was (`refused_again_deny_at`).
+
+Claude Code refuses a call by its permission settings before it runs, in words of its own: a
+`permissions.deny` rule, "Permission to use Bash with command <command> has been denied."
+(anthropics/claude-code#92398, Claude Code 2.1.2xx), and a call that needs an approval nobody
+can give, "Permission to use Write has been denied because Claude Code is running in don't ask
+mode." or "… has been auto-denied (prompts unavailable)" (public 2.0-2.1 transcripts; hunt 48
+of issue 22). Those settings answer the same call the same way until the user changes them, and
+the user changes them between turns (a prompt follows `/permissions`) or by leaving the mode
+(the payload's `permission_mode` says so). The same call sent again in the same turn and mode is
+refused again: in the 774 Claude Code transcripts on hand, all six such retries were (two
+sessions of hunt 48: a model that re-sent `rm -rf /tmp/x*` a deny rule had refused, between
+other attempts at the same removal; a model that re-sent one Write refused in `dontAsk` mode).
+Such a retry is a loop whose outcome is known before it runs, so it is denied at PreToolUse
+from the first retry on (balanced: `refused_again_deny_at = 2`, the 2nd attempt): the denial
+costs nothing the host's own refusal would not, and says what will help instead, to tell the
+user what to allow or go on without it. It does not say to reach the same end another way: the
+settings are the user's decision.
+
+Only that refusal is followed (`REFUSED`): the user's own "no" in the approval dialog answers one
+call (`The user doesn't want to proceed …`), a hook's denial says what its hook says, and Codex's
+sandbox refusal is retried with escalated permissions as the same call (`every_call.py`). Calls
+are compared by their signature (`Call["sig"]`: arguments as the repeat rule compares them), so a
+reworded command is another call: what a deny rule covers beyond the one command is not known
+(Claude Code matches sub-commands and prefixes, #92398), and the every-call wall judges those. A
+call issued with the refused one (one parallel batch) did not see the refusal and goes ahead.
+A prompt or a compaction forgets the refusals (`reset`), and a call in another permission mode
+than its refusal's goes ahead (the user left `dontAsk` with Shift+Tab). The seed profiles leave
+the rule off.
+
+Its slot `Agent.rules["refused_again"]` is `{signature: [refusals, permission mode, when the
+latest refusal came back]}`, at most `MAX_REFUSED` calls, the oldest refusal dropped first.
+"""
+
+import re
+from typing import Any
+
+from ..core.ledger import Agent, Limits, drop_slot, issued, new_round, slot, slots, trim
+from ..core.outcome import Failure
+from ..core.verdict import Action, Decision, Rule
+from .base import CallContext, ResultContext
+
+NAME = "refused_again"
+#: At most this many refused calls are kept per agent (a wall of many is the every-call rule's).
+MAX_REFUSED = 16
+#: Claude Code's refusal by its permission settings, `with command <command>` for a shell call a
+#: deny rule matched (anthropics/claude-code#92398), `(auto-)denied` without it for a tool that
+#: needs an approval nobody can give (2.0.74 and 2.1 transcripts); an `Error: ` prefix in the
+#: PostToolUseFailure form.
+REFUSED = r"\A(?:Error: )?Permission to use \S+ (?:with command .*? )?has been (?:auto-)?denied\b"
+
+#: One refused call: `[refusals, permission mode, when the latest refusal came back]`.
+Refused = list[Any]
+
+
+def _table(agent: Agent) -> dict[str, Refused] | None:
+    """The slot read leniently: an odd value is no table."""
+    held = slot(agent, NAME)
+    return held if isinstance(held, dict) else None
+
+
+def _entry(held: object) -> tuple[int, str | None, float] | None:
+    if isinstance(held, list) and len(held) == 3 and isinstance(held[0], int) and isinstance(held[2], (int, float)):
+        return held[0], held[1] if isinstance(held[1], str) else None, float(held[2])
+    return None
+
+
+def on_result(ctx: ResultContext) -> Decision | None:
+    """Remember a call the permission settings refused (a new round of refusal counts once)."""
+    if not ctx.config.refused_again_deny_at or ctx.outcome.failure == Failure.NONE:
+        return None
+    if not re.match(REFUSED, ctx.error_text[:2000].lstrip(), re.DOTALL):
+        return None
+    table = _table(ctx.agent)
+    if table is None:
+        table = slots(ctx.agent)[NAME] = {}
+    sig = ctx.call["sig"][:16]
+    held = _entry(table.get(sig))
+    if held is None or held[1] != ctx.permission_mode:
+        table[sig] = [1, ctx.permission_mode, ctx.agent["updated"]]
+    elif new_round(issued(ctx.call), held[2]):  # sent after its refusal came back
+        table[sig] = [held[0] + 1, held[1], ctx.agent["updated"]]
+    trim(table, MAX_REFUSED, lambda s: float(table[s][2]))
+    return None
+
+
+def on_call(ctx: CallContext) -> Decision | None:
+    """Deny at PreToolUse a call that the permission settings already refused in this turn and
+    mode, sent again after that refusal came back, from its `refused_again_deny_at`th attempt."""
+    deny_at = ctx.config.refused_again_deny_at
+    table = _table(ctx.agent)
+    if not deny_at or table is None or not ctx.counted or ctx.sig is None or ctx.event.event != "PreToolUse":
+        return None
+    sig = ctx.call["sig"][:16]
+    held = _entry(table.get(sig))
+    if held is None or held[1] != ctx.event.permission_mode or not new_round(issued(ctx.call), held[2]):
+        return None
+    if held[0] + 1 < deny_at:
+        return None
+    table[sig] = [held[0] + 1, held[1], ctx.now]  # the guard's refusal counts as one
+    return Decision(Action.DENY, Rule.REFUSED_AGAIN, denial_text(ctx.tool, held[0]), times=held[0] + 1, tool=ctx.tool)
+
+
+def fit(agent: Agent, share: Limits) -> None:
+    """At most `MAX_REFUSED` calls per agent, whatever the share."""
+
+
+def reset(agent: Agent, why: str) -> None:
+    """A prompt (the user may have changed the settings) or a compaction: forget the refusals."""
+    drop_slot(agent, NAME)
+
+
+# -- the texts the model reads (`messages.variant_of` names them) ----------------------------
+
+
+def denial_text(tool: str, refusals: int) -> str:
+    """`REPEAT_TOOL_BLOCKED` for a call the permission settings refused `refusals` times this turn."""
+    times = "once" if refusals == 1 else f"{refusals} times"
+    return (
+        f"REPEAT_TOOL_BLOCKED: this {tool[:64]} call was not run: the permission settings refused this same call "
+        f"{times} in this turn (\"Permission to use {tool[:64]} … has been denied\") and answer it the same way until "
+        "the user changes them (loop guard policy, not a tool failure). Sending it again will not help. If the task "
+        "needs it, tell the user what to allow and why, and end your turn; otherwise go on with what it does not "
+        "block. A new user message lifts this."
+    )
+
+
+VARIANTS: tuple[tuple[str, str, str], ...] = (
+    ("refused_again_denial", "REPEAT_TOOL_BLOCKED: this ", " call was not run: the permission settings refused"),
+)
