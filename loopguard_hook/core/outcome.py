@@ -258,6 +258,14 @@ _QUOTED_ITEM = r'"(?:[^"\\]|\\.)*(?:"|\Z)'
 #: output's) heads a result whose rest, the same for every command that printed nothing, is not
 #: one error.
 _REFUSED_COMMAND = r"\A((?:Error: )?Permission to use \S+ with command ).*( has been (?:auto-)?denied\b)"
+#: Claude Code's refusal of a call by its permission settings, before the call runs: a
+#: `permissions.deny` rule's `Permission to use Bash with command <command> has been denied.`
+#: (anthropics/claude-code#92398, 2.1.2xx), and a call that needs an approval nobody can give,
+#: `Permission to use WebSearch has been denied. IMPORTANT: You *may* attempt …` (2.1.x; `…
+#: because Claude Code is running in don't ask mode.`) or `… has been auto-denied (prompts
+#: unavailable)` (2.0.74, corpus transcript 4530697c). Not the user's own "no" in the approval
+#: dialog (`The user doesn't want to proceed …`), which answers one call.
+PERMISSION_REFUSAL = r"\A(?:Error: )?Permission to use \S+ (?:with command (?s:.*?) )?has been (?:auto-)?denied\b"
 
 
 def for_command(text: str, command: str | None) -> str:

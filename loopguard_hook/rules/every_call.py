@@ -28,17 +28,20 @@ in /tmp, so every Bash call fails before its command runs) is a wall of the tool
 Only a shell tool's failure whose whole text is that line, for a folder `claude` or
 `claude-<uid>`, is one: not Write or an MCP tool refused a mkdir, not a program's own output.
 
-Claude Code's permission refusal (`Permission to use Bash has been denied. IMPORTANT: …`,
-`PERMISSION`) is a wall of its own kind. Claude Code writes it when a call needs an approval
-nobody can give (a background subagent, `dontAsk`; anthropics/claude-code#30693, #55825; corpus
-transcript 4530697c), and writes it for every tool alike, so the refusals of every tool compare
-alike; a success of a kind the wall never refused (a `grep` an allow rule covers, Read) leaves it
-standing, and a success of a refused kind ends it. What it refused is known only as far as the
-approval rules go, and those are per command prefix and per path (`Bash(git push:*)`, a file
-outside the project or under `.claude/`), per web host, or per tool. So after the reminder only
-what would meet the same rule is denied (`_target`): WebSearch, a fetch of a host (and port)
-that was refused, and a shell `curl`, `wget`… of a host it was refused for (`curl … https://h/a`
-after `curl … https://h/b`); never a tool given a path, an MCP tool, `Task` or `Skill` (refused,
+Claude Code's permission refusal (`Permission to use Bash has been denied. IMPORTANT: …`, or a
+deny rule's `Permission to use Bash with command <command> has been denied.`,
+`outcome.PERMISSION_REFUSAL`) is a wall of its own kind. Claude Code writes it when a call needs
+an approval nobody can give (a background subagent, `dontAsk`; anthropics/claude-code#30693,
+#55825; corpus transcript 4530697c) or meets a deny rule, and writes it for every tool alike, so
+the refusals of every tool compare alike (a deny rule's once counted as any other refusal, so
+after refusals of `rm -rf`, `git push` and `curl -X POST` a `git status` was denied); a success
+of a kind the wall never refused (a `grep` an allow rule covers, Read) leaves it standing, and a
+success of a refused kind ends it. What it refused is known only as far as the approval rules
+go, and those are per command prefix and per path (`Bash(git push:*)`, a file outside the
+project or under `.claude/`), per web host, or per tool. So after the reminder only what would
+meet the same rule is denied (`_target`): WebSearch, a fetch of a host (and port) that was
+refused, and a shell `curl`, `wget`… of a host it was refused for (`curl … https://h/a` after
+`curl … https://h/b`); never a tool given a path, an MCP tool, `Task` or `Skill` (refused,
 maybe, for their input), nor any other shell command, nor a target that worked since the wall
 began. The texts name the refused kinds. Refusals in two permission modes (the payload's
 `permission_mode`) are two walls, and a call in another mode than the latest refusal's ends a
@@ -69,7 +72,7 @@ from typing import Any, cast
 
 from ..core.ledger import MAX_ID_CHARS, Agent, Limits, drop_slot, issued, new_round, slot, slots
 from ..core.messages import PREFIX, quote
-from ..core.outcome import SANDBOX_EXIT, Failure, error_signature
+from ..core.outcome import PERMISSION_REFUSAL, SANDBOX_EXIT, Failure, error_signature
 from ..core.redact import redact_prefix
 from ..core.shellwords import (
     OPERATORS,
@@ -103,11 +106,6 @@ _SYNTAX_ERROR = r"syntax error|unexpected EOF|unexpected token|SyntaxError|inval
 #: Codex's sandbox wrapper (`outcome.SANDBOX_EXIT`) is no refusal by itself: what the command
 #: printed is judged, or a kill by SIGSYS (exit code 159), which is seccomp's.
 _SIGSYS_EXIT = 159
-#: Claude Code's refusal of a call that needs an approval nobody can give (2.1.x transcripts:
-#: `Permission to use WebSearch has been denied. IMPORTANT: You *may* attempt …`; 2.0.74: `… has
-#: been auto-denied (prompts unavailable)`, corpus transcript 4530697c); not the user's
-#: own "no" in the approval dialog (`The user doesn't want to proceed …`), which answers one call.
-PERMISSION = r"\APermission to use \S+ has been (?:auto-)?denied\b"
 #: The key every permission refusal shares: the tool it names is the call's kind, not the error.
 PERMISSION_KEY = "permission"
 #: Codex's execution policy refusing a command before it starts, as the host layer words its
@@ -155,7 +153,7 @@ def refusal_key(text: str, tool_input: Any, tool: str | None = None) -> str | No
     """The key a refusal is compared by, or None for a failure that is no refusal; `tool`: the
     tool refused (`SHELL_KEY` is a shell tool's only)."""
     head = text[:2000]
-    if re.match(PERMISSION, head.lstrip()):
+    if re.match(PERMISSION_REFUSAL, head.lstrip()):
         return PERMISSION_KEY
     if tool in SHELL_TOOLS and re.match(SHELL_UNAVAILABLE, head.lstrip()):
         return SHELL_KEY

@@ -56,7 +56,9 @@ would fail the same way), it is denied at PreToolUse, with the error quoted and 
 instead, unless it is a poll (a server starting, CI pending, a rate limit: it comes
 `slow_repeat_seconds` or more after its last run, or first sleeps half as long,
 `shellwords.sleeps_first`) or the model has chosen fewer than `same_error_deny_at` rounds (a
-parallel batch of distinct calls is one). A new call of the wall goes ahead: it may
+parallel batch of distinct calls is one), or it is a call the permission settings refused
+(`outcome.PERMISSION_REFUSAL`) while the refused-again rule is on: that rule denies it sooner, and
+lets it go ahead in another permission mode, which this rule does not know. A new call of the wall goes ahead: it may
 be the fix (a patch matching the file's real text, a command with another flag), and on
 held-out real sessions denying such calls denied the working one. A program Codex's sandbox killed
 more than once (`KILLED`: `sandbox error: command was killed by a signal`, Codex's own report, not
@@ -105,7 +107,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ..core.ledger import MAX_ID_CHARS, Agent, Limits, drop_slot, issued, new_round, slot, slots, trim
 from ..core.messages import PREFIX, quote
-from ..core.outcome import Failure, error_signature, for_command, preview
+from ..core.outcome import PERMISSION_REFUSAL, Failure, error_signature, for_command, preview
 from ..core.redact import redact_prefix
 from ..core.shellwords import (
     IN_PLACE,
@@ -612,6 +614,10 @@ def on_call(ctx: CallContext) -> Decision | None:
     # program the sandbox kills is the exception: any run of it is killed again (`KILLED`).
     armed = [e for e in (errors[k] for k in keys) if e.get("level", 0) >= 1 and not e.get("late") and not e.get("idle")]
     armed = [e for e in armed if ctx.call["sig"] in e["sigs"] or _kills_every_run(e, shape)]
+    if cfg.refused_again_deny_at:
+        # A call the permission settings refused is the refused-again rule's, which knows the
+        # permission mode: after the user left `dontAsk` the same call may go through.
+        armed = [e for e in armed if not re.match(PERMISSION_REFUSAL, e.get("quote", ""))]
     if not armed:
         return None
     entry = max(armed, key=wall_round)

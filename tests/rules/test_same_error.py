@@ -135,9 +135,15 @@ def test_one_batch_that_passes_both_thresholds_is_reminded_once(tmp_path: Path) 
 def test_a_denied_retry_quotes_the_refusal_of_its_own_command(tmp_path: Path) -> None:
     """The golden `same_error_permission_refusals_quote_their_command.json` and then the first
     refused command sent again: denied, quoting the refusal as Claude Code words it for that
-    command, not the reminded call's (whose command the wall's quote holds)."""
+    command, not the reminded call's (whose command the wall's quote holds). With the
+    refused-again rule on (balanced), that rule denies such a retry instead: it knows the
+    permission mode (a user who left `dontAsk` may have it approved); the same-error denial is
+    what a user who turns that rule off gets."""
     data = scenario.load(scenario.SCENARIO_DIR / "same_error_permission_refusals_quote_their_command.json")
     first = data["steps"][1]
+    handed = {**data, "steps": [*data["steps"], {**first, "t": 40.0, "pre": "deny:LOOP_GUARD_REFUSED_AGAIN"}]}
+    assert scenario.Runner(handed, "balanced", "claude-code", str(tmp_path / "handed")).play() == []
+    data["config"] = {**data.get("config", {}), "refused_again_deny_at": 0}
     data["steps"].append({**first, "t": 40.0, "pre": "deny:LOOP_GUARD_SAME_ERROR"})
     runner = scenario.Runner(data, "balanced", "claude-code", str(tmp_path / "state"))
     assert runner.play() == []
