@@ -93,6 +93,7 @@ TEMPLATES = {
     "cut_input_reminder": _rule("cut_input").reminder_text(3),
     "cut_input_stop": _rule("cut_input").stop_text(4),
     "refused_again_denial": _rule("refused_again").denial_text("Bash", 1),
+    "refused_again_advice": _rule("refused_again").advice_text("Bash", 1),
 }
 
 

@@ -212,6 +212,9 @@ def _user_prompt(ev: _Event, texts: Sequence[str]) -> Decision:
         ev.responses.extend(followup.turn_ended(state, list(state["agents"]), ev.now))
         for agent in state["agents"].values():
             _reset(agent, "prompt")
+    else:  # what the user may have changed before saying to go on (`rules.RESUMES`)
+        for agent in state["agents"].values():
+            rules.resume(agent)
     return _text_rules(ev, texts)
 
 
@@ -283,9 +286,11 @@ def _attempt(
 
 
 def _result(
-    ev: _Event, agent: Agent, call: Call, tool: str, tool_input: object, response: object, outcome: Outcome
+    ev: _Event, agent: Agent, call: Call, tool: str, tool_input: object, response: object, outcome: Outcome,
+    *, unrun: bool = False,
 ) -> Decision | None:
-    """Record a call's result and run the result rules; their verdict, fitted (None for none)."""
+    """Record a call's result and run the result rules; their verdict, fitted (None for none);
+    `unrun`: the host answered the call without running it (`ResultContext.unrun`)."""
     outcome, clean = progress.without_noise(agent, call, outcome)
     # The files the call named to change are as they were before it ran: it changed nothing.
     # Where the workspace was not looked at before and after (a replay, a path relative to no
@@ -304,7 +309,7 @@ def _result(
         return None
     ctx = rules.ResultContext(
         ev.config, ev.caps, agent, call, sig, tool, outcome, evidence.new, evidence.productive, tool_input, response,
-        len(ev.state["agents"]), clean, unchanged, ev.event.cwd, ev.event.permission_mode,
+        len(ev.state["agents"]), clean, unchanged, ev.event.cwd, ev.event.permission_mode, unrun,
     )
     verdicts = [found for rule in rules.ON_RESULT if (found := rule(ctx)) is not None]
     if call.get("new"):
@@ -400,6 +405,7 @@ def _batch_call(ev: _Event, agent: Agent, item: BatchCall) -> list[Decision]:
     call = calls.get(progress.post_call_id(item.tool_use_id, item.tool_name, item.tool_input, config))
     text = item.tool_response if isinstance(item.tool_response, str) else None
     decisions: list[Decision] = []
+    unrun = call is not None  # its PreToolUse was seen: with no post event, the host did not run it
     if text is not None and host.cancelled_in_batch(text):
         # Never run (cancelled with a failing sibling): no attempt, no failure; one whose
         # PreToolUse counted it is taken back.
@@ -428,7 +434,7 @@ def _batch_call(ev: _Event, agent: Agent, item: BatchCall) -> list[Decision]:
     held = policy.held_reminder(call, item.tool_name, config)
     mutation = matches(item.tool_name, config.mutating_tools)
     outcome = host.outcome(item.tool_name, item.tool_response, mutation=mutation)
-    verdict = _result(ev, agent, call, item.tool_name, item.tool_input, item.tool_response, outcome)
+    verdict = _result(ev, agent, call, item.tool_name, item.tool_input, item.tool_response, outcome, unrun=unrun)
     if verdict is not None:
         decisions.append(verdict)
     if held is not None:

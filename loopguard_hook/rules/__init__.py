@@ -66,6 +66,10 @@ SLOTS: tuple[SlotRule, ...] = (
     answer_only, repeat, same_result, same_path, same_error, same_answer, polling, target, every_call, unhooked, unmoved, no_op,
     cut_input, refused_again,
 )
+#: The rules whose tables hold what the user may change before saying to go on with a turn they
+#: interrupted (`policy.resumes`: the turn's counts go on, these tables are forgotten): the
+#: permission refusals of the refused-again rule (`/permissions` fires no prompt of its own).
+RESUMES: tuple[SlotRule, ...] = (refused_again,)
 #: Every rule's text templates, for `messages.variant_of`: a rule whose texts begin like a more
 #: general template of another is listed before it (the same-error wall's denials before the
 #: repeat rule's).
@@ -103,4 +107,13 @@ def reset(agent: Agent, why: str) -> None:
         rule.reset(agent, why)
 
 
-__all__ = ["ON_CALL", "ON_RESULT", "ON_TEXT", "SLOTS", "VARIANTS", "CallContext", "ResultContext", "TextContext", "fit", "reset"]
+def resume(agent: Agent) -> None:
+    """A prompt that resumes an interrupted turn: reset the tables of `RESUMES` as a prompt would."""
+    for rule in RESUMES:
+        rule.reset(agent, "prompt")
+
+
+__all__ = [
+    "ON_CALL", "ON_RESULT", "ON_TEXT", "RESUMES", "SLOTS", "VARIANTS", "CallContext", "ResultContext", "TextContext", "fit",
+    "reset", "resume",
+]

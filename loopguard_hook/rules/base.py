@@ -121,6 +121,9 @@ class ResultContext(NamedTuple):
     cwd: str | None = None
     #: The host's permission mode at the result (`HookEvent.permission_mode`).
     permission_mode: str | None = None
+    #: The host answered the call without running it: a PostToolBatch entry for a call whose
+    #: PreToolUse was seen and no post event came (Claude Code's permission refusals, 2.1.332 LAB).
+    unrun: bool = False
 
     @property
     def error_text(self) -> str:

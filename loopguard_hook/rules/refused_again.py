@@ -17,16 +17,21 @@ costs nothing the host's own refusal would not, and says what will help instead,
 user what to allow or go on without it. It does not say to reach the same end another way: the
 settings are the user's decision.
 
-Only that refusal is followed (`REFUSED`): the user's own "no" in the approval dialog answers one
-call (`The user doesn't want to proceed …`), a hook's denial says what its hook says, and Codex's
+Only that refusal is followed (`outcome.PERMISSION_REFUSAL`), and only as the host's own answer
+to a call it did not run (`ResultContext.unrun`: a PostToolBatch entry for a call whose
+PreToolUse was seen and no post event came): a log or a file whose text begins with those words,
+read on any host, is no refusal. The user's own "no" in the approval dialog answers one call
+(`The user doesn't want to proceed …`), a hook's denial says what its hook says, and Codex's
 sandbox refusal is retried with escalated permissions as the same call (`every_call.py`). Calls
-are compared by their signature (`Call["sig"]`: arguments as the repeat rule compares them), so a
-reworded command is another call: what a deny rule covers beyond the one command is not known
+are compared by their signature (`Call["sig"]`: arguments as the repeat rule compares them), so
+a reworded command is another call: what a deny rule covers beyond the one command is not known
 (Claude Code matches sub-commands and prefixes, #92398), and the every-call wall judges those. A
 call issued with the refused one (one parallel batch) did not see the refusal and goes ahead.
-A prompt or a compaction forgets the refusals (`reset`), and a call in another permission mode
-than its refusal's goes ahead (the user left `dontAsk` with Shift+Tab). The seed profiles leave
-the rule off.
+What may have changed the settings forgets the refusals: a prompt, also one that resumes a turn
+the user interrupted (`rules.RESUMES`: `/permissions` fires no prompt of its own), a compaction
+(`reset`), and a write tool's call on a settings file that went through (`SETTINGS`, the user
+having approved it); a call in another permission mode than its refusal's goes ahead (the user
+left `dontAsk` with Shift+Tab). The seed profiles leave the rule off.
 
 Its slot `Agent.rules["refused_again"]` is `{signature: [refusals, permission mode, when the
 latest refusal came back]}`, at most `MAX_REFUSED` calls, the oldest refusal dropped first.
@@ -36,19 +41,19 @@ import re
 from typing import Any
 
 from ..core.ledger import Agent, Limits, drop_slot, issued, new_round, slot, slots, trim
-from ..core.outcome import Failure
+from ..core.messages import PREFIX
+from ..core.outcome import PERMISSION_REFUSAL, Failure
+from ..core.tools import matches
 from ..core.verdict import Action, Decision, Rule
 from .base import CallContext, ResultContext
 
 NAME = "refused_again"
 #: At most this many refused calls are kept per agent (a wall of many is the every-call rule's).
 MAX_REFUSED = 16
-#: Claude Code's refusal by its permission settings, `with command <command>` for a shell call a
-#: deny rule matched (anthropics/claude-code#92398), `(auto-)denied` without it for a tool that
-#: needs an approval nobody can give (2.0.74 and 2.1 transcripts); an `Error: ` prefix in the
-#: PostToolUseFailure form.
-REFUSED = r"\A(?:Error: )?Permission to use \S+ (?:with command .*? )?has been (?:auto-)?denied\b"
 
+#: Claude Code's settings files, where the permission rules live (user, project, local,
+#: managed): a write to one that went through may have changed them.
+SETTINGS = r"(?:\A|[/\\])(?:\.claude[/\\]settings(?:\.local)?|managed-settings)\.json\Z"
 #: One refused call: `[refusals, permission mode, when the latest refusal came back]`.
 Refused = list[Any]
 
@@ -66,11 +71,16 @@ def _entry(held: object) -> tuple[int, str | None, float] | None:
 
 
 def on_result(ctx: ResultContext) -> Decision | None:
-    """Remember a call the permission settings refused (a new round of refusal counts once)."""
-    if not ctx.config.refused_again_deny_at or ctx.outcome.failure == Failure.NONE:
+    """Remember a call the permission settings refused (a new round of refusal counts once);
+    forget them all when a write to a settings file went through."""
+    if not ctx.config.refused_again_deny_at:
         return None
-    if not re.match(REFUSED, ctx.error_text[:2000].lstrip(), re.DOTALL):
+    if ctx.outcome.failure == Failure.NONE:
+        if _settings_written(ctx):
+            drop_slot(ctx.agent, NAME)
         return None
+    if not ctx.unrun or not re.match(PERMISSION_REFUSAL, ctx.error_text[:2000].lstrip()):
+        return None  # only the host's own answer to a call it did not run: a log may quote one
     table = _table(ctx.agent)
     if table is None:
         table = slots(ctx.agent)[NAME] = {}
@@ -80,8 +90,22 @@ def on_result(ctx: ResultContext) -> Decision | None:
         table[sig] = [1, ctx.permission_mode, ctx.agent["updated"]]
     elif new_round(issued(ctx.call), held[2]):  # sent after its refusal came back
         table[sig] = [held[0] + 1, held[1], ctx.agent["updated"]]
-    trim(table, MAX_REFUSED, lambda s: float(table[s][2]))
+    trim(table, MAX_REFUSED, lambda s: _when(table[s]))
     return None
+
+
+def _when(held: object) -> float:
+    """When an entry's latest refusal came back; an odd entry sorts first, so it is dropped first."""
+    entry = _entry(held)
+    return entry[2] if entry is not None else float("-inf")
+
+
+def _settings_written(ctx: ResultContext) -> bool:
+    """A write tool's call on a Claude Code settings file (`SETTINGS`) went through."""
+    if not matches(ctx.tool, ctx.config.mutating_tools) or not isinstance(ctx.tool_input, dict):
+        return False
+    path = next((v for k in ctx.config.path_keys if isinstance(v := ctx.tool_input.get(k), str)), None)
+    return path is not None and re.search(SETTINGS, path[-4096:]) is not None
 
 
 def on_call(ctx: CallContext) -> Decision | None:
@@ -97,8 +121,11 @@ def on_call(ctx: CallContext) -> Decision | None:
         return None
     if held[0] + 1 < deny_at:
         return None
-    table[sig] = [held[0] + 1, held[1], ctx.now]  # the guard's refusal counts as one
-    return Decision(Action.DENY, Rule.REFUSED_AGAIN, denial_text(ctx.tool, held[0]), times=held[0] + 1, tool=ctx.tool)
+    refusals = held[0]  # the host's: the guard's own denials of it are not counted
+    return Decision(
+        Action.DENY, Rule.REFUSED_AGAIN, denial_text(ctx.tool, refusals), advice=advice_text(ctx.tool, refusals),
+        times=refusals + 1, tool=ctx.tool,
+    )
 
 
 def fit(agent: Agent, share: Limits) -> None:
@@ -113,18 +140,34 @@ def reset(agent: Agent, why: str) -> None:
 # -- the texts the model reads (`messages.variant_of` names them) ----------------------------
 
 
-def denial_text(tool: str, refusals: int) -> str:
-    """`REPEAT_TOOL_BLOCKED` for a call the permission settings refused `refusals` times this turn."""
+def _refused(tool: str, refusals: int) -> str:
     times = "once" if refusals == 1 else f"{refusals} times"
     return (
-        f"REPEAT_TOOL_BLOCKED: this {tool[:64]} call was not run: the permission settings refused this same call "
-        f"{times} in this turn (\"Permission to use {tool[:64]} … has been denied\") and answer it the same way until "
-        "the user changes them (loop guard policy, not a tool failure). Sending it again will not help. If the task "
-        "needs it, tell the user what to allow and why, and end your turn; otherwise go on with what it does not "
-        "block. A new user message lifts this."
+        f"the permission settings refused this same call {times} in this turn (\"Permission to use {tool[:64]} … has "
+        "been denied\") and answer it the same way until the user changes them"
     )
+
+
+_WAY_OUT = (
+    "If the task needs it, tell the user what to allow and why, and end your turn; otherwise go on with what it "
+    "does not block."
+)
+
+
+def denial_text(tool: str, refusals: int) -> str:
+    """`REPEAT_TOOL_BLOCKED` for a call the permission settings refused `refusals` times this turn."""
+    return (
+        f"REPEAT_TOOL_BLOCKED: this {tool[:64]} call was not run: {_refused(tool, refusals)} (loop guard policy, not "
+        f"a tool failure). Sending it again will not help. {_WAY_OUT} A new user message lifts this."
+    )
+
+
+def advice_text(tool: str, refusals: int) -> str:
+    """The denial's reminder form, for `advise` mode (the call goes ahead)."""
+    return f"[{PREFIX}] This {tool[:64]} call is sent again as it was: {_refused(tool, refusals)}. {_WAY_OUT}"
 
 
 VARIANTS: tuple[tuple[str, str, str], ...] = (
     ("refused_again_denial", "REPEAT_TOOL_BLOCKED: this ", " call was not run: the permission settings refused"),
+    ("refused_again_advice", f"[{PREFIX}] This ", " call is sent again as it was: the permission settings refused"),
 )

@@ -24,11 +24,13 @@ DONT_ASK = (
 
 
 def _refused(
-    entry: ledger.Agent, text: str = BY_RULE, *, at: float = 100.0, mode: str | None = None, tool_input: object = None
+    entry: ledger.Agent, text: str = BY_RULE, *, at: float = 100.0, mode: str | None = None, tool_input: object = None,
+    unrun: bool = True,
 ) -> None:
-    """The host's refusal of one call, issued at `at` and answered then."""
+    """The host's refusal of one call, issued at `at` and answered then (`unrun`: with no post
+    event, in the PostToolBatch after its PreToolUse, as Claude Code answers it)."""
     ctx = result_ctx("Bash", RM if tool_input is None else tool_input, text, entry=entry, now=at)
-    ctx = ctx._replace(permission_mode=mode)
+    ctx = ctx._replace(permission_mode=mode, unrun=unrun)
     entry["updated"] = at
     assert rule.on_result(ctx) is None  # never a decision of its own at the result
 
@@ -51,9 +53,14 @@ def test_the_same_call_sent_again_after_its_refusal_is_denied_with_the_way_out()
     assert got is not None and got.action == Action.DENY and got.rule == Rule.REFUSED_AGAIN
     assert "refused this same call once in this turn" in got.message
     assert "tell the user what to allow" in got.message and "another way" not in got.message
-    # and the next one: the guard's own refusal counts
+    # the next one too, and its text counts the host's refusals, not the guard's denials
     again = _again(entry, at=110.0)
-    assert again is not None and again.times == 3 and "2 times" in again.message
+    assert again is not None and again.action == Action.DENY and "refused this same call once" in again.message
+    _refused(entry, at=111.0)
+    third = _again(entry, at=115.0)
+    assert third is not None and third.times == 3 and "refused this same call 2 times" in third.message
+    # in advise mode the call goes ahead, and the text the model reads says so
+    assert third.advice.startswith("[loopguard] This Bash call is sent again as it was") and "not run" not in third.advice
 
 
 def test_the_dont_ask_refusal_counts_as_the_deny_rule_does_but_other_failures_do_not() -> None:
@@ -110,3 +117,34 @@ def test_the_table_keeps_the_latest_refusals_and_reads_an_odd_slot_as_none() -> 
     assert _again(entry, at=201.0, tool_input={"command": f"rm -rf /tmp/x{rule.MAX_REFUSED + 3}"}) is not None
     ledger.slots(entry)[rule.NAME] = ["not", "a", "table"]
     assert _again(entry, at=202.0) is None
+
+
+def test_only_the_hosts_answer_to_a_call_it_did_not_run_counts() -> None:
+    # a command that ran and printed a log whose first line quotes a refusal: no refusal
+    entry = agent()
+    _refused(entry, unrun=False)
+    assert ledger.slot(entry, rule.NAME) is None
+    assert _again(entry, at=105.0) is None
+
+
+def test_a_write_to_a_settings_file_that_went_through_forgets_the_refusals() -> None:
+    entry = agent()
+    _refused(entry)
+    for path in ("/home/u/app/README.md", "/home/u/app/.claude/settings.json.bak"):
+        rule.on_result(result_ctx("Edit", {"file_path": path, "old_string": "a", "new_string": "b"}, "ok", entry=entry))
+        assert _again(entry, at=105.0) is not None, path
+    edit = {"file_path": "/home/u/app/.claude/settings.local.json", "old_string": '"Bash(rm -rf:*)"', "new_string": ""}
+    rule.on_result(result_ctx("Edit", edit, "The file has been updated.", entry=entry))
+    assert _again(entry, at=106.0) is None
+
+
+def test_an_odd_entry_in_a_full_table_is_dropped_first_with_no_error() -> None:
+    entry = agent()
+    for n in range(rule.MAX_REFUSED):
+        _refused(entry, at=100.0 + n, tool_input={"command": f"rm -rf /tmp/x{n}"})
+    table = ledger.slot(entry, rule.NAME)
+    assert isinstance(table, dict)
+    table["zz"] = "not an entry"
+    _refused(entry, at=200.0)
+    assert "zz" not in table and len(table) == rule.MAX_REFUSED
+    assert _again(entry, at=205.0) is not None
