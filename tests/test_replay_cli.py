@@ -32,11 +32,13 @@ def test_summary_is_one_line_per_session() -> None:
     lines = run("--summary", READ_LOOP, CODEX).stdout.splitlines()
     assert lines[0] == PROFILE and lines[1] == ""
     assert lines[2].split() == ["calls", "reminders", "denials", "stops", "saved", "client", "session", "recording"]
-    assert lines[3].split() == ["10", "2", "3", "3", "6", "claude-code", "2a8c01a4-2b37-462a-be01-c0a13699be17", READ_LOOP]
+    # Claude Code's turn ends at the 8th call: the stops of the 9th and 10th are not counted; Codex
+    # takes no end of turn at PreToolUse, so there each is a denial that counts.
+    assert lines[3].split() == ["10", "2", "3", "1", "6", "claude-code", "2a8c01a4-2b37-462a-be01-c0a13699be17", READ_LOOP]
     assert lines[4].split() == ["10", "2", "3", "3", "0", "codex", "01a22b48-cf37-7b90-926e-48809644a6c8", CODEX]
     assert lines[5:] == [
         "",
-        "20 calls in 2 sessions: 4 reminders, 6 denials, 6 stops; 6 calls the recordings ran would have been saved",
+        "20 calls in 2 sessions: 4 reminders, 6 denials, 4 stops; 6 calls the recordings ran would have been saved",
         # The Codex rollout was recorded with the guard on: nothing more to save in its loop.
         "tokens: 2.4k in the 2 sessions whose recording states usage; 2.2k in loops, 550 after the guard would have "
         "stopped them",
@@ -56,7 +58,7 @@ def test_only_decisions_lists_the_calls_the_guard_acted_on() -> None:
     rows = [line for line in out if line[:4].strip().isdigit()]
     assert [int(r.split()[0]) for r in rows] == [3, 4, 5, 6, 7, 8, 9, 10]  # numbered as in the full table
     assert "user prompt" not in "\n".join(out)
-    assert out[-5] == "10 calls: 2 reminders, 3 denials, 3 stops; 6 calls the recording ran would have been saved"
+    assert out[-5] == "10 calls: 2 reminders, 3 denials, 1 stop; 6 calls the recording ran would have been saved"
     assert out[-1] == "(listed: the 8 calls the guard would have acted on)"
 
 

@@ -57,8 +57,9 @@ def test_one_row_per_setting_with_the_totals_of_every_session() -> None:
     lines = run(str(READ_LOOP), str(CODEX), "--set", "deny_at=0,5").stdout.splitlines()
     assert lines[0] == "2 sessions, 20 calls in the recordings; 2 settings"
     assert lines[2].split() == ["deny_at", "interventions", "reminders", "denials", "stops", "saved"]
-    assert lines[3].split() == ["0", "7", "4", "0", "3", "3"]  # stop_at 8 still ends the loops
-    assert lines[4].split() == ["5", "16", "4", "6", "6", "6"]
+    # stop_at 8 still ends the loops (Claude Code's turn once: the calls after it are not counted)
+    assert lines[3].split() == ["0", "5", "4", "0", "1", "3"]
+    assert lines[4].split() == ["5", "14", "4", "6", "4", "6"]
     assert len(lines) == 5
 
 
@@ -90,7 +91,7 @@ def test_labels_count_loops_caught_and_false_alarms(tmp_path: Path) -> None:
     assert on == {"sessions": 2, "loops": 1, "caught": 1, "stopped": 1, "false_alarms": 0, "false_denials": 0}
     text = run("--labels", str(labels), "--set", "deny_at=5").stdout.splitlines()
     assert text[2].split()[-7:] == ["saved", "caught", "stopped", "false", "alarms", "false", "denials"]
-    assert text[3].split() == ["5", "8", "2", "3", "3", "6", "1", "1", "0", "0"]
+    assert text[3].split() == ["5", "6", "2", "3", "1", "6", "1", "1", "0", "0"]
     assert text[-1] == f"labels {labels}: 2 of the sessions labelled, 1 loop in them"
 
 

@@ -95,8 +95,9 @@ class Marker:
 @dataclass(frozen=True, slots=True)
 class Summary:
     """Totals. `reminders`/`denials`/`stops` count decisions (a call can get one at Pre and one
-    after), by the action on the wire. `saved`: calls the recording ran that the guard would have
-    denied, or (Claude Code) that came after it ended the turn."""
+    after), by the action on the wire, but for those on calls that came after the guard ended
+    their turn (Claude Code: the model would not have made them). `saved`: calls the recording
+    ran that the guard would have denied, or (Claude Code) that came after it ended the turn."""
 
     events: int
     calls: int

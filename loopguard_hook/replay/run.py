@@ -236,7 +236,10 @@ def replay(
     count, saved, reports = collector.calls()
     loops = tuple(collector.loops())
     decisions = tuple(collector.decisions)
-    counts = {action: sum(1 for d in decisions if d.verdict.action == action) for action in ("remind", "deny", "stop")}
+    # A decision on a call made after the guard ended its turn is one the guard would not have
+    # had to make (the model would not have made the call): the counts leave it out.
+    made = [d for d in decisions if d.call is None or not (0 < d.call <= len(collector.unmade) and collector.unmade[d.call - 1])]
+    counts = {action: sum(1 for d in made if d.verdict.action == action) for action in ("remind", "deny", "stop")}
     shown = _as_decided(config, recording.client, clients)
     return Report(
         sources=recording.sources,
