@@ -220,3 +220,18 @@ def cut_input(tool_input: Any) -> bool:
     transcripts: `Write {}` rejected "The required parameter `file_path` is missing"). Such a
     call, first seen by PostToolBatch, never ran (`rules/cut_input.py`)."""
     return isinstance(tool_input, dict) and tool_input.keys() <= {"raw"}
+
+
+#: Claude Code's settings files, where its permission rules live (user, project, local, managed;
+#: docs.anthropic.com settings, 2.1.x): a write to one that went through may have changed what
+#: the permission settings refuse. Case-blind (Windows and macOS file systems).
+SETTINGS = r"(?i)(?:\A|[/\\])(?:\.claude[/\\]+(?:\.[/\\]+)?settings(?:\.local)?|managed-settings)\.json\Z"
+
+
+def writes_settings(tool: str, tool_input: Any, config: Config) -> bool:
+    """Whether a call of a write tool (`mutating_tools`) names a Claude Code settings file
+    (`SETTINGS`) as the file it writes; a shell command's edit (`jq`, `sed -i`) is not read."""
+    if not matches(tool, config.mutating_tools):
+        return False
+    path = path_of(tool_input, config)
+    return path is not None and re.search(SETTINGS, path[-4096:]) is not None

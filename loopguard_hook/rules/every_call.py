@@ -46,7 +46,10 @@ maybe, for their input), nor any other shell command, nor a target that worked s
 began. The texts name the refused kinds. Refusals in two permission modes (the payload's
 `permission_mode`) are two walls, and a call in another mode than the latest refusal's ends a
 reminded wall before anything is denied (the user left `dontAsk` with Shift+Tab): the new mode
-may approve what the old one refused.
+may approve what the old one refused. A deny rule's refusal of a shell command is no target:
+such rules go by command prefix, so `curl -X POST …` refused says nothing of a GET of the host.
+A write tool's call on a Claude Code settings file that went through (`tools.SETTINGS`: the
+user approved a change of the permission settings) ends the wall.
 
 Codex's execution policy refusing a command before it starts (`POLICY`: 0.171.0 sends no post
 event for it; the host layer reads the refusal from the rollout at the agent's next tool event,
@@ -84,6 +87,7 @@ from ..core.shellwords import (
     past_assignments,
     shell_command,
 )
+from ..core.tools import writes_settings
 from ..core.verdict import Action, Decision, Rule
 from .base import CallContext, ResultContext
 
@@ -108,6 +112,8 @@ _SYNTAX_ERROR = r"syntax error|unexpected EOF|unexpected token|SyntaxError|inval
 _SIGSYS_EXIT = 159
 #: The key every permission refusal shares: the tool it names is the call's kind, not the error.
 PERMISSION_KEY = "permission"
+#: A deny rule's refusal, which names the command it refused (`outcome.PERMISSION_REFUSAL`).
+_BY_RULE = r"\A(?:Error: )?Permission to use \S+ with command "
 #: Codex's execution policy refusing a command before it starts, as the host layer words its
 #: answer (`hosts/rollout.refusal`: 0.171.0 sends no post event, the rollout has it). One policy
 #: refuses whatever it refuses, so its refusals compare alike (`POLICY_KEY`).
@@ -182,6 +188,9 @@ def on_result(ctx: ResultContext) -> Decision | None:
         return None
     wall = _wall(ctx.agent)
     if ctx.outcome.failure == Failure.NONE:
+        if wall is not None and wall[0] == PERMISSION_KEY and writes_settings(ctx.tool, ctx.tool_input, ctx.config):
+            drop_slot(ctx.agent, NAME)  # the user approved a change of the permission settings
+            return None
         if wall is not None and wall[0] == PERMISSION_KEY and _kind(wall, ctx.tool, ctx.tool_input) not in wall[2]:
             # approved without asking: the refused kinds stay refused
             _targets(wall, WORKED, _target(ctx.tool, ctx.tool_input, ctx.config.path_keys))
@@ -197,7 +206,10 @@ def on_result(ctx: ResultContext) -> Decision | None:
         wall = [key, 0, [], 0.0, 0, 0.0]
         slots(ctx.agent)[NAME] = wall
     if key == PERMISSION_KEY:
-        _targets(wall, REFUSED, _target(ctx.tool, ctx.tool_input, ctx.config.path_keys))
+        # A deny rule's refusal names the command: such rules go by command prefix, so it says
+        # nothing of another command of the same host (`curl -X POST` refused, a GET is not).
+        by_rule = ctx.tool in SHELL_TOOLS and re.match(_BY_RULE, ctx.error_text[:2000].lstrip()) is not None
+        _targets(wall, REFUSED, None if by_rule else _target(ctx.tool, ctx.tool_input, ctx.config.path_keys))
         wall[MODE:] = [ctx.permission_mode]  # `_targets` made the room before it
     elif key == POLICY_KEY:
         named = re.search(_FORBIDS, ctx.error_text[:2000])

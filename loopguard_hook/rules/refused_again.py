@@ -29,12 +29,14 @@ a reworded command is another call: what a deny rule covers beyond the one comma
 call issued with the refused one (one parallel batch) did not see the refusal and goes ahead.
 What may have changed the settings forgets the refusals: a prompt, also one that resumes a turn
 the user interrupted (`rules.RESUMES`: `/permissions` fires no prompt of its own), a compaction
-(`reset`), and a write tool's call on a settings file that went through (`SETTINGS`, the user
-having approved it); a call in another permission mode than its refusal's goes ahead (the user
+(`reset`), and a write tool's call on a settings file that went through (`tools.SETTINGS`, the
+user having approved it; a refusal of a call issued with it, in one batch, is forgotten too); a
+call in another permission mode than its refusal's goes ahead (the user
 left `dontAsk` with Shift+Tab). The seed profiles leave the rule off.
 
-Its slot `Agent.rules["refused_again"]` is `{signature: [refusals, permission mode, when the
-latest refusal came back]}`, at most `MAX_REFUSED` calls, the oldest refusal dropped first.
+Its slot `Agent.rules["refused_again"]` is `[when a settings file was last written (0: not this
+turn), {signature: [refusals, permission mode, when the latest refusal came back]}]`, at most
+`MAX_REFUSED` calls, the oldest refusal dropped first.
 """
 
 import re
@@ -43,7 +45,7 @@ from typing import Any
 from ..core.ledger import Agent, Limits, drop_slot, issued, new_round, slot, slots, trim
 from ..core.messages import PREFIX
 from ..core.outcome import PERMISSION_REFUSAL, Failure
-from ..core.tools import matches
+from ..core.tools import writes_settings
 from ..core.verdict import Action, Decision, Rule
 from .base import CallContext, ResultContext
 
@@ -51,17 +53,21 @@ NAME = "refused_again"
 #: At most this many refused calls are kept per agent (a wall of many is the every-call rule's).
 MAX_REFUSED = 16
 
-#: Claude Code's settings files, where the permission rules live (user, project, local,
-#: managed): a write to one that went through may have changed them.
-SETTINGS = r"(?:\A|[/\\])(?:\.claude[/\\]settings(?:\.local)?|managed-settings)\.json\Z"
 #: One refused call: `[refusals, permission mode, when the latest refusal came back]`.
 Refused = list[Any]
 
 
-def _table(agent: Agent) -> dict[str, Refused] | None:
-    """The slot read leniently: an odd value is no table."""
+def _slot(agent: Agent) -> tuple[float, dict[str, Refused] | None]:
+    """The slot read leniently (an odd value is none): when a settings file was last written,
+    and the table of refused calls."""
     held = slot(agent, NAME)
-    return held if isinstance(held, dict) else None
+    if isinstance(held, list) and len(held) == 2 and isinstance(held[0], (int, float)) and isinstance(held[1], dict):
+        return float(held[0]), held[1]
+    return 0.0, None
+
+
+def _table(agent: Agent) -> dict[str, Refused] | None:
+    return _slot(agent)[1]
 
 
 def _entry(held: object) -> tuple[int, str | None, float] | None:
@@ -76,14 +82,17 @@ def on_result(ctx: ResultContext) -> Decision | None:
     if not ctx.config.refused_again_deny_at:
         return None
     if ctx.outcome.failure == Failure.NONE:
-        if _settings_written(ctx):
-            drop_slot(ctx.agent, NAME)
+        if writes_settings(ctx.tool, ctx.tool_input, ctx.config):
+            slots(ctx.agent)[NAME] = [ctx.agent["updated"], {}]  # refusals before it are forgotten
         return None
     if not ctx.unrun or not re.match(PERMISSION_REFUSAL, ctx.error_text[:2000].lstrip()):
         return None  # only the host's own answer to a call it did not run: a log may quote one
-    table = _table(ctx.agent)
+    written, table = _slot(ctx.agent)
+    if written and not new_round(issued(ctx.call), written):
+        return None  # issued with the write (one batch): its refusal came before the settings changed
     if table is None:
-        table = slots(ctx.agent)[NAME] = {}
+        table = {}
+        slots(ctx.agent)[NAME] = [written, table]
     sig = ctx.call["sig"][:16]
     held = _entry(table.get(sig))
     if held is None or held[1] != ctx.permission_mode:
@@ -99,13 +108,6 @@ def _when(held: object) -> float:
     entry = _entry(held)
     return entry[2] if entry is not None else float("-inf")
 
-
-def _settings_written(ctx: ResultContext) -> bool:
-    """A write tool's call on a Claude Code settings file (`SETTINGS`) went through."""
-    if not matches(ctx.tool, ctx.config.mutating_tools) or not isinstance(ctx.tool_input, dict):
-        return False
-    path = next((v for k in ctx.config.path_keys if isinstance(v := ctx.tool_input.get(k), str)), None)
-    return path is not None and re.search(SETTINGS, path[-4096:]) is not None
 
 
 def on_call(ctx: CallContext) -> Decision | None:

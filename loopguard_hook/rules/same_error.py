@@ -144,6 +144,7 @@ if TYPE_CHECKING:
         target: NotRequired[str]  # a digest of the name of the file the calls worked on (`tools.target_of`)
         shapes: NotRequired[list[str]]  # digests of how the failing calls ran (`shape_of`)
         quote: NotRequired[str]  # the error as the reminder quoted it, cut to `QUOTE_CHARS`
+        permission: NotRequired[bool]  # that error is a permission refusal (`outcome.PERMISSION_REFUSAL`)
         denied_t: NotRequired[float]  # when a call of this wall was denied after the reminder (escalation)
         denied_r: NotRequired[int]  # the wall's rounds then
         late: NotRequired[bool]  # its last failure was seen only by a post event (escalation)
@@ -269,6 +270,8 @@ def on_result(ctx: ResultContext) -> Decision | None:
     entry["level"], entry["at"] = level + 1, rounds
     if escalates:
         entry["quote"] = preview(quoted, QUOTE_CHARS)
+        if re.match(PERMISSION_REFUSAL, outcome.text[:2000].lstrip()):
+            entry["permission"] = True  # the refused-again rule's to deny (`on_call`)
         if file_id is None and kill:
             entry["killed"] = True
     return Decision(Action.REMIND, Rule.SAME_ERROR, text, times=count, tool=tool)
@@ -617,7 +620,7 @@ def on_call(ctx: CallContext) -> Decision | None:
     if cfg.refused_again_deny_at:
         # A call the permission settings refused is the refused-again rule's, which knows the
         # permission mode: after the user left `dontAsk` the same call may go through.
-        armed = [e for e in armed if not re.match(PERMISSION_REFUSAL, e.get("quote", ""))]
+        armed = [e for e in armed if not e.get("permission")]
     if not armed:
         return None
     entry = max(armed, key=wall_round)

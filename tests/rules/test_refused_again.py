@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import importlib
+import re
 
 from rulekit import agent, call_ctx, result_ctx
 
 from loopguard_hook.config.settings import PROFILE_DEFAULTS, Config
 from loopguard_hook.core import ledger
 from loopguard_hook.core.event import Client, HookEvent
+from loopguard_hook.core.tools import SETTINGS
 from loopguard_hook.core.verdict import Action, Decision, Rule
 
 rule = importlib.import_module("loopguard_hook.rules.refused_again")
@@ -111,8 +113,8 @@ def test_the_table_keeps_the_latest_refusals_and_reads_an_odd_slot_as_none() -> 
     entry = agent()
     for n in range(rule.MAX_REFUSED + 4):
         _refused(entry, at=100.0 + n, tool_input={"command": f"rm -rf /tmp/x{n}"})
-    table = ledger.slot(entry, rule.NAME)
-    assert isinstance(table, dict) and len(table) == rule.MAX_REFUSED
+    held = ledger.slot(entry, rule.NAME)
+    assert isinstance(held, list) and len(held[1]) == rule.MAX_REFUSED
     assert _again(entry, at=200.0, tool_input={"command": "rm -rf /tmp/x0"}) is None  # dropped, oldest first
     assert _again(entry, at=201.0, tool_input={"command": f"rm -rf /tmp/x{rule.MAX_REFUSED + 3}"}) is not None
     ledger.slots(entry)[rule.NAME] = ["not", "a", "table"]
@@ -134,16 +136,33 @@ def test_a_write_to_a_settings_file_that_went_through_forgets_the_refusals() -> 
         rule.on_result(result_ctx("Edit", {"file_path": path, "old_string": "a", "new_string": "b"}, "ok", entry=entry))
         assert _again(entry, at=105.0) is not None, path
     edit = {"file_path": "/home/u/app/.claude/settings.local.json", "old_string": '"Bash(rm -rf:*)"', "new_string": ""}
+    entry["updated"] = 106.0
     rule.on_result(result_ctx("Edit", edit, "The file has been updated.", entry=entry))
-    assert _again(entry, at=106.0) is None
+    assert _again(entry, at=107.0) is None
+    # a refusal of a call issued with that write (one batch) came before the settings changed
+    _refused(entry, at=106.0)
+    assert _again(entry, at=108.0) is None
+    _refused(entry, at=109.0)  # one issued after it: the settings refuse it still
+    assert _again(entry, at=110.0) is not None
+
+
+def test_the_settings_files_are_claude_codes_own() -> None:
+    for path in (
+        "/home/u/.claude/settings.json", "C:\\Users\\u\\.claude\\settings.local.json", "/etc/claude-code/managed-settings.json",
+        "/p/.Claude/Settings.json", "/p/.claude//settings.json", "/p/.claude/./settings.json", ".claude/settings.json",
+    ):
+        assert re.search(SETTINGS, path), path
+    for path in ("/p/.claude/settings.json.bak", "/p/my.claude/settings.json", "/p/my-managed-settings.json", "/p/settings.json"):
+        assert not re.search(SETTINGS, path), path
 
 
 def test_an_odd_entry_in_a_full_table_is_dropped_first_with_no_error() -> None:
     entry = agent()
     for n in range(rule.MAX_REFUSED):
         _refused(entry, at=100.0 + n, tool_input={"command": f"rm -rf /tmp/x{n}"})
-    table = ledger.slot(entry, rule.NAME)
-    assert isinstance(table, dict)
+    held = ledger.slot(entry, rule.NAME)
+    assert isinstance(held, list)
+    table = held[1]
     table["zz"] = "not an entry"
     _refused(entry, at=200.0)
     assert "zz" not in table and len(table) == rule.MAX_REFUSED
