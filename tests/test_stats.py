@@ -80,6 +80,7 @@ TEMPLATES = {
     "wall_denial": _rule("every_call").wall_denial(4),
     "wall_stop": _rule("every_call").wall_stop(4, ends_turn=True, pauses=False),
     "permission_reminder": _rule("every_call").permission_reminder(3, "WebSearch, curl (Bash)"),
+    "permission_rule_reminder": _rule("every_call").permission_rule_reminder(3, "git (Bash), npm (Bash)"),
     "permission_denial": _rule("every_call").permission_denial(3, "WebSearch, curl (Bash)"),
     "permission_stop": _rule("every_call").permission_stop(3, "WebSearch, curl (Bash)", ends_turn=True, pauses=False),
     "policy_reminder": _rule("every_call").policy_reminder(3, ["git push"], "exec_command failed: rejected: …"),

@@ -229,7 +229,10 @@ def on_result(ctx: ResultContext) -> Decision | None:
         text = policy_reminder(int(wall[1]), _targets(wall, REFUSED), said)
         return Decision(Action.REMIND, Rule.WALL, text, times=int(wall[1]), tool=ctx.tool)
     if wall[0] == PERMISSION_KEY:
-        text = permission_reminder(int(wall[1]), _named(kinds))
+        if re.match(_BY_RULE, ctx.error_text[:2000].lstrip()):  # the user's deny rules, by command
+            text = permission_rule_reminder(int(wall[1]), _named(kinds))
+        else:
+            text = permission_reminder(int(wall[1]), _named(kinds))
         return Decision(Action.REMIND, Rule.WALL, text, times=int(wall[1]), tool=ctx.tool)
     shown = quote(redact_prefix(ctx.error_text, QUOTE_CHARS + 1), QUOTE_CHARS)
     text = wall_reminder(int(wall[1]), shown, shell=wall[0] == SHELL_KEY)
@@ -484,6 +487,17 @@ def permission_reminder(rounds: int, named: str) -> str:
     )
 
 
+def permission_rule_reminder(rounds: int, named: str) -> str:
+    """A permission wall whose latest refusal is a deny rule's: the user's rules refuse these
+    commands by how they start, not every call of their programs, and the user can change them."""
+    return (
+        f"[{PREFIX}] The permission settings have refused {named}, in {rounds} rounds of calls: deny rules "
+        "refuse these commands by how they start, and will refuse them however they are sent again. If the task "
+        "needs them, tell the user which commands to allow and why, and end your turn; otherwise go on with what "
+        "they do not block."
+    )
+
+
 def permission_denial(rounds: int, named: str) -> str:
     """A refused kind called after the reminder: not run."""
     return (
@@ -513,6 +527,7 @@ VARIANTS: tuple[tuple[str, str, str], ...] = (
     ("permission_stop", "REPEAT_TOOL_BLOCKED: the permission system refuses ", ""),
     ("permission_denial", "REPEAT_TOOL_BLOCKED: this call was not run: the permission system has refused ", ""),
     ("permission_reminder", f"[{PREFIX}] The permission system has refused ", ""),
+    ("permission_rule_reminder", f"[{PREFIX}] The permission settings have refused ", ""),
     ("policy_denial", "REPEAT_TOOL_BLOCKED: this call was not run: Codex's execution policy refuses ", ""),
     ("policy_reminder", f"[{PREFIX}] Codex's execution policy has refused ", ""),
 )

@@ -118,6 +118,30 @@ def test_permission_refusals_of_every_tool_are_one_wall_that_a_success_of_anothe
     assert stop is not None and stop.action is Action.STOP and "rules" not in entry
 
 
+def _by_rule(entry: dict, command: str, t: float) -> object:  # type: ignore[type-arg]
+    """A deny rule's refusal of `command` (anthropics/claude-code#92398's form)."""
+    text = f"Permission to use Bash with command {command} has been denied."
+    ctx = result_ctx("Bash", {"command": command}, text, entry=entry, outcome=Outcome("f", Failure.SOFT, text))  # type: ignore[arg-type]
+    ctx.agent["updated"] = t + 0.5
+    return rule.on_result(ctx._replace(call={**ctx.call, "t": t}))
+
+
+def test_deny_rules_refusing_three_programs_are_reminded_as_rules_and_deny_nothing_of_the_shell() -> None:
+    """A deny rule goes by how a command starts: its refusals are a permission wall whose
+    reminder says so (not "an approval nobody can give", not "whatever its arguments"), and
+    after it no shell command is denied, not even a GET of a host a POST to was refused."""
+    entry = agent()
+    assert _by_rule(entry, "git push origin main", 10.0) is None
+    assert _by_rule(entry, "npm publish", 20.0) is None
+    got = _by_rule(entry, "curl -X POST https://example.com/deploy", 30.0)
+    assert got is not None and (got.action, got.rule) == (Action.REMIND, Rule.WALL)  # type: ignore[attr-defined]
+    said = got.message  # type: ignore[attr-defined]
+    assert said.startswith("[loopguard] The permission settings have refused git (Bash), npm (Bash), curl (Bash)")
+    assert "deny rules" in said and "nobody can give" not in said and "whatever its arguments" not in said
+    for command in ("git status", "npm view left-pad", "curl -s https://example.com/health", "git push origin main"):
+        assert rule.on_call(call_ctx("Bash", {"command": command}, entry=entry, now=40.0)) is None, command  # type: ignore[arg-type]
+
+
 def test_what_worked_since_the_permission_wall_began_is_never_denied_and_a_refused_kind_that_works_ends_it() -> None:
     entry = agent()
     _permission(entry, "WebSearch", {"query": "team"}, 10.0)
