@@ -258,6 +258,9 @@ _QUOTED_ITEM = r'"(?:[^"\\]|\\.)*(?:"|\Z)'
 #: output's) heads a result whose rest, the same for every command that printed nothing, is not
 #: one error.
 _REFUSED_COMMAND = r"\A((?:Error: )?Permission to use \S+ with command ).*( has been (?:auto-)?denied\b)"
+#: How a deny rule's refusal begins: it names the command it refused (`_REFUSED_COMMAND`), which
+#: the other refusals of `PERMISSION_REFUSAL` do not.
+DENY_RULE_REFUSAL = r"\A(?:Error: )?Permission to use \S+ with command "
 #: Claude Code's refusal of a call by its permission settings, before the call runs: a
 #: `permissions.deny` rule's `Permission to use Bash with command <command> has been denied.`
 #: (anthropics/claude-code#92398, 2.1.2xx), and a call that needs an approval nobody can give,

@@ -75,7 +75,7 @@ from typing import Any, cast
 
 from ..core.ledger import MAX_ID_CHARS, Agent, Limits, drop_slot, issued, new_round, slot, slots
 from ..core.messages import PREFIX, quote
-from ..core.outcome import PERMISSION_REFUSAL, SANDBOX_EXIT, Failure, error_signature
+from ..core.outcome import DENY_RULE_REFUSAL, PERMISSION_REFUSAL, SANDBOX_EXIT, Failure, error_signature
 from ..core.redact import redact_prefix
 from ..core.shellwords import (
     OPERATORS,
@@ -112,8 +112,6 @@ _SYNTAX_ERROR = r"syntax error|unexpected EOF|unexpected token|SyntaxError|inval
 _SIGSYS_EXIT = 159
 #: The key every permission refusal shares: the tool it names is the call's kind, not the error.
 PERMISSION_KEY = "permission"
-#: A deny rule's refusal, which names the command it refused (`outcome.PERMISSION_REFUSAL`).
-_BY_RULE = r"\A(?:Error: )?Permission to use \S+ with command "
 #: Codex's execution policy refusing a command before it starts, as the host layer words its
 #: answer (`hosts/rollout.refusal`: 0.171.0 sends no post event, the rollout has it). One policy
 #: refuses whatever it refuses, so its refusals compare alike (`POLICY_KEY`).
@@ -208,7 +206,7 @@ def on_result(ctx: ResultContext) -> Decision | None:
     if key == PERMISSION_KEY:
         # A deny rule's refusal names the command: such rules go by command prefix, so it says
         # nothing of another command of the same host (`curl -X POST` refused, a GET is not).
-        by_rule = ctx.tool in SHELL_TOOLS and re.match(_BY_RULE, ctx.error_text[:2000].lstrip()) is not None
+        by_rule = ctx.tool in SHELL_TOOLS and re.match(DENY_RULE_REFUSAL, ctx.error_text[:2000].lstrip()) is not None
         _targets(wall, REFUSED, None if by_rule else _target(ctx.tool, ctx.tool_input, ctx.config.path_keys))
         wall[MODE:] = [ctx.permission_mode]  # `_targets` made the room before it
     elif key == POLICY_KEY:
@@ -229,7 +227,7 @@ def on_result(ctx: ResultContext) -> Decision | None:
         text = policy_reminder(int(wall[1]), _targets(wall, REFUSED), said)
         return Decision(Action.REMIND, Rule.WALL, text, times=int(wall[1]), tool=ctx.tool)
     if wall[0] == PERMISSION_KEY:
-        if re.match(_BY_RULE, ctx.error_text[:2000].lstrip()):  # the user's deny rules, by command
+        if re.match(DENY_RULE_REFUSAL, ctx.error_text[:2000].lstrip()):  # the user's deny rules, by command
             text = permission_rule_reminder(int(wall[1]), _named(kinds))
         else:
             text = permission_reminder(int(wall[1]), _named(kinds))

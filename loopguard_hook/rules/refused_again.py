@@ -109,7 +109,6 @@ def _when(held: object) -> float:
     return entry[2] if entry is not None else float("-inf")
 
 
-
 def on_call(ctx: CallContext) -> Decision | None:
     """Deny at PreToolUse a call that the permission settings already refused in this turn and
     mode, sent again after that refusal came back, from its `refused_again_deny_at`th attempt."""
