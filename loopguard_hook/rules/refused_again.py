@@ -8,8 +8,8 @@ mode." or "… has been auto-denied (prompts unavailable)" (public 2.0-2.1 trans
 of issue 22). Those settings answer the same call the same way until the user changes them, and
 the user changes them between turns (a prompt follows `/permissions`) or by leaving the mode
 (the payload's `permission_mode` says so). The same call sent again in the same turn and mode is
-refused again: in the 774 Claude Code transcripts on hand, all six such retries were (two
-sessions of hunt 48: a model that re-sent `rm -rf /tmp/x*` a deny rule had refused, between
+refused again: in the 658 distinct Claude Code transcripts on hand, all three such retries were
+(two sessions of hunt 48: a model that re-sent `rm -rf /tmp/x*` a deny rule had refused, between
 other attempts at the same removal; a model that re-sent one Write refused in `dontAsk` mode).
 Such a retry is a loop whose outcome is known before it runs, so it is denied at PreToolUse
 from the first retry on (balanced: `refused_again_deny_at = 2`, the 2nd attempt): the denial
