@@ -175,26 +175,32 @@ def _hook(payload: dict[str, Any], state_dir: Path) -> bytes:
     return result.stdout
 
 
-def test_transcript_text_loop_reminds_then_ends_the_turn(tmp_path: Path) -> None:
-    """Claude Code: a loop in the transcript is reminded at the next tool call, then the turn ends."""
+def _session(tmp_path: Path) -> tuple[Path, dict[str, str], Path]:
+    """A Claude Code session with an empty transcript: the transcript's path, the payloads'
+    common fields, and the state folder."""
     path = tmp_path / "s1.jsonl"
     path.write_text("")
-    base = {"session_id": "s1", "transcript_path": str(path), "cwd": str(tmp_path)}
-    _hook({**base, "hook_event_name": "UserPromptSubmit", "prompt": "fix it"}, tmp_path / "st")
+    return path, {"session_id": "s1", "transcript_path": str(path), "cwd": str(tmp_path)}, tmp_path / "st"
+
+
+def test_transcript_text_loop_reminds_then_ends_the_turn(tmp_path: Path) -> None:
+    """Claude Code: a loop in the transcript is reminded at the next tool call, then the turn ends."""
+    path, base, state = _session(tmp_path)
+    _hook({**base, "hook_event_name": "UserPromptSubmit", "prompt": "fix it"}, state)
     with open(path, "a") as fh:
         for i in range(8):
             fh.write(claude_line("Let me look at the failing test once more.", f"m{i}") + "\n")
     pre = {**base, "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_use_id": "t1",
            "tool_input": {"command": "ls"}}
-    out = json.loads(_hook(pre, tmp_path / "st"))
+    out = json.loads(_hook(pre, state))
     assert "text loop" in out["hookSpecificOutput"]["additionalContext"]
     with open(path, "a") as fh:
         for i in range(8):
             fh.write(claude_line("Let me look at the failing test once more.", f"n{i}") + "\n")
-    out = json.loads(_hook({**pre, "tool_use_id": "t2", "tool_input": {"command": "pwd"}}, tmp_path / "st"))
+    out = json.loads(_hook({**pre, "tool_use_id": "t2", "tool_input": {"command": "pwd"}}, state))
     assert out["continue"] is False
     assert out["hookSpecificOutput"]["permissionDecision"] == "deny"
-    log = (tmp_path / "st" / "decisions.jsonl").read_text().splitlines()
+    log = (state / "decisions.jsonl").read_text().splitlines()
     assert [json.loads(r)["rule"] for r in log] == ["LOOP_GUARD_TEXT", "LOOP_GUARD_TEXT"]
 
 
@@ -273,10 +279,7 @@ def test_a_final_message_the_transcript_shows_late_counts_once(tmp_path: Path) -
     """Claude Code's transcript can lag behind Stop: the guard judges `last_assistant_message`,
     and the same message read from the transcript at the next prompt is not counted again
     (five pasted log lines stay five, below the line-repeat threshold of 8)."""
-    path = tmp_path / "s1.jsonl"
-    path.write_text("")
-    base = {"session_id": "s1", "transcript_path": str(path), "cwd": str(tmp_path)}
-    state = tmp_path / "st"
+    path, base, state = _session(tmp_path)
     _hook({**base, "hook_event_name": "UserPromptSubmit", "prompt": "show me the log"}, state)
     message = "\n".join(["WARN retrying the upload to the bucket"] * 5)  # a pasted log, all alike
     out = _hook({**base, "hook_event_name": "Stop", "stop_hook_active": False, "last_assistant_message": message}, state)
@@ -329,10 +332,7 @@ def test_a_short_sign_off_after_a_report_that_changed_is_no_same_reply(tmp_path:
     closing each turn after a progress report that changed is a sign-off (a public Claude Code
     2.1 session monitoring a backtest, one turn per task notification: eight reminders before),
     while the same sign-off alone, turn after turn, to three prompts is the short reply loop."""
-    path = tmp_path / "s1.jsonl"
-    path.write_text("")
-    base = {"session_id": "s1", "transcript_path": str(path), "cwd": str(tmp_path)}
-    state = tmp_path / "st"
+    path, base, state = _session(tmp_path)
     sign_off = "Next report in 10 minutes."
     outs = []
     for turn in range(5):
@@ -356,10 +356,7 @@ def test_a_short_reply_loop_is_caught_whether_or_not_the_transcript_shows_the_fi
     """The turn's text is compared without its final message, which is compared apart: a turn
     whose final block reaches the transcript only after its Stop reads like one whose Stop came
     after it (a second review of the sign-off change: turns 1 and 3 lagging hid the loop)."""
-    path = tmp_path / "s1.jsonl"
-    path.write_text("")
-    base = {"session_id": "s1", "transcript_path": str(path), "cwd": str(tmp_path)}
-    state = tmp_path / "st"
+    path, base, state = _session(tmp_path)
     final = "I can't help with that request."
     outs = []
     for turn in range(4):
