@@ -238,7 +238,7 @@ def replay(
     decisions = tuple(collector.decisions)
     # A decision on a call made after the guard ended its turn is one the guard would not have
     # had to make (the model would not have made the call): the counts leave it out.
-    made = [d for d in decisions if d.call is None or not (0 < d.call <= len(collector.unmade) and collector.unmade[d.call - 1])]
+    made = [d for d in decisions if d.call is None or not collector.unmade[d.call - 1]]  # `call`: a row, from 1
     counts = {action: sum(1 for d in made if d.verdict.action == action) for action in ("remind", "deny", "stop")}
     shown = _as_decided(config, recording.client, clients)
     return Report(

@@ -57,10 +57,11 @@ instead, unless it is a poll (a server starting, CI pending, a rate limit: it co
 `slow_repeat_seconds` or more after its last run, or first sleeps half as long,
 `shellwords.sleeps_first`) or the model has chosen fewer than `same_error_deny_at` rounds (a
 parallel batch of distinct calls is one), or it is a call the permission settings refused
-(`outcome.PERMISSION_REFUSAL`) while the refused-again rule is on: that rule denies it sooner, and
-lets it go ahead in another permission mode, which this rule does not know. A new call of the wall goes ahead: it may
-be the fix (a patch matching the file's real text, a command with another flag), and on
-held-out real sessions denying such calls denied the working one. A program Codex's sandbox killed
+(`outcome.PERMISSION_REFUSAL`, the wall's `permission` flag) while the refused-again rule is on:
+that rule denies it (from its `refused_again_deny_at`th attempt, 2 in balanced) and lets it go
+ahead in another permission mode, which this rule does not know. A new call of the wall goes
+ahead: it may be the fix (a patch matching the file's real text, a command with another flag),
+and on held-out real sessions denying such calls denied the working one. A program Codex's sandbox killed
 more than once (`KILLED`: `sandbox error: command was killed by a signal`, Codex's own report, not
 those words in a command's output) is the exception: every run of it is killed again, so a new run
 of it is denied as well (`killed_denial`, which says to run it another way), and a shell command
