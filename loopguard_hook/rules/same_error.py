@@ -151,6 +151,7 @@ if TYPE_CHECKING:
         late: NotRequired[bool]  # its last failure was seen only by a post event (escalation)
         idle: NotRequired[int]  # its rounds when a call last succeeded: not armed until two more (escalation)
         killed: NotRequired[bool]  # its error is Codex's sandbox killing the command (`KILLED`, escalation)
+        kills_itself: NotRequired[bool]  # its reminded call killed its own shell (`_kills_itself`, escalation)
         sealed: NotRequired[bool]  # one host's wall that a success of the tool elsewhere left standing
         again: NotRequired[list[str]]  # shapes the sandbox killed more than once (`KILLED`, escalation)
         page: NotRequired[str]  # a digest of the URL of a page not found, for a wall of that page (`_missing_page`)
@@ -189,6 +190,14 @@ def reset(agent: Agent, why: str) -> None:
 KILLED = r"\A\s*(?:[A-Za-z][A-Za-z ]{0,40}:\s*)?sandbox error: command was killed by a signal\b"
 #: A failure text that is only an exit status of 1: the command's "no", not an error message.
 _BARE_NO = r"\A\s*(?:Exit code:? |Process exited with code )1\s*\Z"
+#: A command that kills by a pattern of whole command lines (`pkill -f`, `kill $(pgrep -f …)`):
+#: the command's own shell holds the pattern in its command line, so it is killed with its
+#: target, and what follows the kill never runs. Claude Code answers such a command with an exit
+#: status of a signal and no other text (`Exit code 144`: 121 of the 219 `pkill … -f` calls in
+#: the 676 distinct public Claude Code transcripts on hand, 2.1.x; two held-out sets had walls of
+#: them reminded with the text of an environment limit).
+_KILLS_BY_PATTERN = r"\b(?:pkill|pgrep)\b[^\n;|&]*?\s-[A-Za-z]*f"
+_SIGNALLED = r"\A\s*Exit code:? 1(?:29|[3-5]\d)\b"
 
 
 def on_result(ctx: ResultContext) -> Decision | None:
@@ -260,7 +269,10 @@ def on_result(ctx: ResultContext) -> Decision | None:
     count = max(entry["n"], distinct)
     limit = ctx.config.result_preview_chars
     quoted = preview(redact_prefix(outcome.text, 2 * limit + 1), 2 * limit)
-    text = same_error_reminder(tool, count, quoted, limit, target=target[:MAX_ID_CHARS] if target else None, page=bool(page))
+    kills_itself = target is None and _kills_itself(tool, ctx.tool_input, ctx.error_text)
+    text = same_error_reminder(
+        tool, count, quoted, limit, target=target[:MAX_ID_CHARS] if target else None, page=bool(page), kills_itself=kills_itself
+    )
     if late:
         # A round no PreToolUse saw: past the reminder, only an end of turn can answer it.
         what = f"{tool} on {target[:MAX_ID_CHARS]}" if target else tool
@@ -275,7 +287,18 @@ def on_result(ctx: ResultContext) -> Decision | None:
             entry["permission"] = True  # the refused-again rule's to deny (`on_call`)
         if file_id is None and kill:
             entry["killed"] = True
+        if kills_itself:
+            entry["kills_itself"] = True
     return Decision(Action.REMIND, Rule.SAME_ERROR, text, times=count, tool=tool)
+
+
+def _kills_itself(tool: str, tool_input: Any, error: str) -> bool:
+    """Whether a failed shell call killed its own shell: it kills by a pattern of command lines
+    (`_KILLS_BY_PATTERN`) and ended by a signal (`_SIGNALLED`)."""
+    if not re.match(_SIGNALLED, error[:64]):
+        return False
+    command = shell_command(tool, tool_input)
+    return command is not None and re.search(_KILLS_BY_PATTERN, command[:MAX_SHELL_CHARS]) is not None
 
 
 def _succeeded(ctx: ResultContext, file_id: str | None, shape: str | None, *, escalates: bool, fetches: bool) -> None:
@@ -644,6 +667,7 @@ def on_call(ctx: CallContext) -> Decision | None:
     if said != quote:
         quote = preview(said, QUOTE_CHARS)
     has_file, page = target is not None, _page(entry) is not None
+    kills_itself = entry.get("kills_itself") is True
     # A call that has not failed yet is held only by a killed wall (`_kills_every_run`: a wall of
     # calls naming no file, `shape` the program the sandbox killed).
     new_run = ctx.call["sig"] not in entry["sigs"]
@@ -651,7 +675,7 @@ def on_call(ctx: CallContext) -> Decision | None:
     if new_run:
         advice = killed_advice(program, this_round - 1, quote)
     else:
-        advice = advice_text(what, this_round - 1, quote, has_file=has_file, page=page)
+        advice = advice_text(what, this_round - 1, quote, has_file=has_file, page=page, kills_itself=kills_itself)
     denied_t = entry.get("denied_t")
     # A call issued with the denied one (one parallel batch: within the window, and no failure
     # of the wall came back since) is denied with it; a failure since means the model went on.
@@ -662,7 +686,8 @@ def on_call(ctx: CallContext) -> Decision | None:
         if not (cfg.same_error_stop_at and this_round >= cfg.same_error_stop_at and rounds > entry.get("denied_r", rounds)):
             return None
         text = stop_text(
-            what, this_round, quote, has_file=has_file, ends_turn=ctx.ends_turn, pauses=ctx.pauses_tools, page=page
+            what, this_round, quote, has_file=has_file, ends_turn=ctx.ends_turn, pauses=ctx.pauses_tools, page=page,
+            kills_itself=kills_itself,
         )
         reason = f"{PREFIX} ended the turn: {what} kept failing the same way after a denial. Send a new message to continue."
         return Decision(
@@ -674,7 +699,7 @@ def on_call(ctx: CallContext) -> Decision | None:
         entry["denied_t"], entry["denied_r"] = ctx.now, rounds
     text = (
         killed_denial(program, this_round, quote) if new_run
-        else denial_text(what, this_round, quote, has_file=has_file, page=page)
+        else denial_text(what, this_round, quote, has_file=has_file, page=page, kills_itself=kills_itself)
     )
     return Decision(Action.DENY, Rule.SAME_ERROR, text, times=this_round - 1, tool=ctx.tool, advice=advice)
 
@@ -732,7 +757,14 @@ def late_stop(entry: ErrorEntry, text: str, advice: str, tool: str, deny_at: int
     return Decision(Action.STOP, Rule.SAME_ERROR, text, times=wall_round(entry), tool=tool, stop_reason=reason, advice=advice)
 
 
-def _instead(has_file: bool, page: bool = False) -> str:
+def _instead(has_file: bool, page: bool = False, kills_itself: bool = False) -> str:
+    if kills_itself:
+        return (
+            "The command kills by a pattern of command lines (`pkill -f`, `pgrep -f`), and its own shell's command "
+            "line holds that pattern: the shell was killed with its target, and nothing after the kill ran. Use a "
+            "pattern that cannot match itself (`pkill -f '[n]ext-server'` for `next-server`), then run what "
+            "followed the kill"
+        )
     if page:
         return (
             "The page is not at that address, whatever is asked of it: check the address (search for the page, or "
@@ -749,12 +781,12 @@ def _instead(has_file: bool, page: bool = False) -> str:
     )
 
 
-def denial_text(what: str, count: int, quote: str, *, has_file: bool, page: bool = False) -> str:
+def denial_text(what: str, count: int, quote: str, *, has_file: bool, page: bool = False, kills_itself: bool = False) -> str:
     """`REPEAT_TOOL_BLOCKED` for an identical retry of a failed call of a wall the model was reminded of."""
     return (
         f"REPEAT_TOOL_BLOCKED: this call was not run: it is a retry of a call that already failed, and {what} has "
         f"failed {count - 1} times with the same error (loop guard policy, not a tool failure). The error: "
-        f'"""{quote}""". Do not retry a failed call unchanged. {_instead(has_file, page)}'
+        f'"""{quote}""". Do not retry a failed call unchanged. {_instead(has_file, page, kills_itself)}'
     )
 
 
@@ -784,7 +816,15 @@ _KILLED_INSTEAD = (
 
 
 def stop_text(
-    what: str, count: int, quote: str, *, has_file: bool, ends_turn: bool, pauses: bool, page: bool = False
+    what: str,
+    count: int,
+    quote: str,
+    *,
+    has_file: bool,
+    ends_turn: bool,
+    pauses: bool,
+    page: bool = False,
+    kills_itself: bool = False,
 ) -> str:
     """The end of turn for a wall that goes on after its denial, worded for what the client does."""
     base = (
@@ -798,14 +838,15 @@ def stop_text(
             ". Tool calls are now paused for the rest of this turn: answer the user now in plain text with what "
             "you have; the next user message enables tools again"
         )
-    return base + f". This is final: stop calling tools for this request and answer the user now. {_instead(has_file, page)}"
+    instead = _instead(has_file, page, kills_itself)
+    return base + f". This is final: stop calling tools for this request and answer the user now. {instead}"
 
 
-def advice_text(what: str, count: int, quote: str, *, has_file: bool, page: bool = False) -> str:
+def advice_text(what: str, count: int, quote: str, *, has_file: bool, page: bool = False, kills_itself: bool = False) -> str:
     """A denial of a wall's call as a reminder (`advise` mode: the call goes ahead)."""
     return (
         f'[{PREFIX}] {what} has failed {count} times with the same error, also after the reminder: """{quote}""". '
-        f"Retrying a call that already failed this way will not help. {_instead(has_file, page)}."
+        f"Retrying a call that already failed this way will not help. {_instead(has_file, page, kills_itself)}."
     )
 
 
@@ -820,10 +861,18 @@ def late_stop_text(what: str, count: int, quote: str) -> str:
 # -- the texts the model reads (`messages.variant_of` names them) --------------------
 
 
-def same_error_reminder(tool: str, count: int, error: str, limit: int, *, target: str | None = None, page: bool = False) -> str:
+def same_error_reminder(
+    tool: str, count: int, error: str, limit: int, *, target: str | None = None, page: bool = False, kills_itself: bool = False
+) -> str:
     """The same failure under different arguments: a wall, not a typo. With `target`, the
     calls all worked on that one file (a patch that does not apply, a file not where it is
-    looked for); with `page`, they all asked one web address that is not there."""
+    looked for); with `page`, they all asked one web address that is not there; with
+    `kills_itself`, the last of them killed its own shell (`_kills_itself`)."""
+    if kills_itself:
+        return (
+            f"[{PREFIX}] {tool} has failed {count} times with different arguments but the same error: "
+            f'"""{quote(error, limit)}""". {_instead(False, kills_itself=True)}.'
+        )
     if page:
         return (
             f"[{PREFIX}] {tool} of one address has failed {count} times with different arguments but the same "

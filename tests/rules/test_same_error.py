@@ -153,6 +153,43 @@ def test_a_denied_retry_quotes_the_refusal_of_its_own_command(tmp_path: Path) ->
     assert "/tmp/mem-import" not in denial
 
 
+def test_a_kill_that_killed_its_own_shell_is_told_why(tmp_path: Path) -> None:
+    """The golden `same_error_pkill_kills_its_own_shell.json`: the reminder, and the denial of the
+    reminded command sent again at once, say that `pkill -f` killed the command's own shell and
+    how to kill by a pattern that cannot match itself, not that the environment is limited.
+    Both are still named by their variants (`stats` compares them)."""
+    data = scenario.load(scenario.SCENARIO_DIR / "same_error_pkill_kills_its_own_shell.json")
+    cut = next(i for i, step in enumerate(data["steps"]) if step.get("id") == "restart") + 1
+    data["steps"] = [*data["steps"][:cut], {"same": "restart", "t": 80.0, "pre": "deny:LOOP_GUARD_SAME_ERROR"}]
+    runner = scenario.Runner(data, "balanced", "claude-code", str(tmp_path / "state"))
+    assert runner.play() == []
+    answers = [json.loads(result.stdout)["hookSpecificOutput"] for _, result in runner.results if result.stdout.strip()]
+    reminder, denial = answers[0]["additionalContext"], answers[1]["permissionDecisionReason"]
+    for text, variant in ((reminder, "same_error_reminder"), (denial, "same_error_denial")):
+        assert "its own shell's command line holds that pattern" in text
+        assert "`pkill -f '[n]ext-server'`" in text
+        assert "environment limit" not in text
+        assert messages.variant_of(text, rules.VARIANTS) == variant
+
+
+@pytest.mark.parametrize(
+    ("command", "error", "kills_itself"),
+    [
+        ("pkill -f jake_pessoal.py 2>/dev/null; sleep 1\nnohup python3 bot.py &", "Exit code 144", True),
+        ("sudo pkill -9 -f 'uvicorn.*8100' && sleep 2 && ./start.sh", "Exit code 137", True),
+        ("kill $(pgrep -f next-server); npm run start", "Exit code 143", True),
+        # Killed by a signal, but by nothing it ran: another wall's text.
+        ("npm run build", "Exit code 137", False),
+        # A kill by process name, or one that found nothing to kill, did not kill its shell.
+        ("pkill next-server; npm run start", "Exit code 144", False),
+        ("pkill -f next-server; npm run start", "Exit code 1", False),
+        ("pkill -f next-server", "Exit code 2\npkill: invalid option", False),
+    ],
+)
+def test_which_failures_killed_their_own_shell(command: str, error: str, kills_itself: bool) -> None:
+    assert walls._kills_itself("Bash", {"command": command}, error) is kills_itself
+
+
 def test_a_wall_of_one_missing_page_says_to_check_the_address() -> None:
     """A page not found is no environment limit: every text of such a wall says to check the
     address, and each is still named by its variant (`stats` compares them)."""
