@@ -224,6 +224,39 @@ def test_a_gemini_loop_through_the_hook_is_denied_by_the_fourth_call(tmp_path: P
     assert answers[6]["decision"] == "deny" and answers[6]["reason"].startswith("REPEAT_TOOL_BLOCKED")
 
 
+def test_a_gemini_test_rerun_after_each_silent_sed_edit_is_not_a_repeat(tmp_path: Path) -> None:
+    """An edit→test cycle whose edits are `sed -i` (printing nothing) on five modules of a real
+    folder, the test failing the same way until the last is in: the workspace shows each edit
+    change its file, which is progress as an edit tool's is. Before, the 4th test run was
+    reminded and the 5th and 6th denied ("identical to the previous ones")."""
+    work = tmp_path / "project"
+    (work / "src").mkdir(parents=True)
+    before, after = _load(GEMINI, "BeforeTool.run_shell_command.json"), _load(GEMINI, "AfterTool.run_shell_command.json")
+    clock = iter(range(1, 100))
+    failed = {"llmContent": "Output: FAILED tests/test_settings.py::test_all\nExit Code: 1", "returnDisplay": "FAILED"}
+
+    def send(payload: dict[str, Any], command: str, response: dict[str, str] | None = None) -> str:
+        payload = dict(payload, cwd=str(work), tool_input={"command": command, "description": "run"})
+        if response is not None:
+            payload["tool_response"] = response
+        result = run(json.dumps(payload).encode(), options=HookOptions(state_dir=str(tmp_path / "state")), environ={},
+                     clock=lambda: 1_800_000_000.0 + 10 * next(clock), user_config="")
+        assert result.exit_code == 0
+        return result.stdout.decode() if isinstance(result.stdout, bytes) else result.stdout
+
+    answers = []
+    for name in "abcde":
+        (work / "src" / f"{name}.py").write_text(f"{name} = 1\n")
+    for name in "abcde":
+        answers += [send(before, "pytest -q tests"), send(after, "pytest -q tests", failed)]
+        edit = f"sed -i 's/= 1/= 2/' src/{name}.py"
+        answers.append(send(before, edit))
+        (work / "src" / f"{name}.py").write_text(f"{name} = 2\n")  # what the command did
+        answers.append(send(after, edit, {"llmContent": "Output: (empty)", "returnDisplay": ""}))
+    answers.append(send(before, "pytest -q tests"))
+    assert answers == [""] * len(answers)
+
+
 # -- both ------------------------------------------------------------------------------------
 
 

@@ -29,7 +29,7 @@ from .ledger import MAX_ID_CHARS, STATE_VERSION, Agent, Call, DecisionRecord, Re
 from .messages import is_guard_denial, variant_of
 from .outcome import Failure, Outcome, outcome_of_error
 from .signature import call_key
-from .tools import is_noop_mutation, matches, user_answered
+from .tools import edits_in_place, is_noop_mutation, matches, user_answered
 from .verdict import ALLOW, Action, Decision, Rule, merge, strongest
 
 if TYPE_CHECKING:
@@ -297,19 +297,26 @@ def _result(
     # `cwd`, `workspace_evidence` off), the host's own result may say so (a Write whose `originalFile` is what it wrote:
     # `write_result_evidence`; the seeds judge the result alone, its first one new evidence).
     before = call.get("ws")
-    if before is not None and ev.event.workspace is not None:
+    looked = before is not None and ev.event.workspace is not None
+    if looked:
         unchanged = before == ev.event.workspace
     else:
         unchanged = ev.config.write_result_evidence and is_noop_mutation(tool, tool_input, response)
+    # A shell edit in place (`sed -i`, a patch) prints nothing: only the workspace, seen to change
+    # the files it named, says it did something (a rename across modules, one `sed -i` a file).
+    succeeded = outcome.failure == Failure.NONE
+    shell_edit = looked and not unchanged and succeeded and edits_in_place(tool, tool_input)
+    edits = shell_edit or (succeeded and not unchanged and matches(tool, ev.config.mutating_tools))
     evidence = progress.record_result(
-        agent, call, tool, tool_input, response, outcome, ev.config, agents=len(ev.state["agents"]), unchanged=unchanged
+        agent, call, tool, tool_input, response, outcome, ev.config, agents=len(ev.state["agents"]), unchanged=unchanged,
+        shell_edit=shell_edit,
     )
     sig = agent["sigs"].get(call["sig"])
     if evidence is None or sig is None:
         return None
     ctx = rules.ResultContext(
         ev.config, ev.caps, agent, call, sig, tool, outcome, evidence.new, evidence.productive, tool_input, response,
-        len(ev.state["agents"]), clean, unchanged, ev.event.cwd, ev.event.permission_mode, unrun,
+        len(ev.state["agents"]), clean, unchanged, ev.event.cwd, ev.event.permission_mode, unrun, edits,
     )
     verdicts = [found for rule in rules.ON_RESULT if (found := rule(ctx)) is not None]
     if call.get("new"):

@@ -360,7 +360,7 @@ class Evidence(NamedTuple):
 
 def record_result(
     agent: Agent, call: Call, tool: str, tool_input: Any, response: Any, outcome: Outcome, config: Config, *, agents: int,
-    unchanged: bool = False,
+    unchanged: bool = False, shell_edit: bool = False,
 ) -> Evidence | None:
     """Store a call's outcome and judge it as evidence; None for an untracked call or one whose
     signature the ledger no longer holds (nothing for the result rules to judge).
@@ -371,7 +371,9 @@ def record_result(
     marks as a repeat of an earlier result (`Outcome.unchanged`), is no evidence.
     `agents` is how many agents the session holds (their tables share one budget). A call that
     meant to change files and left every one of them as it was (`unchanged`: a fix that fixed
-    nothing, an edit script whose pattern matched nothing) is no progress, whatever it printed."""
+    nothing, an edit script whose pattern matched nothing) is no progress, whatever it printed;
+    a shell edit in place that the workspace saw change the files it named (`shell_edit`) is
+    progress, as a mutation tool's is, though it printed nothing."""
     call["phase"] = "done"
     call["done"] = agent["updated"]
     share = ledger.limits(agents)
@@ -390,7 +392,9 @@ def record_result(
         and not (not mutation and echoes_arguments(outcome.text, tool_input))
     )
     productive = not unchanged and outcome.failure != Failure.HARD and (
-        new or (mutation and outcome.failure == Failure.NONE and not is_noop_mutation(tool, tool_input, response))
+        new
+        or (mutation and outcome.failure == Failure.NONE and not is_noop_mutation(tool, tool_input, response))
+        or (shell_edit and outcome.failure == Failure.NONE)
     )
     if outcome.fingerprint in seen:
         seen.remove(outcome.fingerprint)  # most recently seen last: the oldest is forgotten first

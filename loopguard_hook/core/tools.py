@@ -4,7 +4,7 @@ import re
 from typing import Any
 
 from ..config.settings import Config
-from .shellwords import SHELL_KEYS, SHELL_TOOLS, shell_command
+from .shellwords import IN_PLACE, SHELL_KEYS, SHELL_TOOLS, shell_command
 from .standin import is_stand_in
 
 
@@ -182,6 +182,18 @@ def change_paths(tool: str, tool_input: Any, config: Config) -> tuple[str, ...]:
 #: How a patch in apply_patch's format begins (Codex's apply_patch input, or a shell command
 #: carrying one: `apply_patch <<'EOF'`).
 PATCH_MARK = "*** Begin Patch"
+
+
+def edits_in_place(tool: str, tool_input: Any) -> bool:
+    """Whether a call's command line edits files where they are: it carries a patch
+    (`PATCH_MARK`, also Codex's `apply_patch` tool) or runs an in-place editor
+    (`shellwords.IN_PLACE`: `sed -i`, `perl -pi`). Its first 4,096 characters are read."""
+    if not isinstance(tool_input, dict):
+        return False
+    command = next((v for k in SHELL_KEYS if isinstance(v := tool_input.get(k), str)), None)
+    if command is None:
+        return False
+    return PATCH_MARK in command[:4096] or re.search(IN_PLACE, command[:4096]) is not None
 
 
 def command_text(tool: str, tool_input: Any, limit: int = 4096) -> str | None:

@@ -124,6 +124,10 @@ class ResultContext(NamedTuple):
     #: The host answered the call without running it: a PostToolBatch entry for a call whose
     #: PreToolUse was seen and no post event came (Claude Code's permission refusals, 2.1.332 LAB).
     unrun: bool = False
+    #: The call changed files: a mutation tool's success that the workspace (or its result) does
+    #: not show unchanged, or a shell edit in place (`tools.edits_in_place`) the workspace shows
+    #: changed files it named (`HookEvent.workspace`; never in a replay, which has no workspace).
+    edits: bool = False
 
     @property
     def error_text(self) -> str:

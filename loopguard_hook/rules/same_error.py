@@ -111,7 +111,6 @@ from ..core.messages import PREFIX, quote
 from ..core.outcome import PERMISSION_REFUSAL, Failure, error_signature, for_command, preview
 from ..core.redact import redact_prefix
 from ..core.shellwords import (
-    IN_PLACE,
     MAX_SHELL_CHARS,
     SHELL_KEYS,
     SHELL_TOOLS,
@@ -121,7 +120,7 @@ from ..core.shellwords import (
     sleeps_first,
 )
 from ..core.signature import digest
-from ..core.tools import change_paths, matches, short_path, target_of
+from ..core.tools import change_paths, edits_in_place, matches, short_path, target_of
 from ..core.verdict import Action, Decision, Rule
 from .base import CallContext, ResultContext
 
@@ -433,8 +432,7 @@ def _changes_file(ctx: ResultContext) -> bool:
     that edits in place (`sed -i`, `perl -pi`)."""
     if matches(ctx.tool, ctx.config.mutating_tools):
         return True
-    command = ctx.tool_input.get("command") if isinstance(ctx.tool_input, dict) else None
-    return isinstance(command, str) and ("*** Begin Patch" in command or re.search(IN_PLACE, command[:4096]) is not None)
+    return edits_in_place(ctx.tool, ctx.tool_input)
 
 
 def _edit_tool(tool: str, tool_input: Any) -> bool:
