@@ -15,7 +15,10 @@ rapid probes of one task, the next one is reminded with the way out (wait longer
 checks, do other work, or end the turn), and the ones after it are denied while they stay rapid,
 once the reminder had its round (the probes issued with the reminded one, one parallel batch,
 are not: a batch that passes the budget at once is reminded, not denied unwarned). A finished
-task, a user prompt or a compaction starts the count again.
+task, a user prompt or a compaction starts the count again, and so does a call that changed
+files (`ResultContext.edits`: an edit tool's, or a shell edit in place the workspace saw): an
+edit→check cycle (a dev server's output read after each change, `sleep 2 && curl` of a server
+that reloads) is work between probes, not polling.
 
 A job the agent started in the background from the shell (`nohup bench/run_all.sh >
 /tmp/bench.log 2>&1 &`, `npm run dev &> dev.log &`: `shell_jobs.launched`) is a task too,
@@ -229,6 +232,8 @@ def on_result(ctx: ResultContext) -> None:
     if not budget:
         return None
     known = _tasks(ctx.agent)
+    if ctx.edits:
+        _edited(known)
     command = shell_command(ctx.tool, ctx.tool_input, MAX_SHELL_CHARS)
     folder = _started_in(ctx, command)
     key = _key(ctx.tool, ctx.tool_input, known, command, folder, ctx.config)
@@ -259,6 +264,17 @@ def on_result(ctx: ResultContext) -> None:
     tasks[key] = [count, done, True, [], _reminded(entry) if entry is not None else 0.0]
     trim(tasks, MAX_TASKS, lambda k: float(tasks[k][1]))
     return None
+
+
+def _edited(tasks: dict[str, Entry]) -> None:
+    """A call that changed files (`ResultContext.edits`) is work between probes: every task's
+    run of probes starts again, its reminder with it (an edit→check cycle: a dev server's output
+    read after each change, `sleep 2 && curl` of a server that reloads)."""
+    for entry in tasks.values():
+        if isinstance(entry, list) and entry:
+            entry[0] = 0
+            if len(entry) > 4:
+                entry[3], entry[4] = [], 0.0
 
 
 def _job_probed(entry: Entry, probe: str, done: float, *, rapid: bool) -> Entry:
