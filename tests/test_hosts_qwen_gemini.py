@@ -224,6 +224,22 @@ def test_a_gemini_loop_through_the_hook_is_denied_by_the_fourth_call(tmp_path: P
     assert answers[6]["decision"] == "deny" and answers[6]["reason"].startswith("REPEAT_TOOL_BLOCKED")
 
 
+def test_three_identical_gemini_calls_of_one_reply_are_one_attempt(tmp_path: Path) -> None:
+    """Gemini CLI 0.61.0 runs three identical `read_file` calls of one reply in parallel: their
+    BeforeTool hooks come within 14 ms, then their AfterTool hooks (captured 2026-12-02), and no
+    payload carries a call id, so each call took the others' entry and the third was reminded
+    "call 3" inside its result. They are parallel twins: nothing is said."""
+    before, after = _load(GEMINI, "BeforeTool.read_file.json"), _load(GEMINI, "AfterTool.read_file.json")
+    times = [0.0, 0.007, 0.014, 1.25, 1.251, 1.254]
+    answers = []
+    for payload, at in zip([before] * 3 + [after] * 3, times, strict=True):
+        result = run(json.dumps(payload).encode(), options=HookOptions(state_dir=str(tmp_path)), environ={},
+                     clock=lambda at=at: 1_800_000_000.0 + at, user_config="")
+        assert result.exit_code == 0
+        answers.append(result.stdout)
+    assert answers == [answers[0][:0]] * 6
+
+
 def test_a_gemini_test_rerun_after_each_silent_sed_edit_is_not_a_repeat(tmp_path: Path) -> None:
     """An edit→test cycle whose edits are `sed -i` (printing nothing) on five modules of a real
     folder, the test failing the same way until the last is in: the workspace shows each edit

@@ -101,7 +101,11 @@ def open_attempt(
     first = batch_issued(agent) if late else issued_with(agent, now)
     if first is not None:
         call["issued"] = first
-    calls[call_id(tool_use_id, key.digest)] = call
+    cid = call_id(tool_use_id, key.digest)
+    # A host that sends no call id (Gemini CLI 0.61.0) keys a call by its signature: an identical
+    # call issued with this one holds that key, and this entry takes its place.
+    earlier = calls.get(cid) if tool_use_id is None else None
+    calls[cid] = call
     # A call still waiting for its result goes last: its result must meet its count.
     ledger.trim(calls, min(share.calls, MAX_CALLS), lambda k: (calls[k]["phase"] == "pre", calls[k]["seq"]))
     if config.bookkeeping_tools and matches(tool, config.bookkeeping_tools):
@@ -112,7 +116,10 @@ def open_attempt(
     if not is_tracked(tool, config):
         call["untracked"] = True
         return Attempt(call, None, key, False, False, 0, None, share)
-    if not blind and is_twin(agent, call, config, can_deny=can_deny, lost_posts="PostToolBatch" not in caps.sends):
+    if not blind and (
+        _same_key_twin(earlier, call, config, can_deny)
+        or is_twin(agent, call, config, can_deny=can_deny, lost_posts="PostToolBatch" not in caps.sends)
+    ):
         call["duplicate"] = True
         sig = agent["sigs"].get(key.digest)
         return Attempt(call, sig, key, False, False, sig["n"] if sig else 1, None, share)
@@ -246,6 +253,21 @@ def _parallel_twin(agent: Agent, call: Call, window: float, *, lost_posts: bool 
         ):
             return True
     return False
+
+
+def _same_key_twin(earlier: Call | None, call: Call, config: Config, can_deny: bool) -> bool:
+    """Whether `earlier`, the entry an identical call without a call id held under this call's
+    key, was issued with it: still waiting for its result, within `NO_RESULT_WINDOW_SECONDS`
+    (Gemini CLI 0.61.0 starts the BeforeTool hooks of three identical parallel `read_file` calls
+    within 14 ms, and sends no id: captured payloads of 2026-12-02)."""
+    return (
+        earlier is not None
+        and config.parallel_duplicates != "count"
+        and can_deny
+        and earlier.get("phase") == "pre"
+        and not earlier.get("untracked")
+        and abs(call["t"] - earlier["t"]) <= min(config.parallel_window_seconds, NO_RESULT_WINDOW_SECONDS)
+    )
 
 
 #: Seconds within which an identical call whose result never came (its PostToolUse lost, or not

@@ -97,6 +97,18 @@ def test_distinct_calls_hear_nothing(gemini_cli: GeminiCli, ws: Workspace) -> No
     assert (ws.work / "new.txt").read_text() == "one\nthree\n"
 
 
+def test_identical_calls_of_one_reply_are_one_attempt(gemini_cli: GeminiCli, ws: Workspace) -> None:
+    """Three identical `read_file` calls in one reply run in parallel: their BeforeTool hooks
+    start within milliseconds, and Gemini sends no call id, so each took the others' entry in
+    the ledger and the third was reminded "call 3" inside its result. They are one attempt."""
+    turns: list[list[dict[str, Any]]] = [[scenarios.read("notes.txt")] * 3]
+    run = guarded(gemini_cli, ws, Scenario("parallel", "Study the notes.", Script(turns, final_text="Read."), NOTES))
+    assert run.exit_code == 0, run.describe()
+    seen = calls(run.conversation())
+    assert len(seen) == 3 and all(hook_contexts(c.result) == [] and not c.error for c in seen), run.describe()
+    assert audit(ws) == []
+
+
 def test_the_registered_command_lets_every_call_through_when_loopguard_hook_is_missing(
     gemini_cli: GeminiCli, ws: Workspace
 ) -> None:
