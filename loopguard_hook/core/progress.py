@@ -424,7 +424,11 @@ def record_result(
     del seen[: -share.seen]
     sig["outcomes"] = [outcome.fingerprint][-MAX_OUTCOMES:]
     limit = min(config.result_preview_chars, share.preview_chars)
-    sig["preview"] = preview(redact_prefix(outcome.text, limit + 1), limit)
+    if not (outcome.unchanged and sig.get("preview")):
+        # A host's stub for a result it gave before (Qwen Code's "unchanged since last read …
+        # re-read with explicit offset/limit") is not quoted as the result: a denial quoting it
+        # would invite the re-read it denies. The result it stands for stays the preview.
+        sig["preview"] = preview(redact_prefix(outcome.text, limit + 1), limit)
     failed_before = sig.get("failed")
     sig["failed"] = outcome.failure
     if outcome.failure and not sig.get("escalated") and is_sandbox_refusal(outcome.text):

@@ -4,7 +4,9 @@ duplicate code kept in its slot."""
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 
+import scenario
 from rulekit import agent, call_ctx
 
 from loopguard_hook.config.settings import PROFILE_DEFAULTS, Config
@@ -188,3 +190,16 @@ def test_a_shell_call_that_changed_no_file_it_names_adds_nothing() -> None:
                                     now=160.0, previous_time=140.0))
     assert verdict is not None
     assert "Your apply_patch call made since this call's previous run left the files it names exactly" in verdict.message
+
+
+def test_a_denial_on_qwen_quotes_the_read_not_qwens_unchanged_stub(tmp_path: Path) -> None:
+    """The golden `qwen_code_identical_reads.json`: from the 2nd read Qwen Code 0.24.4 answers a
+    stub that says to re-read the file "with explicit offset/limit". The denial quoted that stub
+    as the previous result, inviting the paging re-read it denies, and never the content: it
+    quotes the content the stub stands for."""
+    data = scenario.load(scenario.SCENARIO_DIR / "qwen_code_identical_reads.json")
+    runner = scenario.Runner(data, "balanced", "qwen-code", str(tmp_path / "state"))
+    assert runner.play() == []
+    denial = next(result.stdout.decode() for step, result in runner.results if b'"deny"' in result.stdout)
+    assert "REPEAT_TOOL_BLOCKED" in denial and "alpha\\nbeta\\ngamma" in denial, denial
+    assert "offset/limit" not in denial
