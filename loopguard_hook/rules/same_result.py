@@ -11,8 +11,14 @@ the tool already returned is no new evidence. So:
   thresholds `deny_at` and `stop_at` deny it (a read of another file never is: its first result
   is new, and a new result is never followed by a denial). The text says that the results
   repeat, never that the call is identical, and quotes the tool's last result as that.
+
+A result that says only that nothing was found (`_NOTHING`: `No files found`, no output) is
+never followed by a denial, only by the reminders: greps for six unused helpers each answer
+"No files found" (ordinary work, and a hostile test of stop 51), and with no arguments such
+answers cannot be told from one search asked again.
 """
 
+import re
 from typing import cast
 
 from ..core import messages as msg
@@ -23,6 +29,8 @@ from ..core.verdict import Action, Decision, Rule
 from .base import CallContext, ResultContext
 
 NAME = "same_result"
+#: A result that says only that nothing was found (DSH's grep and glob: `No files found`).
+_NOTHING = r"(?i)\A\W*(?:no (?:files|matches|results|entries)(?: were)? found|\(?no (?:output|content)\)?)?\W*\Z"
 
 
 def _repeated(agent: Agent) -> dict[str, bool]:
@@ -54,6 +62,8 @@ def on_call(ctx: CallContext) -> Decision | None:
         return None
     cfg, n, tool = ctx.config, ctx.attempt, ctx.tool
     last = sig.get("preview")
+    if isinstance(last, str) and re.match(_NOTHING, last[:200]):
+        return None  # nothing found, again: other searches, as far as anyone can tell
     limit = min(cfg.result_preview_chars, 4000)
     advice = reminder_text(tool, n)
     if cfg.stop_at and n >= cfg.stop_at:
