@@ -297,6 +297,31 @@ def test_a_file_of_file_history_snapshots_is_named_for_what_it_is(tmp_path: Path
     assert "(no messages, no tool calls; 2 unreadable lines), nothing to replay" in capsys.readouterr().err
 
 
+def test_a_qwen_code_chat_log_is_skipped_as_one(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Qwen Code's chat log (0.24.4, as its e2e run wrote it) names its records as a Claude Code
+    transcript does (`type`, `sessionId`); it was read as one, "0 calls", exit 0, for a session
+    that had a reminder and a denial. Replay does not read such logs yet, and says so."""
+    from loopguard_hook.entry import main
+
+    common = {"sessionId": "aaa78dab-943b-4794-9b2d-8567e34485fd", "cwd": "/tmp/work", "version": "0.24.4"}
+    records = [
+        {"uuid": "a2e3761d", "parentUuid": None, "timestamp": "2026-12-06T04:52:24.738Z", "type": "user",
+         "provenance": "real_user", "message": {"role": "user", "parts": [{"text": "Fix app.py."}]}, **common},
+        {"uuid": "07e551ea", "parentUuid": "a2e3761d", "timestamp": "2026-12-06T04:52:24.743Z", "type": "system",
+         "provenance": "system", "subtype": "attribution_snapshot", "systemPayload": {"snapshot": {}}, **common},
+        {"uuid": "5b1c0e2f", "parentUuid": "07e551ea", "timestamp": "2026-12-06T04:52:25.100Z", "type": "assistant",
+         "provenance": "model", "model": "mock", "message": {"role": "model", "parts": [{"functionCall": {
+             "name": "read_file", "args": {"absolute_path": "/tmp/work/notes.txt"}}}]}, **common},
+    ]
+    path = tmp_path / "aaa78dab-943b-4794-9b2d-8567e34485fd.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert main(["replay", str(path)]) == 1
+    assert capsys.readouterr().err == (
+        f"loopguard-hook: skipped {path}: a Qwen Code chat log, which replay does not read yet: "
+        "replay its hook payloads instead\n"
+    )
+
+
 @pytest.mark.parametrize("fmt", ["text", "json"])
 def test_good_files_are_reported_and_bad_ones_named(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], fmt: str

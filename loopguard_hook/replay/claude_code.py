@@ -45,8 +45,17 @@ _TYPES = frozenset({"user", "assistant", "system", "attachment", "summary", "que
 
 
 def recognises(data: Mapping[str, Any]) -> bool:
-    """True for a line of a Claude Code transcript: a known record type with a `sessionId`."""
-    return data.get("type") in _TYPES and "sessionId" in data
+    """True for a line of a Claude Code transcript: a known record type with a `sessionId`, and
+    not a line of Qwen Code's chat log (`qwen_chat_line`), whose records share those names."""
+    return data.get("type") in _TYPES and "sessionId" in data and not qwen_chat_line(data)
+
+
+def qwen_chat_line(data: Mapping[str, Any]) -> bool:
+    """True for a line of Qwen Code's chat log (`~/.qwen/projects/<project>/chats/<session>.jsonl`,
+    0.24.4 as its e2e run writes it): a message of Gemini's `parts`, a `systemPayload`, or a
+    `toolCallResult`, none of which a Claude Code transcript holds."""
+    message = data.get("message")
+    return (isinstance(message, dict) and "parts" in message) or "systemPayload" in data or "toolCallResult" in data
 
 
 def _subagent_files(transcript_path: str, session_id: str) -> list[tuple[str, str]]:

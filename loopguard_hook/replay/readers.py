@@ -77,6 +77,8 @@ def _read(path: str) -> tuple[Reader, list[Recording]]:
         raise ReplayError(
             f"{path}: only Claude Code file-history snapshots (no messages, no tool calls{also}), nothing to replay"
         )
+    if any(isinstance(line.data, dict) and claude_code.qwen_chat_line(line.data) for line in lines[:SNIFF_LINES]):
+        raise ReplayError(f"{path}: a Qwen Code chat log, which replay does not read yet: replay its hook payloads instead")
     titles = [reader.title for reader in READERS]
     raise ReplayError(f"{path}: not a {', a '.join(titles[:-1])} or a {titles[-1]}")
 
