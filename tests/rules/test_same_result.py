@@ -4,7 +4,9 @@ their results (DSH's Codex bridge)."""
 from __future__ import annotations
 
 import importlib
+import re
 
+import pytest
 from rulekit import agent, call_ctx, result_ctx
 
 from loopguard_hook.core.verdict import Action, Rule
@@ -41,3 +43,18 @@ def test_a_signature_made_again_has_no_last_result_of_its_own() -> None:
 def test_a_host_that_sends_the_arguments_is_the_repeat_rules() -> None:
     assert rule.on_result(result_ctx("Read", {"file_path": "/p"}, "x", new=False, productive=False, n=3, total=3)) is None
     assert rule.on_call(call_ctx(attempt=5)) is None
+
+
+@pytest.mark.parametrize(
+    ("result", "nothing"),
+    [
+        ("No files found", True),
+        ("No matches found.", True),
+        ("(no output)", True),
+        ("", True),
+        ("No files found in src; 3 matches in lib/a.py", False),
+        ("1: def fmt_date(d): ...", False),
+    ],
+)
+def test_which_results_say_only_that_nothing_was_found(result: str, nothing: bool) -> None:
+    assert (re.match(rule._NOTHING, result) is not None) is nothing
