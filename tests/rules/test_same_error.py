@@ -334,3 +334,29 @@ def test_which_changes_keep_their_files_failures_when_they_changed_nothing() -> 
     assert not walls._edit_tool("Bash", {"command": "sed -i 's/x/y/' a.py && pip install foo"})
     assert not walls._edit_tool("Bash", {"command": "apply_patch <<'EOF'\n" + patch + "EOF"})
     assert not walls._edit_tool("run_shell_command", {"command": "sed -i 's/x/y/' a.py"})
+
+
+@pytest.mark.parametrize(
+    ("command", "asked"),
+    [
+        # A program that asks: its failure with nothing printed is the answer "none".
+        ("grep -rn 'TODO' src", True),
+        ("ss -tlnp | grep 8080", True),
+        ("lsof -i :8230", True),
+        ("[ -f .env ] && echo yes", True),
+        ("git config --get user.signingkey", True),
+        ("pgrep -f uvicorn", True),
+        # A command that silences itself asks for its status.
+        ("python3 -c 'import yaml' 2>/dev/null", True),
+        ("curl -sf http://localhost:8000/health", True),
+        # A plain command prints why it failed: failing with nothing said is a broken shell.
+        ("ls -la", False),
+        ("pwd", False),
+        ("cd /root/app && npm install", False),
+        ("node --version", False),
+    ],
+)
+def test_which_silent_failures_are_the_answer_none(command: str, asked: bool) -> None:
+    shape = walls.shape_of({"command": command}, has_file=False)
+    assert walls._asked("Bash", {"command": command}, shape) is asked
+    assert walls.re.match(walls._BARE_NO, "Exit code 1") and walls.re.match(walls._BARE_NO, "Error")
