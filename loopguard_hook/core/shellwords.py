@@ -18,6 +18,8 @@ from typing import Any
 SHELL_TOOLS = frozenset({"Bash", "bash", "exec_command", "shell", "shell_command", "local_shell", "run_shell_command"})
 #: Factory Droid's `Execute` (0.215.0) and Cursor's `Shell` (its documented tool names).
 SHELL_TOOLS |= {"Execute", "Shell"}
+#: Claude Code's `PowerShell` tool (2.1.x on Windows: `{"command", "description", "timeout"}`, public transcripts).
+SHELL_TOOLS |= {"PowerShell"}
 SHELL_KEYS = ("command", "cmd")
 #: Longer command lines are compared as given: tokenising costs time on every PreToolUse.
 MAX_SHELL_CHARS = 4096
