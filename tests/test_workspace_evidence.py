@@ -14,7 +14,7 @@ import pytest
 
 from loopguard_hook.config.settings import Config
 from loopguard_hook.core.event import Client, HookEvent
-from loopguard_hook.core.tools import change_paths
+from loopguard_hook.core.tools import WORKSPACE_BY_TIME, change_paths, edits_only
 from loopguard_hook.hosts import rollout as rollout_mod
 from loopguard_hook.hosts import workspace
 
@@ -50,6 +50,26 @@ def test_a_file_past_the_content_limit_is_judged_by_size_and_mtime(tmp_path: Pat
     before = workspace.snapshot(_event("Edit", edit, tmp_path), CONFIG)
     os.utime(big, ns=(2_000_000_000, 2_000_000_000))
     assert workspace.snapshot(_event("Edit", edit, tmp_path, "PostToolUse"), CONFIG) != before
+    # Such a state is marked: a rewrite of the same bytes moves it, so it is no evidence of an edit.
+    assert before is not None and before.startswith(WORKSPACE_BY_TIME) and len(before) == 33
+    small = _sed(tmp_path, "sed -i 's/a/b/' config.py") if (tmp_path / "config.py").write_text("a\n") else None
+    assert small is not None and not small.startswith(WORKSPACE_BY_TIME)
+
+
+@pytest.mark.parametrize(
+    ("command", "only"),
+    [
+        ("sed -i 's/A=1/A=2/' src/a.py", True),
+        ("sed -i 's/a/b/' a.py && perl -pi -e 's/c/d/' b.py", True),
+        ("sed -i 's/a/b/' a.py && pytest -q > test.log", False),
+        ("python3 fix.py", False),
+        ("sed 's/a/b/' a.py > b.py", False),
+    ],
+)
+def test_which_lines_only_edit_in_place(command: str, only: bool) -> None:
+    """A line of nothing but in-place edits names only the files it edits; one that also runs a
+    test names its log, which changes whatever the edit did."""
+    assert edits_only("Bash", {"command": command}) is only
 
 
 def test_names_that_are_no_files_here_and_commands_run_elsewhere_say_nothing(tmp_path: Path) -> None:

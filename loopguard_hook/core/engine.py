@@ -29,7 +29,7 @@ from .ledger import MAX_ID_CHARS, STATE_VERSION, Agent, Call, DecisionRecord, Re
 from .messages import is_guard_denial, variant_of
 from .outcome import Failure, Outcome, outcome_of_error
 from .signature import call_key
-from .tools import edits_in_place, is_noop_mutation, matches, user_answered
+from .tools import WORKSPACE_BY_TIME, edits_only, is_noop_mutation, matches, user_answered
 from .verdict import ALLOW, Action, Decision, Rule, merge, strongest
 
 if TYPE_CHECKING:
@@ -303,9 +303,13 @@ def _result(
     else:
         unchanged = ev.config.write_result_evidence and is_noop_mutation(tool, tool_input, response)
     # A shell edit in place (`sed -i`, a patch) prints nothing: only the workspace, seen to change
-    # the files it named, says it did something (a rename across modules, one `sed -i` a file).
+    # the files it named, says it did something (a rename across modules, one `sed -i` a file):
+    # a line of nothing but such edits, whose files were judged by their content.
     succeeded = outcome.failure == Failure.NONE
-    shell_edit = looked and not unchanged and succeeded and edits_in_place(tool, tool_input)
+    shell_edit = (
+        looked and not unchanged and succeeded and edits_only(tool, tool_input)
+        and not str(before).startswith(WORKSPACE_BY_TIME)  # a same-bytes rewrite moves a big file's mtime
+    )
     edits = shell_edit or (succeeded and not unchanged and matches(tool, ev.config.mutating_tools))
     evidence = progress.record_result(
         agent, call, tool, tool_input, response, outcome, ev.config, agents=len(ev.state["agents"]), unchanged=unchanged,

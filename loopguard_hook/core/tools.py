@@ -4,7 +4,7 @@ import re
 from typing import Any
 
 from ..config.settings import Config
-from .shellwords import IN_PLACE, SHELL_KEYS, SHELL_TOOLS, shell_command
+from .shellwords import IN_PLACE, SHELL_KEYS, SHELL_TOOLS, programs_of, shell_command
 from .standin import is_stand_in
 
 
@@ -182,6 +182,26 @@ def change_paths(tool: str, tool_input: Any, config: Config) -> tuple[str, ...]:
 #: How a patch in apply_patch's format begins (Codex's apply_patch input, or a shell command
 #: carrying one: `apply_patch <<'EOF'`).
 PATCH_MARK = "*** Begin Patch"
+
+
+#: What a workspace snapshot (`HookEvent.workspace`) starts with when some file was judged by size
+#: and mtime, not by content (`hosts/workspace.py`): a rewrite of the same bytes moves it.
+WORKSPACE_BY_TIME = "~"
+#: The programs of a line that only edits files where they are (`edits_only`).
+_IN_PLACE_EDITORS = frozenset({"sed", "gsed", "perl", "cd"})
+
+
+def edits_only(tool: str, tool_input: Any) -> bool:
+    """Whether a shell call only edits files where they are: a patch, or in-place editors
+    (`edits_in_place`) and no other program (`sed -i … a.py && sed -i … b.py`), so the files it
+    names are the files it edits: a test run in the same line names its log, which changes anyway."""
+    if not edits_in_place(tool, tool_input):
+        return False
+    command = next((v for k in SHELL_KEYS if isinstance(v := tool_input.get(k), str)), "")
+    if PATCH_MARK in command[:4096]:
+        return True
+    found = programs_of(command)
+    return bool(found) and all(p in _IN_PLACE_EDITORS for p in found)
 
 
 def edits_in_place(tool: str, tool_input: Any) -> bool:

@@ -29,7 +29,7 @@ from ..core.patch import PATCH_CHARS, recorded_shell_patch, unseen_through_shell
 from ..core.patch import misfit as patch_misfit
 from ..core.shellwords import SHELL_KEYS
 from ..core.signature import blake2b
-from ..core.tools import PATCH_MARK, change_paths, patch_text
+from ..core.tools import PATCH_MARK, WORKSPACE_BY_TIME, change_paths, patch_text
 
 #: Files at most this long are judged by their content, longer ones by size and mtime (bytes).
 CONTENT_BYTES = 256 << 10
@@ -40,8 +40,9 @@ EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure"})
 
 
 def snapshot(event: HookEvent, config: Config) -> str | None:
-    """The digest (32 hex characters) of the states of the files `event`'s call names to change
-    (`tools.change_paths`); None when it names none, or for another event. Never raises: a path
+    """The digest (32 hex characters, after `tools.WORKSPACE_BY_TIME` when some file was judged by size and
+    mtime) of the states of the files `event`'s call names to change (`tools.change_paths`);
+    None when it names none, or for another event. Never raises: a path
     that cannot be looked at is stated as the error's number."""
     if event.event not in EVENTS or not event.tool_name:
         return None
@@ -52,17 +53,19 @@ def snapshot(event: HookEvent, config: Config) -> str | None:
         return None
     h = blake2b(digest_size=16)
     budget = [BUDGET_BYTES]
-    found = False
+    found = by_time = False
     for path in paths:
         full = _resolve(path, event.cwd)
         if full is None:
             continue
         state = _state(full, budget)
         found = found or state.startswith((b"content", b"size"))
+        by_time = by_time or state.startswith(b"size")
         h.update(full.encode("utf-8", "surrogatepass") + b"\0" + state + b"\n")
     # Names none of which is a file here (a path relative to a folder the command moves to, a
-    # file it creates) say nothing either way.
-    return h.hexdigest() if found else None
+    # file it creates) say nothing either way. A `~` marks a state judged in part by size and
+    # mtime: a rewrite of the same bytes (`sed -i` whose pattern matched nothing) moves it.
+    return (WORKSPACE_BY_TIME if by_time else "") + h.hexdigest() if found else None
 
 
 def _elsewhere(tool_input: object) -> bool:
