@@ -260,13 +260,15 @@ def _same_key_twin(earlier: Call | None, call: Call, config: Config, can_deny: b
     key, was issued with it: still waiting for its result, within `NO_RESULT_WINDOW_SECONDS`
     (Gemini CLI 0.61.0 starts the BeforeTool hooks of three identical parallel `read_file` calls
     within 14 ms, and sends no id: captured payloads of 2026-12-02)."""
+    if earlier is None or config.parallel_duplicates == "count" or not can_deny:
+        return False
+    when = earlier.get("t")
+    if not isinstance(when, (int, float)) or isinstance(when, bool):
+        return False  # a state file edited by hand: no twin, the call counts
     return (
-        earlier is not None
-        and config.parallel_duplicates != "count"
-        and can_deny
-        and earlier.get("phase") == "pre"
+        earlier.get("phase") == "pre"
         and not earlier.get("untracked")
-        and abs(call["t"] - earlier["t"]) <= min(config.parallel_window_seconds, NO_RESULT_WINDOW_SECONDS)
+        and abs(call["t"] - when) <= min(config.parallel_window_seconds, NO_RESULT_WINDOW_SECONDS)
     )
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from loopguard_hook.config.settings import Config
 from loopguard_hook.core import ledger, progress
 from loopguard_hook.core.outcome import outcome_of_response
@@ -132,3 +134,14 @@ def test_task_calls_count_once_repeated_or_past_the_uncounted_ones() -> None:
     agent["plan"] = "junk"  # a damaged ledger: started afresh
     task(99, "completed")
     assert agent["bookkeeping"] == 3 and agent["plan"] == [agent["calls"]["t99completed"]["sig"]]
+
+
+@pytest.mark.parametrize("when", ["1800000000.0", None, True, [1]])
+def test_a_hand_edited_entry_of_a_call_without_an_id_is_no_twin(when: object) -> None:
+    """A call entry of a state file edited by hand (its time no number) under the key a call
+    without an id takes: no twin, the call counts, and nothing raises (which would cost the
+    session its ledger)."""
+    earlier = {"sig": "s", "t": when, "seq": 1, "phase": "pre"}
+    call = {"sig": "s", "t": 1_800_000_000.0, "seq": 2, "phase": "pre"}
+    assert progress._same_key_twin(earlier, call, Config(), True) is False  # type: ignore[arg-type]
+    assert progress._same_key_twin({**earlier, "t": 1_800_000_000.0}, call, Config(), True) is True  # type: ignore[arg-type]
