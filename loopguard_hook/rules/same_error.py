@@ -26,11 +26,11 @@ and whose texts say to check the address, not that the environment is limited. A
 `MAX_PAGES` such walls are kept, the oldest dropped first: guessed addresses never push other
 walls out of the table.
 
-Not counted: an error that says nothing but that the call failed (`Exit code 1`, Claude Code
-1.0.x's `Error`, `grep -c`'s `0`) from a command that asks (grep, test, `lsof`, `ps | grep`
-answering "none", different questions with the same empty answer; Claude Code 2.1.332 gives a
-failing command with no output as that line only) or silences itself (`_asked`): from `pwd` or
-`ls -la` it is a broken shell, and counts; and failures from before a call that changed
+Not counted: an error that says nothing but `Exit code 1` (grep, test, `lsof`, `ps | grep`,
+`nc -z`, a check script answering "none", different questions with the same empty answer; Claude
+Code 2.1.332 gives a failing command with no output as that line only; a shell that answers
+every command so is the every-call rule's), Claude Code 1.0.x's bare `Error` and `grep -c`'s `0`
+from a command that asks or silences itself (`_asked`, `shellwords.asks`), and failures from before a call that changed
 a file succeeded (an edit or a patch): on that file, and walls met by calls that name no file,
 since an edit before a rerun is ordinary work. An edit, write or patch tool's call that left its
 file as it was (the workspace, or a Write's result, says so: `ResultContext.unchanged`) ends only
@@ -113,10 +113,12 @@ from ..core.messages import PREFIX, quote
 from ..core.outcome import PERMISSION_REFUSAL, Failure, error_signature, for_command, preview
 from ..core.redact import redact_prefix
 from ..core.shellwords import (
+    BARE_STATUS,
     MAX_SHELL_CHARS,
     SHELL_KEYS,
     SHELL_TOOLS,
     WRAPPERS,
+    asks,
     reads_only,
     shell_command,
     sleeps_first,
@@ -189,30 +191,22 @@ def reset(agent: Agent, why: str) -> None:
 #: lead): the same words inside a command's output (a test that checks them, a `cat` of a log,
 #: Claude Code's `Exit code 1` and what the program printed) are the program's answer.
 KILLED = r"\A\s*(?:[A-Za-z][A-Za-z ]{0,40}:\s*)?sandbox error: command was killed by a signal\b"
-#: A failure text that says nothing but that the command failed: an exit status of 1 (Claude
-#: Code 2.1, Codex), `Error` (Claude Code 1.0.x, whatever the status), or `grep -c`'s count of
-#: none, `0`. The answer "none" of a program that asks (`_ASKS`), or of a silenced command.
-_BARE_NO = r"\A\s*(?:(?:Exit code:? |Process exited with code )1(?:\s+0)?|Error|0)\s*\Z"
-#: Programs whose failure with nothing printed is an answer, "none" or "no": a search, a test, a
-#: look for a process, a port or a program, a comparison (lower case, as `shape_of` gives them).
-_ASKS = frozenset(
-    {
-        "grep", "egrep", "fgrep", "rg", "ag", "ack", "zgrep", "test", "[", "[[", "pgrep", "pidof", "pkill",
-        "killall", "which", "where", "where.exe", "command", "type", "hash", "lsof", "fuser", "diff", "cmp",
-        "false", "find", "ps", "git", "jq", "findstr", "select-string", "test-path", "exit", "timeout",
-    }
-)
-#: A command that silences itself (its output to /dev/null, `-q`, `--quiet`, `-s`): its status is
-#: the answer it asks for (`python3 -c 'import yaml' 2>/dev/null`, `curl -sf …`).
-_SILENCED = r"/dev/null|\$null|\bNUL\b|(?<![\w-])(?:-[A-Za-z]*[qs][A-Za-z]*|--quiet|--silent)\b"
 #: A command that kills by a pattern of whole command lines (`pkill -f`, `kill $(pgrep -f …)`):
 #: the command's own shell holds the pattern in its command line, so it is killed with its
 #: target, and what follows the kill never runs. Claude Code answers such a command with an exit
 #: status of a signal and no other text (`Exit code 144`: 121 of the 219 `pkill … -f` calls in
 #: the 676 distinct public Claude Code transcripts on hand, 2.1.x; two held-out sets had walls of
 #: them reminded with the text of an environment limit).
-_KILLS_BY_PATTERN = r"\b(?:pkill|pgrep)\b[^\n;|&]*?\s-[A-Za-z]*f"
-_SIGNALLED = r"\A\s*Exit code:? 1(?:29|[3-5]\d)\b"
+_KILLS_BY_PATTERN = (
+    r"\bpkill\b[^\n;|&]*?\s-[A-Za-z]*f|\bkill\b[^\n;|&]*\$\(\s*pgrep\b[^)\n]*?\s-[A-Za-z]*f"
+    r"|\bpgrep\b[^\n;|&]*?\s-[A-Za-z]*f[^\n;&]*\|\s*xargs\s+(?:-\S+\s+)*kill\b"
+)
+_SIGNALLED = r"\A\s*Exit code:? 1(?:37|43|44)\b"
+#: A failure that is only an exit status of 1 (Claude Code 2.1, Codex): never counted, whatever
+#: ran. A polled port (`nc -z`), a check script, `command -v` answer "no" that way too, and such
+#: failures of several programs would make one wall, denied by the identical retry of a poll; a
+#: shell that answers every command so is the every-call rule's (`every_call.SILENT_KEY`).
+_EXIT_ONE = r"\A\s*(?:Exit code:? |Process exited with code )1\s*\Z"
 
 
 def on_result(ctx: ResultContext) -> Decision | None:
@@ -234,7 +228,8 @@ def on_result(ctx: ResultContext) -> Decision | None:
     if not failed:
         _succeeded(ctx, file_id, shape, escalates=escalates, fetches=fetches)
         return None
-    if re.match(_BARE_NO, ctx.error_text[:64]) and _asked(ctx.tool, ctx.tool_input, shape):
+    bare = ctx.error_text[:64]
+    if re.match(BARE_STATUS, bare) and (re.match(_EXIT_ONE, bare) or _asked(ctx.tool, ctx.tool_input, shape)):
         return None
     # A call first seen by PostToolBatch whose answer is a validation rejection never ran; one
     # whose PreToolUse record the state budget dropped ran, and its answer says so.
@@ -317,17 +312,13 @@ def _kills_itself(tool: str, tool_input: Any, error: str) -> bool:
 
 
 def _asked(tool: str, tool_input: Any, shape: str | None) -> bool:
-    """Whether a failure that says nothing (`_BARE_NO`) is the call's answer "none": a call that
-    runs no command line, a command with a program that asks (`_ASKS`: `grep`, `test`, `pgrep`,
-    `git diff --quiet`), or one that silences itself (`_SILENCED`), or whose programs cannot be
-    told. A plain `pwd`, `ls -la` or `node --version` prints why it failed: failing with nothing
-    said is a broken shell (its folder deleted, a PowerShell tool that answers every command
-    `Exit code 1`: hunt 50's held-out sessions), and counts."""
+    """Whether a failure that says nothing (`shellwords.BARE_STATUS`) is the call's answer
+    "none" (`shellwords.asks`, by the programs `shape` names); a call that runs no command line
+    asked. From `pwd` or `ls -la` it is a broken shell, and counts."""
     command = shell_command(tool, tool_input)
     if command is None:
         return True
-    programs = (shape or _program(command[:1024]) or "").split("|")
-    return not programs[0] or any(p in _ASKS for p in programs) or re.search(_SILENCED, command[:1024]) is not None
+    return asks([p for p in (shape or _program(command[:1024]) or "").split("|") if p], command)
 
 
 def _succeeded(ctx: ResultContext, file_id: str | None, shape: str | None, *, escalates: bool, fetches: bool) -> None:

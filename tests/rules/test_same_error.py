@@ -184,6 +184,9 @@ def test_a_kill_that_killed_its_own_shell_is_told_why(tmp_path: Path) -> None:
         ("pkill next-server; npm run start", "Exit code 144", False),
         ("pkill -f next-server; npm run start", "Exit code 1", False),
         ("pkill -f next-server", "Exit code 2\npkill: invalid option", False),
+        # A look that kills nothing, and a kill by a signal of another kind (Ctrl-C).
+        ("pgrep -f next-server && sleep 2", "Exit code 137", False),
+        ("pkill -f next-server; npm run start", "Exit code 130", False),
     ],
 )
 def test_which_failures_killed_their_own_shell(command: str, error: str, kills_itself: bool) -> None:
@@ -359,4 +362,4 @@ def test_which_changes_keep_their_files_failures_when_they_changed_nothing() -> 
 def test_which_silent_failures_are_the_answer_none(command: str, asked: bool) -> None:
     shape = walls.shape_of({"command": command}, has_file=False)
     assert walls._asked("Bash", {"command": command}, shape) is asked
-    assert walls.re.match(walls._BARE_NO, "Exit code 1") and walls.re.match(walls._BARE_NO, "Error")
+    assert walls.re.match(walls.BARE_STATUS, "Exit code 1") and walls.re.match(walls.BARE_STATUS, "Error")
