@@ -28,13 +28,6 @@ in /tmp, so every Bash call fails before its command runs) is a wall of the tool
 Only a shell tool's failure whose whole text is that line, for a folder `claude` or
 `claude-<uid>`, is one: not Write or an MCP tool refused a mkdir, not a program's own output.
 
-A shell whose commands fail with nothing said (`SILENT_KEY`: `Exit code 1`, Claude Code 1.0.x's
-`Error`, from commands that print why they fail, `pwd`, `ls -la`, `node --version`; not from one
-that asks, a `grep` or `test` whose "none" that is, nor one that silences itself:
-`shellwords.asks`) is a wall of the shell: its working folder was deleted, or the shell tool is
-broken. It stands as any wall does (`MIN_KINDS` programs), but only a shell command that works
-ends it: a Read or Glob that works says nothing of the shell. Its texts say the shell is broken.
-
 Claude Code's permission refusal (`Permission to use Bash has been denied. IMPORTANT: …`, or a
 deny rule's `Permission to use Bash with command <command> has been denied.`,
 `outcome.PERMISSION_REFUSAL`) is a wall of its own kind. Claude Code writes it when a call needs
@@ -85,16 +78,13 @@ from ..core.messages import PREFIX, quote
 from ..core.outcome import DENY_RULE_REFUSAL, PERMISSION_REFUSAL, SANDBOX_EXIT, Failure, error_signature
 from ..core.redact import redact_prefix
 from ..core.shellwords import (
-    BARE_STATUS,
     OPERATORS,
     SHELL_KEYS,
     SHELL_TOOLS,
     WRAPPERS,
-    asks,
     command_parts,
     command_words,
     past_assignments,
-    programs_of,
     shell_command,
 )
 from ..core.tools import writes_settings
@@ -140,12 +130,6 @@ _FORBIDS = r"policy forbids commands starting with `([^`\n]{1,200})`"
 SHELL_UNAVAILABLE = r"\A(?:Error: )?E(?:ACCES|PERM|ROFS|NOENT): [^\n,]*, mkdir '[^'\n]*/claude(?:-\d+)?(?:/[^'\n]*)?'\s*\Z"
 #: The key every such failure shares (the folder's name differs by user and session).
 SHELL_KEY = "shell"
-#: The key of a shell that answers commands which print why they fail (`pwd`, `ls -la`, `node
-#: --version`) with nothing but a status (`shellwords.BARE_STATUS`, `asks`): its working folder
-#: was deleted, or the shell tool is broken (held-out sessions of hunts 48, 50 and 51: 6 to 15
-#: such failures in a row, the model never seeing why). Other tools working say nothing of it:
-#: only a shell command that works ends it.
-SILENT_KEY = "silent"
 #: Where a permission wall keeps the targets that worked since it began and those it refused
 #: (`Wall`, `_target`), at most `MAX_KINDS` each.
 WORKED, REFUSED, MODE = 6, 7, 8
@@ -179,9 +163,6 @@ def refusal_key(text: str, tool_input: Any, tool: str | None = None) -> str | No
         return SHELL_KEY
     if tool in SHELL_TOOLS and head.startswith(POLICY):
         return POLICY_KEY
-    if tool in SHELL_TOOLS and re.match(BARE_STATUS, head[:64]):
-        command = shell_command(tool, tool_input) or ""
-        return None if asks(programs_of(command), command) else SILENT_KEY
     wrapped = re.match(SANDBOX_EXIT, head)
     said = head[wrapped.end() :] if wrapped and int(wrapped[1]) != _SIGSYS_EXIT else head
     if not re.search(REFUSALS, said, re.IGNORECASE) or re.search(_SYNTAX_ERROR, head):
@@ -214,8 +195,6 @@ def on_result(ctx: ResultContext) -> Decision | None:
             return None
         if wall is not None and wall[0] == POLICY_KEY and _prefixed(ctx.tool, ctx.tool_input, _targets(wall, REFUSED)) is None:
             return None  # allowed by the policy: what it refused stays refused
-        if wall is not None and wall[0] == SILENT_KEY and ctx.tool not in SHELL_TOOLS:
-            return None  # another tool works: the shell is no better for it
         drop_slot(ctx.agent, NAME)  # something works: not every call is refused
         return None
     key = refusal_key(ctx.error_text, ctx.tool_input, ctx.tool)
@@ -254,8 +233,6 @@ def on_result(ctx: ResultContext) -> Decision | None:
             text = permission_reminder(int(wall[1]), _named(kinds))
         return Decision(Action.REMIND, Rule.WALL, text, times=int(wall[1]), tool=ctx.tool)
     shown = quote(redact_prefix(ctx.error_text, QUOTE_CHARS + 1), QUOTE_CHARS)
-    if wall[0] == SILENT_KEY:
-        return Decision(Action.REMIND, Rule.WALL, silent_reminder(int(wall[1]), shown), times=int(wall[1]), tool=ctx.tool)
     text = wall_reminder(int(wall[1]), shown, shell=wall[0] == SHELL_KEY)
     return Decision(Action.REMIND, Rule.WALL, text, times=int(wall[1]), tool=ctx.tool)
 
@@ -293,13 +270,9 @@ def on_call(ctx: CallContext) -> Decision | None:
             return None
     rounds = int(wall[1])
     named = _named(kinds)
-    shell, silent = wall[0] == SHELL_KEY, wall[0] == SILENT_KEY
-    if permission:
-        advice, denial = permission_reminder(rounds, named), permission_denial(rounds, named)
-    elif silent:
-        advice, denial = silent_reminder(rounds, ""), silent_denial(rounds)
-    else:
-        advice, denial = wall_reminder(rounds, "", shell=shell), wall_denial(rounds, shell=shell)
+    shell = wall[0] == SHELL_KEY
+    advice = permission_reminder(rounds, named) if permission else wall_reminder(rounds, "", shell=shell)
+    denial = permission_denial(rounds, named) if permission else wall_denial(rounds, shell=shell)
     if int(wall[4]) == 1:
         wall[4], wall[5] = 2, ctx.now
         return Decision(Action.DENY, Rule.WALL, denial, advice=advice, times=rounds)
@@ -310,9 +283,6 @@ def on_call(ctx: CallContext) -> Decision | None:
     if permission:
         text = permission_stop(rounds, named, ends_turn=ctx.ends_turn, pauses=ctx.pauses_tools)
         why = "the permission system refuses these calls"
-    elif silent:
-        text = silent_stop(rounds, ends_turn=ctx.ends_turn, pauses=ctx.pauses_tools)
-        why = "every shell command failed with nothing said"
     else:
         text = wall_stop(rounds, ends_turn=ctx.ends_turn, pauses=ctx.pauses_tools)
         why = "every call was refused the same way"
@@ -477,48 +447,11 @@ def wall_stop(rounds: int, *, ends_turn: bool, pauses: bool) -> str:
         f"REPEAT_TOOL_BLOCKED: every call of the last {rounds} rounds was refused the same way, also after a "
         "denial (loop guard policy, not a tool failure)"
     )
-    return _ended(base, "tell the user what is refused and what you need", ends_turn=ends_turn, pauses=pauses)
-
-
-def _ended(base: str, tell: str, *, ends_turn: bool, pauses: bool) -> str:
-    """An end of turn's text: `base`, then what the host does (ends the turn, pauses tools, or
-    neither: the denial is final), then what to `tell` the user."""
     if ends_turn:
-        return base + f". The loop guard is ending this turn: {tell}"
+        return base + ". The loop guard is ending this turn: tell the user what is refused and what you need"
     if pauses:
-        return base + f". Tool calls are now paused for the rest of this turn: {tell}"
-    return base + f". This is final: stop calling tools and {tell}"
-
-
-#: What a shell that fails with nothing said leaves (`SILENT_KEY`).
-_SILENT_WAY = (
-    "Commands that print why they fail (`pwd`, `ls`) fail with nothing said, so the shell itself is broken: its "
-    "working folder was deleted, or the shell tool does not run. Start a command with `cd` to an absolute folder "
-    "that exists, use the other tools (Read, Glob, Grep), or tell the user the shell does not work"
-)
-
-
-def silent_reminder(rounds: int, error: str) -> str:
-    """A shell whose commands fail with nothing said (`SILENT_KEY`): broken, not the commands."""
-    shown = f': """{error}"""' if error else ""
-    return f"[{PREFIX}] Every shell command of the last {rounds} rounds failed with nothing but a status{shown}. {_SILENT_WAY}."
-
-
-def silent_denial(rounds: int) -> str:
-    """A shell call after the reminder of a shell that fails with nothing said: not run."""
-    return (
-        f"REPEAT_TOOL_BLOCKED: this call was not run: every shell command of the last {rounds} rounds failed with "
-        f"nothing but a status (loop guard policy, not a tool failure). It would fail too. {_SILENT_WAY}"
-    )
-
-
-def silent_stop(rounds: int, *, ends_turn: bool, pauses: bool) -> str:
-    """The round after the denial: the end of the turn, worded for what the host does."""
-    base = (
-        f"REPEAT_TOOL_BLOCKED: every shell command of the last {rounds} rounds failed with nothing but a status, "
-        "also after a denial (loop guard policy, not a tool failure)"
-    )
-    return _ended(base, "tell the user the shell does not work", ends_turn=ends_turn, pauses=pauses)
+        return base + ". Tool calls are now paused for the rest of this turn: tell the user what is refused and what you need"
+    return base + ". This is final: stop calling tools and tell the user what is refused and what you need"
 
 
 def policy_reminder(rounds: int, prefixes: list[str], said: str) -> str:
@@ -578,13 +511,14 @@ def permission_stop(rounds: int, named: str, *, ends_turn: bool, pauses: bool) -
         f"REPEAT_TOOL_BLOCKED: the permission system refuses {named}, and the calls went on after a denial "
         f"({rounds} rounds; loop guard policy, not a tool failure)"
     )
-    return _ended(base, "tell the user which permission you need", ends_turn=ends_turn, pauses=pauses)
+    if ends_turn:
+        return base + ". The loop guard is ending this turn: tell the user which permission you need"
+    if pauses:
+        return base + ". Tool calls are now paused for the rest of this turn: tell the user which permission you need"
+    return base + ". This is final: stop calling tools and tell the user which permission you need"
 
 
 VARIANTS: tuple[tuple[str, str, str], ...] = (
-    ("wall_silent_stop", "REPEAT_TOOL_BLOCKED: every shell command of the last ", ""),
-    ("wall_silent_denial", "REPEAT_TOOL_BLOCKED: this call was not run: every shell command of the last ", ""),
-    ("wall_silent_reminder", f"[{PREFIX}] Every shell command of the last ", ""),
     ("wall_stop", "REPEAT_TOOL_BLOCKED: every call of the last ", ""),
     ("wall_denial", "REPEAT_TOOL_BLOCKED: this call was not run: every call of the last ", ""),
     ("wall_reminder", f"[{PREFIX}] Every call of the last ", ""),

@@ -28,8 +28,7 @@ walls out of the table.
 
 Not counted: an error that says nothing but `Exit code 1` (grep, test, `lsof`, `ps | grep`,
 `nc -z`, a check script answering "none", different questions with the same empty answer; Claude
-Code 2.1.332 gives a failing command with no output as that line only; a shell that answers
-every command so is the every-call rule's), Claude Code 1.0.x's bare `Error` and `grep -c`'s `0`
+Code 2.1.332 gives a failing command with no output as that line only), Claude Code 1.0.x's bare `Error` and `grep -c`'s `0`
 from a command that asks or silences itself (`_asked`, `shellwords.asks`), and failures from before a call that changed
 a file succeeded (an edit or a patch): on that file, and walls met by calls that name no file,
 since an edit before a rerun is ordinary work. An edit, write or patch tool's call that left its
@@ -203,9 +202,10 @@ _KILLS_BY_PATTERN = (
 )
 _SIGNALLED = r"\A\s*Exit code:? 1(?:37|43|44)\b"
 #: A failure that is only an exit status of 1 (Claude Code 2.1, Codex): never counted, whatever
-#: ran. A polled port (`nc -z`), a check script, `command -v` answer "no" that way too, and such
-#: failures of several programs would make one wall, denied by the identical retry of a poll; a
-#: shell that answers every command so is the every-call rule's (`every_call.SILENT_KEY`).
+#: ran. A polled port (`nc -z`), a check script, `command -v`, a test run whose output went to a
+#: log answer "no" that way too, and such failures of several programs would make one wall,
+#: denied by the identical retry of a poll (a hostile review of stop 51). A shell broken so that
+#: it answers every command that way (its folder deleted) goes unjudged.
 _EXIT_ONE = r"\A\s*(?:Exit code:? |Process exited with code )1\s*\Z"
 
 
