@@ -62,13 +62,23 @@ def test_a_file_past_the_content_limit_is_judged_by_size_and_mtime(tmp_path: Pat
         ("sed -i 's/A=1/A=2/' src/a.py", True),
         ("sed -i 's/a/b/' a.py && perl -pi -e 's/c/d/' b.py", True),
         ("sed -i 's/a/b/' a.py && pytest -q > test.log", False),
+        ("sed -i 's/RATE = 1/RATE = 2/' app/rate.py && git diff --stat", True),
+        ("cd app && sed -i 's/a/b/' a.py && grep -n b a.py", True),
+        ("sed -i 's/a/b/' a.py; echo done > status.txt", True),
+        ("echo 'LIMIT = 8' > config.py", True),
+        ("cat > app.py <<'EOF'\nimport os\nprint(os.sep)\nEOF", True),
+        ("pytest -q > test.log", False),
+        ("echo start > marker && make test", False),
+        ("python3 -c \"open('c.py','w').write('x')\"", False),
+        ("grep -n x a.py", False),
         ("python3 fix.py", False),
         ("sed 's/a/b/' a.py > b.py", False),
     ],
 )
-def test_which_lines_only_edit_in_place(command: str, only: bool) -> None:
-    """A line of nothing but in-place edits names only the files it edits; one that also runs a
-    test names its log, which changes whatever the edit did."""
+def test_which_lines_only_edit_and_read(command: str, only: bool) -> None:
+    """A line of nothing but edits (in place, or text written into a file) and reads names only
+    the files it edits; one that also runs a test names its log, which changes whatever the edit
+    did; one that only reads edits nothing."""
     assert edits_only("Bash", {"command": command}) is only
 
 

@@ -4,7 +4,7 @@ import re
 from typing import Any
 
 from ..config.settings import Config
-from .shellwords import IN_PLACE, SHELL_KEYS, SHELL_TOOLS, programs_of, shell_command
+from .shellwords import IN_PLACE, SHELL_KEYS, SHELL_TOOLS, programs_of, reads_only, shell_command
 from .standin import is_stand_in
 
 
@@ -187,21 +187,45 @@ PATCH_MARK = "*** Begin Patch"
 #: What a workspace snapshot (`HookEvent.workspace`) starts with when some file was judged by size
 #: and mtime, not by content (`hosts/workspace.py`): a rewrite of the same bytes moves it.
 WORKSPACE_BY_TIME = "~"
-#: The programs of a line that only edits files where they are (`edits_only`).
-_IN_PLACE_EDITORS = frozenset({"sed", "gsed", "perl", "cd"})
+#: The programs of a line's in-place edits (`edits_only`).
+_IN_PLACE_EDITORS = frozenset({"sed", "gsed", "perl"})
+#: How a line is split into its commands, for `edits_only`.
+_PARTS = r"&&|\|\||;|\n"
+#: Programs that write what they are given into a file they are redirected to (`edits_only`).
+_WRITERS = frozenset({"echo", "printf", "cat", "tee"})
+#: A redirect into a file (not a descriptor, not /dev/null).
+_INTO_FILE = r"(?<![<>&\d])>>?\s*(?!&|/dev/)['\"]?[\w.~/]"
+#: A here-document's operator on a line: the lines after it are its body, not commands.
+_HEREDOC_LINE = r"<<-?\s*['\"]?\w+"
 
 
 def edits_only(tool: str, tool_input: Any) -> bool:
-    """Whether a shell call only edits files where they are: a patch, or in-place editors
-    (`edits_in_place`) and no other program (`sed -i … a.py && sed -i … b.py`), so the files it
-    names are the files it edits: a test run in the same line names its log, which changes anyway."""
-    if not edits_in_place(tool, tool_input):
+    """Whether a shell call only edits files and reads: a patch, or a line each of whose commands
+    is an in-place edit (`edits_in_place`: `sed -i`, `perl -pi`), text written into a file
+    (`echo 'LIMIT = 8' > config.py`, `cat > app.py <<'EOF'`: `_WRITERS`), a `cd`, or reads only
+    (`shellwords.reads_only`: `git diff --stat`, `grep -n x a.py`), so that a change the
+    workspace saw in the files it names is the edit's. A test run in the line names its log,
+    which changes whatever the edit did (`sed -i … && pytest > test.log`): not such a line."""
+    if not isinstance(tool_input, dict) or tool not in SHELL_TOOLS:
         return False
-    command = next((v for k in SHELL_KEYS if isinstance(v := tool_input.get(k), str)), "")
-    if PATCH_MARK in command[:4096]:
+    command = next((v for k in SHELL_KEYS if isinstance(v := tool_input.get(k), str)), "")[:4096]
+    if PATCH_MARK in command:
         return True
-    found = programs_of(command)
-    return bool(found) and all(p in _IN_PLACE_EDITORS for p in found)
+    first, _, _ = command.partition("\n")
+    if re.search(_HEREDOC_LINE, first):
+        command = first  # the lines after it are the document written, not commands
+    edits = False
+    for part in re.split(_PARTS, command):
+        found = programs_of(part)
+        if not found or found[0] == "cd":
+            continue
+        if found[0] in _IN_PLACE_EDITORS and re.search(IN_PLACE, part) is not None and ">" not in part:
+            edits = True
+        elif found[0] in _WRITERS and re.search(_INTO_FILE, part) is not None:
+            edits = True
+        elif not reads_only(part):
+            return False
+    return edits
 
 
 def edits_in_place(tool: str, tool_input: Any) -> bool:
