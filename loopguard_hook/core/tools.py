@@ -140,6 +140,7 @@ SHELL_WRITES = (
     r"\bsed\s+(?:-[^\s]*\s+)*-i|\bperl\s+(?:-\w+\s+)*-\w*i|(?<![=>-])>>?\s*(?!>|/dev/|&[\d-])['\"]?\S|\btee\b|\bsponge\b|write_text\s*\("
     r"|\.write\s*\(|open\s*\([^)]*['\"][wa]\+?['\"]|\btruncate\b|\bdd\b[^|]*\bof="
     r"|\bgit\s+(?:checkout|restore|stash|reset|apply|am|cherry-pick|revert|mv|rm)\b|\b(?:mv|cp|rm|touch|chmod)\s"
+    r"|(?i:\b(?:set-content|out-file|add-content)\b)"  # PowerShell's (Claude Code's PowerShell tool)
 )
 #: The most paths a call is judged by (`change_paths`).
 MAX_CHANGE_PATHS = 8
@@ -195,6 +196,11 @@ _PARTS = r"&&|\|\||;|\n"
 _WRITERS = frozenset({"echo", "printf", "cat", "tee"})
 #: A redirect into a file (not a descriptor, not /dev/null).
 _INTO_FILE = r"(?<![<>&\d])>>?\s*(?!&|/dev/)['\"]?[\w.~/]"
+#: PowerShell's writers of a file, and what may feed them text in the same pipeline (lower case,
+#: as `programs_of` gives them; a `$variable` or expression too): `(Get-Content a.py) -replace
+#: 'x','y' | Set-Content a.py`, `'LIMIT = 8' | Out-File config.py`.
+_PS_WRITERS = frozenset({"set-content", "out-file", "add-content"})
+_PS_TEXT = frozenset({"get-content", "(get-content", "write-output", "echo"})
 #: A here-document's operator on a line: the lines after it are its body, not commands.
 _HEREDOC_LINE = r"<<-?\s*['\"]?\w+"
 
@@ -202,7 +208,8 @@ _HEREDOC_LINE = r"<<-?\s*['\"]?\w+"
 def edits_only(tool: str, tool_input: Any) -> bool:
     """Whether a shell call only edits files and reads: a patch, or a line each of whose commands
     is an in-place edit (`edits_in_place`: `sed -i`, `perl -pi`), text written into a file
-    (`echo 'LIMIT = 8' > config.py`, `cat > app.py <<'EOF'`: `_WRITERS`), a `cd`, or reads only
+    (`echo 'LIMIT = 8' > config.py`, `cat > app.py <<'EOF'`: `_WRITERS`; PowerShell's
+    `Set-Content`, `Out-File`: `_PS_WRITERS`), a `cd`, or reads only
     (`shellwords.reads_only`: `git diff --stat`, `grep -n x a.py`), so that a change the
     workspace saw in the files it names is the edit's. A test run in the line names its log,
     which changes whatever the edit did (`sed -i … && pytest > test.log`): not such a line."""
@@ -222,6 +229,8 @@ def edits_only(tool: str, tool_input: Any) -> bool:
         if found[0] in _IN_PLACE_EDITORS and re.search(IN_PLACE, part) is not None and ">" not in part:
             edits = True
         elif found[0] in _WRITERS and re.search(_INTO_FILE, part) is not None:
+            edits = True
+        elif found[-1] in _PS_WRITERS and all(p in _PS_WRITERS or p in _PS_TEXT or p.startswith("$") for p in found):
             edits = True
         elif not reads_only(part):
             return False
