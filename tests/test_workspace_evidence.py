@@ -74,6 +74,16 @@ def test_a_file_past_the_content_limit_is_judged_by_size_and_mtime(tmp_path: Pat
         ("(Get-Content app.py) -replace 'a','b' | Set-Content app.py", True),
         ("'LIMIT = 3' | Out-File config.py", True),
         ("python -m pytest -q | Out-File test.log", False),
+        # What a hostile review of 2b946e3 found: operators inside a sed script are its text, a
+        # redirect into a descriptor writes no file, and a program may hide behind a writer.
+        ("sed -i 's/if n > LIMIT/if n >= LIMIT/' app.py", True),
+        ("sed -i '/^#/d;/^$/d' app.conf", True),
+        ("sed -i 's/x && y/x and y/' app.py 2>&1", True),
+        ("echo 'LIMIT = 3' | tee config.py", True),
+        ("cat > notes.md <<'EOF'\nretrying\nEOF\npytest -q > test.log 2>&1; tail -2 test.log", False),
+        ("echo \"$(pytest -q | tail -2)\" > test.log; tail -2 test.log", False),
+        ("printf 'y\\n' | ./run_tests.sh > test.log", False),
+        ("$(python -m pytest -q) | Out-File test.log", False),
         ("python3 fix.py", False),
         ("sed 's/a/b/' a.py > b.py", False),
     ],

@@ -190,49 +190,79 @@ PATCH_MARK = "*** Begin Patch"
 WORKSPACE_BY_TIME = "~"
 #: The programs of a line's in-place edits (`edits_only`).
 _IN_PLACE_EDITORS = frozenset({"sed", "gsed", "perl"})
-#: How a line is split into its commands, for `edits_only`.
-_PARTS = r"&&|\|\||;|\n"
-#: Programs that write what they are given into a file they are redirected to (`edits_only`).
+#: Where a line's pipelines end (`edits_only`; quoted text emptied first).
+_PIPELINES = r"&&|\|\||;|\n"
+#: Programs that write what they are given into a file (`edits_only`): redirected into it, or
+#: `tee` given it.
 _WRITERS = frozenset({"echo", "printf", "cat", "tee"})
-#: A redirect into a file (not a descriptor, not /dev/null).
+#: A redirect into a file (not a descriptor, not /dev/null), in a line whose quoted text was emptied.
 _INTO_FILE = r"(?<![<>&\d])>>?\s*(?!&|/dev/)['\"]?[\w.~/]"
 #: PowerShell's writers of a file, and what may feed them text in the same pipeline (lower case,
-#: as `programs_of` gives them; a `$variable` or expression too): `(Get-Content a.py) -replace
-#: 'x','y' | Set-Content a.py`, `'LIMIT = 8' | Out-File config.py`.
+#: as `programs_of` gives them; a literal or a `$variable` too): `(Get-Content a.py) -replace 'x','y' |
+#: Set-Content a.py`, `'LIMIT = 8' | Out-File config.py`.
 _PS_WRITERS = frozenset({"set-content", "out-file", "add-content"})
 _PS_TEXT = frozenset({"get-content", "(get-content", "write-output", "echo"})
-#: A here-document's operator on a line: the lines after it are its body, not commands.
-_HEREDOC_LINE = r"<<-?\s*['\"]?\w+"
+#: A here-document's operator: its body runs up to the line that is its word.
+_HEREDOC = r"<<-?[ \t]*(['\"]?)(\w+)\1"
+#: Quoted text, emptied before a line is split (a `>` or `;` in a sed script is no operator).
+_QUOTED_TEXT = r"'[^']*'|\"(?:[^\"\\]|\\.)*\""
+
+
+def _without_documents(command: str) -> str:
+    """`command` without its here-documents' bodies (the lines up to each one's word): the
+    commands after them stay (`cat > a <<EOF … EOF` then `pytest`)."""
+    lines, kept, ending = command.split("\n"), [], None
+    for line in lines:
+        if ending is not None:
+            if line.strip() == ending:
+                ending = None
+            continue
+        kept.append(line)
+        found = re.search(_HEREDOC, line)
+        ending = found.group(2) if found else None
+    return "\n".join(kept)
+
+
+def _text_in(program: str) -> bool:
+    """Whether a part of a PowerShell pipeline only feeds its writer text: a writer, a reader
+    (`_PS_TEXT`), a `$variable`, or a literal (no program: quoted text)."""
+    return program in _PS_WRITERS or program in _PS_TEXT or program[:1] == "$" or not any(c.isalnum() for c in program)
 
 
 def edits_only(tool: str, tool_input: Any) -> bool:
-    """Whether a shell call only edits files and reads: a patch, or a line each of whose commands
-    is an in-place edit (`edits_in_place`: `sed -i`, `perl -pi`), text written into a file
-    (`echo 'LIMIT = 8' > config.py`, `cat > app.py <<'EOF'`: `_WRITERS`; PowerShell's
-    `Set-Content`, `Out-File`: `_PS_WRITERS`), a `cd`, or reads only
-    (`shellwords.reads_only`: `git diff --stat`, `grep -n x a.py`), so that a change the
-    workspace saw in the files it names is the edit's. A test run in the line names its log,
-    which changes whatever the edit did (`sed -i … && pytest > test.log`): not such a line."""
+    """Whether a shell call only edits files and reads: a patch, or a line each of whose
+    pipelines is an in-place edit (`sed -i`, `perl -pi`), text written into a file (`echo
+    'LIMIT = 8' > config.py`, `cat > app.py <<'EOF'`, `… | tee a.py`: `_WRITERS`; PowerShell's
+    `Set-Content`, `Out-File`: `_PS_WRITERS`), a `cd`, or reads only (`shellwords.reads_only`:
+    `git diff --stat`, `grep -n x a.py`), so that a change the workspace saw in the files it names
+    is the edit's. A test run in the line names its log, which changes whatever the edit did
+    (`sed -i … && pytest > test.log`, also after a here-document, or inside `$(…)`): not such a line."""
     if not isinstance(tool_input, dict) or tool not in SHELL_TOOLS:
         return False
     command = next((v for k in SHELL_KEYS if isinstance(v := tool_input.get(k), str)), "")[:4096]
     if PATCH_MARK in command:
         return True
-    first, _, _ = command.partition("\n")
-    if re.search(_HEREDOC_LINE, first):
-        command = first  # the lines after it are the document written, not commands
+    command = _without_documents(command)
+    if "$(" in command or "`" in command:
+        return False  # a substitution runs a program of its own (a test, into the file written)
+    command = re.sub(_QUOTED_TEXT, "''", command)
     edits = False
-    for part in re.split(_PARTS, command):
-        found = programs_of(part)
-        if not found or found[0] == "cd":
+    for pipeline in re.split(_PIPELINES, command):
+        parts = [p for p in re.split(r"\|&?", pipeline) if p.strip()]
+        if not parts:
             continue
-        if found[0] in _IN_PLACE_EDITORS and re.search(IN_PLACE, part) is not None and ">" not in part:
+        programs = [found[-1] if (found := programs_of(p)) else "" for p in parts]
+        if programs == ["cd"]:
+            continue
+        if len(parts) == 1 and programs[0] in _IN_PLACE_EDITORS and re.search(IN_PLACE, parts[0]):
+            if re.search(_INTO_FILE, parts[0]):
+                return False  # its output goes into a file as well
             edits = True
-        elif found[0] in _WRITERS and re.search(_INTO_FILE, part) is not None:
+        elif all(p in _WRITERS for p in programs) and (re.search(_INTO_FILE, pipeline) or programs[-1] == "tee"):
             edits = True
-        elif found[-1] in _PS_WRITERS and all(p in _PS_WRITERS or p in _PS_TEXT or p.startswith("$") for p in found):
+        elif programs[-1] in _PS_WRITERS and all(_text_in(p) for p in programs):
             edits = True
-        elif not reads_only(part):
+        elif not reads_only(pipeline):
             return False
     return edits
 
