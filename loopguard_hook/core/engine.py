@@ -305,9 +305,14 @@ def _result(
     # A shell edit in place (`sed -i`, a patch) prints nothing: only the workspace, seen to change
     # the files it named, says it did something (a rename across modules, one `sed -i` a file):
     # a line of nothing but such edits, whose files were judged by their content.
+    # The same line again with nothing new between (`echo ran >> ran.log; cat notes.txt`, a note
+    # appended each round) changes its file each time and is still a repeat: only its first
+    # attempt since the last progress is one.
     succeeded = outcome.failure == Failure.NONE
+    held = agent["sigs"].get(call["sig"])
+    first = held is None or not isinstance(held.get("n"), int) or held["n"] <= 1
     shell_edit = (
-        looked and not unchanged and succeeded and edits_only(tool, tool_input)
+        looked and not unchanged and succeeded and first and edits_only(tool, tool_input)
         and not str(before).startswith(WORKSPACE_BY_TIME)  # a same-bytes rewrite moves a big file's mtime
     )
     edits = shell_edit or (succeeded and not unchanged and matches(tool, ev.config.mutating_tools))
