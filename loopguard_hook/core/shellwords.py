@@ -165,38 +165,6 @@ def command_parts(command: str) -> tuple[list[list[str]], list[str], str, list[s
     return scene, [], "", []
 
 
-#: A failure text that says nothing but that the command failed: an exit status of 1 (Claude
-#: Code 2.1, Codex), `Error` (Claude Code 1.0.x, whatever the status), or `grep -c`'s count of
-#: none, `0` (`asks` tells whether that is the command's answer).
-BARE_STATUS = r"\A\s*(?:(?:Exit code:? |Process exited with code )1(?:\s+0)?|Error|0)\s*\Z"
-#: Programs whose failure with nothing printed is an answer, "none" or "no": a search, a test, a
-#: look for a process, a port or a program, a comparison, git's queries (lower case).
-ASKING = frozenset(
-    {
-        "grep", "egrep", "fgrep", "rg", "ag", "ack", "zgrep", "test", "[", "[[", "pgrep", "pidof", "pkill",
-        "killall", "which", "where", "where.exe", "command", "type", "hash", "lsof", "fuser", "diff", "cmp",
-        "false", "find", "ps", "git", "jq", "findstr", "select-string", "test-path", "exit", "timeout",
-        "nc", "ncat", "netcat", "awk", "wait", "locate", "ugrep", "ggrep", "yq", "curl", "wget",
-    }
-)
-#: A command that silences itself (its output to /dev/null, `-q`, `--quiet`, `-s`): its status is
-#: the answer it asks for (`python3 -c 'import yaml' 2>/dev/null`, `curl -sf …`).
-SILENCED = (
-    r"/dev/null|\$null|\bNUL\b|(?<![\w-])(?:-[A-Za-z]*[qs][A-Za-z]*|--quiet|--silent)\b"
-    r"|\b(?:python[\d.]*|py|node|ruby|perl|php|deno|bun)\s+-[ce]\b|(?:^|[\s;&|(])\.{0,2}/\S*\.(?:sh|py)\b"
-)
-
-
-def asks(programs: list[str], command: str) -> bool:
-    """Whether a command whose failure says nothing (`BARE_STATUS`) was answered "none": one of
-    its `programs` (lower case) asks (`ASKING`: `grep`, `test`, `pgrep`, `git config --get`,
-    `nc -z`), or it silences itself or asks in code of its own (`SILENCED`: `2>/dev/null`,
-    `-q`, `python3 -c '…sys.exit(1)'`, `./check.sh`), or its programs are not known. A plain `pwd`, `ls -la` or
-    `node --version` prints why it failed: failing with nothing said, the shell itself is broken
-    (its folder deleted; a PowerShell tool that answers every command `Exit code 1`)."""
-    return not programs or any(p in ASKING for p in programs) or re.search(SILENCED, command[:1024]) is not None
-
-
 def programs_of(command: str) -> list[str]:
     """The program each command of a line runs, lower case, as it is named and past its
     assignments and wrappers (`sudo`, `command`: both are listed, `command -v` asks)."""

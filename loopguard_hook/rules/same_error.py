@@ -29,7 +29,7 @@ walls out of the table.
 Not counted: an error that says nothing but `Exit code 1` (grep, test, `lsof`, `ps | grep`,
 `nc -z`, a check script answering "none", different questions with the same empty answer; Claude
 Code 2.1.332 gives a failing command with no output as that line only), Claude Code 1.0.x's bare `Error` and `grep -c`'s `0`
-from a command that asks or silences itself (`_asked`, `shellwords.asks`), and failures from before a call that changed
+from a command that asks or silences itself (`_asked`), and failures from before a call that changed
 a file succeeded (an edit or a patch): on that file, and walls met by calls that name no file,
 since an edit before a rerun is ordinary work. An edit, write or patch tool's call that left its
 file as it was (the workspace, or a Write's result, says so: `ResultContext.unchanged`) ends only
@@ -112,12 +112,10 @@ from ..core.messages import PREFIX, quote
 from ..core.outcome import PERMISSION_REFUSAL, Failure, error_signature, for_command, preview
 from ..core.redact import redact_prefix
 from ..core.shellwords import (
-    BARE_STATUS,
     MAX_SHELL_CHARS,
     SHELL_KEYS,
     SHELL_TOOLS,
     WRAPPERS,
-    asks,
     reads_only,
     shell_command,
     sleeps_first,
@@ -207,6 +205,26 @@ _SIGNALLED = r"\A\s*Exit code:? 1(?:37|43|44)\b"
 #: denied by the identical retry of a poll (a hostile review of stop 51). A shell broken so that
 #: it answers every command that way (its folder deleted) goes unjudged.
 _EXIT_ONE = r"\A\s*(?:Exit code:? |Process exited with code )1\s*\Z"
+#: Other failure texts that say nothing but that the command failed: Claude Code 1.0.x's `Error`
+#: (whatever the status) and `grep -c`'s count of none, `0`: counted unless the command asks
+#: (`_asked`).
+_SAYS_NOTHING = r"\A\s*(?:(?:Exit code:? |Process exited with code )1\s+0|Error|0)\s*\Z"
+#: Programs whose failure with nothing printed is an answer, "none" or "no": a search, a test, a
+#: look for a process, a port or a program, a comparison, git's queries (lower case).
+_ASKS = frozenset(
+    {
+        "grep", "egrep", "fgrep", "rg", "ag", "ack", "zgrep", "test", "[", "[[", "pgrep", "pidof", "pkill",
+        "killall", "which", "where", "where.exe", "command", "type", "hash", "lsof", "fuser", "diff", "cmp",
+        "false", "find", "ps", "git", "jq", "findstr", "select-string", "test-path", "exit", "timeout",
+        "nc", "ncat", "netcat", "awk", "wait", "locate", "ugrep", "ggrep", "yq", "curl", "wget",
+    }
+)
+#: A command that silences itself (its output to /dev/null, `-q`, `--quiet`, `-s`) or asks in code
+#: of its own (`python3 -c '…sys.exit(1)'`, `./check.sh`): its status is the answer it asks for.
+_SILENCED = (
+    r"/dev/null|\$null|\bNUL\b|(?<![\w-])(?:-[A-Za-z]*[qs][A-Za-z]*|--quiet|--silent)\b"
+    r"|\b(?:python[\d.]*|py|node|ruby|perl|php|deno|bun)\s+-[ce]\b|(?:^|[\s;&|(])\.{0,2}/\S*\.(?:sh|py)\b"
+)
 
 
 def on_result(ctx: ResultContext) -> Decision | None:
@@ -229,7 +247,7 @@ def on_result(ctx: ResultContext) -> Decision | None:
         _succeeded(ctx, file_id, shape, escalates=escalates, fetches=fetches)
         return None
     bare = ctx.error_text[:64]
-    if re.match(BARE_STATUS, bare) and (re.match(_EXIT_ONE, bare) or _asked(ctx.tool, ctx.tool_input, shape)):
+    if re.match(_EXIT_ONE, bare) or (re.match(_SAYS_NOTHING, bare) and _asked(ctx.tool, ctx.tool_input, shape)):
         return None
     # A call first seen by PostToolBatch whose answer is a validation rejection never ran; one
     # whose PreToolUse record the state budget dropped ran, and its answer says so.
@@ -312,13 +330,15 @@ def _kills_itself(tool: str, tool_input: Any, error: str) -> bool:
 
 
 def _asked(tool: str, tool_input: Any, shape: str | None) -> bool:
-    """Whether a failure that says nothing (`shellwords.BARE_STATUS`) is the call's answer
-    "none" (`shellwords.asks`, by the programs `shape` names); a call that runs no command line
-    asked. From `pwd` or `ls -la` it is a broken shell, and counts."""
+    """Whether a failure that says nothing (`_SAYS_NOTHING`) is the call's answer "none": a
+    program of its (`shape`'s) asks (`_ASKS`), the command silences itself (`_SILENCED`), or its
+    programs are not known; a call that runs no command line asked. From anything else (a
+    `git clone`, an `npm install` answered `Error` by Claude Code 1.0.x) it is an error, and counts."""
     command = shell_command(tool, tool_input)
     if command is None:
         return True
-    return asks([p for p in (shape or _program(command[:1024]) or "").split("|") if p], command)
+    programs = [p for p in (shape or _program(command[:1024]) or "").split("|") if p]
+    return not programs or any(p in _ASKS for p in programs) or re.search(_SILENCED, command[:1024]) is not None
 
 
 def _succeeded(ctx: ResultContext, file_id: str | None, shape: str | None, *, escalates: bool, fetches: bool) -> None:

@@ -352,7 +352,7 @@ def test_which_changes_keep_their_files_failures_when_they_changed_nothing() -> 
         # A command that silences itself asks for its status.
         ("python3 -c 'import yaml' 2>/dev/null", True),
         ("curl -sf http://localhost:8000/health", True),
-        # A plain command prints why it failed: failing with nothing said is a broken shell.
+        # A plain command prints why it failed: a failure that says nothing is an error of its.
         ("ls -la", False),
         ("pwd", False),
         ("cd /root/app && npm install", False),
@@ -362,4 +362,4 @@ def test_which_changes_keep_their_files_failures_when_they_changed_nothing() -> 
 def test_which_silent_failures_are_the_answer_none(command: str, asked: bool) -> None:
     shape = walls.shape_of({"command": command}, has_file=False)
     assert walls._asked("Bash", {"command": command}, shape) is asked
-    assert walls.re.match(walls.BARE_STATUS, "Exit code 1") and walls.re.match(walls.BARE_STATUS, "Error")
+    assert walls.re.match(walls._EXIT_ONE, "Exit code 1") and walls.re.match(walls._SAYS_NOTHING, "Error")
