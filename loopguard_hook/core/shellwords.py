@@ -165,21 +165,27 @@ def command_parts(command: str) -> tuple[list[list[str]], list[str], str, list[s
     return scene, [], "", []
 
 
+def program_words(segment: list[str]) -> list[str]:
+    """One command's words from its program on: past its assignments and wrappers (`CI=1 sudo
+    make all` → `make all`: `WRAPPERS`)."""
+    words = past_assignments(segment)
+    while words and words[0] in WRAPPERS:
+        words = words[1:]
+    return words
+
+
 def programs_of(command: str) -> list[str]:
-    """The program each command of a line runs, lower case, as it is named and past its
-    assignments and wrappers (`sudo`, `command`: both are listed, `command -v` asks)."""
+    """The program each command of a line runs (`program_words`), lower case, by its name
+    without its folder; a command of wrappers alone names none."""
     found: list[str] = []
     segment: list[str] = []
     for word in [*command_words(command[:1024]), ";"]:
         if word not in OPERATORS:
             segment.append(word)
             continue
-        words = past_assignments(segment)
-        while words:
+        words = program_words(segment)
+        if words:
             found.append(words[0].rsplit("/", 1)[-1].lower())
-            if words[0] not in WRAPPERS:
-                break
-            words = words[1:]
         segment = []
     return found
 

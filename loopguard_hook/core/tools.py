@@ -237,9 +237,9 @@ def edits_only(tool: str, tool_input: Any) -> bool:
     `git diff --stat`, `grep -n x a.py`), so that a change the workspace saw in the files it names
     is the edit's. A test run in the line names its log, which changes whatever the edit did
     (`sed -i … && pytest > test.log`, also after a here-document, or inside `$(…)`): not such a line."""
-    if not isinstance(tool_input, dict) or tool not in SHELL_TOOLS:
+    command = shell_command(tool, tool_input)
+    if command is None:
         return False
-    command = next((v for k in SHELL_KEYS if isinstance(v := tool_input.get(k), str)), "")[:4096]
     if PATCH_MARK in command:
         return True
     command = _without_documents(command)
@@ -270,13 +270,10 @@ def edits_only(tool: str, tool_input: Any) -> bool:
 def edits_in_place(tool: str, tool_input: Any) -> bool:
     """Whether a call's command line edits files where they are: it carries a patch
     (`PATCH_MARK`, also Codex's `apply_patch` tool) or runs an in-place editor
-    (`shellwords.IN_PLACE`: `sed -i`, `perl -pi`). Its first 4,096 characters are read."""
-    if not isinstance(tool_input, dict):
-        return False
-    command = next((v for k in SHELL_KEYS if isinstance(v := tool_input.get(k), str)), None)
-    if command is None:
-        return False
-    return PATCH_MARK in command[:4096] or re.search(IN_PLACE, command[:4096]) is not None
+    (`shellwords.IN_PLACE`: `sed -i`, `perl -pi`). Its first 4,096 characters are read
+    (`command_text`)."""
+    command = command_text(tool, tool_input)
+    return command is not None and (PATCH_MARK in command or re.search(IN_PLACE, command) is not None)
 
 
 def command_text(tool: str, tool_input: Any, limit: int = 4096) -> str | None:

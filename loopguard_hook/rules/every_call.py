@@ -81,10 +81,9 @@ from ..core.shellwords import (
     OPERATORS,
     SHELL_KEYS,
     SHELL_TOOLS,
-    WRAPPERS,
     command_parts,
     command_words,
-    past_assignments,
+    program_words,
     shell_command,
 )
 from ..core.tools import writes_settings
@@ -355,15 +354,7 @@ def _command(tool_input: dict[str, Any]) -> list[str]:
     `shellwords.WRAPPERS`; `shellwords.command_parts`: quotes kept whole, a `;` inside a quoted
     user agent is no separator), up to the next operator."""
     command = next((v for k in SHELL_KEYS if isinstance(v := tool_input.get(k), str)), "")
-    return _program(command_parts(command[:1024])[1])
-
-
-def _program(segment: list[str]) -> list[str]:
-    """One command's words from its program on: past assignments and wrappers (`shellwords`)."""
-    words = past_assignments(segment)
-    while words and words[0] in WRAPPERS:
-        words = words[1:]
-    return words
+    return program_words(command_parts(command[:1024])[1])
 
 
 def _prefixed(tool: str, tool_input: Any, prefixes: list[str]) -> str | None:
@@ -378,7 +369,7 @@ def _prefixed(tool: str, tool_input: Any, prefixes: list[str]) -> str | None:
         if word and word not in OPERATORS:
             segment.append(word)
             continue
-        words = _program(segment)
+        words = program_words(segment)
         if words:
             words = [words[0].rsplit("/", 1)[-1], *words[1:]]
             found = next((p for p in prefixes if words[: len(p.split())] == p.split()), None)
