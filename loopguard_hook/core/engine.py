@@ -302,9 +302,9 @@ def _result(
         unchanged = before == ev.event.workspace
     else:
         unchanged = ev.config.write_result_evidence and is_noop_mutation(tool, tool_input, response)
-    # A shell edit in place (`sed -i`, a patch) prints nothing: only the workspace, seen to change
-    # the files it named, says it did something (a rename across modules, one `sed -i` a file):
-    # a line of nothing but such edits, whose files were judged by their content.
+    # A shell edit (`sed -i`, `echo … > f`, a patch) prints nothing: only the workspace, seen to
+    # change the files it named, says it did something (a rename across modules, one `sed -i` a
+    # file): a line of edits and reads (`tools.edits_only`), whose files were judged by content.
     # The same line again with nothing new between (`echo ran >> ran.log; cat notes.txt`, a note
     # appended each round) changes its file each time and is still a repeat: only its first
     # attempt since the last progress is one.

@@ -396,8 +396,9 @@ def record_result(
     `agents` is how many agents the session holds (their tables share one budget). A call that
     meant to change files and left every one of them as it was (`unchanged`: a fix that fixed
     nothing, an edit script whose pattern matched nothing) is no progress, whatever it printed;
-    a shell edit in place that the workspace saw change the files it named (`shell_edit`) is
-    progress, as a mutation tool's is, though it printed nothing."""
+    a shell edit the engine saw change the files it named (`shell_edit`: a line of edits and
+    reads, `tools.edits_only`, at its first attempt since the last progress) is progress, as a
+    mutation tool's is, though it printed nothing."""
     call["phase"] = "done"
     call["done"] = agent["updated"]
     share = ledger.limits(agents)

@@ -125,8 +125,9 @@ class ResultContext(NamedTuple):
     #: PreToolUse was seen and no post event came (Claude Code's permission refusals, 2.1.332 LAB).
     unrun: bool = False
     #: The call changed files: a mutation tool's success that the workspace (or its result) does
-    #: not show unchanged, or a shell edit in place (`tools.edits_in_place`) the workspace shows
-    #: changed files it named (`HookEvent.workspace`; never in a replay, which has no workspace).
+    #: not show unchanged, or a shell edit (`tools.edits_only`: a line of edits and reads) whose
+    #: named files the workspace saw change, at its line's first attempt since the last progress
+    #: (`HookEvent.workspace`; never in a replay, which has no workspace).
     edits: bool = False
 
     @property

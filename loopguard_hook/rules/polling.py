@@ -16,7 +16,7 @@ checks, do other work, or end the turn), and the ones after it are denied while 
 once the reminder had its round (the probes issued with the reminded one, one parallel batch,
 are not: a batch that passes the budget at once is reminded, not denied unwarned). A finished
 task, a user prompt or a compaction starts the count again, and so does a call that changed
-files (`ResultContext.edits`: an edit tool's, or a shell edit in place the workspace saw): an
+files (`ResultContext.edits`: an edit tool's, or a shell edit the workspace saw): an
 edit→check cycle (a dev server's output read after each change, `sleep 2 && curl` of a server
 that reloads) is work between probes, not polling.
 

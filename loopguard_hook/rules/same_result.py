@@ -12,7 +12,8 @@ the tool already returned is no new evidence. So:
   is new, and a new result is never followed by a denial). The text says that the results
   repeat, never that the call is identical, and quotes the tool's last result as that.
 
-A result that says only that nothing was found (`_NOTHING`: `No files found`, no output) is
+A result that says only that nothing was found (`_NOTHING`: `No files found`, no output, or
+nothing but punctuation, an empty `[]`) is
 never followed by a denial, only by the reminders: greps for six unused helpers each answer
 "No files found" (ordinary work, and a hostile test of stop 51), and with no arguments such
 answers cannot be told from one search asked again.
@@ -29,7 +30,8 @@ from ..core.verdict import Action, Decision, Rule
 from .base import CallContext, ResultContext
 
 NAME = "same_result"
-#: A result that says only that nothing was found (DSH's grep and glob: `No files found`).
+#: A result that says only that nothing was found (DSH's grep and glob: `No files found`), or
+#: nothing at all but punctuation (`[]`, `{}`).
 _NOTHING = r"(?i)\A\W*(?:no (?:files|matches|results|entries)(?: were)? found|\(?no (?:output|content)\)?)?\W*\Z"
 
 
