@@ -27,6 +27,10 @@ in /tmp, so every Bash call fails before its command runs) is a wall of the tool
 `MIN_KINDS` programs, and after its reminder any call of that tool is denied, whatever it runs.
 Only a shell tool's failure whose whole text is that line, for a folder `claude` or
 `claude-<uid>`, is one: not Write or an MCP tool refused a mkdir, not a program's own output.
+Claude Code 1.0.x's shell whose snapshot is gone (`SHELL_SNAPSHOT_LOST`: bash's line that the
+file it sources before each command does not exist) is such a wall too. A look or a plan
+(`_LOOKS`: Read, LS, Glob, Grep, a web search, `bookkeeping_tools`) between its failures leaves
+it standing; any other success, which may have repaired it, ends it.
 
 Claude Code's permission refusal (`Permission to use Bash has been denied. IMPORTANT: …`, or a
 deny rule's `Permission to use Bash with command <command> has been denied.`,
@@ -86,7 +90,7 @@ from ..core.shellwords import (
     program_words,
     shell_command,
 )
-from ..core.tools import writes_settings
+from ..core.tools import matches, writes_settings
 from ..core.verdict import Action, Decision, Rule
 from .base import CallContext, ResultContext
 
@@ -129,6 +133,23 @@ _FORBIDS = r"policy forbids commands starting with `([^`\n]{1,200})`"
 SHELL_UNAVAILABLE = r"\A(?:Error: )?E(?:ACCES|PERM|ROFS|NOENT): [^\n,]*, mkdir '[^'\n]*/claude(?:-\d+)?(?:/[^'\n]*)?'\s*\Z"
 #: The key every such failure shares (the folder's name differs by user and session).
 SHELL_KEY = "shell"
+#: The host's own shell losing its snapshot: Claude Code 1.0.x sources the shell state it saved
+#: when the session began (`/tmp/claude-shell-snapshot-902b`; from 1.0.77
+#: `…/shell-snapshots/snapshot-bash-1755671904543-u5mtcv.sh`) before each command, and once the
+#: file is gone (`rm -rf /tmp/*`, a /tmp Git Bash cannot find on Windows) every Bash call fails
+#: with bash's line naming it and the command never runs (held-out 1.0.35 and 1.0.77 sessions
+#: of two users: 137 such failures, none with a command's output). Only the shell's own line is
+#: one (`/bin/bash: line 1: <path>: No such file or directory`, or the bare path), not a
+#: program's (`cat: <path>: …`) nor a script's (`./x.sh: line 3: …`), and not from a command
+#: that names a snapshot itself. Claude Code 2.x silences a missing snapshot (`source …
+#: 2>/dev/null || true`, corpus transcripts) and runs the command: no such line.
+SHELL_SNAPSHOT_LOST = (
+    r"(?m)^(?:(?:\S{0,200}/)?(?:ba|z|da)?sh(?:\.exe)?: line \d+: )?(?:/|[A-Za-z]:[\\/])[^\n]{0,300}?"
+    r"(?:[\\/]claude-shell-snapshot-[0-9a-f]+|[\\/]shell-snapshots[\\/]snapshot-\w+-\d+-\w+\.sh)"
+    r": No such file or directory[ \t\r]*$"
+)
+#: The key a lost snapshot's failures share (its path differs by session).
+SNAPSHOT_KEY = "shell-snapshot"
 #: Where a permission wall keeps the targets that worked since it began and those it refused
 #: (`Wall`, `_target`), at most `MAX_KINDS` each.
 WORKED, REFUSED, MODE = 6, 7, 8
@@ -160,6 +181,8 @@ def refusal_key(text: str, tool_input: Any, tool: str | None = None) -> str | No
         return PERMISSION_KEY
     if tool in SHELL_TOOLS and re.match(SHELL_UNAVAILABLE, head.lstrip()):
         return SHELL_KEY
+    if tool in SHELL_TOOLS and re.search(SHELL_SNAPSHOT_LOST, head) and "snapshot" not in (shell_command(tool, tool_input) or ""):
+        return SNAPSHOT_KEY
     if tool in SHELL_TOOLS and head.startswith(POLICY):
         return POLICY_KEY
     wrapped = re.match(SANDBOX_EXIT, head)
@@ -194,6 +217,9 @@ def on_result(ctx: ResultContext) -> Decision | None:
             return None
         if wall is not None and wall[0] == POLICY_KEY and _prefixed(ctx.tool, ctx.tool_input, _targets(wall, REFUSED)) is None:
             return None  # allowed by the policy: what it refused stays refused
+        looked = ctx.tool in _LOOKS or matches(ctx.tool, ctx.config.bookkeeping_tools)
+        if wall is not None and wall[0] in _SHELL_WAYS and looked:
+            return None  # a look or a plan: the shell is as broken as it was
         drop_slot(ctx.agent, NAME)  # something works: not every call is refused
         return None
     key = refusal_key(ctx.error_text, ctx.tool_input, ctx.tool)
@@ -218,7 +244,7 @@ def on_result(ctx: ResultContext) -> Decision | None:
     if kind not in kinds:
         kinds.append(kind)
         del kinds[:-MAX_KINDS]
-    if wall[4] or int(wall[1]) < threshold or (len(kinds) < MIN_KINDS and wall[0] != SHELL_KEY):
+    if wall[4] or int(wall[1]) < threshold or (len(kinds) < MIN_KINDS and wall[0] not in _SHELL_WAYS):
         return None
     wall[4] = 1
     if wall[0] == POLICY_KEY:
@@ -232,7 +258,7 @@ def on_result(ctx: ResultContext) -> Decision | None:
             text = permission_reminder(int(wall[1]), _named(kinds))
         return Decision(Action.REMIND, Rule.WALL, text, times=int(wall[1]), tool=ctx.tool)
     shown = quote(redact_prefix(ctx.error_text, QUOTE_CHARS + 1), QUOTE_CHARS)
-    text = wall_reminder(int(wall[1]), shown, shell=wall[0] == SHELL_KEY)
+    text = wall_reminder(int(wall[1]), shown, shell=wall[0] if wall[0] in _SHELL_WAYS else "")
     return Decision(Action.REMIND, Rule.WALL, text, times=int(wall[1]), tool=ctx.tool)
 
 
@@ -269,7 +295,7 @@ def on_call(ctx: CallContext) -> Decision | None:
             return None
     rounds = int(wall[1])
     named = _named(kinds)
-    shell = wall[0] == SHELL_KEY
+    shell = wall[0] if wall[0] in _SHELL_WAYS else ""
     advice = permission_reminder(rounds, named) if permission else wall_reminder(rounds, "", shell=shell)
     denial = permission_denial(rounds, named) if permission else wall_denial(rounds, shell=shell)
     if int(wall[4]) == 1:
@@ -302,7 +328,7 @@ def _kind(wall: Wall, tool: str, tool_input: Any) -> str:
     if wall[0] == PERMISSION_KEY and tool in SHELL_TOOLS and isinstance(tool_input, dict):
         words = _command(tool_input)
         return f"{tool[:MAX_ID_CHARS]}:{words[0].rsplit('/', 1)[-1][:64] if words else ''}"
-    if wall[0] == SHELL_KEY:
+    if wall[0] in _SHELL_WAYS:
         return tool[:MAX_ID_CHARS]  # the tool failed before any program ran
     return kind_of(tool, tool_input)
 
@@ -379,6 +405,11 @@ def _prefixed(tool: str, tool_input: Any, prefixes: list[str]) -> str | None:
     return None
 
 
+#: Claude Code's tools that only look (and its plan, `bookkeeping_tools`): their success says
+#: nothing of a shell that cannot start, so it leaves that wall standing; any other success may
+#: have repaired it (a folder made, a file moved) and ends it.
+_LOOKS = frozenset({"Read", "LS", "Glob", "Grep", "WebSearch", "WebFetch", "NotebookRead"})
+
 #: Programs that fetch the URL they are given: one refused for a host is refused for it again.
 _FETCHERS = frozenset({"curl", "wget", "http", "https", "xh", "aria2c"})
 
@@ -400,35 +431,44 @@ def reset(agent: Agent, why: str) -> None:
 # -- the texts the model reads (`messages.variant_of` names them) ----------------------------
 
 
-def wall_reminder(rounds: int, error: str, *, shell: bool = False) -> str:
-    """The wall stands: every kind of call is refused the same way (`shell`: the shell tool
-    cannot start, `SHELL_UNAVAILABLE`)."""
+def wall_reminder(rounds: int, error: str, *, shell: str = "") -> str:
+    """The wall stands: every kind of call is refused the same way (`shell`: the key of a shell
+    tool that cannot start, `SHELL_KEY` or `SNAPSHOT_KEY`)."""
     shown = f': """{error}"""' if error else ""
     head = f"[{PREFIX}] Every call of the last {rounds} rounds was refused the same way, whatever it was{shown}. "
     if shell:
-        return head + _SHELL_WAY
+        return head + _SHELL_WAYS[shell]
     return head + (
         "The environment refuses these calls (a sandbox, a permission rule, a broken hook, no network): "
         "trying them another way will not succeed. Stop, and tell the user what is refused and what you need."
     )
 
 
-#: What a wall of a shell that cannot start leaves (`SHELL_UNAVAILABLE`): the other tools.
-_SHELL_WAY = (
-    "Claude Code cannot make its own folder in the temporary directory, so every shell command fails before it "
-    "runs, whatever it is: do not run shell commands. The other tools (Read, Edit, Write) still work; tell the "
-    "user that folder must be writable (its owner or permissions) for the shell to work."
-)
+#: What a wall of a shell that cannot start leaves (`SHELL_UNAVAILABLE`, `SHELL_SNAPSHOT_LOST`):
+#: the other tools, and what the user can do.
+_SHELL_WAYS = {
+    SHELL_KEY: (
+        "Claude Code cannot make its own folder in the temporary directory, so every shell command fails before it "
+        "runs, whatever it is: do not run shell commands. The other tools (Read, Edit, Write) still work; tell the "
+        "user that folder must be writable (its owner or permissions) for the shell to work."
+    ),
+    SNAPSHOT_KEY: (
+        "The shell snapshot Claude Code loads before each command is gone (deleted with the temporary files, or "
+        "not where the shell looks for it), so every shell command fails before it runs, whatever it is: do not "
+        "run shell commands, nor try to repair the shell through it. The other tools (Read, Edit, Write) still work; "
+        "tell the user the shell needs a new Claude Code session (and, on Windows, a /tmp that Git Bash can find)."
+    ),
+}
 
 
-def wall_denial(rounds: int, *, shell: bool = False) -> str:
-    """A call after the reminder: not run (`shell`: the shell tool cannot start)."""
+def wall_denial(rounds: int, *, shell: str = "") -> str:
+    """A call after the reminder: not run (`shell`: the key of a shell tool that cannot start)."""
     head = (
         f"REPEAT_TOOL_BLOCKED: this call was not run: every call of the last {rounds} rounds was refused "
         "the same way, whatever it was (loop guard policy, not a tool failure). It would be refused too. "
     )
     if shell:
-        return head + _SHELL_WAY.rstrip(".")
+        return head + _SHELL_WAYS[shell].rstrip(".")
     return head + "Stop calling tools for this and tell the user what is refused and what you need"
 
 
