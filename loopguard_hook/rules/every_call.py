@@ -140,16 +140,23 @@ SHELL_KEY = "shell"
 #: with bash's line naming it and the command never runs (held-out 1.0.35 and 1.0.77 sessions
 #: of two users: 137 such failures, none with a command's output). Only the shell's own line is
 #: one (`/bin/bash: line 1: <path>: No such file or directory`, or the bare path), not a
-#: program's (`cat: <path>: …`) nor a script's (`./x.sh: line 3: …`), and not from a command
-#: that names a snapshot itself. Claude Code 2.x silences a missing snapshot (`source …
-#: 2>/dev/null || true`, corpus transcripts) and runs the command: no such line.
+#: program's (`cat: <path>: …`) nor a script's (`./x.sh: line 3: …`, `/w/x.sh: line 3: …`),
+#: among the first lines of a short failure (`_snapshot_lost`), and not from a command that
+#: names a snapshot itself. Claude Code 2.x silences a missing snapshot (`source … 2>/dev/null
+#: || true`, corpus transcripts) and runs the command; where it does not (Cygwin,
+#: anthropics/claude-code#26471: the line on stderr of commands that run), its failures begin
+#: `Exit code N` (2.1.332 payloads), and such a failure is never this wall.
 SHELL_SNAPSHOT_LOST = (
-    r"(?m)^(?:(?:\S{0,200}/)?(?:ba|z|da)?sh(?:\.exe)?: line \d+: )?(?:/|[A-Za-z]:[\\/])[^\n]{0,300}?"
+    r"(?m)^(?:(?:\S{0,200}/)?(?:ba|z|da)?sh(?:\.exe)?: line \d+: )?(?:/|[A-Za-z]:[\\/])[^\n:]{0,300}?"
     r"(?:[\\/]claude-shell-snapshot-[0-9a-f]+|[\\/]shell-snapshots[\\/]snapshot-\w+-\d+-\w+\.sh)"
     r": No such file or directory[ \t\r]*$"
 )
 #: The key a lost snapshot's failures share (its path differs by session).
 SNAPSHOT_KEY = "shell-snapshot"
+#: How far into a failure the line of a lost snapshot is looked for: lines, characters.
+_SNAPSHOT_LINES, _SNAPSHOT_CHARS = 6, 1200
+#: Where a shell wall keeps whether a look (`_LOOKS`) came since its latest failure.
+LOOKED = 6
 #: Where a permission wall keeps the targets that worked since it began and those it refused
 #: (`Wall`, `_target`), at most `MAX_KINDS` each.
 WORKED, REFUSED, MODE = 6, 7, 8
@@ -181,7 +188,7 @@ def refusal_key(text: str, tool_input: Any, tool: str | None = None) -> str | No
         return PERMISSION_KEY
     if tool in SHELL_TOOLS and re.match(SHELL_UNAVAILABLE, head.lstrip()):
         return SHELL_KEY
-    if tool in SHELL_TOOLS and re.search(SHELL_SNAPSHOT_LOST, head) and "snapshot" not in (shell_command(tool, tool_input) or ""):
+    if tool in SHELL_TOOLS and _snapshot_lost(text, shell_command(tool, tool_input) or ""):
         return SNAPSHOT_KEY
     if tool in SHELL_TOOLS and head.startswith(POLICY):
         return POLICY_KEY
@@ -190,6 +197,17 @@ def refusal_key(text: str, tool_input: Any, tool: str | None = None) -> str | No
     if not re.search(REFUSALS, said, re.IGNORECASE) or re.search(_SYNTAX_ERROR, head):
         return None
     return error_signature(re.sub(_TOOL_PREFIX, "", head.strip()), tool_input)[:16]
+
+
+def _snapshot_lost(text: str, command: str) -> bool:
+    """Whether a shell tool's failure is Claude Code 1.0.x's shell without its snapshot
+    (`SHELL_SNAPSHOT_LOST`): the shell's line among the first `_SNAPSHOT_LINES` lines of a
+    failure of at most `_SNAPSHOT_CHARS` characters that is not 2.x's `Exit code N` form, from a
+    command that names no snapshot."""
+    text = text.lstrip()
+    if len(text) > _SNAPSHOT_CHARS or text.startswith("Exit code ") or "snapshot" in command.lower():
+        return False
+    return re.search(SHELL_SNAPSHOT_LOST, "\n".join(text.splitlines()[:_SNAPSHOT_LINES])) is not None
 
 
 def kind_of(tool: str, tool_input: Any) -> str:
@@ -219,7 +237,10 @@ def on_result(ctx: ResultContext) -> Decision | None:
             return None  # allowed by the policy: what it refused stays refused
         looked = ctx.tool in _LOOKS or matches(ctx.tool, ctx.config.bookkeeping_tools)
         if wall is not None and wall[0] in _SHELL_WAYS and looked:
-            return None  # a look or a plan: the shell is as broken as it was
+            # a look or a plan says nothing of the shell: the wall stands, but the next shell
+            # call is let through (the user may have mended it meanwhile, mid-turn)
+            wall[LOOKED:] = [True]
+            return None
         drop_slot(ctx.agent, NAME)  # something works: not every call is refused
         return None
     key = refusal_key(ctx.error_text, ctx.tool_input, ctx.tool)
@@ -237,6 +258,8 @@ def on_result(ctx: ResultContext) -> Decision | None:
     elif key == POLICY_KEY:
         named = re.search(_FORBIDS, ctx.error_text[:2000])
         _targets(wall, REFUSED, " ".join(named.group(1).split()) if named else None)
+    elif key in _SHELL_WAYS:
+        del wall[LOOKED:]  # the shell failed again since the latest look
     if new_round(issued(ctx.call), float(wall[3])):  # issued after the model saw the latest refusal
         wall[1], wall[3] = int(wall[1]) + 1, ctx.agent["updated"]
     kinds = cast("list[str]", wall[2])
@@ -293,6 +316,8 @@ def on_call(ctx: CallContext) -> Decision | None:
         one_tool = len(tools) == 1 and len(kinds) <= MIN_KINDS
         if ctx.tool[:MAX_ID_CHARS] not in tools or (one_tool and _kind(wall, ctx.tool, ctx.tool_input) not in kinds):
             return None
+    if wall[0] in _SHELL_WAYS and int(wall[4]) == 1 and len(wall) > LOOKED and wall[LOOKED] is True:
+        return None  # reminded, not denied, and a look since its latest failure: it may have been mended
     rounds = int(wall[1])
     named = _named(kinds)
     shell = wall[0] if wall[0] in _SHELL_WAYS else ""
@@ -309,8 +334,8 @@ def on_call(ctx: CallContext) -> Decision | None:
         text = permission_stop(rounds, named, ends_turn=ctx.ends_turn, pauses=ctx.pauses_tools)
         why = "the permission system refuses these calls"
     else:
-        text = wall_stop(rounds, ends_turn=ctx.ends_turn, pauses=ctx.pauses_tools)
-        why = "every call was refused the same way"
+        text = wall_stop(rounds, ends_turn=ctx.ends_turn, pauses=ctx.pauses_tools, shell=bool(shell))
+        why = "every shell command failed the same way" if shell else "every call was refused the same way"
     reason = f"{PREFIX} ended the turn: {why}. Send a new message to continue."
     return Decision(Action.STOP, Rule.WALL, text, stop_reason=reason, advice=advice, times=rounds)
 
@@ -435,9 +460,10 @@ def wall_reminder(rounds: int, error: str, *, shell: str = "") -> str:
     """The wall stands: every kind of call is refused the same way (`shell`: the key of a shell
     tool that cannot start, `SHELL_KEY` or `SNAPSHOT_KEY`)."""
     shown = f': """{error}"""' if error else ""
-    head = f"[{PREFIX}] Every call of the last {rounds} rounds was refused the same way, whatever it was{shown}. "
     if shell:
-        return head + _SHELL_WAYS[shell]
+        head = f"[{PREFIX}] Every call of the last {rounds} rounds of shell commands failed the same way, whatever it ran"
+        return f"{head}{shown}. {_SHELL_WAYS[shell]}"
+    head = f"[{PREFIX}] Every call of the last {rounds} rounds was refused the same way, whatever it was{shown}. "
     return head + (
         "The environment refuses these calls (a sandbox, a permission rule, a broken hook, no network): "
         "trying them another way will not succeed. Stop, and tell the user what is refused and what you need."
@@ -463,19 +489,24 @@ _SHELL_WAYS = {
 
 def wall_denial(rounds: int, *, shell: str = "") -> str:
     """A call after the reminder: not run (`shell`: the key of a shell tool that cannot start)."""
+    if shell:
+        return (
+            f"REPEAT_TOOL_BLOCKED: this call was not run: every call of the last {rounds} rounds of shell commands "
+            "failed the same way, whatever it ran (loop guard policy, not a tool failure). It would fail too. "
+        ) + _SHELL_WAYS[shell].rstrip(".")
     head = (
         f"REPEAT_TOOL_BLOCKED: this call was not run: every call of the last {rounds} rounds was refused "
         "the same way, whatever it was (loop guard policy, not a tool failure). It would be refused too. "
     )
-    if shell:
-        return head + _SHELL_WAYS[shell].rstrip(".")
     return head + "Stop calling tools for this and tell the user what is refused and what you need"
 
 
-def wall_stop(rounds: int, *, ends_turn: bool, pauses: bool) -> str:
-    """The round after the denial: the end of the turn, worded for what the host does."""
+def wall_stop(rounds: int, *, ends_turn: bool, pauses: bool, shell: bool = False) -> str:
+    """The round after the denial: the end of the turn, worded for what the host does (`shell`:
+    a wall of a shell tool that cannot start)."""
+    what = "of shell commands failed" if shell else "was refused"
     base = (
-        f"REPEAT_TOOL_BLOCKED: every call of the last {rounds} rounds was refused the same way, also after a "
+        f"REPEAT_TOOL_BLOCKED: every call of the last {rounds} rounds {what} the same way, also after a "
         "denial (loop guard policy, not a tool failure)"
     )
     if ends_turn:

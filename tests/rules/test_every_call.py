@@ -268,12 +268,19 @@ def test_a_lost_shell_snapshot_is_a_wall_of_the_shell_tool() -> None:
     """Claude Code 1.0.x sources its shell snapshot before each command: once the file is gone,
     bash's line naming it is the whole answer of every Bash call (held-out 1.0.35 and 1.0.77
     transcripts). Either form is the tool's wall; a program's or a script's own line naming
-    such a file, a command that names a snapshot, or another tool's failure is not."""
+    such a file (by a relative or an absolute path), 2.x's `Exit code N` failures (Cygwin prints
+    the line on stderr of commands that run: anthropics/claude-code#26471), the line deep in a
+    long output, a command that names a snapshot, or another tool's failure is not."""
     for text in (SNAPSHOT_1_0_35, SNAPSHOT_1_0_77):
         assert rule.refusal_key(text, {"command": "ls -la"}, "Bash") == rule.SNAPSHOT_KEY, text
+    missing = "No such file or directory"
+    cygwin = f"/usr/bin/bash: line 1: /cygdrive/c/Users/u/.claude/shell-snapshots/snapshot-bash-1771380687-iicuq6.sh: {missing}"
     look_alikes = (
-        ("Bash", {"command": "cat notes.txt"}, "cat: /home/u/.claude/shell-snapshots/snapshot-bash-17-ab1.sh: No such file or directory"),
-        ("Bash", {"command": "./build.sh"}, "./build.sh: line 3: /tmp/claude-shell-snapshot-ab12: No such file or directory"),
+        ("Bash", {"command": "cat notes.txt"}, f"cat: /home/u/.claude/shell-snapshots/snapshot-bash-17-ab1.sh: {missing}"),
+        ("Bash", {"command": "./build.sh"}, f"./build.sh: line 3: /tmp/claude-shell-snapshot-ab12: {missing}"),
+        ("Bash", {"command": "bash /w/build.sh"}, f"/w/build.sh: line 3: /tmp/claude-shell-snapshot-ab12: {missing}"),
+        ("Bash", {"command": "npm test"}, f"Exit code 1\n{cygwin}\nFAIL src/parse.test.js"),
+        ("Bash", {"command": "pytest -q"}, "F\n" * 10 + "E   " + SNAPSHOT_1_0_35 + "\n" + "x" * 1300),
         ("Bash", {"command": "source /tmp/claude-shell-snapshot-902b && ls"}, SNAPSHOT_1_0_35),
         ("Read", {"file_path": "/tmp/claude-shell-snapshot-902b"}, SNAPSHOT_1_0_35),
     )
@@ -289,8 +296,10 @@ def _looked(entry: dict, tool: str, tool_input: dict, t: float) -> object:  # ty
 
 def test_a_look_between_a_broken_shells_failures_leaves_its_wall_standing() -> None:
     """A Read or a plan update says nothing of a shell whose snapshot is gone: the wall counts on
-    across them, is reminded at its third failure, and then any Bash call is denied with what
-    still works; a Write that went through may have repaired it, and ends the wall."""
+    across them, and is reminded at its third failure; a Bash call straight after a failure is
+    then denied with what still works. After a look a reminded wall lets one shell call through
+    (the user may have mended the shell meanwhile); if it fails, the next is denied again. A
+    Write that went through may have repaired the shell, and ends the wall."""
     entry = agent()
     assert _fails(entry, "Bash", {"command": "journalctl --vacuum-size=50M"}, SNAPSHOT_1_0_35, 10.0) is None
     assert _looked(entry, "TodoWrite", {"todos": []}, 15.0) is None
@@ -298,11 +307,13 @@ def test_a_look_between_a_broken_shells_failures_leaves_its_wall_standing() -> N
     assert _looked(entry, "LS", {"path": "/root"}, 25.0) is None
     remind = _fails(entry, "Bash", {"command": "ls -la /root"}, SNAPSHOT_1_0_35, 30.0)
     assert remind is not None and (remind.action, remind.rule) == (Action.REMIND, Rule.WALL)  # type: ignore[attr-defined]
-    assert "snapshot" in remind.message and "new Claude Code session" in remind.message  # type: ignore[attr-defined]
+    assert "shell commands failed" in remind.message and "new Claude Code session" in remind.message  # type: ignore[attr-defined]
     _looked(entry, "Read", {"file_path": "/root/app/.env"}, 35.0)
-    deny = rule.on_call(call_ctx("Bash", {"command": "pwd"}, entry=entry, now=40.0))  # type: ignore[arg-type]
+    assert rule.on_call(call_ctx("Bash", {"command": "pwd"}, entry=entry, now=40.0)) is None  # type: ignore[arg-type]
+    _fails(entry, "Bash", {"command": "pwd"}, SNAPSHOT_1_0_35, 40.0)
+    deny = rule.on_call(call_ctx("Bash", {"command": "id"}, entry=entry, now=50.0))  # type: ignore[arg-type]
     assert deny is not None and (deny.action, deny.rule) == (Action.DENY, Rule.WALL) and "Read, Edit, Write" in deny.message
-    assert rule.on_call(call_ctx("Read", {"file_path": "/root/a"}, entry=entry, now=41.0)) is None  # type: ignore[arg-type]
+    assert rule.on_call(call_ctx("Read", {"file_path": "/root/a"}, entry=entry, now=51.0)) is None  # type: ignore[arg-type]
 
     fresh = agent()
     for n, command in enumerate(["pwd", "ls", "id"], start=1):
