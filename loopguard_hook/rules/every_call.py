@@ -30,7 +30,9 @@ Only a shell tool's failure whose whole text is that line, for a folder `claude`
 Claude Code 1.0.x's shell whose snapshot is gone (`SHELL_SNAPSHOT_LOST`: bash's line that the
 file it sources before each command does not exist) is such a wall too. A look or a plan
 (`_LOOKS`: Read, LS, Glob, Grep, a web search, `bookkeeping_tools`) between its failures leaves
-it standing; any other success, which may have repaired it, ends it.
+it standing, though after one a reminded wall lets a shell call through (the user may have
+mended the shell mid-turn, which fires no prompt event); any other success, which may have
+repaired it, ends it.
 
 Claude Code's permission refusal (`Permission to use Bash has been denied. IMPORTANT: …`, or a
 deny rule's `Permission to use Bash with command <command> has been denied.`,
@@ -71,7 +73,8 @@ Its slot is `Agent.rules["every_call"]`: the wall being watched, `[error key, ro
 tools and programs refused, when the first result of the latest round came back, level,
 denied at, and for a permission wall the targets that worked since it began, the targets
 it refused (`_target`) and the permission mode of its latest refusal; for a policy wall the
-prefixes its refusals named at `REFUSED` (`_prefixed`)]`.
+prefixes its refusals named at `REFUSED` (`_prefixed`); for a shell wall, at `LOOKED`, whether a
+look came since its latest failure]`.
 """
 
 import re
