@@ -30,9 +30,9 @@ Only a shell tool's failure whose whole text is that line, for a folder `claude`
 Claude Code 1.0.x's shell whose snapshot is gone (`SHELL_SNAPSHOT_LOST`: bash's line that the
 file it sources before each command does not exist) is such a wall too. A look or a plan
 (`_LOOKS`: Read, LS, Glob, Grep, a web search, `bookkeeping_tools`) between its failures leaves
-it standing, though after one a reminded wall lets a shell call through (the user may have
-mended the shell mid-turn, which fires no prompt event); any other success, which may have
-repaired it, ends it.
+it standing, though after one a reminded wall lets a shell call through, once (the user may
+have mended the shell mid-turn, which fires no prompt event); any other success, which may
+have repaired it, ends it.
 
 Claude Code's permission refusal (`Permission to use Bash has been denied. IMPORTANT: …`, or a
 deny rule's `Permission to use Bash with command <command> has been denied.`,
@@ -73,8 +73,8 @@ Its slot is `Agent.rules["every_call"]`: the wall being watched, `[error key, ro
 tools and programs refused, when the first result of the latest round came back, level,
 denied at, and for a permission wall the targets that worked since it began, the targets
 it refused (`_target`) and the permission mode of its latest refusal; for a policy wall the
-prefixes its refusals named at `REFUSED` (`_prefixed`); for a shell wall, at `LOOKED`, whether a
-look came since its latest failure]`.
+prefixes its refusals named at `REFUSED` (`_prefixed`); for a shell wall, at `LOOK`, whether a
+look came since its latest failure (`LOOKED`) or let a shell call through already (`TRIED`)]`.
 """
 
 import re
@@ -158,8 +158,10 @@ SHELL_SNAPSHOT_LOST = (
 SNAPSHOT_KEY = "shell-snapshot"
 #: How far into a failure the line of a lost snapshot is looked for: lines, characters.
 _SNAPSHOT_LINES, _SNAPSHOT_CHARS = 6, 1200
-#: Where a shell wall keeps whether a look (`_LOOKS`) came since its latest failure.
-LOOKED = 6
+#: Where a shell wall keeps what came since its reminder: `LOOKED`, a look (`_LOOKS`) since its
+#: latest failure; `TRIED`, the one shell call a look lets through, let through already.
+LOOKED, TRIED = "looked", "tried"
+LOOK = 6
 #: Where a permission wall keeps the targets that worked since it began and those it refused
 #: (`Wall`, `_target`), at most `MAX_KINDS` each.
 WORKED, REFUSED, MODE = 6, 7, 8
@@ -241,8 +243,9 @@ def on_result(ctx: ResultContext) -> Decision | None:
         looked = ctx.tool in _LOOKS or matches(ctx.tool, ctx.config.bookkeeping_tools)
         if wall is not None and wall[0] in _SHELL_WAYS and looked:
             # a look or a plan says nothing of the shell: the wall stands, but the next shell
-            # call is let through (the user may have mended it meanwhile, mid-turn)
-            wall[LOOKED:] = [True]
+            # call is let through once (the user may have mended it meanwhile, mid-turn)
+            if _look(wall) != TRIED:
+                wall[LOOK:] = [LOOKED]
             return None
         drop_slot(ctx.agent, NAME)  # something works: not every call is refused
         return None
@@ -261,8 +264,8 @@ def on_result(ctx: ResultContext) -> Decision | None:
     elif key == POLICY_KEY:
         named = re.search(_FORBIDS, ctx.error_text[:2000])
         _targets(wall, REFUSED, " ".join(named.group(1).split()) if named else None)
-    elif key in _SHELL_WAYS:
-        del wall[LOOKED:]  # the shell failed again since the latest look
+    elif key in _SHELL_WAYS and _look(wall) != TRIED:
+        del wall[LOOK:]  # the shell failed again since the latest look
     if new_round(issued(ctx.call), float(wall[3])):  # issued after the model saw the latest refusal
         wall[1], wall[3] = int(wall[1]) + 1, ctx.agent["updated"]
     kinds = cast("list[str]", wall[2])
@@ -319,8 +322,9 @@ def on_call(ctx: CallContext) -> Decision | None:
         one_tool = len(tools) == 1 and len(kinds) <= MIN_KINDS
         if ctx.tool[:MAX_ID_CHARS] not in tools or (one_tool and _kind(wall, ctx.tool, ctx.tool_input) not in kinds):
             return None
-    if wall[0] in _SHELL_WAYS and int(wall[4]) == 1 and len(wall) > LOOKED and wall[LOOKED] is True:
-        return None  # reminded, not denied, and a look since its latest failure: it may have been mended
+    if wall[0] in _SHELL_WAYS and int(wall[4]) == 1 and _look(wall) == LOOKED:
+        wall[LOOK] = TRIED  # reminded, not denied, and a look since its latest failure: it may have been mended
+        return None
     rounds = int(wall[1])
     named = _named(kinds)
     shell = wall[0] if wall[0] in _SHELL_WAYS else ""
@@ -341,6 +345,11 @@ def on_call(ctx: CallContext) -> Decision | None:
         why = "every shell command failed the same way" if shell else "every call was refused the same way"
     reason = f"{PREFIX} ended the turn: {why}. Send a new message to continue."
     return Decision(Action.STOP, Rule.WALL, text, stop_reason=reason, advice=advice, times=rounds)
+
+
+def _look(wall: Wall) -> str | None:
+    """A shell wall's `LOOKED` or `TRIED`, or None."""
+    return wall[LOOK] if len(wall) > LOOK and wall[LOOK] in (LOOKED, TRIED) else None
 
 
 def _other_mode(wall: Wall, mode: str | None) -> bool:

@@ -298,7 +298,8 @@ def test_a_look_between_a_broken_shells_failures_leaves_its_wall_standing() -> N
     """A Read or a plan update says nothing of a shell whose snapshot is gone: the wall counts on
     across them, and is reminded at its third failure; a Bash call straight after a failure is
     then denied with what still works. After a look a reminded wall lets one shell call through
-    (the user may have mended the shell meanwhile); if it fails, the next is denied again. A
+    (the user may have mended the shell meanwhile), once: if it fails, the next is denied, looks
+    or not. A
     Write that went through may have repaired the shell, and ends the wall."""
     entry = agent()
     assert _fails(entry, "Bash", {"command": "journalctl --vacuum-size=50M"}, SNAPSHOT_1_0_35, 10.0) is None
@@ -311,6 +312,7 @@ def test_a_look_between_a_broken_shells_failures_leaves_its_wall_standing() -> N
     _looked(entry, "Read", {"file_path": "/root/app/.env"}, 35.0)
     assert rule.on_call(call_ctx("Bash", {"command": "pwd"}, entry=entry, now=40.0)) is None  # type: ignore[arg-type]
     _fails(entry, "Bash", {"command": "pwd"}, SNAPSHOT_1_0_35, 40.0)
+    _looked(entry, "Read", {"file_path": "/root/app/.env"}, 45.0)  # one try after a look, not one per look
     deny = rule.on_call(call_ctx("Bash", {"command": "id"}, entry=entry, now=50.0))  # type: ignore[arg-type]
     assert deny is not None and (deny.action, deny.rule) == (Action.DENY, Rule.WALL) and "Read, Edit, Write" in deny.message
     assert rule.on_call(call_ctx("Read", {"file_path": "/root/a"}, entry=entry, now=51.0)) is None  # type: ignore[arg-type]
