@@ -29,6 +29,8 @@ last such write, `[tool, when it was made]` (`NoopEntry`), until the next prompt
 profiles' texts are theirs and do not change.
 """
 
+import math
+import re
 from typing import TYPE_CHECKING, cast
 
 from ..core import messages as msg
@@ -124,6 +126,32 @@ def _noop_note(ctx: CallContext) -> str:
     return NOOP_NOTE.format(tool=tool[:MAX_ID_CHARS])
 
 
+def _wait_note(ctx: CallContext) -> str:
+    """`WAIT_NOTE` when this shell call's previous result says nothing listened at the address it
+    asked (`REFUSED`: a server not started, or still starting) and slow polls are free
+    (`slow_repeat_seconds`, off in the seed profiles); else ""."""
+    slow = ctx.config.slow_repeat_seconds
+    previous = _previous_result(ctx)
+    if not slow or ctx.tool not in SHELL_TOOLS or previous is None or re.search(REFUSED, previous[:2000]) is None:
+        return ""
+    return WAIT_NOTE.format(seconds=math.ceil(slow / 2))
+
+
+#: What a result says when nothing listened at the address asked (curl, wget, Node's fetch,
+#: psql, redis-cli, nc: their own words).
+REFUSED = (
+    r"Connection refused|ECONNREFUSED|Failed to connect to|Couldn't connect to server"
+    r"|could not connect to server|Could not connect to Redis"
+)
+#: What a repeat's text adds then: the way out that goes ahead (`_slow`: a check that sleeps
+#: half of `slow_repeat_seconds` first is a poll).
+WAIT_NOTE = (
+    " Nothing answered at that address. If a server is still starting, wait for it in one check that sleeps "
+    "first (`sleep {seconds} && ...`, which is let through) or read its log; if none was started, start it or "
+    "tell the user."
+)
+
+
 #: What a call's text adds when a write made since its previous attempt changed nothing (a Write
 #: whose result says so, or a write tool's or patch's call whose files the workspace showed as
 #: they were).
@@ -145,7 +173,7 @@ def on_call(ctx: CallContext) -> Decision | None:
     limit = cfg.result_preview_chars
     if cfg.stop_at and n >= cfg.stop_at or cfg.deny_at and n >= cfg.deny_at:
         # Looked up only where a text is made: most counted calls reach no threshold.
-        note = _noop_note(ctx)
+        note = _noop_note(ctx) + _wait_note(ctx)
         advice = detailed_reminder(tool, n, arguments_text(ctx.key, cfg.preview_chars), in_a_row=in_a_row, note=note)
     # A call the host rejected before it ran (Claude Code validates input before PreToolUse; only
     # PostToolBatch sees it) can never be denied: where the profile ends turns and the host can end
@@ -171,7 +199,7 @@ def on_call(ctx: CallContext) -> Decision | None:
             # A poll spaced `slow_repeat_seconds` or more apart stays free (a job still running,
             # CI pending): it is what a reminder asks for, waiting longer between checks.
             return None
-        note = _noop_note(ctx)
+        note = _noop_note(ctx) + _wait_note(ctx)
         if n == thresholds[0]:
             text = gentle_reminder(tool, n, note=note)
         else:

@@ -203,3 +203,42 @@ def test_a_denial_on_qwen_quotes_the_read_not_qwens_unchanged_stub(tmp_path: Pat
     denial = next(result.stdout.decode() for step, result in runner.results if b'"deny"' in result.stdout)
     assert "REPEAT_TOOL_BLOCKED" in denial and "alpha\\nbeta\\ngamma" in denial, denial
     assert "offset/limit" not in denial
+
+
+REFUSED_CURL = "Exit code 7\ncurl: (7) Failed to connect to localhost port 3000 after 0 ms: Connection refused"
+
+
+def test_a_repeat_of_a_check_nothing_answered_says_how_to_wait() -> None:
+    """A shell check repeated against an address where nothing listens (a dev server not up yet)
+    is reminded and denied with the way out that goes ahead: one check that sleeps first (half of
+    `slow_repeat_seconds`, a poll to `_slow`), or its log. Not after another failure, not for
+    another tool, and not under the seed profiles (no slow polls there; their texts are theirs)."""
+    balanced = Config(**PROFILE_DEFAULTS["balanced"])
+    curl = {"command": "curl -s localhost:3000/health"}
+    for n in (3, 4, 5, 8):
+        ctx = call_ctx("Bash", curl, attempt=n, config=balanced, now=160.0, previous_time=156.0)
+        assert ctx.sig is not None
+        ctx.sig["preview"] = REFUSED_CURL
+        verdict = rule.on_call(ctx)
+        assert verdict is not None and "Nothing answered at that address" in verdict.message, n
+        assert "`sleep 30 && ...`" in verdict.message, n
+    waits = rule.on_call(call_ctx("Bash", {"command": "sleep 30 && curl -s localhost:3000/health"}, attempt=5, config=balanced,
+                                  now=160.0, previous_time=156.0))
+    assert waits is not None and waits.rule == Rule.SLOW_REPEAT  # the check the text offers is a poll
+    for tool, tool_input, preview in (
+        ("Bash", curl, "Exit code 22\ncurl: (22) The requested URL returned error: 500"),
+        ("WebFetch", {"url": "http://localhost:3000/health"}, "fetch failed: connect ECONNREFUSED 127.0.0.1:3000"),
+    ):
+        ctx = call_ctx(tool, tool_input, attempt=5, config=balanced, now=160.0, previous_time=156.0)
+        assert ctx.sig is not None
+        ctx.sig["preview"] = preview
+        verdict = rule.on_call(ctx)
+        assert verdict is not None and "Nothing answered" not in verdict.message, tool
+    for profile in ("reminder", "breaker", "progress"):
+        seed = Config(**PROFILE_DEFAULTS[profile])
+        for n in range(1, 9):
+            ctx = call_ctx("Bash", curl, attempt=n, config=seed, now=160.0, previous_time=156.0)
+            assert ctx.sig is not None
+            ctx.sig["preview"] = REFUSED_CURL
+            verdict = rule.on_call(ctx)
+            assert verdict is None or "Nothing answered" not in verdict.message, (profile, n)
