@@ -27,12 +27,10 @@ in /tmp, so every Bash call fails before its command runs) is a wall of the tool
 `MIN_KINDS` programs, and after its reminder any call of that tool is denied, whatever it runs.
 Only a shell tool's failure whose whole text is that line, for a folder `claude` or
 `claude-<uid>`, is one: not Write or an MCP tool refused a mkdir, not a program's own output.
-Claude Code 1.0.x's shell whose snapshot is gone (`SHELL_SNAPSHOT_LOST`: bash's line that the
-file it sources before each command does not exist) is such a wall too. A look or a plan
-(`_LOOKS`: Read, LS, Glob, Grep, a web search, `bookkeeping_tools`) between its failures leaves
-it standing, though after one a reminded wall lets a shell call through, once (the user may
-have mended the shell mid-turn, which fires no prompt event); any other success, which may
-have repaired it, ends it.
+A look (`_LOOKS`: Read, LS, Glob, Grep, a web search) between its failures leaves it standing,
+though after one a reminded wall lets a shell call through, once (the user may have mended the
+folder mid-turn, which fires no prompt event); any other success, which may have repaired it,
+ends it.
 
 Claude Code's permission refusal (`Permission to use Bash has been denied. IMPORTANT: …`, or a
 deny rule's `Permission to use Bash with command <command> has been denied.`,
@@ -93,7 +91,7 @@ from ..core.shellwords import (
     program_words,
     shell_command,
 )
-from ..core.tools import matches, writes_settings
+from ..core.tools import writes_settings
 from ..core.verdict import Action, Decision, Rule
 from .base import CallContext, ResultContext
 
@@ -136,28 +134,6 @@ _FORBIDS = r"policy forbids commands starting with `([^`\n]{1,200})`"
 SHELL_UNAVAILABLE = r"\A(?:Error: )?E(?:ACCES|PERM|ROFS|NOENT): [^\n,]*, mkdir '[^'\n]*/claude(?:-\d+)?(?:/[^'\n]*)?'\s*\Z"
 #: The key every such failure shares (the folder's name differs by user and session).
 SHELL_KEY = "shell"
-#: The host's own shell losing its snapshot: Claude Code 1.0.x sources the shell state it saved
-#: when the session began (`/tmp/claude-shell-snapshot-902b`; from 1.0.77
-#: `…/shell-snapshots/snapshot-bash-1755671904543-u5mtcv.sh`) before each command, and once the
-#: file is gone (`rm -rf /tmp/*`, a /tmp Git Bash cannot find on Windows) every Bash call fails
-#: with bash's line naming it and the command never runs (held-out 1.0.35 and 1.0.77 sessions
-#: of two users: 137 such failures, none with a command's output). Only the shell's own line is
-#: one (`/bin/bash: line 1: <path>: No such file or directory`, or the bare path), not a
-#: program's (`cat: <path>: …`) nor a script's (`./x.sh: line 3: …`, `/w/x.sh: line 3: …`),
-#: among the first lines of a short failure (`_snapshot_lost`), and not from a command that
-#: names a snapshot itself. Claude Code 2.x silences a missing snapshot (`source … 2>/dev/null
-#: || true`, corpus transcripts) and runs the command; where it does not (Cygwin,
-#: anthropics/claude-code#26471: the line on stderr of commands that run), its failures begin
-#: `Exit code N` (2.1.332 payloads), and such a failure is never this wall.
-SHELL_SNAPSHOT_LOST = (
-    r"(?m)^(?:(?:\S{0,200}/)?(?:ba|z|da)?sh(?:\.exe)?: line \d+: )?(?:/|[A-Za-z]:[\\/])[^\n:]{0,300}?"
-    r"(?:[\\/]claude-shell-snapshot-[0-9a-f]+|[\\/]shell-snapshots[\\/]snapshot-\w+-\d+-\w+\.sh)"
-    r": No such file or directory[ \t\r]*$"
-)
-#: The key a lost snapshot's failures share (its path differs by session).
-SNAPSHOT_KEY = "shell-snapshot"
-#: How far into a failure the line of a lost snapshot is looked for: lines, characters.
-_SNAPSHOT_LINES, _SNAPSHOT_CHARS = 6, 1200
 #: Where a shell wall keeps what came since its reminder: `LOOKED`, a look (`_LOOKS`) since its
 #: latest failure; `TRIED`, the one shell call a look lets through, let through already.
 LOOKED, TRIED = "looked", "tried"
@@ -193,8 +169,6 @@ def refusal_key(text: str, tool_input: Any, tool: str | None = None) -> str | No
         return PERMISSION_KEY
     if tool in SHELL_TOOLS and re.match(SHELL_UNAVAILABLE, head.lstrip()):
         return SHELL_KEY
-    if tool in SHELL_TOOLS and _snapshot_lost(text, shell_command(tool, tool_input) or ""):
-        return SNAPSHOT_KEY
     if tool in SHELL_TOOLS and head.startswith(POLICY):
         return POLICY_KEY
     wrapped = re.match(SANDBOX_EXIT, head)
@@ -202,17 +176,6 @@ def refusal_key(text: str, tool_input: Any, tool: str | None = None) -> str | No
     if not re.search(REFUSALS, said, re.IGNORECASE) or re.search(_SYNTAX_ERROR, head):
         return None
     return error_signature(re.sub(_TOOL_PREFIX, "", head.strip()), tool_input)[:16]
-
-
-def _snapshot_lost(text: str, command: str) -> bool:
-    """Whether a shell tool's failure is Claude Code 1.0.x's shell without its snapshot
-    (`SHELL_SNAPSHOT_LOST`): the shell's line among the first `_SNAPSHOT_LINES` lines of a
-    failure of at most `_SNAPSHOT_CHARS` characters that is not 2.x's `Exit code N` form, from a
-    command that names no snapshot."""
-    text = text.lstrip()
-    if len(text) > _SNAPSHOT_CHARS or text.startswith("Exit code ") or "snapshot" in command.lower():
-        return False
-    return re.search(SHELL_SNAPSHOT_LOST, "\n".join(text.splitlines()[:_SNAPSHOT_LINES])) is not None
 
 
 def kind_of(tool: str, tool_input: Any) -> str:
@@ -240,9 +203,8 @@ def on_result(ctx: ResultContext) -> Decision | None:
             return None
         if wall is not None and wall[0] == POLICY_KEY and _prefixed(ctx.tool, ctx.tool_input, _targets(wall, REFUSED)) is None:
             return None  # allowed by the policy: what it refused stays refused
-        looked = ctx.tool in _LOOKS or matches(ctx.tool, ctx.config.bookkeeping_tools)
-        if wall is not None and wall[0] in _SHELL_WAYS and looked:
-            # a look or a plan says nothing of the shell: the wall stands, but the next shell
+        if wall is not None and wall[0] == SHELL_KEY and ctx.tool in _LOOKS:
+            # a look says nothing of the shell: the wall stands, but the next shell
             # call is let through once (the user may have mended it meanwhile, mid-turn)
             if _look(wall) != TRIED:
                 wall[LOOK:] = [LOOKED]
@@ -264,7 +226,7 @@ def on_result(ctx: ResultContext) -> Decision | None:
     elif key == POLICY_KEY:
         named = re.search(_FORBIDS, ctx.error_text[:2000])
         _targets(wall, REFUSED, " ".join(named.group(1).split()) if named else None)
-    elif key in _SHELL_WAYS and _look(wall) != TRIED:
+    elif key == SHELL_KEY and _look(wall) != TRIED:
         del wall[LOOK:]  # the shell failed again since the latest look
     if new_round(issued(ctx.call), float(wall[3])):  # issued after the model saw the latest refusal
         wall[1], wall[3] = int(wall[1]) + 1, ctx.agent["updated"]
@@ -273,7 +235,7 @@ def on_result(ctx: ResultContext) -> Decision | None:
     if kind not in kinds:
         kinds.append(kind)
         del kinds[:-MAX_KINDS]
-    if wall[4] or int(wall[1]) < threshold or (len(kinds) < MIN_KINDS and wall[0] not in _SHELL_WAYS):
+    if wall[4] or int(wall[1]) < threshold or (len(kinds) < MIN_KINDS and wall[0] != SHELL_KEY):
         return None
     wall[4] = 1
     if wall[0] == POLICY_KEY:
@@ -287,7 +249,7 @@ def on_result(ctx: ResultContext) -> Decision | None:
             text = permission_reminder(int(wall[1]), _named(kinds))
         return Decision(Action.REMIND, Rule.WALL, text, times=int(wall[1]), tool=ctx.tool)
     shown = quote(redact_prefix(ctx.error_text, QUOTE_CHARS + 1), QUOTE_CHARS)
-    text = wall_reminder(int(wall[1]), shown, shell=wall[0] if wall[0] in _SHELL_WAYS else "")
+    text = wall_reminder(int(wall[1]), shown, shell=wall[0] == SHELL_KEY)
     return Decision(Action.REMIND, Rule.WALL, text, times=int(wall[1]), tool=ctx.tool)
 
 
@@ -322,12 +284,12 @@ def on_call(ctx: CallContext) -> Decision | None:
         one_tool = len(tools) == 1 and len(kinds) <= MIN_KINDS
         if ctx.tool[:MAX_ID_CHARS] not in tools or (one_tool and _kind(wall, ctx.tool, ctx.tool_input) not in kinds):
             return None
-    if wall[0] in _SHELL_WAYS and int(wall[4]) == 1 and _look(wall) == LOOKED:
+    if wall[0] == SHELL_KEY and int(wall[4]) == 1 and _look(wall) == LOOKED:
         wall[LOOK] = TRIED  # reminded, not denied, and a look since its latest failure: it may have been mended
         return None
     rounds = int(wall[1])
     named = _named(kinds)
-    shell = wall[0] if wall[0] in _SHELL_WAYS else ""
+    shell = wall[0] == SHELL_KEY
     advice = permission_reminder(rounds, named) if permission else wall_reminder(rounds, "", shell=shell)
     denial = permission_denial(rounds, named) if permission else wall_denial(rounds, shell=shell)
     if int(wall[4]) == 1:
@@ -341,7 +303,7 @@ def on_call(ctx: CallContext) -> Decision | None:
         text = permission_stop(rounds, named, ends_turn=ctx.ends_turn, pauses=ctx.pauses_tools)
         why = "the permission system refuses these calls"
     else:
-        text = wall_stop(rounds, ends_turn=ctx.ends_turn, pauses=ctx.pauses_tools, shell=bool(shell))
+        text = wall_stop(rounds, ends_turn=ctx.ends_turn, pauses=ctx.pauses_tools, shell=shell)
         why = "every shell command failed the same way" if shell else "every call was refused the same way"
     reason = f"{PREFIX} ended the turn: {why}. Send a new message to continue."
     return Decision(Action.STOP, Rule.WALL, text, stop_reason=reason, advice=advice, times=rounds)
@@ -365,7 +327,7 @@ def _kind(wall: Wall, tool: str, tool_input: Any) -> str:
     if wall[0] == PERMISSION_KEY and tool in SHELL_TOOLS and isinstance(tool_input, dict):
         words = _command(tool_input)
         return f"{tool[:MAX_ID_CHARS]}:{words[0].rsplit('/', 1)[-1][:64] if words else ''}"
-    if wall[0] in _SHELL_WAYS:
+    if wall[0] == SHELL_KEY:
         return tool[:MAX_ID_CHARS]  # the tool failed before any program ran
     return kind_of(tool, tool_input)
 
@@ -442,9 +404,9 @@ def _prefixed(tool: str, tool_input: Any, prefixes: list[str]) -> str | None:
     return None
 
 
-#: Claude Code's tools that only look (and its plan, `bookkeeping_tools`): their success says
-#: nothing of a shell that cannot start, so it leaves that wall standing; any other success may
-#: have repaired it (a folder made, a file moved) and ends it.
+#: Claude Code's tools that only look: their success says nothing of a shell that cannot start,
+#: so it leaves that wall standing; any other success may have repaired it (a folder made, a
+#: file moved) and ends it. (Its plan tool never reaches the rule: `exclude`.)
 _LOOKS = frozenset({"Read", "LS", "Glob", "Grep", "WebSearch", "WebFetch", "NotebookRead"})
 
 #: Programs that fetch the URL they are given: one refused for a host is refused for it again.
@@ -468,13 +430,13 @@ def reset(agent: Agent, why: str) -> None:
 # -- the texts the model reads (`messages.variant_of` names them) ----------------------------
 
 
-def wall_reminder(rounds: int, error: str, *, shell: str = "") -> str:
-    """The wall stands: every kind of call is refused the same way (`shell`: the key of a shell
-    tool that cannot start, `SHELL_KEY` or `SNAPSHOT_KEY`)."""
+def wall_reminder(rounds: int, error: str, *, shell: bool = False) -> str:
+    """The wall stands: every kind of call is refused the same way (`shell`: the shell tool
+    cannot start, `SHELL_UNAVAILABLE`)."""
     shown = f': """{error}"""' if error else ""
     if shell:
         head = f"[{PREFIX}] Every call of the last {rounds} rounds of shell commands failed the same way, whatever it ran"
-        return f"{head}{shown}. {_SHELL_WAYS[shell]}"
+        return f"{head}{shown}. {_SHELL_WAY}"
     head = f"[{PREFIX}] Every call of the last {rounds} rounds was refused the same way, whatever it was{shown}. "
     return head + (
         "The environment refuses these calls (a sandbox, a permission rule, a broken hook, no network): "
@@ -482,30 +444,21 @@ def wall_reminder(rounds: int, error: str, *, shell: str = "") -> str:
     )
 
 
-#: What a wall of a shell that cannot start leaves (`SHELL_UNAVAILABLE`, `SHELL_SNAPSHOT_LOST`):
-#: the other tools, and what the user can do.
-_SHELL_WAYS = {
-    SHELL_KEY: (
-        "Claude Code cannot make its own folder in the temporary directory, so every shell command fails before it "
-        "runs, whatever it is: do not run shell commands. The other tools (Read, Edit, Write) still work; tell the "
-        "user that folder must be writable (its owner or permissions) for the shell to work."
-    ),
-    SNAPSHOT_KEY: (
-        "The shell snapshot Claude Code loads before each command is gone (deleted with the temporary files, or "
-        "not where the shell looks for it), so every shell command fails before it runs, whatever it is: do not "
-        "run shell commands, nor try to repair the shell through it. The other tools (Read, Edit, Write) still work; "
-        "tell the user the shell needs a new Claude Code session (and, on Windows, a /tmp that Git Bash can find)."
-    ),
-}
+#: What a wall of a shell that cannot start leaves (`SHELL_UNAVAILABLE`): the other tools.
+_SHELL_WAY = (
+    "Claude Code cannot make its own folder in the temporary directory, so every shell command fails before it "
+    "runs, whatever it is: do not run shell commands. The other tools (Read, Edit, Write) still work; tell the "
+    "user that folder must be writable (its owner or permissions) for the shell to work."
+)
 
 
-def wall_denial(rounds: int, *, shell: str = "") -> str:
-    """A call after the reminder: not run (`shell`: the key of a shell tool that cannot start)."""
+def wall_denial(rounds: int, *, shell: bool = False) -> str:
+    """A call after the reminder: not run (`shell`: the shell tool cannot start)."""
     if shell:
         return (
             f"REPEAT_TOOL_BLOCKED: this call was not run: every call of the last {rounds} rounds of shell commands "
             "failed the same way, whatever it ran (loop guard policy, not a tool failure). It would fail too. "
-        ) + _SHELL_WAYS[shell].rstrip(".")
+        ) + _SHELL_WAY.rstrip(".")
     head = (
         f"REPEAT_TOOL_BLOCKED: this call was not run: every call of the last {rounds} rounds was refused "
         "the same way, whatever it was (loop guard policy, not a tool failure). It would be refused too. "

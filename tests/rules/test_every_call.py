@@ -254,38 +254,8 @@ def test_the_wall_of_a_shell_that_cannot_start_says_what_still_works() -> None:
     assert rule.wall_denial(3).startswith("REPEAT_TOOL_BLOCKED: this call was not run: every call of the last ")
 
 
-SNAPSHOT_1_0_35 = "/bin/bash: line 1: /tmp/claude-shell-snapshot-902b: No such file or directory"
-SNAPSHOT_1_0_77 = (
-    "bash.exe: warning: could not find /tmp, please create!\n"
-    "/usr/bin/bash: line 2: Bash environment loaded successfully\n"
-    "/k/Apps/Claude-Code/shell-snapshots/snapshot-bash-1755672644798-7tzdot.sh: No such file or directory\n"
-    "/usr/bin/bash: line 3: /tmp/claude-dee8-cwd: No such file or directory\n\n"
-    "Bash environment loaded successfully"
-)
 
-
-def test_a_lost_shell_snapshot_is_a_wall_of_the_shell_tool() -> None:
-    """Claude Code 1.0.x sources its shell snapshot before each command: once the file is gone,
-    bash's line naming it is the whole answer of every Bash call (held-out 1.0.35 and 1.0.77
-    transcripts). Either form is the tool's wall; a program's or a script's own line naming
-    such a file (by a relative or an absolute path), 2.x's `Exit code N` failures (Cygwin prints
-    the line on stderr of commands that run: anthropics/claude-code#26471), the line deep in a
-    long output, a command that names a snapshot, or another tool's failure is not."""
-    for text in (SNAPSHOT_1_0_35, SNAPSHOT_1_0_77):
-        assert rule.refusal_key(text, {"command": "ls -la"}, "Bash") == rule.SNAPSHOT_KEY, text
-    missing = "No such file or directory"
-    cygwin = f"/usr/bin/bash: line 1: /cygdrive/c/Users/u/.claude/shell-snapshots/snapshot-bash-1771380687-iicuq6.sh: {missing}"
-    look_alikes = (
-        ("Bash", {"command": "cat notes.txt"}, f"cat: /home/u/.claude/shell-snapshots/snapshot-bash-17-ab1.sh: {missing}"),
-        ("Bash", {"command": "./build.sh"}, f"./build.sh: line 3: /tmp/claude-shell-snapshot-ab12: {missing}"),
-        ("Bash", {"command": "bash /w/build.sh"}, f"/w/build.sh: line 3: /tmp/claude-shell-snapshot-ab12: {missing}"),
-        ("Bash", {"command": "npm test"}, f"Exit code 1\n{cygwin}\nFAIL src/parse.test.js"),
-        ("Bash", {"command": "pytest -q"}, "F\n" * 10 + "E   " + SNAPSHOT_1_0_35 + "\n" + "x" * 1300),
-        ("Bash", {"command": "source /tmp/claude-shell-snapshot-902b && ls"}, SNAPSHOT_1_0_35),
-        ("Read", {"file_path": "/tmp/claude-shell-snapshot-902b"}, SNAPSHOT_1_0_35),
-    )
-    for tool, tool_input, text in look_alikes:
-        assert rule.refusal_key(text, tool_input, tool) != rule.SNAPSHOT_KEY, (tool, text)
+MKDIR = "Error: EACCES: permission denied, mkdir '/tmp/claude-1000/-home-u-proj/5adc0d65/tasks'"
 
 
 def _looked(entry: dict, tool: str, tool_input: dict, t: float) -> object:  # type: ignore[type-arg]
@@ -295,30 +265,29 @@ def _looked(entry: dict, tool: str, tool_input: dict, t: float) -> object:  # ty
 
 
 def test_a_look_between_a_broken_shells_failures_leaves_its_wall_standing() -> None:
-    """A Read or a plan update says nothing of a shell whose snapshot is gone: the wall counts on
+    """A Read or an LS says nothing of a shell that cannot make its folder: the wall counts on
     across them, and is reminded at its third failure; a Bash call straight after a failure is
     then denied with what still works. After a look a reminded wall lets one shell call through
-    (the user may have mended the shell meanwhile), once: if it fails, the next is denied, looks
-    or not. A
-    Write that went through may have repaired the shell, and ends the wall."""
+    (the user may have mended the folder meanwhile), once: if it fails, the next is denied, looks
+    or not. A Write that went through may have changed what the shell needs, and ends the wall."""
     entry = agent()
-    assert _fails(entry, "Bash", {"command": "journalctl --vacuum-size=50M"}, SNAPSHOT_1_0_35, 10.0) is None
-    assert _looked(entry, "TodoWrite", {"todos": []}, 15.0) is None
-    assert _fails(entry, "Bash", {"command": "rm -f ~/.lesshst"}, SNAPSHOT_1_0_35, 20.0) is None
-    assert _looked(entry, "LS", {"path": "/root"}, 25.0) is None
-    remind = _fails(entry, "Bash", {"command": "ls -la /root"}, SNAPSHOT_1_0_35, 30.0)
+    assert _fails(entry, "Bash", {"command": "pytest -q"}, MKDIR, 10.0) is None
+    assert _looked(entry, "Read", {"file_path": "/home/u/proj/tests/test_api.py"}, 15.0) is None
+    assert _fails(entry, "Bash", {"command": "python -m pytest -q"}, MKDIR, 20.0) is None
+    assert _looked(entry, "LS", {"path": "/home/u/proj"}, 25.0) is None
+    remind = _fails(entry, "Bash", {"command": "ls tests"}, MKDIR, 30.0)
     assert remind is not None and (remind.action, remind.rule) == (Action.REMIND, Rule.WALL)  # type: ignore[attr-defined]
-    assert "shell commands failed" in remind.message and "new Claude Code session" in remind.message  # type: ignore[attr-defined]
-    _looked(entry, "Read", {"file_path": "/root/app/.env"}, 35.0)
-    assert rule.on_call(call_ctx("Bash", {"command": "pwd"}, entry=entry, now=40.0)) is None  # type: ignore[arg-type]
-    _fails(entry, "Bash", {"command": "pwd"}, SNAPSHOT_1_0_35, 40.0)
-    _looked(entry, "Read", {"file_path": "/root/app/.env"}, 45.0)  # one try after a look, not one per look
+    assert "shell commands failed" in remind.message and "Read, Edit, Write" in remind.message  # type: ignore[attr-defined]
+    _looked(entry, "Grep", {"pattern": "def handler"}, 35.0)
+    assert rule.on_call(call_ctx("Bash", {"command": "pytest -q tests/test_api.py"}, entry=entry, now=40.0)) is None  # type: ignore[arg-type]
+    _fails(entry, "Bash", {"command": "pytest -q tests/test_api.py"}, MKDIR, 40.0)
+    _looked(entry, "Read", {"file_path": "/home/u/proj/src/api.py"}, 45.0)  # one try after a look, not one per look
     deny = rule.on_call(call_ctx("Bash", {"command": "id"}, entry=entry, now=50.0))  # type: ignore[arg-type]
     assert deny is not None and (deny.action, deny.rule) == (Action.DENY, Rule.WALL) and "Read, Edit, Write" in deny.message
-    assert rule.on_call(call_ctx("Read", {"file_path": "/root/a"}, entry=entry, now=51.0)) is None  # type: ignore[arg-type]
+    assert rule.on_call(call_ctx("Read", {"file_path": "/home/u/proj/a"}, entry=entry, now=51.0)) is None  # type: ignore[arg-type]
 
     fresh = agent()
     for n, command in enumerate(["pwd", "ls", "id"], start=1):
-        _fails(fresh, "Bash", {"command": command}, SNAPSHOT_1_0_35, 10.0 * n)
-    assert _looked(fresh, "Write", {"file_path": "/tmp/x", "content": "y"}, 35.0) is None
+        _fails(fresh, "Bash", {"command": command}, MKDIR, 10.0 * n)
+    assert _looked(fresh, "Write", {"file_path": "/home/u/proj/NOTES.md", "content": "y"}, 35.0) is None
     assert rule.on_call(call_ctx("Bash", {"command": "pwd"}, entry=fresh, now=40.0)) is None  # type: ignore[arg-type]
