@@ -34,7 +34,8 @@ Steps use the sketch grammar of the public cases:
   the batch's last call).
   With a top-level `"workspace": {PATH: TEXT}` the session's `cwd` is a real folder holding
   those files, and a call step's `"writes": {PATH: TEXT or null}` is what the call did to it
-  when it ran (written, or deleted, between its PreToolUse and its post event).
+  when it ran (written, or deleted, between its PreToolUse and its post event); a command that
+  names `/home/user/project` names that folder.
 - `{"event": NAME, ...payload fields..., "expect": E}`: a literal hook event (`prompt`,
   `source`, `last_assistant_message`, ...).
 
@@ -459,6 +460,12 @@ class Runner:
         event = None
         if self.workspace is not None and step.payload.get("cwd") == "/home/user/project":
             step.payload["cwd"] = self.workspace
+            tool_input = step.payload.get("tool_input")
+            if isinstance(tool_input, dict):  # a copy: the scenario's own input serves every client
+                step.payload["tool_input"] = {
+                    k: v.replace("/home/user/project", self.workspace) if k in ("command", "cmd") and isinstance(v, str) else v
+                    for k, v in tool_input.items()
+                }
         if self.client in NEW_CLIENTS:
             payload, event = to_host(self.client, step.payload)
         elif self.rollout is not None and step.payload.get("transcript_path", "").startswith("/home/user/.codex/"):

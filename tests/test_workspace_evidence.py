@@ -106,6 +106,32 @@ def test_names_that_are_no_files_here_and_commands_run_elsewhere_say_nothing(tmp
     assert workspace.snapshot(_event("Bash", {"command": "sed -i 's/a/b/' app.py"}, tmp_path, "Stop"), CONFIG) is None
 
 
+def test_a_line_that_first_moves_to_a_folder_given_whole_is_read_from_there(tmp_path: Path) -> None:
+    """`cd /abs/dir && sed -i … a.py` names `a.py` of that folder, at the call and at its result
+    alike (Claude Code's result carries the folder the `cd` led to as its `cwd`, which a whole
+    folder does not depend on); a relative `cd`, a second move, `pushd` or `git -C` after it, or
+    a folder spelt with a variable, say nothing."""
+    sub = tmp_path / "internal" / "api"
+    sub.mkdir(parents=True)
+    (sub / "handler.go").write_text("const Limit = 10\n")
+    command = f"cd {sub} && sed -i 's/Limit = 10/Limit = 11/' handler.go"
+    before = _sed(tmp_path, command)
+    assert before is not None
+    assert workspace.snapshot(_event("Bash", {"command": command}, sub, "PostToolUse"), CONFIG) == before
+    (sub / "handler.go").write_text("const Limit = 11\n")
+    assert _sed(tmp_path, command) != before
+    assert _sed(tmp_path, f"cd {sub}; sed -i 's/Limit = 11/Limit = 12/' handler.go") is not None
+    for elsewhere in (
+        "cd internal/api && sed -i 's/a/b/' handler.go",
+        f"cd {sub} && cd .. && sed -i 's/a/b/' api/handler.go",
+        f"cd {sub} && git -C {tmp_path} checkout -- handler.go",
+        f"cd {sub} && pushd /tmp && sed -i 's/a/b/' handler.go",
+        "cd $APP && sed -i 's/a/b/' handler.go",
+        f"cd '{sub}' && sed -i 's/a/b/' handler.go",
+    ):
+        assert _sed(tmp_path, elsewhere) is None, elsewhere
+
+
 def test_a_fifo_named_by_a_command_does_not_hang_the_hook(tmp_path: Path) -> None:
     (tmp_path / "log.txt").write_text("x\n")
     os.mkfifo(tmp_path / "pipe")

@@ -9,8 +9,9 @@ the same bytes is no change), else its size and modification time; a name that i
 "absent", and anything but a regular file is its kind. Only regular files are opened, read-only
 and non-blocking (a FIFO named in a command must not hang the hook), without moving their
 access time where the kernel allows it (`O_NOATIME`), and at most
-`BUDGET_BYTES` are read per event. Paths are taken relative to the payload's `cwd`; a relative
-path with no `cwd` is left out. Nothing is written, created or kept: the digest alone goes into
+`BUDGET_BYTES` are read per event. Paths are taken relative to the payload's `cwd`, or to the
+folder a shell line first moves to when it gives it whole (`_folder`); a relative path with no
+`cwd` is left out. Nothing is written, created or kept: the digest alone goes into
 the ledger.
 
 Cost (bench/run.py, `workspace` cases): one `stat` per named path, plus reading and hashing the
@@ -29,7 +30,7 @@ from ..core.patch import PATCH_CHARS, recorded_shell_patch, unseen_through_shell
 from ..core.patch import misfit as patch_misfit
 from ..core.shellwords import SHELL_KEYS
 from ..core.signature import blake2b
-from ..core.tools import PATCH_MARK, WORKSPACE_BY_TIME, change_paths, patch_text
+from ..core.tools import PATCH_MARK, WORKSPACE_BY_TIME, change_paths, command_text, patch_text
 
 #: Files at most this long are judged by their content, longer ones by size and mtime (bytes).
 CONTENT_BYTES = 256 << 10
@@ -49,13 +50,14 @@ def snapshot(event: HookEvent, config: Config) -> str | None:
     paths = change_paths(event.tool_name, event.tool_input, config)
     if not paths:
         return None
-    if _elsewhere(event.tool_input):
+    folder = _folder(event)
+    if folder is _NOWHERE:
         return None
     h = blake2b(digest_size=16)
     budget = [BUDGET_BYTES]
     found = by_time = False
     for path in paths:
-        full = _resolve(path, event.cwd)
+        full = _resolve(path, folder)
         if full is None:
             continue
         state = _state(full, budget)
@@ -77,6 +79,29 @@ def _elsewhere(tool_input: object) -> bool:
     mark = command.find(PATCH_MARK, 0, 4096)
     command = command[:mark] if mark >= 0 else command[:4096]
     return bool(re.search(r"(?:^|[\s;&|(])(?:cd|pushd)\s|\s-C\s|--prefix\b|--cwd\b|--dir(?:ectory)?\b", command))
+
+
+#: `_folder`'s answer for a line whose relative paths belong to a folder not known.
+_NOWHERE = "\0"
+#: A line that first moves to one folder given whole (`cd /srv/app && sed -i … a.py`, `cd ~/app;
+#: …`), a plain word (no quote, variable or substitution).
+_LEADING_CD = r"\s*cd\s+((?:/|~/)[\w.~/+@%,:-]*)\s*(?:&&|;)"
+
+
+def _folder(event: HookEvent) -> str | None:
+    """The folder a call's relative paths are taken from: the payload's `cwd`, or for a shell
+    line that first moves to one folder given whole and nowhere else (`_LEADING_CD`, then no
+    `_elsewhere` word), that folder; `_NOWHERE` for a line that moves otherwise (`cd api`,
+    `pushd`, `git -C`, two `cd`s). Claude Code gives the result of a `cd` line the folder the
+    `cd` led to as its `cwd` (`rules/polling.py`), so a relative folder would be read from
+    another place at the result than at the call; an absolute one is the same at both."""
+    if not _elsewhere(event.tool_input):
+        return event.cwd
+    command = command_text(event.tool_name or "", event.tool_input) or ""
+    moved = re.match(_LEADING_CD, command)
+    if moved is None or PATCH_MARK in command or _elsewhere({"command": command[moved.end() :]}):
+        return _NOWHERE
+    return os.path.normpath(os.path.expanduser(moved.group(1)))
 
 
 def _resolve(path: str, cwd: str | None) -> str | None:
