@@ -460,12 +460,14 @@ class Runner:
         event = None
         if self.workspace is not None and step.payload.get("cwd") == "/home/user/project":
             step.payload["cwd"] = self.workspace
-            tool_input = step.payload.get("tool_input")
-            if isinstance(tool_input, dict):  # a copy: the scenario's own input serves every client
-                step.payload["tool_input"] = {
-                    k: v.replace("/home/user/project", self.workspace) if k in ("command", "cmd") and isinstance(v, str) else v
-                    for k, v in tool_input.items()
-                }
+        tool_input = step.payload.get("tool_input")
+        if self.workspace is not None and isinstance(tool_input, dict):
+            # a copy: the scenario's own input serves every client (a Codex `workdir` step too)
+            here = self.workspace
+            step.payload["tool_input"] = {
+                k: re.sub(r"/home/user/project(?![\w.-])", here, v) if k in ("command", "cmd") and isinstance(v, str) else v
+                for k, v in tool_input.items()
+            }
         if self.client in NEW_CLIENTS:
             payload, event = to_host(self.client, step.payload)
         elif self.rollout is not None and step.payload.get("transcript_path", "").startswith("/home/user/.codex/"):
