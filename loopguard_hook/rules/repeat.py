@@ -127,14 +127,21 @@ def _noop_note(ctx: CallContext) -> str:
 
 
 def _wait_note(ctx: CallContext) -> str:
-    """`WAIT_NOTE` when this shell call's previous result says nothing listened at the address it
-    asked (`REFUSED`: a server not started, or still starting) and slow polls are free
-    (`slow_repeat_seconds`, off in the seed profiles); else ""."""
+    """Where slow polls are free (`slow_repeat_seconds`, off in the seed profiles), for a shell
+    call: `WAIT_NOTE` when its previous result says nothing listened at the address it asked
+    (`REFUSED`: a server not started, or still starting), `PACE_NOTE` when it sleeps first, too
+    briefly to be a poll (`sleep 20 && gh pr checks`); else ""."""
     slow = ctx.config.slow_repeat_seconds
-    previous = _previous_result(ctx)
-    if not slow or ctx.tool not in SHELL_TOOLS or previous is None or re.search(REFUSED, previous[:2000]) is None:
+    if not slow or ctx.tool not in SHELL_TOOLS:
         return ""
-    return WAIT_NOTE.format(seconds=math.ceil(slow / 2))
+    half = math.ceil(slow / 2)
+    previous = _previous_result(ctx)
+    if previous is not None and re.search(REFUSED, previous[:2000]) is not None:
+        return WAIT_NOTE.format(seconds=half)
+    waits = sleeps_first(ctx.tool, ctx.tool_input)
+    if 0 < waits < slow / 2:
+        return PACE_NOTE.format(waits=f"{waits:g}", seconds=half)
+    return ""
 
 
 #: What a result says when nothing listened at the address asked (curl, wget, Node's fetch,
@@ -149,6 +156,14 @@ WAIT_NOTE = (
     " Nothing answered at that address. If a server is still starting, wait for it in one check that sleeps "
     "first (`sleep {seconds} && ...`, which is let through) or read its log; if none was started, start it or "
     "tell the user."
+)
+
+
+#: What a repeat's text adds for a check that sleeps first, too briefly to be a poll (`_slow`).
+PACE_NOTE = (
+    " This check waits {waits} s before it looks; one that waits {seconds} s or more first is taken for a poll and "
+    "let through: if you are waiting for something to finish, wait longer between checks, or use the command's own "
+    "way to wait for it."
 )
 
 

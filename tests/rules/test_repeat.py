@@ -242,3 +242,27 @@ def test_a_repeat_of_a_check_nothing_answered_says_how_to_wait() -> None:
             ctx.sig["preview"] = REFUSED_CURL
             verdict = rule.on_call(ctx)
             assert verdict is None or "Nothing answered" not in verdict.message, (profile, n)
+
+
+def test_a_repeat_of_a_check_that_sleeps_too_briefly_says_how_long_a_poll_waits() -> None:
+    """`sleep 20 && gh pr checks 412` sent again and again while CI runs (pending each time) is
+    counted, and its texts say that a check waiting half of `slow_repeat_seconds` first is a poll,
+    which goes ahead; a check that sleeps that long is one (`SLOW_REPEAT`), and the seed profiles
+    keep their texts."""
+    balanced = Config(**PROFILE_DEFAULTS["balanced"])
+    brief = {"command": "sleep 20 && gh pr checks 412"}
+    for n in (3, 5, 8):
+        verdict = rule.on_call(call_ctx("Bash", brief, attempt=n, config=balanced, now=160.0, previous_time=156.0))
+        assert verdict is not None and "This check waits 20 s before it looks" in verdict.message, n
+        assert "30 s or more first" in verdict.message, n
+    paced = rule.on_call(call_ctx("Bash", {"command": "sleep 30 && gh pr checks 412"}, attempt=5, config=balanced, now=160.0,
+                                  previous_time=156.0))
+    assert paced is not None and paced.rule == Rule.SLOW_REPEAT
+    plain = rule.on_call(call_ctx("Bash", {"command": "gh pr checks 412"}, attempt=5, config=balanced, now=160.0,
+                                  previous_time=156.0))
+    assert plain is not None and "before it looks" not in plain.message
+    for profile in ("reminder", "breaker", "progress"):
+        seed = Config(**PROFILE_DEFAULTS[profile])
+        for n in range(1, 9):
+            verdict = rule.on_call(call_ctx("Bash", brief, attempt=n, config=seed, now=160.0, previous_time=156.0))
+            assert verdict is None or "before it looks" not in verdict.message, (profile, n)
