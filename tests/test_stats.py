@@ -65,6 +65,8 @@ TEMPLATES = {
     "job_poll_reminder": _rule("polling").job_poll_reminder("the background job train.sh", 6),
     "job_poll_denial": _rule("polling").job_poll_denial("the background job train.sh", 7),
     "poll_denial": _rule("polling").poll_denial("background task b1", 7),
+    "shell_poll_reminder": _rule("polling").shell_poll_reminder("docker compose ps", 7),
+    "shell_poll_denial": _rule("polling").shell_poll_denial("docker compose ps", 8),
     "target_reread_denial": _rule("target").reread_denial("src/app.py", 4, "Failed to find expected lines"),
     "target_resent_denial": _rule("target").resent_denial("src/app.py", 2, "Failed to find expected lines"),
     "target_resent_advice": _rule("target").resent_advice("src/app.py"),

@@ -201,7 +201,12 @@ def on_call(ctx: CallContext) -> Decision | None:
     if job and (waits(command or "") or _probe_id(command, ctx.tool_input) not in _asked(entry)):
         return None  # a job's probe that waits, or asks something new in this run, is no poll
     what, notified = _what(key), key.startswith("TaskOutput:")
-    reminder = job_poll_reminder(what, probes_made) if job else poll_reminder(what, probes_made, notified=notified)
+    if job:
+        reminder = job_poll_reminder(what, probes_made)
+    elif key.startswith("sh:"):
+        reminder = shell_poll_reminder(what, probes_made)
+    else:
+        reminder = poll_reminder(what, probes_made, notified=notified)
     reminded = _reminded(entry)
     if not reminded:
         _remind(entry, ctx.now)
@@ -209,7 +214,12 @@ def on_call(ctx: CallContext) -> Decision | None:
     # Denied once the reminder had its round: not the probes issued with the reminded one.
     if ctx.event.event != "PreToolUse" or ctx.now - reminded <= ctx.config.parallel_window_seconds:
         return None
-    denial = job_poll_denial(what, probes_made) if job else poll_denial(what, probes_made)
+    if job:
+        denial = job_poll_denial(what, probes_made)
+    elif key.startswith("sh:"):
+        denial = shell_poll_denial(what, probes_made)
+    else:
+        denial = poll_denial(what, probes_made)
     return Decision(Action.DENY, Rule.POLL, denial, advice=reminder, times=probes_made, tool=ctx.tool)
 
 
@@ -332,6 +342,26 @@ def poll_denial(what: str, count: int) -> str:
     )
 
 
+def shell_poll_reminder(what: str, count: int) -> str:
+    """A shell check that sleeps a little and looks (`sleep 8 && docker compose ps`), run past the
+    budget in quick succession: what it waits for is not known to the guard, so the text says
+    the checks repeat, not that a task still runs."""
+    return (
+        f"[{PREFIX}] `{what}` has been run {count} times in quick succession, each a short wait and a look. "
+        "What it waits for will not come sooner by being looked at more often: wait a minute or more between "
+        "checks, do other work meanwhile, or end your turn and say what you are waiting for."
+    )
+
+
+def shell_poll_denial(what: str, count: int) -> str:
+    """Such a check after the reminder: not run."""
+    return (
+        f"REPEAT_TOOL_BLOCKED: this check was not run: `{what}` was run {count - 1} times in quick succession, "
+        "each a short wait and a look (loop guard policy, not a tool failure). Wait a minute or more before the "
+        "next check, do other work meanwhile, or end your turn and say what you are waiting for"
+    )
+
+
 def job_poll_reminder(what: str, count: int) -> str:
     """Repeated rapid probes of a background job past the budget: the way out. A shell probe
     cannot say whether the job still runs (a server runs on), so the text says the probes repeat."""
@@ -352,6 +382,8 @@ def job_poll_denial(what: str, count: int) -> str:
 
 
 VARIANTS: tuple[tuple[str, str, str], ...] = (
+    ("shell_poll_denial", "REPEAT_TOOL_BLOCKED: this check was not run: ", " each a short wait and a look"),
+    ("shell_poll_reminder", f"[{PREFIX}] ", " times in quick succession, each a short wait and a look"),
     ("job_poll_denial", "REPEAT_TOOL_BLOCKED: this check of ", " in quick succession with the same questions"),
     ("job_poll_reminder", f"[{PREFIX}] ", " in quick succession, asking the same things again"),
     ("poll_denial", "REPEAT_TOOL_BLOCKED: this check of ", ""),

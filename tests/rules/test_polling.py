@@ -71,6 +71,25 @@ def test_a_shell_probe_that_sleeps_then_reads_counts_as_a_poll() -> None:
     assert rule.task_of("TaskOutput", {"task_id": "t9", "block": True}) == "TaskOutput:t9"
 
 
+def test_a_shell_check_run_past_the_budget_is_said_to_repeat_not_to_run_on() -> None:
+    """`sleep 8 && docker compose ps` while a container starts, every 10 s: reminded past the
+    budget and then denied, and the texts say the checks repeat, each a short wait and a look,
+    not that a task still runs (no task was started: the guard does not know what it waits for)."""
+    entry = agent()
+    command = "sleep 8 && docker compose ps"
+    got = [
+        _call(entry, "Bash", {"command": command}, {"stdout": f"es  Up {8 * n} seconds (health: starting)", "stderr": ""},
+              100.0 + 10 * n, 8.2)
+        for n in range(9)
+    ]
+    remind = next(v for v in got if v is not None)
+    assert (remind.action, remind.rule) == (Action.REMIND, Rule.POLL)  # type: ignore[attr-defined]
+    assert "`docker compose ps` has been run" in remind.message and "still running" not in remind.message  # type: ignore[attr-defined]
+    deny = got[-1]
+    assert deny is not None and deny.action is Action.DENY and "each a short wait and a look" in deny.message  # type: ignore[attr-defined]
+    assert "still running" not in deny.message  # type: ignore[attr-defined]
+
+
 def test_a_prompt_starts_the_count_again() -> None:
     entry = agent()
     for n in range(6):
