@@ -28,7 +28,6 @@ from ..config.settings import Config
 from ..core.event import Client, HookEvent
 from ..core.patch import PATCH_CHARS, recorded_shell_patch, unseen_through_shell, updated_path
 from ..core.patch import misfit as patch_misfit
-from ..core.shellwords import SHELL_KEYS
 from ..core.signature import blake2b
 from ..core.tools import PATCH_MARK, WORKSPACE_BY_TIME, change_paths, command_text, patch_text
 
@@ -70,14 +69,18 @@ def snapshot(event: HookEvent, config: Config) -> str | None:
     return (WORKSPACE_BY_TIME if by_time else "") + h.hexdigest() if found else None
 
 
-def _elsewhere(tool_input: object) -> bool:
-    """A shell command that runs in another folder (`cd`, `pushd`, `git -C`, `make -C`,
+def _command(event: HookEvent) -> str:
+    """The command line a call runs (`tools.command_text`: its first 4,096 characters), or ""."""
+    return command_text(event.tool_name or "", event.tool_input) or ""
+
+
+def _elsewhere(command: str) -> bool:
+    """Whether a command line runs in another folder (`cd`, `pushd`, `git -C`, `make -C`,
     `--prefix`, `--cwd`): its relative paths are not the payload's `cwd`'s. Only what comes
     before a patch's `*** Begin Patch` is a command: the patch's own lines are the file's text
     (a Makefile's `cd src && make`), and apply_patch's own input runs in the `cwd`."""
-    command = next((v for k in SHELL_KEYS if isinstance(v := tool_input.get(k), str)), "") if isinstance(tool_input, dict) else ""
-    mark = command.find(PATCH_MARK, 0, 4096)
-    command = command[:mark] if mark >= 0 else command[:4096]
+    mark = command.find(PATCH_MARK)
+    command = command[:mark] if mark >= 0 else command
     return bool(re.search(r"(?:^|[\s;&|(])(?:cd|pushd)\s|\s-C\s|--prefix\b|--cwd\b|--dir(?:ectory)?\b", command))
 
 
@@ -95,11 +98,11 @@ def _folder(event: HookEvent) -> str | None:
     `pushd`, `git -C`, two `cd`s). Claude Code gives the result of a `cd` line the folder the
     `cd` led to as its `cwd` (`rules/polling.py`), so a relative folder would be read from
     another place at the result than at the call; an absolute one is the same at both."""
-    if not _elsewhere(event.tool_input):
+    command = _command(event)
+    if not _elsewhere(command):
         return event.cwd
-    command = command_text(event.tool_name or "", event.tool_input) or ""
     moved = re.match(_LEADING_CD, command)
-    if moved is None or PATCH_MARK in command or _elsewhere({"command": command[moved.end() :]}):
+    if moved is None or PATCH_MARK in command or _elsewhere(command[moved.end() :]):
         return _NOWHERE
     return os.path.normpath(os.path.expanduser(moved.group(1)))
 
@@ -200,7 +203,7 @@ def misfit(event: HookEvent, config: Config) -> str | None:
         return None  # another host's apply_patch, if any, may read a patch otherwise
     text = patch_text(event.tool_name, event.tool_input, PATCH_CHARS)
     path = updated_path(text) if text is not None else None
-    if text is None or path is None or _elsewhere(event.tool_input):
+    if text is None or path is None or _elsewhere(_command(event)):
         return None
     where = event.cwd
     if unseen_through_shell(text):
