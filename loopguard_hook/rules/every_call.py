@@ -27,7 +27,7 @@ in /tmp, so every Bash call fails before its command runs) is a wall of the tool
 `MIN_KINDS` programs, and after its reminder any call of that tool is denied, whatever it runs.
 Only a shell tool's failure whose whole text is that line, for a folder `claude` or
 `claude-<uid>`, is one: not Write or an MCP tool refused a mkdir, not a program's own output.
-A look (`_LOOKS`: Read, LS, Glob, Grep, a web search) between its failures leaves it standing,
+A look (`_LOOKS`: Read, LS, Glob, Grep, a web search or fetch) between its failures leaves it standing,
 though after one a reminded wall lets a shell call through, once (the user may have mended the
 folder mid-turn, which fires no prompt event); any other success, which may have repaired it,
 ends it.
@@ -474,11 +474,17 @@ def wall_stop(rounds: int, *, ends_turn: bool, pauses: bool, shell: bool = False
         f"REPEAT_TOOL_BLOCKED: every call of the last {rounds} rounds {what} the same way, also after a "
         "denial (loop guard policy, not a tool failure)"
     )
+    return _ended(base, "tell the user what is refused and what you need", ends_turn=ends_turn, pauses=pauses)
+
+
+def _ended(base: str, tell: str, *, ends_turn: bool, pauses: bool) -> str:
+    """An end of turn's text: `base`, then what the host does (ends the turn, pauses tools, or
+    neither: the denial is final), then what to `tell` the user."""
     if ends_turn:
-        return base + ". The loop guard is ending this turn: tell the user what is refused and what you need"
+        return base + f". The loop guard is ending this turn: {tell}"
     if pauses:
-        return base + ". Tool calls are now paused for the rest of this turn: tell the user what is refused and what you need"
-    return base + ". This is final: stop calling tools and tell the user what is refused and what you need"
+        return base + f". Tool calls are now paused for the rest of this turn: {tell}"
+    return base + f". This is final: stop calling tools and {tell}"
 
 
 def policy_reminder(rounds: int, prefixes: list[str], said: str) -> str:
@@ -538,11 +544,7 @@ def permission_stop(rounds: int, named: str, *, ends_turn: bool, pauses: bool) -
         f"REPEAT_TOOL_BLOCKED: the permission system refuses {named}, and the calls went on after a denial "
         f"({rounds} rounds; loop guard policy, not a tool failure)"
     )
-    if ends_turn:
-        return base + ". The loop guard is ending this turn: tell the user which permission you need"
-    if pauses:
-        return base + ". Tool calls are now paused for the rest of this turn: tell the user which permission you need"
-    return base + ". This is final: stop calling tools and tell the user which permission you need"
+    return _ended(base, "tell the user which permission you need", ends_turn=ends_turn, pauses=pauses)
 
 
 VARIANTS: tuple[tuple[str, str, str], ...] = (
