@@ -200,13 +200,7 @@ def on_call(ctx: CallContext) -> Decision | None:
         return None
     if job and (waits(command or "") or _probe_id(command, ctx.tool_input) not in _asked(entry)):
         return None  # a job's probe that waits, or asks something new in this run, is no poll
-    what, notified = _what(key), key.startswith("TaskOutput:")
-    if job:
-        reminder = job_poll_reminder(what, probes_made)
-    elif key.startswith("sh:"):
-        reminder = shell_poll_reminder(what, probes_made)
-    else:
-        reminder = poll_reminder(what, probes_made, notified=notified)
+    reminder, denial = _texts(key, probes_made)
     reminded = _reminded(entry)
     if not reminded:
         _remind(entry, ctx.now)
@@ -214,13 +208,18 @@ def on_call(ctx: CallContext) -> Decision | None:
     # Denied once the reminder had its round: not the probes issued with the reminded one.
     if ctx.event.event != "PreToolUse" or ctx.now - reminded <= ctx.config.parallel_window_seconds:
         return None
-    if job:
-        denial = job_poll_denial(what, probes_made)
-    elif key.startswith("sh:"):
-        denial = shell_poll_denial(what, probes_made)
-    else:
-        denial = poll_denial(what, probes_made)
     return Decision(Action.DENY, Rule.POLL, denial, advice=reminder, times=probes_made, tool=ctx.tool)
+
+
+def _texts(key: str, probes: int) -> tuple[str, str]:
+    """The reminder and the denial for the `probes`th rapid probe of task `key`: a background
+    job's, a shell check's that sleeps and looks (`sh:`), or a host task's."""
+    what = _what(key)
+    if key.startswith(JOB):
+        return job_poll_reminder(what, probes), job_poll_denial(what, probes)
+    if key.startswith("sh:"):
+        return shell_poll_reminder(what, probes), shell_poll_denial(what, probes)
+    return poll_reminder(what, probes, notified=key.startswith("TaskOutput:")), poll_denial(what, probes)
 
 
 def _reminded(entry: Entry) -> float:
