@@ -25,8 +25,11 @@ result, shows its file as it was) is no progress, so the check run before and af
 on (issue class 2, check / no-op fix / check). Where `write_result_evidence` is on (balanced),
 the reminder, denial or end of turn of a call made after such a write says so (`NOOP_NOTE`),
 since the model believes its write was the fix: the slot `Agent.rules["repeat_noop"]` keeps the
-last such write, `[tool, when it was made]` (`NoopEntry`), until the next prompt. The seed
-profiles' texts are theirs and do not change.
+last such write, `[tool, when it was made]` (`NoopEntry`), until the next prompt. Where slow
+polls are free (`slow_repeat_seconds`), a shell call's texts also say how to wait so that the
+wait goes ahead (`_wait_note`): after a result saying nothing listened at the address asked
+(`WAIT_NOTE`: a server still starting), or for a check that sleeps first too briefly to be a
+poll (`PACE_NOTE`). The seed profiles' texts are theirs and do not change.
 """
 
 import math
