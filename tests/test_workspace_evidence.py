@@ -69,7 +69,7 @@ def test_a_file_past_the_content_limit_is_judged_by_size_and_mtime(tmp_path: Pat
         ("cat > app.py <<'EOF'\nimport os\nprint(os.sep)\nEOF", True),
         ("pytest -q > test.log", False),
         ("echo start > marker && make test", False),
-        ("python3 -c \"open('c.py','w').write('x')\"", False),
+        ("python3 -c \"open('c.py','w').write('x')\"", True),
         ("grep -n x a.py", False),
         ("(Get-Content app.py) -replace 'a','b' | Set-Content app.py", True),
         ("'LIMIT = 3' | Out-File config.py", True),
@@ -86,6 +86,24 @@ def test_a_file_past_the_content_limit_is_judged_by_size_and_mtime(tmp_path: Pat
         ("$(python -m pytest -q) | Out-File test.log", False),
         ("python3 fix.py", False),
         ("sed 's/a/b/' a.py > b.py", False),
+        # Edits a hunt for false denials found made otherwise: an inline script that writes files
+        # and runs nothing, a filter's output moved onto its input, a backup removed, a formatter.
+        ("python - <<'PY'\nfrom pathlib import Path\np = Path('a.py')\np.write_text(p.read_text().replace('a', 'b'))\nPY", True),
+        ("node -e \"const fs = require('fs'); fs.writeFileSync('a.js', 'x')\"", True),
+        ("cat > notes.md <<'EOF'\nx\nEOF\npython3 - <<'PY'\nopen('a.py', 'w').write('x')\nPY", True),
+        ("jq '.limit = 3' app.json > tmp.json && mv tmp.json app.json", True),
+        ("awk '{print $2}' a.csv > /tmp/x && mv /tmp/x a.csv", True),
+        ("sed -i.bak 's/a/b/' a.py && rm a.py.bak", True),
+        ("sed -i 's/a/b/' a.go && gofmt -w a.go", True),
+        # ... and what stays more than an edit: a script that runs a program, a test or the
+        # project's code, or writes nothing; a program's output moved elsewhere.
+        ("python3 -c \"import subprocess; open('c.py','w').write(subprocess.check_output(['pytest']))\"", False),
+        ("python3 - <<'PY'\nimport app\nopen('a.py', 'w').write(app.render())\nPY", False),
+        ("python3 - <<'PY'\nimport pytest\nopen('r.txt', 'w').write(str(pytest.main(['-q'])))\nPY", False),
+        ("node -e \"require('child_process').execSync('npm test > out.txt')\"", False),
+        ("python3 - <<'PY'\nprint(open('a.py').read())\nPY", False),
+        ("python3 -m pytest -q > out.txt && mv out.txt last.txt", False),
+        ("rm -rf build && make", False),
     ],
 )
 def test_which_lines_only_edit_and_read(command: str, only: bool) -> None:
@@ -163,7 +181,7 @@ def test_looking_creates_and_changes_nothing(tmp_path: Path) -> None:
 
 
 def test_the_paths_a_call_means_to_change() -> None:
-    assert change_paths("Bash", {"command": "sed -i 's/a/b/' src/app.py"}, CONFIG) == ("s/a/b/", "src/app.py")
+    assert change_paths("Bash", {"command": "sed -i 's/a/b/' src/app.py"}, CONFIG) == ("src/app.py", "s/a/b/")
     assert change_paths("Bash", {"command": "curl -s https://example.com/x > page.html"}, CONFIG) == ("page.html",)
     assert change_paths("Bash", {"command": "pytest -q tests/test_app.py"}, CONFIG) == ()
     patch = {"command": "*** Begin Patch\n*** Update File: a/b.py\n@@\n-x\n+y\n"}
@@ -171,6 +189,21 @@ def test_the_paths_a_call_means_to_change() -> None:
     assert change_paths("Edit", {"file_path": "/p/app.py", "old_string": "a", "new_string": "b"}, CONFIG) == ("/p/app.py",)
     words = " ".join(f"f{i}.txt" for i in range(20))
     assert len(change_paths("Bash", {"command": f"touch {words}"}, CONFIG)) == 8
+
+
+def test_a_script_names_the_files_it_writes_and_a_sed_script_does_not_crowd_them_out() -> None:
+    """A script's string literals name files, its calls (`text.replace(`) do not, and a value
+    given to a name (`f='src/a.js'`) is one; names with an extension come first, so the pieces of
+    a long sed script do not push the edited file out of the eight judged."""
+    script = (
+        "python - <<'PY'\nfrom pathlib import Path\np = Path(\"src/config.py\")\n"
+        "p.write_text(p.read_text().replace(\"a\", \"b\"))\nPY"
+    )
+    assert change_paths("Bash", {"command": script}, CONFIG) == ("src/config.py",)
+    node = "node -e \"const fs=require('fs'); const f='src/a.js'; fs.writeFileSync(f, fs.readFileSync('src/b.js','utf8'))\""
+    assert change_paths("Bash", {"command": node}, CONFIG) == ("src/a.js", "src/b.js")
+    sed = "sed -i 's/a/b/; s/c/d/; s/e/f/; s/g/h/; s/i/j/; s/k/l/; s/m/n/; s/o/p/; s/q/r/' src/app.py"
+    assert change_paths("Bash", {"command": sed}, CONFIG)[0] == "src/app.py"
 
 
 def _patch_event(patch: str, cwd: Path | None, client: Client = Client.CODEX, tool: str = "apply_patch") -> HookEvent:

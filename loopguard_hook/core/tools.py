@@ -138,23 +138,26 @@ def user_answered(tool: str, response: Any) -> bool:
 #: `=>`, `->` are code (`node -e 'x => x'`).
 SHELL_WRITES = (
     r"\bsed\s+(?:-[^\s]*\s+)*-i|\bperl\s+(?:-\w+\s+)*-\w*i|(?<![=>-])>>?\s*(?!>|/dev/|&[\d-])['\"]?\S|\btee\b|\bsponge\b|write_text\s*\("
-    r"|\.write\s*\(|open\s*\([^)]*['\"][wa]\+?['\"]|\btruncate\b|\bdd\b[^|]*\bof="
+    r"|\.write\s*\(|open\s*\([^)]*['\"][wa]\+?['\"]|\bwriteFile(?:Sync)?\s*\(|\bFile\.write\s*\(|\btruncate\b|\bdd\b[^|]*\bof="
     r"|\bgit\s+(?:checkout|restore|stash|reset|apply|am|cherry-pick|revert|mv|rm)\b|\b(?:mv|cp|rm|touch|chmod)\s"
     r"|(?i:\b(?:set-content|out-file|add-content)\b)"  # PowerShell's (Claude Code's PowerShell tool)
 )
 #: The most paths a call is judged by (`change_paths`).
 MAX_CHANGE_PATHS = 8
-#: A word of a shell command that may be a file's path: no option, variable, glob or URL.
-_PATH_WORD = r"""['"]?([\w.~/][\w.@+,%~/-]*)['"]?"""
+#: A word of a shell command that may be a file's path: no option, variable, glob or URL; a
+#: script's assignment to a name (`f='src/a.js'`) names its value.
+_PATH_WORD = r"""(?:\w+=)?['"]?([\w.~/][\w.@+,%~/-]*)['"]?"""
+#: How a file's name ends: an extension (`change_paths`).
+_EXTENSION = r"\.\w{1,8}$"
 
 
 def change_paths(tool: str, tool_input: Any, config: Config) -> tuple[str, ...]:
     """The paths a call means to change, as it names them (at most `MAX_CHANGE_PATHS`): the
     file of a mutation tool (`mutating_tools`), the files of a patch (`*** Update File: …`,
     also sent through the shell), or, for a shell command that writes (`SHELL_WRITES`), every
-    word of it that looks like a file's path (a word with a `/` or a `.` in it; the host layer
-    keeps those that are files). `()` for a call that changes nothing it names, or whose input
-    is only a stand-in (a payload of megabytes)."""
+    word of it that looks like a file's path (a word with a `/` or a `.` in it, not a call such
+    as a script's `text.replace(`; the host layer keeps those that are files). `()` for a call
+    that changes nothing it names, or whose input is only a stand-in (a payload of megabytes)."""
     if not isinstance(tool_input, dict):
         return ()
     command = next((v for k in SHELL_KEYS if isinstance(v := tool_input.get(k), str)), None)
@@ -170,14 +173,18 @@ def change_paths(tool: str, tool_input: Any, config: Config) -> tuple[str, ...]:
     command = command[:4096]
     if not re.search(SHELL_WRITES, command):
         return ()
-    words: dict[str, None] = {}
-    for word in re.split(r"[\s;&|<>()]+", command):
-        found = re.fullmatch(_PATH_WORD, word)
+    named: dict[str, None] = {}
+    for each in re.finditer(r"[^\s;&|<>(),]+", command):
+        if command[each.end() : each.end() + 1] == "(":
+            continue  # a call in a script (`text.replace(`), not a file
+        found = re.fullmatch(_PATH_WORD, each.group())
         if found and ("/" in (path := found.group(1)) or "." in path.strip(".")) and "//" not in path:
-            words[path] = None
-            if len(words) == MAX_CHANGE_PATHS:
+            named[path] = None
+            if len(named) == 4 * MAX_CHANGE_PATHS:
                 break
-    return tuple(words)
+    # Names with a file's extension first: a sed script's pieces (`s/x`, `1/x`) must not crowd
+    # out the file it edits.
+    return tuple(sorted(named, key=lambda path: re.search(_EXTENSION, path) is None))[:MAX_CHANGE_PATHS]
 
 
 #: How a patch in apply_patch's format begins (Codex's apply_patch input, or a shell command
@@ -202,6 +209,40 @@ _INTO_FILE = r"(?<![<>&\d])>>?\s*(?!&|/dev/)['\"]?[\w.~/]"
 #: Set-Content a.py`, `'LIMIT = 8' | Out-File config.py`.
 _PS_WRITERS = frozenset({"set-content", "out-file", "add-content"})
 _PS_TEXT = frozenset({"get-content", "(get-content", "write-output", "echo"})
+#: Programs that only move, copy or remove the files they name (`edits_only`): `mv tmp.json
+#: package.json` after a filter wrote it, `rm a.py.bak` after `sed -i.bak`, `cp a.py.orig a.py`.
+_FILE_MOVERS = frozenset({"mv", "cp", "rm"})
+#: Formatters that rewrite the files they are given where they are (`edits_only`): `sed -i … a.go
+#: && gofmt -w a.go`; one that changes nothing leaves the digest as it was.
+_FORMATTERS = frozenset(
+    {"gofmt", "goimports", "black", "isort", "rustfmt", "clang-format", "prettier", "autopep8", "yapf", "shfmt"}
+)
+#: An interpreter given its script inline, in a line whose quoted text was emptied: `python3 -
+#: <<''` (a here-document), `python -c ''`, `node -e ''`, `ruby -e ''`.
+_INLINE_SCRIPT = r"\s*(?:python[\d.]*|node|ruby)\s+(?:-\s+)?(?:<<|-[ce]\s+'')"
+#: What an inline script writes files with (`_script_edits`).
+_SCRIPT_WRITES = (
+    r"\.write(?:_text|_bytes)?\s*\(|\bopen\s*\([^\n]*?['\"][wax]b?\+?['\"]|\bwriteFile(?:Sync)?\s*\(|\bFile\.write\s*\("
+)
+#: What makes an inline script more than an edit: it runs programs, tests or code it was not
+#: given, or reaches the network (`_script_edits`).
+_SCRIPT_RUNS = (
+    r"\bsubprocess\b|\bos\s*\.\s*(?:system|popen|exec\w*|spawn\w*|fork)\b|\bpty\b|\bexec(?:Sync|File)?\s*\(|\beval\s*\("
+    r"|\bspawn(?:Sync)?\s*\(|\bsystem\s*\(|child_process|%x|`|\b(?:pytest|unittest|runpy|importlib|__import__)\b|\burllib\b"
+    r"|\brequests\b|\bfetch\s*\(|\bhttp\b"
+)
+#: Modules an editing script may import (Python's `import x`/`from x import`, Node's `require('x')`
+#: and `import … from 'x'`): anything else may run the project's own code.
+_SCRIPT_MODULES = frozenset(
+    {"pathlib", "re", "json", "os", "sys", "io", "textwrap", "glob", "fnmatch", "difflib", "tomllib", "string",
+     "collections", "itertools", "csv", "shutil", "fs", "path", "node:fs", "node:path", "fs/promises", "node:fs/promises",
+     "fileutils"}
+)
+#: A module a script imports (`_script_edits`): Python's two forms, Node's and Ruby's.
+_SCRIPT_IMPORT = (
+    r"^\s*(?:from\s+([\w.]+)\s+import|import\s+([\w., ]+?)\s*(?:as\s+\w+\s*)?$)"
+    r"|\brequire\s*\(?\s*['\"]([^'\"]+)['\"]|^\s*import\b[^'\"\n]*\bfrom\s+['\"]([^'\"]+)['\"]"
+)
 #: A here-document's operator: its body runs up to the line that is its word.
 _HEREDOC = r"<<-?[ \t]*(['\"]?)(\w+)\1"
 #: Quoted text, emptied before a line is split (a `>` or `;` in a sed script is no operator).
@@ -211,16 +252,48 @@ _QUOTED_TEXT = r"'[^']*'|\"(?:[^\"\\]|\\.)*\""
 def _without_documents(command: str) -> str:
     """`command` without its here-documents' bodies (the lines up to each one's word): the
     commands after them stay (`cat > a <<EOF … EOF` then `pytest`)."""
+    return _documents(command)[0]
+
+
+def _documents(command: str) -> tuple[str, list[str]]:
+    """`command` without its here-documents' bodies, and the bodies fed to an interpreter
+    (`_INLINE_SCRIPT`'s: their line runs Python, Node or Ruby), in order."""
     lines, kept, ending = command.split("\n"), [], None
+    bodies: list[str] = []
+    scripted = False
     for line in lines:
         if ending is not None:
             if line.strip() == ending:
                 ending = None
+            elif scripted:
+                bodies[-1] += line + "\n"
             continue
         kept.append(line)
         found = re.search(_HEREDOC, line)
         ending = found.group(2) if found else None
-    return "\n".join(kept)
+        scripted = found is not None and re.search(r"\b(?:python[\d.]*|node|ruby)\s", line) is not None
+        if scripted:
+            bodies.append("")
+    return "\n".join(kept), bodies
+
+
+def _script_edits(command: str, bodies: list[str]) -> bool:
+    """Whether every inline script of a line (here-documents' `bodies`, `-c`/`-e` texts of
+    `command`) only edits files: it writes one (`_SCRIPT_WRITES`), runs nothing
+    (`_SCRIPT_RUNS`) and imports only modules that read and write text (`_SCRIPT_MODULES`). A
+    script that writes a file it names and changes it is then an edit, as `sed -i` is: `python -
+    <<'PY'` with `Path("a.py").write_text(…)`, `node -e "fs.writeFileSync('a.js', …)"`."""
+    scripts = [*bodies, *(m.group(1)[1:-1] for m in re.finditer(r"\s-[ce]\s+('[^']*'|\"(?:[^\"\\]|\\.)*\")", command))]
+    if not scripts:
+        return False
+    for script in scripts:
+        if not re.search(_SCRIPT_WRITES, script) or re.search(_SCRIPT_RUNS, script):
+            return False
+        for found in re.finditer(_SCRIPT_IMPORT, script, re.M):
+            names = found.group(2) or found.group(1) or found.group(3) or found.group(4)
+            if any(name.strip().split(".")[0] not in _SCRIPT_MODULES for name in names.split(",") if name.strip()):
+                return False
+    return True
 
 
 def _text_in(program: str) -> bool:
@@ -233,21 +306,25 @@ def edits_only(tool: str, tool_input: Any) -> bool:
     """Whether a shell call only edits files and reads: a patch, or a line each of whose
     pipelines is an in-place edit (`sed -i`, `perl -pi`), text written into a file (`echo
     'LIMIT = 8' > config.py`, `cat > app.py <<'EOF'`, `… | tee a.py`: `_WRITERS`; PowerShell's
-    `Set-Content`, `Out-File`: `_PS_WRITERS`), a `cd`, or reads only (`shellwords.reads_only`:
-    `git diff --stat`, `grep -n x a.py`), so that a change the workspace saw in the files it names
-    is the edit's. A test run in the line names its log, which changes whatever the edit did
+    `Set-Content`, `Out-File`: `_PS_WRITERS`), an inline script that only edits (`_script_edits`),
+    a filter's output moved onto a file (`_moved_after`), a move, copy or removal (`_FILE_MOVERS`),
+    a formatter (`_FORMATTERS`), a `cd`, or reads only (`shellwords.reads_only`: `git diff
+    --stat`, `grep -n x a.py`), so that a change the workspace saw in the files it names is the
+    edit's. A test run in the line names its log, which changes whatever the edit did
     (`sed -i … && pytest > test.log`, also after a here-document, or inside `$(…)`): not such a line."""
     command = shell_command(tool, tool_input)
     if command is None:
         return False
     if PATCH_MARK in command:
         return True
-    command = _without_documents(command)
+    whole = command
+    command, bodies = _documents(command)
     if "$(" in command or "`" in command:
         return False  # a substitution runs a program of its own (a test, into the file written)
     command = re.sub(_QUOTED_TEXT, "''", command)
+    pipelines = re.split(_PIPELINES, command)
     edits = False
-    for pipeline in re.split(_PIPELINES, command):
+    for at, pipeline in enumerate(pipelines):
         parts = [p for p in re.split(r"\|&?", pipeline) if p.strip()]
         if not parts:
             continue
@@ -262,9 +339,30 @@ def edits_only(tool: str, tool_input: Any) -> bool:
             edits = True
         elif programs[-1] in _PS_WRITERS and all(_text_in(p) for p in programs):
             edits = True
+        elif len(parts) == 1 and programs[0] in _FILE_MOVERS | _FORMATTERS and not re.search(_INTO_FILE, pipeline):
+            edits = True
+        elif len(parts) == 1 and re.match(_INLINE_SCRIPT, pipeline) and not re.search(_INTO_FILE, pipeline):
+            if not _script_edits(whole, bodies):
+                return False
+            edits = True
+        elif _moved_after(pipeline, pipelines[at + 1 :]):
+            edits = True
         elif not reads_only(pipeline):
             return False
     return edits
+
+
+def _moved_after(pipeline: str, later: list[str]) -> bool:
+    """Whether a pipeline's output goes into a file that a later command of the line moves or
+    copies onto a file the pipeline read (`jq '.a = 1' p.json > tmp.json && mv tmp.json p.json`,
+    `awk … a.csv > /tmp/x && mv /tmp/x a.csv`): a filter's edit of its own input. A program's
+    output moved elsewhere (`pytest > out.txt && mv out.txt last.txt`) is none."""
+    into = re.search(r"(?<![<>&\d])>\s*([\w.~/@+-]+)\s*$", pipeline)
+    if into is None or "|" in pipeline:
+        return False
+    moved = rf"\s*(?:mv|cp)\s+(?:-\w+\s+)*{re.escape(into.group(1))}\s+([\w.~/@+-]+)\s*$"
+    read = pipeline[: into.start()].split()
+    return any((found := re.match(moved, each)) is not None and found.group(1) in read for each in later)
 
 
 def edits_in_place(tool: str, tool_input: Any) -> bool:
