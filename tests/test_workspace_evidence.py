@@ -95,6 +95,14 @@ def test_a_file_past_the_content_limit_is_judged_by_size_and_mtime(tmp_path: Pat
         ("awk '{print $2}' a.csv > /tmp/x && mv /tmp/x a.csv", True),
         ("sed -i.bak 's/a/b/' a.py && rm a.py.bak", True),
         ("sed -i 's/a/b/' a.go && gofmt -w a.go", True),
+        ("sed -i 's/a/b/' a.py && ruff format a.py", True),
+        ("python3 - <<'PY' 2>&1 | tail -5\nopen('a.py', 'w').write('x')\nprint('ok')\nPY", True),
+        ("cat <<'EOF' | python3\nopen('a.py', 'w').write('x')\nEOF", True),
+        (".venv/bin/python - a.py <<'PY'\nimport sys\nopen(sys.argv[1], 'w').write('x')\nPY", True),
+        ("python3 -c \"open('a.json', 'w').write('{}')\" && grep -c 'limit' a.json", True),
+        ("python3 - <<'PY'\nfrom pathlib import Path\nPath('t.py').write_text('@pytest.mark.slow\\nmodel.eval()\\n')\nPY", True),
+        # A script's text is no program: backticks and addresses in what it writes (a README).
+        ("python3 - <<'PY'\nfrom pathlib import Path\nPath('README.md').write_text('Run `make` at http://localhost')\nPY", True),
         # ... and what stays more than an edit: a script that runs a program, a test or the
         # project's code, or writes nothing; a program's output moved elsewhere.
         ("python3 -c \"import subprocess; open('c.py','w').write(subprocess.check_output(['pytest']))\"", False),
@@ -102,8 +110,21 @@ def test_a_file_past_the_content_limit_is_judged_by_size_and_mtime(tmp_path: Pat
         ("python3 - <<'PY'\nimport pytest\nopen('r.txt', 'w').write(str(pytest.main(['-q'])))\nPY", False),
         ("node -e \"require('child_process').execSync('npm test > out.txt')\"", False),
         ("python3 - <<'PY'\nprint(open('a.py').read())\nPY", False),
+        ("python3 - <<'PY'\nimport re, app as a  # noqa\nopen('a.py', 'w').write(a.x)\nPY", False),
+        ("python3 -c \"from pathlib import Path; import app; Path('a.py').write_text(app.x)\"", False),
+        ("python3 - <<'PY'\nfrom . import app\nopen('a.py', 'w').write(app.x)\nPY", False),
+        ("python3 - <<'PY'\nprint(open('a.py').read().replace('a', 'b'))\nPY", False),
+        ("python3 - <<'PY'\nimport urllib.request\nopen('a.json', 'w').write(urllib.request.urlopen('http://x').read())\nPY",
+         False),
+        ("node -e \"fetch('http://x').then(r => r.text()).then(t => require('fs').writeFileSync('a.json', t))\"", False),
         ("python3 -m pytest -q > out.txt && mv out.txt last.txt", False),
         ("rm -rf build && make", False),
+        # A background job is a command of its own (what a hostile review of dc8618a found).
+        ("python -m pytest -q & cp a.py.bak a.py", False),
+        ("python3 -c \"open('a.py', 'w').write('x')\" & python -m pytest -q", False),
+        ("node -e \"const {execSync} = require('child_process'); require('fs').writeFileSync('a.js', execSync('x'))\"", False),
+        ("node -e \"import('./build.js').then(m => require('fs').writeFileSync('a.js', m.x))\"", False),
+        ("python3 - <<'PY'\nimport re\nimport app\nopen('a.py', 'w').write(app.x)\nPY", False),
     ],
 )
 def test_which_lines_only_edit_and_read(command: str, only: bool) -> None:

@@ -198,7 +198,7 @@ WORKSPACE_BY_TIME = "~"
 #: The programs of a line's in-place edits (`edits_only`).
 _IN_PLACE_EDITORS = frozenset({"sed", "gsed", "perl"})
 #: Where a line's pipelines end (`edits_only`; quoted text emptied first).
-_PIPELINES = r"&&|\|\||;|\n"
+_PIPELINES = r"&&|\|\||;|\n|(?<![>&<|])&(?![&>])"
 #: Programs that write what they are given into a file (`edits_only`): redirected into it, or
 #: `tee` given it.
 _WRITERS = frozenset({"echo", "printf", "cat", "tee"})
@@ -217,30 +217,38 @@ _FILE_MOVERS = frozenset({"mv", "cp", "rm"})
 _FORMATTERS = frozenset(
     {"gofmt", "goimports", "black", "isort", "rustfmt", "clang-format", "prettier", "autopep8", "yapf", "shfmt"}
 )
+#: A formatter run through a tool of its own (`edits_only`): `ruff format a.py`, `npx prettier --write a.ts`.
+_FORMATS = r"\s*(?:ruff\s+format|cargo\s+fmt|go\s+fmt|(?:npx\s+|pnpm\s+(?:exec\s+)?|yarn\s+)?prettier)\s"
+#: A here-document piped into an interpreter, in a line whose quoted text was emptied: `cat <<'EOF' | python3`.
+_FED_SCRIPT = r"\s*cat\s+<<\S*\s*\|\s*(?:[\w.~/-]*/)?(?:python[\d.]*|node)(?:\s+-)?\s*$"
 #: An interpreter given its script inline, in a line whose quoted text was emptied: `python3 -
-#: <<''` (a here-document), `python -c ''`, `node -e ''`, `ruby -e ''`.
-_INLINE_SCRIPT = r"\s*(?:python[\d.]*|node|ruby)\s+(?:-\s+)?(?:<<|-[ce]\s+'')"
+#: <<''` (a here-document), `python -c ''`, `node -e ''`.
+_INLINE_SCRIPT = r"\s*(?:uv\s+run\s+)?(?:[\w.~/-]*/)?(?:python[\d.]*|node)\s+(?:-(?:\s+[\w.~/-]+)*\s+)?(?:<<|-[ce]\s+'')"
 #: What an inline script writes files with (`_script_edits`).
 _SCRIPT_WRITES = (
-    r"\.write(?:_text|_bytes)?\s*\(|\bopen\s*\([^\n]*?['\"][wax]b?\+?['\"]|\bwriteFile(?:Sync)?\s*\(|\bFile\.write\s*\("
+    r"\.write(?:_text|_bytes)?\s*\(|\bopen\s*\([^()\n]*(?:\([^()\n]*\)[^()\n]*)*,\s*(?:mode\s*=\s*)?['\"][wax]b?\+?['\"]"
+    r"|\bwriteFile(?:Sync)?\s*\(|\bFile\.write\s*\("
 )
 #: What makes an inline script more than an edit: it runs programs, tests or code it was not
-#: given, or reaches the network (`_script_edits`).
+#: given, or reaches the network (Node's `fetch`; Python's network modules are no allowed import).
 _SCRIPT_RUNS = (
-    r"\bsubprocess\b|\bos\s*\.\s*(?:system|popen|exec\w*|spawn\w*|fork)\b|\bpty\b|\bexec(?:Sync|File)?\s*\(|\beval\s*\("
-    r"|\bspawn(?:Sync)?\s*\(|\bsystem\s*\(|child_process|%x|`|\b(?:pytest|unittest|runpy|importlib|__import__)\b|\burllib\b"
-    r"|\brequests\b|\bfetch\s*\(|\bhttp\b"
+    r"\bsubprocess\b|\bos\s*\.\s*(?:system|popen|exec\w*|spawn\w*|fork)\b|\bpty\b|(?<![\w.])(?:exec|eval|system|spawn)\s*\("
+    r"|child_process|\b(?:pytest|unittest|runpy|importlib|__import__)\b|(?<![\w.])(?:fetch|import)\s*\("
 )
+#: A script's string literals (Python's, triple-quoted too, and Node's template literals): text
+#: it writes or compares, emptied before its code is judged (`_script_edits`).
+_SCRIPT_STRINGS = r"'''[\s\S]*?'''|\"\"\"[\s\S]*?\"\"\"|'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"|`(?:[^`\\]|\\.)*`"
 #: Modules an editing script may import (Python's `import x`/`from x import`, Node's `require('x')`
 #: and `import … from 'x'`): anything else may run the project's own code.
 _SCRIPT_MODULES = frozenset(
     {"pathlib", "re", "json", "os", "sys", "io", "textwrap", "glob", "fnmatch", "difflib", "tomllib", "string",
-     "collections", "itertools", "csv", "shutil", "fs", "path", "node:fs", "node:path", "fs/promises", "node:fs/promises",
-     "fileutils"}
+     "collections", "itertools", "csv", "shutil", "ast", "tokenize", "yaml", "toml", "tomli", "tomlkit", "configparser",
+     "codecs", "unicodedata", "html", "copy", "functools", "operator", "typing", "dataclasses", "pprint", "math", "bisect",
+     "fs", "path", "node:fs", "node:path", "fs/promises", "node:fs/promises"}
 )
-#: A module a script imports (`_script_edits`): Python's two forms, Node's and Ruby's.
+#: A module a script imports (`_script_edits`): Python's two forms and Node's two.
 _SCRIPT_IMPORT = (
-    r"^\s*(?:from\s+([\w.]+)\s+import|import\s+([\w., ]+?)\s*(?:as\s+\w+\s*)?$)"
+    r"(?:^|;)\s*(?:from\s+(\S+)\s+import|import\s+([^#;\n]+))"
     r"|\brequire\s*\(?\s*['\"]([^'\"]+)['\"]|^\s*import\b[^'\"\n]*\bfrom\s+['\"]([^'\"]+)['\"]"
 )
 #: A here-document's operator: its body runs up to the line that is its word.
@@ -257,7 +265,7 @@ def _without_documents(command: str) -> str:
 
 def _documents(command: str) -> tuple[str, list[str]]:
     """`command` without its here-documents' bodies, and the bodies fed to an interpreter
-    (`_INLINE_SCRIPT`'s: their line runs Python, Node or Ruby), in order."""
+    (`_INLINE_SCRIPT`'s: their line runs Python or Node), in order."""
     lines, kept, ending = command.split("\n"), [], None
     bodies: list[str] = []
     scripted = False
@@ -271,7 +279,7 @@ def _documents(command: str) -> tuple[str, list[str]]:
         kept.append(line)
         found = re.search(_HEREDOC, line)
         ending = found.group(2) if found else None
-        scripted = found is not None and re.search(r"\b(?:python[\d.]*|node|ruby)\s", line) is not None
+        scripted = found is not None and re.search(r"\b(?:python[\d.]*|node)(?:\s|$)", line) is not None
         if scripted:
             bodies.append("")
     return "\n".join(kept), bodies
@@ -283,16 +291,27 @@ def _script_edits(command: str, bodies: list[str]) -> bool:
     (`_SCRIPT_RUNS`) and imports only modules that read and write text (`_SCRIPT_MODULES`). A
     script that writes a file it names and changes it is then an edit, as `sed -i` is: `python -
     <<'PY'` with `Path("a.py").write_text(…)`, `node -e "fs.writeFileSync('a.js', …)"`."""
-    scripts = [*bodies, *(m.group(1)[1:-1] for m in re.finditer(r"\s-[ce]\s+('[^']*'|\"(?:[^\"\\]|\\.)*\")", command))]
+    inline = r"\b(?:python[\d.]*|node)\s+(?:-[^\sce]\S*\s+)*-[ce]\s+('[^']*'|\"(?:[^\"\\]|\\.)*\")"
+    scripts = [*bodies, *(m.group(1)[1:-1] for m in re.finditer(inline, command))]
     if not scripts:
         return False
     for script in scripts:
-        if not re.search(_SCRIPT_WRITES, script) or re.search(_SCRIPT_RUNS, script):
+        if not re.search(_SCRIPT_WRITES, script):
             return False
-        for found in re.finditer(_SCRIPT_IMPORT, script, re.M):
-            names = found.group(2) or found.group(1) or found.group(3) or found.group(4)
-            if any(name.strip().split(".")[0] not in _SCRIPT_MODULES for name in names.split(",") if name.strip()):
-                return False
+        code = re.sub(_SCRIPT_STRINGS, "''", script)  # the text it writes or compares is no code it runs
+        if re.search(_SCRIPT_RUNS, code):
+            return False
+        names: list[str] = []
+        for found in re.finditer(_SCRIPT_IMPORT, code, re.M):  # Python's, outside its strings
+            if found.group(2) is not None:  # `import a.b as c, d  # why`: the first word of each part
+                names += [part.split()[0] for part in found.group(2).split(",") if part.split()]
+            elif found.group(1) is not None:
+                names.append(found.group(1))
+        for found in re.finditer(_SCRIPT_IMPORT, script, re.M):  # Node's, whose module is a string
+            if found.group(3) or found.group(4):
+                names.append(found.group(3) or found.group(4))
+        if any(name.split(".")[0] not in _SCRIPT_MODULES for name in names):
+            return False
     return True
 
 
@@ -324,6 +343,7 @@ def edits_only(tool: str, tool_input: Any) -> bool:
     command = re.sub(_QUOTED_TEXT, "''", command)
     pipelines = re.split(_PIPELINES, command)
     edits = False
+    scripts: bool | None = None
     for at, pipeline in enumerate(pipelines):
         parts = [p for p in re.split(r"\|&?", pipeline) if p.strip()]
         if not parts:
@@ -339,10 +359,16 @@ def edits_only(tool: str, tool_input: Any) -> bool:
             edits = True
         elif programs[-1] in _PS_WRITERS and all(_text_in(p) for p in programs):
             edits = True
-        elif len(parts) == 1 and programs[0] in _FILE_MOVERS | _FORMATTERS and not re.search(_INTO_FILE, pipeline):
+        elif len(parts) == 1 and (programs[0] in _FILE_MOVERS | _FORMATTERS or re.match(_FORMATS, pipeline)) and not re.search(
+            _INTO_FILE, pipeline
+        ):
             edits = True
-        elif len(parts) == 1 and re.match(_INLINE_SCRIPT, pipeline) and not re.search(_INTO_FILE, pipeline):
-            if not _script_edits(whole, bodies):
+        elif (
+            re.match(_INLINE_SCRIPT, parts[0]) and all(reads_only(p) for p in parts[1:]) or re.match(_FED_SCRIPT, pipeline)
+        ) and not re.search(_INTO_FILE, pipeline):
+            if scripts is None:
+                scripts = _script_edits(whole, bodies)  # every script of the line, judged once
+            if not scripts:
                 return False
             edits = True
         elif _moved_after(pipeline, pipelines[at + 1 :]):
