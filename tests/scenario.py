@@ -34,8 +34,8 @@ Steps use the sketch grammar of the public cases:
   the batch's last call).
   With a top-level `"workspace": {PATH: TEXT}` the session's `cwd` is a real folder holding
   those files, and a call step's `"writes": {PATH: TEXT or null}` is what the call did to it
-  when it ran (written, or deleted, between its PreToolUse and its post event); a command that
-  names `/home/user/project` names that folder.
+  when it ran (written, or deleted, between its PreToolUse and its post event); a command or
+  an edit tool's `file_path` that names `/home/user/project` names that folder.
 - `{"event": NAME, ...payload fields..., "expect": E}`: a literal hook event (`prompt`,
   `source`, `last_assistant_message`, ...).
 
@@ -105,6 +105,8 @@ from loopguard_hook.core.engine import Action
 from loopguard_hook.hook import HookOptions, HookResult, run
 
 SCENARIO_DIR = Path(__file__).parent / "scenarios"
+#: The input keys whose `/home/user/project` names the scenario's workspace.
+MAPPED_KEYS = ("command", "cmd", "file_path")
 CLIENTS = ("claude-code", "codex")
 DSH_CLIENTS = ("dsh-claude-code", "dsh-codex")
 NEW_CLIENTS = ("copilot", "droid", "cursor")
@@ -465,7 +467,7 @@ class Runner:
             # a copy: the scenario's own input serves every client (a Codex `workdir` step too)
             here = self.workspace
             step.payload["tool_input"] = {
-                k: re.sub(r"/home/user/project(?![\w.-])", here, v) if k in ("command", "cmd") and isinstance(v, str) else v
+                k: re.sub(r"/home/user/project(?![\w.-])", here, v) if k in MAPPED_KEYS and isinstance(v, str) else v
                 for k, v in tool_input.items()
             }
         if self.client in NEW_CLIENTS:

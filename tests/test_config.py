@@ -192,6 +192,7 @@ BAD: list[tuple[str, Any, str]] = [
     ("hung_command_seconds", -60, "negative"),
     ("workspace_evidence", "yes", "true or false"),
     ("write_result_evidence", 1, "true or false"),
+    ("revisit_evidence", "no", "true or false"),
     ("same_answer_deny_empty_reads", 1, "true or false"),
     ("slow_repeat_seconds", -1, "negative"),
     ("slow_repeat_seconds", "60s", "seconds"),

@@ -206,6 +206,7 @@ VALIDATORS: dict[str, Callable[[Any], Any]] = {
     "new_failure_is_evidence": _bool,
     "workspace_evidence": _bool,
     "write_result_evidence": _bool,
+    "revisit_evidence": _bool,
     "evidence_call_counts": _bool,
     "exact_repeat_code": _bool,
     "answer_only_after_deny": _bool,

@@ -64,6 +64,8 @@ class Config(NamedTuple):
     workspace_evidence: bool = True
     # and a write tool's own result: a Claude Code Write whose `originalFile` is its content
     write_result_evidence: bool = True
+    # and the states the files had before: an edit back to one (a value toggled back) is no progress
+    revisit_evidence: bool = True
     # same path (rules/same_path.py)
     max_same_path: int = 0
     read_tools: tuple[str, ...] = READ_TOOLS
@@ -164,6 +166,7 @@ PROFILE_SPECS: dict[str, dict[str, Any]] = {
     "reminder": {
         "rules_off": _OURS,
         "write_result_evidence": False,
+        "revisit_evidence": False,
         "counting": "consecutive",
         "remind_at": (3, 5, 8),
         "deny_at": 0,
@@ -177,6 +180,7 @@ PROFILE_SPECS: dict[str, dict[str, Any]] = {
     "breaker": {
         "rules_off": _OURS,
         "write_result_evidence": False,
+        "revisit_evidence": False,
         "counting": "consecutive",
         "remind_at": (),
         "deny_at": 2,
@@ -194,6 +198,7 @@ PROFILE_SPECS: dict[str, dict[str, Any]] = {
     "progress": {
         "rules_off": _OURS[1:],
         "write_result_evidence": False,
+        "revisit_evidence": False,
         "counting": "no_progress",
         "remind_at": (),
         "deny_at": 6,

@@ -296,12 +296,18 @@ def _result(
     # Where the workspace was not looked at before and after (a replay, a path relative to no
     # `cwd`, `workspace_evidence` off), the host's own result may say so (a Write whose `originalFile` is what it wrote:
     # `write_result_evidence`; the seeds judge the result alone, its first one new evidence).
-    before = call.get("ws")
-    looked = before is not None and ev.event.workspace is not None
+    before, after = call.get("ws"), ev.event.workspace
+    looked = before is not None and after is not None
     if looked:
-        unchanged = before == ev.event.workspace
+        unchanged = before == after
     else:
         unchanged = ev.config.write_result_evidence and is_noop_mutation(tool, tool_input, response)
+    # The files went back to a state the agent's calls saw earlier since the prompt (a value
+    # toggled back and forth, a fix undone): a change, but no progress (`revisit_evidence`).
+    revisited = False
+    if looked and isinstance(before, str) and isinstance(after, str):
+        ledger.note_state(agent, before)
+        revisited = ledger.note_state(agent, after) and not unchanged and ev.config.revisit_evidence
     # A shell edit (`sed -i`, `echo … > f`, a patch) prints nothing: only the workspace, seen to
     # change the files it named, says it did something (a rename across modules, one `sed -i` a
     # file): a line of edits and reads (`tools.edits_only`), whose files were judged by content.
@@ -317,15 +323,15 @@ def _result(
     )
     edits = shell_edit or (succeeded and not unchanged and matches(tool, ev.config.mutating_tools))
     evidence = progress.record_result(
-        agent, call, tool, tool_input, response, outcome, ev.config, agents=len(ev.state["agents"]), unchanged=unchanged,
-        shell_edit=shell_edit,
+        agent, call, tool, tool_input, response, outcome, ev.config, agents=len(ev.state["agents"]),
+        unchanged=unchanged or revisited, shell_edit=shell_edit and not revisited,
     )
     sig = agent["sigs"].get(call["sig"])
     if evidence is None or sig is None:
         return None
     ctx = rules.ResultContext(
         ev.config, ev.caps, agent, call, sig, tool, outcome, evidence.new, evidence.productive, tool_input, response,
-        len(ev.state["agents"]), clean, unchanged, ev.event.cwd, ev.event.permission_mode, unrun, edits,
+        len(ev.state["agents"]), clean, unchanged, ev.event.cwd, ev.event.permission_mode, unrun, edits, revisited,
     )
     verdicts = [found for rule in rules.ON_RESULT if (found := rule(ctx)) is not None]
     if call.get("new"):

@@ -9,6 +9,7 @@ table in its slot (`Agent.rules`), declared, bounded and reset by the rule (`rul
             │            ├─ sigs:   {signature: Signature}   at most MAX_SIGNATURES
             │            ├─ calls:  {call id: Call}          at most MAX_CALLS
             │            ├─ seen:   [outcome fingerprint]    at most MAX_SEEN
+            │            ├─ states: [workspace digest]       at most MAX_STATES
             │            └─ rules:  {rule name: its table}   (each rule keeps its bounds)
             │          each table at most its share of the session budget (`limits`)
             ├─ recent: [DecisionRecord]                     at most MAX_RECENT
@@ -53,6 +54,7 @@ MAX_AGENTS = 40
 MAX_SIGNATURES = 64
 MAX_OUTCOMES = 1  # the signature's last outcome fingerprint; novelty is judged on `Agent.seen`
 MAX_SEEN = 64  # outcome fingerprints an agent remembers (new evidence = not among them)
+MAX_STATES = 16  # workspace digests an agent remembers (`note_state`)
 MAX_PREVIEWS = 8  # signatures that keep a result preview
 MAX_CALLS = 64
 MAX_RECENT = 20
@@ -152,6 +154,7 @@ if TYPE_CHECKING:
         calls: dict[str, Call]
         followup: NotRequired[FollowUp]
         seen: NotRequired[list[str]]  # outcome fingerprints this agent has seen, at most MAX_SEEN
+        states: NotRequired[list[str]]  # workspace digests its calls saw since the prompt (`note_state`)
         noise: NotRequired[dict[str, list[str | int]]]  # [calls, last call, text after] of lines leading outputs
         rules: NotRequired[dict[str, object]]  # each rule's table, under its name (`rules/`)
 
@@ -378,6 +381,19 @@ def agent(state: Session, agent_id: str, now: float, fit_rules: Callable[[Agent,
     return found
 
 
+def note_state(entry: Agent, digest: str) -> bool:
+    """Remember a workspace digest (`HookEvent.workspace`: the state of the files one call
+    names) the agent's calls saw, the most recent last, at most `MAX_STATES`; whether it was
+    remembered already (the files were in that state before)."""
+    states = entry.setdefault("states", [])
+    known = digest in states
+    if known:
+        states.remove(digest)
+    states.append(digest)
+    del states[:-MAX_STATES]
+    return known
+
+
 def fit(entry: Agent, share: Limits) -> None:
     """Trim the agent's shared tables to `share`: the least recently used entries go, and a call
     still waiting for its result goes last."""
@@ -387,6 +403,9 @@ def fit(entry: Agent, share: Limits) -> None:
     seen = entry.get("seen")
     if seen is not None:
         del seen[: -share.seen]
+    states = entry.get("states")
+    if states is not None:
+        del states[: -max(2, min(MAX_STATES, share.seen // 4))]  # a quarter of the outcomes' share
     keep_recent_previews(entry, share.previews)
     for sig in sigs.values():
         sig["summary"] = sig["summary"][: share.summary_chars]
@@ -408,6 +427,7 @@ def reset_shared(entry: Agent, *, keep_outcomes: bool = False) -> None:
         entry["sigs"] = {}
         entry["calls"] = {}
         entry.pop("seen", None)
+        entry.pop("states", None)
 
 
 def slots(entry: Agent) -> dict[str, object]:

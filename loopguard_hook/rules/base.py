@@ -129,6 +129,9 @@ class ResultContext(NamedTuple):
     #: named files the workspace saw change, at its line's first attempt since the last progress
     #: (`HookEvent.workspace`; never in a replay, which has no workspace).
     edits: bool = False
+    #: The call changed the files it named back to a state the agent's calls saw them in since
+    #: the prompt (a value toggled back, a fix undone): no progress (`revisit_evidence`).
+    revisited: bool = False
 
     @property
     def error_text(self) -> str:

@@ -25,7 +25,10 @@ result, shows its file as it was) is no progress, so the check run before and af
 on (issue class 2, check / no-op fix / check). Where `write_result_evidence` is on (balanced),
 the reminder, denial or end of turn of a call made after such a write says so (`NOOP_NOTE`),
 since the model believes its write was the fix: the slot `Agent.rules["repeat_noop"]` keeps the
-last such write, `[tool, when it was made]` (`NoopEntry`), until the next prompt. Where slow
+last such write, `[tool, when it was made]` (`NoopEntry`), until the next prompt. Likewise, under
+`revisit_evidence` (balanced), after a call that put the files it names back as the agent's calls
+saw them earlier (`ResultContext.revisited`: a value toggled back and forth), the texts say so
+(`BACK_NOTE`; the slot `Agent.rules["repeat_back"]`, of the same shape). Where slow
 polls are free (`slow_repeat_seconds`), a shell call's texts also say how to wait so that the
 wait goes ahead (`_wait_note`): after a result saying nothing listened at the address asked
 (`WAIT_NOTE`: a server still starting), or for a check that sleeps first too briefly to be a
@@ -60,6 +63,8 @@ def _previous_result(ctx: CallContext) -> str | None:
 NAME = "repeat"
 #: The slot of the last write that changed nothing (module docstring).
 NOOP = "repeat_noop"
+#: The slot of the last call that put its files back as they were earlier (module docstring).
+BACK = "repeat_back"
 
 if TYPE_CHECKING:
     #: `[spelling, mixed]`: a digest of the last attempt's arguments as given, and whether the
@@ -101,6 +106,7 @@ def reset(agent: Agent, why: str) -> None:
     if why == "prompt":
         drop_slot(agent, NAME)
         drop_slot(agent, NOOP)
+        drop_slot(agent, BACK)
 
 
 def on_result(ctx: ResultContext) -> Decision | None:
@@ -113,20 +119,32 @@ def on_result(ctx: ResultContext) -> Decision | None:
         and ctx.tool not in SHELL_TOOLS and matches(ctx.tool, ctx.config.mutating_tools)
     ):
         slots(ctx.agent)[NOOP] = [ctx.tool[:MAX_ID_CHARS], ctx.call["t"]]
+    # A shell line's too: the files it names are back as they were, whatever else it changed.
+    if ctx.revisited and ctx.config.revisit_evidence and ctx.outcome.failure == Failure.NONE:
+        slots(ctx.agent)[BACK] = [ctx.tool[:MAX_ID_CHARS], ctx.call["t"]]
     return None
 
 
 def _noop_note(ctx: CallContext) -> str:
     """`NOOP_NOTE` when a write that changed nothing was made since this call's previous
-    attempt, under `write_result_evidence`; else ""."""
-    found = cast("NoopEntry | None", slot(ctx.agent, NOOP))
-    if not ctx.config.write_result_evidence or not isinstance(found, list) or len(found) != 2 or ctx.previous_time is None:
+    attempt, under `write_result_evidence`, and `BACK_NOTE` when a call that put its files back
+    as they were earlier was, under `revisit_evidence`; else ""."""
+    return (
+        _since_previous(ctx, NOOP, NOOP_NOTE, on=ctx.config.write_result_evidence)
+        + _since_previous(ctx, BACK, BACK_NOTE, on=ctx.config.revisit_evidence)
+    )
+
+
+def _since_previous(ctx: CallContext, name: str, text: str, *, on: bool) -> str:
+    """`text` for the tool in the slot `name` when it was made since this call's previous attempt."""
+    found = cast("NoopEntry | None", slot(ctx.agent, name))
+    if not on or not isinstance(found, list) or len(found) != 2 or ctx.previous_time is None:
         return ""  # none, or not this rule's shape (a state file edited by hand)
     tool, when = found
     # Made after the previous attempt, and not later than now (a clock moved back, a hand edit).
     if not isinstance(tool, str) or not isinstance(when, float | int) or not ctx.previous_time < when <= ctx.now:
         return ""
-    return NOOP_NOTE.format(tool=tool[:MAX_ID_CHARS])
+    return text.format(tool=tool[:MAX_ID_CHARS])
 
 
 def _wait_note(ctx: CallContext) -> str:
@@ -174,6 +192,12 @@ PACE_NOTE = (
 #: whose result says so, or a write tool's or patch's call whose files the workspace showed as
 #: they were).
 NOOP_NOTE = " Your {tool} call made since this call's previous run left the files it names exactly as they were."
+#: What a call's text adds when a call made since its previous attempt put the files it names
+#: back as the agent's calls saw them earlier (`ResultContext.revisited`).
+BACK_NOTE = (
+    " Your {tool} call made since this call's previous run put the files it names back as they were earlier in this"
+    " turn: that version was already tried."
+)
 
 
 def on_call(ctx: CallContext) -> Decision | None:

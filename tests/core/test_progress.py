@@ -145,3 +145,21 @@ def test_a_hand_edited_entry_of_a_call_without_an_id_is_no_twin(when: object) ->
     call = {"sig": "s", "t": 1_800_000_000.0, "seq": 2, "phase": "pre"}
     assert progress._same_key_twin(earlier, call, Config(), True) is False  # type: ignore[arg-type]
     assert progress._same_key_twin({**earlier, "t": 1_800_000_000.0}, call, Config(), True) is True  # type: ignore[arg-type]
+
+
+def test_an_agent_remembers_the_last_workspace_states_its_calls_saw() -> None:
+    """`ledger.note_state` says whether a digest was seen already, keeps the most recent last,
+    at most `MAX_STATES`, and a prompt forgets them (a compaction keeps them)."""
+    state = ledger.new_session("s1", "claude-code", 100.0)
+    agent = ledger.agent(state, "main", 100.0, lambda entry, share: None)
+    assert ledger.note_state(agent, "a" * 32) is False
+    assert ledger.note_state(agent, "b" * 32) is False
+    assert ledger.note_state(agent, "a" * 32) is True
+    assert agent["states"] == ["b" * 32, "a" * 32]
+    for n in range(ledger.MAX_STATES):
+        ledger.note_state(agent, f"{n:032x}")
+    assert len(agent["states"]) == ledger.MAX_STATES and ledger.note_state(agent, "b" * 32) is False
+    ledger.reset_shared(agent, keep_outcomes=True)
+    assert "states" in agent
+    ledger.reset_shared(agent)
+    assert "states" not in agent

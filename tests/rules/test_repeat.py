@@ -154,6 +154,43 @@ def test_a_failed_write_or_a_seed_profile_adds_nothing_to_the_text() -> None:
             assert verdict is None or "changed nothing" not in verdict.message, (profile, n)
 
 
+BACK = "Your Bash call made since this call's previous run put the files it names back as they were earlier in this turn"
+
+
+def test_a_text_after_a_call_that_put_its_files_back_says_so_under_balanced() -> None:
+    """A value toggled back and forth (`ResultContext.revisited`): the check's reminder and
+    denial say the call made since its previous run put the files back as they were earlier,
+    a shell line's too; a call before that run, a failed one, or a seed profile adds nothing."""
+    from rulekit import result_ctx
+
+    from loopguard_hook.core.outcome import Failure, Outcome
+
+    flip = {"command": "sed -i 's/from .client/from .http_client/' src/app/service.py"}
+    done = {"stdout": "", "stderr": "", "interrupted": False}
+    check = {"command": "python -m pytest -q"}
+    for profile in ("balanced", "reminder", "breaker", "progress"):
+        config = Config(**PROFILE_DEFAULTS[profile])
+        entry = agent()
+        ctx = result_ctx("Bash", flip, done, config=config, entry=entry, now=150.0)
+        assert rule.on_result(ctx._replace(revisited=True)) is None
+        for n in range(1, 9):
+            verdict = rule.on_call(call_ctx("Bash", check, attempt=n, config=config, entry=entry, now=160.0, previous_time=140.0))
+            said = verdict is not None and BACK in verdict.message + (verdict.advice or "")
+            assert said is (profile == "balanced" and n >= 3), (profile, n)
+        before = rule.on_call(call_ctx("Bash", check, attempt=5, config=config, entry=entry, now=160.0, previous_time=155.0))
+        assert before is None or BACK not in before.message
+    entry = agent()
+    balanced = Config(**PROFILE_DEFAULTS["balanced"])
+    failed = result_ctx("Bash", flip, done, config=balanced, entry=entry, now=150.0)
+    rule.on_result(failed._replace(revisited=True, outcome=Outcome("f", Failure.HARD, "sed: can't read")))
+    verdict = rule.on_call(call_ctx("Bash", check, attempt=5, config=balanced, entry=entry, now=160.0, previous_time=140.0))
+    assert verdict is not None and BACK not in verdict.message
+    rule.on_result(result_ctx("Bash", flip, done, config=balanced, entry=entry, now=150.0)._replace(revisited=True))
+    rule.reset(entry, "prompt")
+    verdict = rule.on_call(call_ctx("Bash", check, attempt=5, config=balanced, entry=entry, now=160.0, previous_time=140.0))
+    assert verdict is not None and BACK not in verdict.message
+
+
 def test_a_slot_not_of_this_rules_shape_adds_nothing() -> None:
     """A state file edited by hand (or by another version) may hold anything in the slot: no
     sentence, no error."""
