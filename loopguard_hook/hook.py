@@ -164,7 +164,8 @@ def _run(
         store = _open_store(where, cfg, dry_run=options.dry_run)
         now = clock()
         if cfg.workspace_evidence and event.event in workspace.EVENTS:
-            event = event._replace(workspace=workspace.snapshot(event, cfg), misfit=workspace.misfit(event, cfg))
+            digest, files = workspace.snapshot_files(event, cfg)
+            event = event._replace(workspace=digest, workspace_files=files, misfit=workspace.misfit(event, cfg))
         try:
             result = _decide(store, event, cfg, now, dry_run=options.dry_run)
         except StateError as exc:

@@ -248,6 +248,7 @@ def _attempt(
     )
     if ev.event.workspace is not None and ev.event.event == "PreToolUse":
         attempt.call["ws"] = ev.event.workspace
+        attempt.call["wsf"] = list(ev.event.workspace_files)
     ctx = rules.CallContext(
         event=ev.event,
         config=config,
@@ -302,12 +303,14 @@ def _result(
         unchanged = before == after
     else:
         unchanged = ev.config.write_result_evidence and is_noop_mutation(tool, tool_input, response)
-    # The files went back to a state the agent's calls saw earlier since the prompt (a value
+    # Every file the agent's calls named went back to a state they saw since the prompt (a value
     # toggled back and forth, a fix undone): a change, but no progress (`revisit_evidence`).
     revisited = False
-    if looked and isinstance(before, str) and isinstance(after, str):
-        ledger.note_state(agent, before)
-        revisited = ledger.note_state(agent, after) and not unchanged and ev.config.revisit_evidence
+    if looked and isinstance(call.get("wsf"), list) and ev.event.workspace_files:
+        back = ledger.note_files(agent, call["wsf"], list(ev.event.workspace_files))
+        revisited = back and not unchanged and ev.config.revisit_evidence
+        if revisited:
+            agent["back"] = ev.now
     # A shell edit (`sed -i`, `echo … > f`, a patch) prints nothing: only the workspace, seen to
     # change the files it named, says it did something (a rename across modules, one `sed -i` a
     # file): a line of edits and reads (`tools.edits_only`), whose files were judged by content.

@@ -93,6 +93,9 @@ class HookEvent(NamedTuple):
     #: the host layer found them at this event (`hosts/workspace.py`); None when not looked at
     #: (a replay, another event, a call that names none).
     workspace: str | None = None
+    #: The same files one by one, as `"PPPPPPPP:SSSSSSSS"` (8 hex digits of a digest of the
+    #: path, 8 of its state), in the order named; () when not looked at.
+    workspace_files: tuple[str, ...] = ()
     #: At a patch's PreToolUse (apply_patch's format, `core/patch.py`): the first line of a hunk
     #: that the file it updates holds nowhere, as the host layer found the file
     #: (`hosts/workspace.misfit`), or as a replay reads it from the recorded failure; None when

@@ -9,7 +9,8 @@ table in its slot (`Agent.rules`), declared, bounded and reset by the rule (`rul
             │            ├─ sigs:   {signature: Signature}   at most MAX_SIGNATURES
             │            ├─ calls:  {call id: Call}          at most MAX_CALLS
             │            ├─ seen:   [outcome fingerprint]    at most MAX_SEEN
-            │            ├─ states: [workspace digest]       at most MAX_STATES
+            │            ├─ files:  {path digest: state}      at most MAX_FILES
+            │            ├─ states: [digest of files]         at most MAX_STATES
             │            └─ rules:  {rule name: its table}   (each rule keeps its bounds)
             │          each table at most its share of the session budget (`limits`)
             ├─ recent: [DecisionRecord]                     at most MAX_RECENT
@@ -23,6 +24,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
+
+from .signature import blake2b
 
 STATE_VERSION = 2
 
@@ -54,7 +57,8 @@ MAX_AGENTS = 40
 MAX_SIGNATURES = 64
 MAX_OUTCOMES = 1  # the signature's last outcome fingerprint; novelty is judged on `Agent.seen`
 MAX_SEEN = 64  # outcome fingerprints an agent remembers (new evidence = not among them)
-MAX_STATES = 16  # workspace digests an agent remembers (`note_state`)
+MAX_STATES = 16  # digests of an agent's map of files it remembers (`note_files`)
+MAX_FILES = 32  # files an agent's map holds (`note_files`)
 MAX_PREVIEWS = 8  # signatures that keep a result preview
 MAX_CALLS = 64
 MAX_RECENT = 20
@@ -91,6 +95,7 @@ if TYPE_CHECKING:
         retry: NotRequired[bool]  # the identical retry of a sandbox refusal or a timeout: a first run
         late: NotRequired[bool]  # counted at a PostToolBatch: no PreToolUse saw it, it never ran
         ws: NotRequired[str]  # the named files' state before it ran (`HookEvent.workspace`)
+        wsf: NotRequired[list[str]]  # the same, file by file (`HookEvent.workspace_files`)
         misfit: NotRequired[bool]  # a patch counted as failed at its PreToolUse (`rules.target`)
         cwd: NotRequired[str]  # the folder a shell line with a `cd` started in, at its PreToolUse (`rules.polling`)
         issued: NotRequired[float]  # when the model issued it, when earlier than `t` (`progress.issued_with`)
@@ -154,7 +159,9 @@ if TYPE_CHECKING:
         calls: dict[str, Call]
         followup: NotRequired[FollowUp]
         seen: NotRequired[list[str]]  # outcome fingerprints this agent has seen, at most MAX_SEEN
-        states: NotRequired[list[str]]  # workspace digests its calls saw since the prompt (`note_state`)
+        files: NotRequired[dict[str, str]]  # path digest -> state digest of the files its calls named (`note_files`)
+        states: NotRequired[list[str]]  # digests of that map as its calls saw it since the prompt (`note_files`)
+        back: NotRequired[float]  # when a call last put its files back as they were earlier (`note_files`)
         noise: NotRequired[dict[str, list[str | int]]]  # [calls, last call, text after] of lines leading outputs
         rules: NotRequired[dict[str, object]]  # each rule's table, under its name (`rules/`)
 
@@ -381,10 +388,36 @@ def agent(state: Session, agent_id: str, now: float, fit_rules: Callable[[Agent,
     return found
 
 
+def note_files(entry: Agent, before: list[str], after: list[str]) -> bool:
+    """Bring the agent's map of the files its calls named (`Agent.files`: path digest -> state
+    digest, at most `MAX_FILES`, the least recently named dropped first) to one call's states
+    before and after it ran (`HookEvent.workspace_files` items, `"PATH:STATE"`), remembering the
+    whole map's digest at both (`note_state`). Whether the map after is one remembered from
+    earlier and not the map before: the call put every file the agent touched back as it was
+    then (a value toggled back), not merely the files it names (a print removed from one file
+    while a fix stays in another is a new state)."""
+    files = entry.setdefault("files", {})
+    h_before = _map_digest(files, before)
+    note_state(entry, h_before)
+    h_after = _map_digest(files, after)
+    return note_state(entry, h_after) and h_after != h_before
+
+
+def _map_digest(files: dict[str, str], states: list[str]) -> str:
+    """Set `states` (`"PATH:STATE"` items) into `files`, most recent last, and the digest of the
+    whole map (32 hex digits)."""
+    for item in states:
+        path, _, state = str(item).partition(":")
+        files.pop(path, None)
+        files[path] = state
+    for stale in list(files)[: max(0, len(files) - MAX_FILES)]:
+        del files[stale]
+    return blake2b("\n".join(sorted(f"{k}:{v}" for k, v in files.items())).encode(), digest_size=16).hexdigest()
+
+
 def note_state(entry: Agent, digest: str) -> bool:
-    """Remember a workspace digest (`HookEvent.workspace`: the state of the files one call
-    names) the agent's calls saw, the most recent last, at most `MAX_STATES`; whether it was
-    remembered already (the files were in that state before)."""
+    """Remember a digest of the agent's map of files (`note_files`), the most recent last, at
+    most `MAX_STATES`; whether it was remembered already (the files were in that state before)."""
     states = entry.setdefault("states", [])
     known = digest in states
     if known:
@@ -427,7 +460,9 @@ def reset_shared(entry: Agent, *, keep_outcomes: bool = False) -> None:
         entry["sigs"] = {}
         entry["calls"] = {}
         entry.pop("seen", None)
+        entry.pop("files", None)
         entry.pop("states", None)
+        entry.pop("back", None)
 
 
 def slots(entry: Agent) -> dict[str, object]:

@@ -416,10 +416,19 @@ def record_result(
         and not outcome.unchanged
         and not (not mutation and echoes_arguments(outcome.text, tool_input))
     )
+    # After files were put back as they were (`Agent.back`), a call whose result differs from its
+    # own previous one saw the change: `cat app.txt` after each flip of x, a test that fails
+    # without the fix and passes with it. The same result in both states is a loop.
+    back, done, previous = agent.get("back"), sig.get("done"), sig.get("outcomes")
+    alternated = (
+        isinstance(back, float | int) and isinstance(done, float | int) and done < back
+        and isinstance(previous, list) and bool(previous) and previous[-1] != outcome.fingerprint
+    )
     productive = not unchanged and outcome.failure != Failure.HARD and (
         new
         or (mutation and outcome.failure == Failure.NONE and not is_noop_mutation(tool, tool_input, response))
         or (shell_edit and outcome.failure == Failure.NONE)
+        or alternated
     )
     if outcome.fingerprint in seen:
         seen.remove(outcome.fingerprint)  # most recently seen last: the oldest is forgotten first

@@ -44,17 +44,25 @@ def snapshot(event: HookEvent, config: Config) -> str | None:
     mtime) of the states of the files `event`'s call names to change (`tools.change_paths`);
     None when it names none, or for another event. Never raises: a path
     that cannot be looked at is stated as the error's number."""
+    return snapshot_files(event, config)[0]
+
+
+def snapshot_files(event: HookEvent, config: Config) -> tuple[str | None, tuple[str, ...]]:
+    """`snapshot`'s digest, and the same files one by one (`HookEvent.workspace_files`:
+    `"PPPPPPPP:SSSSSSSS"`, 8 hex digits of a digest of the path and 8 of its state); `(None, ())`
+    when `snapshot` is None. Never raises."""
     if event.event not in EVENTS or not event.tool_name:
-        return None
+        return None, ()
     paths = change_paths(event.tool_name, event.tool_input, config)
     if not paths:
-        return None
+        return None, ()
     folder = _folder(event)
     if folder is _NOWHERE:
-        return None
+        return None, ()
     h = blake2b(digest_size=16)
     budget = [BUDGET_BYTES]
     found = by_time = False
+    files: list[str] = []
     for path in paths:
         full = _resolve(path, folder)
         if full is None:
@@ -62,11 +70,15 @@ def snapshot(event: HookEvent, config: Config) -> str | None:
         state = _state(full, budget)
         found = found or state.startswith((b"content", b"size"))
         by_time = by_time or state.startswith(b"size")
-        h.update(full.encode("utf-8", "surrogatepass") + b"\0" + state + b"\n")
+        name = full.encode("utf-8", "surrogatepass")
+        h.update(name + b"\0" + state + b"\n")
+        files.append(blake2b(name, digest_size=4).hexdigest() + ":" + blake2b(state, digest_size=4).hexdigest())
     # Names none of which is a file here (a path relative to a folder the command moves to, a
     # file it creates) say nothing either way. A `~` marks a state judged in part by size and
     # mtime: a rewrite of the same bytes (`sed -i` whose pattern matched nothing) moves it.
-    return (WORKSPACE_BY_TIME if by_time else "") + h.hexdigest() if found else None
+    if not found:
+        return None, ()
+    return (WORKSPACE_BY_TIME if by_time else "") + h.hexdigest(), tuple(files)
 
 
 def _command(event: HookEvent) -> str:

@@ -147,19 +147,26 @@ def test_a_hand_edited_entry_of_a_call_without_an_id_is_no_twin(when: object) ->
     assert progress._same_key_twin({**earlier, "t": 1_800_000_000.0}, call, Config(), True) is True  # type: ignore[arg-type]
 
 
-def test_an_agent_remembers_the_last_workspace_states_its_calls_saw() -> None:
-    """`ledger.note_state` says whether a digest was seen already, keeps the most recent last,
-    at most `MAX_STATES`, and a prompt forgets them (a compaction keeps them)."""
+
+def test_an_agent_remembers_the_states_of_every_file_its_calls_named() -> None:
+    """`ledger.note_files`: a call is back where the agent's files were earlier only when every
+    file its calls named is (a value toggled back), not when the one file it names is while a
+    fix stays in another (a debug print removed); a prompt forgets the map, a compaction keeps it."""
     state = ledger.new_session("s1", "claude-code", 100.0)
     agent = ledger.agent(state, "main", 100.0, lambda entry, share: None)
-    assert ledger.note_state(agent, "a" * 32) is False
-    assert ledger.note_state(agent, "b" * 32) is False
-    assert ledger.note_state(agent, "a" * 32) is True
-    assert agent["states"] == ["b" * 32, "a" * 32]
-    for n in range(ledger.MAX_STATES):
-        ledger.note_state(agent, f"{n:032x}")
-    assert len(agent["states"]) == ledger.MAX_STATES and ledger.note_state(agent, "b" * 32) is False
+    assert ledger.note_files(agent, ["f:0"], ["f:1"]) is False  # f changed
+    assert ledger.note_files(agent, ["f:1"], ["f:0"]) is True  # and back
+    assert ledger.note_files(agent, ["f:0"], ["f:1"]) is True  # and again
+    assert ledger.note_files(agent, ["f:1"], ["f:1"]) is False  # unchanged is no return
+    assert ledger.note_files(agent, ["g:0"], ["g:1"]) is False  # a print added to g
+    assert ledger.note_files(agent, ["h:0"], ["h:1"]) is False  # the fix, in h
+    assert ledger.note_files(agent, ["g:1"], ["g:0"]) is False  # the print removed: h is new
+    assert agent["files"] == {"f": "1", "h": "1", "g": "0"}
+    for n in range(ledger.MAX_FILES + 5):
+        ledger.note_files(agent, [f"x{n}:0"], [f"x{n}:1"])
+    assert len(agent["files"]) == ledger.MAX_FILES and len(agent["states"]) == ledger.MAX_STATES
     ledger.reset_shared(agent, keep_outcomes=True)
-    assert "states" in agent
+    assert agent["files"]
+    agent["back"] = 120.0
     ledger.reset_shared(agent)
-    assert "states" not in agent
+    assert not {"files", "states", "back"} & set(agent)
