@@ -30,7 +30,8 @@ neither way:
   every round of an interview, reminded six times per subagent). An answer saying something
   is not right (`{"success": false, "error": …}`, `outcome.says_not_right`) still counts.
 
-A successful edit, write or patch forgets every answer (an edit before a rerun is ordinary work),
+A successful edit, write or patch forgets every answer (an edit before a rerun is ordinary work;
+a shell edit too, where the workspace saw it change its files),
 and so does a user prompt (`ledger.reset_agent`). Identical calls are the repeat rule's; calls
 issued together (one batch) are one round, as for the same-error rule.
 
@@ -582,8 +583,10 @@ def _finished(response: Any, text: str) -> bool:
 
 
 def _writes(ctx: ResultContext) -> bool:
-    """A call that wrote a file: a mutating tool, or a shell command carrying a patch."""
-    if matches(ctx.tool, ctx.config.mutating_tools):
+    """A call that wrote a file: a mutating tool, a shell command carrying a patch, or a shell
+    edit the workspace saw change the files it names (`ResultContext.edits`: `python3 - <<'PY'`
+    rewriting a file that prints the same "Patched …" line each time)."""
+    if ctx.edits or matches(ctx.tool, ctx.config.mutating_tools):
         return True
     command = _command(ctx.tool, ctx.tool_input)
     return command is not None and "*** Begin Patch" in command
