@@ -171,6 +171,31 @@ def test_a_line_that_first_moves_to_a_folder_given_whole_is_read_from_there(tmp_
         assert _sed(tmp_path, elsewhere) is None, elsewhere
 
 
+def test_a_pattern_the_shell_expands_names_the_files_it_matches(tmp_path: Path) -> None:
+    """`sed -i … calc*.py` edits the files the pattern matches in the call's folder (a folder
+    whose name holds a `[` is taken as it is): their change moves the digest; a quoted pattern
+    (a sed script's `a*`), one inside a here-document, or one matching nothing names none."""
+    folder = tmp_path / "we[ird]"
+    folder.mkdir()
+    for name in ("calc.py", "calc_util.py", "other.py"):
+        (folder / name).write_text("a\n")
+    command = "sed -i 's/a*/b/' calc*.py"
+    assert change_paths("Bash", {"command": command}, CONFIG) == ("calc*.py",)
+    assert change_paths("Bash", {"command": "python - <<'PY'\nx = a*b.py\nopen('c.py', 'w')\nPY"}, CONFIG) == ("c.py",)
+    before = _sed(folder, command)
+    assert before is not None and len(workspace.snapshot_files(_event("Bash", {"command": command}, folder), CONFIG)[1]) == 2
+    (folder / "other.py").write_text("b\n")
+    assert _sed(folder, command) == before  # not matched
+    (folder / "calc_util.py").write_text("b\n")
+    assert _sed(folder, command) != before
+    assert _sed(folder, "sed -i 's/a/b/' nothing*.py") is None
+    many = tmp_path / "many"
+    many.mkdir()
+    for n in range(20):
+        (many / f"m{n:02}.py").write_text("a\n")
+    assert len(workspace.snapshot_files(_event("Bash", {"command": "sed -i 's/a/b/' m*.py"}, many), CONFIG)[1]) == 8
+
+
 def test_a_fifo_named_by_a_command_does_not_hang_the_hook(tmp_path: Path) -> None:
     (tmp_path / "log.txt").write_text("x\n")
     os.mkfifo(tmp_path / "pipe")

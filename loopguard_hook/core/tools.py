@@ -147,6 +147,10 @@ MAX_CHANGE_PATHS = 8
 #: A word of a shell command that may be a file's path: no option, variable, glob or URL; a
 #: script's assignment to a name (`f='src/a.js'`) names its value.
 _PATH_WORD = r"""(?:\w+=)?['"]?([\w.~/][\w.@+,%~/-]*)['"]?"""
+#: A word of a shell command that is a pattern of files' paths the shell expands (`*`, `?`), with an
+#: extension or a folder: `calc*.py`, `src/*/handler.go`; no quote, variable or brace.
+GLOB_WORD_CHARS = "*?"
+_GLOB_WORD = r"[\w.~/-]*[*?][\w.*?~/-]*(?:\.\w{1,8}|/[\w.*?~-]+)"
 #: How a file's name ends: an extension (`change_paths`).
 _EXTENSION = r"\.\w{1,8}$"
 
@@ -156,7 +160,8 @@ def change_paths(tool: str, tool_input: Any, config: Config) -> tuple[str, ...]:
     file of a mutation tool (`mutating_tools`), the files of a patch (`*** Update File: …`,
     also sent through the shell), or, for a shell command that writes (`SHELL_WRITES`), every
     word of it that looks like a file's path (a word with a `/` or a `.` in it, not a call such
-    as a script's `text.replace(`; the host layer keeps those that are files). `()` for a call
+    as a script's `text.replace(`; the host layer keeps those that are files) and every pattern
+    of paths the shell expands (`calc*.py`: the host layer lists the files it matches). `()` for a call
     that changes nothing it names, or whose input is only a stand-in (a payload of megabytes)."""
     if not isinstance(tool_input, dict):
         return ()
@@ -182,6 +187,11 @@ def change_paths(tool: str, tool_input: Any, config: Config) -> tuple[str, ...]:
             named[path] = None
             if len(named) == 4 * MAX_CHANGE_PATHS:
                 break
+    # A pattern the shell expands (`sed -i … calc*.py`), unquoted, outside any here-document: the
+    # host layer lists what it names.
+    for each in re.finditer(r"[^\s;&|<>()]+", _without_documents(command)):
+        if re.fullmatch(_GLOB_WORD, each.group()) and len(named) < 4 * MAX_CHANGE_PATHS:
+            named[each.group()] = None
     # Names with a file's extension first: a sed script's pieces (`s/x`, `1/x`) must not crowd
     # out the file it edits.
     return tuple(sorted(named, key=lambda path: re.search(_EXTENSION, path) is None))[:MAX_CHANGE_PATHS]

@@ -6,7 +6,8 @@ progress).
 
 A file's state is its content's CRC-32 and length when it is at most `CONTENT_BYTES` long (a rewrite with
 the same bytes is no change), else its size and modification time; a name that is no file is
-"absent", and anything but a regular file is its kind. Only regular files are opened, read-only
+"absent", and anything but a regular file is its kind. A pattern the shell expands (`calc*.py`)
+names the files it matches, sorted (`_expanded`). Only regular files are opened, read-only
 and non-blocking (a FIFO named in a command must not hang the hook), without moving their
 access time where the kernel allows it (`O_NOATIME`), and at most
 `BUDGET_BYTES` are read per event. Paths are taken relative to the payload's `cwd`, or to the
@@ -23,18 +24,21 @@ from __future__ import annotations
 import os
 import re
 import stat
+from itertools import islice
 
 from ..config.settings import Config
 from ..core.event import Client, HookEvent
 from ..core.patch import PATCH_CHARS, recorded_shell_patch, unseen_through_shell, updated_path
 from ..core.patch import misfit as patch_misfit
 from ..core.signature import blake2b
-from ..core.tools import PATCH_MARK, WORKSPACE_BY_TIME, change_paths, command_text, patch_text
+from ..core.tools import GLOB_WORD_CHARS, MAX_CHANGE_PATHS, PATCH_MARK, WORKSPACE_BY_TIME, change_paths, command_text, patch_text
 
 #: Files at most this long are judged by their content, longer ones by size and mtime (bytes).
 CONTENT_BYTES = 256 << 10
 #: The most bytes read for one event (bytes); past it, files are judged by size and mtime.
 BUDGET_BYTES = 1 << 20
+#: The most files a pattern's matches are taken from (sorted, the first `MAX_CHANGE_PATHS`).
+GLOB_MATCHES = 256
 #: The events that carry a call whose files may be looked at.
 EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure"})
 
@@ -63,10 +67,7 @@ def snapshot_files(event: HookEvent, config: Config) -> tuple[str | None, tuple[
     budget = [BUDGET_BYTES]
     found = by_time = False
     files: list[str] = []
-    for path in paths:
-        full = _resolve(path, folder)
-        if full is None:
-            continue
+    for full in _expanded(paths, folder):
         state = _state(full, budget)
         found = found or state.startswith((b"content", b"size"))
         by_time = by_time or state.startswith(b"size")
@@ -117,6 +118,34 @@ def _folder(event: HookEvent) -> str | None:
     if moved is None or PATCH_MARK in command or _elsewhere(command[moved.end() :]):
         return _NOWHERE
     return os.path.normpath(os.path.expanduser(moved.group(1)))
+
+
+def _expanded(paths: tuple[str, ...], folder: str | None) -> list[str]:
+    """The full paths `paths` name from `folder` (`_resolve`), a pattern the shell expands
+    (`calc*.py`: `tools.GLOB_WORD_CHARS`) as the files it matches there, sorted, at most
+    `MAX_CHANGE_PATHS` in all; none of a relative path with no folder. Never raises."""
+    found: list[str] = []
+    for path in paths:
+        full = _resolve(path, folder)
+        if full is None:
+            continue
+        if not any(c in path for c in GLOB_WORD_CHARS):
+            found.append(full)
+        else:
+            import glob  # only for a pattern: most calls name plain paths
+
+            # The folder the path is taken from is literal (a `[` in it is no pattern); the
+            # pattern is the path's own part.
+            relative = not os.path.isabs(path) and not path.startswith("~")
+            pattern = glob.escape(folder) + os.sep + path if relative and folder is not None else full
+            try:
+                # sorted, so the same files are taken at the call and at its result
+                found.extend(sorted(islice(glob.iglob(pattern), GLOB_MATCHES))[:MAX_CHANGE_PATHS])
+            except (OSError, ValueError, RecursionError):
+                continue
+        if len(found) >= MAX_CHANGE_PATHS:
+            break
+    return found[:MAX_CHANGE_PATHS]
 
 
 def _resolve(path: str, cwd: str | None) -> str | None:
