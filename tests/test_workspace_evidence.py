@@ -183,17 +183,27 @@ def test_a_pattern_the_shell_expands_names_the_files_it_matches(tmp_path: Path) 
     assert change_paths("Bash", {"command": command}, CONFIG) == ("calc*.py",)
     assert change_paths("Bash", {"command": "python - <<'PY'\nx = a*b.py\nopen('c.py', 'w')\nPY"}, CONFIG) == ("c.py",)
     before = _sed(folder, command)
-    assert before is not None and len(workspace.snapshot_files(_event("Bash", {"command": command}, folder), CONFIG)[1]) == 2
+    assert before is not None and len(workspace.snapshot_files(_event("Bash", {"command": command}, folder), CONFIG)[1]) == 1
     (folder / "other.py").write_text("b\n")
     assert _sed(folder, command) == before  # not matched
     (folder / "calc_util.py").write_text("b\n")
     assert _sed(folder, command) != before
     assert _sed(folder, "sed -i 's/a/b/' nothing*.py") is None
+    # Every match counts, the 20th as the first; past GLOB_MATCHES, or a pattern in a folder's
+    # name (a walk), or under /proc, a pattern says nothing.
     many = tmp_path / "many"
     many.mkdir()
     for n in range(20):
         (many / f"m{n:02}.py").write_text("a\n")
-    assert len(workspace.snapshot_files(_event("Bash", {"command": "sed -i 's/a/b/' m*.py"}, many), CONFIG)[1]) == 8
+    before = _sed(many, "sed -i 's/a/b/' m*.py")
+    (many / "m19.py").write_text("b\n")
+    assert before is not None and _sed(many, "sed -i 's/a/b/' m*.py") != before
+    for n in range(workspace.GLOB_MATCHES):
+        (many / f"n{n:03}.py").write_text("a\n")
+    assert _sed(many, "sed -i 's/a/b/' *.py") is None
+    assert _sed(tmp_path, "sed -i 's/a/b/' */calc.py") is None
+    assert _sed(tmp_path, "cat /proc/*/status > /dev/null; sed -i 's/a/b/' /proc/self/*.py") is None
+    assert ".*/config" not in change_paths("Bash", {"command": "sed -i 's/^v = .*/config = 1/' app.ini"}, CONFIG)
 
 
 def test_a_fifo_named_by_a_command_does_not_hang_the_hook(tmp_path: Path) -> None:

@@ -161,7 +161,7 @@ def change_paths(tool: str, tool_input: Any, config: Config) -> tuple[str, ...]:
     also sent through the shell), or, for a shell command that writes (`SHELL_WRITES`), every
     word of it that looks like a file's path (a word with a `/` or a `.` in it, not a call such
     as a script's `text.replace(`; the host layer keeps those that are files) and every pattern
-    of paths the shell expands (`calc*.py`: the host layer lists the files it matches). `()` for a call
+    of paths the shell expands, unquoted (`calc*.py`: the host layer lists the files it matches). `()` for a call
     that changes nothing it names, or whose input is only a stand-in (a payload of megabytes)."""
     if not isinstance(tool_input, dict):
         return ()
@@ -189,7 +189,7 @@ def change_paths(tool: str, tool_input: Any, config: Config) -> tuple[str, ...]:
                 break
     # A pattern the shell expands (`sed -i … calc*.py`), unquoted, outside any here-document: the
     # host layer lists what it names.
-    for each in re.finditer(r"[^\s;&|<>()]+", _without_documents(command)):
+    for each in re.finditer(r"[^\s;&|<>()]+", re.sub(_QUOTED_TEXT, "''", _without_documents(command))):
         if re.fullmatch(_GLOB_WORD, each.group()) and len(named) < 4 * MAX_CHANGE_PATHS:
             named[each.group()] = None
     # Names with a file's extension first: a sed script's pieces (`s/x`, `1/x`) must not crowd

@@ -7,7 +7,7 @@ progress).
 A file's state is its content's CRC-32 and length when it is at most `CONTENT_BYTES` long (a rewrite with
 the same bytes is no change), else its size and modification time; a name that is no file is
 "absent", and anything but a regular file is its kind. A pattern the shell expands (`calc*.py`)
-names the files it matches, sorted (`_expanded`). Only regular files are opened, read-only
+names every file it matches, sorted, one state for them all (`_expanded`). Only regular files are opened, read-only
 and non-blocking (a FIFO named in a command must not hang the hook), without moving their
 access time where the kernel allows it (`O_NOATIME`), and at most
 `BUDGET_BYTES` are read per event. Paths are taken relative to the payload's `cwd`, or to the
@@ -16,7 +16,8 @@ folder a shell line first moves to when it gives it whole (`_folder`); a relativ
 the ledger.
 
 Cost (bench/run.py, `workspace` cases): one `stat` per named path, plus reading and hashing the
-small files, at most `MAX_CHANGE_PATHS` paths and `BUDGET_BYTES` bytes.
+small files, at most `MAX_CHANGE_PATHS` paths and `BUDGET_BYTES` bytes; a pattern adds one
+directory listing and a `stat` per match, at most `GLOB_MATCHES`.
 """
 
 from __future__ import annotations
@@ -31,13 +32,13 @@ from ..core.event import Client, HookEvent
 from ..core.patch import PATCH_CHARS, recorded_shell_patch, unseen_through_shell, updated_path
 from ..core.patch import misfit as patch_misfit
 from ..core.signature import blake2b
-from ..core.tools import GLOB_WORD_CHARS, MAX_CHANGE_PATHS, PATCH_MARK, WORKSPACE_BY_TIME, change_paths, command_text, patch_text
+from ..core.tools import GLOB_WORD_CHARS, PATCH_MARK, WORKSPACE_BY_TIME, change_paths, command_text, patch_text
 
 #: Files at most this long are judged by their content, longer ones by size and mtime (bytes).
 CONTENT_BYTES = 256 << 10
 #: The most bytes read for one event (bytes); past it, files are judged by size and mtime.
 BUDGET_BYTES = 1 << 20
-#: The most files a pattern's matches are taken from (sorted, the first `MAX_CHANGE_PATHS`).
+#: The most files the patterns of one call may match (`_expanded`): past it, they say nothing.
 GLOB_MATCHES = 256
 #: The events that carry a call whose files may be looked at.
 EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure"})
@@ -67,13 +68,16 @@ def snapshot_files(event: HookEvent, config: Config) -> tuple[str | None, tuple[
     budget = [BUDGET_BYTES]
     found = by_time = False
     files: list[str] = []
-    for full in _expanded(paths, folder):
-        state = _state(full, budget)
-        found = found or state.startswith((b"content", b"size"))
-        by_time = by_time or state.startswith(b"size")
-        name = full.encode("utf-8", "surrogatepass")
-        h.update(name + b"\0" + state + b"\n")
-        files.append(blake2b(name, digest_size=4).hexdigest() + ":" + blake2b(state, digest_size=4).hexdigest())
+    for named, fulls in _expanded(paths, folder):
+        states = blake2b(digest_size=4)  # a pattern's matches make one state
+        for full in fulls:
+            state = _state(full, budget)
+            found = found or state.startswith((b"content", b"size"))
+            by_time = by_time or state.startswith(b"size")
+            name = full.encode("utf-8", "surrogatepass")
+            h.update(name + b"\0" + state + b"\n")
+            states.update(name + b"\0" + state + b"\n")
+        files.append(blake2b(named.encode("utf-8", "surrogatepass"), digest_size=4).hexdigest() + ":" + states.hexdigest())
     # Names none of which is a file here (a path relative to a folder the command moves to, a
     # file it creates) say nothing either way. A `~` marks a state judged in part by size and
     # mtime: a rewrite of the same bytes (`sed -i` whose pattern matched nothing) moves it.
@@ -120,32 +124,37 @@ def _folder(event: HookEvent) -> str | None:
     return os.path.normpath(os.path.expanduser(moved.group(1)))
 
 
-def _expanded(paths: tuple[str, ...], folder: str | None) -> list[str]:
-    """The full paths `paths` name from `folder` (`_resolve`), a pattern the shell expands
-    (`calc*.py`: `tools.GLOB_WORD_CHARS`) as the files it matches there, sorted, at most
-    `MAX_CHANGE_PATHS` in all; none of a relative path with no folder. Never raises."""
-    found: list[str] = []
+def _expanded(paths: tuple[str, ...], folder: str | None) -> list[tuple[str, list[str]]]:
+    """The full paths `paths` name from `folder` (`_resolve`), each as `(name, [full path])`, and
+    a pattern the shell expands in its last part (`calc*.py`: `tools.GLOB_WORD_CHARS`) as
+    `(pattern, [every file it matches there, sorted])`: one directory listing, the folder taken
+    literally (a `[` in its name is no pattern), left out when its folder holds a pattern
+    (`src/*/a.go`, `.*/config`: a walk), lies under /proc, /sys or /dev, or matches more than
+    `GLOB_MATCHES` names in all (a subset would differ between the call and its result). None of
+    a relative path with no folder. Never raises."""
+    found: list[tuple[str, list[str]]] = []
+    matched = 0
     for path in paths:
         full = _resolve(path, folder)
         if full is None:
             continue
         if not any(c in path for c in GLOB_WORD_CHARS):
-            found.append(full)
-        else:
-            import glob  # only for a pattern: most calls name plain paths
+            found.append((full, [full]))
+            continue
+        where, pattern = os.path.split(full)
+        if any(c in where for c in GLOB_WORD_CHARS) or where.startswith(("/proc", "/sys", "/dev")):
+            continue
+        import glob  # only for a pattern: most calls name plain paths
 
-            # The folder the path is taken from is literal (a `[` in it is no pattern); the
-            # pattern is the path's own part.
-            relative = not os.path.isabs(path) and not path.startswith("~")
-            pattern = glob.escape(folder) + os.sep + path if relative and folder is not None else full
-            try:
-                # sorted, so the same files are taken at the call and at its result
-                found.extend(sorted(islice(glob.iglob(pattern), GLOB_MATCHES))[:MAX_CHANGE_PATHS])
-            except (OSError, ValueError, RecursionError):
-                continue
-        if len(found) >= MAX_CHANGE_PATHS:
+        try:
+            names = list(islice(glob.iglob(glob.escape(where) + os.sep + pattern), GLOB_MATCHES - matched + 1))
+        except (OSError, ValueError, RecursionError):
+            continue
+        matched += len(names)
+        if matched > GLOB_MATCHES:
             break
-    return found[:MAX_CHANGE_PATHS]
+        found.append((full, sorted(names)))
+    return found
 
 
 def _resolve(path: str, cwd: str | None) -> str | None:
