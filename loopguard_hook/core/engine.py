@@ -305,8 +305,11 @@ def _result(
         unchanged = ev.config.write_result_evidence and is_noop_mutation(tool, tool_input, response)
     # Every file the agent's calls named went back to a state they saw since the prompt (a value
     # toggled back and forth, a fix undone): a change, but no progress (`revisit_evidence`).
+    # Only an edit's files join the map: a log a test run writes (`pytest | tee out.txt`) is new
+    # every run and would hide every return.
     revisited = False
-    if looked and isinstance(call.get("wsf"), list) and ev.event.workspace_files:
+    edit_call = looked and (matches(tool, ev.config.mutating_tools) or edits_only(tool, tool_input))
+    if edit_call and isinstance(call.get("wsf"), list) and ev.event.workspace_files:
         back = ledger.note_files(agent, call["wsf"], list(ev.event.workspace_files))
         revisited = back and not unchanged and ev.config.revisit_evidence
         if revisited:

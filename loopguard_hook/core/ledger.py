@@ -11,6 +11,7 @@ table in its slot (`Agent.rules`), declared, bounded and reset by the rule (`rul
             │            ├─ seen:   [outcome fingerprint]    at most MAX_SEEN
             │            ├─ files:  {path digest: state}      at most MAX_FILES
             │            ├─ states: [digest of files]         at most MAX_STATES
+            │            ├─ results: [digest]                at most MAX_RESULTS
             │            └─ rules:  {rule name: its table}   (each rule keeps its bounds)
             │          each table at most its share of the session budget (`limits`)
             ├─ recent: [DecisionRecord]                     at most MAX_RECENT
@@ -59,6 +60,7 @@ MAX_OUTCOMES = 1  # the signature's last outcome fingerprint; novelty is judged 
 MAX_SEEN = 64  # outcome fingerprints an agent remembers (new evidence = not among them)
 MAX_STATES = 16  # digests of an agent's map of files it remembers (`note_files`)
 MAX_FILES = 32  # files an agent's map holds (`note_files`)
+MAX_RESULTS = 32  # (state of its files, call, outcome) an agent remembers (`note_result`)
 MAX_PREVIEWS = 8  # signatures that keep a result preview
 MAX_CALLS = 64
 MAX_RECENT = 20
@@ -162,6 +164,7 @@ if TYPE_CHECKING:
         files: NotRequired[dict[str, str]]  # path digest -> state digest of the files its calls named (`note_files`)
         states: NotRequired[list[str]]  # digests of that map as its calls saw it since the prompt (`note_files`)
         back: NotRequired[float]  # when a call last put its files back as they were earlier (`note_files`)
+        results: NotRequired[list[str]]  # digests of (state of its files, call, outcome) (`note_result`)
         noise: NotRequired[dict[str, list[str | int]]]  # [calls, last call, text after] of lines leading outputs
         rules: NotRequired[dict[str, object]]  # each rule's table, under its name (`rules/`)
 
@@ -403,6 +406,18 @@ def note_files(entry: Agent, before: list[str], after: list[str]) -> bool:
     return note_state(entry, h_after) and h_after != h_before
 
 
+def note_result(entry: Agent, sig_id: str, fingerprint: str) -> bool:
+    """Remember that the call `sig_id` gave the outcome `fingerprint` with the agent's files in
+    their present state (the last digest `note_files` remembered), at most `MAX_RESULTS`, the
+    most recent last; whether it had given it in that state before. False, remembering nothing,
+    while the agent's calls have named no file."""
+    states = entry.get("states")
+    if not entry.get("files") or not isinstance(states, list) or not states:
+        return False
+    key = blake2b(f"{states[-1]}|{sig_id}|{fingerprint}".encode(), digest_size=8).hexdigest()
+    return _remember(entry.setdefault("results", []), key, MAX_RESULTS)
+
+
 def _map_digest(files: dict[str, str], states: list[str]) -> str:
     """Set `states` (`"PATH:STATE"` items) into `files`, most recent last, and the digest of the
     whole map (32 hex digits)."""
@@ -418,12 +433,16 @@ def _map_digest(files: dict[str, str], states: list[str]) -> str:
 def note_state(entry: Agent, digest: str) -> bool:
     """Remember a digest of the agent's map of files (`note_files`), the most recent last, at
     most `MAX_STATES`; whether it was remembered already (the files were in that state before)."""
-    states = entry.setdefault("states", [])
-    known = digest in states
+    return _remember(entry.setdefault("states", []), digest, MAX_STATES)
+
+
+def _remember(items: list[str], item: str, limit: int) -> bool:
+    """Put `item` last in `items` (at most `limit`, the oldest dropped); whether it was there."""
+    known = item in items
     if known:
-        states.remove(digest)
-    states.append(digest)
-    del states[:-MAX_STATES]
+        items.remove(item)
+    items.append(item)
+    del items[:-limit]
     return known
 
 
@@ -463,6 +482,7 @@ def reset_shared(entry: Agent, *, keep_outcomes: bool = False) -> None:
         entry.pop("files", None)
         entry.pop("states", None)
         entry.pop("back", None)
+        entry.pop("results", None)
 
 
 def slots(entry: Agent) -> dict[str, object]:

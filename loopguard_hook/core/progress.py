@@ -419,9 +419,12 @@ def record_result(
     # After files were put back as they were (`Agent.back`), a call whose result differs from its
     # own previous one saw the change: `cat app.txt` after each flip of x, a test that fails
     # without the fix and passes with it. The same result in both states is a loop.
+    # Not a result it already gave with the files as they are now (`ledger.note_result`): two
+    # wrong fixes swapped back and forth, each failing its own way, are a loop.
     back, done, previous = agent.get("back"), sig.get("done"), sig.get("outcomes")
+    again = config.revisit_evidence and ledger.note_result(agent, call["sig"], outcome.fingerprint)
     alternated = (
-        isinstance(back, float | int) and isinstance(done, float | int) and done < back
+        isinstance(back, float | int) and isinstance(done, float | int) and done < back and not again
         and isinstance(previous, list) and bool(previous) and previous[-1] != outcome.fingerprint
     )
     productive = not unchanged and outcome.failure != Failure.HARD and (

@@ -170,3 +170,23 @@ def test_an_agent_remembers_the_states_of_every_file_its_calls_named() -> None:
     agent["back"] = 120.0
     ledger.reset_shared(agent)
     assert not {"files", "states", "back"} & set(agent)
+
+
+def test_an_agent_remembers_which_result_a_call_gave_with_its_files_as_they_are() -> None:
+    """`ledger.note_result`: the same call's same outcome with the agent's files in one state is
+    known the second time, not in another state nor for another outcome; nothing is kept while
+    no file was named, and a prompt forgets it."""
+    state = ledger.new_session("s1", "claude-code", 100.0)
+    agent = ledger.agent(state, "main", 100.0, lambda entry, share: None)
+    assert ledger.note_result(agent, "test", "F1") is False and "results" not in agent
+    ledger.note_files(agent, ["x:1"], ["x:2"])
+    assert ledger.note_result(agent, "test", "F2") is False
+    assert ledger.note_result(agent, "test", "F2") is True
+    assert ledger.note_result(agent, "test", "F3") is False
+    ledger.note_files(agent, ["x:2"], ["x:1"])  # back
+    assert ledger.note_result(agent, "test", "F2") is False  # another state
+    for n in range(ledger.MAX_RESULTS + 3):
+        ledger.note_result(agent, f"c{n}", "o")
+    assert len(agent["results"]) == ledger.MAX_RESULTS
+    ledger.reset_shared(agent)
+    assert "results" not in agent
