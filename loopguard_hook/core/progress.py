@@ -28,7 +28,7 @@ from .host import Capabilities
 from .ledger import MAX_CALLS, MAX_ID_CHARS, MAX_OUTCOMES, MAX_SIGNATURES, SUMMARY_CHARS, Agent, Call, Session, Signature
 from .outcome import Failure, Outcome, outcome_fingerprint, preview, text_failure
 from .redact import redact_prefix
-from .shellwords import SHELL_TOOLS, normal_folder
+from .shellwords import SHELL_TOOLS, normal_folder, reads_only, shell_command
 from .signature import HEAD_CHARS, CallKey, call_key, digest
 from .tools import is_noop_mutation, is_tracked, matches
 
@@ -420,9 +420,13 @@ def record_result(
     # own previous one saw the change: `cat app.txt` after each flip of x, a test that fails
     # without the fix and passes with it. The same result in both states is a loop.
     # Not a result it already gave with the files as they are now (`ledger.note_result`): two
-    # wrong fixes swapped back and forth, each failing its own way, are a loop.
+    # wrong fixes swapped back and forth, each failing its own way, are a loop. A read is no
+    # such check: reading a file back after each flip shows each flip (`cat app.txt`).
     back, done, previous = agent.get("back"), sig.get("done"), sig.get("outcomes")
-    again = config.revisit_evidence and ledger.note_result(agent, call["sig"], outcome.fingerprint)
+    again = (
+        config.revisit_evidence and not _reads(tool, tool_input, config)
+        and ledger.note_result(agent, call["sig"], outcome.fingerprint)
+    )
     alternated = (
         isinstance(back, float | int) and isinstance(done, float | int) and done < back and not again
         and isinstance(previous, list) and bool(previous) and previous[-1] != outcome.fingerprint
@@ -455,6 +459,15 @@ def record_result(
     changing_failure = new and failed_before != Failure.NONE
     _count_evidence(agent, call, sig, new=new, changing_failure=changing_failure, productive=productive, config=config)
     return Evidence(new, productive)
+
+
+def _reads(tool: str, tool_input: Any, config: Config) -> bool:
+    """Whether a call only reads: a read tool (`read_tools`), or a shell line that only reads
+    (`shellwords.reads_only`)."""
+    if matches(tool, config.read_tools):
+        return True
+    command = shell_command(tool, tool_input)
+    return command is not None and reads_only(command)
 
 
 def _count_evidence(
