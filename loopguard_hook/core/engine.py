@@ -303,13 +303,14 @@ def _result(
         unchanged = before == after
     else:
         unchanged = ev.config.write_result_evidence and is_noop_mutation(tool, tool_input, response)
-    # Every file the agent's calls named went back to a state they saw since the prompt (a value
-    # toggled back and forth, a fix undone): a change, but no progress (`revisit_evidence`).
-    # Only an edit's files join the map: a log a test run writes (`pytest | tee out.txt`) is new
-    # every run and would hide every return.
+    # Every file the agent's edits named went back to a state they had at an earlier edit since
+    # the prompt (a value toggled back and forth, a fix undone): a change, but no progress
+    # (`revisit_evidence`). Only an edit's files join the map: a log a test run writes (`pytest |
+    # tee out.txt`) is new every run and would hide every return.
     revisited = False
-    edit_call = looked and (matches(tool, ev.config.mutating_tools) or edits_only(tool, tool_input))
-    if edit_call and isinstance(call.get("wsf"), list) and ev.event.workspace_files:
+    mutation = matches(tool, ev.config.mutating_tools)
+    edit_line = looked and edits_only(tool, tool_input)  # judged once, used twice
+    if (looked and mutation or edit_line) and isinstance(call.get("wsf"), list) and ev.event.workspace_files:
         back = ledger.note_files(agent, call["wsf"], list(ev.event.workspace_files))
         revisited = back and not unchanged and ev.config.revisit_evidence
         if revisited:
@@ -324,10 +325,10 @@ def _result(
     held = agent["sigs"].get(call["sig"])
     first = held is None or not isinstance(held.get("n"), int) or held["n"] <= 1
     shell_edit = (
-        looked and not unchanged and succeeded and first and edits_only(tool, tool_input)
+        edit_line and not unchanged and succeeded and first
         and not str(before).startswith(WORKSPACE_BY_TIME)  # a same-bytes rewrite moves a big file's mtime
     )
-    edits = shell_edit or (succeeded and not unchanged and matches(tool, ev.config.mutating_tools))
+    edits = shell_edit or (succeeded and not unchanged and mutation)
     evidence = progress.record_result(
         agent, call, tool, tool_input, response, outcome, ev.config, agents=len(ev.state["agents"]),
         unchanged=unchanged or revisited, shell_edit=shell_edit and not revisited,

@@ -30,7 +30,7 @@ from .outcome import Failure, Outcome, outcome_fingerprint, preview, text_failur
 from .redact import redact_prefix
 from .shellwords import SHELL_TOOLS, normal_folder, reads_only, shell_command
 from .signature import HEAD_CHARS, CallKey, call_key, digest
-from .tools import is_noop_mutation, is_tracked, matches
+from .tools import is_noop_mutation, is_read_tool, is_tracked, matches
 
 
 def summary(tool: str, key: CallKey) -> str:
@@ -417,15 +417,14 @@ def record_result(
         and not (not mutation and echoes_arguments(outcome.text, tool_input))
     )
     # After files were put back as they were (`Agent.back`), a call whose result differs from its
-    # own previous one saw the change: `cat app.txt` after each flip of x, a test that fails
-    # without the fix and passes with it. The same result in both states is a loop.
-    # Not a result it already gave with the files as they are now (`ledger.note_result`): two
-    # wrong fixes swapped back and forth, each failing its own way, are a loop. A read is no
-    # such check: reading a file back after each flip shows each flip (`cat app.txt`).
+    # own previous one saw the change (a test that fails without the fix and passes with it), unless
+    # it gave that result before with the files as they are now (`ledger.note_result`: two wrong
+    # fixes swapped, each failing its own way, are a loop). A read shows each flip and is always
+    # such a call (`cat app.txt` after each flip of x). The same result in both states is a loop.
     back, done, previous = agent.get("back"), sig.get("done"), sig.get("outcomes")
     again = (
-        config.revisit_evidence and not _reads(tool, tool_input, config)
-        and ledger.note_result(agent, call["sig"], outcome.fingerprint)
+        config.revisit_evidence and bool(agent.get("files"))  # no map of edited files: nothing to judge
+        and not _reads(tool, tool_input, config) and ledger.note_result(agent, call["sig"], outcome.fingerprint)
     )
     alternated = (
         isinstance(back, float | int) and isinstance(done, float | int) and done < back and not again
@@ -462,9 +461,9 @@ def record_result(
 
 
 def _reads(tool: str, tool_input: Any, config: Config) -> bool:
-    """Whether a call only reads: a read tool (`read_tools`), or a shell line that only reads
-    (`shellwords.reads_only`)."""
-    if matches(tool, config.read_tools):
+    """Whether a call only reads: a read tool (`tools.is_read_tool`), or a shell line that only
+    reads (`shellwords.reads_only`)."""
+    if is_read_tool(tool, config):
         return True
     command = shell_command(tool, tool_input)
     return command is not None and reads_only(command)

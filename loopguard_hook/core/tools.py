@@ -189,7 +189,8 @@ def change_paths(tool: str, tool_input: Any, config: Config) -> tuple[str, ...]:
                 break
     # A pattern the shell expands (`sed -i … calc*.py`), unquoted, outside any here-document: the
     # host layer lists what it names.
-    for each in re.finditer(r"[^\s;&|<>()]+", re.sub(_QUOTED_TEXT, "''", _without_documents(command))):
+    unquoted = re.sub(_QUOTED_TEXT, "''", _without_documents(command)) if "*" in command or "?" in command else ""
+    for each in re.finditer(r"[^\s;&|<>()]+", unquoted):
         if re.fullmatch(_GLOB_WORD, each.group()) and len(named) < 4 * MAX_CHANGE_PATHS:
             named[each.group()] = None
     # Names with a file's extension first: a sed script's pieces (`s/x`, `1/x`) must not crowd
