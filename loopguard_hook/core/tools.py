@@ -230,11 +230,13 @@ _FORMATTERS = frozenset(
 )
 #: A formatter run through a tool of its own (`edits_only`): `ruff format a.py`, `npx prettier --write a.ts`.
 _FORMATS = r"\s*(?:ruff\s+format|cargo\s+fmt|go\s+fmt|(?:npx\s+|pnpm\s+(?:exec\s+)?|yarn\s+)?prettier)\s"
+#: The interpreters whose inline scripts may be edits (`_script_edits`): Python's and Node's.
+_INTERPRETER = r"(?:python[\d.]*|node)"
 #: A here-document piped into an interpreter, in a line whose quoted text was emptied: `cat <<'EOF' | python3`.
-_FED_SCRIPT = r"\s*cat\s+<<\S*\s*\|\s*(?:[\w.~/-]*/)?(?:python[\d.]*|node)(?:\s+-)?\s*$"
+_FED_SCRIPT = rf"\s*cat\s+<<\S*\s*\|\s*(?:[\w.~/-]*/)?{_INTERPRETER}(?:\s+-)?\s*$"
 #: An interpreter given its script inline, in a line whose quoted text was emptied: `python3 -
 #: <<''` (a here-document), `python -c ''`, `node -e ''`.
-_INLINE_SCRIPT = r"\s*(?:uv\s+run\s+)?(?:[\w.~/-]*/)?(?:python[\d.]*|node)\s+(?:-(?:\s+[\w.~/-]+)*\s+)?(?:<<|-[ce]\s+'')"
+_INLINE_SCRIPT = rf"\s*(?:uv\s+run\s+)?(?:[\w.~/-]*/)?{_INTERPRETER}\s+(?:-(?:\s+[\w.~/-]+)*\s+)?(?:<<|-[ce]\s+'')"
 #: What an inline script writes files with (`_script_edits`).
 _SCRIPT_WRITES = (
     r"\.write(?:_text|_bytes)?\s*\(|\bopen\s*\([^()\n]*(?:\([^()\n]*\)[^()\n]*)*,\s*(?:mode\s*=\s*)?['\"][wax]b?\+?['\"]"
@@ -276,7 +278,7 @@ def _without_documents(command: str) -> str:
 
 def _documents(command: str) -> tuple[str, list[str]]:
     """`command` without its here-documents' bodies, and the bodies fed to an interpreter
-    (`_INLINE_SCRIPT`'s: their line runs Python or Node), in order."""
+    (their line runs one: `_INTERPRETER`), in order."""
     lines, kept, ending = command.split("\n"), [], None
     bodies: list[str] = []
     scripted = False
@@ -290,7 +292,7 @@ def _documents(command: str) -> tuple[str, list[str]]:
         kept.append(line)
         found = re.search(_HEREDOC, line)
         ending = found.group(2) if found else None
-        scripted = found is not None and re.search(r"\b(?:python[\d.]*|node)(?:\s|$)", line) is not None
+        scripted = found is not None and re.search(rf"\b{_INTERPRETER}(?:\s|$)", line) is not None
         if scripted:
             bodies.append("")
     return "\n".join(kept), bodies
@@ -302,7 +304,7 @@ def _script_edits(command: str, bodies: list[str]) -> bool:
     (`_SCRIPT_RUNS`) and imports only modules that read and write text (`_SCRIPT_MODULES`). A
     script that writes a file it names and changes it is then an edit, as `sed -i` is: `python -
     <<'PY'` with `Path("a.py").write_text(…)`, `node -e "fs.writeFileSync('a.js', …)"`."""
-    inline = r"\b(?:python[\d.]*|node)\s+(?:-[^\sce]\S*\s+)*-[ce]\s+('[^']*'|\"(?:[^\"\\]|\\.)*\")"
+    inline = rf"\b{_INTERPRETER}\s+(?:-[^\sce]\S*\s+)*-[ce]\s+('[^']*'|\"(?:[^\"\\]|\\.)*\")"
     scripts = [*bodies, *(m.group(1)[1:-1] for m in re.finditer(inline, command))]
     if not scripts:
         return False
@@ -336,11 +338,11 @@ def edits_only(tool: str, tool_input: Any) -> bool:
     """Whether a shell call only edits files and reads: a patch, or a line each of whose
     pipelines is an in-place edit (`sed -i`, `perl -pi`), text written into a file (`echo
     'LIMIT = 8' > config.py`, `cat > app.py <<'EOF'`, `… | tee a.py`: `_WRITERS`; PowerShell's
-    `Set-Content`, `Out-File`: `_PS_WRITERS`), an inline script that only edits (`_script_edits`),
-    a filter's output moved onto a file (`_moved_after`), a move, copy or removal (`_FILE_MOVERS`),
-    a formatter (`_FORMATTERS`), a `cd`, or reads only (`shellwords.reads_only`: `git diff
-    --stat`, `grep -n x a.py`), so that a change the workspace saw in the files it names is the
-    edit's. A test run in the line names its log, which changes whatever the edit did
+    `Set-Content`, `Out-File`: `_PS_WRITERS`), an inline script that only edits (`_script_edits`:
+    `_INLINE_SCRIPT`, `_FED_SCRIPT`), a filter's output moved onto a file (`_moved_after`), a move,
+    copy or removal (`_FILE_MOVERS`), a formatter (`_FORMATTERS`, `_FORMATS`), a `cd`, or reads
+    only (`shellwords.reads_only`: `git diff --stat`, `grep -n x a.py`), so that a change the
+    workspace saw in the files it names is the edit's. A test run in the line names its log, which changes whatever the edit did
     (`sed -i … && pytest > test.log`, also after a here-document, or inside `$(…)`): not such a line."""
     command = shell_command(tool, tool_input)
     if command is None:
