@@ -9,7 +9,7 @@ table in its slot (`Agent.rules`), declared, bounded and reset by the rule (`rul
             │            ├─ sigs:   {signature: Signature}   at most MAX_SIGNATURES
             │            ├─ calls:  {call id: Call}          at most MAX_CALLS
             │            ├─ seen:   [outcome fingerprint]    at most MAX_SEEN
-            │            ├─ files:  {path digest: state}      at most MAX_FILES
+            │            ├─ files:  {path digest: state}      at most MAX_FILES   (the map of edited files)
             │            ├─ states: [digest of files]         at most MAX_STATES
             │            ├─ results: [digest]                at most MAX_RESULTS
             │            └─ rules:  {rule name: its table}   (each rule keeps its bounds)
@@ -161,9 +161,9 @@ if TYPE_CHECKING:
         calls: dict[str, Call]
         followup: NotRequired[FollowUp]
         seen: NotRequired[list[str]]  # outcome fingerprints this agent has seen, at most MAX_SEEN
-        files: NotRequired[dict[str, str]]  # path digest -> state digest of the files its calls named (`note_files`)
-        states: NotRequired[list[str]]  # digests of that map as its calls saw it since the prompt (`note_files`)
-        back: NotRequired[float]  # when a call last put its files back as they were earlier (`note_files`)
+        files: NotRequired[dict[str, str]]  # path digest -> state digest of the files its edits named (`note_files`)
+        states: NotRequired[list[str]]  # digests of that map as its edits left it since the prompt (`note_files`)
+        back: NotRequired[float]  # when an edit last put that map back as it was earlier (`note_files`)
         results: NotRequired[list[str]]  # digests of (state of its files, call, outcome) (`note_result`)
         noise: NotRequired[dict[str, list[str | int]]]  # [calls, last call, text after] of lines leading outputs
         rules: NotRequired[dict[str, object]]  # each rule's table, under its name (`rules/`)
@@ -392,11 +392,11 @@ def agent(state: Session, agent_id: str, now: float, fit_rules: Callable[[Agent,
 
 
 def note_files(entry: Agent, before: list[str], after: list[str]) -> bool:
-    """Bring the agent's map of the files its calls named (`Agent.files`: path digest -> state
-    digest, at most `MAX_FILES`, the least recently named dropped first) to one call's states
+    """Bring the agent's map of the files its edits named (`Agent.files`: path digest -> state
+    digest, at most `MAX_FILES`, the least recently named dropped first) to one edit's states
     before and after it ran (`HookEvent.workspace_files` items, `"PATH:STATE"`), remembering the
     whole map's digest at both (`note_state`). Whether the map after is one remembered from
-    earlier and not the map before: the call put every file the agent touched back as it was
+    earlier and not the map before: the edit put every file the agent edited back as it was
     then (a value toggled back), not merely the files it names (a print removed from one file
     while a fix stays in another is a new state)."""
     files = entry.setdefault("files", {})
@@ -455,9 +455,16 @@ def fit(entry: Agent, share: Limits) -> None:
     seen = entry.get("seen")
     if seen is not None:
         del seen[: -share.seen]
-    states = entry.get("states")
-    if states is not None:
-        del states[: -max(2, min(MAX_STATES, share.seen // 4))]  # a quarter of the outcomes' share
+    # The map of edited files and what it remembers, a share of the outcomes' share: states and
+    # results a quarter, files a half (the least recently named go first).
+    for key, limit in (("states", MAX_STATES), ("results", MAX_RESULTS)):
+        kept = entry.get(key)
+        if isinstance(kept, list):
+            del kept[: -max(2, min(limit, share.seen // 4))]
+    files = entry.get("files")
+    if isinstance(files, dict):
+        for stale in list(files)[: max(0, len(files) - max(4, min(MAX_FILES, share.seen // 2)))]:
+            del files[stale]
     keep_recent_previews(entry, share.previews)
     for sig in sigs.values():
         sig["summary"] = sig["summary"][: share.summary_chars]

@@ -1,5 +1,6 @@
 """What the workspace shows of the files a call names to change: one digest of their states,
-taken at the call's PreToolUse and again at its result (`HookEvent.workspace`). The same
+taken at the call's PreToolUse and again at its result (`HookEvent.workspace`), and the same
+file by file (`HookEvent.workspace_files`, for the agent's map of edited files). The same
 digest before and after means the call changed none of them: a "fix" that fixed nothing, an
 edit script whose pattern matched nothing (`core/progress.record_result` then counts it as no
 progress).

@@ -129,8 +129,9 @@ class ResultContext(NamedTuple):
     #: named files the workspace saw change, at its line's first attempt since the last progress
     #: (`HookEvent.workspace`; never in a replay, which has no workspace).
     edits: bool = False
-    #: The call changed the files it named back to a state the agent's calls saw them in since
-    #: the prompt (a value toggled back, a fix undone): no progress (`revisit_evidence`).
+    #: The call, an edit, put every file the agent's edits named back as it was at an earlier
+    #: edit since the prompt (a value toggled back, a fix undone; `ledger.note_files`): no
+    #: progress. Only under `revisit_evidence`.
     revisited: bool = False
 
     @property

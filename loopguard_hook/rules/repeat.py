@@ -26,8 +26,8 @@ on (issue class 2, check / no-op fix / check). Where `write_result_evidence` is 
 the reminder, denial or end of turn of a call made after such a write says so (`NOOP_NOTE`),
 since the model believes its write was the fix: the slot `Agent.rules["repeat_noop"]` keeps the
 last such write, `[tool, when it was made]` (`NoopEntry`), until the next prompt. Likewise, under
-`revisit_evidence` (balanced), after a call that put the files it names back as the agent's calls
-saw them earlier (`ResultContext.revisited`: a value toggled back and forth), the texts say so
+`revisit_evidence` (balanced), after an edit that put every file the agent edited back as it was
+earlier (`ResultContext.revisited`: a value toggled back and forth), the texts say so
 (`BACK_NOTE`; the slot `Agent.rules["repeat_back"]`, of the same shape). Where slow
 polls are free (`slow_repeat_seconds`), a shell call's texts also say how to wait so that the
 wait goes ahead (`_wait_note`): after a result saying nothing listened at the address asked
@@ -120,7 +120,7 @@ def on_result(ctx: ResultContext) -> Decision | None:
     ):
         slots(ctx.agent)[NOOP] = [ctx.tool[:MAX_ID_CHARS], ctx.call["t"]]
     # A shell line's too: the files it names are back as they were, whatever else it changed.
-    if ctx.revisited and ctx.config.revisit_evidence and ctx.outcome.failure == Failure.NONE:
+    if ctx.revisited and ctx.outcome.failure == Failure.NONE:
         slots(ctx.agent)[BACK] = [ctx.tool[:MAX_ID_CHARS], ctx.call["t"]]
     return None
 
