@@ -125,6 +125,15 @@ def test_a_file_past_the_content_limit_is_judged_by_size_and_mtime(tmp_path: Pat
         ("node -e \"const {execSync} = require('child_process'); require('fs').writeFileSync('a.js', execSync('x'))\"", False),
         ("node -e \"import('./build.js').then(m => require('fs').writeFileSync('a.js', m.x))\"", False),
         ("python3 - <<'PY'\nimport re\nimport app\nopen('a.py', 'w').write(app.x)\nPY", False),
+        # Git putting named files back is an edit of them; a switch of branch, or a test after the
+        # undo, is more than one.
+        ("git checkout -- src/m1.py", True),
+        ("git checkout HEAD~1 -- a.py b.py && git diff --stat", True),
+        ("git restore --source=HEAD a.py", True),
+        ("git checkout main", False),
+        ("git checkout -b fix", False),
+        ("git checkout -- a.py && pytest -q", False),
+        ("git stash", False),
     ],
 )
 def test_which_lines_only_edit_and_read(command: str, only: bool) -> None:

@@ -230,6 +230,10 @@ _FORMATTERS = frozenset(
 )
 #: A formatter run through a tool of its own (`edits_only`): `ruff format a.py`, `npx prettier --write a.ts`.
 _FORMATS = r"\s*(?:ruff\s+format|cargo\s+fmt|go\s+fmt|(?:npx\s+|pnpm\s+(?:exec\s+)?|yarn\s+)?prettier)\s"
+#: Git putting files it is given back as a commit or the index holds them (`edits_only`): `git
+#: checkout -- a.py`, `git checkout HEAD~1 -- a.py`, `git restore a.py`; never a switch of branch
+#: (`git checkout main`: no `--`), which changes files the line does not name.
+_GIT_RESTORES = r"\s*(?:\w+=\S*\s+)*git\s+(?:checkout\s+(?:[^\s-]\S*\s+)?--|restore)\s+(?:-[\w=~^/.@-]+\s+)*[^\s-]"
 #: The interpreters whose inline scripts may be edits (`_script_edits`): Python's and Node's.
 _INTERPRETER = r"(?:python[\d.]*|node)"
 #: A here-document piped into an interpreter, in a line whose quoted text was emptied: `cat <<'EOF' | python3`.
@@ -340,7 +344,8 @@ def edits_only(tool: str, tool_input: Any) -> bool:
     'LIMIT = 8' > config.py`, `cat > app.py <<'EOF'`, `… | tee a.py`: `_WRITERS`; PowerShell's
     `Set-Content`, `Out-File`: `_PS_WRITERS`), an inline script that only edits (`_script_edits`:
     `_INLINE_SCRIPT`, `_FED_SCRIPT`), a filter's output moved onto a file (`_moved_after`), a move,
-    copy or removal (`_FILE_MOVERS`), a formatter (`_FORMATTERS`, `_FORMATS`), a `cd`, or reads
+    copy or removal (`_FILE_MOVERS`), a formatter (`_FORMATTERS`, `_FORMATS`), files git puts back
+    (`_GIT_RESTORES`), a `cd`, or reads
     only (`shellwords.reads_only`: `git diff --stat`, `grep -n x a.py`), so that a change the
     workspace saw in the files it names is the edit's. A test run in the line names its log, which changes whatever the edit did
     (`sed -i … && pytest > test.log`, also after a here-document, or inside `$(…)`): not such a line."""
@@ -384,7 +389,7 @@ def edits_only(tool: str, tool_input: Any) -> bool:
             if not scripts:
                 return False
             edits = True
-        elif _moved_after(pipeline, pipelines[at + 1 :]):
+        elif _moved_after(pipeline, pipelines[at + 1 :]) or len(parts) == 1 and re.match(_GIT_RESTORES, pipeline):
             edits = True
         elif not reads_only(pipeline):
             return False
