@@ -272,7 +272,7 @@ def _slow(ctx: CallContext) -> bool:
 
 
 def gentle_reminder(tool: str, count: int, *, note: str = "") -> str:
-    """The first reminder threshold: a short nudge (`note`: `NOOP_NOTE` or "")."""
+    """The first reminder threshold: a short nudge (`note`: `NOOP_NOTE`, `BACK_NOTE` or "")."""
     return (
         f"[{PREFIX}] You are repeating yourself: this is call {count} of {tool} with the same "
         "arguments. Analyse the previous result before calling it again; if it already answers "
@@ -282,11 +282,12 @@ def gentle_reminder(tool: str, count: int, *, note: str = "") -> str:
 
 def detailed_reminder(tool: str, count: int, arguments: str, *, in_a_row: bool, note: str = "") -> str:
     """Later reminder thresholds: tool, count, canonical arguments, and that nothing changed
-    (`note`: `NOOP_NOTE` or "")."""
+    (`note`: `NOOP_NOTE` or `BACK_NOTE`, which say what a call between them did, or "")."""
     how = "in a row" if in_a_row else "with no new result in between"
+    between = "nothing between them moved the work on" if note else "nothing changed between them"
     return (
         f"[{PREFIX}] {tool} has now been called {count} times {how} with identical arguments: "
-        f"{arguments}. These calls made no progress: nothing changed between them.{note} Do not call it "
+        f"{arguments}. These calls made no progress: {between}.{note} Do not call it "
         "again with the same arguments. Use what the earlier calls returned, change the approach "
         "(different arguments or a different tool), or answer the user with what you know."
     )
@@ -308,7 +309,7 @@ def slow_repeat_reminder(tool: str, count: int, seconds: float, *, waits: float 
 def repeat_denial(tool: str, count: int, previous: str | None, limit: int, *, in_a_row: bool, note: str = "") -> str:
     """`REPEAT_TOOL_BLOCKED`: the call was not run; quote the previous result's preview (at most
     4,000 characters, so the instruction after it always fits in what the clients pass on), then
-    `note` (`NOOP_NOTE` or "")."""
+    `note` (`NOOP_NOTE`, `BACK_NOTE` or "")."""
     how = "in a row" if in_a_row else "with no new result in between"
     limit = min(limit, 4000)
     quoted = f' The previous identical call returned: """{quote(previous, limit)}"""' if previous is not None else ""

@@ -177,6 +177,8 @@ def test_a_text_after_a_call_that_put_its_files_back_says_so_under_balanced() ->
             verdict = rule.on_call(call_ctx("Bash", check, attempt=n, config=config, entry=entry, now=160.0, previous_time=140.0))
             said = verdict is not None and BACK in verdict.message + (verdict.advice or "")
             assert said is (profile == "balanced" and n >= 3), (profile, n)
+            # A text that says a call between them put the files back does not also say nothing changed.
+            assert not said or "nothing changed between them" not in verdict.message + (verdict.advice or ""), n
         before = rule.on_call(call_ctx("Bash", check, attempt=5, config=config, entry=entry, now=160.0, previous_time=155.0))
         assert before is None or BACK not in before.message
     entry = agent()
