@@ -390,10 +390,10 @@ def _post_tool_use(ev: _Event) -> Decision:
             call["done"] = ev.now
             outcome = None
         else:
-            outcome = outcome_of_error(event.error or "")
+            outcome = outcome_of_error(event.error or "", ev.now)
     else:
         mutation = matches(tool, config.mutating_tools)
-        outcome = ev.host.outcome(tool, event.tool_response, mutation=mutation)
+        outcome = ev.host.outcome(tool, event.tool_response, mutation=mutation, now=ev.now)
     if outcome is not None:
         verdict = _result(ev, agent, call, tool, event.tool_input, event.tool_response, outcome)
         if verdict is not None:
@@ -450,7 +450,7 @@ def _batch_call(ev: _Event, agent: Agent, item: BatchCall) -> list[Decision]:
             call["phase"] = "denied"
             held = policy.held_reminder(call, item.tool_name, config, rule=Rule.REPEAT)
             if not is_guard_denial(text):  # another hook's: the environment refused the call
-                verdict = _result(ev, agent, call, item.tool_name, item.tool_input, text, outcome_of_error(text))
+                verdict = _result(ev, agent, call, item.tool_name, item.tool_input, text, outcome_of_error(text, ev.now))
                 decisions.extend(v for v in (verdict,) if v is not None)
             return [*decisions, held] if held is not None else decisions
     else:
@@ -462,7 +462,7 @@ def _batch_call(ev: _Event, agent: Agent, item: BatchCall) -> list[Decision]:
             return decisions
     held = policy.held_reminder(call, item.tool_name, config)
     mutation = matches(item.tool_name, config.mutating_tools)
-    outcome = host.outcome(item.tool_name, item.tool_response, mutation=mutation)
+    outcome = host.outcome(item.tool_name, item.tool_response, mutation=mutation, now=ev.now)
     verdict = _result(ev, agent, call, item.tool_name, item.tool_input, item.tool_response, outcome, unrun=unrun)
     if verdict is not None:
         decisions.append(verdict)

@@ -115,8 +115,9 @@ if TYPE_CHECKING:  # a protocol for the type checker; defining it would cost eve
             `event` is the hook event the command line names, for a host whose payloads do not."""
             ...
 
-        def outcome(self, tool: str, response: Any, *, mutation: bool) -> Outcome:
-            """A `PostToolUse` `tool_response` as an outcome, with this client's failure signs."""
+        def outcome(self, tool: str, response: Any, *, mutation: bool, now: float | None = None) -> Outcome:
+            """A `PostToolUse` `tool_response` as an outcome, with this client's failure signs
+            (`now`: the event's time in epoch seconds, `outcome.outcome_fingerprint`)."""
             ...
 
         def denied_in_batch(self, text: str) -> bool:

@@ -31,10 +31,11 @@ from .standin import is_stand_in, shown, token_of
 FILE_BODY_KEYS = frozenset({"content", "originalFile"})
 
 
-def outcome_fingerprint(response: Any, *, mutation: bool = False) -> str:
+def outcome_fingerprint(response: Any, *, mutation: bool = False, now: float | None = None) -> str:
     """Digest of a normalised `tool_response` or error text: volatile keys dropped, volatile text
-    removed (within `NORMALISE_WINDOW` characters of each end of long texts). For a mutation the
-    file bodies are left out (`FILE_BODY_KEYS`)."""
+    removed (within `NORMALISE_WINDOW` characters of each end of long texts; `now`, the event's
+    time in epoch seconds, tells the polling's clock from a number of the work:
+    `signature.normalise_text`). For a mutation the file bodies are left out (`FILE_BODY_KEYS`)."""
     h = blake2b(digest_size=_DIGEST_BYTES)
     skip = VOLATILE_KEYS
     if mutation and isinstance(response, dict):
@@ -45,7 +46,7 @@ def outcome_fingerprint(response: Any, *, mutation: bool = False) -> str:
         h.update(b"unchanged" if bodies[0] == bodies[1] else b"changed")
         # A big body is a stand-in (bigtext.py): its token tells different contents apart.
         h.update("".join(token_of(b) for b in bodies if isinstance(b, str) and is_stand_in(b)).encode())
-    _feed_bounded(h, response, skip, True)
+    _feed_bounded(h, response, skip, True, now)
     return h.hexdigest()
 
 
@@ -195,18 +196,20 @@ def text_failure(text: str) -> bool:
     return re.compile(_FAILURE_TEXT, re.MULTILINE).search(tail) is not None
 
 
-def outcome_of_response(tool_name: str, response: Any, *, mutation: bool = False) -> Outcome:
-    """Fingerprint, failure level and human text of a `tool_response`."""
+def outcome_of_response(tool_name: str, response: Any, *, mutation: bool = False, now: float | None = None) -> Outcome:
+    """Fingerprint, failure level and human text of a `tool_response` (`now`: the event's time,
+    `outcome_fingerprint`)."""
     return Outcome(
-        fingerprint=outcome_fingerprint(response, mutation=mutation),
+        fingerprint=outcome_fingerprint(response, mutation=mutation, now=now),
         failure=classify_response(tool_name, response),
         text=result_text(response),
     )
 
 
-def outcome_of_error(error: str) -> Outcome:
-    """A `PostToolUseFailure` `error` text (Claude Code 2.1.332) as an outcome."""
-    return Outcome(fingerprint=outcome_fingerprint(error), failure=Failure.HARD, text=error)
+def outcome_of_error(error: str, now: float | None = None) -> Outcome:
+    """A `PostToolUseFailure` `error` text (Claude Code 2.1.332) as an outcome (`now`: the
+    event's time, `outcome_fingerprint`)."""
+    return Outcome(fingerprint=outcome_fingerprint(error, now=now), failure=Failure.HARD, text=error)
 
 
 _DEFERRED_HINT = r"\n+This tool's input schema was not in your prompt.*"

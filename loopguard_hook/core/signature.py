@@ -81,9 +81,14 @@ _VOLATILE_TEXT = (
     r"|after [0-9]+ ms\b"
     r"|Duration:? [0-9.]+ ?(?:ms|s)\b"
     # integers of the polling itself, not of the work: epoch seconds or milliseconds
-    # (2017-2033), and the number after a poll, attempt or retry counter, a pid or a session id
-    r"|\b1[5-9]\d{8}(?:\d{3})?\b"
+    # (2017-2033, kept only near the event's time: `normalise_text`), and the number after a
+    # poll, attempt or retry counter, a pid or a session id (`_POLL_COUNTER`)
+    r"|(?P<epoch>\b1[5-9]\d{8}(?:\d{3})?\b)"
 )
+#: Seconds either side of the event's time within which a number that reads as epoch seconds (or
+#: milliseconds) is a clock of the polling, not its work (`normalise_text`): a download's byte count
+#: of 1.5 to 2 GB reads as one too, and grows on each poll.
+EPOCH_WINDOW = 86_400.0
 
 #: The words before a counter or id of the polling itself (`_POLL_COUNTER`); the pattern runs only
 #: on a text that holds one of them (a `str` search costs far less than a regular-expression pass).
@@ -122,36 +127,49 @@ _CHUNK = 1 << 20
 _VOLATILE_FAST = r"(?=[WCOstie0-9.(\tTaD])(?:" + _VOLATILE_TEXT + ")"
 
 
-def normalise_text(text: str) -> str:
+def normalise_text(text: str, now: float | None = None) -> str:
     """Remove volatile fragments (timings, timestamps, run ids, the polling's own counters) from
-    a result or error text."""
-    text = re.compile(_VOLATILE_FAST).sub("<t>", text)
+    a result or error text. `now` is the event's time (epoch seconds): a number that reads as
+    epoch seconds or milliseconds is removed only within `EPOCH_WINDOW` of it (the polling's
+    clock), and kept elsewhere (a byte count); with no `now`, every such number is removed."""
+    pattern = re.compile(_VOLATILE_FAST)
+    text = pattern.sub("<t>", text) if now is None else pattern.sub(lambda found: _volatile(found, now), text)
     low = text.lower()
     if any(word in low for word in _POLL_WORDS):
         text = re.compile(_POLL_COUNTER).sub("<t>", text)
     return text
 
 
+def _volatile(found: re.Match[str], now: float) -> str:
+    """What a volatile fragment becomes: `<t>`, except a number that reads as epoch seconds or
+    milliseconds more than `EPOCH_WINDOW` from `now`, which stays as it is."""
+    epoch = found.group("epoch")
+    if epoch is None:
+        return "<t>"
+    seconds = int(epoch) / 1000 if len(epoch) > 10 else int(epoch)
+    return "<t>" if abs(seconds - now) <= EPOCH_WINDOW else epoch
 
-def _feed_text(h: Any, text: str, normalise: bool) -> None:
+
+def _feed_text(h: Any, text: str, normalise: bool, now: float | None = None) -> None:
     if normalise and len(text) > 2 * NORMALISE_WINDOW:
-        h.update(normalise_text(text[:NORMALISE_WINDOW]).encode("utf-8", "surrogatepass"))
+        h.update(normalise_text(text[:NORMALISE_WINDOW], now).encode("utf-8", "surrogatepass"))
         end = len(text) - NORMALISE_WINDOW
         for start in range(NORMALISE_WINDOW, end, _CHUNK):
             h.update(text[start : min(end, start + _CHUNK)].encode("utf-8", "surrogatepass"))
-        h.update(normalise_text(text[end:]).encode("utf-8", "surrogatepass"))
+        h.update(normalise_text(text[end:], now).encode("utf-8", "surrogatepass"))
         return
     if normalise:
-        text = normalise_text(text)
+        text = normalise_text(text, now)
     for start in range(0, len(text), _CHUNK):
         h.update(text[start : start + _CHUNK].encode("utf-8", "surrogatepass"))
 
 
-def _feed(h: Any, value: Any, skip: frozenset[str], normalise: bool) -> None:
-    """Hash `value` piece by piece (no full serialisation in memory); `skip` drops dict keys."""
+def _feed(h: Any, value: Any, skip: frozenset[str], normalise: bool, now: float | None = None) -> None:
+    """Hash `value` piece by piece (no full serialisation in memory); `skip` drops dict keys;
+    `normalise` removes volatile text (`normalise_text`, given `now`)."""
     if isinstance(value, str):
         h.update(b'"')
-        _feed_text(h, value, normalise)
+        _feed_text(h, value, normalise, now)
         h.update(b'"\x1e')
     elif isinstance(value, dict):
         h.update(b"{")
@@ -160,12 +178,12 @@ def _feed(h: Any, value: Any, skip: frozenset[str], normalise: bool) -> None:
                 continue
             h.update(key.encode("utf-8", "surrogatepass"))
             h.update(b"\x1f")
-            _feed(h, value[key], skip, normalise)
+            _feed(h, value[key], skip, normalise, now)
         h.update(b"}")
     elif isinstance(value, list):
         h.update(b"[")
         for item in value:
-            _feed(h, item, skip, normalise)
+            _feed(h, item, skip, normalise, now)
             h.update(b",")
         h.update(b"]")
     else:
@@ -175,18 +193,18 @@ def _feed(h: Any, value: Any, skip: frozenset[str], normalise: bool) -> None:
             h.update(repr(value).encode())
 
 
-def _feed_bounded(h: Any, value: Any, skip: frozenset[str], normalise: bool) -> None:
+def _feed_bounded(h: Any, value: Any, skip: frozenset[str], normalise: bool, now: float | None = None) -> None:
     """`_feed`, except for a value of millions of keys or items (no real call or result has
     them): one serialisation in C instead of a Python step per node, so that the answer still
     comes well within the clients' hook timeout."""
     if not _more_nodes_than(value, MAX_FED_NODES):
-        _feed(h, value, skip, normalise)
+        _feed(h, value, skip, normalise, now)
         return
     h.update(b"bulk:")
     try:  # in the order given (sorting 2 million keys costs 0.5 s; the same call repeats it as is)
         h.update(orjson.dumps(value))
     except (TypeError, orjson.JSONEncodeError):
-        _feed(h, value, skip, normalise)
+        _feed(h, value, skip, normalise, now)
 
 
 def _shallow(value: Any, limit: int, depth: int = 0) -> Any:

@@ -48,7 +48,7 @@ def recognises(data: Mapping[str, Any]) -> bool:
     return True
 
 
-def outcome(tool: str, response: Any, *, mutation: bool) -> Outcome:
+def outcome(tool: str, response: Any, *, mutation: bool, now: float | None = None) -> Outcome:
     """A result as the shared rules read it (Claude Code reports failures in the response),
     without the note Claude Code adds to a Bash result's `stderr` when it moved the shell back
     into the project (`Shell cwd was reset to <dir>`; corpus transcripts of 2.1.x, in
@@ -57,7 +57,7 @@ def outcome(tool: str, response: Any, *, mutation: bool) -> Outcome:
     read as one answer shared by every command of the session."""
     if isinstance(response, dict) and isinstance(stderr := response.get("stderr"), str) and _CWD_RESET in stderr:
         response = {**response, "stderr": re.sub(_CWD_RESET_LINE, "", stderr).strip("\n")}
-    return outcome_of_response(tool, response, mutation=mutation)
+    return outcome_of_response(tool, response, mutation=mutation, now=now)
 
 
 _CWD_RESET = "Shell cwd was reset to "

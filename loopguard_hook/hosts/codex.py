@@ -53,9 +53,9 @@ def recognises(data: Mapping[str, Any]) -> bool:
     return isinstance(path, str) and "/rollout-" in path.replace("\\", "/")
 
 
-def outcome(tool: str, response: Any, *, mutation: bool) -> Outcome:
+def outcome(tool: str, response: Any, *, mutation: bool, now: float | None = None) -> Outcome:
     """A result as the shared rules read it (`Exit code: N` and shell failure texts included)."""
-    return outcome_of_response(tool, response, mutation=mutation)
+    return outcome_of_response(tool, response, mutation=mutation, now=now)
 
 
 #: Codex sends no PostToolBatch; a forced one is read as Claude Code writes it.

@@ -195,7 +195,7 @@ def normalise(data: dict[str, Any], event: str | None) -> dict[str, Any]:
 _SHELL_EXIT = r"<shellId: [^>]* completed with exit code (-?\d+)>\s*\Z"
 
 
-def outcome(tool: str, response: Any, *, mutation: bool) -> Outcome:
+def outcome(tool: str, response: Any, *, mutation: bool, now: float | None = None) -> Outcome:
     """A result text: failed when a bash call says it exited non-zero, else as the shared rules
     read any text (failures that Copilot reports come as `PostToolUseFailure`). A bash result is
     fingerprinted without its shell id line (`<shellId: 3 completed with exit code 0>`), which
@@ -209,7 +209,7 @@ def outcome(tool: str, response: Any, *, mutation: bool) -> Outcome:
             failure = Failure.HARD if code.group(1) != "0" else Failure.NONE
             text = response[: max(0, len(response) - 200) + code.start()].rstrip("\n")  # the output alone
             fingerprinted = f"{text}\n<exit code {code.group(1)}>"
-    return Outcome(fingerprint=outcome_fingerprint(fingerprinted, mutation=mutation), failure=failure, text=text)
+    return Outcome(fingerprint=outcome_fingerprint(fingerprinted, mutation=mutation, now=now), failure=failure, text=text)
 
 
 def denied_in_batch(text: str) -> bool:

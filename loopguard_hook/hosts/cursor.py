@@ -153,7 +153,7 @@ def normalise(data: dict[str, Any], event: str | None) -> dict[str, Any]:
     return out
 
 
-def outcome(tool: str, response: Any, *, mutation: bool) -> Outcome:
+def outcome(tool: str, response: Any, *, mutation: bool, now: float | None = None) -> Outcome:
     """A Shell result `{"output", "exitCode"}`: failed when the exit code is not 0 (Cursor sends
     those as postToolUseFailure; a forced one is read alike); other results as the shared rules
     read them."""
@@ -165,7 +165,7 @@ def outcome(tool: str, response: Any, *, mutation: bool) -> Outcome:
             failure = Failure.HARD
         if isinstance(response.get("output"), str):
             text = response["output"]
-    return Outcome(fingerprint=outcome_fingerprint(response, mutation=mutation), failure=failure, text=text)
+    return Outcome(fingerprint=outcome_fingerprint(response, mutation=mutation, now=now), failure=failure, text=text)
 
 
 def denied_in_batch(text: str) -> bool:

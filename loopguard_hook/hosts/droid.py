@@ -68,7 +68,7 @@ def recognises(data: Mapping[str, Any]) -> bool:
     return isinstance(path, str) and SESSIONS in path.replace("\\", "/")
 
 
-def outcome(tool: str, response: Any, *, mutation: bool) -> Outcome:
+def outcome(tool: str, response: Any, *, mutation: bool, now: float | None = None) -> Outcome:
     """A result string: failed when it ends `[Process exited with code N]` with N != 0, starts
     `Error: `, or is a JSON text saying `"success": false`; else as the shared rules read text.
     An Execute result's text, which the rules read and quote, is its output without that line."""
@@ -81,7 +81,7 @@ def outcome(tool: str, response: Any, *, mutation: bool) -> Outcome:
             text = response[: max(0, len(response) - 200) + code.start()].rstrip("\n")  # the output alone
         elif response.startswith("Error: ") or re.match(_FAILED_EDIT, response[:200], re.DOTALL):
             failure = Failure.HARD
-    return Outcome(fingerprint=outcome_fingerprint(response, mutation=mutation), failure=failure, text=text)
+    return Outcome(fingerprint=outcome_fingerprint(response, mutation=mutation, now=now), failure=failure, text=text)
 
 
 def denied_in_batch(text: str) -> bool:

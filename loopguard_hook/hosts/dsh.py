@@ -65,7 +65,7 @@ def sent_by_dsh(data: Mapping[str, Any]) -> bool:
     return path.endswith("/" + TRANSCRIPT_NAME) and "/sessions/" in path
 
 
-def outcome(tool: str, response: Any, *, mutation: bool) -> Outcome:
+def outcome(tool: str, response: Any, *, mutation: bool, now: float | None = None) -> Outcome:
     """A DSH result: failed when it ends in `[exit code: N]` with N != 0, or is an `Error: …`
     (invalid arguments, or a hook's denial), else as the shared rules read any text."""
     failure = classify_response(tool, response)
@@ -75,7 +75,8 @@ def outcome(tool: str, response: Any, *, mutation: bool) -> Outcome:
             failure = Failure.HARD if code.group(1) != "0" else Failure.NONE
         elif response.startswith("Error: "):
             failure = Failure.HARD
-    return Outcome(fingerprint=outcome_fingerprint(response, mutation=mutation), failure=failure, text=result_text(response))
+    fingerprint = outcome_fingerprint(response, mutation=mutation, now=now)
+    return Outcome(fingerprint=fingerprint, failure=failure, text=result_text(response))
 
 
 def denied_in_batch(text: str) -> bool:

@@ -107,17 +107,17 @@ def normalise(data: dict[str, Any], event: str | None) -> dict[str, Any]:
     return out
 
 
-def outcome(tool: str, response: Any, *, mutation: bool) -> Outcome:
+def outcome(tool: str, response: Any, *, mutation: bool, now: float | None = None) -> Outcome:
     """An AfterTool result: its `llmContent`, failed when it has an `error` or a non-zero `Exit
     Code` (a failing shell command is no error to Gemini); the process group id is ignored."""
     text = llmcontent.llm_text(response)
     if text is None:
-        return outcome_of_response(tool, response, mutation=mutation)
+        return outcome_of_response(tool, response, mutation=mutation, now=now)
     error = response.get("error") if isinstance(response, dict) else None
     if isinstance(error, dict):
         message = error.get("message")
-        return llmcontent.outcome(message if isinstance(message, str) and message else text, failed=True)
-    return llmcontent.outcome(text)
+        return llmcontent.outcome(message if isinstance(message, str) and message else text, failed=True, now=now)
+    return llmcontent.outcome(text, now=now)
 
 
 def denied_in_batch(text: str) -> bool:

@@ -34,11 +34,12 @@ def llm_text(response: Any) -> str | None:
     return None
 
 
-def outcome(text: str, *, failed: bool = False, unchanged: bool = False) -> Outcome:
+def outcome(text: str, *, failed: bool = False, unchanged: bool = False, now: float | None = None) -> Outcome:
     """The outcome of a result whose model-facing text is `text`: failed when `failed` or when
-    it reports a non-zero `Exit Code`; the fingerprint ignores the volatile lines."""
+    it reports a non-zero `Exit Code`; the fingerprint ignores the volatile lines (`now`: the
+    event's time, `outcome.outcome_fingerprint`)."""
     code = re.search(_EXIT_CODE, text)
     failure = Failure.HARD if failed or (code is not None and code.group(1) != "0") else Failure.NONE
     return Outcome(
-        fingerprint=outcome_fingerprint(re.sub(_VOLATILE, "", text)), failure=failure, text=text, unchanged=unchanged
+        fingerprint=outcome_fingerprint(re.sub(_VOLATILE, "", text), now=now), failure=failure, text=text, unchanged=unchanged
     )

@@ -117,22 +117,22 @@ def _batch_entry(entry: Any) -> Any:
     return {**entry, "tool_response": f"{kind}: {error}"}
 
 
-def outcome(tool: str, response: Any, *, mutation: bool) -> Outcome:
+def outcome(tool: str, response: Any, *, mutation: bool, now: float | None = None) -> Outcome:
     """A PostToolUse result: its `llmContent`, failed on a non-zero `Exit Code`; the stub of a
     repeated read is no new evidence. A PostToolBatch entry is read from its function response."""
     text = llmcontent.llm_text(response)
     if text is not None:
         unchanged = text.startswith(_UNCHANGED) and _UNCHANGED_MARK in text[:200]
-        return llmcontent.outcome(text, unchanged=unchanged)
+        return llmcontent.outcome(text, unchanged=unchanged, now=now)
     if isinstance(response, str):  # a PostToolBatch error entry, as `normalise` writes it
-        return llmcontent.outcome(response, failed=True)
+        return llmcontent.outcome(response, failed=True, now=now)
     parts = response.get("response_parts") if isinstance(response, dict) else None
     if isinstance(parts, list) and parts:
         call = parts[0].get("functionResponse") if isinstance(parts[0], dict) else None
         reply = call.get("response") if isinstance(call, dict) else None
         if isinstance(reply, dict) and isinstance(reply.get("output"), str):
-            return llmcontent.outcome(reply["output"])
-    return outcome_of_response(tool, response, mutation=mutation)
+            return llmcontent.outcome(reply["output"], now=now)
+    return outcome_of_response(tool, response, mutation=mutation, now=now)
 
 
 def denied_in_batch(text: str) -> bool:

@@ -450,7 +450,8 @@ def answer_key(ctx: ResultContext) -> tuple[str, ...] | None:
     # the words the call sent masked, whichever the agent has met.
     whole = ctx.outcome.fingerprint[:16] if len(body) > HEAD_CHARS else ""
     texts = (body[:HEAD_CHARS], _mask_sent(body[:HEAD_CHARS], tool_input))
-    return tuple(f"{ctx.tool}:{digest(normalise_text(t).encode('utf-8', 'surrogatepass'))}{whole}" for t in texts)
+    now = ctx.agent["updated"]  # the event's time: a number near it that reads as epoch seconds is its clock
+    return tuple(f"{ctx.tool}:{digest(normalise_text(t, now).encode('utf-8', 'surrogatepass'))}{whole}" for t in texts)
 
 
 def _mask_sent(text: str, tool_input: Any) -> str:

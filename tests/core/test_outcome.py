@@ -98,3 +98,27 @@ def test_powershell_error_record_reads_as_a_failure() -> None:
     assert classify_response("Bash", parse) == Failure.SOFT
     listing = "\r\nFullName\r\n--------\r\nC:\\Users\\dev\\app\\n8n\\workflow.json   13315\r\n"
     assert classify_response("Bash", listing) == Failure.NONE
+
+
+def test_a_number_that_reads_as_epoch_time_is_the_polls_clock_only_near_the_events_time() -> None:
+    """A poll's own timestamp (seconds or milliseconds, within `EPOCH_WINDOW` of the event) is
+    removed from the fingerprint; a byte count of 1.5-2 GB, which reads as epoch seconds too but
+    lies years from the event's time, is the work and tells two polls apart. With no time given
+    (a caller that has none), every such number is removed as before."""
+    from loopguard_hook.core.outcome import outcome_fingerprint
+    from loopguard_hook.core.signature import EPOCH_WINDOW, normalise_text
+
+    now = 1_796_500_000.0  # 2026-12
+    poll = "[{t}] state=waiting_for_lock\n"
+    one, two = (outcome_fingerprint(poll.format(t=t), now=now) for t in (1_796_500_012, 1_796_500_032))
+    assert one == two
+    millis = '{{"checked": {t}}}'
+    assert outcome_fingerprint(millis.format(t=1_796_500_012_345), now=now) == outcome_fingerprint(
+        millis.format(t=1_796_500_032_001), now=now
+    )
+    size = "{n}\tmodels/model.safetensors\n"
+    one, two = (outcome_fingerprint(size.format(n=n), now=now) for n in (1_510_000_000, 1_570_000_000))
+    assert one != two
+    assert normalise_text(f"{int(now + EPOCH_WINDOW) + 1} bytes", now) == f"{int(now + EPOCH_WINDOW) + 1} bytes"
+    assert normalise_text(f"{int(now - EPOCH_WINDOW)} bytes", now) == "<t> bytes"
+    assert normalise_text("1510000000 and 1570000000") == "<t> and <t>"
