@@ -342,7 +342,7 @@ def _result(
     )
     verdicts = [found for rule in rules.ON_RESULT if (found := rule(ctx)) is not None]
     if call.get("new"):
-        new_evidence(ev.state, ev.event.agent_id)
+        new_evidence(ev.state, ev.event.agent_id, outcome.fingerprint)
     if not verdicts:
         return None
     verdict = merge(verdicts)

@@ -253,16 +253,19 @@ def remember_prompt(ts: TextState, prompt: str | None, *, reset_lines: bool = Fa
     ts.pop("said", None)
 
 
-def new_evidence(state: Session, agent_id: str) -> None:
-    """A tool call produced a new result: saying the same sentence before each step of real
-    progress ("Let me check the CI status again.") is not a text loop, nor is the same final
-    message after it."""
+def new_evidence(state: Session, agent_id: str, fingerprint: str) -> None:
+    """A tool call produced a new result (`fingerprint`, its outcome's): saying the same sentence
+    before each step of real progress ("Let me check the CI status again.") is not a text loop,
+    nor is the same final message after it, nor the same short sign-off ("Done.") to prompts
+    whose turns each found something new: the result joins the turn's digest (`said`) that a
+    short reply is compared by."""
     ts = state.get("text", {}).get(agent_id)
     if isinstance(ts, dict) and "line_count" in ts:
         ts["line"], ts["line_count"], ts["blocks"], ts["reminded"] = None, 0, [], False
         # The same final message again after a call with a new result is no Stop-hook
         # ping-pong yet: its copies count from here.
         ts["stop_count"] = 0
+        said(ts, "\x1e" + fingerprint)
 
 
 def _fold(prior: str, text: str) -> str:
@@ -282,9 +285,11 @@ def final_message(ts: TextState, message: str | None, *, stop_hook_active: bool)
     Returns `(consecutive identical final messages in this continuation chain, same reply to a
     different prompt)`. A long reply is compared by itself (a claimed fix given again, whatever
     was said on the way); a short one by the turn's whole text (`said`, where the host's
-    transcript gives it): "Next report in 10 minutes." after a report that changed each turn is
-    a sign-off, not the same reply (a public Claude Code 2.1 session monitoring a backtest, eight
-    reminders), while "Done." alone, or after the same words, to three prompts is.
+    transcript gives it) and the new results its calls found (`new_evidence`): "Next report in
+    10 minutes." after a report that changed each turn is a sign-off, not the same reply (a
+    public Claude Code 2.1 session monitoring a backtest, eight reminders), nor is "Done." after
+    an edit or a check that found something new, while "Done." alone, or after the same words,
+    to three prompts is.
     """
     if not message or not message.strip():
         return 0, False

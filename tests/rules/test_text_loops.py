@@ -372,3 +372,27 @@ def test_a_short_reply_loop_is_caught_whether_or_not_the_transcript_shows_the_fi
     outs.append(_hook({**base, "hook_event_name": "UserPromptSubmit", "prompt": "and now?"}, state))
     assert outs[:3] == [b""] * 3
     assert all(b"Your last replies were identical" in out for out in outs[3:]), outs
+
+
+@pytest.mark.parametrize("found_new", [True, False])
+def test_a_short_sign_off_after_a_call_that_found_something_new_is_no_same_reply(tmp_path: Path, found_new: bool) -> None:
+    """"Done." closing each of four turns, each asked for another change: a turn whose call
+    found a new result (an edit that applied, a check with a new answer) is work signed off
+    (a new user's four edits: reminded from the third turn before); turns whose calls found
+    what the turn before found (the same answer again) are the short reply loop, reminded
+    after the third, as with no call at all."""
+    path, base, state = _session(tmp_path)
+    outs = []
+    for turn in range(5):
+        outs.append(_hook({**base, "hook_event_name": "UserPromptSubmit", "prompt": f"now change value {turn}"}, state))
+        call = {**base, "tool_name": "Bash", "tool_input": {"command": "python check.py"}, "tool_use_id": f"t{turn}"}
+        _hook({**call, "hook_event_name": "PreToolUse"}, state)
+        answer = f"value {turn} set\n" if found_new else "nothing to do\n"
+        _hook({**call, "hook_event_name": "PostToolUse", "tool_response": {"stdout": answer, "stderr": ""}}, state)
+        _hook({**base, "hook_event_name": "Stop", "stop_hook_active": False, "last_assistant_message": "Done."}, state)
+    outs.append(_hook({**base, "hook_event_name": "UserPromptSubmit", "prompt": "thanks"}, state))
+    if found_new:
+        assert outs == [b""] * 6
+    else:  # the same answer and the same "Done." to three prompts
+        assert outs[:3] == [b""] * 3
+        assert all(b"Your last replies were identical" in out for out in outs[3:]), outs
