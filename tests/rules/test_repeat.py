@@ -208,19 +208,29 @@ def test_a_slot_not_of_this_rules_shape_adds_nothing() -> None:
 
 def test_a_shell_call_that_changed_no_file_it_names_adds_nothing() -> None:
     """What a shell command changed is judged by the files it names as words: `git apply`,
-    `cp a dir/` or `chmod` change files or modes the workspace does not see, so the sentence is
-    kept for write tools and patches."""
+    `cp a dir/`, `chmod` or a script's computed path change files or modes the workspace does
+    not see, so the sentence is kept for write tools, patches and a line of in-place edits
+    (`sed -i`, which changes only the files it names: a new user's `sed` that matched nothing,
+    run between the same test runs, was told only that nothing changed between them)."""
     from rulekit import result_ctx
 
     balanced = Config(**PROFILE_DEFAULTS["balanced"])
     entry = agent()
-    for command in ("git apply fix.patch", "sed -i 's/^retries = 3/retries = 5/' config.py"):
+    for command in ("git apply fix.patch", "cp config.py backup/", "python3 - <<'PY'\nopen('config.py', 'a')\nPY"):
         ctx = result_ctx("Bash", {"command": command}, {"stdout": "", "stderr": "", "interrupted": False},
                          config=balanced, entry=entry, now=150.0)
         assert rule.on_result(ctx._replace(unchanged=True)) is None
     verdict = rule.on_call(call_ctx("Bash", {"command": "python3 check.py"}, attempt=5, config=balanced, entry=entry,
                                     now=160.0, previous_time=140.0))
     assert verdict is not None and verdict.action is Action.DENY and "exactly as they were" not in verdict.message
+    sed = {"command": "sed -i 's/^retries = 3/retries = 5/' config.py && grep -n retries config.py"}
+    ctx = result_ctx("Bash", sed, {"stdout": "", "stderr": "", "interrupted": False}, config=balanced, entry=entry, now=152.0)
+    assert rule.on_result(ctx._replace(unchanged=True)) is None
+    verdict = rule.on_call(call_ctx("Bash", {"command": "python3 check.py"}, attempt=5, config=balanced, entry=entry,
+                                    now=160.0, previous_time=140.0))
+    assert verdict is not None and "Your Bash call made since this call's previous run left the files it names exactly" in (
+        verdict.message
+    )
     patch = {"command": "*** Begin Patch\n*** Update File: a.py\n@@\n-a = 1\n+a = 1\n*** End Patch"}
     ctx = result_ctx("apply_patch", patch, "Success. Updated the following files:\nM a.py", config=balanced, entry=entry,
                      now=155.0)
