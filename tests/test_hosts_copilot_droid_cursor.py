@@ -365,15 +365,28 @@ def test_a_json_text_nested_past_the_payload_limit_is_kept_as_text(tmp_path: Pat
     assert b"permission" in answers[-2].stdout  # the 5th identical call, denied: the loop was judged
 
 
-def test_the_first_bytes_of_a_payload_name_cursor_and_copilots_camel_case_shape() -> None:
+def test_the_first_bytes_of_a_payload_name_its_host() -> None:
     """`hosts.client_from_head`, how a failure decided before the parse ends: Cursor's payloads and
     Copilot's camelCase ones by a key only they send (the keys their `recognises` reads too);
-    Claude Code's and Droid's (Claude Code's shape) by none."""
+    first bytes that hold the whole payload by the host that recognises it: Copilot's snake_case
+    payload (no key of its own: a deadline before the parse exited 1 there, which Copilot reads as
+    a denial), Droid's, Claude Code's; a cut payload by nothing."""
     assert {hosts.client_from_head(p.read_bytes()) for p in _payloads(CURSOR) if "claude-settings" not in p.name} == {
         Client.CURSOR
     }
     camel = [p for p in _payloads(COPILOT) if p.name[0].islower()]
     assert camel and {hosts.client_from_head(p.read_bytes()) for p in camel} == {Client.COPILOT}
-    assert {hosts.client_from_head(p.read_bytes()) for p in _payloads(DROID)} == {None}
+    snake = TESTS.parent / "examples" / "payloads" / "copilot-1.0.102" / "PreToolUse.Bash.json"
+    assert hosts.client_from_head(snake.read_bytes()) == Client.COPILOT
+    assert hosts.client_from_head(snake.read_bytes()[:60]) is None
+    assert {hosts.client_from_head(p.read_bytes()) for p in _payloads(DROID)} == {Client.DROID}
     claude = TESTS.parent / "examples" / "payloads" / "claude-code-2.1.332" / "PreToolUse.Read.json"
-    assert hosts.client_from_head(claude.read_bytes()) is None
+    assert hosts.client_from_head(claude.read_bytes()) == Client.CLAUDE_CODE
+    assert hooks_quiet(claude.read_bytes()) is None and hooks_quiet(snake.read_bytes()) == Client.COPILOT
+
+
+def hooks_quiet(head: bytes) -> Client | None:
+    """`hook.quiet_client` of a payload run with `--client auto` and no host's variables."""
+    from loopguard_hook.hook import quiet_client
+
+    return quiet_client("auto", {}, head=head)

@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from ..core.event import Client
 from ..core.host import Capabilities
 from . import claude_code, codex, copilot, cursor, droid, dsh_claude_code, dsh_codex, gemini_cli, qwen_code
@@ -67,12 +69,18 @@ def client_from_environment(environ: Mapping[str, str]) -> Client | None:
 
 def client_from_head(head: bytes) -> Client | None:
     """The host a payload's first bytes name by a key only it sends (a module's `MARKS`, which its
-    `recognises` reads too), for a payload not parsed (too big, or the deadline came first); None
-    when none is there. Used only to choose how a failure ends (`hook.quiet_client`)."""
+    `recognises` reads too), for a payload not parsed (too big, or the deadline came first); when
+    they hold the whole payload, the host that recognises it (Copilot's snake_case payload has no
+    key of its own: `copilot.recognises`); None when neither tells. Used only to choose how a
+    failure ends (`hook.quiet_client`)."""
     for module in DIALECTS:
         if any(b'"' + key.encode() + b'"' in head for key in getattr(module, "MARKS", ())):
             return module.CLIENT
-    return None
+    try:
+        data = orjson.loads(head)
+    except orjson.JSONDecodeError:  # cut, or not JSON
+        return None
+    return detect_client(data) if isinstance(data, dict) else None
 
 
 __all__ = [
