@@ -4,6 +4,7 @@ counting; `reset --session` clears it; `status` says only what really happens.""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -228,16 +229,20 @@ def _negate(ledger: dict[str, object], where: str) -> None:
         main["since"] = -40
     elif where == "chain":
         main["chain"][1] = -40
-    else:  # a signature's counts
+    else:  # a signature's counts: below 0, huge, a fraction
+        count = {"signature": -100, "signature huge": 1e308, "signature past 64 bits": 10**30, "signature fraction": 2.5}
         for sig in main["sigs"].values():
-            sig["n"], sig["total"] = -100, -100
+            sig["n"] = sig["total"] = count[where]
 
 
-@pytest.mark.parametrize("where", ["signature", "since", "chain", "session attempts"])
-def test_a_ledger_with_a_negative_count_is_set_aside(where: str, tmp_path: Path) -> None:
-    """A hand-edited ledger with a count below 0 (no event writes one) is a damaged ledger: the
-    next event moves it aside with one stderr line and the session counts afresh. Before, a
-    signature's count of -100 let a hundred more identical Reads through without a word."""
+@pytest.mark.parametrize(
+    "where", ["signature", "signature huge", "signature past 64 bits", "signature fraction", "since", "chain", "session attempts"]
+)
+def test_a_ledger_with_a_count_no_event_writes_is_set_aside(where: str, tmp_path: Path) -> None:
+    """A hand-edited ledger with a count no event writes (below 0, a fraction, past 2^53) is a
+    damaged ledger: the next event moves it aside with one stderr line and the session counts
+    afresh. Before, a signature's count of -100 let a hundred more identical Reads through
+    without a word, and one of 1e308 ended the turn at the next Read (a hostile review)."""
     state = tmp_path / "state"
     state.mkdir(mode=0o700)
     session = "0c3e7d40-cccc-4e77-84b5-4f0269348799"
@@ -246,13 +251,13 @@ def test_a_ledger_with_a_negative_count_is_set_aside(where: str, tmp_path: Path)
     path = state / "sessions" / f"{session}.json"
     ledger = orjson.loads(path.read_bytes())
     _negate(ledger, where)
-    path.write_bytes(orjson.dumps(ledger))
-    runs = [_read(state, session, i) for i in range(2, 7 if where == "signature" else 3)]
+    path.write_text(json.dumps(ledger))  # orjson writes no integer past 64 bits
+    runs = [_read(state, session, i) for i in range(2, 7 if where.startswith("signature") else 3)]
     line = runs[0].stderr.decode()
-    assert line.count("\n") == 1 and "negative count" in line and f"{session}.corrupt" in line, line
+    assert line.count("\n") == 1 and "count no event writes" in line and f"{session}.corrupt" in line, line
     assert (state / "sessions" / f"{session}.corrupt").exists()
     assert all(run.stderr == b"" for run in runs[1:]), [run.stderr for run in runs]
-    if where == "signature":  # counted afresh: reminded at the 3rd and 4th, denied at the 5th
+    if where.startswith("signature"):  # counted afresh: reminded at the 3rd and 4th, denied at the 5th
         assert [_answer(run) for run in runs] == ["", "", "remind", "remind", "deny"], [run.stdout for run in runs]
 
 

@@ -278,34 +278,40 @@ def new_session(session_id: str, client: str, now: float) -> Session:
 
 
 #: The counters of a session, an agent and a signature: no event makes one negative (each
-#: decrement is floored at 0, `progress.py`), so a ledger that holds one was edited by hand.
+#: decrement is floored at 0, `progress.py`), a fraction, or one past `MAX_COUNT`, so a ledger that
+#: holds one was edited by hand.
 SESSION_COUNTS = ("events", "attempts")
 AGENT_COUNTS = ("attempts", "seq", "batch_seq", "since", "bookkeeping")
 SIGNATURE_COUNTS = ("n", "total")
+#: More events than any session sends (a float's exact integers end here).
+MAX_COUNT = 2**53
 
 
-def negative_count(state: Session) -> str:
-    """The first counter below 0 in a ledger of this version's shape, as `name = value`
-    (`since = -40`), or "". A negative count would let that many repeats go unseen, so the store
-    treats such a ledger as a damaged one. Each rule's own slot is the rule's to bound."""
-    if found := _below_zero(state, SESSION_COUNTS):
+def bad_count(state: Session) -> str:
+    """The first counter that no event writes in a ledger of this version's shape, as `name =
+    value` (`since = -40`, `n = 1e+308`, `n = 2.5`), or "": below 0, not a whole number, or past
+    `MAX_COUNT`. A negative count would let that many repeats go unseen, a huge one end the turn at
+    the next ordinary call, so the store treats such a ledger as a damaged one. Each rule's own
+    slot is the rule's to bound."""
+    if found := _bad(state, SESSION_COUNTS):
         return found
     for entry in state["agents"].values():
         chain = entry.get("chain")
         run = {"chain": chain[1]} if isinstance(chain, list) and len(chain) == 2 else {}
         tables = [(entry, AGENT_COUNTS), (run, ("chain",)), *((sig, SIGNATURE_COUNTS) for sig in entry["sigs"].values())]
         for table, keys in tables:
-            if found := _below_zero(table, keys):
+            if found := _bad(table, keys):
                 return found
     return ""
 
 
-def _below_zero(table: object, keys: tuple[str, ...]) -> str:
-    """`key = value` of the first of `keys` in `table` (a dict) that is a number below 0, or ""."""
+def _bad(table: object, keys: tuple[str, ...]) -> str:
+    """`key = value` of the first of `keys` in `table` (a dict) that is a number but not a whole
+    one from 0 to `MAX_COUNT`, or ""."""
     if isinstance(table, dict):
         for key in keys:
             value = table.get(key)
-            if isinstance(value, (int, float)) and value < 0:
+            if isinstance(value, (int, float)) and not (type(value) is int and 0 <= value <= MAX_COUNT):
                 return f"{key} = {value}"
     return ""
 

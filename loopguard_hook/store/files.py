@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from ..core.ledger import STATE_VERSION, Session, migrate, negative_count
+from ..core.ledger import STATE_VERSION, Session, bad_count, migrate
 from ..core.signature import blake2b
 
 try:
@@ -193,16 +193,17 @@ def _fault(state: Any, stem: str) -> str:
     """Why a parsed ledger cannot be the ledger of the session whose file stem is `stem`, as the
     rest of the stderr line `state file <stem>.json …`; "" when it can. It is not of this
     version's shape (`_valid`); its `session_id` names another session (one session's ledger
-    copied over another's: its counts are not this session's); or it holds a negative count
-    (`ledger.negative_count`: edited by hand, no event writes one). Each is a damaged ledger:
+    copied over another's: its counts are not this session's); or it holds a count no event
+    writes (`ledger.bad_count`: negative, a fraction or past any session's; edited by hand).
+    Each is a damaged ledger:
     the store moves it aside and the session starts afresh."""
     if not _valid(state):
         return "was unreadable or from another version"
     owner = state.get("session_id", None)
     if "session_id" in state and (not isinstance(owner, str) or session_file_name(owner) != stem):
         return "belongs to another session (its session_id is not the one the file is named for)"
-    if negative := negative_count(state):
-        return f"held a negative count ({negative}), which no event writes"
+    if bad := bad_count(state):
+        return f"held a count no event writes ({bad})"
     return ""
 
 
