@@ -633,7 +633,8 @@ def doomed_denial(file: str, error: str) -> str:
 
 def misfit_denial(path: str, misfits: int, line: str, *, windows: bool = False) -> str:
     """A patch of `path` (as the patch names it) with a hunk the file, as it is now, does not hold
-    where apply_patch looks (`line`: its first line the file holds nowhere, else its first), after
+    where apply_patch looks (`line`: its first line the file holds nowhere, else its first: the
+    lines are all there, but not together as the hunk has them), after
     `misfits` patches of it that did not fit; `windows`: the cwd is a Windows path, where Codex
     runs shell commands in PowerShell, so the way to print numbered lines is PowerShell's."""
     numbered = (
@@ -643,7 +644,8 @@ def misfit_denial(path: str, misfits: int, line: str, *, windows: bool = False) 
     )
     return (
         f"REPEAT_TOOL_BLOCKED: this patch of {path} was not run: its hunk does not match {path} as it is now "
-        f"(the guard looked before the call; first line off: `{line}`), so apply_patch would refuse it, and the "
+        f"(the guard looked before the call: its lines from `{line}` on are not in the file as the hunk has them), "
+        "so apply_patch would refuse it, and the "
         f"last {misfits} patches of it did not fit either (loop guard policy, not a tool failure). Print the lines "
         f"you mean to change with their numbers ({numbered}, a read tool) and copy "
         "them exactly, change fewer lines at a time, or write the file whole; a patch whose lines are in the file "
@@ -654,9 +656,9 @@ def misfit_denial(path: str, misfits: int, line: str, *, windows: bool = False) 
 def misfit_advice(path: str, line: str) -> str:
     """The same as a reminder (advise mode)."""
     return (
-        f"[loopguard] This patch of {path} will not apply: its hunk does not match the file as it is now (first line "
-        f"off: `{line}`), and the last patches of it did not fit either. Print those lines with their numbers and copy "
-        "them exactly."
+        f"[loopguard] This patch of {path} will not apply: its hunk does not match the file as it is now (its lines "
+        f"from `{line}` on are not in the file as the hunk has them), and the last patches of it did not fit either. "
+        "Print those lines with their numbers and copy them exactly."
     )
 
 

@@ -260,7 +260,7 @@ def test_a_patch_the_file_cannot_take_is_denied_after_two_that_did_not_fit(codex
     run = codex.run(ws, Script(turns, final_text="Done."), "Let build take a row limit")
     hit, results = assert_wall_denied_at_the_third(run, ws, "apply_patch")
     assert "REPEAT_TOOL_BLOCKED: this patch of report.py was not run: its hunk does not match report.py" in hit, hit
-    assert "first line off: `return render(rows, limit)`" in hit, hit  # the line the file does not hold
+    assert "its lines from `return render(rows, limit)` on are not in the file" in hit, hit  # the line the file does not hold
     assert "apply_patch verification failed" not in results[4]  # apply_patch did not run: the guard answered
     assert "Success" in results[5], results[5]
     assert report.read_text().splitlines()[1] == NEW

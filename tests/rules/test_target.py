@@ -335,7 +335,7 @@ def test_a_patch_the_file_cannot_take_is_counted_at_its_pre_tool_use_and_the_thi
     verdict = _misfit_call(entry, third, "total = sum(x for x in xs)")
     assert verdict is not None and (verdict.action, verdict.rule) == (Action.DENY, Rule.TARGET)  # type: ignore[attr-defined]
     assert "its hunk does not match src/app.py as it is now" in verdict.message  # type: ignore[attr-defined]
-    assert "first line off: `total = sum(x for x in xs)`" in verdict.message  # type: ignore[attr-defined]
+    assert "its lines from `total = sum(x for x in xs)` on are not in the file" in verdict.message  # type: ignore[attr-defined]
     assert "the last 2 patches of it did not fit" in verdict.message and "nl -ba src/app.py" in verdict.message  # type: ignore[attr-defined]
     assert "failed with" not in verdict.message  # no result came: no error of its own to quote  # type: ignore[attr-defined]
     assert "will not apply" in verdict.advice and verdict.times == 3  # type: ignore[attr-defined]
