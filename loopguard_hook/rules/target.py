@@ -644,7 +644,7 @@ def misfit_denial(path: str, misfits: int, line: str, *, windows: bool = False) 
     )
     return (
         f"REPEAT_TOOL_BLOCKED: this patch of {path} was not run: its hunk does not match {path} as it is now "
-        f"(the guard looked before the call: its lines from `{line}` on are not in the file as the hunk has them), "
+        f"(the guard looked before the call; its lines from `{line}` on are not in the file as the hunk has them), "
         "so apply_patch would refuse it, and the "
         f"last {misfits} patches of it did not fit either (loop guard policy, not a tool failure). Print the lines "
         f"you mean to change with their numbers ({numbered}, a read tool) and copy "
