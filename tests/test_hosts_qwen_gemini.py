@@ -317,3 +317,71 @@ def test_replay_reads_a_log_of_the_hosts_payloads_as_the_hook_does(folder: Path,
     rows = [line.split() for line in result.output.splitlines() if client in line.split()]
     assert len(rows) == 2 and all(int(row[0]) >= 4 for row in rows), result.output
     assert sum(int(row[2]) for row in rows) >= 1, result.output  # a denial, from the 4th identical call
+
+
+def _gemini_run(payloads: list[tuple[dict[str, Any], float]], state: Path) -> list[dict[str, Any] | None]:
+    """Each payload through the hook at its time (seconds after a start), the answers decoded."""
+    answers = []
+    for payload, at in payloads:
+        result = run(json.dumps(payload).encode(), options=HookOptions(state_dir=str(state)), environ={},
+                     clock=lambda at=at: 1_800_000_000.0 + at, user_config="")
+        assert result.exit_code == 0 and result.stderr == ""
+        answers.append(json.loads(result.stdout) if result.stdout else None)
+    return answers
+
+
+def test_gemini_subagents_started_together_may_each_read_what_the_others_read(tmp_path: Path) -> None:
+    """Gemini CLI marks no subagent's calls (research §7: they come between the parent's
+    BeforeTool and AfterTool of `invoke_agent`, with its `session_id`). Six subagents started in
+    one reply each read notes.txt first, after the main agent read it: all seven were one
+    agent's, and from the fourth read on they were denied (a hostile review). While the main
+    agent waits on subagents their calls count apart from its own, and each subagent running at
+    once may make a call once that another made; a read repeated past that is still judged."""
+    invoke, invoked = _load(GEMINI, "BeforeTool.invoke_agent.json"), _load(GEMINI, "AfterTool.invoke_agent.json")
+    read, answer = _load(GEMINI, "BeforeTool.read_file.subagent.json"), _load(GEMINI, "AfterTool.read_file.subagent.json")
+    agents = [{**invoke, "tool_input": {**invoke["tool_input"], "prompt": f"review module {m}"}} for m in "abcdef"]
+    dones = [{**invoked, "tool_input": agent["tool_input"]} for agent in agents]
+    events = [(read, 1.0), (answer, 1.1)] + [(agent, 2.0 + i / 100) for i, agent in enumerate(agents)]
+    events += [(payload, 4.0 + 1.5 * i) for i in range(6) for payload in (read,)]
+    events += [(answer, 14.0 + i / 10) for i in range(6)]
+    answers = _gemini_run(events, tmp_path / "s")
+    assert answers == [None] * len(answers)
+    # Past the subagents' share (the thresholds 5 higher with six of them running), the same read
+    # again is a repeat: reminded, then denied.
+    more = _gemini_run([(payload, 20.0 + i) for i in range(8) for payload in (read, answer)], tmp_path / "s")
+    said = [None if a is None else a.get("decision", "remind") for a in more]
+    assert "remind" in said and said.index("remind") < said.index("deny"), said
+    # Their calls were theirs: the main agent's own read of notes.txt, after the subagents ended,
+    # is its second.
+    _gemini_run([(done, 40.0 + i / 10) for i, done in enumerate(dones)], tmp_path / "s")
+    assert _gemini_run([(read, 50.0), (answer, 50.1)], tmp_path / "s") == [None, None]
+
+
+def test_without_subagents_waited_on_gemini_calls_stay_the_main_agents(tmp_path: Path) -> None:
+    """With no `invoke_agent` waiting for its result, every call is the main agent's, and a read
+    repeated four times is denied at the fourth (before Gemini's own halt at the fifth)."""
+    read, answer = _load(GEMINI, "BeforeTool.read_file.subagent.json"), _load(GEMINI, "AfterTool.read_file.subagent.json")
+    answers = _gemini_run([(payload, 1.0 + i) for i in range(4) for payload in (read, answer)], tmp_path / "s")
+    assert answers[-2] is not None and answers[-2]["decision"] == "deny", answers
+
+
+def test_gemini_subagents_run_one_after_another_each_count_afresh(tmp_path: Path) -> None:
+    """Five subagents run one after another (each `invoke_agent` ends before the next starts),
+    each reading notes.txt once among its own work: each started when none runs, so each
+    counts afresh, as Claude Code's subagents (marked by `agent_id`) do; the main agent's own
+    read of it is its first."""
+    invoke, invoked = _load(GEMINI, "BeforeTool.invoke_agent.json"), _load(GEMINI, "AfterTool.invoke_agent.json")
+    read, answer = _load(GEMINI, "BeforeTool.read_file.subagent.json"), _load(GEMINI, "AfterTool.read_file.subagent.json")
+    events: list[tuple[dict[str, Any], float]] = []
+    for n in range(5):
+        agent = {**invoke, "tool_input": {**invoke["tool_input"], "prompt": f"review module {n}"}}
+        said = [{"text": f"Subagent 'generalist' finished.\nTermination Reason: GOAL\nResult:\nmodule {n} is fine"}]
+        done = {**invoked, "tool_input": agent["tool_input"], "tool_response": {"llmContent": said, "returnDisplay": ""}}
+        events += [(agent, 10.0 * n), (read, 10.0 * n + 2), (answer, 10.0 * n + 2.1), (done, 10.0 * n + 5)]
+    events += [(read, 60.0), (answer, 60.1)]
+    assert _gemini_run(events, tmp_path / "s") == [None] * len(events)
+    (ledger,) = (tmp_path / "s").glob("**/sessions/*.json")
+    agents = json.loads(ledger.read_text())["agents"]
+    assert agents["subagents"]["attempts"] == 1  # the last subagent's read alone
+    (read_sig,) = [sig for sig in agents["main"]["sigs"].values() if sig["tool"] == "read_file"]
+    assert agents["main"]["attempts"] == 6 and read_sig["total"] == 1  # five invoke_agent calls and its own read

@@ -23,13 +23,13 @@ from ..config.settings import Config
 from ..rules import VARIANTS
 from ..rules.text_loops import new_evidence, take
 from . import followup, ledger, policy, progress
-from .event import TOOL_EVENTS, BatchCall, Client, HookEvent, Unhooked
+from .event import MAIN_AGENT, TOOL_EVENTS, BatchCall, Client, HookEvent, Unhooked
 from .host import Capabilities
 from .ledger import MAX_ID_CHARS, STATE_VERSION, Agent, Call, DecisionRecord, ResponseRecord, Session, Tail
 from .messages import is_guard_denial, variant_of
 from .outcome import Failure, Outcome, outcome_of_error
 from .signature import call_key
-from .tools import WORKSPACE_BY_TIME, edits_only, is_noop_mutation, matches, user_answered
+from .tools import AGENT_TOOLS, WORKSPACE_BY_TIME, edits_only, is_noop_mutation, matches, user_answered
 from .verdict import ALLOW, Action, Decision, Rule, merge, strongest
 
 if TYPE_CHECKING:
@@ -92,6 +92,12 @@ def step(
     if state is None:
         state = new_session(event.session_id, event.client, now)
     config = policy.for_host(config, host.CAPABILITIES)
+    waited_on = _subagents_waited_on(state, event, host.CAPABILITIES)
+    if waited_on and event.tool_name not in AGENT_TOOLS:
+        event = event._replace(agent_id=SUBAGENTS)
+        config = policy.shared_by(config, waited_on)
+    elif not waited_on and event.event == "PreToolUse" and event.tool_name in AGENT_TOOLS:
+        state["agents"].pop(SUBAGENTS, None)  # subagents started when none runs: theirs is a new count
     ev = _Event(state, event, config, host, host.CAPABILITIES, now, [])
     if event.event == "SessionEnd":
         # Every pending intervention was answered by the end (the turn ended first).
@@ -116,6 +122,30 @@ def step(
         policy.note_emitted(state, decision, event.event, ev.caps)
         policy.note_blocked(state, ev.caps)
     return state, Step(decision, ev.responses[-followup.MAX_RESPONSES :], record)
+
+
+#: The agent whose calls a host that marks no subagent's (`Capabilities.unmarked_subagents`:
+#: Gemini CLI) makes while the main agent waits on subagents: they are theirs, not the main
+#: agent's, which is waiting.
+SUBAGENTS = "subagents"
+
+
+def _subagents_waited_on(state: Session, event: HookEvent, caps: Capabilities) -> int:
+    """How many subagents the main agent waits on at a tool event on a host whose subagents'
+    events are unmarked (`unmarked_subagents`): the main agent's calls of an agent tool
+    (`tools.AGENT_TOOLS`) with no result yet, since the prompt (a prompt forgets them); 0 for any
+    other event or host. The agent tool's own events are the main agent's; any other tool event
+    while it waits is a subagent's (`SUBAGENTS`)."""
+    if not caps.unmarked_subagents or event.agent_id != MAIN_AGENT or event.event not in TOOL_EVENTS:
+        return 0
+    main = state["agents"].get(MAIN_AGENT)
+    if main is None:
+        return 0
+    sigs = main["sigs"]
+    return sum(
+        1 for call in main["calls"].values()
+        if call["phase"] == "pre" and (sig := sigs.get(call["sig"])) is not None and sig["tool"] in AGENT_TOOLS
+    )
 
 
 #: The name Codex 0.171.0's hooks give `exec_command`, the only tool whose refusals are read

@@ -56,6 +56,10 @@ class Capabilities(NamedTuple):
       `exec_command`'s `workdir` to it and leaves `workdir` out of `tool_input`, checked with the
       real client here), so a shell call's signature includes it (`progress.open_attempt`):
       `cat notes.txt` in `a/` and in `b/` are two calls;
+    - `unmarked_subagents`: a subagent's tool events carry the parent's session and nothing that
+      marks them (Gemini CLI 0.61.0: they come between the parent's BeforeTool and AfterTool of
+      `invoke_agent`), so while the main agent waits on subagents its tool events are theirs
+      (`engine.SUBAGENTS`);
     - `shows_stop_reason`: the user reads an end of turn's top-level `stopReason` (Claude Code in
       its terminal, research/claude-code-hooks.md; Gemini CLI on stderr, `Agent execution stopped
       by hook: …`), so `log` may say what the user was shown (Droid ends the turn silently).
@@ -82,6 +86,7 @@ class Capabilities(NamedTuple):
     stop_skips_interrupts: bool = False
     cwd_is_workdir: bool = False
     shows_stop_reason: bool = False
+    unmarked_subagents: bool = False
 
     @property
     def failures_exit_0(self) -> bool:

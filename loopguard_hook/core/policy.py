@@ -87,6 +87,20 @@ def for_host(config: Config, caps: Capabilities) -> Config:
     return config._replace(deny_at=deny_at, remind_at=remind_at, stop_at=config.stop_at and max(config.stop_at, deny_at + 1))
 
 
+def shared_by(config: Config, agents: int) -> Config:
+    """The settings for calls that `agents` subagents running at once share one count for (a
+    host that does not tell their calls apart: `engine.SUBAGENTS`): each may make a call once
+    that another made, so the repeat thresholds are `agents - 1` higher."""
+    more = agents - 1
+    if more <= 0:
+        return config
+    return config._replace(
+        remind_at=tuple(n + more for n in config.remind_at),
+        deny_at=config.deny_at and config.deny_at + more,
+        stop_at=config.stop_at and config.stop_at + more,
+    )
+
+
 # -- the verdicts of each kind of rule --------------------------------------------------------
 
 

@@ -113,8 +113,8 @@ def is_noop_mutation(tool: str, tool_input: Any, response: Any) -> bool:
 
 
 #: Tools that run another agent, which may change any file (Claude Code `Task`/`Agent`, Codex
-#: `spawn_agent`, DSH `task`).
-AGENT_TOOLS = frozenset({"Task", "Agent", "spawn_agent", "task"})
+#: `spawn_agent`, DSH `task`, Gemini CLI `invoke_agent`).
+AGENT_TOOLS = frozenset({"Task", "Agent", "spawn_agent", "task", "invoke_agent"})
 
 #: Tools whose result is the user's answer to the agent's question: Claude Code's
 #: `AskUserQuestion`, whose `tool_response` holds the `answers` (2.1.x transcripts'

@@ -15,7 +15,9 @@ captured payloads in `tests/e2e/gemini_cli/payloads/`; the e2e tests in `tests/e
   `tool_name` + `tool_input`). Tool names: `run_shell_command`, `read_file`, `replace`,
   `write_file`, `glob`, `grep_search`, `list_directory`, `invoke_agent`, `write_todos`…;
 - a subagent's calls carry the parent's `session_id` and nothing that marks them (captured
-  `BeforeTool.read_file.subagent.json`): they count with the main agent's;
+  `BeforeTool.read_file.subagent.json`); they come between the parent's BeforeTool and AfterTool
+  of `invoke_agent` (research §7), so while the main agent waits on one they count under one
+  agent of their own, apart from the main agent's (`unmarked_subagents`, `engine.SUBAGENTS`);
 - deny: top-level `decision: "deny"` + `reason` (the model reads `{"error": "Tool execution
   blocked: <reason>"}`); Claude Code's `hookSpecificOutput.permissionDecision` is ignored and the
   tool runs (e2e `host_fact_the_claude_form_deny_is_ignored`);
@@ -68,6 +70,7 @@ CAPABILITIES = Capabilities(
     fails_closed=True,
     halts_at=5,
     shows_stop_reason=True,  # `Agent execution stopped by hook: <stopReason>` on stderr (module docstring)
+    unmarked_subagents=True,  # research/gemini-cli-hooks.md §7, `BeforeTool.read_file.subagent.json`
 )
 
 #: Variables Gemini CLI 0.61.0 gives its hooks and Qwen Code's do not (Qwen Code sets
