@@ -80,15 +80,28 @@ _VOLATILE_TEXT = (
     r"|Time: +[0-9.]+ ?(?:ms|s)\b"
     r"|after [0-9]+ ms\b"
     r"|Duration:? [0-9.]+ ?(?:ms|s)\b"
-    # integers of the polling itself, not of the work: epoch seconds or milliseconds
-    # (2017-2033, kept only near the event's time: `normalise_text`), and the number after a
-    # poll, attempt or retry counter, a pid or a session id (`_POLL_COUNTER`)
-    r"|(?P<epoch>\b1[5-9]\d{8}(?:\d{3})?\b)"
+    # integers of the polling itself, not of the work: epoch seconds or milliseconds near the
+    # event's time (`_epoch`), and the number after a poll, attempt or retry counter, a pid or a
+    # session id (`_POLL_COUNTER`)
 )
 #: Seconds either side of the event's time within which a number that reads as epoch seconds (or
-#: milliseconds) is a clock of the polling, not its work (`normalise_text`): a download's byte count
-#: of 1.5 to 2 GB reads as one too, and grows on each poll.
+#: milliseconds) is a clock of the polling, not its work (`_epoch`): a download's byte count of 1.5
+#: to 2 GB reads as one too, and grows on each poll.
 EPOCH_WINDOW = 86_400.0
+#: Epoch seconds of 2017-2033, every one taken for a clock where the event's time is not known.
+_ANY_EPOCH = r"1[5-9]\d{8}"
+
+
+def _epoch(now: float | None) -> str:
+    """The alternative of `_VOLATILE_TEXT` for a number of the polling's own clock, epoch seconds
+    or milliseconds: one whose first five digits are those of a time within `EPOCH_WINDOW` of
+    `now` (five digits step every 100,000 s, so within one to two and a half days of it); any of
+    2017-2033 (`_ANY_EPOCH`) when `now` is None or no time of those years (a replay's made-up
+    times of a log with none)."""
+    if now is None or not 1.5e9 <= now < 2e9:
+        return r"|\b" + _ANY_EPOCH + r"(?:\d{3})?\b"
+    heads = sorted({str(int(t))[:5] for t in (now - EPOCH_WINDOW, now, now + EPOCH_WINDOW)})
+    return r"|\b(?:" + "|".join(heads) + r")\d{5}(?:\d{3})?\b"
 
 #: The words before a counter or id of the polling itself (`_POLL_COUNTER`); the pattern runs only
 #: on a text that holds one of them (a `str` search costs far less than a regular-expression pass).
@@ -124,30 +137,19 @@ _CHUNK = 1 << 20
 # five times faster than letting every branch try every position. The patterns of this module
 # are strings, compiled on first use through `re`'s own cache: a PreToolUse needs none of them,
 # and compiling them all at import cost more than the rest of the event.
-_VOLATILE_FAST = r"(?=[WCOstie0-9.(\tTaD])(?:" + _VOLATILE_TEXT + ")"
+_VOLATILE_FAST = r"(?=[WCOstie0-9.(\tTaD])(?:" + _VOLATILE_TEXT + "{epoch})"
 
 
 def normalise_text(text: str, now: float | None = None) -> str:
     """Remove volatile fragments (timings, timestamps, run ids, the polling's own counters) from
     a result or error text. `now` is the event's time (epoch seconds): a number that reads as
-    epoch seconds or milliseconds is removed only within `EPOCH_WINDOW` of it (the polling's
-    clock), and kept elsewhere (a byte count); with no `now`, every such number is removed."""
-    pattern = re.compile(_VOLATILE_FAST)
-    text = pattern.sub("<t>", text) if now is None else pattern.sub(lambda found: _volatile(found, now), text)
+    epoch seconds or milliseconds is removed only near it (`_epoch`: the polling's clock), and
+    kept elsewhere (a byte count); with no `now`, every such number of 2017-2033 is removed."""
+    text = re.compile(_VOLATILE_FAST.replace("{epoch}", _epoch(now))).sub("<t>", text)
     low = text.lower()
     if any(word in low for word in _POLL_WORDS):
         text = re.compile(_POLL_COUNTER).sub("<t>", text)
     return text
-
-
-def _volatile(found: re.Match[str], now: float) -> str:
-    """What a volatile fragment becomes: `<t>`, except a number that reads as epoch seconds or
-    milliseconds more than `EPOCH_WINDOW` from `now`, which stays as it is."""
-    epoch = found.group("epoch")
-    if epoch is None:
-        return "<t>"
-    seconds = int(epoch) / 1000 if len(epoch) > 10 else int(epoch)
-    return "<t>" if abs(seconds - now) <= EPOCH_WINDOW else epoch
 
 
 def _feed_text(h: Any, text: str, normalise: bool, now: float | None = None) -> None:

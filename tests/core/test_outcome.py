@@ -104,7 +104,8 @@ def test_a_number_that_reads_as_epoch_time_is_the_polls_clock_only_near_the_even
     """A poll's own timestamp (seconds or milliseconds, within `EPOCH_WINDOW` of the event) is
     removed from the fingerprint; a byte count of 1.5-2 GB, which reads as epoch seconds too but
     lies years from the event's time, is the work and tells two polls apart. With no time given
-    (a caller that has none), every such number is removed as before."""
+    (a caller that has none), or one of no year 2017-2033 (a replay's made-up times of a log that
+    has none), every such number is removed as before."""
     from loopguard_hook.core.outcome import outcome_fingerprint
     from loopguard_hook.core.signature import EPOCH_WINDOW, normalise_text
 
@@ -119,6 +120,9 @@ def test_a_number_that_reads_as_epoch_time_is_the_polls_clock_only_near_the_even
     size = "{n}\tmodels/model.safetensors\n"
     one, two = (outcome_fingerprint(size.format(n=n), now=now) for n in (1_510_000_000, 1_570_000_000))
     assert one != two
-    assert normalise_text(f"{int(now + EPOCH_WINDOW) + 1} bytes", now) == f"{int(now + EPOCH_WINDOW) + 1} bytes"
-    assert normalise_text(f"{int(now - EPOCH_WINDOW)} bytes", now) == "<t> bytes"
-    assert normalise_text("1510000000 and 1570000000") == "<t> and <t>"
+    for near in (now - EPOCH_WINDOW, now + EPOCH_WINDOW, now + 1):
+        assert normalise_text(f"{int(near)} at", now) == "<t> at", near
+    for far in (now - 3 * EPOCH_WINDOW, now + 3 * EPOCH_WINDOW, 1_510_000_000):
+        assert normalise_text(f"{int(far)} bytes", now) == f"{int(far)} bytes", far
+    for unknown in (None, 12.5, 2.5e9):
+        assert normalise_text("1510000000 and 1570000000123", unknown) == "<t> and <t>", unknown
