@@ -367,9 +367,8 @@ def test_without_subagents_waited_on_gemini_calls_stay_the_main_agents(tmp_path:
 
 def test_gemini_subagents_run_one_after_another_each_count_afresh(tmp_path: Path) -> None:
     """Five subagents run one after another (each `invoke_agent` ends before the next starts),
-    each reading notes.txt once among its own work: each started when none runs, so each
-    counts afresh, as Claude Code's subagents (marked by `agent_id`) do; the main agent's own
-    read of it is its first."""
+    each reading notes.txt once among its own work: each counts afresh, as Claude Code's
+    subagents (marked by `agent_id`) do, and the main agent's own read of it is its first."""
     invoke, invoked = _load(GEMINI, "BeforeTool.invoke_agent.json"), _load(GEMINI, "AfterTool.invoke_agent.json")
     read, answer = _load(GEMINI, "BeforeTool.read_file.subagent.json"), _load(GEMINI, "AfterTool.read_file.subagent.json")
     events: list[tuple[dict[str, Any], float]] = []
@@ -382,6 +381,57 @@ def test_gemini_subagents_run_one_after_another_each_count_afresh(tmp_path: Path
     assert _gemini_run(events, tmp_path / "s") == [None] * len(events)
     (ledger,) = (tmp_path / "s").glob("**/sessions/*.json")
     agents = json.loads(ledger.read_text())["agents"]
-    assert agents["subagents"]["attempts"] == 1  # the last subagent's read alone
+    assert "subagents" not in agents  # the count of the subagents' calls ended with the last one
     (read_sig,) = [sig for sig in agents["main"]["sigs"].values() if sig["tool"] == "read_file"]
     assert agents["main"]["attempts"] == 6 and read_sig["total"] == 1  # five invoke_agent calls and its own read
+
+
+def _gemini(name: str, tool: str, tool_input: dict[str, Any], text: str | None = None) -> dict[str, Any]:
+    """A captured Gemini CLI payload (`name`) for another call: `tool_input`, and as a result
+    `text` (AfterTool)."""
+    payload = {**_load(GEMINI, name), "tool_name": tool, "tool_input": tool_input}
+    if text is not None:
+        payload["tool_response"] = {"llmContent": text, "returnDisplay": ""}
+    return payload
+
+
+def test_gemini_subagents_started_together_that_run_in_turn_each_count_afresh(tmp_path: Path) -> None:
+    """Six subagents started in one reply that Gemini runs one after another, each listing the
+    folder, reading README.md and completing: the subagents' count kept what the finished ones
+    did while its allowance shrank with them, and the fifth was reminded, the sixth denied (a
+    hostile review of the first version). A subagent's end starts the count afresh."""
+    invs = [{"agent_name": "generalist", "prompt": f"review module {m}"} for m in "abcdef"]
+    events = [(_gemini("BeforeTool.invoke_agent.json", "invoke_agent", inv), 1 + i / 100) for i, inv in enumerate(invs)]
+    at = 3.0
+    for i, inv in enumerate(invs):
+        for tool, arguments, text in (
+            ("list_directory", {"dir_path": "."}, "Directory listing for /home/user/project:\n[DIR] src\nREADME.md"),
+            ("read_file", {"file_path": "README.md"}, "# Project\nhello\n"),
+            ("complete_task", {"result": {"response": f"module {i} ok"}}, "Output submitted and task completed."),
+        ):
+            events.append((_gemini("BeforeTool.read_file.json", tool, arguments), at))
+            events.append((_gemini("AfterTool.read_file.json", tool, arguments, text), at + 0.1))
+            at += 1
+        ended = f"Subagent finished.\nResult: module {i} ok"
+        events.append((_gemini("AfterTool.invoke_agent.json", "invoke_agent", inv, ended), at))
+        at += 1
+    assert _gemini_run(events, tmp_path / "s") == [None] * len(events)
+
+
+def test_a_gemini_subagent_call_that_never_ran_does_not_hide_the_main_agents_loop(tmp_path: Path) -> None:
+    """Another hook blocks every `invoke_agent` (Gemini then sends no AfterTool) and the model
+    alternates a reworded one with the same failing command: each blocked call stayed waited on,
+    each raised the thresholds, and the loop was never caught (a hostile review). Only the calls
+    of the latest reply are waited on: the main agent sends no more while it waits."""
+    cmd = {"command": "cat missing.txt", "description": "Show"}
+    failed = "Output: cat: missing.txt: No such file or directory\nExit Code: 1\nProcess Group PGID: 1"
+    events = []
+    for i in range(10):
+        inv = {"agent_name": "generalist", "prompt": f"investigate the failure, try {i}"}
+        events += [
+            (_gemini("BeforeTool.invoke_agent.json", "invoke_agent", inv), 5.0 * i),
+            (_gemini("BeforeTool.read_file.json", "run_shell_command", cmd), 5.0 * i + 2),
+            (_gemini("AfterTool.read_file.json", "run_shell_command", cmd, failed), 5.0 * i + 2.2),
+        ]
+    said = [None if a is None else a.get("decision", "remind") for a in _gemini_run(events, tmp_path / "s")]
+    assert "remind" in said and "deny" in said and said.index("remind") < said.index("deny") < 20, said

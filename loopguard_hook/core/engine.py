@@ -92,12 +92,15 @@ def step(
     if state is None:
         state = new_session(event.session_id, event.client, now)
     config = policy.for_host(config, host.CAPABILITIES)
-    waited_on = _subagents_waited_on(state, event, host.CAPABILITIES)
-    if waited_on and event.tool_name not in AGENT_TOOLS:
+    waited_on = _subagents_waited_on(state, event, host.CAPABILITIES, config.parallel_window_seconds)
+    if waited_on is not None and event.tool_name in AGENT_TOOLS:
+        if event.event != "PreToolUse" or not waited_on:
+            # A subagent ended (its siblings may each do what it did), or subagents start when
+            # none runs: the subagents' count starts afresh.
+            state["agents"].pop(SUBAGENTS, None)
+    elif waited_on:
         event = event._replace(agent_id=SUBAGENTS)
         config = policy.shared_by(config, waited_on)
-    elif not waited_on and event.event == "PreToolUse" and event.tool_name in AGENT_TOOLS:
-        state["agents"].pop(SUBAGENTS, None)  # subagents started when none runs: theirs is a new count
     ev = _Event(state, event, config, host, host.CAPABILITIES, now, [])
     if event.event == "SessionEnd":
         # Every pending intervention was answered by the end (the turn ended first).
@@ -130,22 +133,23 @@ def step(
 SUBAGENTS = "subagents"
 
 
-def _subagents_waited_on(state: Session, event: HookEvent, caps: Capabilities) -> int:
+def _subagents_waited_on(state: Session, event: HookEvent, caps: Capabilities, window: float) -> int | None:
     """How many subagents the main agent waits on at a tool event on a host whose subagents'
-    events are unmarked (`unmarked_subagents`): the main agent's calls of an agent tool
-    (`tools.AGENT_TOOLS`) with no result yet, since the prompt (a prompt forgets them); 0 for any
-    other event or host. The agent tool's own events are the main agent's; any other tool event
-    while it waits is a subagent's (`SUBAGENTS`)."""
+    events are unmarked (`unmarked_subagents`): its calls of an agent tool (`tools.AGENT_TOOLS`)
+    since the prompt (a prompt forgets them) with no result yet, issued with its latest one (within
+    `window` seconds: one reply's). An earlier one with no result got none because it never ran
+    (another hook blocked it: Gemini sends no AfterTool then, research §3): the main agent waits
+    on its calls before it sends more. None for any other event or host. The agent tool's own
+    events are the main agent's; any other tool event while it waits is a subagent's (`SUBAGENTS`)."""
     if not caps.unmarked_subagents or event.agent_id != MAIN_AGENT or event.event not in TOOL_EVENTS:
-        return 0
+        return None
     main = state["agents"].get(MAIN_AGENT)
     if main is None:
         return 0
     sigs = main["sigs"]
-    return sum(
-        1 for call in main["calls"].values()
-        if call["phase"] == "pre" and (sig := sigs.get(call["sig"])) is not None and sig["tool"] in AGENT_TOOLS
-    )
+    runs = [call for call in main["calls"].values() if (sig := sigs.get(call["sig"])) is not None and sig["tool"] in AGENT_TOOLS]
+    latest = max((ledger.issued(call) for call in runs), default=0.0)
+    return sum(1 for call in runs if call["phase"] == "pre" and ledger.issued(call) >= latest - window)
 
 
 #: The name Codex 0.171.0's hooks give `exec_command`, the only tool whose refusals are read
