@@ -160,11 +160,18 @@ def _wait_note(ctx: CallContext) -> str:
     half = math.ceil(slow / 2)
     previous = _previous_result(ctx)
     if previous is not None and re.search(REFUSED, previous[:2000]) is not None:
-        return WAIT_NOTE.format(seconds=half)
+        return WAIT_NOTE.format(seconds=half) + _halt_note(ctx)
     waits = sleeps_first(ctx.tool, ctx.tool_input)
     if 0 < waits < slow / 2:
-        return PACE_NOTE.format(waits=f"{waits:g}", seconds=half)
+        return PACE_NOTE.format(waits=f"{waits:g}", seconds=half) + _halt_note(ctx)
     return ""
+
+
+def _halt_note(ctx: CallContext) -> str:
+    """`HALT_NOTE` on a host that ends the run itself at its `halts_at`th identical call in a
+    row, however far apart (Gemini CLI, Qwen Code: `Capabilities.halts_at`), where the texts
+    advise waiting longer between checks; else ""."""
+    return HALT_NOTE.format(n=ctx.caps.halts_at) if ctx.caps.halts_at else ""
 
 
 #: What a result says when nothing listened at the address asked (curl, wget, Node's fetch,
@@ -179,6 +186,14 @@ WAIT_NOTE = (
     " Nothing answered at that address. If a server is still starting, wait for it in one check that sleeps "
     "first (`sleep {seconds} && ...`, which is let through) or read its log; if none was started, start it or "
     "tell the user."
+)
+
+
+#: What those texts add on a host that ends the run itself at its nth identical call in a row
+#: (`_halt_note`): a slow poll goes ahead here, not there.
+HALT_NOTE = (
+    " This client itself stops the run at the {n}th identical call in a row, however far apart: past a few "
+    "checks, change how you check or report the state."
 )
 
 
@@ -252,7 +267,7 @@ def on_call(ctx: CallContext) -> Decision | None:
     if _slow(ctx):
         assert ctx.previous_time is not None
         waits = sleeps_first(ctx.tool, ctx.tool_input)
-        text = slow_repeat_reminder(tool, n, ctx.now - ctx.previous_time, waits=waits)
+        text = slow_repeat_reminder(tool, n, ctx.now - ctx.previous_time, waits=waits) + _halt_note(ctx)
         return Decision(Action.REMIND, Rule.SLOW_REPEAT, text)
     return decision
 

@@ -315,3 +315,23 @@ def test_a_repeat_of_a_check_that_sleeps_too_briefly_says_how_long_a_poll_waits(
         for n in range(1, 9):
             verdict = rule.on_call(call_ctx("Bash", brief, attempt=n, config=seed, now=160.0, previous_time=156.0))
             assert verdict is None or "before it looks" not in verdict.message, (profile, n)
+
+
+def test_on_a_client_that_halts_identical_calls_itself_the_poll_texts_say_so() -> None:
+    """Gemini CLI and Qwen Code end the run themselves at the 5th identical call in a row,
+    however far apart (`Capabilities.halts_at`): the advice to wait longer between identical
+    checks, which goes ahead here, says it goes only so far there (a new user followed it on
+    Qwen Code into the host's own halt); Claude Code's texts do not."""
+    from loopguard_hook.hosts import claude_code, gemini_cli, qwen_code
+
+    balanced = Config(**PROFILE_DEFAULTS["balanced"])
+    brief = {"command": "sleep 20; gh run view 123 --json status"}
+    paced = {"command": "sleep 30; gh run view 123 --json status"}
+    # The brief check reminded at its 3rd run, the paced one (a poll) at its 5th, its denial's count.
+    for caps in (gemini_cli.CAPABILITIES, qwen_code.CAPABILITIES, claude_code.CAPABILITIES):
+        for command, n in ((brief, 3), (paced, 5)):
+            verdict = rule.on_call(call_ctx("Bash", command, attempt=n, config=balanced, caps=caps, now=160.0,
+                                            previous_time=156.0))
+            assert verdict is not None and verdict.action is Action.REMIND, (caps, command)
+            said = "stops the run at the 5th identical call in a row" in verdict.message
+            assert said is (caps is not claude_code.CAPABILITIES), (caps, command)
