@@ -133,6 +133,7 @@ def test_a_file_past_the_content_limit_is_judged_by_size_and_mtime(tmp_path: Pat
         ("git checkout main", False),
         ("git checkout -b fix", False),
         ("git checkout -- a.py && pytest -q", False),
+        ("git restore a.py > restore.log", False),
         ("git stash", False),
     ],
 )

@@ -344,10 +344,10 @@ def edits_only(tool: str, tool_input: Any) -> bool:
     'LIMIT = 8' > config.py`, `cat > app.py <<'EOF'`, `… | tee a.py`: `_WRITERS`; PowerShell's
     `Set-Content`, `Out-File`: `_PS_WRITERS`), an inline script that only edits (`_script_edits`:
     `_INLINE_SCRIPT`, `_FED_SCRIPT`), a filter's output moved onto a file (`_moved_after`), a move,
-    copy or removal (`_FILE_MOVERS`), a formatter (`_FORMATTERS`, `_FORMATS`), files git puts back
-    (`_GIT_RESTORES`), a `cd`, or reads
-    only (`shellwords.reads_only`: `git diff --stat`, `grep -n x a.py`), so that a change the
-    workspace saw in the files it names is the edit's. A test run in the line names its log, which changes whatever the edit did
+    copy or removal (`_FILE_MOVERS`), a formatter (`_FORMATTERS`, `_FORMATS`) or files git puts back
+    (`_GIT_RESTORES`) with no output into a file, a `cd`, or reads only (`shellwords.reads_only`:
+    `git diff --stat`, `grep -n x a.py`), so that a change the workspace saw in the files it names
+    is the edit's. A test run in the line names its log, which changes whatever the edit did
     (`sed -i … && pytest > test.log`, also after a here-document, or inside `$(…)`): not such a line."""
     command = shell_command(tool, tool_input)
     if command is None:
@@ -377,9 +377,9 @@ def edits_only(tool: str, tool_input: Any) -> bool:
             edits = True
         elif programs[-1] in _PS_WRITERS and all(_text_in(p) for p in programs):
             edits = True
-        elif len(parts) == 1 and (programs[0] in _FILE_MOVERS | _FORMATTERS or re.match(_FORMATS, pipeline)) and not re.search(
-            _INTO_FILE, pipeline
-        ):
+        elif len(parts) == 1 and (
+            programs[0] in _FILE_MOVERS | _FORMATTERS or re.match(_FORMATS, pipeline) or re.match(_GIT_RESTORES, pipeline)
+        ) and not re.search(_INTO_FILE, pipeline):
             edits = True
         elif (
             re.match(_INLINE_SCRIPT, parts[0]) and all(reads_only(p) for p in parts[1:]) or re.match(_FED_SCRIPT, pipeline)
@@ -389,7 +389,7 @@ def edits_only(tool: str, tool_input: Any) -> bool:
             if not scripts:
                 return False
             edits = True
-        elif _moved_after(pipeline, pipelines[at + 1 :]) or len(parts) == 1 and re.match(_GIT_RESTORES, pipeline):
+        elif _moved_after(pipeline, pipelines[at + 1 :]):
             edits = True
         elif not reads_only(pipeline):
             return False
