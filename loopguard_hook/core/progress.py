@@ -28,7 +28,7 @@ from .host import Capabilities
 from .ledger import MAX_CALLS, MAX_ID_CHARS, MAX_OUTCOMES, MAX_SIGNATURES, SUMMARY_CHARS, Agent, Call, Session, Signature
 from .outcome import Failure, Outcome, outcome_fingerprint, preview, text_failure
 from .redact import redact_prefix
-from .shellwords import SHELL_TOOLS, normal_folder, reads_only, shell_command
+from .shellwords import SHELL_TOOLS, normal_folder, only_reads, shell_command
 from .signature import HEAD_CHARS, CallKey, call_key, digest
 from .tools import is_noop_mutation, is_read_tool, is_tracked, matches
 
@@ -461,12 +461,12 @@ def record_result(
 
 
 def _reads(tool: str, tool_input: Any, config: Config) -> bool:
-    """Whether a call only reads: a read tool (`tools.is_read_tool`), or a shell line that only
-    reads (`shellwords.reads_only`)."""
+    """Whether a call only reads: a read tool (`tools.is_read_tool`), or a shell command that only
+    reads (`shellwords.only_reads`: `cat app.txt`, PowerShell's `Get-Content app.txt`)."""
     if is_read_tool(tool, config):
         return True
     command = shell_command(tool, tool_input)
-    return command is not None and reads_only(command)
+    return command is not None and only_reads(command)
 
 
 def _count_evidence(

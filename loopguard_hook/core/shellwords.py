@@ -493,6 +493,12 @@ _PS_OPERAND_TAIL = (
 )
 
 
+def only_reads(command: str) -> bool:
+    """Whether a shell call's command only reads, as a POSIX shell's line (`reads_only`) or as a
+    PowerShell script (`powershell_reads_only`: Codex on Windows runs its commands so)."""
+    return reads_only(command) or powershell_reads_only(command)
+
+
 def powershell_reads_only(script: str) -> bool:
     """True when a PowerShell script looks read-only: every command in it (`_PS_SPLIT`) is a
     reading cmdlet or keyword (`_PS_READ_COMMANDS`), an expression (a string, a number, a

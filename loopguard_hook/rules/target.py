@@ -79,7 +79,7 @@ from ..core.ledger import MAX_ID_CHARS, Agent, Limits, drop_slot, slot, slots, t
 from ..core.outcome import Failure, preview
 from ..core.patch import ADD, PATCH_CHARS, UPDATE, missing_lines, unseen_through_shell, updated_path
 from ..core.redact import redact_prefix
-from ..core.shellwords import SHELL_TOOLS, powershell_reads_only, reads_only, shell_command
+from ..core.shellwords import SHELL_TOOLS, only_reads, shell_command
 from ..core.signature import digest
 from ..core.tools import AGENT_TOOLS, SHELL_WRITES, matches, patch_text, short_path, target_of
 from ..core.verdict import Action, Decision, Rule
@@ -575,8 +575,8 @@ def _changed_unseen(tool: str, tool_input: Any, files: dict[str, Entry]) -> None
 
 def _may_change_unseen(tool: str, tool_input: Any) -> bool:
     """Whether a call may have changed files without naming them, so that a patch that failed
-    as it is may apply now: a shell command other than reads (`shellwords.reads_only`, or
-    `shellwords.powershell_reads_only` for Codex on Windows) and other than a patch (a
+    as it is may apply now: a shell command other than reads (`shellwords.only_reads`: also
+    PowerShell's, for Codex on Windows) and other than a patch (a
     formatter, `dos2unix`, a codemod over a glob, `npm run format`, `chmod`), or another
     agent's run (`tools.AGENT_TOOLS`)."""
     if tool in AGENT_TOOLS:
@@ -588,7 +588,7 @@ def _may_change_unseen(tool: str, tool_input: Any) -> bool:
         return True  # a command given as a list, or none: not known to only read
     if "*** " in command:
         return False  # a patch sent through the shell: judged as a patch
-    return not reads_only(command) and not powershell_reads_only(command)
+    return not only_reads(command)
 
 
 def fit(agent: Agent, share: Limits) -> None:

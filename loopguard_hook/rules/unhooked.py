@@ -13,7 +13,7 @@ The next hooked call that runs the same command again (`command_key`: the same p
 operands in the same `cd` folders, whatever its switches, in a folder it hung in: the payload's
 `cwd`, which Codex 0.171.0 gives with the call's `workdir` applied) is judged by what happened
 since the hung session started:
-- nothing that may change what the command waits for (only reads: `shellwords.reads_only`, a
+- nothing that may change what the command waits for (only reads: `shellwords.only_reads`, a
   read tool, failed calls, runs of the command itself): it would hang the same way, so it is
   denied at PreToolUse, saying what to do instead;
 - a call of the agent's that may have (an edit or patch, a shell command other than a read, a
@@ -49,9 +49,8 @@ from ..core.shellwords import (
     command_parts,
     command_words,
     normal_folder,
+    only_reads,
     past_assignments,
-    powershell_reads_only,
-    reads_only,
     shell_command,
 )
 from ..core.signature import digest
@@ -431,7 +430,7 @@ def on_result(ctx: ResultContext) -> Decision | None:
         # the check after a fix that worked (`rm -f x.lock; ls x.lock`: "No such file").
         if ctx.outcome.failure != Failure.NONE and not (command and _several(command)):
             return None
-        if command is not None and (reads_only(command) or powershell_reads_only(command)):
+        if command is not None and only_reads(command):
             return None  # a read changes nothing the command waits for
         if command is not None and _digest(command_key(command)) in _watched(table):
             return None  # the command itself (a result at its early return, or at its end) or a run of it again

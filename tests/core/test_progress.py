@@ -190,3 +190,17 @@ def test_an_agent_remembers_which_result_a_call_gave_with_its_files_as_they_are(
     assert len(agent["results"]) == ledger.MAX_RESULTS
     ledger.reset_shared(agent)
     assert "results" not in agent
+
+
+def test_a_read_that_shows_each_flip_is_a_read_in_either_shell() -> None:
+    """After files were put back, a read shows each flip and is no check whose repeated result
+    marks a loop (`progress._reads`): a read tool, a POSIX shell's `cat`, and the PowerShell
+    read Codex on Windows runs (`shellwords.only_reads`); a test run is no read."""
+    from loopguard_hook.config.settings import PROFILE_DEFAULTS, Config
+    from loopguard_hook.core.progress import _reads
+
+    config = Config(**PROFILE_DEFAULTS["balanced"])
+    assert _reads("Read", {"file_path": "/p/app.txt"}, config)
+    assert _reads("Bash", {"command": "cat app.txt"}, config)
+    assert _reads("Bash", {"command": "Get-Content app.txt"}, config)
+    assert not _reads("Bash", {"command": "python -m pytest -q"}, config)
