@@ -343,7 +343,7 @@ def _result(
     # tee out.txt`) is new every run and would hide every return.
     revisited = False
     mutation = matches(tool, ev.config.mutating_tools)
-    edit_line = looked and edits_only(tool, tool_input)  # judged once, used twice
+    edit_line = looked and edits_only(tool, tool_input)  # judged once, used here and by the rules
     if (looked and mutation or edit_line) and isinstance(call.get("wsf"), list) and ev.event.workspace_files:
         back = ledger.note_files(agent, call["wsf"], list(ev.event.workspace_files))
         revisited = back and not unchanged and ev.config.revisit_evidence
@@ -373,6 +373,7 @@ def _result(
     ctx = rules.ResultContext(
         ev.config, ev.caps, agent, call, sig, tool, outcome, evidence.new, evidence.productive, tool_input, response,
         len(ev.state["agents"]), clean, unchanged, ev.event.cwd, ev.event.permission_mode, unrun, edits, revisited,
+        edit_line,
     )
     verdicts = [found for rule in rules.ON_RESULT if (found := rule(ctx)) is not None]
     if call.get("new"):

@@ -133,6 +133,9 @@ class ResultContext(NamedTuple):
     #: edit since the prompt (a value toggled back, a fix undone; `ledger.note_files`): no
     #: progress. Only under `revisit_evidence`.
     revisited: bool = False
+    #: The call is a shell line of edits and reads (`tools.edits_only`) whose named files the
+    #: workspace looked at before and after it ran, changed or not.
+    edit_line: bool = False
 
     @property
     def error_text(self) -> str:

@@ -45,7 +45,7 @@ from ..core.messages import PREFIX, quote
 from ..core.outcome import Failure, arguments_preview
 from ..core.shellwords import SHELL_TOOLS, sleeps_first
 from ..core.signature import CallKey, digest
-from ..core.tools import cut_rejection, edits_in_place, edits_only, matches
+from ..core.tools import cut_rejection, edits_in_place, matches
 from ..core.verdict import Action, Decision, Rule
 from .base import CallContext, ResultContext
 
@@ -113,12 +113,12 @@ def on_result(ctx: ResultContext) -> Decision | None:
     """Note a successful write that changed nothing (`ResultContext.unchanged`), for the texts
     of the calls made after it (module docstring); never a decision. A write tool's or a
     patch's (`mutating_tools`), or a shell line of in-place edits and reads (`sed -i`, `perl
-    -pi`: `tools.edits_in_place` and `tools.edits_only`), which changes only the files it names;
+    -pi`: `tools.edits_in_place` of a `ResultContext.edit_line`), which changes only the files it names;
     not another shell command: what it changed is judged by the files it names as words, and it
     may change others (`git apply`, `cp a dir/`, a script's computed path) or their mode."""
     if ctx.unchanged and ctx.config.write_result_evidence and ctx.outcome.failure == Failure.NONE and (
         ctx.tool not in SHELL_TOOLS and matches(ctx.tool, ctx.config.mutating_tools)
-        or ctx.tool in SHELL_TOOLS and edits_in_place(ctx.tool, ctx.tool_input) and edits_only(ctx.tool, ctx.tool_input)
+        or ctx.edit_line and edits_in_place(ctx.tool, ctx.tool_input)
     ):
         slots(ctx.agent)[NOOP] = [ctx.tool[:MAX_ID_CHARS], ctx.call["t"]]
     # A shell line's too: the files it names are back as they were, whatever else it changed.

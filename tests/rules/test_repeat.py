@@ -6,10 +6,12 @@ from __future__ import annotations
 import importlib
 from pathlib import Path
 
+import pytest
 import scenario
 from rulekit import agent, call_ctx
 
 from loopguard_hook.config.settings import PROFILE_DEFAULTS, Config
+from loopguard_hook.core.tools import edits_only
 from loopguard_hook.core.verdict import Action, Rule
 
 rule = importlib.import_module("loopguard_hook.rules.repeat")
@@ -219,13 +221,14 @@ def test_a_shell_call_that_changed_no_file_it_names_adds_nothing() -> None:
     for command in ("git apply fix.patch", "cp config.py backup/", "python3 - <<'PY'\nopen('config.py', 'a')\nPY"):
         ctx = result_ctx("Bash", {"command": command}, {"stdout": "", "stderr": "", "interrupted": False},
                          config=balanced, entry=entry, now=150.0)
-        assert rule.on_result(ctx._replace(unchanged=True)) is None
+        line = edits_only("Bash", {"command": command})  # as the engine judges it
+        assert rule.on_result(ctx._replace(unchanged=True, edit_line=line)) is None
     verdict = rule.on_call(call_ctx("Bash", {"command": "python3 check.py"}, attempt=5, config=balanced, entry=entry,
                                     now=160.0, previous_time=140.0))
     assert verdict is not None and verdict.action is Action.DENY and "exactly as they were" not in verdict.message
     sed = {"command": "sed -i 's/^retries = 3/retries = 5/' config.py && grep -n retries config.py"}
     ctx = result_ctx("Bash", sed, {"stdout": "", "stderr": "", "interrupted": False}, config=balanced, entry=entry, now=152.0)
-    assert rule.on_result(ctx._replace(unchanged=True)) is None
+    assert rule.on_result(ctx._replace(unchanged=True, edit_line=edits_only("Bash", sed))) is None
     verdict = rule.on_call(call_ctx("Bash", {"command": "python3 check.py"}, attempt=5, config=balanced, entry=entry,
                                     now=160.0, previous_time=140.0))
     assert verdict is not None and "Your Bash call made since this call's previous run left the files it names exactly" in (
@@ -335,3 +338,17 @@ def test_on_a_client_that_halts_identical_calls_itself_the_poll_texts_say_so() -
             assert verdict is not None and verdict.action is Action.REMIND, (caps, command)
             said = "stops the run at the 5th identical call in a row" in verdict.message
             assert said is (caps is not claude_code.CAPABILITIES), (caps, command)
+
+
+@pytest.mark.parametrize("client", ["claude-code", "codex"])
+def test_a_test_run_after_sed_lines_that_matched_nothing_is_told_so_through_the_hook(client: str, tmp_path: Path) -> None:
+    """The golden `repeat_noop_sed_after_cd_between_green_tests`, played through the hook on a real
+    workspace: the engine judges each `cd /abs && sed -i …` line of edits once
+    (`ResultContext.edit_line`), and the reminder and denial of the identical test run after it
+    say the sed left its files as they were."""
+    data = scenario.load(scenario.SCENARIO_DIR / "repeat_noop_sed_after_cd_between_green_tests.json")
+    runner = scenario.Runner(data, "balanced", client, str(tmp_path / "state"))
+    assert runner.play() == []
+    said = [result.stdout.decode() for _, result in runner.results if b"go test" not in result.stdout and result.stdout]
+    told = [text for text in said if "left the files it names exactly as they were" in text]
+    assert told and any("REPEAT_TOOL_BLOCKED" in text or '"deny"' in text for text in told), said
