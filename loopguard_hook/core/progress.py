@@ -436,6 +436,18 @@ def record_result(
         or (shell_edit and outcome.failure == Failure.NONE)
         or alternated
     )
+    # The same call made again right after itself, succeeding as before with another result
+    # than its own previous one: what it looks at moved by itself (a pod flapping between Pending
+    # and ContainerCreating), though neither result is new to the agent. A poll whose output
+    # changes is no loop: its own count starts again, as after a new failure text; no progress
+    # for the other calls. A fix between two runs breaks the run of identical calls; failures
+    # cycling through a few texts (a build's three errors in turn) are a loop still.
+    flapped = (
+        config.revisit_evidence and not productive and not outcome.unchanged
+        and outcome.failure == Failure.NONE and sig.get("failed") == Failure.NONE
+        and _run_of(agent, call["sig"]) >= 2 and bool(previous) and isinstance(previous, list)
+        and previous[-1] != outcome.fingerprint
+    )
     if outcome.fingerprint in seen:
         seen.remove(outcome.fingerprint)  # most recently seen last: the oldest is forgotten first
     seen.append(outcome.fingerprint)
@@ -455,9 +467,16 @@ def record_result(
     sig["done"] = agent["updated"]  # when this call last finished: the gap to a slow repeat
     # A new failure text restarts the count only after failures: after a success of the same
     # call ("File unchanged since last read") it says nothing new about the task.
-    changing_failure = new and failed_before != Failure.NONE
+    changing_failure = (new and failed_before != Failure.NONE) or flapped
     _count_evidence(agent, call, sig, new=new, changing_failure=changing_failure, productive=productive, config=config)
     return Evidence(new, productive)
+
+
+def _run_of(agent: Agent, sig_id: str) -> int:
+    """How many calls of `sig_id` the agent made in a row up to its latest (`Agent.chain`), 0 when
+    its latest was another."""
+    chain = agent["chain"]
+    return int(chain[1]) if chain and chain[0] == sig_id else 0
 
 
 def _reads(tool: str, tool_input: Any, config: Config) -> bool:
