@@ -290,11 +290,12 @@ def test_objects_that_are_not_the_guards_records_are_skipped(tmp_path: Path, cap
     assert "unknown" not in out and "6 interventions, 6 answered" in out
 
 
-def test_a_result_reminder_is_not_answered_by_the_call_it_was_given_on(tmp_path: Path) -> None:
+def test_a_rejected_edit_answers_a_reminder_with_its_result(tmp_path: Path) -> None:
     """Edits that Claude Code's validation rejects are counted and judged at one event, the
-    PostToolBatch: the attempt answers a waiting reminder before its own result is known, so a
-    reminder given with such a result would be answered "changed" by the next rejected Edit of
-    the same wall, which the same rule then stops. Such reminders are not followed up."""
+    PostToolBatch: the next rejected Edit of the same wall answers the reminder with what its
+    result decided too (escalated: the same rule stopped it), and the stop waits for the next.
+    Before, such interventions were never followed up: `stats` showed a wall the guard ended as
+    "0 answered" (a new user's finding)."""
     import scenario
 
     steps = [
@@ -307,8 +308,8 @@ def test_a_result_reminder_is_not_answered_by_the_call_it_was_given_on(tmp_path:
     steps[3]["post"] = steps[4]["post"] = "stop:LOOP_GUARD_SAME_ERROR"
     assert scenario.Runner({"description": "", "steps": steps}, "balanced", "claude-code", str(tmp_path)).play() == []
     state = tmp_path if (tmp_path / "decisions.jsonl").exists() else tmp_path / f"loopguard-hook-{os.getuid()}"
-    answered = (state / "responses.jsonl").read_text().splitlines() if (state / "responses.jsonl").exists() else []
-    assert [json.loads(line)["response"] for line in answered] == []
+    answered = [json.loads(line) for line in (state / "responses.jsonl").read_text().splitlines()]
+    assert [(r["intended"], r["response"]) for r in answered] == [("remind", "escalated"), ("stop", "repeated")]
 
 
 @pytest.mark.parametrize("odd", [{"config": "x"}, {"polls": "x"}])

@@ -271,10 +271,14 @@ def _pre_tool_use(ev: _Event) -> tuple[Decision, Call | None]:
 
 def _attempt(
     ev: _Event, agent: Agent, tool: str, tool_input: object, tool_use_id: str | None, *, can_deny: bool,
-    response: object = None,
+    response: object = None, answers: list[tuple[str, Decision]] | None = None,
 ) -> tuple[Decision, Call]:
     """Count one attempt, run the call rules, and fit their verdict; the verdict and the call's
-    ledger entry. Shared by PreToolUse and the post events of calls whose Pre was not seen."""
+    ledger entry. Shared by PreToolUse and the post events of calls whose Pre was not seen.
+
+    `answers`: a post event counting the attempt with its result passes a list, and a counted
+    attempt's (signature, fitted verdict) goes there instead of answering the waiting
+    intervention now (`_answer_with_result`): the result may show the loop going on."""
     state, config, caps, now = ev.state, ev.config, ev.caps, ev.now
     late = ev.event.event == "PostToolBatch"
     attempt = progress.open_attempt(
@@ -305,16 +309,30 @@ def _attempt(
     )
     verdict = strongest([found for rule in rules.ON_CALL if (found := rule(ctx)) is not None])
     if verdict is ALLOW:
-        if attempt.counted and "followup" in agent:
+        if answers is not None and attempt.counted:
+            answers.append((attempt.key.digest, verdict))
+        elif attempt.counted and "followup" in agent:
             ev.responses.extend(followup.after_attempt(ev.event.agent_id, agent, attempt.key.digest, verdict, now))
         return verdict, attempt.call  # the common case: nothing to record or render
     # A rule that counts something else than attempts of this call (rounds of a wall, reads of
     # a file, failures on a target) says how many; the others are counted by attempts.
     verdict = verdict._replace(times=verdict.times or attempt.times, tool=tool, summary=progress.summary(tool, attempt.key))
     fitted, wire = policy.fit_call(agent, attempt.call, verdict, config, caps, ev.event.event, can_deny=can_deny)
-    if attempt.counted:
+    if answers is not None and attempt.counted:
+        answers.append((attempt.key.digest, fitted))
+    elif attempt.counted:
         ev.responses.extend(followup.after_attempt(ev.event.agent_id, agent, attempt.key.digest, fitted, now))
     return wire, attempt.call
+
+
+def _answer_with_result(ev: _Event, agent: Agent, answers: list[tuple[str, Decision]], verdict: Decision | None) -> None:
+    """An attempt counted at its result's own event (a validation rejection in a PostToolBatch,
+    a hook registered for post events only) answers the waiting intervention with what its call
+    and its result decided together: a reworded Edit refused with the same error again is the
+    wall going on, not a change of course; the stronger of the two becomes the waiting one."""
+    for sig_id, fitted in answers:
+        both = fitted if verdict is None or fitted.intended >= verdict.intended else verdict
+        ev.responses.extend(followup.after_attempt(ev.event.agent_id, agent, sig_id, both, ev.now))
 
 
 # -- results ----------------------------------------------------------------------------------
@@ -404,9 +422,10 @@ def _post_tool_use(ev: _Event) -> Decision:
     # The attempt was judged at its PreToolUse: the next call answers a reminder on its result.
     # Counted here instead, the attempt answered the waiting one before its result was known.
     judged_before = call is not None
+    answers: list[tuple[str, Decision]] = []
     if call is None:
         # Only a post hook is registered (or the Pre fell out of the ledger): count here.
-        decisions.append(_attempt(ev, agent, tool, event.tool_input, event.tool_use_id, can_deny=False)[0])
+        decisions.append(_attempt(ev, agent, tool, event.tool_input, event.tool_use_id, can_deny=False, answers=answers)[0])
         call = agent["calls"].get(progress.post_call_id(event.tool_use_id, tool, event.tool_input, config))
         if call is None:
             call = {
@@ -429,6 +448,7 @@ def _post_tool_use(ev: _Event) -> Decision:
     else:
         mutation = matches(tool, config.mutating_tools)
         outcome = ev.host.outcome(tool, event.tool_response, mutation=mutation, now=ev.now)
+    verdict = None
     if outcome is not None:
         verdict = _result(ev, agent, call, tool, event.tool_input, event.tool_response, outcome)
         if verdict is not None:
@@ -439,6 +459,7 @@ def _post_tool_use(ev: _Event) -> Decision:
             # The user's answer, as a prompt would: what failed before may work now ("I upgraded
             # my plan"), so the agent's counts start again (the turn goes on).
             _reset(agent, "prompt")
+    _answer_with_result(ev, agent, answers, verdict)
     if held is not None:
         decisions.append(held)
     return merge(decisions)
@@ -486,14 +507,21 @@ def _batch_call(ev: _Event, agent: Agent, item: BatchCall) -> list[Decision]:
             held = policy.held_reminder(call, item.tool_name, config, rule=Rule.REPEAT)
             if not is_guard_denial(text):  # another hook's: the environment refused the call
                 verdict = _result(ev, agent, call, item.tool_name, item.tool_input, text, outcome_of_error(text, ev.now))
-                decisions.extend(v for v in (verdict,) if v is not None)
+                if verdict is not None:
+                    decisions.append(verdict)
+                    followup.after_result(agent, call["sig"], verdict, ev.now)
             return [*decisions, held] if held is not None else decisions
-    else:
+    answers: list[tuple[str, Decision]] = []
+    if call is None:
         decisions.append(
-            _attempt(ev, agent, item.tool_name, item.tool_input, item.tool_use_id, can_deny=False, response=item.tool_response)[0]
+            _attempt(
+                ev, agent, item.tool_name, item.tool_input, item.tool_use_id, can_deny=False,
+                response=item.tool_response, answers=answers,
+            )[0]
         )
         call = calls.get(progress.post_call_id(item.tool_use_id, item.tool_name, item.tool_input, config))
         if call is None:
+            _answer_with_result(ev, agent, answers, None)
             return decisions
     held = policy.held_reminder(call, item.tool_name, config)
     mutation = matches(item.tool_name, config.mutating_tools)
@@ -501,6 +529,9 @@ def _batch_call(ev: _Event, agent: Agent, item: BatchCall) -> list[Decision]:
     verdict = _result(ev, agent, call, item.tool_name, item.tool_input, item.tool_response, outcome, unrun=unrun)
     if verdict is not None:
         decisions.append(verdict)
+        if unrun:  # counted at its PreToolUse, which the waiting intervention was answered by
+            followup.after_result(agent, call["sig"], verdict, ev.now)
+    _answer_with_result(ev, agent, answers, verdict)
     if held is not None:
         decisions.append(held)
     return decisions
