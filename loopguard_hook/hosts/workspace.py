@@ -32,8 +32,18 @@ from ..config.settings import Config
 from ..core.event import Client, HookEvent
 from ..core.patch import PATCH_CHARS, recorded_shell_patch, unseen_through_shell, updated_path
 from ..core.patch import misfit as patch_misfit
+from ..core.shellwords import SHELL_TOOLS
 from ..core.signature import blake2b
-from ..core.tools import GLOB_WORD_CHARS, PATCH_MARK, WORKSPACE_BY_TIME, change_paths, command_text, patch_text
+from ..core.tools import (
+    GLOB_WORD_CHARS,
+    PATCH_MARK,
+    WORKSPACE_BY_TIME,
+    WORKSPACE_UNSEEN,
+    change_paths,
+    command_text,
+    edits_only,
+    patch_text,
+)
 
 #: Files at most this long are judged by their content, longer ones by size and mtime (bytes).
 CONTENT_BYTES = 256 << 10
@@ -61,10 +71,10 @@ def snapshot_files(event: HookEvent, config: Config) -> tuple[str | None, tuple[
         return None, ()
     paths = change_paths(event.tool_name, event.tool_input, config)
     if not paths:
-        return None, ()
+        return _unseen(event)
     folder = _folder(event)
     if folder is _NOWHERE:
-        return None, ()
+        return _unseen(event)
     h = blake2b(digest_size=16)
     budget = [BUDGET_BYTES]
     found = by_time = False
@@ -83,8 +93,22 @@ def snapshot_files(event: HookEvent, config: Config) -> tuple[str | None, tuple[
     # file it creates) say nothing either way. A `~` marks a state judged in part by size and
     # mtime: a rewrite of the same bytes (`sed -i` whose pattern matched nothing) moves it.
     if not found:
-        return None, ()
+        return _unseen(event)
     return (WORKSPACE_BY_TIME if by_time else "") + h.hexdigest(), tuple(files)
+
+
+def _unseen(event: HookEvent) -> tuple[str | None, tuple[str, ...]]:
+    """`tools.WORKSPACE_UNSEEN` for a shell line of edits (`tools.edits_only`) that names its files
+    in a way no path here can follow, in a `cwd` that is a folder: through a variable (`sed -i …
+    $PWD/calc.py`) or from a folder the line moves to (`cd api && sed -i … ../a.py`); the engine
+    credits its first run as an edit. `(None, ())` for anything else: a path that is simply not
+    there (a recorded session's `cwd` on another machine) says nothing."""
+    tool = event.tool_name or ""
+    if tool not in SHELL_TOOLS or not event.cwd or not edits_only(tool, event.tool_input):
+        return None, ()
+    if ("$" in _command(event) or _folder(event) is _NOWHERE) and os.path.isdir(event.cwd):
+        return WORKSPACE_UNSEEN, ()
+    return None, ()
 
 
 def _command(event: HookEvent) -> str:
