@@ -397,8 +397,11 @@ def _result(
         edit_line,
     )
     verdicts = [found for rule in rules.ON_RESULT if (found := rule(ctx)) is not None]
-    if call.get("new"):
-        new_evidence(ev.state, ev.event.agent_id, outcome.fingerprint)
+    if call.get("new") or (edits and evidence.productive):
+        # A change made is something new the turn did, though its result is the same words each
+        # time (Codex's "Success. Updated the following files: M config.py", a silent `sed -i`):
+        # the call itself, which differs with each change, joins the turn's digest.
+        new_evidence(ev.state, ev.event.agent_id, f"{outcome.fingerprint} {call['sig']}" if edits else outcome.fingerprint)
     if not verdicts:
         return None
     verdict = merge(verdicts)
