@@ -445,6 +445,11 @@ def answer_key(ctx: ResultContext) -> tuple[str, ...] | None:
         return (f"{ctx.tool}:{error_signature(_mask_sent(head, tool_input), tool_input)}",)
     if ctx.agent["updated"] - ctx.call["t"] >= WAIT_SECONDS:
         return None  # a check that waited first (`sleep 60 && gh run view`): a poll, not a loop
+    if ctx.tool in AGENT_TOOLS and ctx.outcome.failure == Failure.NONE:
+        # A subagent's finding on its own task ("No bugs found." for each module reviewed in
+        # turn): Gemini CLI's `invoke_agent` answers with the finding alone, where Claude Code's
+        # Agent result carries its prompt and ids and never matches another's.
+        return None
     # A success is data: its numbers and paths stay (two files of one template differ in their
     # dates), and a long one is compared whole. It is known by what it says as it is and with
     # the words the call sent masked, whichever the agent has met.

@@ -214,3 +214,14 @@ def test_a_command_started_in_the_background_another_hosts_way_is_one() -> None:
     assert _in_background("powershell", {"command": log, "detach": True})
     assert not _in_background("run_shell_command", {"command": log, "is_background": False})
     assert not _in_background("bash", {"command": log, "mode": "sync"})
+
+
+def test_a_subagents_finding_on_its_own_task_is_no_answer() -> None:
+    """Gemini CLI's `invoke_agent` answers with the finding alone ("No bugs found." for each module
+    reviewed in turn, a hostile review of 9dd8eab): no answer compared across calls, as Claude
+    Code's Agent result, which carries its prompt and ids, never matches another's. A shell
+    command printing the same words still is one."""
+    found = "Subagent 'codebase_investigator' finished.\nTermination Reason: GOAL\nResult:\n{\"response\": \"No bugs found.\"}"
+    review = {"agent_name": "codebase_investigator", "prompt": "Review src/auth.py for bugs and report any you find."}
+    assert rule.answer_key(_ctx("invoke_agent", review, found)) is None
+    assert rule.answer_key(_bash("cat review.txt", found)) is not None
