@@ -52,7 +52,10 @@ def test_reminder_first_threshold_is_the_short_nudge_later_ones_detailed(
     client: str, tmp_path: Path
 ) -> None:
     """Seed 000: the first threshold gets a short nudge; later ones the detailed form naming the
-    tool, the count and the canonical arguments (deep key sort, compact), saying nothing changed."""
+    tool, the count and the canonical arguments (deep key sort, compact), stating that the calls
+    made no progress; what it says came between them is only what is sure of calls counted in a
+    row whatever they returned: no other call (a new user found "nothing changed" told of a poll
+    whose output changed)."""
     results = play_file("seed_reminder_consecutive_identical.json", "reminder", client, tmp_path)
     reminders = answers(results, Action.REMIND)
     assert [s.event for s, _ in reminders] == ["PostToolUse"] * 3
@@ -66,7 +69,7 @@ def test_reminder_first_threshold_is_the_short_nudge_later_ones_detailed(
             '{"limit":20,"query":{"filters":{"lang":"ts","path":"src"},"text":"cliAdapter"}}'
             in text
         )
-        assert "nothing changed" in text
+        assert "These calls made no progress: no other call came between them." in text
 
 
 @pytest.mark.parametrize("client", scenario.CLIENTS)

@@ -260,7 +260,7 @@ def on_call(ctx: CallContext) -> Decision | None:
             return None
         note = _noop_note(ctx) + _wait_note(ctx)
         if n == thresholds[0]:
-            text = gentle_reminder(tool, n, note=note)
+            text = gentle_reminder(tool, n, in_a_row=in_a_row, note=note)
         else:
             text = detailed_reminder(tool, n, arguments_text(ctx.key, cfg.preview_chars), in_a_row=in_a_row, note=note)
         return Decision(Action.REMIND, Rule.REPEAT, text)
@@ -288,11 +288,14 @@ def _slow(ctx: CallContext) -> bool:
 # -- the texts the model reads (`messages.variant_of` names them) --------------------
 
 
-def gentle_reminder(tool: str, count: int, *, note: str = "") -> str:
-    """The first reminder threshold: a short nudge (`note`: `NOOP_NOTE`, `BACK_NOTE` or "")."""
+def gentle_reminder(tool: str, count: int, *, in_a_row: bool = True, note: str = "") -> str:
+    """The first reminder threshold: a short nudge (`note`: `NOOP_NOTE`, `BACK_NOTE` or ""). A
+    count of attempts since the last new result (not `in_a_row`) says so: the 5th run of a test
+    may be the 3rd since its output last changed."""
+    since = "" if in_a_row else " and no new result in between"
     return (
         f"[{PREFIX}] You are repeating yourself: this is call {count} of {tool} with the same "
-        "arguments. Analyse the previous result before calling it again; if it already answers "
+        f"arguments{since}. Analyse the previous result before calling it again; if it already answers "
         f"the question, use it and move on.{note}"
     )
 
@@ -301,7 +304,12 @@ def detailed_reminder(tool: str, count: int, arguments: str, *, in_a_row: bool, 
     """Later reminder thresholds: tool, count, canonical arguments, and that nothing changed
     (`note`: `NOOP_NOTE` or `BACK_NOTE`, which say what a call between them did, or "")."""
     how = "in a row" if in_a_row else "with no new result in between"
-    between = "nothing between them moved the work on" if note else "nothing changed between them"
+    # In a row, what they returned may have changed (the reminder seed counts identical calls
+    # whatever they return): only that no other call came between them is sure.
+    between = (
+        "nothing between them moved the work on" if note
+        else "no other call came between them" if in_a_row else "nothing changed between them"
+    )
     return (
         f"[{PREFIX}] {tool} has now been called {count} times {how} with identical arguments: "
         f"{arguments}. These calls made no progress: {between}.{note} Do not call it "

@@ -352,3 +352,15 @@ def test_a_test_run_after_sed_lines_that_matched_nothing_is_told_so_through_the_
     said = [result.stdout.decode() for _, result in runner.results if b"go test" not in result.stdout and result.stdout]
     told = [text for text in said if "left the files it names exactly as they were" in text]
     assert told and any("REPEAT_TOOL_BLOCKED" in text or '"deny"' in text for text in told), said
+
+
+def test_the_first_reminder_says_what_its_count_counts() -> None:
+    """Counted since the last new result (balanced), the 5th run of a test may be the 3rd since
+    its output last changed: the nudge says "no new result in between" (a new user read "call 3"
+    on the 5th identical call). The reminder seed counts in a row and keeps its words."""
+    since = rule.gentle_reminder("Bash", 3, in_a_row=False)
+    assert "this is call 3 of Bash with the same arguments and no new result in between." in since
+    assert "with the same arguments. Analyse" in rule.gentle_reminder("Bash", 3, in_a_row=True)
+    row = rule.detailed_reminder("Bash", 5, "{}", in_a_row=True)
+    assert "no other call came between them" in row and "nothing changed" not in row
+    assert "nothing changed between them" in rule.detailed_reminder("Bash", 5, "{}", in_a_row=False)
