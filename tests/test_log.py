@@ -172,7 +172,7 @@ def test_a_text_reminder_held_at_stop_is_logged_as_held_with_the_users_notice(
     assert records[0]["system_message"] == notice and "system_message" not in records[1]
     code, out, _ = cli(["log", "--state-dir", str(tmp_path / "state"), "--no-cost"], capsys)
     held, sent = out.split("\n\n")[:2]
-    assert "held (remind)  LOOP_GUARD_TEXT x8" in held and "nothing shown" not in held
+    assert "held (remind)  LOOP_GUARD_TEXT x10" in held and "nothing shown" not in held  # the run's length
     assert "held for the model's next prompt or call" in held and f"the user was shown:\n    {notice}" in held
     assert "remind  LOOP_GUARD_TEXT  session s-held" in sent and " x0" not in sent
     assert "the model was told (a reminder held at a Stop, sent now):" in sent

@@ -123,6 +123,7 @@ def feed(ts: TextState, text: str, *, max_lines: int, max_blocks: int, max_block
     spaces or a tab).
     """
     found: TextVerdict | None = None
+    found_key = ""
     kept: list[str] = []
     first: str | None = None
     for raw in text.splitlines():
@@ -149,8 +150,9 @@ def feed(ts: TextState, text: str, *, max_lines: int, max_blocks: int, max_block
             ts["line_count"] += 1
         else:
             ts["line"], ts["line_count"] = key, 1
-        if max_lines and ts["line_count"] >= max_lines and found is None:
-            found = TextVerdict("line", ts["line_count"], redact_prefix(stripped, 200))
+        if max_lines and ts["line_count"] >= max_lines and (found is None or found_key == key):
+            # The run found goes on: the texts say how long it is, not the threshold.
+            found, found_key = TextVerdict("line", ts["line_count"], redact_prefix(stripped, 200)), key
     ts["fence"] = False  # a message never leaves a fence open for the next one
     if found is None:
         found = _repeated_run(text, max_lines=max_lines, max_blocks=max_blocks)

@@ -396,3 +396,9 @@ def test_a_short_sign_off_after_a_call_that_found_something_new_is_no_same_reply
     else:  # the same answer and the same "Done." to three prompts
         assert outs[:3] == [b""] * 3
         assert all(b"Your last replies were identical" in out for out in outs[3:]), outs
+
+
+def test_a_line_loop_is_told_its_length_not_the_threshold() -> None:
+    """A line said 30 times in a row is "30 times", not the 8 that found it (a new user's finding)."""
+    found = feed(new_text_state(), "I will now fix it.\n" * 30, max_lines=8, max_blocks=3, max_block_chars=4000)
+    assert found is not None and found.kind == "line" and found.repeats == 30
