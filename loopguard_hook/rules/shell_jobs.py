@@ -42,6 +42,8 @@ _DETACHERS = frozenset({"setsid", "disown", "stdbuf"})
 _GENERIC = frozenset(
     {"python", "python3", "node", "bash", "sh", "npm", "npx", "pnpm", "yarn", "bun", "uv", "java", "go", "run", "exec", "sleep"}
 )
+#: Builtins that only print: a job whose last command is one is known by its log alone.
+_PRINTERS = frozenset({"echo", "printf", "true", ":"})
 #: Commands that end, later in the same line, the jobs the line started (`a & b & wait`, `kill $!`).
 _ENDERS = frozenset({"wait", "kill", "pkill", "killall"})
 #: What sends a command's standard output to a file (`> log`, `&>>log`).
@@ -91,6 +93,8 @@ def _names(words: list[str]) -> list[str]:
         for i, w in enumerate(words)
         if i not in targets and w not in WRAPPERS and w not in _DETACHERS and not w.startswith("-") and ">" not in w
     ]
+    if program and program[0] in _PRINTERS:
+        return []  # the last line of a group sent whole to the background (`(…; echo DONE) > log &`)
     names = [posixpath.basename(w.rstrip("/")) for w in program[:2] if not w.isdigit() and not any(c.isspace() for c in w)]
     return [n for n in names if len(n) > 2 and n not in _GENERIC][:2]
 

@@ -154,3 +154,10 @@ def test_a_job_with_no_log_is_probed_by_no_file() -> None:
     assert key == "job:\nserve.sh"
     assert not same_log(".", "", "/home/u/p", "") and not same_log("./", "", None, "")
     assert not probes("ls .", key, "/home/u/p")
+
+
+def test_a_group_ending_in_a_printer_is_known_by_its_log() -> None:
+    """`(for …; do echo step; sleep 1; done; echo BUILD OK) > build.log &`: the texts named such a
+    job "echo" (a new user's finding); its log alone names it."""
+    assert launched("(for i in 1 2 3; do echo step $i; sleep 1; done; echo BUILD OK) > build.log 2>&1 &") == ["job:build.log\n"]
+    assert launched("nohup python train.py > train.log 2>&1 &") == ["job:train.log\ntrain.py"]
