@@ -83,8 +83,9 @@ def same_path_denial(tool: str, path: str, count: int, limit: int) -> str:
     """The breaker's read cap: one path read too often since it last changed."""
     return (
         f"REPEAT_TOOL_BLOCKED: {path} has been read {count} times by {tool} since it last "
-        f"changed (limit {limit}; loop guard policy, not a tool failure). Its content is already "
-        "in your context: use it, or edit the file before reading it again"
+        f"changed (limit {limit}; loop guard policy, not a tool failure). What those reads returned "
+        "is already in your context: use it (a search finds the lines you still need), or edit the "
+        "file before reading it again"
     )
 
 
@@ -92,8 +93,8 @@ def same_path_reminder(tool: str, path: str, count: int, limit: int) -> str:
     """The same-path cap as a reminder (the read went ahead)."""
     return (
         f"[{PREFIX}] {path} has now been read {count} times by {tool} since it last changed "
-        f"(limit {limit}). Its content is already in your context: use it, or edit the file before "
-        "reading it again."
+        f"(limit {limit}). What those reads returned is already in your context: use it (a search "
+        "finds the lines you still need), or edit the file before reading it again."
     )
 
 

@@ -49,3 +49,11 @@ def test_its_table_shrinks_with_the_agents_share_and_resets() -> None:
     assert len(entry["rules"]["same_path"]) == ledger.limits(40).table(rule.MAX_PATHS)
     rule.reset(entry, "prompt")
     assert "rules" not in entry
+
+
+def test_the_cap_says_only_what_is_sure_of_pages_read() -> None:
+    """Pages of a file read at different offsets are not the whole file: the texts say what those
+    reads returned is in the context, and that a search finds the rest (a new user's finding: "Its
+    content is already in your context" of a page never read)."""
+    for text in (rule.same_path_denial("Read", "big.py", 4, 3), rule.same_path_reminder("Read", "big.py", 4, 3)):
+        assert "What those reads returned is already in your context" in text and "a search finds" in text
