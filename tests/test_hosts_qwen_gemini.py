@@ -435,3 +435,23 @@ def test_a_gemini_subagent_call_that_never_ran_does_not_hide_the_main_agents_loo
         ]
     said = [None if a is None else a.get("decision", "remind") for a in _gemini_run(events, tmp_path / "s")]
     assert "remind" in said and "deny" in said and said.index("remind") < said.index("deny") < 20, said
+
+
+def test_gemini_subagents_of_one_reply_whose_hooks_ran_slowly_are_all_waited_on(tmp_path: Path) -> None:
+    """Eight subagents started in one reply, their BeforeTool hooks 1.3 s apart (a loaded machine
+    runs each hook's process slowly, one after another): only those within a second of the latest
+    were waited on, so the others' first calls counted as the main agent's repeats, reminded
+    and then denied (a hostile review of 9dd8eab). The calls of one reply chain up, each within
+    `engine.REPLY_GAP_SECONDS` of the next."""
+    invs = [{"agent_name": "generalist", "prompt": f"review module {m}"} for m in "abcdefgh"]
+    events = [(_gemini("BeforeTool.invoke_agent.json", "invoke_agent", inv), 1 + 1.3 * i) for i, inv in enumerate(invs)]
+    at = 12.0
+    for tool, arguments, text in (
+        ("list_directory", {"dir_path": "."}, "Directory listing for /home/user/project:\n[DIR] src\nREADME.md"),
+        ("read_file", {"file_path": "README.md"}, "# Project\nhello\n"),
+    ):
+        for _ in invs:
+            events.append((_gemini("BeforeTool.read_file.json", tool, arguments), at))
+            events.append((_gemini("AfterTool.read_file.json", tool, arguments, text), at + 0.1))
+            at += 0.3
+    assert _gemini_run(events, tmp_path / "s") == [None] * len(events)

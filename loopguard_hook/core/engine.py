@@ -131,13 +131,20 @@ def step(
 #: Gemini CLI) makes while the main agent waits on subagents: they are theirs, not the main
 #: agent's, which is waiting.
 SUBAGENTS = "subagents"
+#: The most seconds between the hooks of two agent calls of one reply (`_subagents_waited_on`):
+#: the client runs them one after another, each a process start, slow on a loaded machine (1.3 s
+#: apart in a hostile review); a model's next reply after a call another hook refused takes
+#: longer (the calls of such replies 5 s apart must not all be waited on).
+REPLY_GAP_SECONDS = 2.0
 
 
 def _subagents_waited_on(state: Session, event: HookEvent, caps: Capabilities, window: float) -> int | None:
     """How many subagents the main agent waits on at a tool event on a host whose subagents'
     events are unmarked (`unmarked_subagents`): its calls of an agent tool (`tools.AGENT_TOOLS`)
-    since the prompt (a prompt forgets them) with no result yet, issued with its latest one (within
-    `window` seconds: one reply's). An earlier one with no result got none because it never ran
+    since the prompt (a prompt forgets them) with no result yet, issued with its latest one: each
+    within `window` seconds, or `REPLY_GAP_SECONDS`, of the next (one reply's, however long the
+    hooks of a loaded machine take one after another: 14 of them 1.3 s apart made the later
+    subagents' first calls the main agent's repeats, denied). An earlier one with no result got none because it never ran
     (another hook blocked it: Gemini sends no AfterTool then, research §3): the main agent waits
     on its calls before it sends more. None for any other event or host. The agent tool's own
     events are the main agent's; any other tool event while it waits is a subagent's (`SUBAGENTS`)."""
@@ -148,8 +155,13 @@ def _subagents_waited_on(state: Session, event: HookEvent, caps: Capabilities, w
         return 0
     sigs = main["sigs"]
     runs = [call for call in main["calls"].values() if (sig := sigs.get(call["sig"])) is not None and sig["tool"] in AGENT_TOOLS]
-    latest = max((ledger.issued(call) for call in runs), default=0.0)
-    return sum(1 for call in runs if call["phase"] == "pre" and ledger.issued(call) >= latest - window)
+    times = sorted((ledger.issued(call) for call in runs), reverse=True)
+    start = times[0] if times else 0.0
+    for later, earlier in zip(times, times[1:], strict=False):
+        if later - earlier > max(window, REPLY_GAP_SECONDS):
+            break
+        start = earlier
+    return sum(1 for call in runs if call["phase"] == "pre" and ledger.issued(call) >= start)
 
 
 #: The name Codex 0.171.0's hooks give `exec_command`, the only tool whose refusals are read
