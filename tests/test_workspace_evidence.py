@@ -14,7 +14,7 @@ import pytest
 
 from loopguard_hook.config.settings import Config
 from loopguard_hook.core.event import Client, HookEvent
-from loopguard_hook.core.tools import WORKSPACE_BY_TIME, WORKSPACE_UNSEEN, change_paths, edits_only
+from loopguard_hook.core.tools import WORKSPACE_BY_TIME, change_paths, edits_only
 from loopguard_hook.hosts import rollout as rollout_mod
 from loopguard_hook.hosts import workspace
 
@@ -160,7 +160,7 @@ def test_which_lines_only_edit_and_read(command: str, only: bool) -> None:
 def test_names_that_are_no_files_here_and_commands_run_elsewhere_say_nothing(tmp_path: Path) -> None:
     (tmp_path / "app.py").write_text("a = 1\n")
     assert _sed(tmp_path, "echo hi > new.txt") is None  # created by the call: nothing to compare
-    assert _sed(tmp_path, "cd sub && sed -i 's/a/b/' app.py") == WORKSPACE_UNSEEN  # app.py of another folder
+    assert _sed(tmp_path, "cd sub && sed -i 's/a/b/' app.py") is None  # app.py of another folder
     assert _sed(tmp_path, "git -C other checkout -- app.py") is None
     assert _sed(None, "sed -i 's/a/b/' app.py") is None  # a relative path and no cwd
     assert _sed(tmp_path, "ls -la app.py") is None  # a command that writes nothing
@@ -168,24 +168,27 @@ def test_names_that_are_no_files_here_and_commands_run_elsewhere_say_nothing(tmp
     assert workspace.snapshot(_event("Bash", {"command": "sed -i 's/a/b/' app.py"}, tmp_path, "Stop"), CONFIG) is None
 
 
-def test_an_edit_line_whose_files_no_path_here_follows_is_unseen(tmp_path: Path) -> None:
-    """A line of edits naming its files through a variable, or from a folder it moves to, in a
-    `cwd` that is a folder: `WORKSPACE_UNSEEN`, which the engine credits at its first run. A path
-    simply not there, or a `cwd` that is no folder here (a recording), says nothing."""
+def test_a_path_through_pwd_is_the_cwds(tmp_path: Path) -> None:
+    """`sed -i … "$PWD/calc.py"` (or `${PWD}`) names calc.py of the payload's `cwd`: its change
+    moves the digest and a no-op leaves it (a hostile review found an edit→test cycle so spelt
+    denied, and a first mend that credited every such edit let no-op fixes loop). After a `cd`
+    `$PWD` is another folder: nothing is said."""
     (tmp_path / "calc.py").write_text("V = 1\n")
-    assert _sed(tmp_path, "sed -i 's/V = 1/V = 2/' $PWD/calc.py") == WORKSPACE_UNSEEN
-    assert _sed(tmp_path, "cd sub && sed -i 's/V = 1/V = 2/' ../calc.py") == WORKSPACE_UNSEEN
-    assert _sed(tmp_path, "sed -i 's/V = 1/V = 2/' gone.py") is None
-    assert _sed(tmp_path / "elsewhere", "sed -i 's/V = 1/V = 2/' $PWD/calc.py") is None
-    assert _sed(tmp_path, "cd sub && python -m pytest > log.txt") is None  # no line of edits
-    assert workspace.snapshot(_event("Edit", {"file_path": "$HOME/x.py"}, tmp_path), CONFIG) is None
+    for command in ("sed -i 's/V = 1/V = 2/' $PWD/calc.py", "sed -i 's/V = 1/V = 2/' \"${PWD}/calc.py\""):
+        before = _sed(tmp_path, command)
+        assert before is not None and _sed(tmp_path, command) == before, command
+        (tmp_path / "calc.py").write_text("V = 2\n")
+        assert _sed(tmp_path, command) != before, command
+        (tmp_path / "calc.py").write_text("V = 1\n")
+    assert _sed(tmp_path, "cd sub && sed -i 's/V = 1/V = 2/' $PWD/calc.py") is None
+    assert _sed(tmp_path, "sed -i 's/V = 1/V = 2/' $PWDX/calc.py") is None
 
 
 def test_a_line_that_first_moves_to_a_folder_given_whole_is_read_from_there(tmp_path: Path) -> None:
     """`cd /abs/dir && sed -i … a.py` names `a.py` of that folder, at the call and at its result
     alike (Claude Code's result carries the folder the `cd` led to as its `cwd`, which a whole
-    folder does not depend on); after a relative `cd`, a second move, `pushd` or `git -C` after
-    it, or a folder spelt with a variable, no file is judged: the line is an edit unseen."""
+    folder does not depend on); a relative `cd`, a second move, `pushd` or `git -C` after it, or
+    a folder spelt with a variable, say nothing."""
     sub = tmp_path / "internal" / "api"
     sub.mkdir(parents=True)
     (sub / "handler.go").write_text("const Limit = 10\n")
@@ -199,12 +202,12 @@ def test_a_line_that_first_moves_to_a_folder_given_whole_is_read_from_there(tmp_
     for elsewhere in (
         "cd internal/api && sed -i 's/a/b/' handler.go",
         f"cd {sub} && cd .. && sed -i 's/a/b/' api/handler.go",
+        f"cd {sub} && git -C {tmp_path} checkout -- handler.go",
+        f"cd {sub} && pushd /tmp && sed -i 's/a/b/' handler.go",
         "cd $APP && sed -i 's/a/b/' handler.go",
         f"cd '{sub}' && sed -i 's/a/b/' handler.go",
     ):
-        assert _sed(tmp_path, elsewhere) == WORKSPACE_UNSEEN, elsewhere
-    for other in (f"cd {sub} && git -C {tmp_path} checkout -- handler.go", f"cd {sub} && pushd /tmp && sed -i 's/a/b/' x.go"):
-        assert _sed(tmp_path, other) is None, other  # no line of edits it knows
+        assert _sed(tmp_path, elsewhere) is None, elsewhere
 
 
 def test_a_pattern_the_shell_expands_names_the_files_it_matches(tmp_path: Path) -> None:
@@ -390,8 +393,7 @@ def test_a_patch_path_with_a_tilde_is_the_cwds_as_apply_patch_reads_it(tmp_path:
 
 def test_a_patch_whose_lines_read_like_a_cd_is_still_looked_at(tmp_path: Path) -> None:
     """A patch's own lines are the file's text, not a command: a Makefile hunk with `cd src` does
-    not make the patch run elsewhere. A `cd` before the patch, through the shell, still does: its
-    file is not judged (an edit unseen)."""
+    not make the patch run elsewhere. A `cd` before the patch, through the shell, still does."""
     (tmp_path / "Makefile").write_text("build:\n\tcd src && make\n")
     patch = "*** Begin Patch\n*** Update File: Makefile\n@@\n build:\n-\tcd lib && make\n+\tcd src && make all\n*** End Patch\n"
     event = _patch_event(patch, tmp_path)
@@ -399,7 +401,7 @@ def test_a_patch_whose_lines_read_like_a_cd_is_still_looked_at(tmp_path: Path) -
     assert workspace.snapshot(event, CONFIG) is not None
     moved = HookEvent("PreToolUse", Client.CODEX, "s1", cwd=str(tmp_path), tool_name="Bash",
                       tool_input={"command": f"cd sub && apply_patch <<'EOF'\n{patch}EOF\n"})
-    assert workspace.misfit(moved, CONFIG) is None and workspace.snapshot(moved, CONFIG) == WORKSPACE_UNSEEN
+    assert workspace.misfit(moved, CONFIG) is None and workspace.snapshot(moved, CONFIG) is None
 
 
 def _rollout(path: Path, *records: dict[str, object], turn: Path | None = None) -> str:

@@ -29,7 +29,7 @@ from .ledger import MAX_ID_CHARS, STATE_VERSION, Agent, Call, DecisionRecord, Re
 from .messages import is_guard_denial, variant_of
 from .outcome import Failure, Outcome, outcome_of_error
 from .signature import call_key
-from .tools import AGENT_TOOLS, WORKSPACE_BY_TIME, WORKSPACE_UNSEEN, edits_only, is_noop_mutation, matches, user_answered
+from .tools import AGENT_TOOLS, WORKSPACE_BY_TIME, edits_only, is_noop_mutation, matches, user_answered
 from .verdict import ALLOW, Action, Decision, Rule, merge, strongest
 
 if TYPE_CHECKING:
@@ -362,8 +362,7 @@ def _result(
     # `cwd`, `workspace_evidence` off), the host's own result may say so (a Write whose `originalFile` is what it wrote:
     # `write_result_evidence`; the seeds judge the result alone, its first one new evidence).
     before, after = call.get("ws"), ev.event.workspace
-    unseen = WORKSPACE_UNSEEN in (before, after)  # a shell edit of files the host layer did not find
-    looked = before is not None and after is not None and not unseen
+    looked = before is not None and after is not None
     if looked:
         unchanged = before == after
     else:
@@ -385,14 +384,12 @@ def _result(
     # file): a line of edits and reads (`tools.edits_only`), whose files were judged by content.
     # The same line again with nothing new between (`echo ran >> ran.log; cat notes.txt`, a note
     # appended each round) changes its file each time and is still a repeat: only its first
-    # attempt since the last progress is one. A line of edits whose files the host layer could
-    # not find (`WORKSPACE_UNSEEN`: `sed -i … $PWD/calc.py`) is given the benefit of the doubt, as
-    # an edit tool's success is: a denial of edit→test cycles is worse than a loop let run.
+    # attempt since the last progress is one.
     succeeded = outcome.failure == Failure.NONE
     held = agent["sigs"].get(call["sig"])
     first = held is None or not isinstance(held.get("n"), int) or held["n"] <= 1
     shell_edit = (
-        (edit_line or (unseen and edits_only(tool, tool_input))) and not unchanged and succeeded and first
+        edit_line and not unchanged and succeeded and first
         and not str(before).startswith(WORKSPACE_BY_TIME)  # a same-bytes rewrite moves a big file's mtime
     )
     edits = shell_edit or (succeeded and not unchanged and mutation)

@@ -25,7 +25,7 @@ SHELL_KEYS = ("command", "cmd")
 MAX_SHELL_CHARS = 4096
 #: A shell edit in place of a file the command names (`sed -i`, `sed -i.bak`, `gsed -e … -i`,
 #: `perl -pi -e`): a write no redirect shows.
-IN_PLACE = r"\b(?:sed|gsed)\s+(?:-[^\s]*\s+)*-i|\bperl\s+(?:-\w+\s+)*-\w*i"
+IN_PLACE = r"\b(?:sed|gsed)\s+(?:-[^\s]*\s+)*-i|\bperl\s+(?:-\w+\s+)*-[a-z0-9]*i"  # not perl's -I (include)
 
 # One shell word piece at a time: a single-quoted string, a double-quoted string, a backslash
 # escape (a backslash before a newline joins two lines), a run of plain characters, or a run of

@@ -206,10 +206,6 @@ PATCH_MARK = "*** Begin Patch"
 #: What a workspace snapshot (`HookEvent.workspace`) starts with when some file was judged by size
 #: and mtime, not by content (`hosts/workspace.py`): a rewrite of the same bytes moves it.
 WORKSPACE_BY_TIME = "~"
-#: What a workspace snapshot is for a shell line of edits (`edits_only`) none of whose files the
-#: host layer could find: a path in a variable (`$PWD/calc.py`), relative to a folder the line
-#: moves to (`cd api && sed -i … ../a.py`). An edit that changed something unseen, or nothing.
-WORKSPACE_UNSEEN = "?"
 #: The programs of a line's in-place edits (`edits_only`).
 _IN_PLACE_EDITORS = frozenset({"sed", "gsed", "perl"})
 #: A loop's own words, with no program of their own (`for f in a.py b.py`, `done`; `edits_only`).
@@ -218,8 +214,8 @@ _LOOP_WORDS = r"\s*(?:for\s+\w+\s+in(?:\s+[\w.~/*?'\\-]+)*|do|done)\s*"
 #: `find . -name '*.py' -exec sed -i '' {} +` (its `\;` ends a pipeline of its own), `… | xargs
 #: sed -i ''`, a loop's `do sed -i '' "$f"`. Quoted text emptied first; nothing into a file.
 _WRAPPED_EDIT = (
-    r"\s*(?:find\s+[^>]*?-exec\s+|xargs\s+(?:-\S+\s+)*|do\s+)"
-    r"(?:(?:sed|gsed)\s+(?:-\S*\s+)*-i|perl\s+(?:-\w+\s+)*-\w*i)[^>]*"
+    r"\s*(?:find\s[^>]*?-exec\s+|xargs\s+(?:-\S+\s+)*|do\s+)"
+    r"(?:(?:sed|gsed)\s+(?:-\S*\s+)*-i|perl\s+(?:-\w+\s+)*-[a-z0-9]*i)"
 )
 #: Where a line's pipelines end (`edits_only`; quoted text emptied first).
 _PIPELINES = r"&&|\|\||;|\n|(?<![>&<|])&(?![&>])"
@@ -382,9 +378,10 @@ def edits_only(tool: str, tool_input: Any) -> bool:
         programs = [found[-1] if (found := programs_of(p)) else "" for p in parts]
         if programs == ["cd"] or re.fullmatch(_LOOP_WORDS, pipeline):
             continue
+        last = parts[-1]
         if (
-            (len(parts) > 1) == programs[-1].startswith("xargs") and re.fullmatch(_WRAPPED_EDIT, parts[-1])
-            and all(reads_only(p) for p in parts[:-1])
+            (len(parts) > 1) == programs[-1].startswith("xargs") and ">" not in last and last.count("-exec") <= 1
+            and re.match(_WRAPPED_EDIT, last) and all(reads_only(p) for p in parts[:-1])
         ):
             edits = True  # `… -exec sed -i … {} +`, `ls *.py | xargs sed -i …`, a loop's `do sed -i …`
         elif len(parts) == 1 and programs[0] in _IN_PLACE_EDITORS and re.search(IN_PLACE, parts[0]):

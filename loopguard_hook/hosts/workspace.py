@@ -32,18 +32,9 @@ from ..config.settings import Config
 from ..core.event import Client, HookEvent
 from ..core.patch import PATCH_CHARS, recorded_shell_patch, unseen_through_shell, updated_path
 from ..core.patch import misfit as patch_misfit
-from ..core.shellwords import SHELL_TOOLS
+from ..core.shellwords import SHELL_KEYS
 from ..core.signature import blake2b
-from ..core.tools import (
-    GLOB_WORD_CHARS,
-    PATCH_MARK,
-    WORKSPACE_BY_TIME,
-    WORKSPACE_UNSEEN,
-    change_paths,
-    command_text,
-    edits_only,
-    patch_text,
-)
+from ..core.tools import GLOB_WORD_CHARS, PATCH_MARK, WORKSPACE_BY_TIME, change_paths, command_text, patch_text
 
 #: Files at most this long are judged by their content, longer ones by size and mtime (bytes).
 CONTENT_BYTES = 256 << 10
@@ -69,12 +60,13 @@ def snapshot_files(event: HookEvent, config: Config) -> tuple[str | None, tuple[
     when `snapshot` is None. Never raises."""
     if event.event not in EVENTS or not event.tool_name:
         return None, ()
-    paths = change_paths(event.tool_name, event.tool_input, config)
+    tool, event = event.tool_name, _pwd_spelt_out(event)
+    paths = change_paths(tool, event.tool_input, config)
     if not paths:
-        return _unseen(event)
+        return None, ()
     folder = _folder(event)
     if folder is _NOWHERE:
-        return _unseen(event)
+        return None, ()
     h = blake2b(digest_size=16)
     budget = [BUDGET_BYTES]
     found = by_time = False
@@ -93,22 +85,23 @@ def snapshot_files(event: HookEvent, config: Config) -> tuple[str | None, tuple[
     # file it creates) say nothing either way. A `~` marks a state judged in part by size and
     # mtime: a rewrite of the same bytes (`sed -i` whose pattern matched nothing) moves it.
     if not found:
-        return _unseen(event)
+        return None, ()
     return (WORKSPACE_BY_TIME if by_time else "") + h.hexdigest(), tuple(files)
 
 
-def _unseen(event: HookEvent) -> tuple[str | None, tuple[str, ...]]:
-    """`tools.WORKSPACE_UNSEEN` for a shell line of edits (`tools.edits_only`) that names its files
-    in a way no path here can follow, in a `cwd` that is a folder: through a variable (`sed -i …
-    $PWD/calc.py`) or from a folder the line moves to (`cd api && sed -i … ../a.py`); the engine
-    credits its first run as an edit. `(None, ())` for anything else: a path that is simply not
-    there (a recorded session's `cwd` on another machine) says nothing."""
-    tool = event.tool_name or ""
-    if tool not in SHELL_TOOLS or not event.cwd or not edits_only(tool, event.tool_input):
-        return None, ()
-    if ("$" in _command(event) or _folder(event) is _NOWHERE) and os.path.isdir(event.cwd):
-        return WORKSPACE_UNSEEN, ()
-    return None, ()
+def _pwd_spelt_out(event: HookEvent) -> HookEvent:
+    """`event` with `$PWD/` and `${PWD}/` in its shell line spelt as its `cwd` (`sed -i …
+    "$PWD/calc.py"` names `calc.py` there), for a line that moves nowhere (a `cd` changes what
+    `$PWD` is); as it is otherwise."""
+    tool_input, cwd = event.tool_input, event.cwd
+    if not isinstance(tool_input, dict) or not cwd or not os.path.isabs(cwd):
+        return event
+    for key in SHELL_KEYS:
+        command = tool_input.get(key)
+        if isinstance(command, str) and "PWD" in command and not _elsewhere(command):
+            spelt = re.sub(r"\$(?:PWD\b|\{PWD\})(?=/)", lambda _: cwd.rstrip("/"), command)
+            return event._replace(tool_input={**tool_input, key: spelt})
+    return event
 
 
 def _command(event: HookEvent) -> str:
