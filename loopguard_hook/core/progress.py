@@ -28,7 +28,7 @@ from .host import Capabilities
 from .ledger import MAX_CALLS, MAX_ID_CHARS, MAX_OUTCOMES, MAX_SIGNATURES, SUMMARY_CHARS, Agent, Call, Session, Signature
 from .outcome import Failure, Outcome, outcome_fingerprint, preview, text_failure
 from .redact import redact_prefix
-from .shellwords import SHELL_TOOLS, normal_folder, only_reads, shell_command
+from .shellwords import SHELL_TOOLS, normal_folder, only_reads, shell_command, sleeps_first
 from .signature import HEAD_CHARS, CallKey, call_key, digest
 from .tools import is_noop_mutation, is_read_tool, is_tracked, matches
 
@@ -446,7 +446,8 @@ def record_result(
         config.revisit_evidence and not productive and not outcome.unchanged
         and outcome.failure == Failure.NONE and sig.get("failed") == Failure.NONE
         and _run_of(agent, call["sig"]) >= 2 and bool(previous) and isinstance(previous, list)
-        and previous[-1] != outcome.fingerprint
+        and previous[-1] != outcome.fingerprint and _spaced(sig, call, tool, tool_input)
+        and not text_failure(outcome.text)  # `pytest | tail -3` exits 0 with its failures
     )
     if outcome.fingerprint in seen:
         seen.remove(outcome.fingerprint)  # most recently seen last: the oldest is forgotten first
@@ -470,6 +471,19 @@ def record_result(
     changing_failure = (new and failed_before != Failure.NONE) or flapped
     _count_evidence(agent, call, sig, new=new, changing_failure=changing_failure, productive=productive, config=config)
     return Evidence(new, productive)
+
+
+#: Seconds a poll waits between its checks, at least, for a change between them to be the world's
+#: (`record_result`): a flaky test run again at once, a branch toggled back and forth, are loops.
+FLAP_SECONDS = 5.0
+
+
+def _spaced(sig: Signature, call: Call, tool: str, tool_input: Any) -> bool:
+    """Whether a call came `FLAP_SECONDS` or more after its previous attempt finished, or waits
+    that long itself before it checks (`sleep 10 && kubectl get pods`)."""
+    done = sig.get("done")
+    gap = call["t"] - done if isinstance(done, int | float) else 0.0
+    return gap >= FLAP_SECONDS or sleeps_first(tool, tool_input) >= FLAP_SECONDS
 
 
 def _run_of(agent: Agent, sig_id: str) -> int:
