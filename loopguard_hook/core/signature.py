@@ -94,14 +94,15 @@ _ANY_EPOCH = r"1[5-9]\d{8}"
 
 def _epoch(now: float | None) -> str:
     """The alternative of `_VOLATILE_TEXT` for a number of the polling's own clock, epoch seconds
-    or milliseconds: one whose first five digits are those of a time within `EPOCH_WINDOW` of
-    `now` (five digits step every 100,000 s, so within one to two and a half days of it); any of
+    or milliseconds, with its fraction (`1796573409.512`): one whose first five digits are those
+    of a time within `EPOCH_WINDOW` of `now` (five digits step every 100,000 s, so within one to
+    two and a half days of it); any of
     2017-2033 (`_ANY_EPOCH`) when `now` is None or no time of those years (a replay's made-up
     times of a log with none)."""
     if now is None or not 1.5e9 <= now < 2e9:
-        return r"|\b" + _ANY_EPOCH + r"(?:\d{3})?\b"
+        return r"|\b" + _ANY_EPOCH + r"(?:\d{3})?(?:\.\d+)?\b"
     heads = sorted({str(int(t))[:5] for t in (now - EPOCH_WINDOW, now, now + EPOCH_WINDOW)})
-    return r"|\b(?:" + "|".join(heads) + r")\d{5}(?:\d{3})?\b"
+    return r"|\b(?:" + "|".join(heads) + r")\d{5}(?:\d{3})?(?:\.\d+)?\b"
 
 #: The words before a counter or id of the polling itself (`_POLL_COUNTER`); the pattern runs only
 #: on a text that holds one of them (a `str` search costs far less than a regular-expression pass).

@@ -126,3 +126,16 @@ def test_a_number_that_reads_as_epoch_time_is_the_polls_clock_only_near_the_even
         assert normalise_text(f"{int(far)} bytes", now) == f"{int(far)} bytes", far
     for unknown in (None, 12.5, 2.5e9):
         assert normalise_text("1510000000 and 1570000000123", unknown) == "<t> and <t>", unknown
+
+
+def test_an_epoch_time_with_its_fraction_is_the_polls_clock_whole() -> None:
+    """`{"ts": 1796573409.512}`: the fraction of a poll's own timestamp moved on every poll, so
+    two polls of an unchanged state never looked the same (a hostile review of 9dd8eab)."""
+    from loopguard_hook.core.outcome import outcome_fingerprint
+    from loopguard_hook.core.signature import normalise_text
+
+    now = 1_796_573_409.0
+    poll = '{{"status": "running", "ts": {t}}}'
+    one, two = (outcome_fingerprint(poll.format(t=t), now=now) for t in ("1796573409.512", "1796573412.087"))
+    assert one == two
+    assert normalise_text("1510000000.25 and 1570000000123.5", None) == "<t> and <t>"
