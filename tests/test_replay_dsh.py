@@ -49,7 +49,7 @@ def test_the_payloads_of_a_real_log(bridge: str) -> None:
 def test_replay_gives_the_live_verdict(bridge: str) -> None:
     steps = list(decide(recording(LOGS[bridge]), Config()))
     text = [s.decision for s in steps if s.decision is not None and s.decision.rule == "LOOP_GUARD_TEXT"]
-    assert len(text) == 1 and text[0].times == 8 and text[0].intended.name == "REMIND"
+    assert len(text) == 1 and text[0].times == 10 and text[0].intended.name == "REMIND"
     assert steps[-1].event is not None and steps[-1].event.event == "Stop"
 
 

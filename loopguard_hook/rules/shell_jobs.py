@@ -43,7 +43,7 @@ _GENERIC = frozenset(
     {"python", "python3", "node", "bash", "sh", "npm", "npx", "pnpm", "yarn", "bun", "uv", "java", "go", "run", "exec", "sleep"}
 )
 #: Builtins that only print: a job whose last command is one is known by its log alone.
-_PRINTERS = frozenset({"echo", "printf", "true", ":"})
+_PRINTERS = frozenset({"echo", "printf"})
 #: Commands that end, later in the same line, the jobs the line started (`a & b & wait`, `kill $!`).
 _ENDERS = frozenset({"wait", "kill", "pkill", "killall"})
 #: What sends a command's standard output to a file (`> log`, `&>>log`).

@@ -150,7 +150,8 @@ def feed(ts: TextState, text: str, *, max_lines: int, max_blocks: int, max_block
             ts["line_count"] += 1
         else:
             ts["line"], ts["line_count"] = key, 1
-        if max_lines and ts["line_count"] >= max_lines and (found is None or found_key == key):
+        longer = found is None or found_key == key and ts["line_count"] > found.repeats
+        if max_lines and ts["line_count"] >= max_lines and longer:
             # The run found goes on: the texts say how long it is, not the threshold.
             found, found_key = TextVerdict("line", ts["line_count"], redact_prefix(stripped, 200)), key
     ts["fence"] = False  # a message never leaves a fence open for the next one

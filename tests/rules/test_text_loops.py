@@ -402,3 +402,6 @@ def test_a_line_loop_is_told_its_length_not_the_threshold() -> None:
     """A line said 30 times in a row is "30 times", not the 8 that found it (a new user's finding)."""
     found = feed(new_text_state(), "I will now fix it.\n" * 30, max_lines=8, max_blocks=3, max_block_chars=4000)
     assert found is not None and found.kind == "line" and found.repeats == 30
+    again = "I will now fix it.\n" * 30 + "Something else entirely.\n" + "I will now fix it.\n" * 9
+    found = feed(new_text_state(), again, max_lines=8, max_blocks=3, max_block_chars=4000)
+    assert found is not None and found.repeats == 30  # the longest run, not the last
