@@ -447,7 +447,7 @@ def record_result(
         and outcome.failure == Failure.NONE and sig.get("failed") == Failure.NONE
         and _run_of(agent, call["sig"]) >= 2 and bool(previous) and isinstance(previous, list)
         and previous[-1] != outcome.fingerprint and _spaced(sig, call, tool, tool_input)
-        and not text_failure(outcome.text)  # `pytest | tail -3` exits 0 with its failures
+        and not text_failure(outcome.text) and re.search(_FAILING_WORDS, outcome.text[-8192:]) is None
     )
     if outcome.fingerprint in seen:
         seen.remove(outcome.fingerprint)  # most recently seen last: the oldest is forgotten first
@@ -473,6 +473,11 @@ def record_result(
     return Evidence(new, productive)
 
 
+#: Words of a failure in an output whose command exited 0 (`pytest | tail -3`, `make 2>&1 | tail`,
+#: `go test | tail`, a JSON error body): such outputs flipping are a loop's, not the world moving
+#: (`record_result`: `flapped`). Any of them, anywhere: a poll whose output says "0 errors" is
+#: counted as before.
+_FAILING_WORDS = r"(?i)\b(?:fail(?:ed|ure|ures|s)?|errors?|exception|panic|traceback)\b|\w(?:Error|Exception):"
 #: Seconds a poll waits between its checks, at least, for a change between them to be the world's
 #: (`record_result`): a flaky test run again at once, a branch toggled back and forth, are loops.
 FLAP_SECONDS = 5.0
