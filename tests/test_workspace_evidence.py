@@ -174,7 +174,11 @@ def test_a_path_through_pwd_is_the_cwds(tmp_path: Path) -> None:
     denied, and a first mend that credited every such edit let no-op fixes loop). After a `cd`
     `$PWD` is another folder: nothing is said."""
     (tmp_path / "calc.py").write_text("V = 1\n")
-    for command in ("sed -i 's/V = 1/V = 2/' $PWD/calc.py", "sed -i 's/V = 1/V = 2/' \"${PWD}/calc.py\""):
+    for command in (
+        "sed -i 's/V = 1/V = 2/' $PWD/calc.py", "sed -i 's/V = 1/V = 2/' \"${PWD}/calc.py\"",
+        "sed -i 's/V = 1/V = 2/' \"$PWD\"/calc.py", "sed -i 's/V = 1/V = 2/' \"${PWD}\"/calc.py",
+        "sed -i 's/V = 1/V = 2/' $(pwd)/calc.py",
+    ):
         before = _sed(tmp_path, command)
         assert before is not None and _sed(tmp_path, command) == before, command
         (tmp_path / "calc.py").write_text("V = 2\n")

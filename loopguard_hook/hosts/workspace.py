@@ -90,16 +90,16 @@ def snapshot_files(event: HookEvent, config: Config) -> tuple[str | None, tuple[
 
 
 def _pwd_spelt_out(event: HookEvent) -> HookEvent:
-    """`event` with `$PWD/` and `${PWD}/` in its shell line spelt as its `cwd` (`sed -i …
-    "$PWD/calc.py"` names `calc.py` there), for a line that moves nowhere (a `cd` changes what
-    `$PWD` is); as it is otherwise."""
+    """`event` with `$PWD/`, `${PWD}/`, `"$PWD"/` and `$(pwd)/` in its shell line spelt as its
+    `cwd` (`sed -i … "$PWD/calc.py"` names `calc.py` there), for a line that moves nowhere (a `cd`
+    changes what `$PWD` is); as it is otherwise."""
     tool_input, cwd = event.tool_input, event.cwd
     if not isinstance(tool_input, dict) or not cwd or not os.path.isabs(cwd):
         return event
     for key in SHELL_KEYS:
         command = tool_input.get(key)
-        if isinstance(command, str) and "PWD" in command and not _elsewhere(command):
-            spelt = re.sub(r"\$(?:PWD\b|\{PWD\})(?=/)", lambda _: cwd.rstrip("/"), command)
+        if isinstance(command, str) and ("PWD" in command or "$(pwd)" in command) and not _elsewhere(command):
+            spelt = re.sub(r"\"\$(?:PWD|\{PWD\})\"(?=/)|\$(?:PWD\b|\{PWD\}|\(pwd\))(?=/)", lambda _: cwd.rstrip("/"), command)
             return event._replace(tool_input={**tool_input, key: spelt})
     return event
 
