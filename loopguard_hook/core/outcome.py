@@ -320,11 +320,13 @@ def _held(line: str, values: list[str]) -> bool:
     return not body or any(body in value for value in values)
 
 
-#: Words of an answer that says something is not yet right (`False`, a failure, an error): a
-#: successful answer without one (`42 passed`, `{"status": "ok"}`, `Finished`) says all is well.
+#: Words of an answer that says something is not yet right (`False`, a failure, an error, an
+#: exception's name, `ValueError`): a successful answer without one (`42 passed`, `{"status":
+#: "ok"}`, `Finished`) says all is well.
 _NEGATIVE = (
     r"(?i)\b(?:false|fail\w*|errors?|not found|no such|missing|mismatch\w*|expected|assert\w*|traceback"
     r"|exception|denied|refused|invalid|cannot|can't|unable|undefined|wrong|incorrect|none|null|nil)\b"
+    r"|\b\w+(?-i:Error|Exception)\b"
 )
 _NONE_FAILED = (
     r"(?i)\b0 (?:failed|failures|errors?)\b|\bno (?:errors?|failures)\b"

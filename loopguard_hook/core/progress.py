@@ -26,7 +26,7 @@ from ..config.settings import Config
 from . import ledger
 from .host import Capabilities
 from .ledger import MAX_CALLS, MAX_ID_CHARS, MAX_OUTCOMES, MAX_SIGNATURES, SUMMARY_CHARS, Agent, Call, Session, Signature
-from .outcome import Failure, Outcome, outcome_fingerprint, preview, text_failure
+from .outcome import Failure, Outcome, outcome_fingerprint, preview, says_not_right, text_failure
 from .redact import redact_prefix
 from .shellwords import SHELL_TOOLS, normal_folder, only_reads, shell_command, sleeps_first
 from .signature import HEAD_CHARS, CallKey, call_key, digest
@@ -436,18 +436,20 @@ def record_result(
         or (shell_edit and outcome.failure == Failure.NONE)
         or alternated
     )
-    # The same call made again right after itself, succeeding as before with another result
-    # than its own previous one: what it looks at moved by itself (a pod flapping between Pending
-    # and ContainerCreating), though neither result is new to the agent. A poll whose output
-    # changes is no loop: its own count starts again, as after a new failure text; no progress
-    # for the other calls. A fix between two runs breaks the run of identical calls; failures
-    # cycling through a few texts (a build's three errors in turn) are a loop still.
+    # The same call made again right after itself, `FLAP_SECONDS` or more after it (`_spaced`),
+    # succeeding as before with another result than its own previous one and no word of
+    # failure in it: what it looks at moved by itself (a pod flapping between Pending and
+    # ContainerCreating), though neither result is new to the agent. A poll whose output changes
+    # is no loop: its own count starts again, as after a new failure text; no progress for the
+    # other calls. A fix between two runs breaks the run of identical calls; failures cycling
+    # through a few texts, also through `| tail` (exit 0: `outcome.text_failure`,
+    # `outcome.says_not_right`), and a toggle run again at once are a loop still.
     flapped = (
         config.revisit_evidence and not productive and not outcome.unchanged
         and outcome.failure == Failure.NONE and sig.get("failed") == Failure.NONE
-        and _run_of(agent, call["sig"]) >= 2 and bool(previous) and isinstance(previous, list)
+        and _run_of(agent, call["sig"]) >= 2 and isinstance(previous, list) and bool(previous)
         and previous[-1] != outcome.fingerprint and _spaced(sig, call, tool, tool_input)
-        and not text_failure(outcome.text) and re.search(_FAILING_WORDS, outcome.text[-8192:]) is None
+        and not text_failure(outcome.text) and not says_not_right(outcome.text)
     )
     if outcome.fingerprint in seen:
         seen.remove(outcome.fingerprint)  # most recently seen last: the oldest is forgotten first
@@ -468,16 +470,11 @@ def record_result(
     sig["done"] = agent["updated"]  # when this call last finished: the gap to a slow repeat
     # A new failure text restarts the count only after failures: after a success of the same
     # call ("File unchanged since last read") it says nothing new about the task.
-    changing_failure = (new and failed_before != Failure.NONE) or flapped
-    _count_evidence(agent, call, sig, new=new, changing_failure=changing_failure, productive=productive, config=config)
+    restarts_own = (new and failed_before != Failure.NONE) or flapped
+    _count_evidence(agent, call, sig, new=new, restarts_own=restarts_own, productive=productive, config=config)
     return Evidence(new, productive)
 
 
-#: Words of a failure in an output whose command exited 0 (`pytest | tail -3`, `make 2>&1 | tail`,
-#: `go test | tail`, a JSON error body): such outputs flipping are a loop's, not the world moving
-#: (`record_result`: `flapped`). Any of them, anywhere: a poll whose output says "0 errors" is
-#: counted as before.
-_FAILING_WORDS = r"(?i)\b(?:fail(?:ed|ure|ures|s)?|errors?|exception|panic|traceback)\b|\w(?:Error|Exception):"
 #: Seconds a poll waits between its checks, at least, for a change between them to be the world's
 #: (`record_result`): a flaky test run again at once, a branch toggled back and forth, are loops.
 FLAP_SECONDS = 5.0
@@ -508,10 +505,11 @@ def _reads(tool: str, tool_input: Any, config: Config) -> bool:
 
 
 def _count_evidence(
-    agent: Agent, call: Call, sig: Signature, *, new: bool, changing_failure: bool, productive: bool, config: Config
+    agent: Agent, call: Call, sig: Signature, *, new: bool, restarts_own: bool, productive: bool, config: Config
 ) -> None:
     """A productive result sets every other signature and the budgets back; a new failure text
-    after failures restarts only its own count (with `new_failure_is_evidence`)."""
+    after failures, or a spaced poll's output flipping (`record_result`: `flapped`), restarts only
+    its own count (`restarts_own`, with `new_failure_is_evidence`)."""
     if productive and not call.get("duplicate"):
         for other_id, other in agent["sigs"].items():
             if other_id != call["sig"]:
@@ -522,7 +520,7 @@ def _count_evidence(
         agent["since"] = 0
         agent["bookkeeping"] = 0
         agent.pop("plan", None)
-    elif changing_failure and not call.get("duplicate") and config.new_failure_is_evidence:
+    elif restarts_own and not call.get("duplicate") and config.new_failure_is_evidence:
         # A failure that says something new (a poll that exits non-zero while its progress
         # changes) is new evidence for its own signature, though not progress for the others.
         sig["n"] = 1

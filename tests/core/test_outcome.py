@@ -80,6 +80,15 @@ def test_an_empty_error_field_says_nothing_is_wrong() -> None:
     assert [says_not_right(t) for t in wrong] == [True] * len(wrong)
 
 
+def test_an_exceptions_name_says_something_is_wrong() -> None:
+    """`ValueError: bad input` left by `| tail -1` (its Traceback line cut off) names a failure;
+    a word merely ending in "error" in lower case does not."""
+    from loopguard_hook.core.outcome import says_not_right
+
+    assert says_not_right("ValueError: bad input") and says_not_right("java.lang.IllegalStateException at x")
+    assert not says_not_right("terror alert level: low") and not says_not_right("mirror synced")
+
+
 def test_codex_sandbox_wrapper_states_a_failure_as_an_exit_code_does() -> None:
     """Not a failure inferred from words (SOFT, where a changed text is new evidence): the
     wrapper gives the exit code, as `Exit code: 128` would."""
