@@ -150,10 +150,12 @@ def feed(ts: TextState, text: str, *, max_lines: int, max_blocks: int, max_block
             ts["line_count"] += 1
         else:
             ts["line"], ts["line_count"] = key, 1
-        longer = found is None or found_key == key and ts["line_count"] > found.repeats
-        if max_lines and ts["line_count"] >= max_lines and longer:
-            # The run found goes on: the texts say how long it is, not the threshold.
-            found, found_key = TextVerdict("line", ts["line_count"], redact_prefix(stripped, 200)), key
+        if max_lines and ts["line_count"] >= max_lines:
+            if found is None:
+                found, found_key = TextVerdict("line", ts["line_count"], redact_prefix(stripped, 200)), key
+            elif found_key == key and ts["line_count"] > found.repeats:
+                # The run found goes on: the texts say how long it is, not the threshold.
+                found = found._replace(repeats=ts["line_count"])
     ts["fence"] = False  # a message never leaves a fence open for the next one
     if found is None:
         found = _repeated_run(text, max_lines=max_lines, max_blocks=max_blocks)
