@@ -142,12 +142,13 @@ def _subagents_waited_on(state: Session, event: HookEvent, caps: Capabilities, w
     """How many subagents the main agent waits on at a tool event on a host whose subagents'
     events are unmarked (`unmarked_subagents`): its calls of an agent tool (`tools.AGENT_TOOLS`)
     since the prompt (a prompt forgets them) with no result yet, issued with its latest one: each
-    within `window` seconds, or `REPLY_GAP_SECONDS`, of the next (one reply's, however long the
-    hooks of a loaded machine take one after another: 14 of them 1.3 s apart made the later
-    subagents' first calls the main agent's repeats, denied). An earlier one with no result got none because it never ran
-    (another hook blocked it: Gemini sends no AfterTool then, research §3): the main agent waits
-    on its calls before it sends more. None for any other event or host. The agent tool's own
-    events are the main agent's; any other tool event while it waits is a subagent's (`SUBAGENTS`)."""
+    within `window` seconds, or `REPLY_GAP_SECONDS` if longer, of the next (one reply's, however
+    long the hooks of a loaded machine take one after another: eight of them 1.3 s apart made
+    the later subagents' first calls the main agent's repeats, denied). An earlier one with no
+    result got none because it never ran (another hook blocked it: Gemini sends no AfterTool
+    then, research §3): the main agent waits on its calls before it sends more. None for any
+    other event or host. The agent tool's own events are the main agent's; any other tool event
+    while it waits is a subagent's (`SUBAGENTS`)."""
     if not caps.unmarked_subagents or event.agent_id != MAIN_AGENT or event.event not in TOOL_EVENTS:
         return None
     main = state["agents"].get(MAIN_AGENT)
@@ -321,20 +322,25 @@ def _attempt(
     )
     verdict = strongest([found for rule in rules.ON_CALL if (found := rule(ctx)) is not None])
     if verdict is ALLOW:
-        if answers is not None and attempt.counted:
-            answers.append((attempt.key.digest, verdict))
-        elif attempt.counted and "followup" in agent:
-            ev.responses.extend(followup.after_attempt(ev.event.agent_id, agent, attempt.key.digest, verdict, now))
+        if attempt.counted and (answers is not None or "followup" in agent):
+            _answer(ev, agent, attempt.key.digest, verdict, answers)
         return verdict, attempt.call  # the common case: nothing to record or render
     # A rule that counts something else than attempts of this call (rounds of a wall, reads of
     # a file, failures on a target) says how many; the others are counted by attempts.
     verdict = verdict._replace(times=verdict.times or attempt.times, tool=tool, summary=progress.summary(tool, attempt.key))
     fitted, wire = policy.fit_call(agent, attempt.call, verdict, config, caps, ev.event.event, can_deny=can_deny)
-    if answers is not None and attempt.counted:
-        answers.append((attempt.key.digest, fitted))
-    elif attempt.counted:
-        ev.responses.extend(followup.after_attempt(ev.event.agent_id, agent, attempt.key.digest, fitted, now))
+    if attempt.counted:
+        _answer(ev, agent, attempt.key.digest, fitted, answers)
     return wire, attempt.call
+
+
+def _answer(ev: _Event, agent: Agent, sig_id: str, fitted: Decision, answers: list[tuple[str, Decision]] | None) -> None:
+    """A counted attempt answers the waiting intervention now, or, counted with its result
+    (`answers` given), once that result is judged (`_answer_with_result`)."""
+    if answers is not None:
+        answers.append((sig_id, fitted))
+    else:
+        ev.responses.extend(followup.after_attempt(ev.event.agent_id, agent, sig_id, fitted, ev.now))
 
 
 def _answer_with_result(ev: _Event, agent: Agent, answers: list[tuple[str, Decision]], verdict: Decision | None) -> None:
