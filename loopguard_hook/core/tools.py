@@ -380,7 +380,7 @@ def edits_only(tool: str, tool_input: Any) -> bool:
             continue
         last = parts[-1]
         if (
-            (len(parts) > 1) == programs[-1].startswith("xargs") and ">" not in last and last.count("-exec") <= 1
+            (len(parts) > 1) == (programs[-1] == "xargs") and ">" not in last and last.count("-exec") <= 1
             and re.match(_WRAPPED_EDIT, last) and all(reads_only(p) for p in parts[:-1])
         ):
             edits = True  # `… -exec sed -i … {} +`, `ls *.py | xargs sed -i …`, a loop's `do sed -i …`
