@@ -191,8 +191,8 @@ def test_a_path_through_pwd_is_the_cwds(tmp_path: Path) -> None:
 def test_a_line_that_first_moves_to_a_folder_given_whole_is_read_from_there(tmp_path: Path) -> None:
     """`cd /abs/dir && sed -i … a.py` names `a.py` of that folder, at the call and at its result
     alike (Claude Code's result carries the folder the `cd` led to as its `cwd`, which a whole
-    folder does not depend on); a relative `cd`, a second move, `pushd` or `git -C` after it, or
-    a folder spelt with a variable, say nothing."""
+    folder does not depend on); a `cd` up out of the `cwd`, a second move, `pushd` or `git -C`
+    after it, or a folder spelt with a variable or quoted, say nothing."""
     sub = tmp_path / "internal" / "api"
     sub.mkdir(parents=True)
     (sub / "handler.go").write_text("const Limit = 10\n")
@@ -204,7 +204,8 @@ def test_a_line_that_first_moves_to_a_folder_given_whole_is_read_from_there(tmp_
     assert _sed(tmp_path, command) != before
     assert _sed(tmp_path, f"cd {sub}; sed -i 's/Limit = 11/Limit = 12/' handler.go") is not None
     for elsewhere in (
-        "cd internal/api && sed -i 's/a/b/' handler.go",
+        "cd ../api && sed -i 's/a/b/' handler.go",
+        "cd - && sed -i 's/a/b/' handler.go",
         f"cd {sub} && cd .. && sed -i 's/a/b/' api/handler.go",
         f"cd {sub} && git -C {tmp_path} checkout -- handler.go",
         f"cd {sub} && pushd /tmp && sed -i 's/a/b/' handler.go",
@@ -212,6 +213,31 @@ def test_a_line_that_first_moves_to_a_folder_given_whole_is_read_from_there(tmp_
         f"cd '{sub}' && sed -i 's/a/b/' handler.go",
     ):
         assert _sed(tmp_path, elsewhere) is None, elsewhere
+
+
+def test_a_line_that_first_moves_below_the_cwd_is_read_from_there_at_the_call_and_at_its_result(tmp_path: Path) -> None:
+    """`cd internal/api && sed -i … handler.go` (and `cd tests && sed -i … ../src/x.py`) names the
+    files of the folder the `cd` leads to: at the call from the payload's `cwd`; at the result
+    from a `cwd` that is already there (Claude Code's `cwd` follows `cd`) or still the one it
+    started in (Codex). A hostile review found edit→test cycles so spelt denied: the edits were
+    never seen to change anything."""
+    sub = tmp_path / "internal" / "api"
+    sub.mkdir(parents=True)
+    (sub / "handler.go").write_text("const Limit = 10\n")
+    (tmp_path / "tests").mkdir()
+    command = "cd internal/api && sed -i 's/Limit = 10/Limit = 11/' handler.go"
+    before = _sed(tmp_path, command)
+    assert before is not None
+    for cwd in (sub, tmp_path):  # the result's cwd: where the cd led (Claude Code), or where it started (Codex)
+        assert workspace.snapshot(_event("Bash", {"command": command}, cwd, "PostToolUse"), CONFIG) == before, cwd
+    up = "cd tests && sed -i 's/Limit = 10/Limit = 11/' ../internal/api/handler.go"
+    above = _sed(tmp_path, up)
+    assert above is not None
+    assert workspace.snapshot(_event("Bash", {"command": up}, tmp_path / "tests", "PostToolUse"), CONFIG) == above
+    (sub / "handler.go").write_text("const Limit = 11\n")
+    assert _sed(tmp_path, command) != before
+    assert _sed(tmp_path, up) != above
+    assert _sed(None, command) is None  # no cwd: the folder is not known
 
 
 def test_a_pattern_the_shell_expands_names_the_files_it_matches(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ names every file it matches, sorted, one state for them all (`_expanded`). Only 
 and non-blocking (a FIFO named in a command must not hang the hook), without moving their
 access time where the kernel allows it (`O_NOATIME`), and at most
 `BUDGET_BYTES` are read per event. Paths are taken relative to the payload's `cwd`, or to the
-folder a shell line first moves to when it gives it whole (`_folder`); a relative path with no
+folder a shell line first moves to (`cd /srv/app &&`, `cd web &&`: `_folder`); a relative path with no
 `cwd` is left out. Nothing is written, created or kept: the digest alone goes into
 the ledger.
 
@@ -122,24 +122,36 @@ def _elsewhere(command: str) -> bool:
 #: `_folder`'s answer for a line whose relative paths belong to a folder not known.
 _NOWHERE = "\0"
 #: A line that first moves to one folder given whole (`cd /srv/app && sed -i … a.py`, `cd ~/app;
-#: …`), a plain word (no quote, variable or substitution).
-_LEADING_CD = r"\s*cd\s+((?:/|~/)[\w.~/+@%,:-]*)\s*(?:&&|;)"
+#: …`) or below the `cwd` (`cd web && …`), a plain word (no quote, variable or substitution).
+_LEADING_CD = r"\s*cd\s+((?:/|~/)[\w.~/+@%,:-]*|(?!-)[\w.+@%,:-][\w.~/+@%,:-]*)\s*(?:&&|;)"
 
 
 def _folder(event: HookEvent) -> str | None:
     """The folder a call's relative paths are taken from: the payload's `cwd`, or for a shell
-    line that first moves to one folder given whole and nowhere else (`_LEADING_CD`, then no
-    `_elsewhere` word), that folder; `_NOWHERE` for a line that moves otherwise (`cd api`,
-    `pushd`, `git -C`, two `cd`s). Claude Code gives the result of a `cd` line the folder the
-    `cd` led to as its `cwd` (`rules/polling.py`), so a relative folder would be read from
-    another place at the result than at the call; an absolute one is the same at both."""
+    line that first moves to one folder and nowhere else (`_LEADING_CD`, then no `_elsewhere`
+    word), that folder; `_NOWHERE` for a line that moves otherwise (`cd $APP`, `cd ../api`,
+    `pushd`, `git -C`, two `cd`s). A folder given whole is the same at the call and at its result.
+    One below the `cwd` (`cd web && sed -i … src/App.tsx`) is taken from the `cwd` at the call; at
+    the result, Claude Code gives the folder the `cd` led to as the `cwd` (research/claude-code-hooks.md:
+    `cwd` follows `cd`) and Codex the folder the line started in, so a `cwd` that already ends
+    with that folder is taken as it is (a folder nested in one of its own name, `src/src`, is then
+    misread at one side: the digests differ, and the call counts as a change, never as a no-op)."""
     command = _command(event)
     if not _elsewhere(command):
         return event.cwd
     moved = re.match(_LEADING_CD, command)
     if moved is None or PATCH_MARK in command or _elsewhere(command[moved.end() :]):
         return _NOWHERE
-    return os.path.normpath(os.path.expanduser(moved.group(1)))
+    folder = moved.group(1)
+    if folder.startswith(("/", "~")):
+        return os.path.normpath(os.path.expanduser(folder))
+    below, cwd = os.path.normpath(folder), event.cwd
+    if not cwd or not os.path.isabs(cwd) or below == ".." or below.startswith("../"):
+        return _NOWHERE
+    cwd = os.path.normpath(cwd)
+    if event.event != "PreToolUse" and cwd.endswith(os.sep + below):
+        return cwd
+    return os.path.normpath(os.path.join(cwd, below))
 
 
 def _expanded(paths: tuple[str, ...], folder: str | None) -> list[tuple[str, list[str]]]:
