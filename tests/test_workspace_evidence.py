@@ -143,6 +143,9 @@ def test_a_file_past_the_content_limit_is_judged_by_size_and_mtime(tmp_path: Pat
         ("find src -name '*.py' -exec sed -i 's/a/b/' {} \\;", True),
         ("ls calc.py | xargs sed -i 's/a/b/'", True),
         ("grep -rl foo src | xargs -r perl -pi -e 's/foo/bar/'", True),
+        ("perl -I lib -pi -e 's/a/b/' lib/App/A.pm", True),  # -I's folder as the next word
+        ("perl -I lib t/config.t", False),
+        ("perl -Ilib -MTest::More t/config.t", False),
         ("find . -name '*.py' -exec sed -i 's/a/b/' {} + && pytest -q", False),
         ("find . -name x.py -exec sed -i 's/a/b/' {} + > out.txt", False),
         ("curl -s http://x/list | xargs sed -i 's/a/b/'", False),

@@ -25,7 +25,10 @@ SHELL_KEYS = ("command", "cmd")
 MAX_SHELL_CHARS = 4096
 #: A shell edit in place of a file the command names (`sed -i`, `sed -i.bak`, `gsed -e … -i`,
 #: `perl -pi -e`): a write no redirect shows.
-IN_PLACE = r"\b(?:sed|gsed)\s+(?:-[^\s]*\s+)*-i|\bperl\s+(?:-\w+\s+)*-[a-z0-9]*i"  # not perl's -I (include)
+#: Perl editing in place: `-i` among its switches, not `-I` (a folder to include), whose folder
+#: may come as the next word (`perl -I lib -pi -e … a.py`); `-M` likewise takes a module.
+PERL_IN_PLACE = r"perl\s+(?:-[IM]\s+[^\s-]\S*\s+|-\w+\s+)*-[a-z0-9]*i"
+IN_PLACE = r"\b(?:sed|gsed)\s+(?:-[^\s]*\s+)*-i|\b" + PERL_IN_PLACE
 
 # One shell word piece at a time: a single-quoted string, a double-quoted string, a backslash
 # escape (a backslash before a newline joins two lines), a run of plain characters, or a run of

@@ -4,7 +4,7 @@ import re
 from typing import Any
 
 from ..config.settings import Config
-from .shellwords import IN_PLACE, SHELL_KEYS, SHELL_TOOLS, programs_of, reads_only, shell_command
+from .shellwords import IN_PLACE, PERL_IN_PLACE, SHELL_KEYS, SHELL_TOOLS, programs_of, reads_only, shell_command
 from .standin import is_stand_in
 
 
@@ -137,7 +137,8 @@ def user_answered(tool: str, response: Any) -> bool:
 #: redirect into a descriptor (`2>&1`, `>&2`) or a device (`2>/dev/null`) writes no file, and
 #: `=>`, `->` are code (`node -e 'x => x'`).
 SHELL_WRITES = (
-    r"\bsed\s+(?:-[^\s]*\s+)*-i|\bperl\s+(?:-\w+\s+)*-\w*i|(?<![=>-])>>?\s*(?!>|/dev/|&[\d-])['\"]?\S|\btee\b|\bsponge\b|write_text\s*\("
+    r"\bsed\s+(?:-[^\s]*\s+)*-i|\b" + PERL_IN_PLACE
+    + r"|(?<![=>-])>>?\s*(?!>|/dev/|&[\d-])['\"]?\S|\btee\b|\bsponge\b|write_text\s*\("
     r"|\.write\s*\(|open\s*\([^)]*['\"][wa]\+?['\"]|\bwriteFile(?:Sync)?\s*\(|\bFile\.write\s*\(|\btruncate\b|\bdd\b[^|]*\bof="
     r"|\bgit\s+(?:checkout|restore|stash|reset|apply|am|cherry-pick|revert|mv|rm)\b|\b(?:mv|cp|rm|touch|chmod)\s"
     r"|(?i:\b(?:set-content|out-file|add-content)\b)"  # PowerShell's (Claude Code's PowerShell tool)
@@ -215,7 +216,7 @@ _LOOP_WORDS = r"\s*(?:for\s+\w+\s+in(?:\s+[\w.~/*?'\\-]+)*|do|done)\s*"
 #: sed -i ''`, a loop's `do sed -i '' "$f"`. Quoted text emptied first; nothing into a file.
 _WRAPPED_EDIT = (
     r"\s*(?:find\s[^>]*?-exec\s+|xargs\s+(?:-\S+\s+)*|do\s+)"
-    r"(?:(?:sed|gsed)\s+(?:-\S*\s+)*-i|perl\s+(?:-\w+\s+)*-[a-z0-9]*i)"
+    r"(?:(?:sed|gsed)\s+(?:-\S*\s+)*-i|" + PERL_IN_PLACE + ")"
 )
 #: Where a line's pipelines end (`edits_only`; quoted text emptied first).
 _PIPELINES = r"&&|\|\||;|\n|(?<![>&<|])&(?![&>])"
