@@ -151,6 +151,9 @@ def test_a_file_past_the_content_limit_is_judged_by_size_and_mtime(tmp_path: Pat
         ("curl -s http://x/list | xargs sed -i 's/a/b/'", False),
         ("ls | xargs rm", False),
         ("for f in a.py; do python $f; done", False),
+        ("for f in $PWD/src/a.py; do sed -i 's/a/b/' \"$f\"; done", True),
+        ("sed -i 's/a/b/' \"$(pwd)\"/src/a.py", True),  # pwd only names the cwd
+        ("sed -i 's/a/b/' \"$(git rev-parse --show-toplevel)\"/src/a.py", False),
     ],
 )
 def test_which_lines_only_edit_and_read(command: str, only: bool) -> None:
@@ -180,7 +183,7 @@ def test_a_path_through_pwd_is_the_cwds(tmp_path: Path) -> None:
     for command in (
         "sed -i 's/V = 1/V = 2/' $PWD/calc.py", "sed -i 's/V = 1/V = 2/' \"${PWD}/calc.py\"",
         "sed -i 's/V = 1/V = 2/' \"$PWD\"/calc.py", "sed -i 's/V = 1/V = 2/' \"${PWD}\"/calc.py",
-        "sed -i 's/V = 1/V = 2/' $(pwd)/calc.py",
+        "sed -i 's/V = 1/V = 2/' $(pwd)/calc.py", "sed -i 's/V = 1/V = 2/' \"$(pwd)\"/calc.py",
     ):
         before = _sed(tmp_path, command)
         assert before is not None and _sed(tmp_path, command) == before, command

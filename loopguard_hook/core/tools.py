@@ -209,8 +209,8 @@ PATCH_MARK = "*** Begin Patch"
 WORKSPACE_BY_TIME = "~"
 #: The programs of a line's in-place edits (`edits_only`).
 _IN_PLACE_EDITORS = frozenset({"sed", "gsed", "perl"})
-#: A loop's own words, with no program of their own (`for f in a.py b.py`, `done`; `edits_only`).
-_LOOP_WORDS = r"\s*(?:for\s+\w+\s+in(?:\s+[\w.~/*?'\\-]+)*|do|done)\s*"
+#: A loop's own words, with no program of their own (`for f in a.py $PWD/b.py`, `done`; `edits_only`).
+_LOOP_WORDS = r"\s*(?:for\s+\w+\s+in(?:\s+[\w.~/*?'\\${},-]+)*|do|done)\s*"
 #: An in-place edit that another program runs, on the files it finds or is given (`edits_only`):
 #: `find . -name '*.py' -exec sed -i '' {} +` (its `\;` ends a pipeline of its own), `… | xargs
 #: sed -i ''`, a loop's `do sed -i '' "$f"`. Quoted text emptied first; nothing into a file.
@@ -366,8 +366,8 @@ def edits_only(tool: str, tool_input: Any) -> bool:
         return True
     whole = command
     command, bodies = _documents(command)
-    if "$(" in command or "`" in command:
-        return False  # a substitution runs a program of its own (a test, into the file written)
+    if "$(" in command.replace("$(pwd)", "") or "`" in command:
+        return False  # a substitution runs a program of its own (a test, into the file written); `pwd` only names the cwd
     command = re.sub(_QUOTED_TEXT, "''", command)
     pipelines = re.split(_PIPELINES, command)
     edits = False

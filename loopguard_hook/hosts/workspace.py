@@ -89,8 +89,12 @@ def snapshot_files(event: HookEvent, config: Config) -> tuple[str | None, tuple[
     return (WORKSPACE_BY_TIME if by_time else "") + h.hexdigest(), tuple(files)
 
 
+#: The cwd spelt through the shell before a `/` (`_pwd_spelt_out`).
+_PWD = r"\"\$(?:PWD|\{PWD\}|\(pwd\))\"(?=/)|\$(?:PWD\b|\{PWD\}|\(pwd\))(?=/)"
+
+
 def _pwd_spelt_out(event: HookEvent) -> HookEvent:
-    """`event` with `$PWD/`, `${PWD}/`, `"$PWD"/` and `$(pwd)/` in its shell line spelt as its
+    """`event` with `$PWD/`, `${PWD}/`, `"$PWD"/`, `$(pwd)/` and `"$(pwd)"/` in its shell line spelt as its
     `cwd` (`sed -i … "$PWD/calc.py"` names `calc.py` there), for a line that moves nowhere (a `cd`
     changes what `$PWD` is); as it is otherwise."""
     tool_input, cwd = event.tool_input, event.cwd
@@ -99,7 +103,7 @@ def _pwd_spelt_out(event: HookEvent) -> HookEvent:
     for key in SHELL_KEYS:
         command = tool_input.get(key)
         if isinstance(command, str) and ("PWD" in command or "$(pwd)" in command) and not _elsewhere(command):
-            spelt = re.sub(r"\"\$(?:PWD|\{PWD\})\"(?=/)|\$(?:PWD\b|\{PWD\}|\(pwd\))(?=/)", lambda _: cwd.rstrip("/"), command)
+            spelt = re.sub(_PWD, lambda _: cwd.rstrip("/"), command)
             return event._replace(tool_input={**tool_input, key: spelt})
     return event
 
