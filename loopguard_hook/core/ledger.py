@@ -39,6 +39,20 @@ def issued(call: Call) -> float:
     return call.get("issued", call["t"])
 
 
+def waited_first(agent: Agent, call: Call) -> float:
+    """The seconds `agent` waited in calls that only wait (`sleep 30` on its own: the call's
+    `wait`, `shellwords.only_sleeps`) right before `call`: the run of them answered just before
+    it, 0.0 when the call before it did anything else. A check after such a wait is paced as
+    one that sleeps first (`sleep 30 && gh pr checks`)."""
+    waited = 0.0
+    for earlier in sorted((c for c in agent["calls"].values() if c["seq"] < call["seq"]), key=lambda c: -c["seq"]):
+        wait = earlier.get("wait")
+        if not isinstance(wait, float | int) or earlier["phase"] != "done":
+            break
+        waited += wait
+    return waited
+
+
 def new_round(issued: float, seen: float | None) -> bool:
     """Whether a call the model issued at `issued` came after it saw the result that arrived at
     `seen` (None: no result yet): strictly after, since a call issued at the very instant a
@@ -101,6 +115,7 @@ if TYPE_CHECKING:
         misfit: NotRequired[bool]  # a patch counted as failed at its PreToolUse (`rules.target`)
         cwd: NotRequired[str]  # the folder a shell line with a `cd` started in, at its PreToolUse (`rules.polling`)
         issued: NotRequired[float]  # when the model issued it, when earlier than `t` (`progress.issued_with`)
+        wait: NotRequired[float]  # a call that only waits: its seconds (`shellwords.only_sleeps`, `waited_first`)
 
     class Signature(TypedDict):
         """One distinct call (tool + canonical arguments), across the calls that share it."""

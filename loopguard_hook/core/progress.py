@@ -28,7 +28,7 @@ from .host import Capabilities
 from .ledger import MAX_CALLS, MAX_ID_CHARS, MAX_OUTCOMES, MAX_SIGNATURES, SUMMARY_CHARS, Agent, Call, Session, Signature
 from .outcome import Failure, Outcome, outcome_fingerprint, preview, says_not_right, text_failure
 from .redact import redact_prefix
-from .shellwords import SHELL_TOOLS, normal_folder, only_reads, shell_command, sleeps_first
+from .shellwords import SHELL_TOOLS, normal_folder, only_reads, only_sleeps, shell_command, sleeps_first
 from .signature import HEAD_CHARS, CallKey, call_key, digest
 from .tools import is_noop_mutation, is_read_tool, is_tracked, matches
 
@@ -116,6 +116,15 @@ def open_attempt(
     if not is_tracked(tool, config):
         call["untracked"] = True
         return Attempt(call, None, key, False, False, 0, None, share)
+    if config.slow_repeat_seconds and tool in SHELL_TOOLS and (wait := only_sleeps(tool, tool_input)) > 0:
+        # A call that only waits (`sleep 30`) paces the check after it (`ledger.waited_first`);
+        # right after a check made before (`gh pr checks`, `sleep 30`, `gh pr checks`…) it is
+        # the pacing the texts ask for, not a repeat: untracked. After anything else (an `echo`
+        # of changing text) it counts as any call.
+        call["wait"] = wait
+        if _paces_a_check(agent, call):
+            call["untracked"] = True
+            return Attempt(call, None, key, False, False, 0, None, share)
     if not blind and (
         _same_key_twin(earlier, call, config, can_deny)
         or is_twin(agent, call, config, can_deny=can_deny, lost_posts="PostToolBatch" not in caps.sends)
@@ -131,6 +140,16 @@ def open_attempt(
         call["late"] = True  # no PreToolUse saw it: a call rejected before it ran
     previous_time, count = _move(agent, sig, key.digest, config, now, counted=not blind)
     return Attempt(call, sig, key, True, not blind, count, previous_time, share)
+
+
+def _paces_a_check(agent: Agent, call: Call) -> bool:
+    """Whether the agent's latest call before `call` is a tracked call it had made before (a
+    check run again), not a wait itself."""
+    latest = max((c for c in agent["calls"].values() if c["seq"] < call["seq"]), key=lambda c: c["seq"], default=None)
+    if latest is None or latest.get("untracked") or "wait" in latest:
+        return False
+    sig = agent["sigs"].get(latest["sig"])
+    return sig is not None and sig.get("total", 0) >= 2
 
 
 def batch_issued(agent: Agent) -> float | None:

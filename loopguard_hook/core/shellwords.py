@@ -304,6 +304,17 @@ def sleep_seconds(word: str) -> float | None:
     return float(found.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600}[found.group(2)] if found else None
 
 
+#: A shell command that does nothing but wait (`sleep 30`, `sleep 2m;`).
+_ONLY_SLEEP = r"(?a)\A\s*sleep\s+(\d+(?:\.\d+)?[smh]?)\s*;?\s*\Z"
+
+
+def only_sleeps(tool: str, tool_input: Any) -> float:
+    """The seconds a shell call that does nothing but sleep waits (`sleep 30`: 30.0, `sleep 2m`:
+    120.0); 0.0 for any other call."""
+    found = re.match(_ONLY_SLEEP, shell_command(tool, tool_input, 256) or "")
+    return (sleep_seconds(found.group(1)) or 0.0) if found is not None else 0.0
+
+
 def sleeps_first(tool: str, tool_input: Any) -> float:
     """The seconds a shell call sleeps before the rest of its command runs (`sleep 45 && gh pr
     checks`: 45.0; `sleep 2m; …`: 120.0); 0.0 for any other call, and for a test run or a build

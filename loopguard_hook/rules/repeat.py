@@ -40,7 +40,7 @@ import re
 from typing import TYPE_CHECKING, cast
 
 from ..core import messages as msg
-from ..core.ledger import MAX_ID_CHARS, Agent, Limits, Signature, drop_slot, slot, slots
+from ..core.ledger import MAX_ID_CHARS, Agent, Limits, Signature, drop_slot, slot, slots, waited_first
 from ..core.messages import PREFIX, quote
 from ..core.outcome import Failure, arguments_preview
 from ..core.shellwords import SHELL_TOOLS, sleeps_first
@@ -161,7 +161,7 @@ def _wait_note(ctx: CallContext) -> str:
     previous = _previous_result(ctx)
     if previous is not None and re.search(REFUSED, previous[:2000]) is not None:
         return WAIT_NOTE.format(seconds=half) + _halt_note(ctx)
-    waits = sleeps_first(ctx.tool, ctx.tool_input)
+    waits = _waits(ctx)
     if 0 < waits < slow / 2:
         return PACE_NOTE.format(waits=f"{waits:g}", seconds=half) + _halt_note(ctx)
     return ""
@@ -267,7 +267,8 @@ def on_call(ctx: CallContext) -> Decision | None:
     if _slow(ctx):
         assert ctx.previous_time is not None
         waits = sleeps_first(ctx.tool, ctx.tool_input)
-        text = slow_repeat_reminder(tool, n, ctx.now - ctx.previous_time, waits=waits) + _halt_note(ctx)
+        waited = 0.0 if waits else waited_first(ctx.agent, ctx.call)
+        text = slow_repeat_reminder(tool, n, ctx.now - ctx.previous_time, waits=waits, waited=waited) + _halt_note(ctx)
         return Decision(Action.REMIND, Rule.SLOW_REPEAT, text)
     return decision
 
@@ -275,14 +276,21 @@ def on_call(ctx: CallContext) -> Decision | None:
 def _slow(ctx: CallContext) -> bool:
     """Whether the call is a poll (a server starting, CI pending): it comes `slow_repeat_seconds`
     or more after the previous one finished, or it first waits half that or more itself (`sleep
-    45 && gh pr checks 412`: each check about 50 s after the last, as a check that waited is
-    no answer for the same-answer rule). A call first seen by PostToolBatch is a validation
-    rejection, which never ran: no poll."""
+    45 && gh pr checks 412`, or a `sleep 45` call of its own right before it: `_waits`; each
+    check about 50 s after the last, as a check that waited is no answer for the same-answer
+    rule). A call first seen by PostToolBatch is a validation rejection, which never ran: no poll."""
     slow = ctx.config.slow_repeat_seconds
     unhooked = ctx.event.event == "PostToolBatch"
     if not slow or unhooked or ctx.previous_time is None:
         return False
-    return ctx.now - ctx.previous_time >= slow or sleeps_first(ctx.tool, ctx.tool_input) >= slow / 2
+    return ctx.now - ctx.previous_time >= slow or _waits(ctx) >= slow / 2
+
+
+def _waits(ctx: CallContext) -> float:
+    """The seconds a shell call waits before it checks: it sleeps first (`sleep 45 && gh pr
+    checks`), or the calls right before it only waited (`sleep 45`, then `gh pr checks`:
+    `ledger.waited_first`)."""
+    return sleeps_first(ctx.tool, ctx.tool_input) or waited_first(ctx.agent, ctx.call)
 
 
 # -- the texts the model reads (`messages.variant_of` names them) --------------------
@@ -318,11 +326,14 @@ def detailed_reminder(tool: str, count: int, arguments: str, *, in_a_row: bool, 
     )
 
 
-def slow_repeat_reminder(tool: str, count: int, seconds: float, *, waits: float = 0.0) -> str:
-    """A repeat that came long after the previous one, `seconds` after it finished, or that
-    `waits` seconds itself before it checks (`shellwords.sleeps_first`): reminded, never denied."""
+def slow_repeat_reminder(tool: str, count: int, seconds: float, *, waits: float = 0.0, waited: float = 0.0) -> str:
+    """A repeat that came long after the previous one, `seconds` after it finished, that `waits`
+    seconds itself before it checks (`shellwords.sleeps_first`), or that came after calls that
+    only `waited` so long (`ledger.waited_first`): reminded, never denied."""
     if waits:
         when = f"this call waits {int(waits)} s before it checks, {int(seconds + waits)} s after the previous check"
+    elif waited:
+        when = f"this call came {int(seconds)} s after the previous one, {int(waited)} s of it spent waiting"
     else:
         when = f"this call came {int(seconds)} s after the previous one"
     return (

@@ -56,9 +56,10 @@ model goes on and sends again a call that already failed this way (an identical 
 would fail the same way), it is denied at PreToolUse, with the error quoted and what to do
 instead, unless it is a poll (a server starting, CI pending, a rate limit: it comes
 `slow_repeat_seconds` or more after its last run, or first sleeps half as long,
-`shellwords.sleeps_first`) or the model has chosen fewer than `same_error_deny_at` rounds (a
-parallel batch of distinct calls is one), or it is a call the permission settings refused
-(`outcome.PERMISSION_REFUSAL`, the wall's `permission` flag) while the refused-again rule is on:
+`shellwords.sleeps_first`, or in a call of its own right before it, `ledger.waited_first`) or
+the model has chosen fewer than `same_error_deny_at` rounds (a parallel batch of distinct calls
+is one), or it is a call the permission settings refused (`outcome.PERMISSION_REFUSAL`, the
+wall's `permission` flag) while the refused-again rule is on:
 that rule denies it (from its `refused_again_deny_at`th attempt, 2 in balanced) and lets it go
 ahead in another permission mode, which this rule does not know. A new call of the wall goes
 ahead: it may be the fix (a patch matching the file's real text, a command with another flag),
@@ -107,7 +108,7 @@ it is armed again once it has failed two more rounds (one flaky failure does not
 import re
 from typing import TYPE_CHECKING, Any, cast
 
-from ..core.ledger import MAX_ID_CHARS, Agent, Limits, drop_slot, issued, new_round, slot, slots, trim
+from ..core.ledger import MAX_ID_CHARS, Agent, Limits, drop_slot, issued, new_round, slot, slots, trim, waited_first
 from ..core.messages import PREFIX, quote
 from ..core.outcome import PERMISSION_REFUSAL, Failure, error_signature, for_command, preview
 from ..core.redact import redact_prefix
@@ -695,7 +696,7 @@ def on_call(ctx: CallContext) -> Decision | None:
     slow = cfg.slow_repeat_seconds
     if slow and ctx.previous_time is not None and ctx.now - ctx.previous_time >= slow:
         return None
-    if slow and sleeps_first(ctx.tool, ctx.tool_input) >= slow / 2:
+    if slow and (sleeps_first(ctx.tool, ctx.tool_input) or waited_first(ctx.agent, ctx.call)) >= slow / 2:
         return None  # it waits first: a poll, as for repeats
     what = f"{ctx.tool} on {target[:MAX_ID_CHARS]}" if target else ctx.tool
     # The wall's quote is the reminded call's error; a refusal that names its command is given as

@@ -55,3 +55,41 @@ def test_one_reading_of_a_sleep_then_a_command() -> None:
     assert sleep_then("cd /w/api && sleep 0.5m; gh run view 9") == (30.0, "gh run view 9")
     assert sleep_then("sleep 5 &&   ") is None and sleep_then("tail log") is None
     assert task_of("Bash", {"command": "cd /w/api && sleep 5 && tail build.log"}) == "sh:tail build.log"
+
+
+@pytest.mark.parametrize(
+    ("command", "seconds"),
+    [("sleep 30", 30.0), ("  sleep 2m;", 120.0), ("sleep 1.5\n", 1.5), ("sleep 30 && gh pr checks 1", 0.0),
+     ("gh pr checks 1; sleep 30", 0.0), ("sleep $N", 0.0), ("sleep infinity", 0.0), ("echo sleep 30", 0.0)],
+)
+def test_a_shell_call_that_only_waits(command: str, seconds: float) -> None:
+    """`shellwords.only_sleeps`: a `sleep N` call of its own, which paces the check after it."""
+    from loopguard_hook.core.shellwords import only_sleeps
+
+    assert only_sleeps("Bash", {"command": command}) == seconds
+    assert only_sleeps("exec_command", {"cmd": command}) == seconds
+    assert only_sleeps("Read", {"command": command}) == 0.0
+
+
+def test_the_waits_right_before_a_call_are_summed_and_anything_else_breaks_them() -> None:
+    """`ledger.waited_first`: the run of answered waits just before a call (`sleep 20`, `sleep
+    20`, then the check: 40 s); a wait before another call, or one not answered yet, is not
+    this call's."""
+    from loopguard_hook.core.ledger import waited_first
+
+    def calls(*entries: tuple[int, str, float | None]) -> dict[str, object]:
+        return {"calls": {f"c{seq}": {"sig": "s", "t": 0.0, "seq": seq, "phase": phase, **({"wait": w} if w else {})}
+                          for seq, phase, w in entries}}
+
+    check = {"sig": "s", "t": 0.0, "seq": 9, "phase": "pre"}
+    assert waited_first(calls((6, "done", None), (7, "done", 20.0), (8, "done", 20.0)), check) == 40.0  # type: ignore[arg-type]
+    assert waited_first(calls((7, "done", 20.0), (8, "done", None)), check) == 0.0  # type: ignore[arg-type]
+    assert waited_first(calls((8, "pre", 20.0)), check) == 0.0  # type: ignore[arg-type]
+    assert waited_first(calls(), check) == 0.0  # type: ignore[arg-type]
+
+
+def test_the_slow_repeat_reminder_says_how_long_the_calls_before_it_waited() -> None:
+    from loopguard_hook.rules.repeat import slow_repeat_reminder
+
+    text = slow_repeat_reminder("Bash", 5, 37.0, waited=30.0)
+    assert "came 37 s after the previous one, 30 s of it spent waiting" in text
