@@ -106,7 +106,7 @@ from loopguard_hook.hook import HookOptions, HookResult, run
 
 SCENARIO_DIR = Path(__file__).parent / "scenarios"
 #: The input keys whose `/home/user/project` names the scenario's workspace.
-MAPPED_KEYS = ("command", "cmd", "file_path")
+MAPPED_KEYS = ("command", "cmd", "file_path", "path")
 CLIENTS = ("claude-code", "codex")
 DSH_CLIENTS = ("dsh-claude-code", "dsh-codex")
 NEW_CLIENTS = ("copilot", "droid", "cursor")

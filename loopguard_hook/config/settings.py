@@ -21,6 +21,20 @@ IGNORE_ARGS: tuple[str, ...] = ("description", "timeout", "run_in_background")
 MUTATING_TOOLS += ("create", "Create", "ApplyPatch", "StrReplace", "Delete")
 READ_TOOLS += ("view",)
 IGNORE_ARGS += ("riskLevel", "riskLevelReason")
+#: MCP servers' tools that write a file of the project (`mcp__<server>__<tool>`, as Claude Code
+#: and Codex name them): the reference filesystem server's `write_file`, `edit_file`; Serena's
+#: `create_text_file`, `replace_symbol_body`, `insert_after_symbol`, `insert_before_symbol`,
+#: `replace_regex`, `replace_content`; Desktop Commander's `edit_block`. Serena names its file
+#: `relative_path` (`MCP_PATH_KEYS`). Balanced counts them as edits; the seed profiles keep the
+#: lists their plugins had.
+MCP_WRITE_TOOLS: tuple[str, ...] = tuple(
+    f"mcp__*__{name}"
+    for name in (
+        "write_file", "edit_file", "create_text_file", "replace_symbol_body", "insert_after_symbol",
+        "insert_before_symbol", "replace_regex", "replace_content", "edit_block",
+    )
+)
+MCP_PATH_KEYS = ("relative_path",)
 
 PROFILES = ("balanced", "reminder", "breaker", "progress")
 MODES = ("enforce", "advise", "observe")
@@ -162,7 +176,7 @@ _OURS = (
 #: Each profile: the rules it leaves out (`rules_off`, from `RULES_OFF`) and the settings it
 #: gives the rest. The seed profiles reproduce the three DSH plugins this product grew from.
 PROFILE_SPECS: dict[str, dict[str, Any]] = {
-    "balanced": {},
+    "balanced": {"mutating_tools": MUTATING_TOOLS + MCP_WRITE_TOOLS, "path_keys": PATH_KEYS + MCP_PATH_KEYS},
     "reminder": {
         "rules_off": _OURS,
         "write_result_evidence": False,
