@@ -144,6 +144,10 @@ def test_a_file_past_the_content_limit_is_judged_by_size_and_mtime(tmp_path: Pat
         ("ls calc.py | xargs sed -i 's/a/b/'", True),
         ("grep -rl foo src | xargs -r perl -pi -e 's/foo/bar/'", True),
         ("perl -I lib -pi -e 's/a/b/' lib/App/A.pm", True),  # -I's folder as the next word
+        ("git apply <<'EOF'\ndiff --git a/src/a.py b/src/a.py\n--- a/src/a.py\n+++ b/src/a.py\n@@ -1 +1 @@\n-a\n+b\nEOF", True),
+        ("git checkout -- src/a.py && patch -p1 < /tmp/fix.diff", True),
+        ("git apply /tmp/fix.patch && npm test", False),
+        ("git apply --check /tmp/fix.patch && pytest -q", False),
         ("perl -I lib t/config.t", False),
         ("perl -Ilib -MTest::More t/config.t", False),
         ("find . -name '*.py' -exec sed -i 's/a/b/' {} + && pytest -q", False),
@@ -320,6 +324,23 @@ def test_the_paths_a_call_means_to_change() -> None:
     assert change_paths("Edit", {"file_path": "/p/app.py", "old_string": "a", "new_string": "b"}, CONFIG) == ("/p/app.py",)
     words = " ".join(f"f{i}.txt" for i in range(20))
     assert len(change_paths("Bash", {"command": f"touch {words}"}, CONFIG)) == 8
+
+
+def test_a_diff_the_line_applies_names_the_files_of_its_plus_lines() -> None:
+    """`git apply <<'EOF'` or `patch -p1 <<'EOF'` changes the files its diff's `+++` lines name
+    (git's `b/` left off); one read from a file changes files the line does not name: none are
+    judged. Only applying counts as an edit, not `--check` (`tools.applies_diff`)."""
+    from loopguard_hook.core.tools import applies_diff
+
+    diff = "--- a/src/a.py\n+++ b/src/a.py\n@@ -1 +1 @@\n-a\n+b\n--- /dev/null\n+++ b/src/new.py\n"
+    for command in (f"git apply <<'EOF'\n{diff}EOF", f"cd . && patch -p1 <<'EOF'\n{diff}EOF"):
+        assert change_paths("Bash", {"command": command}, CONFIG) == ("src/a.py", "src/new.py"), command
+        assert applies_diff("Bash", {"command": command})
+    assert change_paths("Bash", {"command": "git apply /tmp/fix.patch"}, CONFIG) == ()
+    assert applies_diff("Bash", {"command": "git checkout -- a.py && git apply /tmp/fix.patch"})
+    assert not applies_diff("Bash", {"command": "git apply --check /tmp/fix.patch"})
+    assert not applies_diff("Bash", {"command": "echo patch > notes.txt"})
+    assert change_paths("Bash", {"command": "echo patch > notes.txt"}, CONFIG) == ("notes.txt",)
 
 
 def test_a_script_names_the_files_it_writes_and_a_sed_script_does_not_crowd_them_out() -> None:

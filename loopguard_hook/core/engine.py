@@ -29,7 +29,7 @@ from .ledger import MAX_ID_CHARS, STATE_VERSION, Agent, Call, DecisionRecord, Re
 from .messages import is_guard_denial, variant_of
 from .outcome import Failure, Outcome, outcome_of_error
 from .signature import call_key
-from .tools import AGENT_TOOLS, WORKSPACE_BY_TIME, edits_only, is_noop_mutation, matches, user_answered
+from .tools import AGENT_TOOLS, WORKSPACE_BY_TIME, applies_diff, edits_only, is_noop_mutation, matches, user_answered
 from .verdict import ALLOW, Action, Decision, Rule, merge, strongest
 
 if TYPE_CHECKING:
@@ -397,6 +397,11 @@ def _result(
     shell_edit = (
         edit_line and not unchanged and succeeded and first
         and not str(before).startswith(WORKSPACE_BY_TIME)  # a same-bytes rewrite moves a big file's mtime
+    ) or (
+        # A diff applied from a file (`git apply /tmp/fix.patch`) changed files the line does not
+        # name, which the workspace cannot look at: git and patch refuse one that changes nothing.
+        # The result says it, as a Write's may (`write_result_evidence`; off in the seeds).
+        not looked and succeeded and first and ev.config.write_result_evidence and applies_diff(tool, tool_input)
     )
     edits = shell_edit or (succeeded and not unchanged and mutation)
     evidence = progress.record_result(

@@ -61,6 +61,13 @@ def path_of(tool_input: Any, config: Config) -> str | None:
 
 
 _PATCH_PATH = r"^\*\*\* (?:Add|Update|Delete) File: (.+)$"
+#: A program that applies a unified diff to the files it names (`git apply`, `patch -p1`), and a
+#: diff's line naming the file it changes (`+++ b/src/client.py`; git's `b/` is left off, as
+#: `git apply` and `patch -p1` leave it off, and the name as written is kept too).
+_APPLIES_DIFF = r"(?m)(?:^|[;&|(])\s*(?:git\s+apply|patch)(?:\s|$)"
+#: Options with which they only look at the diff (`git apply --check`, `patch --dry-run`).
+_ONLY_LOOKS = r"\s--(?:check|stat|numstat|summary|dry-run)\b"
+_DIFF_PATH = r"^\+\+\+ (?:b/)?([^\s]+)"
 
 
 def target_of(tool_input: Any, config: Config) -> str | None:
@@ -176,6 +183,12 @@ def change_paths(tool: str, tool_input: Any, config: Config) -> tuple[str, ...]:
         return (path,) if path else ()
     if tool not in SHELL_TOOLS or command is None or is_stand_in(command):
         return ()
+    if re.search(_APPLIES_DIFF, command[:4096]):
+        # A diff the line applies changes the files its `+++` lines name (`git apply <<'EOF'`,
+        # `patch -p1 <<'EOF'`); one read from a file (`git apply /tmp/fix.patch`) changes files
+        # the line does not name: nothing to judge (its patch file stays as it was).
+        diffed = (p for p in re.findall(_DIFF_PATH, command[:65536], re.M) if p != "/dev/null")
+        return tuple(dict.fromkeys(diffed))[:MAX_CHANGE_PATHS]
     command = command[:4096]
     if not re.search(SHELL_WRITES, command):
         return ()
@@ -395,6 +408,7 @@ def edits_only(tool: str, tool_input: Any) -> bool:
             edits = True
         elif len(parts) == 1 and (
             programs[0] in _FILE_MOVERS | _FORMATTERS or re.match(_FORMATS, pipeline) or re.match(_GIT_RESTORES, pipeline)
+            or re.match(_APPLIES_DIFF, pipeline.lstrip())
         ) and not re.search(_INTO_FILE, pipeline):
             edits = True
         elif (
@@ -410,6 +424,18 @@ def edits_only(tool: str, tool_input: Any) -> bool:
         elif not reads_only(pipeline):
             return False
     return edits
+
+
+def applies_diff(tool: str, tool_input: Any) -> bool:
+    """Whether a shell call is a line of edits and reads (`edits_only`) that applies a diff
+    (`git apply`, `patch`), not one that only checks it (`--check`, `--dry-run`). Such a call that
+    succeeds changed the files its diff names: both refuse a diff that does not apply, or was
+    applied already."""
+    command = shell_command(tool, tool_input)
+    return (
+        command is not None and re.search(_APPLIES_DIFF, command[:4096]) is not None
+        and re.search(_ONLY_LOOKS, command[:4096]) is None and edits_only(tool, tool_input)
+    )
 
 
 def _moved_after(pipeline: str, later: list[str]) -> bool:

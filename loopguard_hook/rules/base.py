@@ -127,7 +127,8 @@ class ResultContext(NamedTuple):
     #: The call changed files: a mutation tool's success that the workspace (or its result) does
     #: not show unchanged, or a shell edit (`tools.edits_only`: a line of edits and reads) whose
     #: named files the workspace saw change, at its line's first attempt since the last progress
-    #: (`HookEvent.workspace`; never in a replay, which has no workspace).
+    #: (`HookEvent.workspace`; in a replay, which has no workspace, only a diff applied:
+    #: `tools.applies_diff`, which git and patch refuse when it changes nothing).
     edits: bool = False
     #: The call, an edit, put every file the agent's edits named back as it was at an earlier
     #: edit since the prompt (a value toggled back, a fix undone; `ledger.note_files`): no

@@ -93,8 +93,9 @@ def _is_change(tool: str, tool_input: Any, mutating: tuple[str, ...]) -> bool:
 
 def _took_effect(ctx: ResultContext) -> bool:
     """A successful change whose effect the host confirms (an edit tool, a patch that applied)
-    or the workspace showed (a shell write whose files were looked at before and after)."""
-    if matches(ctx.tool, ctx.config.mutating_tools) or "ws" in ctx.call:
+    or the workspace showed (a shell write whose files were looked at before and after), or a
+    diff applied (`ResultContext.edits`: `git apply /tmp/fix.patch` succeeds only by changing files)."""
+    if matches(ctx.tool, ctx.config.mutating_tools) or "ws" in ctx.call or ctx.edits:
         return True
     return patch_text(ctx.tool, ctx.tool_input) is not None
 
