@@ -137,6 +137,10 @@ class ResultContext(NamedTuple):
     #: The call is a shell line of edits and reads (`tools.edits_only`) whose named files the
     #: workspace looked at before and after it ran, changed or not.
     edit_line: bool = False
+    #: The workspace looked at the files the call named to change, before and after it ran, and
+    #: they changed (`HookEvent.workspace`): its edits applied, whatever else the line ran and
+    #: however that ended (`sed -i … a.py && pytest` that fails).
+    changed: bool = False
 
     @property
     def error_text(self) -> str:

@@ -26,10 +26,12 @@ and whose texts say to check the address, not that the environment is limited. A
 `MAX_PAGES` such walls are kept, the oldest dropped first: guessed addresses never push other
 walls out of the table.
 
-Not counted: an error that says nothing but `Exit code 1` (grep, test, `lsof`, `ps | grep`,
-`nc -z`, a check script answering "none", different questions with the same empty answer; Claude
-Code 2.1.332 gives a failing command with no output as that line only), Claude Code 1.0.x's bare `Error` and `grep -c`'s `0`
-from a command that asks or silences itself (`_asked`), and failures from before a call that changed
+Not counted: a failure of a call whose edits the workspace saw apply (`ResultContext.changed`:
+`sed -i … a.py && pytest`, a fix and a rerun in one line); an error that says nothing but
+`Exit code 1` (grep, test, `lsof`, `ps | grep`, `nc -z`, a check script answering "none",
+different questions with the same empty answer; Claude Code 2.1.332 gives a failing command
+with no output as that line only), Claude Code 1.0.x's bare `Error` and `grep -c`'s `0` from a
+command that asks or silences itself (`_asked`), and failures from before a call that changed
 a file succeeded (an edit or a patch): on that file, and walls met by calls that name no file,
 since an edit before a rerun is ordinary work. An edit, write or patch tool's call that left its
 file as it was (the workspace, or a Write's result, says so: `ResultContext.unchanged`) ends only
@@ -247,6 +249,8 @@ def on_result(ctx: ResultContext) -> Decision | None:
     if not failed:
         _succeeded(ctx, file_id, shape, escalates=escalates, fetches=fetches)
         return None
+    if ctx.changed:
+        return None  # its edits applied, then what it ran after them failed (`sed -i … && pytest`): a fix and a rerun
     bare = ctx.error_text[:64]
     if re.match(_EXIT_ONE, bare) or (re.match(_SAYS_NOTHING, bare) and _asked(ctx.tool, ctx.tool_input, shape)):
         return None

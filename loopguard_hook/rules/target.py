@@ -25,8 +25,11 @@ smaller one, often applies.
 Not counted: a whole-file write that fails (the host says why: the file exists, or was not
 read), and an attempt whose own text did not parse (`_UNPARSED`: a script's SyntaxError, the
 shell's syntax error, a patch `git apply` cannot read), which never reached the file: a read
-would not mend it. A call the host rejected before it ran counts as an attempt (Claude Code validates an
-Edit before its PreToolUse: a wall of rejected Edits that goes on with scripts is one wall),
+would not mend it; nor a failed shell line that runs more than edits and reads (`sed -i … a.py &&
+pytest`: its failure may be the test's) unless the workspace saw its file unchanged, and one
+whose file the workspace saw change applied.
+A call the host rejected before it ran counts as an attempt (Claude Code validates an Edit
+before its PreToolUse: a wall of rejected Edits that goes on with scripts is one wall),
 but an edit tool of such a host is then never denied: an Edit that reaches PreToolUse passed
 the host's check and applies (the same-error wall ends a turn of rejections).
 
@@ -81,7 +84,7 @@ from ..core.patch import ADD, PATCH_CHARS, UPDATE, missing_lines, unseen_through
 from ..core.redact import redact_prefix
 from ..core.shellwords import SHELL_TOOLS, only_reads, shell_command
 from ..core.signature import digest
-from ..core.tools import AGENT_TOOLS, SHELL_WRITES, matches, patch_text, short_path, target_of
+from ..core.tools import AGENT_TOOLS, SHELL_WRITES, edits_only, matches, patch_text, short_path, target_of
 from ..core.verdict import Action, Decision, Rule
 from .base import CallContext, ResultContext
 
@@ -510,6 +513,13 @@ def on_result(ctx: ResultContext) -> Decision | None:
         return None
     if how not in ("patch", "script"):
         return None  # a whole write fails for other reasons (the file exists, was not read: the host says which)
+    if how == "script" and (ctx.changed or not (ctx.unchanged or edits_only(ctx.tool, ctx.tool_input))):
+        # A line that edits the file and runs something else (`sed -i … a.py && pytest`): its
+        # failure may be that program's, not the edit's. The workspace saw the file change: the
+        # edit applied, as one that succeeds; saw it unchanged: the edit failed, counted.
+        if ctx.changed:
+            files.pop(file, None)
+        return None
     if _unparsed(ctx.tool, ctx.outcome.text):
         return None  # the attempt's own text did not parse: it never reached the file (`_UNPARSED`)
     table = cast("dict[str, Entry]", slots(ctx.agent).setdefault(NAME, {}))
