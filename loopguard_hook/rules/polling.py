@@ -18,7 +18,9 @@ are not: a batch that passes the budget at once is reminded, not denied unwarned
 task, a user prompt or a compaction starts the count again, and so does a call that changed
 files (`ResultContext.edits`: an edit tool's, or a shell edit the workspace saw): an
 edit→check cycle (a dev server's output read after each change, `sleep 2 && curl` of a server
-that reloads) is work between probes, not polling.
+that reloads) is work between probes, not polling; and so does a call that probes nothing, made
+for the first time (a `curl` of one endpoint after another, the server's output read after each:
+the other work the reminder asks for; one made before, or a wait, is none).
 
 A job the agent started in the background from the shell (`nohup bench/run_all.sh >
 /tmp/bench.log 2>&1 &`, `npm run dev &> dev.log &`: `shell_jobs.launched`) is a task too,
@@ -130,11 +132,13 @@ def _key(
     return found if found is not None else task_of(tool, tool_input)
 
 
-def _new_runs(tasks: dict[str, Entry], key: str | None) -> None:
+def _new_runs(tasks: dict[str, Entry], key: str | None, *, new_work: bool = False) -> None:
     """Other work between two probes of a job (a call that probes another task or none): each
-    job but `key` starts a new run of probes."""
+    job but `key` starts a new run of probes. A call that probes nothing and is made for the
+    first time (`new_work`: a `curl` of another endpoint of the dev server whose log is read
+    after each, the other work the reminder asks for) starts a new run of every task's probes."""
     for other, held in tasks.items():
-        if other.startswith(JOB) and other != key and len(held) > 4:
+        if other != key and len(held) > 4 and (new_work or other.startswith(JOB)):
             held[0], held[3], held[4] = 0, [], 0.0
 
 
@@ -188,7 +192,8 @@ def on_call(ctx: CallContext) -> Decision | None:
     key = _key(ctx.tool, ctx.tool_input, tasks, command, folder, ctx.config)
     # Other work starts a new run of a job's probes as it starts: on Codex a command left
     # running (a test suite finished through `write_stdin`) sends no result to start it by.
-    _new_runs(tasks, key)
+    new_work = key is None and ctx.counted and ctx.sig is not None and ctx.sig.get("total", 0) == 1
+    _new_runs(tasks, key, new_work=new_work)
     if not ctx.tracked:
         return None
     entry = tasks.get(key) if key is not None else None
