@@ -3,6 +3,7 @@ install each host runs too, and the latest problem in errors.log (where failures
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,29 @@ def test_live_after_install(client: str, box: dict[str, Any]) -> None:  # noqa: 
     assert checks["registered"] == "ok" and checks["runs"] == "ok" and checks["matchers"] == "ok"
     if client == "copilot":  # one command per event is meant: no warning about several spellings
         assert not any("several command strings" in f.message for f in report.findings)
+
+
+def test_copilot_is_told_to_deny_every_call_when_its_hook_cannot_run(box: dict[str, Any]) -> None:  # noqa: F811
+    """Copilot denies a call whose preToolUse hook exits non-zero, 127 of a missing program
+    included: install ends each command `|| true`; a file written without it is a warning, and
+    with the program off PATH doctor says what Copilot then does (a new user's report)."""
+    import json
+    import shutil
+
+    stand_ins(box, "copilot")
+    install.apply(install.plan_host_install("copilot", "user", home=box["home"], project_dir=box["cwd"]))
+    path = box["home"] / ".copilot" / "hooks" / "loopguard-hook.json"
+    assert all(h[0]["bash"].endswith(" || true") for h in json.loads(path.read_text())["hooks"].values())
+    assert "fails closed" not in statuses(doctor(box, "copilot", run=False)["copilot"])
+    path.write_text(path.read_text().replace(" || true", ""))
+    report = doctor(box, "copilot", run=False)["copilot"]
+    assert statuses(report)["fails closed"] == "warn" and "denies every tool call" in next(
+        f.message for f in report.findings if f.check == "fails closed")
+    box["env"]["PATH"] = os.pathsep.join(["/usr/bin", "/bin", str(box["hosts"])])
+    if shutil.which("loopguard-hook", path=box["env"]["PATH"]):
+        pytest.skip("loopguard-hook is installed system-wide here")
+    [line] = [f for f in doctor(box, "copilot", run=False)["copilot"].findings if f.check == "on PATH"]
+    assert line.status == "fail" and "Copilot CLI denies every tool call" in line.message
 
 
 def test_a_failure_on_these_hosts_is_shown_from_errors_log(box: dict[str, Any]) -> None:  # noqa: F811

@@ -94,8 +94,12 @@ def check_events(
         )
 
 
-def check_path(report: ClientReport, regs: Sequence[Registration], env: Mapping[str, str], who: str) -> bool:
-    """Each command's program is found on the PATH the client passes on. False if one is not."""
+def check_path(
+    report: ClientReport, regs: Sequence[Registration], env: Mapping[str, str], who: str, *, fails_closed: bool = False
+) -> bool:
+    """Each command's program is found on the PATH the client passes on. False if one is not.
+    `fails_closed`: the client denies a call whose hook fails (Copilot CLI), unless its command
+    ends `|| true`."""
     good = True
     for command in sorted({r.command for r in regs}):
         name, found = program(command, env)
@@ -119,10 +123,12 @@ def check_path(report: ClientReport, regs: Sequence[Registration], env: Mapping[
             )
         elif found is None:
             good = False
+            closed = fails_closed and not command.rstrip().endswith("|| true")
+            effect = f"{who} denies every tool call" if closed else "every event fails and the guard is off"
             report.add(
                 "fail",
                 "on PATH",
-                f"`{name}` is not on the PATH {who} runs hooks with, so every event fails and the guard is off",
+                f"`{name}` is not on the PATH {who} runs hooks with, so {effect}",
                 "install loopguard-hook where every shell finds it (`pipx install PATH-TO-CHECKOUT`, or "
                 "`uv tool install PATH-TO-CHECKOUT`, with `~/.local/bin` on PATH)",
             )
@@ -337,12 +343,13 @@ def check_handlers(
     sandbox: Callable[[ClientReport, str | None], None] | None = None,
     pre_event: str = "PreToolUse",
     tool_events: frozenset[str] = TOOL_EVENTS,
+    fails_closed: bool = False,
 ) -> None:
     """PATH, matchers, state dir (and `sandbox` on it), then the synthetic PreToolUse (the
     host's `pre_event`) when `run` and the program was found. `env` is the environment the
     client gives its hooks."""
     check_client(report, regs)
-    on_path = check_path(report, regs, env, who)
+    on_path = check_path(report, regs, env, who, fails_closed=fails_closed)
     check_matchers(report, regs, dialect, TOOL_NAMES[dialect], tool_events)
     fix = check_config(report, env, cwd)
     pre = next((r for r in regs if r.event == pre_event), None)

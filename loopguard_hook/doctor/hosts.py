@@ -26,6 +26,7 @@ from ..install.hosts import COPILOT, CURSOR, DROID, HOST_NAMES, host_settings_pa
 from ..install.jsontext import read_json_quietly
 from .common import check_events, check_handlers, check_log, registrations
 from .model import ClientReport, Registration
+from .probe import OR_TRUE
 
 #: The programs that tell each host is here (Cursor: its CLI under either name, or the IDE).
 PROGRAMS: dict[str, tuple[str, ...]] = {COPILOT: ("copilot",), CURSOR: ("cursor-agent", "agent", "cursor"), DROID: ("droid",)}
@@ -129,16 +130,23 @@ def check(client: str, *, home: Path, cwd: Path, env: Mapping[str, str], run: bo
     if regs:
         hook_env = {**env, "CLAUDE_PROJECT_DIR": str(cwd)}
         check_handlers(report, regs, _payload(client, cwd), dialect=client, who=title, env=hook_env,
-                       cwd=str(cwd), run=run, trailing_newline=False)
+                       cwd=str(cwd), run=run, trailing_newline=False, fails_closed=client == COPILOT)
         check_log(report, regs[0].command, env)
     if client == COPILOT:  # one command per event is how its file is meant to be: no spelling warning
         per_event = all(copilot_command(r.command) for r in regs)
+        pre = {r.command for r in regs if r.event in ("preToolUse", "PreToolUse")}
+        bare = sorted(c for c in pre if not c.rstrip().endswith(OR_TRUE))
+        for command in bare:
+            report.add("warn", "fails closed", f"`{command}` has no `|| true`: Copilot CLI denies every tool call when "
+                       "it cannot run the hook (loopguard-hook not on its PATH, uninstalled)",
+                       "loopguard-hook uninstall --client copilot, then install")
         report.findings = [f for f in report.findings if not (per_event and "several command strings" in f.message)]
     report.findings = list(dict.fromkeys(report.findings))  # one line per program found on PATH
     return report
 
 
 def copilot_command(command: str) -> bool:
-    """Whether `command` is the one install writes for a Copilot event (`… --event NAME`)."""
-    head, _, event = command.rpartition(" --event ")
+    """Whether `command` is the one install writes for a Copilot event (`… --event NAME`, and
+    `|| true` after it since install added it)."""
+    head, _, event = command.strip().removesuffix(OR_TRUE).rpartition(" --event ")
     return head.strip().endswith("loopguard-hook --client copilot") and event in copilot.EVENT_NAMES

@@ -7,6 +7,8 @@ Host facts (`hosts/copilot.py`, `hosts/cursor.py`, `hosts/droid.py` hold their s
   repository's `.github/hooks/`: `{"version": 1, "hooks": {"preToolUse": [{"type": "command",
   "bash": CMD, "timeoutSec": N}]}}`. Its camelCase files send no event name, so each event gets
   its own command (`--event preToolUse`). Install writes its own file, `loopguard-hook.json`.
+  It denies a call whose preToolUse hook exits non-zero (`tests/e2e/copilot`, case
+  `pre-exit127`): each command ends `|| true`, so a missing program lets every call through.
 - Cursor reads `~/.cursor/hooks.json` and a trusted project's `.cursor/hooks.json`:
   `{"version": 1, "hooks": {"preToolUse": [{"command": CMD, "timeout": N}]}}`. An unknown event
   key, an invalid matcher or `//` inside a string makes it reject the whole file, and
@@ -94,7 +96,9 @@ def _flat_table(client: str) -> dict[str, list[dict[str, Any]]]:
     for event in copilot.INSTALL_EVENTS if client == COPILOT else cursor.INSTALL_EVENTS:
         seconds = SESSION_END_TIMEOUT_SECONDS if event == "sessionEnd" else TIMEOUT_SECONDS
         if client == COPILOT:
-            table[event] = [{"type": "command", "bash": host_command(COPILOT, event), "timeoutSec": seconds}]
+            # `|| true`: Copilot denies a call whose preToolUse hook exits non-zero, 127 of a missing
+            # program included (a venv not active, an uninstalled package, a teammate's checkout).
+            table[event] = [{"type": "command", "bash": host_command(COPILOT, event) + " || true", "timeoutSec": seconds}]
         else:
             table[event] = [{"command": host_command(CURSOR), "timeout": seconds}]
     return table
