@@ -136,6 +136,32 @@ def test_qwen_results() -> None:
     assert qwen_code.outcome("agent", agent, mutation=False).text == agent["llmContent"][0]["text"]
 
 
+def test_a_shell_result_is_read_as_claude_code_words_it() -> None:
+    """Qwen's shell result names its command and folder above the output, Gemini's wraps it in
+    `<untrusted_context>`: read as `Exit code N` and the output (captured payloads), so refusals
+    of different commands are one error (a new user's sandbox wall, never seen on Qwen) and a
+    quote holds no open host tag. A read's text is left as it is."""
+    from loopguard_hook.hosts.llmcontent import shell_text
+
+    failure = _load(QWEN, "PostToolUseFailure.run_shell_command.json")
+    parsed = parse(qwen_code.normalise(failure, None), Client.QWEN_CODE)
+    assert parsed.error == "Exit code 1\ncat: missing.txt: No such file or directory"
+    shell = _load(QWEN, "PostToolUse.run_shell_command.json")["tool_response"]
+    assert qwen_code.outcome("run_shell_command", shell, mutation=False).text == "alpha\nbeta\ngamma"
+    gemini = _load(GEMINI, "AfterTool.run_shell_command.nonzero-exit.json")["tool_response"]
+    read = gemini_cli.outcome("run_shell_command", gemini, mutation=False)
+    assert read.text == "Exit code 1\ncat: missing.txt: No such file or directory" and read.failure == Failure.HARD
+    assert "untrusted_context" not in read.text
+    tail = "\nSignal: (none)\nProcess Group PGID: (none)"
+    empty = "Command: grep -q x a.py\nDirectory: (root)\nOutput: (empty)\nError: (none)\nExit Code: 1" + tail
+    assert shell_text(empty) == "Exit code 1"  # says nothing but its exit: no error of its own
+    printed = "Command: x\nDirectory: (root)\nOutput: ok\nError: something\nError: (none)\nExit Code: 0" + tail
+    assert shell_text(printed) == "ok\nError: something"  # a line the program printed stays its output
+    assert shell_text("Command: ls\nhello") == "Command: ls\nhello"  # no Output: line: not a shell result
+    text = _load(QWEN, "PostToolUse.read_file.json")["tool_response"]["llmContent"]
+    assert qwen_code.outcome("read_file", {"llmContent": text, "returnDisplay": ""}, mutation=False).text == text
+
+
 @pytest.mark.parametrize("call", [None, "x", 3, True, [], ["response"]])
 def test_a_qwen_function_response_of_another_shape_is_read_as_any_result(call: object, tmp_path: Path) -> None:
     """`functionResponse` that is not an object (a fuzzed payload): before, an AttributeError, the

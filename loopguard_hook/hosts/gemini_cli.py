@@ -47,6 +47,7 @@ from ..core import messages
 from ..core.event import Client
 from ..core.host import Capabilities
 from ..core.outcome import Outcome, outcome_of_response
+from ..core.shellwords import SHELL_TOOLS
 from ..core.verdict import Action, Decision
 from . import llmcontent
 
@@ -120,7 +121,7 @@ def outcome(tool: str, response: Any, *, mutation: bool, now: float | None = Non
     if isinstance(error, dict):
         message = error.get("message")
         return llmcontent.outcome(message if isinstance(message, str) and message else text, failed=True, now=now)
-    return llmcontent.outcome(text, now=now)
+    return llmcontent.outcome(text, now=now, shell=tool in SHELL_TOOLS)
 
 
 def denied_in_batch(text: str) -> bool:

@@ -34,12 +34,51 @@ def llm_text(response: Any) -> str | None:
     return None
 
 
-def outcome(text: str, *, failed: bool = False, unchanged: bool = False, now: float | None = None) -> Outcome:
+def outcome(
+    text: str, *, failed: bool = False, unchanged: bool = False, now: float | None = None, shell: bool = False
+) -> Outcome:
     """The outcome of a result whose model-facing text is `text`: failed when `failed` or when
     it reports a non-zero `Exit Code`; the fingerprint ignores the volatile lines (`now`: the
-    event's time, `outcome.outcome_fingerprint`)."""
+    event's time, `outcome.outcome_fingerprint`). A `shell` result is read as `shell_text` gives it."""
     code = re.search(_EXIT_CODE, text)
     failure = Failure.HARD if failed or (code is not None and code.group(1) != "0") else Failure.NONE
+    if shell:
+        text = shell_text(text)
     return Outcome(
         fingerprint=outcome_fingerprint(re.sub(_VOLATILE, "", text), now=now), failure=failure, text=text, unchanged=unchanged
     )
+
+
+#: The lines that close a shell result, last first, each at most once (Qwen Code: all of them,
+#: `(none)` when empty; Gemini CLI: `Exit Code` only when not 0, then the process group).
+_TRAILER = ("Process Group PGID", "Background PIDs", "Signal", "Exit Code", "Error")
+
+
+def shell_text(text: str) -> str:
+    """A shell result as Claude Code words one: `Exit code N` first when N is not 0, then what
+    the command printed, then the host's `Error` and `Signal` when there are any. Qwen Code's
+    result names the command and its folder above the output (`Command: <cmd>`, `Directory:`)
+    and Gemini CLI's wraps it in `<untrusted_context>` (captured AfterTool, PostToolUse and
+    PostToolUseFailure payloads): so every failure would read as another error, and a quote of
+    one, cut short, would leave the guard's own words inside the host's untrusted block. Any
+    other text is returned as it is."""
+    lines = text.split("\n")
+    if lines and lines[0].strip() == "<untrusted_context>":
+        lines = lines[1:]
+    if lines and lines[-1].strip() == "</untrusted_context>":
+        lines = lines[:-1]
+    head = 1 if lines and lines[0].startswith("Command: ") else 0
+    head += 1 if len(lines) > head and lines[head].startswith("Directory: ") else 0
+    if len(lines) <= head or not lines[head].startswith("Output: "):
+        return text
+    end, fields = len(lines), {}
+    for key in _TRAILER:
+        if end > head + 1 and lines[end - 1].startswith(key + ": "):
+            fields[key] = lines[end - 1][len(key) + 2 :].strip()
+            end -= 1
+    output = "\n".join([lines[head][len("Output: ") :], *lines[head + 1 : end]])
+    said = [] if fields.get("Exit Code", "0") in ("0", "(none)") else [f"Exit code {fields['Exit Code']}"]
+    said += [] if output.strip() == "(empty)" else [output]
+    said += [fields["Error"]] if fields.get("Error", "(none)") != "(none)" else []
+    said += [f"Signal: {fields['Signal']}"] if fields.get("Signal", "(none)") != "(none)" else []
+    return "\n".join(said)

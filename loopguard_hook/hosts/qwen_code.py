@@ -46,6 +46,7 @@ from ..core import messages
 from ..core.event import Client
 from ..core.host import Capabilities
 from ..core.outcome import Outcome, outcome_of_response
+from ..core.shellwords import SHELL_TOOLS
 from ..core.verdict import Action, Decision
 from . import base, llmcontent
 from .payload import CONTINUATION
@@ -93,12 +94,16 @@ def recognises(data: Mapping[str, Any]) -> bool:
 
 def normalise(data: dict[str, Any], event: str | None) -> dict[str, Any]:
     """Key each call by the model's id (`tool_call_id`; PostToolBatch's `tool_use_id` already is
-    it), write a PostToolBatch error entry's result as `<error_type>: <error>`, and mark a
-    UserPromptSubmit without `submitted_prompt` as a tool continuation."""
+    it), write a PostToolBatch error entry's result as `<error_type>: <error>`, a failed shell
+    call's error as `llmcontent.shell_text` does, and mark a UserPromptSubmit without
+    `submitted_prompt` as a tool continuation."""
     name = data.get("hook_event_name")
     if name == "UserPromptSubmit" and "submitted_prompt" not in data:
         return {**data, CONTINUATION: True}
     call_id = data.get("tool_call_id")
+    error = data.get("error")
+    if name == "PostToolUseFailure" and isinstance(error, str) and data.get("tool_name") in SHELL_TOOLS:
+        data = {**data, "error": llmcontent.shell_text(error)}  # without the `Command:` line that names the call
     if isinstance(call_id, str):
         return {**data, "tool_use_id": call_id}
     calls = data.get("tool_calls")
@@ -121,9 +126,10 @@ def outcome(tool: str, response: Any, *, mutation: bool, now: float | None = Non
     """A PostToolUse result: its `llmContent`, failed on a non-zero `Exit Code`; the stub of a
     repeated read is no new evidence. A PostToolBatch entry is read from its function response."""
     text = llmcontent.llm_text(response)
+    shell = tool in SHELL_TOOLS
     if text is not None:
         unchanged = text.startswith(_UNCHANGED) and _UNCHANGED_MARK in text[:200]
-        return llmcontent.outcome(text, unchanged=unchanged, now=now)
+        return llmcontent.outcome(text, unchanged=unchanged, now=now, shell=shell)
     if isinstance(response, str):  # a PostToolBatch error entry, as `normalise` writes it
         return llmcontent.outcome(response, failed=True, now=now)
     parts = response.get("response_parts") if isinstance(response, dict) else None
@@ -131,7 +137,7 @@ def outcome(tool: str, response: Any, *, mutation: bool, now: float | None = Non
         call = parts[0].get("functionResponse") if isinstance(parts[0], dict) else None
         reply = call.get("response") if isinstance(call, dict) else None
         if isinstance(reply, dict) and isinstance(reply.get("output"), str):
-            return llmcontent.outcome(reply["output"], now=now)
+            return llmcontent.outcome(reply["output"], now=now, shell=shell)
     return outcome_of_response(tool, response, mutation=mutation, now=now)
 
 
