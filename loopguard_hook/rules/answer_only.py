@@ -34,8 +34,11 @@ def ignored(agent: Agent) -> bool:
 
 
 def engage(agent: Agent) -> None:
-    """Deny every further tool call of this agent until the next user prompt."""
-    slots(agent)[NAME] = True
+    """Deny every further tool call of this agent until the next user prompt. Engaged again by
+    a call made in the mode (another rule's end of turn outranks the mode's own denial), it
+    stays `IGNORED`: the call was made all the same."""
+    if not slot(agent, NAME):
+        slots(agent)[NAME] = True
 
 
 def fit(agent: Agent, share: Limits) -> None:
