@@ -216,6 +216,20 @@ def on_call(ctx: CallContext) -> Decision | None:
     return Decision(Action.DENY, Rule.POLL, denial, advice=reminder, times=probes_made, tool=ctx.tool)
 
 
+def running_job(ctx: CallContext) -> str | None:
+    """How the texts name the background job of the agent's, still running, whose log or
+    process a call looks at (`the background job make (its output in build.log)`); None for any
+    other call, or with the rule off. The repeat rule's texts then say to wait for it."""
+    tasks = _tasks(ctx.agent) if ctx.config.max_rapid_polls else {}
+    if not any(k.startswith(JOB) for k in tasks):
+        return None
+    command = shell_command(ctx.tool, ctx.tool_input, MAX_SHELL_CHARS)
+    folder = ctx.call.get("cwd") if isinstance(ctx.call.get("cwd"), str) else where(ctx.event.cwd)
+    key = _key(ctx.tool, ctx.tool_input, tasks, command, folder, ctx.config)
+    entry = tasks.get(key) if key is not None and key.startswith(JOB) else None
+    return _what(key) if key is not None and entry is not None and len(entry) > 2 and entry[2] else None
+
+
 def _texts(key: str, probes: int) -> tuple[str, str]:
     """The reminder and the denial for the `probes`th rapid probe of task `key`: a background
     job's, a shell check's that sleeps and looks (`sh:`), or a host task's."""

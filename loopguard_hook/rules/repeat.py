@@ -48,6 +48,7 @@ from ..core.signature import CallKey, digest
 from ..core.tools import cut_rejection, edits_in_place, matches
 from ..core.verdict import Action, Decision, Rule
 from .base import CallContext, ResultContext
+from .polling import running_job
 
 
 def arguments_text(key: CallKey, limit: int) -> str:
@@ -151,13 +152,17 @@ def _since_previous(ctx: CallContext, name: str, text: str, *, on: bool) -> str:
 
 def _wait_note(ctx: CallContext) -> str:
     """Where slow polls are free (`slow_repeat_seconds`, off in the seed profiles), for a shell
-    call: `WAIT_NOTE` when its previous result says nothing listened at the address it asked
+    call: `JOB_NOTE` when it looks at a background job still running (`polling.running_job`),
+    `WAIT_NOTE` when its previous result says nothing listened at the address it asked
     (`REFUSED`: a server not started, or still starting), `PACE_NOTE` when it sleeps first, too
     briefly to be a poll (`sleep 20 && gh pr checks`); else ""."""
     slow = ctx.config.slow_repeat_seconds
     if not slow or ctx.tool not in SHELL_TOOLS:
         return ""
     half = math.ceil(slow / 2)
+    job = running_job(ctx)
+    if job is not None:
+        return JOB_NOTE.format(what=job, seconds=half) + _halt_note(ctx)
     previous = _previous_result(ctx)
     if previous is not None and re.search(REFUSED, previous[:2000]) is not None:
         return WAIT_NOTE.format(seconds=half) + _halt_note(ctx)
@@ -194,6 +199,15 @@ WAIT_NOTE = (
 HALT_NOTE = (
     " This client itself stops the run at the {n}th identical call in a row, however far apart: past a few "
     "checks, change how you check or report the state."
+)
+
+
+#: What a repeat's text adds for a look at a background job of the agent's that still runs
+#: (`polling.running_job`): the answer it waits for comes when the job ends.
+JOB_NOTE = (
+    " It looks at {what}, which is still running: checking again will not make it finish sooner. Wait for it "
+    "in one check that sleeps first (`sleep {seconds} && ...`, which is let through), do other work meanwhile, or "
+    "end your turn and say what you are waiting for."
 )
 
 
