@@ -237,16 +237,46 @@ def error_signature(text: str, tool_input: Any = None) -> str:
     own arguments hold (`tool_input`'s strings) is left out, so a retry with a reworded hunk
     fails "the same way"; so is the command inside Claude Code's permission refusal ("Permission
     to use Bash with command <command> has been denied.", `_REFUSED_COMMAND`), so reworded
-    commands refused by one rule are one wall. A Codex sandbox refusal is compared without the refused command's
-    stdout (`SANDBOX_STDOUT`): `ls .git && git commit` and `git commit` refused by one sandbox
-    rule fail the same way.
+    commands refused by one rule are one wall; and so is the name of a program the command runs
+    where a line of the error begins with it (`pip: Operation not permitted`, `bash: line 1: uv:
+    Operation not permitted`): one sandbox refusing each program in turn is one wall. A Codex
+    sandbox refusal is compared without the refused command's stdout (`SANDBOX_STDOUT`): `ls
+    .git && git commit` and `git commit` refused by one sandbox rule fail the same way.
     """
     text = re.compile(_DEFERRED_HINT, re.DOTALL).sub("", text[:2000])
     text = re.compile(SANDBOX_STDOUT, re.DOTALL).sub(r"\1, stderr: ", text, count=1)
     if isinstance(tool_input, dict):
         text = _without_quoted_input(text, [v for v in tool_input.values() if isinstance(v, str)])
+        text = _without_own_program(text, tool_input)
     text = re.compile(_PATHS).sub("<p>", normalise_text(text))
     return digest(re.compile(_NUMBERS).sub("<n>", text).strip().encode("utf-8", "surrogatepass"))
+
+
+#: Where a line of a shell's error names the program it ran and says the environment refused
+#: it (`pip: Operation not permitted`, `bash: line 1: uv: network access denied by sandbox
+#: policy`). Not a program missing (`rg: command not found`): another program may be there.
+_PROGRAM_SAYS = (
+    r"(?im)^((?:(?:ba|z|da)?sh: )?(?:line \d+: )?)([\w.+-]+): "
+    r"(?=[^\n]*(?:Operation not permitted|Permission denied|access denied|sandbox|denied by|not allowed))"
+)
+
+
+def _without_own_program(text: str, tool_input: dict[str, Any]) -> str:
+    """`text` with the name of a program its command runs left out where a line begins with it
+    and says the environment refused it (`_PROGRAM_SAYS`); as it is for a call with no shell
+    command."""
+    command = next((v for k in ("command", "cmd") if isinstance(v := tool_input.get(k), str)), None)
+    if command is None or ":" not in text:
+        return text
+    from .shellwords import programs_of  # only for a failed shell call
+
+    programs = set(programs_of(command))
+    if not programs:
+        return text
+    def named(found: re.Match[str]) -> str:
+        return found.group(1) + ("<program>" if found.group(2).lower() in programs else found.group(2)) + ": "
+
+    return re.sub(_PROGRAM_SAYS, named, text)
 
 
 #: Codex 0.2x-0.3x quotes the lines apply_patch looked for as a JSON list on the message's own

@@ -54,6 +54,20 @@ def test_a_refusal_that_quotes_the_whole_command_in_its_message_is_one_wall() ->
     assert error_signature(asked.format(one), {"command": one}) != error_signature(said.format(two), {"command": two})
 
 
+def test_a_refusal_naming_the_refused_program_is_one_wall_and_a_missing_program_is_not() -> None:
+    """A sandbox refusing each program in turn names it (`bash: line 1: pip: Operation not
+    permitted`): one error whichever program (a new user's session, never caught). A program
+    missing (`rg: command not found`) says nothing of the next: those stay distinct, and so does
+    a name the command does not run."""
+    def sig(program: str, says: str, command: str | None = None) -> str:
+        return error_signature(f"Exit code 1\nbash: line 1: {program}: {says}", {"command": command or f"{program} x"})
+
+    assert sig("pip", "Operation not permitted") == sig("uv", "Operation not permitted")
+    assert sig("pip", "network access denied by sandbox policy") == sig("npm", "network access denied by sandbox policy")
+    assert sig("rg", "command not found") != sig("ag", "command not found")
+    assert sig("pip", "Operation not permitted", "make install") != sig("uv", "Operation not permitted", "make install")
+
+
 def test_lines_quoted_in_a_list_by_older_codex_are_the_calls_own() -> None:
     """Codex 0.2x-0.3x quotes the lines apply_patch looked for as a JSON list on the message's
     line: two patches of one file that fail to find their own lines fail the same way."""
