@@ -43,7 +43,8 @@ def waited_first(agent: Agent, call: Call) -> float:
     """The seconds `agent` waited in calls that only wait (`sleep 30` on its own: the call's
     `wait`, `shellwords.only_sleeps`) right before `call`: the run of them answered just before
     it, 0.0 when the call before it did anything else. A check after such a wait is paced as
-    one that sleeps first (`sleep 30 && gh pr checks`)."""
+    one that sleeps first (`sleep 30 && gh pr checks`); a test run or a build is not
+    (`shellwords.reruns_work`, as for `shellwords.sleeps_first`), which its callers ask."""
     waited = 0.0
     for earlier in sorted((c for c in agent["calls"].values() if c["seq"] < call["seq"]), key=lambda c: -c["seq"]):
         wait = earlier.get("wait")

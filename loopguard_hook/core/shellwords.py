@@ -286,6 +286,13 @@ _RERUN_AFTER = (
 )
 
 
+def reruns_work(tool: str, tool_input: Any) -> bool:
+    """Whether a shell call runs a test suite or a build (`_RERUN_AFTER`): it repeats its work
+    whatever it waited for, so a wait before it (`sleep 30` on its own, then `npm test`) makes
+    it no poll."""
+    return re.match(_RERUN_AFTER, shell_command(tool, tool_input, 256) or "") is not None
+
+
 def sleep_then(command: str) -> tuple[float, str] | None:
     """A shell command that first sleeps, then runs something: `(seconds, the rest)`
     (`sleep 45 && gh pr checks 412`: `(45.0, "gh pr checks 412")`; `sleep 2m; tail log`: 120

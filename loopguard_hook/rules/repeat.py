@@ -43,7 +43,7 @@ from ..core import messages as msg
 from ..core.ledger import MAX_ID_CHARS, Agent, Limits, Signature, drop_slot, slot, slots, waited_first
 from ..core.messages import PREFIX, quote
 from ..core.outcome import Failure, arguments_preview
-from ..core.shellwords import SHELL_TOOLS, sleeps_first
+from ..core.shellwords import SHELL_TOOLS, reruns_work, sleeps_first
 from ..core.signature import CallKey, digest
 from ..core.tools import cut_rejection, edits_in_place, matches
 from ..core.verdict import Action, Decision, Rule
@@ -303,7 +303,10 @@ def _slow(ctx: CallContext) -> bool:
 def _waits(ctx: CallContext) -> float:
     """The seconds a shell call waits before it checks: it sleeps first (`sleep 45 && gh pr
     checks`), or the calls right before it only waited (`sleep 45`, then `gh pr checks`:
-    `ledger.waited_first`)."""
+    `ledger.waited_first`); 0.0 for a test run or a build (`sleep 30`, then the same failing
+    `pytest`: no poll)."""
+    if reruns_work(ctx.tool, ctx.tool_input):
+        return 0.0  # a test run or a build repeats its work whatever it waited for
     return sleeps_first(ctx.tool, ctx.tool_input) or waited_first(ctx.agent, ctx.call)
 
 
