@@ -339,6 +339,10 @@ def test_a_diff_the_line_applies_names_the_files_of_its_plus_lines() -> None:
     assert change_paths("Bash", {"command": "git apply /tmp/fix.patch"}, CONFIG) == ()
     assert applies_diff("Bash", {"command": "git checkout -- a.py && git apply /tmp/fix.patch"})
     assert not applies_diff("Bash", {"command": "git apply --check /tmp/fix.patch"})
+    for unseen in ("git apply -R /tmp/fix.patch", "patch -p1 -R < /tmp/fix.diff", "git apply --cached x.patch",
+                   "git apply --allow-empty x.patch", "git apply x.patch; git diff --stat", "patch -Np1 < f.diff"):
+        assert not applies_diff("Bash", {"command": unseen}), unseen  # may change nothing, undo, or hide a failure
+    assert applies_diff("Bash", {"command": "git apply /tmp/fix.patch && git diff --stat"})
     assert not applies_diff("Bash", {"command": "echo patch > notes.txt"})
     assert change_paths("Bash", {"command": "echo patch > notes.txt"}, CONFIG) == ("notes.txt",)
 

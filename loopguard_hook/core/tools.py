@@ -65,8 +65,13 @@ _PATCH_PATH = r"^\*\*\* (?:Add|Update|Delete) File: (.+)$"
 #: diff's line naming the file it changes (`+++ b/src/client.py`; git's `b/` is left off, as
 #: `git apply` and `patch -p1` leave it off, and the name as written is kept too).
 _APPLIES_DIFF = r"(?m)(?:^|[;&|(])\s*(?:git\s+apply|patch)(?:\s|$)"
-#: Options with which they only look at the diff (`git apply --check`, `patch --dry-run`).
-_ONLY_LOOKS = r"\s--(?:check|stat|numstat|summary|dry-run)\b"
+#: Options with which they may change nothing in the files (`git apply --check`, `--cached`,
+#: `--allow-empty`, `--exclude`, `patch --dry-run`) or undo an earlier apply (`-R`, `--reverse`):
+#: such a success is no edit to credit unseen (`applies_diff`).
+_ONLY_LOOKS = (
+    r"\s(?:--(?:check|stat|numstat|summary|dry-run|cached|allow-empty|exclude|include|reverse|forward|force)\b"
+    r"|-[A-Za-z]*[RNf])"
+)
 _DIFF_PATH = r"^\+\+\+ (?:b/)?([^\s]+)"
 
 
@@ -428,14 +433,20 @@ def edits_only(tool: str, tool_input: Any) -> bool:
 
 def applies_diff(tool: str, tool_input: Any) -> bool:
     """Whether a shell call is a line of edits and reads (`edits_only`) that applies a diff
-    (`git apply`, `patch`), not one that only checks it (`--check`, `--dry-run`). Such a call that
-    succeeds changed the files its diff names: both refuse a diff that does not apply, or was
-    applied already."""
+    (`git apply`, `patch`) last or before `&&` only, with no option that may leave the files as
+    they were or undo an apply (`_ONLY_LOOKS`). Such a call that succeeds changed the files its
+    diff names: both refuse a diff that does not apply, or was applied already."""
     command = shell_command(tool, tool_input)
-    return (
-        command is not None and re.search(_APPLIES_DIFF, command[:4096]) is not None
-        and re.search(_ONLY_LOOKS, command[:4096]) is None and edits_only(tool, tool_input)
-    )
+    if command is None or not edits_only(tool, tool_input):
+        return False
+    line = _documents(command[:4096])[0]
+    applied = re.search(_APPLIES_DIFF, line)
+    # Its success is the line's only when nothing after it could hide its failure (`git apply
+    # x.patch; git diff --stat` exits 0 whatever the apply did).
+    if applied is None:
+        return False
+    own = re.split(r"&&|;|\||\n", line[applied.end() :], maxsplit=1)[0]
+    return re.search(_ONLY_LOOKS, " " + own) is None and re.search(r";|\|\||\||\n", line[applied.end() :]) is None
 
 
 def _moved_after(pipeline: str, later: list[str]) -> bool:
