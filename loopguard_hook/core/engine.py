@@ -369,10 +369,18 @@ def _result(
     # `write_result_evidence`; the seeds judge the result alone, its first one new evidence).
     before, after = call.get("ws"), ev.event.workspace
     looked = before is not None and after is not None
+    held = agent["sigs"].get(call["sig"])
+    first = held is None or not isinstance(held.get("n"), int) or held["n"] <= 1
     if looked:
         unchanged = before == after
     else:
         unchanged = ev.config.write_result_evidence and is_noop_mutation(tool, tool_input, response)
+        # An MCP server's write whose file the hook cannot look at (a server in a container, a
+        # root above the cwd) says nothing of what it changed: only its first attempt since the
+        # last progress counts as a change, as for a shell edit; the same write again is none.
+        unchanged = unchanged or (
+            ev.config.write_result_evidence and tool.startswith("mcp__") and not first and matches(tool, ev.config.mutating_tools)
+        )
     # Every file the agent's edits named went back to a state they had at an earlier edit since
     # the prompt (a value toggled back and forth, a fix undone): a change, but no progress
     # (`revisit_evidence`). Only an edit's files join the map: a log a test run writes (`pytest |
@@ -392,8 +400,6 @@ def _result(
     # appended each round) changes its file each time and is still a repeat: only its first
     # attempt since the last progress is one.
     succeeded = outcome.failure == Failure.NONE
-    held = agent["sigs"].get(call["sig"])
-    first = held is None or not isinstance(held.get("n"), int) or held["n"] <= 1
     shell_edit = (
         edit_line and not unchanged and succeeded and first
         and not str(before).startswith(WORKSPACE_BY_TIME)  # a same-bytes rewrite moves a big file's mtime
