@@ -29,7 +29,16 @@ from .ledger import MAX_ID_CHARS, STATE_VERSION, Agent, Call, DecisionRecord, Re
 from .messages import is_guard_denial, variant_of
 from .outcome import Failure, Outcome, outcome_of_error
 from .signature import call_key
-from .tools import AGENT_TOOLS, WORKSPACE_BY_TIME, applies_diff, edits_only, is_noop_mutation, matches, user_answered
+from .tools import (
+    AGENT_TOOLS,
+    WORKSPACE_BY_TIME,
+    applies_diff,
+    edits_only,
+    is_noop_mutation,
+    matches,
+    user_answered,
+    writes_output,
+)
 from .verdict import ALLOW, Action, Decision, Rule, merge, strongest
 
 if TYPE_CHECKING:
@@ -410,6 +419,12 @@ def _result(
         not looked and succeeded and first and ev.config.write_result_evidence and applies_diff(tool, tool_input)
     )
     edits = shell_edit or (succeeded and not unchanged and mutation)
+    # The files the call named changed, by their content, and none of them is where the line sent
+    # a program's output (`sed -i … a.py && pytest | tee test.log`: the log changes whatever the
+    # edit did): its edits applied.
+    changed = (
+        looked and not unchanged and not str(before).startswith(WORKSPACE_BY_TIME) and not writes_output(tool, tool_input)
+    )
     evidence = progress.record_result(
         agent, call, tool, tool_input, response, outcome, ev.config, agents=len(ev.state["agents"]),
         unchanged=unchanged or revisited, shell_edit=shell_edit and not revisited,
@@ -420,7 +435,7 @@ def _result(
     ctx = rules.ResultContext(
         ev.config, ev.caps, agent, call, sig, tool, outcome, evidence.new, evidence.productive, tool_input, response,
         len(ev.state["agents"]), clean, unchanged, ev.event.cwd, ev.event.permission_mode, unrun, edits, revisited,
-        edit_line, looked and not unchanged,
+        edit_line, changed,
     )
     verdicts = [found for rule in rules.ON_RESULT if (found := rule(ctx)) is not None]
     if call.get("new") or (edits and evidence.productive):

@@ -431,6 +431,17 @@ def edits_only(tool: str, tool_input: Any) -> bool:
     return edits
 
 
+def writes_output(tool: str, tool_input: Any) -> bool:
+    """Whether a shell call sends a program's output into a file (`> log`, `>> out.txt`, `| tee
+    test.log`; not `2>&1` nor /dev/null), quoted text and here-documents aside: that file changes
+    whatever the line's edits did."""
+    command = shell_command(tool, tool_input)
+    if command is None:
+        return False
+    line = re.sub(_QUOTED_TEXT, "''", _documents(command[:4096])[0])
+    return re.search(_INTO_FILE, line) is not None or re.search(r"\btee\b", line) is not None
+
+
 def applies_diff(tool: str, tool_input: Any) -> bool:
     """Whether a shell call is a line of edits and reads (`edits_only`) that applies a diff
     (`git apply`, `patch`) last or before `&&` only, with no option that may leave the files as
