@@ -456,7 +456,27 @@ def answer_key(ctx: ResultContext) -> tuple[str, ...] | None:
     whole = ctx.outcome.fingerprint[:16] if len(body) > HEAD_CHARS else ""
     texts = (body[:HEAD_CHARS], _mask_sent(body[:HEAD_CHARS], tool_input))
     now = ctx.agent["updated"]  # the event's time: a number near it that reads as epoch seconds is its clock
-    return tuple(f"{ctx.tool}:{digest(normalise_text(t, now).encode('utf-8', 'surrogatepass'))}{whole}" for t in texts)
+    # A file printed is that file's answer: copies of one file in several packages, read in turn
+    # to compare them, are as many answers (a blind hunt: three apps' identical api.ts read so).
+    read = _printed_file(command) if command is not None else None
+    where = f"@{read}" if read is not None else ""
+    return tuple(f"{ctx.tool}:{digest(normalise_text(t, now).encode('utf-8', 'surrogatepass'))}{whole}{where}" for t in texts)
+
+
+#: `sed -n` printing lines of one file (`sed -n '1,200p' src/app.py`), the whole line.
+_SED_READ = r"\A\s*(?:cd\s+\S+\s*(?:&&|;)\s*)?sed\s+-n\s+['\"]?[\d,$p;{}]+['\"]?\s+([\w.~/@+-]+)\s*\Z"
+#: PowerShell printing one file, last in its line (`Set-Location …; Get-Content -Path 'a.ts'`).
+_PS_READ = r"(?i)(?:\A|;)\s*(?:Get-Content|gc|type)\s+(?:-(?:Path|LiteralPath)\s+)?['\"]?([^'\";|\s]+)['\"]?\s*\Z"
+
+
+def _printed_file(command: str) -> str | None:
+    """The one file a shell command prints, as it names it (`_file_read`, `sed -n '1,200p' F`, or
+    PowerShell's `Get-Content`), else None."""
+    found = _file_read(command)
+    if found is not None:
+        return found
+    read = re.match(_SED_READ, command[:1024]) or re.search(_PS_READ, command[:1024])
+    return read.group(1).removeprefix("./") if read is not None else None
 
 
 def _mask_sent(text: str, tool_input: Any) -> str:
