@@ -155,7 +155,9 @@ def _wait_note(ctx: CallContext) -> str:
     call: `JOB_NOTE` when it looks at a background job still running (`polling.running_job`),
     `WAIT_NOTE` when its previous result says nothing listened at the address it asked
     (`REFUSED`: a server not started, or still starting), `PACE_NOTE` when it sleeps first, too
-    briefly to be a poll (`sleep 20 && gh pr checks`); else ""."""
+    briefly to be a poll (`sleep 20 && gh pr checks`), `SPACED_NOTE` when it came a quarter of
+    `slow_repeat_seconds` or more after the previous one, not a test run or a build (`gh pr checks`
+    45 s apart); else ""."""
     slow = ctx.config.slow_repeat_seconds
     if not slow or ctx.tool not in SHELL_TOOLS:
         return ""
@@ -169,6 +171,9 @@ def _wait_note(ctx: CallContext) -> str:
     waits = _waits(ctx)
     if 0 < waits < slow / 2:
         return PACE_NOTE.format(waits=f"{waits:g}", seconds=half) + _halt_note(ctx)
+    gap = ctx.now - ctx.previous_time if ctx.previous_time is not None else 0.0
+    if slow / 4 <= gap < slow and not reruns_work(ctx.tool, ctx.tool_input):
+        return SPACED_NOTE.format(gap=int(gap), slow=f"{slow:g}", seconds=half) + _halt_note(ctx)
     return ""
 
 
@@ -212,6 +217,13 @@ JOB_NOTE = (
 
 
 #: What a repeat's text adds for a check that sleeps first, too briefly to be a poll (`_slow`).
+#: What a repeat's text adds for a check that came a while after the previous one, not long
+#: enough to be a poll (`gh pr checks` 45 s apart): how a poll goes ahead.
+SPACED_NOTE = (
+    " This check came {gap} s after the previous one; one that comes {slow} s or more after it, or waits "
+    "{seconds} s first (`sleep {seconds} && ...`), is taken for a poll and let through: if you are waiting for "
+    "something to finish, wait longer between checks, or use the command's own way to wait for it."
+)
 PACE_NOTE = (
     " This check waits {waits} s before it looks; one that waits {seconds} s or more first is taken for a poll and "
     "let through: if you are waiting for something to finish, wait longer between checks, or use the command's own "

@@ -320,6 +320,23 @@ def test_a_repeat_of_a_check_that_sleeps_too_briefly_says_how_long_a_poll_waits(
             assert verdict is None or "before it looks" not in verdict.message, (profile, n)
 
 
+def test_a_check_repeated_a_while_apart_is_told_how_a_poll_goes_ahead() -> None:
+    """`gh pr checks 42` 45 s apart, the same answer each time: counted (not a poll at 60 s), and
+    its texts, the denial too, say how a poll goes ahead (a hostile review: the denial's only way
+    out was to conclude, while the user had asked to wait for CI); a rapid repeat and a test
+    run say nothing of it."""
+    balanced = Config(**PROFILE_DEFAULTS["balanced"])
+    checks = {"command": "gh pr checks 42"}
+    for n in (3, 5):
+        verdict = rule.on_call(call_ctx("Bash", checks, attempt=n, config=balanced, now=200.0, previous_time=155.0))
+        assert verdict is not None and "came 45 s after the previous one" in verdict.message, n
+        assert "waits 30 s first (`sleep 30 && ...`)" in verdict.message, n
+    rapid = rule.on_call(call_ctx("Bash", checks, attempt=5, config=balanced, now=160.0, previous_time=156.0))
+    assert rapid is not None and "after the previous one;" not in rapid.message
+    test = rule.on_call(call_ctx("Bash", {"command": "pytest -q"}, attempt=5, config=balanced, now=200.0, previous_time=155.0))
+    assert test is not None and "after the previous one;" not in test.message
+
+
 def test_on_a_client_that_halts_identical_calls_itself_the_poll_texts_say_so() -> None:
     """Gemini CLI and Qwen Code end the run themselves at the 5th identical call in a row,
     however far apart (`Capabilities.halts_at`): the advice to wait longer between identical
