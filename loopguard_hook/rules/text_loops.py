@@ -390,9 +390,9 @@ def subagent_reminder(verdict: TextVerdict) -> str:
 def same_reply_reminder() -> str:
     """For the model, at the next prompt, after the same reply to different prompts."""
     return (
-        "[loopguard] Your last replies were identical although the user asked different "
-        "things. Read the newest user message and answer it specifically; do not repeat the "
-        "previous reply."
+        "[loopguard] Your last replies were identical, though the user's messages differed and "
+        "nothing new came between them. Read the newest user message and answer it specifically; "
+        "if the answer is still the same, say so in a sentence instead of repeating the previous reply."
     )
 
 
