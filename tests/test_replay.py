@@ -555,6 +555,18 @@ def test_qwen_payload_log_calls_have_their_results() -> None:
     assert report.calls[0].recorded == "ran" and "failed" in {c.recorded for c in report.calls}
 
 
+def test_qwen_tool_continuations_are_no_prompts_in_a_replay() -> None:
+    """Qwen Code fires UserPromptSubmit before each tool continuation (no `submitted_prompt`):
+    a replay marks only the real prompts, and a loop across continuations is one loop, not one
+    per call (a new user's replay showed a prompt after every call and fifteen loops of one)."""
+    reports = replay.replay_files([str(QWEN_LOG)], balanced())
+    rows = [json.loads(line) for line in QWEN_LOG.read_text().splitlines() if line.strip()]
+    payloads = [r.get("payload", r) for r in rows]
+    real = [p for p in payloads if p.get("hook_event_name") == "UserPromptSubmit" and "submitted_prompt" in p]
+    prompts = [m for report in reports for m in report.markers if m.event == "UserPromptSubmit"]
+    assert len(prompts) == len(real) < sum(p.get("hook_event_name") == "UserPromptSubmit" for p in payloads)
+
+
 def test_bad_payload_in_a_log_is_reported_not_fatal() -> None:
     rows = read_jsonl(DATA / "codex-guard-cat-loop.hooks.jsonl")
     rows.insert(

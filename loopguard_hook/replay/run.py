@@ -105,7 +105,9 @@ class _Collector:
             return
         verdict = Verdict.of(decision)
         owner: int | None = None
-        if event.event == "UserPromptSubmit" and resumed:
+        if event.event == "UserPromptSubmit" and event.continuation:
+            pass  # a host's tool continuation (Qwen Code): no prompt, no new turn, no reset
+        elif event.event == "UserPromptSubmit" and resumed:
             # "continue" after an interrupt: the turn, and its counts, go on (`policy.resumes`)
             self.markers.append(Marker(time, event.event, "user prompt, resuming the interrupted turn"))
         elif event.event == "UserPromptSubmit":
