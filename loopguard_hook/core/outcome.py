@@ -252,12 +252,14 @@ def error_signature(text: str, tool_input: Any = None) -> str:
     return digest(re.compile(_NUMBERS).sub("<n>", text).strip().encode("utf-8", "surrogatepass"))
 
 
-#: Where a line of a shell's error names the program it ran and says the environment refused
-#: it (`pip: Operation not permitted`, `bash: line 1: uv: network access denied by sandbox
-#: policy`). Not a program missing (`rg: command not found`): another program may be there.
+#: Where a line of a shell's error names the program it ran and, right after its name, says the
+#: environment refused it (`pip: Operation not permitted`, `bash: line 1: uv: network access
+#: denied by sandbox policy`). Not a program missing (`rg: command not found`): another program
+#: may be there; nor a file the program was refused (`cat: /root/a: Permission denied`): other
+#: files may be readable.
 _PROGRAM_SAYS = (
     r"(?im)^((?:(?:ba|z|da)?sh: )?(?:line \d+: )?)([\w.+-]+): "
-    r"(?=[^\n]*(?:Operation not permitted|Permission denied|access denied|sandbox|denied by|not allowed))"
+    r"(?=Operation not permitted|Permission denied|(?:network )?access denied|denied by|not allowed)"
 )
 
 
