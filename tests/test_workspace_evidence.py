@@ -326,6 +326,24 @@ def test_the_paths_a_call_means_to_change() -> None:
     assert len(change_paths("Bash", {"command": f"touch {words}"}, CONFIG)) == 8
 
 
+def test_the_output_a_line_sends_into_a_file_is_not_looked_at(tmp_path: Path) -> None:
+    """`sed -i … a.py && pytest | tee test.log` (or `&> test.log`): the log changes whatever the
+    edit did, so the workspace leaves it out and judges the edit by a.py alone (two hostile
+    reviews: a no-op fix so written ran silent; counting every such line denied working fixes).
+    Text written into a file by a writer alone is an edit, not output."""
+    from loopguard_hook.core.tools import output_paths
+
+    (tmp_path / "a.py").write_text("A = 1\n")
+    for tail in ("| tee test.log", "&> test.log", "1> test.log 2>&1", "> /tmp/pytest.log"):
+        command = f"sed -i 's/A = 9/A = 2/' a.py && pytest -q {tail}"
+        before = _sed(tmp_path, command)
+        (tmp_path / "test.log").write_text(f"run {tail}\n")
+        assert before is not None and _sed(tmp_path, command) == before, tail  # the log moved, a.py did not
+    assert output_paths("Bash", {"command": "grep -n tee tests/test_tee.py"}) == ()
+    assert output_paths("Bash", {"command": "echo 'A = 2' > a.py"}) == ()
+    assert output_paths("Bash", {"command": "npm test 1> out.txt 2> err.txt"}) == ("out.txt", "err.txt")
+
+
 def test_a_diff_the_line_applies_names_the_files_of_its_plus_lines() -> None:
     """`git apply <<'EOF'` or `patch -p1 <<'EOF'` changes the files its diff's `+++` lines name
     (git's `b/` left off); one read from a file changes files the line does not name: none are
@@ -340,9 +358,10 @@ def test_a_diff_the_line_applies_names_the_files_of_its_plus_lines() -> None:
     assert applies_diff("Bash", {"command": "git checkout -- a.py && git apply /tmp/fix.patch"})
     assert not applies_diff("Bash", {"command": "git apply --check /tmp/fix.patch"})
     for unseen in ("git apply -R /tmp/fix.patch", "patch -p1 -R < /tmp/fix.diff", "git apply --cached x.patch",
-                   "git apply --allow-empty x.patch", "git apply x.patch; git diff --stat", "patch -Np1 < f.diff"):
+                   "git apply --allow-empty x.patch", "git apply x.patch; git diff --stat", "patch -fp1 < f.diff"):
         assert not applies_diff("Bash", {"command": unseen}), unseen  # may change nothing, undo, or hide a failure
-    assert applies_diff("Bash", {"command": "git apply /tmp/fix.patch && git diff --stat"})
+    for applied in ("git apply /tmp/fix.patch && git diff --stat", "patch -Np1 < f.diff", "git apply /tmp/fix.patch\n"):
+        assert applies_diff("Bash", {"command": applied}), applied  # -N refuses a patch applied already
     assert not applies_diff("Bash", {"command": "echo patch > notes.txt"})
     assert change_paths("Bash", {"command": "echo patch > notes.txt"}, CONFIG) == ("notes.txt",)
 

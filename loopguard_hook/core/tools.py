@@ -66,11 +66,12 @@ _PATCH_PATH = r"^\*\*\* (?:Add|Update|Delete) File: (.+)$"
 #: `git apply` and `patch -p1` leave it off, and the name as written is kept too).
 _APPLIES_DIFF = r"(?m)(?:^|[;&|(])\s*(?:git\s+apply|patch)(?:\s|$)"
 #: Options with which they may change nothing in the files (`git apply --check`, `--cached`,
-#: `--allow-empty`, `--exclude`, `patch --dry-run`) or undo an earlier apply (`-R`, `--reverse`):
-#: such a success is no edit to credit unseen (`applies_diff`).
+#: `--allow-empty`, `--exclude`, `patch --dry-run`, `-f`) or undo an earlier apply (`-R`,
+#: `--reverse`): such a success is no edit to credit unseen (`applies_diff`). `patch -N` fails on
+#: a patch applied already: its success is an apply.
 _ONLY_LOOKS = (
-    r"\s(?:--(?:check|stat|numstat|summary|dry-run|cached|allow-empty|exclude|include|reverse|forward|force)\b"
-    r"|-[A-Za-z]*[RNf])"
+    r"\s(?:--(?:check|stat|numstat|summary|dry-run|cached|allow-empty|exclude|include|reverse|force)\b"
+    r"|-[A-Za-z]*[Rf])"
 )
 _DIFF_PATH = r"^\+\+\+ (?:b/)?([^\s]+)"
 
@@ -431,15 +432,32 @@ def edits_only(tool: str, tool_input: Any) -> bool:
     return edits
 
 
-def writes_output(tool: str, tool_input: Any) -> bool:
-    """Whether a shell call sends a program's output into a file (`> log`, `>> out.txt`, `| tee
-    test.log`; not `2>&1` nor /dev/null), quoted text and here-documents aside: that file changes
-    whatever the line's edits did."""
+#: A program's output sent into a file: a redirect of stdout or stderr or both (`> log`, `>>
+#: out.txt`, `&> test.log`, `1> x`, `2> err.txt`; not into a descriptor or /dev/), or `tee`'s files.
+_OUTPUT_INTO = r"(?<![<>])(?:&|\d)?>>?\s*(?!&)([^\s;&|<>()'\"]+)"
+
+
+def output_paths(tool: str, tool_input: Any) -> tuple[str, ...]:
+    """The files a shell call sends a program's output into (`pytest | tee test.log`, `npm test
+    &> test.log`), as it names them: they change whatever the line's edits did, so the
+    workspace leaves them out. Text written into a file by a writer alone (`echo x > a.py`, `cat
+    > a.py <<'EOF'`: `_WRITERS`) is an edit, not output. Quoted text and here-documents aside."""
     command = shell_command(tool, tool_input)
-    if command is None:
-        return False
+    if command is None or ">" not in command and "tee" not in command:
+        return ()
     line = re.sub(_QUOTED_TEXT, "''", _documents(command[:4096])[0])
-    return re.search(_INTO_FILE, line) is not None or re.search(r"\btee\b", line) is not None
+    found: list[str] = []
+    for pipeline in re.split(_PIPELINES, line):
+        parts = [p for p in re.split(r"\|&?", pipeline) if p.strip()]
+        programs = [found_[-1] if (found_ := programs_of(p)) else "" for p in parts]
+        if programs and all(p in _WRITERS for p in programs):
+            continue  # `echo 'LIMIT = 8' > config.py`: an edit
+        names = [t.group(1) for t in re.finditer(_OUTPUT_INTO, pipeline)]
+        for part, program in zip(parts, programs, strict=True):
+            if program == "tee":  # `… | tee -a test.log`: its files
+                names += [w for w in part.split()[1:] if not w.startswith("-") and w not in ("''", "tee")]
+        found += [name for name in names if not name.startswith("/dev/")]
+    return tuple(dict.fromkeys(found))
 
 
 def applies_diff(tool: str, tool_input: Any) -> bool:
@@ -450,7 +468,7 @@ def applies_diff(tool: str, tool_input: Any) -> bool:
     command = shell_command(tool, tool_input)
     if command is None or not edits_only(tool, tool_input):
         return False
-    line = _documents(command[:4096])[0]
+    line = _documents(command[:4096])[0].rstrip()
     applied = re.search(_APPLIES_DIFF, line)
     # Its success is the line's only when nothing after it could hide its failure (`git apply
     # x.patch; git diff --stat` exits 0 whatever the apply did).
