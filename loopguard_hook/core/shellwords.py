@@ -286,11 +286,22 @@ _RERUN_AFTER = (
 )
 
 
+#: A test run or a package build named as such (`reruns_work`): narrower than `_RERUN_AFTER`,
+#: which a sleep written into the same line may come before; `make <target>`, `go run`, `cargo
+#: run` may be a status check of their own (`make rollout-status`).
+_TEST_OR_BUILD = (
+    r"\s*(?:(?:python3?|uv\s+run|poetry\s+run)\s+-m\s+)?(?:pytest|tox|nox|jest|vitest|mocha|ctest"
+    r"|(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?(?:test|build|lint|check|typecheck)|npx\s+(?:jest|vitest|tsc|playwright)"
+    r"|cargo\s+(?:test|build|check|clippy)|go\s+(?:test|build|vet)|make\s+(?:test|check|build|all)\b|make\s*$|tsc"
+    r"|dotnet\s+(?:test|build))\b"
+)
+
+
 def reruns_work(tool: str, tool_input: Any) -> bool:
-    """Whether a shell call runs a test suite or a build (`_RERUN_AFTER`): it repeats its work
-    whatever it waited for, so a wait before it (`sleep 30` on its own, then `npm test`) makes
-    it no poll."""
-    return re.match(_RERUN_AFTER, shell_command(tool, tool_input, 256) or "") is not None
+    """Whether a shell call runs a test suite or a build (`_TEST_OR_BUILD`): it repeats its work
+    whatever it waited for, so a wait of its own before it (`sleep 30`, then `npm test`) makes it
+    no poll."""
+    return re.match(_TEST_OR_BUILD, shell_command(tool, tool_input, 256) or "") is not None
 
 
 def sleep_then(command: str) -> tuple[float, str] | None:

@@ -167,7 +167,8 @@ def _wait_note(ctx: CallContext) -> str:
         return JOB_NOTE.format(what=job, seconds=half) + _halt_note(ctx)
     previous = _previous_result(ctx)
     if previous is not None and re.search(REFUSED, previous[:2000]) is not None:
-        return WAIT_NOTE.format(seconds=half) + _halt_note(ctx)
+        note = WAIT_TESTS_NOTE if reruns_work(ctx.tool, ctx.tool_input) else WAIT_NOTE
+        return note.format(seconds=half) + _halt_note(ctx)
     waits = _waits(ctx)
     if 0 < waits < slow / 2:
         return PACE_NOTE.format(waits=f"{waits:g}", seconds=half) + _halt_note(ctx)
@@ -199,6 +200,15 @@ WAIT_NOTE = (
 )
 
 
+#: The same for a test run or a build, which a wait before it makes no poll (`reruns_work`): the
+#: wait goes into a check of the server.
+WAIT_TESTS_NOTE = (
+    " Nothing answered at that address. If a server is still starting, wait for it with a check of the server "
+    "that sleeps first (`sleep {seconds} && curl ...`, which is let through) or read its log, then run this "
+    "again; if none was started, start it or tell the user."
+)
+
+
 #: What those texts add on a host that ends the run itself at its nth identical call in a row
 #: (`_halt_note`): a slow poll goes ahead here, not there.
 HALT_NOTE = (
@@ -207,12 +217,14 @@ HALT_NOTE = (
 )
 
 
-#: What a repeat's text adds for a look at a background job of the agent's that still runs
-#: (`polling.running_job`): the answer it waits for comes when the job ends.
+#: What a repeat's text adds for a look at a background job of the agent's that may still run
+#: (`polling.running_job`: a shell job's end is not seen): the answer it waits for comes when the
+#: job ends.
 JOB_NOTE = (
-    " It looks at {what}, which is still running: checking again will not make it finish sooner. Wait for it "
-    "in one check that sleeps first (`sleep {seconds} && ...`, which is let through), do other work meanwhile, or "
-    "end your turn and say what you are waiting for."
+    " It looks at {what}: if that job is still running, checking again will not make it finish sooner; wait for "
+    "it in one check that sleeps first (`sleep {seconds} && ...`, which is let through), do other work meanwhile, "
+    "or end your turn and say what you are waiting for. If it has ended, what the previous call returned is its "
+    "output: use it."
 )
 
 
