@@ -263,6 +263,11 @@ _PROGRAM_SAYS = (
 )
 
 
+_PROGRAM_FILE_SAYS = (
+    r"(?im)^((?:(?:ba|z|da)?sh: )?(?:line \d+: )?)([\w.+-]+): ([^\s:]+): (?=Operation not permitted|Permission denied)"
+)
+
+
 def _without_own_program(text: str, tool_input: dict[str, Any]) -> str:
     """`text` with the name of a program its command runs left out where a line begins with it
     and says the environment refused it (`_PROGRAM_SAYS`); as it is for a call with no shell
@@ -278,6 +283,14 @@ def _without_own_program(text: str, tool_input: dict[str, Any]) -> str:
     def named(found: re.Match[str]) -> str:
         return found.group(1) + ("<program>" if found.group(2).lower() in programs else found.group(2)) + ": "
 
+    def file_named(found: re.Match[str]) -> str:
+        if found.group(2).lower() not in programs:
+            return found.group(0)
+        return f"{found.group(1)}<program>: file-{digest(found.group(3).encode('utf-8', 'surrogatepass'))[:8]}: "
+
+    # One file a program was refused (`cat: /root/a: Permission denied`): the same file through
+    # another program is the same error, another file another (paths are masked after this).
+    text = re.sub(_PROGRAM_FILE_SAYS, file_named, text)
     return re.sub(_PROGRAM_SAYS, named, text)
 
 

@@ -287,13 +287,15 @@ _RERUN_AFTER = (
 
 
 #: A test run or a package build named as such (`reruns_work`): narrower than `_RERUN_AFTER`,
-#: which a sleep written into the same line may come before; `make <target>`, `go run`, `cargo
-#: run` may be a status check of their own (`make rollout-status`).
+#: which a sleep written into the same line may come before: a make, gradle, just target named
+#: for testing, checking or building, not any (`make rollout-status`), nor `go run`, `cargo run`.
 _TEST_OR_BUILD = (
     r"\s*(?:(?:python3?|uv\s+run|poetry\s+run)\s+-m\s+)?(?:pytest|tox|nox|jest|vitest|mocha|ctest"
     r"|(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?(?:test|build|lint|check|typecheck)|npx\s+(?:jest|vitest|tsc|playwright)"
-    r"|cargo\s+(?:test|build|check|clippy)|go\s+(?:test|build|vet)|make\s+(?:test|check|build|all)\b|make\s*$|tsc"
-    r"|dotnet\s+(?:test|build))\b"
+    r"|cargo\s+(?:test|build|check|clippy|nextest)|go\s+(?:test|build|vet)|tsc|just\s+\S*(?:test|check|build)"
+    r"|make(?:\s+-C\s+\S+)?(?:\s+-\S+)*\s+\S*(?:test|check|build|all)\S*|make\s*$"
+    r"|(?:\./)?(?:gradlew|mvnw)\s+\S*(?:test|check|build)|gradle\s+\S*(?:test|check|build)|mvn\s+(?:\S+\s+)*(?:test|verify|package|install)"
+    r"|bazel\s+(?:test|build)|dotnet\s+(?:test|build))\b"
 )
 
 

@@ -61,8 +61,13 @@ def snapshot_files(event: HookEvent, config: Config) -> tuple[str | None, tuple[
     if event.event not in EVENTS or not event.tool_name:
         return None, ()
     tool, event = event.tool_name, _pwd_spelt_out(event)
-    outputs = output_paths(tool, event.tool_input)
-    paths = tuple(p for p in change_paths(tool, event.tool_input, config) if p not in outputs)
+    # A line judged without the logs it sends a program's output into (`tools.output_paths`).
+    outputs, without = output_paths(tool, event.tool_input)
+    tool_input = event.tool_input
+    key = next((k for k in SHELL_KEYS if isinstance(tool_input.get(k), str)), None) if isinstance(tool_input, dict) else None
+    if without is not None and key is not None and isinstance(tool_input, dict):
+        tool_input = {**tool_input, key: without}
+    paths = tuple(p for p in change_paths(tool, tool_input, config) if p not in outputs)
     if not paths:
         return None, ()
     folder = _folder(event)
