@@ -347,6 +347,8 @@ def test_the_output_a_line_sends_into_a_file_is_not_looked_at(tmp_path: Path) ->
     # written went unseen and the patch after it was denied); a run that only logs changes
     # nothing it means to (a flaky test teed to a log was taken for a no-op and denied).
     assert output_paths("Bash", {"command": "sed -n '1,200p' src/report.py.orig > src/report.py"}) == ((), None)
+    for source in ("catalog.json", "logger.py", "changelog.md"):  # "log" inside a word: no log
+        assert output_paths("Bash", {"command": f"python gen.py > {source}"}) == ((), None), source
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "test_race.py").write_text("x\n")
     assert _sed(tmp_path, "pytest -q tests/test_race.py 2>&1 | tee race.log") is None

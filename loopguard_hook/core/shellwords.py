@@ -293,7 +293,7 @@ _TEST_OR_BUILD = (
     r"\s*(?:(?:python3?|uv\s+run|poetry\s+run)\s+-m\s+)?(?:pytest|tox|nox|jest|vitest|mocha|ctest"
     r"|(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?(?:test|build|lint|check|typecheck)|npx\s+(?:jest|vitest|tsc|playwright)"
     r"|cargo\s+(?:test|build|check|clippy|nextest)|go\s+(?:test|build|vet)|tsc|just\s+\S*(?:test|check|build)"
-    r"|make(?:\s+-C\s+\S+)?(?:\s+-\S+)*\s+\S*(?:test|check|build|all)\S*|make\s*$"
+    r"|make(?:\s+-C\s+\S+)?(?:\s+-\S+)*\s+(?!\S*(?:status|wait|watch|poll))\S*(?:test|check|build|all)\S*|make\s*$"
     r"|(?:\./)?(?:gradlew|mvnw)\s+\S*(?:test|check|build)|gradle\s+\S*(?:test|check|build)|mvn\s+(?:\S+\s+)*(?:test|verify|package|install)"
     r"|bazel\s+(?:test|build)|dotnet\s+(?:test|build))\b"
 )

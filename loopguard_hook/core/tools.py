@@ -440,7 +440,7 @@ _OUTPUT_INTO = r"(?<![<>])(?:&|\d)?>[>|]?\s*(?!&)([^\s;&|<>()'\"]+)"
 #: report by its name, or anything under /tmp (`test.log`, `out.txt`, `race.err`, `/tmp/pytest.log`).
 #: A source regenerated so (`sed -n '1,200p' a.py.orig > a.py`, `python gen.py > config.py`) is
 #: an edit, and stays looked at.
-_LOG_NAME = r"(?i)(?:\A/tmp/|\A/var/tmp/|\.(?:log|out|err|txt)\Z|(?:\A|/)[^/]*log[^/]*\Z)"
+_LOG_NAME = r"(?i)(?:\A/tmp/|\A/var/tmp/|\.(?:log|out|err|txt)\Z|(?:\A|[/._-])logs?(?:/|[._-][^/]*\Z|\Z))"
 #: A plain word in quotes (`tee "test.log"`): the word, for a file's name.
 _QUOTED_WORD = r"""(['"])([\w.~/@+-]+)\1"""
 

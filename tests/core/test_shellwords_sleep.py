@@ -93,3 +93,19 @@ def test_the_slow_repeat_reminder_says_how_long_the_calls_before_it_waited() -> 
 
     text = slow_repeat_reminder("Bash", 5, 37.0, waited=30.0)
     assert "came 37 s after the previous one, 30 s of it spent waiting" in text
+
+
+@pytest.mark.parametrize(
+    ("command", "rerun"),
+    [("pytest -q", True), ("npm run test:e2e", True), ("./gradlew test", True), ("mvn -q test", True),
+     ("bazel test //...", True), ("make -C svc unit-test", True), ("just test", True),
+     ("make rollout-status", False), ("make build-status", False), ("go run ./cmd/status", False),
+     ("gh pr checks 42", False)],
+)
+def test_which_calls_repeat_their_work_whatever_they_waited_for(command: str, rerun: bool) -> None:
+    """`shellwords.reruns_work`: a test run or a build is paced by no wait of its own before it
+    (a review: a failing `./gradlew test` padded with sleeps was reminded for ever), a status
+    check is (another: `make rollout-status` after a sleep was denied)."""
+    from loopguard_hook.core.shellwords import reruns_work
+
+    assert reruns_work("Bash", {"command": command}) is rerun
