@@ -36,6 +36,7 @@ from .tools import (
     edits_only,
     is_noop_mutation,
     matches,
+    output_paths,
     user_answered,
 )
 from .verdict import ALLOW, Action, Decision, Rule, merge, strongest
@@ -418,9 +419,10 @@ def _result(
         not looked and succeeded and first and ev.config.write_result_evidence and applies_diff(tool, tool_input)
     )
     edits = shell_edit or (succeeded and not unchanged and mutation)
-    # The files the call named changed, by their content (the files it sent a program's output
-    # into, `| tee test.log`, are not looked at: `hosts/workspace`): its edits applied.
-    changed = looked and not unchanged and not str(before).startswith(WORKSPACE_BY_TIME)
+    # The files the call named changed, by their content, and none of them is where the line sent
+    # a program's output (`sed -i … a.py && pytest | tee test.log`: the log changes whatever the
+    # edit did): its edits applied.
+    changed = looked and not unchanged and not str(before).startswith(WORKSPACE_BY_TIME) and not output_paths(tool, tool_input)
     evidence = progress.record_result(
         agent, call, tool, tool_input, response, outcome, ev.config, agents=len(ev.state["agents"]),
         unchanged=unchanged or revisited, shell_edit=shell_edit and not revisited,

@@ -263,6 +263,7 @@ _PROGRAM_SAYS = (
 )
 
 
+_LETTERS = str.maketrans("0123456789", "ghijklmnop")
 _PROGRAM_FILE_SAYS = (
     r"(?im)^((?:(?:ba|z|da)?sh: )?(?:line \d+: )?)([\w.+-]+): ([^\s:]+): (?=Operation not permitted|Permission denied)"
 )
@@ -286,7 +287,9 @@ def _without_own_program(text: str, tool_input: dict[str, Any]) -> str:
     def file_named(found: re.Match[str]) -> str:
         if found.group(2).lower() not in programs:
             return found.group(0)
-        return f"{found.group(1)}<program>: file-{digest(found.group(3).encode('utf-8', 'surrogatepass'))[:8]}: "
+        # in letters only: numbers are masked after this, and a digest's digits with them
+        name = digest(found.group(3).encode("utf-8", "surrogatepass"))[:12].translate(_LETTERS)
+        return f"{found.group(1)}<program>: file-{name}: "
 
     # One file a program was refused (`cat: /root/a: Permission denied`): the same file through
     # another program is the same error, another file another (paths are masked after this).

@@ -292,10 +292,10 @@ _RERUN_AFTER = (
 _TEST_OR_BUILD = (
     r"\s*(?:(?:python3?|uv\s+run|poetry\s+run)\s+-m\s+)?(?:pytest|tox|nox|jest|vitest|mocha|ctest"
     r"|(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?(?:test|build|lint|check|typecheck)|npx\s+(?:jest|vitest|tsc|playwright)"
-    r"|cargo\s+(?:test|build|check|clippy|nextest)|go\s+(?:test|build|vet)|tsc|just\s+\S*(?:test|check|build)"
-    r"|make(?:\s+-C\s+\S+)?(?:\s+-\S+)*\s+(?!\S*(?:status|wait|watch|poll))\S*(?:test|check|build|all)\S*|make\s*$"
-    r"|(?:\./)?(?:gradlew|mvnw)\s+\S*(?:test|check|build)|gradle\s+\S*(?:test|check|build)|mvn\s+(?:\S+\s+)*(?:test|verify|package|install)"
-    r"|bazel\s+(?:test|build)|dotnet\s+(?:test|build))\b"
+    r"|cargo\s+(?:test|build|check|clippy|nextest)|go\s+(?:test|build|vet)|tsc"
+    r"|(?:make|just|gradle|(?:\./)?gradlew)(?:\s+-C\s+\S+)?(?:\s+-\S+)*\s+"
+    r"(?![^\s]*(?:status|wait|watch|poll|deploy))(?:[\w.]+[-_:])*(?:tests?|unit|build|all|lint)(?:[-_:][\w.]+)*(?=\s|$)"
+    r"|make\s*$|mvn\s+(?:\S+\s+)*(?:test|verify|package)|bazel\s+(?:test|build)|dotnet\s+(?:test|build))\b"
 )
 
 

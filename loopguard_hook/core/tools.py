@@ -1,7 +1,6 @@
 """Tool classification by the configured name lists: tracked, read-like, mutation, paths. Pure."""
 
 import re
-from functools import partial
 from typing import Any
 
 from ..config.settings import Config
@@ -434,52 +433,34 @@ def edits_only(tool: str, tool_input: Any) -> bool:
 
 
 #: A program's output sent into a file: a redirect of stdout or stderr or both (`> log`, `>>
-#: out.txt`, `&> test.log`, `1> x`, `2> err.txt`; not into a descriptor or /dev/), or `tee`'s files.
+#: out.txt`, `&> test.log`, `1> x`, `2> err.txt`, `>| x`; not into a descriptor or /dev/).
 _OUTPUT_INTO = r"(?<![<>])(?:&|\d)?>[>|]?\s*(?!&)([^\s;&|<>()'\"]+)"
-#: A file a program's output goes into that is no source the line edits: a log, an output or a
-#: report by its name, or anything under /tmp (`test.log`, `out.txt`, `race.err`, `/tmp/pytest.log`).
-#: A source regenerated so (`sed -n '1,200p' a.py.orig > a.py`, `python gen.py > config.py`) is
-#: an edit, and stays looked at.
-_LOG_NAME = r"(?i)(?:\A/tmp/|\A/var/tmp/|\.(?:log|out|err|txt)\Z|(?:\A|[/._-])logs?(?:/|[._-][^/]*\Z|\Z))"
 #: A plain word in quotes (`tee "test.log"`): the word, for a file's name.
 _QUOTED_WORD = r"""(['"])([\w.~/@+-]+)\1"""
 
 
-def _unless_in(logs: list[str], redirect: re.Match[str]) -> str:
-    """A redirect left as it is, or taken out when its file is one of `logs`."""
-    return "" if redirect.group(1) in logs else redirect.group(0)
-
-
-def output_paths(tool: str, tool_input: Any) -> tuple[tuple[str, ...], str | None]:
-    """The logs a shell call sends a program's output into (`pytest | tee test.log`, `npm test
-    &> test.log`; by their name, `_LOG_NAME`), as it names them, and the command without them
-    (None when there are none): those files change whatever the line's edits did, so the
-    workspace judges the line without them (`pytest -q | tee test.log` then changes nothing it
-    means to). Text written into a file by a writer alone (`echo x > a.py`, `cat > a.py
-    <<'EOF'`: `_WRITERS`) is an edit, not output. Quoted text and here-documents aside."""
+def output_paths(tool: str, tool_input: Any) -> tuple[str, ...]:
+    """The files a shell call sends a program's output into (`pytest | tee test.log`, `npm test
+    &> test.log`), as it names them: they change whatever the line's edits did, so a change the
+    workspace sees in such a line is not its edits' (`engine`: `ResultContext.changed`). Text
+    written into a file by a writer alone (`echo x > a.py`, `cat > a.py <<'EOF'`: `_WRITERS`) is
+    an edit, not output. Quoted text (a plain quoted word is a name) and here-documents aside."""
     command = shell_command(tool, tool_input)
     if command is None or ">" not in command and "tee" not in command:
-        return (), None
+        return ()
     line = re.sub(_QUOTED_TEXT, "''", re.sub(_QUOTED_WORD, r"\2", _documents(command[:4096])[0]))
     found: list[str] = []
-    kept: list[str] = []
-    for pipeline, separator in zip(*[iter([*re.split(f"({_PIPELINES})", line), ""])] * 2, strict=True):
+    for pipeline in re.split(_PIPELINES, line):
         parts = [p for p in re.split(r"\|&?", pipeline) if p.strip()]
         programs = [found_[-1] if (found_ := programs_of(p)) else "" for p in parts]
         if programs and all(p in _WRITERS for p in programs):
-            kept.append(pipeline + separator)  # `echo 'LIMIT = 8' > config.py`: an edit
-            continue
-        logs = [t.group(1) for t in re.finditer(_OUTPUT_INTO, pipeline) if re.search(_LOG_NAME, t.group(1))]
+            continue  # `echo 'LIMIT = 8' > config.py`: an edit
+        names = [t.group(1) for t in re.finditer(_OUTPUT_INTO, pipeline)]
         for part, program in zip(parts, programs, strict=True):
             if program == "tee":  # `… | tee -a test.log`: its files
-                logs += [w for w in part.split()[1:] if re.search(_LOG_NAME, w) and not w.startswith("-")]
-        found += logs
-        if logs:
-            pipeline = re.sub(_OUTPUT_INTO, partial(_unless_in, logs), pipeline)
-            pipeline = re.sub(r"\|&?\s*tee\b[^|]*", "", pipeline)
-        kept.append(pipeline + separator)
-    found = [name for name in found if not name.startswith("/dev/")]
-    return tuple(dict.fromkeys(found)), ("".join(kept) if found else None)
+                names += [w for w in part.split()[1:] if not w.startswith("-") and w not in ("''", "tee")]
+        found += [name for name in names if not name.startswith("/dev/")]
+    return tuple(dict.fromkeys(found))
 
 
 def applies_diff(tool: str, tool_input: Any) -> bool:

@@ -34,7 +34,7 @@ from ..core.patch import PATCH_CHARS, recorded_shell_patch, unseen_through_shell
 from ..core.patch import misfit as patch_misfit
 from ..core.shellwords import SHELL_KEYS
 from ..core.signature import blake2b
-from ..core.tools import GLOB_WORD_CHARS, PATCH_MARK, WORKSPACE_BY_TIME, change_paths, command_text, output_paths, patch_text
+from ..core.tools import GLOB_WORD_CHARS, PATCH_MARK, WORKSPACE_BY_TIME, change_paths, command_text, patch_text
 
 #: Files at most this long are judged by their content, longer ones by size and mtime (bytes).
 CONTENT_BYTES = 256 << 10
@@ -61,13 +61,7 @@ def snapshot_files(event: HookEvent, config: Config) -> tuple[str | None, tuple[
     if event.event not in EVENTS or not event.tool_name:
         return None, ()
     tool, event = event.tool_name, _pwd_spelt_out(event)
-    # A line judged without the logs it sends a program's output into (`tools.output_paths`).
-    outputs, without = output_paths(tool, event.tool_input)
-    tool_input = event.tool_input
-    key = next((k for k in SHELL_KEYS if isinstance(tool_input.get(k), str)), None) if isinstance(tool_input, dict) else None
-    if without is not None and key is not None and isinstance(tool_input, dict):
-        tool_input = {**tool_input, key: without}
-    paths = tuple(p for p in change_paths(tool, tool_input, config) if p not in outputs)
+    paths = change_paths(tool, event.tool_input, config)
     if not paths:
         return None, ()
     folder = _folder(event)

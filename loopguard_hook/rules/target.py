@@ -87,8 +87,10 @@ from ..core.signature import digest
 from ..core.tools import (
     AGENT_TOOLS,
     SHELL_WRITES,
+    WORKSPACE_BY_TIME,
     edits_only,
     matches,
+    output_paths,
     patch_text,
     short_path,
     target_of,
@@ -521,11 +523,14 @@ def on_result(ctx: ResultContext) -> Decision | None:
         return None
     if how not in ("patch", "script"):
         return None  # a whole write fails for other reasons (the file exists, was not read: the host says which)
-    if how == "script" and (ctx.changed or not (ctx.unchanged or edits_only(ctx.tool, ctx.tool_input))):
+    told = ctx.unchanged or edits_only(ctx.tool, ctx.tool_input) or bool(output_paths(ctx.tool, ctx.tool_input))
+    if how == "script" and (ctx.changed or not (told or str(ctx.call.get("ws", "")).startswith(WORKSPACE_BY_TIME))):
         # A line that edits the file and runs something else (`sed -i … a.py && pytest`): its
         # failure may be that program's, not the edit's. The workspace saw the file change: the
-        # edit applied, as one that succeeds; saw it unchanged: the edit failed, counted; cannot
-        # tell (a replay; a big file judged by its mtime, which any rewrite moves): not counted.
+        # edit applied, as one that succeeds; saw it unchanged: the edit failed, counted. Where
+        # the workspace cannot tell (a program's output file in the line, `| tee test.log`, which
+        # changes whatever the edit did; a big file judged by its mtime), it counts, as before;
+        # in a replay, which has no workspace, it does not.
         if ctx.changed:
             files.pop(file, None)
         return None
