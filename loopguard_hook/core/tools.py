@@ -469,13 +469,13 @@ def applies_diff(tool: str, tool_input: Any) -> bool:
     they were or undo an apply (`_ONLY_LOOKS`). Such a call that succeeds changed the files its
     diff names: both refuse a diff that does not apply, or was applied already."""
     command = shell_command(tool, tool_input)
-    if command is None or not edits_only(tool, tool_input):
-        return False
+    if command is None or ("apply" not in command and "patch" not in command):
+        return False  # the common case, asked of most results: no shell parse
     line = _documents(command[:4096])[0].rstrip()
     applied = re.search(_APPLIES_DIFF, line)
     # Its success is the line's only when nothing after it could hide its failure (`git apply
     # x.patch; git diff --stat` exits 0 whatever the apply did).
-    if applied is None:
+    if applied is None or not edits_only(tool, tool_input):
         return False
     own = re.split(r"&&|;|\||\n", line[applied.end() :], maxsplit=1)[0]
     return re.search(_ONLY_LOOKS, " " + own) is None and re.search(r";|\|\||\||\n", line[applied.end() :]) is None

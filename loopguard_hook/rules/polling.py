@@ -217,9 +217,10 @@ def on_call(ctx: CallContext) -> Decision | None:
 
 
 def running_job(ctx: CallContext) -> str | None:
-    """How the texts name the background job of the agent's, still running, whose log or
-    process a call looks at (`the background job make (its output in build.log)`); None for any
-    other call, or with the rule off. The repeat rule's texts then say to wait for it."""
+    """How the texts name the background job of the agent's that a call looks at, by its log or
+    its process (`the background job make (its output in build.log)`), while this rule takes it
+    to run (no process check found it gone); None for any other call, or with the rule off. The
+    repeat rule's texts then say how to wait for it, or to use its output if it ended."""
     tasks = _tasks(ctx.agent) if ctx.config.max_rapid_polls else {}
     if not any(k.startswith(JOB) for k in tasks):
         return None

@@ -701,8 +701,10 @@ def on_call(ctx: CallContext) -> Decision | None:
     slow = cfg.slow_repeat_seconds
     if slow and ctx.previous_time is not None and ctx.now - ctx.previous_time >= slow:
         return None
-    waited = 0.0 if reruns_work(ctx.tool, ctx.tool_input) else waited_first(ctx.agent, ctx.call)
-    if slow and (sleeps_first(ctx.tool, ctx.tool_input) or waited) >= slow / 2:
+    if slow and (
+        sleeps_first(ctx.tool, ctx.tool_input)
+        or (0.0 if reruns_work(ctx.tool, ctx.tool_input) else waited_first(ctx.agent, ctx.call))
+    ) >= slow / 2:
         return None  # it waits first: a poll, as for repeats
     what = f"{ctx.tool} on {target[:MAX_ID_CHARS]}" if target else ctx.tool
     # The wall's quote is the reminded call's error; a refusal that names its command is given as
