@@ -276,26 +276,17 @@ _SLEEP_FIRST = r"(?a)\A\s*(?:cd\s+[^\s;&|]+\s*(?:&&|;)\s*)?sleep\s+(\d+(?:\.\d+)
 #: A `sleep` duration: a number with an optional unit (`45`, `2.5s`, `2m`, `1h`).
 _DURATION = r"(?a)(\d+(?:\.\d+)?)([smh]?)"
 
-#: What a sleep may come before and still be a re-run, not a check: a test run or a build repeats
-#: its work whatever it waited for (`sleep 30 && npm test` with nothing changed is a loop).
-_RERUN_AFTER = (
-    r"\s*(?:(?:python3?|uv\s+run|poetry\s+run)\s+-m\s+)?(?:pytest|tox|nox|jest|vitest|mocha|ctest|bazel|make|gmake"
-    r"|(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?(?:test|build|lint|check|typecheck)|npx\s+(?:jest|vitest|tsc|playwright)"
-    r"|cargo\s+(?:test|build|check|run|clippy)|go\s+(?:test|build|run|vet)|mvn|\./mvnw|gradle|\./gradlew|tsc"
-    r"|dotnet\s+(?:test|build))\b"
-)
-
-
-#: A test run or a package build named as such (`reruns_work`): narrower than `_RERUN_AFTER`,
-#: which a sleep written into the same line may come before: a make, gradle, just target named
-#: for testing, checking or building, not any (`make rollout-status`), nor `go run`, `cargo run`.
+#: A test run or a package build named as such: it repeats its work whatever it waited for
+#: (`sleep 30 && npm test`, or `sleep 30` then `npm test`, with nothing changed is a loop), so no
+#: wait before it makes it a poll (`sleeps_first`, `reruns_work`). A make, gradle or just target
+#: named for testing or building, not any (`make rollout-status`), nor `go run`, `cargo run`.
 _TEST_OR_BUILD = (
     r"\s*(?:(?:python3?|uv\s+run|poetry\s+run)\s+-m\s+)?(?:pytest|tox|nox|jest|vitest|mocha|ctest"
     r"|(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?(?:test|build|lint|check|typecheck)|npx\s+(?:jest|vitest|tsc|playwright)"
     r"|cargo\s+(?:test|build|check|clippy|nextest)|go\s+(?:test|build|vet)|tsc"
-    r"|(?:make|just|gradle|(?:\./)?gradlew)(?:\s+-C\s+\S+)?(?:\s+-\S+)*\s+"
+    r"|(?:g?make|just|gradle|(?:\./)?gradlew)(?:\s+-C\s+\S+)?(?:\s+-\S+)*\s+"
     r"(?![^\s]*(?:status|wait|watch|poll|deploy))(?:[\w.]+[-_:])*(?:tests?|unit|build|all|lint)(?:[-_:][\w.]+)*(?=\s|$)"
-    r"|make\s*$|mvn\s+(?:\S+\s+)*(?:test|verify|package)|bazel\s+(?:test|build)|dotnet\s+(?:test|build))\b"
+    r"|g?make\s*$|(?:\./)?mvnw?\s+(?:\S+\s+)*(?:test|verify|package)|bazel\s+(?:test|build)|dotnet\s+(?:test|build))\b"
 )
 
 
@@ -338,9 +329,9 @@ def only_sleeps(tool: str, tool_input: Any) -> float:
 def sleeps_first(tool: str, tool_input: Any) -> float:
     """The seconds a shell call sleeps before the rest of its command runs (`sleep 45 && gh pr
     checks`: 45.0; `sleep 2m; …`: 120.0); 0.0 for any other call, and for a test run or a build
-    after the sleep (`_RERUN_AFTER`)."""
+    after the sleep (`_TEST_OR_BUILD`)."""
     found = sleep_then(shell_command(tool, tool_input, 256) or "")
-    if found is None or re.match(_RERUN_AFTER, found[1]):
+    if found is None or re.match(_TEST_OR_BUILD, found[1]):
         return 0.0
     return found[0]
 

@@ -19,6 +19,8 @@ from loopguard_hook.core.shellwords import sleeps_first
         ("sleep 30 && npm test", 0.0),  # a test run repeats its work whatever it waited for
         ("sleep 30 && python -m pytest -x", 0.0),
         ("sleep 60; cargo build", 0.0),
+        ("sleep 40 && make rollout-status", 40.0),  # a status target: one test of a rerun for both forms
+        ("sleep 40 && make -C svc unit-test", 0.0),
         ("gh pr checks 412 && sleep 45", 0.0),  # it checks first: no wait before the check
         ("sleep 45", 0.0),  # a bare wait checks nothing
         ("echo sleep 45 && ls", 0.0),
