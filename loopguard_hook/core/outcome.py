@@ -255,8 +255,8 @@ def error_signature(text: str, tool_input: Any = None) -> str:
 #: Where a line of a shell's error names the program it ran and, right after its name, says the
 #: environment refused it (`pip: Operation not permitted`, `bash: line 1: uv: network access
 #: denied by sandbox policy`). Not a program missing (`rg: command not found`): another program
-#: may be there; nor a file the program was refused (`cat: /root/a: Permission denied`): other
-#: files may be readable.
+#: may be there. A file the program was refused (`cat: /root/a: Permission denied`) is
+#: `_PROGRAM_FILE_SAYS`'s: the program goes, the file stays (other files may be readable).
 _PROGRAM_SAYS = (
     r"(?im)^((?:(?:ba|z|da)?sh: )?(?:line \d+: )?)([\w.+-]+): "
     r"(?=Operation not permitted|Permission denied|(?:network )?access denied|denied by|not allowed)"
@@ -271,7 +271,8 @@ _PROGRAM_FILE_SAYS = (
 
 def _without_own_program(text: str, tool_input: dict[str, Any]) -> str:
     """`text` with the name of a program its command runs left out where a line begins with it
-    and says the environment refused it (`_PROGRAM_SAYS`); as it is for a call with no shell
+    and says the environment refused it (`_PROGRAM_SAYS`), or refused it a file, which is kept
+    as a digest written in letters (`_PROGRAM_FILE_SAYS`); as it is for a call with no shell
     command."""
     command = next((v for k in ("command", "cmd") if isinstance(v := tool_input.get(k), str)), None)
     if command is None or ":" not in text:

@@ -138,8 +138,9 @@ class ResultContext(NamedTuple):
     #: workspace looked at before and after it ran, changed or not.
     edit_line: bool = False
     #: The workspace looked at the files the call named to change, before and after it ran, and
-    #: they changed (`HookEvent.workspace`): its edits applied, whatever else the line ran and
-    #: however that ended (`sed -i … a.py && pytest` that fails).
+    #: they changed by their content, in a line that sends no program's output into a file
+    #: (`tools.output_paths`: that file changes whatever the edits did): its edits applied,
+    #: whatever else the line ran and however that ended (`sed -i … a.py && pytest` that fails).
     changed: bool = False
 
     @property

@@ -152,7 +152,8 @@ def _since_previous(ctx: CallContext, name: str, text: str, *, on: bool) -> str:
 
 def _wait_note(ctx: CallContext) -> str:
     """Where slow polls are free (`slow_repeat_seconds`, off in the seed profiles), for a shell
-    call: `JOB_NOTE` when it looks at a background job still running (`polling.running_job`),
+    call: `JOB_NOTE` when it looks at a background job the polling rule takes to run
+    (`polling.running_job`),
     `WAIT_NOTE` when its previous result says nothing listened at the address it asked
     (`REFUSED`: a server not started, or still starting), `PACE_NOTE` when it sleeps first, too
     briefly to be a poll (`sleep 20 && gh pr checks`), `SPACED_NOTE` when it came a quarter of

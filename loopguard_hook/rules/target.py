@@ -26,8 +26,10 @@ Not counted: a whole-file write that fails (the host says why: the file exists, 
 read), and an attempt whose own text did not parse (`_UNPARSED`: a script's SyntaxError, the
 shell's syntax error, a patch `git apply` cannot read), which never reached the file: a read
 would not mend it; nor a failed shell line that runs more than edits and reads (`sed -i … a.py &&
-pytest`: its failure may be the test's) unless the workspace saw its file unchanged, and one
-whose file the workspace saw change applied.
+pytest`: its failure may be the test's) whose edits the workspace saw apply (it applied, as one
+that succeeds), or that no workspace was looked at for (a replay). One the workspace saw leave
+the file unchanged counts, and so does one it cannot tell of (a program's output sent into a
+file in the line, a file judged by its mtime).
 A call the host rejected before it ran counts as an attempt (Claude Code validates an Edit
 before its PreToolUse: a wall of rejected Edits that goes on with scripts is one wall),
 but an edit tool of such a host is then never denied: an Edit that reaches PreToolUse passed
