@@ -164,8 +164,11 @@ def _run(
         store = _open_store(where, cfg, dry_run=options.dry_run)
         now = clock()
         if cfg.workspace_evidence and event.event in workspace.EVENTS:
-            digest, files = workspace.snapshot_files(event, cfg)
-            event = event._replace(workspace=digest, workspace_files=files, misfit=workspace.misfit(event, cfg))
+            seen_files = workspace.snapshot_files(event, cfg)
+            event = event._replace(
+                workspace=seen_files.digest, workspace_files=seen_files.files, workspace_edits=seen_files.edits,
+                misfit=workspace.misfit(event, cfg),
+            )
         try:
             result = _decide(store, event, cfg, now, dry_run=options.dry_run)
         except StateError as exc:

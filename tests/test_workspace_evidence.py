@@ -593,3 +593,47 @@ def test_a_patch_whose_record_is_not_found_is_not_judged(tmp_path: Path) -> None
         filler = {"type": "message", "content": "x" * rollout_mod.CALL_LOOKBACK_BYTES}
         f.write(json.dumps({"type": "response_item", "payload": filler}) + "\n")
     assert workspace.misfit(_recorded_event(PATCH, tmp_path, str(far)), CONFIG) is None
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "sed -i 's/x = 1/x = 2/' src/a.py && pytest 2>&1 | tee test.log; exit ${PIPESTATUS[0]}",
+        "sed -i 's/x = 1/x = 2/' src/a.py && pytest > ./test.log 2>&1",
+        "sed -i 's/x = 1/x = 2/' src/a.py && pytest &>> \"test.log\"",
+        "sed -i 's/x = 1/x = 2/' $PWD/src/a.py && pytest 2>&1 | tee -a $PWD/test.log",
+        "cd src && sed -i 's/x = 1/x = 2/' a.py && pytest 2>&1 | tee ../test.log",
+    ],
+)
+def test_the_files_a_line_edits_are_judged_apart_from_its_output_files(tmp_path: Path, command: str) -> None:
+    """`Snapshot.edits` leaves out the files a line sends a program's output into, however they
+    are spelt: a log that changes every run says nothing of the edit, which the edits' digest
+    tells alone; the whole digest still moves with the log."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text("x = 1\n")
+    (tmp_path / "test.log").write_text("1 failed\n")
+    call = _event("Bash", {"command": command}, tmp_path)
+    before = workspace.snapshot_files(call, CONFIG)
+    assert before.edits is not None and len(before.edits) == 32
+    (tmp_path / "test.log").write_text("1 failed in 0.02s\n")
+    logged = workspace.snapshot_files(call, CONFIG)
+    assert logged.edits == before.edits and logged.digest != before.digest
+    (tmp_path / "src" / "a.py").write_text("x = 2\n")
+    assert workspace.snapshot_files(call, CONFIG).edits != before.edits
+
+
+def test_the_edits_digest_says_nothing_of_a_big_file_or_of_output_alone(tmp_path: Path) -> None:
+    """A file the edits name judged by size and mtime leaves `Snapshot.edits` None (a rewrite of
+    the same bytes moves it), as does a line whose only file is its output; without output files
+    it covers what the whole digest covers."""
+    big = tmp_path / "big.py"
+    big.write_bytes(b"x = 1\n" * (workspace.CONTENT_BYTES // 6 + 1))
+    (tmp_path / "test.log").write_text("ok\n")
+    for command in ("sed -i 's/x/y/' big.py | tee test.log", "pytest > test.log"):
+        assert workspace.snapshot_files(_event("Bash", {"command": command}, tmp_path), CONFIG).edits is None
+    (tmp_path / "a.py").write_text("x = 1\n")
+    plain = workspace.snapshot_files(_event("Bash", {"command": "sed -i 's/x/y/' a.py"}, tmp_path), CONFIG)
+    assert plain.edits is not None and plain.digest is not None
+    (tmp_path / "a.py").write_text("y = 1\n")
+    after = workspace.snapshot_files(_event("Bash", {"command": "sed -i 's/x/y/' a.py"}, tmp_path), CONFIG)
+    assert after.edits != plain.edits and after.digest != plain.digest

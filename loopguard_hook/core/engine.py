@@ -36,7 +36,6 @@ from .tools import (
     edits_only,
     is_noop_mutation,
     matches,
-    output_paths,
     user_answered,
 )
 from .verdict import ALLOW, Action, Decision, Rule, merge, strongest
@@ -309,6 +308,8 @@ def _attempt(
     if ev.event.workspace is not None and ev.event.event == "PreToolUse":
         attempt.call["ws"] = ev.event.workspace
         attempt.call["wsf"] = list(ev.event.workspace_files)
+        if ev.event.workspace_edits is not None:
+            attempt.call["wse"] = ev.event.workspace_edits
     ctx = rules.CallContext(
         event=ev.event,
         config=config,
@@ -419,10 +420,11 @@ def _result(
         not looked and succeeded and first and ev.config.write_result_evidence and applies_diff(tool, tool_input)
     )
     edits = shell_edit or (succeeded and not unchanged and mutation)
-    # The files the call named changed, by their content, and none of them is where the line sent
-    # a program's output (`sed -i … a.py && pytest | tee test.log`: the log changes whatever the
-    # edit did): its edits applied.
-    changed = looked and not unchanged and not str(before).startswith(WORKSPACE_BY_TIME) and not output_paths(tool, tool_input)
+    # The files the line's edits name changed, by their content (`HookEvent.workspace_edits`: not
+    # a file the line sends a program's output into, `sed -i … a.py && pytest | tee test.log`,
+    # which changes whatever the edit did): its edits applied.
+    edits_before, edits_after = call.get("wse"), ev.event.workspace_edits
+    changed = looked and edits_before is not None and edits_after is not None and edits_before != edits_after
     evidence = progress.record_result(
         agent, call, tool, tool_input, response, outcome, ev.config, agents=len(ev.state["agents"]),
         unchanged=unchanged or revisited, shell_edit=shell_edit and not revisited,

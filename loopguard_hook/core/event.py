@@ -96,6 +96,10 @@ class HookEvent(NamedTuple):
     #: The same files one by one, as `"PPPPPPPP:SSSSSSSS"` (8 hex digits of a digest of the
     #: path, 8 of its state), in the order named; () when not looked at.
     workspace_files: tuple[str, ...] = ()
+    #: A digest of the same files but those the line sends a program's output into (`pytest |
+    #: tee test.log`), all judged by their content: what the line's edits name; None when not
+    #: looked at, or when one of them is judged by size and mtime.
+    workspace_edits: str | None = None
     #: At a patch's PreToolUse (apply_patch's format, `core/patch.py`): the first line of a hunk
     #: that the file it updates holds nowhere, as the host layer found the file
     #: (`hosts/workspace.misfit`), or as a replay reads it from the recorded failure; None when

@@ -113,6 +113,7 @@ if TYPE_CHECKING:
         late: NotRequired[bool]  # counted at a PostToolBatch: no PreToolUse saw it, it never ran
         ws: NotRequired[str]  # the named files' state before it ran (`HookEvent.workspace`)
         wsf: NotRequired[list[str]]  # the same, file by file (`HookEvent.workspace_files`)
+        wse: NotRequired[str]  # the state of the files its edits name (`HookEvent.workspace_edits`)
         misfit: NotRequired[bool]  # a patch counted as failed at its PreToolUse (`rules.target`)
         cwd: NotRequired[str]  # the folder a shell line with a `cd` started in, at its PreToolUse (`rules.polling`)
         issued: NotRequired[float]  # when the model issued it, when earlier than `t` (`progress.issued_with`)

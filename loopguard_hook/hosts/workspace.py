@@ -21,12 +21,11 @@ small files, at most `MAX_CHANGE_PATHS` paths and `BUDGET_BYTES` bytes; a patter
 directory listing and a `stat` per match, at most `GLOB_MATCHES`.
 """
 
-from __future__ import annotations
-
 import os
 import re
 import stat
 from itertools import islice
+from typing import NamedTuple
 
 from ..config.settings import Config
 from ..core.event import Client, HookEvent
@@ -34,7 +33,7 @@ from ..core.patch import PATCH_CHARS, recorded_shell_patch, unseen_through_shell
 from ..core.patch import misfit as patch_misfit
 from ..core.shellwords import SHELL_KEYS
 from ..core.signature import blake2b
-from ..core.tools import GLOB_WORD_CHARS, PATCH_MARK, WORKSPACE_BY_TIME, change_paths, command_text, patch_text
+from ..core.tools import GLOB_WORD_CHARS, PATCH_MARK, WORKSPACE_BY_TIME, change_paths, command_text, output_paths, patch_text
 
 #: Files at most this long are judged by their content, longer ones by size and mtime (bytes).
 CONTENT_BYTES = 256 << 10
@@ -46,47 +45,75 @@ GLOB_MATCHES = 256
 EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure"})
 
 
+class Snapshot(NamedTuple):
+    """What the workspace shows of the files a call names to change (`snapshot_files`)."""
+
+    #: `snapshot`'s digest of them all, or None.
+    digest: str | None
+    #: The same files one by one (`HookEvent.workspace_files`).
+    files: tuple[str, ...]
+    #: A digest of the files the line's edits name, judged by their content: every named file
+    #: but those a program's output is sent into (`tools.output_paths`: `pytest | tee
+    #: test.log`); None when any of them is judged by size and mtime, or none is a file
+    #: (`HookEvent.workspace_edits`).
+    edits: str | None
+
+
 def snapshot(event: HookEvent, config: Config) -> str | None:
     """The digest (32 hex characters, after `tools.WORKSPACE_BY_TIME` when some file was judged by size and
     mtime) of the states of the files `event`'s call names to change (`tools.change_paths`);
     None when it names none, or for another event. Never raises: a path
     that cannot be looked at is stated as the error's number."""
-    return snapshot_files(event, config)[0]
+    return snapshot_files(event, config).digest
 
 
-def snapshot_files(event: HookEvent, config: Config) -> tuple[str | None, tuple[str, ...]]:
-    """`snapshot`'s digest, and the same files one by one (`HookEvent.workspace_files`:
-    `"PPPPPPPP:SSSSSSSS"`, 8 hex digits of a digest of the path and 8 of its state); `(None, ())`
-    when `snapshot` is None. Never raises."""
+def snapshot_files(event: HookEvent, config: Config) -> Snapshot:
+    """`snapshot`'s digest, the same files one by one (`HookEvent.workspace_files`:
+    `"PPPPPPPP:SSSSSSSS"`, 8 hex digits of a digest of the path and 8 of its state), and the
+    digest of the files the line's edits name (`Snapshot.edits`, 32 hex characters); `(None, (),
+    None)` when `snapshot` is None. Never raises."""
     if event.event not in EVENTS or not event.tool_name:
-        return None, ()
+        return _NOTHING
     tool, event = event.tool_name, _pwd_spelt_out(event)
     paths = change_paths(tool, event.tool_input, config)
     if not paths:
-        return None, ()
+        return _NOTHING
     folder = _folder(event)
     if folder is _NOWHERE:
-        return None, ()
-    h = blake2b(digest_size=16)
+        return _NOTHING
+    # The files a program's output goes into change whatever the line's edits did.
+    outputs = {os.path.normpath(full) for path in output_paths(tool, event.tool_input) if (full := _resolve(path, folder))}
+    h, edits = blake2b(digest_size=16), blake2b(digest_size=16)
     budget = [BUDGET_BYTES]
-    found = by_time = False
+    found = by_time = edited = edits_by_time = False
     files: list[str] = []
     for named, fulls in _expanded(paths, folder):
         states = blake2b(digest_size=4)  # a pattern's matches make one state
+        edit = not outputs or os.path.normpath(named) not in outputs
         for full in fulls:
             state = _state(full, budget)
-            found = found or state.startswith((b"content", b"size"))
+            is_file = state.startswith((b"content", b"size"))
+            found = found or is_file
             by_time = by_time or state.startswith(b"size")
             name = full.encode("utf-8", "surrogatepass")
             h.update(name + b"\0" + state + b"\n")
             states.update(name + b"\0" + state + b"\n")
+            if edit:
+                edited = edited or is_file
+                edits_by_time = edits_by_time or state.startswith(b"size")
+                edits.update(name + b"\0" + state + b"\n")
         files.append(blake2b(named.encode("utf-8", "surrogatepass"), digest_size=4).hexdigest() + ":" + states.hexdigest())
     # Names none of which is a file here (a path relative to a folder the command moves to, a
     # file it creates) say nothing either way. A `~` marks a state judged in part by size and
     # mtime: a rewrite of the same bytes (`sed -i` whose pattern matched nothing) moves it.
     if not found:
-        return None, ()
-    return (WORKSPACE_BY_TIME if by_time else "") + h.hexdigest(), tuple(files)
+        return _NOTHING
+    digest = (WORKSPACE_BY_TIME if by_time else "") + h.hexdigest()
+    return Snapshot(digest, tuple(files), edits.hexdigest() if edited and not edits_by_time else None)
+
+
+#: `snapshot_files`' answer for a call whose files were not looked at.
+_NOTHING = Snapshot(None, (), None)
 
 
 #: The cwd spelt through the shell before a `/` (`_pwd_spelt_out`).

@@ -137,10 +137,11 @@ class ResultContext(NamedTuple):
     #: The call is a shell line of edits and reads (`tools.edits_only`) whose named files the
     #: workspace looked at before and after it ran, changed or not.
     edit_line: bool = False
-    #: The workspace looked at the files the call named to change, before and after it ran, and
-    #: they changed by their content, in a line that sends no program's output into a file
-    #: (`tools.output_paths`: that file changes whatever the edits did): its edits applied,
-    #: whatever else the line ran and however that ended (`sed -i … a.py && pytest` that fails).
+    #: The workspace looked at the files the call's edits name, before and after it ran, and they
+    #: changed by their content (`HookEvent.workspace_edits`: not a file the line sends a
+    #: program's output into, `pytest | tee test.log`, which changes whatever the edits did): its
+    #: edits applied, whatever else the line ran and however that ended (`sed -i … a.py && pytest`
+    #: that fails).
     changed: bool = False
 
     @property

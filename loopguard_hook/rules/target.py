@@ -27,9 +27,10 @@ read), and an attempt whose own text did not parse (`_UNPARSED`: a script's Synt
 shell's syntax error, a patch `git apply` cannot read), which never reached the file: a read
 would not mend it; nor a failed shell line that runs more than edits and reads (`sed -i … a.py &&
 pytest`: its failure may be the test's) whose edits the workspace saw apply (it applied, as one
-that succeeds), or that no workspace was looked at for (a replay). One the workspace saw leave
-the file unchanged counts, and so does one it cannot tell of (a program's output sent into a
-file in the line, a file judged by its mtime).
+that succeeds: the files its edits name changed by their content, a log the line sends a
+program's output into set aside, `| tee test.log`), or that no workspace was looked at for (a
+replay). One the workspace saw leave the file unchanged counts, and so does one it cannot tell
+of (a file judged by its mtime).
 A call the host rejected before it ran counts as an attempt (Claude Code validates an Edit
 before its PreToolUse: a wall of rejected Edits that goes on with scripts is one wall),
 but an edit tool of such a host is then never denied: an Edit that reaches PreToolUse passed
@@ -529,10 +530,10 @@ def on_result(ctx: ResultContext) -> Decision | None:
     if how == "script" and (ctx.changed or not (told or str(ctx.call.get("ws", "")).startswith(WORKSPACE_BY_TIME))):
         # A line that edits the file and runs something else (`sed -i … a.py && pytest`): its
         # failure may be that program's, not the edit's. The workspace saw the file change: the
-        # edit applied, as one that succeeds; saw it unchanged: the edit failed, counted. Where
-        # the workspace cannot tell (a program's output file in the line, `| tee test.log`, which
-        # changes whatever the edit did; a big file judged by its mtime), it counts, as before;
-        # in a replay, which has no workspace, it does not.
+        # edit applied, as one that succeeds (a log the line writes, `| tee test.log`, set
+        # aside); saw it unchanged: the edit failed, counted. Where the workspace cannot tell (a
+        # big file judged by its mtime), it counts, as before; in a replay, which has no
+        # workspace, it does not (but for a line that sends output into a file, as before).
         if ctx.changed:
             files.pop(file, None)
         return None
