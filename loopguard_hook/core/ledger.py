@@ -44,11 +44,17 @@ def waited_first(agent: Agent, call: Call) -> float:
     `wait`, `shellwords.only_sleeps`) right before `call`: the run of them answered just before
     it, 0.0 when the call before it did anything else. A check after such a wait is paced as
     one that sleeps first (`sleep 30 && gh pr checks`); a test run or a build is not
-    (`shellwords.reruns_work`, as for `shellwords.sleeps_first`), which its callers ask."""
+    (`shellwords.reruns_work`, as for `shellwords.sleeps_first`), which its callers ask. A wait
+    with no result yet counts once its seconds have passed by `call`'s time: Codex 0.171.0
+    leaves a `sleep 30` running past its exec_command yield and sends its PostToolUse only
+    when a `write_stdin` poll sees it end, if ever (research/codex-hooks.md, long-running
+    commands); one issued with `call` (a batch) has not waited."""
     waited = 0.0
     for earlier in sorted((c for c in agent["calls"].values() if c["seq"] < call["seq"]), key=lambda c: -c["seq"]):
         wait = earlier.get("wait")
-        if not isinstance(wait, float | int) or earlier["phase"] != "done":
+        if not isinstance(wait, float | int):
+            break
+        if earlier["phase"] != "done" and call["t"] - earlier["t"] < wait:
             break
         waited += wait
     return waited

@@ -76,7 +76,8 @@ def test_a_shell_call_that_only_waits(command: str, seconds: float) -> None:
 def test_the_waits_right_before_a_call_are_summed_and_anything_else_breaks_them() -> None:
     """`ledger.waited_first`: the run of answered waits just before a call (`sleep 20`, `sleep
     20`, then the check: 40 s); a wait before another call, or one not answered yet, is not
-    this call's."""
+    this call's, unless its seconds have passed by the call's time (Codex leaves a long sleep
+    running past its yield, with no PostToolUse)."""
     from loopguard_hook.core.ledger import waited_first
 
     def calls(*entries: tuple[int, str, float | None]) -> dict[str, object]:
@@ -88,6 +89,8 @@ def test_the_waits_right_before_a_call_are_summed_and_anything_else_breaks_them(
     assert waited_first(calls((7, "done", 20.0), (8, "done", None)), check) == 0.0  # type: ignore[arg-type]
     assert waited_first(calls((8, "pre", 20.0)), check) == 0.0  # type: ignore[arg-type]
     assert waited_first(calls(), check) == 0.0  # type: ignore[arg-type]
+    assert waited_first(calls((8, "pre", 20.0)), {**check, "t": 19.0}) == 0.0  # type: ignore[arg-type]
+    assert waited_first(calls((7, "done", 20.0), (8, "pre", 20.0)), {**check, "t": 21.0}) == 40.0  # type: ignore[arg-type]
 
 
 def test_the_slow_repeat_reminder_says_how_long_the_calls_before_it_waited() -> None:
