@@ -637,3 +637,27 @@ def test_the_edits_digest_says_nothing_of_a_big_file_or_of_output_alone(tmp_path
     (tmp_path / "a.py").write_text("y = 1\n")
     after = workspace.snapshot_files(_event("Bash", {"command": "sed -i 's/x/y/' a.py"}, tmp_path), CONFIG)
     assert after.edits != plain.edits and after.digest != plain.digest
+
+
+@pytest.mark.parametrize(
+    ("command", "moves"),
+    [
+        ("sed -i 's/a/b/' app/rate.py && grep -n -C 3 RATE app/rate.py", False),
+        ("sed -i 's|cd build \\&\\& cmake ..|cd out|' scripts/build.sh && ./scripts/build.sh", False),
+        ("cat > s.sh <<'EOF'\ncd build\nEOF\nsed -i s/a/b/ a.py", False),
+        ("echo 'cd x' >> notes.md", False),
+        ("grep -C3 x a.py", False),
+        ("git -C sub status", True),
+        ("make -C src test", True),
+        ("tar -xzf a.tgz -C out", True),
+        ("cd src && sed -i x a.py", True),
+        ("(cd sub && make)", True),
+        ("npm --prefix web test", True),
+        ("bash -c 'cd sub && sed -i s/x/y/ a.py'", True),
+        ('sh -c "cd sub; ls"', True),
+    ],
+)
+def test_a_line_moves_by_the_words_it_runs_not_the_text_it_gives(command: str, moves: bool) -> None:
+    """`_elsewhere`: a `cd` in a sed script or a here-document is text, grep's `-C` is context;
+    a script handed to a shell runs its `cd`."""
+    assert workspace._elsewhere(command) is moves

@@ -209,7 +209,7 @@ def change_paths(tool: str, tool_input: Any, config: Config) -> tuple[str, ...]:
                 break
     # A pattern the shell expands (`sed -i … calc*.py`), unquoted, outside any here-document: the
     # host layer lists what it names.
-    unquoted = re.sub(_QUOTED_TEXT, "''", _without_documents(command)) if "*" in command or "?" in command else ""
+    unquoted = bare_line(command) if "*" in command or "?" in command else ""
     for each in re.finditer(r"[^\s;&|<>()]+", unquoted):
         if re.fullmatch(_GLOB_WORD, each.group()) and len(named) < 4 * MAX_CHANGE_PATHS:
             named[each.group()] = None
@@ -301,6 +301,13 @@ _SCRIPT_IMPORT = (
 _HEREDOC = r"<<-?[ \t]*(['\"]?)(\w+)\1"
 #: Quoted text, emptied before a line is split (a `>` or `;` in a sed script is no operator).
 _QUOTED_TEXT = r"'[^']*'|\"(?:[^\"\\]|\\.)*\""
+
+
+def bare_line(command: str) -> str:
+    """`command` without its here-documents' bodies and with its quoted text emptied (`''`):
+    the words the shell runs, not the text it hands them (`sed -i 's|cd build|…|'` moves to no
+    folder; a `cd` in a here-document's script is the script's)."""
+    return re.sub(_QUOTED_TEXT, "''", _without_documents(command))
 
 
 def _without_documents(command: str) -> str:

@@ -33,7 +33,16 @@ from ..core.patch import PATCH_CHARS, recorded_shell_patch, unseen_through_shell
 from ..core.patch import misfit as patch_misfit
 from ..core.shellwords import SHELL_KEYS
 from ..core.signature import blake2b
-from ..core.tools import GLOB_WORD_CHARS, PATCH_MARK, WORKSPACE_BY_TIME, change_paths, command_text, output_paths, patch_text
+from ..core.tools import (
+    GLOB_WORD_CHARS,
+    PATCH_MARK,
+    WORKSPACE_BY_TIME,
+    bare_line,
+    change_paths,
+    command_text,
+    output_paths,
+    patch_text,
+)
 
 #: Files at most this long are judged by their content, longer ones by size and mtime (bytes).
 CONTENT_BYTES = 256 << 10
@@ -144,10 +153,24 @@ def _elsewhere(command: str) -> bool:
     """Whether a command line runs in another folder (`cd`, `pushd`, `git -C`, `make -C`,
     `--prefix`, `--cwd`): its relative paths are not the payload's `cwd`'s. Only what comes
     before a patch's `*** Begin Patch` is a command: the patch's own lines are the file's text
-    (a Makefile's `cd src && make`), and apply_patch's own input runs in the `cwd`."""
+    (a Makefile's `cd src && make`), and apply_patch's own input runs in the `cwd`. Quoted text
+    and here-documents are what a program is given (`sed -i 's|cd build|cd out|' build.sh`), but
+    in a line that hands a script to a shell (`bash -c '…'`, `eval`, `ssh`), where they run
+    too; `-C` moves only git, make, ninja and tar (`grep -C 3` prints context)."""
     mark = command.find(PATCH_MARK)
     command = command[:mark] if mark >= 0 else command
-    return bool(re.search(r"(?:^|[\s;&|(])(?:cd|pushd)\s|\s-C\s|--prefix\b|--cwd\b|--dir(?:ectory)?\b", command))
+    if not re.search(_SHELL_GIVEN_SCRIPT, command):
+        command = bare_line(command)
+    return bool(re.search(_MOVES, command))
+
+
+#: A line whose quoted text a shell runs (`_elsewhere`).
+_SHELL_GIVEN_SCRIPT = r"\b(?:(?:ba|z|da|k)?sh\s+(?:-\w+\s+)*-\w*c|eval|ssh|su|sudo\s+-s|exec)\b"
+#: A word that moves a line to another folder (`_elsewhere`).
+_MOVES = (
+    r"""(?:^|[\s;&|('"])(?:cd|pushd)\s|\b(?:git|g?make|ninja|tar)\s(?:[^;&|\n]*\s)?-C\s"""
+    r"|--prefix\b|--cwd\b|--dir(?:ectory)?\b"
+)
 
 
 #: `_folder`'s answer for a line whose relative paths belong to a folder not known.
