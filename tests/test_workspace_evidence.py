@@ -661,3 +661,13 @@ def test_a_line_moves_by_the_words_it_runs_not_the_text_it_gives(command: str, m
     """`_elsewhere`: a `cd` in a sed script or a here-document is text, grep's `-C` is context;
     a script handed to a shell runs its `cd`."""
     assert workspace._elsewhere(command) is moves
+
+
+def test_a_scripts_patch_variable_is_no_diff_applied() -> None:
+    """`change_paths` reads a diff's `+++` files only for the line's own `git apply` or `patch`,
+    not for a here-document script's `patch = …` line, whose files it names as any script's."""
+    script = "python3 - <<'EOF'\nfrom pathlib import Path\np = Path('app/rate.py')\npatch = p.read_text()\np.write_text(patch)\n"
+    script += "EOF"
+    assert change_paths("Bash", {"command": script}, CONFIG) == ("app/rate.py",)
+    applied = "git apply <<'EOF'\n--- a/src/a.py\n+++ b/src/a.py\n@@ -1 +1 @@\n-x\n+y\nEOF"
+    assert change_paths("Bash", {"command": applied}, CONFIG) == ("src/a.py",)

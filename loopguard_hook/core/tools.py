@@ -189,10 +189,11 @@ def change_paths(tool: str, tool_input: Any, config: Config) -> tuple[str, ...]:
         return (path,) if path else ()
     if tool not in SHELL_TOOLS or command is None or is_stand_in(command):
         return ()
-    if re.search(_APPLIES_DIFF, command[:4096]):
-        # A diff the line applies changes the files its `+++` lines name (`git apply <<'EOF'`,
-        # `patch -p1 <<'EOF'`); one read from a file (`git apply /tmp/fix.patch`) changes files
-        # the line does not name: nothing to judge (its patch file stays as it was).
+    if re.search(_APPLIES_DIFF, _without_documents(command[:4096])):
+        # A diff the line applies (its own command, not a script's `patch = …` line) changes the
+        # files its `+++` lines name (`git apply <<'EOF'`, `patch -p1 <<'EOF'`); one read from a
+        # file (`git apply /tmp/fix.patch`) changes files the line does not name: nothing to
+        # judge (its patch file stays as it was).
         diffed = (p for p in re.findall(_DIFF_PATH, command[:65536], re.M) if p != "/dev/null")
         return tuple(dict.fromkeys(diffed))[:MAX_CHANGE_PATHS]
     command = command[:4096]
