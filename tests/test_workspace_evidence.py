@@ -178,11 +178,14 @@ def test_names_that_are_no_files_here_and_commands_run_elsewhere_say_nothing(tmp
     assert workspace.snapshot(_event("Bash", {"command": "sed -i 's/a/b/' app.py"}, tmp_path, "Stop"), CONFIG) is None
 
 
-def test_a_path_through_pwd_is_the_cwds(tmp_path: Path) -> None:
+@pytest.mark.parametrize("folder", ["project", "My Project"])
+def test_a_path_through_pwd_is_the_cwds(tmp_path: Path, folder: str) -> None:
     """`sed -i … "$PWD/calc.py"` (or `${PWD}`) names calc.py of the payload's `cwd`: its change
     moves the digest and a no-op leaves it (a hostile review found an edit→test cycle so spelt
-    denied, and a first mend that credited every such edit let no-op fixes loop). After a `cd`
-    `$PWD` is another folder: nothing is said."""
+    denied, and a first mend that credited every such edit let no-op fixes loop), also in a
+    folder whose name holds a space. After a `cd` `$PWD` is another folder: nothing is said."""
+    tmp_path = tmp_path / folder
+    tmp_path.mkdir()
     (tmp_path / "calc.py").write_text("V = 1\n")
     for command in (
         "sed -i 's/V = 1/V = 2/' $PWD/calc.py", "sed -i 's/V = 1/V = 2/' \"${PWD}/calc.py\"",

@@ -130,16 +130,17 @@ _PWD = r"\"\$(?:PWD|\{PWD\}|\(pwd\))\"(?=/)|\$(?:PWD\b|\{PWD\}|\(pwd\))(?=/)"
 
 
 def _pwd_spelt_out(event: HookEvent) -> HookEvent:
-    """`event` with `$PWD/`, `${PWD}/`, `"$PWD"/`, `$(pwd)/` and `"$(pwd)"/` in its shell line spelt as its
-    `cwd` (`sed -i … "$PWD/calc.py"` names `calc.py` there), for a line that moves nowhere (a `cd`
-    changes what `$PWD` is); as it is otherwise."""
+    """`event` with `$PWD/`, `${PWD}/`, `"$PWD"/`, `$(pwd)/` and `"$(pwd)"/` in its shell line spelt
+    `./`, its `cwd` (`sed -i … "$PWD/calc.py"` names `calc.py` there), for a line that moves
+    nowhere (a `cd` changes what `$PWD` is); as it is otherwise. Not spelt as the `cwd` itself,
+    whose spaces (`~/My Project`) would split the path into words."""
     tool_input, cwd = event.tool_input, event.cwd
     if not isinstance(tool_input, dict) or not cwd or not os.path.isabs(cwd):
         return event
     for key in SHELL_KEYS:
         command = tool_input.get(key)
         if isinstance(command, str) and ("PWD" in command or "$(pwd)" in command) and not _elsewhere(command):
-            spelt = re.sub(_PWD, lambda _: cwd.rstrip("/"), command)
+            spelt = re.sub(_PWD, ".", command)
             return event._replace(tool_input={**tool_input, key: spelt})
     return event
 
