@@ -104,7 +104,10 @@ def test_the_slow_repeat_reminder_says_how_long_the_calls_before_it_waited() -> 
     ("command", "rerun"),
     [("pytest -q", True), ("npm run test:e2e", True), ("./gradlew test", True), ("mvn -q test", True),
      ("bazel test //...", True), ("make -C svc unit-test", True), ("just test", True),
+     ("./gradlew :app:test", True), ("./gradlew testDebugUnitTest", True), ("./gradlew :app:assembleRelease", True),
+     ("make check", True), ("npm run build", True),
      ("make rollout-status", False), ("make build-status", False), ("go run ./cmd/status", False),
+     ("npm run build:status", False), ("npm run check:rollout", False), ("make checkout", False),
      ("gh pr checks 42", False)],
 )
 def test_which_calls_repeat_their_work_whatever_they_waited_for(command: str, rerun: bool) -> None:
