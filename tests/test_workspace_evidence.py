@@ -606,12 +606,15 @@ def test_a_patch_whose_record_is_not_found_is_not_judged(tmp_path: Path) -> None
         "sed -i 's/x = 1/x = 2/' src/a.py && pytest &>> \"test.log\"",
         "sed -i 's/x = 1/x = 2/' $PWD/src/a.py && pytest 2>&1 | tee -a $PWD/test.log",
         "cd src && sed -i 's/x = 1/x = 2/' a.py && pytest 2>&1 | tee ../test.log",
+        "sed -i 's/x = 1/x = 2/' src/a.py && python -m pytest -q --junit-xml test.log",
+        "sed -i 's/x = 1/x = 2/' src/a.py && go test -coverprofile test.log ./...",
     ],
 )
 def test_the_files_a_line_edits_are_judged_apart_from_its_output_files(tmp_path: Path, command: str) -> None:
     """`Snapshot.edits` leaves out the files a line sends a program's output into, however they
-    are spelt: a log that changes every run says nothing of the edit, which the edits' digest
-    tells alone; the whole digest still moves with the log."""
+    are spelt, and those only its test run names (a report, `tools.run_paths`): a log that
+    changes every run says nothing of the edit, which the edits' digest tells alone; the whole
+    digest still moves with the log."""
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "a.py").write_text("x = 1\n")
     (tmp_path / "test.log").write_text("1 failed\n")

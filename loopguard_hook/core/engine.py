@@ -424,7 +424,8 @@ def _result(
     # a file the line sends a program's output into, `sed -i … a.py && pytest | tee test.log`,
     # which changes whatever the edit did): its edits applied.
     edits_before, edits_after = call.get("wse"), ev.event.workspace_edits
-    changed = looked and edits_before is not None and edits_after is not None and edits_before != edits_after
+    edits_looked = looked and edits_before is not None and edits_after is not None
+    changed = edits_looked and edits_before != edits_after
     evidence = progress.record_result(
         agent, call, tool, tool_input, response, outcome, ev.config, agents=len(ev.state["agents"]),
         unchanged=unchanged or revisited, shell_edit=shell_edit and not revisited,
@@ -435,7 +436,7 @@ def _result(
     ctx = rules.ResultContext(
         ev.config, ev.caps, agent, call, sig, tool, outcome, evidence.new, evidence.productive, tool_input, response,
         len(ev.state["agents"]), clean, unchanged, ev.event.cwd, ev.event.permission_mode, unrun, edits, revisited,
-        edit_line, changed,
+        edit_line, changed, edits_looked,
     )
     verdicts = [found for rule in rules.ON_RESULT if (found := rule(ctx)) is not None]
     if call.get("new") or (edits and evidence.productive):

@@ -299,7 +299,13 @@ def reruns_work(tool: str, tool_input: Any) -> bool:
     """Whether a shell call runs a test suite or a build (`_TEST_OR_BUILD`): it repeats its work
     whatever it waited for, so a wait of its own before it (`sleep 30`, then `npm test`) makes it
     no poll."""
-    return re.match(_TEST_OR_BUILD, shell_command(tool, tool_input, 256) or "") is not None
+    return runs_tests_or_build(shell_command(tool, tool_input, 256) or "")
+
+
+def runs_tests_or_build(command: str) -> bool:
+    """Whether a command (a line, or one pipeline of it) starts with a test run or a build
+    (`_TEST_OR_BUILD`: `pytest …`, `npm test`, `./gradlew :app:test`)."""
+    return re.match(_TEST_OR_BUILD, command) is not None
 
 
 def sleep_then(command: str) -> tuple[float, str] | None:

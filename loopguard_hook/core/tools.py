@@ -4,7 +4,16 @@ import re
 from typing import Any
 
 from ..config.settings import Config
-from .shellwords import IN_PLACE, PERL_IN_PLACE, SHELL_KEYS, SHELL_TOOLS, programs_of, reads_only, shell_command
+from .shellwords import (
+    IN_PLACE,
+    PERL_IN_PLACE,
+    SHELL_KEYS,
+    SHELL_TOOLS,
+    programs_of,
+    reads_only,
+    runs_tests_or_build,
+    shell_command,
+)
 from .standin import is_stand_in
 
 
@@ -469,6 +478,28 @@ def output_paths(tool: str, tool_input: Any) -> tuple[str, ...]:
                 names += [w for w in part.split()[1:] if not w.startswith("-") and w not in ("''", "tee")]
         found += [name for name in names if not name.startswith("/dev/")]
     return tuple(dict.fromkeys(found))
+
+
+def run_paths(tool: str, tool_input: Any, paths: tuple[str, ...]) -> tuple[str, ...]:
+    """Those of `paths` (named by the line, `change_paths`) that a shell line names only in its
+    test runs and builds (`shellwords.runs_tests_or_build`): `pytest --junit-xml report.xml`,
+    `go test -coverprofile cover.out`, a test file given to the run. A run changes its report
+    whatever the line's edits did (`hosts/workspace`: not the edits' files). A name in quoted
+    text or a here-document is not looked for (`bare_line`): it stays the edits'."""
+    command = shell_command(tool, tool_input)
+    if command is None or not paths:
+        return ()
+    pipelines = re.split(_PIPELINES, bare_line(command))
+    runs = [p for p in pipelines if runs_tests_or_build(p)]
+    if not runs:
+        return ()
+    others = [p for p in pipelines if not runs_tests_or_build(p)]
+    found = []
+    for path in paths:
+        word = r"(?<![\w./~-])" + re.escape(path) + r"(?![\w./-])"
+        if any(re.search(word, p) for p in runs) and not any(re.search(word, p) for p in others):
+            found.append(path)
+    return tuple(found)
 
 
 def applies_diff(tool: str, tool_input: Any) -> bool:

@@ -42,6 +42,7 @@ from ..core.tools import (
     command_text,
     output_paths,
     patch_text,
+    run_paths,
 )
 
 #: Files at most this long are judged by their content, longer ones by size and mtime (bytes).
@@ -90,8 +91,10 @@ def snapshot_files(event: HookEvent, config: Config) -> Snapshot:
     folder = _folder(event)
     if folder is _NOWHERE:
         return _NOTHING
-    # The files a program's output goes into change whatever the line's edits did.
-    outputs = {os.path.normpath(full) for path in output_paths(tool, event.tool_input) if (full := _resolve(path, folder))}
+    # The files a program's output goes into, and the files only its test runs and builds name
+    # (a report), change whatever the line's edits did.
+    others = output_paths(tool, event.tool_input) + run_paths(tool, event.tool_input, paths)
+    outputs = {os.path.normpath(full) for path in others if (full := _resolve(path, folder))}
     h, edits = blake2b(digest_size=16), blake2b(digest_size=16)
     budget = [BUDGET_BYTES]
     found = by_time = edited = edits_by_time = False

@@ -143,6 +143,9 @@ class ResultContext(NamedTuple):
     #: edits applied, whatever else the line ran and however that ended (`sed -i … a.py && pytest`
     #: that fails).
     changed: bool = False
+    #: The workspace looked at the files the call's edits name, before and after it ran, all by
+    #: their content (`HookEvent.workspace_edits`): `changed` says whether its edits applied.
+    edits_looked: bool = False
 
     @property
     def error_text(self) -> str:

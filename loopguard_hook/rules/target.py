@@ -526,12 +526,14 @@ def on_result(ctx: ResultContext) -> Decision | None:
         return None
     if how not in ("patch", "script"):
         return None  # a whole write fails for other reasons (the file exists, was not read: the host says which)
-    told = ctx.unchanged or edits_only(ctx.tool, ctx.tool_input) or bool(output_paths(ctx.tool, ctx.tool_input))
+    told = ctx.unchanged or ctx.edits_looked or edits_only(ctx.tool, ctx.tool_input)
+    told = told or bool(output_paths(ctx.tool, ctx.tool_input))
     if how == "script" and (ctx.changed or not (told or str(ctx.call.get("ws", "")).startswith(WORKSPACE_BY_TIME))):
         # A line that edits the file and runs something else (`sed -i … a.py && pytest`): its
         # failure may be that program's, not the edit's. The workspace saw the file change: the
-        # edit applied, as one that succeeds (a log the line writes, `| tee test.log`, set
-        # aside); saw it unchanged: the edit failed, counted. Where the workspace cannot tell (a
+        # edit applied, as one that succeeds (a log the line writes, `| tee test.log`, or a
+        # report its test run writes, set aside); saw it unchanged: the edit failed, counted.
+        # Where the workspace cannot tell (a
         # big file judged by its mtime), it counts, as before; in a replay, which has no
         # workspace, it does not (but for a line that sends output into a file, as before).
         if ctx.changed:
