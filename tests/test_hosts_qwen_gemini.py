@@ -97,6 +97,18 @@ def test_qwen_keys_every_event_of_a_call_by_the_models_call_id() -> None:
     assert batch.tool_calls[0].tool_use_id.startswith("call_")
 
 
+@pytest.mark.parametrize("tool_name", [["run_shell_command"], {"name": "run_shell_command"}, 7, None])
+def test_a_qwen_failure_whose_tool_name_is_no_string_is_a_bad_payload(tool_name: object, tmp_path: Path) -> None:
+    """A failed call's `tool_name` of another type is refused by the field checks, one line and
+    exit 1, as on every host: Qwen's own step before them raised TypeError (a list is unhashable),
+    an internal error (a hostile test's mutated capture)."""
+    payload = _load(ROOT / "examples/payloads/qwen-code-0.24.4", "PostToolUseFailure.run_shell_command.json")
+    assert qwen_code.normalise({**payload, "tool_name": tool_name}, None)["tool_name"] == tool_name
+    raw = json.dumps({**payload, "tool_name": tool_name}).encode()
+    result = run(raw, options=HookOptions(client="qwen-code", state_dir=str(tmp_path)), environ={}, user_config="")
+    assert result.exit_code == 1 and "bad payload" in result.stderr and "internal error" not in result.stderr
+
+
 def test_qwen_marks_only_a_prompt_without_submitted_prompt_as_a_continuation() -> None:
     first = parse(qwen_code.normalise(_load(QWEN, "UserPromptSubmit.json"), None), Client.QWEN_CODE)
     later = parse(qwen_code.normalise(_load(QWEN, "UserPromptSubmit.continuation.json"), None), Client.QWEN_CODE)

@@ -102,7 +102,8 @@ def normalise(data: dict[str, Any], event: str | None) -> dict[str, Any]:
         return {**data, CONTINUATION: True}
     call_id = data.get("tool_call_id")
     error = data.get("error")
-    if name == "PostToolUseFailure" and isinstance(error, str) and data.get("tool_name") in SHELL_TOOLS:
+    tool = data.get("tool_name")
+    if name == "PostToolUseFailure" and isinstance(error, str) and isinstance(tool, str) and tool in SHELL_TOOLS:
         data = {**data, "error": llmcontent.shell_text(error)}  # without the `Command:` line that names the call
     if isinstance(call_id, str):
         return {**data, "tool_use_id": call_id}
