@@ -198,13 +198,9 @@ def change_paths(tool: str, tool_input: Any, config: Config) -> tuple[str, ...]:
         return (path,) if path else ()
     if tool not in SHELL_TOOLS or command is None or is_stand_in(command):
         return ()
-    if re.search(_APPLIES_DIFF, _without_documents(command[:4096])):
-        # A diff the line applies (its own command, not a script's `patch = …` line) changes the
-        # files its `+++` lines name (`git apply <<'EOF'`, `patch -p1 <<'EOF'`); one read from a
-        # file (`git apply /tmp/fix.patch`) changes files the line does not name: nothing to
-        # judge (its patch file stays as it was).
-        diffed = (p for p in re.findall(_DIFF_PATH, command[:65536], re.M) if p != "/dev/null")
-        return tuple(dict.fromkeys(diffed))[:MAX_CHANGE_PATHS]
+    diffed = diff_paths(command)
+    if diffed is not None:
+        return diffed[:MAX_CHANGE_PATHS]
     command = command[:4096]
     if not re.search(SHELL_WRITES, command):
         return ()
@@ -226,6 +222,16 @@ def change_paths(tool: str, tool_input: Any, config: Config) -> tuple[str, ...]:
     # Names with a file's extension first: a sed script's pieces (`s/x`, `1/x`) must not crowd
     # out the file it edits.
     return tuple(sorted(named, key=lambda path: re.search(_EXTENSION, path) is None))[:MAX_CHANGE_PATHS]
+
+
+def diff_paths(command: str) -> tuple[str, ...] | None:
+    """The files a shell line's diff changes when the line applies one (its own `git apply` or
+    `patch`, not a script's `patch = …` line): the `+++` lines' paths (`git apply <<'EOF'`,
+    `patch -p1 <<'EOF'`), `()` for a diff read from a file (`git apply /tmp/fix.patch`: the line
+    names no file it changes); None for a line that applies none."""
+    if not re.search(_APPLIES_DIFF, _without_documents(command[:4096])):
+        return None
+    return tuple(dict.fromkeys(p for p in re.findall(_DIFF_PATH, command[:65536], re.M) if p != "/dev/null"))
 
 
 #: How a patch in apply_patch's format begins (Codex's apply_patch input, or a shell command

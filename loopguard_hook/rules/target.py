@@ -91,6 +91,7 @@ from ..core.tools import (
     AGENT_TOOLS,
     SHELL_WRITES,
     WORKSPACE_BY_TIME,
+    diff_paths,
     edits_only,
     matches,
     output_paths,
@@ -166,11 +167,15 @@ def _writes_it(command: str, file: str) -> bool:
 
 def _attempt(tool: str, tool_input: Any, config: Config, files: dict[str, Entry]) -> tuple[str | None, str]:
     """The file a call works on and how: `patch` (an edit or patch tool changing part of it, a
-    patch sent through the shell), `write` (whole), `script` (a shell command that names a file
+    patch sent through the shell, a unified diff of that one file applied by `git apply` or
+    `patch`), `write` (whole), `script` (a shell command that names a file
     whose patches failed and writes), `read` (any other call naming it: a read tool, a shell
     command that names such a file); `(None, "")` for none."""
     command = shell_command(tool, tool_input)
     if command is not None and "*** " not in command:
+        diffed = {short_path(path) for path in diff_paths(command) or ()}
+        if len(diffed) == 1:
+            return diffed.pop()[:MAX_ID_CHARS], "patch"  # a diff of one file applied (`git apply <<'EOF'`)
         name = _named(command, files)
         if name is None:
             return None, ""

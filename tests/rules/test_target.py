@@ -6,6 +6,7 @@ import importlib
 
 from rulekit import agent, call_ctx, result_ctx
 
+from loopguard_hook.config.settings import Config
 from loopguard_hook.core.outcome import Failure, Outcome
 from loopguard_hook.core.verdict import Action, Rule
 
@@ -523,3 +524,16 @@ def test_an_edit_whose_quoted_lines_hold_a_parser_message_still_counts() -> None
                       "                                ^\nSyntaxError: '(' was never closed\n")
     rule.on_result(result_ctx("Bash", script, "", entry=entry, outcome=refused))  # type: ignore[arg-type]
     assert _patch(entry) is None
+
+
+def test_a_unified_diff_of_one_file_applied_through_the_shell_is_a_patch_of_it() -> None:
+    """`git apply <<'EOF'` or `patch -p1 <<'EOF'` of one file works on that file as a patch does
+    (its failures counted whatever the error says); a diff of two files, or read from a file, is
+    none of one file's (hostile review rv65: such a wall was taken for reads and went on)."""
+    one = "git apply <<'EOF'\n--- a/src/app.py\n+++ b/src/app.py\n@@ -1 +1 @@\n-x\n+y\nEOF"
+    assert rule._attempt("Bash", {"command": one}, Config(), {}) == ("src/app.py", "patch")
+    assert rule._attempt("Bash", {"command": one.replace("git apply", "cd repo && patch -p1")}, Config(), {}) == (
+        "src/app.py", "patch")
+    two = "git apply <<'EOF'\n+++ b/src/app.py\n@@\n+++ b/src/b.py\n@@\nEOF"
+    assert rule._attempt("Bash", {"command": two}, Config(), {})[1] != "patch"
+    assert rule._attempt("Bash", {"command": "git apply /tmp/fix.patch"}, Config(), {}) == (None, "")
