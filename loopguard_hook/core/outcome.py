@@ -144,7 +144,11 @@ REFUSALS = (
     "The user doesn't want to proceed with this tool use",
     "The user doesn't want to take this action",
     "Claude requested permissions to ",
+    "This command requires approval",
 )
+#: Claude Code's refusal, in print mode (`claude -p`, 2.1.332), of a shell command that writes
+#: where no rule allows it: `touch in '/w/z' needs approval. The path is inside …`.
+NEEDS_APPROVAL = r"\A[\w.+-]{1,64} in '[^'\n]{1,400}' needs approval\."
 
 
 class Failure:
@@ -179,7 +183,7 @@ def classify_response(tool_name: str, response: Any) -> int:
         return Failure.NONE
     if isinstance(response, str):
         head = response[:4096]
-        if "<tool_use_error>" in head or head.startswith(REFUSALS):
+        if "<tool_use_error>" in head or head.startswith(REFUSALS) or re.match(NEEDS_APPROVAL, head):
             return Failure.HARD
         match = re.match(SANDBOX_EXIT, head) or re.compile(_EXIT_CODE, re.MULTILINE).search(head)
         if match:
@@ -319,8 +323,15 @@ DENY_RULE_REFUSAL = r"\A(?:Error: )?Permission to use \S+ with command "
 #: `Permission to use WebSearch has been denied. IMPORTANT: You *may* attempt …` (2.1.x; `…
 #: because Claude Code is running in don't ask mode.`) or `… has been auto-denied (prompts
 #: unavailable)` (2.0.74, corpus transcript 4530697c). Not the user's own "no" in the approval
-#: dialog (`The user doesn't want to proceed …`), which answers one call.
-PERMISSION_REFUSAL = r"\A(?:Error: )?Permission to use \S+ (?:with command (?s:.*?) )?has been (?:auto-)?denied\b"
+#: dialog (`The user doesn't want to proceed …`), which answers one call. In print mode (`claude
+#: -p`, 2.1.332, e2e capture) a call that needs an approval is refused `This command requires
+#: approval`, `Claude requested permissions to write to <path>, but you haven't granted it yet.`
+#: or `touch in '<path>' needs approval. …` (`NEEDS_APPROVAL`): nobody can approve it there.
+PERMISSION_REFUSAL = (
+    r"\A(?:Error: )?(?:Permission to use \S+ (?:with command (?s:.*?) )?has been (?:auto-)?denied\b"
+    r"|Claude requested permissions to [^\n]{1,600}?, but you haven't granted it yet\b|This command requires approval\b"
+    r"|" + NEEDS_APPROVAL[2:] + ")"
+)
 
 
 def for_command(text: str, command: str | None) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..core.outcome import NEEDS_APPROVAL
 from ..core.shellwords import reads_only
 from .jsonl import text_of
 from .model import Outcome
@@ -49,6 +50,7 @@ _REFUSALS = (
     "The user doesn't want to take this action",
     "Permission to use ",
     "Claude requested permissions to ",
+    "This command requires approval",
 )
 INTERRUPTED = "[Request interrupted by user"
 NOT_PROMPTS = (
@@ -102,7 +104,7 @@ def classify_claude_result(content: Any, is_error: bool) -> Outcome:
         return Outcome.DENIED
     if head.startswith(INTERRUPTED):
         return Outcome.INTERRUPTED
-    if is_error and head.startswith(_REFUSALS):
+    if is_error and (head.startswith(_REFUSALS) or re.match(NEEDS_APPROVAL, head)):
         return Outcome.REFUSED
     return Outcome.FAILED if is_error else Outcome.RAN
 

@@ -5,7 +5,8 @@ Claude Code refuses a call by its permission settings before it runs, in words o
 (anthropics/claude-code#92398, Claude Code 2.1.2xx), and a call that needs an approval nobody
 can give, "Permission to use Write has been denied because Claude Code is running in don't ask
 mode." or "… has been auto-denied (prompts unavailable)" (public 2.0-2.1 transcripts; hunt 48
-of issue 22). Those settings answer the same call the same way until the user changes them, and
+of issue 22), in print mode "This command requires approval" (`claude -p`, 2.1.332). Those
+settings answer the same call the same way until the user changes them, and
 the user changes them between turns (a prompt follows `/permissions`) or by leaving the mode
 (the payload's `permission_mode` says so). The same call sent again in the same turn and mode is
 refused again: in the 658 distinct Claude Code transcripts on hand, all three such retries were
@@ -144,8 +145,8 @@ def reset(agent: Agent, why: str) -> None:
 def _refused(tool: str, refusals: int) -> str:
     times = "once" if refusals == 1 else f"{refusals} times"
     return (
-        f"the permission settings refused this same call {times} in this turn (\"Permission to use {tool[:64]} … has "
-        "been denied\") and answer it the same way until the user changes them"
+        f"the permission settings refused this same call {times} in this turn and answer it the same way until the "
+        "user changes them"
     )
 
 
