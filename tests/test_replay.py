@@ -925,6 +925,7 @@ def test_json_output_has_stable_keys() -> None:
         "decisions",
         "markers",
         "unhooked_polls",
+        "unhooked_calls",
         "errors",
         "cost",
     ]
@@ -1160,3 +1161,26 @@ def test_the_state_markers_of_a_2025_08_rollout_are_not_skipped_lines() -> None:
     assert markers > 100
     report = replay.replay(replay.read_transcript(str(path)), balanced())
     assert report.calls and report.summary.skipped_lines == 0
+
+
+def test_a_rollouts_calls_that_fire_no_hook_are_counted_and_said_not_judged(tmp_path: Path) -> None:
+    """Codex 0.171.0 runs no hook for code mode's `exec` and `wait` (`CODEX_UNHOOKED_TOOLS`): a
+    rollout of them replays as no call, and the report says how many there were, by tool, so
+    that '0 calls' is not read as a session the guard judged (a blind hunt's finding)."""
+
+    def record(t: int, payload: dict[str, Any]) -> dict[str, Any]:
+        return {"timestamp": f"2026-08-01T07:00:{t:02d}.000Z", "type": "response_item", "payload": payload}
+
+    meta = {"id": "019c0000-0000-7000-8000-000000000009", "timestamp": "2026-08-01T07:00:00.000Z", "cwd": "/w",
+            "originator": "codex_cli_rs", "cli_version": "0.171.0"}
+    records = [{"timestamp": "2026-08-01T07:00:00.000Z", "type": "session_meta", "payload": meta},
+               record(1, {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]})]
+    for i, name in enumerate(["exec", "exec", "wait", "exec"]):
+        records += [record(2 + 2 * i, {"type": "function_call", "name": name, "arguments": "{}", "call_id": f"c{i}"}),
+                    record(3 + 2 * i, {"type": "function_call_output", "call_id": f"c{i}", "output": "ok"})]
+    path = tmp_path / "rollout-2026-08-01T07-00-00-019c0000-0000-7000-8000-000000000009.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    report = replay.replay(replay.read_transcript(str(path)), balanced())
+    assert report.calls == () and report.unseen == (("exec", 3), ("wait", 1))
+    assert "(4 more calls no hook fires for (exec 3, wait 1): not judged" in replay.format_text(report)
+    assert json.loads(replay.render([report], "json"))["reports"][0]["unhooked_calls"] == {"exec": 3, "wait": 1}

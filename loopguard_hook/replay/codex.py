@@ -35,7 +35,7 @@ from .codex_tools import BARE_ITEMS
 from .jsonl import Line, attach, line_texts, with_texts
 from .model import Format, Recording, ReplayError, respaced
 from .reader import Reader
-from .unhooked import line_items, polls
+from .unhooked import line_items, polls, unseen_calls
 
 _TYPES = frozenset({"session_meta", "turn_context", "response_item", "event_msg", "compacted", "world_state"})
 
@@ -72,6 +72,7 @@ def recording(path: str, lines: list[Line], skipped: int) -> Recording:
         skipped_lines=skipped + stream.skipped,
         requests=tuple(stream.usage.out),
         polls=tuple(polls(item for _, item in items)),
+        unseen=unseen_calls(lines),
         synthetic_times=synthetic,
     )
 

@@ -178,7 +178,9 @@ class Recording:
     `synthetic_times` is true when the file had no times and `SYNTHETIC_STEP` spacing was used.
     `requests` are the model requests with the usage the recording states, in order (none for a
     payload log, a DSH log, or a file with no usage). `polls` are the calls no hook saw that poll
-    a running command (Codex `write_stdin`), in order (`unhooked.polls`).
+    a running command (Codex `write_stdin`), in order (`unhooked.polls`). `unseen` counts the
+    other calls no hook fires for, by tool (Codex's code-mode `exec` and `wait`), most first:
+    they are not judged.
     """
 
     sources: tuple[str, ...]
@@ -192,6 +194,7 @@ class Recording:
     synthetic_times: bool = False
     requests: tuple[Request, ...] = ()
     polls: tuple[Poll, ...] = ()
+    unseen: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

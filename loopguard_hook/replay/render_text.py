@@ -227,6 +227,10 @@ def _footer(report: Report, width: int = 120) -> list[str]:
             f"{len(report.polls)} write_stdin {plural(len(report.polls), 'poll')} no hook sees "
             f"({empty} empty), read from the rollout"
         )
+    if report.unseen:
+        unseen = sum(n for _, n in report.unseen)
+        each = ", ".join(f"{tool} {n}" for tool, n in report.unseen)
+        notes.append(f"{unseen} more {plural(unseen, 'call')} no hook fires for ({each}): not judged")
     if s.skipped_lines:
         notes.append(f"{s.skipped_lines} unreadable or unknown {plural(s.skipped_lines, 'line')} skipped")
     if s.bad_payloads:

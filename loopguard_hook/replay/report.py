@@ -115,7 +115,8 @@ class Report:
     model request the recording states (None: it states none), `loops` what each loop the guard
     intervened in cost (`cost.py`), `prices` the prices it was costed at (None: not given),
     `requests` the recording's model requests (for the picture of its token use over time),
-    `polls` the calls no hook saw that polled a running command (Codex `write_stdin`)."""
+    `polls` the calls no hook saw that polled a running command (Codex `write_stdin`), `unseen`
+    how many other calls no hook fires for the recording holds, by tool (`Recording.unseen`)."""
 
     sources: tuple[str, ...]
     format: str
@@ -139,6 +140,7 @@ class Report:
     prices: Prices | None = None
     requests: tuple[Request, ...] = ()
     polls: tuple[Poll, ...] = ()
+    unseen: tuple[tuple[str, int], ...] = ()
 
 
 def acted(pre: Verdict | None, post: Verdict | None, saved: bool) -> bool:

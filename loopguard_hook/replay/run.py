@@ -275,6 +275,7 @@ def replay(
         prices=cost.prices(config),
         requests=recording.requests,
         polls=recording.polls,
+        unseen=recording.unseen,
     )
 
 

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 
 from ..core.event import Unhooked
 from ..hosts.rollout import unhooked_items
+from .codex_tools import CODEX_UNHOOKED_TOOLS
 from .jsonl import Line
 from .model import Poll
 
@@ -48,3 +49,21 @@ def polls(items: Iterable[Unhooked]) -> list[Poll]:
                     poll.time, poll.call_id, poll.session, poll.command, poll.typed, item.time, item.empty, item.code
                 )
     return out
+
+
+def unseen_calls(lines: Iterable[Line]) -> tuple[tuple[str, int], ...]:
+    """How many calls of each tool that fires no hook a rollout holds, but `write_stdin` (listed
+    as `polls`): Codex 0.171.0's code-mode `exec` and `wait`, `tool_search`, `web_search`
+    (`CODEX_UNHOOKED_TOOLS`), each call id once, most first. Replay does not judge them."""
+    seen: dict[str, str] = {}
+    for line in lines:
+        payload = line.data.get("payload")
+        item = payload if isinstance(payload, dict) else line.data
+        name, call_id = item.get("name"), item.get("call_id")
+        if item.get("type") in ("function_call", "custom_tool_call") and name in CODEX_UNHOOKED_TOOLS and name != "write_stdin":
+            if isinstance(call_id, str):
+                seen.setdefault(call_id, name)
+    counts: dict[str, int] = {}
+    for name in seen.values():
+        counts[name] = counts.get(name, 0) + 1
+    return tuple(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
