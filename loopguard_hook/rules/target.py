@@ -174,8 +174,10 @@ def _attempt(tool: str, tool_input: Any, config: Config, files: dict[str, Entry]
     command = shell_command(tool, tool_input)
     if command is not None and "*** " not in command:
         diffed = {short_path(path) for path in diff_paths(command) or ()}
-        if len(diffed) == 1:
-            return diffed.pop()[:MAX_ID_CHARS], "patch"  # a diff of one file applied (`git apply <<'EOF'`)
+        if len(diffed) == 1 and edits_only(tool, tool_input):
+            # a diff of one file applied on a line of edits alone (`git apply <<'EOF'`); one
+            # followed by a test run (`… && pytest`) may fail as the test: as before
+            return diffed.pop()[:MAX_ID_CHARS], "patch"
         name = _named(command, files)
         if name is None:
             return None, ""
@@ -531,6 +533,9 @@ def on_result(ctx: ResultContext) -> Decision | None:
         return None
     if how not in ("patch", "script"):
         return None  # a whole write fails for other reasons (the file exists, was not read: the host says which)
+    if how == "patch" and ctx.changed:
+        files.pop(file, None)  # a diff applied in part (GNU patch's exit 1 for the hunks that did not fit): a change
+        return None
     told = ctx.unchanged or ctx.edits_looked or edits_only(ctx.tool, ctx.tool_input)
     told = told or bool(output_paths(ctx.tool, ctx.tool_input))
     if how == "script" and (ctx.changed or not (told or str(ctx.call.get("ws", "")).startswith(WORKSPACE_BY_TIME))):
