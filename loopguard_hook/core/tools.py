@@ -490,8 +490,9 @@ def run_paths(tool: str, tool_input: Any, paths: tuple[str, ...]) -> tuple[str, 
     """Those of `paths` (named by the line, `change_paths`) that a shell line names only in its
     test runs and builds (`shellwords.runs_tests_or_build`): `pytest --junit-xml report.xml`,
     `go test -coverprofile cover.out`, a test file given to the run. A run changes its report
-    whatever the line's edits did (`hosts/workspace`: not the edits' files). A name in quoted
-    text or a here-document is not looked for (`bare_line`): it stays the edits'."""
+    whatever the line's edits did (`hosts/workspace`: not the edits' files). A name the line
+    writes anywhere else as well, quoted or in a here-document too (`python3 -c "…'tests/t.py'…"
+    && pytest tests/t.py`), stays the edits'."""
     command = shell_command(tool, tool_input)
     if command is None or not paths:
         return ()
@@ -499,11 +500,11 @@ def run_paths(tool: str, tool_input: Any, paths: tuple[str, ...]) -> tuple[str, 
     runs = [p for p in pipelines if runs_tests_or_build(p)]
     if not runs:
         return ()
-    others = [p for p in pipelines if not runs_tests_or_build(p)]
     found = []
     for path in paths:
         word = r"(?<![\w./~-])" + re.escape(path) + r"(?![\w./-])"
-        if any(re.search(word, p) for p in runs) and not any(re.search(word, p) for p in others):
+        in_runs = sum(len(re.findall(word, p)) for p in runs)
+        if in_runs and len(re.findall(word, command)) <= in_runs:
             found.append(path)
     return tuple(found)
 

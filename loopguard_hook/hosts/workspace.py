@@ -93,8 +93,11 @@ def snapshot_files(event: HookEvent, config: Config) -> Snapshot:
         return _NOTHING
     # The files a program's output goes into, and the files only its test runs and builds name
     # (a report), change whatever the line's edits did.
+    # A file the edits also name, spelt otherwise (`sed -i … /repo/tests/t.py && pytest
+    # tests/t.py`), stays theirs.
     others = output_paths(tool, event.tool_input) + run_paths(tool, event.tool_input, paths)
-    outputs = {os.path.normpath(full) for path in others if (full := _resolve(path, folder))}
+    kept = {os.path.normpath(full) for path in paths if path not in others and (full := _resolve(path, folder))}
+    outputs = {os.path.normpath(full) for path in others if (full := _resolve(path, folder))} - kept
     h, edits = blake2b(digest_size=16), blake2b(digest_size=16)
     budget = [BUDGET_BYTES]
     found = by_time = edited = edits_by_time = False
@@ -160,7 +163,8 @@ def _elsewhere(command: str) -> bool:
     (a Makefile's `cd src && make`), and apply_patch's own input runs in the `cwd`. Quoted text
     and here-documents are what a program is given (`sed -i 's|cd build|cd out|' build.sh`), but
     in a line that hands a script to a shell (`bash -c '…'`, `eval`, `ssh`), where they run
-    too; `-C` moves only git, make, ninja and tar (`grep -C 3` prints context)."""
+    too; `-C` moves only git (before its subcommand: `git grep -C 1` prints context), make,
+    ninja and tar (`grep -C 3` prints context)."""
     mark = command.find(PATCH_MARK)
     command = command[:mark] if mark >= 0 else command
     if not re.search(_SHELL_GIVEN_SCRIPT, command):
@@ -172,7 +176,7 @@ def _elsewhere(command: str) -> bool:
 _SHELL_GIVEN_SCRIPT = r"\b(?:(?:ba|z|da|k)?sh\s+(?:-\w+\s+)*-\w*c|eval|ssh|su|sudo\s+-s|exec)\b"
 #: A word that moves a line to another folder (`_elsewhere`).
 _MOVES = (
-    r"""(?:^|[\s;&|('"])(?:cd|pushd)\s|\b(?:git|g?make|ninja|tar)\s(?:[^;&|\n]*\s)?-C\s"""
+    r"""(?:^|[\s;&|('"])(?:cd|pushd)\s|\bgit\s+(?:-c\s+\S+\s+)*-C\s|\b(?:g?make|ninja|tar)\s(?:[^;&|\n]*\s)?-C\s"""
     r"|--prefix\b|--cwd\b|--dir(?:ectory)?\b"
 )
 
