@@ -655,6 +655,7 @@ def test_the_edits_digest_says_nothing_of_a_big_file_or_of_output_alone(tmp_path
         ("grep -C3 x a.py", False),
         ("git -C sub status", True),
         ("git -c core.pager=cat -C sub log", True),
+        ("git --no-pager -C sub diff", True),
         ("sed -i s/a/b/ src/retry.c && git grep -n -C 1 MAX src/", False),
         ("make -C src test", True),
         ("tar -xzf a.tgz -C out", True),

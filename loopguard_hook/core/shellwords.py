@@ -277,20 +277,21 @@ _SLEEP_FIRST = r"(?a)\A\s*(?:cd\s+[^\s;&|]+\s*(?:&&|;)\s*)?sleep\s+(\d+(?:\.\d+)
 _DURATION = r"(?a)(\d+(?:\.\d+)?)([smh]?)"
 
 #: A target or script whose name says it checks on something rather than runs work (`_TEST_OR_BUILD`).
-_NO_STATUS = r"(?![^\s]*(?i:status|wait|watch|poll|deploy|rollout))"
+_NO_STATUS = r"(?![^\s]*(?i:status|wait|watch|poll|deploy|rollout|health|ready|alive))"
 #: A test run or a package build named as such: it repeats its work whatever it waited for
 #: (`sleep 30 && npm test`, or `sleep 30` then `npm test`, with nothing changed is a loop), so no
 #: wait before it makes it a poll (`sleeps_first`, `reruns_work`). A make, gradle or just target
 #: named for testing or building, not any (`make rollout-status`, `npm run build:status`), nor
 #: `go run`, `cargo run`; a Gradle task of a module (`:app:test`) or spelt in camel case
-#: (`testDebugUnitTest`, `assembleRelease`) too, and `make check` alone (`check-health` is a check).
+#: (`testDebugUnitTest`, `assembleRelease`) too, and `check` tasks (`make check`, `:app:check`,
+#: `check-types`) but those named for a status, a wait or a health probe (`check-health`).
 _TEST_OR_BUILD = (
     r"\s*(?:(?:python3?|uv\s+run|poetry\s+run)\s+-m\s+)?(?:pytest|tox|nox|jest|vitest|mocha|ctest"
     r"|(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?" + _NO_STATUS + r"(?:test|build|lint|check|typecheck)"
     r"|npx\s+(?:jest|vitest|tsc|playwright)"
     r"|cargo\s+(?:test|build|check|clippy|nextest)|go\s+(?:test|build|vet)|tsc"
     r"|(?:g?make|just|gradle|(?:\./)?gradlew)(?:\s+-C\s+\S+)?(?:\s+-\S+)*\s+" + _NO_STATUS
-    + r":?(?:(?:[\w.]+[-_:])*(?:tests?|unit|build|all|lint|assemble)(?:[A-Z][\w.]*)?(?:[-_:][\w.]+)*|check)(?=\s|$)"
+    + r":?(?:[\w.]+[-_:])*(?:tests?|unit|build|all|lint|check|assemble)(?:[A-Z][\w.]*)?(?:[-_:][\w.]+)*(?=\s|$)"
     r"|g?make\s*$|(?:\./)?mvnw?\s+(?:\S+\s+)*(?:test|verify|package)|bazel\s+(?:test|build)|dotnet\s+(?:test|build))\b"
 )
 

@@ -176,7 +176,7 @@ def _elsewhere(command: str) -> bool:
 _SHELL_GIVEN_SCRIPT = r"\b(?:(?:ba|z|da|k)?sh\s+(?:-\w+\s+)*-\w*c|eval|ssh|su|sudo\s+-s|exec)\b"
 #: A word that moves a line to another folder (`_elsewhere`).
 _MOVES = (
-    r"""(?:^|[\s;&|('"])(?:cd|pushd)\s|\bgit\s+(?:-c\s+\S+\s+)*-C\s|\b(?:g?make|ninja|tar)\s(?:[^;&|\n]*\s)?-C\s"""
+    r"""(?:^|[\s;&|('"])(?:cd|pushd)\s|\bgit\s+(?:(?:-c\s+\S+|--?[\w-]+(?:=\S+)?)\s+)*-C\s|\b(?:g?make|ninja|tar)\s(?:[^;&|\n]*\s)?-C\s"""
     r"|--prefix\b|--cwd\b|--dir(?:ectory)?\b"
 )
 

@@ -109,7 +109,7 @@ def test_the_slow_repeat_reminder_says_how_long_the_calls_before_it_waited() -> 
      ("make rollout-status", False), ("make build-status", False), ("go run ./cmd/status", False),
      ("npm run build:status", False), ("npm run check:rollout", False), ("make checkout", False),
      ("make check-health", False), ("just health-check", False), ("./gradlew checkDeployStatus", False),
-     ("make testStatus", False),
+     ("make testStatus", False), ("./gradlew :app:check", True), ("make check-types", True), ("make check-ready", False),
      ("gh pr checks 42", False)],
 )
 def test_which_calls_repeat_their_work_whatever_they_waited_for(command: str, rerun: bool) -> None:
