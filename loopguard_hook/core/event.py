@@ -97,8 +97,9 @@ class HookEvent(NamedTuple):
     #: path, 8 of its state), in the order named; () when not looked at.
     workspace_files: tuple[str, ...] = ()
     #: A digest of the same files but those the line sends a program's output into (`pytest |
-    #: tee test.log`), all judged by their content: what the line's edits name; None when not
-    #: looked at, or when one of them is judged by size and mtime.
+    #: tee test.log`) or names only in its test runs (a report), all judged by their content:
+    #: what the line's edits name (`hosts/workspace.Snapshot.edits`); None when not looked at, or
+    #: when one of them is judged by size and mtime.
     workspace_edits: str | None = None
     #: At a patch's PreToolUse (apply_patch's format, `core/patch.py`): the first line of a hunk
     #: that the file it updates holds nowhere, as the host layer found the file

@@ -267,7 +267,10 @@ _PROGRAM_SAYS = (
 )
 
 
+#: Digits written as letters (`_without_own_program`), which the number mask leaves alone.
 _LETTERS = str.maketrans("0123456789", "ghijklmnop")
+#: A line of a shell's error where the program it ran says it was refused one file (`cat:
+#: /root/a: Permission denied`): the program, then the file.
 _PROGRAM_FILE_SAYS = (
     r"(?im)^((?:(?:ba|z|da)?sh: )?(?:line \d+: )?)([\w.+-]+): ([^\s:]+): (?=Operation not permitted|Permission denied)"
 )

@@ -343,7 +343,7 @@ def sleeps_first(tool: str, tool_input: Any) -> float:
     checks`: 45.0; `sleep 2m; …`: 120.0); 0.0 for any other call, and for a test run or a build
     after the sleep (`_TEST_OR_BUILD`)."""
     found = sleep_then(shell_command(tool, tool_input, 256) or "")
-    if found is None or re.match(_TEST_OR_BUILD, found[1]):
+    if found is None or runs_tests_or_build(found[1]):
         return 0.0
     return found[0]
 

@@ -228,8 +228,10 @@ def diff_paths(command: str) -> tuple[str, ...] | None:
     """The files a shell line's diff changes when the line applies one (its own `git apply` or
     `patch`, not a script's `patch = …` line): the `+++` lines' paths (`git apply <<'EOF'`,
     `patch -p1 <<'EOF'`), `()` for a diff read from a file (`git apply /tmp/fix.patch`: the line
-    names no file it changes); None for a line that applies none."""
-    if not re.search(_APPLIES_DIFF, _without_documents(command[:4096])):
+    names no file it changes); None for a line that applies none. Asked of every shell call
+    (`change_paths`, the target rule): a substring test comes before the parse."""
+    head = command[:4096]
+    if "apply" not in head and "patch" not in head or not re.search(_APPLIES_DIFF, _without_documents(head)):
         return None
     return tuple(dict.fromkeys(p for p in re.findall(_DIFF_PATH, command[:65536], re.M) if p != "/dev/null"))
 

@@ -64,8 +64,9 @@ class Snapshot(NamedTuple):
     files: tuple[str, ...]
     #: A digest of the files the line's edits name, judged by their content: every named file
     #: but those a program's output is sent into (`tools.output_paths`: `pytest | tee
-    #: test.log`); None when any of them is judged by size and mtime, or none is a file
-    #: (`HookEvent.workspace_edits`).
+    #: test.log`) and those only its test runs name (`tools.run_paths`: a report), unless an
+    #: edit names the same file, however spelt; None when any of them is judged by size and
+    #: mtime, or none is a file (`HookEvent.workspace_edits`).
     edits: str | None
 
 
@@ -92,9 +93,8 @@ def snapshot_files(event: HookEvent, config: Config) -> Snapshot:
     if folder is _NOWHERE:
         return _NOTHING
     # The files a program's output goes into, and the files only its test runs and builds name
-    # (a report), change whatever the line's edits did.
-    # A file the edits also name, spelt otherwise (`sed -i … /repo/tests/t.py && pytest
-    # tests/t.py`), stays theirs.
+    # (a report), change whatever the line's edits did; a file the edits also name, spelt
+    # otherwise (`sed -i … /repo/tests/t.py && pytest tests/t.py`), stays theirs.
     others = output_paths(tool, event.tool_input) + run_paths(tool, event.tool_input, paths)
     kept = {os.path.normpath(full) for path in paths if path not in others and (full := _resolve(path, folder))}
     outputs = {os.path.normpath(full) for path in others if (full := _resolve(path, folder))} - kept

@@ -139,7 +139,8 @@ class ResultContext(NamedTuple):
     edit_line: bool = False
     #: The workspace looked at the files the call's edits name, before and after it ran, and they
     #: changed by their content (`HookEvent.workspace_edits`: not a file the line sends a
-    #: program's output into, `pytest | tee test.log`, which changes whatever the edits did): its
+    #: program's output into, `pytest | tee test.log`, nor a report only its test run names,
+    #: which change whatever the edits did): its
     #: edits applied, whatever else the line ran and however that ended (`sed -i … a.py && pytest`
     #: that fails).
     changed: bool = False

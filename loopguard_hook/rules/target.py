@@ -28,9 +28,12 @@ shell's syntax error, a patch `git apply` cannot read), which never reached the 
 would not mend it; nor a failed shell line that runs more than edits and reads (`sed -i … a.py &&
 pytest`: its failure may be the test's) whose edits the workspace saw apply (it applied, as one
 that succeeds: the files its edits name changed by their content, a log the line sends a
-program's output into set aside, `| tee test.log`), or that no workspace was looked at for (a
-replay). One the workspace saw leave the file unchanged counts, and so does one it cannot tell
-of (a file judged by its mtime).
+program's output into or a report its test run writes set aside, `| tee test.log`), or that no
+workspace was looked at for (a replay; but one that sends a program's output into a file
+counts there). One the workspace saw leave the file unchanged counts, and so does one it cannot
+tell of (a file judged by its mtime). A diff of one file applied on a line of edits alone (`git
+apply <<'EOF'`) is a patch of that file; one that failed but changed it (GNU patch's exit 1 for
+the hunks that did not fit) is a change.
 A call the host rejected before it ran counts as an attempt (Claude Code validates an Edit
 before its PreToolUse: a wall of rejected Edits that goes on with scripts is one wall),
 but an edit tool of such a host is then never denied: an Edit that reaches PreToolUse passed
@@ -543,9 +546,9 @@ def on_result(ctx: ResultContext) -> Decision | None:
         # failure may be that program's, not the edit's. The workspace saw the file change: the
         # edit applied, as one that succeeds (a log the line writes, `| tee test.log`, or a
         # report its test run writes, set aside); saw it unchanged: the edit failed, counted.
-        # Where the workspace cannot tell (a
-        # big file judged by its mtime), it counts, as before; in a replay, which has no
-        # workspace, it does not (but for a line that sends output into a file, as before).
+        # Where the workspace cannot tell (a big file judged by its mtime), it counts; in a
+        # replay, which has no workspace, it does not, but for a line that sends output into a
+        # file.
         if ctx.changed:
             files.pop(file, None)
         return None
