@@ -255,6 +255,19 @@ def test_a_sigint_before_the_options_are_read_is_logged_where_they_say(tmp_path:
     assert not (default / "errors.log").exists()
 
 
+def _ended_in_the_interpreters_start(returncode: int, err: bytes) -> bool:
+    """Whether a run signalled early ended in the interpreter's own start, before the launcher
+    ran: killed by the SIGINT, or a message of CPython's with no line or frame of ours ('Fatal
+    Python error: init_import_site', also through the editable install's finder; 'Failed checking
+    if argv[0] is an import path entry' and exit 0; a traceback through frozen importlib only; a
+    bare 'KeyboardInterrupt' and exit 1 as the launcher's file loads, 1 run in 500 signalled
+    10-35 ms in on this machine)."""
+    import signal
+
+    ours = any(mark in err for mark in (b"loopguard-hook:", b"loopguard_hook/", str(EXE).encode()))
+    return returncode == -signal.SIGINT or bool(err and not ours)
+
+
 @pytest.mark.slow
 def test_a_sigint_while_the_modules_load_or_the_process_exits_never_kills_the_hook(tmp_path: Path) -> None:
     """A host cancelling its hooks: SIGINT (one, or two 5 ms apart) 30-170 ms after the start,
@@ -270,7 +283,6 @@ def test_a_sigint_while_the_modules_load_or_the_process_exits_never_kills_the_ho
     import time
 
     payload = (EXAMPLES.parent / "copilot-1.0.102" / "preToolUse.bash.json").read_bytes()
-    site = b"Fatal Python error: init_import_site"
     for run in range(60):
         state = tmp_path / f"state{run}"
         env = {**os.environ, "LOOPGUARD_RESIDENT": "off", "LOOPGUARD_STATE_DIR": str(state), "HOME": str(tmp_path)}
@@ -289,7 +301,7 @@ def test_a_sigint_while_the_modules_load_or_the_process_exits_never_kills_the_ho
             time.sleep(0.005)
         _, err = proc.communicate(timeout=60)
         recorded = any((state / "sessions").glob("*.json"))
-        if proc.returncode == -signal.SIGINT or err.startswith(site):
+        if _ended_in_the_interpreters_start(proc.returncode, err):
             assert not recorded, (run, proc.returncode, err)  # killed after our code ran
         else:
             assert (proc.returncode, err) == (0, b""), (run, proc.returncode, err)
@@ -389,10 +401,9 @@ def test_a_sigint_while_click_or_the_hook_loads_for_a_line_main_cannot_read_is_a
         except ProcessLookupError:
             pass
         _, err = proc.communicate(timeout=60)
-        if proc.returncode == -signal.SIGINT or err.startswith(b"Fatal Python error: init_import_site") or (
-                b"Traceback" in err and b"loopguard" not in err):
-            continue  # the interpreter's own start, before the launcher ran
         assert proc.returncode != -signal.SIGSEGV, (run, err[-600:])
+        if _ended_in_the_interpreters_start(proc.returncode, err):
+            continue
         if line[0] == "status":
             assert proc.returncode in (0, 130), (run, proc.returncode, err)
         else:
