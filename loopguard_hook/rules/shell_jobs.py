@@ -172,7 +172,8 @@ def _plain_name(word: str) -> set[str]:
 def probes(command: str, key: str, where: str | None = None) -> bool:
     """Whether a shell line run in `where` (None: unknown) only looks at the job `key` names:
     reads its log or asks whether its program runs, printing, filtering, short sleeps, file tests
-    and a `cd` aside, and names the job at least once."""
+    and a `cd` aside, and names the job at least once (a process check asks after any job whose
+    program no name tells)."""
     log, _, names = key[len(JOB) :].partition("\n")
     parts = segments(command)
     checks = named = False
@@ -191,8 +192,13 @@ def probes(command: str, key: str, where: str | None = None) -> bool:
             return False
         checks = checks or head in _PROCESS_CHECKS
         named = named or bool(log) and any(same_log(w, log, where, moved) for w in words[1:])
-    if named or not checks or not names:
+    if named or not checks:
         return named
+    if not names:
+        # A job whose program no name tells (`nohup sh -c 'for …; done' > log &`, a group sent
+        # whole to the background): a process check is taken to ask after it (nu60: `tail`,
+        # `grep -c` and `pgrep -f 'seq 1 90'` in turn, the pgrep read as other work, never counted).
+        return True
     operands = {n for words, _ in parts for w in words[1:] if not w.startswith("-") for n in _plain_name(w)}
     return not operands.isdisjoint(names.split())
 
