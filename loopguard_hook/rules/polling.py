@@ -26,8 +26,9 @@ A job the agent started in the background from the shell (`nohup bench/run_all.s
 /tmp/bench.log 2>&1 &`, `npm run dev &> dev.log &`: `shell_jobs.launched`) is a task too,
 watched another way: its probes are shell commands that only read its log (`tail -3
 /tmp/bench.log`, `grep -c DONE /tmp/bench.log`) or ask whether its program still runs (`pgrep -f
-run_all.sh`, `ps aux | grep [r]un_all.sh`; any process check, for a job whose program no name
-tells: `nohup sh -c 'for …; done' > log &`), any of them in turn (rebuilt from
+run_all.sh`, `ps aux | grep [r]un_all.sh`; a job run as a shell's script is known by the
+programs it runs: `pgrep -f seq` for `nohup sh -c 'for i in $(seq 1 90); …' > log &`), any of
+them in turn (rebuilt from
 anthropics/claude-code#95202: a subagent rotating `tail`, `grep -c` and `pgrep` every six seconds
 for minutes, each answer a little different), or a read tool on its log (Claude Code's `Read`;
 the log and the file read against the payload's `cwd`, which on Codex has the call's `workdir`

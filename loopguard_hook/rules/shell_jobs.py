@@ -42,6 +42,11 @@ _DETACHERS = frozenset({"setsid", "disown", "stdbuf"})
 _GENERIC = frozenset(
     {"python", "python3", "node", "bash", "sh", "npm", "npx", "pnpm", "yarn", "bun", "uv", "java", "go", "run", "exec", "sleep"}
 )
+#: Shells that run a script given with `-c` (`_script_names`).
+_SHELLS = frozenset({"sh", "bash", "zsh", "dash"})
+#: A shell's own words before a command of its script, and commands that set the scene only.
+_SHELL_WORDS = frozenset({"for", "while", "until", "if", "elif", "then", "else", "do", "done", "fi", "!", "true", "false", ":"})
+_SCENE = frozenset({"cd", "pushd", "export", "set", "source", ".", "trap", "ulimit", "umask"})
 #: Builtins that only print: a job whose last command is one is known by its log alone.
 _PRINTERS = frozenset({"echo", "printf"})
 #: Commands that end, later in the same line, the jobs the line started (`a & b & wait`, `kill $!`).
@@ -95,8 +100,30 @@ def _names(words: list[str]) -> list[str]:
     ]
     if program and program[0] in _PRINTERS:
         return []  # the last line of a group sent whole to the background (`(…; echo DONE) > log &`)
+    if program and program[0] in _SHELLS and "-c" in words and words.index("-c") + 1 < len(words):
+        return _script_names(words[words.index("-c") + 1])
     names = [posixpath.basename(w.rstrip("/")) for w in program[:2] if not w.isdigit() and not any(c.isspace() for c in w)]
     return [n for n in names if len(n) > 2 and n not in _GENERIC][:2]
+
+
+def _script_names(script: str) -> list[str]:
+    """The names a job run as a shell's script is known by (`sh -c 'for i in $(seq 1 90); do …;
+    done'`: `seq`): those of each of its commands (`_names`), past the shell's own words (`for i
+    in`, `do`, `while true`) and commands that only set the scene (`cd`, `export`). Before, such a
+    job had none, and a `pgrep -f 'seq 1 90'` between reads of its log was other work (a new
+    user's Claude Code session: 14 probes in 4 s, never counted)."""
+    if len(script) >= MAX_SHELL_CHARS or shell_words(script) is None:
+        return []
+    names: list[str] = []
+    for words, _ in segments(script):
+        words = [w.strip("$()`;") for w in words]
+        if len(words) > 2 and words[0] == "for" and "in" in words:
+            words = words[words.index("in") + 1 :]  # `for i in $(seq 1 90)`: what the list runs
+        while words and words[0] in _SHELL_WORDS:
+            words = words[1:]
+        if words and words[0] not in _SCENE:
+            names += [n for n in _names(words) if n not in names]
+    return names[:2]
 
 
 def _moved(where: str | None, words: list[str]) -> str | None:
@@ -172,8 +199,7 @@ def _plain_name(word: str) -> set[str]:
 def probes(command: str, key: str, where: str | None = None) -> bool:
     """Whether a shell line run in `where` (None: unknown) only looks at the job `key` names:
     reads its log or asks whether its program runs, printing, filtering, short sleeps, file tests
-    and a `cd` aside, and names the job at least once (a process check asks after any job whose
-    program no name tells)."""
+    and a `cd` aside, and names the job at least once."""
     log, _, names = key[len(JOB) :].partition("\n")
     parts = segments(command)
     checks = named = False
@@ -192,13 +218,8 @@ def probes(command: str, key: str, where: str | None = None) -> bool:
             return False
         checks = checks or head in _PROCESS_CHECKS
         named = named or bool(log) and any(same_log(w, log, where, moved) for w in words[1:])
-    if named or not checks:
+    if named or not checks or not names:
         return named
-    if not names:
-        # A job whose program no name tells (`nohup sh -c 'for …; done' > log &`, a group sent
-        # whole to the background): a process check is taken to ask after it (nu60: `tail`,
-        # `grep -c` and `pgrep -f 'seq 1 90'` in turn, the pgrep read as other work, never counted).
-        return True
     operands = {n for words, _ in parts for w in words[1:] if not w.startswith("-") for n in _plain_name(w)}
     return not operands.isdisjoint(names.split())
 

@@ -161,3 +161,21 @@ def test_a_group_ending_in_a_printer_is_known_by_its_log() -> None:
     job "echo" (a new user's finding); its log alone names it."""
     assert launched("(for i in 1 2 3; do echo step $i; sleep 1; done; echo BUILD OK) > build.log 2>&1 &") == ["job:build.log\n"]
     assert launched("nohup python train.py > train.log 2>&1 &") == ["job:train.log\ntrain.py"]
+
+
+@pytest.mark.parametrize(
+    "command, names",
+    [
+        ("nohup sh -c 'for i in $(seq 1 90); do echo step $i; sleep 1; done; echo DONE' > b.log 2>&1 &", "seq"),
+        ("nohup bash -c \"python3 train.py --epochs 3\" > t.log 2>&1 &", "train.py"),
+        ("nohup sh -c 'cd docs/_build && python3 -m http.server 8000' > d.log 2>&1 &", "http.server"),
+        ("bash -c 'while true; do ./poll.sh; sleep 5; done' > p.log &", "poll.sh"),
+        ("uv run pytest -n 8 > pytest.log 2>&1 &", ""),  # no name: a process check of anything is no probe of it
+        ("sh -c 'echo started; sleep 600' > s.log &", ""),
+    ],
+)
+def test_a_job_run_as_a_shells_script_is_known_by_the_programs_it_runs(command: str, names: str) -> None:
+    [key] = launched(command, "/w")
+    assert key.partition("\n")[2] == names
+    assert probes("pgrep -f 'seq 1 90'", key, "/w") is (names == "seq")
+    assert not probes("ps -C postgres --no-headers | wc -l", key, "/w")
