@@ -134,6 +134,15 @@ _FORBIDS = r"policy forbids commands starting with `([^`\n]{1,200})`"
 SHELL_UNAVAILABLE = r"\A(?:Error: )?E(?:ACCES|PERM|ROFS|NOENT): [^\n,]*, mkdir '[^'\n]*/claude(?:-\d+)?(?:/[^'\n]*)?'\s*\Z"
 #: The key every such failure shares (the folder's name differs by user and session).
 SHELL_KEY = "shell"
+#: Codex's sandbox refusing a patch because it cannot write at all (0.171.0 under `-s
+#: read-only`: "patch rejected: writing is blocked by read-only sandbox; rejected by user approval
+#: settings"; a new user's rollout). The host says every write will be refused: a wall of writes
+#: (`READ_ONLY_KEY`) that needs no `MIN_KINDS`, which a shell command failing on a "Read-only file
+#: system" joins once it stands (alone, such failures vary by program and path, and a write
+#: refused in a cache folder is mended by pointing the cache elsewhere: no wall).
+READ_ONLY = "patch rejected: writing is blocked by read-only sandbox"
+READ_ONLY_KEY = "read-only"
+_READ_ONLY_FS = "Read-only file system"
 #: Where a shell wall keeps what came since its reminder: `LOOKED`, a look (`_LOOKS`) since its
 #: latest failure; `TRIED`, the one shell call a look lets through, let through already.
 LOOKED, TRIED = "looked", "tried"
@@ -171,6 +180,8 @@ def refusal_key(text: str, tool_input: Any, tool: str | None = None) -> str | No
         return SHELL_KEY
     if tool in SHELL_TOOLS and head.startswith(POLICY):
         return POLICY_KEY
+    if head.startswith(READ_ONLY):
+        return READ_ONLY_KEY
     wrapped = re.match(SANDBOX_EXIT, head)
     said = head[wrapped.end() :] if wrapped and int(wrapped[1]) != _SIGSYS_EXIT else head
     if not re.search(REFUSALS, said, re.IGNORECASE) or re.search(_SYNTAX_ERROR, head):
@@ -203,6 +214,8 @@ def on_result(ctx: ResultContext) -> Decision | None:
             return None
         if wall is not None and wall[0] == POLICY_KEY and _prefixed(ctx.tool, ctx.tool_input, _targets(wall, REFUSED)) is None:
             return None  # allowed by the policy: what it refused stays refused
+        if wall is not None and wall[0] == READ_ONLY_KEY and _kind(wall, ctx.tool, ctx.tool_input) not in wall[2]:
+            return None  # a read, or a program the sandbox never refused: writes stay refused
         if wall is not None and wall[0] == SHELL_KEY and ctx.tool in _LOOKS:
             # a look says nothing of the shell: the wall stands, but the next shell
             # call is let through once (the user may have mended it meanwhile, mid-turn)
@@ -212,6 +225,8 @@ def on_result(ctx: ResultContext) -> Decision | None:
         drop_slot(ctx.agent, NAME)  # something works: not every call is refused
         return None
     key = refusal_key(ctx.error_text, ctx.tool_input, ctx.tool)
+    if key is not None and wall is not None and wall[0] == READ_ONLY_KEY and _READ_ONLY_FS in ctx.error_text[:2000]:
+        key = READ_ONLY_KEY  # a write of the shell's, refused by the sandbox the host said is read-only
     if key is None:
         return None
     if wall is None or wall[0] != key or (key == PERMISSION_KEY and _other_mode(wall, ctx.permission_mode)):
@@ -235,9 +250,12 @@ def on_result(ctx: ResultContext) -> Decision | None:
     if kind not in kinds:
         kinds.append(kind)
         del kinds[:-MAX_KINDS]
-    if wall[4] or int(wall[1]) < threshold or (len(kinds) < MIN_KINDS and wall[0] != SHELL_KEY):
+    if wall[4] or int(wall[1]) < threshold or (len(kinds) < MIN_KINDS and wall[0] not in (SHELL_KEY, READ_ONLY_KEY)):
         return None
     wall[4] = 1
+    if wall[0] == READ_ONLY_KEY:
+        said = quote(redact_prefix(ctx.error_text, QUOTE_CHARS + 1), QUOTE_CHARS)
+        return Decision(Action.REMIND, Rule.WALL, read_only_reminder(int(wall[1]), said), times=int(wall[1]), tool=ctx.tool)
     if wall[0] == POLICY_KEY:
         said = quote(redact_prefix(ctx.error_text, QUOTE_CHARS + 1), QUOTE_CHARS)
         text = policy_reminder(int(wall[1]), _targets(wall, REFUSED), said)
@@ -270,6 +288,11 @@ def on_call(ctx: CallContext) -> Decision | None:
         target = _target(ctx.tool, ctx.tool_input, ctx.config.path_keys)
         if target is None or target not in _targets(wall, REFUSED) or target in _targets(wall, WORKED):
             return None
+    elif wall[0] == READ_ONLY_KEY:
+        # Refused by a read-only sandbox, the writes it refused are: a patch, a program that
+        # failed to write. Reads and other programs go ahead.
+        if _kind(wall, ctx.tool, ctx.tool_input) not in kinds:
+            return None
     elif wall[0] == POLICY_KEY:
         # Refused by the execution policy, a command of which a part starts with a refused prefix
         # is, each time: nothing else is known to be, so the turn goes on.
@@ -290,8 +313,11 @@ def on_call(ctx: CallContext) -> Decision | None:
     rounds = int(wall[1])
     named = _named(kinds)
     shell = wall[0] == SHELL_KEY
+    read_only = wall[0] == READ_ONLY_KEY
     advice = permission_reminder(rounds, named) if permission else wall_reminder(rounds, "", shell=shell)
     denial = permission_denial(rounds, named) if permission else wall_denial(rounds, shell=shell)
+    if read_only:
+        advice, denial = read_only_reminder(rounds, ""), read_only_denial(rounds)
     if int(wall[4]) == 1:
         wall[4], wall[5] = 2, ctx.now
         return Decision(Action.DENY, Rule.WALL, denial, advice=advice, times=rounds)
@@ -302,6 +328,9 @@ def on_call(ctx: CallContext) -> Decision | None:
     if permission:
         text = permission_stop(rounds, named, ends_turn=ctx.ends_turn, pauses=ctx.pauses_tools)
         why = "the permission system refuses these calls"
+    elif read_only:
+        text = read_only_stop(rounds, ends_turn=ctx.ends_turn, pauses=ctx.pauses_tools)
+        why = "the read-only sandbox refuses every write"
     else:
         text = wall_stop(rounds, ends_turn=ctx.ends_turn, pauses=ctx.pauses_tools, shell=shell)
         why = "every shell command failed the same way" if shell else "every call was refused the same way"
@@ -487,6 +516,35 @@ def _ended(base: str, tell: str, *, ends_turn: bool, pauses: bool) -> str:
     return base + f". This is final: stop calling tools and {tell}"
 
 
+def read_only_reminder(rounds: int, said: str) -> str:
+    """A wall of Codex's read-only sandbox (`READ_ONLY`): no write can succeed."""
+    shown = f': """{said}"""' if said else ""
+    return (
+        f"[{PREFIX}] Codex's sandbox is read-only: it has refused {rounds} rounds of writes{shown}. No patch or "
+        "other write can succeed in this session, whatever its form: do not try another way to write. Reading "
+        "still works: finish what you can by reading, then tell the user what you would change, or ask them to "
+        "allow writes."
+    )
+
+
+def read_only_denial(rounds: int) -> str:
+    """A write after the reminder: not run."""
+    return (
+        f"REPEAT_TOOL_BLOCKED: this call was not run: Codex's read-only sandbox has refused {rounds} rounds of "
+        "writes (loop guard policy, not a tool failure). It would be refused too. Tell the user what you would "
+        "change, or ask them to allow writes"
+    )
+
+
+def read_only_stop(rounds: int, *, ends_turn: bool, pauses: bool) -> str:
+    """The round of writes after the denial: the end of the turn, worded for what the host does."""
+    base = (
+        f"REPEAT_TOOL_BLOCKED: Codex's read-only sandbox has refused {rounds} rounds of writes, also after a "
+        "denial (loop guard policy, not a tool failure)"
+    )
+    return _ended(base, "tell the user what you would change, or ask them to allow writes", ends_turn=ends_turn, pauses=pauses)
+
+
 def policy_reminder(rounds: int, prefixes: list[str], said: str) -> str:
     """A wall of Codex's execution policy: what it refused, and that it will again."""
     shown = f': """{said}"""' if said else ""
@@ -556,5 +614,8 @@ VARIANTS: tuple[tuple[str, str, str], ...] = (
     ("permission_reminder", f"[{PREFIX}] The permission system has refused ", ""),
     ("permission_rule_reminder", f"[{PREFIX}] The permission settings have refused ", ""),
     ("policy_denial", "REPEAT_TOOL_BLOCKED: this call was not run: Codex's execution policy refuses ", ""),
+    ("read_only_stop", "REPEAT_TOOL_BLOCKED: Codex's read-only sandbox has refused ", ""),
+    ("read_only_denial", "REPEAT_TOOL_BLOCKED: this call was not run: Codex's read-only sandbox ", ""),
+    ("read_only_reminder", f"[{PREFIX}] Codex's sandbox is read-only: ", ""),
     ("policy_reminder", f"[{PREFIX}] Codex's execution policy has refused ", ""),
 )

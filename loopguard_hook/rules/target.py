@@ -401,6 +401,13 @@ _MISMATCH = (
 )
 
 
+#: Codex refusing a patch it did not try to apply: its sandbox ("patch rejected: writing is
+#: blocked by read-only sandbox; rejected by user approval settings", 0.171.0 under `-s
+#: read-only`) or the user ("patch rejected by user", corpus rollout of 2025-11-29). The same-error
+#: and every-call rules judge such refusals.
+_REJECTED = r"patch rejected(?: by user\b|: )"
+
+
 def _unparsed(tool: str, text: str) -> bool:
     """Whether a failed attempt's text did not parse (`_UNPARSED`): only a shell command's or
     script's output says so (Python's, the shell's, git apply's, Perl's or sed's own report). An
@@ -536,6 +543,8 @@ def on_result(ctx: ResultContext) -> Decision | None:
         return None
     if how not in ("patch", "script"):
         return None  # a whole write fails for other reasons (the file exists, was not read: the host says which)
+    if re.match(_REJECTED, ctx.outcome.text[:64]):
+        return None  # refused by the sandbox or the user, not for the file's text: no read mends it
     if how == "patch" and ctx.changed:
         files.pop(file, None)  # a diff applied in part (GNU patch's exit 1 for the hunks that did not fit): a change
         return None

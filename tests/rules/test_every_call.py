@@ -291,3 +291,53 @@ def test_a_look_between_a_broken_shells_failures_leaves_its_wall_standing() -> N
         _fails(fresh, "Bash", {"command": command}, MKDIR, 10.0 * n)
     assert _looked(fresh, "Write", {"file_path": "/home/u/proj/NOTES.md", "content": "y"}, 35.0) is None
     assert rule.on_call(call_ctx("Bash", {"command": "pwd"}, entry=fresh, now=40.0)) is None  # type: ignore[arg-type]
+
+
+READ_ONLY = "patch rejected: writing is blocked by read-only sandbox; rejected by user approval settings"
+PATCH = {"command": "*** Begin Patch\n*** Update File: calc.py\n@@\n-    return a - b\n+    return a + b\n*** End Patch\n"}
+
+
+def _failed(entry: dict, tool: str, tool_input: dict, text: str, t: float) -> object:  # type: ignore[type-arg]
+    ctx = result_ctx(tool, tool_input, text, entry=entry, outcome=Outcome("f", Failure.SOFT, text))  # type: ignore[arg-type]
+    ctx.agent["updated"] = t + 0.5
+    return rule.on_result(ctx._replace(call={**ctx.call, "t": t}))
+
+
+def test_a_read_only_sandbox_refusing_patches_is_a_wall_of_writes_alone() -> None:
+    """Codex's "writing is blocked by read-only sandbox": three rounds of patches refused so are
+    reminded with no other kind of call refused; reads and programs the sandbox never refused
+    go ahead and leave the wall standing; the next patch is denied, the one after ends the turn."""
+    assert rule.refusal_key(READ_ONLY, PATCH, "apply_patch") == rule.READ_ONLY_KEY
+    entry = agent()
+    got = [_failed(entry, "apply_patch", PATCH, READ_ONLY, 10.0 * n) for n in (1, 2, 3)]
+    assert got[:2] == [None, None]
+    remind = got[2]
+    assert remind is not None and (remind.action, remind.rule) == (Action.REMIND, Rule.WALL)  # type: ignore[attr-defined]
+    assert "Reading still works" in remind.message  # type: ignore[attr-defined]
+    assert rule.on_call(call_ctx("Bash", {"command": "cat calc.py"}, entry=entry, now=40.0)) is None  # type: ignore[arg-type]
+    rule.on_result(result_ctx("Bash", {"command": "cat calc.py"}, "def add(a, b):\n", entry=entry))  # type: ignore[arg-type]
+    deny = rule.on_call(call_ctx("apply_patch", PATCH, entry=entry, now=50.0))  # type: ignore[arg-type]
+    assert deny is not None and (deny.action, deny.rule) == (Action.DENY, Rule.WALL)
+    assert deny.message.startswith("REPEAT_TOOL_BLOCKED: this call was not run: Codex's read-only sandbox has refused 3 ")
+    stop = rule.on_call(call_ctx("apply_patch", PATCH, entry=entry, now=60.0))  # type: ignore[arg-type]
+    assert stop is not None and stop.action is Action.STOP and "allow writes" in stop.message
+
+
+def test_read_only_file_system_joins_only_a_wall_the_host_began() -> None:
+    """A shell write refused 'Read-only file system' joins a read-only wall Codex's own rejection
+    began (and its program is then denied); such failures alone, which vary by program and path,
+    make no wall of writes before `MIN_KINDS` kinds."""
+    erofs = "touch: cannot touch 'x.txt': Read-only file system\n"
+    alone = agent()
+    assert _failed(alone, "Bash", {"command": "touch x.txt"}, erofs, 10.0) is None
+    assert _failed(alone, "Bash", {"command": "touch y.txt"}, erofs, 20.0) is None
+    assert alone["rules"]["every_call"][0] != rule.READ_ONLY_KEY
+    entry = agent()
+    _failed(entry, "apply_patch", PATCH, READ_ONLY, 10.0)
+    _failed(entry, "Bash", {"command": "touch x.txt"}, erofs, 20.0)
+    refused = "mkdir: cannot create directory 'build': Read-only file system"
+    mkdir = _failed(entry, "Bash", {"command": "mkdir build"}, refused, 30.0)
+    assert mkdir is not None and mkdir.rule is Rule.WALL  # type: ignore[attr-defined]
+    assert rule.on_call(call_ctx("Bash", {"command": "ls -la"}, entry=entry, now=40.0)) is None  # type: ignore[arg-type]
+    deny = rule.on_call(call_ctx("Bash", {"command": "mkdir -p out"}, entry=entry, now=50.0))  # type: ignore[arg-type]
+    assert deny is not None and deny.action is Action.DENY

@@ -537,3 +537,27 @@ def test_a_unified_diff_of_one_file_applied_through_the_shell_is_a_patch_of_it()
     two = "git apply <<'EOF'\n+++ b/src/app.py\n@@\n+++ b/src/b.py\n@@\nEOF"
     assert rule._attempt("Bash", {"command": two}, Config(), {})[1] != "patch"
     assert rule._attempt("Bash", {"command": "git apply /tmp/fix.patch"}, Config(), {}) == (None, "")
+
+
+def test_patches_the_sandbox_or_the_user_rejected_are_no_failures_to_fit_the_file() -> None:
+    """Codex's "patch rejected: writing is blocked by read-only sandbox" (or "patch rejected by
+    user") says nothing of the file's text: no read mends it, so such rejections are not counted
+    (the every-call rule judges the sandbox's); four patches that did not fit still are."""
+    hunk = "@@\n-    return total\n+    return total + 1\n"
+    patch = {"command": f"*** Begin Patch\n*** Update File: src/app.py\n{hunk}*** End Patch\n"}
+    call = call_ctx("apply_patch", patch)
+    for text in ("patch rejected: writing is blocked by read-only sandbox; rejected by user approval settings",
+                 "patch rejected by user"):
+        entry = agent()
+        for n in range(4):
+            reworded = {"command": patch["command"].replace("+ 1", f"+ {n + 1}")}
+            rejected = Outcome("f", Failure.SOFT, text)
+            rule.on_result(result_ctx("apply_patch", reworded, text, entry=entry, outcome=rejected))  # type: ignore[arg-type]
+        assert rule.on_call(call._replace(agent=entry)) is None, text  # type: ignore[arg-type]
+    entry = agent()
+    for n in range(4):
+        reworded = {"command": patch["command"].replace("+ 1", f"+ {n + 1}")}
+        misfit = Outcome("f", Failure.SOFT, "Failed to find expected lines in src/app.py:\n    return total")
+        rule.on_result(result_ctx("apply_patch", reworded, misfit.text, entry=entry, outcome=misfit))  # type: ignore[arg-type]
+    denied = rule.on_call(call._replace(agent=entry))  # type: ignore[arg-type]
+    assert denied is not None and denied.rule is Rule.TARGET
