@@ -1184,3 +1184,18 @@ def test_a_rollouts_calls_that_fire_no_hook_are_counted_and_said_not_judged(tmp_
     assert report.calls == () and report.unseen == (("exec", 3), ("wait", 1))
     assert "(4 more calls no hook fires for (exec 3, wait 1): not judged" in replay.format_text(report)
     assert json.loads(replay.render([report], "json"))["reports"][0]["unhooked_calls"] == {"exec": 3, "wait": 1}
+
+
+def test_a_batchs_answer_names_its_last_call_when_every_call_had_its_own_events() -> None:
+    """A wall reminded at PostToolBatch after a parallel batch whose calls each had their own
+    events (public transcript 9a6e9f2f in the corpus, two reminders): the report named no call
+    and no `tool_use_id` for it (a new hunt's replay, three such reminders of one subagent). It
+    names the batch's last call of the reminded tool."""
+    path = Path(__file__).parent / "corpus" / "claude" / "9a6e9f2f-17d2-46d1-b68a-cea0a7a21158.jsonl"
+    report = replay.replay(replay.read_transcript(str(path)), balanced())
+    batch = [d for d in report.decisions if d.event == "PostToolBatch"]
+    assert len(batch) == 2
+    for decided in batch:
+        assert decided.call is not None and decided.tool_use_id is not None
+        row = report.calls[decided.call - 1]
+        assert (row.index, row.tool_use_id, row.tool) == (decided.call, decided.tool_use_id, decided.tool)

@@ -138,6 +138,11 @@ class _Collector:
             owner = next((i for i in fresh if self.rows[i].tool == decision.tool), fresh[0] if fresh else None)
             for i in fresh:
                 self.rows[i].post = verdict if i == owner else _QUIET
+            if owner is None:  # every call of the batch had its own events: the answer is the last one's
+                seen = [self.by_id[(event.agent_id, item.tool_use_id)] for item in event.tool_calls
+                        if item.tool_use_id is not None and (event.agent_id, item.tool_use_id) in self.by_id]
+                owner = next((i for i in reversed(seen) if self.rows[i].tool == decision.tool), seen[-1] if seen else None)
+            batch_id = self.rows[owner].tool_use_id if owner is not None else None
         if not verdict.quiet:
             self.decisions.append(
                 DecisionReport(
@@ -146,7 +151,7 @@ class _Collector:
                     event=event.event,
                     agent=event.agent_id,
                     tool=decision.tool or event.tool_name,
-                    tool_use_id=event.tool_use_id,
+                    tool_use_id=event.tool_use_id if event.event != "PostToolBatch" else batch_id,
                     call=owner + 1 if owner is not None else None,
                     verdict=verdict,
                     message=decision.message,
