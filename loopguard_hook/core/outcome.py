@@ -119,8 +119,9 @@ _FAILURE_TEXT = (
     r"|verification failed|Failed to find expected lines|sandbox denied|failed in sandbox"
     # Codex 0.171.0 refusing a patch it did not apply (a new user's rollout under `-s read-only`:
     # "patch rejected: writing is blocked by read-only sandbox; rejected by user approval
-    # settings"; corpus rollout of 2025-11-29: "patch rejected by user")
-    r"|^patch rejected(?: by user\b|: )"
+    # settings"). Not the user's own "patch rejected by user" (corpus rollout of 2025-11-29): a
+    # person said no to one patch, which no rule should count as a failure to work around.
+    r"|^patch rejected: "
     r"|^execution error: "
     # Codex's own failure of a command it did not start (0.171.0: a refusal by the execution
     # policy, `hosts/rollout.REFUSED`; checked with the real client)

@@ -136,13 +136,13 @@ SHELL_UNAVAILABLE = r"\A(?:Error: )?E(?:ACCES|PERM|ROFS|NOENT): [^\n,]*, mkdir '
 SHELL_KEY = "shell"
 #: Codex's sandbox refusing a patch because it cannot write at all (0.171.0 under `-s
 #: read-only`: "patch rejected: writing is blocked by read-only sandbox; rejected by user approval
-#: settings"; a new user's rollout). The host says every write will be refused: a wall of writes
-#: (`READ_ONLY_KEY`) that needs no `MIN_KINDS`, which a shell command failing on a "Read-only file
-#: system" joins once it stands (alone, such failures vary by program and path, and a write
-#: refused in a cache folder is mended by pointing the cache elsewhere: no wall).
+#: settings"; a new user's rollout). The host says every patch will be refused: a wall of patches
+#: (`READ_ONLY_KEY`) that needs no `MIN_KINDS`, which another refusal does not replace (a read-only
+#: profile often lacks `rg` too). Shell writes refused "Read-only file system" do not join it:
+#: the wall knows a command by its program, and the same program reads (`sed -n` after `sed -i`,
+#: `git log` after `git stash`, a test run whose cache warning says so), so only patches are denied.
 READ_ONLY = "patch rejected: writing is blocked by read-only sandbox"
 READ_ONLY_KEY = "read-only"
-_READ_ONLY_FS = "Read-only file system"
 #: Where a shell wall keeps what came since its reminder: `LOOKED`, a look (`_LOOKS`) since its
 #: latest failure; `TRIED`, the one shell call a look lets through, let through already.
 LOOKED, TRIED = "looked", "tried"
@@ -225,10 +225,8 @@ def on_result(ctx: ResultContext) -> Decision | None:
         drop_slot(ctx.agent, NAME)  # something works: not every call is refused
         return None
     key = refusal_key(ctx.error_text, ctx.tool_input, ctx.tool)
-    if key is not None and wall is not None and wall[0] == READ_ONLY_KEY and _READ_ONLY_FS in ctx.error_text[:2000]:
-        key = READ_ONLY_KEY  # a write of the shell's, refused by the sandbox the host said is read-only
-    if key is None:
-        return None
+    if key is None or (wall is not None and wall[0] == READ_ONLY_KEY and key != READ_ONLY_KEY):
+        return None  # no refusal; or another beside a read-only sandbox, which still refuses every patch
     if wall is None or wall[0] != key or (key == PERMISSION_KEY and _other_mode(wall, ctx.permission_mode)):
         wall = [key, 0, [], 0.0, 0, 0.0]
         slots(ctx.agent)[NAME] = wall
@@ -289,8 +287,7 @@ def on_call(ctx: CallContext) -> Decision | None:
         if target is None or target not in _targets(wall, REFUSED) or target in _targets(wall, WORKED):
             return None
     elif wall[0] == READ_ONLY_KEY:
-        # Refused by a read-only sandbox, the writes it refused are: a patch, a program that
-        # failed to write. Reads and other programs go ahead.
+        # Refused by a read-only sandbox, a patch is: every other call goes ahead.
         if _kind(wall, ctx.tool, ctx.tool_input) not in kinds:
             return None
     elif wall[0] == POLICY_KEY:
@@ -330,7 +327,7 @@ def on_call(ctx: CallContext) -> Decision | None:
         why = "the permission system refuses these calls"
     elif read_only:
         text = read_only_stop(rounds, ends_turn=ctx.ends_turn, pauses=ctx.pauses_tools)
-        why = "the read-only sandbox refuses every write"
+        why = "the read-only sandbox refuses every patch"
     else:
         text = wall_stop(rounds, ends_turn=ctx.ends_turn, pauses=ctx.pauses_tools, shell=shell)
         why = "every shell command failed the same way" if shell else "every call was refused the same way"
@@ -517,10 +514,10 @@ def _ended(base: str, tell: str, *, ends_turn: bool, pauses: bool) -> str:
 
 
 def read_only_reminder(rounds: int, said: str) -> str:
-    """A wall of Codex's read-only sandbox (`READ_ONLY`): no write can succeed."""
+    """A wall of Codex's read-only sandbox (`READ_ONLY`): no patch can apply."""
     shown = f': """{said}"""' if said else ""
     return (
-        f"[{PREFIX}] Codex's sandbox is read-only: it has refused {rounds} rounds of writes{shown}. No patch or "
+        f"[{PREFIX}] Codex's sandbox is read-only: it has refused {rounds} rounds of patches{shown}. No patch or "
         "other write can succeed in this session, whatever its form: do not try another way to write. Reading "
         "still works: finish what you can by reading, then tell the user what you would change, or ask them to "
         "allow writes."
@@ -528,18 +525,18 @@ def read_only_reminder(rounds: int, said: str) -> str:
 
 
 def read_only_denial(rounds: int) -> str:
-    """A write after the reminder: not run."""
+    """A patch after the reminder: not run."""
     return (
         f"REPEAT_TOOL_BLOCKED: this call was not run: Codex's read-only sandbox has refused {rounds} rounds of "
-        "writes (loop guard policy, not a tool failure). It would be refused too. Tell the user what you would "
+        "patches (loop guard policy, not a tool failure). It would be refused too. Tell the user what you would "
         "change, or ask them to allow writes"
     )
 
 
 def read_only_stop(rounds: int, *, ends_turn: bool, pauses: bool) -> str:
-    """The round of writes after the denial: the end of the turn, worded for what the host does."""
+    """The round of patches after the denial: the end of the turn, worded for what the host does."""
     base = (
-        f"REPEAT_TOOL_BLOCKED: Codex's read-only sandbox has refused {rounds} rounds of writes, also after a "
+        f"REPEAT_TOOL_BLOCKED: Codex's read-only sandbox has refused {rounds} rounds of patches, also after a "
         "denial (loop guard policy, not a tool failure)"
     )
     return _ended(base, "tell the user what you would change, or ask them to allow writes", ends_turn=ends_turn, pauses=pauses)

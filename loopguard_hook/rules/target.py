@@ -403,9 +403,8 @@ _MISMATCH = (
 
 #: Codex refusing a patch it did not try to apply: its sandbox ("patch rejected: writing is
 #: blocked by read-only sandbox; rejected by user approval settings", 0.171.0 under `-s
-#: read-only`) or the user ("patch rejected by user", corpus rollout of 2025-11-29). The same-error
-#: and every-call rules judge such refusals.
-_REJECTED = r"patch rejected(?: by user\b|: )"
+#: read-only`). The every-call rule judges such refusals.
+_REJECTED = r"patch rejected: "
 
 
 def _unparsed(tool: str, text: str) -> bool:

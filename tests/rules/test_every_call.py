@@ -323,21 +323,21 @@ def test_a_read_only_sandbox_refusing_patches_is_a_wall_of_writes_alone() -> Non
     assert stop is not None and stop.action is Action.STOP and "allow writes" in stop.message
 
 
-def test_read_only_file_system_joins_only_a_wall_the_host_began() -> None:
-    """A shell write refused 'Read-only file system' joins a read-only wall Codex's own rejection
-    began (and its program is then denied); such failures alone, which vary by program and path,
-    make no wall of writes before `MIN_KINDS` kinds."""
-    erofs = "touch: cannot touch 'x.txt': Read-only file system\n"
+def test_a_read_only_wall_is_of_patches_and_no_other_refusal_replaces_it() -> None:
+    """Shell writes refused 'Read-only file system' never join the wall (the programs that failed
+    to write also read: `sed -n` after `sed -i`) nor make one alone; another refusal (`rg: command
+    not found`) leaves it standing; after the reminder only a patch is denied."""
+    erofs = "sed: couldn't open temporary file ./sedX: Read-only file system\n"
     alone = agent()
-    assert _failed(alone, "Bash", {"command": "touch x.txt"}, erofs, 10.0) is None
-    assert _failed(alone, "Bash", {"command": "touch y.txt"}, erofs, 20.0) is None
+    assert _failed(alone, "Bash", {"command": "sed -i s/a/b/ x"}, erofs, 10.0) is None
     assert alone["rules"]["every_call"][0] != rule.READ_ONLY_KEY
     entry = agent()
     _failed(entry, "apply_patch", PATCH, READ_ONLY, 10.0)
-    _failed(entry, "Bash", {"command": "touch x.txt"}, erofs, 20.0)
-    refused = "mkdir: cannot create directory 'build': Read-only file system"
-    mkdir = _failed(entry, "Bash", {"command": "mkdir build"}, refused, 30.0)
-    assert mkdir is not None and mkdir.rule is Rule.WALL  # type: ignore[attr-defined]
-    assert rule.on_call(call_ctx("Bash", {"command": "ls -la"}, entry=entry, now=40.0)) is None  # type: ignore[arg-type]
-    deny = rule.on_call(call_ctx("Bash", {"command": "mkdir -p out"}, entry=entry, now=50.0))  # type: ignore[arg-type]
+    assert _failed(entry, "Bash", {"command": "sed -i s/a/b/ calc.py"}, erofs, 20.0) is None
+    assert _failed(entry, "Bash", {"command": "rg -n add ."}, "bash: rg: command not found", 30.0) is None
+    _failed(entry, "apply_patch", PATCH, READ_ONLY, 40.0)
+    remind = _failed(entry, "apply_patch", PATCH, READ_ONLY, 50.0)
+    assert remind is not None and remind.rule is Rule.WALL  # type: ignore[attr-defined]
+    assert rule.on_call(call_ctx("Bash", {"command": "sed -n 1,40p calc.py"}, entry=entry, now=60.0)) is None  # type: ignore[arg-type]
+    deny = rule.on_call(call_ctx("apply_patch", PATCH, entry=entry, now=70.0))  # type: ignore[arg-type]
     assert deny is not None and deny.action is Action.DENY

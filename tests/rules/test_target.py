@@ -539,15 +539,14 @@ def test_a_unified_diff_of_one_file_applied_through_the_shell_is_a_patch_of_it()
     assert rule._attempt("Bash", {"command": "git apply /tmp/fix.patch"}, Config(), {}) == (None, "")
 
 
-def test_patches_the_sandbox_or_the_user_rejected_are_no_failures_to_fit_the_file() -> None:
-    """Codex's "patch rejected: writing is blocked by read-only sandbox" (or "patch rejected by
-    user") says nothing of the file's text: no read mends it, so such rejections are not counted
+def test_patches_the_sandbox_rejected_are_no_failures_to_fit_the_file() -> None:
+    """Codex's "patch rejected: writing is blocked by read-only sandbox" says nothing of the
+    file's text: no read mends it, so such rejections are not counted
     (the every-call rule judges the sandbox's); four patches that did not fit still are."""
     hunk = "@@\n-    return total\n+    return total + 1\n"
     patch = {"command": f"*** Begin Patch\n*** Update File: src/app.py\n{hunk}*** End Patch\n"}
     call = call_ctx("apply_patch", patch)
-    for text in ("patch rejected: writing is blocked by read-only sandbox; rejected by user approval settings",
-                 "patch rejected by user"):
+    for text in ("patch rejected: writing is blocked by read-only sandbox; rejected by user approval settings",):
         entry = agent()
         for n in range(4):
             reworded = {"command": patch["command"].replace("+ 1", f"+ {n + 1}")}
