@@ -42,8 +42,11 @@ _DETACHERS = frozenset({"setsid", "disown", "stdbuf"})
 _GENERIC = frozenset(
     {"python", "python3", "node", "bash", "sh", "npm", "npx", "pnpm", "yarn", "bun", "uv", "java", "go", "run", "exec", "sleep"}
 )
-#: Shells that run a script given with `-c` (`_script_names`).
+#: Shells that run a script given with `-c` (`-lc`, `-ic`: `_SCRIPT_FLAG`), and how many names
+#: such a job is known by at most (`_script_names`).
 _SHELLS = frozenset({"sh", "bash", "zsh", "dash"})
+_SCRIPT_FLAG = r"-[a-z]*c[a-z]*"
+_SCRIPT_NAMES = 4
 #: A shell's own words before a command of its script, and commands that set the scene only.
 _SHELL_WORDS = frozenset({"for", "while", "until", "if", "elif", "then", "else", "do", "done", "fi", "!", "true", "false", ":"})
 _SCENE = frozenset({"cd", "pushd", "export", "set", "source", ".", "trap", "ulimit", "umask"})
@@ -100,8 +103,9 @@ def _names(words: list[str]) -> list[str]:
     ]
     if program and program[0] in _PRINTERS:
         return []  # the last line of a group sent whole to the background (`(…; echo DONE) > log &`)
-    if program and program[0] in _SHELLS and "-c" in words and words.index("-c") + 1 < len(words):
-        return _script_names(words[words.index("-c") + 1])
+    given = next((i for i, w in enumerate(words) if re.fullmatch(_SCRIPT_FLAG, w)), None) if program else None
+    if given is not None and program[0] in _SHELLS and given + 1 < len(words):
+        return _script_names(words[given + 1])
     names = [posixpath.basename(w.rstrip("/")) for w in program[:2] if not w.isdigit() and not any(c.isspace() for c in w)]
     return [n for n in names if len(n) > 2 and n not in _GENERIC][:2]
 
@@ -109,7 +113,8 @@ def _names(words: list[str]) -> list[str]:
 def _script_names(script: str) -> list[str]:
     """The names a job run as a shell's script is known by (`sh -c 'for i in $(seq 1 90); do …;
     done'`: `seq`): those of each of its commands (`_names`), past the shell's own words (`for i
-    in`, `do`, `while true`) and commands that only set the scene (`cd`, `export`). Before, such a
+    in`, `do`, `while true`) and commands that only set the scene (`cd`, `export`), up to `_SCRIPT_NAMES` (a setup
+    step first: `pip install -r r.txt && python train.py` is known by `train.py` too). Before, such a
     job had none, and a `pgrep -f 'seq 1 90'` between reads of its log was other work (a new
     user's Claude Code session: 14 probes in 4 s, never counted)."""
     if len(script) >= MAX_SHELL_CHARS or shell_words(script) is None:
@@ -123,7 +128,7 @@ def _script_names(script: str) -> list[str]:
             words = words[1:]
         if words and words[0] not in _SCENE:
             names += [n for n in _names(words) if n not in names]
-    return names[:2]
+    return names[:_SCRIPT_NAMES]
 
 
 def _moved(where: str | None, words: list[str]) -> str | None:
