@@ -935,9 +935,9 @@ def same_error_reminder(
         )
     return (
         f"[{PREFIX}] {tool} has failed {count} times with different arguments but the same error: "
-        f'"""{quote(error, limit)}""". Changing the arguments is not helping; this looks like an '
-        "environment limit (permissions, sandbox, missing tool). Change the approach or ask the "
-        "user."
+        f'"""{quote(error, limit)}""". Changing the arguments is not helping: the cause is likely outside '
+        "them (permissions, a sandbox, a missing tool, a service's limit, or nothing there to find). Change "
+        "the approach, go on with what you have, or ask the user."
     )
 
 
