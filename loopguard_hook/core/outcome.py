@@ -117,11 +117,6 @@ _FAILURE_TEXT = (
     r"|\bsyntax error\b"
     # Codex's own apply_patch and sandbox refusals (rollouts of Codex 0.4x-0.5x in the corpus)
     r"|verification failed|Failed to find expected lines|sandbox denied|failed in sandbox"
-    # Codex 0.171.0 refusing a patch it did not apply (a new user's rollout under `-s read-only`:
-    # "patch rejected: writing is blocked by read-only sandbox; rejected by user approval
-    # settings"). Not the user's own "patch rejected by user" (corpus rollout of 2025-11-29): a
-    # person said no to one patch, which no rule should count as a failure to work around.
-    r"|^patch rejected: "
     r"|^execution error: "
     # Codex's own failure of a command it did not start (0.171.0: a refusal by the execution
     # policy, `hosts/rollout.REFUSED`; checked with the real client)
@@ -140,6 +135,13 @@ _FAILURE_TEXT = (
 #: error ("execution error: Io(Os { code: 2, kind: NotFound, … })", "Failed to find expected
 #: lines in …") with no `Exit code: N` line (corpus rollouts of 2025-10 and 2026-03).
 TEXT_FAILURE_TOOLS = frozenset({"Bash", "apply_patch"})
+
+#: Codex 0.171.0 refusing a patch it did not apply, as apply_patch's whole answer (a new user's
+#: rollout under `-s read-only`: "patch rejected: writing is blocked by read-only sandbox; rejected
+#: by user approval settings"): a failure of apply_patch only (a shell command printing a file that
+#: holds the line is a read). Not the user's own "patch rejected by user" (corpus rollout of
+#: 2025-11-29): a person said no to one patch, which no rule should count as a failure to work around.
+PATCH_REJECTED = "patch rejected: "
 
 #: How Claude Code words a call it refused to run (a permission rule, or the user saying no):
 #: the tool never ran and the model got this text as its result (PostToolBatch only; transcript
@@ -193,6 +195,8 @@ def classify_response(tool_name: str, response: Any) -> int:
         match = re.match(SANDBOX_EXIT, head) or re.compile(_EXIT_CODE, re.MULTILINE).search(head)
         if match:
             return Failure.HARD if match.group(1) != "0" else Failure.NONE
+        if tool_name == "apply_patch" and head.startswith(PATCH_REJECTED):
+            return Failure.SOFT
         tail = response[-4096:] if len(response) > 8192 else response
         if tool_name in TEXT_FAILURE_TOOLS and re.compile(_FAILURE_TEXT, re.MULTILINE).search(tail):
             return Failure.SOFT

@@ -180,7 +180,7 @@ def refusal_key(text: str, tool_input: Any, tool: str | None = None) -> str | No
         return SHELL_KEY
     if tool in SHELL_TOOLS and head.startswith(POLICY):
         return POLICY_KEY
-    if head.startswith(READ_ONLY):
+    if tool == "apply_patch" and head.startswith(READ_ONLY):
         return READ_ONLY_KEY
     wrapped = re.match(SANDBOX_EXIT, head)
     said = head[wrapped.end() :] if wrapped and int(wrapped[1]) != _SIGSYS_EXIT else head

@@ -42,11 +42,9 @@ _DETACHERS = frozenset({"setsid", "disown", "stdbuf"})
 _GENERIC = frozenset(
     {"python", "python3", "node", "bash", "sh", "npm", "npx", "pnpm", "yarn", "bun", "uv", "java", "go", "run", "exec", "sleep"}
 )
-#: Shells that run a script given with `-c` (`-lc`, `-ic`: `_SCRIPT_FLAG`), and how many names
-#: such a job is known by at most (`_script_names`).
+#: Shells that run a script given with `-c` (`-lc`, `-ec`: `_SCRIPT_FLAG`; `_script_of`).
 _SHELLS = frozenset({"sh", "bash", "zsh", "dash"})
 _SCRIPT_FLAG = r"-[a-z]*c[a-z]*"
-_SCRIPT_NAMES = 4
 #: A shell's own words before a command of its script, and commands that set the scene only.
 _SHELL_WORDS = frozenset({"for", "while", "until", "if", "elif", "then", "else", "do", "done", "fi", "!", "true", "false", ":"})
 _SCENE = frozenset({"cd", "pushd", "export", "set", "source", ".", "trap", "ulimit", "umask"})
@@ -103,32 +101,45 @@ def _names(words: list[str]) -> list[str]:
     ]
     if program and program[0] in _PRINTERS:
         return []  # the last line of a group sent whole to the background (`(…; echo DONE) > log &`)
-    given = next((i for i, w in enumerate(words) if re.fullmatch(_SCRIPT_FLAG, w)), None) if program else None
-    if given is not None and program[0] in _SHELLS and given + 1 < len(words):
-        return _script_names(words[given + 1])
+    script = _script_of(words, program[0]) if program and posixpath.basename(program[0]) in _SHELLS else None
+    if script is not None:
+        return _script_names(script)
     names = [posixpath.basename(w.rstrip("/")) for w in program[:2] if not w.isdigit() and not any(c.isspace() for c in w)]
     return [n for n in names if len(n) > 2 and n not in _GENERIC][:2]
 
 
+def _script_of(words: list[str], shell: str) -> str | None:
+    """The script a shell is given with `-c` (`-lc`, `-ec`: `_SCRIPT_FLAG`) among its own options,
+    before its first operand (`bash train.sh -c cfg.yaml` runs a file: no script); None for none."""
+    at = words.index(shell) + 1
+    while at < len(words) and words[at].startswith("-"):
+        if re.fullmatch(_SCRIPT_FLAG, words[at]):
+            return words[at + 1] if at + 1 < len(words) else None
+        at += 1
+    return None
+
+
 def _script_names(script: str) -> list[str]:
     """The names a job run as a shell's script is known by (`sh -c 'for i in $(seq 1 90); do …;
-    done'`: `seq`): those of each of its commands (`_names`), past the shell's own words (`for i
-    in`, `do`, `while true`) and commands that only set the scene (`cd`, `export`), up to `_SCRIPT_NAMES` (a setup
-    step first: `pip install -r r.txt && python train.py` is known by `train.py` too). Before, such a
-    job had none, and a `pgrep -f 'seq 1 90'` between reads of its log was other work (a new
-    user's Claude Code session: 14 probes in 4 s, never counted)."""
+    done'`: `seq`): those of the last of its commands that has any (`_names`), read past the
+    shell's own words (`for i in`, `do`, `while true`); a command that sets the scene (`cd`,
+    `export`) has none. The last is the one the job runs on: a setup step before it (`pip install
+    -r r.txt && python train.py`: `train.py`) ends first, and a process check of it that finds
+    nothing says nothing of the job. Before, such a job had no name, and a `pgrep -f 'seq 1 90'`
+    between reads of its log was other work (a new user's Claude Code session: 14 probes in 4 s,
+    never counted)."""
     if len(script) >= MAX_SHELL_CHARS or shell_words(script) is None:
         return []
-    names: list[str] = []
-    for words, _ in segments(script):
+    for words, _ in reversed(segments(script)):
         words = [w.strip("$()`;") for w in words]
         if len(words) > 2 and words[0] == "for" and "in" in words:
             words = words[words.index("in") + 1 :]  # `for i in $(seq 1 90)`: what the list runs
         while words and words[0] in _SHELL_WORDS:
             words = words[1:]
-        if words and words[0] not in _SCENE:
-            names += [n for n in _names(words) if n not in names]
-    return names[:_SCRIPT_NAMES]
+        names = _names(words) if words and words[0] not in _SCENE else []
+        if names:
+            return names
+    return []
 
 
 def _moved(where: str | None, words: list[str]) -> str | None:

@@ -85,7 +85,7 @@ from typing import Any, cast
 from ..config.settings import Config
 from ..core import patch as patch_format
 from ..core.ledger import MAX_ID_CHARS, Agent, Limits, drop_slot, slot, slots, trim
-from ..core.outcome import Failure, preview
+from ..core.outcome import PATCH_REJECTED, Failure, preview
 from ..core.patch import ADD, PATCH_CHARS, UPDATE, missing_lines, unseen_through_shell, updated_path
 from ..core.redact import redact_prefix
 from ..core.shellwords import SHELL_TOOLS, only_reads, shell_command
@@ -401,12 +401,6 @@ _MISMATCH = (
 )
 
 
-#: Codex refusing a patch it did not try to apply: its sandbox ("patch rejected: writing is
-#: blocked by read-only sandbox; rejected by user approval settings", 0.171.0 under `-s
-#: read-only`). The every-call rule judges such refusals.
-_REJECTED = r"patch rejected: "
-
-
 def _unparsed(tool: str, text: str) -> bool:
     """Whether a failed attempt's text did not parse (`_UNPARSED`): only a shell command's or
     script's output says so (Python's, the shell's, git apply's, Perl's or sed's own report). An
@@ -542,8 +536,8 @@ def on_result(ctx: ResultContext) -> Decision | None:
         return None
     if how not in ("patch", "script"):
         return None  # a whole write fails for other reasons (the file exists, was not read: the host says which)
-    if re.match(_REJECTED, ctx.outcome.text[:64]):
-        return None  # refused by the sandbox or the user, not for the file's text: no read mends it
+    if ctx.tool == "apply_patch" and ctx.outcome.text.startswith(PATCH_REJECTED):
+        return None  # Codex's sandbox refused it (`PATCH_REJECTED`), not for the file's text: no read mends it
     if how == "patch" and ctx.changed:
         files.pop(file, None)  # a diff applied in part (GNU patch's exit 1 for the hunks that did not fit): a change
         return None

@@ -170,7 +170,9 @@ def test_a_group_ending_in_a_printer_is_known_by_its_log() -> None:
         ("nohup bash -c \"python3 train.py --epochs 3\" > t.log 2>&1 &", "train.py"),
         ("nohup sh -c 'cd docs/_build && python3 -m http.server 8000' > d.log 2>&1 &", "http.server"),
         ("bash -c 'while true; do ./poll.sh; sleep 5; done' > p.log &", "poll.sh"),
-        ("nohup bash -c 'pip install -r r.txt && python train.py' > t.log 2>&1 &", "pip install train.py"),
+        ("nohup bash -c 'pip install -r r.txt && python train.py' > t.log 2>&1 &", "train.py"),
+        ("nohup bash train.sh -c configs/base.yaml > t.log 2>&1 &", "train.sh"),
+        ("/bin/bash -c 'make build && ./bin/server' > s.log 2>&1 &", "server"),
         ("nohup bash -lc 'python train.py' > t.log 2>&1 &", "train.py"),
         ("bash run.sh > r.log 2>&1 &", "run.sh"),
         ("uv run pytest -n 8 > pytest.log 2>&1 &", ""),  # no name: a process check of anything is no probe of it
