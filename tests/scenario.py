@@ -22,7 +22,8 @@ Steps use the sketch grammar of the public cases:
   the PostToolBatch entry (expect `post` on that batch event); Codex gets Pre + a failed Post.
   With `"forbidden": REASON` (Codex) the execution policy refused the command before it started:
   no post event; the rollout holds Codex's answer, `exec_command failed: CreateProcess { message:
-  "Rejected(\"`/bin/bash -lc '…'` rejected: REASON\")" }`.
+  "Rejected(\"`/bin/bash -lc '…'` rejected: REASON\")" }`. So does a Codex apply_patch whose `response`
+  is its sandbox's "patch rejected: …" (no post event, a `custom_tool_call_output` in the rollout).
   With `"refused": TEXT` a permission rule (or the user) refused the call after its PreToolUse:
   Claude Code sends no post event, only the PostToolBatch entry with TEXT (expect `post` on that
   batch event); the other clients get TEXT as the call's error.
@@ -665,6 +666,11 @@ class Runner:
                     line = f"`/bin/bash -lc '{tool_input.get('command')}'` rejected: {step['forbidden']}"
                     output = 'exec_command failed: CreateProcess { message: "Rejected(\\"' + line + '\\")" }'
                     self._item({"type": "function_call_output", "call_id": tool_use_id, "output": output}, step["_t"] + 0.01)
+                    continue
+                if self.client == "codex" and tool == "apply_patch" and str(response).startswith("patch rejected: "):
+                    # Codex 0.171.0 sends no post event for a patch its sandbox rejects either: its
+                    # answer is in the rollout only (hosts/rollout.py)
+                    self._item({"type": "custom_tool_call_output", "call_id": tool_use_id, "output": response}, step["_t"] + 0.01)
                     continue
                 if self.client == "codex" and tool == "Bash":
                     wall = float(step.get("wall", 30 if "running" in step else 0.4))

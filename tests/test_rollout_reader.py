@@ -131,3 +131,26 @@ def test_a_policy_refusal_that_names_its_command_is_read_as_one() -> None:
     # a command whose own output starts so is no refusal: it ran and printed it
     record["payload"]["output"] = "Exit code: 0\nWall time: 0 seconds\nOutput:\n" + refused
     assert [i.kind for i in unhooked_items(record)] == ["output"]
+
+
+def test_a_patch_the_read_only_sandbox_refused_is_read_as_a_refusal(tmp_path: Path) -> None:
+    """Codex 0.171.0 under `-s read-only` answers apply_patch "patch rejected: writing is blocked
+    by read-only sandbox; …" in a `custom_tool_call_output` and fires no post event: the reader
+    gives it as a refusal. A patch that applied, the user's own "patch rejected by user" and a
+    command whose output holds the words are none."""
+    rejected = "patch rejected: writing is blocked by read-only sandbox; rejected by user approval settings"
+    def record(kind: str, output: str) -> dict:  # type: ignore[type-arg]
+        return {"timestamp": "2026-12-06T22:08:55.013Z", "type": "response_item",
+                "payload": {"type": kind, "call_id": "call_2_0", "output": output}}
+    (item,) = unhooked_items(record("custom_tool_call_output", rejected))
+    assert (item.kind, item.call_id, item.text) == ("refused", "call_2_0", rejected)
+    assert unhooked_items(record("custom_tool_call_output", "Success. Updated the following files:\nM calc.py\n")) == []
+    assert unhooked_items(record("custom_tool_call_output", "patch rejected by user")) == []
+    assert [i.kind for i in unhooked_items(record("function_call_output", "Exit code: 0\nOutput:\n" + rejected))] == ["output"]
+    rollout = tmp_path / "rollout.jsonl"
+    rollout.write_text(json.dumps(record("custom_tool_call_output", rejected)) + "\n")
+    tail: Tail = {}
+    read_unhooked(tail, str(rollout), 4096)  # the cursor starts at the end
+    with rollout.open("a") as f:
+        f.write(json.dumps(record("custom_tool_call_output", rejected)) + "\n")
+    assert [i.kind for i in read_unhooked(tail, str(rollout), 4096)] == ["refused"]

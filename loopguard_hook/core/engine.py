@@ -115,7 +115,7 @@ def step(
         ev.responses.extend(followup.turn_ended(state, list(state["agents"]), now))
         return state, Step(ALLOW, ev.responses[-followup.MAX_RESPONSES :], None)
     fresh, message = take(state, event, config, ev.caps, texts, final, tail)
-    refused: list[tuple[Unhooked, str]] = []
+    refused: list[tuple[Unhooked, str, str]] = []
     if unhooked is not None and (event.agent_id in state["agents"] or event.event in TOOL_EVENTS):
         refused = rules.unhooked.take(_agent(ev), event, *unhooked, config, now)
     if message is not None:
@@ -173,26 +173,22 @@ def _subagents_waited_on(state: Session, event: HookEvent, caps: Capabilities, w
     return sum(1 for call in runs if call["phase"] == "pre" and ledger.issued(call) >= start)
 
 
-#: The name Codex 0.171.0's hooks give `exec_command`, the only tool whose refusals are read
-#: from the rollout (captured payloads, shared/payloads/codex/0.171.0).
-REFUSED_TOOL = "Bash"
-
-
-def _refused_results(ev: _Event, refused: Sequence[tuple[Unhooked, str]]) -> list[Decision]:
+def _refused_results(ev: _Event, refused: Sequence[tuple[Unhooked, str, str]]) -> list[Decision]:
     """The reminders the result rules give on calls the host refused to run and sent no post
-    event for (Codex 0.171.0's execution policy: `Unhooked` `refused`, read from the rollout at
+    event for (Codex 0.171.0's execution policy, and its read-only sandbox refusing a patch:
+    `Unhooked` `refused`, each with the tool its hooks name, read from the rollout at
     the agent's next tool event: a PreToolUse, or a parallel call's post event), each judged as
     its post event would have been, at the time the rollout gives its answer. Judged after the
     event's own call: a wall they complete is reminded now, and denied from the next call, as
     when the post events come. One read at a prompt or a Stop is dropped: the turn is over."""
     event, now = ev.event, ev.now
     found: list[Decision] = []
-    for item, command in refused:
+    for item, tool, command in refused:
         call = _agent(ev)["calls"].get(item.call_id)
         if call is None or call["phase"] != "pre":
             continue
         post = event._replace(
-            event="PostToolUse", tool_name=REFUSED_TOOL, tool_input={"command": command}, tool_use_id=item.call_id,
+            event="PostToolUse", tool_name=tool, tool_input={"command": command}, tool_use_id=item.call_id,
             tool_response=item.text, misfit=None, workspace=None,
         )
         at = min(item.time, now) if item.time is not None else now

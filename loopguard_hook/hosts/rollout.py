@@ -27,6 +27,7 @@ from typing import Any
 
 from ..core.event import Unhooked
 from ..core.ledger import Tail
+from ..core.outcome import PATCH_REJECTED
 from .payload import json_text
 from .transcript import json_objects, read_last, read_new_lines
 
@@ -43,6 +44,10 @@ _HEADER = (
 #: '…'` rejected: policy forbids commands starting with `git branch`\")" }` (tests/e2e/
 #: test_codex_policy.py; the same form in openai/codex#10827, 0.98, and #46012, 0.154).
 REFUSED = 'exec_command failed: CreateProcess { message: "Rejected('
+#: An apply_patch its sandbox rejected ("patch rejected: writing is blocked by read-only sandbox…",
+#: `outcome.PATCH_REJECTED`) fires no post event either (0.171.0 under `-s read-only`: a new
+#: user's run, whose ledger kept both rejected patches at their PreToolUse); the rollout's
+#: `custom_tool_call_output` has the answer, read as a refusal (`unhooked_items`).
 #: Codex 0.115 to 0.119 name the command in such an answer, `exec_command failed for `CMD`:
 #: CreateProcess { … }` (also `SandboxDenied { … }`: public rollouts of 0.115.0-alpha.27,
 #: 0.118.0-alpha.2 and 0.119.0-alpha.11); `exec_failure` reads it as the other releases write it.
@@ -65,7 +70,7 @@ def read_unhooked(tail: Tail, path: str | None, budget: int) -> list[Unhooked]:
     if known == (tail.get("path"), tail.get("ino")) and type(before) is int and before >= 0 and type(after) is int:
         if after < before or after - before > sum(len(line) + 1 for line in lines):
             gap = [Unhooked("gap", "")]
-    wanted = [line for line in lines if b"function_call" in line]
+    wanted = [line for line in lines if b"function_call" in line or b"custom_tool_call_output" in line]
     return gap + [item for record in json_objects(wanted) for item in unhooked_items(record)]
 
 
@@ -94,6 +99,10 @@ def unhooked_items(record: dict[str, Any]) -> list[Unhooked]:
         if isinstance(session, bool) or not isinstance(session, int):
             return []
         return [Unhooked("poll", call_id, time, session, chars[:MAX_TEXT] if isinstance(chars, str) else "")]
+    if payload.get("type") == "custom_tool_call_output" and isinstance(payload.get("output"), str):
+        # apply_patch refused by the sandbox, which fires no post event (`PATCH_REJECTED`)
+        rejected = payload["output"].startswith(PATCH_REJECTED)
+        return [Unhooked("refused", call_id, time, text=payload["output"][:MAX_TEXT])] if rejected else []
     if payload.get("type") == "function_call_output" and isinstance(payload.get("output"), str):
         output = exec_failure(payload["output"])
         if output.startswith(REFUSED) and "` rejected: " in output:

@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 
-from ..core.outcome import SANDBOX_EXIT
+from ..core.outcome import PATCH_REJECTED, SANDBOX_EXIT
 from ..hosts.rollout import REFUSED, call_arguments, exec_failure
 from .jsonl import text_of
 from .model import Outcome
@@ -200,9 +200,12 @@ def exit_code(item: Mapping[str, Any] | None) -> int | None:
 
 def blocked(output: Any) -> Outcome | None:
     """Why a call with this output did not run and got no post event: `DENIED` (a PreToolUse
-    hook's denial), `REFUSED` (the execution policy's: `hosts.rollout.REFUSED`), or None."""
+    hook's denial), `REFUSED` (the execution policy's, `hosts.rollout.REFUSED`, or a read-only
+    sandbox's refusal of a patch, `outcome.PATCH_REJECTED`), or None."""
     text = exec_failure((text_of(output) if not isinstance(output, str) else output).lstrip())
-    return Outcome.DENIED if text.startswith(_CODEX_BLOCKED) else Outcome.REFUSED if text.startswith(REFUSED) else None
+    if text.startswith(_CODEX_BLOCKED):
+        return Outcome.DENIED
+    return Outcome.REFUSED if text.startswith((REFUSED, PATCH_REJECTED)) else None
 
 
 def call_folder(cwd: str | None, arguments: Any) -> str | None:

@@ -23,7 +23,7 @@ def _maybe(line: Line) -> bool:
     data = line.data
     payload = data.get("payload")
     kind = payload.get("type") if isinstance(payload, dict) else data.get("type")
-    return kind in ("function_call", "function_call_output")
+    return kind in ("function_call", "function_call_output", "custom_tool_call_output")
 
 
 def polls(items: Iterable[Unhooked]) -> list[Poll]:

@@ -60,6 +60,11 @@ from .base import CallContext, ResultContext
 
 NAME = "unhooked"
 MAX_CALLS = 16
+#: The tools whose refusals Codex 0.171.0 sends no post event for, as its hooks name them: the
+#: shell's `exec_command` (its execution policy) and apply_patch (its sandbox, read-only).
+REFUSED_SHELL, PATCH_TOOL = "Bash", "apply_patch"
+#: How much of a patch is kept until its answer is read: its file's header (`*** Update File:`).
+PATCH_KEPT = 256
 MAX_SESSIONS = 8
 MAX_HUNG = 8
 #: Folders kept per hung command: the latest ones it hung in.
@@ -95,11 +100,13 @@ if TYPE_CHECKING:  # the slot's shape, for the type checker (plain dicts at run 
         folder: NotRequired[str]
 
     class Waiting(TypedDict):
-        """A call waiting for its output: a command (`run`) or a poll (`session`; `typed` when it
-        typed something, `answer` when that was a line with no control character: a reply to
-        a prompt, not a quit key or a Ctrl-C)."""
+        """A call waiting for its output: a command (`run`), a patch its sandbox may refuse
+        (`patch`, its start) or a poll (`session`; `typed` when it typed something, `answer`
+        when that was a line with no control character: a reply to a prompt, not a quit key or
+        a Ctrl-C)."""
 
         run: NotRequired[Command]
+        patch: NotRequired[str]
         session: NotRequired[int]
         t: float
         typed: NotRequired[bool]
@@ -274,12 +281,14 @@ def _answered(command: str) -> list[str]:
 
 def take(
     agent: Agent, event: HookEvent, items: Sequence[Unhooked], tail: Tail, config: Config, now: float
-) -> list[tuple[Unhooked, str]]:
+) -> list[tuple[Unhooked, str, str]]:
     """Fold the unhooked calls and outputs read since the last event into the agent's table, and
     keep the reader's cursor. A shell call's PreToolUse is noted too (its output names the
     session it leaves running; the rollout may show the call before the hook's cursor starts).
-    The calls among them that the host refused to run (`Unhooked` `refused`), each with its
-    command line as kept (redacted), for the engine to judge as their post events."""
+    The calls among them that the host refused to run (`Unhooked` `refused`), each with the tool
+    its hooks name (`REFUSED_SHELL`, `PATCH_TOOL`) and its command line or patch as kept (a
+    command redacted, a patch's first `PATCH_KEPT` characters), for the engine to judge as their
+    post events."""
     table = cast("Table", slots(agent).setdefault(NAME, {}))
     table["tail"] = tail
     calls = table.setdefault("calls", {})
@@ -287,10 +296,18 @@ def take(
         command = command_of(event.tool_name, event.tool_input)
         if command is not None and event.tool_use_id not in calls:
             calls[event.tool_use_id] = {"run": _command(command, event.cwd), "t": now}
-    refused: list[tuple[Unhooked, str]] = []
+        patch = event.tool_input.get("command") if event.tool_name == PATCH_TOOL and isinstance(event.tool_input, dict) else None
+        if isinstance(patch, str) and event.tool_use_id not in calls:
+            calls[event.tool_use_id] = {"patch": patch[:PATCH_KEPT], "t": now}  # its sandbox may refuse it
+    elif event.tool_name == PATCH_TOOL and event.tool_use_id and "patch" in calls.get(event.tool_use_id, {}):
+        del calls[event.tool_use_id]  # its post event came: it was judged there
+    refused: list[tuple[Unhooked, str, str]] = []
     for item in items:
-        if item.kind == "refused" and (waiting := calls.pop(item.call_id, None)) is not None and "run" in waiting:
-            refused.append((item, waiting["run"]["command"]))
+        waiting = calls.pop(item.call_id, None) if item.kind == "refused" else None
+        if waiting is not None and "run" in waiting:
+            refused.append((item, REFUSED_SHELL, waiting["run"]["command"]))
+        elif waiting is not None and "patch" in waiting:
+            refused.append((item, PATCH_TOOL, waiting["patch"]))
         _absorb(table, item, item.time if item.time is not None else now, config)
     trim(calls, MAX_CALLS, lambda k: calls[k]["t"])
     sessions = table.setdefault("sessions", {})

@@ -477,8 +477,10 @@ class Codex:
         *,
         keep_state: bool = True,
         timeout: float = RUN_TIMEOUT_SECONDS,
+        sandbox: str | None = None,
     ) -> Run:
-        """Run `codex exec PROMPT` once against the mock.
+        """Run `codex exec PROMPT` once against the mock; `sandbox`: a sandbox mode (`-s
+        read-only`) instead of none at all.
 
         Raises:
             AssertionError: Codex timed out or exited non-zero.
@@ -498,7 +500,7 @@ class Codex:
                 str(self.binary),
                 "exec",
                 "--skip-git-repo-check",
-                "--dangerously-bypass-approvals-and-sandbox",
+                *(["-s", sandbox] if sandbox else ["--dangerously-bypass-approvals-and-sandbox"]),
                 "--dangerously-bypass-hook-trust",
                 "-C",
                 str(ws.work),

@@ -11,7 +11,7 @@ from loopguard_hook.replay.readers import load
 
 from . import ledger
 from .clients import Codex, Workspace
-from .mock_model import Script, exec_command
+from .mock_model import Script, apply_patch, exec_command
 from .model_view import codex_views, guard_texts, verdict
 from .test_codex import assert_hooks_succeeded, sigs
 from .transcripts import codex_rollouts
@@ -95,3 +95,36 @@ def test_a_wall_of_policy_refusals_is_reminded_then_denied(codex: Codex, ws: Wor
     (denial,) = guard_texts(seen[4])
     assert denial.text.startswith("Command blocked by PreToolUse hook: REPEAT_TOOL_BLOCKED"), denial.text
     assert "refuses commands that start with `git push`" in denial.text, denial.text
+
+
+def test_a_read_only_sandbox_refusing_every_patch_is_a_wall(codex: Codex, ws: Workspace) -> None:
+    """Under `-s read-only` Codex refuses each patch ("patch rejected: writing is blocked by
+    read-only sandbox; rejected by user approval settings") and fires no post event for it. The
+    guard reads the refusals from the rollout at the next call: three patches refused, the wall
+    is reminded with the read that follows (which goes ahead), and the next patches are denied
+    (the second within the parallel window of the first, as the scripted model sends it at
+    once: denied with it). Replay marks the patches refused and sends no post event for them."""
+    ws.write("calc.py", "def add(a, b):\n    return a - b\n")
+    bodies = ["a + b", "b + a", "sum((a, b))", "int(a) + int(b)", "(a + b)"]
+    hunk = "@@\n def add(a, b):\n-    return a - b\n"
+    patches = [f"*** Begin Patch\n*** Update File: calc.py\n{hunk}+    return {b}\n*** End Patch\n" for b in bodies]
+    turns = [[apply_patch(p)] for p in patches[:3]] + [[exec_command("cat calc.py")]] + [[apply_patch(p)] for p in patches[3:]]
+    run = codex.run(ws, Script(turns, final_text="I cannot write here."), "Fix add in calc.py", sandbox="read-only")
+    assert_hooks_succeeded(run)
+    assert (ws.work / "calc.py").read_text() == "def add(a, b):\n    return a - b\n"
+    seen = codex_views(run.conversation())[1:]
+    results = [s.text for view in seen for s in view if s.is_result]
+    assert [r.startswith("patch rejected: writing is blocked by read-only sandbox") for r in results[:3]] == [True] * 3
+    assert [verdict(v) for v in seen] == ["-", "-", "-", "remind@?", "deny@?", "deny@?"], [verdict(v) for v in seen]
+    assert "def add(a, b)" in results[3]  # the read went ahead
+    (reminder,) = [s.text for s in guard_texts(seen[3]) if "read-only" in s.text]
+    assert "Codex's sandbox is read-only: it has refused 3 rounds of patches" in reminder, reminder
+    (denial,) = guard_texts(seen[4])
+    assert "REPEAT_TOOL_BLOCKED: this call was not run: Codex's read-only sandbox" in denial.text, denial.text
+    (again,) = guard_texts(seen[5])
+    assert "REPEAT_TOOL_BLOCKED" in again.text and "read-only sandbox" in again.text, again.text
+
+    (rollout,) = codex_rollouts(run)
+    (recording,) = load([str(rollout)])
+    posts = [e.payload["tool_name"] for e in recording.events if e.payload["hook_event_name"] == "PostToolUse"]
+    assert posts == ["Bash"]
