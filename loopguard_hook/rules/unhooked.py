@@ -286,9 +286,9 @@ def take(
     keep the reader's cursor. A shell call's PreToolUse is noted too (its output names the
     session it leaves running; the rollout may show the call before the hook's cursor starts).
     The calls among them that the host refused to run (`Unhooked` `refused`), each with the tool
-    its hooks name (`REFUSED_SHELL`, `PATCH_TOOL`) and its command line or patch as kept (a
-    command redacted, a patch's first `PATCH_KEPT` characters), for the engine to judge as their
-    post events."""
+    its hooks name (`REFUSED_SHELL`, `PATCH_TOOL`) and its command line or patch as kept
+    (redacted; a patch's first `PATCH_KEPT` characters, kept until its answer or the turn's end),
+    for the engine to judge as their post events."""
     table = cast("Table", slots(agent).setdefault(NAME, {}))
     table["tail"] = tail
     calls = table.setdefault("calls", {})
@@ -298,7 +298,7 @@ def take(
             calls[event.tool_use_id] = {"run": _command(command, event.cwd), "t": now}
         patch = event.tool_input.get("command") if event.tool_name == PATCH_TOOL and isinstance(event.tool_input, dict) else None
         if isinstance(patch, str) and event.tool_use_id not in calls:
-            calls[event.tool_use_id] = {"patch": patch[:PATCH_KEPT], "t": now}  # its sandbox may refuse it
+            calls[event.tool_use_id] = {"patch": redact_prefix(patch, PATCH_KEPT, complete=len(patch) <= PATCH_KEPT), "t": now}
     elif event.tool_name == PATCH_TOOL and event.tool_use_id and "patch" in calls.get(event.tool_use_id, {}):
         del calls[event.tool_use_id]  # its post event came: it was judged there
     refused: list[tuple[Unhooked, str, str]] = []
@@ -309,6 +309,9 @@ def take(
         elif waiting is not None and "patch" in waiting:
             refused.append((item, PATCH_TOOL, waiting["patch"]))
         _absorb(table, item, item.time if item.time is not None else now, config)
+    if event.event not in ("PreToolUse", "PostToolUse", "PostToolUseFailure"):
+        for key in [k for k, waiting in calls.items() if "patch" in waiting]:
+            del calls[key]  # a prompt or a Stop: the turn is over, its refusals are no longer judged
     trim(calls, MAX_CALLS, lambda k: calls[k]["t"])
     sessions = table.setdefault("sessions", {})
     trim(sessions, MAX_SESSIONS, lambda k: sessions[k]["quiet"])

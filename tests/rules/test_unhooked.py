@@ -404,3 +404,25 @@ def test_output_in_one_folder_clears_the_hang_there_only() -> None:
     rule.take(entry, POST, printed, {}, Config(), 302.0)
     assert _call_in(entry, "npm test", "/w/packages/b") is None
     assert _call_in(entry, "npm test", "/w/packages/a").action is Action.DENY  # type: ignore[union-attr]
+
+
+def test_a_patch_waits_for_its_refusal_redacted_and_only_until_the_turn_ends() -> None:
+    """An apply_patch is kept until its answer (Codex 0.171.0 sends no post event for one its
+    read-only sandbox refuses), redacted as a command line is: a key the patch adds never reaches
+    the ledger. Its refusal comes back with the tool and the kept text; a prompt forgets the
+    patches still waiting."""
+    secret = "sk-proj-" + "Q7x2" * 12
+    patch = f"*** Begin Patch\n*** Add File: .env\n+OPENAI_API_KEY={secret}\n*** End Patch\n"
+    entry = agent()
+    for n in (1, 2):
+        pre = HookEvent("PreToolUse", Client.CODEX, "s", tool_name="apply_patch", tool_input={"command": patch},
+                        tool_use_id=f"p{n}")
+        rule.take(entry, pre, [], {}, Config(), float(n))
+    assert secret[8:18] not in json.dumps(entry) and "*** Add File: .env" in json.dumps(entry)
+    refusal = Unhooked("refused", "p1", 3.0, text="patch rejected: writing is blocked by read-only sandbox")
+    (found,) = rule.take(entry, POST, [refusal], {}, Config(), 3.0)
+    assert found[0] == refusal and found[1] == "apply_patch" and "*** Add File: .env" in found[2]
+    assert secret[8:18] not in found[2]
+    prompt = HookEvent("UserPromptSubmit", Client.CODEX, "s", prompt="go on")
+    rule.take(entry, prompt, [], {}, Config(), 4.0)
+    assert "p2" not in entry["rules"]["unhooked"]["calls"]
