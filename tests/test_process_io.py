@@ -259,12 +259,13 @@ def _ended_in_the_interpreters_start(returncode: int, err: bytes) -> bool:
     """Whether a run signalled early ended in the interpreter's own start, before the launcher
     ran: killed by the SIGINT, or a message of CPython's with no line or frame of ours ('Fatal
     Python error: init_import_site', also through the editable install's finder; 'Failed checking
-    if argv[0] is an import path entry' and exit 0; a traceback through frozen importlib only; a
-    bare 'KeyboardInterrupt' and exit 1 as the launcher's file loads, 1 run in 500 signalled
-    10-35 ms in on this machine)."""
+    if argv[0] is an import path entry' and exit 0, whose zipimport traceback may quote the
+    launcher's path; a traceback through frozen importlib only; a bare 'KeyboardInterrupt' and
+    exit 1 as the launcher's file loads, 1 run in 500 signalled 10-35 ms in on this machine)."""
     import signal
 
-    ours = any(mark in err for mark in (b"loopguard-hook:", b"loopguard_hook/", str(EXE).encode()))
+    launcher = f'File "{EXE}"'.encode()  # a frame of it: CPython's own messages may quote its path
+    ours = any(mark in err for mark in (b"loopguard-hook:", b"loopguard_hook/", launcher))
     return returncode == -signal.SIGINT or bool(err and not ours)
 
 
