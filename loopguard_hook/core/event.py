@@ -117,8 +117,9 @@ class Unhooked(NamedTuple):
     line), `"poll"` (a `write_stdin`: `session` the command session it polls, `text` what it
     types, "" for a bare poll) or `"output"` (what a command or a poll returned: `session` while
     the command still runs, `code` its exit code once it ended, `empty` when it printed nothing),
-    `"refused"` (a shell call the host's execution policy refused before it started, which
-    fired no post event: `text` is the refusal, `hosts/rollout.refusal`), or `"gap"` (records
+    `"refused"` (a shell call the host's execution policy refused before it started, or an
+    apply_patch its read-only sandbox rejected, either of which fired no post event: `text` is
+    the refusal, `hosts/rollout.refusal` or apply_patch's answer), or `"gap"` (records
     were skipped unread: more was written since the last event than the reader reads at once,
     or the rollout was cut short in place).
     `call_id` pairs an output with its call; `time` is seconds since the epoch (None: the record

@@ -44,10 +44,6 @@ _HEADER = (
 #: '…'` rejected: policy forbids commands starting with `git branch`\")" }` (tests/e2e/
 #: test_codex_policy.py; the same form in openai/codex#10827, 0.98, and #46012, 0.154).
 REFUSED = 'exec_command failed: CreateProcess { message: "Rejected('
-#: An apply_patch its sandbox rejected ("patch rejected: writing is blocked by read-only sandbox…",
-#: `outcome.PATCH_REJECTED`) fires no post event either (0.171.0 under `-s read-only`: a new
-#: user's run, whose ledger kept both rejected patches at their PreToolUse); the rollout's
-#: `custom_tool_call_output` has the answer, read as a refusal (`unhooked_items`).
 #: Codex 0.115 to 0.119 name the command in such an answer, `exec_command failed for `CMD`:
 #: CreateProcess { … }` (also `SandboxDenied { … }`: public rollouts of 0.115.0-alpha.27,
 #: 0.118.0-alpha.2 and 0.119.0-alpha.11); `exec_failure` reads it as the other releases write it.
@@ -77,7 +73,12 @@ def read_unhooked(tail: Tail, path: str | None, budget: int) -> list[Unhooked]:
 def unhooked_items(record: dict[str, Any]) -> list[Unhooked]:
     """What one rollout record says of a command session: a `command` (an `exec_command` call),
     a `poll` (a `write_stdin` call) or an `output` (a command's or a poll's output, with the state
-    its header gives). Other records, and records of unexpected shapes, give none."""
+    its header gives); or a `refused` call: a command the execution policy refused (`REFUSED`),
+    or an apply_patch its sandbox rejected ("patch rejected: writing is blocked by read-only
+    sandbox…", `outcome.PATCH_REJECTED`, in a `custom_tool_call_output`), for neither of which
+    0.171.0 fires a post event (under `-s read-only`: a new user's run, whose ledger kept both
+    rejected patches at their PreToolUse). Other records, and records of unexpected shapes, give
+    none."""
     kind = record.get("type")
     # Rollouts of before mid-2025 write response items bare, without the `payload` wrapper.
     bare = kind in ("function_call", "function_call_output")

@@ -55,6 +55,11 @@ such rules go by command prefix, so `curl -X POST …` refused says nothing of a
 A write tool's call on a Claude Code settings file that went through (`tools.SETTINGS`: the
 user approved a change of the permission settings) ends the wall.
 
+Codex's read-only sandbox rejecting a patch (`READ_ONLY`, read from the rollout as the policy's
+refusals are, below) is a wall of patches alone: three rounds of rejected patches are reminded,
+with no other kinds needed; after the reminder a patch is denied and the next ends the turn,
+every other call goes ahead and leaves the wall standing, and no other refusal replaces it.
+
 Codex's execution policy refusing a command before it starts (`POLICY`: 0.171.0 sends no post
 event for it; the host layer reads the refusal from the rollout at the agent's next tool event,
 which judges it as the post event would have been, `core/engine.py`) is a wall of its own kind
@@ -215,7 +220,7 @@ def on_result(ctx: ResultContext) -> Decision | None:
         if wall is not None and wall[0] == POLICY_KEY and _prefixed(ctx.tool, ctx.tool_input, _targets(wall, REFUSED)) is None:
             return None  # allowed by the policy: what it refused stays refused
         if wall is not None and wall[0] == READ_ONLY_KEY and _kind(wall, ctx.tool, ctx.tool_input) not in wall[2]:
-            return None  # a read, or a program the sandbox never refused: writes stay refused
+            return None  # any call but a patch: patches stay refused
         if wall is not None and wall[0] == SHELL_KEY and ctx.tool in _LOOKS:
             # a look says nothing of the shell: the wall stands, but the next shell
             # call is let through once (the user may have mended it meanwhile, mid-turn)
