@@ -316,10 +316,12 @@ def on_call(ctx: CallContext) -> Decision | None:
     named = _named(kinds)
     shell = wall[0] == SHELL_KEY
     read_only = wall[0] == READ_ONLY_KEY
-    advice = permission_reminder(rounds, named) if permission else wall_reminder(rounds, "", shell=shell)
-    denial = permission_denial(rounds, named) if permission else wall_denial(rounds, shell=shell)
-    if read_only:
+    if permission:
+        advice, denial = permission_reminder(rounds, named), permission_denial(rounds, named)
+    elif read_only:
         advice, denial = read_only_reminder(rounds, ""), read_only_denial(rounds)
+    else:
+        advice, denial = wall_reminder(rounds, "", shell=shell), wall_denial(rounds, shell=shell)
     if int(wall[4]) == 1:
         wall[4], wall[5] = 2, ctx.now
         return Decision(Action.DENY, Rule.WALL, denial, advice=advice, times=rounds)
