@@ -60,18 +60,37 @@ _UNMARK = {1: None, 2: None, 3: None, 4: None}
 
 def segments(command: str) -> list[tuple[list[str], bool]]:
     """A shell line's commands: each its words without quote marks or `VAR=value` prefixes, and
-    whether an unquoted `&` puts it in the background. Empty words (`''`) are dropped."""
-    found: list[tuple[list[str], bool]] = []
+    whether an unquoted `&` puts it in the background. Empty words (`''`) are dropped, and so are
+    the parentheses of a subshell (`(cd web && npm run dev) &`: `cd web`, then `npm run dev` in
+    the background, `_parts`)."""
+    return [(words, background) for words, background, _, _ in _parts(command)]
+
+
+def _parts(command: str) -> list[tuple[list[str], bool, bool, int]]:
+    """`segments`, each with whether it opens a subshell and where one closes in it: an unquoted
+    `(` that starts a command (not `((` arithmetic, not `$(`) and the unquoted `)` that ends a
+    later word; the index of the word after that one (what follows is outside, `(cd web && make) >
+    build.log`), or -1. A `cd` in a subshell moves only the subshell (`launched`)."""
+    found: list[tuple[list[str], bool, bool, int]] = []
     words: list[str] = []
+    depth = 0
+    opens, closes = False, -1
     for word in [*command_words(command), ";"]:
         if word in OPERATORS:
             if words:
-                found.append((words, word == "&"))
-            words = []
-        elif words or not assignment(word):
+                found.append((words, word == "&", opens, closes))
+            words, opens, closes = [], False, -1
+            continue
+        if not words and word.startswith("(") and not word.startswith("(("):
+            word, depth, opens = word[1:], depth + 1, True
+        elif depth and word.endswith(")") and word.count(")") > word.count("("):
+            word, depth, closes = word[:-1], depth - 1, len(words) + 1
+        if words or not assignment(word):
             plain = word.translate(_UNMARK)
             if plain:
                 words.append(plain)
+            elif closes == len(words) + 1:
+                closes -= 1  # a lone `)`: what follows it is outside
     return found
 
 
@@ -104,8 +123,24 @@ def _names(words: list[str]) -> list[str]:
     script = _script_of(words, program[0]) if program and posixpath.basename(program[0]) in _SHELLS else None
     if script is not None:
         return _script_names(script)
-    names = [posixpath.basename(w.rstrip("/")) for w in program[:2] if not w.isdigit() and not any(c.isspace() for c in w)]
-    return [n for n in names if len(n) > 2 and n not in _GENERIC][:2]
+    names = _known_by(program[:2])
+    if not names:  # a runner's words first (`uv run python train.py`, `bun run server.ts`): what it runs
+        while program and posixpath.basename(program[0]) in _GENERIC:
+            program = program[1:]
+        names = _known_by(program[:1])
+    return names
+
+
+def _known_by(words: list[str]) -> list[str]:
+    """The base names of `words` that can name a job: not a generic interpreter's, not a
+    number, an address or a port, not a multi-word script, not two letters or fewer."""
+    names = [posixpath.basename(w.rstrip("/")) for w in words if not _number(w) and not any(c.isspace() for c in w)]
+    return [n for n in names if len(n) > 2 and n not in _GENERIC]
+
+
+def _number(word: str) -> bool:
+    """Whether a word is a number, an address or a port (`8080`, `0.0.0.0`, `127.0.0.1:3000`)."""
+    return word.replace(".", "").replace(":", "").isdigit()
 
 
 def _script_of(words: list[str], shell: str) -> str | None:
@@ -179,22 +214,24 @@ def launched(command: str, where: str | None = None) -> list[str]:
     if shell_words(command) is None:
         return []
     keys: list[str] = []
-    for words, background in segments(command):
+    outside = where  # the folder outside a subshell, where its `cd`s do not reach
+    for words, background, opens, closes in _parts(command):
+        outside = where if opens else outside
         if words[0] in ("cd", "pushd"):
             where = _moved(where, words)
-            continue
-        if words[0] in _ENDERS:
+        elif words[0] in _ENDERS:
             keys = []  # waits for or kills the jobs started before it (`pkill x; nohup x &` restarts one)
-            continue
-        if not background:
-            continue
-        log = next(iter(_stdout_targets(words)), "")
-        if log and not posixpath.isabs(log) and where is not None:
-            log = posixpath.normpath(posixpath.join(where, log))
-        log = "" if log.startswith("/dev/") else log
-        names = _names(words)
-        if log or names:
-            keys.append(f"{JOB}{log}\n{' '.join(names)}"[:240])
+        elif background:
+            # the group's own redirect, past its `)`, is read where the line is outside it
+            logs = [(outside, t) for t in _stdout_targets(words[closes:])] if closes >= 0 else []
+            folder, log = next(iter(logs), (where, next(iter(_stdout_targets(words)), "")))
+            if log and not posixpath.isabs(log) and folder is not None:
+                log = posixpath.normpath(posixpath.join(folder, log))
+            log = "" if log.startswith("/dev/") else log
+            names = _names(words)
+            if log or names:
+                keys.append(f"{JOB}{log}\n{' '.join(names)}"[:240])
+        where = outside if closes >= 0 else where
     return keys
 
 

@@ -14,7 +14,11 @@ BENCH = "nohup bench/run_all.sh > /tmp/bench.log 2>&1 & echo $!"
     [
         (BENCH, ["job:/tmp/bench.log\nrun_all.sh"]),
         ("python3 train.py >> out.log 2>&1 &", ["job:out.log\ntrain.py"]),
-        ("npm run dev &>/tmp/dev.log &", ["job:/tmp/dev.log\n"]),
+        ("npm run dev &>/tmp/dev.log &", ["job:/tmp/dev.log\ndev"]),  # a runner's words: what it runs
+        ("nohup uv run python train.py > t.log 2>&1 &", ["job:t.log\ntrain.py"]),
+        ("nohup npm run start -- -H 0.0.0.0 -p 8230 > w.log 2>&1 &", ["job:w.log\nstart"]),  # no address
+        ("(cd ml && uv run train.py > train.log 2>&1) &", ["job:train.log\ntrain.py"]),  # a subshell (its folder unknown)
+        ("( python3 app.py ) &", ["job:\napp.py"]),
         ("setsid ./serve.sh >'/tmp/my server.log' 2>&1 &", ["job:/tmp/my server.log\nserve.sh"]),
         ("python -m http.server 8000 > /dev/null 2>&1 &", ["job:\nhttp.server"]),
         ("nohup python3 serve.py --host '' > srv.log 2>&1 &", ["job:srv.log\nserve.py"]),  # an empty word
@@ -156,6 +160,21 @@ def test_a_job_with_no_log_is_probed_by_no_file() -> None:
     assert not probes("ls .", key, "/home/u/p")
 
 
+def test_a_subshell_moves_its_own_folder_only() -> None:
+    """`(cd web && npm run dev > dev.log) &`: the job runs in web/, its log is web/dev.log; a
+    redirect past the `)` is the line's own folder's, and a later `cd` starts from there. The
+    parentheses once stayed on the words (`(cd`, `app.py)`): the `cd` was not followed and the job
+    was named `app.py)`, which no process check names."""
+    assert launched("(cd web && npm run dev > dev.log 2>&1) &", "/p") == ["job:/p/web/dev.log\ndev"]
+    assert launched("(cd web && make) > build.log 2>&1 &", "/p") == ["job:/p/build.log\nmake"]
+    assert launched("(cd web && make ) > build.log 2>&1 &", "/p") == ["job:/p/build.log\nmake"]
+    assert launched("(cd a && ./x > l1) & (cd b && ./y.sh > l2) &", "/p") == ["job:/p/a/l1\n", "job:/p/b/l2\ny.sh"]
+    assert launched("((n++)); ./serve.sh > s.log &", "/p") == ["job:/p/s.log\nserve.sh"]  # arithmetic, no subshell
+    key = launched("(cd ml && nohup python train.py > train.log 2>&1) &", "/p")[0]
+    assert probes("tail -3 ml/train.log", key, "/p") and probes("pgrep -f train.py", key, "/p")
+    assert not probes("tail -3 train.log", key, "/p")  # another folder's log of the same name
+
+
 def test_a_group_ending_in_a_printer_is_known_by_its_log() -> None:
     """`(for …; do echo step; sleep 1; done; echo BUILD OK) > build.log &`: the texts named such a
     job "echo" (a new user's finding); its log alone names it."""
@@ -175,7 +194,7 @@ def test_a_group_ending_in_a_printer_is_known_by_its_log() -> None:
         ("/bin/bash -c 'make build && ./bin/server' > s.log 2>&1 &", "server"),
         ("nohup bash -lc 'python train.py' > t.log 2>&1 &", "train.py"),
         ("bash run.sh > r.log 2>&1 &", "run.sh"),
-        ("uv run pytest -n 8 > pytest.log 2>&1 &", ""),  # no name: a process check of anything is no probe of it
+        ("uv run pytest -n 8 > pytest.log 2>&1 &", "pytest"),  # what the runner runs (rv68: not any process)
         ("sh -c 'echo started; sleep 600' > s.log &", ""),
     ],
 )
