@@ -88,7 +88,7 @@ from ..core.ledger import MAX_ID_CHARS, Agent, Limits, drop_slot, slot, slots, t
 from ..core.outcome import PATCH_REJECTED, Failure, preview
 from ..core.patch import ADD, PATCH_CHARS, UPDATE, missing_lines, unseen_through_shell, updated_path
 from ..core.redact import redact_prefix
-from ..core.shellwords import SHELL_TOOLS, only_reads, shell_command
+from ..core.shellwords import MAX_SHELL_CHARS, SHELL_TOOLS, only_reads, shell_command
 from ..core.signature import digest
 from ..core.tools import (
     AGENT_TOOLS,
@@ -99,6 +99,7 @@ from ..core.tools import (
     matches,
     output_paths,
     patch_text,
+    path_of,
     short_path,
     target_of,
 )
@@ -287,6 +288,7 @@ def _verdict(ctx: CallContext, files: dict[str, Entry], file: str | None, how: s
         return None
     failures, read, error = int(entry[0]), bool(entry[1]), str(entry[3])
     assert file is not None
+    named = _as_named(ctx, file)
     path = _slashed_drive_path(ctx.tool_input) if ctx.tool in PATCH_TOOLS else None
     if path is not None and _stale(entry) >= STALE_AFTER:
         # before the host-check exemption below: this failure comes after the PreToolUse
@@ -298,13 +300,13 @@ def _verdict(ctx: CallContext, files: dict[str, Entry], file: str | None, how: s
         return None  # the host checks this edit before its PreToolUse: reaching it, it applies
     times = resent(entry, ctx.call["sig"]) if how == "patch" and ctx.tool not in PATCH_TOOLS else 0
     if times >= RESENT_AFTER:
-        text = resent_denial(file, times, error)
-        return Decision(Action.DENY, Rule.TARGET, text, advice=resent_advice(file), times=failures, tool=ctx.tool)
+        text = resent_denial(named, times, error)
+        return Decision(Action.DENY, Rule.TARGET, text, advice=resent_advice(named), times=failures, tool=ctx.tool)
     patch = patch_text(ctx.tool, ctx.tool_input, PATCH_CHARS) if how == "patch" else None
     since, _, missed = str(entry[5]).partition(":") if len(entry) > 5 else ("", "", "")
     if patch is not None and missed and int(since or 0) >= DOOMED_AFTER and _doomed(patch, missed):
-        text = doomed_denial(file, error)
-        return Decision(Action.DENY, Rule.TARGET, text, advice=doomed_advice(file), times=failures, tool=ctx.tool)
+        text = doomed_denial(named, error)
+        return Decision(Action.DENY, Rule.TARGET, text, advice=doomed_advice(named), times=failures, tool=ctx.tool)
     misfit = ctx.event.misfit
     misfits = _misfits(entry)
     if patch is not None and misfit is not None and misfits >= MISFIT_AFTER:
@@ -314,9 +316,26 @@ def _verdict(ctx: CallContext, files: dict[str, Entry], file: str | None, how: s
         text = misfit_denial(path, misfits, line, windows=windows)
         return Decision(Action.DENY, Rule.TARGET, text, advice=misfit_advice(path, line), times=misfits + 1, tool=ctx.tool)
     if cfg.reread_after_failed_edits and failures >= cfg.reread_after_failed_edits and not read:
-        text = reread_denial(file, failures, error, script=how == "script")
-        return Decision(Action.DENY, Rule.TARGET, text, advice=reread_advice(file, failures), times=failures, tool=ctx.tool)
+        text = reread_denial(named, failures, error, script=how == "script")
+        return Decision(Action.DENY, Rule.TARGET, text, advice=reread_advice(named, failures), times=failures, tool=ctx.tool)
     return None
+
+
+def _as_named(ctx: CallContext, file: str) -> str:
+    """The file a call works on as the call names it (`./calc.py`, `/w/src/calc.py`, a patch's
+    `*** Update File:` path, a word of a shell command), redacted as a quote is, for the texts: a
+    model can read that path. `file`, the key (its last two components, `target_of`), when no name
+    in the call is it: the key is no path in general (`proj/calc.py` for `./calc.py` run in
+    `/x/proj`; a new user's Gemini CLI and Qwen Code sessions were told to read it first)."""
+    named = path_of(ctx.tool_input, ctx.config)
+    patch = patch_text(ctx.tool, ctx.tool_input, PATCH_CHARS) if named is None else None
+    named = updated_path(patch) if patch is not None else named
+    command = shell_command(ctx.tool, ctx.tool_input) if named is None else None
+    if command is not None:
+        words = [*(diff_paths(command) or ()), *re.findall(r"[^\s'\"<>|;&()`]+", command[:MAX_SHELL_CHARS])]
+        named = next((w for w in words if _named(w, {file: []}) == file), None)  # as `_attempt` finds it
+        return redact_prefix(named, QUOTE_CHARS) if named else file
+    return redact_prefix(named, QUOTE_CHARS) if named and short_path(named) == file else file
 
 
 def _sent_whole(tool: str, tool_input: Any, file: str) -> bool:

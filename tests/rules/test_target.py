@@ -34,7 +34,8 @@ def test_a_patch_after_four_failed_ones_with_no_read_is_denied_until_a_read() ->
     _fail(entry)
     verdict = _patch(entry)
     assert verdict is not None and (verdict.action, verdict.rule) == (Action.DENY, Rule.TARGET)  # type: ignore[attr-defined]
-    assert "Read src/app.py first" in verdict.message and "Failed to find expected lines" in verdict.message  # type: ignore[attr-defined]
+    # the file as the call names it: the key, `src/app.py`, is no path a model can read from anywhere
+    assert "Read /repo/src/app.py first" in verdict.message and "Failed to find expected lines" in verdict.message  # type: ignore[attr-defined]
     rule.on_result(result_ctx("Bash", {"command": "sed -n '1,80p' src/app.py"}, {"stdout": "x"}, entry=entry))  # type: ignore[arg-type]
     assert _patch(entry) is None  # read since: the precondition is met
 
@@ -560,3 +561,21 @@ def test_patches_the_sandbox_rejected_are_no_failures_to_fit_the_file() -> None:
         rule.on_result(result_ctx("apply_patch", reworded, misfit.text, entry=entry, outcome=misfit))  # type: ignore[arg-type]
     denied = rule.on_call(call._replace(agent=entry))  # type: ignore[arg-type]
     assert denied is not None and denied.rule is Rule.TARGET
+
+
+def test_the_denial_names_the_file_as_the_call_does() -> None:
+    """A new user's Gemini CLI and Qwen Code sessions, run in `/x/work` with `calc.py` at its top,
+    were told to read `work/calc.py` first: the rule's key (a file's last two components), a path
+    that does not exist from there. The texts name the file as the call does: a tool's path, a
+    patch's `*** Update File:` path, a word of a shell command; the key only when none is it."""
+    for tool, given, shown in [
+        ("replace", {"file_path": "/x/work/calc.py", "old_string": "a", "new_string": "b"}, "/x/work/calc.py"),
+        ("edit", {"file_path": "work/calc.py", "old_string": "a", "new_string": "b"}, "work/calc.py"),
+        ("Bash", {"command": "sed -i 's/a/b/' ./calc.py"}, "./calc.py"),
+    ]:
+        entry = agent()
+        for n in range(4):
+            failed = {"file_path": "/x/work/calc.py", "old_string": f"a{n}", "new_string": "b"}
+            rule.on_result(result_ctx("edit", failed, "", entry=entry, outcome=FAILED))  # type: ignore[arg-type]
+        verdict = rule.on_call(call_ctx(tool, given, entry=entry))  # type: ignore[arg-type]
+        assert verdict is not None and f"Read {shown} first" in verdict.message, (tool, verdict)  # type: ignore[attr-defined]

@@ -11,7 +11,9 @@ next:
 - distinct calls hear nothing;
 - an end of turn (here `stop_at = 5` over two alternating calls, which Qwen's own guard does not
   halt) is a denial that pauses tools; a tool called all the same is denied, and the next
-  continuation's UserPromptSubmit ends the turn: no further model request.
+  continuation's UserPromptSubmit ends the turn: no further model request;
+- edits whose old text the file never holds are denied at the 5th, and the denial names the file
+  by the path the edits used.
 """
 
 from __future__ import annotations
@@ -138,3 +140,23 @@ def test_an_end_of_turn_pauses_tools_and_the_next_continuation_ends_the_turn(qwe
         ("PreToolUse", "deny", "LOOP_GUARD_STOP"),  # the glob, in answer-only mode
         ("UserPromptSubmit", "stop", "LOOP_GUARD_STOP"),  # the continuation: the turn ends
     ]
+
+
+def test_edits_that_never_match_are_denied_with_the_files_own_path(qwen_code: QwenCode, ws: Workspace) -> None:
+    """Five `edit` calls of calc.py whose old text the file never holds (varied a little each
+    time), after one read: the 5th is denied (LOOP_GUARD_TARGET), and the denial tells the model
+    to read the file by the path its calls used. It once named the rule's key, `work/calc.py`,
+    a path that does not exist from the workspace (a new user's session)."""
+    calc = ws.work / "calc.py"
+    turns = [[scenarios.read(calc)]] + [
+        [call("edit", {"file_path": str(calc), "old_string": f"return a - b  # v{n}", "new_string": "return a + b"})]
+        for n in range(5)
+    ]
+    files = NOTES | {"calc.py": "def add(a, b):\n    return a - b\n"}
+    run = guarded(qwen_code, ws, Scenario("edit_never_matches", "Fix add.", Script(turns, final_text="Stopped."), files))
+    assert run.exit_code == 0, run.describe()
+    fifth = calls(run.conversation())[5].result
+    assert fifth.startswith(f"REPEAT_TOOL_BLOCKED: this edit of {calc} was not run"), (fifth, audit(ws))
+    assert f"Read {calc} first" in fifth and "Read work/calc.py" not in fifth, fifth
+    assert ("PreToolUse", "deny", "LOOP_GUARD_TARGET") in audit(ws)
+    assert calc.read_text() == "def add(a, b):\n    return a - b\n"
