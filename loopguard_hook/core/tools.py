@@ -91,13 +91,21 @@ def target_of(tool_input: Any, config: Config) -> str | None:
     `packages/b/package.json` are two files): the path a file tool names
     (`path_keys`), or the first file of a patch (`*** Update File: …`, Codex's `apply_patch`,
     also run through its shell as `apply_patch <<'EOF'`). None when the call names no file."""
+    path = named_path(tool_input, config)
+    return short_path(path) if path else None
+
+
+def named_path(tool_input: Any, config: Config) -> str | None:
+    """The file a call works on as the call names it (`target_of` before it is shortened): the
+    path a file tool names, or the first file of a patch; what a text may tell the model to read.
+    None when the call names no file."""
     path = path_of(tool_input, config)
     if path is None and isinstance(tool_input, dict):
         command = tool_input.get("command")
         if isinstance(command, str) and "*** " in command:
             found = re.search(_PATCH_PATH, command, re.M)
             path = found.group(1).strip() if found else None
-    return short_path(path) if path else None
+    return path
 
 
 def short_path(path: str) -> str:

@@ -125,7 +125,7 @@ from ..core.shellwords import (
     sleeps_first,
 )
 from ..core.signature import digest
-from ..core.tools import change_paths, edits_in_place, matches, short_path, target_of
+from ..core.tools import change_paths, edits_in_place, matches, named_path, short_path, target_of
 from ..core.verdict import Action, Decision, Rule
 from .base import CallContext, ResultContext
 
@@ -305,11 +305,11 @@ def on_result(ctx: ResultContext) -> Decision | None:
     quoted = preview(redact_prefix(outcome.text, 2 * limit + 1), 2 * limit)
     kills_itself = target is None and _kills_itself(tool, ctx.tool_input, ctx.error_text)
     text = same_error_reminder(
-        tool, count, quoted, limit, target=target[:MAX_ID_CHARS] if target else None, page=bool(page), kills_itself=kills_itself
+        tool, count, quoted, limit, target=_as_named(ctx, target), page=bool(page), kills_itself=kills_itself
     )
     if late:
         # A round no PreToolUse saw: past the reminder, only an end of turn can answer it.
-        what = f"{tool} on {target[:MAX_ID_CHARS]}" if target else tool
+        what = f"{tool} on {_as_named(ctx, target)}" if target else tool
         stop_text = late_stop_text(what, count, preview(quoted, QUOTE_CHARS))
         stop = late_stop(entry, stop_text, text, tool, ctx.config.same_error_deny_at)
         if stop is not None or not due:
@@ -706,7 +706,7 @@ def on_call(ctx: CallContext) -> Decision | None:
         or (0.0 if reruns_work(ctx.tool, ctx.tool_input) else waited_first(ctx.agent, ctx.call))
     ) >= slow / 2:
         return None  # it waits first: a poll, as for repeats
-    what = f"{ctx.tool} on {target[:MAX_ID_CHARS]}" if target else ctx.tool
+    what = f"{ctx.tool} on {_as_named(ctx, target)}" if target else ctx.tool
     # The wall's quote is the reminded call's error; a refusal that names its command is given as
     # the host words it for this one (redacted and cut as the quote was).
     command = shell_command(ctx.tool, ctx.tool_input)
@@ -907,6 +907,15 @@ def late_stop_text(what: str, count: int, quote: str) -> str:
 
 
 # -- the texts the model reads (`messages.variant_of` names them) --------------------
+
+
+def _as_named(ctx: CallContext | ResultContext, target: str | None) -> str | None:
+    """The file of a wall on one file as the call names it (`tools.named_path`, redacted), for the
+    text: the key (`target_of`, its last two components) is no path the model can use."""
+    if target is None:
+        return None
+    named = named_path(ctx.tool_input, ctx.config)
+    return redact_prefix(named, MAX_ID_CHARS) if named else target[:MAX_ID_CHARS]
 
 
 def same_error_reminder(

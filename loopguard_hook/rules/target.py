@@ -97,9 +97,9 @@ from ..core.tools import (
     diff_paths,
     edits_only,
     matches,
+    named_path,
     output_paths,
     patch_text,
-    path_of,
     short_path,
     target_of,
 )
@@ -327,9 +327,7 @@ def _as_named(ctx: CallContext, file: str) -> str:
     model can read that path. `file`, the key (its last two components, `target_of`), when no name
     in the call is it: the key is no path in general (`proj/calc.py` for `./calc.py` run in
     `/x/proj`; a new user's Gemini CLI and Qwen Code sessions were told to read it first)."""
-    named = path_of(ctx.tool_input, ctx.config)
-    patch = patch_text(ctx.tool, ctx.tool_input, PATCH_CHARS) if named is None else None
-    named = updated_path(patch) if patch is not None else named
+    named = named_path(ctx.tool_input, ctx.config)
     command = shell_command(ctx.tool, ctx.tool_input) if named is None else None
     if command is not None:
         words = [*(diff_paths(command) or ()), *re.findall(r"[^\s'\"<>|;&()`]+", command[:MAX_SHELL_CHARS])]

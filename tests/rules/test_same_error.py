@@ -363,3 +363,16 @@ def test_which_silent_failures_are_the_answer_none(command: str, asked: bool) ->
     shape = walls.shape_of({"command": command}, has_file=False)
     assert walls._asked("Bash", {"command": command}, shape) is asked
     assert walls.re.match(walls._EXIT_ONE, "Exit code 1") and walls.re.match(walls._SAYS_NOTHING, "Error")
+
+
+def test_a_wall_on_one_file_names_it_as_the_calls_do(tmp_path: Path) -> None:
+    """The golden `recall_reworded_edit_fails_same_way.json` (three Edits of /p/schemas/schema.json
+    failing alike): the reminder names the file by the path the calls used. It named it by the
+    wall's key, `schemas/schema.json`, which is no path from the workspace (a new user's Gemini CLI
+    and Qwen Code sessions were told to read such a key)."""
+    data = scenario.load(scenario.SCENARIO_DIR / "recall_reworded_edit_fails_same_way.json")
+    runner = scenario.Runner(data, "balanced", "claude-code", str(tmp_path / "state"))
+    assert runner.play() == []
+    answers = [json.loads(result.stdout) for _, result in runner.results if result.stdout.strip()]
+    [reminder] = [json.dumps(a) for a in answers if "has failed" in json.dumps(a)]
+    assert "Edit on /p/schemas/schema.json has failed 3 times" in reminder, reminder
