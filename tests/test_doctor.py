@@ -193,6 +193,23 @@ def test_not_on_path(box: dict[str, Any]) -> None:
     assert "pipx install" in (report.findings[1].fix or "")
 
 
+def test_not_on_path_names_the_folder_it_runs_from(box: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run as a virtualenv's `bin/loopguard-hook` that the host's PATH lacks (a new user's
+    install from the README): the fix also offers that folder, as `install` does."""
+    install_cc(box)
+    box["env"]["PATH"] = "/usr/bin:/bin"
+    if shutil.which("loopguard-hook", path=box["env"]["PATH"]):
+        pytest.skip("loopguard-hook is installed system-wide here")
+    script = Path(BIN) / "loopguard-hook"
+    assert script.is_file()
+    monkeypatch.setattr(sys, "argv", [str(script), "doctor"])
+    report = doctor(box, "claude-code")["claude-code"]
+    fix = next(f.fix or "" for f in report.findings if f.check == "on PATH")
+    assert f"or put {BIN} (where this loopguard-hook runs from) on the PATH Claude Code runs hooks with" in fix, fix
+    monkeypatch.setattr(sys, "argv", ["/usr/lib/python3/dist-packages/x.py"])
+    assert "where this loopguard-hook runs from" not in (doctor(box, "claude-code")["claude-code"].findings[1].fix or "")
+
+
 def test_a_path_that_is_no_program_is_said_as_such(box: dict[str, Any]) -> None:
     """An absolute path is not looked up on PATH: doctor says the file is missing or cannot run."""
     install_cc(box)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -130,7 +131,7 @@ def check_path(
                 "on PATH",
                 f"`{name}` is not on the PATH {who} runs hooks with, so {effect}",
                 "install loopguard-hook where every shell finds it (`pipx install PATH-TO-CHECKOUT`, or "
-                "`uv tool install PATH-TO-CHECKOUT`, with `~/.local/bin` on PATH)",
+                "`uv tool install PATH-TO-CHECKOUT`, with `~/.local/bin` on PATH)" + _running_from(who),
             )
         elif in_active_virtualenv(found, env):
             report.add(
@@ -144,6 +145,15 @@ def check_path(
         else:
             report.add("ok", "on PATH", f"`{name}` is {found}")
     return good
+
+
+def _running_from(who: str) -> str:
+    """`, or put <folder> on PATH for <who>` when this program runs as a `loopguard-hook` script
+    (a virtualenv's `bin/`, which a new user's install from the README is), else ""."""
+    script = os.path.abspath(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    if os.path.basename(script) != CANONICAL_COMMAND or not os.path.isfile(script):
+        return ""
+    return f", or put {os.path.dirname(script)} (where this loopguard-hook runs from) on the PATH {who} runs hooks with"
 
 
 def in_active_virtualenv(found: str, env: Mapping[str, str]) -> bool:
