@@ -224,7 +224,7 @@ def _decide(ev: _Event, texts: Sequence[str]) -> Decision:
     if name == "UserPromptSubmit":
         return _user_prompt(ev, texts)
     if name == "SessionStart":
-        if event.source == "compact" and config.reset_on_compaction:
+        if event.source == "compact" and config.reset_on_compaction and not _thrashes(state):
             for agent in state["agents"].values():
                 _reset(agent, "compaction")
         return ALLOW
@@ -232,6 +232,24 @@ def _decide(ev: _Event, texts: Sequence[str]) -> Decision:
         ev.responses.extend(followup.turn_ended(state, [event.agent_id], now))
         return _text_rules(ev, texts)
     return ALLOW
+
+
+#: A compaction this few calls after the previous one resets nothing (`_thrashes`).
+THRASH_CALLS = 1
+
+
+def _thrashes(state: Session) -> bool:
+    """Whether a compaction comes at most `THRASH_CALLS` calls (of any agent) after the previous
+    one: a compaction loop, where the context fills again at once and the host compacts after
+    nearly every call, and the model, told only the summary, sends the call it just sent
+    (anthropics/claude-code#13379, #45170, #6004: accounts drained overnight; a public
+    transcript: 39 identical Greps finding nothing, a compaction before each). A compaction
+    resets the counts because the model lost its context and may redo work once; across such a
+    loop the redo is the loop, so the counts go on and the rules judge it as any other repeat.
+    Notes the session's calls at this compaction (`compacted_at`)."""
+    attempts, last = state.get("attempts", 0), state.get("compacted_at")
+    state["compacted_at"] = attempts
+    return type(last) is int and 0 <= attempts - last <= THRASH_CALLS
 
 
 def _reset(agent: Agent, why: str) -> None:

@@ -278,6 +278,7 @@ if TYPE_CHECKING:
         turn_open: NotRequired[OpenTurn]  # a tool event since the last real prompt, no Stop since
         emitted: NotRequired[list[str]]  # digests of context texts, at most MAX_EMITTED
         turn: NotRequired[TurnMark]  # where Stop skips an interrupt (`policy.resumes`)
+        compacted_at: NotRequired[int]  # `attempts` at the latest compaction (`engine._thrashes`)
 else:
     Phase = Chain = str
     Call = Signature = FollowUp = ResponseRecord = Agent = Tail = TextState = dict
