@@ -40,6 +40,8 @@ _SHELL_SPECIAL = frozenset("$`*?[]{}~!|&;<>()#=\\\n")
 #: The marks `shell_words` puts before a special character that was single-quoted, double-quoted
 #: or escaped.
 _MARKS = frozenset("\x01\x03\x04")
+#: The same marks, for a reader of `command_words` that must tell a quoted `(` or `)` apart.
+QUOTE_MARKS = _MARKS
 
 
 def _quote_marked(text: str, mark: str) -> str:

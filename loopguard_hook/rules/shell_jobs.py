@@ -16,8 +16,18 @@ train.log` does not probe one started elsewhere. Unknown, a log is compared as t
 
 import posixpath
 import re
+from typing import NamedTuple
 
-from ..core.shellwords import MAX_SHELL_CHARS, OPERATORS, WRAPPERS, assignment, command_words, shell_words, sleep_seconds
+from ..core.shellwords import (
+    MAX_SHELL_CHARS,
+    OPERATORS,
+    QUOTE_MARKS,
+    WRAPPERS,
+    assignment,
+    command_words,
+    shell_words,
+    sleep_seconds,
+)
 
 #: A job's task key starts so: `job:<its log>\n<its program's names, space-separated>`.
 JOB = "job:"
@@ -63,34 +73,72 @@ def segments(command: str) -> list[tuple[list[str], bool]]:
     whether an unquoted `&` puts it in the background. Empty words (`''`) are dropped, and so are
     the parentheses of a subshell (`(cd web && npm run dev) &`: `cd web`, then `npm run dev` in
     the background, `_parts`)."""
-    return [(words, background) for words, background, _, _ in _parts(command)]
+    return [(part.words, part.background) for part in _parts(command) if part.words]
 
 
-def _parts(command: str) -> list[tuple[list[str], bool, bool, int]]:
-    """`segments`, each with whether it opens a subshell and where one closes in it: an unquoted
-    `(` that starts a command (not `((` arithmetic, not `$(`) and the unquoted `)` that ends a
-    later word; the index of the word after that one (what follows is outside, `(cd web && make) >
-    build.log`), or -1. A `cd` in a subshell moves only the subshell (`launched`)."""
-    found: list[tuple[list[str], bool, bool, int]] = []
+class _Part(NamedTuple):
+    """One command of a line (`_parts`): its words, whether it runs in the background, whether it
+    opens a subshell, and for each subshell it closes, the index of its first word outside it
+    (`(cd web && make) > build.log`: 1, `> build.log` is the line's)."""
+
+    words: list[str]
+    background: bool
+    opens: bool
+    shut: list[int]
+
+
+#: What may follow a subshell's `)` glued to it and end the command (`make)|tee x`, `make);`);
+#: `&>` and `&>>` are redirects, not `&`.
+_GLUED_OPERATORS = ("||", "&&", "|&", "|", ";", "&")
+
+
+def _parts(command: str) -> list[_Part]:
+    """`segments` with the subshells they open and close: an unquoted `(` that starts a command
+    (not `((` arithmetic), closed by the unquoted `)` that is not an expansion's (`$(…)`, `<(…)`,
+    counted across words) nor quoted, where a word may go on past it (`make)>/dev/null`,
+    `make)|tee x`: a redirect of the subshell, or an operator and the next command). A `cd` in
+    a subshell moves only the subshell (`launched`, `probes`)."""
+    found: list[_Part] = []
     words: list[str] = []
-    depth = 0
-    opens, closes = False, -1
-    for word in [*command_words(command), ";"]:
+    depth = pending = 0  # open subshells; an expansion's `(` not closed yet
+    opens = False
+    shut: list[int] = []
+    queue = [*command_words(command), ";"]
+    queue.reverse()
+    while queue:
+        word = queue.pop()
         if word in OPERATORS:
-            if words:
-                found.append((words, word == "&", opens, closes))
-            words, opens, closes = [], False, -1
+            if words or shut:
+                found.append(_Part(words, word == "&", opens, shut))
+            words, opens, shut = [], False, []
             continue
-        if not words and word.startswith("(") and not word.startswith("(("):
+        if not words and not opens and word.startswith("(") and not word.startswith("(("):
             word, depth, opens = word[1:], depth + 1, True
-        elif depth and word.endswith(")") and word.count(")") > word.count("("):
-            word, depth, closes = word[:-1], depth - 1, len(words) + 1
+        cut = -1
+        for at, ch in enumerate(word):
+            if ch not in "()" or (at and word[at - 1] in QUOTE_MARKS):
+                continue
+            if ch == "(":
+                pending += 1
+            elif pending:
+                pending -= 1
+            elif depth:
+                cut = at
+                break
+        if cut >= 0:
+            depth -= 1
+            word, rest = word[:cut], word[cut + 1 :]
+            glued = next((op for op in _GLUED_OPERATORS if rest.startswith(op) and not rest.startswith(("&>",))), None)
+            if glued is not None:
+                queue.extend(reversed([glued, rest[len(glued) :]] if rest[len(glued) :] else [glued]))
+            elif rest:
+                queue.append(rest)
         if words or not assignment(word):
             plain = word.translate(_UNMARK)
             if plain:
                 words.append(plain)
-            elif closes == len(words) + 1:
-                closes -= 1  # a lone `)`: what follows it is outside
+        if cut >= 0:
+            shut = [*shut, len(words)]
     return found
 
 
@@ -125,10 +173,22 @@ def _names(words: list[str]) -> list[str]:
         return _script_names(script)
     names = _known_by(program[:2])
     if not names:  # a runner's words first (`uv run python train.py`, `bun run server.ts`): what it runs
-        while program and posixpath.basename(program[0]) in _GENERIC:
-            program = program[1:]
-        names = _known_by(program[:1])
+        names = _known_by(_run_by(program))
     return names
+
+
+def _run_by(program: list[str]) -> list[str]:
+    """What a runner's line runs (`uv run --with rich python train.py`: `train.py`; `npm run dev
+    -- -H 0.0.0.0`: `dev`): the word after the last generic word that one follows, since an
+    option's value may sit between the runner and what it runs (`--env-file .env`, `--python
+    3.12`); [] for none."""
+    after = [
+        program[i + 1]
+        for i in range(len(program) - 1)
+        if posixpath.basename(program[i]) in _GENERIC and posixpath.basename(program[i + 1]) not in _GENERIC
+        and not _number(program[i + 1])
+    ]
+    return after[-1:]
 
 
 def _known_by(words: list[str]) -> list[str]:
@@ -214,24 +274,27 @@ def launched(command: str, where: str | None = None) -> list[str]:
     if shell_words(command) is None:
         return []
     keys: list[str] = []
-    outside = where  # the folder outside a subshell, where its `cd`s do not reach
-    for words, background, opens, closes in _parts(command):
-        outside = where if opens else outside
-        if words[0] in ("cd", "pushd"):
+    outside: list[str | None] = []  # the folders outside the open subshells, where their `cd`s do not reach
+    for words, background, opens, shut in _parts(command):
+        outside = [*outside, where] if opens else outside
+        head = words[0] if words else ""
+        if head in ("cd", "pushd"):
             where = _moved(where, words)
-        elif words[0] in _ENDERS:
+        elif head in _ENDERS:
             keys = []  # waits for or kills the jobs started before it (`pkill x; nohup x &` restarts one)
-        elif background:
+        elif background and words:
             # the group's own redirect, past its `)`, is read where the line is outside it
-            logs = [(outside, t) for t in _stdout_targets(words[closes:])] if closes >= 0 else []
+            after = outside[-len(shut)] if shut and len(outside) >= len(shut) else where
+            logs = [(after, t) for t in _stdout_targets(words[shut[-1] :])] if shut else []
             folder, log = next(iter(logs), (where, next(iter(_stdout_targets(words)), "")))
             if log and not posixpath.isabs(log) and folder is not None:
                 log = posixpath.normpath(posixpath.join(folder, log))
             log = "" if log.startswith("/dev/") else log
-            names = _names(words)
+            names = _names(words[: shut[0]] if shut else words)
             if log or names:
                 keys.append(f"{JOB}{log}\n{' '.join(names)}"[:240])
-        where = outside if closes >= 0 else where
+        for _ in shut:
+            where = outside.pop() if outside else where
     return keys
 
 
@@ -254,26 +317,30 @@ def probes(command: str, key: str, where: str | None = None) -> bool:
     reads its log or asks whether its program runs, printing, filtering, short sleeps, file tests
     and a `cd` aside, and names the job at least once."""
     log, _, names = key[len(JOB) :].partition("\n")
-    parts = segments(command)
+    parts = _parts(command)
     checks = named = False
     moved: str | None = ""
-    for words, background in parts:
-        head = words[0]
-        if background or _writes(words):
+    outside: list[tuple[str | None, str | None]] = []  # (where, moved) outside each open subshell
+    for words, background, opens, shut in parts:
+        outside = [*outside, (where, moved)] if opens else outside
+        head = words[0] if words else ""
+        if words and (background or _writes(words)):
             return False
         if head in ("cd", "pushd"):
             where, moved = _moved(where, words), _moved(moved, words)
             if where is None and moved is None:
                 return False  # a folder it cannot follow: the files it names are not known
             moved = None if moved is not None and posixpath.isabs(moved) else moved
-            continue
-        if head not in _PROBE_PROGRAMS and head not in _ASIDE:
+        elif words and head not in _PROBE_PROGRAMS and head not in _ASIDE:
             return False
-        checks = checks or head in _PROCESS_CHECKS
-        named = named or bool(log) and any(same_log(w, log, where, moved) for w in words[1:])
+        elif words:
+            checks = checks or head in _PROCESS_CHECKS
+            named = named or bool(log) and any(same_log(w, log, where, moved) for w in words[1:])
+        for _ in shut:
+            where, moved = outside.pop() if outside else (where, moved)
     if named or not checks or not names:
         return named
-    operands = {n for words, _ in parts for w in words[1:] if not w.startswith("-") for n in _plain_name(w)}
+    operands = {n for part in parts for w in part.words[1:] if not w.startswith("-") for n in _plain_name(w)}
     return not operands.isdisjoint(names.split())
 
 

@@ -173,6 +173,47 @@ def test_a_subshell_moves_its_own_folder_only() -> None:
     key = launched("(cd ml && nohup python train.py > train.log 2>&1) &", "/p")[0]
     assert probes("tail -3 ml/train.log", key, "/p") and probes("pgrep -f train.py", key, "/p")
     assert not probes("tail -3 train.log", key, "/p")  # another folder's log of the same name
+    assert probes("(cd ml && tail -3 train.log)", key, "/p")
+    assert not probes("(cd ml && ls) && tail train.log", key, "/p")  # read outside the subshell
+
+
+JOB_HERE = "nohup python train.py > train.log 2>&1 &"
+
+
+@pytest.mark.parametrize(
+    ("command", "key"),
+    [
+        # a `)` glued to what follows it closes the subshell all the same (rv72)
+        ("(cd ml && make)>/dev/null 2>&1; " + JOB_HERE, "job:/p/train.log\ntrain.py"),
+        ("(cd ml && make)|tail -1; " + JOB_HERE, "job:/p/train.log\ntrain.py"),
+        ("(cd ml && make)&>/dev/null; " + JOB_HERE, "job:/p/train.log\ntrain.py"),
+        ("(cd a && (cd b && make) && make) ; " + JOB_HERE, "job:/p/train.log\ntrain.py"),  # nested
+        # a quoted `)`, or an expansion's, closes no subshell
+        ('(cd ml && python train.py --note "v2)" > train.log 2>&1) &', "job:/p/ml/train.log\ntrain.py"),
+        ("(cd ml && python train.py --sha $(git rev-parse HEAD) > train.log) &", "job:/p/ml/train.log\ntrain.py"),
+        ("(./run_server.sh) > server.log 2>&1 &", "job:/p/server.log\nrun_server.sh"),  # one word
+        ("( cd web ; ./serve.sh ) &", "job:\nserve.sh"),
+    ],
+)
+def test_a_subshell_ends_at_its_own_paren(command: str, key: str) -> None:
+    assert launched(command, "/p") == [key]
+
+
+@pytest.mark.parametrize(
+    ("command", "names"),
+    [
+        ("uv run --env-file .env python app.py > app.log &", "app.py"),  # not the option's value (rv72)
+        ("uv run --with rich python train.py &", "train.py"),
+        ("uv run --python 3.12 python train.py &", "train.py"),
+        ("uv run train.py --mode run &", "train.py"),
+        ("npm run dev -- -H 0.0.0.0 > d.log &", "dev"),
+        ("bun run server.ts &", "server.ts"),
+        ("python3 train.py &", "train.py"),
+    ],
+)
+def test_a_runner_is_known_by_what_it_runs(command: str, names: str) -> None:
+    [key] = launched(command)
+    assert key.partition("\n")[2] == names
 
 
 def test_a_group_ending_in_a_printer_is_known_by_its_log() -> None:
