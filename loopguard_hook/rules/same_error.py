@@ -911,11 +911,12 @@ def late_stop_text(what: str, count: int, quote: str) -> str:
 
 def _as_named(ctx: CallContext | ResultContext, target: str | None) -> str | None:
     """The file of a wall on one file as the call names it (`tools.named_path`, redacted), for the
-    text: the key (`target_of`, its last two components) is no path the model can use."""
+    text: the key (`target_of`, its last two components) is no path the model can use. The key
+    when the call names none, or a path longer than `MAX_ID_CHARS` (cut, it would lose its name)."""
     if target is None:
         return None
     named = named_path(ctx.tool_input, ctx.config)
-    return redact_prefix(named, MAX_ID_CHARS) if named else target[:MAX_ID_CHARS]
+    return redact_prefix(named, MAX_ID_CHARS) if named and len(named) <= MAX_ID_CHARS else target[:MAX_ID_CHARS]
 
 
 def same_error_reminder(

@@ -323,17 +323,23 @@ def _verdict(ctx: CallContext, files: dict[str, Entry], file: str | None, how: s
 
 def _as_named(ctx: CallContext, file: str) -> str:
     """The file a call works on as the call names it (`./calc.py`, `/w/src/calc.py`, a patch's
-    `*** Update File:` path, a word of a shell command), redacted as a quote is, for the texts: a
-    model can read that path. `file`, the key (its last two components, `target_of`), when no name
-    in the call is it: the key is no path in general (`proj/calc.py` for `./calc.py` run in
-    `/x/proj`; a new user's Gemini CLI and Qwen Code sessions were told to read it first)."""
+    first `*** … File:` path: `tools.named_path`; of a shell command, the one spelling among its
+    words, an option's `--file=` value included, that names the file as `_attempt` finds it),
+    redacted as a quote is, for the texts: a model can read that path. `file`, the key (its
+    last two components, `target_of`), when the call names it no way or two ways (a here-document
+    quoting another tree's copy), or at more than `QUOTE_CHARS` (cut, a path would lose its name):
+    the key is no path in general (`proj/calc.py` for `./calc.py` run in `/x/proj`; a new user's
+    Gemini CLI and Qwen Code sessions were told to read it first)."""
     named = named_path(ctx.tool_input, ctx.config)
     command = shell_command(ctx.tool, ctx.tool_input) if named is None else None
     if command is not None:
-        words = [*(diff_paths(command) or ()), *re.findall(r"[^\s'\"<>|;&()`]+", command[:MAX_SHELL_CHARS])]
-        named = next((w for w in words if _named(w, {file: []}) == file), None)  # as `_attempt` finds it
-        return redact_prefix(named, QUOTE_CHARS) if named else file
-    return redact_prefix(named, QUOTE_CHARS) if named and short_path(named) == file else file
+        words = [*(diff_paths(command) or ()), *re.findall(r"[^\s'\"<>|;&()`=]+", command[:MAX_SHELL_CHARS])]
+        words = [w.rstrip(":,") for w in words if not w.startswith("-")]  # `src/calc.py:` in a message
+        spellings = {w for w in words if _named(w, {file: []}) == file}  # as `_attempt` finds it
+        named = spellings.pop() if len(spellings) == 1 else None
+    elif named is not None and short_path(named) != file:
+        named = None
+    return redact_prefix(named, QUOTE_CHARS) if named and len(named) <= QUOTE_CHARS else file
 
 
 def _sent_whole(tool: str, tool_input: Any, file: str) -> bool:

@@ -376,3 +376,13 @@ def test_a_wall_on_one_file_names_it_as_the_calls_do(tmp_path: Path) -> None:
     answers = [json.loads(result.stdout) for _, result in runner.results if result.stdout.strip()]
     [reminder] = [json.dumps(a) for a in answers if "has failed" in json.dumps(a)]
     assert "Edit on /p/schemas/schema.json has failed 3 times" in reminder, reminder
+    # a path too long to quote whole would lose its name: the key instead (rv72)
+    long_path = "/p/" + "d" * 150 + "/schemas/schema.json"
+    for step in data["steps"]:
+        if isinstance(step.get("input"), dict) and "file_path" in step["input"]:
+            step["input"]["file_path"] = long_path
+    runner = scenario.Runner(data, "balanced", "claude-code", str(tmp_path / "long"))
+    assert runner.play() == []
+    answers = [json.loads(result.stdout) for _, result in runner.results if result.stdout.strip()]
+    [reminder] = [json.dumps(a) for a in answers if "has failed" in json.dumps(a)]
+    assert "Edit on schemas/schema.json has failed 3 times" in reminder, reminder

@@ -579,3 +579,27 @@ def test_the_denial_names_the_file_as_the_call_does() -> None:
             rule.on_result(result_ctx("edit", failed, "", entry=entry, outcome=FAILED))  # type: ignore[arg-type]
         verdict = rule.on_call(call_ctx(tool, given, entry=entry))  # type: ignore[arg-type]
         assert verdict is not None and f"Read {shown} first" in verdict.message, (tool, verdict)  # type: ignore[attr-defined]
+
+
+def test_the_denial_names_the_key_where_the_call_names_the_file_no_single_usable_way() -> None:
+    """A shell command naming the file two ways (another tree's copy of the same name, a comment
+    in a here-document), an option's `--file=` value, a trailing colon, a path too long to quote
+    whole: the texts use the one spelling the call has, and the key where there is none (rv72:
+    'Read --file=src/calc.py first', 'Read /tmp/other/src/calc.py first', a cut path)."""
+    long_dir = "/x/" + "d" * 200
+    for tool, given, shown in [
+        (
+            "Bash",
+            {"command": "python3 tools/fix.py --file=/w/src/calc.py && sed -i 's/a/b/' /w/src/calc.py"},
+            "Read /w/src/calc.py first",
+        ),
+        ("Bash", {"command": "sed -i 's/a/b/' /tmp/other/src/calc.py src/calc.py"}, "Read src/calc.py first"),
+        ("Bash", {"command": "sed -i 's/a/b/' src/calc.py:"}, "Read src/calc.py first"),
+        ("Edit", {"file_path": f"{long_dir}/src/calc.py", "old_string": "a", "new_string": "b"}, "Read src/calc.py first"),
+    ]:
+        entry = agent()
+        for n in range(4):
+            failed = {"file_path": "/repo/src/calc.py", "old_string": f"a{n}", "new_string": "b"}
+            rule.on_result(result_ctx("Edit", failed, "", entry=entry, outcome=FAILED))  # type: ignore[arg-type]
+        verdict = rule.on_call(call_ctx(tool, given, entry=entry))  # type: ignore[arg-type]
+        assert verdict is not None and shown in verdict.message, (given, verdict)  # type: ignore[attr-defined]
