@@ -16,8 +16,9 @@ from click.testing import CliRunner
 from loopguard_hook import install
 from loopguard_hook.cli import cli
 from loopguard_hook.doctor import all_live, render_json, render_text, run_doctor
+from loopguard_hook.doctor.common import check_path
 from loopguard_hook.doctor.matchers import fires
-from loopguard_hook.doctor.model import ClientReport
+from loopguard_hook.doctor.model import ClientReport, Registration
 
 BIN = str(Path(sys.executable).parent)  # the venv's bin/, holding the loopguard-hook script
 
@@ -208,6 +209,13 @@ def test_not_on_path_names_the_folder_it_runs_from(box: dict[str, Any], monkeypa
     assert f"or put {BIN} (where this loopguard-hook runs from) on the PATH Claude Code runs hooks with" in fix, fix
     monkeypatch.setattr(sys, "argv", ["/usr/lib/python3/dist-packages/x.py"])
     assert "where this loopguard-hook runs from" not in (doctor(box, "claude-code")["claude-code"].findings[1].fix or "")
+    # a hook run through another program (`uvx loopguard-hook`): that folder does not hold it
+    monkeypatch.setattr(sys, "argv", [str(script), "doctor"])
+    registration = Registration(Path("/x/settings.json"), "PreToolUse", 0, 0, None, "uvx loopguard-hook", None, {})
+    report = ClientReport("claude-code", "Claude Code", "/usr/bin/claude")
+    check_path(report, [registration], {"PATH": "/nowhere"}, "Claude Code")
+    [finding] = [f for f in report.findings if f.check == "on PATH"]
+    assert finding.status == "fail" and "runs from" not in (finding.fix or ""), finding
 
 
 def test_a_path_that_is_no_program_is_said_as_such(box: dict[str, Any]) -> None:

@@ -131,7 +131,7 @@ def check_path(
                 "on PATH",
                 f"`{name}` is not on the PATH {who} runs hooks with, so {effect}",
                 "install loopguard-hook where every shell finds it (`pipx install PATH-TO-CHECKOUT`, or "
-                "`uv tool install PATH-TO-CHECKOUT`, with `~/.local/bin` on PATH)" + _running_from(who),
+                "`uv tool install PATH-TO-CHECKOUT`, with `~/.local/bin` on PATH)" + _running_from(who, name),
             )
         elif in_active_virtualenv(found, env):
             report.add(
@@ -147,11 +147,12 @@ def check_path(
     return good
 
 
-def _running_from(who: str) -> str:
-    """`, or put <folder> on PATH for <who>` when this program runs as a `loopguard-hook` script
-    (a virtualenv's `bin/`, which a new user's install from the README is), else ""."""
+def _running_from(who: str, name: str) -> str:
+    """`, or put <folder> on PATH for <who>` when the registered command `name` is `loopguard-hook`
+    and this program runs as a `loopguard-hook` script (a virtualenv's `bin/`, which a new user's
+    install from the README is), else "" (a command of another name is not in that folder)."""
     script = os.path.abspath(sys.argv[0]) if sys.argv and sys.argv[0] else ""
-    if os.path.basename(script) != CANONICAL_COMMAND or not os.path.isfile(script):
+    if name != CANONICAL_COMMAND or os.path.basename(script) != CANONICAL_COMMAND or not os.path.isfile(script):
         return ""
     return f", or put {os.path.dirname(script)} (where this loopguard-hook runs from) on the PATH {who} runs hooks with"
 
