@@ -233,6 +233,19 @@ def running_job(ctx: CallContext) -> str | None:
     return _what(key) if key is not None and entry is not None and len(entry) > 2 and entry[2] else None
 
 
+def running_task(ctx: CallContext) -> str | None:
+    """How the texts name the host's background task a `POLL_TOOLS` call reads (`background task
+    722599`) while its last read said it still runs; None for any other call, or with the rule
+    off. The repeat rule's texts then say that checking again will not make it end sooner (a
+    public transcript: a 14-minute install read 13 times, a sleep between each, told only that
+    it was repeating itself)."""
+    if ctx.tool not in POLL_TOOLS or not ctx.config.max_rapid_polls:
+        return None
+    key = task_of(ctx.tool, ctx.tool_input)
+    entry = _tasks(ctx.agent).get(key) if key is not None else None
+    return _what(key) if key is not None and entry is not None and len(entry) > 2 and entry[2] else None
+
+
 def _texts(key: str, probes: int) -> tuple[str, str]:
     """The reminder and the denial for the `probes`th rapid probe of task `key`: a background
     job's, a shell check's that sleeps and looks (`sh:`), or a host task's."""

@@ -48,7 +48,7 @@ from ..core.signature import CallKey, digest
 from ..core.tools import cut_rejection, edits_in_place, matches
 from ..core.verdict import Action, Decision, Rule
 from .base import CallContext, ResultContext
-from .polling import running_job
+from .polling import running_job, running_task
 
 
 def arguments_text(key: CallKey, limit: int) -> str:
@@ -160,6 +160,10 @@ def _wait_note(ctx: CallContext) -> str:
     `slow_repeat_seconds` or more after the previous one, not a test run or a build (`gh pr checks`
     45 s apart); else ""."""
     slow = ctx.config.slow_repeat_seconds
+    task = running_task(ctx) if slow else None
+    if task is not None:
+        notified = NOTIFIED_NOTE if ctx.tool == "TaskOutput" else ""
+        return TASK_NOTE.format(what=task, notified=notified) + _halt_note(ctx)
     if not slow or ctx.tool not in SHELL_TOOLS:
         return ""
     half = math.ceil(slow / 2)
@@ -227,6 +231,16 @@ JOB_NOTE = (
     "or end your turn and say what you are waiting for. If it has ended, what the previous call returned is its "
     "output: use it."
 )
+
+
+#: What a repeat's text adds for a read of the host's background task (`BashOutput`,
+#: `TaskOutput`) that was still running at its last read (`polling.running_task`).
+TASK_NOTE = (
+    " It reads {what}, which was still running at its last check: checking again will not make it finish "
+    "sooner{notified}. Do other work meanwhile, or end your turn and say what you are waiting for."
+)
+#: Claude Code 2.1 says itself when a `TaskOutput` task ends.
+NOTIFIED_NOTE = ", and the host tells you when a background task ends"
 
 
 #: What a repeat's text adds for a check that sleeps first, too briefly to be a poll (`_slow`).

@@ -257,6 +257,20 @@ def test_a_denial_on_qwen_quotes_the_read_not_qwens_unchanged_stub(tmp_path: Pat
     assert "offset/limit" not in denial
 
 
+def test_a_repeated_read_of_a_running_task_says_checking_again_will_not_end_it(tmp_path: Path) -> None:
+    """The golden `case_L19_background_output_polling.json` (BashOutput of a build still running):
+    the repeat rule's reminder and denial say that checking again will not make the task finish
+    sooner, and what to do meanwhile; not only that the model repeats itself (a blind hunt: a
+    14-minute install read 13 times, a sleep between each, told 'use it and move on'). The
+    seed profiles' texts are theirs."""
+    data = scenario.load(scenario.SCENARIO_DIR / "case_L19_background_output_polling.json")
+    for profile, told in (("balanced", True), ("reminder", False)):
+        runner = scenario.Runner(data, profile, "claude-code", str(tmp_path / profile))
+        assert runner.play() == []
+        texts = [r.stdout.decode() for _, r in runner.results if b"loopguard" in r.stdout or b"BLOCKED" in r.stdout]
+        assert texts and all(("background task bg_4, which was still running" in t) is told for t in texts), texts
+
+
 REFUSED_CURL = "Exit code 7\ncurl: (7) Failed to connect to localhost port 3000 after 0 ms: Connection refused"
 
 
