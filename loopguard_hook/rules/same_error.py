@@ -916,7 +916,7 @@ def _as_named(ctx: CallContext | ResultContext, target: str | None) -> str | Non
     if target is None:
         return None
     named = named_path(ctx.tool_input, ctx.config)
-    return redact_prefix(named, MAX_ID_CHARS) if named and len(named) <= MAX_ID_CHARS else target[:MAX_ID_CHARS]
+    return redact_prefix(named if named and len(named) <= MAX_ID_CHARS else target, MAX_ID_CHARS)
 
 
 def same_error_reminder(

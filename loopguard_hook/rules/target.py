@@ -339,7 +339,7 @@ def _as_named(ctx: CallContext, file: str) -> str:
         named = spellings.pop() if len(spellings) == 1 else None
     elif named is not None and short_path(named) != file:
         named = None
-    return redact_prefix(named, QUOTE_CHARS) if named and len(named) <= QUOTE_CHARS else file
+    return redact_prefix(named if named and len(named) <= QUOTE_CHARS else file, QUOTE_CHARS)
 
 
 def _sent_whole(tool: str, tool_input: Any, file: str) -> bool:

@@ -386,3 +386,12 @@ def test_a_wall_on_one_file_names_it_as_the_calls_do(tmp_path: Path) -> None:
     answers = [json.loads(result.stdout) for _, result in runner.results if result.stdout.strip()]
     [reminder] = [json.dumps(a) for a in answers if "has failed" in json.dumps(a)]
     assert "Edit on schemas/schema.json has failed 3 times" in reminder, reminder
+    # the key shown for a long path is redacted as any quote (rv73)
+    secret = "ghp_" + "Zq8v" * 9
+    for step in data["steps"]:
+        if isinstance(step.get("input"), dict) and "file_path" in step["input"]:
+            step["input"]["file_path"] = long_path.replace("/schemas/", f"/{secret}/")
+    runner = scenario.Runner(data, "balanced", "claude-code", str(tmp_path / "secret"))
+    assert runner.play() == []
+    said = " ".join(r.stdout.decode() for _, r in runner.results)
+    assert secret not in said and "Edit on [REDACTED]/schema.json has failed" in said, said

@@ -603,3 +603,16 @@ def test_the_denial_names_the_key_where_the_call_names_the_file_no_single_usable
             rule.on_result(result_ctx("Edit", failed, "", entry=entry, outcome=FAILED))  # type: ignore[arg-type]
         verdict = rule.on_call(call_ctx(tool, given, entry=entry))  # type: ignore[arg-type]
         assert verdict is not None and shown in verdict.message, (given, verdict)  # type: ignore[attr-defined]
+
+
+def test_a_key_shown_for_a_long_path_is_redacted() -> None:
+    """A path too long to quote whole gives its key, and a secret in the key's folder is masked
+    as in any quote (rv73: the key once went out as it was)."""
+    secret = "ghp_" + "Zq8v" * 9
+    path = "/x/" + "d" * 200 + f"/{secret}/calc.py"
+    entry = agent()
+    for n in range(4):
+        failed = {"file_path": path, "old_string": f"a{n}", "new_string": "b"}
+        rule.on_result(result_ctx("Edit", failed, "", entry=entry, outcome=FAILED))  # type: ignore[arg-type]
+    verdict = rule.on_call(call_ctx("Edit", {"file_path": path, "old_string": "a", "new_string": "b"}, entry=entry))  # type: ignore[arg-type]
+    assert verdict is not None and secret not in verdict.message and "[REDACTED]/calc.py" in verdict.message  # type: ignore[attr-defined]
