@@ -241,6 +241,8 @@ def running_task(ctx: CallContext) -> str | None:
     it was repeating itself)."""
     if ctx.tool not in POLL_TOOLS or not ctx.config.max_rapid_polls:
         return None
+    if ctx.sig is not None and ctx.sig.get("failed"):
+        return None  # its last read failed (`No shell found with ID`): no task said it runs
     key = task_of(ctx.tool, ctx.tool_input)
     entry = _tasks(ctx.agent).get(key) if key is not None else None
     return _what(key) if key is not None and entry is not None and len(entry) > 2 and entry[2] else None

@@ -269,6 +269,22 @@ def test_a_repeated_read_of_a_running_task_says_checking_again_will_not_end_it(t
         assert runner.play() == []
         texts = [r.stdout.decode() for _, r in runner.results if b"loopguard" in r.stdout or b"BLOCKED" in r.stdout]
         assert texts and all(("background task bg_4, which was still running" in t) is told for t in texts), texts
+    # reads that only failed (an ended or mistyped id) say nothing of a task running (rv73)
+    failing = {
+        "clients": ["claude-code"],
+        "steps": [
+            {"event": "UserPromptSubmit", "prompt": "check the build"},
+            {"id": "r", "call": "BashOutput", "input": {"bash_id": "bash_7"}, "t": 0,
+             "error": "<tool_use_error>No shell found with ID: bash_7</tool_use_error>"},
+            {"same": "r", "t": 40},
+            {"same": "r", "t": 80, "pre": "any", "post": "any"},
+            {"same": "r", "t": 120, "pre": "any", "post": "any"},
+        ],
+    }
+    runner = scenario.Runner(failing, "balanced", "claude-code", str(tmp_path / "failing"))
+    assert runner.play() == []
+    texts = [r.stdout.decode() for _, r in runner.results if b"loopguard" in r.stdout or b"BLOCKED" in r.stdout]
+    assert texts and not any("still running" in t for t in texts), texts
 
 
 REFUSED_CURL = "Exit code 7\ncurl: (7) Failed to connect to localhost port 3000 after 0 ms: Connection refused"
