@@ -574,3 +574,24 @@ def test_a_loop_resumed_by_continue_is_one_loop_in_the_report() -> None:
     [report] = replay.replay_files([str(path)], Config())
     assert [m.detail for m in report.markers].count("user prompt, resuming the interrupted turn") == 1
     assert [(loop.first_call, loop.last_call) for loop in report.loops] == [(70, 72)]
+
+
+def test_a_patch_the_live_guard_denied_as_not_fitting_replays_as_that_look() -> None:
+    """Recorded under the guard, a patch it denied as not fitting its file has no verdict of
+    apply_patch's; its denial, as Codex records it, says which line the file lacked, and the
+    replay reads that as the live hook's look (`codex_tools.denied_misfit`, whose pattern must
+    follow `target.misfit_denial`'s wording). Anything else is no such look."""
+    from loopguard_hook.core.patch import recorded_misfit
+    from loopguard_hook.replay.codex_tools import denied_misfit, patch_failed
+    from loopguard_hook.rules.target import misfit_denial
+
+    patch = "*** Begin Patch\n*** Update File: calc.py\n@@\n-    return sub(a, b)\n+    return a + b\n*** End Patch\n"
+    output = "Command blocked by PreToolUse hook: " + misfit_denial("calc.py", 2, "return sub(a, b)")
+    said = denied_misfit(output)
+    assert said == "Failed to find expected lines in calc.py:\nreturn sub(a, b)"
+    assert recorded_misfit(patch, said) is not None
+    assert denied_misfit(misfit_denial("calc.py", 2, "x")) is None  # not as Codex records a hook's denial
+    assert denied_misfit("Command blocked by PreToolUse hook: REPEAT_TOOL_BLOCKED: this Read call is identical") is None
+    assert patch_failed("apply_patch", "apply_patch verification failed: Failed to find expected lines in a.py:\nx")
+    assert not patch_failed("apply_patch", "Success. Updated the following files:\nM a.py\n")
+    assert not patch_failed("Bash", "apply_patch verification failed: quoted in a log")

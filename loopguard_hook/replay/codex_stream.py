@@ -19,9 +19,11 @@ from .codex_tools import (
     blocked,
     call_folder,
     codex_tool,
+    denied_misfit,
     exit_code,
     find_key,
     is_stop_continuation,
+    patch_failed,
     patch_output,
     seconds,
     shell_script,
@@ -233,7 +235,7 @@ class CodexStream:
             call.has_output = True
             call.output = item.get("output")
             if call.posted or blocked(call.output):
-                return
+                return self._misfit_at_start(call, denied_misfit(call.output))  # as the live hook saw it
             completion = self.completions.get(call.call_id)
             if completion is not None and self._posts_at_completion(call):
                 return  # its PostToolUse came (or comes) with the completion record
@@ -397,4 +399,5 @@ class CodexStream:
             still = isinstance(output, str) and STILL_RUNNING.search(output[:300]) is not None
             return RecordedCall(call.call_id, Outcome.RUNNING if still else Outcome.UNKNOWN, code)
         failed = (code is not None and code != 0) or (call.completion is not None and call.completion.get("status") == "failed")
+        failed = failed or patch_failed(call.tool, output)
         return RecordedCall(call.call_id, Outcome.FAILED if failed else Outcome.RAN, code)

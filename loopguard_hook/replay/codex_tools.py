@@ -198,6 +198,32 @@ def exit_code(item: Mapping[str, Any] | None) -> int | None:
     return code if isinstance(code, int) and not isinstance(code, bool) else None
 
 
+#: The guard's own denial of a patch that does not fit its file (`rules.target.misfit_denial`), as
+#: Codex records it: the line it quotes is what the live hook found missing at the PreToolUse.
+_MISFIT_DENIAL = re.compile(
+    r"REPEAT_TOOL_BLOCKED: this patch of (.+?) was not run: its hunk does not match .+? as it is now \(the guard "
+    r"looked before the call; its lines from `(.*)` on are not in the file"
+)
+
+
+def denied_misfit(output: Any) -> str | None:
+    """For a patch the live guard denied as not fitting its file (a recording made under the
+    guard: apply_patch never ran, so its own failure is not there), that look as apply_patch
+    words such a failure (`Failed to find expected lines in <path>:` and the line), which
+    `core.patch.recorded_misfit` reads; None for any other output. A replay of the recording then
+    denies the patch as the live hook did, where it once saw nothing (a new user's session: six
+    patches denied live, none in the replay)."""
+    text = output if isinstance(output, str) else text_of(output)
+    found = _MISFIT_DENIAL.search(text[:4096]) if text.startswith(_CODEX_BLOCKED) else None
+    return f"Failed to find expected lines in {found.group(1)}:\n{found.group(2)}" if found is not None else None
+
+
+def patch_failed(tool: str, output: Any) -> bool:
+    """Whether apply_patch's recorded answer is a failure it gives with no exit code
+    (`apply_patch verification failed: …`), for the replay's `recorded` column."""
+    return tool == "apply_patch" and isinstance(output, str) and output.startswith("apply_patch verification failed")
+
+
 def blocked(output: Any) -> Outcome | None:
     """Why a call with this output did not run and got no post event: `DENIED` (a PreToolUse
     hook's denial), `REFUSED` (the execution policy's, `hosts.rollout.REFUSED`, or a read-only

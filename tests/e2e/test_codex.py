@@ -4,8 +4,11 @@ denial is worded as final, since Codex accepts no `continue: false` on PreToolUs
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import subprocess
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -264,6 +267,19 @@ def test_a_patch_the_file_cannot_take_is_denied_after_two_that_did_not_fit(codex
     assert "apply_patch verification failed" not in results[4]  # apply_patch did not run: the guard answered
     assert "Success" in results[5], results[5]
     assert report.read_text().splitlines()[1] == NEW
+    # Its replay decides as the live hook did: the two refusals failed, the third patch denied.
+    # Recorded under the guard, that patch has no verdict of apply_patch's; the guard's own denial
+    # says which line the file lacked (a new user's replay of such a session once saw nothing).
+    (rollout,) = codex_rollouts(run)
+    shown = subprocess.run(
+        [sys.executable, "-m", "loopguard_hook", "replay", str(rollout), "--format", "json"],
+        capture_output=True, text=True, check=True, env={**os.environ, "LOOPGUARD_RESIDENT": "off"},
+    )
+    (report_,) = json.loads(shown.stdout)["reports"]
+    patches = [c for c in report_["calls"] if c["tool"] == "apply_patch"]
+    assert [c["recorded"] for c in patches] == ["failed", "failed", "denied", "ran"], patches
+    assert [(c["pre"]["action"], c["pre"]["rule"]) for c in patches][2] == ("deny", "LOOP_GUARD_TARGET"), patches
+    assert all(c["pre"]["action"] == "allow" for i, c in enumerate(patches) if i != 2), patches
 
 
 def test_a_patch_sent_through_the_shell_is_judged_in_its_workdir(codex: Codex, ws: Workspace) -> None:
