@@ -16,7 +16,9 @@ A result that says only that nothing was found (`_NOTHING`: `No files found`, no
 nothing but punctuation, an empty `[]`) is
 never followed by a denial, only by the reminders: greps for six unused helpers each answer
 "No files found" (ordinary work, and a hostile test of stop 51), and with no arguments such
-answers cannot be told from one search asked again.
+answers cannot be told from one search asked again. Nor is a success that only acknowledges
+the call in one short line (`_acknowledgement`: `Query OK, 1 row affected`, `Clicked`): other
+inserts or clicks answer the same words.
 """
 
 import re
@@ -66,6 +68,8 @@ def on_call(ctx: CallContext) -> Decision | None:
     last = sig.get("preview")
     if isinstance(last, str) and re.match(_NOTHING, last[:200]):
         return None  # nothing found, again: other searches, as far as anyone can tell
+    if isinstance(last, str) and not sig.get("failed") and _acknowledgement(last):
+        return None  # `Query OK, 1 row affected`, `Clicked`: other work may answer so, each time
     limit = min(cfg.result_preview_chars, 4000)
     advice = reminder_text(tool, n)
     if cfg.stop_at and n >= cfg.stop_at:
@@ -74,6 +78,20 @@ def on_call(ctx: CallContext) -> Decision | None:
     if cfg.deny_at and n >= cfg.deny_at:
         return Decision(Action.DENY, Rule.SAME_RESULT, denial_text(tool, n, last, limit), advice=advice)
     return None
+
+
+#: The longest success that only acknowledges a call (`Query OK, 1 row affected`, `Clicked`,
+#: `Saved.`), in characters, on one line.
+ACK_CHARS = 80
+
+
+def _acknowledgement(result: str) -> bool:
+    """Whether a success says only that the call was done, in one short line: five different
+    inserts, or clicks, answer the same words, and with no arguments they cannot be told from one
+    call sent five times (a hostile test: five INSERTs through an MCP tool on DSH's Codex bridge,
+    the 5th denied). A result that shows content (several lines, or a longer one) can."""
+    text = result.strip()
+    return len(text) <= ACK_CHARS and "\n" not in text
 
 
 def fit(agent: Agent, share: Limits) -> None:

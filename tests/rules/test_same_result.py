@@ -58,3 +58,25 @@ def test_a_host_that_sends_the_arguments_is_the_repeat_rules() -> None:
 )
 def test_which_results_say_only_that_nothing_was_found(result: str, nothing: bool) -> None:
     assert (re.match(rule._NOTHING, result) is not None) is nothing
+
+
+@pytest.mark.parametrize(
+    ("last", "denied"),
+    [
+        ("Query OK, 1 row affected", False),  # five different inserts answer so (a hostile test, br62)
+        ("Clicked", False),
+        ("<path>/p/notes.txt</path>\n<type>file</type>\n<content>\n1: alpha\n</content>", True),  # content
+        ("x" * 81, True),
+    ],
+)
+def test_a_short_acknowledgement_repeated_is_reminded_never_denied(last: str, denied: bool) -> None:
+    entry = agent()
+    rule.on_result(result_ctx("mcp__db__execute", {"command": ""}, last, caps=CAPS, entry=entry, new=False, productive=False,
+                              n=4, total=4))
+    ctx = call_ctx("mcp__db__execute", {"command": ""}, attempt=5, caps=CAPS, entry=entry, counted=False)
+    assert ctx.sig is not None
+    ctx.sig["preview"] = last
+    verdict = rule.on_call(ctx)
+    assert (verdict is not None and verdict.action is Action.DENY) is denied, verdict
+    ctx.sig["failed"] = 2  # a failure repeated is no acknowledgement
+    assert rule.on_call(ctx) is not None
