@@ -92,6 +92,15 @@ class _Part(NamedTuple):
 _GLUED_OPERATORS = ("||", "&&", "|&", "|", ";", "&")
 
 
+def _ended(head: str) -> str | None:
+    """The operator glued to the end of a word before a subshell's `)` (`&` in `2>&1 &)`, `;` in
+    `b;)`), unquoted and not part of a redirect (`2>&`, `|&`, `&&`); None for none."""
+    for op in ("&", ";"):
+        if head.endswith(op) and not head.endswith(("&&", ">&", "|&")) and not head[:-1].endswith(tuple(QUOTE_MARKS)):
+            return op
+    return None
+
+
 def _parts(command: str) -> list[_Part]:
     """`segments` with the subshells they open and close: an unquoted `(` that starts a command
     (not `((` arithmetic), closed by the unquoted `)` that is not an expansion's (`$(…)`, `<(…)`,
@@ -125,6 +134,10 @@ def _parts(command: str) -> list[_Part]:
             elif depth:
                 cut = at
                 break
+        ended = _ended(word[:cut]) if cut >= 0 else None
+        if ended is not None:  # `./srv > log 2>&1 &)`: the `&` ends the command inside, then the `)` closes
+            queue.extend([word[cut:], ended])
+            word, cut = word[: cut - len(ended)], -1
         if cut >= 0:
             depth -= 1
             word, rest = word[:cut], word[cut + 1 :]

@@ -193,6 +193,10 @@ JOB_HERE = "nohup python train.py > train.log 2>&1 &"
         ("(cd ml && python train.py --sha $(git rev-parse HEAD) > train.log) &", "job:/p/ml/train.log\ntrain.py"),
         ("(./run_server.sh) > server.log 2>&1 &", "job:/p/server.log\nrun_server.sh"),  # one word
         ("( cd web ; ./serve.sh ) &", "job:\nserve.sh"),
+        # the `&` glued to the `)`: the job is left running inside the subshell (br62)
+        ("(nohup ./srv > s.log 2>&1 &)", "job:/p/s.log\nsrv"),
+        ("cd api && (npm run dev > ../dev.log 2>&1 &)", "job:/p/dev.log\ndev"),
+        ("(cd x && ./srv.sh > l &) ; tail l", "job:/p/x/l\nsrv.sh"),
     ],
 )
 def test_a_subshell_ends_at_its_own_paren(command: str, key: str) -> None:
