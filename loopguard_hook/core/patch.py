@@ -197,8 +197,25 @@ def _loose(line: str) -> str:
 _FORMS = (None, _rstrip, _strip, _loose)
 
 
+class _Unsure(Exception):
+    """The search of a patch's hunks went past `MAX_COMPARED_LINES`: no verdict."""
+
+
+#: The most lines `misfit` compares for one patch (a hunk's worth at each place its first line
+#: matches): a hunk of thousands of blank lines against a file of blank lines took seconds of
+#: CPU on the hook path (a hostile test); past it the patch is not judged (None), never denied.
+MAX_COMPARED_LINES = 2_000_000
+
+
 def _seek(
-    lines: list[str], pattern: list[str], start: int, eof: bool, seen: dict[int, list[str]], *, where: bool = True
+    lines: list[str],
+    pattern: list[str],
+    start: int,
+    eof: bool,
+    seen: dict[int, list[str]],
+    budget: list[int],
+    *,
+    where: bool = True,
 ) -> int | None:
     """Where apply_patch finds `pattern` in `lines` (seek_sequence.rs): the first place at or
     after `start` (for a hunk marked `*** End of File`, from the file's end, or from `start` where
@@ -206,7 +223,11 @@ def _seek(
     as compared by one of `_FORMS`, each form tried over the whole range before the next; None
     when there is none. Without `where` (nothing is looked for after it), only whether it is
     found: some place by the loosest form, which every other form's match is too. `seen` keeps
-    `lines` in each form, by the form's index."""
+    `lines` in each form, by the form's index; `budget` the lines still to compare.
+
+    Raises:
+        _Unsure: past the budget.
+    """
     n = len(pattern)
     if n == 0:
         return start
@@ -224,8 +245,12 @@ def _seek(
             want = [form(line) for line in pattern]
         head = want[0]
         for i in range(first, last + 1):
-            if have[i] == head and have[i : i + n] == want:
-                return i
+            if have[i] == head:
+                budget[0] -= n
+                if budget[0] < 0:
+                    raise _Unsure
+                if have[i : i + n] == want:
+                    return i
     return None
 
 
@@ -242,7 +267,8 @@ def misfit(patch: str, text: str) -> str | None:
     of the first hunk whose `@@` context or old lines it does not find where it looks for them:
     (`Failed to find context` / `Failed to find expected lines`): its context, or its first
     non-blank old line the file holds nowhere, else its first (`_absent`); None when every hunk
-    is found, or the patch is not one `chunks` reads.
+    is found, the patch is not one `chunks` reads, or finding out would compare more than
+    `MAX_COMPARED_LINES` lines.
 
     It looks as lib.rs's `compute_replacements` does (`_refused`). Where releases differ, it
     answers None when any of them would apply the patch: a CRLF file's lines are read with and
@@ -262,17 +288,21 @@ def misfit(patch: str, text: str) -> str | None:
     trimmed = [(None if anchor is None else _rstrip(anchor) or None, old, eof) for anchor, old, eof in parsed]
     readings = [trimmed, parsed] if trimmed != parsed else [parsed]
     refused: str | None = None
+    budget = [MAX_COMPARED_LINES]
     for file_lines in texts:
         seen: dict[int, list[str]] = {}
         for reading in readings:
-            answer = _refused(reading, file_lines, seen)
+            try:
+                answer = _refused(reading, file_lines, seen, budget)
+            except _Unsure:
+                return None
             if answer is None:
                 return None
             refused = answer if refused is None else refused
     return refused
 
 
-def _refused(parsed: list[Chunk], lines: list[str], seen: dict[int, list[str]]) -> str | None:
+def _refused(parsed: list[Chunk], lines: list[str], seen: dict[int, list[str]], budget: list[int]) -> str | None:
     """`misfit` for one reading of the chunks: hunk after hunk, each from the line after the
     previous one's match (after a hunk at the end of the file, from where that hunk was looked
     for: some releases fall back to an empty match there), its `@@` context first (then the old
@@ -280,7 +310,7 @@ def _refused(parsed: list[Chunk], lines: list[str], seen: dict[int, list[str]]) 
     index = 0
     for i, (anchor, old, eof) in enumerate(parsed):
         if anchor is not None:
-            found = _seek(lines, [anchor], index, False, seen)
+            found = _seek(lines, [anchor], index, False, seen, budget)
             if found is None:
                 return _quote([anchor])
             index = found + 1
@@ -288,10 +318,10 @@ def _refused(parsed: list[Chunk], lines: list[str], seen: dict[int, list[str]]) 
             continue  # a pure insertion: at the end
         pattern = old
         where = i < len(parsed) - 1  # the last hunk: whether it is found, not where
-        found = _seek(lines, pattern, index, eof, seen, where=where)
+        found = _seek(lines, pattern, index, eof, seen, budget, where=where)
         if found is None and pattern[-1] == "":
             pattern = pattern[:-1]
-            found = _seek(lines, pattern, index, eof, seen, where=where)
+            found = _seek(lines, pattern, index, eof, seen, budget, where=where)
         if found is None:
             return _quote(_absent(old, lines, seen))
         if not eof:  # where a hunk at the end leaves the next one to look from differs by release

@@ -149,3 +149,17 @@ def test_a_shell_calls_record_says_which_patch_and_where() -> None:
     assert recorded_shell_patch({"command": ["ls"]}) is None
     assert recorded_shell_patch(None) is None
     assert recorded_shell_patch("apply_patch") is None
+
+
+def test_a_search_too_long_to_finish_gives_no_verdict() -> None:
+    """A hunk of 8,000 blank lines and one the file lacks, against 256 Ki blank lines: every place
+    matches the first line, and comparing the hunk at each took seconds of CPU on the hook path
+    (a hostile test). Past `MAX_COMPARED_LINES` the patch is not judged: None, so never denied;
+    the same hunk against a short file is still found not to fit."""
+    from loopguard_hook.core import patch as patches
+
+    hunk = "*** Begin Patch\n*** Update File: data.txt\n@@\n" + " \n" * 8000 + "-missing\n+new\n*** End Patch\n"
+    assert patches.misfit(hunk, "\n" * (256 * 1024 - 1)) is None
+    assert patches.misfit(hunk, "\n" * 100) == "missing"
+    small = "*** Begin Patch\n*** Update File: a.py\n@@\n-x = 1\n+x = 2\n*** End Patch\n"
+    assert patches.misfit(small, "y = 1\n" * 10_000) == "x = 1"  # an ordinary search stays within it
