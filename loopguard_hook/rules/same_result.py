@@ -68,8 +68,10 @@ def on_call(ctx: CallContext) -> Decision | None:
     last = sig.get("preview")
     if isinstance(last, str) and re.match(_NOTHING, last[:200]):
         return None  # nothing found, again: other searches, as far as anyone can tell
-    if isinstance(last, str) and not sig.get("failed") and _acknowledgement(last):
-        return None  # `Query OK, 1 row affected`, `Clicked`: other work may answer so, each time
+    if cfg.slow_repeat_seconds and isinstance(last, str) and not sig.get("failed") and _acknowledgement(last):
+        # `Query OK, 1 row affected`, `Clicked`: other work may answer so, each time. Balanced's
+        # judgement (`slow_repeat_seconds`, off in the seed profiles, which keep their seeds' decisions).
+        return None
     limit = min(cfg.result_preview_chars, 4000)
     advice = reminder_text(tool, n)
     if cfg.stop_at and n >= cfg.stop_at:
@@ -83,15 +85,27 @@ def on_call(ctx: CallContext) -> Decision | None:
 #: The longest success that only acknowledges a call (`Query OK, 1 row affected`, `Clicked`,
 #: `Saved.`), in characters, on one line.
 ACK_CHARS = 80
+#: Words of a success that says an action was done (not what state something is in).
+_DONE = (
+    r"(?i)\b(?:ok|okay|done|success(?:ful(?:ly)?)?|affected|clicked|typed|pressed|saved|created|updated|deleted"
+    r"|removed|inserted|added|written|wrote|sent|applied|moved|copied|navigated|selected|scrolled|uploaded|committed)\b"
+)
+#: Words of a state still waited for: a status tool answering so is a poll, and a poll repeated is a loop.
+_WAITING = r"(?i)\b(?:pending|running|queued|waiting|in[ _-]?progress|starting|not (?:yet|ready|done|found))\b"
 
 
 def _acknowledgement(result: str) -> bool:
-    """Whether a success says only that the call was done, in one short line: five different
-    inserts, or clicks, answer the same words, and with no arguments they cannot be told from one
-    call sent five times (a hostile test: five INSERTs through an MCP tool on DSH's Codex bridge,
-    the 5th denied). A result that shows content (several lines, or a longer one) can."""
+    """Whether a success says only that an action was done, in one short line (`_DONE`, and not
+    `_WAITING`): five different inserts, or clicks, answer the same words, and with no arguments
+    they cannot be told from one call sent five times (a hostile test: five INSERTs through an MCP
+    tool on DSH's Codex bridge, the 5th denied). A result that shows content (several lines, a
+    longer one), a state (`pending`, `running`: a status polled forever, which a review found
+    left undenied by a first version that took every short line) or a bare value (`0`, `false`)
+    is judged as before."""
     text = result.strip()
-    return len(text) <= ACK_CHARS and "\n" not in text
+    if len(text) > ACK_CHARS or "\n" in text:
+        return False
+    return re.search(_DONE, text) is not None and re.search(_WAITING, text) is None
 
 
 def fit(agent: Agent, share: Limits) -> None:

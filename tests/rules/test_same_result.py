@@ -65,6 +65,9 @@ def test_which_results_say_only_that_nothing_was_found(result: str, nothing: boo
     [
         ("Query OK, 1 row affected", False),  # five different inserts answer so (a hostile test, br62)
         ("Clicked", False),
+        ("pending", True),  # a state still waited for: a status polled forever (rv74)
+        ("Build running: step 3 done", True),
+        ("0", True),  # a bare value
         ("<path>/p/notes.txt</path>\n<type>file</type>\n<content>\n1: alpha\n</content>", True),  # content
         ("x" * 81, True),
     ],
@@ -80,3 +83,19 @@ def test_a_short_acknowledgement_repeated_is_reminded_never_denied(last: str, de
     assert (verdict is not None and verdict.action is Action.DENY) is denied, verdict
     ctx.sig["failed"] = 2  # a failure repeated is no acknowledgement
     assert rule.on_call(ctx) is not None
+
+
+def test_the_seed_profiles_deny_an_acknowledgement_as_their_seeds_do() -> None:
+    """The acknowledgement rule is balanced's (`slow_repeat_seconds`, off in the seed profiles):
+    under breaker, a repeated `Query OK` on DSH's Codex bridge is denied as before (rv74)."""
+    from loopguard_hook.config.settings import PROFILE_DEFAULTS, Config
+
+    breaker = Config(**PROFILE_DEFAULTS["breaker"])
+    entry = agent()
+    rule.on_result(result_ctx("mcp__db__execute", {"command": ""}, "Query OK, 1 row affected", caps=CAPS, entry=entry,
+                              new=False, productive=False, n=2, total=2, config=breaker))
+    ctx = call_ctx("mcp__db__execute", {"command": ""}, attempt=3, caps=CAPS, entry=entry, counted=False, config=breaker)
+    assert ctx.sig is not None
+    ctx.sig["preview"] = "Query OK, 1 row affected"
+    verdict = rule.on_call(ctx)
+    assert verdict is not None and verdict.action is Action.DENY, verdict
