@@ -163,3 +163,17 @@ def test_a_search_too_long_to_finish_gives_no_verdict() -> None:
     assert patches.misfit(hunk, "\n" * 100) == "missing"
     small = "*** Begin Patch\n*** Update File: a.py\n@@\n-x = 1\n+x = 2\n*** End Patch\n"
     assert patches.misfit(small, "y = 1\n" * 10_000) == "x = 1"  # an ordinary search stays within it
+    # a large source file whose `}` and blank lines recur every few lines: the search is cheap,
+    # and a hunk of 150 of its lines with one misremembered is still found not to fit (rv74: a
+    # budget charged at every place the first line matched gave it up)
+    lines: list[str] = []
+    for i in range(2_500):
+        lines += [f"function f{i}(a, b) {{", f"  const x{i} = a + b;", f"  if (x{i} > {i}) {{", f"    return x{i};", "  }",
+                  f"  return {i};", "}", ""]
+    start = 6 + 8 * 1_200
+    old = lines[start : start + 150]
+    old[75] += " // edited"
+    first = "@@\n" + "".join(" " + line + "\n" for line in old[:-1]) + "-" + old[-1] + "\n+// changed\n"
+    second = "@@\n-" + lines[start + 400] + "\n+  return 0;\n"
+    big = "*** Begin Patch\n*** Update File: big.js\n" + first + second + "*** End Patch\n"
+    assert patches.misfit(big, "\n".join(lines) + "\n") == old[75].strip()
