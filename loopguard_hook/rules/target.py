@@ -288,7 +288,6 @@ def _verdict(ctx: CallContext, files: dict[str, Entry], file: str | None, how: s
         return None
     failures, read, error = int(entry[0]), bool(entry[1]), str(entry[3])
     assert file is not None
-    named = _as_named(ctx, file)
     path = _slashed_drive_path(ctx.tool_input) if ctx.tool in PATCH_TOOLS else None
     if path is not None and _stale(entry) >= STALE_AFTER:
         # before the host-check exemption below: this failure comes after the PreToolUse
@@ -300,11 +299,13 @@ def _verdict(ctx: CallContext, files: dict[str, Entry], file: str | None, how: s
         return None  # the host checks this edit before its PreToolUse: reaching it, it applies
     times = resent(entry, ctx.call["sig"]) if how == "patch" and ctx.tool not in PATCH_TOOLS else 0
     if times >= RESENT_AFTER:
+        named = _as_named(ctx, file)
         text = resent_denial(named, times, error)
         return Decision(Action.DENY, Rule.TARGET, text, advice=resent_advice(named), times=failures, tool=ctx.tool)
     patch = patch_text(ctx.tool, ctx.tool_input, PATCH_CHARS) if how == "patch" else None
     since, _, missed = str(entry[5]).partition(":") if len(entry) > 5 else ("", "", "")
     if patch is not None and missed and int(since or 0) >= DOOMED_AFTER and _doomed(patch, missed):
+        named = _as_named(ctx, file)
         text = doomed_denial(named, error)
         return Decision(Action.DENY, Rule.TARGET, text, advice=doomed_advice(named), times=failures, tool=ctx.tool)
     misfit = ctx.event.misfit
@@ -316,6 +317,7 @@ def _verdict(ctx: CallContext, files: dict[str, Entry], file: str | None, how: s
         text = misfit_denial(path, misfits, line, windows=windows)
         return Decision(Action.DENY, Rule.TARGET, text, advice=misfit_advice(path, line), times=misfits + 1, tool=ctx.tool)
     if cfg.reread_after_failed_edits and failures >= cfg.reread_after_failed_edits and not read:
+        named = _as_named(ctx, file)
         text = reread_denial(named, failures, error, script=how == "script")
         return Decision(Action.DENY, Rule.TARGET, text, advice=reread_advice(named, failures), times=failures, tool=ctx.tool)
     return None
