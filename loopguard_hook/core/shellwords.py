@@ -38,10 +38,8 @@ _SHELL_TOKEN = r"""(?s)'[^']*'|"(?:[^"\\]|\\.)*"|\\.|[^\s'"\\]+|[ \t]+|\n|."""
 # of the quoting they came in, so `'$HOME'` and `"$HOME"` and `a*` and `'a*'` stay distinct.
 _SHELL_SPECIAL = frozenset("$`*?[]{}~!|&;<>()#=\\\n")
 #: The marks `shell_words` puts before a special character that was single-quoted, double-quoted
-#: or escaped.
-_MARKS = frozenset("\x01\x03\x04")
-#: The same marks, for a reader of `command_words` that must tell a quoted `(` or `)` apart.
-QUOTE_MARKS = _MARKS
+#: or escaped (a reader of `command_words` tells a quoted `;`, `(` or `)` apart by them).
+QUOTE_MARKS = frozenset("\x01\x03\x04")
 
 
 def _quote_marked(text: str, mark: str) -> str:
@@ -134,7 +132,7 @@ def command_words(command: str) -> list[str]:
 
 def _glued_apart(words: list[str]) -> list[str]:
     """`words` with a `;` glued to a word's end split off, not a quoted or escaped one."""
-    return [part for w in words for part in ((w[:-1], ";") if len(w) > 1 and w[-1] == ";" and w[-2] not in _MARKS else (w,))]
+    return [part for w in words for part in ((w[:-1], ";") if len(w) > 1 and w[-1] == ";" and w[-2] not in QUOTE_MARKS else (w,))]
 
 
 def assignment(word: str) -> bool:
@@ -246,7 +244,7 @@ def prints_only(command: str) -> bool:
     `MAX_SHELL_CHARS`)."""
     if re.match(_PRINTER_FIRST, command) is None:
         return False  # the cheap look first: most lines start with another program
-    if not _MARKS.isdisjoint(command):
+    if not QUOTE_MARKS.isdisjoint(command):
         return False  # `shell_words`' own marks in the line: its reading cannot be trusted
     spelled = shell_words(command)
     if not spelled:

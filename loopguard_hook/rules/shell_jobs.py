@@ -124,7 +124,7 @@ def _parts(command: str) -> list[_Part]:
         if not words and not opens and word.startswith("(") and not word.startswith("(("):
             word, depth, opens = word[1:], depth + 1, True
         cut = -1
-        for at, ch in enumerate(word):
+        for at, ch in enumerate(word if "(" in word or ")" in word else ""):  # most words hold neither
             if ch not in "()" or (at and word[at - 1] in QUOTE_MARKS):
                 continue
             if ch == "(":
