@@ -224,7 +224,8 @@ def _decide(ev: _Event, texts: Sequence[str]) -> Decision:
     if name == "UserPromptSubmit":
         return _user_prompt(ev, texts)
     if name == "SessionStart":
-        if event.source == "compact" and config.reset_on_compaction and not _thrashes(state):
+        thrash = event.source == "compact" and _thrashes(state)  # notes this compaction
+        if event.source == "compact" and not thrash and config.reset_on_compaction:
             for agent in state["agents"].values():
                 _reset(agent, "compaction")
         return ALLOW
