@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 
-from ..core.outcome import PATCH_REJECTED, SANDBOX_EXIT
+from ..core.outcome import PATCH_REJECTED, SANDBOX_EXIT, Failure, classify_response
 from ..hosts.rollout import REFUSED, call_arguments, exec_failure
 from .jsonl import text_of
 from .model import Outcome
@@ -220,8 +220,9 @@ def denied_misfit(output: Any) -> str | None:
 
 def patch_failed(tool: str, output: Any) -> bool:
     """Whether apply_patch's recorded answer is a failure it gives with no exit code
-    (`apply_patch verification failed: …`), for the replay's `recorded` column."""
-    return tool == "apply_patch" and isinstance(output, str) and output.startswith("apply_patch verification failed")
+    (`apply_patch verification failed: …`), as `outcome.classify_response` reads it, for the
+    replay's `recorded` column."""
+    return tool == "apply_patch" and isinstance(output, str) and classify_response(tool, output) != Failure.NONE
 
 
 def blocked(output: Any) -> Outcome | None:
