@@ -229,8 +229,7 @@ def running_job(ctx: CallContext) -> str | None:
     command = shell_command(ctx.tool, ctx.tool_input, MAX_SHELL_CHARS)
     folder = ctx.call.get("cwd") if isinstance(ctx.call.get("cwd"), str) else where(ctx.event.cwd)
     key = _key(ctx.tool, ctx.tool_input, tasks, command, folder, ctx.config)
-    entry = tasks.get(key) if key is not None and key.startswith(JOB) else None
-    return _what(key) if key is not None and entry is not None and len(entry) > 2 and entry[2] else None
+    return _still_running(tasks, key) if key is not None and key.startswith(JOB) else None
 
 
 def running_task(ctx: CallContext) -> str | None:
@@ -244,8 +243,14 @@ def running_task(ctx: CallContext) -> str | None:
     if ctx.sig is not None and ctx.sig.get("failed"):
         return None  # its last read failed (`No shell found with ID`): no task said it runs
     key = task_of(ctx.tool, ctx.tool_input)
-    entry = _tasks(ctx.agent).get(key) if key is not None else None
-    return _what(key) if key is not None and entry is not None and len(entry) > 2 and entry[2] else None
+    return _still_running(_tasks(ctx.agent), key) if key is not None else None
+
+
+def _still_running(tasks: dict[str, Entry], key: str) -> str | None:
+    """How the texts name task `key` while the rule takes it to run (`running_job`,
+    `running_task`); None when it is not known or was seen ended."""
+    entry = tasks.get(key)
+    return _what(key) if entry is not None and len(entry) > 2 and entry[2] else None
 
 
 def _texts(key: str, probes: int) -> tuple[str, str]:
