@@ -304,12 +304,11 @@ def on_result(ctx: ResultContext) -> Decision | None:
     limit = ctx.config.result_preview_chars
     quoted = preview(redact_prefix(outcome.text, 2 * limit + 1), 2 * limit)
     kills_itself = target is None and _kills_itself(tool, ctx.tool_input, ctx.error_text)
-    text = same_error_reminder(
-        tool, count, quoted, limit, target=_as_named(ctx, target), page=bool(page), kills_itself=kills_itself
-    )
+    named = _as_named(ctx, target)
+    text = same_error_reminder(tool, count, quoted, limit, target=named, page=bool(page), kills_itself=kills_itself)
     if late:
         # A round no PreToolUse saw: past the reminder, only an end of turn can answer it.
-        what = f"{tool} on {_as_named(ctx, target)}" if target else tool
+        what = f"{tool} on {named}" if named else tool
         stop_text = late_stop_text(what, count, preview(quoted, QUOTE_CHARS))
         stop = late_stop(entry, stop_text, text, tool, ctx.config.same_error_deny_at)
         if stop is not None or not due:
