@@ -103,7 +103,9 @@ REFERENCE_BARE_BURST_SECONDS = 2.7
 @pytest.mark.slow
 def test_64_simultaneous_hooks_on_a_loaded_machine_rarely_fail_open(tmp_path: Path) -> None:
     """bench/load.py with 28 busy loops (a load of 30 and more on 2 cores): at most 1% fail open,
-    no decision wrong, the ledger counts exactly the processes that exited 0.
+    no decision wrong, the ledger counts every process that exited 0 and no other, but for one
+    that failed open at its deadline after its ledger was written (the update is kept whole: the
+    call it counts went ahead).
 
     Each round's deadline is the hook's own 8 s in units of a burst of bare interpreters run
     just before it under the same load (`--reference`, never shorter): what fails open past a
@@ -123,5 +125,5 @@ def test_64_simultaneous_hooks_on_a_loaded_machine_rarely_fail_open(tmp_path: Pa
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout.decode().splitlines()[-1])
     print(f"\n{result} in {time.monotonic() - started:.0f} s")
-    assert result["other_failures"] == 0 and result["wrong_decisions"] == 0 and result["ledger_matches_exit_0"]
+    assert result["other_failures"] == 0 and result["wrong_decisions"] == 0 and result["ledger_counts_exit_0"]
     assert result["failed_open_pct"] <= 1.0
