@@ -7,6 +7,9 @@ The shapes, each pinned on real records (`tests/data/transcripts/`):
 - Claude Code 1.0.45 (2025-07): a plain user message `Stop hook feedback:\n- [cmd]: …`, the
   turn's last message often without `stop_reason` (`claude-1.0-stop-hook-feedback.jsonl`,
   trimmed from tests/corpus/claude/08e71d8b-…, a broken Stop hook answering every reply);
+- Claude Code 1.0.45 also writes a failing PostToolUse hook's feedback as a plain user message
+  `Bash operation feedback:\n- [cmd]: …` (no prompt either), and a call a PreToolUse hook blocked
+  as a result `TodoWrite operation blocked by hook:\n…` (`claude-1.0-post-tool-use-feedback.jsonl`);
 - Claude Code 2.1.332: the feedback as an `isMeta` user message `Stop hook feedback:\n<reason>`,
   with a `hook_blocking_error` attachment of `hookEvent` Stop (`claude-stop-hook-continuation
   .jsonl`, written by the real client run offline with a Stop hook that blocks once);
@@ -51,6 +54,18 @@ def _turns(path: Path) -> list[tuple[str, object, object]]:
 def test_claude_code_1_0_feedback_in_a_plain_user_message() -> None:
     assert [(name, active) for name, active, _ in _turns(DATA / "claude-1.0-stop-hook-feedback.jsonl")] == [
         ("UserPromptSubmit", None), ("Stop", False), ("Stop", True), ("Stop", True), ("Stop", True)
+    ]
+
+
+def test_claude_code_1_0_post_tool_use_feedback_is_no_prompt_and_a_hook_block_no_failure() -> None:
+    """A failing PostToolUse hook's `Bash operation feedback:` user message leaves the turn going
+    (no UserPromptSubmit), and a call answered `TodoWrite operation blocked by hook:` did not run:
+    no PostToolUse or PostToolUseFailure (`claude-1.0-post-tool-use-feedback.jsonl`, trimmed from
+    tests/corpus/claude/08e71d8b-…, hooks that fail to spawn)."""
+    events = load([str(DATA / "claude-1.0-post-tool-use-feedback.jsonl")])[0].events
+    assert [(e.payload["hook_event_name"], e.payload.get("tool_name")) for e in events] == [
+        ("UserPromptSubmit", None), ("PreToolUse", "Bash"), ("PostToolUse", "Bash"), ("PostToolBatch", None),
+        ("PreToolUse", "TodoWrite"), ("PostToolBatch", None),
     ]
 
 

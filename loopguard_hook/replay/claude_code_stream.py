@@ -17,6 +17,7 @@ from .claude_code_tools import (
     claude_concurrent,
     is_stop_block,
     is_stop_feedback,
+    is_tool_feedback,
     structured_result,
 )
 from .jsonl import Clock, Line, text_of, timestamp
@@ -269,6 +270,8 @@ class ClaudeStream:
         if is_stop_feedback(text):
             self._continued()  # what a Stop hook said, fed back as a user message: no prompt
             return
+        if is_tool_feedback(text):
+            return  # what a PostToolUse hook said of a call: the turn goes on, its calls pending
         if data.get("isMeta") is True:
             return  # text the client added
         if not text.strip() or text.lstrip().startswith(NOT_PROMPTS):

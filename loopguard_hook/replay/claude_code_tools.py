@@ -44,7 +44,10 @@ def claude_concurrent(name: str, tool_input: Any) -> bool:
     return False
 
 
-_HOOK_DENIAL = re.compile(r"^PreToolUse:\S+ hook (?:error|stopped continuation):")
+#: A call a PreToolUse hook denied (it did not run; no PostToolUse): `PreToolUse:Bash hook error: R`
+#: (2.x, research notes), `Bash operation blocked by hook:\n- [cmd]: R` (1.0.x, captured in
+#: transcripts of 1.0.45).
+_HOOK_DENIAL = re.compile(r"^(?:PreToolUse:\S+ hook (?:error|stopped continuation):|\w+ operation blocked by hook:\n)")
 _REFUSALS = (
     "The user doesn't want to proceed with this tool use",
     "The user doesn't want to take this action",
@@ -85,6 +88,20 @@ def is_stop_feedback(text: str) -> bool:
     if head.startswith(STOP_FEEDBACK):
         return True
     return head.startswith("<system-reminder>") and (f"\n{STOP_FEEDBACK}" in head or head[17:].lstrip().startswith(_STOP_ERROR))
+
+
+#: How Claude Code 1.0.x feeds a blocking PostToolUse hook's reason back to the model: a plain user
+#: message `Bash operation feedback:\n- [cmd]: reason`, written after the call's result, with no
+#: UserPromptSubmit (captured in transcripts of 1.0.45: a `uv run` hook that fails to spawn).
+TOOL_FEEDBACK = " operation feedback:\n"
+
+
+def is_tool_feedback(text: str) -> bool:
+    """Whether a user message is a PostToolUse hook's feedback on a call (`TOOL_FEEDBACK` after
+    the tool's name) rather than the user's words."""
+    head = text.lstrip()[:200]
+    name, found, _ = head.partition(TOOL_FEEDBACK)
+    return bool(found) and name.replace("_", "").replace("-", "").isalnum() and name[:1].isalpha()
 
 
 def is_stop_block(attachment: dict[str, Any]) -> bool:
