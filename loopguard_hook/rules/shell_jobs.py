@@ -106,22 +106,36 @@ def _parts(command: str) -> list[_Part]:
     (not `((` arithmetic), closed by the unquoted `)` that is not an expansion's (`$(…)`, `<(…)`,
     counted across words) nor quoted, where a word may go on past it (`make)>/dev/null`,
     `make)|tee x`: a redirect of the subshell, or an operator and the next command). A `cd` in
-    a subshell moves only the subshell (`launched`, `probes`)."""
+    a subshell moves only the subshell (`launched`, `probes`). A `case` statement's patterns
+    (`a)`, `(b|c)`, after its `in` or a `;;`) are left out, their `)` closing nothing."""
     found: list[_Part] = []
     words: list[str] = []
     depth = pending = 0  # open subshells; an expansion's `(` not closed yet
     opens = False
     shut: list[int] = []
+    cases = 0  # open `case … esac` statements
+    pattern = False  # the next word starts a case pattern
+    semis = 0  # `;` in a row: `;;` ends a case's arm
     queue = [*command_words(command), ";"]
     queue.reverse()
     while queue:
         word = queue.pop()
+        if cases and len(word) > 1 and word.endswith(";") and word[-2] not in QUOTE_MARKS:
+            word = word[:-1]  # `make;;` is read as `make;` `;`
+            queue.append(";")
         if word in OPERATORS:
+            semis = semis + 1 if word == ";" else 0
+            pattern = pattern or bool(cases and semis == 2)
             if words or shut:
                 found.append(_Part(words, word == "&", opens, shut))
             words, opens, shut = [], False, []
             continue
-        if not words and not opens and word.startswith("(") and not word.startswith("(("):
+        semis = 0
+        if pattern and (word == "esac" or word.startswith("esac") and word[4] in ")&;|>"):
+            cases, pattern = cases - 1, False
+        elif pattern and word.startswith("("):
+            word = word[1:]  # the pattern's optional `(`
+        if not words and not opens and not pattern and word.startswith("(") and not word.startswith("(("):
             word, depth, opens = word[1:], depth + 1, True
         cut = -1
         for at, ch in enumerate(word if "(" in word or ")" in word else ""):  # most words hold neither
@@ -131,9 +145,19 @@ def _parts(command: str) -> list[_Part]:
                 pending += 1
             elif pending:
                 pending -= 1
+            elif pattern:  # the pattern ends: what came before it is no command
+                if word[at + 1 :]:
+                    queue.append(word[at + 1 :])
+                if opens or shut:  # a subshell opened before the `case` (`(case … in a) (cd d && …)`)
+                    found.append(_Part([], False, opens, shut))
+                word, words, pattern, opens, shut = "", [], False, False, []
+                break
             elif depth:
                 cut = at
                 break
+        else:
+            if pattern:
+                continue  # one word of a pattern (`a |`), the `)` to come
         ended = _ended(word[:cut]) if cut >= 0 else None
         if ended is not None:  # `./srv > log 2>&1 &)`: the `&` ends the command inside, then the `)` closes
             queue.extend([word[cut:], ended])
@@ -152,6 +176,10 @@ def _parts(command: str) -> list[_Part]:
                 words.append(plain)
         if cut >= 0:
             shut = [*shut, len(words)]
+        if words == ["case"]:
+            cases += 1
+        elif len(words) == 3 and words[0] == "case" and words[2] == "in":
+            pattern = True
     return found
 
 

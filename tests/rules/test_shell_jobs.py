@@ -197,6 +197,10 @@ JOB_HERE = "nohup python train.py > train.log 2>&1 &"
         ("(nohup ./srv > s.log 2>&1 &)", "job:/p/s.log\nsrv"),
         ("cd api && (npm run dev > ../dev.log 2>&1 &)", "job:/p/dev.log\ndev"),
         ("(cd x && ./srv.sh > l &) ; tail l", "job:/p/x/l\nsrv.sh"),
+        # a case pattern's `)` closes nothing, and the pattern is no command (rv74)
+        ("(case $x in a) make;; b|c) ls;; esac; cd d; ./srv > s.log 2>&1) &", "job:/p/d/s.log\nsrv"),
+        ("case $1 in start) ./srv > log 2>&1 & ;; esac", "job:/p/log\nsrv"),
+        ("(case $x in (a) (cd d && ./srv > s.log &) ;; esac)", "job:/p/d/s.log\nsrv"),
     ],
 )
 def test_a_subshell_ends_at_its_own_paren(command: str, key: str) -> None:
