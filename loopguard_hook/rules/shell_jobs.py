@@ -126,6 +126,9 @@ def _parts(command: str) -> list[_Part]:
         if word in OPERATORS:
             semis = semis + 1 if word == ";" else 0
             pattern = pattern or bool(cases and semis == 2)
+            if word == "&" and shut and not words and found and found[-1].words and not found[-1].background:
+                last = found.pop()  # `(npm run dev;) &`: the group's last command is the job
+                words, opens, shut = last.words, last.opens or opens, [*last.shut, *[len(last.words)] * len(shut)]
             if words or shut:
                 found.append(_Part(words, word == "&", opens, shut))
             words, opens, shut = [], False, []

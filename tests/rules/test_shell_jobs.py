@@ -201,6 +201,9 @@ JOB_HERE = "nohup python train.py > train.log 2>&1 &"
         ("(case $x in a) make;; b|c) ls;; esac; cd d; ./srv > s.log 2>&1) &", "job:/p/d/s.log\nsrv"),
         ("case $1 in start) ./srv > log 2>&1 & ;; esac", "job:/p/log\nsrv"),
         ("(case $x in (a) (cd d && ./srv > s.log &) ;; esac)", "job:/p/d/s.log\nsrv"),
+        # a group ended by `;` is sent to the background whole: its last command is the job
+        ("(npm run dev;) &", "job:\ndev"),
+        ("(cd web; npm run dev > ../d.log 2>&1;) &", "job:/p/d.log\ndev"),
     ],
 )
 def test_a_subshell_ends_at_its_own_paren(command: str, key: str) -> None:
