@@ -271,6 +271,17 @@ def test_status_says_what_observe_would_have_done(tmp_path: Path, capsys: pytest
     assert "(its last event used profile balanced (observe)" in out
 
 
+def test_status_says_a_sessions_thresholds_were_fitted_to_its_host(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Qwen Code halts a run at the 5th identical call, so balanced denies its 4th there: the
+    session's line says so, not that another profile was in force."""
+    payload = (EXAMPLES / "payloads/qwen-code-0.24.4/PreToolUse.read_file.json").read_bytes()
+    assert hook(["--client", "qwen-code", "--state-dir", str(tmp_path)], payload).returncode == 0
+    code, out, _ = cli(["status", "--state-dir", str(tmp_path)], capsys)
+    assert code == 0 and "remind at 3, 4, deny at 5, stop at 8" in out
+    assert "(its last event was judged with remind at 3, deny at 4, stop at 8: the profile's thresholds fitted" in out
+    assert "used profile" not in out
+
+
 def test_status_words_a_reminder_held_at_a_stop_as_log_does(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The same short reply to three prompts: the third Stop holds a text reminder. `status` said
     "allow (would remind) (LOOP_GUARD_TEXT) Stop None x0" (a new user's reading)."""

@@ -302,10 +302,14 @@ def _session_lines(s: dict[str, Any], t: dict[str, Any], now: float) -> list[str
     ]
     used = s.get("config")
     if isinstance(used, dict) and any(used.get(k) != t.get(k) for k in ("profile", "mode", "remind_at", "deny_at", "stop_at")):
-        out.append(
-            f"  (its last event used profile {used.get('profile')} ({used.get('mode')}): remind at "
-            f"{_list(used.get('remind_at'))}, deny at {used.get('deny_at') or '-'}, stop at {used.get('stop_at') or '-'})"
-        )
+        deny, stop = used.get("deny_at") or "-", used.get("stop_at") or "-"
+        at = f"remind at {_list(used.get('remind_at'))}, deny at {deny}, stop at {stop}"
+        if all(used.get(k) == t.get(k) for k in ("profile", "mode")):
+            # `policy.for_host` (Qwen Code, Gemini CLI halt a run at the 5th identical call) or
+            # `policy.shared_by` (subagents running together)
+            out.append(f"  (its last event was judged with {at}: the profile's thresholds fitted to its host or its subagents)")
+        else:
+            out.append(f"  (its last event used profile {used.get('profile')} ({used.get('mode')}): {at})")
     for agent_id, a in s["agents"].items():
         flags = " ANSWER-ONLY" if a["answer_only"] else ""
         planning = a.get("bookkeeping_calls_since_progress")
