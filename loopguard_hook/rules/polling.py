@@ -75,6 +75,9 @@ NAME = "polling"
 MAX_TASKS = 8
 #: Claude Code's tools that read a background task's output (transcripts of 2.0-2.1).
 POLL_TOOLS = frozenset({"BashOutput", "TaskOutput"})
+#: Claude Code tools that stop a host task (`TaskStop` `task_id`, 2.1.332, research notes §
+#: tools; `KillShell`/`KillBash` `shell_id` in earlier versions): the task is known ended.
+STOP_TOOLS = frozenset({"TaskStop", "KillShell", "KillBash"})
 
 #: `[rapid probes, the last probe's end (seconds since the epoch), still running, a job's probes
 #: of its current run (short digests), when the reminder was given (0.0: not yet)]`.
@@ -285,6 +288,8 @@ def on_result(ctx: ResultContext) -> None:
     known = _tasks(ctx.agent)
     if ctx.edits:
         _edited(known)
+    if ctx.tool in STOP_TOOLS and ctx.outcome.failure == Failure.NONE and isinstance(ctx.tool_input, dict):
+        _stopped(known, ctx.tool_input.get("task_id") or ctx.tool_input.get("shell_id"))
     command = shell_command(ctx.tool, ctx.tool_input, MAX_SHELL_CHARS)
     folder = _started_in(ctx, command)
     key = _key(ctx.tool, ctx.tool_input, known, command, folder, ctx.config)
@@ -315,6 +320,13 @@ def on_result(ctx: ResultContext) -> None:
     tasks[key] = [count, done, True, [], _reminded(entry) if entry is not None else 0.0]
     trim(tasks, MAX_TASKS, lambda k: float(tasks[k][1]))
     return None
+
+
+def _stopped(tasks: dict[str, Entry], task: object) -> None:
+    """A host task stopped (`STOP_TOOLS`): its reads no longer say it runs."""
+    if isinstance(task, str):
+        for tool in POLL_TOOLS:
+            tasks.pop(f"{tool}:{task}"[:160], None)
 
 
 def _edited(tasks: dict[str, Entry]) -> None:

@@ -54,6 +54,24 @@ def test_only_a_task_the_host_reports_on_is_said_to_be_reported() -> None:
     assert "host tells you" not in shell and shell.endswith("say what you are waiting for.")
 
 
+def test_a_task_the_agent_stopped_is_no_longer_said_to_run() -> None:
+    """After `KillShell` (or `TaskStop`) of a task, a read of it is not named a running task's."""
+    for tool, field in (("KillShell", "shell_id"), ("TaskStop", "task_id"), ("KillBash", "shell_id")):
+        entry = agent()
+        _probe(entry, 100.0)
+        ctx = call_ctx("BashOutput", {"bash_id": "b1"}, entry=entry, now=110.0)  # type: ignore[arg-type]
+        assert rule.running_task(ctx) == "background task b1"
+        _call(entry, tool, {field: "b1"}, {"message": "Successfully killed shell: b1"}, 120.0, 0.2)
+        ctx = call_ctx("BashOutput", {"bash_id": "b1"}, entry=entry, now=130.0)  # type: ignore[arg-type]
+        assert rule.running_task(ctx) is None, tool
+        # another task's stop leaves this one running
+        other = agent()
+        _probe(other, 100.0)
+        _call(other, tool, {field: "b2"}, {"message": "Successfully killed shell: b2"}, 120.0, 0.2)
+        ctx = call_ctx("BashOutput", {"bash_id": "b1"}, entry=other, now=130.0)  # type: ignore[arg-type]
+        assert rule.running_task(ctx) == "background task b1"
+
+
 def test_polls_a_minute_apart_blocking_waits_and_finished_tasks_stay_free() -> None:
     slow = agent()
     assert [_probe(slow, 100.0 + 61 * n) for n in range(12)] == [None] * 12
