@@ -69,6 +69,21 @@ def test_claude_code_1_0_post_tool_use_feedback_is_no_prompt_and_a_hook_block_no
     ]
 
 
+def test_only_a_hooks_own_words_are_read_as_its_feedback_or_its_block() -> None:
+    """An MCP tool's dashed name is blocked as any other; a user's pasted text, or a command's
+    output that merely starts like a block, is not (rv75)."""
+    from loopguard_hook.replay.claude_code_tools import classify_claude_result, is_tool_feedback
+    from loopguard_hook.replay.model import Outcome
+
+    blocked = "mcp__context7__get-library-docs operation blocked by hook:\n- [uv run pre.py]: error: Failed to spawn"
+    assert classify_claude_result(blocked, True) is Outcome.DENIED
+    assert classify_claude_result(blocked, False) is Outcome.RAN  # output that starts so, not an error
+    assert is_tool_feedback("Bash operation feedback:\n- [uv run post.py]: error: Failed to spawn")
+    assert is_tool_feedback("mcp__x__do-it operation feedback:\n- [post.sh]: no")
+    assert not is_tool_feedback("Deploy operation feedback:\nthe deploy went wrong, can you look?")
+    assert not is_tool_feedback("my.tool operation feedback:\n- [x]: y")
+
+
 def test_claude_code_2_1_feedback_marked_meta_with_its_attachment(tmp_path: Path) -> None:
     path = DATA / "claude-stop-hook-continuation.jsonl"
     assert _turns(path) == [

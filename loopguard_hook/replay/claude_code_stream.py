@@ -240,24 +240,7 @@ class ClaudeStream:
             [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"] if isinstance(content, list) else []
         )
         if results:
-            pending = self.pending.get(agent)
-            if pending is None:
-                return  # results of calls this file does not show (cut before a resume)
-            by_id = {c.tool_use_id: c for c in pending.calls}
-            for block in results:
-                call = by_id.get(block.get("tool_use_id"))  # type: ignore[arg-type]
-                if call is None or call.has_result:
-                    continue
-                self.result_counter += 1
-                call.has_result = True
-                call.result = block.get("content")
-                call.is_error = block.get("is_error") is True
-                call.result_time = time
-                call.result_line = line.number
-                call.result_order = self.result_counter
-                if len(results) == 1 and "toolUseResult" in data:
-                    call.structured = data["toolUseResult"]
-                    call.has_structured = True
+            self._results(line, data, agent, time, results)
             return
         if data.get("isCompactSummary") is True:
             if not self.compaction_open and agent == MAIN_AGENT:
@@ -290,6 +273,27 @@ class ClaudeStream:
         payload = self._base("UserPromptSubmit", MAIN_AGENT)
         payload["prompt"] = text
         self._emit(time, payload, line.number)
+
+    def _results(self, line: Line, data: Mapping[str, Any], agent: str, time: float | None, results: list[Any]) -> None:
+        """A user line's `tool_result` blocks: each the result of a pending call of `agent`."""
+        pending = self.pending.get(agent)
+        if pending is None:
+            return  # results of calls this file does not show (cut before a resume)
+        by_id = {c.tool_use_id: c for c in pending.calls}
+        for block in results:
+            call = by_id.get(block.get("tool_use_id"))
+            if call is None or call.has_result:
+                continue
+            self.result_counter += 1
+            call.has_result = True
+            call.result = block.get("content")
+            call.is_error = block.get("is_error") is True
+            call.result_time = time
+            call.result_line = line.number
+            call.result_order = self.result_counter
+            if len(results) == 1 and "toolUseResult" in data:
+                call.structured = data["toolUseResult"]
+                call.has_structured = True
 
     def _continued(self) -> None:
         """A Stop hook blocked the end of the main thread's turn and sent the model on: the turn

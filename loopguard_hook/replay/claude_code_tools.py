@@ -45,9 +45,10 @@ def claude_concurrent(name: str, tool_input: Any) -> bool:
 
 
 #: A call a PreToolUse hook denied (it did not run; no PostToolUse): `PreToolUse:Bash hook error: R`
-#: (2.x, research notes), `Bash operation blocked by hook:\n- [cmd]: R` (1.0.x, captured in
-#: transcripts of 1.0.45).
-_HOOK_DENIAL = re.compile(r"^(?:PreToolUse:\S+ hook (?:error|stopped continuation):|\w+ operation blocked by hook:\n)")
+#: (2.x, research notes), or as an error result `Bash operation blocked by hook:\n- [cmd]: R`
+#: (1.0.x, captured in transcripts of 1.0.45; MCP tools' names hold dashes).
+_HOOK_DENIAL = re.compile(r"^PreToolUse:\S+ hook (?:error|stopped continuation):")
+_HOOK_BLOCK_1_0 = re.compile(r"^[\w-]+ operation blocked by hook:\n- \[")
 _REFUSALS = (
     "The user doesn't want to proceed with this tool use",
     "The user doesn't want to take this action",
@@ -98,10 +99,10 @@ TOOL_FEEDBACK = " operation feedback:\n"
 
 def is_tool_feedback(text: str) -> bool:
     """Whether a user message is a PostToolUse hook's feedback on a call (`TOOL_FEEDBACK` after
-    the tool's name) rather than the user's words."""
+    the tool's name, then a hook's `- [cmd]:` line) rather than the user's words."""
     head = text.lstrip()[:200]
-    name, found, _ = head.partition(TOOL_FEEDBACK)
-    return bool(found) and name.replace("_", "").replace("-", "").isalnum() and name[:1].isalpha()
+    name, found, rest = head.partition(TOOL_FEEDBACK)
+    return bool(found) and name.replace("_", "").replace("-", "").isalnum() and name[:1].isalpha() and rest.startswith("- [")
 
 
 def is_stop_block(attachment: dict[str, Any]) -> bool:
@@ -117,7 +118,7 @@ def classify_claude_result(content: Any, is_error: bool) -> Outcome:
     head = text.lstrip()[:200]
     if "<tool_use_error>" in head[:40]:
         return Outcome.REJECTED
-    if _HOOK_DENIAL.match(head):
+    if _HOOK_DENIAL.match(head) or is_error and _HOOK_BLOCK_1_0.match(head):
         return Outcome.DENIED
     if head.startswith(INTERRUPTED):
         return Outcome.INTERRUPTED
