@@ -78,13 +78,33 @@ def segments(command: str) -> list[tuple[list[str], bool]]:
 
 class _Part(NamedTuple):
     """One command of a line (`_parts`): its words, whether it runs in the background, whether it
-    opens a subshell, and for each subshell it closes, the index of its first word outside it
-    (`(cd web && make) > build.log`: 1, `> build.log` is the line's)."""
+    opens a subshell, for each subshell it closes the index of its first word outside it
+    (`(cd web && make) > build.log`: 1, `> build.log` is the line's), and the `case` arm it is
+    in (a number of its own for each arm of the line, 0 for none): one arm of a case runs, not
+    each in turn."""
 
     words: list[str]
     background: bool
     opens: bool
     shut: list[int]
+    arm: int = 0
+
+
+#: How a `case` arm ends: `;;`, or `;&` and `;;&` (bash: fall through, test the next pattern).
+_ARM_ENDS = (";;&", ";;", ";&")
+
+
+def _arm_end(word: str) -> list[str] | None:
+    """A word of a `case` holding an unquoted `;`, split at it (`make;;b)`: `make`, `;`, `;`,
+    `b)`; `;;&` and `;&` read as `;;`); None for a word with none."""
+    at = word.find(";")
+    while at > 0 and word[at - 1] in QUOTE_MARKS:
+        at = word.find(";", at + 1)
+    if at < 0:
+        return None
+    end = next((e for e in _ARM_ENDS if word.startswith(e, at)), ";")
+    pieces = [word[:at], *([";", ";"] if end != ";" else [";"]), word[at + len(end) :]]
+    return [p for p in pieces if p]
 
 
 #: What may follow a subshell's `)` glued to it and end the command (`make)|tee x`, `make);`);
@@ -113,29 +133,34 @@ def _parts(command: str) -> list[_Part]:
     depth = pending = 0  # open subshells; an expansion's `(` not closed yet
     opens = False
     shut: list[int] = []
-    cases = 0  # open `case … esac` statements
+    outer: list[int] = []  # for each open `case … esac`, the arm it is in
+    arm = arms = 0  # the arm the words are in; arms so far
     pattern = False  # the next word starts a case pattern
     semis = 0  # `;` in a row: `;;` ends a case's arm
     queue = [*command_words(command), ";"]
     queue.reverse()
     while queue:
         word = queue.pop()
-        if cases and len(word) > 1 and word.endswith(";") and word[-2] not in QUOTE_MARKS:
-            word = word[:-1]  # `make;;` is read as `make;` `;`
-            queue.append(";")
+        if outer and word not in OPERATORS and ";" in word:
+            pieces = _arm_end(word)  # `make;;` is read as `make;` `;`, `a)make;;b)x` as one word
+            if pieces is not None:
+                queue.extend(reversed(pieces))
+                continue
         if word in OPERATORS:
             semis = semis + 1 if word == ";" else 0
-            pattern = pattern or bool(cases and semis == 2)
-            if word == "&" and shut and not words and found and found[-1].words and not found[-1].background:
-                last = found.pop()  # `(npm run dev;) &`: the group's last command is the job
-                words, opens, shut = last.words, last.opens or opens, [*last.shut, *[len(last.words)] * len(shut)]
+            pattern = pattern or bool(outer and semis == 2)
+            if word == "&" and shut and shut[0] == 0 and found and found[-1].words and not found[-1].background:
+                # `(npm run dev;) > dev.log &`: the group's last command is the job
+                last = found.pop()
+                shut = [*last.shut, *(len(last.words) + i for i in shut)]
+                words, opens = [*last.words, *words], last.opens or opens
             if words or shut:
-                found.append(_Part(words, word == "&", opens, shut))
+                found.append(_Part(words, word == "&", opens, shut, arm))
             words, opens, shut = [], False, []
             continue
         semis = 0
-        if pattern and (word == "esac" or word.startswith("esac") and word[4] in ")&;|>"):
-            cases, pattern = cases - 1, False
+        if outer and not words and (word == "esac" or word.startswith("esac") and word[4] in ")&;|>"):
+            arm, pattern, word = outer.pop(), False, word[4:]  # what follows may close a subshell
         elif pattern and word.startswith("("):
             word = word[1:]  # the pattern's optional `(`
         if not words and not opens and not pattern and word.startswith("(") and not word.startswith("(("):
@@ -152,8 +177,9 @@ def _parts(command: str) -> list[_Part]:
                 if word[at + 1 :]:
                     queue.append(word[at + 1 :])
                 if opens or shut:  # a subshell opened before the `case` (`(case … in a) (cd d && …)`)
-                    found.append(_Part([], False, opens, shut))
-                word, words, pattern, opens, shut = "", [], False, False, []
+                    found.append(_Part([], False, opens, shut, arm))
+                arms += 1
+                word, words, pattern, opens, shut, arm = "", [], False, False, [], arms
                 break
             elif depth:
                 cut = at
@@ -180,7 +206,7 @@ def _parts(command: str) -> list[_Part]:
         if cut >= 0:
             shut = [*shut, len(words)]
         if words == ["case"]:
-            cases += 1
+            outer.append(arm)
         elif len(words) == 3 and words[0] == "case" and words[2] == "in":
             pattern = True
     return found
@@ -319,13 +345,19 @@ def launched(command: str, where: str | None = None) -> list[str]:
         return []
     keys: list[str] = []
     outside: list[str | None] = []  # the folders outside the open subshells, where their `cd`s do not reach
-    for words, background, opens, shut in _parts(command):
+    arm, before, kept = 0, where, 0  # a `case`: the arm, the folder the case started in, the jobs before the arm
+    for words, background, opens, shut, in_arm in _parts(command):
+        if in_arm != arm:  # only one arm runs: each starts where the case did, and no cd of one reaches past it
+            before = where if not arm else before
+            arm, where, kept = in_arm, before, len(keys)
         outside = [*outside, where] if opens else outside
         head = words[0] if words else ""
         if head in ("cd", "pushd"):
             where = _moved(where, words)
         elif head in _ENDERS:
-            keys = []  # waits for or kills the jobs started before it (`pkill x; nohup x &` restarts one)
+            # waits for or kills the jobs started before it (`pkill x; nohup x &` restarts one);
+            # in a case's arm, only its own (`start) nohup ./srv & ;; stop) pkill srv ;;`)
+            keys = keys[:kept] if arm else []
         elif background and words:
             # the group's own redirect, past its `)`, is read where the line is outside it
             after = outside[-len(shut)] if shut and len(outside) >= len(shut) else where
@@ -365,7 +397,7 @@ def probes(command: str, key: str, where: str | None = None) -> bool:
     checks = named = False
     moved: str | None = ""
     outside: list[tuple[str | None, str | None]] = []  # (where, moved) outside each open subshell
-    for words, background, opens, shut in parts:
+    for words, background, opens, shut, _ in parts:
         outside = [*outside, (where, moved)] if opens else outside
         head = words[0] if words else ""
         if words and (background or _writes(words)):

@@ -211,6 +211,29 @@ def test_a_subshell_ends_at_its_own_paren(command: str, key: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("command", "keys"),
+    [
+        # one arm of a case runs: another arm's kill, or cd, is not this one's (rv75)
+        ("case $x in start) nohup ./srv > s.log 2>&1 & ;; stop) pkill -f srv ;; esac", ["job:/p/s.log\nsrv"]),
+        ("case $x in build) cd web && npm run build ;; *) npm run dev > dev.log 2>&1 & ;; esac", ["job:/p/dev.log\ndev"]),
+        ("case $x in a) cd web && npm run dev > dev.log 2>&1 & ;; esac", ["job:/p/web/dev.log\ndev"]),
+        ("case $x in a) nohup ./srv > s.log & ;; esac; pkill srv", []),
+        # every spelling of an arm's end, glued or not
+        ("case $x in a) make ;;& b) nohup ./srv > s.log & ;; esac", ["job:/p/s.log\nsrv"]),
+        ("case $x in a) make ;& b) nohup ./srv > s.log & ;; esac", ["job:/p/s.log\nsrv"]),
+        ("(case $x in a) make ;;b) cd d && ./srv > s.log & ;; esac)", ["job:/p/d/s.log\nsrv"]),
+        ("case $x in a)make;;b)nohup ./srv > s.log &;;esac", ["job:/p/s.log\nsrv"]),
+        # `esac` is no command, and a group's redirect past its `;)` is the job's
+        ("(case $1 in dev) npm run dev > dev.log 2>&1 ;; esac;) &", ["job:/p/dev.log\ndev"]),
+        ("(npm run dev;) > dev.log 2>&1 &", ["job:/p/dev.log\ndev"]),
+        ("bash -c 'case $1 in start) nohup ./srv > s.log 2>&1 ;; esac' > run.log 2>&1 &", ["job:/p/run.log\nsrv"]),
+    ],
+)
+def test_a_case_runs_one_of_its_arms(command: str, keys: list[str]) -> None:
+    assert launched(command, "/p") == keys
+
+
+@pytest.mark.parametrize(
     ("command", "names"),
     [
         ("uv run --env-file .env python app.py > app.log &", "app.py"),  # not the option's value (rv72)
