@@ -91,17 +91,32 @@ def _tasks(agent: Agent) -> dict[str, Entry]:
     return cast("dict[str, Entry]", slot(agent, NAME) or {})
 
 
+#: Characters of a task key; a longer one keeps its start and a digest of the whole (`_capped`).
+MAX_KEY = 160
+_CUT = "…#"
+
+
+def _capped(key: str) -> str:
+    """`key` in at most `MAX_KEY` characters: a longer one cut, marked, with the whole's digest,
+    so two long checks that differ past the cut (`sleep 2 && curl '…&page=2'`, `…&page=3`) stay
+    two tasks, not one polled again."""
+    if len(key) <= MAX_KEY:
+        return key
+    mark = _CUT + digest(key.encode())
+    return key[: MAX_KEY - len(mark)] + mark
+
+
 def task_of(tool: str, tool_input: Any) -> str | None:
     """The task a call probes (its key), or None for a call that probes no background task."""
     if not isinstance(tool_input, dict):
         return None
     if tool in POLL_TOOLS:
         task = tool_input.get("bash_id") or tool_input.get("shell_id") or tool_input.get("task_id")
-        return f"{tool}:{task}"[:160] if isinstance(task, str) else None
+        return _capped(f"{tool}:{task}") if isinstance(task, str) else None
     # a shell command that sleeps a little, then reads or asks again: `sleep 5 && tail -n 20 log`
     found = sleep_then(shell_command(tool, tool_input, 1024) or "")
     if found is not None and found[0] < 60:
-        return "sh:" + " ".join(found[1].split())[:160]
+        return _capped("sh:" + " ".join(found[1].split()))
     return None
 
 
@@ -165,7 +180,8 @@ def _what(key: str) -> str:
         log, _, names = key[len(JOB) :].partition("\n")
         program = f"the background job {names.split()[0] if names else ''}".rstrip()  # the program, not its operand
         return f"{program} (its output in {log})" if log else program
-    return key.split(":", 1)[1] if key.startswith("sh:") else f"background task {key.split(':', 1)[1]}"
+    what = key.split(":", 1)[1].partition(_CUT)[0] + ("…" if _CUT in key else "")
+    return what if key.startswith("sh:") else f"background task {what}"
 
 
 def _running(response: Any) -> bool:
@@ -326,7 +342,7 @@ def _stopped(tasks: dict[str, Entry], task: object) -> None:
     """A host task stopped (`STOP_TOOLS`): its reads no longer say it runs."""
     if isinstance(task, str):
         for tool in POLL_TOOLS:
-            tasks.pop(f"{tool}:{task}"[:160], None)
+            tasks.pop(_capped(f"{tool}:{task}"), None)
 
 
 def _edited(tasks: dict[str, Entry]) -> None:

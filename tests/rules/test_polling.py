@@ -72,6 +72,16 @@ def test_a_task_the_agent_stopped_is_no_longer_said_to_run() -> None:
         assert rule.running_task(ctx) == "background task b1"
 
 
+def test_a_long_check_is_its_own_task_and_named_without_its_digest() -> None:
+    """Checks that agree in their first 160 characters are two tasks when they differ later; the
+    texts name one by its start and `…`."""
+    long = "sleep 2 && curl -s 'https://api.example.com/v1/" + "x" * 150 + "?page={}'"
+    one, two = (rule.task_of("Bash", {"command": long.format(n)}) for n in (1, 2))
+    assert one != two and len(one) == len(two) == rule.MAX_KEY
+    assert rule._what(one).startswith("curl -s 'https://api.example.com/v1/xx") and rule._what(one).endswith("x…")
+    assert rule.task_of("BashOutput", {"bash_id": "b1"}) == "BashOutput:b1"
+
+
 def test_polls_a_minute_apart_blocking_waits_and_finished_tasks_stay_free() -> None:
     slow = agent()
     assert [_probe(slow, 100.0 + 61 * n) for n in range(12)] == [None] * 12
