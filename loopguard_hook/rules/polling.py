@@ -93,6 +93,8 @@ def _tasks(agent: Agent) -> dict[str, Entry]:
 
 #: Characters of a task key; a longer one keeps its start and a digest of the whole (`_capped`).
 MAX_KEY = 160
+#: Characters of a shell line read as a check that sleeps then looks.
+_MAX_CHECK = 1024
 _CUT = "…#"
 
 
@@ -113,8 +115,10 @@ def task_of(tool: str, tool_input: Any) -> str | None:
     if tool in POLL_TOOLS:
         task = tool_input.get("bash_id") or tool_input.get("shell_id") or tool_input.get("task_id")
         return _capped(f"{tool}:{task}") if isinstance(task, str) else None
-    # a shell command that sleeps a little, then reads or asks again: `sleep 5 && tail -n 20 log`
-    found = sleep_then(shell_command(tool, tool_input, 1024) or "")
+    # a shell command that sleeps a little, then reads or asks again: `sleep 5 && tail -n 20 log`;
+    # one over `_MAX_CHECK` characters is no such check (and its cut would stand for others)
+    command = shell_command(tool, tool_input, _MAX_CHECK + 1) or ""
+    found = sleep_then(command) if len(command) <= _MAX_CHECK else None
     if found is not None and found[0] < 60:
         return _capped("sh:" + " ".join(found[1].split()))
     return None

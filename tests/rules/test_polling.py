@@ -80,6 +80,7 @@ def test_a_long_check_is_its_own_task_and_named_without_its_digest() -> None:
     assert one != two and len(one) == len(two) == rule.MAX_KEY
     assert rule._what(one).startswith("curl -s 'https://api.example.com/v1/xx") and rule._what(one).endswith("x…")
     assert rule.task_of("BashOutput", {"bash_id": "b1"}) == "BashOutput:b1"
+    assert rule.task_of("Bash", {"command": "sleep 2 && tail log # " + "y" * 1100}) is None  # no check
 
 
 def test_polls_a_minute_apart_blocking_waits_and_finished_tasks_stay_free() -> None:
