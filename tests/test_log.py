@@ -214,6 +214,17 @@ def test_an_answer_the_host_takes_nowhere_is_logged_as_not_sent(tmp_path: Path, 
     assert sum(r["shown"] for r in rows) == 0 and sum(r["logged"] for r in rows) == len(records), rows
 
 
+def test_a_gemini_event_is_logged_under_gemini_clis_own_name(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Gemini CLI names its events BeforeTool, AfterTool…: `log` says which one the guard answered
+    as its user knows it, not as Claude Code names it."""
+    payloads = Path(__file__).parent.parent / "examples" / "payloads" / "gemini-cli-0.61.0"
+    before, after = (json.loads((payloads / f"{e}.read_file.json").read_text()) for e in ("BeforeTool", "AfterTool"))
+    where = {"transcript_path": str(tmp_path / "none.jsonl"), "cwd": str(tmp_path)}
+    _events("gemini-cli", tmp_path / "state", [{**p, **where} for _ in range(4) for p in (before, after)])
+    code, out, _ = cli(["log", "--state-dir", str(tmp_path / "state"), "--no-cost"], capsys)
+    assert code == 0 and "  BeforeTool [main]: " in out and "PreToolUse" not in out, out
+
+
 def test_a_held_reminder_counts_once_in_every_mode_and_stays_counted_if_never_sent(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

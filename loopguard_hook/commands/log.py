@@ -29,6 +29,7 @@ from typing import Any, NamedTuple
 import click
 
 from ..core.event import STOP_EVENTS
+from ..hosts import host_event
 from ..process import printable, shown_on_terminal
 from ..store import Store
 from . import costing
@@ -104,6 +105,11 @@ def load(stores: Sequence[Store], filters: Filters) -> tuple[list[dict[str, Any]
     return found, problems
 
 
+def _event(record: Mapping[str, Any]) -> object:
+    """The record's hook event as its host names it (Gemini CLI's `BeforeTool`, `hosts.host_event`)."""
+    return host_event(record.get("client"), record.get("event"))
+
+
 def _text(value: object) -> str:
     """A logged value as the terminal shows it safely, its line breaks kept (`process.shown_on_terminal`)."""
     return shown_on_terminal(str(value))
@@ -134,7 +140,7 @@ def told(record: Mapping[str, Any]) -> list[str]:
     would = record.get("would_text") or text  # `text` of an allow: records of the first such form
     if record.get("sent") is False:
         # The host takes no such answer there (a Stop's end of turn on Qwen Code, Copilot CLI…).
-        head = f"nothing was sent: {_text(record.get('client'))} takes no such answer at {_text(record.get('event'))}"
+        head = f"nothing was sent: {_text(record.get('client'))} takes no such answer at {_text(_event(record))}"
         return _would_have_said(head, would, variant)
     if held_at_stop(record):
         return ["held for the model's next prompt or call (a Stop passes the model no text):", *_indented(would), *shown]
@@ -182,7 +188,7 @@ def format_text(found: Sequence[Mapping[str, Any]], state_dirs: Sequence[str], *
         )
         # One line: a Stop's excerpt of the text may hold line breaks (`printable` writes them `\n`).
         call = printable(str(r.get("arguments") or r.get("tool") or ""))
-        out.append(f"  {_text(r.get('event'))} [{_text(r.get('agent'))}]: {call}")
+        out.append(f"  {_text(_event(r))} [{_text(r.get('agent'))}]: {call}")
         cost = r.get("cost")
         if isinstance(cost, Mapping):
             out.append("  " + cost_line(cost))

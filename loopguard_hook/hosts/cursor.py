@@ -61,6 +61,8 @@ EVENT_NAMES = {
 }
 #: Every event `install` registers in `hooks.json`, in the order it writes them.
 INSTALL_EVENTS = tuple(EVENT_NAMES)
+#: Back again, for `log` (`hosts.host_event`).
+OWN_NAMES = {ours: theirs for theirs, ours in EVENT_NAMES.items()}
 
 #: Environment variables Cursor gives every hook (CLI 2026.09.18, `buildHookEnvironment`).
 ENVIRONMENT = ("CURSOR_VERSION", "CURSOR_PROJECT_DIR")

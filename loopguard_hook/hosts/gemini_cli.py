@@ -55,8 +55,8 @@ CLIENT = Client.GEMINI_CLI
 
 #: Gemini's event names for the ones the guard reads (the others keep theirs and are ignored).
 EVENTS = {"BeforeTool": "PreToolUse", "AfterTool": "PostToolUse", "BeforeAgent": "UserPromptSubmit", "AfterAgent": "Stop"}
-#: Back again, for `hookEventName` in an answer.
-GEMINI_NAMES = {ours: theirs for theirs, ours in EVENTS.items()}
+#: Back again, for `hookEventName` in an answer, and for `log` (`hosts.host_event`).
+GEMINI_NAMES = OWN_NAMES = {ours: theirs for theirs, ours in EVENTS.items()}
 #: Event names only Gemini CLI sends (it also sends SessionStart, SessionEnd, Notification).
 OWN_EVENTS = frozenset({*EVENTS, "BeforeModel", "AfterModel", "BeforeToolSelection", "PreCompress"})
 
