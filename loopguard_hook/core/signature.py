@@ -69,7 +69,8 @@ _VOLATILE_TEXT = (
     # an unbounded `[0-9.]+` would scan to the run's end, seconds for a 32 KB "0.0.0…")
     r"|\b[0-9.]{1,32} ?(?:ms|s|sec|seconds?|m|min|minutes?) (?:elapsed|without output|ago|since last output)\b"
     r"|\belapsed:? [0-9.:]+ ?(?:ms|s)?"
-    r"|\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?"
+    # (also spelt with `_` for `:` and `.`, as in file names: npm's `_logs/2026-12-07T07_32_46_019Z-debug-0.log`)
+    r"|\b\d{4}-\d{2}-\d{2}[T ]\d{2}(?::\d{2}:\d{2}(?:[.,]\d+)?|_\d{2}_\d{2}(?:_\d+)?)(?:Z|[+-]\d{2}:?\d{2})?"
     # a clock time with seconds on its own: HTTP `Date:` headers, `[00:01:15]` log prefixes,
     # `00:00:07 waiting` elapsed counters
     r"|\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b"

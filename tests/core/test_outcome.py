@@ -151,6 +151,18 @@ def test_a_number_that_reads_as_epoch_time_is_the_polls_clock_only_near_the_even
         assert normalise_text("1510000000 and 1570000000123", unknown) == "<t> and <t>", unknown
 
 
+def test_a_timestamp_spelt_for_a_file_name_is_a_timestamp() -> None:
+    """npm names its debug log after the run's time with `_` for `:` and `.`: two runs of one
+    failing test differ in nothing else (a new user's `npm test`, nine times unanswered)."""
+    from loopguard_hook.core.outcome import outcome_fingerprint
+    from loopguard_hook.core.signature import normalise_text
+
+    failed = "npm ERR! A complete log of this run can be found in:\nnpm ERR!     /root/.npm/_logs/{}-debug-0.log"
+    one, two = (outcome_fingerprint(failed.format(t)) for t in ("2026-12-07T07_29_01_019Z", "2026-12-07T07_32_46_502Z"))
+    assert one == two
+    assert normalise_text("2026-12-07T07:29_01 and build_2026-12-07") == "2026-12-07T07:29_01 and build_2026-12-07"
+
+
 def test_an_epoch_time_with_its_fraction_is_the_polls_clock_whole() -> None:
     """`{"ts": 1796573409.512}`: the fraction of a poll's own timestamp moved on every poll, so
     two polls of an unchanged state never looked the same (a hostile review of 9dd8eab)."""
