@@ -238,6 +238,7 @@ def on_call(ctx: CallContext) -> Decision | None:
     # Denied once the reminder had its round: not the probes issued with the reminded one.
     if ctx.event.event != "PreToolUse" or ctx.now - reminded <= ctx.config.parallel_window_seconds:
         return None
+    entry[0] = probes_made  # a denied check was asked all the same: the next text counts it
     return Decision(Action.DENY, Rule.POLL, denial, advice=reminder, times=probes_made, tool=ctx.tool)
 
 

@@ -36,6 +36,8 @@ def test_rapid_probes_of_a_running_task_are_reminded_then_denied() -> None:
     assert "host tells you" not in got[6].message  # type: ignore[attr-defined]
     assert "Wait a minute or more between checks" in got[6].message  # type: ignore[attr-defined]
     assert [(v.action, v.rule) for v in got[7:]] == [(Action.DENY, Rule.POLL)] * 2  # type: ignore[attr-defined]
+    # each denied check is counted in the next text (a new user saw 'checked 6 times' over and over)
+    assert "checked 6 times" in got[7].message and "checked 7 times" in got[8].message  # type: ignore[attr-defined]
 
 
 def test_only_a_task_the_host_reports_on_is_said_to_be_reported() -> None:
