@@ -81,6 +81,11 @@ _VOLATILE_TEXT = (
     r"|Time: +[0-9.]+ ?(?:ms|s)\b"
     r"|after [0-9]+ ms\b"
     r"|Duration:? [0-9.]+ ?(?:ms|s)\b"
+    # Python names an object by its address, new in every run (`<TestClient object at
+    # 0x10a755d10>` in a test's failure), and pytest numbers its temporary folders by run
+    # (`/tmp/pytest-of-root/pytest-480/test_x0`); not a bare address (`Writing at 0x0014641f`)
+    r"|\bat 0x[0-9a-fA-F]{4,16}(?=>)"
+    r"|\bpytest-of-[\w.-]{1,64}/pytest-\d+"
     # integers of the polling itself, not of the work: epoch seconds or milliseconds near the
     # event's time (`_epoch`), and the number after a poll, attempt or retry counter, a pid or a
     # session id (`_POLL_COUNTER`)
@@ -139,7 +144,7 @@ _CHUNK = 1 << 20
 # five times faster than letting every branch try every position. The patterns of this module
 # are strings, compiled on first use through `re`'s own cache: a PreToolUse needs none of them,
 # and compiling them all at import cost more than the rest of the event.
-_VOLATILE_FAST = r"(?=[WCOstie0-9.(\tTaD])(?:" + _VOLATILE_TEXT + "{epoch})"
+_VOLATILE_FAST = r"(?=[WCOstie0-9.(\tTaDp])(?:" + _VOLATILE_TEXT + "{epoch})"
 
 
 def normalise_text(text: str, now: float | None = None) -> str:
