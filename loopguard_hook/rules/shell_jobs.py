@@ -354,7 +354,7 @@ def launched(command: str, where: str | None = None) -> list[str]:
         head = words[0] if words else ""
         if head in ("cd", "pushd"):
             where = _moved(where, words)
-        elif head in _ENDERS:
+        elif _ends_jobs(words):
             # waits for or kills the jobs started before it (`pkill x; nohup x &` restarts one);
             # in a case's arm, only its own (`start) nohup ./srv & ;; stop) pkill srv ;;`)
             keys = keys[:kept] if arm else []
@@ -372,6 +372,14 @@ def launched(command: str, where: str | None = None) -> list[str]:
         for _ in shut:
             where = outside.pop() if outside else where
     return keys
+
+
+def _ends_jobs(words: list[str]) -> bool:
+    """Whether a command ends the line's jobs (`_ENDERS`), not only asks whether one runs (`kill
+    -0 $!`, `kill -s 0 PID`: signal 0 is a check)."""
+    if not words or words[0] not in _ENDERS:
+        return False
+    return not (words[1:2] == ["-0"] or words[1:3] in (["-s", "0"], ["-n", "0"]))
 
 
 def _writes(words: list[str]) -> bool:

@@ -218,6 +218,10 @@ def test_a_subshell_ends_at_its_own_paren(command: str, key: str) -> None:
         ("case $x in build) cd web && npm run build ;; *) npm run dev > dev.log 2>&1 & ;; esac", ["job:/p/dev.log\ndev"]),
         ("case $x in a) cd web && npm run dev > dev.log 2>&1 & ;; esac", ["job:/p/web/dev.log\ndev"]),
         ("case $x in a) nohup ./srv > s.log & ;; esac; pkill srv", []),
+        # signal 0 only asks whether the job runs (br63)
+        ("nohup ./srv > s.log 2>&1 & sleep 1; kill -0 $! && echo started", ["job:/p/s.log\nsrv"]),
+        ("nohup ./srv > s.log 2>&1 & kill -s 0 $!", ["job:/p/s.log\nsrv"]),
+        ("nohup ./srv > s.log 2>&1 & kill $!", []),
         # every spelling of an arm's end, glued or not
         ("case $x in a) make ;;& b) nohup ./srv > s.log & ;; esac", ["job:/p/s.log\nsrv"]),
         ("case $x in a) make ;& b) nohup ./srv > s.log & ;; esac", ["job:/p/s.log\nsrv"]),
