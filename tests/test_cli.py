@@ -278,8 +278,14 @@ def test_status_says_a_sessions_thresholds_were_fitted_to_its_host(tmp_path: Pat
     assert hook(["--client", "qwen-code", "--state-dir", str(tmp_path)], payload).returncode == 0
     code, out, _ = cli(["status", "--state-dir", str(tmp_path)], capsys)
     assert code == 0 and "remind at 3, 4, deny at 5, stop at 8" in out
-    assert "(its last event was judged with remind at 3, deny at 4, stop at 8: the profile's thresholds fitted" in out
+    assert "(its last event was judged with remind at 3, deny at 4, stop at 8: qwen-code halts a run itself at the 5th" in out
     assert "used profile" not in out
+    # settings given to one event alone are no host's doing (br63)
+    other = tmp_path / "other"
+    env = {**os.environ, "LOOPGUARD_DENY_AT": "6", "LOOPGUARD_REMIND_AT": "2"}
+    assert hook(["--state-dir", str(other)], READ, env).returncode == 0
+    code, out, _ = cli(["status", "--state-dir", str(other)], capsys)
+    assert code == 0 and "(its last event was judged with remind at 2, deny at 6, stop at 8)" in out, out
 
 
 def test_status_words_a_reminder_held_at_a_stop_as_log_does(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

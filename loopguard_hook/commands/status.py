@@ -10,6 +10,7 @@ import click
 import orjson
 
 from ..config import load as config_mod
+from ..hosts import CLIENTS, capabilities
 from ..rules import unhooked
 from ..store import Store, location
 from . import costing
@@ -305,9 +306,11 @@ def _session_lines(s: dict[str, Any], t: dict[str, Any], now: float) -> list[str
         deny, stop = used.get("deny_at") or "-", used.get("stop_at") or "-"
         at = f"remind at {_list(used.get('remind_at'))}, deny at {deny}, stop at {stop}"
         if all(used.get(k) == t.get(k) for k in ("profile", "mode")):
-            # `policy.for_host` (Qwen Code, Gemini CLI halt a run at the 5th identical call) or
-            # `policy.shared_by` (subagents running together)
-            out.append(f"  (its last event was judged with {at}: the profile's thresholds fitted to its host or its subagents)")
+            # `policy.for_host` (Qwen Code, Gemini CLI halt a run at the 5th identical call),
+            # `policy.shared_by` (subagents running together), or settings given to that event alone
+            halts = capabilities(s["client"]).halts_at if s.get("client") in CLIENTS else 0
+            why = f": {s['client']} halts a run itself at the {halts}th identical call in a row" if halts else ""
+            out.append(f"  (its last event was judged with {at}{why})")
         else:
             out.append(f"  (its last event used profile {used.get('profile')} ({used.get('mode')}): {at})")
     for agent_id, a in s["agents"].items():
