@@ -248,3 +248,12 @@ def test_html_to_stdout_keeps_the_page_whole(tmp_path: Path) -> None:
     )
     assert done.returncode == 0 and done.stdout.rstrip().endswith("</html>"), done.stdout[-200:]
     assert done.stderr.startswith("wrote /dev/stdout: 1 session(s)"), done.stderr
+
+
+def test_a_control_character_from_a_transcript_is_shown_escaped_not_obeyed() -> None:
+    """A bidi override or an escape sequence in a path reorders or restyles what a page shows
+    (a hostile test, br63): the page writes it as Python does; line breaks and tabs stay."""
+    from loopguard_hook.replay.render_html import _esc
+
+    assert _esc("/w/\u202eexe.txt <b>") == "/w/\\u202eexe.txt &lt;b&gt;"
+    assert _esc("a\x1b[31mred\nb\tc") == "a\\x1b[31mred\nb\tc"

@@ -57,7 +57,13 @@ svg .label { font-family: ui-monospace, monospace; }
 
 
 def _esc(text: object) -> str:
-    return html.escape(str(text), quote=True)
+    """`text` for the page: HTML escaped, and every control character but a line break or a tab
+    written as Python writes it (`\\u202e`): a path in a transcript may hold a bidi override
+    that reorders what the page shows."""
+    text = str(text)
+    if not text.isprintable():
+        text = "".join(ch if ch.isprintable() or ch in "\n\t" else repr(ch)[1:-1] for ch in text)
+    return html.escape(text, quote=True)
 
 
 def _role(call: CallReport) -> str:
