@@ -69,8 +69,7 @@ _VOLATILE_TEXT = (
     # an unbounded `[0-9.]+` would scan to the run's end, seconds for a 32 KB "0.0.0…")
     r"|\b[0-9.]{1,32} ?(?:ms|s|sec|seconds?|m|min|minutes?) (?:elapsed|without output|ago|since last output)\b"
     r"|\belapsed:? [0-9.:]+ ?(?:ms|s)?"
-    # (also spelt with `_` for `:` and `.`, as in file names: npm's `_logs/2026-12-07T07_32_46_019Z-debug-0.log`)
-    r"|\b\d{4}-\d{2}-\d{2}[T ]\d{2}(?::\d{2}:\d{2}(?:[.,]\d+)?|_\d{2}_\d{2}(?:_\d+)?)(?:Z|[+-]\d{2}:?\d{2})?"
+    r"|\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?"
     # a clock time with seconds on its own: HTTP `Date:` headers, `[00:01:15]` log prefixes,
     # `00:00:07 waiting` elapsed counters
     r"|\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b"
@@ -81,11 +80,6 @@ _VOLATILE_TEXT = (
     r"|Time: +[0-9.]+ ?(?:ms|s)\b"
     r"|after [0-9]+ ms\b"
     r"|Duration:? [0-9.]+ ?(?:ms|s)\b"
-    # Python names an object by its address, new in every run (`<TestClient object at
-    # 0x10a755d10>` in a test's failure), and pytest numbers its temporary folders by run
-    # (`/tmp/pytest-of-root/pytest-480/test_x0`); not a bare address (`Writing at 0x0014641f`)
-    r"|\bat 0x[0-9a-fA-F]{4,16}(?=>)"
-    r"|\bpytest-of-[\w.-]{1,64}/pytest-\d+"
     # integers of the polling itself, not of the work: epoch seconds or milliseconds near the
     # event's time (`_epoch`), and the number after a poll, attempt or retry counter, a pid or a
     # session id (`_POLL_COUNTER`)
@@ -110,6 +104,19 @@ def _epoch(now: float | None) -> str:
     heads = sorted({str(int(t))[:5] for t in (now - EPOCH_WINDOW, now, now + EPOCH_WINDOW)})
     return r"|\b(?:" + "|".join(heads) + r")\d{5}(?:\d{3})?(?:\.\d+)?\b"
 
+#: Words of a failure's report (a traceback, a test runner's, npm's); `_FAILURE_VOLATILE` runs only
+#: on a text that holds one, so a listing that succeeds keeps what it lists.
+_FAILURE_WORDS = ("Traceback", "FAILED", "Error", "npm ERR!", "npm error")
+#: What a failure's report names anew on every run of the same failure: a Python object by its
+#: address (`<TestClient object at 0x10a755d10>`, not a bare `Writing at 0x0014641f`), pytest's
+#: numbered temporary folder (`/tmp/pytest-of-root/pytest-480/`), npm's debug log named after the
+#: run's time (`_logs/2026-12-07T07_32_46_019Z-debug-0.log`). A listing that succeeds keeps them:
+#: a new backup file or a new set of live objects is news.
+_FAILURE_VOLATILE = (
+    r"\bat 0x[0-9a-fA-F]{4,16}(?=>)"
+    r"|\bpytest-of-[\w.-]{1,64}/pytest-\d+"
+    r"|(?<=_logs/)\d{4}-\d{2}-\d{2}T\d{2}_\d{2}_\d{2}_\d{3}Z(?=-debug-\d+\.log)"
+)
 #: The words before a counter or id of the polling itself (`_POLL_COUNTER`); the pattern runs only
 #: on a text that holds one of them (a `str` search costs far less than a regular-expression pass).
 #: Not `iteration` or `tick`: those count the work a polled job does (`iteration 1500/10000`, a
@@ -144,15 +151,18 @@ _CHUNK = 1 << 20
 # five times faster than letting every branch try every position. The patterns of this module
 # are strings, compiled on first use through `re`'s own cache: a PreToolUse needs none of them,
 # and compiling them all at import cost more than the rest of the event.
-_VOLATILE_FAST = r"(?=[WCOstie0-9.(\tTaDp])(?:" + _VOLATILE_TEXT + "{epoch})"
+_VOLATILE_FAST = r"(?=[WCOstie0-9.(\tTaD])(?:" + _VOLATILE_TEXT + "{epoch})"
 
 
 def normalise_text(text: str, now: float | None = None) -> str:
-    """Remove volatile fragments (timings, timestamps, run ids, the polling's own counters) from
-    a result or error text. `now` is the event's time (epoch seconds): a number that reads as
+    """Remove volatile fragments (timings, timestamps, run ids, the polling's own counters, and in
+    a failure's report what it names anew on every run: `_FAILURE_VOLATILE`) from a result or
+    error text. `now` is the event's time (epoch seconds): a number that reads as
     epoch seconds or milliseconds is removed only near it (`_epoch`: the polling's clock), and
     kept elsewhere (a byte count); with no `now`, every such number of 2017-2033 is removed."""
     text = re.compile(_VOLATILE_FAST.replace("{epoch}", _epoch(now))).sub("<t>", text)
+    if any(word in text for word in _FAILURE_WORDS):
+        text = re.compile(_FAILURE_VOLATILE).sub("<t>", text)
     low = text.lower()
     if any(word in low for word in _POLL_WORDS):
         text = re.compile(_POLL_COUNTER).sub("<t>", text)

@@ -174,6 +174,21 @@ def test_a_python_objects_address_and_pytests_run_folder_are_volatile() -> None:
     assert normalise_text("Writing at 0x0014641f [=====") == "Writing at 0x0014641f [====="
 
 
+def test_a_listing_that_succeeds_keeps_its_addresses_and_timestamped_names() -> None:
+    """Only a failure's report loses them: a new backup's name, a new set of live objects, a
+    new pytest folder in a listing are news (a hostile review, rv76: balanced reminded and the
+    progress profile denied such polls once every report lost them)."""
+    from loopguard_hook.core.outcome import outcome_fingerprint
+
+    backups = ("db-2026-12-07T07_30_00.sql.gz", "db-2026-12-07T07_31_00.sql.gz")
+    assert outcome_fingerprint(backups[0]) != outcome_fingerprint(backups[1])
+    live = "<Session object at 0x7f1200{}>\n<Session object at 0x7f1300aa>"
+    assert outcome_fingerprint(live.format("10")) != outcome_fingerprint(live.format("20"))
+    assert outcome_fingerprint("/tmp/pytest-of-u/pytest-7") != outcome_fingerprint("/tmp/pytest-of-u/pytest-8")
+    npm = "npm error A complete log of this run can be found in: /root/.npm/_logs/2026-12-07T07_{}_00_000Z-debug-0.log"
+    assert outcome_fingerprint(npm.format(30)) == outcome_fingerprint(npm.format(31))
+
+
 def test_an_epoch_time_with_its_fraction_is_the_polls_clock_whole() -> None:
     """`{"ts": 1796573409.512}`: the fraction of a poll's own timestamp moved on every poll, so
     two polls of an unchanged state never looked the same (a hostile review of 9dd8eab)."""
