@@ -122,6 +122,7 @@ if TYPE_CHECKING:
         wse: NotRequired[str]  # the state of the files its edits name (`HookEvent.workspace_edits`)
         misfit: NotRequired[bool]  # a patch counted as failed at its PreToolUse (`rules.target`)
         cwd: NotRequired[str]  # the folder a shell line with a `cd` started in, at its PreToolUse (`rules.polling`)
+        poll_counted: NotRequired[bool]  # a rapid check denied at its PreToolUse and counted there (`rules.polling`)
         issued: NotRequired[float]  # when the model issued it, when earlier than `t` (`progress.issued_with`)
         wait: NotRequired[float]  # a call that only waits: its seconds (`shellwords.only_sleeps`, `waited_first`)
 

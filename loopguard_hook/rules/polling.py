@@ -239,6 +239,7 @@ def on_call(ctx: CallContext) -> Decision | None:
     if ctx.event.event != "PreToolUse" or ctx.now - reminded <= ctx.config.parallel_window_seconds:
         return None
     entry[0] = probes_made  # a denied check was asked all the same: the next text counts it
+    ctx.call["poll_counted"] = True  # run all the same (advise, observe): its result adds none
     return Decision(Action.DENY, Rule.POLL, denial, advice=reminder, times=probes_made, tool=ctx.tool)
 
 
@@ -337,7 +338,8 @@ def on_result(ctx: ResultContext) -> None:
     if key.startswith(JOB) and entry is not None:
         tasks[key] = _job_probed(entry, _probe_id(command, ctx.tool_input), done, rapid=rapid and not waited)
         return None
-    count = 0 if entry is None else int(entry[0]) + 1 if rapid and not waited else int(entry[0])
+    counted = ctx.call.get("poll_counted") is True  # at its PreToolUse, as a denied check
+    count = 0 if entry is None else int(entry[0]) + 1 if rapid and not waited and not counted else int(entry[0])
     tasks[key] = [count, done, True, [], _reminded(entry) if entry is not None else 0.0]
     trim(tasks, MAX_TASKS, lambda k: float(tasks[k][1]))
     return None

@@ -40,6 +40,23 @@ def test_rapid_probes_of_a_running_task_are_reminded_then_denied() -> None:
     assert "checked 6 times" in got[7].message and "checked 7 times" in got[8].message  # type: ignore[attr-defined]
 
 
+def test_a_denied_check_that_runs_all_the_same_is_counted_once() -> None:
+    """Under advise or observe a denial is not sent and the check runs: its result adds nothing
+    to the count its PreToolUse already gave it (a hostile review, rv76: 6, 6, 8, 10…)."""
+    entry = agent()
+    texts = []
+    for n in range(11):
+        now = 100.0 + 10 * n
+        pre = call_ctx("BashOutput", {"bash_id": "b1"}, entry=entry, now=now)  # type: ignore[arg-type]
+        verdict = rule.on_call(pre)
+        texts.append(verdict.message if verdict is not None else "")
+        ctx = result_ctx("BashOutput", {"bash_id": "b1"}, RUNNING, entry=entry, now=now)  # type: ignore[arg-type]
+        ctx.agent["updated"] = now + 0.5
+        rule.on_result(ctx._replace(call={**pre.call, "t": now}))  # run whatever was decided
+    counts = [int(t.split("checked ")[1].split(" times")[0]) for t in texts if "checked " in t]
+    assert counts == [6, 6, 7, 8, 9], counts
+
+
 def test_only_a_task_the_host_reports_on_is_said_to_be_reported() -> None:
     """Claude Code 2.1 sends a `<task-notification>` when a TaskOutput task ends; the reminder
     says so there and only there."""
