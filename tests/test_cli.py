@@ -278,7 +278,7 @@ def test_status_says_a_sessions_thresholds_were_fitted_to_its_host(tmp_path: Pat
     assert hook(["--client", "qwen-code", "--state-dir", str(tmp_path)], payload).returncode == 0
     code, out, _ = cli(["status", "--state-dir", str(tmp_path)], capsys)
     assert code == 0 and "remind at 3, 4, deny at 5, stop at 8" in out
-    assert "(its last event was judged with remind at 3, deny at 4, stop at 8: qwen-code halts a run itself at the 5th" in out
+    assert "(its last event was judged with remind at 3, deny at 4, stop at 8; qwen-code halts a run itself at the 5th" in out
     assert "used profile" not in out
     # settings given to one event alone are no host's doing (br63)
     other = tmp_path / "other"

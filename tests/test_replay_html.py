@@ -257,3 +257,4 @@ def test_a_control_character_from_a_transcript_is_shown_escaped_not_obeyed() -> 
 
     assert _esc("/w/\u202eexe.txt <b>") == "/w/\\u202eexe.txt &lt;b&gt;"
     assert _esc("a\x1b[31mred\nb\tc") == "a\\x1b[31mred\nb\tc"
+    assert _esc("crlf\r\n\u00a0\U0001f468\u200d\U0001f469") == "crlf\r\n\u00a0\U0001f468\u200d\U0001f469"  # shown as they are

@@ -309,7 +309,7 @@ def _session_lines(s: dict[str, Any], t: dict[str, Any], now: float) -> list[str
             # `policy.for_host` (Qwen Code, Gemini CLI halt a run at the 5th identical call),
             # `policy.shared_by` (subagents running together), or settings given to that event alone
             halts = capabilities(s["client"]).halts_at if s.get("client") in CLIENTS else 0
-            why = f": {s['client']} halts a run itself at the {halts}th identical call in a row" if halts else ""
+            why = f"; {s['client']} halts a run itself at the {halts}th identical call in a row" if halts else ""
             out.append(f"  (its last event was judged with {at}{why})")
         else:
             out.append(f"  (its last event used profile {used.get('profile')} ({used.get('mode')}): {at})")

@@ -17,6 +17,7 @@ the DOM. Text is escaped; arguments were redacted by the report.
 from __future__ import annotations
 
 import html
+import unicodedata
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 
@@ -57,13 +58,18 @@ svg .label { font-family: ui-monospace, monospace; }
 
 
 def _esc(text: object) -> str:
-    """`text` for the page: HTML escaped, and every control character but a line break or a tab
-    written as Python writes it (`\\u202e`): a path in a transcript may hold a bidi override
-    that reorders what the page shows."""
+    """`text` for the page: HTML escaped, and every control or format character (Unicode Cc, Cf)
+    but a line break, a tab or an emoji's joiners written as Python writes it (`\\u202e`): a
+    path in a transcript may hold a bidi override that reorders what the page shows."""
     text = str(text)
     if not text.isprintable():
-        text = "".join(ch if ch.isprintable() or ch in "\n\t" else repr(ch)[1:-1] for ch in text)
+        text = "".join(repr(ch)[1:-1] if _hidden(ch) else ch for ch in text)
     return html.escape(text, quote=True)
+
+
+def _hidden(ch: str) -> bool:
+    """Whether a character acts on the page rather than shows on it (`_esc`)."""
+    return ch not in "\n\t\r\u200c\u200d" and unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp")
 
 
 def _role(call: CallReport) -> str:
