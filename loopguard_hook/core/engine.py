@@ -224,10 +224,11 @@ def _decide(ev: _Event, texts: Sequence[str]) -> Decision:
     if name == "UserPromptSubmit":
         return _user_prompt(ev, texts)
     if name == "SessionStart":
-        thrash = event.source == "compact" and _thrashes(state)  # notes this compaction
-        if event.source == "compact" and not thrash and config.reset_on_compaction:
-            for agent in state["agents"].values():
-                _reset(agent, "compaction")
+        if event.source == "compact":
+            thrash = _thrashes(state)  # notes this compaction, whatever the profile
+            if config.reset_on_compaction and not thrash:
+                for agent in state["agents"].values():
+                    _reset(agent, "compaction")
         return ALLOW
     if name in ("Stop", "SubagentStop"):
         ev.responses.extend(followup.turn_ended(state, [event.agent_id], now))
