@@ -235,7 +235,8 @@ class CodexStream:
             call.has_output = True
             call.output = item.get("output")
             if call.posted or blocked(call.output):
-                return self._misfit_at_start(call, denied_misfit(call.output))  # as the live hook saw it
+                self._misfit_at_start(call, denied_misfit(call.output))  # as the live hook saw it
+                return
             completion = self.completions.get(call.call_id)
             if completion is not None and self._posts_at_completion(call):
                 return  # its PostToolUse came (or comes) with the completion record
