@@ -46,9 +46,15 @@ def claude_concurrent(name: str, tool_input: Any) -> bool:
 
 #: A call a PreToolUse hook denied (it did not run; no PostToolUse): `PreToolUse:Bash hook error: R`
 #: (2.x, research notes), or as an error result `Bash operation blocked by hook:\n- [cmd]: R`
-#: (1.0.x, captured in transcripts of 1.0.45; MCP tools' names hold dashes).
+#: (1.0.x, `_HOOK_BLOCK_1_0`).
 _HOOK_DENIAL = re.compile(r"^PreToolUse:\S+ hook (?:error|stopped continuation):")
+#: What Claude Code 1.0.x writes of another hook on a call (captured in transcripts of 1.0.45, a
+#: `uv run` hook that fails to spawn): the tool's name (an MCP tool's holds dashes), what the hook
+#: did, and the hook's `- [cmd]:` line. `blocked by hook` (a PreToolUse hook's denial, as the
+#: call's error result) or `feedback` (a blocking PostToolUse hook's reason, as a user message
+#: after the call's result, with no UserPromptSubmit).
 _HOOK_BLOCK_1_0 = re.compile(r"^[\w-]+ operation blocked by hook:\n- \[")
+_HOOK_FEEDBACK_1_0 = re.compile(r"^[\w-]+ operation feedback:\n- \[")
 _REFUSALS = (
     "The user doesn't want to proceed with this tool use",
     "The user doesn't want to take this action",
@@ -91,18 +97,10 @@ def is_stop_feedback(text: str) -> bool:
     return head.startswith("<system-reminder>") and (f"\n{STOP_FEEDBACK}" in head or head[17:].lstrip().startswith(_STOP_ERROR))
 
 
-#: How Claude Code 1.0.x feeds a blocking PostToolUse hook's reason back to the model: a plain user
-#: message `Bash operation feedback:\n- [cmd]: reason`, written after the call's result, with no
-#: UserPromptSubmit (captured in transcripts of 1.0.45: a `uv run` hook that fails to spawn).
-TOOL_FEEDBACK = " operation feedback:\n"
-
-
 def is_tool_feedback(text: str) -> bool:
-    """Whether a user message is a PostToolUse hook's feedback on a call (`TOOL_FEEDBACK` after
-    the tool's name, then a hook's `- [cmd]:` line) rather than the user's words."""
-    head = text.lstrip()[:200]
-    name, found, rest = head.partition(TOOL_FEEDBACK)
-    return bool(found) and name.replace("_", "").replace("-", "").isalnum() and name[:1].isalpha() and rest.startswith("- [")
+    """Whether a user message is a PostToolUse hook's feedback on a call (`_HOOK_FEEDBACK_1_0`)
+    rather than the user's words."""
+    return _HOOK_FEEDBACK_1_0.match(text.lstrip()[:200]) is not None
 
 
 def is_stop_block(attachment: dict[str, Any]) -> bool:
