@@ -58,9 +58,10 @@ svg .label { font-family: ui-monospace, monospace; }
 
 
 def _esc(text: object) -> str:
-    """`text` for the page: HTML escaped, and every control or format character (Unicode Cc, Cf)
-    but a line break, a tab or an emoji's joiners written as Python writes it (`\\u202e`): a
-    path in a transcript may hold a bidi override that reorders what the page shows."""
+    """`text` for the page: HTML escaped, and every control, format or line-separator character
+    (Unicode Cc, Cf, Zl, Zp: `_hidden`) but a line break, a carriage return, a tab or an emoji's
+    joiners written as Python writes it (`\\u202e`): a path in a transcript may hold a bidi
+    override that reorders what the page shows."""
     text = str(text)
     if not text.isprintable():
         text = "".join(repr(ch)[1:-1] if _hidden(ch) else ch for ch in text)
