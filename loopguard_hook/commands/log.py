@@ -105,9 +105,9 @@ def load(stores: Sequence[Store], filters: Filters) -> tuple[list[dict[str, Any]
     return found, problems
 
 
-def _event(record: Mapping[str, Any]) -> object:
+def _event(record: Mapping[str, Any]) -> str:
     """The record's hook event as its host names it (Gemini CLI's `BeforeTool`, `hosts.host_event`)."""
-    return host_event(record.get("client"), record.get("event"))
+    return host_event(str(record.get("client")), str(record.get("event")))
 
 
 def _text(value: object) -> str:

@@ -57,14 +57,14 @@ def borrowed(client: Client, cwd: str | None, environ: Mapping[str, str]) -> boo
     return own_install is not None and bool(own_install(cwd, environ))
 
 
-def host_event(client: object, event: object) -> object:
+def host_event(client: str, event: str) -> str:
     """The name `client` gives hook event `event` (as the guard names it) where the host has
     names of its own for every payload (a module's `OWN_NAMES`: Gemini CLI's `BeforeTool`,
     Cursor's `preToolUse`); `event` elsewhere (Copilot CLI sends its own names or Claude Code's,
     as the file that registered the hook has them)."""
-    module = next((d for d in DIALECTS if d.CLIENT == client), None)
-    names = getattr(module, "OWN_NAMES", None) or {}
-    return names.get(event, event) if isinstance(event, str) else event
+    module = _BY_CLIENT[Client(client)] if client in CLIENTS else None
+    names: Mapping[str, str] = getattr(module, "OWN_NAMES", None) or {}
+    return names.get(event, event)
 
 
 def client_from_environment(environ: Mapping[str, str]) -> Client | None:

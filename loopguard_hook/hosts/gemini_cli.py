@@ -56,7 +56,7 @@ CLIENT = Client.GEMINI_CLI
 #: Gemini's event names for the ones the guard reads (the others keep theirs and are ignored).
 EVENTS = {"BeforeTool": "PreToolUse", "AfterTool": "PostToolUse", "BeforeAgent": "UserPromptSubmit", "AfterAgent": "Stop"}
 #: Back again, for `hookEventName` in an answer, and for `log` (`hosts.host_event`).
-GEMINI_NAMES = OWN_NAMES = {ours: theirs for theirs, ours in EVENTS.items()}
+OWN_NAMES = {ours: theirs for theirs, ours in EVENTS.items()}
 #: Event names only Gemini CLI sends (it also sends SessionStart, SessionEnd, Notification).
 OWN_EVENTS = frozenset({*EVENTS, "BeforeModel", "AfterModel", "BeforeToolSelection", "PreCompress"})
 
@@ -152,7 +152,7 @@ def wire(decision: Decision, event: str) -> dict[str, Any] | None:
     if action >= Action.DENY and event in caps.deny:
         out = {"decision": "deny", "reason": text}
     elif event in caps.context:
-        out = {"hookSpecificOutput": {"hookEventName": GEMINI_NAMES.get(event, event), "additionalContext": text}}
+        out = {"hookSpecificOutput": {"hookEventName": OWN_NAMES.get(event, event), "additionalContext": text}}
     if action is Action.STOP and event in caps.end_turn:
         out = {**out, "continue": False, "stopReason": messages.fit(decision.stop_reason or text)}
     if decision.system_message and event in caps.system_message:
