@@ -53,7 +53,11 @@ turn may watch the same job).
 Its slot is `Agent.rules["polling"]`: `{task key: [rapid probes, last probe's end, running, a
 job's probes of its current run (`MAX_PROBES` short digests), when the reminder was given]}`, at
 most `MAX_TASKS` tasks (an entry written before the last two fields existed has three); a job's
-key is `job:` with its log and its program's names.
+key is `job:` with its log and its program's names, a host task's `BashOutput:<id>`, a check
+that sleeps then looks `sh:` with its command, a key over `MAX_KEY` characters cut with a digest
+of the whole (`_capped`). A check denied after the reminder counts among the rapid probes at its
+PreToolUse (the call marked `poll_counted`, so that one run anyway under advise or observe adds
+none at its result); a successful `STOP_TOOLS` call forgets its task.
 """
 
 import json
@@ -79,8 +83,9 @@ POLL_TOOLS = frozenset({"BashOutput", "TaskOutput"})
 #: tools; `KillShell`/`KillBash` `shell_id` in earlier versions): the task is known ended.
 STOP_TOOLS = frozenset({"TaskStop", "KillShell", "KillBash"})
 
-#: `[rapid probes, the last probe's end (seconds since the epoch), still running, a job's probes
-#: of its current run (short digests), when the reminder was given (0.0: not yet)]`.
+#: `[rapid probes (a denied check included), the last probe's end (seconds since the epoch), still
+#: running, a job's probes of its current run (short digests), when the reminder was given (0.0:
+#: not yet)]`.
 Entry = list[Any]
 
 #: At most this many probes of a job's run are remembered.
