@@ -1,5 +1,6 @@
 """Tool classification by the configured name lists: tracked, read-like, mutation, paths. Pure."""
 
+import posixpath
 import re
 from typing import Any
 
@@ -113,6 +114,37 @@ def short_path(path: str) -> str:
     `./ui/vite.config.ts` and `ui\\vite.config.ts` are `ui/vite.config.ts`)."""
     parts = [p for p in path.replace("\\", "/").split("/") if p not in ("", ".")]
     return "/".join(parts[-2:]) or path
+
+
+def resolve_path(name: str, cwd: str | None, dirs: tuple[str, ...] = ()) -> str | None:
+    """`name` as an absolute POSIX path, from the folder `cwd` and the `cd` steps `dirs`, or
+    None when it cannot be told (no folder, a `~` or a variable, a Windows path)."""
+    steps = [*dirs, name]
+    if any(s.startswith(("~", "$")) or "\\" in s or ":" in s for s in steps):
+        return None
+    base = cwd if cwd and cwd.startswith("/") else None
+    for step in steps:
+        if step.startswith("/"):
+            base = step
+        elif base is None:
+            return None
+        else:
+            base = posixpath.join(base, step)
+    return posixpath.normpath(base) if base is not None else None
+
+
+def place_of(tool: str, tool_input: Any, config: Config, cwd: str | None) -> str | None:
+    """Where the file a call works on is: the path a file tool or a patch tool names
+    (`named_path`) resolved in the session's folder `cwd` (`resolve_path`), for the rules that
+    key files by their last two components (`target_of`), which two files may share
+    (`packages/api/src/index.ts`, `packages/web/src/index.ts`). None for a shell command (its
+    paths are its shell's, which a `cd` may have moved, and `git apply` reads a diff's from the
+    repository's top), or a path that cannot be resolved (a relative one and no folder, `~`, a
+    Windows path)."""
+    if tool in SHELL_TOOLS:
+        return None
+    path = named_path(tool_input, config)
+    return resolve_path(path, cwd) if path else None
 
 
 def mutated_paths(tool: str, tool_input: Any, config: Config) -> list[str] | None:

@@ -75,7 +75,6 @@ rule rests.
 """
 
 import functools
-import posixpath
 import re
 from typing import TYPE_CHECKING, Any, cast
 
@@ -85,7 +84,7 @@ from ..core.outcome import SANDBOX_STDOUT, Failure, error_signature, preview, sa
 from ..core.redact import redact_prefix
 from ..core.shellwords import SHELL_KEYS, SHELL_TOOLS, reads_only
 from ..core.signature import digest, normalise_text
-from ..core.tools import AGENT_TOOLS, matches
+from ..core.tools import AGENT_TOOLS, matches, resolve_path
 from ..core.verdict import Action, Decision, Rule
 from .base import CallContext, ResultContext
 
@@ -353,7 +352,7 @@ def _looked_at(ctx: ResultContext, answers: "dict[str, AnswerEntry]") -> None:
     else:
         return
     paths = {"/" + w.replace("\\", "/").removeprefix("./") for w in words}
-    paths |= {p for w in words if (p := _resolve(w, ctx.cwd)) is not None}
+    paths |= {p for w in words if (p := resolve_path(w, ctx.cwd)) is not None}
     for entry in answers.values():
         file = entry.get("file")
         if file and any(p == file or p.endswith("/" + file.removeprefix("./")) for p in paths):
@@ -562,28 +561,11 @@ def _file_key(tool: str, file: str, command: str, cwd: str | None) -> str:
     Without a folder to resolve it in, the name as given and the `cd` prefixes."""
     lead = re.match(r"\A\s*(?:(?:cd|pushd)\s+\S+\s*(?:&&|;)\s*)*", command[:1024])
     dirs = tuple(d.strip("'\"") for d in re.findall(r"(?:cd|pushd)\s+(\S+)", lead.group(0) if lead else ""))
-    resolved = _resolve(file, cwd, dirs)
+    resolved = resolve_path(file, cwd, dirs)
     if resolved is not None:
         return f"{tool}:empty:file:{resolved}\n"
     where = "" if file.startswith(("/", "~")) else "/".join(dirs)
     return f"{tool}:empty:file:{file}\n{where}"
-
-
-def _resolve(name: str, cwd: str | None, dirs: tuple[str, ...] = ()) -> str | None:
-    """`name` as an absolute POSIX path, from the folder `cwd` and the `cd` steps `dirs`, or
-    None when it cannot be told (no folder, a `~` or a variable, a Windows path)."""
-    steps = [*dirs, name]
-    if any(s.startswith(("~", "$")) or "\\" in s or ":" in s for s in steps):
-        return None
-    base = cwd if cwd and cwd.startswith("/") else None
-    for step in steps:
-        if step.startswith("/"):
-            base = step
-        elif base is None:
-            return None
-        else:
-            base = posixpath.join(base, step)
-    return posixpath.normpath(base) if base is not None else None
 
 
 def _command(tool: str, tool_input: Any) -> str | None:

@@ -74,9 +74,14 @@ refusal after such a call since the file's last read is not counted: that change
 Its slot is `Agent.rules["target"]`: `{file: [failed attempts, read since the first of them,
 the last failure's time, its error, whether the host rejected some before they ran, what the
 last failed patch looked for, the last failed patch's signature and its failures in a row, the
-patches that did not fit, the edits refused as changed since their read, whether a call that
-may change files ran since its last read]}`, the file by its last
-two path components (`tools.target_of`), at most `MAX_FILES` files.
+patches that did not fit, the edits refused as changed since their read, where the file is,
+whether a call that may change files ran since its last read]}`, the file by its last two path
+components (`tools.target_of`), at most `MAX_FILES` files. Two files may share that key
+(`packages/api/src/index.ts`, `packages/web/src/index.ts`): where a patch names its file by a
+path the session's folder resolves (`_place`), a failed patch of another file of the key starts
+the count anew, and a patch of another file is not judged by the key's failures (six failing
+edits alternating between two such files were one wall, the 5th and 6th denied). A read or a
+change of either lifts the wall: reads are not told apart.
 """
 
 import re
@@ -100,6 +105,7 @@ from ..core.tools import (
     named_path,
     output_paths,
     patch_text,
+    place_of,
     short_path,
     target_of,
 )
@@ -117,7 +123,9 @@ WRITE_TOOLS = frozenset({"Write", "write", "Create", "create", "write_file"})
 #: redacted), some were rejected by the host before they ran, what the last failed patch looked
 #: for and did not find (`looked_for`; "" when unknown or read since), the last failed patch's
 #: signature and how many times in a row it failed as it is (`sig:n`), the patches of it that did
-#: not fit it (`_misfits`), the edits of it refused as changed since their read (`_stale`)]`.
+#: not fit it (`_misfits`), the edits of it refused as changed since their read (`_stale`), where
+#: the file is (`_place`; "" when unknown), and 1 when a call that may change files ran since its
+#: last read (`_changed_since_read`)]`.
 Entry = list[float | bool | str]
 
 
@@ -231,8 +239,10 @@ _STALE = r"File has been unexpectedly modified"
 #: Edits of a file refused so before one written with forward slashes on a drive is denied: a
 #: read between them did not help the second.
 STALE_AFTER = 2
+#: An entry's index of `_place_of`.
+PLACE = 9
 #: An entry's index of `_changed_since_read`.
-CHANGED = 9
+CHANGED = 10
 
 
 def _stale(entry: Entry) -> int:
@@ -240,6 +250,29 @@ def _stale(entry: Entry) -> int:
     they were counted)."""
     value = entry[8] if len(entry) > 8 else 0
     return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < 100 else 0
+
+
+def _place(tool: str, tool_input: Any, config: Config, cwd: str | None) -> str:
+    """Where the file a patch changes is, as a short digest of its resolved path
+    (`tools.place_of`: a file or patch tool's path in the session's folder `cwd`); "" when that
+    cannot be told (a shell command, a relative path and no folder, a Windows path)."""
+    place = place_of(tool, tool_input, config, cwd)
+    return digest(place.encode("utf-8", "surrogatepass"))[:8] if place else ""
+
+
+def _place_of(entry: Entry) -> str:
+    """Where an entry's file is (`_place`); "" when unknown or written before places were kept."""
+    value = entry[PLACE] if len(entry) > PLACE else ""
+    return value if isinstance(value, str) else ""
+
+
+def _entry(table: dict[str, Entry], file: str, place: str) -> Entry:
+    """The entry of `file` (a key) for a failed attempt made where `place` is: a new one when the
+    entry's file is another file of the same key (both places known and not the same)."""
+    entry = table.get(file)
+    if entry is None or (place and _place_of(entry) not in ("", place)):
+        entry = table[file] = [0, False, 0.0, "", False, ""]
+    return entry
 
 
 def _changed_since_read(entry: Entry) -> bool:
@@ -261,7 +294,8 @@ def _count_misfit(ctx: CallContext, file: str, line: str) -> None:
     (`tests/e2e/test_codex.py`), so its result may never come. If it does (a replay, another
     release), it is not counted again (`Call.misfit`)."""
     table = cast("dict[str, Entry]", slots(ctx.agent).setdefault(NAME, {}))
-    entry = table.setdefault(file, [0, False, 0.0, "", False, ""])
+    place = _place(ctx.tool, ctx.tool_input, ctx.config, ctx.event.cwd)
+    entry = _entry(table, file, place)
     since = int(str(entry[5]).partition(":")[0] or 0) if len(entry) > 5 else 0
     sig = ctx.call["sig"]
     patch = patch_text(ctx.tool, ctx.tool_input, PATCH_CHARS)
@@ -275,7 +309,8 @@ def _count_misfit(ctx: CallContext, file: str, line: str) -> None:
     rejected = len(entry) > 4 and bool(entry[4])
     # no error to quote: the host sends none (the model reads apply_patch's own)
     since = min(since + 1, 99)
-    table[file] = [int(entry[0]) + 1, bool(entry[1]), ctx.call["t"], "", rejected, f"{since}:", same, misfits, _stale(entry)]
+    row: Entry = [int(entry[0]) + 1, bool(entry[1]), ctx.call["t"], "", rejected, f"{since}:", same, misfits, _stale(entry)]
+    table[file] = [*row, place or _place_of(entry)]
     trim(table, MAX_FILES, lambda k: float(table[k][2]))
     ctx.call["misfit"] = True
 
@@ -288,6 +323,9 @@ def _verdict(ctx: CallContext, files: dict[str, Entry], file: str | None, how: s
         return None
     failures, read, error = int(entry[0]), bool(entry[1]), str(entry[3])
     assert file is not None
+    here = _place(ctx.tool, ctx.tool_input, cfg, ctx.event.cwd) if how == "patch" else ""
+    if here and _place_of(entry) not in ("", here):
+        return None  # another file of the same key (`_place`): not this file's wall
     path = _slashed_drive_path(ctx.tool_input) if ctx.tool in PATCH_TOOLS else None
     if path is not None and _stale(entry) >= STALE_AFTER:
         # before the host-check exemption below: this failure comes after the PreToolUse
@@ -582,7 +620,8 @@ def on_result(ctx: ResultContext) -> Decision | None:
     if _unparsed(ctx.tool, ctx.outcome.text):
         return None  # the attempt's own text did not parse: it never reached the file (`_UNPARSED`)
     table = cast("dict[str, Entry]", slots(ctx.agent).setdefault(NAME, {}))
-    entry = table.setdefault(file, [0, False, 0.0, "", False, ""])
+    place = _place(ctx.tool, ctx.tool_input, ctx.config, ctx.cwd) if how == "patch" else ""
+    entry = _entry(table, file, place)
     quote = preview(redact_prefix(ctx.outcome.text.strip(), QUOTE_CHARS + 1), QUOTE_CHARS)
     rejected = bool(ctx.call.get("late")) or (len(entry) > 4 and bool(entry[4]))
     patch = patch_text(ctx.tool, ctx.tool_input, PATCH_CHARS) if how == "patch" else None
@@ -608,6 +647,7 @@ def on_result(ctx: ResultContext) -> Decision | None:
     refused = slashed and not explained and re.search(_STALE, ctx.outcome.text[:512]) is not None
     stale = min(_stale(entry) + refused, 99)
     row: Entry = [failures, bool(entry[1]), ctx.call["t"], quote, rejected, f"{since}:{missed}", same, misfits, stale]
+    row.append(place or _place_of(entry))
     table[file] = [*row, 1] if explained else row
     trim(table, MAX_FILES, lambda k: float(table[k][2]))
     if refused and new and stale == STALE_AFTER and bool(entry[1]):
@@ -639,7 +679,7 @@ def _changed_unseen(tool: str, tool_input: Any, files: dict[str, Entry]) -> None
                 # and the patches that did not fit: the file may hold their lines now; edits refused
                 # for the path's spelling stay counted (no change of the file mends the spelling),
                 # and a refusal as changed since the read is this change's, until the next read
-                entry[6:] = ["", 0, _stale(entry), 1]
+                entry[6:] = ["", 0, _stale(entry), _place_of(entry), 1]
 
 
 def _may_change_unseen(tool: str, tool_input: Any) -> bool:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from loopguard_hook.core.tools import is_noop_mutation
+from loopguard_hook.config.settings import Config
+from loopguard_hook.core.tools import is_noop_mutation, place_of
 
 #: Claude Code 2.1.332's PostToolUse `tool_response` of a Write of an existing file
 #: (payloads/claude-code/2.1.332/PostToolUse.Write.json has the `create` form).
@@ -38,3 +39,20 @@ def test_other_tools_and_shapes_are_no_evidence() -> None:
     assert not is_noop_mutation("Write", {"file_path": "/p/todo.txt", "content": TEXT}, "File written")
     assert not is_noop_mutation("Write", None, _update(TEXT, TEXT))
     assert not is_noop_mutation("Write", {"file_path": "/p/todo.txt"}, {"type": "update", "originalFile": None})
+
+
+def test_where_a_file_is_is_its_path_resolved_in_the_sessions_folder() -> None:
+    """`place_of`: a file or patch tool's path, resolved in the session's folder; none for a
+    shell command (its own shell's folder may differ) or a path that cannot be resolved."""
+    config = Config()
+    edit = {"file_path": "packages/api/src/../src/index.ts"}
+    assert place_of("Edit", edit, config, "/w") == "/w/packages/api/src/index.ts"
+    assert place_of("Edit", {"file_path": "/w/a.py"}, config, None) == "/w/a.py"
+    assert place_of("Edit", edit, config, None) is None  # relative, and no folder
+    assert place_of("Edit", {"file_path": "C:\\w\\a.py"}, config, "C:\\w") is None
+    assert place_of("Edit", {"file_path": "~/a.py"}, config, "/w") is None
+    patch = {"command": "*** Begin Patch\n*** Update File: src/a.py\n@@\n-a\n+b\n*** End Patch"}
+    assert place_of("apply_patch", patch, config, "/w") == "/w/src/a.py"
+    assert place_of("Bash", {"command": "sed -i 's/a/b/' src/a.py"}, config, "/w") is None
+    assert place_of("Bash", {"command": "apply_patch <<'EOF'\n" + patch["command"] + "\nEOF"}, config, "/w") is None
+    assert place_of("Grep", {"pattern": "x"}, config, "/w") is None

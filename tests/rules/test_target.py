@@ -40,6 +40,60 @@ def test_a_patch_after_four_failed_ones_with_no_read_is_denied_until_a_read() ->
     assert _patch(entry) is None  # read since: the precondition is met
 
 
+def _failed_edit_of(path: str, n: int, entry: dict, cwd: str | None = None) -> None:  # type: ignore[type-arg]
+    ctx = result_ctx("Edit", {**EDIT, "file_path": path, "old_string": f"return total  # {n}"}, "", entry=entry, outcome=FAILED)
+    rule.on_result(ctx._replace(cwd=cwd))  # type: ignore[arg-type]
+
+
+def _edit_of(path: str, entry: dict, cwd: str | None = None) -> object:  # type: ignore[type-arg]
+    ctx = call_ctx("Edit", {**EDIT, "file_path": path}, entry=entry)
+    return rule.on_call(ctx._replace(event=ctx.event._replace(cwd=cwd)))  # type: ignore[arg-type]
+
+
+def test_two_files_sharing_the_key_are_two_walls() -> None:
+    """`packages/api/src/index.ts` and `packages/web/src/index.ts` share the key `src/index.ts`:
+    six failing edits alternating between them were one wall, the 5th and 6th denied. A failure
+    of the other file starts the count anew, and neither is judged by the other's failures."""
+    api, web = "/w/packages/api/src/index.ts", "/w/packages/web/src/index.ts"
+    entry = agent()
+    for n in range(6):
+        path = api if n % 2 == 0 else web
+        assert _edit_of(path, entry) is None, n
+        _failed_edit_of(path, n, entry)
+    assert _edit_of(api, entry) is None and _edit_of(web, entry) is None
+    for n in range(4):
+        _failed_edit_of(api, n, entry)
+    verdict = _edit_of(api, entry)
+    assert verdict is not None and (verdict.action, verdict.rule) == (Action.DENY, Rule.TARGET)  # type: ignore[attr-defined]
+    assert _edit_of(web, entry) is None  # the other file has no failures of its own
+
+
+def test_one_file_named_relatively_and_absolutely_is_one_wall() -> None:
+    """A relative path is resolved in the session's folder: `packages/api/src/index.ts` in `/w`
+    and `/w/packages/api/src/index.ts` are one file, whose fifth patch is denied; without a folder
+    to resolve it in, the key alone judges (as before places were kept)."""
+    for cwd, other in [("/w", None), (None, None), ("/w", "/elsewhere")]:
+        entry = agent()
+        for n in range(4):
+            path = "/w/packages/api/src/index.ts" if n % 2 == 0 else "packages/api/src/index.ts"
+            _failed_edit_of(path, n, entry, cwd=cwd)
+        verdict = _edit_of("packages/api/src/index.ts", entry, cwd=other or cwd)
+        if other:
+            assert verdict is None  # resolved in another folder: another file of the key
+        else:
+            assert verdict is not None and verdict.rule == Rule.TARGET, cwd  # type: ignore[attr-defined]
+
+
+def test_an_entry_written_before_places_were_kept_is_judged_by_its_key() -> None:
+    """A ledger of an earlier release: nine fields, or ten with the changed-since-read mark where
+    the place now is; its count still stands for any file of the key."""
+    for old in ([4, False, 90.0, "e", False, "4:", "", 0, 0], [4, False, 90.0, "e", False, "4:", "", 0, 0, 1]):
+        entry = agent()
+        entry["rules"] = {"target": {"src/app.py": list(old)}}
+        verdict = _patch(entry)
+        assert verdict is not None and verdict.rule == Rule.TARGET, old  # type: ignore[attr-defined]
+
+
 def test_a_read_during_the_wall_meets_the_precondition_for_good() -> None:
     entry = agent()
     _fail(entry)
@@ -599,7 +653,8 @@ def test_the_denial_names_the_key_where_the_call_names_the_file_no_single_usable
     ]:
         entry = agent()
         for n in range(4):
-            failed = {"file_path": "/repo/src/calc.py", "old_string": f"a{n}", "new_string": "b"}
+            # an edit's failures on the file it names (another file of the same key is another wall)
+            failed = {"file_path": given.get("file_path", "/repo/src/calc.py"), "old_string": f"a{n}", "new_string": "b"}
             rule.on_result(result_ctx("Edit", failed, "", entry=entry, outcome=FAILED))  # type: ignore[arg-type]
         verdict = rule.on_call(call_ctx(tool, given, entry=entry))  # type: ignore[arg-type]
         assert verdict is not None and shown in verdict.message, (given, verdict)  # type: ignore[attr-defined]
