@@ -54,8 +54,9 @@ def result_text(response: Any, limit: int = 4000) -> str:
     """The human part of a `tool_response` (at least its first `limit` characters), for previews
     quoted back to the model.
 
-    Claude Code Read gives `{"file": {"content"}}`, Bash `{"stdout", "stderr"}`
-    (2.1.332 captured payloads); Codex gives a plain string; MCP gives a content list.
+    Claude Code Read gives `{"file": {"content"}}`, Bash `{"stdout", "stderr"}`, Grep and Glob
+    their matches (2.1.332 captured payloads; `_search_text`); Codex gives a plain string; MCP
+    gives a content list.
     """
     if isinstance(response, str):
         return response
@@ -67,12 +68,39 @@ def result_text(response: Any, limit: int = 4000) -> str:
             out = str(response.get("stdout") or "")
             err = str(response.get("stderr") or "")
             return out + ("\n" + err if err else "")
+        if isinstance(response.get("filenames"), list):
+            return _search_text(response)
         content = response.get("content")
         if isinstance(content, list):
             return _content_text(content)
     if isinstance(response, list):
         return _content_text(response)
     return json_head(response, limit)
+
+
+def _search_text(response: dict[str, Any]) -> str:
+    """What the model reads for a Claude Code Grep or Glob result, which the hook gets
+    structured (`{"mode", "filenames", "numFiles", "content", "numMatches"}`; Glob's has no
+    `mode` and may be `truncated`), as Claude Code 1.0-2.1 writes it into the transcript
+    (corpus transcripts: 'No files found', 'Found 7 files\n…', 'No matches found', a count's
+    'Found 103 total occurrences across 6 files.'); pagination notes are left out."""
+    names = [str(n) for n in response.get("filenames") or ()]
+    mode = response.get("mode")
+    content = response.get("content")
+    if mode in ("content", "count"):
+        text = str(content) if isinstance(content, str) else ""
+        if mode == "content":
+            return text or "No matches found"
+        matches, files = response.get("numMatches", 0), response.get("numFiles", len(names))
+        occurrences, named = ("occurrence" if matches == 1 else "occurrences"), ("file" if files == 1 else "files")
+        return f"{text}\n\nFound {matches} total {occurrences} across {files} {named}."
+    if not names:
+        return "No files found"
+    if mode is None:  # Glob
+        cut = "\n(Results are truncated. Consider using a more specific path or pattern.)" if response.get("truncated") else ""
+        return "\n".join(names) + cut
+    count = response.get("numFiles", len(names))
+    return f"Found {count} {'file' if count == 1 else 'files'}\n" + "\n".join(names)
 
 
 def _content_text(items: list[Any]) -> str:

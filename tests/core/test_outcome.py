@@ -200,3 +200,35 @@ def test_an_epoch_time_with_its_fraction_is_the_polls_clock_whole() -> None:
     one, two = (outcome_fingerprint(poll.format(t=t), now=now) for t in ("1796573409.512", "1796573412.087"))
     assert one == two
     assert normalise_text("1510000000.25 and 1570000000123.5", None) == "<t> and <t>"
+
+
+def test_a_search_result_is_quoted_as_the_model_read_it() -> None:
+    """Claude Code sends Grep's and Glob's results structured; the model reads text. Pairs from
+    the corpus's transcripts (1.0-2.1: `toolUseResult` and the tool_result the model got)."""
+    from loopguard_hook.core.outcome import result_text
+
+    pairs = [
+        ({"mode": "files_with_matches", "filenames": [], "numFiles": 0}, "No files found"),
+        (
+            {"mode": "files_with_matches", "filenames": ["/w/src/api/mod.rs"], "numFiles": 1},
+            "Found 1 file\n/w/src/api/mod.rs",
+        ),
+        ({"mode": "files_with_matches", "filenames": ["a.ts", "b.ts"], "numFiles": 2}, "Found 2 files\na.ts\nb.ts"),
+        (
+            {"mode": "content", "numFiles": 0, "filenames": [], "content": "main.go:func main() {", "numLines": 1},
+            "main.go:func main() {",
+        ),
+        ({"mode": "content", "numFiles": 0, "filenames": [], "content": "", "numLines": 0}, "No matches found"),
+        (
+            {"mode": "count", "numFiles": 2, "filenames": [], "content": "src/a.rs:5\nsrc/b.rs:26", "numMatches": 31},
+            "src/a.rs:5\nsrc/b.rs:26\n\nFound 31 total occurrences across 2 files.",
+        ),
+        ({"filenames": [], "durationMs": 18, "numFiles": 0, "truncated": False}, "No files found"),
+        ({"filenames": ["/w/ci.yml", "/w/cd.yml"], "durationMs": 51, "numFiles": 2, "truncated": False}, "/w/ci.yml\n/w/cd.yml"),
+        (
+            {"filenames": ["/w/a/package.json"], "durationMs": 86, "numFiles": 100, "truncated": True},
+            "/w/a/package.json\n(Results are truncated. Consider using a more specific path or pattern.)",
+        ),
+    ]
+    for response, text in pairs:
+        assert result_text(response) == text, response
