@@ -72,7 +72,8 @@ def segments(command: str) -> list[tuple[list[str], bool]]:
     """A shell line's commands: each its words without quote marks or `VAR=value` prefixes, and
     whether an unquoted `&` puts it in the background. Empty words (`''`) are dropped, and so are
     the parentheses of a subshell (`(cd web && npm run dev) &`: `cd web`, then `npm run dev` in
-    the background, `_parts`)."""
+    the background, `_parts`) and the braces of a group (`{ npm run dev; } > dev.log &`: `npm run
+    dev > dev.log` in the background)."""
     return [(part.words, part.background) for part in _parts(command) if part.words]
 
 
@@ -159,6 +160,20 @@ def _parts(command: str) -> list[_Part]:
             words, opens, shut = [], False, []
             continue
         semis = 0
+        if word.endswith(";}") and len(word) > 2 and not word[:-2].endswith(tuple(QUOTE_MARKS)):
+            queue.extend(["}", ";", word[:-2]])  # `{ npm run dev;}`: the `;` ends the command, `}` the group
+            continue
+        if not words and word in ("{", "}"):
+            # A brace group (`{ cd web; npm run dev; } > dev.log &`) is read as a subshell: sent
+            # to the background it runs in one, and its redirect, past its `}`, is opened where
+            # the line is outside it. Its `{` is no command; what follows its `}` (a redirect,
+            # the `&`) is its last command's, as after a subshell's `)`.
+            if word == "{":
+                opens = True
+            elif found and found[-1].words and not found[-1].background and found[-1].arm == arm:
+                last = found.pop()
+                words, opens, shut = list(last.words), last.opens, [*last.shut, len(last.words)]
+            continue
         if outer and not words and (word == "esac" or word.startswith("esac") and word[4] in ")&;|>"):
             arm, pattern, word = outer.pop(), False, word[4:]  # what follows may close a subshell
         elif pattern and word.startswith("("):

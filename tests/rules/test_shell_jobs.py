@@ -4,7 +4,7 @@ decisions; these pin the reading of the command lines, look-alikes first."""
 
 import pytest
 
-from loopguard_hook.rules.shell_jobs import checks_process_only, launched, probes, same_log, waits
+from loopguard_hook.rules.shell_jobs import checks_process_only, launched, probes, same_log, segments, waits
 
 BENCH = "nohup bench/run_all.sh > /tmp/bench.log 2>&1 & echo $!"
 
@@ -160,6 +160,14 @@ def test_a_job_with_no_log_is_probed_by_no_file() -> None:
     assert not probes("ls .", key, "/home/u/p")
 
 
+def test_braces_that_are_no_group_are_words() -> None:
+    """A `{` or `}` that starts no command is an argument (`echo { a }`, `find -exec … {} +`),
+    and a quoted `;}` ends nothing (`awk "{print;}" f > o &`)."""
+    assert segments("echo { a }") == [(["echo", "{", "a", "}"], False)]
+    assert launched('awk "{print;}" f > o &', "/p") == ["job:/p/o\nawk {print;}"]
+    assert launched("find . -name '*.log' -exec gzip {} + > gz.log &", "/p") == ["job:/p/gz.log\nfind"]
+
+
 def test_a_subshell_moves_its_own_folder_only() -> None:
     """`(cd web && npm run dev > dev.log) &`: the job runs in web/, its log is web/dev.log; a
     redirect past the `)` is the line's own folder's, and a later `cd` starts from there. The
@@ -204,6 +212,12 @@ JOB_HERE = "nohup python train.py > train.log 2>&1 &"
         # a group ended by `;` is sent to the background whole: its last command is the job
         ("(npm run dev;) &", "job:\ndev"),
         ("(cd web; npm run dev > ../d.log 2>&1;) &", "job:/p/d.log\ndev"),
+        # a brace group sent to the background runs as a subshell does: its `{` is no program,
+        # its `}`'s redirect is opened outside it, its `;}` may be glued (br63)
+        ("{ npm run dev; } > dev.log 2>&1 &", "job:/p/dev.log\ndev"),
+        ("{ cd web; npm run dev;} > dev.log 2>&1 &", "job:/p/dev.log\ndev"),
+        ("{ cd web && nohup ./srv > s.log 2>&1; } &", "job:/p/web/s.log\nsrv"),
+        ("case $1 in a) { ./srv; } > s.log & ;; esac", "job:/p/s.log\nsrv"),
     ],
 )
 def test_a_subshell_ends_at_its_own_paren(command: str, key: str) -> None:
