@@ -1,5 +1,6 @@
 """Tool classification by the configured name lists: tracked, read-like, mutation, paths. Pure."""
 
+import ntpath
 import posixpath
 import re
 from typing import Any
@@ -134,17 +135,42 @@ def resolve_path(name: str, cwd: str | None, dirs: tuple[str, ...] = ()) -> str 
 
 
 def place_of(tool: str, tool_input: Any, config: Config, cwd: str | None) -> str | None:
-    """Where the file a call works on is: the path a file tool or a patch tool names
-    (`named_path`) resolved in the session's folder `cwd` (`resolve_path`), for the rules that
-    key files by their last two components (`target_of`), which two files may share
-    (`packages/api/src/index.ts`, `packages/web/src/index.ts`). None for a shell command (its
-    paths are its shell's, which a `cd` may have moved, and `git apply` reads a diff's from the
-    repository's top), or a path that cannot be resolved (a relative one and no folder, `~`, a
-    Windows path)."""
+    """Where the file a call works on is (`where_is`): the path a file tool or a patch tool names
+    (`named_path`) in the session's folder `cwd`, for the rules that key files by their last two
+    components (`target_of`), which two files may share (`packages/api/src/index.ts`,
+    `packages/web/src/index.ts`). None for a shell command (its paths are its shell's, which a
+    `cd` may have moved, and `git apply` reads a diff's from the repository's top), or a path
+    that cannot be resolved (a relative one and no folder, `~`, a variable)."""
     if tool in SHELL_TOOLS:
         return None
     path = named_path(tool_input, config)
-    return resolve_path(path, cwd) if path else None
+    return where_is(path, cwd) if path else None
+
+
+#: A Windows path from a drive's root (`C:\\w\\a.py`, `c:/w/a.py`).
+_DRIVE = r"[A-Za-z]:[\\/]"
+#: macOS's folders that are links into /private (`/tmp/x` is `/private/tmp/x`).
+_PRIVATE = ("/private/tmp/", "/private/var/", "/private/etc/")
+
+
+def where_is(path: str, cwd: str | None) -> str | None:
+    """`path` resolved in the folder `cwd` (`resolve_path`; a Windows path by its drive, also
+    against a Windows `cwd`), written one way for comparing: lower case (macOS and Windows
+    disks ignore case), forward slashes, one leading slash, macOS's `/private/tmp` as `/tmp`.
+    Two spellings that still differ are taken for two files (a link elsewhere is not followed).
+    None when it cannot be resolved."""
+    if re.match(_DRIVE, path) or (cwd and re.match(_DRIVE, cwd) and not path.startswith(("~", "$", "/"))):
+        if ":" in path[2:] or path.startswith(("~", "$")):
+            return None
+        joined = ntpath.normpath(ntpath.join(cwd or "", path))
+        return joined.replace("\\", "/").lower() if re.match(_DRIVE, joined) else None
+    resolved = resolve_path(path, cwd)
+    if resolved is None:
+        return None
+    resolved = "/" + resolved.lstrip("/")
+    if resolved.startswith(_PRIVATE):
+        resolved = resolved[len("/private") :]
+    return resolved.lower()
 
 
 def mutated_paths(tool: str, tool_input: Any, config: Config) -> list[str] | None:

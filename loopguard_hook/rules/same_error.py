@@ -9,10 +9,12 @@ Two kinds of wall:
   where the agent thinks. Distinct files failing once each are several answers, not a wall.
 
 Errors are compared by `outcome.error_signature` (paths, numbers and the input they quote
-removed), files by their last two path components (`tools.target_of`: a retry with the
-absolute path is the same file). A failure counts for the rule only as a retry the model chose
-after it saw the error: calls issued together (a parallel batch, all refused by one permission
-rule) are one round. The rule reminds once the calls that failed this way, at least two of them distinct, reach
+removed), files by where an edit or patch tool's path is in the session's folder
+(`wall_file`: two files sharing their last two components are two walls), else by their last
+two path components (`tools.target_of`: a retry with the absolute path is the same file). A
+failure counts for the rule only as a retry the model chose after it saw the error: calls issued
+together (a parallel batch, all refused by one permission rule) are one round. The rule reminds
+once the calls that failed this way, at least two of them distinct, reach
 `same_error_remind_at` distinct calls or rounds (and at least two rounds), and again at twice
 the threshold, in a later round than the first (a batch of parallel siblings that passes both
 thresholds at once is reminded once). Identical calls alone are the repeat rule's.
@@ -77,7 +79,7 @@ Codex takes no end of turn at PreToolUse: a denial with a final text; on DSH too
 for the rest of the turn, `delivery.end_of_turn`). Balanced leaves that end to the repeat
 rule's `stop_at`.
 
-A call is in a wall when it is the same tool, on the same file (`tools.target_of`; a patch of
+A call is in a wall when it is the same tool, on the same file (`wall_file`; a patch of
 the same kind) or, for a call that names no file, run the same way (`shape_of`: the programs of
 a shell command, the host a fetch asks) as one of the calls that failed; only a call whose
 signature is one of the wall's failed calls is denied or ends the turn. Thresholds count the
@@ -610,21 +612,23 @@ def note_shape(entry: ErrorEntry, shape: str | None) -> None:
     del shapes[:-MAX_SHAPES]
 
 
-def wall_prefix(tool: str, file_id: str | None) -> str:
-    """The start of the ledger keys of `tool`'s walls on that file (`same_error.py` keys)."""
-    return f"{tool[:MAX_ID_CHARS]}:{file_id or ''}:"
+def wall_prefix(tool: str, wall: str | None) -> str:
+    """The start of the ledger keys of `tool`'s walls on a file (`wall`: `wall_file`'s digest;
+    None for calls that name no file)."""
+    return f"{tool[:MAX_ID_CHARS]}:{wall or ''}:"
 
 
-def walls_of(errors: dict[str, ErrorEntry], tool: str, file_id: str | None, shape: str | None) -> list[str]:
-    """The keys of the walls a call of `tool` on that file, run that way, belongs to."""
+def walls_of(errors: dict[str, ErrorEntry], tool: str, wall: str | None, shape: str | None) -> list[str]:
+    """The keys of the walls a call of `tool` on a file (`wall`: `wall_file`'s digest), run that
+    way, belongs to."""
     if shape is None:
         return []
-    prefix, sid = wall_prefix(tool, file_id), shape_id(shape)
+    prefix, sid = wall_prefix(tool, wall), shape_id(shape)
     return [k for k, e in errors.items() if k.startswith(prefix) and sid in e.get("shapes", ())]
 
 
 def answered(
-    errors: dict[str, ErrorEntry], tool: str, file_id: str | None, shape: str | None, *, reads: bool = False,
+    errors: dict[str, ErrorEntry], tool: str, wall: str | None, shape: str | None, *, reads: bool = False,
     page: str | None = None, web: bool = False,
 ) -> None:
     """A call that succeeded: the walls of the same tool run the same way are gone (it works
@@ -637,7 +641,7 @@ def answered(
     only asks the web (`web`: a fetch of another page, a search) leaves it armed, since it says
     nothing of that address, but any other success disarms it as any wall of calls naming no
     file: a build, a server started, a deploy, a subagent may have put the page there."""
-    for key in walls_of(errors, tool, file_id, shape):
+    for key in walls_of(errors, tool, wall, shape):
         if _page(errors[key]) in (None, page):
             del errors[key]
     for entry in errors.values():
@@ -670,7 +674,8 @@ def wall_file(tool: str, tool_input: Any, config: Config, cwd: str | None, targe
     (`tools.place_of`: a file or patch tool's path resolved in the session's folder `cwd`), so
     that two files sharing their last two components (`packages/api/src/index.ts`,
     `packages/web/src/index.ts`) are two walls, not one reminded at their third failure
-    together; the digest of `target` (`target_of`) when that cannot be told (a shell command);
+    together; the digest of `target` (`target_of`) when that cannot be told (a shell command, a
+    relative path and no folder, `~`);
     None for a call that names no file. A wall's `target` stays the key's digest: a change of
     either file ends the walls of both."""
     if target is None:

@@ -74,14 +74,16 @@ refusal after such a call since the file's last read is not counted: that change
 Its slot is `Agent.rules["target"]`: `{file: [failed attempts, read since the first of them,
 the last failure's time, its error, whether the host rejected some before they ran, what the
 last failed patch looked for, the last failed patch's signature and its failures in a row, the
-patches that did not fit, the edits refused as changed since their read, where the file is,
-whether a call that may change files ran since its last read]}`, the file by its last two path
-components (`tools.target_of`), at most `MAX_FILES` files. Two files may share that key
-(`packages/api/src/index.ts`, `packages/web/src/index.ts`): where a patch names its file by a
-path the session's folder resolves (`_place`), a failed patch of another file of the key starts
-the count anew, and a patch of another file is not judged by the key's failures (six failing
-edits alternating between two such files were one wall, the 5th and 6th denied). A read or a
-change of either lifts the wall: reads are not told apart.
+patches that did not fit, the edits refused as changed since their read, whether a call that
+may change files ran since its last read]}`, the file by its last two path components
+(`tools.target_of`) and where it is (`_key`, `_place`: an edit or patch tool's path in the
+session's folder, else the path as a shell line's patch or diff spells it): two files may share
+their last two components (`packages/api/src/index.ts`, `packages/web/src/index.ts`), and each
+keeps its own count (six failing edits alternating between two such files were one wall, the
+5th and 6th denied). A path from some folder is the file whose place it ends (`_same_place`):
+`src/index.ts` may be either, `packages/web/src/index.ts` is not api's. A shell command's file
+is found by its name and such a path (`_named`); a read or a change of a file lifts the walls
+of every file of its key (a spelling may be any of them). At most `MAX_FILES` files.
 """
 
 import re
@@ -108,6 +110,7 @@ from ..core.tools import (
     place_of,
     short_path,
     target_of,
+    where_is,
 )
 from ..core.verdict import Action, Decision, Rule
 from .base import CallContext, ResultContext
@@ -123,9 +126,7 @@ WRITE_TOOLS = frozenset({"Write", "write", "Create", "create", "write_file"})
 #: redacted), some were rejected by the host before they ran, what the last failed patch looked
 #: for and did not find (`looked_for`; "" when unknown or read since), the last failed patch's
 #: signature and how many times in a row it failed as it is (`sig:n`), the patches of it that did
-#: not fit it (`_misfits`), the edits of it refused as changed since their read (`_stale`), where
-#: the file is (`_place`; "" when unknown), and 1 when a call that may change files ran since its
-#: last read (`_changed_since_read`)]`.
+#: not fit it (`_misfits`), the edits of it refused as changed since their read (`_stale`)]`.
 Entry = list[float | bool | str]
 
 
@@ -142,17 +143,66 @@ _IN_PLACE = (
 _BEFORE = r"(?:\A|(?<=[\s'\"=(,:<>|;&]))"
 
 
+#: What separates, in the slot's keys, a file's key from where the file is (`_key`).
+_AT = "\n"
+
+
+def _short(name: str) -> str:
+    """A slot key's file key (`target_of`), without where the file is."""
+    return name.partition(_AT)[0]
+
+
+def _key(files: dict[str, Entry], file: str, place: str) -> str:
+    """The slot key of an attempt on `file` (its key, `target_of`) made where `place` is
+    (`_place`): the entry of the key whose place may be that one (`_same_place`), else its entry
+    of no place (made by an earlier release), which is this file's and takes its place when it
+    fails (`_own`), else a new key of the file and its place. With no place, the key's first
+    entry, or the key."""
+    same = [name for name in files if _short(name) == file]
+    if not place:
+        return same[0] if same else file
+    for name in same:
+        if _same_place(name.partition(_AT)[2], place):
+            return name
+    return file if file in files else f"{file}{_AT}{place}"
+
+
+def _own(table: dict[str, Entry], key: str, place: str) -> str:
+    """The key a failure is counted under: where the attempt that fails on an entry tells more of
+    the file's place than its key (none, or a path from some folder where the attempt's is
+    absolute), the entry takes that place, so that a later attempt on another file of the key
+    keeps its own count."""
+    short, _, known = key.partition(_AT)
+    if not place or key not in table or known == place or (known and (_absolute(known) or not _absolute(place))):
+        return key
+    table[f"{short}{_AT}{place}"] = table.pop(key)
+    return f"{short}{_AT}{place}"
+
+
+def _all_of(files: dict[str, Entry], file: str) -> list[str]:
+    """The slot keys of every file of `file`'s key: a read or a change of one lifts them all (a
+    spelling the session's folder cannot resolve may be any of them)."""
+    short = _short(file)
+    return [name for name in files if _short(name) == short]
+
+
 def _named(command: str, files: dict[str, Entry]) -> str | None:
     """The tracked file a shell command names, if any: its file name as a whole word (not
     `test_utils.py` for `utils.py`), in no other folder (not `lib/utils.py` for `src/utils.py`;
-    a bare name, or a tracked name without a folder, may be it)."""
+    a bare name, or a tracked name without a folder, may be it), nor, for a file whose place is
+    known, by a path that is not that place's end (`packages/web/src/index.ts` for
+    `/w/packages/api/src/index.ts`; `src/index.ts` may be either)."""
     for name in files:
-        folder, _, base = name.replace("\\", "/").rpartition("/")
+        short, _, place = name.partition(_AT)
+        folder, _, base = short.replace("\\", "/").rpartition("/")
         pattern = rf"{_BEFORE}((?:[^\s'\"=(,:<>|;&]*[/\\])?){re.escape(base)}(?=$|[\s'\");|&,:>)])"
         for found in re.finditer(pattern, command):
             named = found.group(1).replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
-            if not folder or named in ("", ".", "..", "~") or named == folder.rsplit("/", 1)[-1]:
-                return name
+            if folder and named not in ("", ".", "..", "~") and named != folder.rsplit("/", 1)[-1]:
+                continue
+            if place and not _same_place(place, _spelled(found.group(1) + base)):
+                continue  # another file of the key
+            return name
     return None
 
 
@@ -177,35 +227,87 @@ def _writes_it(command: str, file: str) -> bool:
     )
 
 
-def _attempt(tool: str, tool_input: Any, config: Config, files: dict[str, Entry]) -> tuple[str | None, str]:
-    """The file a call works on and how: `patch` (an edit or patch tool changing part of it, a
-    patch sent through the shell, a unified diff of that one file applied by `git apply` or
-    `patch`), `write` (whole), `script` (a shell command that names a file
-    whose patches failed and writes), `read` (any other call naming it: a read tool, a shell
-    command that names such a file); `(None, "")` for none."""
+def _attempt(
+    tool: str, tool_input: Any, config: Config, files: dict[str, Entry], cwd: str | None
+) -> tuple[str | None, str, str]:
+    """The file a call works on (its slot key, `_key`), how, and where the file is (`_place`, ""
+    when unknown): `patch` (an edit or patch tool changing part of it, a patch sent through the
+    shell, a unified diff of that one file applied by `git apply` or `patch`), `write` (whole),
+    `script` (a shell command that names a file whose patches failed and writes), `read` (any
+    other call naming it: a read tool, a shell command that names such a file); `(None, "", "")`
+    for none. `cwd`: the session's folder (`HookEvent.cwd`)."""
     command = shell_command(tool, tool_input)
     if command is not None and "*** " not in command:
         diffed = {short_path(path) for path in diff_paths(command) or ()}
         if len(diffed) == 1 and edits_only(tool, tool_input):
             # a diff of one file applied on a line of edits alone (`git apply <<'EOF'`); one
             # followed by a test run (`… && pytest`) may fail as the test: as before
-            return diffed.pop()[:MAX_ID_CHARS], "patch"
+            path = next(iter(diff_paths(command) or ()), "")
+            place = _spelled(path) if len(diff_paths(command) or ()) == 1 else ""
+            return _key(files, diffed.pop()[:MAX_ID_CHARS], place), "patch", place
         name = _named(command, files)
         if name is None:
-            return None, ""
-        changes = re.search(SHELL_WRITES, command) is not None and (_writes_it(command, name) or _writes_whole(command, name))
-        return name, "script" if changes else "read"
+            return None, "", ""
+        short = _short(name)
+        changes = re.search(SHELL_WRITES, command) is not None and (_writes_it(command, short) or _writes_whole(command, short))
+        return name, "script" if changes else "read", ""
     file = target_of(tool_input, config)
     if file is None:
-        return None, ""
-    file = file[:MAX_ID_CHARS]
+        return None, "", ""
+    place = _place(tool, tool_input, config, cwd)
+    file = _key(files, file[:MAX_ID_CHARS], place)
     patch = tool_input.get("command") if isinstance(tool_input, dict) else None  # Codex's apply_patch input
     patch = patch[:4096] if isinstance(patch, str) else None
     if tool in PATCH_TOOLS or (patch is not None and re.search(UPDATE, patch)):
-        return file, "patch"
+        return file, "patch", place
     if tool in WRITE_TOOLS or (patch is not None and re.search(ADD, patch)) or matches(tool, config.mutating_tools):
-        return file, "write"
-    return file, "read"
+        return file, "write", place
+    return file, "read", place
+
+
+#: The most characters of a file's place kept in its key (its end: what `_same_place` compares).
+PLACE_CHARS = 160
+
+
+def _place(tool: str, tool_input: Any, config: Config, cwd: str | None) -> str:
+    """Where the file a call works on is: a file or patch tool's path in the session's folder
+    `cwd` (`tools.place_of`), else the path as the call names it (a patch sent through the shell,
+    from its shell's folder; a relative path and no folder), each written one way (`_spelled`)
+    and cut to its last `PLACE_CHARS` characters; "" for a call that names no file."""
+    place = place_of(tool, tool_input, config, cwd)
+    if place is None:
+        named = named_path(tool_input, config)
+        place = _spelled(named) if named else ""
+    return place[-PLACE_CHARS:]
+
+
+def _spelled(path: str) -> str:
+    """A path as a shell command or a patch names it, written as places are (`tools.where_is`):
+    an absolute one resolved so, a relative one in lower case with forward slashes, without `.`
+    parts; "" for one that may be anything (`..`, `~`, a variable)."""
+    if path.startswith(("~", "$")) or ".." in path:
+        return ""
+    absolute = where_is(path, None)
+    if absolute is not None:
+        return absolute[-PLACE_CHARS:]
+    return "/".join(p for p in path.replace("\\", "/").lower().split("/") if p not in ("", "."))[-PLACE_CHARS:]
+
+
+def _absolute(place: str) -> bool:
+    return place.startswith("/") or re.match(r"[a-z]:/", place) is not None
+
+
+def _same_place(one: str, other: str) -> bool:
+    """Whether two places may be one file: either is unknown, both absolute and equal, or the
+    one from some folder (relative) is the other's end, whole folders (`src/app.py` of
+    `/w/src/app.py`; not `packages/web/src/index.ts` of `/w/packages/api/src/index.ts`)."""
+    if not one or not other:
+        return True
+    if _absolute(one) and _absolute(other):
+        return one == other
+    a, b = one.lstrip("/").split("/"), other.lstrip("/").split("/")
+    n = min(len(a), len(b))
+    return a[-n:] == b[-n:]
 
 
 def on_call(ctx: CallContext) -> Decision | None:
@@ -216,10 +318,10 @@ def on_call(ctx: CallContext) -> Decision | None:
     misfit = ctx.event.misfit
     if (not files and misfit is None) or not ctx.counted or ctx.event.event != "PreToolUse":
         return None
-    file, how = _attempt(ctx.tool, ctx.tool_input, cfg, files)
+    file, how, place = _attempt(ctx.tool, ctx.tool_input, cfg, files, ctx.event.cwd)
     decision = _verdict(ctx, files, file, how)
     if decision is None and misfit is not None and file is not None and how == "patch" and cfg.reread_after_failed_edits:
-        _count_misfit(ctx, file, misfit)
+        _count_misfit(ctx, file, place, misfit)
     return decision
 
 
@@ -239,10 +341,8 @@ _STALE = r"File has been unexpectedly modified"
 #: Edits of a file refused so before one written with forward slashes on a drive is denied: a
 #: read between them did not help the second.
 STALE_AFTER = 2
-#: An entry's index of `_place_of`.
-PLACE = 9
 #: An entry's index of `_changed_since_read`.
-CHANGED = 10
+CHANGED = 9
 
 
 def _stale(entry: Entry) -> int:
@@ -250,29 +350,6 @@ def _stale(entry: Entry) -> int:
     they were counted)."""
     value = entry[8] if len(entry) > 8 else 0
     return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < 100 else 0
-
-
-def _place(tool: str, tool_input: Any, config: Config, cwd: str | None) -> str:
-    """Where the file a patch changes is, as a short digest of its resolved path
-    (`tools.place_of`: a file or patch tool's path in the session's folder `cwd`); "" when that
-    cannot be told (a shell command, a relative path and no folder, a Windows path)."""
-    place = place_of(tool, tool_input, config, cwd)
-    return digest(place.encode("utf-8", "surrogatepass"))[:8] if place else ""
-
-
-def _place_of(entry: Entry) -> str:
-    """Where an entry's file is (`_place`); "" when unknown or written before places were kept."""
-    value = entry[PLACE] if len(entry) > PLACE else ""
-    return value if isinstance(value, str) else ""
-
-
-def _entry(table: dict[str, Entry], file: str, place: str) -> Entry:
-    """The entry of `file` (a key) for a failed attempt made where `place` is: a new one when the
-    entry's file is another file of the same key (both places known and not the same)."""
-    entry = table.get(file)
-    if entry is None or (place and _place_of(entry) not in ("", place)):
-        entry = table[file] = [0, False, 0.0, "", False, ""]
-    return entry
 
 
 def _changed_since_read(entry: Entry) -> bool:
@@ -288,14 +365,14 @@ def _slashed_drive_path(tool_input: Any) -> str | None:
     return path[:MAX_ID_CHARS] if isinstance(path, str) and re.match(r"[A-Za-z]:/", path) else None
 
 
-def _count_misfit(ctx: CallContext, file: str, line: str) -> None:
+def _count_misfit(ctx: CallContext, file: str, place: str, line: str) -> None:
     """Count, at its PreToolUse, a patch the host layer found its file cannot take: apply_patch
     will refuse it, and Codex 0.171.0 sends no PostToolUse for a patch it refuses so
     (`tests/e2e/test_codex.py`), so its result may never come. If it does (a replay, another
     release), it is not counted again (`Call.misfit`)."""
     table = cast("dict[str, Entry]", slots(ctx.agent).setdefault(NAME, {}))
-    place = _place(ctx.tool, ctx.tool_input, ctx.config, ctx.event.cwd)
-    entry = _entry(table, file, place)
+    file = _own(table, file, place)
+    entry = table.setdefault(file, [0, False, 0.0, "", False, ""])
     since = int(str(entry[5]).partition(":")[0] or 0) if len(entry) > 5 else 0
     sig = ctx.call["sig"]
     patch = patch_text(ctx.tool, ctx.tool_input, PATCH_CHARS)
@@ -309,8 +386,7 @@ def _count_misfit(ctx: CallContext, file: str, line: str) -> None:
     rejected = len(entry) > 4 and bool(entry[4])
     # no error to quote: the host sends none (the model reads apply_patch's own)
     since = min(since + 1, 99)
-    row: Entry = [int(entry[0]) + 1, bool(entry[1]), ctx.call["t"], "", rejected, f"{since}:", same, misfits, _stale(entry)]
-    table[file] = [*row, place or _place_of(entry)]
+    table[file] = [int(entry[0]) + 1, bool(entry[1]), ctx.call["t"], "", rejected, f"{since}:", same, misfits, _stale(entry)]
     trim(table, MAX_FILES, lambda k: float(table[k][2]))
     ctx.call["misfit"] = True
 
@@ -323,15 +399,12 @@ def _verdict(ctx: CallContext, files: dict[str, Entry], file: str | None, how: s
         return None
     failures, read, error = int(entry[0]), bool(entry[1]), str(entry[3])
     assert file is not None
-    here = _place(ctx.tool, ctx.tool_input, cfg, ctx.event.cwd) if how == "patch" else ""
-    if here and _place_of(entry) not in ("", here):
-        return None  # another file of the same key (`_place`): not this file's wall
     path = _slashed_drive_path(ctx.tool_input) if ctx.tool in PATCH_TOOLS else None
     if path is not None and _stale(entry) >= STALE_AFTER:
         # before the host-check exemption below: this failure comes after the PreToolUse
         text = stale_denial(path, _stale(entry))
         return Decision(Action.DENY, Rule.TARGET, text, advice=stale_advice(path), times=_stale(entry) + 1, tool=ctx.tool)
-    if how == "script" and _writes_whole(str(shell_command(ctx.tool, ctx.tool_input)), file):
+    if how == "script" and _writes_whole(str(shell_command(ctx.tool, ctx.tool_input)), _short(file)):
         return None
     if how == "patch" and ctx.tool in PATCH_TOOLS and len(entry) > 4 and entry[4]:
         return None  # the host checks this edit before its PreToolUse: reaching it, it applies
@@ -350,7 +423,7 @@ def _verdict(ctx: CallContext, files: dict[str, Entry], file: str | None, how: s
     misfits = _misfits(entry)
     if patch is not None and misfit is not None and misfits >= MISFIT_AFTER:
         line = preview(redact_prefix(misfit, QUOTE_CHARS + 1), QUOTE_CHARS)
-        path = redact_prefix(updated_path(patch) or file, QUOTE_CHARS)  # as the model wrote it: a command can use it
+        path = redact_prefix(updated_path(patch) or _short(file), QUOTE_CHARS)  # as the model wrote it: a command can use it
         windows = re.match(r"[A-Za-z]:[\\/]", ctx.event.cwd or "") is not None  # Codex there runs PowerShell
         text = misfit_denial(path, misfits, line, windows=windows)
         return Decision(Action.DENY, Rule.TARGET, text, advice=misfit_advice(path, line), times=misfits + 1, tool=ctx.tool)
@@ -370,6 +443,7 @@ def _as_named(ctx: CallContext, file: str) -> str:
     quoting another tree's copy), or at more than `QUOTE_CHARS` (cut, a path would lose its name):
     the key is no path in general (`proj/calc.py` for `./calc.py` run in `/x/proj`; a new user's
     Gemini CLI and Qwen Code sessions were told to read it first)."""
+    file = _short(file)
     named = named_path(ctx.tool_input, ctx.config)
     command = shell_command(ctx.tool, ctx.tool_input) if named is None else None
     if command is not None:
@@ -575,7 +649,7 @@ def on_result(ctx: ResultContext) -> Decision | None:
     if not cfg.reread_after_failed_edits:
         return None
     files = _files(ctx.agent)
-    file, how = _attempt(ctx.tool, ctx.tool_input, cfg, files)
+    file, how, place = _attempt(ctx.tool, ctx.tool_input, cfg, files, ctx.cwd)
     failed = ctx.outcome.failure != Failure.NONE
     # (a call that failed is taken to have changed nothing: a script refused by its parser
     # between two sends of one patch, public Codex rollout of 2025-09-21)
@@ -584,25 +658,25 @@ def on_result(ctx: ResultContext) -> Decision | None:
     if not file:
         return None
     if how == "read":
-        if not failed and file in files:
-            files[file][1] = True
+        for name in _all_of(files, file) if not failed else ():
+            files[name][1] = True
             # read: what the model sends next may be written from what it saw (a patch resent as
             # it is still fails)
-            files[file][5:6] = [""]
-            del files[file][CHANGED:]  # read since any change: a refusal now is not that change's
+            files[name][5:6] = [""]
+            del files[name][CHANGED:]  # read since any change: a refusal now is not that change's
         return None
     if not failed:
         # It applied: the file is as the model thinks. So it is after a whole write of the text
         # the model sent that changed nothing: that text was the file's already.
-        if not ctx.unchanged or _sent_whole(ctx.tool, ctx.tool_input, file):
-            files.pop(file, None)
+        if not ctx.unchanged or _sent_whole(ctx.tool, ctx.tool_input, _short(file)):
+            _forget(files, file)
         return None
     if how not in ("patch", "script"):
         return None  # a whole write fails for other reasons (the file exists, was not read: the host says which)
     if ctx.tool == "apply_patch" and ctx.outcome.text.startswith(PATCH_REJECTED):
         return None  # Codex's sandbox refused it (`PATCH_REJECTED`), not for the file's text: no read mends it
     if how == "patch" and ctx.changed:
-        files.pop(file, None)  # a diff applied in part (GNU patch's exit 1 for the hunks that did not fit): a change
+        _forget(files, file)  # a diff applied in part (GNU patch's exit 1 for the hunks that did not fit): a change
         return None
     told = ctx.unchanged or ctx.edits_looked or edits_only(ctx.tool, ctx.tool_input)
     told = told or bool(output_paths(ctx.tool, ctx.tool_input))
@@ -615,13 +689,13 @@ def on_result(ctx: ResultContext) -> Decision | None:
         # replay, which has no workspace, it does not, but for a line that sends output into a
         # file.
         if ctx.changed:
-            files.pop(file, None)
+            _forget(files, file)
         return None
     if _unparsed(ctx.tool, ctx.outcome.text):
         return None  # the attempt's own text did not parse: it never reached the file (`_UNPARSED`)
     table = cast("dict[str, Entry]", slots(ctx.agent).setdefault(NAME, {}))
-    place = _place(ctx.tool, ctx.tool_input, ctx.config, ctx.cwd) if how == "patch" else ""
-    entry = _entry(table, file, place)
+    file = _own(table, file, place)
+    entry = table.setdefault(file, [0, False, 0.0, "", False, ""])
     quote = preview(redact_prefix(ctx.outcome.text.strip(), QUOTE_CHARS + 1), QUOTE_CHARS)
     rejected = bool(ctx.call.get("late")) or (len(entry) > 4 and bool(entry[4]))
     patch = patch_text(ctx.tool, ctx.tool_input, PATCH_CHARS) if how == "patch" else None
@@ -647,7 +721,6 @@ def on_result(ctx: ResultContext) -> Decision | None:
     refused = slashed and not explained and re.search(_STALE, ctx.outcome.text[:512]) is not None
     stale = min(_stale(entry) + refused, 99)
     row: Entry = [failures, bool(entry[1]), ctx.call["t"], quote, rejected, f"{since}:{missed}", same, misfits, stale]
-    row.append(place or _place_of(entry))
     table[file] = [*row, 1] if explained else row
     trim(table, MAX_FILES, lambda k: float(table[k][2]))
     if refused and new and stale == STALE_AFTER and bool(entry[1]):
@@ -655,9 +728,15 @@ def on_result(ctx: ResultContext) -> Decision | None:
         # help this spelling; said now, before the next edit is denied (held-out 2.0.61-2.0.69
         # sessions: Read, refused, Read, refused, three to five times per file, Writes refused
         # "not read yet" between, which no hook of that host sees).
-        path = _slashed_drive_path(ctx.tool_input) or file
+        path = _slashed_drive_path(ctx.tool_input) or _short(file)
         return Decision(Action.REMIND, Rule.TARGET, stale_reminder(path), times=stale, tool=ctx.tool)
     return None
+
+
+def _forget(files: dict[str, Entry], file: str) -> None:
+    """A change of the file applied: the walls of every file of its key are lifted (`_all_of`)."""
+    for name in _all_of(files, file):
+        del files[name]
 
 
 def _changed_unseen(tool: str, tool_input: Any, files: dict[str, Entry]) -> None:
@@ -671,7 +750,7 @@ def _changed_unseen(tool: str, tool_input: Any, files: dict[str, Entry]) -> None
     patch = patch_text(tool, tool_input, PATCH_CHARS)
     if patch is not None:
         for path in re.findall(r"(?m)^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$", patch):
-            files.pop(short_path((path[0] or path[1]).strip()), None)
+            _forget(files, short_path((path[0] or path[1]).strip()))
     elif _may_change_unseen(tool, tool_input):
         for entry in files.values():
             if len(entry) > 5:
@@ -679,7 +758,7 @@ def _changed_unseen(tool: str, tool_input: Any, files: dict[str, Entry]) -> None
                 # and the patches that did not fit: the file may hold their lines now; edits refused
                 # for the path's spelling stay counted (no change of the file mends the spelling),
                 # and a refusal as changed since the read is this change's, until the next read
-                entry[6:] = ["", 0, _stale(entry), _place_of(entry), 1]
+                entry[6:] = ["", 0, _stale(entry), 1]
 
 
 def _may_change_unseen(tool: str, tool_input: Any) -> bool:

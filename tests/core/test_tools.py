@@ -49,7 +49,11 @@ def test_where_a_file_is_is_its_path_resolved_in_the_sessions_folder() -> None:
     assert place_of("Edit", edit, config, "/w") == "/w/packages/api/src/index.ts"
     assert place_of("Edit", {"file_path": "/w/a.py"}, config, None) == "/w/a.py"
     assert place_of("Edit", edit, config, None) is None  # relative, and no folder
-    assert place_of("Edit", {"file_path": "C:\\w\\a.py"}, config, "C:\\w") is None
+    assert place_of("Edit", {"file_path": "C:\\w\\A.py"}, config, None) == "c:/w/a.py"  # by its drive
+    assert place_of("Edit", {"file_path": "pk\\a.py"}, config, "C:\\w") == "c:/w/pk/a.py"
+    # written one way: case, a doubled leading slash, macOS's /private/tmp
+    assert place_of("Edit", {"file_path": "//Users/Me/P/a.py"}, config, None) == "/users/me/p/a.py"
+    assert place_of("Edit", {"file_path": "/private/tmp/p/a.py"}, config, None) == "/tmp/p/a.py"
     assert place_of("Edit", {"file_path": "~/a.py"}, config, "/w") is None
     patch = {"command": "*** Begin Patch\n*** Update File: src/a.py\n@@\n-a\n+b\n*** End Patch"}
     assert place_of("apply_patch", patch, config, "/w") == "/w/src/a.py"

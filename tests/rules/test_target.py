@@ -52,8 +52,8 @@ def _edit_of(path: str, entry: dict, cwd: str | None = None) -> object:  # type:
 
 def test_two_files_sharing_the_key_are_two_walls() -> None:
     """`packages/api/src/index.ts` and `packages/web/src/index.ts` share the key `src/index.ts`:
-    six failing edits alternating between them were one wall, the 5th and 6th denied. A failure
-    of the other file starts the count anew, and neither is judged by the other's failures."""
+    six failing edits alternating between them were one wall, the 5th and 6th denied. Each keeps
+    its own count, and neither is judged by the other's failures."""
     api, web = "/w/packages/api/src/index.ts", "/w/packages/web/src/index.ts"
     entry = agent()
     for n in range(6):
@@ -65,13 +65,16 @@ def test_two_files_sharing_the_key_are_two_walls() -> None:
         _failed_edit_of(api, n, entry)
     verdict = _edit_of(api, entry)
     assert verdict is not None and (verdict.action, verdict.rule) == (Action.DENY, Rule.TARGET)  # type: ignore[attr-defined]
-    assert _edit_of(web, entry) is None  # the other file has no failures of its own
+    assert _edit_of(web, entry) is None  # web's own three failures: no wall yet
+    _failed_edit_of(web, 9, entry)
+    assert _edit_of(web, entry) is not None  # its fourth
 
 
 def test_one_file_named_relatively_and_absolutely_is_one_wall() -> None:
     """A relative path is resolved in the session's folder: `packages/api/src/index.ts` in `/w`
     and `/w/packages/api/src/index.ts` are one file, whose fifth patch is denied; without a folder
-    to resolve it in, the key alone judges (as before places were kept)."""
+    to resolve it in, a relative path that is the end of the absolute one is that file too; one
+    resolved in another folder is another file."""
     for cwd, other in [("/w", None), (None, None), ("/w", "/elsewhere")]:
         entry = agent()
         for n in range(4):
@@ -82,6 +85,43 @@ def test_one_file_named_relatively_and_absolutely_is_one_wall() -> None:
             assert verdict is None  # resolved in another folder: another file of the key
         else:
             assert verdict is not None and verdict.rule == Rule.TARGET, cwd  # type: ignore[attr-defined]
+
+
+def test_a_shell_command_naming_another_file_of_the_key_is_no_attempt_on_it() -> None:
+    """After four failed edits of /w/packages/api/src/index.ts, a `sed -i` of
+    packages/web/src/index.ts is the other file's (rv77: it was denied 'read src/index.ts
+    first'); a path that may be api's (its end, a bare name, one with `..`) is still its."""
+    entry = agent()
+    for n in range(4):
+        _failed_edit_of("/w/packages/api/src/index.ts", n, entry)
+    for path, denied in [
+        ("packages/web/src/index.ts", False),
+        ("/w/packages/web/src/index.ts", False),
+        ("./packages/api/src/index.ts", True),
+        ("/w/packages/api/src/index.ts", True),
+        ("src/index.ts", True),
+        ("../api/src/index.ts", True),
+    ]:
+        verdict = rule.on_call(call_ctx("Bash", {"command": f"sed -i 's/a/b/' {path}"}, entry=entry))  # type: ignore[arg-type]
+        assert (verdict is not None) == denied, path
+
+
+def test_patches_sent_through_the_shell_tell_two_files_of_a_key_apart_by_their_paths() -> None:
+    """A patch sent through the shell, or a diff `git apply` reads, names its file from the
+    shell's folder: the path as spelled tells packages/api/… from packages/web/… (rv77), and is
+    the end of an edit tool's path of the same file (one wall)."""
+    entry = agent()
+    for n in range(6):
+        pkg = "api" if n % 2 == 0 else "web"
+        body = f"*** Begin Patch\n*** Update File: packages/{pkg}/src/index.ts\n@@\n-a{n}\n+b\n*** End Patch"
+        patch = f"apply_patch <<'EOF'\n{body}\nEOF"
+        assert rule.on_call(call_ctx("Bash", {"command": patch}, entry=entry)) is None, n  # type: ignore[arg-type]
+        rule.on_result(result_ctx("Bash", {"command": patch}, "", entry=entry, outcome=FAILED))  # type: ignore[arg-type]
+    assert sorted(int(e[0]) for e in entry["rules"]["target"].values()) == [3, 3]
+    _failed_edit_of("/w/packages/api/src/index.ts", 9, entry)  # the same file by its absolute path: api's 4th
+    verdict = _edit_of("/w/packages/api/src/index.ts", entry)
+    assert verdict is not None and verdict.rule == Rule.TARGET  # type: ignore[attr-defined]
+    assert _edit_of("/w/packages/web/src/index.ts", entry) is None
 
 
 def test_an_entry_written_before_places_were_kept_is_judged_by_its_key() -> None:
@@ -218,7 +258,7 @@ def test_a_shell_command_that_reads_the_file_or_writes_another_is_no_attempt_and
     for _ in range(4):
         test = {"command": "python -m pytest -q tests/test_app.py > /tmp/out.txt"}
         rule.on_result(result_ctx("Bash", test, "", entry=other, outcome=SCRIPT_FAILED))  # type: ignore[arg-type]
-    assert int(other["rules"]["target"]["src/app.py"][0]) == 1
+    assert [int(e[0]) for e in other["rules"]["target"].values()] == [1]
 
 
 
@@ -586,12 +626,12 @@ def test_a_unified_diff_of_one_file_applied_through_the_shell_is_a_patch_of_it()
     (its failures counted whatever the error says); a diff of two files, or read from a file, is
     none of one file's (hostile review rv65: such a wall was taken for reads and went on)."""
     one = "git apply <<'EOF'\n--- a/src/app.py\n+++ b/src/app.py\n@@ -1 +1 @@\n-x\n+y\nEOF"
-    assert rule._attempt("Bash", {"command": one}, Config(), {}) == ("src/app.py", "patch")
-    assert rule._attempt("Bash", {"command": one.replace("git apply", "cd repo && patch -p1")}, Config(), {}) == (
-        "src/app.py", "patch")
+    assert rule._attempt("Bash", {"command": one}, Config(), {}, None) == ("src/app.py\nsrc/app.py", "patch", "src/app.py")
+    assert rule._attempt("Bash", {"command": one.replace("git apply", "cd repo && patch -p1")}, Config(), {}, None) == (
+        "src/app.py\nsrc/app.py", "patch", "src/app.py")
     two = "git apply <<'EOF'\n+++ b/src/app.py\n@@\n+++ b/src/b.py\n@@\nEOF"
-    assert rule._attempt("Bash", {"command": two}, Config(), {})[1] != "patch"
-    assert rule._attempt("Bash", {"command": "git apply /tmp/fix.patch"}, Config(), {}) == (None, "")
+    assert rule._attempt("Bash", {"command": two}, Config(), {}, None)[1] != "patch"
+    assert rule._attempt("Bash", {"command": "git apply /tmp/fix.patch"}, Config(), {}, None) == (None, "", "")
 
 
 def test_patches_the_sandbox_rejected_are_no_failures_to_fit_the_file() -> None:
@@ -654,7 +694,7 @@ def test_the_denial_names_the_key_where_the_call_names_the_file_no_single_usable
         entry = agent()
         for n in range(4):
             # an edit's failures on the file it names (another file of the same key is another wall)
-            failed = {"file_path": given.get("file_path", "/repo/src/calc.py"), "old_string": f"a{n}", "new_string": "b"}
+            failed = {"file_path": given.get("file_path", "/w/src/calc.py"), "old_string": f"a{n}", "new_string": "b"}
             rule.on_result(result_ctx("Edit", failed, "", entry=entry, outcome=FAILED))  # type: ignore[arg-type]
         verdict = rule.on_call(call_ctx(tool, given, entry=entry))  # type: ignore[arg-type]
         assert verdict is not None and shown in verdict.message, (given, verdict)  # type: ignore[attr-defined]
