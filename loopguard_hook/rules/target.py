@@ -82,8 +82,10 @@ their last two components (`packages/api/src/index.ts`, `packages/web/src/index.
 keeps its own count (six failing edits alternating between two such files were one wall, the
 5th and 6th denied). A path from some folder is the file whose place it ends (`_same_place`):
 `src/index.ts` may be either, `packages/web/src/index.ts` is not api's. A shell command's file
-is found by its name and such a path (`_named`); a read or a change of a file lifts the walls
-of every file of its key (a spelling may be any of them). At most `MAX_FILES` files.
+is found by its name and a path that may be its place (`_named`, `_may_name`: a glob, a brace,
+an expansion, a cut name may be any); a read or a change lifts the walls of every file of its
+key that it may be (all of them, unless the call names its file by an absolute place). At most
+`MAX_FILES` files.
 """
 
 import re
@@ -155,9 +157,9 @@ def _short(name: str) -> str:
 def _key(files: dict[str, Entry], file: str, place: str) -> str:
     """The slot key of an attempt on `file` (its key, `target_of`) made where `place` is
     (`_place`): the entry of the key whose place may be that one (`_same_place`), else its entry
-    of no place (made by an earlier release), which is this file's and takes its place when it
-    fails (`_own`), else a new key of the file and its place. With no place, the key's first
-    entry, or the key."""
+    of no place (a diff of several files, a path that may be anything, an earlier release's
+    ledger), which is this file's and takes its place when it fails (`_own`), else a new key of
+    the file and its place. With no place, the key's first entry, or the key."""
     same = [name for name in files if _short(name) == file]
     if not place:
         return same[0] if same else file
@@ -179,19 +181,26 @@ def _own(table: dict[str, Entry], key: str, place: str) -> str:
     return f"{short}{_AT}{place}"
 
 
-def _all_of(files: dict[str, Entry], file: str) -> list[str]:
-    """The slot keys of every file of `file`'s key: a read or a change of one lifts them all (a
+def _all_of(files: dict[str, Entry], file: str, place: str = "") -> list[str]:
+    """The slot keys of the files of `file`'s key that a read or a change of it lifts: where the
+    call's file is known absolutely (`place`), the entries that may be that file
+    (`_same_place`: of no place, or one from some folder it ends); else every file of the key (a
     spelling the session's folder cannot resolve may be any of them)."""
     short = _short(file)
-    return [name for name in files if _short(name) == short]
+    return [
+        name
+        for name in files
+        if _short(name) == short and (not _absolute(place) or _same_place(name.partition(_AT)[2], place))
+    ]
 
 
-def _named(command: str, files: dict[str, Entry]) -> str | None:
+def _named(command: str, files: dict[str, Entry], *, strict: bool = True) -> str | None:
     """The tracked file a shell command names, if any: its file name as a whole word (not
     `test_utils.py` for `utils.py`), in no other folder (not `lib/utils.py` for `src/utils.py`;
     a bare name, or a tracked name without a folder, may be it), nor, for a file whose place is
-    known, by a path that is not that place's end (`packages/web/src/index.ts` for
-    `/w/packages/api/src/index.ts`; `src/index.ts` may be either)."""
+    known and `strict`, by a path that cannot be that place (`_may_name`:
+    `packages/web/src/index.ts` for `/w/packages/api/src/index.ts`; `src/index.ts` may be
+    either)."""
     for name in files:
         short, _, place = name.partition(_AT)
         folder, _, base = short.replace("\\", "/").rpartition("/")
@@ -200,10 +209,33 @@ def _named(command: str, files: dict[str, Entry]) -> str | None:
             named = found.group(1).replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
             if folder and named not in ("", ".", "..", "~") and named != folder.rsplit("/", 1)[-1]:
                 continue
-            if place and not _same_place(place, _spelled(found.group(1) + base)):
+            if strict and place and not _may_name(place, found.group(1) + base):
                 continue  # another file of the key
             return name
     return None
+
+
+#: What makes a path's part stand for others, or a part that is no folder's name: a glob, a
+#: brace, an expansion, a drive, a subshell's or a route group's parenthesis, a home.
+_NOT_PLAIN = frozenset("*?[]{}$():~")
+
+
+def _may_name(place: str, word: str) -> bool:
+    """Whether the path a shell command names (`word`, as `_named` finds it: cut at a `:`, `=`,
+    `(`, `,` or a space, a glob or an expansion kept) may be the file at `place`: from the end,
+    no part of it differs from the place's where both are a folder's plain name. The first part
+    of a relative one may be the end of a cut name (`Project/src/app.py` of `My Project/…`,
+    `auth)/login/page.tsx` of `(auth)/…`), so it is not compared: `packages/web/src/index.ts` is
+    not `/w/packages/api/src/index.ts`; `web/src/index.ts`, `packages/*/src/index.ts`,
+    `/proj/src/app.py` (of `C:/proj/…`) may be it."""
+    parts = [p for p in word.replace("\\", "/").lower().split("/") if p not in ("", ".")]
+    if ".." in parts:
+        return True
+    compared = parts if word.startswith(("/", "\\")) else parts[1:]
+    for mine, its in zip(reversed(compared), reversed(place.split("/")), strict=False):
+        if mine != its and not (_NOT_PLAIN & set(mine) or _NOT_PLAIN & set(its) or not its):
+            return False
+    return True
 
 
 def _target(file: str) -> str:
@@ -247,7 +279,11 @@ def _attempt(
             return _key(files, diffed.pop()[:MAX_ID_CHARS], place), "patch", place
         name = _named(command, files)
         if name is None:
-            return None, "", ""
+            # a path that may not be a tracked file's place (`packages/web/…` for api's, or an
+            # alias of it: `/workspace/p/…` for `/home/u/p/…`): no attempt on it, but a read
+            # (one that succeeds lifts the walls of its key, as a change of it does)
+            name = _named(command, files, strict=False)
+            return (name, "read", "") if name is not None else (None, "", "")
         short = _short(name)
         changes = re.search(SHELL_WRITES, command) is not None and (_writes_it(command, short) or _writes_whole(command, short))
         return name, "script" if changes else "read", ""
@@ -273,12 +309,21 @@ def _place(tool: str, tool_input: Any, config: Config, cwd: str | None) -> str:
     """Where the file a call works on is: a file or patch tool's path in the session's folder
     `cwd` (`tools.place_of`), else the path as the call names it (a patch sent through the shell,
     from its shell's folder; a relative path and no folder), each written one way (`_spelled`)
-    and cut to its last `PLACE_CHARS` characters; "" for a call that names no file."""
+    and cut (`_cut`); "" for a call that names no file."""
     place = place_of(tool, tool_input, config, cwd)
     if place is None:
         named = named_path(tool_input, config)
         place = _spelled(named) if named else ""
-    return place[-PLACE_CHARS:]
+    return _cut(place)
+
+
+def _cut(place: str) -> str:
+    """A place of at most `PLACE_CHARS` characters: a longer one's end, its whole folders (a
+    tail, compared as a path from some folder is: `_same_place`)."""
+    if len(place) <= PLACE_CHARS:
+        return place
+    tail = place[-PLACE_CHARS:]
+    return tail.partition("/")[2] or tail
 
 
 def _spelled(path: str) -> str:
@@ -289,8 +334,8 @@ def _spelled(path: str) -> str:
         return ""
     absolute = where_is(path, None)
     if absolute is not None:
-        return absolute[-PLACE_CHARS:]
-    return "/".join(p for p in path.replace("\\", "/").lower().split("/") if p not in ("", "."))[-PLACE_CHARS:]
+        return _cut(absolute)
+    return _cut("/".join(p for p in path.replace("\\", "/").lower().split("/") if p not in ("", ".")))
 
 
 def _absolute(place: str) -> bool:
@@ -658,7 +703,7 @@ def on_result(ctx: ResultContext) -> Decision | None:
     if not file:
         return None
     if how == "read":
-        for name in _all_of(files, file) if not failed else ():
+        for name in _all_of(files, file, place) if not failed else ():
             files[name][1] = True
             # read: what the model sends next may be written from what it saw (a patch resent as
             # it is still fails)
@@ -669,14 +714,14 @@ def on_result(ctx: ResultContext) -> Decision | None:
         # It applied: the file is as the model thinks. So it is after a whole write of the text
         # the model sent that changed nothing: that text was the file's already.
         if not ctx.unchanged or _sent_whole(ctx.tool, ctx.tool_input, _short(file)):
-            _forget(files, file)
+            _forget(files, file, place)
         return None
     if how not in ("patch", "script"):
         return None  # a whole write fails for other reasons (the file exists, was not read: the host says which)
     if ctx.tool == "apply_patch" and ctx.outcome.text.startswith(PATCH_REJECTED):
         return None  # Codex's sandbox refused it (`PATCH_REJECTED`), not for the file's text: no read mends it
     if how == "patch" and ctx.changed:
-        _forget(files, file)  # a diff applied in part (GNU patch's exit 1 for the hunks that did not fit): a change
+        _forget(files, file, place)  # a diff applied in part (GNU patch's exit 1 for the hunks that did not fit): a change
         return None
     told = ctx.unchanged or ctx.edits_looked or edits_only(ctx.tool, ctx.tool_input)
     told = told or bool(output_paths(ctx.tool, ctx.tool_input))
@@ -733,9 +778,10 @@ def on_result(ctx: ResultContext) -> Decision | None:
     return None
 
 
-def _forget(files: dict[str, Entry], file: str) -> None:
-    """A change of the file applied: the walls of every file of its key are lifted (`_all_of`)."""
-    for name in _all_of(files, file):
+def _forget(files: dict[str, Entry], file: str, place: str = "") -> None:
+    """A change of the file (where `place` says) applied: its walls are lifted, and those of the
+    other files of its key that it may be (`_all_of`)."""
+    for name in _all_of(files, file, place):
         del files[name]
 
 

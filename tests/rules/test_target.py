@@ -124,9 +124,41 @@ def test_patches_sent_through_the_shell_tell_two_files_of_a_key_apart_by_their_p
     assert _edit_of("/w/packages/web/src/index.ts", entry) is None
 
 
+def test_a_path_a_shell_command_names_may_be_a_place_unless_a_plain_folder_differs() -> None:
+    """`_may_name`: the word `_named` finds is cut at a `:`, `(`, `,`, `=` or a space and keeps
+    globs and expansions; only a plain folder's name that differs tells another file (rv78:
+    reads of these spellings were missed, and the next edit denied)."""
+    place = "/w/packages/api/src/index.ts"
+    for word, may in [
+        ("packages/web/src/index.ts", False),
+        ("/w/packages/web/src/index.ts", False),
+        ("/v/packages/api/src/index.ts", False),
+        ("packages/api/src/index.ts", True),
+        ("web/src/index.ts", True),  # its first part may be the end of a cut name
+        ("packages/*/src/index.ts", True),
+        ("web}/src/index.ts", True),
+        ("pwd)/packages/api/src/index.ts", True),
+        ("../api/src/index.ts", True),
+    ]:
+        assert rule._may_name(place, word) is may, word
+    assert rule._may_name("c:/proj/src/app.py", "/proj/src/app.py")  # `C:/proj/…` cut at its `:`
+    assert rule._may_name("c:/proj/src/app.py", "/c/proj/src/app.py")  # Git Bash's spelling
+    assert rule._may_name("/w/src/app/(auth)/login/page.tsx", "auth)/login/page.tsx")
+
+
+def test_a_long_place_keeps_its_last_whole_folders() -> None:
+    """`_cut`: a place over `PLACE_CHARS` keeps its end from a folder's start, compared as a
+    path from some folder: the same file named by another long absolute path is still one."""
+    deep = "/home/u/" + "/".join(f"folder{i:02d}" for i in range(30)) + "/src/app.py"
+    cut = rule._cut(deep)
+    assert len(cut) <= rule.PLACE_CHARS and deep.endswith("/" + cut) and not cut.startswith("/")
+    assert rule._same_place(cut, rule._cut(deep)) and rule._same_place(cut, "src/app.py")
+    assert not rule._same_place(cut, rule._cut(deep.replace("folder29", "other")))
+
+
 def test_an_entry_written_before_places_were_kept_is_judged_by_its_key() -> None:
-    """A ledger of an earlier release: nine fields, or ten with the changed-since-read mark where
-    the place now is; its count still stands for any file of the key."""
+    """A ledger of an earlier release, its entries under the bare key: nine fields, or ten with
+    the changed-since-read mark; its count still stands for any file of the key."""
     for old in ([4, False, 90.0, "e", False, "4:", "", 0, 0], [4, False, 90.0, "e", False, "4:", "", 0, 0, 1]):
         entry = agent()
         entry["rules"] = {"target": {"src/app.py": list(old)}}
