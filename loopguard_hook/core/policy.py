@@ -54,10 +54,11 @@ def with_mode(decision: Decision, config: Config, *, can_deny: bool = True) -> D
         action = min(action, Action.REMIND)
     if action == intended and decision.intended == intended:
         return decision
-    message = decision.message
+    message, advice = decision.message, decision.advice
     if action is Action.REMIND and intended >= Action.DENY and decision.advice:
-        message = decision.advice
-    return decision._replace(action=action, intended=intended, message=message)
+        # the reminder's text goes out; the stronger one is kept for `fit_batch` to restore
+        message, advice = decision.advice, decision.message
+    return decision._replace(action=action, intended=intended, message=message, advice=advice)
 
 
 def _stop_mode(decision: Decision, config: Config) -> Decision:
@@ -149,6 +150,10 @@ def fit_batch(decision: Decision, event: str, config: Config, caps: Capabilities
     host ends the turn from it (Claude Code: `continue: false` before the next model call,
     2.1.332 LAB)."""
     if decision.intended is Action.STOP and config.mode == "enforce" and event in caps.end_turn:
+        if decision.action is Action.REMIND and decision.advice:
+            # `fit_result` made it a reminder with its advice: the end of turn goes out with its
+            # own text, which says the turn is ended (and is logged and counted as an end)
+            return decision._replace(action=Action.STOP, message=decision.advice, advice=decision.message)
         return decision._replace(action=Action.STOP)
     return decision
 

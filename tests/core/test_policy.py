@@ -167,3 +167,15 @@ def test_advise_at_a_stop_ends_nothing_and_tells_the_user_nothing_of_an_end() ->
     assert (advised.action, advised.intended, advised.system_message) == (Action.ALLOW, Action.STOP, "")
     enforced = policy.fit_text(stop, event, Config())
     assert enforced.action is Action.STOP and enforced.system_message.startswith("loopguard ended the turn")
+
+
+def test_an_end_of_turn_decided_on_a_batch_goes_out_with_its_own_text() -> None:
+    """A result's verdict is fitted as a reminder (its advice), then `fit_batch` restores the end
+    of turn where the host ends the turn from a PostToolBatch: with the end's text, which says the
+    turn is ended, not the reminder's (a new user's `stats` counted such ends as reminders, by
+    their text, and the model's context said only 'change the approach')."""
+    caps = claude_code.CAPABILITIES
+    fitted = policy.fit_batch(policy.fit_result(STOP, Config()), "PostToolBatch", Config(), caps)
+    assert (fitted.action, fitted.message) == (Action.STOP, STOP.message)
+    advised = policy.fit_batch(policy.fit_result(STOP, Config(mode="advise")), "PostToolBatch", Config(mode="advise"), caps)
+    assert (advised.action, advised.message) == (Action.REMIND, "[loopguard] advice")
