@@ -9,12 +9,10 @@ Two kinds of wall:
   where the agent thinks. Distinct files failing once each are several answers, not a wall.
 
 Errors are compared by `outcome.error_signature` (paths, numbers and the input they quote
-removed), files by where an edit or patch tool's path is in the session's folder
-(`wall_file`: two files sharing their last two components are two walls), else by their last
-two path components (`tools.target_of`: a retry with the absolute path is the same file). A
-failure counts for the rule only as a retry the model chose after it saw the error: calls issued
-together (a parallel batch, all refused by one permission rule) are one round. The rule reminds
-once the calls that failed this way, at least two of them distinct, reach
+removed), files by their last two path components (`tools.target_of`: a retry with the
+absolute path is the same file). A failure counts for the rule only as a retry the model chose
+after it saw the error: calls issued together (a parallel batch, all refused by one permission
+rule) are one round. The rule reminds once the calls that failed this way, at least two of them distinct, reach
 `same_error_remind_at` distinct calls or rounds (and at least two rounds), and again at twice
 the threshold, in a later round than the first (a batch of parallel siblings that passes both
 thresholds at once is reminded once). Identical calls alone are the repeat rule's.
@@ -79,7 +77,7 @@ Codex takes no end of turn at PreToolUse: a denial with a final text; on DSH too
 for the rest of the turn, `delivery.end_of_turn`). Balanced leaves that end to the repeat
 rule's `stop_at`.
 
-A call is in a wall when it is the same tool, on the same file (`wall_file`; a patch of
+A call is in a wall when it is the same tool, on the same file (`tools.target_of`; a patch of
 the same kind) or, for a call that names no file, run the same way (`shape_of`: the programs of
 a shell command, the host a fetch asks) as one of the calls that failed; only a call whose
 signature is one of the wall's failed calls is denied or ends the turn. Thresholds count the
@@ -112,7 +110,6 @@ it is armed again once it has failed two more rounds (one flaky failure does not
 import re
 from typing import TYPE_CHECKING, Any, cast
 
-from ..config.settings import Config
 from ..core.ledger import MAX_ID_CHARS, Agent, Limits, drop_slot, issued, new_round, slot, slots, trim, waited_first
 from ..core.messages import PREFIX, quote
 from ..core.outcome import PERMISSION_REFUSAL, Failure, error_signature, for_command, preview
@@ -128,7 +125,7 @@ from ..core.shellwords import (
     sleeps_first,
 )
 from ..core.signature import digest
-from ..core.tools import change_paths, edits_in_place, matches, named_path, place_of, short_path, target_of
+from ..core.tools import change_paths, edits_in_place, matches, named_path, short_path, target_of
 from ..core.verdict import Action, Decision, Rule
 from .base import CallContext, ResultContext
 
@@ -244,7 +241,6 @@ def on_result(ctx: ResultContext) -> Decision | None:
     target = target_of(ctx.tool_input, ctx.config)
     # The ledger keeps a short digest of the file's name, not the name.
     file_id = file_id_of(target)
-    wall = wall_file(tool, ctx.tool_input, ctx.config, ctx.cwd, target)
     escalates = ctx.config.same_error_deny_at > 0
     fetches = file_id is None and not _runs_commands(tool, ctx.tool_input)
     failed = outcome.failure != Failure.NONE
@@ -252,7 +248,7 @@ def on_result(ctx: ResultContext) -> Decision | None:
     # most calls succeed with none (a shell command's programs are read through three patterns).
     shape = shape_of(ctx.tool_input, has_file=target is not None) if (escalates or fetches) and (failed or errors) else None
     if not failed:
-        _succeeded(ctx, file_id, wall, shape, escalates=escalates, fetches=fetches)
+        _succeeded(ctx, file_id, shape, escalates=escalates, fetches=fetches)
         return None
     if ctx.changed:
         return None  # its edits applied, then what it ran after them failed (`sed -i … && pytest`): a fix and a rerun
@@ -264,7 +260,7 @@ def on_result(ctx: ResultContext) -> Decision | None:
     rejected = bool(ctx.call.get("late")) and "<tool_use_error>" in outcome.text[:256]
     page = _missing_page(ctx.tool_input, ctx.error_text) if fetches else None
     signature = error_signature(ctx.error_text, ctx.tool_input) + (f"@{page}" if page else "")
-    key = f"{wall_prefix(tool, wall)}{signature}"
+    key = f"{tool[:MAX_ID_CHARS]}:{file_id or ''}:{signature}"
     entry = errors.setdefault(key, {"sigs": [], "t": ctx.call["t"]})
     if page:
         entry["page"] = page
@@ -350,12 +346,9 @@ def _asked(tool: str, tool_input: Any, shape: str | None) -> bool:
     return not programs or any(p in _ASKS for p in programs) or re.search(_SILENCED, command[:1024]) is not None
 
 
-def _succeeded(
-    ctx: ResultContext, file_id: str | None, wall: str | None, shape: str | None, *, escalates: bool, fetches: bool
-) -> None:
-    """A success: it ends the walls it answers (module docstring). `file_id`: the digest of the
-    key of the file it names (`file_id_of`), `wall`: of where that file is (`wall_file`);
-    `fetches`: a call of a tool that runs no command lines, naming no file (`_runs_commands`)."""
+def _succeeded(ctx: ResultContext, file_id: str | None, shape: str | None, *, escalates: bool, fetches: bool) -> None:
+    """A success: it ends the walls it answers (module docstring). `fetches`: a call of a tool
+    that runs no command lines, naming no file (`_runs_commands`)."""
     errors = table(ctx.agent)
     # The page a fetch asked (`_page_of`): only a wall of that missing page ends with its success.
     page = _page_of(ctx.tool_input, "") if fetches and errors else None
@@ -394,7 +387,7 @@ def _succeeded(
         command = shell_command(ctx.tool, ctx.tool_input) if any(e.get("killed") is True for e in errors.values()) else None
         reads = command is not None and reads_only(command[:MAX_SHELL_CHARS])
         web = fetches and _asks_the_web(ctx.tool_input, page)
-        answered(errors, ctx.tool, wall, shape, reads=reads, page=page, web=web)
+        answered(errors, ctx.tool, file_id, shape, reads=reads, page=page, web=web)
 
 
 #: A fetch told that the page it asked for is not there: HTTP 404 or 410 (Claude Code's WebFetch:
@@ -612,23 +605,21 @@ def note_shape(entry: ErrorEntry, shape: str | None) -> None:
     del shapes[:-MAX_SHAPES]
 
 
-def wall_prefix(tool: str, wall: str | None) -> str:
-    """The start of the ledger keys of `tool`'s walls on a file (`wall`: `wall_file`'s digest;
-    None for calls that name no file)."""
-    return f"{tool[:MAX_ID_CHARS]}:{wall or ''}:"
+def wall_prefix(tool: str, file_id: str | None) -> str:
+    """The start of the ledger keys of `tool`'s walls on that file (`same_error.py` keys)."""
+    return f"{tool[:MAX_ID_CHARS]}:{file_id or ''}:"
 
 
-def walls_of(errors: dict[str, ErrorEntry], tool: str, wall: str | None, shape: str | None) -> list[str]:
-    """The keys of the walls a call of `tool` on a file (`wall`: `wall_file`'s digest), run that
-    way, belongs to."""
+def walls_of(errors: dict[str, ErrorEntry], tool: str, file_id: str | None, shape: str | None) -> list[str]:
+    """The keys of the walls a call of `tool` on that file, run that way, belongs to."""
     if shape is None:
         return []
-    prefix, sid = wall_prefix(tool, wall), shape_id(shape)
+    prefix, sid = wall_prefix(tool, file_id), shape_id(shape)
     return [k for k, e in errors.items() if k.startswith(prefix) and sid in e.get("shapes", ())]
 
 
 def answered(
-    errors: dict[str, ErrorEntry], tool: str, wall: str | None, shape: str | None, *, reads: bool = False,
+    errors: dict[str, ErrorEntry], tool: str, file_id: str | None, shape: str | None, *, reads: bool = False,
     page: str | None = None, web: bool = False,
 ) -> None:
     """A call that succeeded: the walls of the same tool run the same way are gone (it works
@@ -641,7 +632,7 @@ def answered(
     only asks the web (`web`: a fetch of another page, a search) leaves it armed, since it says
     nothing of that address, but any other success disarms it as any wall of calls naming no
     file: a build, a server started, a deploy, a subagent may have put the page there."""
-    for key in walls_of(errors, tool, wall, shape):
+    for key in walls_of(errors, tool, file_id, shape):
         if _page(errors[key]) in (None, page):
             del errors[key]
     for entry in errors.values():
@@ -669,21 +660,6 @@ def file_id_of(target: str | None) -> str | None:
     return digest(target.encode("utf-8", "surrogatepass"))[:12] if target is not None else None
 
 
-def wall_file(tool: str, tool_input: Any, config: Config, cwd: str | None, target: str | None) -> str | None:
-    """The file part of the keys of a call's walls: the digest of where its file is
-    (`tools.place_of`: a file or patch tool's path resolved in the session's folder `cwd`), so
-    that two files sharing their last two components (`packages/api/src/index.ts`,
-    `packages/web/src/index.ts`) are two walls, not one reminded at their third failure
-    together; the digest of `target` (`target_of`) when that cannot be told (a shell command, a
-    relative path and no folder, `~`);
-    None for a call that names no file. A wall's `target` stays the key's digest: a change of
-    either file ends the walls of both."""
-    if target is None:
-        return None
-    place = place_of(tool, tool_input, config, cwd)
-    return file_id_of(place if place is not None else target)
-
-
 def on_call(ctx: CallContext) -> Decision | None:
     """Deny an identical retry of a reminded wall's failed call; with `same_error_stop_at`,
     end the turn when it still goes on (module docstring)."""
@@ -700,8 +676,9 @@ def on_call(ctx: CallContext) -> Decision | None:
     if not errors or ctx.call.get("retry"):  # a retry with escalation after a refusal is a first run
         return None
     target = target_of(ctx.tool_input, cfg)
+    file_id = file_id_of(target)
     shape = shape_of(ctx.tool_input, has_file=target is not None)
-    keys = walls_of(errors, ctx.tool, wall_file(ctx.tool, ctx.tool_input, cfg, ctx.event.cwd, target), shape)
+    keys = walls_of(errors, ctx.tool, file_id, shape)
     # A wall of validation rejections is not denied: the host checks such a call before it runs,
     # so the next one is rejected (and ends the turn, `late_stop`) or is right and goes ahead.
     # Only a call that already failed this way is denied: a different one may be the fix. A

@@ -75,17 +75,16 @@ Its slot is `Agent.rules["target"]`: `{file: [failed attempts, read since the fi
 the last failure's time, its error, whether the host rejected some before they ran, what the
 last failed patch looked for, the last failed patch's signature and its failures in a row, the
 patches that did not fit, the edits refused as changed since their read, whether a call that
-may change files ran since its last read]}`, the file by its last two path components
-(`tools.target_of`) and where it is (`_key`, `_place`: an edit or patch tool's path in the
-session's folder, else the path as a shell line's patch or diff spells it): two files may share
-their last two components (`packages/api/src/index.ts`, `packages/web/src/index.ts`), and each
-keeps its own count (six failing edits alternating between two such files were one wall, the
-5th and 6th denied). A path from some folder is the file whose place it ends (`_same_place`):
-`src/index.ts` may be either, `packages/web/src/index.ts` is not api's. A shell command's file
-is found by its name and a path that may be its place (`_named`, `_may_name`: a glob, a brace,
-an expansion, a cut name may be any); a read or a change lifts the walls of every file of its
-key that it may be (all of them, unless the call names its file by an absolute place). At most
-`MAX_FILES` files.
+may change files ran since its last read, the failures counted where each file was]}`, the file
+by its last two path components (`tools.target_of`), at most `MAX_FILES` files.
+
+Two files may share that key (`packages/api/src/index.ts`, `packages/web/src/index.ts`): six
+failing edits alternating between them were one wall, the 5th and 6th denied. So each failure
+is also counted where its file is (`_place`: an edit or patch tool's path in the session's
+folder, or the path a patch sent through the shell or a diff spells), and a patch naming its
+file so is denied only for the failures of that place and of no known place (`_own`): the
+other file's are not its. Everything else is the key's, as before: a read or a change of any
+file of the key lifts the wall, a shell command is judged by the key's failures.
 """
 
 import re
@@ -128,7 +127,9 @@ WRITE_TOOLS = frozenset({"Write", "write", "Create", "create", "write_file"})
 #: redacted), some were rejected by the host before they ran, what the last failed patch looked
 #: for and did not find (`looked_for`; "" when unknown or read since), the last failed patch's
 #: signature and how many times in a row it failed as it is (`sig:n`), the patches of it that did
-#: not fit it (`_misfits`), the edits of it refused as changed since their read (`_stale`)]`.
+#: not fit it (`_misfits`), the edits of it refused as changed since their read (`_stale`), 1 when
+#: a call that may change files ran since its last read (`_changed_since_read`), the failures by
+#: where their file was (`_places`)]`.
 Entry = list[float | bool | str]
 
 
@@ -145,97 +146,47 @@ _IN_PLACE = (
 _BEFORE = r"(?:\A|(?<=[\s'\"=(,:<>|;&]))"
 
 
-#: What separates, in the slot's keys, a file's key from where the file is (`_key`).
-_AT = "\n"
-
-
-def _short(name: str) -> str:
-    """A slot key's file key (`target_of`), without where the file is."""
-    return name.partition(_AT)[0]
-
-
-def _key(files: dict[str, Entry], file: str, place: str) -> str:
-    """The slot key of an attempt on `file` (its key, `target_of`) made where `place` is
-    (`_place`): the entry of the key whose place may be that one (`_same_place`), else its entry
-    of no place (a diff of several files, a path that may be anything, an earlier release's
-    ledger), which is this file's and takes its place when it fails (`_own`), else a new key of
-    the file and its place. With no place, the key's first entry, or the key."""
-    same = [name for name in files if _short(name) == file]
-    if not place:
-        return same[0] if same else file
-    for name in same:
-        if _same_place(name.partition(_AT)[2], place):
-            return name
-    return file if file in files else f"{file}{_AT}{place}"
-
-
-def _own(table: dict[str, Entry], key: str, place: str) -> str:
-    """The key a failure is counted under: where the attempt that fails on an entry tells more of
-    the file's place than its key (none, or a path from some folder where the attempt's is
-    absolute), the entry takes that place, so that a later attempt on another file of the key
-    keeps its own count."""
-    short, _, known = key.partition(_AT)
-    if not place or key not in table or known == place or (known and (_absolute(known) or not _absolute(place))):
-        return key
-    table[f"{short}{_AT}{place}"] = table.pop(key)
-    return f"{short}{_AT}{place}"
-
-
-def _all_of(files: dict[str, Entry], file: str, place: str = "") -> list[str]:
-    """The slot keys of the files of `file`'s key that a read or a change of it lifts: where the
-    call's file is known absolutely (`place`), the entries that may be that file
-    (`_same_place`: of no place, or one from some folder it ends); else every file of the key (a
-    spelling the session's folder cannot resolve may be any of them)."""
-    short = _short(file)
-    return [
-        name
-        for name in files
-        if _short(name) == short and (not _absolute(place) or _same_place(name.partition(_AT)[2], place))
-    ]
-
-
-def _named(command: str, files: dict[str, Entry], *, strict: bool = True) -> str | None:
+def _named(command: str, files: dict[str, Entry]) -> str | None:
     """The tracked file a shell command names, if any: its file name as a whole word (not
     `test_utils.py` for `utils.py`), in no other folder (not `lib/utils.py` for `src/utils.py`;
-    a bare name, or a tracked name without a folder, may be it), nor, for a file whose place is
-    known and `strict`, by a path that cannot be that place (`_may_name`:
-    `packages/web/src/index.ts` for `/w/packages/api/src/index.ts`; `src/index.ts` may be
-    either)."""
+    a bare name, or a tracked name without a folder, may be it)."""
     for name in files:
-        short, _, place = name.partition(_AT)
-        folder, _, base = short.replace("\\", "/").rpartition("/")
-        pattern = rf"{_BEFORE}((?:[^\s'\"=(,:<>|;&]*[/\\])?){re.escape(base)}(?=$|[\s'\");|&,:>)])"
-        for found in re.finditer(pattern, command):
-            named = found.group(1).replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
-            if folder and named not in ("", ".", "..", "~") and named != folder.rsplit("/", 1)[-1]:
-                continue
-            if strict and place and not _may_name(place, found.group(1) + base):
-                continue  # another file of the key
+        if _naming(command, name, first=True):
             return name
     return None
 
 
-#: What makes a path's part stand for others, or a part that is no folder's name: a glob, a
-#: brace, an expansion, a drive, a subshell's or a route group's parenthesis, a home.
-_NOT_PLAIN = frozenset("*?[]{}$():~")
+def _naming(command: str, name: str, *, first: bool = False) -> list[str]:
+    """The paths in a shell command that name the tracked file `name` as `_named` finds them
+    (cut at a `:`, `=`, `(`, `,` or a space; a glob or an expansion kept); `first`: only the first."""
+    folder, _, base = name.replace("\\", "/").rpartition("/")
+    pattern = rf"{_BEFORE}((?:[^\s'\"=(,:<>|;&]*[/\\])?){re.escape(base)}(?=$|[\s'\");|&,:>)])"
+    words = []
+    for found in re.finditer(pattern, command):
+        named = found.group(1).replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+        if not folder or named in ("", ".", "..", "~") or named == folder.rsplit("/", 1)[-1]:
+            words.append(found.group(1) + base)
+            if first:
+                break
+    return words
 
 
-def _may_name(place: str, word: str) -> bool:
-    """Whether the path a shell command names (`word`, as `_named` finds it: cut at a `:`, `=`,
-    `(`, `,` or a space, a glob or an expansion kept) may be the file at `place`: from the end,
-    no part of it differs from the place's where both are a folder's plain name. The first part
-    of a relative one may be the end of a cut name (`Project/src/app.py` of `My Project/…`,
-    `auth)/login/page.tsx` of `(auth)/…`), so it is not compared: `packages/web/src/index.ts` is
-    not `/w/packages/api/src/index.ts`; `web/src/index.ts`, `packages/*/src/index.ts`,
-    `/proj/src/app.py` (of `C:/proj/…`) may be it."""
-    parts = [p for p in word.replace("\\", "/").lower().split("/") if p not in ("", ".")]
-    if ".." in parts:
-        return True
-    compared = parts if word.startswith(("/", "\\")) else parts[1:]
-    for mine, its in zip(reversed(compared), reversed(place.split("/")), strict=False):
-        if mine != its and not (_NOT_PLAIN & set(mine) or _NOT_PLAIN & set(its) or not its):
-            return False
-    return True
+#: What makes a path's part stand for others: a glob, a brace, an expansion.
+_PATTERN_MARKS = frozenset("*?[]{}$`")
+
+
+def _script_place(command: str, file: str) -> str:
+    """`_place` of a shell command that names the tracked `file`: the path it names, as spelled,
+    when it names one that can be compared (no glob, brace or expansion); "" otherwise (none, or
+    several: `sed -i … /tmp/copy/src/app.py src/app.py`). A path cut at a `(`, a space or a
+    drive's `:` gives fewer or other parts: at most fewer failures count against it (`_own`)."""
+    places = set()
+    for word in _naming(command[:MAX_SHELL_CHARS], file):
+        parts = [p for p in word.replace("\\", "/").lower().split("/") if p not in ("", ".")]
+        if _PATTERN_MARKS & set(word) or ".." in parts or "~" in parts:
+            return ""
+        places.add("/".join(parts[-PLACE_PARTS:])[-MAX_ID_CHARS:])
+    return places.pop() if len(places) == 1 else ""
 
 
 def _target(file: str) -> str:
@@ -259,100 +210,35 @@ def _writes_it(command: str, file: str) -> bool:
     )
 
 
-def _attempt(
-    tool: str, tool_input: Any, config: Config, files: dict[str, Entry], cwd: str | None
-) -> tuple[str | None, str, str]:
-    """The file a call works on (its slot key, `_key`), how, and where the file is (`_place`, ""
-    when unknown): `patch` (an edit or patch tool changing part of it, a patch sent through the
-    shell, a unified diff of that one file applied by `git apply` or `patch`), `write` (whole),
-    `script` (a shell command that names a file whose patches failed and writes), `read` (any
-    other call naming it: a read tool, a shell command that names such a file); `(None, "", "")`
-    for none. `cwd`: the session's folder (`HookEvent.cwd`)."""
+def _attempt(tool: str, tool_input: Any, config: Config, files: dict[str, Entry]) -> tuple[str | None, str]:
+    """The file a call works on and how: `patch` (an edit or patch tool changing part of it, a
+    patch sent through the shell, a unified diff of that one file applied by `git apply` or
+    `patch`), `write` (whole), `script` (a shell command that names a file
+    whose patches failed and writes), `read` (any other call naming it: a read tool, a shell
+    command that names such a file); `(None, "")` for none."""
     command = shell_command(tool, tool_input)
     if command is not None and "*** " not in command:
         diffed = {short_path(path) for path in diff_paths(command) or ()}
         if len(diffed) == 1 and edits_only(tool, tool_input):
             # a diff of one file applied on a line of edits alone (`git apply <<'EOF'`); one
             # followed by a test run (`… && pytest`) may fail as the test: as before
-            path = next(iter(diff_paths(command) or ()), "")
-            place = _spelled(path) if len(diff_paths(command) or ()) == 1 else ""
-            return _key(files, diffed.pop()[:MAX_ID_CHARS], place), "patch", place
+            return diffed.pop()[:MAX_ID_CHARS], "patch"
         name = _named(command, files)
         if name is None:
-            # a path that may not be a tracked file's place (`packages/web/…` for api's, or an
-            # alias of it: `/workspace/p/…` for `/home/u/p/…`): no attempt on it, but a read
-            # (one that succeeds lifts the walls of its key, as a change of it does)
-            name = _named(command, files, strict=False)
-            return (name, "read", "") if name is not None else (None, "", "")
-        short = _short(name)
-        changes = re.search(SHELL_WRITES, command) is not None and (_writes_it(command, short) or _writes_whole(command, short))
-        return name, "script" if changes else "read", ""
+            return None, ""
+        changes = re.search(SHELL_WRITES, command) is not None and (_writes_it(command, name) or _writes_whole(command, name))
+        return name, "script" if changes else "read"
     file = target_of(tool_input, config)
     if file is None:
-        return None, "", ""
-    place = _place(tool, tool_input, config, cwd)
-    file = _key(files, file[:MAX_ID_CHARS], place)
+        return None, ""
+    file = file[:MAX_ID_CHARS]
     patch = tool_input.get("command") if isinstance(tool_input, dict) else None  # Codex's apply_patch input
     patch = patch[:4096] if isinstance(patch, str) else None
     if tool in PATCH_TOOLS or (patch is not None and re.search(UPDATE, patch)):
-        return file, "patch", place
+        return file, "patch"
     if tool in WRITE_TOOLS or (patch is not None and re.search(ADD, patch)) or matches(tool, config.mutating_tools):
-        return file, "write", place
-    return file, "read", place
-
-
-#: The most characters of a file's place kept in its key (its end: what `_same_place` compares).
-PLACE_CHARS = 160
-
-
-def _place(tool: str, tool_input: Any, config: Config, cwd: str | None) -> str:
-    """Where the file a call works on is: a file or patch tool's path in the session's folder
-    `cwd` (`tools.place_of`), else the path as the call names it (a patch sent through the shell,
-    from its shell's folder; a relative path and no folder), each written one way (`_spelled`)
-    and cut (`_cut`); "" for a call that names no file."""
-    place = place_of(tool, tool_input, config, cwd)
-    if place is None:
-        named = named_path(tool_input, config)
-        place = _spelled(named) if named else ""
-    return _cut(place)
-
-
-def _cut(place: str) -> str:
-    """A place of at most `PLACE_CHARS` characters: a longer one's end, its whole folders (a
-    tail, compared as a path from some folder is: `_same_place`)."""
-    if len(place) <= PLACE_CHARS:
-        return place
-    tail = place[-PLACE_CHARS:]
-    return tail.partition("/")[2] or tail
-
-
-def _spelled(path: str) -> str:
-    """A path as a shell command or a patch names it, written as places are (`tools.where_is`):
-    an absolute one resolved so, a relative one in lower case with forward slashes, without `.`
-    parts; "" for one that may be anything (`..`, `~`, a variable)."""
-    if path.startswith(("~", "$")) or ".." in path:
-        return ""
-    absolute = where_is(path, None)
-    if absolute is not None:
-        return _cut(absolute)
-    return _cut("/".join(p for p in path.replace("\\", "/").lower().split("/") if p not in ("", ".")))
-
-
-def _absolute(place: str) -> bool:
-    return place.startswith("/") or re.match(r"[a-z]:/", place) is not None
-
-
-def _same_place(one: str, other: str) -> bool:
-    """Whether two places may be one file: either is unknown, both absolute and equal, or the
-    one from some folder (relative) is the other's end, whole folders (`src/app.py` of
-    `/w/src/app.py`; not `packages/web/src/index.ts` of `/w/packages/api/src/index.ts`)."""
-    if not one or not other:
-        return True
-    if _absolute(one) and _absolute(other):
-        return one == other
-    a, b = one.lstrip("/").split("/"), other.lstrip("/").split("/")
-    n = min(len(a), len(b))
-    return a[-n:] == b[-n:]
+        return file, "write"
+    return file, "read"
 
 
 def on_call(ctx: CallContext) -> Decision | None:
@@ -363,10 +249,10 @@ def on_call(ctx: CallContext) -> Decision | None:
     misfit = ctx.event.misfit
     if (not files and misfit is None) or not ctx.counted or ctx.event.event != "PreToolUse":
         return None
-    file, how, place = _attempt(ctx.tool, ctx.tool_input, cfg, files, ctx.event.cwd)
+    file, how = _attempt(ctx.tool, ctx.tool_input, cfg, files)
     decision = _verdict(ctx, files, file, how)
     if decision is None and misfit is not None and file is not None and how == "patch" and cfg.reread_after_failed_edits:
-        _count_misfit(ctx, file, place, misfit)
+        _count_misfit(ctx, file, misfit)
     return decision
 
 
@@ -388,6 +274,76 @@ _STALE = r"File has been unexpectedly modified"
 STALE_AFTER = 2
 #: An entry's index of `_changed_since_read`.
 CHANGED = 9
+#: An entry's index of `_places`.
+PLACES = 10
+#: Places whose failures an entry keeps (the latest), and the last parts of a path kept of each.
+MAX_PLACES = 4
+PLACE_PARTS = 6
+
+
+def _place(tool: str, tool_input: Any, config: Config, cwd: str | None) -> str:
+    """Where the file a patch changes is: the last `PLACE_PARTS` parts of an edit or patch tool's
+    path in the session's folder `cwd` (`tools.place_of`, written one way), else of the path a
+    patch sent through the shell or a diff of one file applied by the shell spells (from the
+    shell's folder); "" when unknown or when it may be anything (`..`, `~`, a variable)."""
+    path = place_of(tool, tool_input, config, cwd)
+    if path is None:
+        command = shell_command(tool, tool_input)
+        diffed = diff_paths(command) if command is not None and "*** " not in command else None
+        path = (diffed[0] if len(diffed) == 1 else None) if diffed else named_path(tool_input, config)
+        path = (where_is(path, None) or path.lower()) if path and not path.startswith(("~", "$")) else None
+    parts = [p for p in (path or "").replace("\\", "/").split("/") if p not in ("", ".")]
+    if ".." in parts:
+        return ""
+    return "/".join(parts[-PLACE_PARTS:]).translate({9: None, 10: None})[-MAX_ID_CHARS:]
+
+
+def _attempt_place(tool: str, tool_input: Any, config: Config, cwd: str | None, file: str, how: str) -> str:
+    """Where an attempt (`_attempt`'s `how`) on the tracked `file` works: a patch's `_place`, a
+    script's `_script_place`."""
+    if how == "script":
+        return _script_place(str(shell_command(tool, tool_input)), file)
+    return _place(tool, tool_input, config, cwd) if how == "patch" else ""
+
+
+def _same_place(one: str, other: str) -> bool:
+    """Whether two places (`_place`) may be one file: their last parts agree as far as both go
+    (`src/app.py` is the end of `project/src/app.py`; `api/src/index.ts` is not `web/src/index.ts`)."""
+    a, b = one.split("/"), other.split("/")
+    n = min(len(a), len(b))
+    return a[-n:] == b[-n:]
+
+
+def _places(entry: Entry) -> list[tuple[str, int]]:
+    """An entry's failures by place (`_place`), oldest first; none for none known, or an entry
+    written before they were kept."""
+    value = entry[PLACES] if len(entry) > PLACES else ""
+    found = []
+    for line in value.split("\n") if isinstance(value, str) and value else ():
+        n, _, place = line.partition("\t")
+        if n.isdigit() and place:
+            found.append((place, int(n)))
+    return found
+
+
+def _counted(entry: Entry, place: str, new: int) -> str:
+    """`_places` with `new` more failures at `place`, written back (the latest `MAX_PLACES`)."""
+    counts = dict(_places(entry))
+    if place and new:
+        counts[place] = min(counts.pop(place, 0) + new, 99)
+    return "\n".join(f"{n}\t{p}" for p, n in list(counts.items())[-MAX_PLACES:])
+
+
+def _own(entry: Entry, place: str) -> int:
+    """The failures of an entry that may be its file's where `place` is (`_place`): those
+    counted at a place that may be that one (`_same_place`) and those of no known place (a shell
+    command's, an earlier release's); all of them when the place is unknown."""
+    failures = int(entry[0])
+    counts = _places(entry)
+    if not place or not counts:
+        return failures
+    known = sum(n for _, n in counts)
+    return sum(n for p, n in counts if _same_place(p, place)) + max(0, failures - known)
 
 
 def _stale(entry: Entry) -> int:
@@ -410,13 +366,12 @@ def _slashed_drive_path(tool_input: Any) -> str | None:
     return path[:MAX_ID_CHARS] if isinstance(path, str) and re.match(r"[A-Za-z]:/", path) else None
 
 
-def _count_misfit(ctx: CallContext, file: str, place: str, line: str) -> None:
+def _count_misfit(ctx: CallContext, file: str, line: str) -> None:
     """Count, at its PreToolUse, a patch the host layer found its file cannot take: apply_patch
     will refuse it, and Codex 0.171.0 sends no PostToolUse for a patch it refuses so
     (`tests/e2e/test_codex.py`), so its result may never come. If it does (a replay, another
     release), it is not counted again (`Call.misfit`)."""
     table = cast("dict[str, Entry]", slots(ctx.agent).setdefault(NAME, {}))
-    file = _own(table, file, place)
     entry = table.setdefault(file, [0, False, 0.0, "", False, ""])
     since = int(str(entry[5]).partition(":")[0] or 0) if len(entry) > 5 else 0
     sig = ctx.call["sig"]
@@ -431,7 +386,9 @@ def _count_misfit(ctx: CallContext, file: str, place: str, line: str) -> None:
     rejected = len(entry) > 4 and bool(entry[4])
     # no error to quote: the host sends none (the model reads apply_patch's own)
     since = min(since + 1, 99)
-    table[file] = [int(entry[0]) + 1, bool(entry[1]), ctx.call["t"], "", rejected, f"{since}:", same, misfits, _stale(entry)]
+    row: Entry = [int(entry[0]) + 1, bool(entry[1]), ctx.call["t"], "", rejected, f"{since}:", same, misfits, _stale(entry)]
+    place = _place(ctx.tool, ctx.tool_input, ctx.config, ctx.event.cwd)
+    table[file] = [*row, 0, _counted(entry, place, 1)]
     trim(table, MAX_FILES, lambda k: float(table[k][2]))
     ctx.call["misfit"] = True
 
@@ -449,7 +406,7 @@ def _verdict(ctx: CallContext, files: dict[str, Entry], file: str | None, how: s
         # before the host-check exemption below: this failure comes after the PreToolUse
         text = stale_denial(path, _stale(entry))
         return Decision(Action.DENY, Rule.TARGET, text, advice=stale_advice(path), times=_stale(entry) + 1, tool=ctx.tool)
-    if how == "script" and _writes_whole(str(shell_command(ctx.tool, ctx.tool_input)), _short(file)):
+    if how == "script" and _writes_whole(str(shell_command(ctx.tool, ctx.tool_input)), file):
         return None
     if how == "patch" and ctx.tool in PATCH_TOOLS and len(entry) > 4 and entry[4]:
         return None  # the host checks this edit before its PreToolUse: reaching it, it applies
@@ -468,10 +425,12 @@ def _verdict(ctx: CallContext, files: dict[str, Entry], file: str | None, how: s
     misfits = _misfits(entry)
     if patch is not None and misfit is not None and misfits >= MISFIT_AFTER:
         line = preview(redact_prefix(misfit, QUOTE_CHARS + 1), QUOTE_CHARS)
-        path = redact_prefix(updated_path(patch) or _short(file), QUOTE_CHARS)  # as the model wrote it: a command can use it
+        path = redact_prefix(updated_path(patch) or file, QUOTE_CHARS)  # as the model wrote it: a command can use it
         windows = re.match(r"[A-Za-z]:[\\/]", ctx.event.cwd or "") is not None  # Codex there runs PowerShell
         text = misfit_denial(path, misfits, line, windows=windows)
         return Decision(Action.DENY, Rule.TARGET, text, advice=misfit_advice(path, line), times=misfits + 1, tool=ctx.tool)
+    if how in ("patch", "script") and failures >= cfg.reread_after_failed_edits:
+        failures = _own(entry, _attempt_place(ctx.tool, ctx.tool_input, cfg, ctx.event.cwd, file, how))
     if cfg.reread_after_failed_edits and failures >= cfg.reread_after_failed_edits and not read:
         named = _as_named(ctx, file)
         text = reread_denial(named, failures, error, script=how == "script")
@@ -488,7 +447,6 @@ def _as_named(ctx: CallContext, file: str) -> str:
     quoting another tree's copy), or at more than `QUOTE_CHARS` (cut, a path would lose its name):
     the key is no path in general (`proj/calc.py` for `./calc.py` run in `/x/proj`; a new user's
     Gemini CLI and Qwen Code sessions were told to read it first)."""
-    file = _short(file)
     named = named_path(ctx.tool_input, ctx.config)
     command = shell_command(ctx.tool, ctx.tool_input) if named is None else None
     if command is not None:
@@ -694,7 +652,7 @@ def on_result(ctx: ResultContext) -> Decision | None:
     if not cfg.reread_after_failed_edits:
         return None
     files = _files(ctx.agent)
-    file, how, place = _attempt(ctx.tool, ctx.tool_input, cfg, files, ctx.cwd)
+    file, how = _attempt(ctx.tool, ctx.tool_input, cfg, files)
     failed = ctx.outcome.failure != Failure.NONE
     # (a call that failed is taken to have changed nothing: a script refused by its parser
     # between two sends of one patch, public Codex rollout of 2025-09-21)
@@ -703,25 +661,25 @@ def on_result(ctx: ResultContext) -> Decision | None:
     if not file:
         return None
     if how == "read":
-        for name in _all_of(files, file, place) if not failed else ():
-            files[name][1] = True
+        if not failed and file in files:
+            files[file][1] = True
             # read: what the model sends next may be written from what it saw (a patch resent as
             # it is still fails)
-            files[name][5:6] = [""]
-            del files[name][CHANGED:]  # read since any change: a refusal now is not that change's
+            files[file][5:6] = [""]
+            del files[file][CHANGED:]  # read since any change: a refusal now is not that change's
         return None
     if not failed:
         # It applied: the file is as the model thinks. So it is after a whole write of the text
         # the model sent that changed nothing: that text was the file's already.
-        if not ctx.unchanged or _sent_whole(ctx.tool, ctx.tool_input, _short(file)):
-            _forget(files, file, place)
+        if not ctx.unchanged or _sent_whole(ctx.tool, ctx.tool_input, file):
+            files.pop(file, None)
         return None
     if how not in ("patch", "script"):
         return None  # a whole write fails for other reasons (the file exists, was not read: the host says which)
     if ctx.tool == "apply_patch" and ctx.outcome.text.startswith(PATCH_REJECTED):
         return None  # Codex's sandbox refused it (`PATCH_REJECTED`), not for the file's text: no read mends it
     if how == "patch" and ctx.changed:
-        _forget(files, file, place)  # a diff applied in part (GNU patch's exit 1 for the hunks that did not fit): a change
+        files.pop(file, None)  # a diff applied in part (GNU patch's exit 1 for the hunks that did not fit): a change
         return None
     told = ctx.unchanged or ctx.edits_looked or edits_only(ctx.tool, ctx.tool_input)
     told = told or bool(output_paths(ctx.tool, ctx.tool_input))
@@ -734,12 +692,11 @@ def on_result(ctx: ResultContext) -> Decision | None:
         # replay, which has no workspace, it does not, but for a line that sends output into a
         # file.
         if ctx.changed:
-            _forget(files, file)
+            files.pop(file, None)
         return None
     if _unparsed(ctx.tool, ctx.outcome.text):
         return None  # the attempt's own text did not parse: it never reached the file (`_UNPARSED`)
     table = cast("dict[str, Entry]", slots(ctx.agent).setdefault(NAME, {}))
-    file = _own(table, file, place)
     entry = table.setdefault(file, [0, False, 0.0, "", False, ""])
     quote = preview(redact_prefix(ctx.outcome.text.strip(), QUOTE_CHARS + 1), QUOTE_CHARS)
     rejected = bool(ctx.call.get("late")) or (len(entry) > 4 and bool(entry[4]))
@@ -766,23 +723,17 @@ def on_result(ctx: ResultContext) -> Decision | None:
     refused = slashed and not explained and re.search(_STALE, ctx.outcome.text[:512]) is not None
     stale = min(_stale(entry) + refused, 99)
     row: Entry = [failures, bool(entry[1]), ctx.call["t"], quote, rejected, f"{since}:{missed}", same, misfits, stale]
-    table[file] = [*row, 1] if explained else row
+    place = _attempt_place(ctx.tool, ctx.tool_input, ctx.config, ctx.cwd, file, how)
+    table[file] = [*row, 1 if explained else 0, _counted(entry, place, new)]
     trim(table, MAX_FILES, lambda k: float(table[k][2]))
     if refused and new and stale == STALE_AFTER and bool(entry[1]):
         # Refused again after the read the host asked for: its advice ("Read it again") cannot
         # help this spelling; said now, before the next edit is denied (held-out 2.0.61-2.0.69
         # sessions: Read, refused, Read, refused, three to five times per file, Writes refused
         # "not read yet" between, which no hook of that host sees).
-        path = _slashed_drive_path(ctx.tool_input) or _short(file)
+        path = _slashed_drive_path(ctx.tool_input) or file
         return Decision(Action.REMIND, Rule.TARGET, stale_reminder(path), times=stale, tool=ctx.tool)
     return None
-
-
-def _forget(files: dict[str, Entry], file: str, place: str = "") -> None:
-    """A change of the file (where `place` says) applied: its walls are lifted, and those of the
-    other files of its key that it may be (`_all_of`)."""
-    for name in _all_of(files, file, place):
-        del files[name]
 
 
 def _changed_unseen(tool: str, tool_input: Any, files: dict[str, Entry]) -> None:
@@ -796,7 +747,7 @@ def _changed_unseen(tool: str, tool_input: Any, files: dict[str, Entry]) -> None
     patch = patch_text(tool, tool_input, PATCH_CHARS)
     if patch is not None:
         for path in re.findall(r"(?m)^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$", patch):
-            _forget(files, short_path((path[0] or path[1]).strip()))
+            files.pop(short_path((path[0] or path[1]).strip()), None)
     elif _may_change_unseen(tool, tool_input):
         for entry in files.values():
             if len(entry) > 5:
@@ -804,7 +755,7 @@ def _changed_unseen(tool: str, tool_input: Any, files: dict[str, Entry]) -> None
                 # and the patches that did not fit: the file may hold their lines now; edits refused
                 # for the path's spelling stay counted (no change of the file mends the spelling),
                 # and a refusal as changed since the read is this change's, until the next read
-                entry[6:] = ["", 0, _stale(entry), 1]
+                entry[6:] = ["", 0, _stale(entry), 1, *entry[PLACES : PLACES + 1]]
 
 
 def _may_change_unseen(tool: str, tool_input: Any) -> bool:

@@ -395,29 +395,3 @@ def test_a_wall_on_one_file_names_it_as_the_calls_do(tmp_path: Path) -> None:
     assert runner.play() == []
     said = " ".join(r.stdout.decode() for _, r in runner.results)
     assert secret not in said and "Edit on [REDACTED]/schema.json has failed" in said, said
-
-
-def test_two_files_sharing_their_last_two_components_are_two_walls() -> None:
-    """Edits of `packages/api/src/index.ts` and `packages/web/src/index.ts` failing the same way
-    in turn: each file's wall is reminded at its own third failure, not both together at the
-    third edit (their key, `src/index.ts`, is one; where they are is not: `tools.place_of`). One
-    file's edits failing so are reminded at the third."""
-    from rulekit import agent, result_ctx
-
-    from loopguard_hook.core.outcome import Failure, Outcome
-
-    error = "<tool_use_error>String to replace not found in file.\nString: x</tool_use_error>"
-    for paths, expected in [
-        (["/w/packages/api/src/index.ts", "/w/packages/web/src/index.ts"], [None] * 4 + ["SAME_ERROR"] * 2),
-        (["/w/packages/api/src/index.ts"], [None, None, "SAME_ERROR", None, None, "SAME_ERROR"]),
-    ]:
-        entry = agent()
-        got = []
-        for n in range(6):
-            now = 100.0 + 10 * n
-            edit = {"file_path": paths[n % len(paths)], "old_string": f"a{n}", "new_string": "b"}
-            ctx = result_ctx("Edit", edit, error, entry=entry, outcome=Outcome("f", Failure.HARD, error), now=now)
-            entry["updated"] = now  # each edit is made after the last one's answer: a round of its own
-            verdict = walls.on_result(ctx)
-            got.append(verdict.rule.name if verdict is not None else None)
-        assert got == expected, paths

@@ -50,120 +50,79 @@ def _edit_of(path: str, entry: dict, cwd: str | None = None) -> object:  # type:
     return rule.on_call(ctx._replace(event=ctx.event._replace(cwd=cwd)))  # type: ignore[arg-type]
 
 
-def test_two_files_sharing_the_key_are_two_walls() -> None:
+API, WEB = "/w/packages/api/src/index.ts", "/w/packages/web/src/index.ts"
+
+
+def test_a_patch_is_judged_by_the_failures_of_its_own_file_not_another_of_the_key() -> None:
     """`packages/api/src/index.ts` and `packages/web/src/index.ts` share the key `src/index.ts`:
-    six failing edits alternating between them were one wall, the 5th and 6th denied. Each keeps
-    its own count, and neither is judged by the other's failures."""
-    api, web = "/w/packages/api/src/index.ts", "/w/packages/web/src/index.ts"
+    six failing edits alternating between them were one wall, the 5th and 6th denied. Each
+    failure is counted where its file is too, and a patch is judged by its place's failures:
+    none is denied until one file has failed four times itself; one failure of the other does
+    not wipe its count (rv77)."""
     entry = agent()
     for n in range(6):
-        path = api if n % 2 == 0 else web
+        path = API if n % 2 == 0 else WEB
         assert _edit_of(path, entry) is None, n
         _failed_edit_of(path, n, entry)
-    assert _edit_of(api, entry) is None and _edit_of(web, entry) is None
-    for n in range(4):
-        _failed_edit_of(api, n, entry)
-    verdict = _edit_of(api, entry)
+    assert _edit_of(API, entry) is None and _edit_of(WEB, entry) is None
+    _failed_edit_of(API, 7, entry)  # api's fourth
+    verdict = _edit_of(API, entry)
     assert verdict is not None and (verdict.action, verdict.rule) == (Action.DENY, Rule.TARGET)  # type: ignore[attr-defined]
-    assert _edit_of(web, entry) is None  # web's own three failures: no wall yet
-    _failed_edit_of(web, 9, entry)
-    assert _edit_of(web, entry) is not None  # its fourth
+    assert _edit_of(WEB, entry) is None  # web's three are its own
 
 
 def test_one_file_named_relatively_and_absolutely_is_one_wall() -> None:
-    """A relative path is resolved in the session's folder: `packages/api/src/index.ts` in `/w`
-    and `/w/packages/api/src/index.ts` are one file, whose fifth patch is denied; without a folder
-    to resolve it in, a relative path that is the end of the absolute one is that file too; one
-    resolved in another folder is another file."""
+    """A path is resolved in the session's folder, or compared by its last parts: `packages/api/
+    src/index.ts` and `/w/packages/api/src/index.ts` are one file, whose fifth patch is denied;
+    one resolved in another folder is another file."""
     for cwd, other in [("/w", None), (None, None), ("/w", "/elsewhere")]:
         entry = agent()
         for n in range(4):
-            path = "/w/packages/api/src/index.ts" if n % 2 == 0 else "packages/api/src/index.ts"
-            _failed_edit_of(path, n, entry, cwd=cwd)
+            _failed_edit_of(API if n % 2 == 0 else "packages/api/src/index.ts", n, entry, cwd=cwd)
         verdict = _edit_of("packages/api/src/index.ts", entry, cwd=other or cwd)
         if other:
-            assert verdict is None  # resolved in another folder: another file of the key
+            assert verdict is None  # /elsewhere/packages/api/…: another file of the key
         else:
             assert verdict is not None and verdict.rule == Rule.TARGET, cwd  # type: ignore[attr-defined]
 
 
-def test_a_shell_command_naming_another_file_of_the_key_is_no_attempt_on_it() -> None:
-    """After four failed edits of /w/packages/api/src/index.ts, a `sed -i` of
-    packages/web/src/index.ts is the other file's (rv77: it was denied 'read src/index.ts
-    first'); a path that may be api's (its end, a bare name, one with `..`) is still its."""
-    entry = agent()
-    for n in range(4):
-        _failed_edit_of("/w/packages/api/src/index.ts", n, entry)
+def test_a_shell_command_is_judged_by_where_the_path_it_names_is() -> None:
+    """After four failed edits of api's index.ts, a `sed -i` of web's is not denied (rv77); one
+    that may be api's (its path's end, or several paths, one of them api's) is, as before."""
     for path, denied in [
         ("packages/web/src/index.ts", False),
         ("/w/packages/web/src/index.ts", False),
-        ("./packages/api/src/index.ts", True),
-        ("/w/packages/api/src/index.ts", True),
+        ("packages/api/src/index.ts", True),
         ("src/index.ts", True),
-        ("../api/src/index.ts", True),
+        ("packages/*/src/index.ts", True),
+        ("/tmp/copy/src/index.ts packages/api/src/index.ts", True),
     ]:
+        entry = agent()
+        for n in range(4):
+            _failed_edit_of(API, n, entry)
         verdict = rule.on_call(call_ctx("Bash", {"command": f"sed -i 's/a/b/' {path}"}, entry=entry))  # type: ignore[arg-type]
         assert (verdict is not None) == denied, path
 
 
-def test_patches_sent_through_the_shell_tell_two_files_of_a_key_apart_by_their_paths() -> None:
-    """A patch sent through the shell, or a diff `git apply` reads, names its file from the
-    shell's folder: the path as spelled tells packages/api/… from packages/web/… (rv77), and is
-    the end of an edit tool's path of the same file (one wall)."""
-    entry = agent()
-    for n in range(6):
-        pkg = "api" if n % 2 == 0 else "web"
-        body = f"*** Begin Patch\n*** Update File: packages/{pkg}/src/index.ts\n@@\n-a{n}\n+b\n*** End Patch"
-        patch = f"apply_patch <<'EOF'\n{body}\nEOF"
-        assert rule.on_call(call_ctx("Bash", {"command": patch}, entry=entry)) is None, n  # type: ignore[arg-type]
-        rule.on_result(result_ctx("Bash", {"command": patch}, "", entry=entry, outcome=FAILED))  # type: ignore[arg-type]
-    assert sorted(int(e[0]) for e in entry["rules"]["target"].values()) == [3, 3]
-    _failed_edit_of("/w/packages/api/src/index.ts", 9, entry)  # the same file by its absolute path: api's 4th
-    verdict = _edit_of("/w/packages/api/src/index.ts", entry)
-    assert verdict is not None and verdict.rule == Rule.TARGET  # type: ignore[attr-defined]
-    assert _edit_of("/w/packages/web/src/index.ts", entry) is None
-
-
-def test_a_path_a_shell_command_names_may_be_a_place_unless_a_plain_folder_differs() -> None:
-    """`_may_name`: the word `_named` finds is cut at a `:`, `(`, `,`, `=` or a space and keeps
-    globs and expansions; only a plain folder's name that differs tells another file (rv78:
-    reads of these spellings were missed, and the next edit denied)."""
-    place = "/w/packages/api/src/index.ts"
-    for word, may in [
-        ("packages/web/src/index.ts", False),
-        ("/w/packages/web/src/index.ts", False),
-        ("/v/packages/api/src/index.ts", False),
-        ("packages/api/src/index.ts", True),
-        ("web/src/index.ts", True),  # its first part may be the end of a cut name
-        ("packages/*/src/index.ts", True),
-        ("web}/src/index.ts", True),
-        ("pwd)/packages/api/src/index.ts", True),
-        ("../api/src/index.ts", True),
-    ]:
-        assert rule._may_name(place, word) is may, word
-    assert rule._may_name("c:/proj/src/app.py", "/proj/src/app.py")  # `C:/proj/…` cut at its `:`
-    assert rule._may_name("c:/proj/src/app.py", "/c/proj/src/app.py")  # Git Bash's spelling
-    assert rule._may_name("/w/src/app/(auth)/login/page.tsx", "auth)/login/page.tsx")
-
-
-def test_a_long_place_keeps_its_last_whole_folders() -> None:
-    """`_cut`: a place over `PLACE_CHARS` keeps its end from a folder's start, compared as a
-    path from some folder: the same file named by another long absolute path is still one."""
-    deep = "/home/u/" + "/".join(f"folder{i:02d}" for i in range(30)) + "/src/app.py"
-    cut = rule._cut(deep)
-    assert len(cut) <= rule.PLACE_CHARS and deep.endswith("/" + cut) and not cut.startswith("/")
-    assert rule._same_place(cut, rule._cut(deep)) and rule._same_place(cut, "src/app.py")
-    assert not rule._same_place(cut, rule._cut(deep.replace("folder29", "other")))
-
-
-def test_an_entry_written_before_places_were_kept_is_judged_by_its_key() -> None:
-    """A ledger of an earlier release, its entries under the bare key: nine fields, or ten with
-    the changed-since-read mark; its count still stands for any file of the key."""
+def test_an_entry_written_before_places_were_counted_is_judged_by_its_key() -> None:
+    """A ledger of an earlier release: nine fields, or ten with the changed-since-read mark; its
+    failures are of no known place, so they count for any file of the key."""
     for old in ([4, False, 90.0, "e", False, "4:", "", 0, 0], [4, False, 90.0, "e", False, "4:", "", 0, 0, 1]):
         entry = agent()
         entry["rules"] = {"target": {"src/app.py": list(old)}}
         verdict = _patch(entry)
         assert verdict is not None and verdict.rule == Rule.TARGET, old  # type: ignore[attr-defined]
+
+
+def test_an_entry_keeps_the_failures_of_its_latest_places() -> None:
+    entry = agent()
+    for n, pkg in enumerate(["a", "b", "c", "d", "e", "a"]):
+        _failed_edit_of(f"/w/{pkg}/src/index.ts", n, entry)
+    places = rule._places(entry["rules"]["target"]["src/index.ts"])
+    assert places == [("w/c/src/index.ts", 1), ("w/d/src/index.ts", 1), ("w/e/src/index.ts", 1), ("w/a/src/index.ts", 1)]
+    # a's latest, and the two whose places were dropped (a's first, b's): of no known place
+    assert rule._own(entry["rules"]["target"]["src/index.ts"], "w/a/src/index.ts") == 3
+    assert rule._own(entry["rules"]["target"]["src/index.ts"], "w/c/src/index.ts") == 3
 
 
 def test_a_read_during_the_wall_meets_the_precondition_for_good() -> None:
@@ -290,7 +249,7 @@ def test_a_shell_command_that_reads_the_file_or_writes_another_is_no_attempt_and
     for _ in range(4):
         test = {"command": "python -m pytest -q tests/test_app.py > /tmp/out.txt"}
         rule.on_result(result_ctx("Bash", test, "", entry=other, outcome=SCRIPT_FAILED))  # type: ignore[arg-type]
-    assert [int(e[0]) for e in other["rules"]["target"].values()] == [1]
+    assert int(other["rules"]["target"]["src/app.py"][0]) == 1
 
 
 
@@ -658,12 +617,12 @@ def test_a_unified_diff_of_one_file_applied_through_the_shell_is_a_patch_of_it()
     (its failures counted whatever the error says); a diff of two files, or read from a file, is
     none of one file's (hostile review rv65: such a wall was taken for reads and went on)."""
     one = "git apply <<'EOF'\n--- a/src/app.py\n+++ b/src/app.py\n@@ -1 +1 @@\n-x\n+y\nEOF"
-    assert rule._attempt("Bash", {"command": one}, Config(), {}, None) == ("src/app.py\nsrc/app.py", "patch", "src/app.py")
-    assert rule._attempt("Bash", {"command": one.replace("git apply", "cd repo && patch -p1")}, Config(), {}, None) == (
-        "src/app.py\nsrc/app.py", "patch", "src/app.py")
+    assert rule._attempt("Bash", {"command": one}, Config(), {}) == ("src/app.py", "patch")
+    assert rule._attempt("Bash", {"command": one.replace("git apply", "cd repo && patch -p1")}, Config(), {}) == (
+        "src/app.py", "patch")
     two = "git apply <<'EOF'\n+++ b/src/app.py\n@@\n+++ b/src/b.py\n@@\nEOF"
-    assert rule._attempt("Bash", {"command": two}, Config(), {}, None)[1] != "patch"
-    assert rule._attempt("Bash", {"command": "git apply /tmp/fix.patch"}, Config(), {}, None) == (None, "", "")
+    assert rule._attempt("Bash", {"command": two}, Config(), {})[1] != "patch"
+    assert rule._attempt("Bash", {"command": "git apply /tmp/fix.patch"}, Config(), {}) == (None, "")
 
 
 def test_patches_the_sandbox_rejected_are_no_failures_to_fit_the_file() -> None:
@@ -725,7 +684,7 @@ def test_the_denial_names_the_key_where_the_call_names_the_file_no_single_usable
     ]:
         entry = agent()
         for n in range(4):
-            # an edit's failures on the file it names (another file of the same key is another wall)
+            # failures of the file the call names (another file of the key is not judged by them)
             failed = {"file_path": given.get("file_path", "/w/src/calc.py"), "old_string": f"a{n}", "new_string": "b"}
             rule.on_result(result_ctx("Edit", failed, "", entry=entry, outcome=FAILED))  # type: ignore[arg-type]
         verdict = rule.on_call(call_ctx(tool, given, entry=entry))  # type: ignore[arg-type]
