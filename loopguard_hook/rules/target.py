@@ -81,10 +81,10 @@ by its last two path components (`tools.target_of`), at most `MAX_FILES` files.
 Two files may share that key (`packages/api/src/index.ts`, `packages/web/src/index.ts`): six
 failing edits alternating between them were one wall, the 5th and 6th denied. So each failure
 is also counted where its file is (`_place`: an edit or patch tool's path in the session's
-folder, or the path a patch sent through the shell or a diff spells), and a patch naming its
-file so is denied only for the failures of that place and of no known place (`_own`): the
-other file's are not its. Everything else is the key's, as before: a read or a change of any
-file of the key lifts the wall, a shell command is judged by the key's failures.
+folder, or the path a patch sent through the shell, a diff or a shell command names, as
+spelled), and a patch or a command is denied only for the failures at a place that may be its
+own and those of no known place (`_own`): the other file's are not its. Everything else is the
+key's, as before: a read or a change of any file of the key lifts the walls of all of them.
 """
 
 import re
@@ -111,7 +111,6 @@ from ..core.tools import (
     place_of,
     short_path,
     target_of,
-    where_is,
 )
 from ..core.verdict import Action, Decision, Rule
 from .base import CallContext, ResultContext
@@ -176,16 +175,16 @@ _PATTERN_MARKS = frozenset("*?[]{}$`")
 
 
 def _script_place(command: str, file: str) -> str:
-    """`_place` of a shell command that names the tracked `file`: the path it names, as spelled,
-    when it names one that can be compared (no glob, brace or expansion); "" otherwise (none, or
-    several: `sed -i … /tmp/copy/src/app.py src/app.py`). A path cut at a `(`, a space or a
-    drive's `:` gives fewer or other parts: at most fewer failures count against it (`_own`)."""
+    """`_place` of a shell command that names the tracked `file`: the path it names, as spelled
+    (`_tail`), when it names one that can be compared; "" otherwise (none, a glob or an
+    expansion, or several: `sed -i … /tmp/copy/src/app.py src/app.py`). A path otherwise cut or
+    spelled (`/mnt/c/…`) may give other parts: fewer failures then count against it (`_own`)."""
     places = set()
     for word in _naming(command[:MAX_SHELL_CHARS], file):
-        parts = [p for p in word.replace("\\", "/").lower().split("/") if p not in ("", ".")]
-        if _PATTERN_MARKS & set(word) or ".." in parts or "~" in parts:
+        place = _tail(word, spelled=True)
+        if not place:
             return ""
-        places.add("/".join(parts[-PLACE_PARTS:])[-MAX_ID_CHARS:])
+        places.add(place)
     return places.pop() if len(places) == 1 else ""
 
 
@@ -287,15 +286,31 @@ def _place(tool: str, tool_input: Any, config: Config, cwd: str | None) -> str:
     patch sent through the shell or a diff of one file applied by the shell spells (from the
     shell's folder); "" when unknown or when it may be anything (`..`, `~`, a variable)."""
     path = place_of(tool, tool_input, config, cwd)
-    if path is None:
-        command = shell_command(tool, tool_input)
-        diffed = diff_paths(command) if command is not None and "*** " not in command else None
-        path = (diffed[0] if len(diffed) == 1 else None) if diffed else named_path(tool_input, config)
-        path = (where_is(path, None) or path.lower()) if path and not path.startswith(("~", "$")) else None
-    parts = [p for p in (path or "").replace("\\", "/").split("/") if p not in ("", ".")]
-    if ".." in parts:
+    if path is not None:
+        return _tail(path, spelled=False)
+    command = shell_command(tool, tool_input)
+    diffed = diff_paths(command) if command is not None and "*** " not in command else None
+    path = (diffed[0] if len(diffed) == 1 else None) if diffed else named_path(tool_input, config)
+    return _tail(path, spelled=True) if path else ""
+
+
+def _tail(path: str, *, spelled: bool) -> str:
+    """A place (`_place`): the last `PLACE_PARTS` parts of `path`, in lower case; "" for one
+    that may be anything (`..`, `~`, a glob, a brace, an expansion). Of a path a command
+    `spelled` (a shell word, a diff's, a patch's sent through the shell), its first part is left
+    out when it has three or more: it may be a word's cut end (`auth)` of `(auth)`, `app` of `web
+    app`), Git Bash's drive (`/c/`), a diff's prefix (`new/` for `patch -p1`), and a place is
+    compared by its end (`_same_place`)."""
+    parts = [p.translate(_UNPRINTED) for p in path.lower().replace("\\", "/").split("/") if p not in ("", ".")]
+    if ".." in parts or any(p.startswith(("~", "$")) or _PATTERN_MARKS & set(p) for p in parts):
         return ""
-    return "/".join(parts[-PLACE_PARTS:]).translate({9: None, 10: None})[-MAX_ID_CHARS:]
+    if spelled and len(parts) >= 3:
+        parts = parts[1:]
+    return "/".join(parts[-PLACE_PARTS:])[-MAX_ID_CHARS:]
+
+
+#: Characters a place is written without (`_places` keeps one place a line, its count first).
+_UNPRINTED = {9: None, 10: None, 13: None}
 
 
 def _attempt_place(tool: str, tool_input: Any, config: Config, cwd: str | None, file: str, how: str) -> str:
@@ -321,7 +336,7 @@ def _places(entry: Entry) -> list[tuple[str, int]]:
     found = []
     for line in value.split("\n") if isinstance(value, str) and value else ():
         n, _, place = line.partition("\t")
-        if n.isdigit() and place:
+        if n.isascii() and n.isdigit() and place:
             found.append((place, int(n)))
     return found
 
@@ -336,8 +351,9 @@ def _counted(entry: Entry, place: str, new: int) -> str:
 
 def _own(entry: Entry, place: str) -> int:
     """The failures of an entry that may be its file's where `place` is (`_place`): those
-    counted at a place that may be that one (`_same_place`) and those of no known place (a shell
-    command's, an earlier release's); all of them when the place is unknown."""
+    counted at a place that may be that one (`_same_place`) and those of no known place (a call
+    whose path could not be compared, an earlier release's, the places past `MAX_PLACES`); all of
+    them when the place is unknown."""
     failures = int(entry[0])
     counts = _places(entry)
     if not place or not counts:

@@ -114,6 +114,35 @@ def test_an_entry_written_before_places_were_counted_is_judged_by_its_key() -> N
         assert verdict is not None and verdict.rule == Rule.TARGET, old  # type: ignore[attr-defined]
 
 
+def test_a_spelled_path_is_compared_without_its_first_part() -> None:
+    """`_tail`: a tool's path keeps its last parts; a path a command spells leaves out its first
+    part when it has three or more (a cut word's end, Git Bash's drive, a diff's prefix: rv80's
+    misses); one that may be anything has no place."""
+    assert rule._tail("/w/packages/api/src/index.ts", spelled=False) == "w/packages/api/src/index.ts"
+    assert rule._tail("auth)/login/page.tsx", spelled=True) == "login/page.tsx"
+    assert rule._tail("/c/proj/src/app.py", spelled=True) == "proj/src/app.py"
+    assert rule._same_place(rule._tail("/c/proj/src/app.py", spelled=True), "c:/proj/src/app.py")
+    assert rule._tail("packages/web/src/index.ts", spelled=True) == "web/src/index.ts"
+    assert not rule._same_place("web/src/index.ts", "w/packages/api/src/index.ts")
+    for anything in ("../api/src/index.ts", "~/p/a.py", "$ROOT/src/a.py", "packages/*/src/index.ts", "app/[id]/page.tsx"):
+        assert rule._tail(anything, spelled=True) == "", anything
+
+
+def test_a_places_field_that_does_not_parse_is_no_place() -> None:
+    """A hand-edited or odd ledger: a number, a list, lines whose count is no ASCII number
+    (`²`, which `isdigit` takes: rv80's crash); the entry's failures are then of no known place."""
+    for odd in (7, ["a"], "x", "\u00b2\tsrc/app.py", "3\t", "\t\t"):
+        entry = [4, False, 90.0, "e", False, "4:", "", 0, 0, 0, odd]
+        assert rule._places(entry) == [], odd
+        assert rule._own(entry, "w/src/app.py") == 4
+    path = "/w/src/a\n\u00b2\tb/app.py"  # a path holding a newline and a tab is written without them
+    entry = agent()
+    for n in range(2):
+        _failed_edit_of(path, n, entry)
+    (kept,) = entry["rules"]["target"].values()
+    assert rule._own(kept, rule._tail(path, spelled=False)) == 2
+
+
 def test_an_entry_keeps_the_failures_of_its_latest_places() -> None:
     entry = agent()
     for n, pkg in enumerate(["a", "b", "c", "d", "e", "a"]):
