@@ -336,7 +336,7 @@ def _places(entry: Entry) -> list[tuple[str, int]]:
     found = []
     for line in value.split("\n") if isinstance(value, str) and value else ():
         n, _, place = line.partition("\t")
-        if n.isascii() and n.isdigit() and place:
+        if n.isascii() and n.isdigit() and len(n) <= 2 and place:  # counts stop at 99
             found.append((place, int(n)))
     return found
 

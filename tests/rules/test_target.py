@@ -130,8 +130,9 @@ def test_a_spelled_path_is_compared_without_its_first_part() -> None:
 
 def test_a_places_field_that_does_not_parse_is_no_place() -> None:
     """A hand-edited or odd ledger: a number, a list, lines whose count is no ASCII number
-    (`²`, which `isdigit` takes: rv80's crash); the entry's failures are then of no known place."""
-    for odd in (7, ["a"], "x", "\u00b2\tsrc/app.py", "3\t", "\t\t"):
+    (`²`, which `isdigit` takes: rv80's crash) or too long for `int` (rv81); the entry's failures
+    are then of no known place."""
+    for odd in (7, ["a"], "x", "\u00b2\tsrc/app.py", "3\t", "\t\t", "9" * 5000 + "\tsrc/app.py"):
         entry = [4, False, 90.0, "e", False, "4:", "", 0, 0, 0, odd]
         assert rule._places(entry) == [], odd
         assert rule._own(entry, "w/src/app.py") == 4
