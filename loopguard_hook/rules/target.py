@@ -296,14 +296,15 @@ def _place(tool: str, tool_input: Any, config: Config, cwd: str | None) -> str:
 
 def _tail(path: str, *, spelled: bool) -> str:
     """A place (`_place`): the last `PLACE_PARTS` parts of `path`, in lower case; "" for one
-    that may be anything (`..`, `~`, a glob, a brace, an expansion). Of a path a command
+    that may be anything (`..`; as a command spells it, `~`, a glob, a brace, an expansion). Of a
+    path a command
     `spelled` (a shell word, a diff's, a patch's sent through the shell), its first part is left
     out when it has three or more: it may be a word's cut end (`auth)` of `(auth)`, `app` of `web
     app`), Git Bash's drive (`/c/`), a diff's prefix (`new/` for `patch -p1`), and a place is
     compared by its end (`_same_place`)."""
     parts = [p.translate(_UNPRINTED) for p in path.lower().replace("\\", "/").split("/") if p not in ("", ".")]
-    if ".." in parts or any(p.startswith(("~", "$")) or _PATTERN_MARKS & set(p) for p in parts):
-        return ""
+    if ".." in parts or (spelled and any(p.startswith(("~", "$")) or _PATTERN_MARKS & set(p) for p in parts)):
+        return ""  # a tool's path names one file, brackets and all (`app/[id]/page.tsx`)
     if spelled and len(parts) >= 3:
         parts = parts[1:]
     return "/".join(parts[-PLACE_PARTS:])[-MAX_ID_CHARS:]

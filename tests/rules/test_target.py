@@ -126,6 +126,7 @@ def test_a_spelled_path_is_compared_without_its_first_part() -> None:
     assert not rule._same_place("web/src/index.ts", "w/packages/api/src/index.ts")
     for anything in ("../api/src/index.ts", "~/p/a.py", "$ROOT/src/a.py", "packages/*/src/index.ts", "app/[id]/page.tsx"):
         assert rule._tail(anything, spelled=True) == "", anything
+    assert rule._tail("/w/app/[id]/page.tsx", spelled=False) == "w/app/[id]/page.tsx"  # a tool names one file
 
 
 def test_a_places_field_that_does_not_parse_is_no_place() -> None:
