@@ -156,8 +156,9 @@ def _named(command: str, files: dict[str, Entry]) -> str | None:
 
 
 def _naming(command: str, name: str, *, first: bool = False) -> list[str]:
-    """The paths in a shell command that name the tracked file `name` as `_named` finds them
-    (cut at a `:`, `=`, `(`, `,` or a space; a glob or an expansion kept); `first`: only the first."""
+    """The paths in a shell command that name the tracked file `name` (its file name as a whole
+    word, in no other folder: `_named`), each as the pattern finds it: cut at a `:`, `=`, `(`,
+    `,` or a space, a glob or an expansion kept; `first`: only the first."""
     folder, _, base = name.replace("\\", "/").rpartition("/")
     pattern = rf"{_BEFORE}((?:[^\s'\"=(,:<>|;&]*[/\\])?){re.escape(base)}(?=$|[\s'\");|&,:>)])"
     words = []
@@ -296,15 +297,15 @@ def _place(tool: str, tool_input: Any, config: Config, cwd: str | None) -> str:
 
 def _tail(path: str, *, spelled: bool) -> str:
     """A place (`_place`): the last `PLACE_PARTS` parts of `path`, in lower case; "" for one
-    that may be anything (`..`; as a command spells it, `~`, a glob, a brace, an expansion). Of a
-    path a command
+    that may be anything (`..`; as a command spells it, `~`, a glob, a brace, an expansion: a
+    tool's path names one file, brackets and all, `app/[id]/page.tsx`). Of a path a command
     `spelled` (a shell word, a diff's, a patch's sent through the shell), its first part is left
     out when it has three or more: it may be a word's cut end (`auth)` of `(auth)`, `app` of `web
     app`), Git Bash's drive (`/c/`), a diff's prefix (`new/` for `patch -p1`), and a place is
     compared by its end (`_same_place`)."""
     parts = [p.translate(_UNPRINTED) for p in path.lower().replace("\\", "/").split("/") if p not in ("", ".")]
     if ".." in parts or (spelled and any(p.startswith(("~", "$")) or _PATTERN_MARKS & set(p) for p in parts)):
-        return ""  # a tool's path names one file, brackets and all (`app/[id]/page.tsx`)
+        return ""
     if spelled and len(parts) >= 3:
         parts = parts[1:]
     return "/".join(parts[-PLACE_PARTS:])[-MAX_ID_CHARS:]
