@@ -308,6 +308,41 @@ def test_a_resumed_sessions_copy_of_a_reply_ends_no_turn_again(tmp_path: Path) -
     assert stops == ["Option 2.", "Fewer calls."]
 
 
+def test_a_session_resumed_in_its_own_file_replays_each_call_once(tmp_path: Path) -> None:
+    """Claude Code 2.0.29 (a public transcript: 42 calls, then all of them again at one instant
+    under new uuids) may write a resumed conversation into the same file again: its replies keep
+    their message ids and their calls their `tool_use_id`s, its prompts come back with the IDE's
+    note and the text on two lines. The live hooks fired once for each: the copy replays no
+    call and no prompt. A prompt with something new in it stays, though a copy answers it."""
+    base = {"sessionId": "s5", "cwd": "/p"}
+
+    def at(second: int) -> dict[str, str]:
+        return {**base, "timestamp": f"2025-11-01T09:{second // 60:02d}:{second % 60:02d}.000Z"}
+
+    def call(second: int, uuid: str, message_id: str, tool_use_id: str) -> list[dict[str, object]]:
+        use = {"type": "tool_use", "id": tool_use_id, "name": "Bash", "input": {"command": "npm run build"}}
+        line = {**at(second), "type": "assistant", "uuid": uuid, "message": {"id": message_id, "role": "assistant",
+                                                                              "stop_reason": None, "content": [use]}}
+        result = [{"type": "tool_result", "tool_use_id": tool_use_id, "content": "built"}]
+        return [line, _user(at(second), uuid + "r", result)]
+
+    note = "<ide_opened_file>The user opened the file src/App.tsx in the IDE.</ide_opened_file>"
+    first = [_user(at(0), "u1", [{"type": "text", "text": note}, {"type": "text", "text": "build it"}])]
+    first += call(1, "a1", "m1", "t1") + call(2, "a2", "m2", "t2") + [_reply(at(3), "a3", "Built twice.", "m3")]
+    copy = [_user(at(60), "c1", note), _user(at(60), "c2", "build it")]
+    copy += call(60, "c3", "m1", "t1") + call(60, "c4", "m2", "t2") + [_reply(at(60), "c5", "Built twice.", "m3")]
+    asked = [_user(at(61), "u2", "why twice?")] + call(61, "c6", "m2", "t2")  # a new question, a copied answer
+    then = [_user(at(70), "u3", "build it"), *call(71, "a4", "m4", "t3")]  # said before, answered anew
+    path = tmp_path / "s5.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in [*first, *copy, *asked, *then]))
+    (recording,) = load([str(path)])
+    names = [(e.payload["hook_event_name"], e.payload.get("tool_use_id") or e.payload.get("prompt")) for e in recording.events]
+    assert [n for n in names if n[0] == "PreToolUse"] == [("PreToolUse", "t1"), ("PreToolUse", "t2"), ("PreToolUse", "t3")]
+    prompts = [p for name, p in names if name == "UserPromptSubmit"]
+    assert prompts == [note + "\nbuild it", "why twice?", "build it"]
+    assert not recording.synthetic_times
+
+
 def test_the_clients_own_messages_are_no_reply() -> None:
     """Claude Code writes an API error or "Not logged in · Please run /login" as an assistant
     message of model `<synthetic>` (public 2.1.x transcripts: 135 in one session); read as the

@@ -86,6 +86,11 @@ class ClaudeStream:
         self.marks_ends = False  # whether any message states its `stop_reason` (2.1.50 and newer)
         self.ended: set[str] = set()  # the message ids of the replies a Stop was emitted for
         self.pending: dict[str, _ClaudeMessage] = {}
+        self.used: set[str] = set()  # the tool_use ids read so far (`_assistant`)
+        self.replied: set[str] = set()  # the main thread's message ids read so far (`_copied`)
+        self.last_reply: str | None = None  # the id of the main thread's latest assistant line
+        self.prompted: set[int] = set()  # the hashes of the prompts' text blocks so far (`_copied`)
+        self.retold: list[RecordedEvent] = []  # unanswered prompts whose every block was said before
         self.stopped: set[str] = set()
         self.compaction_open = False
         self.result_counter = 0
@@ -183,6 +188,8 @@ class ClaudeStream:
             self.skipped += 1
             return
         message_id = message.get("id") if isinstance(message.get("id"), str) else None
+        if agent == MAIN_AGENT:
+            self._copied(message_id)
         self.marks_ends = self.marks_ends or message.get("stop_reason") is not None
         content = message.get("content")
         blocks = content if isinstance(content, list) else []
@@ -200,7 +207,11 @@ class ClaudeStream:
                 pending = self.pending[agent] = _ClaudeMessage(message_id, agent)
             for block in uses:
                 tool_use_id, name = block.get("id"), block.get("name")
-                if isinstance(tool_use_id, str) and isinstance(name, str):
+                if isinstance(tool_use_id, str) and isinstance(name, str) and tool_use_id not in self.used:
+                    # A call read before is a resumed session's copy of it (2.0.29 in a public
+                    # transcript writes the history again under new uuids, at one instant, with
+                    # the old tool_use ids and results): the live hooks saw it once.
+                    self.used.add(tool_use_id)
                     pending.calls.append(_ClaudeCall(tool_use_id, name, block.get("input"), time, line.number))
         elif message_id is not None and message_id in self.ended:
             return  # a resumed session's copy of a turn's last message: its Stop came long ago
@@ -272,7 +283,28 @@ class ClaudeStream:
             self.prompt_id = data["promptId"]
         payload = self._base("UserPromptSubmit", MAIN_AGENT)
         payload["prompt"] = text
+        blocks = [hash(b) for b in text.split("\n") if b.strip()]  # a copy may split a prompt's blocks
+        retold = all(b in self.prompted for b in blocks)
+        self.prompted.update(blocks)
         self._emit(time, payload, line.number)
+        if retold:
+            self.retold.append(self.events[-1])
+
+    def _copied(self, message_id: str | None) -> None:
+        """Drop the prompts said before that a copied reply answers (a main-thread message read
+        before, with others since): a session resumed in the same file (2.0.29 in a public
+        transcript) writes the earlier conversation into it again, under new uuids and at one instant,
+        its prompts too (an IDE's `<ide_opened_file>` note and the text on two lines where they
+        had been one); the user typed them once, and the live hooks fired once. A prompt with
+        anything new in it stays, whatever answers it: the user typed it."""
+        copy = message_id is not None and message_id in self.replied and message_id != self.last_reply
+        if message_id is not None:
+            self.replied.add(message_id)
+        self.last_reply = message_id
+        if copy and self.retold:
+            dropped = {id(e) for e in self.retold}
+            self.events = [e for e in self.events if id(e) not in dropped]
+        self.retold = []
 
     def _results(self, line: Line, data: Mapping[str, Any], agent: str, time: float | None, results: list[Any]) -> None:
         """A user line's `tool_result` blocks: each the result of a pending call of `agent`."""
