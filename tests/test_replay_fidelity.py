@@ -313,33 +313,40 @@ def test_a_session_resumed_in_its_own_file_replays_each_call_once(tmp_path: Path
     under new uuids) may write a resumed conversation into the same file again: its replies keep
     their message ids and their calls their `tool_use_id`s, its prompts come back with the IDE's
     note and the text on two lines. The live hooks fired once for each: the copy replays no
-    call and no prompt. A prompt with something new in it stays, though a copy answers it."""
+    call and no prompt; a line with no message id (a proxy's model, as in that transcript) is
+    the copy's too. A prompt with something new in it stays, though a copy answers it, and a
+    new message's call stays though its id was used before."""
     base = {"sessionId": "s5", "cwd": "/p"}
 
     def at(second: int) -> dict[str, str]:
         return {**base, "timestamp": f"2025-11-01T09:{second // 60:02d}:{second % 60:02d}.000Z"}
 
-    def call(second: int, uuid: str, message_id: str, tool_use_id: str) -> list[dict[str, object]]:
+    def call(second: int, uuid: str, message_id: str | None, tool_use_id: str) -> list[dict[str, object]]:
         use = {"type": "tool_use", "id": tool_use_id, "name": "Bash", "input": {"command": "npm run build"}}
-        line = {**at(second), "type": "assistant", "uuid": uuid, "message": {"id": message_id, "role": "assistant",
-                                                                              "stop_reason": None, "content": [use]}}
+        message = {"role": "assistant", "stop_reason": None, "content": [use]}
+        if message_id is not None:
+            message["id"] = message_id
+        line = {**at(second), "type": "assistant", "uuid": uuid, "message": message}
         result = [{"type": "tool_result", "tool_use_id": tool_use_id, "content": "built"}]
         return [line, _user(at(second), uuid + "r", result)]
 
     note = "<ide_opened_file>The user opened the file src/App.tsx in the IDE.</ide_opened_file>"
     first = [_user(at(0), "u1", [{"type": "text", "text": note}, {"type": "text", "text": "build it"}])]
-    first += call(1, "a1", "m1", "t1") + call(2, "a2", "m2", "t2") + [_reply(at(3), "a3", "Built twice.", "m3")]
+    first += call(1, "a1", "m1", "t1") + call(2, "a2", "m2", "t2") + call(3, "a3", None, "t0")
+    first += [_reply(at(4), "a4", "Built three times.", "m3")]
     copy = [_user(at(60), "c1", note), _user(at(60), "c2", "build it")]
-    copy += call(60, "c3", "m1", "t1") + call(60, "c4", "m2", "t2") + [_reply(at(60), "c5", "Built twice.", "m3")]
-    asked = [_user(at(61), "u2", "why twice?")] + call(61, "c6", "m2", "t2")  # a new question, a copied answer
-    then = [_user(at(70), "u3", "build it"), *call(71, "a4", "m4", "t3")]  # said before, answered anew
+    copy += call(60, "c3", "m1", "t1") + call(60, "c4", "m2", "t2") + call(60, "c5", None, "t0")  # a proxy's: no id
+    copy += [_reply(at(60), "c6", "Built three times.", "m3")]
+    asked = [_user(at(61), "u2", "why three times?")] + call(61, "c7", "m2", "t2")  # a new question, a copied answer
+    then = [_user(at(70), "u3", "build it"), *call(71, "a5", "m4", "t3")]  # said before, answered anew
+    then += call(72, "a6", "m5", "t1")  # an id used before, in a new message (a proxy's ids): a new call
     path = tmp_path / "s5.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in [*first, *copy, *asked, *then]))
     (recording,) = load([str(path)])
     names = [(e.payload["hook_event_name"], e.payload.get("tool_use_id") or e.payload.get("prompt")) for e in recording.events]
-    assert [n for n in names if n[0] == "PreToolUse"] == [("PreToolUse", "t1"), ("PreToolUse", "t2"), ("PreToolUse", "t3")]
+    assert [n for _, n in names if _ == "PreToolUse"] == ["t1", "t2", "t0", "t3", "t1"]
     prompts = [p for name, p in names if name == "UserPromptSubmit"]
-    assert prompts == [note + "\nbuild it", "why twice?", "build it"]
+    assert prompts == [note + "\nbuild it", "why three times?", "build it"]
     assert not recording.synthetic_times
 
 

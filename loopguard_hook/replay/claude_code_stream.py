@@ -89,6 +89,7 @@ class ClaudeStream:
         self.used: set[str] = set()  # the tool_use ids read so far (`_assistant`)
         self.replied: set[str] = set()  # the main thread's message ids read so far (`_copied`)
         self.last_reply: str | None = None  # the id of the main thread's latest assistant line
+        self.copying = False  # whether that line's message is a copy (`_copied`)
         self.prompted: set[int] = set()  # the hashes of the prompts' text blocks so far (`_copied`)
         self.retold: list[RecordedEvent] = []  # unanswered prompts whose every block was said before
         self.stopped: set[str] = set()
@@ -188,8 +189,7 @@ class ClaudeStream:
             self.skipped += 1
             return
         message_id = message.get("id") if isinstance(message.get("id"), str) else None
-        if agent == MAIN_AGENT:
-            self._copied(message_id)
+        copy = agent == MAIN_AGENT and self._copied(message_id)
         self.marks_ends = self.marks_ends or message.get("stop_reason") is not None
         content = message.get("content")
         blocks = content if isinstance(content, list) else []
@@ -207,10 +207,9 @@ class ClaudeStream:
                 pending = self.pending[agent] = _ClaudeMessage(message_id, agent)
             for block in uses:
                 tool_use_id, name = block.get("id"), block.get("name")
-                if isinstance(tool_use_id, str) and isinstance(name, str) and tool_use_id not in self.used:
-                    # A call read before is a resumed session's copy of it (2.0.29 in a public
-                    # transcript writes the history again under new uuids, at one instant, with
-                    # the old tool_use ids and results): the live hooks saw it once.
+                if isinstance(tool_use_id, str) and isinstance(name, str) and not (copy and tool_use_id in self.used):
+                    # A call read before, in a copied message, is a resumed session's copy of it
+                    # (`_copied`): the live hooks saw it once.
                     self.used.add(tool_use_id)
                     pending.calls.append(_ClaudeCall(tool_use_id, name, block.get("input"), time, line.number))
         elif message_id is not None and message_id in self.ended:
@@ -287,24 +286,33 @@ class ClaudeStream:
         retold = all(b in self.prompted for b in blocks)
         self.prompted.update(blocks)
         self._emit(time, payload, line.number)
+        self.copying, self.last_reply = False, None
         if retold:
             self.retold.append(self.events[-1])
 
-    def _copied(self, message_id: str | None) -> None:
-        """Drop the prompts said before that a copied reply answers (a main-thread message read
-        before, with others since): a session resumed in the same file (2.0.29 in a public
-        transcript) writes the earlier conversation into it again, under new uuids and at one instant,
-        its prompts too (an IDE's `<ide_opened_file>` note and the text on two lines where they
-        had been one); the user typed them once, and the live hooks fired once. A prompt with
-        anything new in it stays, whatever answers it: the user typed it."""
-        copy = message_id is not None and message_id in self.replied and message_id != self.last_reply
-        if message_id is not None:
-            self.replied.add(message_id)
-        self.last_reply = message_id
-        if copy and self.retold:
-            dropped = {id(e) for e in self.retold}
-            self.events = [e for e in self.events if id(e) not in dropped]
+    def _copied(self, message_id: str | None) -> bool:
+        """Whether a main-thread assistant line belongs to a copied message: one read before,
+        with others since. A session resumed in the same file (2.0.29 in a public transcript)
+        writes the earlier conversation into it again, under new uuids and at one instant: its
+        replies with their message ids, their calls with their `tool_use_id`s and results, its
+        prompts (an IDE's `<ide_opened_file>` note and the text on two lines where they had been
+        one). The user typed them once, and the live hooks fired once: the prompts said before
+        that a copied reply answers are dropped here, the calls read before that it holds in
+        `_assistant`. A line with no message id (a proxy's model) is taken as the message before
+        it was, since the last prompt. A prompt with anything new in it stays, whatever answers
+        it, and a call in a new message stays whatever its id."""
+        if message_id is None:
+            self.retold = []
+            return self.copying
+        if message_id != self.last_reply:
+            self.copying = message_id in self.replied
+            if self.copying and self.retold:
+                dropped = {id(e) for e in self.retold}
+                self.events = [e for e in self.events if id(e) not in dropped]
         self.retold = []
+        self.replied.add(message_id)
+        self.last_reply = message_id
+        return self.copying
 
     def _results(self, line: Line, data: Mapping[str, Any], agent: str, time: float | None, results: list[Any]) -> None:
         """A user line's `tool_result` blocks: each the result of a pending call of `agent`."""
