@@ -613,6 +613,50 @@ def test_a_codex_turn_with_no_reply_is_not_the_last_turns_reply_again(tmp_path: 
     assert [(d.event, d.verdict.rule) for d in report.decisions] == [], report.decisions
 
 
+def test_a_forked_codex_threads_copy_of_its_parents_history_gives_no_events(tmp_path: Path) -> None:
+    """A Codex 0.118.0 subagent spawned with `fork_context` (public rollouts of 2026-04) has its
+    own `session_meta`, then the parent's and every record of the parent's conversation, all at
+    one instant, then its own turns. Read alone, its rollout replayed the parent's 68 calls as
+    the subagent's, at made-up times; the live hooks fired for them in the parent's thread. The
+    copy's turns are older than the thread (ids are UUIDv7): they give no events. Read along
+    with the parent's rollout, the session is the same as before: every call once."""
+    parent_id, child_id = "019d5247-8044-7113-a227-a181e2c40e45", "019d52ee-4600-7181-8312-04482733014b"
+    at = "2026-04-03T10:40:40.4{:02d}Z"
+
+    def call(turn: str, call_id: str, command: str, when: str) -> list[dict[str, object]]:
+        return [
+            {"timestamp": when, "type": "event_msg", "payload": {"type": "task_started", "turn_id": turn}},
+            {"timestamp": when, "type": "response_item", "payload": {
+                "type": "function_call", "name": "exec_command", "call_id": call_id,
+                "arguments": json.dumps({"cmd": command})}},
+            {"timestamp": when, "type": "response_item", "payload": {
+                "type": "function_call_output", "call_id": call_id, "output": "Process exited with code 0\nOutput:\nok"}},
+        ]
+
+    def meta(own: str, when: str, **more: object) -> dict[str, object]:
+        return {"timestamp": when, "type": "session_meta",
+                "payload": {"id": own, "timestamp": when, "cwd": "/w/p", "cli_version": "0.118.0", **more}}
+
+    history = call("019d524b-8d50-7f11-8e6c-541030b50762", "call_p1", "ls", "2026-04-03T07:38:31.000Z")
+    history += call("019d528d-0cbc-7332-a8a6-28f3c3634220", "call_p2", "git status", "2026-04-03T08:50:00.000Z")
+    parent = [meta(parent_id, "2026-04-03T07:38:30.866Z", source="cli"), *history]
+    spawned = {"subagent": {"thread_spawn": {"parent_thread_id": parent_id, "depth": 1, "agent_role": "architect"}}}
+    child = [meta(child_id, at.format(86), forked_from_id=parent_id, source=spawned), meta(parent_id, at.format(87))]
+    child += [{**r, "timestamp": at.format(90)} for r in history]  # the copy, at one instant
+    child += call("019d52ee-4636-74e1-ac7c-f9aa6feee2f9", "call_c1", "cat README.md", "2026-04-03T10:40:55.455Z")
+    first = tmp_path / f"rollout-2026-04-02T21-38-30-{parent_id}.jsonl"
+    first.write_text("".join(json.dumps(r) + "\n" for r in parent), encoding="utf-8")
+    alone = tmp_path / f"rollout-2026-04-03T00-40-40-{child_id}.jsonl"
+    alone.write_text("".join(json.dumps(r) + "\n" for r in child), encoding="utf-8")
+    (recording,) = load([str(alone)])
+    pre = [(e.payload["tool_use_id"], e.payload.get("agent_id")) for e in recording.events
+           if e.payload["hook_event_name"] == "PreToolUse"]
+    assert pre == [("call_c1", child_id)] and not recording.synthetic_times
+    (both,) = load([str(first), str(alone)])
+    ids = [e.payload["tool_use_id"] for e in both.events if e.payload["hook_event_name"] == "PreToolUse"]
+    assert ids == ["call_p1", "call_p2", "call_c1"] and not both.synthetic_times
+
+
 def test_a_codex_mcp_call_is_named_as_its_hook_names_it_whatever_the_namespace_spelling() -> None:
     """A rollout's MCP call is `name` in a `namespace`: `mcp__demo` (Codex 0.171.0, whose hook
     names the tool `mcp__demo__echo`) or `mcp__serena__` (a public 0.122.0 rollout), which was

@@ -35,6 +35,15 @@ from .model import Outcome, RecordedCall, RecordedEvent
 from .usage import CodexRequests
 
 
+def _uuid7(text: str) -> bool:
+    """Whether `text` is a UUID of version 7 (`019d52ee-4600-7181-…`: its first 48 bits the time it
+    was made, in milliseconds, so such ids sort by time)."""
+    parts = text.split("-")
+    return [len(p) for p in parts] == [8, 4, 4, 4, 12] and parts[2][:1] == "7" and all(
+        c in "0123456789abcdefABCDEF" for p in parts for c in p
+    )
+
+
 @dataclass(slots=True)
 class _CodexCall:
     call_id: str
@@ -73,6 +82,7 @@ class CodexStream:
         self.compaction_open = False
         self.continued = False  # a Stop hook sent the model on: the next Stop has `stop_hook_active`
         self.usage = CodexRequests()
+        self.forked: str | None = None  # a forked thread's own id (`_copied`)
 
     def _records(self) -> Iterator[tuple[Line, str, dict[str, Any], float | None]]:
         for line in self.lines:
@@ -146,6 +156,8 @@ class CodexStream:
             if kind == "session_meta":
                 self.clock.at(time)  # the oldest rollouts time their first line only: the session's start
                 self._session_meta(payload)
+            elif self._copied():
+                continue
             elif kind == "turn_context":
                 self._turn_context(payload)
             elif kind == "compacted":
@@ -155,11 +167,24 @@ class CodexStream:
             elif kind == "event_msg":
                 self._event_msg(line, payload, time)
 
+    def _copied(self) -> bool:
+        """Whether the record read now is part of the history a forked thread's rollout copies
+        from its parent (0.118.0, public rollouts: a subagent spawned with `fork_context` has
+        the parent's `session_meta` and every record of its conversation written after its own,
+        at one instant). The live hooks fired for those calls in the parent's thread, not in
+        this one: the copy gives no events (read along with the parent's rollout, its calls
+        were dropped as copies anyway, `jsonl.without_copies`). A record is the copy's while the
+        turn it belongs to is older than the thread: thread and turn ids are UUIDv7, which sort
+        by the time they were made."""
+        return self.forked is not None and (self.turn_id is None or self.turn_id.lower() < self.forked)
+
     def _session_meta(self, payload: Mapping[str, Any]) -> None:
         if self.session_id is not None:
             return  # the first session_meta is this rollout's own thread
         own = payload.get("id") if isinstance(payload.get("id"), str) else payload.get("session_id")
         self.session_id = own if isinstance(own, str) else None
+        if isinstance(own, str) and isinstance(payload.get("forked_from_id"), str) and _uuid7(own):
+            self.forked = own.lower()
         if isinstance(payload.get("cwd"), str):
             self.cwd = payload["cwd"]
         source = payload.get("source")
