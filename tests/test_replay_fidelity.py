@@ -350,6 +350,36 @@ def test_a_session_resumed_in_its_own_file_replays_each_call_once(tmp_path: Path
     assert not recording.synthetic_times
 
 
+def test_a_prompt_typed_before_a_copy_stays_and_the_copys_own_do_not(tmp_path: Path) -> None:
+    """A hostile review of the copies' reading (rv82): a "continue" said before, left unanswered
+    when the client was closed, then the session resumed in the same file. The live hooks saw
+    that prompt: it stays though the copy's reply (with the copy's own "continue") comes next;
+    only prompts written at the copy's instant go, also the copy's last one that a new reply
+    answers. A copied reply ends no turn again."""
+    base = {"sessionId": "s6", "cwd": "/p"}
+
+    def at(second: int) -> dict[str, str]:
+        return {**base, "timestamp": f"2025-11-01T09:{second // 60:02d}:{second % 60:02d}.000Z"}
+
+    def call(second: int, uuid: str, message_id: str, tool_use_id: str) -> list[dict[str, object]]:
+        use = {"type": "tool_use", "id": tool_use_id, "name": "Bash", "input": {"command": "npm run build"}}
+        message = {"id": message_id, "role": "assistant", "stop_reason": None, "content": [use]}
+        result = [{"type": "tool_result", "tool_use_id": tool_use_id, "content": "built"}]
+        return [{**at(second), "type": "assistant", "uuid": uuid, "message": message}, _user(at(second), uuid + "r", result)]
+
+    lines = [_user(at(0), "u1", "fix the build"), *call(1, "a1", "m1", "t1"), _reply(at(2), "a2", "Done.", "m2")]
+    lines += [_user(at(60), "u2", "continue")]  # never answered: the client was closed
+    copy = [_user(at(300), "c1", "fix the build"), *call(300, "c2", "m1", "t1"), _reply(at(300), "c3", "Done.", "m2")]
+    copy += [_user(at(300), "c4", "continue")]
+    lines += [*copy, _user(at(301), "u3", "continue"), *call(302, "a3", "m3", "t3"), _reply(at(303), "a4", "Lint clean.", "m4")]
+    path = tmp_path / "s6.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in lines))
+    turns = _turns(path)
+    assert [(name, text) for name, _, text in turns if name == "Stop"] == [("Stop", "Done."), ("Stop", "Lint clean.")]
+    prompts = [e.payload for e in load([str(path)])[0].events if e.payload["hook_event_name"] == "UserPromptSubmit"]
+    assert [p["prompt"] for p in prompts] == ["fix the build", "continue", "continue"]
+
+
 def test_the_clients_own_messages_are_no_reply() -> None:
     """Claude Code writes an API error or "Not logged in · Please run /login" as an assistant
     message of model `<synthetic>` (public 2.1.x transcripts: 135 in one session); read as the
@@ -655,6 +685,18 @@ def test_a_forked_codex_threads_copy_of_its_parents_history_gives_no_events(tmp_
     (both,) = load([str(first), str(alone)])
     ids = [e.payload["tool_use_id"] for e in both.events if e.payload["hook_event_name"] == "PreToolUse"]
     assert ids == ["call_p1", "call_p2", "call_c1"] and not both.synthetic_times
+    # A turn made in the thread's own millisecond is the thread's (rv82: the rest of the id is
+    # random); a rollout that names no turn of its own is read whole, as before.
+    own_turn = "019d52ee-4636-74e1-ac7c-f9aa6feee2f9"
+    same = [{**r, "payload": {**r["payload"], "turn_id": "019d52ee-4600-7000-8000-000000000000"}}
+            if r["payload"].get("turn_id") == own_turn else r for r in child]
+    alone.write_text("".join(json.dumps(r) + "\n" for r in same), encoding="utf-8")
+    assert [e.payload["tool_use_id"] for e in load([str(alone)])[0].events if e.payload["hook_event_name"] == "PreToolUse"] == [
+        "call_c1"]
+    unnamed = [{**r, "payload": {k: v for k, v in r["payload"].items() if k != "turn_id"}} for r in child]
+    alone.write_text("".join(json.dumps(r) + "\n" for r in unnamed), encoding="utf-8")
+    assert [e.payload["tool_use_id"] for e in load([str(alone)])[0].events if e.payload["hook_event_name"] == "PreToolUse"] == [
+        "call_p1", "call_p2", "call_c1"]
 
 
 def test_a_codex_mcp_call_is_named_as_its_hook_names_it_whatever_the_namespace_spelling() -> None:

@@ -90,8 +90,9 @@ class ClaudeStream:
         self.replied: set[str] = set()  # the main thread's message ids read so far (`_copied`)
         self.last_reply: str | None = None  # the id of the main thread's latest assistant line
         self.copying = False  # whether that line's message is a copy (`_copied`)
+        self.copied_at: float | None = None  # the time of the latest copied line
         self.prompted: set[int] = set()  # the hashes of the prompts' text blocks so far (`_copied`)
-        self.retold: list[RecordedEvent] = []  # unanswered prompts whose every block was said before
+        self.retold: list[tuple[RecordedEvent, float | None]] = []  # unanswered prompts said before, and their times
         self.stopped: set[str] = set()
         self.compaction_open = False
         self.result_counter = 0
@@ -189,7 +190,7 @@ class ClaudeStream:
             self.skipped += 1
             return
         message_id = message.get("id") if isinstance(message.get("id"), str) else None
-        copy = agent == MAIN_AGENT and self._copied(message_id)
+        copy = agent == MAIN_AGENT and self._copied(message_id, time)
         self.marks_ends = self.marks_ends or message.get("stop_reason") is not None
         content = message.get("content")
         blocks = content if isinstance(content, list) else []
@@ -212,8 +213,8 @@ class ClaudeStream:
                     # (`_copied`): the live hooks saw it once.
                     self.used.add(tool_use_id)
                     pending.calls.append(_ClaudeCall(tool_use_id, name, block.get("input"), time, line.number))
-        elif message_id is not None and message_id in self.ended:
-            return  # a resumed session's copy of a turn's last message: its Stop came long ago
+        elif copy or (message_id is not None and message_id in self.ended):
+            return  # a resumed session's copy of a reply: its Stop came long ago, if it ever did
         elif message.get("model") == SYNTHETIC:
             return  # the client's own message (an API error, "Not logged in"): no reply, no Stop
         elif message.get("stop_reason") == "end_turn":
@@ -288,26 +289,32 @@ class ClaudeStream:
         self._emit(time, payload, line.number)
         self.copying, self.last_reply = False, None
         if retold:
-            self.retold.append(self.events[-1])
+            self.retold.append((self.events[-1], time))
 
-    def _copied(self, message_id: str | None) -> bool:
+    def _copied(self, message_id: str | None, time: float | None) -> bool:
         """Whether a main-thread assistant line belongs to a copied message: one read before,
         with others since. A session resumed in the same file (2.0.29 in a public transcript)
         writes the earlier conversation into it again, under new uuids and at one instant: its
         replies with their message ids, their calls with their `tool_use_id`s and results, its
         prompts (an IDE's `<ide_opened_file>` note and the text on two lines where they had been
         one). The user typed them once, and the live hooks fired once: the prompts said before
-        that a copied reply answers are dropped here, the calls read before that it holds in
-        `_assistant`. A line with no message id (a proxy's model) is taken as the message before
-        it was, since the last prompt. A prompt with anything new in it stays, whatever answers
-        it, and a call in a new message stays whatever its id."""
+        that a copied reply answers, written at its instant, are dropped here (and those written
+        at the copy's instant that a new reply answers: the copy's last prompt); the calls read
+        before that it holds, and the end of a turn it would make, in `_assistant`. A line with
+        no message id (a proxy's model) is taken as the message before it was, since the last
+        prompt. A prompt with anything new in it stays, whatever answers it, and so does one
+        typed before the copy was written (a "continue" left unanswered when the client was
+        closed); a call in a new message stays whatever its id."""
         if message_id is None:
             self.retold = []
             return self.copying
         if message_id != self.last_reply:
             self.copying = message_id in self.replied
-            if self.copying and self.retold:
-                dropped = {id(e) for e in self.retold}
+            if self.copying:
+                self.copied_at = time
+            copy_time = time if self.copying else self.copied_at
+            dropped = {id(e) for e, t in self.retold if t == copy_time and (self.copying or t is not None)}
+            if dropped:
                 self.events = [e for e in self.events if id(e) not in dropped]
         self.retold = []
         self.replied.add(message_id)

@@ -35,13 +35,26 @@ from .model import Outcome, RecordedCall, RecordedEvent
 from .usage import CodexRequests
 
 
-def _uuid7(text: str) -> bool:
-    """Whether `text` is a UUID of version 7 (`019d52ee-4600-7181-…`: its first 48 bits the time it
-    was made, in milliseconds, so such ids sort by time)."""
+def _made_at(text: str) -> int | None:
+    """When a UUID of version 7 was made (`019d52ee-4600-7181-…`: its first 48 bits, in
+    milliseconds since the epoch); None for any other text."""
     parts = text.split("-")
-    return [len(p) for p in parts] == [8, 4, 4, 4, 12] and parts[2][:1] == "7" and all(
-        c in "0123456789abcdefABCDEF" for p in parts for c in p
-    )
+    if [len(p) for p in parts] != [8, 4, 4, 4, 12] or parts[2][:1] != "7":
+        return None
+    try:
+        return int(parts[0] + parts[1], 16)
+    except ValueError:
+        return None
+
+
+def _turn_of(kind: str, payload: Mapping[str, Any]) -> str | None:
+    """The turn id a rollout record names, if any (`turn_id`, or in a message's passthrough
+    metadata); none for a `session_meta`."""
+    turn = payload.get("turn_id")
+    meta = payload.get("internal_chat_message_metadata_passthrough")
+    if isinstance(meta, dict) and isinstance(meta.get("turn_id"), str):
+        turn = meta["turn_id"]
+    return turn if isinstance(turn, str) and kind != "session_meta" else None
 
 
 @dataclass(slots=True)
@@ -82,7 +95,8 @@ class CodexStream:
         self.compaction_open = False
         self.continued = False  # a Stop hook sent the model on: the next Stop has `stop_hook_active`
         self.usage = CodexRequests()
-        self.forked: str | None = None  # a forked thread's own id (`_copied`)
+        self.forked: int | None = None  # when a forked thread was made, ms (`_copied`)
+        self.latest_turn: int | None = None  # when the latest turn the rollout names was made, ms
 
     def _records(self) -> Iterator[tuple[Line, str, dict[str, Any], float | None]]:
         for line in self.lines:
@@ -108,6 +122,10 @@ class CodexStream:
 
     def _index(self) -> None:
         for _, kind, payload, _ in self._records():
+            turn = _turn_of(kind, payload)
+            made = _made_at(turn) if turn is not None else None
+            if made is not None and (self.latest_turn is None or made > self.latest_turn):
+                self.latest_turn = made
             ptype = payload.get("type")
             if kind == "response_item" and ptype in ("function_call_output", "custom_tool_call_output"):
                 if isinstance(payload.get("call_id"), str):
@@ -147,11 +165,8 @@ class CodexStream:
         self._count_skipped()
         self._index()
         for line, kind, payload, time in self._records():
-            turn = payload.get("turn_id")
-            meta = payload.get("internal_chat_message_metadata_passthrough")
-            if isinstance(meta, dict) and isinstance(meta.get("turn_id"), str):
-                turn = meta["turn_id"]
-            if isinstance(turn, str) and kind != "session_meta":
+            turn = _turn_of(kind, payload)
+            if turn is not None:
                 self.turn_id = turn
             if kind == "session_meta":
                 self.clock.at(time)  # the oldest rollouts time their first line only: the session's start
@@ -175,16 +190,22 @@ class CodexStream:
         this one: the copy gives no events (read along with the parent's rollout, its calls
         were dropped as copies anyway, `jsonl.without_copies`). A record is the copy's while the
         turn it belongs to is older than the thread: thread and turn ids are UUIDv7, which sort
-        by the time they were made."""
-        return self.forked is not None and (self.turn_id is None or self.turn_id.lower() < self.forked)
+        by the time they were made (to the millisecond: a turn made in the thread's millisecond
+        is the thread's own). Only a rollout that names a turn of its own is read so: one whose
+        turns are all older, or not UUIDv7, is read whole, as before."""
+        if self.forked is None:
+            return False
+        made = _made_at(self.turn_id) if self.turn_id is not None else None
+        return made is None or made < self.forked
 
     def _session_meta(self, payload: Mapping[str, Any]) -> None:
         if self.session_id is not None:
             return  # the first session_meta is this rollout's own thread
         own = payload.get("id") if isinstance(payload.get("id"), str) else payload.get("session_id")
         self.session_id = own if isinstance(own, str) else None
-        if isinstance(own, str) and isinstance(payload.get("forked_from_id"), str) and _uuid7(own):
-            self.forked = own.lower()
+        made = _made_at(own) if isinstance(own, str) and isinstance(payload.get("forked_from_id"), str) else None
+        if made is not None and self.latest_turn is not None and self.latest_turn >= made:
+            self.forked = made
         if isinstance(payload.get("cwd"), str):
             self.cwd = payload["cwd"]
         source = payload.get("source")
