@@ -667,13 +667,21 @@ def test_a_forked_codex_threads_copy_of_its_parents_history_gives_no_events(tmp_
         return {"timestamp": when, "type": "session_meta",
                 "payload": {"id": own, "timestamp": when, "cwd": "/w/p", "cli_version": "0.118.0", **more}}
 
+    def spent(total: int, when: str) -> dict[str, object]:  # the running total of input tokens
+        usage = {"input_tokens": total, "cached_input_tokens": 0, "output_tokens": 10}
+        return {"timestamp": when, "type": "event_msg", "payload": {"type": "token_count", "info": {
+            "total_token_usage": usage, "last_token_usage": usage}}}
+
     history = call("019d524b-8d50-7f11-8e6c-541030b50762", "call_p1", "ls", "2026-04-03T07:38:31.000Z")
     history += call("019d528d-0cbc-7332-a8a6-28f3c3634220", "call_p2", "git status", "2026-04-03T08:50:00.000Z")
+    history.append(spent(1000, "2026-04-03T08:50:01.000Z"))
     parent = [meta(parent_id, "2026-04-03T07:38:30.866Z", source="cli"), *history]
     spawned = {"subagent": {"thread_spawn": {"parent_thread_id": parent_id, "depth": 1, "agent_role": "architect"}}}
     child = [meta(child_id, at.format(86), forked_from_id=parent_id, source=spawned), meta(parent_id, at.format(87))]
     child += [{**r, "timestamp": at.format(90)} for r in history]  # the copy, at one instant
     child += call("019d52ee-4636-74e1-ac7c-f9aa6feee2f9", "call_c1", "cat README.md", "2026-04-03T10:40:55.455Z")
+    child.append({**spent(1500, "2026-04-03T10:40:56.000Z"),  # goes on from the parent's 1000
+                  "payload": {**spent(1500, "")["payload"], "turn_id": "019d52ee-4636-74e1-ac7c-f9aa6feee2f9"}})
     first = tmp_path / f"rollout-2026-04-02T21-38-30-{parent_id}.jsonl"
     first.write_text("".join(json.dumps(r) + "\n" for r in parent), encoding="utf-8")
     alone = tmp_path / f"rollout-2026-04-03T00-40-40-{child_id}.jsonl"
@@ -682,9 +690,11 @@ def test_a_forked_codex_threads_copy_of_its_parents_history_gives_no_events(tmp_
     pre = [(e.payload["tool_use_id"], e.payload.get("agent_id")) for e in recording.events
            if e.payload["hook_event_name"] == "PreToolUse"]
     assert pre == [("call_c1", child_id)] and not recording.synthetic_times
+    assert [r.usage.input for r in recording.requests] == [500]  # its own, not the parent's too
     (both,) = load([str(first), str(alone)])
     ids = [e.payload["tool_use_id"] for e in both.events if e.payload["hook_event_name"] == "PreToolUse"]
     assert ids == ["call_p1", "call_p2", "call_c1"] and not both.synthetic_times
+    assert [r.usage.input for r in both.requests] == [1000, 500]  # the parent's and the fork's own
     # A turn made in the thread's own millisecond is the thread's (rv82: the rest of the id is
     # random); a rollout that names no turn of its own is read whole, as before.
     own_turn = "019d52ee-4636-74e1-ac7c-f9aa6feee2f9"

@@ -172,6 +172,8 @@ class CodexStream:
                 self.clock.at(time)  # the oldest rollouts time their first line only: the session's start
                 self._session_meta(payload)
             elif self._copied():
+                if kind == "event_msg" and payload.get("type") == "token_count":
+                    self.usage.baseline(payload)  # a fork's running totals go on from its parent's
                 continue
             elif kind == "turn_context":
                 self._turn_context(payload)

@@ -162,5 +162,9 @@ def _merge_sessions(recordings: list[Recording]) -> list[Recording]:
             calls={**prior.calls, **rec.calls},
             skipped_lines=prior.skipped_lines + (rec.skipped_lines if fresh else 0),
             synthetic_times=prior.synthetic_times or rec.synthetic_times,
+            # A Codex subagent's rollout states its own usage (a fork's counted from its own
+            # turns on); a Claude Code file of the session may repeat the older file's requests.
+            requests=tuple(sorted((*prior.requests, *rec.requests), key=lambda r: r.time))
+            if rec.format == Format.CODEX_ROLLOUT and fresh else prior.requests,
         )
     return list(merged.values())

@@ -80,6 +80,15 @@ class CodexRequests:
     def call(self, call_id: str) -> None:
         self._calls.append(call_id)
 
+    def baseline(self, payload: Mapping[str, Any]) -> None:
+        """Take a `token_count` as what was spent before this rollout's own requests: a forked
+        thread's rollout copies its parent's records, and its running totals go on from the
+        parent's (0.118.0, public rollouts)."""
+        info = payload.get("info")
+        if isinstance(info, dict):
+            self._total = _triple(info.get("total_token_usage")) or self._total
+            self._last = _triple(info.get("last_token_usage")) or self._last
+
     def token_count(self, payload: Mapping[str, Any], agent: str, time: float | None) -> None:
         info = payload.get("info")
         if not isinstance(info, dict):
