@@ -301,7 +301,7 @@ def _write_html(path: str, reports: list[Any]) -> None:
     calls = sum(r.summary.calls for r in reports)
     acted = sum(r.summary.reminders + r.summary.denials + r.summary.stops for r in reports)
     # The page went to stdout (`--html /dev/stdout | …`): the line goes to stderr, after it.
-    click.echo(f"wrote {path}: {len(reports)} session(s), {calls} calls, {acted} interventions, "
+    click.echo(f"wrote {path}: {len(reports)} session(s), {calls} calls, {acted} intervention{'' if acted == 1 else 's'}, "
                f"{sum(len(r.loops) for r in reports)} loop(s)", err=page_is_stdout)
 
 
