@@ -34,6 +34,7 @@ def on_call(ctx: CallContext) -> Decision | None:
         Rule.SAME_PATH,
         same_path_denial(ctx.tool, path, count, cap),
         advice=same_path_reminder(ctx.tool, path, count, cap),
+        times=count,  # the reads of the path the text names, not the attempts of this one call
     )
 
 

@@ -22,6 +22,7 @@ def test_the_fourth_read_of_one_path_is_denied_whatever_the_offsets() -> None:
     assert got[:3] == [None, None, None]
     assert got[3] is not None and (got[3].action, got[3].rule) == (Action.DENY, Rule.SAME_PATH)
     assert "/p/a.py has been read 4 times" in got[3].message
+    assert got[3].times == 4  # the reads the text names: status, log and replay show this count (a new user saw 1)
 
 
 def test_a_successful_edit_of_the_path_lets_it_be_read_again() -> None:
