@@ -695,6 +695,15 @@ def test_a_forked_codex_threads_copy_of_its_parents_history_gives_no_events(tmp_
     ids = [e.payload["tool_use_id"] for e in both.events if e.payload["hook_event_name"] == "PreToolUse"]
     assert ids == ["call_p1", "call_p2", "call_c1"] and not both.synthetic_times
     assert [r.usage.input for r in both.requests] == [1000, 500]  # the parent's and the fork's own
+    # rv83: the parent's rollout copied under another name, and a fork killed before its first
+    # turn (all copy), add no tokens to the session.
+    copy = tmp_path / "copy.jsonl"
+    copy.write_bytes(first.read_bytes())
+    killed = tmp_path / "killed.jsonl"
+    killed.write_text("".join(json.dumps(r) + "\n" for r in child[: 2 + len(history)]), encoding="utf-8")
+    (again,) = load([str(first), str(copy), str(killed)])
+    assert [r.usage.input for r in again.requests] == [1000] and len(again.calls) == 2
+    assert load([str(killed)])[0].events == ()
     # A turn made in the thread's own millisecond is the thread's (rv82: the rest of the id is
     # random); a rollout that names no turn of its own is read whole, as before.
     own_turn = "019d52ee-4636-74e1-ac7c-f9aa6feee2f9"

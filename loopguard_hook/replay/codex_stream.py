@@ -193,8 +193,8 @@ class CodexStream:
         were dropped as copies anyway, `jsonl.without_copies`). A record is the copy's while the
         turn it belongs to is older than the thread: thread and turn ids are UUIDv7, which sort
         by the time they were made (to the millisecond: a turn made in the thread's millisecond
-        is the thread's own). Only a rollout that names a turn of its own is read so: one whose
-        turns are all older, or not UUIDv7, is read whole, as before."""
+        is the thread's own). A rollout whose turns are all older is all copy (a fork killed
+        before its first turn); one that names no UUIDv7 turn at all is read whole, as before."""
         if self.forked is None:
             return False
         made = _made_at(self.turn_id) if self.turn_id is not None else None
@@ -206,7 +206,7 @@ class CodexStream:
         own = payload.get("id") if isinstance(payload.get("id"), str) else payload.get("session_id")
         self.session_id = own if isinstance(own, str) else None
         made = _made_at(own) if isinstance(own, str) and isinstance(payload.get("forked_from_id"), str) else None
-        if made is not None and self.latest_turn is not None and self.latest_turn >= made:
+        if made is not None and self.latest_turn is not None:
             self.forked = made
         if isinstance(payload.get("cwd"), str):
             self.cwd = payload["cwd"]

@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from . import claude_code, codex, dsh, payload_log
 from .jsonl import Line, merge_events, read_lines, without_copies
-from .model import Format, Recording, ReplayError, odd_shapes_refused
+from .model import Format, Recording, ReplayError, Request, odd_shapes_refused
 from .reader import Reader
 
 #: Every format, in the order error messages name them.
@@ -162,9 +162,20 @@ def _merge_sessions(recordings: list[Recording]) -> list[Recording]:
             calls={**prior.calls, **rec.calls},
             skipped_lines=prior.skipped_lines + (rec.skipped_lines if fresh else 0),
             synthetic_times=prior.synthetic_times or rec.synthetic_times,
-            # A Codex subagent's rollout states its own usage (a fork's counted from its own
-            # turns on); a Claude Code file of the session may repeat the older file's requests.
-            requests=tuple(sorted((*prior.requests, *rec.requests), key=lambda r: r.time))
-            if rec.format == Format.CODEX_ROLLOUT and fresh else prior.requests,
+            requests=_requests(prior, rec) if fresh else prior.requests,
         )
     return list(merged.values())
+
+
+def _requests(prior: Recording, rec: Recording) -> tuple[Request, ...]:
+    """The requests of a session read from `prior`'s files and then `rec`'s. A Codex subagent's
+    rollout states its own usage (a fork's counted from its own turns on): it is added, but for
+    requests `prior` holds already (a copy of a rollout under another name) or that made only
+    calls `prior` holds (a fork's copy of its parent's history, read whole). A Claude Code file of
+    the session may repeat the older file's requests: the first file's are kept."""
+    if rec.format != Format.CODEX_ROLLOUT:
+        return prior.requests
+    held = set(prior.requests)
+    own = [r for r in rec.requests if r not in held and not (r.calls and all(c in prior.calls for c in r.calls))]
+    return tuple(sorted((*prior.requests, *own), key=lambda r: r.time))
+
