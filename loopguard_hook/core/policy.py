@@ -45,7 +45,9 @@ INJECTED_WITHIN = 120.0
 
 
 def with_mode(decision: Decision, config: Config, *, can_deny: bool = True) -> Decision:
-    """Apply `mode` (and what the event can carry) to what the rules decided."""
+    """Apply `mode` (and what the event can carry) to what the rules decided. A denial or an end
+    of turn made a reminder goes out with its `advice` as the message, and keeps its own text as
+    `advice` (`fit_batch` sends it again where an end of turn can still be carried out)."""
     intended = decision.action
     action = intended
     if config.mode == "observe":

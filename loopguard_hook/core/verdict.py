@@ -55,7 +55,8 @@ class Decision(NamedTuple):
     decided (they differ under `advise` and `observe`). `message` is the model-facing text,
     `stop_reason` the Claude Code `stopReason`, `system_message` a user-only notice. `advice` is
     the text used instead of `message` when a denial is turned into a reminder (`advise` mode, or
-    a call that already ran): a denial's text would tell the model the call was not run.
+    a call that already ran): a denial's text would tell the model the call was not run. Once
+    `policy.with_mode` has made that swap, `advice` holds the stronger text instead.
     """
 
     action: Action = Action.ALLOW
