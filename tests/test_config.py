@@ -188,6 +188,7 @@ BAD: list[tuple[str, Any, str]] = [
     ("cut_input_remind_at", 1, "0 (off) or >= 2"),
     ("cut_input_stop_at", "four", "integer"),
     ("refused_again_deny_at", 1, "0 (off) or >= 2"),
+    ("same_plan_deny_at", 1, "0 (off) or >= 2"),
     ("hung_command_polls", 2.5, "integer"),
     ("hung_command_seconds", -60, "negative"),
     ("workspace_evidence", "yes", "true or false"),

@@ -100,6 +100,8 @@ TEMPLATES = {
     "cut_input_stop": _rule("cut_input").stop_text(4),
     "refused_again_denial": _rule("refused_again").denial_text("Bash", 1),
     "refused_again_advice": _rule("refused_again").advice_text("Bash", 1),
+    "same_plan_denial": _rule("same_plan").denial_text(3),
+    "same_plan_reminder": _rule("same_plan").reminder_text(3),
 }
 
 

@@ -197,6 +197,7 @@ VALIDATORS: dict[str, Callable[[Any], Any]] = {
     "cut_input_remind_at": _off_or_threshold,
     "cut_input_stop_at": _off_or_threshold,
     "refused_again_deny_at": _off_or_threshold,
+    "same_plan_deny_at": _off_or_threshold,
     "max_rapid_polls": _int(0),
     "reread_after_failed_edits": _off_or_threshold,
     "refused_remind_at": _off_or_threshold,

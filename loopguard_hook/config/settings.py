@@ -103,6 +103,8 @@ class Config(NamedTuple):
     # shell calls in a row that only print words the agent wrote (rules/no_op.py)
     no_op_remind_at: int = 3
     no_op_deny_at: int = 5
+    # plan calls in a row sent with the same input (rules/same_plan.py)
+    same_plan_deny_at: int = 3
     # calls that reach the host without their arguments, a reply cut short (rules/cut_input.py)
     cut_input_remind_at: int = 3
     cut_input_stop_at: int = 4
@@ -165,12 +167,13 @@ RULES_OFF: dict[str, dict[str, Any]] = {
     "no_op": {"no_op_remind_at": 0, "no_op_deny_at": 0},
     "cut_input": {"cut_input_remind_at": 0, "cut_input_stop_at": 0},
     "refused_again": {"refused_again_deny_at": 0},
+    "same_plan": {"same_plan_deny_at": 0},
 }
 
 #: The rules the seed plugins do not have (the progress seed has the budgets).
 _OURS = (
     "budgets", "same_error", "same_answer", "continuations", "polling", "target", "every_call", "unhooked", "unmoved", "no_op",
-    "cut_input", "refused_again",
+    "cut_input", "refused_again", "same_plan",
 )
 
 #: Each profile: the rules it leaves out (`rules_off`, from `RULES_OFF`) and the settings it

@@ -40,6 +40,7 @@ class Rule(enum.StrEnum):
     NO_OP = "LOOP_GUARD_NO_OP"
     CUT_INPUT = "LOOP_GUARD_CUT_INPUT"
     REFUSED_AGAIN = "LOOP_GUARD_REFUSED_AGAIN"
+    SAME_PLAN = "LOOP_GUARD_SAME_PLAN"
 
 
 #: Denials after which the progress profile switches the turn to answer-only mode.

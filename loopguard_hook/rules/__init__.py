@@ -26,6 +26,7 @@ from . import (
     same_answer,
     same_error,
     same_path,
+    same_plan,
     same_result,
     target,
     text_loops,
@@ -54,6 +55,7 @@ ON_CALL: tuple[Rule[CallContext], ...] = (
     unhooked.on_call,
     unmoved.on_call,
     no_op.on_call,
+    same_plan.on_call,
     budgets.call_budget,
 )
 ON_RESULT: tuple[Rule[ResultContext], ...] = (
@@ -64,7 +66,7 @@ ON_RESULT: tuple[Rule[ResultContext], ...] = (
 ON_TEXT: tuple[Rule[TextContext], ...] = (text_loops.on_text, continuations.on_text)
 SLOTS: tuple[SlotRule, ...] = (
     answer_only, repeat, same_result, same_path, same_error, same_answer, polling, target, every_call, unhooked, unmoved, no_op,
-    cut_input, refused_again,
+    cut_input, refused_again, same_plan,
 )
 #: The rules whose tables hold what the user may change before saying to go on with a turn they
 #: interrupted (`policy.resumes`: the turn's counts go on, these tables are forgotten): the
@@ -76,6 +78,7 @@ RESUMES: tuple[SlotRule, ...] = (refused_again,)
 VARIANTS: tuple[tuple[str, str, str], ...] = (
     *refused_again.VARIANTS,
     *no_op.VARIANTS,
+    *same_plan.VARIANTS,
     *cut_input.VARIANTS,
     *polling.VARIANTS,
     *target.VARIANTS,
