@@ -32,6 +32,21 @@ though after one a reminded wall lets a shell call through, once (the user may h
 folder mid-turn, which fires no prompt event); any other success, which may have repaired it,
 ends it.
 
+Another hook that cannot start (`HOOK_BROKEN`: its script missing, `uv run`'s "Failed to spawn",
+Python's "can't open file", a shell's "command not found"), as Claude Code words its block of the
+call, refuses every call its matcher covers, whatever the call: a wall of its own kind
+(`HOOK_KEY`), which stands once refusals of `MIN_KINDS` kinds came, from their first round: one
+reply of three kinds of calls all refused so shows that nothing the agent tries will run, not even
+a new hook written with the tools it blocks (issue 22 class 4; held-out corpus transcript 5aab28de:
+twelve calls in two replies refused so). It then goes as any wall: the next call of the refused
+tools, whatever it runs, is denied and the round after ends the turn, with texts that say to tell
+the user the hook fails to start. Where it first stands in a later round (two replies or more
+refused whole, of fewer kinds each; an untracked tool's refusal, a TodoWrite's, is not seen), the
+turn ends there instead, since a reminder would come after the loop (Claude Code ends it at
+PostToolBatch; elsewhere the reminder goes out), and the wall stays for a call sent with no prompt
+first. A policy hook's block (`BLOCKED: …`) is no such refusal: it refuses what it was written to
+refuse, and is compared as any other.
+
 Claude Code's permission refusal (`Permission to use Bash has been denied. IMPORTANT: …`, or a
 deny rule's `Permission to use Bash with command <command> has been denied.`,
 `outcome.PERMISSION_REFUSAL`) is a wall of its own kind. Claude Code writes it when a call needs
@@ -139,6 +154,17 @@ _FORBIDS = r"policy forbids commands starting with `([^`\n]{1,200})`"
 SHELL_UNAVAILABLE = r"\A(?:Error: )?E(?:ACCES|PERM|ROFS|NOENT): [^\n,]*, mkdir '[^'\n]*/claude(?:-\d+)?(?:/[^'\n]*)?'\s*\Z"
 #: The key every such failure shares (the folder's name differs by user and session).
 SHELL_KEY = "shell"
+#: Another hook of the host that cannot start, as Claude Code words its block of the call (`Bash
+#: operation blocked by hook:` in 1.0.x, `PreToolUse:Bash hook error:` in 2.x, then the hook's
+#: command in brackets and what it printed; corpus transcripts 5aab28de, 08e71d8b): its program or
+#: script is missing or cannot run, so it refuses every call it covers.
+HOOK_BROKEN = (
+    r"\A(?:\S+ operation blocked by hook:|(?:PreToolUse|PostToolUse):\S+ hook error:)[^\n]{0,300}\n?[^\n]{0,300}?"
+    r"(?:Failed to spawn|can't open file|No such file or directory|command not found|is not recognized as|cannot execute"
+    r"|ModuleNotFoundError)"
+)
+#: The key every such refusal shares, whatever tool it names.
+HOOK_KEY = "hook"
 #: Codex's sandbox refusing a patch because it cannot write at all (0.171.0 under `-s
 #: read-only`: "patch rejected: writing is blocked by read-only sandbox; rejected by user approval
 #: settings"; a new user's rollout). The host says every patch will be refused: a wall of patches
@@ -183,6 +209,8 @@ def refusal_key(text: str, tool_input: Any, tool: str | None = None) -> str | No
         return PERMISSION_KEY
     if tool in SHELL_TOOLS and re.match(SHELL_UNAVAILABLE, head.lstrip()):
         return SHELL_KEY
+    if re.match(HOOK_BROKEN, head.lstrip()):
+        return HOOK_KEY
     if tool in SHELL_TOOLS and head.startswith(POLICY):
         return POLICY_KEY
     if tool == "apply_patch" and head.startswith(READ_ONLY):
@@ -253,7 +281,8 @@ def on_result(ctx: ResultContext) -> Decision | None:
     if kind not in kinds:
         kinds.append(kind)
         del kinds[:-MAX_KINDS]
-    if wall[4] or int(wall[1]) < threshold or (len(kinds) < MIN_KINDS and wall[0] not in (SHELL_KEY, READ_ONLY_KEY)):
+    rounds_needed = 1 if wall[0] == HOOK_KEY else threshold  # a broken hook: its kinds are the proof
+    if wall[4] or int(wall[1]) < rounds_needed or (len(kinds) < MIN_KINDS and wall[0] not in (SHELL_KEY, READ_ONLY_KEY)):
         return None
     wall[4] = 1
     if wall[0] == READ_ONLY_KEY:
@@ -270,6 +299,16 @@ def on_result(ctx: ResultContext) -> Decision | None:
             text = permission_reminder(int(wall[1]), _named(kinds))
         return Decision(Action.REMIND, Rule.WALL, text, times=int(wall[1]), tool=ctx.tool)
     shown = quote(redact_prefix(ctx.error_text, QUOTE_CHARS + 1), QUOTE_CHARS)
+    if wall[0] == HOOK_KEY:
+        rounds = int(wall[1])
+        advice = hook_reminder(rounds, shown)
+        if rounds >= 2:
+            # Replies refused whole before it stood: a reminder now would come after the loop. The
+            # wall stays reminded: a call with no prompt first is denied.
+            text = hook_stop(rounds, ends_turn=True, pauses=False, denied=False)
+            reason = f"{PREFIX} ended the turn: a hook that cannot start refused every call. Send a new message to continue."
+            return Decision(Action.STOP, Rule.WALL, text, stop_reason=reason, advice=advice, times=rounds, tool=ctx.tool)
+        return Decision(Action.REMIND, Rule.WALL, advice, times=rounds, tool=ctx.tool)
     text = wall_reminder(int(wall[1]), shown, shell=wall[0] == SHELL_KEY)
     return Decision(Action.REMIND, Rule.WALL, text, times=int(wall[1]), tool=ctx.tool)
 
@@ -306,7 +345,7 @@ def on_call(ctx: CallContext) -> Decision | None:
         # Refused across tools, every call is; refused through one tool, the kinds it refused are
         # (its programs; the tool itself when its shell cannot start: `_kind`).
         tools = {k.split(":", 1)[0] for k in kinds}
-        one_tool = len(tools) == 1 and len(kinds) <= MIN_KINDS
+        one_tool = len(tools) == 1 and len(kinds) <= MIN_KINDS and wall[0] != HOOK_KEY  # a broken hook: any call of them
         if ctx.tool[:MAX_ID_CHARS] not in tools or (one_tool and _kind(wall, ctx.tool, ctx.tool_input) not in kinds):
             return None
     if wall[0] == SHELL_KEY and int(wall[4]) == 1 and _look(wall) == LOOKED:
@@ -316,10 +355,13 @@ def on_call(ctx: CallContext) -> Decision | None:
     named = _named(kinds)
     shell = wall[0] == SHELL_KEY
     read_only = wall[0] == READ_ONLY_KEY
+    hook = wall[0] == HOOK_KEY
     if permission:
         advice, denial = permission_reminder(rounds, named), permission_denial(rounds, named)
     elif read_only:
         advice, denial = read_only_reminder(rounds, ""), read_only_denial(rounds)
+    elif hook:
+        advice, denial = hook_reminder(rounds, ""), hook_denial(rounds)
     else:
         advice, denial = wall_reminder(rounds, "", shell=shell), wall_denial(rounds, shell=shell)
     if int(wall[4]) == 1:
@@ -335,6 +377,9 @@ def on_call(ctx: CallContext) -> Decision | None:
     elif read_only:
         text = read_only_stop(rounds, ends_turn=ctx.ends_turn, pauses=ctx.pauses_tools)
         why = "the read-only sandbox refuses every patch"
+    elif hook:
+        text = hook_stop(rounds, ends_turn=ctx.ends_turn, pauses=ctx.pauses_tools)
+        why = "a hook that cannot start refuses every call"
     else:
         text = wall_stop(rounds, ends_turn=ctx.ends_turn, pauses=ctx.pauses_tools, shell=shell)
         why = "every shell command failed the same way" if shell else "every call was refused the same way"
@@ -520,6 +565,40 @@ def _ended(base: str, tell: str, *, ends_turn: bool, pauses: bool) -> str:
     return base + f". This is final: stop calling tools and {tell}"
 
 
+def _replies(rounds: int) -> str:
+    """`rounds` of calls, as the model knows them: its replies."""
+    return "your last reply" if rounds == 1 else f"your last {rounds} replies"
+
+
+def hook_reminder(rounds: int, error: str) -> str:
+    """A wall of another hook that cannot start (`HOOK_BROKEN`)."""
+    shown = f': """{error}"""' if error else ""
+    return (
+        f"[{PREFIX}] Every call of {_replies(rounds)} was refused by a hook that cannot start{shown}. It refuses "
+        "every call it covers, whatever the call: trying another way, or writing a new hook with the tools it "
+        "blocks, will not get through. Stop calling tools, and tell the user that this hook fails to start (its "
+        "command and error above), so they can fix or remove it."
+    )
+
+
+def hook_denial(rounds: int) -> str:
+    """A call after the reminder of a broken hook's wall: not run."""
+    return (
+        f"REPEAT_TOOL_BLOCKED: this call was not run: a hook that cannot start refused every call of {_replies(rounds)} "
+        "(loop guard policy, not a tool failure), and it would refuse this one too. Stop calling tools and tell the "
+        "user that the hook fails to start, so they can fix or remove it"
+    )
+
+
+def hook_stop(rounds: int, *, ends_turn: bool, pauses: bool, denied: bool = True) -> str:
+    """The end of the turn at a broken hook's wall: the round after its denial, or (not `denied`)
+    where it first stood after `rounds` replies refused whole."""
+    went_on = "and the calls went on after a denial" if denied else f"as it refused every call of {_replies(rounds)}"
+    base = f"REPEAT_TOOL_BLOCKED: a hook that cannot start refuses every call, {went_on} (loop guard policy, not a tool failure)"
+    tell = "tell the user that the hook fails to start, so they can fix or remove it"
+    return _ended(base, tell, ends_turn=ends_turn, pauses=pauses)
+
+
 def read_only_reminder(rounds: int, said: str) -> str:
     """A wall of Codex's read-only sandbox (`READ_ONLY`): no patch can apply."""
     shown = f': """{said}"""' if said else ""
@@ -610,6 +689,9 @@ def permission_stop(rounds: int, named: str, *, ends_turn: bool, pauses: bool) -
 
 
 VARIANTS: tuple[tuple[str, str, str], ...] = (
+    ("hook_stop", "REPEAT_TOOL_BLOCKED: a hook that cannot start refuses every call", ""),
+    ("hook_denial", "REPEAT_TOOL_BLOCKED: this call was not run: a hook that cannot start ", ""),
+    ("hook_reminder", f"[{PREFIX}] Every call of ", " was refused by a hook that cannot start"),
     ("wall_stop", "REPEAT_TOOL_BLOCKED: every call of the last ", ""),
     ("wall_denial", "REPEAT_TOOL_BLOCKED: this call was not run: every call of the last ", ""),
     ("wall_reminder", f"[{PREFIX}] Every call of the last ", ""),

@@ -341,3 +341,56 @@ def test_a_read_only_wall_is_of_patches_and_no_other_refusal_replaces_it() -> No
     assert rule.on_call(call_ctx("Bash", {"command": "sed -n 1,40p calc.py"}, entry=entry, now=60.0)) is None  # type: ignore[arg-type]
     deny = rule.on_call(call_ctx("apply_patch", PATCH, entry=entry, now=70.0))  # type: ignore[arg-type]
     assert deny is not None and deny.action is Action.DENY
+
+
+#: Claude Code 1.0.x's block of a call by a hook that cannot start (held-out corpus transcript 5aab28de).
+SPAWN = (
+    "{tool} operation blocked by hook:\n- [uv run .claude/hooks/pre_tool_use.py]: error: Failed to spawn: "
+    "`.claude/hooks/pre_tool_use.py`\n  Caused by: No such file or directory (os error 2)\n"
+)
+
+
+def _blocked(entry: dict, command: str, t: float) -> object:  # type: ignore[type-arg]
+    text = SPAWN.format(tool="Bash")
+    ctx = result_ctx("Bash", {"command": command}, text, entry=entry, outcome=Outcome("f", Failure.SOFT, text))  # type: ignore[arg-type]
+    ctx.agent["updated"] = t + 0.5
+    return rule.on_result(ctx._replace(call={**ctx.call, "t": t}))
+
+
+def test_a_hook_that_cannot_start_is_one_wall_whatever_tool_it_blocks_and_a_policy_hook_is_not() -> None:
+    keys = {rule.refusal_key(SPAWN.format(tool=tool), {}, tool) for tool in ("Bash", "Read", "MultiEdit")}
+    python = "PreToolUse:Bash hook error: [python3 /h/guard.py]: python3: can't open file '/h/guard.py': [Errno 2] No such file"
+    assert keys == {rule.HOOK_KEY} and rule.refusal_key(python, {}, "Bash") == rule.HOOK_KEY
+    policy = "Bash operation blocked by hook:\n- [uv run .claude/hooks/pre_tool_use.py]: BLOCKED: Dangerous rm command detected"
+    assert rule.refusal_key(policy, {}, "Bash") not in (None, rule.HOOK_KEY)
+
+
+def test_one_reply_of_three_kinds_blocked_by_a_broken_hook_is_reminded_then_any_call_of_the_tool_is_denied() -> None:
+    entry = agent()
+    got = [_blocked(entry, c, 10.0) for c in ["npm install", "git status", "ls -la"]]  # one reply
+    assert got[:2] == [None, None]
+    assert got[2] is not None and (got[2].action, got[2].rule) == (Action.REMIND, Rule.WALL)  # type: ignore[attr-defined]
+    assert "hook that cannot start" in got[2].message and "fix or remove it" in got[2].message  # type: ignore[attr-defined]
+    # a program not tried yet is denied too: the hook refuses whatever the tool runs
+    deny = rule.on_call(call_ctx("Bash", {"command": "chmod +x .claude/hooks/pre_tool_use.py"}, entry=entry, now=20.0))  # type: ignore[arg-type]
+    assert deny is not None and (deny.action, deny.rule) == (Action.DENY, Rule.WALL)
+    assert "a hook that cannot start refused every call of your last reply" in deny.message
+    stop = rule.on_call(call_ctx("Bash", {"command": "uv run x.py"}, entry=entry, now=40.0))  # type: ignore[arg-type]
+    assert stop is not None and stop.action is Action.STOP and "fails to start" in stop.message
+
+
+def test_a_broken_hooks_wall_first_standing_in_a_later_round_ends_the_turn_there() -> None:
+    entry = agent()
+    assert [_blocked(entry, c, 10.0) for c in ["git add -A", "npm run build"]] == [None, None]
+    got = [_blocked(entry, c, 30.0) for c in ["ls .claude/hooks", "cat .claude/settings.json"]]
+    assert got[0] is not None and got[0].action is Action.STOP and got[0].rule == Rule.WALL  # type: ignore[attr-defined]
+    assert "as it refused every call of your last 2 replies" in got[0].message  # type: ignore[attr-defined]
+    assert got[0].advice.startswith("[loopguard] Every call of your last 2 replies")  # type: ignore[attr-defined]
+    assert got[1] is None  # the wall stays, reminded: a call sent with no prompt first is denied
+    deny = rule.on_call(call_ctx("Bash", {"command": "pwd"}, entry=entry, now=50.0))  # type: ignore[arg-type]
+    assert deny is not None and deny.action is Action.DENY
+
+
+def test_two_kinds_blocked_by_a_broken_hook_is_no_wall_yet() -> None:
+    entry = agent()
+    assert [_blocked(entry, c, 10.0 * n) for n, c in enumerate(["git status", "npm install", "git log"], start=1)] == [None] * 3
