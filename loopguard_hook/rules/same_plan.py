@@ -10,15 +10,15 @@ not tracked, so the repeat rule does not count them (a plan is updated many time
 and the progress profile's budget counts such calls, not their sameness.
 
 The rule counts, per agent, the plan calls in a row made with the same tool and the same input
-(their signature: `CallContext.key`): any other call of the agent ends the run, and so do a
-prompt and a compaction (`reset`). The call that brings the run to `same_plan_deny_at` (balanced:
-3) calls is denied, and so is each one after it, with the way out: do the next step of the plan,
-or tell the user what is left. There is no reminder before: a list sent twice in a row is
-ordinary (sent again after a long explanation to the user: corpus transcript 4530697c), and a
-third time it is already a call that does nothing. Of the 82 distinct Claude Code transcripts on
-hand that use TodoWrite and the 276 distinct Codex rollouts, only that loop sends one list three
-times in a row. A call whose arguments the host does not send is never counted (its sameness
-cannot be told). The seed profiles leave the rule off.
+(their signature: `CallContext.key`): any other call of the agent ends the run, and so do a prompt
+and a compaction (`reset`). The call that brings the run to `same_plan_deny_at` (balanced: 3) calls
+is denied, and so is each one after it, with the way out: do the next step of the plan, or tell the
+user what is left. There is no reminder before: a list sent twice in a row is ordinary (sent again
+after a long explanation to the user: corpus transcript 4530697c), and a third time it is already a
+call that does nothing. Of the 127 Claude Code transcripts on hand that use plan tools and 324
+Codex rollouts (of them, 113 sessions nobody here had read, with 845 plan calls), only that loop
+sends one list three times in a row, and one other session twice. A call whose arguments the host
+does not send is never counted (its sameness cannot be told). The seed profiles leave the rule off.
 
 Its slot `Agent.rules["same_plan"]` is `[the run's signature, its calls]` (absent: no run).
 """
