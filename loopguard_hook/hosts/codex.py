@@ -24,7 +24,7 @@ from ..core import messages
 from ..core.event import HANDLED_EVENTS, Client
 from ..core.host import Capabilities
 from ..core.outcome import Outcome, outcome_of_response
-from ..core.verdict import Decision
+from ..core.verdict import Action, Decision
 from . import base, claude_code
 
 CLIENT = Client.CODEX
@@ -64,9 +64,13 @@ cancelled_in_batch = claude_code.cancelled_in_batch
 
 
 def wire(decision: Decision, event: str) -> dict[str, Any] | None:
-    """The shared wire form; Codex appends `. Command: <cmd>` to a reason, so no final period.
-    Nothing on an event Codex does not define (`base.wire`: a PostToolBatch registered by hand)."""
-    return base.wire(CAPABILITIES, decision, event, messages.fit(decision.message).rstrip().rstrip("."))
+    """The shared wire form; Codex appends `. Command: <cmd>` to a denial's reason, so a denial
+    has no final period (a reminder, `additionalContext`, keeps its own). Nothing on an event Codex
+    does not define (`base.wire`: a PostToolBatch registered by hand)."""
+    text = messages.fit(decision.message).rstrip()
+    if decision.action is not Action.REMIND and event in CAPABILITIES.deny:
+        text = text.rstrip(".")
+    return base.wire(CAPABILITIES, decision, event, text)
 
 
 normalise = base.unchanged
