@@ -295,6 +295,10 @@ def _place(tool: str, tool_input: Any, config: Config, cwd: str | None) -> str:
     return _tail(path, spelled=True) if path else ""
 
 
+#: Characters a place is written without (`_places` keeps one place a line, its count first).
+_UNPRINTED = {9: None, 10: None, 13: None}
+
+
 def _tail(path: str, *, spelled: bool) -> str:
     """A place (`_place`): the last `PLACE_PARTS` parts of `path`, in lower case; "" for one
     that may be anything (`..`; as a command spells it, `~`, a glob, a brace, an expansion: a
@@ -309,10 +313,6 @@ def _tail(path: str, *, spelled: bool) -> str:
     if spelled and len(parts) >= 3:
         parts = parts[1:]
     return "/".join(parts[-PLACE_PARTS:])[-MAX_ID_CHARS:]
-
-
-#: Characters a place is written without (`_places` keeps one place a line, its count first).
-_UNPRINTED = {9: None, 10: None, 13: None}
 
 
 def _attempt_place(tool: str, tool_input: Any, config: Config, cwd: str | None, file: str, how: str) -> str:
