@@ -79,9 +79,9 @@ TEMPLATES = {
     "target_stale_reminder": _rule("target").stale_reminder("C:/w/src/app.js"),
     "target_reread_advice": _rule("target").reread_advice("src/app.py", 4),
     "wall_reminder": _rule("every_call").wall_reminder(4, "Operation not permitted"),
-    "hook_reminder": _rule("every_call").hook_reminder(1, "Bash operation blocked by hook: … Failed to spawn"),
-    "hook_denial": _rule("every_call").hook_denial(2),
-    "hook_stop": _rule("every_call").hook_stop(2, ends_turn=True, pauses=False, denied=False),
+    "hook_reminder": _rule("every_call").hook_reminder("npm (Bash), git (Bash)", "… Failed to spawn"),
+    "hook_denial": _rule("every_call").hook_denial("npm (Bash), git (Bash), ls (Bash)"),
+    "hook_stop": _rule("every_call").hook_stop(2, "npm (Bash), ls (Bash)", ends_turn=True, pauses=False, denied=False),
     "wall_denial": _rule("every_call").wall_denial(4),
     "wall_stop": _rule("every_call").wall_stop(4, ends_turn=True, pauses=False),
     "permission_reminder": _rule("every_call").permission_reminder(3, "WebSearch, curl (Bash)"),
@@ -105,6 +105,7 @@ TEMPLATES = {
     "refused_again_advice": _rule("refused_again").advice_text("Bash", 1),
     "same_plan_denial": _rule("same_plan").denial_text(3),
     "same_plan_reminder": _rule("same_plan").reminder_text(3),
+    "same_plan_stop": _rule("same_plan").stop_text(5, ends_turn=True, pauses=False),
 }
 
 

@@ -32,20 +32,22 @@ though after one a reminded wall lets a shell call through, once (the user may h
 folder mid-turn, which fires no prompt event); any other success, which may have repaired it,
 ends it.
 
-Another hook that cannot start (`HOOK_BROKEN`: its script missing, `uv run`'s "Failed to spawn",
-Python's "can't open file", a shell's "command not found"), as Claude Code words its block of the
-call, refuses every call its matcher covers, whatever the call: a wall of its own kind
-(`HOOK_KEY`), which stands once refusals of `MIN_KINDS` kinds came, from their first round: one
-reply of three kinds of calls all refused so shows that nothing the agent tries will run, not even
-a new hook written with the tools it blocks (issue 22 class 4; held-out corpus transcript 5aab28de:
-twelve calls in two replies refused so). It then goes as any wall: the next call of the refused
-tools, whatever it runs, is denied and the round after ends the turn, with texts that say to tell
-the user the hook fails to start. Where it first stands in a later round (two replies or more
-refused whole, of fewer kinds each; an untracked tool's refusal, a TodoWrite's, is not seen), the
-turn ends there instead, since a reminder would come after the loop (Claude Code ends it at
-PostToolBatch; elsewhere the reminder goes out), and the wall stays for a call sent with no prompt
-first. A policy hook's block (`BLOCKED: …`) is no such refusal: it refuses what it was written to
-refuse, and is compared as any other.
+Another hook that cannot start (`HOOK_BROKEN`: its script is not there, and its launcher exits 2,
+which is how Claude Code blocks a call: `uv run`'s "error: Failed to spawn", Python's "can't open
+file", first in the hook's output) refuses every call its matcher covers, whatever the call: a wall
+of its own kind (`HOOK_KEY`), which stands once refusals of `MIN_KINDS` kinds came, from their
+first round: one reply of three kinds of calls all refused so shows that nothing the agent tries
+with those tools will run, not even a new hook written with them (issue 22 class 4; held-out corpus
+transcript 5aab28de: twelve calls in two replies refused so). It then goes as any wall, but the
+next call of a refused tool is denied whatever it runs, and the round after ends the turn; its
+texts say to mend the hook with a tool it does not cover, or to tell the user. Where it first
+stands in a later round, and every call the agent issued since its first round was refused (an
+untracked tool's refusal, a TodoWrite's, is not seen, so its kinds come slower), the turn ends
+there instead, since a reminder would come after the loop (Claude Code ends it at PostToolBatch;
+elsewhere the reminder goes out), and the wall stays for a call sent with no prompt first; when
+some call came back a success (the hook covers other tools only), it is reminded. A policy hook's
+block (`BLOCKED: …`, whatever words its reason uses) is no such refusal: it refuses what it was
+written to refuse, and is compared as any other.
 
 Claude Code's permission refusal (`Permission to use Bash has been denied. IMPORTANT: …`, or a
 deny rule's `Permission to use Bash with command <command> has been denied.`,
@@ -155,16 +157,25 @@ SHELL_UNAVAILABLE = r"\A(?:Error: )?E(?:ACCES|PERM|ROFS|NOENT): [^\n,]*, mkdir '
 #: The key every such failure shares (the folder's name differs by user and session).
 SHELL_KEY = "shell"
 #: Another hook of the host that cannot start, as Claude Code words its block of the call (`Bash
-#: operation blocked by hook:` in 1.0.x, `PreToolUse:Bash hook error:` in 2.x, then the hook's
-#: command in brackets and what it printed; corpus transcripts 5aab28de, 08e71d8b): its program or
-#: script is missing or cannot run, so it refuses every call it covers.
+#: operation blocked by hook:\n- ` in 1.0.x, `PreToolUse:Bash hook error: ` in 2.x, then the hook's
+#: command in brackets and what it printed; corpus transcripts 5aab28de, 08e71d8b). Claude Code
+#: blocks a call only on a hook's exit 2, and these are the launchers that exit 2 when the script is
+#: not there: `uv run`'s `error: Failed to spawn:` and Python's `can't open file` (a shell's
+#: `command not found` exits 127, which blocks nothing). The hook's output must start with it (past
+#: uv's `Reading inline script metadata` line): a policy hook's reason that mentions such words, or
+#: a shell profile's noise before its block, is no such refusal.
 HOOK_BROKEN = (
-    r"\A(?:\S+ operation blocked by hook:|(?:PreToolUse|PostToolUse):\S+ hook error:)[^\n]{0,300}\n?[^\n]{0,300}?"
-    r"(?:Failed to spawn|can't open file|No such file or directory|command not found|is not recognized as|cannot execute"
-    r"|ModuleNotFoundError)"
+    r"\A(?:\S+ operation blocked by hook:\s*- |PreToolUse:\S+ hook error: )\[[^\]\n]{1,1000}\]: "
+    r"(?:Reading inline script metadata from [^\n]{1,1000}\n)?"
+    r"(?:error: Failed to spawn: |[^\s:]{0,200}python[\d.]*(?:\.exe)?: can't open file )"
 )
 #: The key every such refusal shares, whatever tool it names.
 HOOK_KEY = "hook"
+#: Where a broken hook's wall keeps the agent's `batch_seq` when it began: the calls after it
+#: are those of its first reply on (`_refused_whole`).
+SINCE = 6
+#: Rounds past which a wall read from the state is taken as damaged (`_wall`).
+_MAX_ROUNDS = 1_000_000
 #: Codex's sandbox refusing a patch because it cannot write at all (0.171.0 under `-s
 #: read-only`: "patch rejected: writing is blocked by read-only sandbox; rejected by user approval
 #: settings"; a new user's rollout). The host says every patch will be refused: a wall of patches
@@ -198,7 +209,19 @@ Wall = list[Any]
 
 
 def _wall(agent: Agent) -> Wall | None:
-    return cast("Wall | None", slot(agent, NAME))
+    """The wall being watched, read leniently: a slot not of its shape (a state file edited by
+    hand, an older release's) is dropped, as no wall."""
+    wall = slot(agent, NAME)
+    if wall is None:
+        return None
+    if (
+        isinstance(wall, list) and len(wall) >= 6 and isinstance(wall[0], str) and type(wall[1]) is int
+        and 0 <= wall[1] <= _MAX_ROUNDS and isinstance(wall[2], list) and all(isinstance(k, str) for k in wall[2])
+        and all(type(v) in (int, float) and abs(v) < 1e12 for v in wall[3:6])
+    ):
+        return wall
+    drop_slot(agent, NAME)
+    return None
 
 
 def refusal_key(text: str, tool_input: Any, tool: str | None = None) -> str | None:
@@ -262,6 +285,8 @@ def on_result(ctx: ResultContext) -> Decision | None:
         return None  # no refusal; or another beside a read-only sandbox, which still refuses every patch
     if wall is None or wall[0] != key or (key == PERMISSION_KEY and _other_mode(wall, ctx.permission_mode)):
         wall = [key, 0, [], 0.0, 0, 0.0]
+        if key == HOOK_KEY:
+            wall.append(ctx.agent.get("batch_seq", 0))  # `SINCE`
         slots(ctx.agent)[NAME] = wall
     if key == PERMISSION_KEY:
         # A deny rule's refusal names the command: such rules go by command prefix, so it says
@@ -301,11 +326,11 @@ def on_result(ctx: ResultContext) -> Decision | None:
     shown = quote(redact_prefix(ctx.error_text, QUOTE_CHARS + 1), QUOTE_CHARS)
     if wall[0] == HOOK_KEY:
         rounds = int(wall[1])
-        advice = hook_reminder(rounds, shown)
-        if rounds >= 2:
+        advice = hook_reminder(_named(kinds), shown)
+        if rounds >= 2 and _refused_whole(ctx.agent, wall):
             # Replies refused whole before it stood: a reminder now would come after the loop. The
             # wall stays reminded: a call with no prompt first is denied.
-            text = hook_stop(rounds, ends_turn=True, pauses=False, denied=False)
+            text = hook_stop(rounds, _named(kinds), ends_turn=True, pauses=False, denied=False)
             reason = f"{PREFIX} ended the turn: a hook that cannot start refused every call. Send a new message to continue."
             return Decision(Action.STOP, Rule.WALL, text, stop_reason=reason, advice=advice, times=rounds, tool=ctx.tool)
         return Decision(Action.REMIND, Rule.WALL, advice, times=rounds, tool=ctx.tool)
@@ -361,7 +386,7 @@ def on_call(ctx: CallContext) -> Decision | None:
     elif read_only:
         advice, denial = read_only_reminder(rounds, ""), read_only_denial(rounds)
     elif hook:
-        advice, denial = hook_reminder(rounds, ""), hook_denial(rounds)
+        advice, denial = hook_reminder(named, ""), hook_denial(named)
     else:
         advice, denial = wall_reminder(rounds, "", shell=shell), wall_denial(rounds, shell=shell)
     if int(wall[4]) == 1:
@@ -378,13 +403,36 @@ def on_call(ctx: CallContext) -> Decision | None:
         text = read_only_stop(rounds, ends_turn=ctx.ends_turn, pauses=ctx.pauses_tools)
         why = "the read-only sandbox refuses every patch"
     elif hook:
-        text = hook_stop(rounds, ends_turn=ctx.ends_turn, pauses=ctx.pauses_tools)
+        text = hook_stop(rounds, named, ends_turn=ctx.ends_turn, pauses=ctx.pauses_tools)
         why = "a hook that cannot start refuses every call"
     else:
         text = wall_stop(rounds, ends_turn=ctx.ends_turn, pauses=ctx.pauses_tools, shell=shell)
         why = "every shell command failed the same way" if shell else "every call was refused the same way"
     reason = f"{PREFIX} ended the turn: {why}. Send a new message to continue."
     return Decision(Action.STOP, Rule.WALL, text, stop_reason=reason, advice=advice, times=rounds)
+
+
+def _refused_whole(agent: Agent, wall: Wall) -> bool:
+    """Whether a broken hook's wall's rounds show every call it covers refused: no call of a tool
+    it never refused came back a success since the batch before its first refusal (`SINCE`: Claude
+    Code's PostToolBatch numbers them; with none seen, since the session began). Such a success,
+    answered before the first refusal of its reply, left no wall to end: the hook covers other
+    tools only (a hostile review). One of a refused tool came before the hook broke (corpus
+    transcript 5aab28de: a `cd` ran, and the hook's relative path resolved no more); any success
+    since the wall began has ended it already. An untracked call (TodoWrite) says nothing: its
+    outcome is not recorded, refused or not."""
+    since = wall[SINCE] if len(wall) > SINCE and type(wall[SINCE]) is int else None
+    if since is None:
+        return False
+    tools = {str(k).split(":", 1)[0] for k in wall[2]}
+    sigs = agent["sigs"]
+    for call in agent["calls"].values():
+        if call["phase"] != "done" or call["seq"] <= since or call.get("untracked"):
+            continue
+        sig = sigs.get(call["sig"])
+        if sig is None or (not sig.get("failed") and sig.get("tool") not in tools):
+            return False
+    return True
 
 
 def _look(wall: Wall) -> str | None:
@@ -570,31 +618,37 @@ def _replies(rounds: int) -> str:
     return "your last reply" if rounds == 1 else f"your last {rounds} replies"
 
 
-def hook_reminder(rounds: int, error: str) -> str:
-    """A wall of another hook that cannot start (`HOOK_BROKEN`)."""
+#: What a broken hook's texts say to do: mend it with a tool it does not cover, or tell the user.
+_HOOK_WAY = (
+    "It refuses every call it covers, whatever the call: trying another way will not get through, nor writing "
+    "a new hook with a tool it blocks. If a tool it does not cover can mend it (its script, or the settings that "
+    "register it), do that once; otherwise stop calling tools and tell the user that this hook fails to start, "
+    "so they can fix or remove it."
+)
+
+
+def hook_reminder(named: str, error: str) -> str:
+    """A wall of another hook that cannot start (`HOOK_BROKEN`): `named`, the kinds it refused."""
     shown = f': """{error}"""' if error else ""
-    return (
-        f"[{PREFIX}] Every call of {_replies(rounds)} was refused by a hook that cannot start{shown}. It refuses "
-        "every call it covers, whatever the call: trying another way, or writing a new hook with the tools it "
-        "blocks, will not get through. Stop calling tools, and tell the user that this hook fails to start (its "
-        "command and error above), so they can fix or remove it."
-    )
+    return f"[{PREFIX}] A hook that cannot start refused your calls of {named}{shown}. {_HOOK_WAY}"
 
 
-def hook_denial(rounds: int) -> str:
+def hook_denial(named: str) -> str:
     """A call after the reminder of a broken hook's wall: not run."""
     return (
-        f"REPEAT_TOOL_BLOCKED: this call was not run: a hook that cannot start refused every call of {_replies(rounds)} "
-        "(loop guard policy, not a tool failure), and it would refuse this one too. Stop calling tools and tell the "
-        "user that the hook fails to start, so they can fix or remove it"
+        f"REPEAT_TOOL_BLOCKED: this call was not run: a hook that cannot start has refused your calls of {named} "
+        "(loop guard policy, not a tool failure), and it would refuse this one too. " + _HOOK_WAY.rstrip(".")
     )
 
 
-def hook_stop(rounds: int, *, ends_turn: bool, pauses: bool, denied: bool = True) -> str:
+def hook_stop(rounds: int, named: str, *, ends_turn: bool, pauses: bool, denied: bool = True) -> str:
     """The end of the turn at a broken hook's wall: the round after its denial, or (not `denied`)
     where it first stood after `rounds` replies refused whole."""
-    went_on = "and the calls went on after a denial" if denied else f"as it refused every call of {_replies(rounds)}"
-    base = f"REPEAT_TOOL_BLOCKED: a hook that cannot start refuses every call, {went_on} (loop guard policy, not a tool failure)"
+    went_on = ", and the calls went on after a denial" if denied else f" in {_replies(rounds)}"
+    base = (
+        f"REPEAT_TOOL_BLOCKED: a hook that cannot start has refused your calls of {named}{went_on} "
+        "(loop guard policy, not a tool failure)"
+    )
     tell = "tell the user that the hook fails to start, so they can fix or remove it"
     return _ended(base, tell, ends_turn=ends_turn, pauses=pauses)
 
@@ -689,9 +743,9 @@ def permission_stop(rounds: int, named: str, *, ends_turn: bool, pauses: bool) -
 
 
 VARIANTS: tuple[tuple[str, str, str], ...] = (
-    ("hook_stop", "REPEAT_TOOL_BLOCKED: a hook that cannot start refuses every call", ""),
+    ("hook_stop", "REPEAT_TOOL_BLOCKED: a hook that cannot start has refused your calls of ", ""),
     ("hook_denial", "REPEAT_TOOL_BLOCKED: this call was not run: a hook that cannot start ", ""),
-    ("hook_reminder", f"[{PREFIX}] Every call of ", " was refused by a hook that cannot start"),
+    ("hook_reminder", f"[{PREFIX}] A hook that cannot start refused your calls of ", ""),
     ("wall_stop", "REPEAT_TOOL_BLOCKED: every call of the last ", ""),
     ("wall_denial", "REPEAT_TOOL_BLOCKED: this call was not run: every call of the last ", ""),
     ("wall_reminder", f"[{PREFIX}] Every call of the last ", ""),

@@ -1,59 +1,98 @@
-"""The same plan sent again: a plan or todo call made with the input of the agent's call just
+"""The same plan sent again: a plan or todo list sent with the input of the agent's call just
 before it, again and again (`same_plan_deny_at`).
 
-A plan tool (`bookkeeping_tools`: Claude Code's TodoWrite, TaskCreate and TaskUpdate, Codex's
-update_plan, Gemini CLI's write_todos) sets the agent's list; sent again as it was, it changes
+A list tool (`bookkeeping_tools`: Claude Code's TodoWrite, Codex's update_plan, Gemini CLI's
+write_todos, Qwen Code's todo_write) sets the agent's whole list; sent again as it was, it changes
 nothing. An agent that has nothing left it can do sometimes goes on calling it, reply after reply,
 each time telling the user the same thing (corpus transcript 5aab28de, Claude Code: six TodoWrite
 calls in six replies with no other call between, the last three the same list). These calls are
 not tracked, so the repeat rule does not count them (a plan is updated many times in a turn),
-and the progress profile's budget counts such calls, not their sameness.
+and the progress profile's budget counts such calls, not their sameness. Claude Code's task tools
+(`progress.TASK_TOOLS`) are left out: each TaskCreate makes a task, the same words or not, and a
+TaskUpdate changes one.
 
-The rule counts, per agent, the plan calls in a row made with the same tool and the same input
-(their signature: `CallContext.key`): any other call of the agent ends the run, and so do a prompt
-and a compaction (`reset`). The call that brings the run to `same_plan_deny_at` (balanced: 3) calls
-is denied, and so is each one after it, with the way out: do the next step of the plan, or tell the
-user what is left. There is no reminder before: a list sent twice in a row is ordinary (sent again
-after a long explanation to the user: corpus transcript 4530697c), and a third time it is already a
-call that does nothing. Of the 127 Claude Code transcripts on hand that use plan tools and 324
+The rule counts, per agent, the list calls in a row made with the same tool and the same whole
+input (`_sent`: no key is a decoy here): any other call of the agent ends the run, and so do a
+prompt and a compaction (`reset`). A call issued before the previous one came back (a parallel
+twin, or one call delivered twice by a host that sends no call id: `_answered`) is the same send,
+not counted again. The call that brings the run to `same_plan_deny_at` (balanced: 3) sends is
+denied, with the way out: do the next step of the plan, or tell the user what is left; so is the
+next, and the one after ends the turn (Claude Code `continue: false`; elsewhere a final denial or
+answer-only). There is no reminder before: a list sent twice in a row is ordinary (sent again
+after a long explanation to the user: corpus transcript 4530697c), and a third time it is already
+a call that does nothing. Of the 127 Claude Code transcripts on hand that use plan tools and 324
 Codex rollouts (of them, 113 sessions nobody here had read, with 845 plan calls), only that loop
 sends one list three times in a row, and one other session twice. A call whose arguments the host
 does not send is never counted (its sameness cannot be told). The seed profiles leave the rule off.
 
-Its slot `Agent.rules["same_plan"]` is `[the run's signature, its calls]` (absent: no run).
+Its slot `Agent.rules["same_plan"]` is `[the run's signature, its sends, the latest one's seq]`
+(absent: no run).
 """
+
+import json
 
 from ..core.ledger import Agent, Limits, drop_slot, slot, slots
 from ..core.messages import PREFIX
+from ..core.progress import TASK_TOOLS
+from ..core.signature import digest
 from ..core.tools import matches
 from ..core.verdict import Action, Decision, Rule
 from .base import CallContext
 
 NAME = "same_plan"
+#: A run's count is kept below this (a state file edited by hand holds anything).
+MAX_RUN = 1_000_000
 
 
-def _run(held: object) -> tuple[str, int]:
-    """The slot read leniently (an odd value is no run): `(signature, calls)`."""
-    if isinstance(held, list) and len(held) == 2 and isinstance(held[0], str) and type(held[1]) is int:
-        return held[0], held[1]
-    return "", 0
+def _run(held: object) -> tuple[str, int, int]:
+    """The slot read leniently (an odd value is no run): `(signature, calls, seq of the latest)`."""
+    if (
+        isinstance(held, list) and len(held) == 3 and isinstance(held[0], str)
+        and type(held[1]) is int and 0 < held[1] < MAX_RUN and type(held[2]) is int
+    ):
+        return held[0], held[1], held[2]
+    return "", 0, -1
+
+
+def _sent(tool: str, tool_input: object) -> str:
+    """A plan call's signature: the tool and its whole input (none of it is a decoy: a list's
+    `description` is part of the list)."""
+    text = json.dumps(tool_input, sort_keys=True, ensure_ascii=False, default=str)
+    return digest(f"{tool}\0{text}".encode("utf-8", "surrogatepass"))
+
+
+def _answered(agent: Agent, seq: int) -> bool:
+    """Whether the agent's call `seq` came back (or was denied) before this one: else this one was
+    issued with it (a parallel twin, or the same call delivered twice by a host that sends no
+    call id), and they are one send. A call no longer held counts as answered."""
+    return next((c["phase"] != "pre" for c in agent["calls"].values() if c["seq"] == seq), True)
 
 
 def on_call(ctx: CallContext) -> Decision | None:
-    """Count a plan call sent with the input of the call before it; deny from `same_plan_deny_at` on."""
-    deny_at = ctx.config.same_plan_deny_at
+    """Count a plan call sent with the input of the call before it; deny from `same_plan_deny_at`
+    on, and end the turn two calls later."""
+    cfg = ctx.config
+    deny_at = cfg.same_plan_deny_at
     if not deny_at:
         return None
-    if not matches(ctx.tool, ctx.config.bookkeeping_tools) or not ctx.caps.has_arguments(ctx.tool):
+    if not matches(ctx.tool, cfg.bookkeeping_tools) or ctx.tool in TASK_TOOLS or not ctx.caps.has_arguments(ctx.tool):
         if slot(ctx.agent, NAME) is not None:
             drop_slot(ctx.agent, NAME)  # another call: the run is over
         return None
-    sig, count = _run(slot(ctx.agent, NAME))
-    count = count + 1 if sig == ctx.key.digest else 1
-    slots(ctx.agent)[NAME] = [ctx.key.digest, count]
+    sig, count, seq = _run(slot(ctx.agent, NAME))
+    sent = _sent(ctx.tool, ctx.tool_input)
+    if sent == sig and not _answered(ctx.agent, seq):
+        return None  # issued with the one before: one send
+    count = count + 1 if sent == sig else 1
+    slots(ctx.agent)[NAME] = [sent, min(count, MAX_RUN - 1), ctx.call["seq"]]
     if count < deny_at:
         return None
-    return Decision(Action.DENY, Rule.SAME_PLAN, denial_text(count), times=count, tool=ctx.tool, advice=reminder_text(count))
+    advice = reminder_text(count)
+    if count >= deny_at + 2:
+        text = stop_text(count, ends_turn=ctx.ends_turn, pauses=ctx.pauses_tools)
+        reason = f"{PREFIX} ended the turn: the same plan was sent {count} times in a row. Send a new message to continue."
+        return Decision(Action.STOP, Rule.SAME_PLAN, text, times=count, tool=ctx.tool, stop_reason=reason, advice=advice)
+    return Decision(Action.DENY, Rule.SAME_PLAN, denial_text(count), times=count, tool=ctx.tool, advice=advice)
 
 
 def fit(agent: Agent, share: Limits) -> None:
@@ -72,21 +111,36 @@ def denial_text(count: int) -> str:
     """`REPEAT_TOOL_BLOCKED` for the plan call sent as it was, the `same_plan_deny_at`th in a row on."""
     return (
         f"REPEAT_TOOL_BLOCKED: this plan update was not made: it is the same list you sent in the calls just "
-        f"before it ({count} in a row), so it would change nothing (loop guard policy, not a tool failure). "
-        "The plan is already recorded. Do the next step it lists; or, if nothing can be done now, stop calling "
-        "tools and tell the user what is left and why. Any other call or a new user message lifts this"
+        f"before it ({count} in a row), and sending it again changes nothing (loop guard policy, not a tool "
+        "failure). Do the next step it lists; or, if nothing can be done now, stop calling tools and tell the "
+        "user what is left and why. Any other call or a new user message lifts this"
     )
 
 
 def reminder_text(count: int) -> str:
     """The same, as a reminder: a denial's advice (`advise` mode, or a call that already ran)."""
     return (
-        f"[{PREFIX}] You sent the same plan {count} times in a row: it changes nothing. Do the next step it "
-        "lists; or, if nothing can be done now, stop calling tools and tell the user what is left and why."
+        f"[{PREFIX}] You sent the same plan {count} times in a row: sending it again changes nothing. Do the next "
+        "step it lists; or, if nothing can be done now, stop calling tools and tell the user what is left and why."
     )
 
 
+def stop_text(count: int, *, ends_turn: bool, pauses: bool) -> str:
+    """The same plan sent on after two denials: the end of the turn, worded for what the host does."""
+    base = (
+        f"REPEAT_TOOL_BLOCKED: the same plan was sent {count} times in a row, also after denials (loop guard "
+        "policy, not a tool failure)"
+    )
+    tell = "tell the user what is left and why"
+    if ends_turn:
+        return f"{base}. The loop guard is ending this turn: {tell}"
+    if pauses:
+        return f"{base}. Tool calls are now paused for the rest of this turn: {tell}"
+    return f"{base}. This is final: stop calling tools and {tell}"
+
+
 VARIANTS: tuple[tuple[str, str, str], ...] = (
+    ("same_plan_stop", "REPEAT_TOOL_BLOCKED: the same plan was sent ", ""),
     ("same_plan_denial", "REPEAT_TOOL_BLOCKED: this plan update was not made", ""),
     ("same_plan_reminder", f"[{PREFIX}] You sent the same plan ", ""),
 )

@@ -357,12 +357,28 @@ def _blocked(entry: dict, command: str, t: float) -> object:  # type: ignore[typ
     return rule.on_result(ctx._replace(call={**ctx.call, "t": t}))
 
 
-def test_a_hook_that_cannot_start_is_one_wall_whatever_tool_it_blocks_and_a_policy_hook_is_not() -> None:
+def test_a_hook_that_cannot_start_is_one_wall_whatever_tool_it_blocks() -> None:
     keys = {rule.refusal_key(SPAWN.format(tool=tool), {}, tool) for tool in ("Bash", "Read", "MultiEdit")}
     python = "PreToolUse:Bash hook error: [python3 /h/guard.py]: python3: can't open file '/h/guard.py': [Errno 2] No such file"
-    assert keys == {rule.HOOK_KEY} and rule.refusal_key(python, {}, "Bash") == rule.HOOK_KEY
-    policy = "Bash operation blocked by hook:\n- [uv run .claude/hooks/pre_tool_use.py]: BLOCKED: Dangerous rm command detected"
-    assert rule.refusal_key(policy, {}, "Bash") not in (None, rule.HOOK_KEY)
+    metadata = (
+        "PreToolUse:Read hook error: [uv run /h/pre.py]: Reading inline script metadata from `/h/pre.py`\n"
+        "error: Failed to spawn: `/h/pre.py`"
+    )
+    assert keys == {rule.HOOK_KEY}
+    assert rule.refusal_key(python, {}, "Bash") == rule.refusal_key(metadata, {}, "Read") == rule.HOOK_KEY
+
+
+def test_a_policy_hooks_block_is_no_broken_hook_whatever_words_its_reason_uses() -> None:
+    # Claude Code blocks only on exit 2: a hook that ran and chose to block (a hostile review's cases)
+    for said in (
+        "BLOCKED: Dangerous rm command detected and prevented",
+        "BLOCKED by safety policy: agents cannot execute destructive commands here",
+        "Blocked: command not found in allowlist (docker)",
+        "/home/u/.bashrc: line 12: pyenv: command not found\nBLOCKED: Dangerous rm command",
+        "BLOCKED: config missing: No such file or directory",
+    ):
+        for head in ("PreToolUse:Bash hook error: [uv run .claude/hooks/g.py]: ", "Bash operation blocked by hook:\n- [g.py]: "):
+            assert rule.refusal_key(head + said, {}, "Bash") not in (None, rule.HOOK_KEY), said
 
 
 def test_one_reply_of_three_kinds_blocked_by_a_broken_hook_is_reminded_then_any_call_of_the_tool_is_denied() -> None:
@@ -370,11 +386,13 @@ def test_one_reply_of_three_kinds_blocked_by_a_broken_hook_is_reminded_then_any_
     got = [_blocked(entry, c, 10.0) for c in ["npm install", "git status", "ls -la"]]  # one reply
     assert got[:2] == [None, None]
     assert got[2] is not None and (got[2].action, got[2].rule) == (Action.REMIND, Rule.WALL)  # type: ignore[attr-defined]
-    assert "hook that cannot start" in got[2].message and "fix or remove it" in got[2].message  # type: ignore[attr-defined]
+    reminder = got[2].message  # type: ignore[attr-defined]
+    assert "A hook that cannot start refused your calls of npm (Bash), git (Bash), ls (Bash)" in reminder
+    assert "a tool it does not cover can mend it" in reminder and "fix or remove it" in reminder
     # a program not tried yet is denied too: the hook refuses whatever the tool runs
     deny = rule.on_call(call_ctx("Bash", {"command": "chmod +x .claude/hooks/pre_tool_use.py"}, entry=entry, now=20.0))  # type: ignore[arg-type]
     assert deny is not None and (deny.action, deny.rule) == (Action.DENY, Rule.WALL)
-    assert "a hook that cannot start refused every call of your last reply" in deny.message
+    assert "this call was not run: a hook that cannot start has refused your calls of" in deny.message
     stop = rule.on_call(call_ctx("Bash", {"command": "uv run x.py"}, entry=entry, now=40.0))  # type: ignore[arg-type]
     assert stop is not None and stop.action is Action.STOP and "fails to start" in stop.message
 
@@ -384,13 +402,36 @@ def test_a_broken_hooks_wall_first_standing_in_a_later_round_ends_the_turn_there
     assert [_blocked(entry, c, 10.0) for c in ["git add -A", "npm run build"]] == [None, None]
     got = [_blocked(entry, c, 30.0) for c in ["ls .claude/hooks", "cat .claude/settings.json"]]
     assert got[0] is not None and got[0].action is Action.STOP and got[0].rule == Rule.WALL  # type: ignore[attr-defined]
-    assert "as it refused every call of your last 2 replies" in got[0].message  # type: ignore[attr-defined]
-    assert got[0].advice.startswith("[loopguard] Every call of your last 2 replies")  # type: ignore[attr-defined]
+    assert "refused your calls of git (Bash), npm (Bash), ls (Bash) in your last 2 replies" in got[0].message  # type: ignore[attr-defined]
+    assert got[0].advice.startswith("[loopguard] A hook that cannot start refused your calls of")  # type: ignore[attr-defined]
     assert got[1] is None  # the wall stays, reminded: a call sent with no prompt first is denied
     deny = rule.on_call(call_ctx("Bash", {"command": "pwd"}, entry=entry, now=50.0))  # type: ignore[arg-type]
     assert deny is not None and deny.action is Action.DENY
 
 
+def test_a_success_since_the_walls_first_round_makes_a_later_standing_a_reminder() -> None:
+    # the hook covers Bash only: a Read of the first reply came back before its refusals
+    entry = agent()
+    read = result_ctx("Read", {"file_path": "/p/a.py"}, {"type": "text"}, entry=entry)  # type: ignore[arg-type]
+    entry["calls"]["toolu_read"] = {**read.call, "t": 10.0, "phase": "done"}
+    assert [_blocked(entry, c, 10.0) for c in ["git status"]] == [None]
+    got = [_blocked(entry, c, 30.0) for c in ["npm run build", "ls dist"]]
+    assert got[0] is None and got[1] is not None and got[1].action is Action.REMIND  # type: ignore[attr-defined]
+
+
 def test_two_kinds_blocked_by_a_broken_hook_is_no_wall_yet() -> None:
     entry = agent()
     assert [_blocked(entry, c, 10.0 * n) for n, c in enumerate(["git status", "npm install", "git log"], start=1)] == [None] * 3
+
+
+def test_a_damaged_wall_in_the_state_is_dropped_as_no_wall() -> None:
+    for held in (
+        ["hook", "x", [], 0.0, 0, 0.0], ["hook", 1, "notalist", 0.0, 0, 0.0], ["hook"], [], {"a": 1},
+        ["hook", 1, [1, 2], 0.0, 0, 0.0], ["hook", 10**30, [], 0.0, 0, 0.0], ["hook", 1, [], 1e308, 0, 0.0],
+    ):
+        entry = agent()
+        entry["rules"] = {rule.NAME: held}
+        assert _blocked(entry, "git status", 10.0) is None
+        assert rule.on_call(call_ctx("Bash", {"command": "ls"}, entry=entry, now=20.0)) is None  # type: ignore[arg-type]
+        wall = entry["rules"].get(rule.NAME)
+        assert wall is None or (wall[0] == rule.HOOK_KEY and wall[1] == 1), held

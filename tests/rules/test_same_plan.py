@@ -32,15 +32,17 @@ def _calls(
     ]
 
 
-def test_the_third_same_plan_in_a_row_is_denied_and_every_one_after_it() -> None:
+def test_the_third_same_plan_in_a_row_is_denied_so_is_the_fourth_and_the_fifth_ends_the_turn() -> None:
     got = _calls([("TodoWrite", STUCK)] * 5)
     assert got[:2] == [None, None]
     assert [(v.action, v.rule, v.times) for v in got[2:]] == [
-        (Action.DENY, Rule.SAME_PLAN, 3), (Action.DENY, Rule.SAME_PLAN, 4), (Action.DENY, Rule.SAME_PLAN, 5),
+        (Action.DENY, Rule.SAME_PLAN, 3), (Action.DENY, Rule.SAME_PLAN, 4), (Action.STOP, Rule.SAME_PLAN, 5),
     ]
     assert "same list you sent in the calls just before it (3 in a row)" in got[2].message
     assert "Do the next step it lists" in got[2].message and "tell the user" in got[2].message
+    assert "already recorded" not in got[2].message  # the sends before may have failed
     assert "same plan 3 times in a row" in got[2].advice  # what `advise` mode, or a call that ran, delivers
+    assert "The loop guard is ending this turn" in got[4].message and got[4].stop_reason
 
 
 def test_a_plan_sent_twice_is_ordinary() -> None:
@@ -59,12 +61,42 @@ def test_any_other_call_between_ends_the_run() -> None:
 
 
 def test_another_plan_tool_with_the_same_input_is_another_call() -> None:
-    same = {"taskId": "3", "status": "completed"}
-    got = _calls([("TaskUpdate", same), ("TaskCreate", same), ("TaskUpdate", same)])
-    assert got == [None] * 3
+    same = {"todos": STUCK["todos"]}
+    assert _calls([("TodoWrite", same), ("todo_write", same), ("TodoWrite", same)]) == [None] * 3
     assert [v and v.rule for v in _calls([("update_plan", {"plan": [{"step": "a", "status": "pending"}]})] * 3)] == [
         None, None, Rule.SAME_PLAN,
     ]
+
+
+def test_the_task_tools_are_left_out_each_call_makes_or_changes_one_task() -> None:
+    # a hostile review: three tasks created with one subject, their `description`s differing
+    create = [("TaskCreate", {"subject": "Fix failing test", "description": f"Make test_{n} pass"}) for n in range(3)]
+    assert _calls(create) == [None] * 3
+    assert _calls([("TaskUpdate", {"taskId": "1", "status": "completed"})] * 4) == [None] * 4
+
+
+def test_every_key_of_the_list_counts_a_description_too() -> None:
+    plans = [("write_todos", {"todos": [{"description": f"step {n}", "status": "pending"}]}) for n in range(3)]
+    assert _calls(plans) == [None] * 3
+
+
+def _sent(entry: ledger.Agent, seq: int) -> Any:
+    call: ledger.Call = {"sig": "x", "t": 100.0, "seq": seq, "phase": "pre"}
+    ctx = call_ctx("TodoWrite", STUCK, entry=entry, now=100.0 + seq, tracked=False, call=call)
+    entry["calls"][f"c{seq}"] = ctx.call
+    return rule.on_call(ctx)
+
+
+def test_a_call_issued_before_the_one_before_came_back_is_the_same_send() -> None:
+    # parallel twins of one reply, or one call delivered twice by a host that sends no call id
+    entry = agent()
+    assert [_sent(entry, 0), _sent(entry, 1)] == [None, None]  # the second came before the first's result
+    for call in entry["calls"].values():
+        call["phase"] = "done"
+    assert _sent(entry, 2) is None  # the second send
+    entry["calls"]["c2"]["phase"] = "done"
+    verdict = _sent(entry, 3)
+    assert verdict is not None and (verdict.action, verdict.times) == (Action.DENY, 3)
 
 
 def test_a_prompt_or_a_compaction_ends_the_run() -> None:
@@ -81,9 +113,10 @@ def test_a_host_that_sends_no_arguments_is_never_judged() -> None:
 
 
 def test_an_odd_slot_is_no_run() -> None:
-    entry = agent()
-    ledger.slots(entry)[rule.NAME] = ["x", "three"]
-    assert _calls([("TodoWrite", STUCK)] * 2, entry=entry) == [None, None]
+    for held in (["x", "three"], ["x", 3], [1, 2, 3], ["x", 10**30, 1], ["x", 2.0, 1], {"a": 1}, None, "x"):
+        entry = agent()
+        ledger.slots(entry)[rule.NAME] = held
+        assert _calls([("TodoWrite", STUCK)] * 2, entry=entry) == [None, None], held
 
 
 @pytest.mark.parametrize("profile", ["reminder", "breaker", "progress"])
