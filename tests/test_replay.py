@@ -1199,3 +1199,14 @@ def test_a_batchs_answer_names_its_last_call_when_every_call_had_its_own_events(
         assert decided.call is not None and decided.tool_use_id is not None
         row = report.calls[decided.call - 1]
         assert (row.index, row.tool_use_id, row.tool) == (decided.call, decided.tool_use_id, decided.tool)
+
+
+def test_a_batch_answer_for_calls_another_hook_blocked_is_shown_on_their_row() -> None:
+    # The calls had a PreToolUse and no post event (another hook blocked them): the PostToolBatch
+    # that ends the turn at a broken hook's wall was counted but shown on no row (a new user's run).
+    path = Path(__file__).parent / "corpus" / "claude" / "5aab28de-84f9-4096-9c8b-6f9bc4360a2c.jsonl"
+    report = replay.replay(replay.read_transcript(str(path)), balanced())
+    (stop,) = [d for d in report.decisions if d.verdict.action == "stop"]
+    row = report.calls[stop.call - 1]  # type: ignore[operator]
+    assert (row.recorded, row.post) == ("denied", stop.verdict) and stop.verdict.rule == "LOOP_GUARD_WALL"
+    assert row.acted and report.summary.stops == 1

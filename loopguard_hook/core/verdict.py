@@ -85,11 +85,15 @@ def strongest(decisions: list[Decision]) -> Decision:
 
 
 def merge(decisions: list[Decision]) -> Decision:
-    """Several verdicts for one answer: the strongest, carrying every reminder text."""
+    """Several verdicts for one answer: the strongest, carrying every reminder text; an end of
+    turn carries none (its text says what to tell the user: another rule's "change the approach"
+    would contradict it, and there is no next call to make)."""
     decisions = [d for d in decisions if d.intended is not Action.ALLOW or d.rule]
     if not decisions:
         return ALLOW
     best = max(decisions, key=lambda d: (d.action, d.intended))
+    if Action.STOP in (best.action, best.intended):
+        return best
     texts = [d.message for d in decisions if d.action is Action.REMIND and d.message and d is not best]
     if texts and best.message:
         best = best._replace(message="\n\n".join([best.message, *texts]))

@@ -26,6 +26,13 @@ PROGRESS_EVENTS = 500
 Progress = Callable[[int, int], None]
 _RAN = frozenset(o.value for o in RAN_OUTCOMES)
 _QUIET = Verdict("allow", "allow", "", 0)
+_STRENGTH = ("allow", "remind", "deny", "stop")
+
+
+def _weaker(shown: Verdict | None, verdict: Verdict) -> bool:
+    """Whether a row's post verdict (`shown`) is none, or weaker than `verdict` by its action."""
+    rank = {a: n for n, a in enumerate(_STRENGTH)}
+    return shown is None or rank.get(shown.action, 0) < rank.get(verdict.action, 0)
 
 
 @dataclass(slots=True)
@@ -142,6 +149,10 @@ class _Collector:
                 seen = [self.by_id[(event.agent_id, item.tool_use_id)] for item in event.tool_calls
                         if item.tool_use_id is not None and (event.agent_id, item.tool_use_id) in self.by_id]
                 owner = next((i for i in reversed(seen) if self.rows[i].tool == decision.tool), seen[-1] if seen else None)
+                # A call the host answered without running it (another hook's block) had no post
+                # event: the batch's answer is shown on its row, as a post event's would be.
+                if owner is not None and not verdict.quiet and _weaker(self.rows[owner].post, verdict):
+                    self.rows[owner].post = verdict
             batch_id = self.rows[owner].tool_use_id if owner is not None else None
         if not verdict.quiet:
             self.decisions.append(

@@ -34,20 +34,24 @@ ends it.
 
 Another hook that cannot start (`HOOK_BROKEN`: its script is not there, and its launcher exits 2,
 which is how Claude Code blocks a call: `uv run`'s "error: Failed to spawn", Python's "can't open
-file", first in the hook's output) refuses every call its matcher covers, whatever the call: a wall
-of its own kind (`HOOK_KEY`), which stands once refusals of `MIN_KINDS` kinds came, from their
+file", dash's "cannot open", first in the hook's output) refuses every call its matcher covers: a
+wall of its own kind (`HOOK_KEY`), which stands once refusals of `MIN_KINDS` kinds came, from their
 first round: one reply of three kinds of calls all refused so shows that nothing the agent tries
 with those tools will run, not even a new hook written with them (issue 22 class 4; held-out corpus
-transcript 5aab28de: twelve calls in two replies refused so). It then goes as any wall, but the
-next call of a refused tool is denied whatever it runs, and the round after ends the turn; its
-texts say to mend the hook with a tool it does not cover, or to tell the user. Where it first
-stands in a later round, and every call the agent issued since its first round was refused (an
-untracked tool's refusal, a TodoWrite's, is not seen, so its kinds come slower), the turn ends
-there instead, since a reminder would come after the loop (Claude Code ends it at PostToolBatch;
-elsewhere the reminder goes out), and the wall stays for a call sent with no prompt first; when
-some call came back a success (the hook covers other tools only), it is reminded. A policy hook's
-block (`BLOCKED: …`, whatever words its reason uses) is no such refusal: it refuses what it was
-written to refuse, and is compared as any other.
+transcript 5aab28de: twelve calls in two replies refused so). It then goes as any wall: after the
+reminder a call of a refused kind is denied (through one tool, a program it has not refused goes
+ahead while it refused `MIN_KINDS` or fewer: a hook run only for some commands, Claude Code's `if:
+"Bash(git *)"`, may be all that is broken), and the round after ends the turn; its texts say to
+mend the hook with a tool it does not cover, or to tell the user, and the user's notice names the
+hook's command. Where it first stands in a later round, with `HOOK_STOP_KINDS` kinds refused and
+every call the agent made since the batch before its first refusal refused (`_refused_whole`: a
+success of a tool it never refused means the hook covers other tools only; an untracked tool's
+refusal, a TodoWrite's, is not seen, so its kinds come slower), the turn ends there instead, since
+a reminder would come after the loop (Claude Code ends it at PostToolBatch; elsewhere the reminder
+goes out), and the wall stays for a call sent with no prompt first; with fewer kinds it waits for
+`refused_remind_at` rounds, as any wall. A policy hook's block (`BLOCKED: …`, whatever words its
+reason uses) is no such refusal: it refuses what it was written to refuse, and is compared as any
+other.
 
 Claude Code's permission refusal (`Permission to use Bash has been denied. IMPORTANT: …`, or a
 deny rule's `Permission to use Bash with command <command> has been denied.`,
@@ -94,7 +98,9 @@ tools and programs refused, when the first result of the latest round came back,
 denied at, and for a permission wall the targets that worked since it began, the targets
 it refused (`_target`) and the permission mode of its latest refusal; for a policy wall the
 prefixes its refusals named at `REFUSED` (`_prefixed`); for a shell wall, at `LOOK`, whether a
-look came since its latest failure (`LOOKED`) or let a shell call through already (`TRIED`)]`.
+look came since its latest failure (`LOOKED`) or let a shell call through already (`TRIED`); for
+a broken hook's wall, the `batch_seq` before it began at `SINCE` and the hook's command at
+`HOOK_COMMAND`]`.
 """
 
 import re
@@ -167,13 +173,22 @@ SHELL_KEY = "shell"
 HOOK_BROKEN = (
     r"\A(?:\S+ operation blocked by hook:\s*- |PreToolUse:\S+ hook error: )\[[^\]\n]{1,1000}\]: "
     r"(?:Reading inline script metadata from [^\n]{1,1000}\n)?"
-    r"(?:error: Failed to spawn: |[^\s:]{0,200}python[\d.]*(?:\.exe)?: can't open file )"
+    r"(?:error: Failed to spawn: |[^\n]{0,300}?(?i:python)[\d.]*(?:\.exe)?: can't open file |[^\s:]{0,200}sh: \d+: cannot open )"
 )
 #: The key every such refusal shares, whatever tool it names.
 HOOK_KEY = "hook"
+#: Kinds of call a broken hook's wall must have refused, in replies refused whole, to end the turn
+#: where it first stands in a later round: with fewer, a hook run only for some commands (Claude
+#: Code's `if: "Bash(git *)"`) may be all that is broken, and it is left to the reminder.
+HOOK_STOP_KINDS = 5
 #: Where a broken hook's wall keeps the agent's `batch_seq` when it began: the calls after it
 #: are those of its first reply on (`_refused_whole`).
 SINCE = 6
+#: Where it keeps the hook's command as the host names it (`[uv run .claude/hooks/x.py]`), redacted,
+#: for the user's notice when the turn ends (`_hook_named`).
+HOOK_COMMAND = 7
+#: The command a host's block names first, in brackets.
+_HOOK_COMMAND = r"\[([^\]\n]{1,1000})\]"
 #: Rounds past which a wall read from the state is taken as damaged (`_wall`).
 _MAX_ROUNDS = 1_000_000
 #: Codex's sandbox refusing a patch because it cannot write at all (0.171.0 under `-s
@@ -246,10 +261,11 @@ def refusal_key(text: str, tool_input: Any, tool: str | None = None) -> str | No
 
 
 def kind_of(tool: str, tool_input: Any) -> str:
-    """The tool, and for a shell command the program it runs first."""
+    """The tool, and for a shell command the program it runs first, past scene-setting commands
+    (`cd DIR &&`), assignments and wrappers (`_command`: `cd .claude/hooks && cat > x` runs `cat`,
+    not `hooks`)."""
     if tool in SHELL_TOOLS and isinstance(tool_input, dict):
-        command = next((v for k in SHELL_KEYS if isinstance(v := tool_input.get(k), str)), "")
-        words = [w for w in command[:256].split() if "=" not in w and w not in ("sudo", "env", "cd", "&&")]
+        words = _command(tool_input)
         return f"{tool[:MAX_ID_CHARS]}:{(words[0].rsplit('/', 1)[-1] if words else '')[:64]}"
     return tool[:MAX_ID_CHARS]
 
@@ -286,7 +302,9 @@ def on_result(ctx: ResultContext) -> Decision | None:
     if wall is None or wall[0] != key or (key == PERMISSION_KEY and _other_mode(wall, ctx.permission_mode)):
         wall = [key, 0, [], 0.0, 0, 0.0]
         if key == HOOK_KEY:
-            wall.append(ctx.agent.get("batch_seq", 0))  # `SINCE`
+            named = re.search(_HOOK_COMMAND, ctx.error_text[:2000])
+            command = redact_prefix(named.group(1), QUOTE_CHARS) if named else ""
+            wall.extend([ctx.agent.get("batch_seq", 0), command[:QUOTE_CHARS]])  # `SINCE`, `HOOK_COMMAND`
         slots(ctx.agent)[NAME] = wall
     if key == PERMISSION_KEY:
         # A deny rule's refusal names the command: such rules go by command prefix, so it says
@@ -306,8 +324,19 @@ def on_result(ctx: ResultContext) -> Decision | None:
     if kind not in kinds:
         kinds.append(kind)
         del kinds[:-MAX_KINDS]
-    rounds_needed = 1 if wall[0] == HOOK_KEY else threshold  # a broken hook: its kinds are the proof
-    if wall[4] or int(wall[1]) < rounds_needed or (len(kinds) < MIN_KINDS and wall[0] not in (SHELL_KEY, READ_ONLY_KEY)):
+    rounds = int(wall[1])
+    if wall[0] == HOOK_KEY and not wall[4] and rounds >= 2 and len(kinds) >= HOOK_STOP_KINDS and _refused_whole(ctx.agent, wall):
+        # Replies refused whole, of many kinds, before it stood: a reminder now would come after
+        # the loop. The wall stays, reminded: a call sent with no prompt first is denied.
+        wall[4] = 1
+        hook, refused = _hook_named(wall), _named(kinds)
+        text = hook_stop(rounds, refused, ends_turn=True, pauses=False, denied=False)
+        reason = f"{PREFIX} ended the turn: {hook} cannot start and refused every call. Send a new message to continue."
+        advice = hook_reminder(refused, quote(redact_prefix(ctx.error_text, QUOTE_CHARS + 1), QUOTE_CHARS))
+        return Decision(Action.STOP, Rule.WALL, text, stop_reason=reason, advice=advice, times=rounds, tool=ctx.tool)
+    # a broken hook: its kinds are the proof in its first round; later, as any wall's
+    rounds_needed = 1 if wall[0] == HOOK_KEY and rounds == 1 else threshold
+    if wall[4] or rounds < rounds_needed or (len(kinds) < MIN_KINDS and wall[0] not in (SHELL_KEY, READ_ONLY_KEY)):
         return None
     wall[4] = 1
     if wall[0] == READ_ONLY_KEY:
@@ -325,15 +354,7 @@ def on_result(ctx: ResultContext) -> Decision | None:
         return Decision(Action.REMIND, Rule.WALL, text, times=int(wall[1]), tool=ctx.tool)
     shown = quote(redact_prefix(ctx.error_text, QUOTE_CHARS + 1), QUOTE_CHARS)
     if wall[0] == HOOK_KEY:
-        rounds = int(wall[1])
-        advice = hook_reminder(_named(kinds), shown)
-        if rounds >= 2 and _refused_whole(ctx.agent, wall):
-            # Replies refused whole before it stood: a reminder now would come after the loop. The
-            # wall stays reminded: a call with no prompt first is denied.
-            text = hook_stop(rounds, _named(kinds), ends_turn=True, pauses=False, denied=False)
-            reason = f"{PREFIX} ended the turn: a hook that cannot start refused every call. Send a new message to continue."
-            return Decision(Action.STOP, Rule.WALL, text, stop_reason=reason, advice=advice, times=rounds, tool=ctx.tool)
-        return Decision(Action.REMIND, Rule.WALL, advice, times=rounds, tool=ctx.tool)
+        return Decision(Action.REMIND, Rule.WALL, hook_reminder(_named(kinds), shown), times=rounds, tool=ctx.tool)
     text = wall_reminder(int(wall[1]), shown, shell=wall[0] == SHELL_KEY)
     return Decision(Action.REMIND, Rule.WALL, text, times=int(wall[1]), tool=ctx.tool)
 
@@ -370,7 +391,7 @@ def on_call(ctx: CallContext) -> Decision | None:
         # Refused across tools, every call is; refused through one tool, the kinds it refused are
         # (its programs; the tool itself when its shell cannot start: `_kind`).
         tools = {k.split(":", 1)[0] for k in kinds}
-        one_tool = len(tools) == 1 and len(kinds) <= MIN_KINDS and wall[0] != HOOK_KEY  # a broken hook: any call of them
+        one_tool = len(tools) == 1 and len(kinds) <= MIN_KINDS
         if ctx.tool[:MAX_ID_CHARS] not in tools or (one_tool and _kind(wall, ctx.tool, ctx.tool_input) not in kinds):
             return None
     if wall[0] == SHELL_KEY and int(wall[4]) == 1 and _look(wall) == LOOKED:
@@ -404,12 +425,18 @@ def on_call(ctx: CallContext) -> Decision | None:
         why = "the read-only sandbox refuses every patch"
     elif hook:
         text = hook_stop(rounds, named, ends_turn=ctx.ends_turn, pauses=ctx.pauses_tools)
-        why = "a hook that cannot start refuses every call"
+        why = f"{_hook_named(wall)} cannot start and refuses every call"
     else:
         text = wall_stop(rounds, ends_turn=ctx.ends_turn, pauses=ctx.pauses_tools, shell=shell)
         why = "every shell command failed the same way" if shell else "every call was refused the same way"
     reason = f"{PREFIX} ended the turn: {why}. Send a new message to continue."
     return Decision(Action.STOP, Rule.WALL, text, stop_reason=reason, advice=advice, times=rounds)
+
+
+def _hook_named(wall: Wall) -> str:
+    """A broken hook's wall's hook as the user's notice names it: `the hook [uv run x.py]`."""
+    command = wall[HOOK_COMMAND] if len(wall) > HOOK_COMMAND and isinstance(wall[HOOK_COMMAND], str) else ""
+    return f"the hook [{command}]" if command else "a hook"
 
 
 def _refused_whole(agent: Agent, wall: Wall) -> bool:
@@ -463,8 +490,8 @@ def _targets(wall: Wall, index: int, target: str | None = None) -> list[str]:
     began; `target`: one more (None: none)."""
     while len(wall) <= index:
         wall.append([])
-    if not isinstance(wall[index], list):
-        wall[index] = []
+    if not isinstance(wall[index], list) or not all(isinstance(t, str) for t in wall[index]):
+        wall[index] = [t for t in wall[index] if isinstance(t, str)] if isinstance(wall[index], list) else []
     targets = cast("list[str]", wall[index])
     if target is not None and target not in targets:
         targets.append(target)

@@ -13,9 +13,10 @@ TaskUpdate changes one.
 
 The rule counts, per agent, the list calls in a row made with the same tool and the same whole
 input (`_sent`: no key is a decoy here): any other call of the agent ends the run, and so do a
-prompt and a compaction (`reset`). A call issued before the previous one came back (a parallel
-twin, or one call delivered twice by a host that sends no call id: `_answered`) is the same send,
-not counted again. The call that brings the run to `same_plan_deny_at` (balanced: 3) sends is
+prompt and a compaction (`reset`). A call of the same reply as the previous one (`ledger.issued`:
+Claude Code runs a reply's calls one after another) or issued before it came back (a parallel twin,
+or one call delivered twice by a host that sends no call id: `_answered`) is the same send, not
+counted again. The call that brings the run to `same_plan_deny_at` (balanced: 3) sends is
 denied, with the way out: do the next step of the plan, or tell the user what is left; so is the
 next, and the one after ends the turn (Claude Code `continue: false`; elsewhere a final denial or
 answer-only). There is no reminder before: a list sent twice in a row is ordinary (sent again
@@ -25,13 +26,13 @@ Codex rollouts (of them, 113 sessions nobody here had read, with 845 plan calls)
 sends one list three times in a row, and one other session twice. A call whose arguments the host
 does not send is never counted (its sameness cannot be told). The seed profiles leave the rule off.
 
-Its slot `Agent.rules["same_plan"]` is `[the run's signature, its sends, the latest one's seq]`
-(absent: no run).
+Its slot `Agent.rules["same_plan"]` is `[the run's signature, its sends, the latest one's seq,
+when it was issued]` (absent: no run).
 """
 
 import json
 
-from ..core.ledger import Agent, Limits, drop_slot, slot, slots
+from ..core.ledger import Agent, Limits, drop_slot, issued, slot, slots
 from ..core.messages import PREFIX
 from ..core.progress import TASK_TOOLS
 from ..core.signature import digest
@@ -44,14 +45,15 @@ NAME = "same_plan"
 MAX_RUN = 1_000_000
 
 
-def _run(held: object) -> tuple[str, int, int]:
-    """The slot read leniently (an odd value is no run): `(signature, calls, seq of the latest)`."""
+def _run(held: object) -> tuple[str, int, int, float]:
+    """The slot read leniently (an odd value is no run): `(signature, sends, seq of the latest,
+    when the latest was issued)`."""
     if (
-        isinstance(held, list) and len(held) == 3 and isinstance(held[0], str)
-        and type(held[1]) is int and 0 < held[1] < MAX_RUN and type(held[2]) is int
+        isinstance(held, list) and len(held) == 4 and isinstance(held[0], str)
+        and type(held[1]) is int and 0 < held[1] < MAX_RUN and type(held[2]) is int and type(held[3]) in (int, float)
     ):
-        return held[0], held[1], held[2]
-    return "", 0, -1
+        return held[0], held[1], held[2], float(held[3])
+    return "", 0, -1, -1.0
 
 
 def _sent(tool: str, tool_input: object) -> str:
@@ -79,12 +81,12 @@ def on_call(ctx: CallContext) -> Decision | None:
         if slot(ctx.agent, NAME) is not None:
             drop_slot(ctx.agent, NAME)  # another call: the run is over
         return None
-    sig, count, seq = _run(slot(ctx.agent, NAME))
-    sent = _sent(ctx.tool, ctx.tool_input)
-    if sent == sig and not _answered(ctx.agent, seq):
-        return None  # issued with the one before: one send
+    sig, count, seq, when = _run(slot(ctx.agent, NAME))
+    sent, now_issued = _sent(ctx.tool, ctx.tool_input), issued(ctx.call)
+    if sent == sig and (now_issued == when or not _answered(ctx.agent, seq)):
+        return None  # issued with the one before (one reply, run one after the other or at once): one send
     count = count + 1 if sent == sig else 1
-    slots(ctx.agent)[NAME] = [sent, min(count, MAX_RUN - 1), ctx.call["seq"]]
+    slots(ctx.agent)[NAME] = [sent, min(count, MAX_RUN - 1), ctx.call["seq"], now_issued]
     if count < deny_at:
         return None
     advice = reminder_text(count)

@@ -381,7 +381,7 @@ def test_a_policy_hooks_block_is_no_broken_hook_whatever_words_its_reason_uses()
             assert rule.refusal_key(head + said, {}, "Bash") not in (None, rule.HOOK_KEY), said
 
 
-def test_one_reply_of_three_kinds_blocked_by_a_broken_hook_is_reminded_then_any_call_of_the_tool_is_denied() -> None:
+def test_one_reply_of_three_kinds_blocked_by_a_broken_hook_is_reminded_then_its_programs_are_denied() -> None:
     entry = agent()
     got = [_blocked(entry, c, 10.0) for c in ["npm install", "git status", "ls -la"]]  # one reply
     assert got[:2] == [None, None]
@@ -389,34 +389,50 @@ def test_one_reply_of_three_kinds_blocked_by_a_broken_hook_is_reminded_then_any_
     reminder = got[2].message  # type: ignore[attr-defined]
     assert "A hook that cannot start refused your calls of npm (Bash), git (Bash), ls (Bash)" in reminder
     assert "a tool it does not cover can mend it" in reminder and "fix or remove it" in reminder
-    # a program not tried yet is denied too: the hook refuses whatever the tool runs
-    deny = rule.on_call(call_ctx("Bash", {"command": "chmod +x .claude/hooks/pre_tool_use.py"}, entry=entry, now=20.0))  # type: ignore[arg-type]
+    # a program it has not refused goes ahead: a hook run only for some commands (`if: "Bash(git *)"`)
+    assert rule.on_call(call_ctx("Bash", {"command": "pnpm test"}, entry=entry, now=20.0)) is None  # type: ignore[arg-type]
+    deny = rule.on_call(call_ctx("Bash", {"command": "npm ci"}, entry=entry, now=20.1))  # type: ignore[arg-type]
     assert deny is not None and (deny.action, deny.rule) == (Action.DENY, Rule.WALL)
     assert "this call was not run: a hook that cannot start has refused your calls of" in deny.message
-    stop = rule.on_call(call_ctx("Bash", {"command": "uv run x.py"}, entry=entry, now=40.0))  # type: ignore[arg-type]
+    stop = rule.on_call(call_ctx("Bash", {"command": "git log"}, entry=entry, now=40.0))  # type: ignore[arg-type]
     assert stop is not None and stop.action is Action.STOP and "fails to start" in stop.message
 
 
 def test_a_broken_hooks_wall_first_standing_in_a_later_round_ends_the_turn_there() -> None:
     entry = agent()
     assert [_blocked(entry, c, 10.0) for c in ["git add -A", "npm run build"]] == [None, None]
-    got = [_blocked(entry, c, 30.0) for c in ["ls .claude/hooks", "cat .claude/settings.json"]]
-    assert got[0] is not None and got[0].action is Action.STOP and got[0].rule == Rule.WALL  # type: ignore[attr-defined]
-    assert "refused your calls of git (Bash), npm (Bash), ls (Bash) in your last 2 replies" in got[0].message  # type: ignore[attr-defined]
-    assert got[0].advice.startswith("[loopguard] A hook that cannot start refused your calls of")  # type: ignore[attr-defined]
-    assert got[1] is None  # the wall stays, reminded: a call sent with no prompt first is denied
-    deny = rule.on_call(call_ctx("Bash", {"command": "pwd"}, entry=entry, now=50.0))  # type: ignore[arg-type]
+    got = [_blocked(entry, c, 30.0) for c in ["ls .claude/hooks", "cat .claude/settings.json", "chmod +x x.py"]]
+    assert got[:2] == [None, None]  # four kinds: a hook run only for some commands may be all that is broken
+    stop = got[2]
+    assert stop is not None and stop.action is Action.STOP and stop.rule == Rule.WALL  # type: ignore[attr-defined]
+    refused = "git (Bash), npm (Bash), ls (Bash), cat (Bash), chmod (Bash)"
+    assert f"refused your calls of {refused} in your last 2 replies" in stop.message  # type: ignore[attr-defined]
+    assert stop.stop_reason.startswith("loopguard ended the turn: the hook [uv run .claude/hooks/pre_tool_use.py] cannot start")  # type: ignore[attr-defined]
+    assert stop.advice.startswith("[loopguard] A hook that cannot start refused your calls of")  # type: ignore[attr-defined]
+    assert _blocked(entry, "pwd", 30.0) is None  # the wall stays, reminded: a call sent with no prompt first is denied
+    deny = rule.on_call(call_ctx("Bash", {"command": "git status"}, entry=entry, now=50.0))  # type: ignore[arg-type]
     assert deny is not None and deny.action is Action.DENY
 
 
-def test_a_success_since_the_walls_first_round_makes_a_later_standing_a_reminder() -> None:
+def test_three_kinds_over_two_replies_wait_for_the_third_round_and_are_reminded() -> None:
+    # a hook run only for git, npm and yarn (`if`) may be all that is broken: no end of turn
+    entry = agent()
+    assert _blocked(entry, "git status", 10.0) is None
+    assert [_blocked(entry, c, 30.0) for c in ["npm test", "yarn test"]] == [None, None]
+    got = _blocked(entry, "git log", 50.0)
+    assert got is not None and got.action is Action.REMIND  # type: ignore[attr-defined]
+
+
+def test_a_success_of_another_tool_since_the_wall_began_makes_a_later_standing_a_reminder() -> None:
     # the hook covers Bash only: a Read of the first reply came back before its refusals
     entry = agent()
     read = result_ctx("Read", {"file_path": "/p/a.py"}, {"type": "text"}, entry=entry)  # type: ignore[arg-type]
     entry["calls"]["toolu_read"] = {**read.call, "t": 10.0, "phase": "done"}
-    assert [_blocked(entry, c, 10.0) for c in ["git status"]] == [None]
-    got = [_blocked(entry, c, 30.0) for c in ["npm run build", "ls dist"]]
-    assert got[0] is None and got[1] is not None and got[1].action is Action.REMIND  # type: ignore[attr-defined]
+    assert [_blocked(entry, c, 10.0) for c in ["git status", "npm run build"]] == [None, None]
+    got = [_blocked(entry, c, 30.0) for c in ["ls dist", "cat x", "chmod +x y"]]
+    assert got == [None, None, None]  # five kinds in two replies, but not refused whole: no end of turn
+    later = _blocked(entry, "pwd", 50.0)
+    assert later is not None and later.action is Action.REMIND  # type: ignore[attr-defined]
 
 
 def test_two_kinds_blocked_by_a_broken_hook_is_no_wall_yet() -> None:

@@ -80,8 +80,10 @@ def test_every_key_of_the_list_counts_a_description_too() -> None:
     assert _calls(plans) == [None] * 3
 
 
-def _sent(entry: ledger.Agent, seq: int) -> Any:
-    call: ledger.Call = {"sig": "x", "t": 100.0, "seq": seq, "phase": "pre"}
+def _sent(entry: ledger.Agent, seq: int, issued: float | None = None) -> Any:
+    call: ledger.Call = {"sig": "x", "t": 100.0 + seq, "seq": seq, "phase": "pre"}
+    if issued is not None:
+        call["issued"] = issued
     ctx = call_ctx("TodoWrite", STUCK, entry=entry, now=100.0 + seq, tracked=False, call=call)
     entry["calls"][f"c{seq}"] = ctx.call
     return rule.on_call(ctx)
@@ -94,6 +96,19 @@ def test_a_call_issued_before_the_one_before_came_back_is_the_same_send() -> Non
     for call in entry["calls"].values():
         call["phase"] = "done"
     assert _sent(entry, 2) is None  # the second send
+    entry["calls"]["c2"]["phase"] = "done"
+    verdict = _sent(entry, 3)
+    assert verdict is not None and (verdict.action, verdict.times) == (Action.DENY, 3)
+
+
+def test_calls_of_one_reply_run_one_after_the_other_are_the_same_send() -> None:
+    # Claude Code runs a reply's calls in turn (Pre, Post, Pre, Post): they share the reply's issue time
+    entry = agent()
+    assert _sent(entry, 0) is None
+    entry["calls"]["c0"]["phase"] = "done"
+    assert _sent(entry, 1, issued=100.0) is None  # the same reply as the first
+    entry["calls"]["c1"]["phase"] = "done"
+    assert _sent(entry, 2) is None  # the next reply: the second send
     entry["calls"]["c2"]["phase"] = "done"
     verdict = _sent(entry, 3)
     assert verdict is not None and (verdict.action, verdict.times) == (Action.DENY, 3)
