@@ -121,26 +121,28 @@ def test_a_bad_ledger_recovers_when_the_aside_name_holds_a_full_directory(kind: 
 
 
 def _fail(state: Path, i: int) -> tuple[subprocess.CompletedProcess[bytes], subprocess.CompletedProcess[bytes]]:
-    command = {"command": f"curl https://x.example/{i}"}
-    refused = {"stdout": "", "stderr": "curl: (6) Could not resolve host: x.example", "is_error": True}
-    first = _event(state, pre("claude-code", "s1", "Bash", command, f"t{i}"))
-    return first, _event(state, post("claude-code", "s1", "Bash", command, f"t{i}", refused))
+    edit = {"file_path": "/home/user/project/a.py", "old_string": f"x = {i}", "new_string": "x = 0"}
+    failed = post("claude-code", "s1", "Edit", edit, f"t{i}", None)
+    del failed["tool_response"]
+    failed.update(hook_event_name="PostToolUseFailure", error=f"String to replace not found in file.\nString: x = {i}")
+    return _event(state, pre("claude-code", "s1", "Edit", edit, f"t{i}")), _event(state, failed)
 
 
 def test_a_ledger_number_too_large_to_save_is_set_aside_once(tmp_path: Path) -> None:
-    """A damaged ledger that reads as valid but grows a number JSON cannot hold (the every-call
-    wall's rounds of 1e308, turned into an integer past 64 bits by the rule's arithmetic) fails one
-    write: one stderr line, the ledger moved aside, and the next events count afresh (before,
-    every later post event failed the same way and the guard was off for the session)."""
+    """A damaged ledger that reads as valid but grows a number JSON cannot hold (the target
+    rule's failures on a file of 1e308, turned into an integer past 64 bits by the rule's
+    arithmetic) fails one write: one stderr line, the ledger moved aside, and the next events
+    count afresh (before, every later post event failed the same way and the guard was off for
+    the session)."""
     state = tmp_path / "state"
     state.mkdir(mode=0o700)
     for i in range(3):
         assert all(run.returncode == 0 for run in _fail(state, i))
     ledger = state / "sessions" / "s1.json"
     data = orjson.loads(ledger.read_bytes())
-    wall = data["agents"]["main"]["rules"]["every_call"]  # [error key, rounds, kinds, seen, ...]
-    assert isinstance(wall, list) and wall[1] >= 1, data
-    wall[1], wall[3] = 1e308, 0.0  # the next refusal is a new round: rounds + 1
+    entry = data["agents"]["main"]["rules"]["target"]["project/a.py"]  # [failures, read since, ...]
+    assert isinstance(entry, list) and entry[0] >= 1, data
+    entry[0] = 1e308  # the next failure counts: failures + 1
 
     ledger.write_bytes(orjson.dumps(data))
     runs = [run for i in range(3, 6) for run in _fail(state, i)]

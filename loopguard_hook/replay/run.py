@@ -135,24 +135,7 @@ class _Collector:
                 row.post = verdict
                 row.result = _result(event, self.config)
         elif event.event == "PostToolBatch":
-            # Calls only the batch saw (validation rejections) are counted there; the batch's one
-            # answer goes to the call it names, the others get a quiet verdict.
-            fresh = [
-                self._row(event, time, item.tool_name, item.tool_input, item.tool_use_id)
-                for item in event.tool_calls
-                if item.tool_use_id is None or (event.agent_id, item.tool_use_id) not in self.by_id
-            ]
-            owner = next((i for i in fresh if self.rows[i].tool == decision.tool), fresh[0] if fresh else None)
-            for i in fresh:
-                self.rows[i].post = verdict if i == owner else _QUIET
-            if owner is None:  # every call of the batch had its own events: the answer is the last one's
-                seen = [self.by_id[(event.agent_id, item.tool_use_id)] for item in event.tool_calls
-                        if item.tool_use_id is not None and (event.agent_id, item.tool_use_id) in self.by_id]
-                owner = next((i for i in reversed(seen) if self.rows[i].tool == decision.tool), seen[-1] if seen else None)
-                # A call the host answered without running it (another hook's block) had no post
-                # event: the batch's answer is shown on its row, as a post event's would be.
-                if owner is not None and not verdict.quiet and _weaker(self.rows[owner].post, verdict):
-                    self.rows[owner].post = verdict
+            owner = self._batch_owner(event, time, decision, verdict)
             batch_id = self.rows[owner].tool_use_id if owner is not None else None
         if not verdict.quiet:
             self.decisions.append(
@@ -168,6 +151,28 @@ class _Collector:
                     message=decision.message,
                 )
             )
+
+    def _batch_owner(self, event: HookEvent, time: float, decision: Decision, verdict: Verdict) -> int | None:
+        """The row a PostToolBatch's answer goes to. Calls only the batch saw (validation
+        rejections) are counted there; the answer goes to the call it names, the others get a
+        quiet verdict. When every call had its own events, the answer is the last one's, and a
+        call the host answered without running it (another hook's block: no post event) shows it
+        on its row, as a post event's would be."""
+        fresh = [
+            self._row(event, time, item.tool_name, item.tool_input, item.tool_use_id)
+            for item in event.tool_calls
+            if item.tool_use_id is None or (event.agent_id, item.tool_use_id) not in self.by_id
+        ]
+        owner = next((i for i in fresh if self.rows[i].tool == decision.tool), fresh[0] if fresh else None)
+        for i in fresh:
+            self.rows[i].post = verdict if i == owner else _QUIET
+        if owner is None:
+            seen = [self.by_id[(event.agent_id, item.tool_use_id)] for item in event.tool_calls
+                    if item.tool_use_id is not None and (event.agent_id, item.tool_use_id) in self.by_id]
+            owner = next((i for i in reversed(seen) if self.rows[i].tool == decision.tool), seen[-1] if seen else None)
+            if owner is not None and not verdict.quiet and _weaker(self.rows[owner].post, verdict):
+                self.rows[owner].post = verdict
+        return owner
 
     def loops(self) -> list[cost.LoopCost]:
         """The cost of each loop the guard intervened in (`cost.loops`); after `calls`."""
