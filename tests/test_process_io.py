@@ -62,6 +62,17 @@ def test_a_whole_jsonl_file_on_stdin_is_pointed_at_replay(tmp_path: Path) -> Non
     assert proc.returncode == 1 and "replay" not in proc.stderr.decode()
 
 
+def test_a_claude_code_transcript_on_stdin_is_pointed_at_replay_not_taken_for_copilot(tmp_path: Path) -> None:
+    """A transcript's lines carry `sessionId`, which Copilot's payloads carry too: read as
+    Copilot's, whose failures end silently, the refusal went only to errors.log (a new user)."""
+    transcript = Path(__file__).parent.parent / "examples" / "transcripts" / "claude-code-identical-reads.jsonl"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("COPILOT", "LOOPGUARD"))}
+    proc = subprocess.run([str(EXE), "--state-dir", str(tmp_path)], input=transcript.read_bytes(), capture_output=True,
+                          timeout=30, env=env)
+    [line] = proc.stderr.decode().splitlines()
+    assert proc.returncode == 1 and proc.stdout == b"" and line.endswith("`loopguard-hook replay FILE`)")
+
+
 def _open_stdin_run(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[bytes]:
     """The hook with a stdin pipe that is never written to nor closed (a host that hangs)."""
     read, write = os.pipe()

@@ -82,7 +82,16 @@ def client_from_head(head: bytes) -> Client | None:
     `recognises` reads too), for a payload not parsed (too big, or the deadline came first); when
     they hold the whole payload, the host that recognises it (Copilot's snake_case payload has no
     key of its own: `copilot.recognises`); None when neither tells. Used only to choose how a
-    failure ends (`hook.quiet_client`)."""
+    failure ends (`hook.quiet_client`). Several JSON lines (a transcript or a file of payloads piped
+    in by hand: `loopguard-hook < session.jsonl`) are no host's: every host sends one object, and a
+    Claude Code transcript's `sessionId` would read as Copilot's, whose failures are silent."""
+    first, newline, rest = head.lstrip().partition(b"\n")
+    if newline and rest.strip():
+        try:
+            if isinstance(orjson.loads(first), dict):
+                return None
+        except orjson.JSONDecodeError:
+            pass
     for module in DIALECTS:
         if any(b'"' + key.encode() + b'"' in head for key in getattr(module, "MARKS", ())):
             return module.CLIENT
