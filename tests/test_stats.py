@@ -342,3 +342,26 @@ def test_a_ledger_of_an_odd_shape_is_left_out_not_every_session(
     assert code == 1 and "internal error" not in out
     assert "1 session ledger(s) hold values of the wrong shape; left out of the counts" in out
     assert out.splitlines()[:3] == good.splitlines()[:3]  # the logged interventions are still counted
+
+
+@pytest.mark.parametrize(
+    ("golden", "rule", "variant"),
+    [
+        ("every_call_broken_hook_two_replies_refused_whole.json", "LOOP_GUARD_WALL", "hook_stop"),
+        ("cut_input_empty_calls_across_tools_and_reads.json", "LOOP_GUARD_CUT_INPUT", "cut_input_stop"),
+    ],
+)
+def test_an_end_of_turn_at_a_batch_is_followed_up_as_the_end(tmp_path: Path, golden: str, rule: str, variant: str) -> None:
+    """A result rule's end of turn is made a reminder on the result (the call ran) and restored by
+    the PostToolBatch that carries it out: the intervention the next call answers is that end, also
+    when another entry of the batch reminded first (a new user's `stats` row of a reminder that was
+    never logged, for a stop that was)."""
+    import scenario
+
+    data = scenario.load(REPO / "tests/scenarios" / golden)
+    data["steps"].append({"call": "Bash", "input": {"command": "pwd"}, "response": {"stdout": "/p", "stderr": "",
+                          "interrupted": False}, "t": 500, "pre": "any", "post": "any"})
+    assert scenario.Runner(data, "balanced", "claude-code", str(tmp_path)).play() == []
+    state = tmp_path if (tmp_path / "responses.jsonl").exists() else tmp_path / f"loopguard-hook-{os.getuid()}"
+    answered = [json.loads(line) for line in (state / "responses.jsonl").read_text().splitlines()]
+    assert (rule, variant, "stop") in [(a["rule"], a["variant"], a["action"]) for a in answered]

@@ -573,7 +573,7 @@ def _batch_call(ev: _Event, agent: Agent, item: BatchCall) -> list[Decision]:
                 verdict = _result(ev, agent, call, item.tool_name, item.tool_input, text, outcome_of_error(text, ev.now))
                 if verdict is not None:
                     decisions.append(verdict)
-                    followup.after_result(agent, call["sig"], verdict, ev.now)
+                    followup.after_result(agent, call["sig"], _as_sent(ev, verdict), ev.now)
             return [*decisions, held] if held is not None else decisions
     answers: list[tuple[str, Decision]] = []
     if call is None:
@@ -594,11 +594,18 @@ def _batch_call(ev: _Event, agent: Agent, item: BatchCall) -> list[Decision]:
     if verdict is not None:
         decisions.append(verdict)
         if unrun:  # counted at its PreToolUse, which the waiting intervention was answered by
-            followup.after_result(agent, call["sig"], verdict, ev.now)
-    _answer_with_result(ev, agent, answers, verdict)
+            followup.after_result(agent, call["sig"], _as_sent(ev, verdict), ev.now)
+    _answer_with_result(ev, agent, answers, _as_sent(ev, verdict) if verdict is not None else None)
     if held is not None:
         decisions.append(held)
     return decisions
+
+
+def _as_sent(ev: _Event, verdict: Decision) -> Decision:
+    """A batch entry's verdict as the batch's answer carries it out (`policy.fit_batch`: an end
+    of turn made a reminder on the result is restored where the host ends the turn there), so the
+    intervention the next call answers is the one the model met (`stats`)."""
+    return policy.fit_batch(verdict, ev.event.event, ev.config, ev.caps)
 
 
 # -- text -------------------------------------------------------------------------------------

@@ -53,7 +53,13 @@ def after_result(agent: Agent, sig_id: str, decision: Decision, now: float) -> N
     made (and answered by the same next call), or a parallel call's, which came first. The
     engine calls it only for a call whose attempt was judged at an earlier event (its
     PreToolUse): one counted at its result's own event answered the waiting one already."""
-    if decision.intended is not Action.ALLOW and decision.tool is not None and "followup" not in agent:
+    if decision.intended is Action.ALLOW or decision.tool is None:
+        return
+    waiting = agent.get("followup")
+    # One waiting already is kept, unless it was decided at this same event and this one is
+    # stronger: one answer carries both, and the model met the stronger (an end of turn that a
+    # PostToolBatch carried out after an earlier entry's reminder).
+    if waiting is None or (waiting.get("t") == round(now, 3) and waiting.get("level", 0) < int(decision.intended)):
         agent["followup"] = _pending(sig_id, decision, 1, now)
 
 
