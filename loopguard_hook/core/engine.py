@@ -118,6 +118,10 @@ def step(
     refused: list[tuple[Unhooked, str, str]] = []
     if unhooked is not None and (event.agent_id in state["agents"] or event.event in TOOL_EVENTS):
         refused = rules.unhooked.take(_agent(ev), event, *unhooked, config, now)
+        unseen = sum(1 for item in unhooked[0] if item.kind in _UNSEEN_CALLS)
+        if unseen:
+            event = event._replace(unseen_calls=unseen)
+            ev = ev._replace(event=event)
     if message is not None:
         event = event._replace(last_assistant_message=message)
         ev = ev._replace(event=event)
@@ -599,6 +603,10 @@ def _batch_call(ev: _Event, agent: Agent, item: BatchCall) -> list[Decision]:
     if held is not None:
         decisions.append(held)
     return decisions
+
+
+#: The `Unhooked` records that are calls (not their outputs, nor a gap in the reading).
+_UNSEEN_CALLS = frozenset({"poll", "command", "refused"})
 
 
 def _as_sent(ev: _Event, verdict: Decision) -> Decision:

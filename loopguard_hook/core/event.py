@@ -106,6 +106,10 @@ class HookEvent(NamedTuple):
     #: (`hosts/workspace.misfit`), or as a replay reads it from the recorded failure; None when
     #: the patch fits, or the file was not looked at.
     misfit: str | None = None
+    #: Calls of the agent the host ran with no hook since its previous event, as the host layer
+    #: read them from the transcript (`Unhooked` `poll`, `command`, `refused`: Codex's `write_stdin`
+    #: polls); set by the engine, 0 where none were read.
+    unseen_calls: int = 0
 
 
 class Unhooked(NamedTuple):

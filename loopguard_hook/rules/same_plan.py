@@ -12,7 +12,8 @@ and the progress profile's budget counts such calls, not their sameness. Claude 
 TaskUpdate changes one.
 
 The rule counts, per agent, the list calls in a row made with the same tool and the same whole
-input (`_sent`: no key is a decoy here): any other call of the agent ends the run, and so do a
+input (`_sent`: no key is a decoy here): any other call of the agent ends the run (also one the
+host ran with no hook, read from the rollout: `HookEvent.unseen_calls`), and so do a
 prompt and a compaction (`reset`). A call of the same reply as the previous one (`ledger.issued`:
 Claude Code runs a reply's calls one after another) or issued before it came back (a parallel twin,
 or one call delivered twice by a host that sends no call id: `_answered`) is the same send, not
@@ -82,6 +83,8 @@ def on_call(ctx: CallContext) -> Decision | None:
             drop_slot(ctx.agent, NAME)  # another call: the run is over
         return None
     sig, count, seq, when = _run(slot(ctx.agent, NAME))
+    if ctx.event.unseen_calls:
+        sig, count = "", 0  # calls no hook saw came between (Codex's polls of a running command)
     sent, now_issued = _sent(ctx.tool, ctx.tool_input), issued(ctx.call)
     if sent == sig and (now_issued == when or not _answered(ctx.agent, seq)):
         return None  # issued with the one before (one reply, run one after the other or at once): one send

@@ -137,3 +137,14 @@ def test_an_odd_slot_is_no_run() -> None:
 @pytest.mark.parametrize("profile", ["reminder", "breaker", "progress"])
 def test_the_seed_profiles_leave_the_rule_off(profile: str) -> None:
     assert _calls([("TodoWrite", STUCK)] * 5, Config(**PROFILE_DEFAULTS[profile])) == [None] * 5
+
+
+def test_calls_no_hook_saw_between_two_sends_end_the_run() -> None:
+    # Codex's write_stdin polls fire no hook; the engine reads them from the rollout (`unseen_calls`)
+    entry = agent()
+    plan = {"plan": [{"step": "Wait for the build", "status": "in_progress"}]}
+    got = []
+    for n in range(4):
+        ctx = call_ctx("update_plan", plan, entry=entry, now=100.0 + n, tracked=False)
+        got.append(rule.on_call(ctx._replace(event=ctx.event._replace(unseen_calls=1 if n else 0))))
+    assert got == [None] * 4
