@@ -61,6 +61,16 @@ def variant_of(text: str, variants: tuple[tuple[str, str, str], ...]) -> str:
     return "other"
 
 
+def ended_turn(base: str, tell: str, *, ends_turn: bool, pauses: bool) -> str:
+    """An end of turn's text: `base`, then what the host does (ends the turn, pauses tools, or
+    neither: the denial is final), then what to `tell` the user."""
+    if ends_turn:
+        return base + f". The loop guard is ending this turn: {tell}"
+    if pauses:
+        return base + f". Tool calls are now paused for the rest of this turn: {tell}"
+    return base + f". This is final: stop calling tools and {tell}"
+
+
 def fit(text: str) -> str:
     """Cut `text` to `MAX_TEXT` characters (both clients spill longer text to a file)."""
     return preview(text, MAX_TEXT)

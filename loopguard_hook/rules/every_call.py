@@ -107,7 +107,7 @@ import re
 from typing import Any, cast
 
 from ..core.ledger import MAX_ID_CHARS, Agent, Limits, drop_slot, issued, new_round, slot, slots
-from ..core.messages import PREFIX, quote
+from ..core.messages import PREFIX, ended_turn, quote
 from ..core.outcome import DENY_RULE_REFUSAL, PERMISSION_REFUSAL, SANDBOX_EXIT, Failure, error_signature
 from ..core.redact import redact_prefix
 from ..core.shellwords import (
@@ -627,17 +627,7 @@ def wall_stop(rounds: int, *, ends_turn: bool, pauses: bool, shell: bool = False
         f"REPEAT_TOOL_BLOCKED: every call of the last {rounds} rounds {what} the same way, also after a "
         "denial (loop guard policy, not a tool failure)"
     )
-    return _ended(base, "tell the user what is refused and what you need", ends_turn=ends_turn, pauses=pauses)
-
-
-def _ended(base: str, tell: str, *, ends_turn: bool, pauses: bool) -> str:
-    """An end of turn's text: `base`, then what the host does (ends the turn, pauses tools, or
-    neither: the denial is final), then what to `tell` the user."""
-    if ends_turn:
-        return base + f". The loop guard is ending this turn: {tell}"
-    if pauses:
-        return base + f". Tool calls are now paused for the rest of this turn: {tell}"
-    return base + f". This is final: stop calling tools and {tell}"
+    return ended_turn(base, "tell the user what is refused and what you need", ends_turn=ends_turn, pauses=pauses)
 
 
 def _replies(rounds: int) -> str:
@@ -677,7 +667,7 @@ def hook_stop(rounds: int, named: str, *, ends_turn: bool, pauses: bool, denied:
         "(loop guard policy, not a tool failure)"
     )
     tell = "tell the user that the hook fails to start, so they can fix or remove it"
-    return _ended(base, tell, ends_turn=ends_turn, pauses=pauses)
+    return ended_turn(base, tell, ends_turn=ends_turn, pauses=pauses)
 
 
 def read_only_reminder(rounds: int, said: str) -> str:
@@ -706,7 +696,8 @@ def read_only_stop(rounds: int, *, ends_turn: bool, pauses: bool) -> str:
         f"REPEAT_TOOL_BLOCKED: Codex's read-only sandbox has refused {rounds} rounds of patches, also after a "
         "denial (loop guard policy, not a tool failure)"
     )
-    return _ended(base, "tell the user what you would change, or ask them to allow writes", ends_turn=ends_turn, pauses=pauses)
+    tell = "tell the user what you would change, or ask them to allow writes"
+    return ended_turn(base, tell, ends_turn=ends_turn, pauses=pauses)
 
 
 def policy_reminder(rounds: int, prefixes: list[str], said: str) -> str:
@@ -766,7 +757,7 @@ def permission_stop(rounds: int, named: str, *, ends_turn: bool, pauses: bool) -
         f"REPEAT_TOOL_BLOCKED: the permission system refuses {named}, and the calls went on after a denial "
         f"({rounds} rounds; loop guard policy, not a tool failure)"
     )
-    return _ended(base, "tell the user which permission you need", ends_turn=ends_turn, pauses=pauses)
+    return ended_turn(base, "tell the user which permission you need", ends_turn=ends_turn, pauses=pauses)
 
 
 VARIANTS: tuple[tuple[str, str, str], ...] = (

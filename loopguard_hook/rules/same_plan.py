@@ -34,7 +34,7 @@ when it was issued]` (absent: no run).
 import json
 
 from ..core.ledger import Agent, Limits, drop_slot, issued, slot, slots
-from ..core.messages import PREFIX
+from ..core.messages import PREFIX, ended_turn
 from ..core.progress import TASK_TOOLS
 from ..core.signature import digest
 from ..core.tools import matches
@@ -136,12 +136,7 @@ def stop_text(count: int, *, ends_turn: bool, pauses: bool) -> str:
         f"REPEAT_TOOL_BLOCKED: the same plan was sent {count} times in a row, also after denials (loop guard "
         "policy, not a tool failure)"
     )
-    tell = "tell the user what is left and why"
-    if ends_turn:
-        return f"{base}. The loop guard is ending this turn: {tell}"
-    if pauses:
-        return f"{base}. Tool calls are now paused for the rest of this turn: {tell}"
-    return f"{base}. This is final: stop calling tools and {tell}"
+    return ended_turn(base, "tell the user what is left and why", ends_turn=ends_turn, pauses=pauses)
 
 
 VARIANTS: tuple[tuple[str, str, str], ...] = (
