@@ -605,8 +605,9 @@ def _batch_call(ev: _Event, agent: Agent, item: BatchCall) -> list[Decision]:
     return decisions
 
 
-#: The `Unhooked` records that are calls (not their outputs, nor a gap in the reading).
-_UNSEEN_CALLS = frozenset({"poll", "command", "refused"})
+#: The `Unhooked` records of calls that fired no hook at all: polls (`command` and `refused`
+#: records are shell calls whose PreToolUse the guard saw; outputs and gaps are no calls).
+_UNSEEN_CALLS = frozenset({"poll"})
 
 
 def _as_sent(ev: _Event, verdict: Decision) -> Decision:

@@ -107,8 +107,8 @@ class HookEvent(NamedTuple):
     #: the patch fits, or the file was not looked at.
     misfit: str | None = None
     #: Calls of the agent the host ran with no hook since its previous event, as the host layer
-    #: read them from the transcript (`Unhooked` `poll`, `command`, `refused`: Codex's `write_stdin`
-    #: polls); set by the engine, 0 where none were read.
+    #: read them from the transcript (`Unhooked` `poll`: Codex's `write_stdin`, research/codex-hooks.md
+    #: §6); set by the engine, 0 where none were read.
     unseen_calls: int = 0
 
 
