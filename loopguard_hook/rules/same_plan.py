@@ -12,31 +12,30 @@ and the progress profile's budget counts such calls, not their sameness. Claude 
 TaskUpdate changes one.
 
 The rule counts, per agent, the list calls in a row made with the same tool and the same whole
-input (`_sent`: no key is a decoy here): any other call of the agent ends the run (also one the
-host ran with no hook, read from the rollout: `HookEvent.unseen_calls`), and so do a
-prompt and a compaction (`reset`). A call of the same reply as the previous one (`ledger.issued`:
-Claude Code runs a reply's calls one after another) or issued before it came back (a parallel twin,
-or one call delivered twice by a host that sends no call id: `_answered`) is the same send, not
-counted again. The call that brings the run to `same_plan_deny_at` (balanced: 3) sends is
-denied, with the way out: do the next step of the plan, or tell the user what is left; so is the
-next, and the one after ends the turn (Claude Code `continue: false`; elsewhere a final denial or
-answer-only). There is no reminder before: a list sent twice in a row is ordinary (sent again
-after a long explanation to the user: corpus transcript 4530697c), and a third time it is already
-a call that does nothing. Of the 127 Claude Code transcripts on hand that use plan tools and 324
-Codex rollouts (of them, 113 sessions nobody here had read, with 845 plan calls), only that loop
-sends one list three times in a row, and one other session twice. A call whose arguments the host
-does not send is never counted (its sameness cannot be told). The seed profiles leave the rule off.
+input (`signature.call_signature` with no key left out: none is a decoy here): any other call of
+the agent ends the run (also one the host ran with no hook, read from the rollout:
+`HookEvent.unseen_calls`), and so do a prompt and a compaction (`reset`). A call of the same reply
+as the previous one (`ledger.issued`: Claude Code runs a reply's calls one after another) or issued
+before it came back (a parallel twin, or one call delivered twice by a host that sends no call id:
+`_answered`) is the same send, not counted again. The call that brings the run to
+`same_plan_deny_at` (balanced: 3) sends is denied, with the way out: do the next step of the plan,
+or tell the user what is left; so is the next, and the one after ends the turn (Claude Code
+`continue: false`; elsewhere a final denial or answer-only). There is no reminder before: a list
+sent twice in a row is ordinary (sent again after a long explanation to the user: corpus transcript
+4530697c), and a third time it is already a call that does nothing. Of the 127 Claude Code
+transcripts on hand that use plan tools and 324 Codex rollouts (of them, 113 sessions nobody here
+had read, with 845 plan calls), only that loop sends one list three times in a row, and one other
+session twice. A call whose arguments the host does not send is never counted (its sameness cannot
+be told). The seed profiles leave the rule off.
 
 Its slot `Agent.rules["same_plan"]` is `[the run's signature, its sends, the latest one's seq,
 when it was issued]` (absent: no run).
 """
 
-import json
-
 from ..core.ledger import Agent, Limits, drop_slot, issued, slot, slots
 from ..core.messages import PREFIX, ended_turn
 from ..core.progress import TASK_TOOLS
-from ..core.signature import digest
+from ..core.signature import call_signature
 from ..core.tools import matches
 from ..core.verdict import Action, Decision, Rule
 from .base import CallContext
@@ -55,13 +54,6 @@ def _run(held: object) -> tuple[str, int, int, float]:
     ):
         return held[0], held[1], held[2], float(held[3])
     return "", 0, -1, -1.0
-
-
-def _sent(tool: str, tool_input: object) -> str:
-    """A plan call's signature: the tool and its whole input (none of it is a decoy: a list's
-    `description` is part of the list)."""
-    text = json.dumps(tool_input, sort_keys=True, ensure_ascii=False, default=str)
-    return digest(f"{tool}\0{text}".encode("utf-8", "surrogatepass"))
 
 
 def _answered(agent: Agent, seq: int) -> bool:
@@ -85,7 +77,8 @@ def on_call(ctx: CallContext) -> Decision | None:
     sig, count, seq, when = _run(slot(ctx.agent, NAME))
     if ctx.event.unseen_calls:
         sig, count = "", 0  # calls no hook saw came between (Codex's polls of a running command)
-    sent, now_issued = _sent(ctx.tool, ctx.tool_input), issued(ctx.call)
+    # its whole input: none of it is a decoy (`ignore_args` drops a list's `description`)
+    sent, now_issued = call_signature(ctx.tool, ctx.tool_input, frozenset()), issued(ctx.call)
     if sent == sig and (now_issued == when or not _answered(ctx.agent, seq)):
         return None  # issued with the one before (one reply, run one after the other or at once): one send
     count = count + 1 if sent == sig else 1
