@@ -474,12 +474,9 @@ def _other_mode(wall: Wall, mode: str | None) -> bool:
 
 
 def _kind(wall: Wall, tool: str, tool_input: Any) -> str:
-    """A call's kind as its wall counts it: for a permission wall, a shell command by the
-    program of its first command past `cd DIR` and the like (`_command`: what an approval rule
-    names); else `kind_of`."""
-    if wall[0] == PERMISSION_KEY and tool in SHELL_TOOLS and isinstance(tool_input, dict):
-        words = _command(tool_input)
-        return f"{tool[:MAX_ID_CHARS]}:{words[0].rsplit('/', 1)[-1][:64] if words else ''}"
+    """A call's kind as its wall counts it: the tool alone for a shell that cannot start, else
+    `kind_of` (a shell command by the program of its first command past `cd DIR` and the like:
+    what an approval rule names, for a permission wall)."""
     if wall[0] == SHELL_KEY:
         return tool[:MAX_ID_CHARS]  # the tool failed before any program ran
     return kind_of(tool, tool_input)
