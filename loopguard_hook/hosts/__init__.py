@@ -20,6 +20,7 @@ import orjson
 from ..core.event import Client
 from ..core.host import Capabilities
 from . import claude_code, codex, copilot, cursor, droid, dsh_claude_code, dsh_codex, gemini_cli, qwen_code
+from .payload import json_lines
 
 if TYPE_CHECKING:
     from ..core.host import Dialect
@@ -85,13 +86,8 @@ def client_from_head(head: bytes) -> Client | None:
     failure ends (`hook.quiet_client`). Several JSON lines (a transcript or a file of payloads piped
     in by hand: `loopguard-hook < session.jsonl`) are no host's: every host sends one object, and a
     Claude Code transcript's `sessionId` would read as Copilot's, whose failures are silent."""
-    first, newline, rest = head.lstrip().partition(b"\n")
-    if newline and rest.strip():
-        try:
-            if isinstance(orjson.loads(first), dict):
-                return None
-        except orjson.JSONDecodeError:
-            pass
+    if json_lines(head):
+        return None
     for module in DIALECTS:
         if any(b'"' + key.encode() + b'"' in head for key in getattr(module, "MARKS", ())):
             return module.CLIENT

@@ -119,11 +119,15 @@ def _clean(value: Any) -> Any:
     return value
 
 
-def _json_lines(raw: bytes) -> bool:
-    """Whether `raw` starts with two lines that are each a JSON object (a JSONL file piped in)."""
-    lines = raw.lstrip().split(b"\n", 2)
+def json_lines(raw: bytes) -> bool:
+    """Whether `raw` is several JSON lines (a JSONL file, a transcript, piped in): its first line a
+    JSON object and the next line that is not blank the start of another (`raw` may be only the
+    first bytes of the input, its second line cut)."""
+    first, newline, rest = raw.lstrip().partition(b"\n")
+    if not newline or not rest.lstrip().startswith(b"{"):
+        return False
     try:
-        return len(lines) > 1 and all(isinstance(orjson.loads(line), dict) for line in lines[:2])
+        return isinstance(orjson.loads(first), dict)
     except orjson.JSONDecodeError:
         return False
 
@@ -150,7 +154,7 @@ def decode(raw: bytes | memoryview) -> dict[str, Any]:
         try:
             data = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
-            if "unexpected content after document" in str(exc) and _json_lines(raw):
+            if "unexpected content after document" in str(exc) and json_lines(raw):
                 raise PayloadError(
                     f"payload is not valid JSON: {exc}: several JSON lines on stdin, and the hook reads one "
                     "payload per event (for a file of payloads or a transcript: `loopguard-hook replay FILE`)"
