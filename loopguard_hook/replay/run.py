@@ -31,8 +31,7 @@ _STRENGTH = ("allow", "remind", "deny", "stop")
 
 def _weaker(shown: Verdict | None, verdict: Verdict) -> bool:
     """Whether a row's post verdict (`shown`) is none, or weaker than `verdict` by its action."""
-    rank = {a: n for n, a in enumerate(_STRENGTH)}
-    return shown is None or rank.get(shown.action, 0) < rank.get(verdict.action, 0)
+    return shown is None or _STRENGTH.index(shown.action) < _STRENGTH.index(verdict.action)
 
 
 @dataclass(slots=True)
