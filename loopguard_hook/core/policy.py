@@ -148,9 +148,10 @@ def fit_text(decision: Decision, event: HookEvent, config: Config) -> Decision:
 
 
 def fit_batch(decision: Decision, event: str, config: Config, caps: Capabilities) -> Decision:
-    """A `PostToolBatch`'s merged verdict: an end of turn decided there is carried out where the
-    host ends the turn from it (Claude Code: `continue: false` before the next model call,
-    2.1.332 LAB)."""
+    """A `PostToolBatch`'s verdict as the batch's answer carries it: an end of turn decided there
+    is carried out where the host ends the turn from it (Claude Code: `continue: false` before the
+    next model call, 2.1.332 LAB). Given the merged verdict, for the answer; given one entry's, for
+    the intervention its next call is judged against (`engine._as_sent`)."""
     if decision.intended is Action.STOP and config.mode == "enforce" and event in caps.end_turn:
         if decision.action is Action.REMIND and decision.advice:
             # `fit_result` made it a reminder with its advice: the end of turn goes out with its
