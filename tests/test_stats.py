@@ -365,3 +365,66 @@ def test_an_end_of_turn_at_a_batch_is_followed_up_as_the_end(tmp_path: Path, gol
     state = tmp_path if (tmp_path / "responses.jsonl").exists() else tmp_path / f"loopguard-hook-{os.getuid()}"
     answered = [json.loads(line) for line in (state / "responses.jsonl").read_text().splitlines()]
     assert (rule, variant, "stop") in [(a["rule"], a["variant"], a["action"]) for a in answered]
+
+
+def _same_plan_answers(tmp_path: Path, after: list[dict[str, Any]]) -> list[tuple[int, int, str]]:
+    """The golden same-plan loop up to its first denial (the third identical TodoWrite), then
+    `after`: the (count, step, response) of each same-plan intervention answered."""
+    import scenario
+
+    data = scenario.load(REPO / "tests/scenarios/same_plan_agent_with_nothing_left_resends_its_list.json")
+    first = next(i for i, s in enumerate(data["steps"]) if s.get("pre", "").startswith("deny"))
+    data["steps"] = data["steps"][: first + 1] + after
+    assert scenario.Runner(data, "balanced", "claude-code", str(tmp_path)).play() == []
+    state = tmp_path if (tmp_path / "decisions.jsonl").exists() else tmp_path / f"loopguard-hook-{os.getuid()}"
+    log = state / "responses.jsonl"
+    answered = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+    return [(r["count"], r["step"], r["response"]) for r in answered if r["rule"] == "LOOP_GUARD_SAME_PLAN"]
+
+
+def _todo(content: str, t: int, expect: str = "silent") -> dict[str, Any]:
+    todos = [{"content": content, "activeForm": content, "status": "in_progress"}]
+    return {"call": "TodoWrite", "input": {"todos": todos}, "response": {"oldTodos": [], "newTodos": todos}, "t": t,
+            "pre": expect}
+
+
+def test_a_same_plan_denial_answered_with_a_new_list_is_a_change_of_course(tmp_path: Path) -> None:
+    """The third identical TodoWrite denied, then a new list: the model changed what it sent.
+    Before, a list tool's call (untracked) never answered the denial, and the denial itself,
+    made on an untracked call, never waited for an answer: `stats` showed it logged and never
+    answered, whatever the model did next."""
+    assert _same_plan_answers(tmp_path, [_todo("Tell the user the files are out of reach", 70)]) == [(3, 1, "changed")]
+
+
+def test_a_same_plan_denial_answered_with_another_tool_is_a_change_of_course(tmp_path: Path) -> None:
+    read = {"call": "Read", "input": {"file_path": "/p/tailwind.config.ts"}, "response": {"type": "text"}, "t": 70}
+    assert _same_plan_answers(tmp_path, [read]) == [(3, 1, "changed")]
+
+
+def test_a_same_plan_denial_answered_with_the_same_list_is_the_loop_going_on(tmp_path: Path) -> None:
+    """The same list again is no change of course: denied again (repeated), then the turn ended
+    at the fifth (escalated), and the end answered by the turn's end."""
+    import scenario
+
+    data = scenario.load(REPO / "tests/scenarios/same_plan_agent_with_nothing_left_resends_its_list.json")
+    denied = next(s for s in data["steps"] if s.get("pre", "").startswith("deny"))
+    again = [{**denied, "t": 70}, {**denied, "t": 76, "pre": "stop:LOOP_GUARD_SAME_PLAN"}, {"event": "Stop", "t": 80}]
+    assert _same_plan_answers(tmp_path, again) == [(3, 1, "repeated"), (4, 2, "escalated"), (5, 3, "ended")]
+
+
+def test_an_untracked_call_answers_only_an_intervention_on_an_untracked_call() -> None:
+    """A list call after a reminder on a tracked call says nothing of it (the next tracked call
+    does); one issued with the denied list (the same reply: the model had not read the denial)
+    says nothing either."""
+    state = ledger.new_session("s", "claude-code", 0.0)
+    agent = ledger.agent(state, "main", 0.0, rules.fit)
+    followup.after_attempt("main", agent, "A", _decision(Action.REMIND, 3), 1.0)
+    assert followup.after_untracked("main", agent, "plan", 2.0, Decision(), 2.0) == []
+    assert agent["followup"]["sig"] == "A"
+    del agent["followup"]
+    denial = Decision(Action.DENY, Rule.SAME_PLAN, TEMPLATES["same_plan_denial"], 3, "TodoWrite", intended=Action.DENY)
+    followup.after_untracked("main", agent, "plan", 3.0, denial, 3.0)
+    assert agent["followup"]["untracked"] is True
+    assert followup.after_untracked("main", agent, "plan2", 3.0, Decision(), 3.5) == []  # issued with the denied one
+    answered = followup.after_untracked("main", agent, "plan2", 4.0, Decision(), 4.0)
+    assert [(r["variant"], r["response"]) for r in answered] == [("same_plan_denial", "changed")]
