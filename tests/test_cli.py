@@ -303,6 +303,33 @@ def test_status_words_a_reminder_held_at_a_stop_as_log_does(tmp_path: Path, caps
     assert "None" not in out and " x0 " not in out
 
 
+@pytest.mark.parametrize(("config", "in_a_row"), [({}, 3), ({"same_plan_deny_at": 0}, None)])
+def test_status_counts_a_plan_list_sent_again_in_a_row(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], config: dict[str, int], in_a_row: int | None
+) -> None:
+    """The same TodoWrite list sent three times in a row (the third denied): a list tool is not
+    tracked, so the chain of identical calls (`consecutive`) is of the calls before it, and
+    `status` said "its last call sent 1 time in a row" (or 0 times, with no tracked call before).
+    It says the sends the same-plan rule counted; with that rule off nothing counts them, and the
+    agent's line says nothing of them."""
+    import scenario
+
+    data = scenario.load(EXAMPLES.parent / "tests/scenarios/same_plan_agent_with_nothing_left_resends_its_list.json")
+    first = next(i for i, s in enumerate(data["steps"]) if s.get("pre", "").startswith("deny"))
+    data["steps"] = data["steps"][: first + 1]
+    if config:
+        data["config"] = config
+        data["steps"][first]["pre"] = "silent"
+    assert scenario.Runner(data, "balanced", "claude-code", str(tmp_path / "state")).play() == []
+    code, text, _ = cli(["status", "--state-dir", str(tmp_path / "state")], capsys)
+    line = next(line for line in text.splitlines() if line.startswith("  agent main: "))
+    said = f", its last call sent {in_a_row} times in a row" if in_a_row else "(and 5 planning calls)"
+    assert code == 0 and line.endswith(said)
+    code, out, _ = cli(["status", "--json", "--state-dir", str(tmp_path / "state")], capsys)
+    agent = json.loads(out)["sessions"][0]["agents"]["main"]
+    assert code == 0 and agent["last_call_in_a_row"] == in_a_row and agent["consecutive"] == 1  # the Task before
+
+
 def test_found_by_adversarial_runs(tmp_path: Path) -> None:
     """Hard links and FIFOs planted in the state dir, a closed stdout, no tool_use_id."""
     victim = tmp_path / "victim.txt"

@@ -10,8 +10,9 @@ import click
 import orjson
 
 from ..config import load as config_mod
+from ..core.ledger import Agent
 from ..hosts import CLIENTS, capabilities
-from ..rules import unhooked
+from ..rules import same_plan, unhooked
 from ..store import Store, location
 from . import costing
 from .common import (
@@ -56,12 +57,14 @@ def session_summary(stem: str, state: dict[str, Any] | None) -> dict[str, Any]:
     agents = {}
     for agent_id, agent in state["agents"].items():
         sigs = sorted(agent["sigs"].values(), key=lambda s: (-s.get("n", 0), -(s.get("t") or 0)))
+        chain = agent["chain"][1] if agent.get("chain") else 0
         agents[agent_id] = {
             "attempts": agent["attempts"],
             "calls_since_progress": agent["since"],
             "bookkeeping_calls_since_progress": agent["bookkeeping"],
             "answer_only": bool(agent.get("answer_only")),
-            "consecutive": agent["chain"][1] if agent.get("chain") else 0,
+            "consecutive": chain,
+            "last_call_in_a_row": _in_a_row(agent, chain),
             "last_activity": agent.get("updated"),
             "signatures": [
                 {
@@ -87,6 +90,16 @@ def session_summary(stem: str, state: dict[str, Any] | None) -> dict[str, Any]:
         "agents": agents,
         "recent_decisions": state.get("recent", []),
     }
+
+
+def _in_a_row(agent: Agent, chain: int) -> int | None:
+    """How many times in a row the agent's latest call was sent: `chain`, the run of identical
+    tracked calls (`consecutive`); for an untracked call, the same list's sends the same-plan rule
+    counts, or None when nothing counts them (another untracked tool, or that rule off)."""
+    latest = max(agent["calls"].values(), key=lambda c: c["seq"], default=None)
+    if latest is None or not latest.get("untracked"):
+        return chain
+    return same_plan.sends(agent) or None
 
 
 def _safe_summary(stem: str, state: dict[str, Any] | None) -> dict[str, Any]:
@@ -317,9 +330,12 @@ def _session_lines(s: dict[str, Any], t: dict[str, Any], now: float) -> list[str
         flags = " ANSWER-ONLY" if a["answer_only"] else ""
         planning = a.get("bookkeeping_calls_since_progress")
         counted = f" (and {_count(planning, 'planning call')})" if isinstance(planning, int) and planning else ""
+        # An untracked call (a plan list) is in no chain: its sends are the same-plan rule's, if any.
+        in_a_row = a["last_call_in_a_row"]
+        row = f", its last call sent {_count(in_a_row, 'time')} in a row" if in_a_row is not None else ""
         out.append(
             f"  agent {_printable(agent_id)}: {_count(a['attempts'], 'call')}, {a['calls_since_progress']} since a call "
-            f"last made progress{counted}, its last call sent {_count(a['consecutive'], 'time')} in a row{flags}"
+            f"last made progress{counted}{row}{flags}"
         )
         # A signature's count is its attempts since the one whose result was last new (the repeat
         # rule's thresholds count them so): that attempt, and the ones after it. The agent's count

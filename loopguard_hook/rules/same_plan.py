@@ -93,6 +93,12 @@ def on_call(ctx: CallContext) -> Decision | None:
     return Decision(Action.DENY, Rule.SAME_PLAN, denial_text(count), times=count, tool=ctx.tool, advice=advice)
 
 
+def sends(agent: Agent) -> int:
+    """The sends of the agent's run of one list (0: none, or the rule is off): how many times in a
+    row its latest call, a list call, sent that list (any other call of the agent ends the run)."""
+    return _run(slot(agent, NAME))[1]
+
+
 def fit(agent: Agent, share: Limits) -> None:
     """One signature and a count per agent, whatever the share."""
 

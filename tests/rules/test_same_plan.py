@@ -148,3 +148,16 @@ def test_calls_no_hook_saw_between_two_sends_end_the_run() -> None:
         ctx = call_ctx("update_plan", plan, entry=entry, now=100.0 + n, tracked=False)
         got.append(rule.on_call(ctx._replace(event=ctx.event._replace(unseen_calls=1 if n else 0))))
     assert got == [None] * 4
+
+
+def test_sends_is_the_run_status_shows() -> None:
+    entry = agent()
+    assert rule.sends(entry) == 0
+    _calls([("TodoWrite", STUCK)] * 2, entry=entry)
+    assert rule.sends(entry) == 2
+    _calls([("TodoWrite", DONE)], entry=entry)
+    assert rule.sends(entry) == 1
+    _calls([("Read", {"file_path": "/p/a.py"})], entry=entry)
+    assert rule.sends(entry) == 0
+    ledger.slots(entry)[rule.NAME] = ["x", "three", 1, 1.0]  # edited by hand
+    assert rule.sends(entry) == 0
