@@ -128,6 +128,7 @@ def open_attempt(
     if not blind and (
         _same_key_twin(earlier, call, config, can_deny)
         or is_twin(agent, call, config, can_deny=can_deny, lost_posts="PostToolBatch" not in caps.sends)
+        or late and _rejected_twin(agent, call, config)
     ):
         call["duplicate"] = True
         sig = agent["sigs"].get(key.digest)
@@ -272,6 +273,22 @@ def _parallel_twin(agent: Agent, call: Call, window: float, *, lost_posts: bool 
         ):
             return True
     return False
+
+
+def _rejected_twin(agent: Agent, call: Call, config: Config) -> bool:
+    """Whether `call`, first seen by the `PostToolBatch` that closes its batch (the host rejected
+    it before it ran), has an identical call rejected so in that batch before it: one reply, one
+    round, counted once under `parallel_duplicates = "count_once"`. None could be denied, so
+    `is_twin` never looks at them; eight Task calls sent in one reply without their `prompt`
+    (their descriptions, which the signature leaves out, all differ) counted eight attempts and
+    ended the turn at the batch (Claude Code transcript, a public repository's, 2026-02)."""
+    if config.parallel_duplicates != "count_once":
+        return False
+    start = agent.get("batch_seq", 0)
+    return any(
+        other is not call and other.get("late") and other["sig"] == call["sig"] and other["seq"] > start
+        for other in agent["calls"].values()
+    )
 
 
 def _same_key_twin(earlier: Call | None, call: Call, config: Config, can_deny: bool) -> bool:

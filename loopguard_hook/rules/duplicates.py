@@ -3,7 +3,10 @@
 The model could not have seen the twin's result, so the call is no repeat: under
 `parallel_duplicates = "count_once"` it is let through and counted once, under `"deny"` it is
 denied (`LOOP_GUARD_DUPLICATE`); `"count"` counts it like any other call. Which calls are twins
-is part of the shared count (`progress.is_twin`): a twin moves no counter. No slot of its own.
+is part of the shared count (`progress.is_twin`): a twin moves no counter. Calls the host
+rejected before they ran (Claude Code's validation, seen first by `PostToolBatch`) cannot be
+denied, but identical ones of one reply are twins too under `"count_once"`
+(`progress._rejected_twin`): one reply is one round. No slot of its own.
 """
 
 from ..core.verdict import Action, Decision, Rule

@@ -11,10 +11,11 @@ input-validation rejection, which never ran (research/claude-code-hooks.md), so 
 and is never excused as slow; it cannot be denied, so where the profile ends turns (`stop_at`)
 it ends the turn at `deny_at` instead (PostToolBatch carries `continue: false`, 2.1.332 LAB):
 the same input is rejected the same way every time, and a reminder is all the denial could have
-been. A call so rejected with no input at all for a missing parameter (`{}`: the reply was cut
-before it, `tools.cut_rejection`) is left to `cut_input.py` while that rule is on: it is not a
-repeat to analyse but a reply too long. Any other rejection of `{}` (an MCP tool that is gone:
-"No such tool available") stays this rule's.
+been. Identical calls rejected so in one reply count once under `parallel_duplicates =
+"count_once"` (balanced): the count is of replies. A call so rejected with no input at all for a
+missing parameter (`{}`: the reply was cut before it, `tools.cut_rejection`) is left to
+`cut_input.py` while that rule is on: it is not a repeat to analyse but a reply too long. Any
+other rejection of `{}` (an MCP tool that is gone: "No such tool available") stays this rule's.
 Under `exact_repeat_code` (the progress profile) a denial of attempts that were all spelt alike
 is coded `LOOP_GUARD_DUPLICATE`, as the progress seed codes it; the slot
 `Agent.rules["repeat"]` keeps, per signature, how its last attempt was spelt and whether the
