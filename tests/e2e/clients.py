@@ -379,9 +379,10 @@ class ClaudeCode:
         keep_state: bool = True,
         timeout: float = RUN_TIMEOUT_SECONDS,
         deny: tuple[str, ...] = (),
+        env: dict[str, str] | None = None,
     ) -> Run:
         """Run `claude -p` once per prompt (the later ones with `--continue`) against one mock,
-        with the permission `deny` rules given.
+        with the permission `deny` rules given and `env` added to the client's environment.
 
         Raises:
             AssertionError: a client process timed out or exited non-zero.
@@ -392,7 +393,7 @@ class ClaudeCode:
         deadline = time.monotonic() + timeout
         with AnthropicMock(script, ws.root / "requests.jsonl") as mock:
             run.requests = mock.requests
-            env = base_env(ws, keep_state=keep_state) | {
+            env = (env or {}) | base_env(ws, keep_state=keep_state) | {
                 "ANTHROPIC_BASE_URL": mock.url,
                 "ANTHROPIC_API_KEY": "mock-key",
                 "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
@@ -478,9 +479,11 @@ class Codex:
         keep_state: bool = True,
         timeout: float = RUN_TIMEOUT_SECONDS,
         sandbox: str | None = None,
+        config: str = "",
     ) -> Run:
         """Run `codex exec PROMPT` once against the mock; `sandbox`: a sandbox mode (`-s
-        read-only`) instead of none at all.
+        read-only`) instead of none at all; `config`: more `config.toml` (tables after the
+        harness's own).
 
         Raises:
             AssertionError: Codex timed out or exited non-zero.
@@ -490,7 +493,7 @@ class Codex:
         run = Run("codex", ws, [])
         with ResponsesMock(script, ws.root / "requests.jsonl") as mock:
             run.requests = mock.requests
-            (ws.codex_home / "config.toml").write_text(self.config(mock.url))
+            (ws.codex_home / "config.toml").write_text(self.config(mock.url) + config)
             env = base_env(ws, keep_state=keep_state) | {
                 "CODEX_HOME": str(ws.codex_home),
                 "MOCK_MODEL_API_KEY": "mock-key",

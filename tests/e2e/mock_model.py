@@ -4,7 +4,7 @@ Responses API (Codex), each answering from a script and logging every request bo
 A script is a list of assistant turns; one turn is a list of items, and several tool calls in one
 turn are parallel tool calls. Each model request takes the next turn of its script; once the
 turns are used up every answer is the script's final text. Build turns with `tool_use`/`text`
-(Anthropic) or `exec_command`/`apply_patch`/`message` (Responses).
+(Anthropic) or `exec_command`/`apply_patch`/`update_plan`/`message` (Responses).
 
 Wire facts (verified against Claude Code 2.1.332 and Codex 0.171.0):
 
@@ -24,6 +24,7 @@ import hashlib
 import json
 import re
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -43,11 +44,15 @@ class Subscript:
 
 @dataclass(frozen=True)
 class Script:
-    """What the model does: `turns` in order, then `final_text` for every further request."""
+    """What the model does: `turns` in order, then `final_text` for every further request, each
+    answer sent `think_seconds` after its request came (a real model is never instant: the guard
+    takes a call started within `progress.CHAINED_SECONDS` of the previous result, on a host that
+    sends no PostToolBatch, as run from the same reply)."""
 
     turns: list[Turn]
     final_text: str = "Done."
     subagents: tuple[Subscript, ...] = ()
+    think_seconds: float = 0.0
 
 
 # -- turn builders --------------------------------------------------------------------------------
@@ -77,6 +82,13 @@ def write_stdin(chars: str = "", yield_time_ms: int = 1000) -> dict[str, Any]:
     """A Codex `write_stdin` call ("" polls) to the command session the latest tool output of
     the request names (`Process running with session ID N`): the mock reads it from the request."""
     return {"type": "write_stdin", "chars": chars, "yield_time_ms": yield_time_ms}
+
+
+def update_plan(plan: list[tuple[str, str]], explanation: str | None = None) -> dict[str, Any]:
+    """A Codex `update_plan` function call setting the whole plan: `(step, status)` pairs, status
+    "pending", "in_progress" or "completed"."""
+    spec: dict[str, Any] = {"type": "update_plan", "plan": [{"step": step, "status": status} for step, status in plan]}
+    return spec | ({"explanation": explanation} if explanation is not None else {})
 
 
 def apply_patch(patch: str) -> dict[str, Any]:
@@ -187,6 +199,7 @@ def _handler(model: MockModel) -> type[BaseHTTPRequestHandler]:
             except ValueError:
                 body = {"unparsed": raw[:2000].decode("utf-8", "replace")}
             status, ctype, data = model.answer(self.path, body)
+            time.sleep(model.script.think_seconds)
             self.send_response(status)
             self.send_header("Content-Type", ctype)
             self.send_header("Content-Length", str(len(data)))
@@ -429,8 +442,19 @@ def _running_session(body: dict[str, Any]) -> int:
     raise ValueError("write_stdin scripted, but no tool output of the request names a running session")
 
 
+def _function_call(suffix: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """A Responses API `function_call` item (call id `call_<suffix>`)."""
+    return {
+        "type": "function_call",
+        "id": f"fc_{suffix}",
+        "status": "completed",
+        "call_id": f"call_{suffix}",
+        "name": name,
+        "arguments": json.dumps(arguments),
+    }
+
+
 def _response_item(spec: dict[str, Any], suffix: str, offered: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
-    call_id = f"call_{suffix}"
     kind = spec["type"]
     if kind == "text":
         return {
@@ -441,40 +465,21 @@ def _response_item(spec: dict[str, Any], suffix: str, offered: dict[str, Any], b
             "content": [{"type": "output_text", "text": spec["text"], "annotations": []}],
         }
     if kind == "exec_command":
-        return {
-            "type": "function_call",
-            "id": f"fc_{suffix}",
-            "status": "completed",
-            "call_id": call_id,
-            "name": "exec_command",
-            "arguments": json.dumps({k: spec[k] for k in ("cmd", "workdir", "yield_time_ms") if k in spec}),
-        }
+        return _function_call(suffix, kind, {k: spec[k] for k in ("cmd", "workdir", "yield_time_ms") if k in spec})
+    if kind == "update_plan":
+        return _function_call(suffix, kind, {k: spec[k] for k in ("explanation", "plan") if k in spec})
     if kind == "write_stdin":
         arguments = {"session_id": _running_session(body), "chars": spec["chars"], "yield_time_ms": spec["yield_time_ms"]}
-        return {
-            "type": "function_call",
-            "id": f"fc_{suffix}",
-            "status": "completed",
-            "call_id": call_id,
-            "name": "write_stdin",
-            "arguments": json.dumps(arguments),
-        }
+        return _function_call(suffix, kind, arguments)
     if kind == "apply_patch":
         if offered.get("apply_patch") == "custom":
             return {
                 "type": "custom_tool_call",
                 "id": f"ctc_{suffix}",
                 "status": "completed",
-                "call_id": call_id,
+                "call_id": f"call_{suffix}",
                 "name": "apply_patch",
                 "input": spec["patch"],
             }
-        return {
-            "type": "function_call",
-            "id": f"fc_{suffix}",
-            "status": "completed",
-            "call_id": call_id,
-            "name": "apply_patch",
-            "arguments": json.dumps({"input": spec["patch"]}),
-        }
+        return _function_call(suffix, kind, {"input": spec["patch"]})
     raise ValueError(f"unknown script item type {kind!r}")
