@@ -401,3 +401,64 @@ def test_an_empty_file_read_many_ways_is_reminded_then_denied_until_looked_at(cl
     ]
     # Logged with the reads the rule counts, not the denied call's own attempts (its first).
     assert ledger.decisions(records) == ["remind@4", "deny@4"]
+
+
+#: Claude Code 2.1.332 answers a TodoWrite call with "No such tool available: TodoWrite. TodoWrite
+#: is disabled for this session" unless its task tools are off and its todo tools on (the mock's
+#: model gets neither by default); with these it runs the call (a deferred tool, not listed).
+TODO_WRITE_ON = {"CLAUDE_CODE_ENABLE_TASKS": "false", "CLAUDE_CODE_ENABLE_TODO_TOOLS": "true"}
+
+
+def todo_write(*steps: str) -> dict[str, Any]:
+    """A TodoWrite call setting the whole list: the first step in progress, the rest pending."""
+    todos = [
+        {"content": step, "status": "in_progress" if i == 0 else "pending", "activeForm": f"Doing: {step}"}
+        for i, step in enumerate(steps)
+    ]
+    return tool_use("TodoWrite", {"todos": todos})
+
+
+def test_the_same_plan_sent_again_and_again_is_denied_then_the_turn_ends(claude_code: ClaudeCode, ws: Workspace) -> None:
+    # An agent with nothing left it can do sends its todo list again, reply after reply, no other
+    # call between: the 1st and 2nd go through, the 3rd and 4th are denied in place of the tool
+    # result (the list is not set again), and the 5th ends the turn (LOOP_GUARD_SAME_PLAN).
+    plan = todo_write("Find the failing test", "Fix it", "Run the suite")
+    run = claude_code.run(ws, Script([[plan]] * 8, final_text="Stuck."), ["Fix the failing test"], env=TODO_WRITE_ON)
+    assert_hooks_succeeded(run)
+    conv = run.conversation()
+    assert len(conv) == 5, f"{len(conv)} model requests; {run.describe()}"  # no request after the 5th send
+    assert events(run)[-1].get("terminal_reason") == "hook_stopped"
+    for sent in (1, 2):  # ran: the host's own result, no guard text
+        (call,) = claude_calls(conv[sent])
+        (result,) = [s for s in claude_new(conv[sent]) if s.where == "tool_result"]
+        assert result.call_id == call and not result.is_error and "Todos have been modified" in result.text, result
+        assert guard_texts(claude_new(conv[sent])) == [], run.describe()
+    for sent in (3, 4):
+        (call,) = claude_calls(conv[sent])
+        (hit,) = guard_texts(claude_new(conv[sent]))
+        assert hit.call_id == call and hit.is_error, hit
+        assert hit.text.startswith("PreToolUse:TodoWrite hook error: REPEAT_TOOL_BLOCKED: this plan update was not made"), hit
+        assert f"({sent} in a row)" in hit.text and "tell the user what is left" in hit.text, hit.text
+    # The 5th send ended the turn: the client recorded it as blocked, with the stop's words.
+    (last,) = [e for e in events(run) if e.get("type") == "user"][-1]["message"]["content"]
+    assert last["is_error"] and "REPEAT_TOOL_BLOCKED: the same plan was sent 5 times in a row" in last["content"], last
+
+    records = ledger.checked_audit(
+        ws, ["deny@3", "deny@4", "stop@5"], session=session_id(run), agent="main", event="PreToolUse", tool="TodoWrite"
+    )
+    assert {r["rule"] for r in records} == {"LOOP_GUARD_SAME_PLAN"}
+
+
+def test_a_plan_sent_again_after_another_plan_is_never_denied(claude_code: ClaudeCode, ws: Workspace) -> None:
+    # The look-alike: the same list twice, then another list, then the first again (twice): each
+    # run of the same list is at most two long, so nothing reaches the model.
+    first = todo_write("Find the failing test", "Fix it", "Run the suite")
+    other = todo_write("Find the failing test", "Fix it", "Run the suite", "Write the changelog")
+    script = Script([[first], [first], [other], [first], [first]], final_text="Planned.")
+    run = claude_code.run(ws, script, ["Plan the fix"], env=TODO_WRITE_ON)
+    assert_hooks_succeeded(run)
+    conv = run.conversation()
+    assert len(conv) == 6, run.describe()
+    results = [s for body in conv[1:] for s in claude_new(body) if s.where == "tool_result"]
+    assert len(results) == 5 and not any(s.is_error for s in results), results
+    assert_silent(run)
