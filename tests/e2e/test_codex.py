@@ -14,9 +14,11 @@ from typing import Any
 
 import pytest
 
+from loopguard_hook.core.progress import CHAINED_SECONDS
+
 from . import ledger
 from .clients import Codex, Run, Workspace
-from .mock_model import Script, apply_patch, exec_command, write_stdin
+from .mock_model import Script, apply_patch, exec_command, update_plan, write_stdin
 from .model_view import Seen, codex_calls, codex_views, guard_texts, verdict
 from .transcripts import codex_rollouts, codex_session_id, export
 
@@ -388,3 +390,73 @@ def test_a_command_hung_in_one_workdir_is_another_command_in_another(codex: Code
     ]
     run = codex.run(ws, Script(turns, final_text="It hangs in a."), "Run the job in a and in b")
     assert_only_hung_denial(run, ws, at=5, calls=6)
+
+
+#: `config.toml` that makes Codex 0.171.0 offer `update_plan` to the mock's model: `codex exec`
+#: does not by default, and answers the call "unsupported call: update_plan" with no hook fired.
+UPDATE_PLAN_ON = "\n[tools.update_plan]\nenabled = true\n"
+PLAN = [("Find the failing test", "in_progress"), ("Fix it", "pending"), ("Run the suite", "pending")]
+
+
+def plan_script(turns: list[list[dict[str, Any]]], final_text: str) -> Script:
+    """A script of plan calls, each answer sent well after the previous result: a mock that
+    answers at once would look like one reply run call after call (`CHAINED_SECONDS`)."""
+    return Script(turns, final_text=final_text, think_seconds=2 * CHAINED_SECONDS)
+
+
+def test_the_same_plan_sent_again_and_again_is_denied_then_denied_as_final(codex: Codex, ws: Workspace) -> None:
+    """update_plan sent with the same plan in six replies, no other call between: Codex fires
+    PreToolUse and PostToolUse for it under its own name; the 1st and 2nd go through, the 3rd and
+    4th are denied in place of the result (LOOP_GUARD_SAME_PLAN), and from the 5th, where Claude
+    Code ends the turn, the denial is worded as final (Codex takes no end of turn at PreToolUse)."""
+    plan = update_plan(PLAN)
+    run = codex.run(ws, plan_script([[plan]] * 6, "Stuck."), "Fix the failing test", config=UPDATE_PLAN_ON)
+    assert_hooks_succeeded(run)
+    stderr = run.prompts[0].stderr
+    # a PreToolUse for every send, a PostToolUse for the two that ran
+    assert (stderr.count("hook: PreToolUse\n"), stderr.count("hook: PostToolUse\n")) == (6, 2), stderr
+    conv = run.conversation()
+    assert len(conv) == 7, run.describe()  # Codex goes on after a denial; the model answers at the end
+    for sent in (1, 2):
+        (call,) = codex_calls(conv[sent], conv[sent - 1])
+        (result,) = views(run)[sent - 1]
+        assert (result.call_id, result.text) == (call, "Plan updated"), result
+    for sent in range(3, 7):
+        (call,) = codex_calls(conv[sent], conv[sent - 1])
+        (hit,) = guard_texts(views(run)[sent - 1])
+        assert hit.call_id == call and hit.is_result, hit
+        assert "blocked by PreToolUse hook: REPEAT_TOOL_BLOCKED: " in hit.text, hit.text
+        if sent < 5:
+            assert "this plan update was not made: it is the same list you sent in the calls just before it" in hit.text
+            assert f"({sent} in a row)" in hit.text, hit.text
+        else:
+            assert f"the same plan was sent {sent} times in a row, also after denials" in hit.text, hit.text
+            assert "This is final: stop calling tools and tell the user what is left and why" in hit.text, hit.text
+    logged = ["deny@3", "deny@4", "stop@5", "stop@6"]
+    records = ledger.checked_audit(ws, logged, session=session_id(run), agent="main", event="PreToolUse", tool="update_plan")
+    assert {r["rule"] for r in records} == {"LOOP_GUARD_SAME_PLAN"}
+
+
+def test_a_plan_sent_again_after_another_plan_is_never_denied(codex: Codex, ws: Workspace) -> None:
+    """The look-alike: the same plan twice, another plan, then the first twice again: no run of
+    one plan is three long, so nothing reaches the model."""
+    first, other = update_plan(PLAN), update_plan(PLAN[:2] + [("Run the suite", "in_progress")])
+    script = plan_script([[first], [first], [other], [first], [first]], "Planned.")
+    run = codex.run(ws, script, "Plan the fix", config=UPDATE_PLAN_ON)
+    assert_hooks_succeeded(run)
+    assert [s.text for view in views(run) for s in view if s.is_result] == ["Plan updated"] * 5, run.describe()
+    assert_silent(run)
+
+
+def test_an_update_plan_codex_does_not_offer_fires_no_hook(codex: Codex, ws: Workspace) -> None:
+    """Without `UPDATE_PLAN_ON`, `codex exec` offers the mock's model no update_plan: Codex answers
+    the call "unsupported call: update_plan" and fires no hook for it (the same-plan rule cannot
+    see it), while the shell call of the same run fires both."""
+    run = codex.run(ws, Script([[update_plan(PLAN)], [exec_command("echo ran >> ran.log")]], final_text="Done."), "Plan it")
+    assert_hooks_succeeded(run)
+    assert "update_plan" not in [t.get("name") for t in run.conversation()[0].get("tools") or []]
+    assert [s.text for view in views(run) for s in view if s.is_result][0] == "unsupported call: update_plan"
+    stderr = run.prompts[0].stderr
+    assert (stderr.count("hook: PreToolUse\n"), stderr.count("hook: PostToolUse\n")) == (1, 1), stderr
+    assert list(ledger.only_session(ws)["agents"]["main"]["calls"]) == ["call_1_0"]  # the shell call alone
+    assert (ws.work / "ran.log").read_text() == "ran\n"
