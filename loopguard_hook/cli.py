@@ -143,7 +143,7 @@ class _ReplayFormat(click.Choice):  # type: ignore[type-arg]
 @click.option(
     "--only-decisions", is_flag=True,
     help="List only the calls the guard would have acted on (remind, deny, stop, or saved); "
-    "the counts still cover every call.",
+    "the counts still cover every call. Not with --summary, which lists no call.",
 )
 @click.option(
     "--color/--no-color", default=None,
@@ -178,6 +178,9 @@ def replay_command(
 
     if html_path is not None and (summary or only_decisions or fmt != "text"):
         raise click.UsageError("--html writes the page instead of the text: leave out --summary, --only-decisions and --format")
+    if summary and only_decisions:
+        # Said rather than ignored: the counts of --summary are of every call either way.
+        raise click.UsageError("--summary lists no call, so --only-decisions has nothing to leave out: give one of them")
     if html_path is not None and _a_recording(html_path, files):
         # `--html A.jsonl B.jsonl` takes A for the page: the recording would be replaced.
         raise click.UsageError(f"--html {html_path} would write the page over a recording: name the page FILE.html")

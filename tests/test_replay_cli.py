@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from loopguard_hook import cli as cli_mod
+from loopguard_hook.entry import main
 
 REPO = Path(__file__).resolve().parents[1]
 READ_LOOP = str(REPO / "tests" / "data" / "transcripts" / "claude-read-loop.jsonl")
@@ -79,6 +80,16 @@ def test_only_decisions_json_keeps_the_counts() -> None:
     short = json.loads(run("--format", "json", "--only-decisions", READ_LOOP).stdout)["reports"][0]
     assert short["summary"] == full["summary"] and short["decisions"] == full["decisions"]
     assert short["calls"] == [c for c in full["calls"] if c["index"] >= 3] and short["markers"] == []
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_only_decisions_beside_summary_is_refused(fmt: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """--summary lists no call, so --only-decisions beside it would change nothing: one stderr
+    line and exit 1, as for the other options that cannot go together, rather than ignored."""
+    code = main(["replay", "--summary", "--only-decisions", "--format", fmt, READ_LOOP])
+    out, err = capsys.readouterr()
+    assert code == 1 and out == "" and err.count("\n") == 1, err
+    assert err.startswith("loopguard-hook: --summary lists no call, so --only-decisions has nothing to leave out"), err
 
 
 def test_arguments_follow_the_terminal_width() -> None:
