@@ -412,7 +412,10 @@ def _count_misfit(ctx: CallContext, file: str, line: str) -> None:
 
 
 def _verdict(ctx: CallContext, files: dict[str, Entry], file: str | None, how: str) -> Decision | None:
-    """`on_call`'s decision on an attempt on `file` (`_attempt`'s `how`)."""
+    """`on_call`'s decision on an attempt on `file` (`_attempt`'s `how`). Its count (`times`: the
+    log's `x2`, replay's) is the failures its text names, as a wall's count is (the same-error
+    and every-call walls'): `the last 2 patches of it did not fit` is 2, `this very patch has
+    failed 2 times` is 2 whatever other patches of the file failed."""
     cfg = ctx.config
     entry = files.get(file) if file else None
     if entry is None or how not in ("patch", "script"):
@@ -423,7 +426,7 @@ def _verdict(ctx: CallContext, files: dict[str, Entry], file: str | None, how: s
     if path is not None and _stale(entry) >= STALE_AFTER:
         # before the host-check exemption below: this failure comes after the PreToolUse
         text = stale_denial(path, _stale(entry))
-        return Decision(Action.DENY, Rule.TARGET, text, advice=stale_advice(path), times=_stale(entry) + 1, tool=ctx.tool)
+        return Decision(Action.DENY, Rule.TARGET, text, advice=stale_advice(path), times=_stale(entry), tool=ctx.tool)
     if how == "script" and _writes_whole(str(shell_command(ctx.tool, ctx.tool_input)), file):
         return None
     if how == "patch" and ctx.tool in PATCH_TOOLS and len(entry) > 4 and entry[4]:
@@ -432,7 +435,7 @@ def _verdict(ctx: CallContext, files: dict[str, Entry], file: str | None, how: s
     if times >= RESENT_AFTER:
         named = _as_named(ctx, file)
         text = resent_denial(named, times, error)
-        return Decision(Action.DENY, Rule.TARGET, text, advice=resent_advice(named), times=failures, tool=ctx.tool)
+        return Decision(Action.DENY, Rule.TARGET, text, advice=resent_advice(named), times=times, tool=ctx.tool)
     patch = patch_text(ctx.tool, ctx.tool_input, PATCH_CHARS) if how == "patch" else None
     since, _, missed = str(entry[5]).partition(":") if len(entry) > 5 else ("", "", "")
     if patch is not None and missed and int(since or 0) >= DOOMED_AFTER and _doomed(patch, missed):
@@ -446,7 +449,7 @@ def _verdict(ctx: CallContext, files: dict[str, Entry], file: str | None, how: s
         path = redact_prefix(updated_path(patch) or file, QUOTE_CHARS)  # as the model wrote it: a command can use it
         windows = re.match(r"[A-Za-z]:[\\/]", ctx.event.cwd or "") is not None  # Codex there runs PowerShell
         text = misfit_denial(path, misfits, line, windows=windows)
-        return Decision(Action.DENY, Rule.TARGET, text, advice=misfit_advice(path, line), times=misfits + 1, tool=ctx.tool)
+        return Decision(Action.DENY, Rule.TARGET, text, advice=misfit_advice(path, line), times=misfits, tool=ctx.tool)
     if how in ("patch", "script") and failures >= cfg.reread_after_failed_edits:
         failures = _own(entry, _attempt_place(ctx.tool, ctx.tool_input, cfg, ctx.event.cwd, file, how))
     if cfg.reread_after_failed_edits and failures >= cfg.reread_after_failed_edits and not read:

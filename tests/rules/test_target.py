@@ -456,7 +456,7 @@ def test_a_patch_the_file_cannot_take_is_counted_at_its_pre_tool_use_and_the_thi
     assert "its lines from `total = sum(x for x in xs)` on are not in the file" in verdict.message  # type: ignore[attr-defined]
     assert "the last 2 patches of it did not fit" in verdict.message and "nl -ba src/app.py" in verdict.message  # type: ignore[attr-defined]
     assert "failed with" not in verdict.message  # no result came: no error of its own to quote  # type: ignore[attr-defined]
-    assert "will not apply" in verdict.advice and verdict.times == 3  # type: ignore[attr-defined]
+    assert "will not apply" in verdict.advice and verdict.times == 2  # the text's count  # type: ignore[attr-defined]
     assert _misfit_call(entry, third, None) is None  # a patch whose hunks the file holds goes ahead
 
 
@@ -733,3 +733,28 @@ def test_a_key_shown_for_a_long_path_is_redacted() -> None:
         rule.on_result(result_ctx("Edit", failed, "", entry=entry, outcome=FAILED))  # type: ignore[arg-type]
     verdict = rule.on_call(call_ctx("Edit", {"file_path": path, "old_string": "a", "new_string": "b"}, entry=entry))  # type: ignore[arg-type]
     assert verdict is not None and secret not in verdict.message and "[REDACTED]/calc.py" in verdict.message  # type: ignore[attr-defined]
+
+
+def test_a_denials_count_is_the_failures_its_text_names() -> None:
+    """The count the log and replay show (`x2`) is the failures the denial's text names, as a
+    wall's count is: before, the resend denial gave the file's failures of any patch (4 beside
+    `this very patch has failed 2 times`), and the misfit and Windows-spelling denials one more
+    than their text's (3 beside `the last 2 patches of it did not fit`)."""
+    entry = agent()
+    _fail(entry, 4)
+    verdict = _patch(entry)
+    assert verdict is not None and "the last 4 attempts" in verdict.message and verdict.times == 4  # type: ignore[attr-defined]
+    entry = agent()
+    other = _codex_patch("", ["    total = 0"], ["    total = 1"])
+    again = _codex_patch("", ["    return total"], ["    return total + 1"])
+    _wall(entry, other, ["    total = 0"])  # two failures of another patch of the file first
+    _wall(entry, again, ["    return total"])
+    verdict = rule.on_call(call_ctx("apply_patch", again, entry=entry))  # type: ignore[arg-type]
+    assert verdict is not None and "this very patch has failed 2 times" in verdict.message  # type: ignore[attr-defined]
+    assert verdict.times == 2  # type: ignore[attr-defined]
+    entry = agent()
+    slashed = "C:/repo/src/app.py"
+    _stale_edit(entry, slashed)
+    _stale_edit(entry, slashed)
+    verdict = rule.on_call(call_ctx("Edit", {**EDIT, "file_path": slashed}, entry=entry))  # type: ignore[arg-type]
+    assert verdict is not None and "the last 2 edits of it failed" in verdict.message and verdict.times == 2  # type: ignore[attr-defined]
