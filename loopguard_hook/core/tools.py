@@ -134,17 +134,15 @@ def resolve_path(name: str, cwd: str | None, dirs: tuple[str, ...] = ()) -> str 
     return posixpath.normpath(base) if base is not None else None
 
 
-def place_of(tool: str, tool_input: Any, config: Config, cwd: str | None) -> str | None:
-    """Where the file a call works on is (`where_is`): the path a file tool or a patch tool names
-    (`named_path`) in the session's folder `cwd`, for the rules that key files by their last two
-    components (`target_of`), which two files may share (`packages/api/src/index.ts`,
-    `packages/web/src/index.ts`). None for a shell command (its paths are its shell's, which a
-    `cd` may have moved, and `git apply` reads a diff's from the repository's top), or a path
-    that cannot be resolved (a relative one and no folder, `~`, a variable)."""
-    if tool in SHELL_TOOLS:
-        return None
-    path = named_path(tool_input, config)
-    return where_is(path, cwd) if path else None
+def place_of(tool: str, path: str | None, cwd: str | None) -> str | None:
+    """Where the file a call of `tool` works on is (`where_is`): `path`, the file a file tool or a
+    patch tool names (`named_path`, given by the caller, who reads it once), in the session's folder
+    `cwd`, for the rules that key files by their last two components (`target_of`), which two files
+    may share (`packages/api/src/index.ts`, `packages/web/src/index.ts`). None for no path, for a
+    shell command (its paths are its shell's, which a `cd` may have moved, and `git apply` reads a
+    diff's from the repository's top), or a path that cannot be resolved (a relative one and no
+    folder, `~`, a variable)."""
+    return where_is(path, cwd) if path and tool not in SHELL_TOOLS else None
 
 
 #: A Windows path from a drive's root (`C:\\w\\a.py`, `c:/w/a.py`).

@@ -286,13 +286,15 @@ def _place(tool: str, tool_input: Any, config: Config, cwd: str | None) -> str:
     path in the session's folder `cwd` (`tools.place_of`, written one way), else of the path a
     patch sent through the shell or a diff of one file applied by the shell spells (from the
     shell's folder); "" when unknown or when it may be anything (`..`, `~`, a variable)."""
-    path = place_of(tool, tool_input, config, cwd)
-    if path is not None:
-        return _tail(path, spelled=False)
-    command = shell_command(tool, tool_input)
+    command = shell_command(tool, tool_input)  # None for another tool than a shell
     diffed = diff_paths(command) if command is not None and "*** " not in command else None
-    path = (diffed[0] if len(diffed) == 1 else None) if diffed else named_path(tool_input, config)
-    return _tail(path, spelled=True) if path else ""
+    if diffed:
+        return _tail(diffed[0], spelled=True) if len(diffed) == 1 else ""
+    named = named_path(tool_input, config)
+    where = place_of(tool, named, cwd)
+    if where is not None:
+        return _tail(where, spelled=False)
+    return _tail(named, spelled=True) if named else ""
 
 
 #: Characters a place is written without (`_places` keeps one place a line, its count first).

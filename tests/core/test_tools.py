@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from loopguard_hook.config.settings import Config
-from loopguard_hook.core.tools import is_noop_mutation, place_of
+from loopguard_hook.core.tools import is_noop_mutation, named_path, place_of
 
 #: Claude Code 2.1.332's PostToolUse `tool_response` of a Write of an existing file
 #: (payloads/claude-code/2.1.332/PostToolUse.Write.json has the `create` form).
@@ -42,21 +42,25 @@ def test_other_tools_and_shapes_are_no_evidence() -> None:
 
 
 def test_where_a_file_is_is_its_path_resolved_in_the_sessions_folder() -> None:
-    """`place_of`: a file or patch tool's path, resolved in the session's folder; none for a
-    shell command (its own shell's folder may differ) or a path that cannot be resolved."""
+    """`place_of`: a file or patch tool's path (`named_path`), resolved in the session's folder;
+    none for a shell command (its own shell's folder may differ) or a path that cannot be resolved."""
     config = Config()
+
+    def place(tool: str, tool_input: dict[str, str], cwd: str | None) -> str | None:
+        return place_of(tool, named_path(tool_input, config), cwd)
+
     edit = {"file_path": "packages/api/src/../src/index.ts"}
-    assert place_of("Edit", edit, config, "/w") == "/w/packages/api/src/index.ts"
-    assert place_of("Edit", {"file_path": "/w/a.py"}, config, None) == "/w/a.py"
-    assert place_of("Edit", edit, config, None) is None  # relative, and no folder
-    assert place_of("Edit", {"file_path": "C:\\w\\A.py"}, config, None) == "c:/w/a.py"  # by its drive
-    assert place_of("Edit", {"file_path": "pk\\a.py"}, config, "C:\\w") == "c:/w/pk/a.py"
+    assert place("Edit", edit, "/w") == "/w/packages/api/src/index.ts"
+    assert place("Edit", {"file_path": "/w/a.py"}, None) == "/w/a.py"
+    assert place("Edit", edit, None) is None  # relative, and no folder
+    assert place("Edit", {"file_path": "C:\\w\\A.py"}, None) == "c:/w/a.py"  # by its drive
+    assert place("Edit", {"file_path": "pk\\a.py"}, "C:\\w") == "c:/w/pk/a.py"
     # written one way: case, a doubled leading slash, macOS's /private/tmp
-    assert place_of("Edit", {"file_path": "//Users/Me/P/a.py"}, config, None) == "/users/me/p/a.py"
-    assert place_of("Edit", {"file_path": "/private/tmp/p/a.py"}, config, None) == "/tmp/p/a.py"
-    assert place_of("Edit", {"file_path": "~/a.py"}, config, "/w") is None
+    assert place("Edit", {"file_path": "//Users/Me/P/a.py"}, None) == "/users/me/p/a.py"
+    assert place("Edit", {"file_path": "/private/tmp/p/a.py"}, None) == "/tmp/p/a.py"
+    assert place("Edit", {"file_path": "~/a.py"}, "/w") is None
     patch = {"command": "*** Begin Patch\n*** Update File: src/a.py\n@@\n-a\n+b\n*** End Patch"}
-    assert place_of("apply_patch", patch, config, "/w") == "/w/src/a.py"
-    assert place_of("Bash", {"command": "sed -i 's/a/b/' src/a.py"}, config, "/w") is None
-    assert place_of("Bash", {"command": "apply_patch <<'EOF'\n" + patch["command"] + "\nEOF"}, config, "/w") is None
-    assert place_of("Grep", {"pattern": "x"}, config, "/w") is None
+    assert place("apply_patch", patch, "/w") == "/w/src/a.py"
+    assert place("Bash", {"command": "sed -i 's/a/b/' src/a.py"}, "/w") is None
+    assert place("Bash", {"command": "apply_patch <<'EOF'\n" + patch["command"] + "\nEOF"}, "/w") is None
+    assert place("Grep", {"pattern": "x"}, "/w") is None
