@@ -305,7 +305,12 @@ def on_result(ctx: ResultContext) -> Decision | None:
     quoted = preview(redact_prefix(outcome.text, 2 * limit + 1), 2 * limit)
     kills_itself = target is None and _kills_itself(tool, ctx.tool_input, ctx.error_text)
     named = _as_named(ctx, target)
-    text = same_error_reminder(tool, count, quoted, limit, target=named, page=bool(page), kills_itself=kills_itself)
+    # A wall of reads or searches on one path (a Read of a file not there, a Glob timing out on a
+    # home folder) is not mended by writing the file: its text says to look, not to rewrite.
+    looks = named is not None and tool not in SHELL_TOOLS and not matches(tool, ctx.config.mutating_tools)
+    text = same_error_reminder(
+        tool, count, quoted, limit, target=named, page=bool(page), kills_itself=kills_itself, looks=looks
+    )
     if late:
         # A round no PreToolUse saw: past the reminder, only an end of turn can answer it.
         what = f"{tool} on {named}" if named else tool
@@ -919,12 +924,14 @@ def _as_named(ctx: CallContext | ResultContext, target: str | None) -> str | Non
 
 
 def same_error_reminder(
-    tool: str, count: int, error: str, limit: int, *, target: str | None = None, page: bool = False, kills_itself: bool = False
+    tool: str, count: int, error: str, limit: int, *, target: str | None = None, page: bool = False, kills_itself: bool = False,
+    looks: bool = False,
 ) -> str:
     """The same failure under different arguments: a wall, not a typo. With `target`, the
     calls all worked on that one file (a patch that does not apply, a file not where it is
-    looked for); with `page`, they all asked one web address that is not there; with
-    `kills_itself`, the last of them killed its own shell (`_kills_itself`)."""
+    looked for), and with `looks` too they only read or searched it (a Read, a Glob of one
+    folder): no rewrite mends that; with `page`, they all asked one web address that is not
+    there; with `kills_itself`, the last of them killed its own shell (`_kills_itself`)."""
     if kills_itself:
         return (
             f"[{PREFIX}] {tool} has failed {count} times with different arguments but the same error: "
@@ -934,6 +941,13 @@ def same_error_reminder(
         return (
             f"[{PREFIX}] {tool} of one address has failed {count} times with different arguments but the same "
             f'error: """{quote(error, limit)}""". {_instead(False, page=True)}.'
+        )
+    if target is not None and looks:
+        return (
+            f"[{PREFIX}] {tool} on {target} has failed {count} times with different arguments but the same "
+            f'error: """{quote(error, limit)}""". Rewording the call is not helping: check that the path is '
+            "where you think and what the error asks of it (a narrower folder or pattern, another tool), then "
+            "change the approach, go on with what you have, or ask the user."
         )
     if target is not None:
         return (

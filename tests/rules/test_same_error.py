@@ -132,6 +132,24 @@ def test_one_batch_that_passes_both_thresholds_is_reminded_once(tmp_path: Path) 
     assert json.dumps(reminded[0]).count("[loopguard] Bash has failed") == 1
 
 
+def test_a_wall_of_searches_on_one_folder_is_told_to_look_not_to_rewrite(tmp_path: Path) -> None:
+    """The golden `same_error_search_wall_on_one_folder_is_told_to_look.json`: a wall of Globs of
+    one folder is told to check the path and search narrower, not to rewrite a file; an edit wall
+    keeps its own text. Both are the `same_error_reminder` variant (`stats` compares them)."""
+    data = scenario.load(scenario.SCENARIO_DIR / "same_error_search_wall_on_one_folder_is_told_to_look.json")
+    runner = scenario.Runner(data, "balanced", "claude-code", str(tmp_path / "state"))
+    assert runner.play() == []
+    answers = [json.loads(result.stdout) for _, result in runner.results if result.stdout.strip()]
+    (reminder,) = [a["hookSpecificOutput"]["additionalContext"] for a in answers]
+    assert "Glob on C:/Users/Administrator has failed 3 times" in reminder
+    assert "a narrower folder or pattern" in reminder
+    assert "rewrite" not in reminder
+    edits = walls.same_error_reminder("Edit", 3, "String to replace not found in file.", 200, target="src/app.py")
+    assert "rewrite the file whole" in edits
+    for text in (reminder, edits):
+        assert messages.variant_of(text, rules.VARIANTS) == "same_error_reminder"
+
+
 def test_a_denied_retry_quotes_the_refusal_of_its_own_command(tmp_path: Path) -> None:
     """The golden `same_error_permission_refusals_quote_their_command.json` and then the first
     refused command sent again: denied, quoting the refusal as Claude Code words it for that
