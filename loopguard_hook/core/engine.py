@@ -351,14 +351,9 @@ def _attempt(
         response=response,
     )
     verdict = strongest([found for rule in rules.ON_CALL if (found := rule(ctx)) is not None])
-    # An untracked call whose arguments the host sends (a list tool's) answers only what was
-    # decided on such a call, and what is decided on it waits for the agent's next call.
-    untracked = "untracked" in attempt.call and caps.has_arguments(tool)
     if verdict is ALLOW:
         if attempt.counted and (answers is not None or "followup" in agent):
             _answer(ev, agent, attempt.key.digest, verdict, answers)
-        elif untracked and "followup" in agent:
-            _answer_untracked(ev, agent, attempt, verdict)
         return verdict, attempt.call  # the common case: nothing to record or render
     # A rule that counts something else than attempts of this call (rounds of a wall, reads of
     # a file, failures on a target) says how many; the others are counted by attempts.
@@ -366,8 +361,6 @@ def _attempt(
     fitted, wire = policy.fit_call(agent, attempt.call, verdict, config, caps, ev.event.event, can_deny=can_deny)
     if attempt.counted:
         _answer(ev, agent, attempt.key.digest, fitted, answers)
-    elif untracked:
-        _answer_untracked(ev, agent, attempt, fitted)
     return wire, attempt.call
 
 
@@ -378,13 +371,6 @@ def _answer(ev: _Event, agent: Agent, sig_id: str, fitted: Decision, answers: li
         answers.append((sig_id, fitted))
     else:
         ev.responses.extend(followup.after_attempt(ev.event.agent_id, agent, sig_id, fitted, ev.now))
-
-
-def _answer_untracked(ev: _Event, agent: Agent, attempt: progress.Attempt, fitted: Decision) -> None:
-    """An untracked call's attempt answers an intervention decided on an untracked call now
-    (its result judges nothing of it), and waits if it intervened (`followup.after_untracked`)."""
-    issued = ledger.issued(attempt.call)
-    ev.responses.extend(followup.after_untracked(ev.event.agent_id, agent, attempt.key.digest, issued, fitted, ev.now))
 
 
 def _answer_with_result(ev: _Event, agent: Agent, answers: list[tuple[str, Decision]], verdict: Decision | None) -> None:

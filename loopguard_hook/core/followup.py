@@ -10,14 +10,9 @@ the agent's next counted attempt says what the model did with it:
 - `changed`: a different call that the rule let be (the model changed course);
 - `ended`: no further call before the turn ended (a Stop, or the next user prompt).
 
-Parallel twins say nothing either way, and neither does a call of an untracked tool (a list
-tool's, an excluded tool's) after an intervention on a tracked call. An intervention on an
-untracked call (the same-plan rule's denial of a list sent again as it was) waits for the
-agent's next call of any kind (`after_untracked`): the same list again, or another call the rule
-answers, goes on with the loop; a new list or another tool's call is a change of course. Each
-answer becomes one `ResponseRecord`, returned to the engine, which returns them with its
-decision (at most `MAX_RESPONSES` an event); the hook appends them to the `responses.jsonl` log.
-Pure: no I/O.
+Untracked tools and parallel twins say nothing either way. Each answer becomes one
+`ResponseRecord`, returned to the engine, which returns them with its decision (at most
+`MAX_RESPONSES` an event); the hook appends them to the `responses.jsonl` log. Pure: no I/O.
 """
 
 from ..rules import VARIANTS
@@ -29,14 +24,11 @@ from .verdict import Action, Decision
 MAX_RESPONSES = 32
 
 
-def after_attempt(
-    agent_id: str, agent: Agent, sig_id: str, decision: Decision, now: float, *, untracked: bool = False
-) -> list[ResponseRecord]:
+def after_attempt(agent_id: str, agent: Agent, sig_id: str, decision: Decision, now: float) -> list[ResponseRecord]:
     """Judge the pending intervention by this counted attempt, then make `decision` the pending
     one if it intervened; the answer to the pending one, if there was one. `decision` is the
     verdict with the mode applied, before a post-call reminder is held back for the result (that
-    reminder is still the intervention). `untracked`: the attempt is of an untracked call
-    (`after_untracked`), which the pending one it makes says."""
+    reminder is still the intervention)."""
     pending = agent.get("followup")
     step = 1
     answered = []
@@ -51,23 +43,7 @@ def after_attempt(
         del agent["followup"]
     if decision.intended is not Action.ALLOW and decision.tool is not None:
         agent["followup"] = _pending(sig_id, decision, step, now)
-        if untracked:
-            agent["followup"]["untracked"] = True
     return answered
-
-
-def after_untracked(
-    agent_id: str, agent: Agent, sig_id: str, issued: float, decision: Decision, now: float
-) -> list[ResponseRecord]:
-    """`after_attempt` for a call of an untracked tool whose arguments the host sends, issued at
-    `issued` (seconds since the epoch, `ledger.issued`). It answers only an intervention decided
-    on an untracked call, and only when the model issued it after that intervention (one issued
-    with the call it was on had not read it); then `decision`, if it intervened, waits for the
-    agent's next call. An intervention on a tracked call waits on for a tracked one."""
-    pending = agent.get("followup")
-    if pending is not None and (not pending.get("untracked") or round(issued, 3) <= pending["t"]):
-        return []
-    return after_attempt(agent_id, agent, sig_id, decision, now, untracked=True)
 
 
 def after_result(agent: Agent, sig_id: str, decision: Decision, now: float) -> None:

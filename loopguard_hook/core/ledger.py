@@ -154,7 +154,6 @@ if TYPE_CHECKING:
         count: int
         step: int  # 1 for the first intervention on this call, 2 for the next…
         t: float
-        untracked: NotRequired[bool]  # decided on an untracked call (`followup.after_untracked`)
 
     class ResponseRecord(TypedDict):
         """What the model did after one intervention (`Session.responses`, `responses.jsonl`)."""
