@@ -96,7 +96,7 @@ def _in_a_row(agent: Agent, chain: int) -> int | None:
     """How many times in a row the agent's latest call was sent: `chain`, the run of identical
     tracked calls (`consecutive`); for an untracked call, the same list's sends the same-plan rule
     counts, or None when nothing counts them (another untracked tool, or that rule off)."""
-    latest = max(agent["calls"].values(), key=lambda c: c["seq"], default=None)
+    latest = max(agent["calls"].values(), key=lambda c: c.get("seq", -1), default=None)
     if latest is None or not latest.get("untracked"):
         return chain
     return same_plan.sends(agent) or None

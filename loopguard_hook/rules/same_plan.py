@@ -95,8 +95,14 @@ def on_call(ctx: CallContext) -> Decision | None:
 
 def sends(agent: Agent) -> int:
     """The sends of the agent's run of one list (0: none, or the rule is off): how many times in a
-    row its latest call, a list call, sent that list (any other call of the agent ends the run)."""
-    return _run(slot(agent, NAME))[1]
+    row its latest call, a list call, sent that list (any other call of the agent ends the run).
+    0 too when the latest call is not the run's (nor a call issued with it): a run left by the
+    rule turned off since."""
+    _, count, seq, when = _run(slot(agent, NAME))
+    latest = max(agent["calls"].values(), key=lambda c: c.get("seq", -1), default=None)
+    if not count or latest is None or (latest.get("seq") != seq and issued(latest) != when):
+        return 0
+    return count
 
 
 def fit(agent: Agent, share: Limits) -> None:

@@ -151,12 +151,18 @@ def test_calls_no_hook_saw_between_two_sends_end_the_run() -> None:
 
 
 def test_sends_is_the_run_status_shows() -> None:
+    """The run of the agent's latest call (`call_ctx` makes every call seq 1, issued at its time);
+    a later call the rule did not see (turned off since) is not the run's: no count."""
     entry = agent()
     assert rule.sends(entry) == 0
     _calls([("TodoWrite", STUCK)] * 2, entry=entry)
+    entry["calls"]["latest"] = {"sig": "s", "t": 101.0, "seq": 1, "phase": "post", "untracked": True}
     assert rule.sends(entry) == 2
     _calls([("TodoWrite", DONE)], entry=entry)
     assert rule.sends(entry) == 1
+    entry["calls"]["unseen"] = {"sig": "t", "t": 205.0, "seq": 2, "phase": "post", "untracked": True}
+    assert rule.sends(entry) == 0
+    del entry["calls"]["unseen"]
     _calls([("Read", {"file_path": "/p/a.py"})], entry=entry)
     assert rule.sends(entry) == 0
     ledger.slots(entry)[rule.NAME] = ["x", "three", 1, 1.0]  # edited by hand
