@@ -125,6 +125,8 @@ def open_attempt(
         if _paces_a_check(agent, call):
             call["untracked"] = True
             return Attempt(call, None, key, False, False, 0, None, share)
+    if late and not blind:
+        call["late"] = True  # no PreToolUse saw it: a call rejected before it ran, a twin of one too
     if not blind and (
         _same_key_twin(earlier, call, config, can_deny)
         or is_twin(agent, call, config, can_deny=can_deny, lost_posts="PostToolBatch" not in caps.sends)
@@ -137,8 +139,6 @@ def open_attempt(
     sig = _signature(agent, tool, key, now, share.sigs, share.summary_chars)
     if sig.get("refused"):
         call["retry"] = True  # the retry of a refusal or a timeout (`_escalated_retry`)
-    if late and not blind:
-        call["late"] = True  # no PreToolUse saw it: a call rejected before it ran
     previous_time, count = _move(agent, sig, key.digest, config, now, counted=not blind)
     return Attempt(call, sig, key, True, not blind, count, previous_time, share)
 
