@@ -31,8 +31,14 @@ def quote(text: str, limit: int) -> str:
 WHY_HINT = "`loopguard-hook log` shows why."
 
 
-def stop_reason(tool: str, count: int) -> str:
-    """Claude Code `stopReason`: shown to the user, and to the model on the next turn."""
+def stop_reason(tool: str, count: int, *, rejected: bool = False) -> str:
+    """Claude Code `stopReason`: shown to the user, and to the model on the next turn. `rejected`:
+    the calls were the host's validation rejections, which never ran."""
+    if rejected:
+        return (
+            f"{PREFIX} ended the turn: {tool} was sent {count} times with the same input, each time rejected by "
+            f"the host before it ran. Send a new message to continue. {WHY_HINT}"
+        )
     return (
         f"{PREFIX} ended the turn: {tool} was called {count} times with identical arguments "
         f"and nothing changed. Send a new message to continue. {WHY_HINT}"

@@ -297,9 +297,10 @@ def on_call(ctx: CallContext) -> Decision | None:
             Action.STOP,
             Rule.END_TURN,
             stop_text(
-                tool, n, _previous_result(ctx), limit, ends_turn=ctx.ends_turn, pauses_tools=ctx.pauses_tools, note=note
+                tool, n, _previous_result(ctx), limit, ends_turn=ctx.ends_turn, pauses_tools=ctx.pauses_tools, note=note,
+                rejected=rejected,
             ),
-            stop_reason=msg.stop_reason(tool, n),
+            stop_reason=msg.stop_reason(tool, n, rejected=rejected),
             advice=advice,
         )
     elif cfg.deny_at and n >= cfg.deny_at:
@@ -417,12 +418,23 @@ def repeat_denial(tool: str, count: int, previous: str | None, limit: int, *, in
 
 
 def stop_text(
-    tool: str, count: int, previous: str | None, limit: int, *, ends_turn: bool, pauses_tools: bool = False, note: str = ""
+    tool: str, count: int, previous: str | None, limit: int, *, ends_turn: bool, pauses_tools: bool = False, note: str = "",
+    rejected: bool = False,
 ) -> str:
     """The last resort, worded for what the client does: Claude Code ends the turn
     (`continue: false`); Codex only denies; where the turn cannot end (DSH), every further tool
-    call of the turn is denied (`pauses_tools`)."""
-    base = repeat_denial(tool, count, previous, limit, in_a_row=False, note=note)
+    call of the turn is denied (`pauses_tools`). `rejected`: the calls were Claude Code's
+    validation rejections (seen only by PostToolBatch): the host, not the guard, refused them."""
+    if rejected:
+        quoted = f' The host answered: """{quote(previous, min(limit, 4000))}"""' if previous is not None else ""
+        base = (
+            f"REPEAT_TOOL_BLOCKED: this {tool} call was rejected by the host before it ran, as the previous ones with "
+            f"the same input were (attempt {count} with no new result in between).{quoted}{note} Do not send it again "
+            "as it is: give the input the host's answer asks for, change the approach, or conclude and answer the "
+            "user with what is known"
+        )
+    else:
+        base = repeat_denial(tool, count, previous, limit, in_a_row=False, note=note)
     if ends_turn:
         return base + ". The loop guard is ending this turn"
     if pauses_tools:

@@ -4,13 +4,16 @@ duplicate code kept in its slot."""
 from __future__ import annotations
 
 import importlib
+import json
 from pathlib import Path
 
 import pytest
 import scenario
 from rulekit import agent, call_ctx
 
+from loopguard_hook import rules
 from loopguard_hook.config.settings import PROFILE_DEFAULTS, Config
+from loopguard_hook.core import messages
 from loopguard_hook.core.tools import edits_only
 from loopguard_hook.core.verdict import Action, Rule
 
@@ -411,3 +414,23 @@ def test_the_first_reminder_says_what_its_count_counts() -> None:
     row = rule.detailed_reminder("Bash", 5, "{}", in_a_row=True)
     assert "no other call came between them" in row and "nothing changed" not in row
     assert "nothing changed between them" in rule.detailed_reminder("Bash", 5, "{}", in_a_row=False)
+
+
+def test_an_end_for_calls_the_host_rejected_says_the_host_rejected_them(tmp_path: Path) -> None:
+    """The golden `escalate_rejected_twins_reply_after_reply.json`: Task calls without their
+    `prompt`, rejected by Claude Code before they ran, reply after reply. The end of the turn says
+    the host rejected them and quotes its answer; it does not say the guard did not run them, nor
+    that the arguments were identical (the signature leaves a Task's description out). Still the
+    `stop_ending_turn` variant (`stats` compares texts by it)."""
+    data = scenario.load(scenario.SCENARIO_DIR / "escalate_rejected_twins_reply_after_reply.json")
+    runner = scenario.Runner(data, "balanced", "claude-code", str(tmp_path / "state"))
+    assert runner.play() == []
+    answers = [json.loads(result.stdout) for _, result in runner.results if result.stdout.strip()]
+    end = answers[-1]
+    text = end["hookSpecificOutput"]["additionalContext"]
+    assert end["continue"] is False
+    assert "Task was sent 5 times with the same input, each time rejected by the host" in end["stopReason"]
+    assert text.startswith("REPEAT_TOOL_BLOCKED: this Task call was rejected by the host before it ran")
+    assert "The required parameter `prompt` is missing" in text
+    assert "was not run" not in text and "identical arguments" not in end["stopReason"]
+    assert messages.variant_of(text, rules.VARIANTS) == "stop_ending_turn"
