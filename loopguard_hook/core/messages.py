@@ -36,8 +36,8 @@ def stop_reason(tool: str, count: int, *, rejected: bool = False) -> str:
     the calls were the host's validation rejections, which never ran."""
     if rejected:
         return (
-            f"{PREFIX} ended the turn: {tool} was sent {count} times with the same input, each time rejected by "
-            f"the host before it ran. Send a new message to continue. {WHY_HINT}"
+            f"{PREFIX} ended the turn: {tool} was sent in {count} replies with the same input, and the host rejected "
+            f"it before it ran. Send a new message to continue. {WHY_HINT}"
         )
     return (
         f"{PREFIX} ended the turn: {tool} was called {count} times with identical arguments "

@@ -43,7 +43,8 @@ from typing import TYPE_CHECKING, cast
 from ..core import messages as msg
 from ..core.ledger import MAX_ID_CHARS, Agent, Limits, Signature, drop_slot, slot, slots, waited_first
 from ..core.messages import PREFIX, quote
-from ..core.outcome import Failure, arguments_preview
+from ..core.outcome import Failure, arguments_preview, preview
+from ..core.redact import redact_prefix
 from ..core.shellwords import SHELL_TOOLS, reruns_work, sleeps_first
 from ..core.signature import CallKey, digest
 from ..core.tools import cut_rejection, edits_in_place, matches
@@ -291,14 +292,18 @@ def on_call(ctx: CallContext) -> Decision | None:
     # A call the host rejected before it ran (Claude Code validates input before PreToolUse; only
     # PostToolBatch sees it) can never be denied: where the profile ends turns and the host can end
     # one here, the step after the denial comes at the denial's count.
-    rejected = ctx.event.event == "PostToolBatch" and ctx.ends_turn
+    # Only its answer tells a rejection from a call that ran and whose PreToolUse record the
+    # state budget dropped: Claude Code's `<tool_use_error>`.
+    answer = ctx.response if isinstance(ctx.response, str) else ""
+    rejected = ctx.event.event == "PostToolBatch" and ctx.ends_turn and "<tool_use_error>" in answer[:256]
     if cfg.stop_at and (n >= cfg.stop_at or rejected and cfg.deny_at and n >= cfg.deny_at):
+        # A rejection's text quotes this call's own answer: earlier attempts may have run.
+        quoted = preview(redact_prefix(answer, 2 * limit + 1), 2 * limit) if rejected else _previous_result(ctx)
         decision = Decision(
             Action.STOP,
             Rule.END_TURN,
             stop_text(
-                tool, n, _previous_result(ctx), limit, ends_turn=ctx.ends_turn, pauses_tools=ctx.pauses_tools, note=note,
-                rejected=rejected,
+                tool, n, quoted, limit, ends_turn=ctx.ends_turn, pauses_tools=ctx.pauses_tools, note=note, rejected=rejected
             ),
             stop_reason=msg.stop_reason(tool, n, rejected=rejected),
             advice=advice,
@@ -428,8 +433,8 @@ def stop_text(
     if rejected:
         quoted = f' The host answered: """{quote(previous, min(limit, 4000))}"""' if previous is not None else ""
         base = (
-            f"REPEAT_TOOL_BLOCKED: this {tool} call was rejected by the host before it ran, as the previous ones with "
-            f"the same input were (attempt {count} with no new result in between).{quoted}{note} Do not send it again "
+            f"REPEAT_TOOL_BLOCKED: this {tool} call was rejected by the host before it ran (attempt {count} with the "
+            f"same input and no new result in between).{quoted}{note} Do not send it again "
             "as it is: give the input the host's answer asks for, change the approach, or conclude and answer the "
             "user with what is known"
         )
@@ -449,6 +454,7 @@ def stop_text(
 #: `messages.variant_of` names the template a text came from, so `stats` can compare how models
 #: answer each one (`rules.VARIANTS` lists every rule's).
 VARIANTS: tuple[tuple[str, str, str], ...] = (
+    ("stop_rejected", "REPEAT_TOOL_BLOCKED: this ", " call was rejected by the host before it ran (attempt "),
     ("stop_ending_turn", "REPEAT_TOOL_BLOCKED: this ", ". The loop guard is ending this turn"),
     ("stop_final", "REPEAT_TOOL_BLOCKED: this ", ". This is final: stop calling tools"),
     ("stop_pausing_tools", "REPEAT_TOOL_BLOCKED: ", ". Tool calls are now paused for the rest of this turn"),

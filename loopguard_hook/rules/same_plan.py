@@ -100,7 +100,7 @@ def sends(agent: Agent) -> int:
     rule turned off since."""
     _, count, seq, when = _run(slot(agent, NAME))
     latest = max(agent["calls"].values(), key=lambda c: c.get("seq", -1), default=None)
-    if not count or latest is None or (latest.get("seq") != seq and issued(latest) != when):
+    if not count or latest is None or (latest.get("seq") != seq and latest.get("issued", latest.get("t")) != when):
         return 0
     return count
 

@@ -68,11 +68,16 @@ def test_a_slow_repeat_is_only_reminded_unless_it_never_ran() -> None:
 
 def test_a_call_rejected_before_it_ran_ends_the_turn_where_a_denial_would_come() -> None:
     """Only PostToolBatch sees a validation rejection (Claude Code): no denial can reach it, so at
-    `deny_at` the turn ends, under a profile that ends turns; the reminders stay as they were."""
-    got = [rule.on_call(call_ctx(attempt=n, event="PostToolBatch")) for n in range(1, 6)]
+    `deny_at` the turn ends, under a profile that ends turns; the reminders stay as they were. A
+    call there that ran (its PreToolUse record dropped by the state budget) is no rejection: its
+    answer has no `<tool_use_error>`, and it is not ended early."""
+    answer = "<tool_use_error>InputValidationError: Read failed: The required parameter `file_path` is missing</tool_use_error>"
+    got = [rule.on_call(call_ctx(attempt=n, event="PostToolBatch")._replace(response=answer)) for n in range(1, 6)]
     assert [(v.action, v.rule) if v else None for v in got] == [
         None, None, (Action.REMIND, Rule.REPEAT), (Action.REMIND, Rule.REPEAT), (Action.STOP, Rule.END_TURN),
     ]
+    ran = rule.on_call(call_ctx(attempt=5, event="PostToolBatch")._replace(response="x = 1\n"))
+    assert ran is not None and (ran.action, ran.rule) == (Action.DENY, Rule.REPEAT)
     breaker = Config(**PROFILE_DEFAULTS["breaker"])  # ends no turn: its denial stays a denial
     verdict = rule.on_call(call_ctx(attempt=3, event="PostToolBatch", config=breaker))
     assert verdict is not None and verdict.action is Action.DENY
@@ -420,8 +425,8 @@ def test_an_end_for_calls_the_host_rejected_says_the_host_rejected_them(tmp_path
     """The golden `escalate_rejected_twins_reply_after_reply.json`: Task calls without their
     `prompt`, rejected by Claude Code before they ran, reply after reply. The end of the turn says
     the host rejected them and quotes its answer; it does not say the guard did not run them, nor
-    that the arguments were identical (the signature leaves a Task's description out). Still the
-    `stop_ending_turn` variant (`stats` compares texts by it)."""
+    that the arguments were identical (the signature leaves a Task's description out). A variant
+    of its own, `stop_rejected` (`stats` compares how models answer each text)."""
     data = scenario.load(scenario.SCENARIO_DIR / "escalate_rejected_twins_reply_after_reply.json")
     runner = scenario.Runner(data, "balanced", "claude-code", str(tmp_path / "state"))
     assert runner.play() == []
@@ -429,8 +434,8 @@ def test_an_end_for_calls_the_host_rejected_says_the_host_rejected_them(tmp_path
     end = answers[-1]
     text = end["hookSpecificOutput"]["additionalContext"]
     assert end["continue"] is False
-    assert "Task was sent 5 times with the same input, each time rejected by the host" in end["stopReason"]
+    assert "Task was sent in 5 replies with the same input, and the host rejected it" in end["stopReason"]
     assert text.startswith("REPEAT_TOOL_BLOCKED: this Task call was rejected by the host before it ran")
     assert "The required parameter `prompt` is missing" in text
     assert "was not run" not in text and "identical arguments" not in end["stopReason"]
-    assert messages.variant_of(text, rules.VARIANTS) == "stop_ending_turn"
+    assert messages.variant_of(text, rules.VARIANTS) == "stop_rejected"
