@@ -128,3 +128,42 @@ def test_many_agents_share_one_state_budget(count: int) -> None:
 @pytest.mark.parametrize("count", [1, 8, 16, 32, ledger.MAX_AGENTS])
 def test_the_state_stays_within_64_kib_after_10000_calls_whatever_the_agent_count(count: int) -> None:
     assert _ten_thousand_calls(count, 10_000) <= 64 * 1024
+
+
+def test_a_reply_larger_than_an_agents_share_of_records_is_counted_once(tmp_path: Path) -> None:
+    """Nine subagents leave each agent of the session nine call records (`ledger.limits`); the
+    main agent then sends, four times, one reply of a failing pytest and nine Greps, all of which
+    run. A reply's records stay until the PostToolBatch that closes it (`ledger.trim_calls`), so
+    each call counts once a reply: four replies are reminded at most, never denied, and the turn
+    goes on. Once, the first calls of each reply lost their records before that PostToolBatch,
+    which counted them a second time, and the third reply ended the turn."""
+    steps: list[dict[str, Any]] = [{"event": "UserPromptSubmit", "prompt": "fix the failing test"}]
+    for i in range(9):
+        steps.append({
+            "call": "Task", "agent_id": f"sub{i}", "t": 5.0 + i, "post": "any",
+            "input": {"description": f"look {i}", "prompt": f"look at part {i}", "subagent_type": "general-purpose"},
+            "response": {"content": [{"type": "text", "text": f"part {i} ok"}]},
+        })
+    failure = "Exit code 1\nFAILED tests/test_app.py::test_total - AssertionError: assert 9 == 10\n1 failed in 0.12s"
+    for reply in range(4):
+        t = 54.0 + 40 * reply
+        steps.append({
+            "call": "Bash", "input": {"command": "pytest tests/test_app.py -x -q"}, "error": failure,
+            "batch": f"r{reply}", "t": t, "pre": "any", "post": "any",
+        })
+        steps.extend(
+            {
+                "call": "Grep", "input": {"pattern": f"total{j}", "path": "/home/user/project"},
+                "response": {"mode": "files_with_matches", "filenames": [f"app{j}.py"], "numFiles": 1},
+                "batch": f"r{reply}", "t": t + 0.05 * (j + 1), "pre": "any", "post": "any",
+            }
+            for j in range(9)
+        )
+    data = {"description": "many subagents, then replies larger than a share", "clients": ["claude-code"],
+            "batch_events": True, "steps": steps}
+    runner = scenario.Runner(data, "balanced", "claude-code", str(tmp_path / "state"))
+    assert runner.play() == []
+    answers = [json.loads(result.stdout) for _, result in runner.results if result.stdout.strip()]
+    assert any("[loopguard]" in json.dumps(answer) for answer in answers)  # the loop is reminded
+    assert not [a for a in answers if a.get("continue") is False]
+    assert not [a for a in answers if a.get("hookSpecificOutput", {}).get("permissionDecision") == "deny"]

@@ -477,12 +477,35 @@ def _remember(items: list[str], item: str, limit: int) -> bool:
     return known
 
 
+def trim_calls(entry: Agent, limit: int) -> None:
+    """Trim the agent's calls to `limit`, the least recent first; a call still waiting for its
+    result goes last, and so do the calls of the batch no `PostToolBatch` has closed yet (the
+    calls since the last one, or, for an agent none was seen for, those issued with the latest),
+    which stay whole up to `MAX_CALLS`: a call of it whose record was dropped would be counted
+    again by that `PostToolBatch` (a session of many subagents leaves each agent a share of a few
+    calls, fewer than a reply of parallel reads)."""
+    calls = entry["calls"]
+    if len(calls) <= limit:
+        return
+    start = entry.get("batch_seq", 0)
+    if start > 0:
+        def batch(c: Call) -> bool:
+            return c["seq"] > start
+    else:
+        reply = issued(max(calls.values(), key=lambda c: c["seq"]))
+
+        def batch(c: Call) -> bool:
+            return issued(c) == reply
+    held = sum(1 for c in calls.values() if batch(c))
+    trim(calls, min(MAX_CALLS, max(limit, held)), lambda k: (calls[k]["phase"] == "pre" or batch(calls[k]), calls[k]["seq"]))
+
+
 def fit(entry: Agent, share: Limits) -> None:
     """Trim the agent's shared tables to `share`: the least recently used entries go, and a call
-    still waiting for its result goes last."""
-    sigs, calls = entry["sigs"], entry["calls"]
+    still waiting for its result goes last (`trim_calls`)."""
+    sigs = entry["sigs"]
     trim(sigs, share.sigs, lambda k: sigs[k]["t"] or 0)
-    trim(calls, share.calls, lambda k: (calls[k]["phase"] == "pre", calls[k]["seq"]))
+    trim_calls(entry, share.calls)
     seen = entry.get("seen")
     if seen is not None:
         del seen[: -share.seen]

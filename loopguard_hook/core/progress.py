@@ -107,7 +107,7 @@ def open_attempt(
     earlier = calls.get(cid) if tool_use_id is None else None
     calls[cid] = call
     # A call still waiting for its result goes last: its result must meet its count.
-    ledger.trim(calls, min(share.calls, MAX_CALLS), lambda k: (calls[k]["phase"] == "pre", calls[k]["seq"]))
+    ledger.trim_calls(agent, min(share.calls, MAX_CALLS))
     if config.bookkeeping_tools and matches(tool, config.bookkeeping_tools):
         # The progress seed counts every bookkeeping call (`evidence_call_counts = false`).
         if not (config.evidence_call_counts and _new_task_call(agent, tool, key.digest)):
