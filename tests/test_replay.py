@@ -941,6 +941,7 @@ def test_json_output_has_stable_keys() -> None:
         "pre",
         "post",
         "saved",
+        "unmade",
     ]
     assert data["calls"][4]["pre"] == {
         "action": "deny",
@@ -1210,3 +1211,48 @@ def test_a_batch_answer_for_calls_another_hook_blocked_is_shown_on_their_row() -
     row = report.calls[stop.call - 1]  # type: ignore[operator]
     assert (row.recorded, row.post) == ("denied", stop.verdict) and stop.verdict.rule == "LOOP_GUARD_WALL"
     assert row.acted and report.summary.stops == 1
+
+
+def test_a_turn_ended_at_a_stop_counts_once_whatever_stops_follow_it() -> None:
+    # A Stop hook sent the agent on again and again: the guard ends the turn at the first Stop
+    # with a text loop; the Stops after it in that turn would not have come. The summary counted
+    # each of the six (three in each of two turns) as a stop of its own.
+    path = Path(__file__).parent / "corpus" / "claude" / "08e71d8b-0aea-497b-a055-c2b46fcdcdc4.jsonl"
+    report = replay.replay(replay.read_transcript(str(path)), balanced())
+    at_stop = [d for d in report.decisions if d.event == "Stop" and d.verdict.action == "stop"]
+    assert len(at_stop) == 6  # all still listed
+    assert report.summary.stops == 2
+
+
+def test_a_call_after_a_turn_ended_at_a_stop_is_one_the_model_would_not_have_made() -> None:
+    # The same session cut at the first Stop the guard ends the turn at, and a call of that turn
+    # after it (a Stop hook sent the agent on): it was counted as made, its decisions as well.
+    from dataclasses import replace as replaced
+
+    path = Path(__file__).parent / "corpus" / "claude" / "08e71d8b-0aea-497b-a055-c2b46fcdcdc4.jsonl"
+    recording = replay.read_transcript(str(path))
+    first = next(d for d in replay.replay(recording, balanced()).decisions if d.event == "Stop")
+    end = recording.events[first.step - 1]
+    assert end.payload["hook_event_name"] == "Stop"
+    base = {k: end.payload[k] for k in ("session_id", "transcript_path", "cwd")}
+    tool = {"tool_name": "Bash", "tool_input": {"command": "ls"}, "tool_use_id": "toolu_after_the_end"}
+    after = [
+        replay.RecordedEvent(end.time + 1, {**base, "hook_event_name": "PreToolUse", **tool}),
+        replay.RecordedEvent(end.time + 2, {**base, "hook_event_name": "PostToolUse", **tool,
+                                            "tool_response": {"stdout": "a", "stderr": "", "interrupted": False}}),
+    ]
+    report = replay.replay(replaced(recording, events=(*recording.events[: first.step], *after)), balanced())
+    assert (report.summary.stops, report.summary.saved) == (1, 1)
+    last = report.calls[-1]
+    assert (last.tool_use_id, last.recorded, last.saved, last.unmade) == ("toolu_after_the_end", "ran", True, True)
+
+
+def test_the_interventions_of_a_loop_are_those_the_summary_counts() -> None:
+    # The loop's interventions counted the stops on calls made after the turn had ended (11), the
+    # summary did not (2 reminders, 3 denials, 1 stop).
+    path = Path(__file__).parent / "corpus" / "claude" / "c98c48ce-b4da-46d1-8f72-965d60d6e589.jsonl"
+    report = replay.replay(replay.read_transcript(str(path)), balanced())
+    s = report.summary
+    assert (s.reminders, s.denials, s.stops) == (2, 3, 1)
+    assert [loop.interventions for loop in report.loops] == [s.reminders + s.denials + s.stops]
+    assert [c.index for c in report.calls if c.unmade] == list(range(16, 22))

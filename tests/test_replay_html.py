@@ -52,14 +52,15 @@ def marks(html: str) -> list[tuple[str, dict[str, str]]]:
 
 def test_the_page_marks_every_intervention_and_the_loop(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out, said = page(tmp_path, capsys=capsys)
-    # the stops of calls 9 and 10, after the turn was ended, are marked but not counted
+    # calls 9 and 10 came after the turn was ended: outlined, as the model would not have made them,
+    # not drawn as ends of turn (the summary counts one stop)
     assert said.strip() == f"wrote {out}: 1 session(s), 10 calls, 6 interventions, 1 loop(s)"
     tags = marks(out.read_text())
     calls = {a["data-call"]: a["class"] for t, a in tags if t == "rect" and "data-call" in a}
     assert calls == {
         "1": "mark call", "2": "mark call", "3": "mark remind", "4": "mark remind", "5": "mark deny saved",
-        "6": "mark deny saved", "7": "mark deny saved", "8": "mark stop saved", "9": "mark stop saved",
-        "10": "mark stop saved",
+        "6": "mark deny saved", "7": "mark deny saved", "8": "mark stop saved", "9": "mark call saved unmade",
+        "10": "mark call saved unmade",
     }
     assert [a["data-loop"] for t, a in tags if t == "rect" and a.get("class") == "loop"] == ["1", "1"]  # both charts
     (line,) = [a for t, a in tags if t == "polyline"]
@@ -164,8 +165,8 @@ def test_a_headless_browser_shows_the_marks_and_the_band(tmp_path: Path, capsys:
     acted_counts, quiet_counts = counts["acted"], counts["quiet"]
     # The quiet page has each colour in its legend swatch only (red also outlines "kept from running").
     assert quiet_counts["remind"] == quiet_counts["stop"] == 100 and quiet_counts["deny"] < 200, quiet_counts
-    # Two reminders, three denials, three ends of turn, each mark about 16 x 12 pixels.
-    for role, n in (("remind", 2), ("deny", 3), ("stop", 3)):
+    # Two reminders, three denials, one end of turn, each mark about 16 x 12 pixels.
+    for role, n in (("remind", 2), ("deny", 3), ("stop", 1)):
         assert acted_counts[role] - quiet_counts[role] >= n * 150, (role, acted_counts, quiet_counts)
     # The loop's band, and the token line, are on both pages (the rules still found the loop).
     assert acted_counts["loop"] > 20_000 and acted_counts["tokens"] > 500
@@ -258,3 +259,20 @@ def test_a_control_character_from_a_transcript_is_shown_escaped_not_obeyed() -> 
     assert _esc("/w/\u202eexe.txt <b>") == "/w/\\u202eexe.txt &lt;b&gt;"
     assert _esc("a\x1b[31mred\nb\tc") == "a\\x1b[31mred\nb\tc"
     assert _esc("crlf\r\n\u00a0\U0001f468\u200d\U0001f469") == "crlf\r\n\u00a0\U0001f468\u200d\U0001f469"  # shown as they are
+
+
+def test_the_page_draws_one_end_of_turn_per_turn_ended(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A corpus session the guard ends at call 15, the loop going on to call 20: the page drew six
+    ends of turn under a summary of one stop, and its loop had 11 interventions to the summary's 6."""
+    out = tmp_path / "replay.html"
+    path = REPO / "tests/corpus/claude/c98c48ce-b4da-46d1-8f72-965d60d6e589.jsonl"
+    assert main(["replay", "--html", str(out), str(path)]) == 0
+    said = capsys.readouterr().out
+    assert said.strip() == f"wrote {out}: 1 session(s), 21 calls, 6 interventions, 1 loop(s)"
+    html = out.read_text()
+    calls = {a["data-call"]: a["class"].split() for t, a in marks(html) if t == "rect" and "data-call" in a}
+    assert [n for n, kinds in calls.items() if "stop" in kinds] == ["15"]
+    assert [n for n, kinds in calls.items() if "unmade" in kinds] == [str(n) for n in range(16, 22)]
+    assert "1 end of turn" in html
+    (band,) = re.findall(r"loop 1: calls 8-21, (\d+) interventions", html)
+    assert band == "6"

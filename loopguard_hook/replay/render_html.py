@@ -74,7 +74,10 @@ def _hidden(ch: str) -> bool:
 
 
 def _role(call: CallReport) -> str:
-    """The strongest thing the guard would have done about a call, as a role."""
+    """The strongest thing the guard would have done about a call, as a role: none (`call`) for a
+    call made after it had ended the turn, whose decisions are in no count."""
+    if call.unmade:
+        return "call"
     actions = [v.action for v in (call.pre, call.post) if v is not None and not v.quiet]
     for role in ("stop", "deny", "remind"):
         if role in actions:
@@ -189,13 +192,15 @@ def _mark(c: CallReport, px: float, py: float, mark: float, base: float) -> str:
     """One call's mark: coloured by what the guard would have done, its details in a `<title>`."""
     role = _role(c)
     tip = (f"#{c.index} +{c.time - base:.1f}s {c.agent} {c.tool}: {c.recorded}; PreToolUse {_verdict(c.pre)}; "
-           f"after {_verdict(c.post)}{'; saved' if c.saved else ''}\n{c.arguments}")
-    # A call kept from running because the turn had ended is outlined; a denied one's colour says it.
-    outlined = c.saved and role == "call"
+           f"after {_verdict(c.post)}{'; saved' if c.saved else ''}"
+           f"{'; after the turn had ended (not counted)' if c.unmade else ''}\n{c.arguments}")
+    # A call the model would not have made, the turn being over, is outlined; a denied one's colour says it.
+    outlined = c.unmade or (c.saved and role == "call")
     stroke = f' stroke="{COLOURS["saved"]}" stroke-width="1.5"' if outlined else ""
     fill = "#ffffff" if outlined else COLOURS[role]
+    kinds = f'{role}{" saved" if c.saved else ""}{" unmade" if c.unmade else ""}'
     return (
-        f'<rect class="mark {role}{" saved" if c.saved else ""}" data-call="{c.index}" x="{px:.1f}" y="{py}" '
+        f'<rect class="mark {kinds}" data-call="{c.index}" x="{px:.1f}" y="{py}" '
         f'width="{mark:.1f}" height="{ROW_HEIGHT - 4}" fill="{fill}"{stroke}><title>{_esc(tip)}</title></rect>'
     )
 

@@ -45,8 +45,10 @@ class CallReport:
     """One tool call: when, by whom, what; what the recording says happened to it; the replayed
     decisions at PreToolUse (`pre`, None when the client fired none, as for a validation
     rejection) and at its post event (`post`: PostToolUse/Failure, or the PostToolBatch that
-    counted it). `saved` is true when the recording ran it but the guard would have stopped it.
-    `time` is seconds since the epoch (or since the start, for payload logs without times)."""
+    counted it). `saved` is true when the recording ran it but the guard would have stopped it;
+    `unmade` when it came after the guard had ended its agent's turn (the model would not have
+    made it, ran or not, and its decisions are in no count of the summary). `time` is seconds
+    since the epoch (or since the start, for payload logs without times)."""
 
     index: int
     time: float
@@ -59,6 +61,7 @@ class CallReport:
     pre: Verdict | None
     post: Verdict | None
     saved: bool
+    unmade: bool = False
 
     @property
     def acted(self) -> bool:
@@ -95,8 +98,9 @@ class Marker:
 @dataclass(frozen=True, slots=True)
 class Summary:
     """Totals. `reminders`/`denials`/`stops` count decisions (a call can get one at Pre and one
-    after), by the action on the wire, but for those on calls that came after the guard ended
-    their turn (Claude Code: the model would not have made them). `saved`: calls the recording
+    after), by the action on the wire, but for those the guard would have made after it ended
+    their turn (Claude Code: on calls the model would not have made, or at a later Stop of that
+    turn, which would not have come): a turn ended is one stop. `saved`: calls the recording
     ran that the guard would have denied, or (Claude Code) that came after it ended the turn."""
 
     events: int

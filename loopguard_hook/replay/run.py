@@ -80,6 +80,11 @@ class _Collector:
         self.turn = 0
         self.saved: list[bool] = []  # per row, once `calls` has run
         self.unmade: list[bool] = []  # per row, once `calls` has run: after the guard ended its turn
+        # Per decision: the rows made before it, its turn, and whether it ends that turn (a stop
+        # at an event where the host takes one); `counted`, once `calls` has run: not a decision
+        # made after the guard ended its agent's turn.
+        self.places: list[tuple[int, int, bool]] = []
+        self.counted: list[bool] = []
 
     def _row(self, event: HookEvent, time: float, tool: str, tool_input: Any, tool_use_id: str | None) -> int:
         arguments = arguments_summary(tool, tool_input, self.config) if self.keep == "all" else None
@@ -137,6 +142,8 @@ class _Collector:
             owner = self._batch_owner(event, time, decision, verdict)
             batch_id = self.rows[owner].tool_use_id if owner is not None else None
         if not verdict.quiet:
+            ends = verdict.action == "stop" and event.event in capabilities(event.client).end_turn
+            self.places.append((len(self.rows), self.rows[owner].turn if owner is not None else self.turn, ends))
             self.decisions.append(
                 DecisionReport(
                     step=step_number,
@@ -175,7 +182,7 @@ class _Collector:
 
     def loops(self) -> list[cost.LoopCost]:
         """The cost of each loop the guard intervened in (`cost.loops`); after `calls`."""
-        acted = [d for d in self.decisions if d.call is not None]
+        acted = [d for d, counted in zip(self.decisions, self.counted, strict=True) if d.call is not None and counted]
         if not acted:
             return []
         looping = {self.rows[d.call - 1].agent for d in acted if d.call is not None}
@@ -196,13 +203,20 @@ class _Collector:
         A call the recording ran is saved when the replay denies it at PreToolUse, or when it
         comes after a stop in the same turn of the same agent, where the client can end a turn
         from PreToolUse (its capability table: Claude Code takes `continue: false`; Codex takes
-        no such field, so there a stop is a denial only)."""
+        no such field, so there a stop is a denial only), or after a stop at an event of no call
+        (a Stop) where the client ends the turn from that event. Sets `counted` as well."""
         stops = {d.call for d in self.decisions if d.verdict.action == "stop"}
+        # The turns ended at an event of no call, in order: (rows made before it, agent, turn).
+        ends = [(rows, d.agent, turn) for d, (rows, turn, end) in zip(self.decisions, self.places, strict=True)
+                if end and d.call is None]
         stopped_turn: dict[str, int] = {}
         saved = 0
         out = []
         self.saved, self.unmade = [], []
         for index, row in enumerate(self.rows, start=1):
+            while ends and ends[0][0] < index:
+                _, agent, turn = ends.pop(0)
+                stopped_turn[agent] = turn
             record = self.recording.calls.get(row.tool_use_id) if row.tool_use_id is not None else None
             recorded = (record.outcome if record is not None else row.result or Outcome.UNKNOWN).value
             denied = row.pre is not None and row.pre.action in ("deny", "stop")
@@ -233,9 +247,29 @@ class _Collector:
                         pre=row.pre,
                         post=row.post,
                         saved=is_saved,
+                        unmade=unmade,
                     )
                 )
+        self.counted = self._counted()
         return len(self.rows), saved, tuple(out)
+
+    def _counted(self) -> list[bool]:
+        """Per decision, whether the summary counts it: not when it came after the guard had
+        ended its agent's turn (on a call made after the end, or at a later event of no call in
+        that turn, such as the next Stop): the model would not have been there to get it."""
+        ended: dict[str, int] = {}
+        out = []
+        for d, (_, turn, ends) in zip(self.decisions, self.places, strict=True):
+            if d.call is not None:
+                row = self.rows[d.call - 1]
+                after = self.unmade[d.call - 1]
+                ends = d.verdict.action == "stop" and "PreToolUse" in capabilities(row.client).end_turn
+            else:
+                after = ended.get(d.agent) == turn
+            out.append(not after)
+            if ends:
+                ended[d.agent] = turn
+        return out
 
 
 def replay(
@@ -258,9 +292,9 @@ def replay(
     count, saved, reports = collector.calls()
     loops = tuple(collector.loops())
     decisions = tuple(collector.decisions)
-    # A decision on a call made after the guard ended its turn is one the guard would not have
-    # had to make (the model would not have made the call): the counts leave it out.
-    made = [d for d in decisions if d.call is None or not collector.unmade[d.call - 1]]  # `call`: a row, from 1
+    # A decision made after the guard ended its turn is one the guard would not have had to make
+    # (the model would not have made the call, nor come to that Stop): the counts leave it out.
+    made = [d for d, counted in zip(decisions, collector.counted, strict=True) if counted]
     counts = {action: sum(1 for d in made if d.verdict.action == action) for action in ("remind", "deny", "stop")}
     shown = _as_decided(config, recording.client, clients)
     return Report(
