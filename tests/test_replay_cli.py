@@ -75,6 +75,15 @@ def test_only_decisions_of_a_quiet_session_lists_no_call() -> None:
     assert out[-1] == "(listed: the 0 calls the guard would have acted on)"
 
 
+def test_only_decisions_names_the_decisions_it_lists_at_no_call() -> None:
+    """The guard acted on no call of this corpus session, only at its Stops: the table lists those
+    six rows, and the note under it said it listed "the 0 calls" and nothing else."""
+    path = str(REPO / "tests" / "corpus" / "claude" / "08e71d8b-0aea-497b-a055-c2b46fcdcdc4.jsonl")
+    out = run("--only-decisions", path).stdout.splitlines()
+    assert sum("Stop: stop TEXT 5" in line for line in out) == 6
+    assert out[-1].endswith("; listed: the 0 calls the guard would have acted on and its 6 decisions at events of no call)")
+
+
 def test_only_decisions_json_keeps_the_counts() -> None:
     full = json.loads(run("--format", "json", READ_LOOP).stdout)["reports"][0]
     short = json.loads(run("--format", "json", "--only-decisions", READ_LOOP).stdout)["reports"][0]

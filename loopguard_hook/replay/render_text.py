@@ -239,10 +239,21 @@ def _footer(report: Report, width: int = 120) -> list[str]:
         turn = f"{SYNTHETIC_TURN:g} s before a call made after a result"
         notes.append(f"no times in the file: events spaced {SYNTHETIC_STEP:g} s apart ({turn})")
     if len(report.calls) < s.calls:
-        notes.append(f"listed: the {len(report.calls)} {plural(len(report.calls), 'call')} the guard would have acted on")
+        notes.append(_listed(report))
     if notes:
         out.append("(" + "; ".join(notes) + ")")
     return out
+
+
+def _listed(report: Report) -> str:
+    """What a table of only the calls the guard would have acted on holds (`--only-decisions`):
+    those calls, and its decisions at events of no call (a Stop), which are rows of it too."""
+    calls = len(report.calls)
+    loose = sum(d.call is None for d in report.decisions)
+    what = f"the {calls} {plural(calls, 'call')} the guard would have acted on"
+    if loose:
+        what += f" and its {loose} {plural(loose, 'decision')} at events of no call"
+    return f"listed: {what}"
 
 
 def _wrap(line: str, width: int) -> list[str]:
