@@ -46,6 +46,17 @@ def test_summary_is_one_line_per_session() -> None:
     ]
 
 
+def test_summary_names_the_file_a_line_was_skipped_in(tmp_path: Path) -> None:
+    """Of several files replayed, one has a line cut short: the note under the table gave a count
+    and no file to look in."""
+    whole = Path(READ_LOOP).read_text().splitlines(keepends=True)
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("".join(whole[:3]).replace("2a8c01a4", "3b9d12b5") + '{"type": "user", "mess\n'
+                   + "".join(whole[3:]).replace("2a8c01a4", "3b9d12b5"))
+    lines = run("--summary", READ_LOOP, str(cut), CODEX).stdout.splitlines()
+    assert lines[-1] == f"(1 unreadable or unknown line skipped: 1 in {cut})"
+
+
 def test_summary_json_has_the_counts_of_the_full_report() -> None:
     full = json.loads(run("--format", "json", READ_LOOP, CODEX).stdout)["reports"]
     short = json.loads(run("--format", "json", "--summary", READ_LOOP, CODEX).stdout)["reports"]

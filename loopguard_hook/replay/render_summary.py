@@ -23,20 +23,32 @@ def format_summary(reports: Sequence[Report], *, color: bool = False) -> str:
             *(str(getattr(r.summary, title)) for title, _ in COUNTS),
             r.client,
             printable(r.session_id) or "-",
-            r.sources[0] + (f" (+{len(r.sources) - 1} more)" if len(r.sources) > 1 else ""),
+            _recording(r),
         ]
         for r in reports
     ]
     roles = [role for _, role in COUNTS] + ["", "", ""]
     right = [True] * len(COUNTS) + [False] * 3
     out = [profile_line(reports[0]), "", *table(head, rows, roles, right, paint), "", _totals(reports), *_tokens(reports)]
-    skipped = sum(r.summary.skipped_lines for r in reports)
-    bad = sum(r.summary.bad_payloads for r in reports)
-    notes = [f"{skipped} unreadable or unknown {plural(skipped, 'line')} skipped"] if skipped else []
-    notes += [f"{bad} {plural(bad, 'payload')} the hook would reject"] if bad else []
+    skipped = {_recording(r): r.summary.skipped_lines for r in reports if r.summary.skipped_lines}
+    bad = {_recording(r): r.summary.bad_payloads for r in reports if r.summary.bad_payloads}
+    notes = [_where(f"unreadable or unknown {plural(sum(skipped.values()), 'line')} skipped", skipped)] if skipped else []
+    notes += [_where(f"{plural(sum(bad.values()), 'payload')} the hook would reject", bad)] if bad else []
     if notes:
         out.append("(" + "; ".join(notes) + ")")
     return "\n".join(out)
+
+
+def _recording(report: Report) -> str:
+    """The files a session was read from, as its row names them: the first, and how many more."""
+    more = len(report.sources) - 1
+    return report.sources[0] + (f" (+{more} more)" if more else "")
+
+
+def _where(what: str, counts: dict[str, int]) -> str:
+    """`3 lines skipped: 1 in a.jsonl, 2 in b.jsonl`: a total and the recordings it is of, so that
+    a line skipped in one file of many is found there."""
+    return f"{sum(counts.values())} {what}: " + ", ".join(f"{n} in {name}" for name, n in counts.items())
 
 
 def table(
