@@ -57,6 +57,25 @@ def test_summary_names_the_file_a_line_was_skipped_in(tmp_path: Path) -> None:
     assert lines[-1] == f"(1 unreadable or unknown line skipped: 1 in {cut})"
 
 
+def test_summary_adds_the_counts_of_sessions_of_one_recording(tmp_path: Path) -> None:
+    """A payload log holding two sessions, with one and two payloads the hook would reject: the
+    note names the log once, with both sessions' counts (the second replaced the first once)."""
+    log = REPO / "tests" / "data" / "transcripts" / "codex-guard-cat-loop.hooks.jsonl"
+    lines = log.read_text().splitlines()
+    sid = json.loads(lines[0])["payload"]["session_id"]
+
+    def bad(session: str) -> str:
+        return json.dumps({"payload": {"hook_event_name": "PreToolUse", "session_id": session, "turn_id": "t"}})
+
+    two = tmp_path / "two.hooks.jsonl"
+    first = [*lines[:3], bad(sid), *lines[3:]]
+    second = [line.replace(sid, f"{sid}-b") for line in lines]
+    second = [*second[:3], bad(f"{sid}-b"), bad(f"{sid}-b"), *second[3:]]
+    two.write_text("\n".join([*first, *second]) + "\n")
+    out = run("--summary", str(two)).stdout.splitlines()
+    assert out[-1] == f"(3 payloads the hook would reject: 3 in {two})"
+
+
 def test_summary_json_has_the_counts_of_the_full_report() -> None:
     full = json.loads(run("--format", "json", READ_LOOP, CODEX).stdout)["reports"]
     short = json.loads(run("--format", "json", "--summary", READ_LOOP, CODEX).stdout)["reports"]

@@ -30,8 +30,7 @@ def format_summary(reports: Sequence[Report], *, color: bool = False) -> str:
     roles = [role for _, role in COUNTS] + ["", "", ""]
     right = [True] * len(COUNTS) + [False] * 3
     out = [profile_line(reports[0]), "", *table(head, rows, roles, right, paint), "", _totals(reports), *_tokens(reports)]
-    skipped = {_recording(r): r.summary.skipped_lines for r in reports if r.summary.skipped_lines}
-    bad = {_recording(r): r.summary.bad_payloads for r in reports if r.summary.bad_payloads}
+    skipped, bad = _per_recording(reports, "skipped_lines"), _per_recording(reports, "bad_payloads")
     notes = [_where(f"unreadable or unknown {plural(sum(skipped.values()), 'line')} skipped", skipped)] if skipped else []
     notes += [_where(f"{plural(sum(bad.values()), 'payload')} the hook would reject", bad)] if bad else []
     if notes:
@@ -43,6 +42,16 @@ def _recording(report: Report) -> str:
     """The files a session was read from, as its row names them: the first, and how many more."""
     more = len(report.sources) - 1
     return report.sources[0] + (f" (+{more} more)" if more else "")
+
+
+def _per_recording(reports: Sequence[Report], count: str) -> dict[str, int]:
+    """A summary `count` summed by recording: one payload log may hold several sessions."""
+    counts: dict[str, int] = {}
+    for r in reports:
+        n = getattr(r.summary, count)
+        if n:
+            counts[_recording(r)] = counts.get(_recording(r), 0) + n
+    return counts
 
 
 def _where(what: str, counts: dict[str, int]) -> str:
