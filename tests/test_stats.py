@@ -48,6 +48,7 @@ TEMPLATES = {
     "slow_repeat_reminder": _rule("repeat").slow_repeat_reminder("Bash", 3, 75.0),
     "repeat_denial": _rule("repeat").repeat_denial("Read", 5, "alpha", 800, in_a_row=True),
     "stop_ending_turn": _rule("repeat").stop_text("Read", 8, "alpha", 800, ends_turn=True),
+    "stop_rejected": _rule("repeat").stop_text("Task", 5, "<tool_use_error>", 800, ends_turn=True, rejected=True),
     "stop_final": _rule("repeat").stop_text("Read", 8, None, 800, ends_turn=False),
     "same_path_denial": _rule("same_path").same_path_denial("Read", "/p/a.py", 4, 3),
     "same_path_reminder": _rule("same_path").same_path_reminder("Read", "/p/a.py", 4, 3),
