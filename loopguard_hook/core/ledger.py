@@ -489,15 +489,11 @@ def trim_calls(entry: Agent, limit: int) -> None:
         return
     start = entry.get("batch_seq", 0)
     if start > 0:
-        def batch(c: Call) -> bool:
-            return c["seq"] > start
+        held = {k for k, c in calls.items() if c["seq"] > start}
     else:
         reply = issued(max(calls.values(), key=lambda c: c["seq"]))
-
-        def batch(c: Call) -> bool:
-            return issued(c) == reply
-    held = sum(1 for c in calls.values() if batch(c))
-    trim(calls, min(MAX_CALLS, max(limit, held)), lambda k: (calls[k]["phase"] == "pre" or batch(calls[k]), calls[k]["seq"]))
+        held = {k for k, c in calls.items() if issued(c) == reply}
+    trim(calls, min(MAX_CALLS, max(limit, len(held))), lambda k: (k in held or calls[k]["phase"] == "pre", calls[k]["seq"]))
 
 
 def fit(entry: Agent, share: Limits) -> None:
