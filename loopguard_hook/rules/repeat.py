@@ -11,8 +11,9 @@ input-validation rejection, which never ran (research/claude-code-hooks.md), so 
 and is never excused as slow; it cannot be denied, so where the profile ends turns (`stop_at`)
 it ends the turn at `deny_at` instead (PostToolBatch carries `continue: false`, 2.1.332 LAB):
 the same input is rejected the same way every time, and a reminder is all the denial could have
-been. Identical calls rejected so in one reply count once under `parallel_duplicates =
-"count_once"` (balanced): the count is of replies. A call so rejected with no input at all for a
+been; its reminders quote the host's answer (`rejected_reminder`), as its end does. Identical
+calls rejected so in one reply count once under `parallel_duplicates = "count_once"`
+(balanced): the count is of replies. A call so rejected with no input at all for a
 missing parameter (`{}`: the reply was cut before it, `tools.cut_rejection`) is left to
 `cut_input.py` while that rule is on: it is not a repeat to analyse but a reply too long. Any
 other rejection of `{}` (an MCP tool that is gone: "No such tool available") stays this rule's.
@@ -294,11 +295,11 @@ def on_call(ctx: CallContext) -> Decision | None:
     # one here, the step after the denial comes at the denial's count.
     # Only its answer tells a rejection from a call that ran and whose PreToolUse record the
     # state budget dropped: Claude Code's `<tool_use_error>`.
-    answer = ctx.response if isinstance(ctx.response, str) else ""
-    rejected = ctx.event.event == "PostToolBatch" and ctx.ends_turn and "<tool_use_error>" in answer[:256]
+    refusal = _rejection(ctx, limit)
+    rejected = refusal is not None and ctx.ends_turn
     if cfg.stop_at and (n >= cfg.stop_at or rejected and cfg.deny_at and n >= cfg.deny_at):
         # A rejection's text quotes this call's own answer: earlier attempts may have run.
-        quoted = preview(redact_prefix(answer, 2 * limit + 1), 2 * limit) if rejected else _previous_result(ctx)
+        quoted = refusal if rejected else _previous_result(ctx)
         decision = Decision(
             Action.STOP,
             Rule.END_TURN,
@@ -319,7 +320,11 @@ def on_call(ctx: CallContext) -> Decision | None:
             # CI pending): it is what a reminder asks for, waiting longer between checks.
             return None
         note = _noop_note(ctx) + _wait_note(ctx)
-        if n == thresholds[0]:
+        if refusal is not None and cfg.stop_at:
+            # Where such rejections end the turn (`stop_text(rejected=True)`), the reminders before
+            # it say what the host answered, not that the arguments were alike.
+            text = rejected_reminder(tool, n, refusal, limit)
+        elif n == thresholds[0]:
             text = gentle_reminder(tool, n, in_a_row=in_a_row, note=note)
         else:
             text = detailed_reminder(tool, n, arguments_text(ctx.key, cfg.preview_chars), in_a_row=in_a_row, note=note)
@@ -331,6 +336,16 @@ def on_call(ctx: CallContext) -> Decision | None:
         text = slow_repeat_reminder(tool, n, ctx.now - ctx.previous_time, waits=waits, waited=waited) + _halt_note(ctx)
         return Decision(Action.REMIND, Rule.SLOW_REPEAT, text)
     return decision
+
+
+def _rejection(ctx: CallContext, limit: int) -> str | None:
+    """What the host answered a call it rejected before the call ran (Claude Code's
+    `<tool_use_error>`, seen only by PostToolBatch), cut to `2 * limit` characters with its
+    secrets redacted; None for any other call."""
+    answer = ctx.response if isinstance(ctx.response, str) else ""
+    if ctx.event.event != "PostToolBatch" or "<tool_use_error>" not in answer[:256]:
+        return None
+    return preview(redact_prefix(answer, 2 * limit + 1), 2 * limit)
 
 
 def _slow(ctx: CallContext) -> bool:
@@ -386,6 +401,18 @@ def detailed_reminder(tool: str, count: int, arguments: str, *, in_a_row: bool, 
         f"{arguments}. These calls made no progress: {between}.{note} Do not call it "
         "again with the same arguments. Use what the earlier calls returned, change the approach "
         "(different arguments or a different tool), or answer the user with what you know."
+    )
+
+
+def rejected_reminder(tool: str, count: int, answer: str, limit: int) -> str:
+    """A reminder for a call the host rejected before it ran (`_rejection`), attempt `count` of
+    the same input: it quotes the host's `answer` (at most `limit` characters, 4,000 at most) and
+    asks for what it names. Not "identical arguments": the signature may leave out what the model
+    changed between attempts (a Task's `description`)."""
+    return (
+        f"[{PREFIX}] The host rejected this {tool} call before it ran, attempt {count} with the same input and no "
+        f'new result in between. It answered: """{quote(answer, min(limit, 4000))}""" Sending it again as it is will '
+        "be rejected the same way: do what that answer asks, change the input it points at, or take another approach."
     )
 
 
@@ -459,6 +486,7 @@ VARIANTS: tuple[tuple[str, str, str], ...] = (
     ("stop_final", "REPEAT_TOOL_BLOCKED: this ", ". This is final: stop calling tools"),
     ("stop_pausing_tools", "REPEAT_TOOL_BLOCKED: ", ". Tool calls are now paused for the rest of this turn"),
     ("repeat_denial", "REPEAT_TOOL_BLOCKED: this ", ""),
+    ("rejected_reminder", f"[{PREFIX}] The host rejected this ", " call before it ran, attempt "),
     ("gentle_reminder", f"[{PREFIX}] You are repeating yourself: this is call ", ""),
     ("detailed_reminder", f"[{PREFIX}] ", " with identical arguments: "),
     ("slow_repeat_reminder", f"[{PREFIX}] ", " returned the same result the last "),

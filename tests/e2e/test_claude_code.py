@@ -121,6 +121,10 @@ def test_rejected_edits_are_reminded_after_the_batch_and_end_the_turn(claude_cod
     assert_hooks_succeeded(run)
     conv = run.conversation()
     assert seen(conv) == ["-", "-", "-", "remind@3", "remind@4"], run.describe()
+    # The reminders say the host rejected the Edit and quote its answer (not "identical arguments").
+    for body in conv[4:6]:
+        (text,) = [s.text for s in guard_texts(claude_new(body))]
+        assert "The host rejected this Edit call before it ran" in text and "String to replace not found" in text, text
     assert len(conv) == 6  # the 5th rejection ended the turn from PostToolBatch
     assert events(run)[-1].get("terminal_reason") == "hook_stopped"
     assert app.read_text() == "a = 1\n"

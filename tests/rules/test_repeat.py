@@ -439,3 +439,34 @@ def test_an_end_for_calls_the_host_rejected_says_the_host_rejected_them(tmp_path
     assert "The required parameter `prompt` is missing" in text
     assert "was not run" not in text and "identical arguments" not in end["stopReason"]
     assert messages.variant_of(text, rules.VARIANTS) == "stop_rejected"
+
+
+def test_reminders_for_calls_the_host_rejected_quote_its_answer(tmp_path: Path) -> None:
+    """The same golden: the reminders at the 3rd and 4th reply, before the end, say that the host
+    rejected the call, quote its answer and ask for the input it names; not "identical arguments"
+    (the model changed what the signature leaves out) nor "repeating yourself"."""
+    data = scenario.load(scenario.SCENARIO_DIR / "escalate_rejected_twins_reply_after_reply.json")
+    runner = scenario.Runner(data, "balanced", "claude-code", str(tmp_path / "state"))
+    assert runner.play() == []
+    answers = [json.loads(result.stdout) for _, result in runner.results if result.stdout.strip()]
+    reminders = [a["hookSpecificOutput"]["additionalContext"] for a in answers if a.get("continue") is not False]
+    assert len(reminders) == 2
+    for count, text in zip((3, 4), reminders, strict=True):
+        assert text.startswith(f"[{messages.PREFIX}] The host rejected this Task call before it ran, attempt {count} ")
+        assert "The required parameter `prompt` is missing" in text and "change the input it points at" in text
+        assert "identical arguments" not in text and "repeating yourself" not in text
+        assert messages.variant_of(text, rules.VARIANTS) == "rejected_reminder"
+
+
+
+def test_a_rejection_keeps_the_seed_reminder_where_the_profile_ends_no_turn() -> None:
+    """The reminder seed's profile ends no turn (`stop_at = 0`): its texts stay its own for a
+    rejected call too; balanced's reminder at the same count quotes the host."""
+    answer = "<tool_use_error>InputValidationError: Read failed: The required parameter `file_path` is missing</tool_use_error>"
+    seed = Config(**PROFILE_DEFAULTS["reminder"])
+    kept = rule.on_call(call_ctx(attempt=3, event="PostToolBatch", config=seed)._replace(response=answer))
+    assert kept is not None and kept.message == rule.gentle_reminder("Read", 3)
+    ours = rule.on_call(call_ctx(attempt=3, event="PostToolBatch")._replace(response=answer))
+    assert ours is not None and ours.message == rule.rejected_reminder("Read", 3, answer, Config().result_preview_chars)
+    ran = rule.on_call(call_ctx(attempt=3, event="PostToolBatch")._replace(response="x = 1\n"))
+    assert ran is not None and ran.message == rule.gentle_reminder("Read", 3, in_a_row=False)
