@@ -44,7 +44,7 @@ def _stats(state: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tuple
 
 TEMPLATES = {
     "gentle_reminder": _rule("repeat").gentle_reminder("Read", 3),
-    "rejected_reminder": _rule("repeat").rejected_reminder("Task", 3, "<tool_use_error>", 800),
+    "rejected_reminder": _rule("repeat").rejected_reminder("Task", 3, "<tool_use_error>", 800, rejections=3),
     "detailed_reminder": _rule("repeat").detailed_reminder("Read", 4, '{"file_path":"a"}', in_a_row=False),
     "slow_repeat_reminder": _rule("repeat").slow_repeat_reminder("Bash", 3, 75.0),
     "repeat_denial": _rule("repeat").repeat_denial("Read", 5, "alpha", 800, in_a_row=True),

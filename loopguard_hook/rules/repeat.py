@@ -11,7 +11,11 @@ input-validation rejection, which never ran (research/claude-code-hooks.md), so 
 and is never excused as slow; it cannot be denied, so where the profile ends turns (`stop_at`)
 it ends the turn at `deny_at` instead (PostToolBatch carries `continue: false`, 2.1.332 LAB):
 the same input is rejected the same way every time, and a reminder is all the denial could have
-been; its reminders quote the host's answer (`rejected_reminder`), as its end does. Identical
+been; its reminders quote the host's answer (`rejected_reminder`), as its end does. Only
+attempts that were all rejected so end the turn early: the slot `Agent.rules["repeat_rejected"]`
+keeps, per signature, how many attempts in a row the host rejected (`RejectedEntry`), and a
+rejection after attempts that ran (slow polls, then one call with a timeout over the host's
+limit) is reminded, since the signature leaves out what made it fail. Identical
 calls rejected so in one reply count once under `parallel_duplicates = "count_once"`
 (balanced): the count is of replies. A call so rejected with no input at all for a
 missing parameter (`{}`: the reply was cut before it, `tools.cut_rejection`) is left to
@@ -69,6 +73,8 @@ NAME = "repeat"
 NOOP = "repeat_noop"
 #: The slot of the last call that put its files back as they were earlier (module docstring).
 BACK = "repeat_back"
+#: The slot of the rejections in a row per signature (module docstring).
+REJECTED = "repeat_rejected"
 
 if TYPE_CHECKING:
     #: `[spelling, mixed]`: a digest of the last attempt's arguments as given, and whether the
@@ -77,9 +83,12 @@ if TYPE_CHECKING:
     #: `[tool, t]`: the tool of the last successful write that changed nothing, and when it was
     #: made (seconds since the epoch).
     NoopEntry = list[str | float]
+    #: `{signature id: attempts in a row the host rejected before they ran}` (at least 1).
+    RejectedEntry = dict[str, int]
 else:
     RepeatEntry = list
     NoopEntry = list
+    RejectedEntry = dict
 
 
 def _note_spelling(agent: Agent, sig_id: str, sig: Signature, key: CallKey) -> bool:
@@ -98,10 +107,26 @@ def _note_spelling(agent: Agent, sig_id: str, sig: Signature, key: CallKey) -> b
 
 def fit(agent: Agent, share: Limits) -> None:
     """Keep the entries of the signatures the agent still holds."""
-    spelt = cast("dict[str, RepeatEntry] | None", slot(agent, NAME))
-    if spelt:
-        for stale in [k for k in spelt if k not in agent["sigs"]]:
-            del spelt[stale]
+    for name in (NAME, REJECTED):
+        table = cast("dict[str, object] | None", slot(agent, name))
+        if table:
+            for stale in [k for k in table if k not in agent["sigs"]]:
+                del table[stale]
+            if not table:
+                drop_slot(agent, name)
+
+
+def _tally_rejection(agent: Agent, sig_id: str, rejected: bool) -> int:
+    """Note an attempt of `sig_id` the host rejected (or one that ran: the tally restarts);
+    return the attempts in a row it rejected, this one included (0 for one that ran)."""
+    table = cast("RejectedEntry | None", slot(agent, REJECTED))
+    if not rejected:
+        if table and table.pop(sig_id, None) is not None and not table:
+            drop_slot(agent, REJECTED)
+        return 0
+    table = cast("RejectedEntry", slots(agent).setdefault(REJECTED, {}))
+    table[sig_id] = table.get(sig_id, 0) + 1
+    return table[sig_id]
 
 
 def reset(agent: Agent, why: str) -> None:
@@ -111,6 +136,7 @@ def reset(agent: Agent, why: str) -> None:
         drop_slot(agent, NAME)
         drop_slot(agent, NOOP)
         drop_slot(agent, BACK)
+        drop_slot(agent, REJECTED)
 
 
 def on_result(ctx: ResultContext) -> Decision | None:
@@ -296,9 +322,17 @@ def on_call(ctx: CallContext) -> Decision | None:
     # Only its answer tells a rejection from a call that ran and whose PreToolUse record the
     # state budget dropped: Claude Code's `<tool_use_error>`.
     refusal = _rejection(ctx, limit)
-    rejected = refusal is not None and ctx.ends_turn
+    # Where rejections end turns, how many attempts in a row were rejected (`_tally_rejection`).
+    in_turn = bool(cfg.stop_at and ctx.ends_turn)
+    rejections = _tally_rejection(ctx.agent, ctx.call["sig"], refusal is not None) if in_turn else 0
+    rejected = refusal is not None and in_turn
+    if rejected and rejections < (cfg.deny_at or cfg.stop_at) and (cfg.deny_at and n >= cfg.deny_at or n >= cfg.stop_at):
+        # Earlier attempts ran (and were judged as they came): this rejection alone is no loop of
+        # rejections, and it cannot be denied. The host's answer says what to change.
+        assert refusal is not None
+        return Decision(Action.REMIND, Rule.REPEAT, rejected_reminder(tool, n, refusal, limit, rejections=rejections))
     if cfg.stop_at and (n >= cfg.stop_at or rejected and cfg.deny_at and n >= cfg.deny_at):
-        # A rejection's text quotes this call's own answer: earlier attempts may have run.
+        # A rejection's text quotes this call's own answer.
         quoted = refusal if rejected else _previous_result(ctx)
         decision = Decision(
             Action.STOP,
@@ -306,7 +340,7 @@ def on_call(ctx: CallContext) -> Decision | None:
             stop_text(
                 tool, n, quoted, limit, ends_turn=ctx.ends_turn, pauses_tools=ctx.pauses_tools, note=note, rejected=rejected
             ),
-            stop_reason=msg.stop_reason(tool, n, rejected=rejected),
+            stop_reason=msg.stop_reason(tool, rejections if rejected else n, rejected=rejected),
             advice=advice,
         )
     elif cfg.deny_at and n >= cfg.deny_at:
@@ -323,7 +357,7 @@ def on_call(ctx: CallContext) -> Decision | None:
         if refusal is not None and cfg.stop_at:
             # Where such rejections end the turn (`stop_text(rejected=True)`), the reminders before
             # it say what the host answered, not that the arguments were alike.
-            text = rejected_reminder(tool, n, refusal, limit)
+            text = rejected_reminder(tool, n, refusal, limit, rejections=rejections or n)
         elif n == thresholds[0]:
             text = gentle_reminder(tool, n, in_a_row=in_a_row, note=note)
         else:
@@ -404,14 +438,21 @@ def detailed_reminder(tool: str, count: int, arguments: str, *, in_a_row: bool, 
     )
 
 
-def rejected_reminder(tool: str, count: int, answer: str, limit: int) -> str:
+def rejected_reminder(tool: str, count: int, answer: str, limit: int, *, rejections: int) -> str:
     """A reminder for a call the host rejected before it ran (`_rejection`), attempt `count` of
-    the same input: it quotes the host's `answer` (at most `limit` characters, 4,000 at most) and
-    asks for what it names. Not "identical arguments": the signature may leave out what the model
-    changed between attempts (a Task's `description`)."""
+    the same input, the last `rejections` of them rejected (the earlier ones ran): it quotes the
+    host's `answer` (at most `limit` characters, 4,000 at most) and asks for what it names. Not
+    "identical arguments": the signature may leave out what the model changed between attempts (a
+    Task's `description`, a Bash `timeout`)."""
+    if rejections >= count:
+        ran = ""
+    elif rejections == 1:
+        ran = "; the earlier ones ran"
+    else:
+        ran = f"; the host rejected the last {rejections}, the earlier ones ran"
     return (
         f"[{PREFIX}] The host rejected this {tool} call before it ran, attempt {count} with the same input and no "
-        f'new result in between. It answered: """{quote(answer, min(limit, 4000))}""" Sending it again as it is will '
+        f'new result in between{ran}. It answered: """{quote(answer, min(limit, 4000))}""" Sending it again as it is will '
         "be rejected the same way: do what that answer asks, change the input it points at, or take another approach."
     )
 

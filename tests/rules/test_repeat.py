@@ -72,7 +72,10 @@ def test_a_call_rejected_before_it_ran_ends_the_turn_where_a_denial_would_come()
     call there that ran (its PreToolUse record dropped by the state budget) is no rejection: its
     answer has no `<tool_use_error>`, and it is not ended early."""
     answer = "<tool_use_error>InputValidationError: Read failed: The required parameter `file_path` is missing</tool_use_error>"
-    got = [rule.on_call(call_ctx(attempt=n, event="PostToolBatch")._replace(response=answer)) for n in range(1, 6)]
+    entry = agent()
+    got = [
+        rule.on_call(call_ctx(attempt=n, event="PostToolBatch", entry=entry)._replace(response=answer)) for n in range(1, 6)
+    ]
     assert [(v.action, v.rule) if v else None for v in got] == [
         None, None, (Action.REMIND, Rule.REPEAT), (Action.REMIND, Rule.REPEAT), (Action.STOP, Rule.END_TURN),
     ]
@@ -459,6 +462,7 @@ def test_reminders_for_calls_the_host_rejected_quote_its_answer(tmp_path: Path) 
 
 
 
+
 def test_a_rejection_keeps_the_seed_reminder_where_the_profile_ends_no_turn() -> None:
     """The reminder seed's profile ends no turn (`stop_at = 0`): its texts stay its own for a
     rejected call too; balanced's reminder at the same count quotes the host."""
@@ -466,7 +470,34 @@ def test_a_rejection_keeps_the_seed_reminder_where_the_profile_ends_no_turn() ->
     seed = Config(**PROFILE_DEFAULTS["reminder"])
     kept = rule.on_call(call_ctx(attempt=3, event="PostToolBatch", config=seed)._replace(response=answer))
     assert kept is not None and kept.message == rule.gentle_reminder("Read", 3)
-    ours = rule.on_call(call_ctx(attempt=3, event="PostToolBatch")._replace(response=answer))
-    assert ours is not None and ours.message == rule.rejected_reminder("Read", 3, answer, Config().result_preview_chars)
+    entry = agent()
+    ours = [rule.on_call(call_ctx(attempt=n, event="PostToolBatch", entry=entry)._replace(response=answer)) for n in (1, 2, 3)]
+    limit = Config().result_preview_chars
+    assert ours[-1] is not None and ours[-1].message == rule.rejected_reminder("Read", 3, answer, limit, rejections=3)
     ran = rule.on_call(call_ctx(attempt=3, event="PostToolBatch")._replace(response="x = 1\n"))
     assert ran is not None and ran.message == rule.gentle_reminder("Read", 3, in_a_row=False)
+
+
+def test_one_rejection_after_attempts_that_ran_is_reminded_not_ended() -> None:
+    """Attempts that ran (slow polls, or a fast run reminded and denied as it came), then the
+    same call rejected once by the host (a `timeout` over its limit, which the signature leaves
+    out): no loop of rejections, so no early end of the turn; a reminder quotes the host and
+    says the earlier attempts ran. Rejections in a row from then on end it at `deny_at`."""
+    answer = "<tool_use_error>InputValidationError: Bash failed: The parameter `timeout` exceeds the maximum</tool_use_error>"
+    entry = agent()
+    bash = {"command": "gh run view 123 --json status"}
+    for n in range(1, 7):
+        rule.on_call(call_ctx("Bash", bash, attempt=n, entry=entry, now=100.0 * n, previous_time=100.0 * n - 90))
+    got = [
+        rule.on_call(call_ctx("Bash", bash, attempt=n, event="PostToolBatch", entry=entry)._replace(response=answer))
+        for n in range(7, 12)
+    ]
+    assert [(v.action, v.rule) if v else None for v in got] == [(Action.REMIND, Rule.REPEAT)] * 4 + [
+        (Action.STOP, Rule.END_TURN)
+    ]
+    assert got[0] is not None and "attempt 7 with the same input and no new result in between; the earlier ones ran." in (
+        got[0].message
+    )
+    assert got[1] is not None and "the host rejected the last 2, the earlier ones ran" in got[1].message
+    assert "timeout` exceeds the maximum" in got[0].message
+    assert got[-1] is not None and got[-1].stop_reason is not None and "sent in 5 replies" in got[-1].stop_reason
