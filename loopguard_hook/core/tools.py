@@ -56,6 +56,20 @@ def is_tracked(tool: str, config: Config) -> bool:
     return not matches(tool, config.exclude)
 
 
+#: Tools that only search or list, beside `Config.read_tools`: Claude Code's Glob, Grep and LS
+#: (2.1.332); Gemini CLI's and Qwen Code's glob, grep_search and list_directory (captured
+#: payloads, shared/payloads); a web search.
+SEARCH_TOOLS = frozenset(
+    {"Glob", "Grep", "LS", "glob", "grep", "grep_search", "search_file_content", "list_directory", "WebSearch", "web_search"}
+)
+
+
+def only_looks(tool: str, config: Config) -> bool:
+    """Whether `tool` only reads or searches: in `read_tools` (or read-like, `is_read_tool`) or
+    `SEARCH_TOOLS`. A tool neither names (an MCP editor, a user's own) is not taken to look."""
+    return tool in SEARCH_TOOLS or is_read_tool(tool, config)
+
+
 def is_read_tool(tool: str, config: Config) -> bool:
     """A read-like tool for the same-path cap (breaker profile: names, or any name containing "read")."""
     return matches(tool, config.read_tools) or (config.match_read_by_substring and "read" in tool.lower())

@@ -125,7 +125,7 @@ from ..core.shellwords import (
     sleeps_first,
 )
 from ..core.signature import digest
-from ..core.tools import change_paths, edits_in_place, matches, named_path, short_path, target_of
+from ..core.tools import change_paths, edits_in_place, matches, named_path, only_looks, short_path, target_of
 from ..core.verdict import Action, Decision, Rule
 from .base import CallContext, ResultContext
 
@@ -307,7 +307,9 @@ def on_result(ctx: ResultContext) -> Decision | None:
     named = _as_named(ctx, target)
     # A wall of reads or searches on one path (a Read of a file not there, a Glob timing out on a
     # home folder) is not mended by writing the file: its text says to look, not to rewrite.
-    looks = named is not None and tool not in SHELL_TOOLS and not matches(tool, ctx.config.mutating_tools)
+    # Decided from the tools known to only look (`tools.only_looks`), not from `mutating_tools`:
+    # an MCP editor missing from that list still edits.
+    looks = named is not None and only_looks(tool, ctx.config)
     text = same_error_reminder(
         tool, count, quoted, limit, target=named, page=bool(page), kills_itself=kills_itself, looks=looks
     )

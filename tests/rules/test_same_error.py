@@ -15,8 +15,9 @@ import scenario
 from loopguard_hook import rules
 from loopguard_hook.config.keys import ConfigError
 from loopguard_hook.config.load import Layer, resolve
-from loopguard_hook.config.settings import PROFILE_DEFAULTS
+from loopguard_hook.config.settings import PROFILE_DEFAULTS, Config
 from loopguard_hook.core import messages
+from loopguard_hook.core.tools import only_looks
 
 walls = importlib.import_module("loopguard_hook.rules.same_error")
 
@@ -148,6 +149,22 @@ def test_a_wall_of_searches_on_one_folder_is_told_to_look_not_to_rewrite(tmp_pat
     assert "rewrite the file whole" in edits
     for text in (reminder, edits):
         assert messages.variant_of(text, rules.VARIANTS) == "same_error_reminder"
+
+
+def test_a_wall_of_an_editor_the_profile_does_not_list_keeps_the_edit_text(tmp_path: Path) -> None:
+    """The golden `same_error_mcp_editor_wall_on_one_file_is_told_to_look_at_the_file.json`: an
+    MCP editor missing from `mutating_tools` still edits; only tools known to read or search
+    (`tools.only_looks`) get the text about the path and a narrower search."""
+    data = scenario.load(scenario.SCENARIO_DIR / "same_error_mcp_editor_wall_on_one_file_is_told_to_look_at_the_file.json")
+    runner = scenario.Runner(data, "balanced", "claude-code", str(tmp_path / "state"))
+    assert runner.play() == []
+    answers = [json.loads(result.stdout) for _, result in runner.results if result.stdout.strip()]
+    (reminder,) = [a["hookSpecificOutput"]["additionalContext"] for a in answers]
+    assert "mcp__jetbrains__replace_text_in_file on " in reminder and "has failed 3 times" in reminder
+    assert "look at the file as it is now" in reminder and "narrower folder" not in reminder
+    config = Config()
+    assert all(only_looks(tool, config) for tool in ("Read", "Glob", "Grep", "grep_search", "list_directory", "view"))
+    assert not any(only_looks(tool, config) for tool in ("Edit", "mcp__jetbrains__replace_text_in_file", "Bash"))
 
 
 def test_a_denied_retry_quotes_the_refusal_of_its_own_command(tmp_path: Path) -> None:
