@@ -444,12 +444,10 @@ def rejected_reminder(tool: str, count: int, answer: str, limit: int, *, rejecti
     host's `answer` (at most `limit` characters, 4,000 at most) and asks for what it names. Not
     "identical arguments": the signature may leave out what the model changed between attempts (a
     Task's `description`, a Bash `timeout`)."""
-    if rejections >= count:
-        ran = ""
-    elif rejections == 1:
-        ran = "; the earlier ones ran"
-    else:
-        ran = f"; the host rejected the last {rejections}, the earlier ones ran"
+    earlier = count - rejections
+    ran = "" if earlier <= 0 else "; the earlier one ran" if earlier == 1 else f"; the earlier {earlier} ran"
+    if 1 < rejections < count:
+        ran = f"; the host rejected the last {rejections}{ran.replace(';', ',', 1)}"
     return (
         f"[{PREFIX}] The host rejected this {tool} call before it ran, attempt {count} with the same input and no "
         f'new result in between{ran}. It answered: """{quote(answer, min(limit, 4000))}""" Sending it again as it is will '
