@@ -180,6 +180,7 @@ BAD: list[tuple[str, Any, str]] = [
     ("max_idle_continuations", -1, ">= 0"),
     ("max_rapid_polls", -1, ">= 0"),
     ("reread_after_failed_edits", 1, "0 (off) or >= 2"),
+    ("read_first_deny_at", 1, "0 (off) or >= 2"),
     ("refused_remind_at", 1, "0 (off) or >= 2"),
     ("unmoved_remind_at", 1, "0 (off) or >= 2"),
     ("unmoved_deny_at", "five", "integer"),

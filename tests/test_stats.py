@@ -77,6 +77,7 @@ TEMPLATES = {
     "target_misfit_denial": _rule("target").misfit_denial("src/app.py", 2, "return total"),
     "target_misfit_advice": _rule("target").misfit_advice("src/app.py", "return total"),
     "target_stale_denial": _rule("target").stale_denial("C:/w/src/app.js", 2),
+    "read_first_denial": _rule("read_first").read_first_denial("Edit", "src/app.vue", 2, "File has not been read yet."),
     "target_stale_advice": _rule("target").stale_advice("C:/w/src/app.js"),
     "target_stale_reminder": _rule("target").stale_reminder("C:/w/src/app.js"),
     "target_reread_advice": _rule("target").reread_advice("src/app.py", 4),

@@ -200,6 +200,7 @@ VALIDATORS: dict[str, Callable[[Any], Any]] = {
     "same_plan_deny_at": _off_or_threshold,
     "max_rapid_polls": _int(0),
     "reread_after_failed_edits": _off_or_threshold,
+    "read_first_deny_at": _off_or_threshold,
     "refused_remind_at": _off_or_threshold,
     "hung_command_polls": _int(0),
     "hung_command_seconds": _float,

@@ -95,6 +95,8 @@ class Config(NamedTuple):
     same_error_stop_at: int = 0
     # edits of one file that keep failing (rules/target.py)
     reread_after_failed_edits: int = 4
+    # edits of a file the host refuses as unread, its Read tool not used since (rules/read_first.py)
+    read_first_deny_at: int = 2
     # every call refused the same way (rules/every_call.py)
     refused_remind_at: int = 3
     # a check whose answer the changes between its runs never move (rules/unmoved.py)
@@ -161,6 +163,7 @@ RULES_OFF: dict[str, dict[str, Any]] = {
     "continuations": {"max_idle_continuations": 0},
     "polling": {"max_rapid_polls": 0},
     "target": {"reread_after_failed_edits": 0},
+    "read_first": {"read_first_deny_at": 0},
     "every_call": {"refused_remind_at": 0},
     "unhooked": {"hung_command_polls": 0},
     "unmoved": {"unmoved_remind_at": 0, "unmoved_deny_at": 0},
@@ -173,7 +176,7 @@ RULES_OFF: dict[str, dict[str, Any]] = {
 #: The rules the seed plugins do not have (the progress seed has the budgets).
 _OURS = (
     "budgets", "same_error", "same_answer", "continuations", "polling", "target", "every_call", "unhooked", "unmoved", "no_op",
-    "cut_input", "refused_again", "same_plan",
+    "cut_input", "refused_again", "same_plan", "read_first",
 )
 
 #: Each profile: the rules it leaves out (`rules_off`, from `RULES_OFF`) and the settings it

@@ -21,6 +21,7 @@ from . import (
     every_call,
     no_op,
     polling,
+    read_first,
     refused_again,
     repeat,
     same_answer,
@@ -49,6 +50,7 @@ ON_CALL: tuple[Rule[CallContext], ...] = (
     same_error.on_call,
     same_answer.on_call,
     target.on_call,
+    read_first.on_call,
     every_call.on_call,
     refused_again.on_call,
     polling.on_call,
@@ -60,13 +62,13 @@ ON_CALL: tuple[Rule[CallContext], ...] = (
 )
 ON_RESULT: tuple[Rule[ResultContext], ...] = (
     cut_input.on_result, same_path.on_result, same_error.on_result, same_result.on_result, same_answer.on_result,
-    polling.on_result, target.on_result,
+    polling.on_result, target.on_result, read_first.on_result,
     every_call.on_result, refused_again.on_result, unmoved.on_result, unhooked.on_result, repeat.on_result,
 )
 ON_TEXT: tuple[Rule[TextContext], ...] = (text_loops.on_text, continuations.on_text)
 SLOTS: tuple[SlotRule, ...] = (
     answer_only, repeat, same_result, same_path, same_error, same_answer, polling, target, every_call, unhooked, unmoved, no_op,
-    cut_input, refused_again, same_plan,
+    cut_input, refused_again, same_plan, read_first,
 )
 #: The rules whose tables hold what the user may change before saying to go on with a turn they
 #: interrupted (`policy.resumes`: the turn's counts go on, these tables are forgotten): the
@@ -82,6 +84,7 @@ VARIANTS: tuple[tuple[str, str, str], ...] = (
     *cut_input.VARIANTS,
     *polling.VARIANTS,
     *target.VARIANTS,
+    *read_first.VARIANTS,
     *every_call.VARIANTS,
     *unhooked.VARIANTS,
     *unmoved.VARIANTS,

@@ -1,0 +1,138 @@
+"""Read first: edits of a file the host refuses until its own read tool has read it
+(`read_first_deny_at`).
+
+Claude Code refuses an edit or a write of a file it has not read with its Read tool since the
+file last changed ("File has not been read yet. Read it first before writing to it.", "File has
+been unexpectedly modified. Read it again before attempting to write it."). Only that tool's
+read counts: a Grep of the file, a Glob or a shell `cat` does not. A model that takes one of
+those for a read sends the edit again, and again, each refused the same way (a public 2.0
+transcript: a subagent's eight Edits and Writes of one component refused so, a Grep of the
+whole file between each, until it gave up). Each attempt differs (an edit, then a write of the
+whole file, then a smaller edit), so no repeat count grows, and a whole-file write's failure is
+not the one-file rule's (`target.py`).
+
+The rule counts such refusals per file (by its last two path components, `tools.target_of`),
+one per round: a parallel batch of edits refused together is one. After `read_first_deny_at`
+of them (balanced: 2) with no read of the file by a read tool (`tools.is_read_tool`) since the
+first, the next edit or write of it is denied at its PreToolUse, saying which tool the host
+takes for a read. A read of the file by such a tool, an edit or a write of it that applies, a
+user prompt or a compaction lifts it.
+
+Only a refusal of a call that came through a PreToolUse counts: Claude Code 2.0 checks the read
+in the tool's run, after the PreToolUse, so the next edit is refused the same way after it too.
+Where the host checks before the PreToolUse (2.1.332 answers "not read yet" as an input
+validation, seen only by PostToolBatch: research/claude-code-hooks.md), an edit that reaches
+its PreToolUse has passed the check, and denying it would deny one that applies: such
+refusals (`Call.late`) are not counted. The seed profiles leave the rule off.
+
+Its slot `Agent.rules["read_first"]` is `{file: [refusals, when the last counted one's result
+came (seconds since the epoch), its error (quoted, redacted)]}`, at most `MAX_FILES` files.
+"""
+
+import re
+from typing import TYPE_CHECKING, cast
+
+from ..core.ledger import Agent, Limits, drop_slot, issued, new_round, slot, slots, trim
+from ..core.outcome import Failure, preview
+from ..core.redact import redact_prefix
+from ..core.tools import is_read_tool, named_path, target_of
+from ..core.verdict import Action, Decision, Rule
+from .base import CallContext, ResultContext
+from .target import PATCH_TOOLS, WRITE_TOOLS
+
+NAME = "read_first"
+MAX_FILES = 8
+QUOTE_CHARS = 160
+#: Claude Code's refusals of an edit or write of a file its Read tool has not read since the file
+#: last changed (2.0.x transcripts; 2.1.332 LAB).
+_UNREAD = r"File has not been read yet|File has been unexpectedly modified"
+
+if TYPE_CHECKING:
+    #: `[refusals, when the last counted refusal's result came, its error]`.
+    Entry = list[int | float | str]
+else:
+    Entry = list
+
+
+def _files(agent: Agent) -> dict[str, Entry]:
+    found = slot(agent, NAME)
+    return cast("dict[str, Entry]", found) if isinstance(found, dict) else {}
+
+
+def on_call(ctx: CallContext) -> Decision | None:
+    """Deny an edit or a write of a file refused `read_first_deny_at` times as unread, until a
+    read tool has read it."""
+    files = _files(ctx.agent)
+    if not files or not ctx.counted or ctx.event.event != "PreToolUse" or ctx.tool not in PATCH_TOOLS | WRITE_TOOLS:
+        return None
+    file = target_of(ctx.tool_input, ctx.config)
+    entry = files.get(file) if file else None
+    limit = ctx.config.read_first_deny_at
+    if entry is None or not limit or int(entry[0]) < limit:
+        return None
+    path = redact_prefix(named_path(ctx.tool_input, ctx.config) or str(file), QUOTE_CHARS)
+    refusals, error = int(entry[0]), str(entry[2])
+    return Decision(
+        Action.DENY, Rule.TARGET, read_first_denial(ctx.tool, path, refusals, error), times=refusals, tool=ctx.tool
+    )
+
+
+def on_result(ctx: ResultContext) -> None:
+    """Count a refusal of an edit or a write as unread; a read tool's read of the file, or an
+    edit or a write of it that applies, lifts it."""
+    if not ctx.config.read_first_deny_at:
+        return None
+    writes = ctx.tool in PATCH_TOOLS or ctx.tool in WRITE_TOOLS
+    if not writes and not is_read_tool(ctx.tool, ctx.config):
+        return None
+    file = target_of(ctx.tool_input, ctx.config)
+    if file is None:
+        return None
+    failed = ctx.outcome.failure != Failure.NONE
+    files = _files(ctx.agent)
+    if not failed:
+        if files.pop(file, None) is not None and not files:
+            drop_slot(ctx.agent, NAME)  # read, or changed as the model meant: the host takes it as read
+        return None
+    if not writes or ctx.call.get("late") or re.search(_UNREAD, ctx.outcome.text[:512]) is None:
+        return None  # refused before its PreToolUse: a call that reaches it passed the host's check
+    files = cast("dict[str, Entry]", slots(ctx.agent).setdefault(NAME, {}))
+    entry = files.get(file)
+    now = float(ctx.agent["updated"])
+    if entry is not None and not new_round(issued(ctx.call), float(entry[1])):
+        return None  # a sibling of the batch already counted
+    quote = preview(redact_prefix(ctx.outcome.text.strip(), QUOTE_CHARS + 1), QUOTE_CHARS)
+    files[file] = [min(int(entry[0]) + 1 if entry else 1, 99), now, quote]
+    trim(files, MAX_FILES, lambda k: float(files[k][1]))
+    return None
+
+
+def fit(agent: Agent, share: Limits) -> None:
+    """At most `MAX_FILES` files, whatever the share."""
+
+
+def reset(agent: Agent, why: str) -> None:
+    """A prompt or a compaction forgets the refusals."""
+    drop_slot(agent, NAME)
+
+
+# -- the texts the model reads (`messages.variant_of` names them) ----------------------------
+
+
+def read_first_denial(tool: str, path: str, refusals: int, error: str) -> str:
+    """An edit or a write (`tool`) of `path` after `refusals` refusals of it as unread, the last
+    with `error` (quoted): which read the host takes, and the way on."""
+    said = f' The last refusal: """{error}"""' if error else ""
+    return (
+        f"REPEAT_TOOL_BLOCKED: this {tool} of {path} was not run: the host refused the last {refusals} edits or writes "
+        f"of it as unread, and it has not been read with the Read tool since (loop guard policy, not a tool failure).{said} "
+        "The host takes only its Read tool as a read: a Grep, a Glob or a shell command that prints the file does not "
+        f"count, so this call would be refused the same way. Read {path} with the Read tool, then make the change; "
+        "a Read of it, a change of it that applies or a new user message lifts this"
+    )
+
+
+#: How each of this rule's texts begins (or, second, what it holds): `rules.VARIANTS`.
+VARIANTS: tuple[tuple[str, str, str], ...] = (
+    ("read_first_denial", "REPEAT_TOOL_BLOCKED: this ", " as unread, and it has not been read with the Read tool since"),
+)
