@@ -497,3 +497,36 @@ def test_a_rule_is_named_as_the_readme_names_it(tmp_path: Path, capsys: pytest.C
     code, out, err = cli(["log", "--state-dir", str(tmp_path), "--rule", "pollng"], capsys)
     assert code == 1 and "no rule 'pollng'; the rules are: " in err
 
+
+
+@pytest.mark.parametrize("where", ["user", "project"])
+def test_log_and_stats_read_the_state_dir_under_a_bad_config_and_say_it_in_one_line(
+    where: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The stop text says "`loopguard-hook log` shows why": a user whose config has a typo still
+    gets the log and the stats (the state dir is no config key), with the config's problem on
+    stderr in one line, as `status` says it; only the loops' tokens, replayed with the config,
+    are left out. `replay` and `config show` need the config and still refuse."""
+    project = tmp_path / "project"
+    project.mkdir()
+    monkeypatch.chdir(project)
+    if where == "user":
+        user = Path(os.environ["XDG_CONFIG_HOME"]) / "loopguard-hook"
+        user.mkdir(parents=True)
+        (user / "config.toml").write_text("deny_att = 4\n")
+    else:
+        (project / ".loopguard.toml").write_text("stop_att = 9\n")
+    state = tmp_path / "state"
+    write_log(state, [record(), record(count=6, time=1796021310.0)])
+    for command in ("log", "stats"):
+        code, out, err = cli([command, "--state-dir", str(state)], capsys)
+        assert code == 0, err
+        lines = err.splitlines()
+        assert len(lines) == 1 and lines[0].startswith("loopguard-hook: bad config: "), err
+        assert ("deny_att" if where == "user" else "stop_att") in lines[0] and "tokens left out" in lines[0]
+        assert ("2 interventions from " if command == "log" else "LOOP_GUARD_REPEAT") in out
+    code, out, err = cli(["log", "--state-dir", str(state), "--no-cost", "--json"], capsys)
+    assert code == 0 and len(json.loads(out)["interventions"]) == 2
+    assert err.startswith("loopguard-hook: bad config: ") and "tokens" not in err
+    code, _, err = cli(["config", "show"], capsys)
+    assert code == 1 and err.startswith("loopguard-hook: bad config: ")

@@ -76,6 +76,26 @@ def _resolved(profile: str | None, config_path: str | None, mode: str | None = N
         raise click.ClickException(f"bad config: {exc}") from None
 
 
+def config_or_warning(config_path: str | None, costs: bool) -> config_mod.Config | None:
+    """The config in force here, for `log` and `stats`: they read the state dir, which no config
+    key names, and need the config only to replay recordings for the loops' tokens (`costs`: they
+    would). A bad config is said in one line on stderr, as `status` says it, and is None: the
+    command carries on, without the tokens.
+
+    Raises:
+        click.ClickException: the current directory was deleted and `costs` needs the config.
+    """
+    try:
+        return _load_config(None, config_path).config
+    except config_mod.ConfigError as exc:
+        left = "; the log is read all the same, the loops' tokens left out until it is fixed" if costs else ""
+        click.echo(f"loopguard-hook: bad config: {_printable(str(exc))}{left}", err=True)
+    except click.ClickException:
+        if costs:
+            raise
+    return None
+
+
 def _load_config(profile: str | None, config_path: str | None, mode: str | None = None) -> config_mod.Resolved:
     """The config here, with the options given to the command or before it.
 

@@ -33,7 +33,7 @@ from ..hosts import host_event
 from ..process import printable, shown_on_terminal
 from ..store import Store
 from . import costing
-from .common import STATE_DIR_HELP, _echo_json, _echo_problems, _locations, _readable, _resolved, one_session
+from .common import STATE_DIR_HELP, _echo_json, _echo_problems, _locations, _readable, config_or_warning, one_session
 from .stats import delivers_held, held_at_stop, records
 from .times import When, clock
 
@@ -238,8 +238,11 @@ def log_command(
     rollout where its host keeps it, each loop's tokens (and money at the price_*_per_mtok of
     the config), as `replay` counts them.
 
-    Exit status: 0 (also when nothing matches); 1, with what is wrong on stderr, for an unknown
-    --rule, --since later than --until, or a log holding a line it cannot read.
+    A bad config here is said in one line on stderr (the state dir is no config key), and the log
+    is shown all the same, without the loops' tokens, whose replay needs the config.
+
+    Exit status: 0 (also when nothing matches, or the config is bad); 1, with what is wrong on
+    stderr, for an unknown --rule, --since later than --until, or a log holding a line it cannot read.
     """
     found_dirs = _locations(state_dir)
     _echo_problems(found_dirs)
@@ -260,8 +263,9 @@ def log_command(
     found = [r for r in found if filters.keeps(r)]
     roots = [s.root for s in stores]
     sessions: dict[str, object] = {}
-    if cost and found:
-        sessions = costing.attach(found, _resolved(None, config_path).config, os.environ, os.path.expanduser("~"))
+    config = config_or_warning(config_path, cost and bool(found))
+    if cost and found and config is not None:
+        sessions = costing.attach(found, config, os.environ, os.path.expanduser("~"))
     if as_json:
         _echo_json({"state_dirs": roots, "interventions": found, "sessions": sessions, "problems": problems,
                     "cost": costing.totals(found)})

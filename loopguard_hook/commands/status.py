@@ -28,11 +28,11 @@ from .common import (
     _locations,
     _printable,
     _readable,
-    _resolved,
     _session_id_of,
     _shown_id,
     _stem,
     _store,
+    config_or_warning,
     one_session,
 )
 from .log import what
@@ -144,7 +144,9 @@ def stats_command(session_id: str | None, as_json: bool, cost: bool, config_path
     ledgers; observe-mode rows are the control group (logged only: the model never saw the text).
     Then the tokens of the loops behind them, from each session's transcript or rollout where its
     host keeps it (as `log` shows them), and the Codex `write_stdin` polls the live sessions'
-    hooks read from their rollouts (no hook fires for them).
+    hooks read from their rollouts (no hook fires for them). A bad config here is said in one line
+    on stderr (the state dir is no config key), and the counts are shown all the same, without
+    the loops' tokens, whose replay needs the config (the exit status is not changed by it).
     """
     from . import stats
 
@@ -156,8 +158,9 @@ def stats_command(session_id: str | None, as_json: bool, cost: bool, config_path
             [d.get("session") for d in inputs.decisions] + [_session_id_of(state) for _, state, _ in entries], session_id)
     rows = stats.build(inputs, session=session_id)
     logged = [d for d in inputs.decisions if session_id is None or d.get("session") == session_id]
-    if cost and logged:
-        costing.attach(logged, _resolved(None, config_path).config, os.environ, os.path.expanduser("~"))
+    config = config_or_warning(config_path, cost and bool(logged))
+    if cost and logged and config is not None:
+        costing.attach(logged, config, os.environ, os.path.expanduser("~"))
     total = costing.totals(logged)
     polls = stats.unhooked_totals(inputs.ledgers, session=session_id)
     if as_json:
