@@ -276,3 +276,27 @@ def test_the_page_draws_one_end_of_turn_per_turn_ended(tmp_path: Path, capsys: p
     assert "1 end of turn" in html
     (band,) = re.findall(r"loop 1: calls 8-21, (\d+) interventions", html)
     assert band == "6"
+
+
+def test_a_recording_without_times_or_a_loops_usage_is_drawn_as_the_text_tells_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A transcript with usage but no times, whose first loop's calls come from no request that
+    states usage: the text says "states no token usage" for that loop and notes the made-up
+    spacing; the page once said "0 tokens" and drew the session's tokens as one step at +0 s."""
+    recording = REPO / "tests/corpus/claude/5aab28de-84f9-4096-9c8b-6f9bc4360a2c.jsonl"
+    assert main(["replay", "--only-decisions", str(recording)]) == 0
+    text = capsys.readouterr().out
+    assert "loop 1: calls 51-53; the recording states no token usage for them" in text
+    assert "no times in the file: events spaced 0.1 s apart" in text
+    out = tmp_path / "replay.html"
+    assert main(["replay", "--html", str(out), str(recording)]) == 0
+    html = out.read_text()
+    assert "loop 1: calls 51-53, 1 intervention; the recording states no token usage for it" in html
+    assert "0 tokens" not in html
+    assert "no times in the file: events spaced 0.1 s apart (0.5 s before a call made after a result)" in html
+    tags = marks(html)
+    assert not [a for t, a in tags if t == "svg" and a.get("class") == "tokens"]
+    assert "no chart: the recording holds no times to draw its token use over" in html
+    # The second loop states its usage: its band says its tokens.
+    assert "loop 2: calls 61-63, 1 intervention, 115k tokens" in html

@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from ..core.event import MAIN_AGENT
 from .cost import amount, plural, tokens
 from .readers import title
-from .render_text import _offset, profile_line
+from .render_text import NO_TIMES, _offset, profile_line
 from .report import CallReport, Report, Verdict
 
 #: Colours by role (also what the screenshot test looks for).
@@ -176,14 +176,16 @@ def _bands(report: Report, x: Callable[[int], float], step: float, rows: int) ->
         left, right = x(loop.first_call) - 1, x(loop.last_call) + step + 1
         saved = f", {tokens(loop.saved_usage.total)} after the guard would have stopped it" if loop.saved_requests else ""
         agent = "" if loop.agent == MAIN_AGENT else f" [{loop.agent}]"
+        # A loop of no request the recording states usage for has no tokens to say, not 0 (as the text says).
+        used = f", {tokens(loop.usage.total)} tokens{saved}" if loop.requests else "; the recording states no token usage for it"
         tip = (f"loop {n}{agent}: calls {loop.first_call}-{loop.last_call}, {loop.interventions} "
-               f"{plural(loop.interventions, 'intervention')}, {tokens(loop.usage.total)} tokens{saved}")
+               f"{plural(loop.interventions, 'intervention')}{used}")
         out.append(
             f'<rect class="loop" data-loop="{n}" x="{left:.1f}" y="{TOP - 14}" width="{right - left:.1f}" '
             f'height="{ROW_HEIGHT * rows + 14}" fill="{COLOURS["loop"]}" stroke="#e8a6a9">'
             f"<title>{_esc(tip)}</title></rect>"
         )
-        label = f"loop {n}: {tokens(loop.usage.total)} tokens" if right - left >= 110 else str(n)
+        label = f"loop {n}: {tokens(loop.usage.total)} tokens" if right - left >= 110 and loop.requests else str(n)
         out.append(f'<text x="{left + 3:.1f}" y="{TOP - 4}">{_esc(label)}</text>')
     return out
 
@@ -206,10 +208,14 @@ def _mark(c: CallReport, px: float, py: float, mark: float, base: float) -> str:
 
 
 def token_chart(report: Report) -> str:
-    """The SVG of the session's token use over time (the running total of its requests)."""
+    """The SVG of the session's token use over time (the running total of its requests); a line
+    saying why there is none when the recording states no usage or holds no times."""
     requests = sorted(report.requests, key=lambda r: r.time)
     if not requests:
         return '<p class="muted">the recording states no token usage</p>'
+    if report.synthetic_times:
+        # Times made up 0.1 s apart would draw the whole session as one step at +0 s.
+        return '<p class="muted no-times">no chart: the recording holds no times to draw its token use over</p>'
     start, end = requests[0].time, max(requests[-1].time, requests[0].time + 1)
     total = sum(r.usage.total for r in requests) or 1
     width, height, left, top = 1100.0, 220.0, 70.0, 10.0
@@ -263,6 +269,7 @@ def _section(report: Report) -> str:
         f"<h1>{_esc(title(report.format))}: session {_esc(report.session_id or '-')} [{_esc(report.client)}]</h1>",
         f'<p class="muted">{_esc(report.sources[0])}{_esc(started)}</p>',
         f"<p>{_esc(profile_line(report))}</p>",
+        *([f'<p class="muted no-times">{_esc(NO_TIMES)}</p>'] if report.synthetic_times else []),
         f"<p>{s.calls} calls: {s.reminders} {plural(s.reminders, 'reminder')}, {s.denials} {plural(s.denials, 'denial')}, "
         f"{s.stops} {plural(s.stops, 'end')} of turn; {s.saved} {plural(s.saved, 'call')} the recording ran would have "
         "been kept from running</p>",

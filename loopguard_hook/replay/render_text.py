@@ -236,13 +236,17 @@ def _footer(report: Report, width: int = 120) -> list[str]:
     if s.bad_payloads:
         notes.append(f"{s.bad_payloads} {plural(s.bad_payloads, 'payload')} the hook would reject")
     if report.synthetic_times:
-        turn = f"{SYNTHETIC_TURN:g} s before a call made after a result"
-        notes.append(f"no times in the file: events spaced {SYNTHETIC_STEP:g} s apart ({turn})")
+        notes.append(NO_TIMES)
     if len(report.calls) < s.calls:
         notes.append(_listed(report))
     if notes:
         out.append("(" + "; ".join(notes) + ")")
     return out
+
+
+#: What the text and the page say of a recording with no times (`Report.synthetic_times`).
+NO_TIMES = (f"no times in the file: events spaced {SYNTHETIC_STEP:g} s apart "
+            f"({SYNTHETIC_TURN:g} s before a call made after a result)")
 
 
 def _listed(report: Report) -> str:
