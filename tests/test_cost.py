@@ -14,6 +14,8 @@ from loopguard_hook.entry import main
 from loopguard_hook.replay.cost import CallSpot, Intervention, loops, money, prices
 from loopguard_hook.replay.model import Request, Usage
 
+#: What the summaries say the saved tokens come after (`replay.cost.AFTER_SAVED`).
+AFTER = "after a call the recording ran and the guard would have denied, or past its end of turn"
 REPO = Path(__file__).parent.parent
 READ_LOOP = REPO / "tests/data/transcripts/claude-read-loop.jsonl"
 CORPUS = REPO / "tests/corpus"
@@ -135,8 +137,8 @@ def test_replay_reports_the_tokens_of_a_recorded_loop_in_text_and_json(
     assert loop["saved_money"] == pytest.approx((500 * 3 + 50 * 15) / 1e6)
     assert cost["prices"] == {"input": 3.0, "output": 15.0, "cache_read": 3.0, "cache_write": 3.0}
     assert main(["replay", "--config", str(config), str(READ_LOOP)]) == 0
-    text = capsys.readouterr().out
-    assert "loop 1: calls 1-10, 10 requests, 1.1k tokens (0.0045); after the guard would have stopped it: " \
+    text = " ".join(capsys.readouterr().out.split())  # the line is wrapped to the width
+    assert f"loop 1: calls 1-10, 10 requests, 1.1k tokens (0.0045); {AFTER}: " \
         "5 requests, 550 tokens (0.0022)" in text
 
 
@@ -146,7 +148,8 @@ def test_one_request_is_one_request() -> None:
     one = {"first_call": 72, "last_call": 72, "requests": 1, "tokens": {"total": 57_000}, "saved_requests": 1,
            "saved_tokens": {"total": 57_000}}
     text = format_cost(one)
-    assert text == "loop: calls 72-72, 1 request, 57k tokens; after the guard would have stopped it: 1 request, 57k tokens"
+    assert text == (f"loop: calls 72-72, 1 request, 57k tokens; {AFTER}: "
+                    "1 request, 57k tokens")
 
 
 def test_after_an_end_of_turn_the_requests_of_calls_that_never_ran_are_saved_too(capsys: pytest.CaptureFixture[str]) -> None:

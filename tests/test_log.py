@@ -16,6 +16,8 @@ import pytest
 
 from loopguard_hook.entry import main
 
+#: What the summaries say the saved tokens come after (`replay.cost.AFTER_SAVED`).
+AFTER = "after a call the recording ran and the guard would have denied, or past its end of turn"
 REPO = Path(__file__).parent.parent
 SESSION = REPO / "examples/sessions/claude-code-read-loop.jsonl"
 #: The Claude Code transcript the README's read loop was captured from (same session id).
@@ -417,7 +419,8 @@ def test_log_shows_the_tokens_of_each_loop_from_the_sessions_transcript(
     assert data["cost"]["loops"] == 1 and data["cost"]["saved_tokens"] == loop["saved_tokens"]["total"] == 0
     code, text, _ = cli(["log", "--state-dir", str(tmp_path / "state")], capsys)
     assert text.count("  loop: calls 1-8, 8 requests, ") == 6
-    assert "1 loop found in their recordings: " in text
+    # Its denied calls never ran: 0, worded so that it does not read as "nothing spent after the stop".
+    assert f"1 loop found in their recordings: 880 tokens, 0 of them {AFTER}\n" in text
     code, out, _ = cli(["stats", "--state-dir", str(tmp_path / "state"), "--json"], capsys)
     assert code == 0 and json.loads(out)["cost"] == {**data["cost"], "money": None, "saved_money": None}
     code, out, _ = cli(["stats", "--state-dir", str(tmp_path / "state"), "--no-cost", "--json"], capsys)

@@ -26,6 +26,8 @@ from loopguard_hook.hosts.render import render
 from loopguard_hook.hosts.rollout import exec_failure, refusal
 from loopguard_hook.replay import codex_tools
 
+#: What the summaries say the saved tokens come after (`replay.cost.AFTER_SAVED`).
+AFTER = "after a call the recording ran and the guard would have denied, or past its end of turn"
 DATA = Path(__file__).parent / "data" / "transcripts"
 SESSIONS = Path(__file__).resolve().parents[1] / "examples" / "sessions"
 QWEN_LOG = Path(__file__).parent / "e2e" / "qwen_code" / "payloads" / "all.jsonl"
@@ -977,11 +979,12 @@ def test_text_output() -> None:
     # The mock model's usage: 100 tokens in and 10 out a request, 11 requests; the loop is calls
     # 1-10 (the reminder at call 3 saw calls 1-3), and the requests after the one that made the
     # first denied call (call 5) are the 5 the guard would have saved.
-    assert lines[-4:] == [
+    assert lines[-5:] == [
         "10 calls: 2 reminders, 3 denials, 1 stop; 6 calls the recording ran would have been saved",
         "tokens: 1.2k in the session (input 1.1k, cache read 0, cache write 0, output 110)",
-        "1 loop: 1.1k tokens; 550 tokens after the guard would have stopped them",
-        "  loop 1: calls 1-10, 10 requests, 1.1k tokens; after the guard would have stopped it: 5 requests, 550 tokens",
+        f"1 loop: 1.1k tokens; 550 of them {AFTER}",
+        "  loop 1: calls 1-10, 10 requests, 1.1k tokens; after a call the recording ran and the guard would have denied, or past",
+        "      its end of turn: 5 requests, 550 tokens",
     ]
     assert replay.render([], "text") == "no sessions to replay"
     with pytest.raises(ValueError, match="unknown format"):

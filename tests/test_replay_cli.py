@@ -15,6 +15,8 @@ from click.testing import CliRunner, Result
 from loopguard_hook import cli as cli_mod
 from loopguard_hook.entry import main
 
+#: What the summaries say the saved tokens come after (`replay.cost.AFTER_SAVED`).
+AFTER = "after a call the recording ran and the guard would have denied, or past its end of turn"
 REPO = Path(__file__).resolve().parents[1]
 READ_LOOP = str(REPO / "tests" / "data" / "transcripts" / "claude-read-loop.jsonl")
 CODEX = str(REPO / "examples" / "transcripts" / "codex-repeat-commands.jsonl")
@@ -41,8 +43,7 @@ def test_summary_is_one_line_per_session() -> None:
         "",
         "20 calls in 2 sessions: 4 reminders, 6 denials, 4 stops; 6 calls the recordings ran would have been saved",
         # The Codex rollout was recorded with the guard on: nothing more to save in its loop.
-        "tokens: 2.4k in the 2 sessions whose recording states usage; 2.2k in loops, 550 after the guard would have "
-        "stopped them",
+        f"tokens: 2.4k in the 2 sessions whose recording states usage; 2.2k in loops, 550 of them {AFTER}",
     ]
 
 
@@ -143,10 +144,12 @@ def test_arguments_follow_the_terminal_width() -> None:
     counts = next(i for i, line in enumerate(narrow) if line.startswith("10 calls: "))
     assert all(len(line) <= 80 for line in narrow[4:counts])  # the table; the header names a long path
     assert all(len(line) <= 80 for line in narrow[counts + 1 :])  # the tokens, wrapped
-    assert narrow[-3:] == [
-        "1 loop: 1.1k tokens; 550 tokens after the guard would have stopped them",
-        "  loop 1: calls 1-10, 10 requests, 1.1k tokens; after the guard would have",
-        "      stopped it: 5 requests, 550 tokens",
+    assert narrow[-5:] == [
+        "1 loop: 1.1k tokens; 550 of them after a call the recording ran and the guard",
+        "    would have denied, or past its end of turn",
+        "  loop 1: calls 1-10, 10 requests, 1.1k tokens; after a call the recording ran",
+        "      and the guard would have denied, or past its end of turn: 5 requests, 550",
+        "      tokens",
     ]
 
 

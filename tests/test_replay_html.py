@@ -300,3 +300,6 @@ def test_a_recording_without_times_or_a_loops_usage_is_drawn_as_the_text_tells_i
     assert "no chart: the recording holds no times to draw its token use over" in html
     # The second loop states its usage: its band says its tokens.
     assert "loop 2: calls 61-63, 1 intervention, 115k tokens" in html
+    # What the 0 counts: not "no cost after the stop" (the text and the summaries say it so too).
+    assert "in loops 115k, 0 of them after a call the recording ran and the guard would have denied, or past its end " \
+        "of turn</p>" in html

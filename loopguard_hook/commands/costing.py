@@ -108,8 +108,9 @@ def _match(records: Sequence[dict[str, Any]], decisions: Sequence[Any], loops: S
 
 
 def totals(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """The loops behind `records` (each loop once): how many, their tokens, the tokens after the
-    guard would have stopped them, and in money (None when unpriced)."""
+    """The loops behind `records` (each loop once): how many, their tokens, those after a call the
+    recording ran and the guard would have denied, or past its end of turn (`replay.cost`, rule
+    4), and in money (None when unpriced)."""
     seen: dict[tuple[str, int, int, str], Mapping[str, Any]] = {}
     for r in records:
         cost = r.get("cost")
@@ -127,11 +128,12 @@ def totals(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 
 
 def totals_line(total: Mapping[str, Any]) -> str:
-    """`3 loops found in their recordings: 1.2M tokens (3.60), 400k (1.20) after the guard would have stopped them`."""
-    from ..replay.cost import amount, tokens
+    """`3 loops found in their recordings: 1.2M tokens (3.60), 400k (1.20) of them after a call the
+    recording ran and the guard would have denied, or past its end of turn`."""
+    from ..replay.cost import AFTER_SAVED, amount, tokens
 
     return (
         f"{total['loops']} loop{'s' if total['loops'] != 1 else ''} found in their recordings: "
         f"{tokens(total['tokens'])} tokens{amount(total['money'])}, {tokens(total['saved_tokens'])}"
-        f"{amount(total['saved_money'])} after the guard would have stopped them"
+        f"{amount(total['saved_money'])} of them {AFTER_SAVED}"
     )

@@ -209,7 +209,8 @@ def format_text(found: Sequence[Mapping[str, Any]], state_dirs: Sequence[str], *
 
 
 def cost_line(cost: Mapping[str, Any]) -> str:
-    """`loop: calls 3-9, 6 requests, 182k tokens; after the guard would have stopped it: 4 requests, 121k tokens`."""
+    """`loop: calls 3-9, 6 requests, 182k tokens; after a call the recording ran and the guard would
+    have denied, or past its end of turn: 4 requests, 121k tokens`."""
     from ..replay.cost import format_cost
 
     return str(format_cost(cost))

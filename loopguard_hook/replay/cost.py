@@ -225,6 +225,13 @@ def plural(count: int, word: str) -> str:
     return word if count == 1 else word + "s"
 
 
+#: What the saved tokens (rule 4) come after, as every summary words it: the first call the
+#: recording ran though the guard would have denied it (or ended the turn at it), or the first it
+#: made after the guard would have ended the turn. A recording made with the guard on (its denied
+#: calls never ran) shows 0 even where the model went on making requests after a denial.
+AFTER_SAVED = "after a call the recording ran and the guard would have denied, or past its end of turn"
+
+
 def format_cost(cost: Mapping[str, Any], name: str = "loop") -> str:
     """One line for a loop's cost as `LoopCost.as_json` gives it, starting `{name}: `."""
     total = cost["tokens"]["total"]
@@ -233,7 +240,7 @@ def format_cost(cost: Mapping[str, Any], name: str = "loop") -> str:
     line += amount(cost.get("money"))
     if cost["saved_requests"]:
         line += (
-            f"; after the guard would have stopped it: {cost['saved_requests']} {plural(cost['saved_requests'], 'request')}, "
+            f"; {AFTER_SAVED}: {cost['saved_requests']} {plural(cost['saved_requests'], 'request')}, "
             f"{tokens(cost['saved_tokens']['total'])} tokens{amount(cost.get('saved_money'))}"
         )
     elif not cost["requests"]:

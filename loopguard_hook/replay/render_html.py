@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 
 from ..core.event import MAIN_AGENT
-from .cost import amount, plural, tokens
+from .cost import AFTER_SAVED, amount, plural, tokens
 from .readers import title
 from .render_text import NO_TIMES, _offset, profile_line
 from .report import CallReport, Report, Verdict
@@ -174,7 +174,7 @@ def _bands(report: Report, x: Callable[[int], float], step: float, rows: int) ->
         if loop.first_call not in column or loop.last_call not in column:
             continue
         left, right = x(loop.first_call) - 1, x(loop.last_call) + step + 1
-        saved = f", {tokens(loop.saved_usage.total)} after the guard would have stopped it" if loop.saved_requests else ""
+        saved = f", {tokens(loop.saved_usage.total)} of them {AFTER_SAVED}" if loop.saved_requests else ""
         agent = "" if loop.agent == MAIN_AGENT else f" [{loop.agent}]"
         # A loop of no request the recording states usage for has no tokens to say, not 0 (as the text says).
         used = f", {tokens(loop.usage.total)} tokens{saved}" if loop.requests else "; the recording states no token usage for it"
@@ -278,8 +278,8 @@ def _section(report: Report) -> str:
         money = amount(report.prices.of(report.usage) if report.prices is not None else None)
         saved = sum(loop.saved_usage.total for loop in report.loops)
         lines.append(f"<p>{_esc(tokens(report.usage.total))} tokens{_esc(money)}; in loops "
-                     f"{_esc(tokens(sum(loop.usage.total for loop in report.loops)))}, {_esc(tokens(saved))} after the "
-                     "guard would have stopped them</p>")
+                     f"{_esc(tokens(sum(loop.usage.total for loop in report.loops)))}, {_esc(tokens(saved))} of them "
+                     f"{_esc(AFTER_SAVED)}</p>")
     lines += ["<h2>Calls</h2>", _legend(), f'<div class="scroll">{timeline(report)}</div>',
               "<h2>Token use over time</h2>", f'<div class="scroll">{token_chart(report)}</div>']
     return "<section>\n" + "\n".join(lines) + "\n</section>"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .cost import amount, plural, tokens
+from .cost import AFTER_SAVED, amount, plural, tokens
 from .render_text import printable, profile_line
 from .report import Report
 from .style import Paint, painter
@@ -101,5 +101,5 @@ def _tokens(reports: Sequence[Report]) -> list[str]:
     money = amount(sum(loop.saved_money or 0.0 for r in stated for loop in r.loops) if priced else None)
     return [
         f"tokens: {tokens(used)} in the {len(stated)} {plural(len(stated), 'session')} whose recording states usage; "
-        f"{tokens(loops)} in loops, {tokens(saved)}{money} after the guard would have stopped them"
+        f"{tokens(loops)} in loops, {tokens(saved)}{money} of them {AFTER_SAVED}"
     ]

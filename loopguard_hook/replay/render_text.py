@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 from ..core.event import MAIN_AGENT
 from ..core.redact import redact
-from .cost import amount, format_cost, plural, tokens
+from .cost import AFTER_SAVED, amount, format_cost, plural, tokens
 from .model import SYNTHETIC_STEP, SYNTHETIC_TURN, Poll
 from .readers import title
 from .report import DecisionReport, Report, Verdict
@@ -289,7 +289,7 @@ def cost_lines(report: Report) -> list[str]:
         if report.usage is not None:
             out.append(
                 f"{len(report.loops)} {plural(len(report.loops), 'loop')}: {tokens(used)} tokens{money_used}; "
-                f"{tokens(saved)} tokens{money_saved} after the guard would have stopped them"
+                f"{tokens(saved)}{money_saved} of them {AFTER_SAVED}"
             )
         for n, loop in enumerate(report.loops, start=1):
             agent = "" if loop.agent == MAIN_AGENT else f" [{printable(loop.agent)}]"
