@@ -197,6 +197,15 @@ def test_reset_and_gc(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert cli(["gc", "--older-than", "soon", "--state-dir", str(tmp_path)], capsys)[0] == 1
 
 
+def test_a_bad_gc_age_names_the_option_as_every_command_does(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`gc --older-than abc` said `Invalid value: 'abc' …` without the option, where `log
+    --since abc` says `Invalid value for '--since'`."""
+    for age in ("abc", "7"):
+        code, _, err = cli(["gc", "--older-than", age, "--state-dir", str(tmp_path)], capsys)
+        assert code == 1 and err.startswith(f"loopguard-hook: Invalid value for '--older-than': '{age}' is not a span"), err
+        assert len(err.splitlines()) == 1
+
+
 def test_config_show_and_check(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LOOPGUARD_DENY_AT", "6")
     code, out, _ = cli(["config", "show", "--profile", "progress"], capsys)

@@ -8,7 +8,7 @@ import time
 import click
 
 from .common import STATE_DIR_HELP, _echo_problems, _id_starts, _locations, _printable, _readable, _shown_id, _stem
-from .times import parse_span
+from .times import Age
 
 
 @click.command()
@@ -51,29 +51,16 @@ def reset(session_arg: str | None, session_id: str | None, all_sessions: bool, s
         raise click.ClickException(f"no state for session {_shown_id(session_id)} in {_printable(where)}{whole}")
 
 
-def parse_duration(text: str) -> float:
-    """`90s`, `30m`, `12h`, `7d`, `2w`, `1d12h` in seconds (`times.parse_span`, the grammar of
-    `pause --for`). The unit is required: `gc --older-than 7` could mean seven days as easily as
-    seven seconds, and it deletes state. `0s` is every idle session.
-
-    Raises:
-        click.BadParameter: not such a span, or a bare number.
-    """
-    try:
-        return parse_span(text, unit=True, zero=True)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc)) from None
-
-
 @click.command()
 @click.option(
-    "--older-than", default="7d", show_default=True, help="Idle time with its unit (s, m, h, d, w), e.g. 12h, 7d."
+    "--older-than", type=Age(), default="7d", show_default=True,
+    help="Idle time with its unit (s, m, h, d, w), e.g. 12h, 7d.",
 )
 @click.option("--state-dir", type=click.Path(file_okay=False), default=None, help=STATE_DIR_HELP)
 @click.option("--dry-run", is_flag=True, help="List what would be deleted.")
-def gc(older_than: str, state_dir: str | None, dry_run: bool) -> None:
+def gc(older_than: float, state_dir: str | None, dry_run: bool) -> None:
     """Delete the state of sessions idle longer than --older-than."""
-    seconds = parse_duration(older_than)
+    seconds = older_than
     found = _locations(state_dir)
     _echo_problems(found)
     for store in _readable(found):

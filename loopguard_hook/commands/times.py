@@ -96,6 +96,23 @@ class _Parsed(click.ParamType):  # type: ignore[type-arg]  # generic from click 
             self.fail(str(exc), param, ctx)
 
 
+def parse_age(text: str) -> float:
+    """`parse_span` with the unit required and zero taken (`gc --older-than`: `7` could mean seven
+    days as easily as seven seconds, and it deletes state; `0s` is every idle session).
+
+    Raises:
+        ValueError: not such a span, or a bare number.
+    """
+    return parse_span(text, unit=True, zero=True)
+
+
+class Age(_Parsed):
+    """An idle time in seconds, for `gc --older-than` (`parse_age`)."""
+
+    name = "SPAN"
+    parse = staticmethod(parse_age)
+
+
 class Span(_Parsed):
     """A span of time in seconds, for `pause --for` (`parse_pause_span`)."""
 
