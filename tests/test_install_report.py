@@ -89,3 +89,28 @@ def test_a_path_with_a_line_break_stays_on_one_line(tmp_path: Path) -> None:
     for report in (format_report(changes, dry_run=True), format_report(apply(changes, now=NOW))):
         assert "a\\nb\\x1b[2J" in report and all(line.isprintable() for line in report.splitlines()), report
         assert str(project) not in report, report
+
+
+def test_uninstall_says_what_comes_out_of_a_file_before_it_says_the_file_went(tmp_path: Path) -> None:
+    """`deleted FILE` came before `removes loopguard-hook from FILE …` and the reason the file
+    goes: the report read backwards. Each file's lines now end with what was done to it, on a
+    dry run, a file deleted and a file written back alike; a note naming a backup made now stays
+    after the line that names it."""
+    env = {"HOME": str(tmp_path), "PATH": os.environ.get("PATH", ""), "CLAUDE_CONFIG_DIR": ""}
+    path = tmp_path / ".claude" / "settings.json"
+    assert CliRunner().invoke(cli, ["install", "--client", "claude-code"], env=env).exit_code == 0
+    dry = CliRunner().invoke(cli, ["uninstall", "--client", "claude-code", "--dry-run"], env=env)
+    done = CliRunner().invoke(cli, ["uninstall", "--client", "claude-code"], env=env)
+    for result, last in ((dry, f"dry run: {path} not deleted"), (done, f"deleted {path} (install had made it")):
+        lines = result.output.splitlines()
+        assert result.exit_code == 0 and len(lines) == 3, result.output
+        assert lines[0].startswith(f"removes `loopguard-hook` from {path} for: PreToolUse, ")
+        assert lines[1] == f"{path} held only what install wrote: it goes"
+        assert lines[2].startswith(last), result.output
+    path.write_text('{"theme": "dark"}\n')
+    assert CliRunner().invoke(cli, ["install", "--client", "claude-code"], env=env).exit_code == 0
+    path.write_text(path.read_text().replace('"dark"', '"light"'))
+    lines = CliRunner().invoke(cli, ["uninstall", "--client", "claude-code"], env=env).output.splitlines()
+    assert lines[0].startswith(f"removes `loopguard-hook` from {path} for: ")
+    assert lines[1].startswith(f"{path}: ") and lines[2].startswith(f"wrote {path} (backup: "), lines
+    assert lines[-1].startswith("note: the file is not as it was before install"), lines

@@ -213,10 +213,10 @@ def uninstall(client: str, scope: str, dry_run: bool, full_diff: bool, dsh_profi
             changes = install_mod.apply(changes, force=force, undo=True)
     except install_mod.InstallError as exc:
         raise click.ClickException(str(exc)) from None
-    if any(c.backup for c in changes):
-        changes[-1].messages.append(
+    click.echo(install_mod.format_report(changes, dry_run=dry_run, full_diff=full_diff, brief=True), nl=False)
+    if any(c.backup for c in changes):  # after the lines that name the backups
+        click.echo(
             "note: the file is not as it was before install (it changed since, or install's backup is gone), so "
             "the backup made now (above) stays, and so does install's where it made one (the text before install; "
             "none when install created the file): remove them when you no longer need them"
         )
-    click.echo(install_mod.format_report(changes, dry_run=dry_run, full_diff=full_diff, brief=True), nl=False)

@@ -83,9 +83,13 @@ def format_report(
     A file that is created (or deleted) gets a one-line summary instead of its whole text as a
     diff (its messages say what it registers), unless `full_diff`; a change to an existing file
     shows its diff, or with `brief` (`uninstall`) how many lines it takes out and puts in.
+    `brief` also says each file's messages first (what comes out of it, and why the file goes),
+    so that `deleted FILE` and `wrote FILE` end its lines rather than come before the reason.
     """
     out: list[str] = []
     for change in changes:
+        if brief:
+            out += map(printable, change.messages)
         if change.changed:
             whole = change.old_text is None or change.new_text is None
             if full_diff or not (whole or brief):
@@ -96,7 +100,8 @@ def format_report(
                 out.append(_written_line(change, summary=whole and not full_diff))
             elif dry_run:
                 out.append(_dry_run_line(change, summary=whole and not full_diff))
-        out += map(printable, change.messages)  # they name paths too
+        if not brief:
+            out += map(printable, change.messages)  # they name paths too
     return "\n".join(out) + "\n"
 
 
