@@ -24,7 +24,7 @@ from loopguard_hook.core.event import Client
 from loopguard_hook.hook import HookOptions, run
 from loopguard_hook.hosts.render import render
 from loopguard_hook.hosts.rollout import exec_failure, refusal
-from loopguard_hook.replay import codex_tools
+from loopguard_hook.replay import codex_tools, jsonl
 
 #: What the summaries say the saved tokens come after (`replay.cost.AFTER_SAVED`).
 AFTER = "after a call the recording ran and the guard would have denied, or past its end of turn"
@@ -463,6 +463,54 @@ def test_malformed_lines_are_skipped(tmp_path: Path) -> None:
             (c.tool, c.pre, c.post, c.recorded) for c in clean.calls
         ]
         assert dirty.summary.skipped_lines == clean.summary.skipped_lines + 4
+
+
+def test_a_line_longer_than_the_cap_is_skipped_and_never_read_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One huge line (a damaged file, a sparse file of no newline) counts as one unreadable line,
+    read in pieces of at most the cap: it is never held whole, nor is the file."""
+    cap = 64
+    record = b'{"type":"x","n":%d}'
+    path = tmp_path / "long.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + record % 1 + b"\n" + b"x" * (50 * cap) + b"\n" + record % 3 + b"\n"
+                     + b"\n" + b"[" * (cap + 1) + b"\n" + (record % 6).ljust(cap) + b"\n" + b"\0" * (20 * cap))
+    asked: list[int] = []
+    given: list[int] = []
+
+    class Spy:
+        """The file as `read_lines` opens it, keeping the size of each read asked and given."""
+
+        def __init__(self, fh: Any) -> None:
+            self.fh = fh
+
+        def __enter__(self) -> Spy:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            self.fh.close()
+
+        def seek(self, pos: int) -> int:
+            return int(self.fh.seek(pos))
+
+        def read(self, size: int = -1) -> bytes:
+            asked.append(size)
+            out: bytes = self.fh.read(size)
+            given.append(len(out))
+            return out
+
+        def readline(self, size: int = -1) -> bytes:
+            asked.append(size)
+            out: bytes = self.fh.readline(size)
+            given.append(len(out))
+            return out
+
+    opener = jsonl.open_regular_file
+    monkeypatch.setattr(jsonl, "open_regular_file", lambda p: Spy(opener(p)))
+    lines, skipped = jsonl.read_lines(str(path), cap=cap)
+    assert [(line.number, line.data) for line in lines] == [(1, {"type": "x", "n": 1}), (3, {"type": "x", "n": 3}),
+                                                             (6, {"type": "x", "n": 6})]
+    assert skipped == 3  # the lines of 50 and 20 times the cap, and the one a byte over it
+    assert asked and all(0 <= size <= cap + 1 for size in asked)
+    assert max(given) <= cap + 1
 
 
 def test_unknown_and_unreadable_files(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ The option names of the plugins the reminder, breaker and progress profiles repr
 import os
 import time
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import Any, BinaryIO, NamedTuple
 
 from . import pause
 from .keys import ALIASES, KEYS, USER_SCOPE_KEYS, VALIDATORS, ConfigError, convert, failed
@@ -31,6 +31,7 @@ __all__ = [
     "Layer",
     "Resolved",
     "load",
+    "open_regular_file",
     "read_regular_file",
     "read_toml",
     "resolve",
@@ -160,11 +161,23 @@ def read_regular_file(path: str, limit: int = -1) -> bytes:
     """The bytes of a file a user named (a config file, a recording to replay), at most
     `limit + 1` of them when `limit` is set, so the caller can tell it was too big.
 
-    Opened non-blocking and read only when it is a regular file: a FIFO or `/dev/zero` given
-    by mistake must not hang the hook or fill memory.
+    Opened as `open_regular_file` opens it.
 
     Raises:
         OSError: it cannot be opened or read, or is not a regular file (`strerror` says which).
+    """
+    with open_regular_file(path) as fh:
+        return fh.read(limit + 1 if limit >= 0 else -1)
+
+
+def open_regular_file(path: str) -> BinaryIO:
+    """A buffered binary reader of a file a user named; the caller closes it.
+
+    Opened non-blocking and only when it is a regular file: a FIFO or `/dev/zero` given by
+    mistake must not hang the hook or fill memory.
+
+    Raises:
+        OSError: it cannot be opened, or is not a regular file (`strerror` says which).
     """
     import errno
     import stat
@@ -176,10 +189,14 @@ def read_regular_file(path: str, limit: int = -1) -> bytes:
     if not stat.S_ISREG(mode):
         raise OSError(errno.EINVAL, "not a regular file")
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-    with os.fdopen(fd, "rb") as fh:
+    fh = os.fdopen(fd, "rb")
+    try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise OSError(errno.EINVAL, "not a regular file")
-        return fh.read(limit + 1 if limit >= 0 else -1)
+    except BaseException:
+        fh.close()
+        raise
+    return fh
 
 
 def read_toml(path: str, source: str) -> Layer:

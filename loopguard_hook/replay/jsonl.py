@@ -6,12 +6,13 @@ import heapq
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import IO, Any, TypeVar
 
 import orjson
 
-from ..config.load import read_regular_file
+from ..config.load import open_regular_file
 from ..hosts.transcript import assistant_texts
+from ..process import MAX_PAYLOAD_BYTES
 from .model import RecordedEvent, ReplayError
 
 #: How a zstd frame starts (RFC 8878): DSH writes its session log so.
@@ -26,27 +27,74 @@ class Line:
     data: dict[str, Any]
 
 
-def read_lines(path: str) -> tuple[list[Line], int]:
+#: The longest line read: the hook takes no payload longer (`process.MAX_PAYLOAD_BYTES`), and a
+#: longer line (a damaged file, one huge line with no newline) is skipped as unreadable.
+MAX_LINE_BYTES = MAX_PAYLOAD_BYTES
+#: Bytes read at a time while passing over a line longer than the cap.
+_SKIP_CHUNK = 1 << 20
+
+
+def read_lines(path: str, cap: int = MAX_LINE_BYTES) -> tuple[list[Line], int]:
     """The JSON object lines of `path` and the number of lines skipped as malformed.
+
+    A line longer than `cap` bytes counts as malformed, and is passed over in reads of at most
+    `cap + 1` bytes, never held whole: memory stays about `cap` for any file.
 
     Raises:
         ReplayError: the file cannot be read.
     """
     try:
-        raw = read_regular_file(path)
+        with open_regular_file(path) as fh:
+            if fh.read(len(ZSTD_MAGIC)) != ZSTD_MAGIC:
+                fh.seek(0)
+                return _object_lines(_capped_lines(fh, cap))
+            raw = ZSTD_MAGIC + fh.read()
     except OSError as exc:
         raise ReplayError(f"{path}: {exc.strerror or exc}") from None
-    skipped = 0
-    if raw.startswith(b"\xef\xbb\xbf"):
-        raw = raw[3:]
-    elif raw.startswith(ZSTD_MAGIC):  # a DSH session log: zstd frames of JSON lines
-        from ..hosts.dshlog import decode_all
+    # A DSH session log: zstd frames of JSON lines, their decoded bytes bounded (`decode_all`).
+    from ..hosts.dshlog import decode_all
 
-        raw, skipped = decode_all(raw)  # a frame skipped counts as one line
-        if not raw and not skipped:  # not "empty": it had bytes, only no frame decoded whole
-            raise ReplayError(f"{path}: no whole zstd frame (corrupt, or cut short), nothing to replay")
+    raw, skipped = decode_all(raw)  # a frame skipped counts as one line
+    if not raw and not skipped:  # not "empty": it had bytes, only no frame decoded whole
+        raise ReplayError(f"{path}: no whole zstd frame (corrupt, or cut short), nothing to replay")
+    lines, bad = _object_lines(raw.split(b"\n"))
+    return lines, skipped + bad
+
+
+#: A line `_capped_lines` gives for one longer than the cap (no JSON text is blank).
+_OVERLONG = b"\0"
+
+
+def _capped_lines(fh: IO[bytes], cap: int) -> Iterator[bytes]:
+    """The lines of `fh` without their newline, `_OVERLONG` for each longer than `cap` bytes;
+    every read asks at most `cap + 1` bytes. A byte order mark before the first is dropped."""
+    first = True
+    while True:
+        text = fh.readline(cap + 1)
+        if not text:
+            return
+        if first:
+            first = False
+            if text.startswith(b"\xef\xbb\xbf"):
+                text = text[3:]
+        if text.endswith(b"\n"):
+            yield text[:-1]
+            continue
+        if len(text) <= cap:  # the last line, with no newline
+            yield text
+            return
+        del text
+        while (rest := fh.readline(min(cap + 1, _SKIP_CHUNK))) and not rest.endswith(b"\n"):
+            pass
+        yield _OVERLONG
+
+
+def _object_lines(texts: Iterable[bytes]) -> tuple[list[Line], int]:
+    """The JSON object lines among `texts` (numbered from 1) and the count of the others that
+    are not blank."""
+    skipped = 0
     lines: list[Line] = []
-    for number, text in enumerate(raw.split(b"\n"), start=1):
+    for number, text in enumerate(texts, start=1):
         if not text.strip():
             continue
         try:
