@@ -169,7 +169,8 @@ def replay_command(
     on stderr when that is a terminal.
 
     A file that cannot be replayed (empty, only a session summary, another format) is named on
-    stderr, one line each, and the others are reported. Exit status: 0 when at least one
+    stderr, one line each for the first five, then one line counts the rest; the others are
+    reported. Exit status: 0 when at least one
     session was replayed, 1 when none was, 130 when interrupted (Ctrl-C).
     """
     import shutil
@@ -193,7 +194,8 @@ def replay_command(
         # The files of the folder replay runs in and the user's, not the recording's: said once.
         click.echo(f"replay: settings from {_printable(read)} (`config show` lists them)", err=True)
     recordings = replay_mod.load(files, unreadable=unreadable)
-    _say_unreadable(unreadable)
+    skipped = _Skipped()
+    skipped.say(unreadable)
     said = len(unreadable)
     if color is None:
         color = fmt == "text" and _is_terminal(sys.stdout) and not os.environ.get("NO_COLOR")
@@ -210,7 +212,8 @@ def replay_command(
     finally:
         if progress is not None:
             progress.close()
-    _say_unreadable(unreadable[said:])
+    skipped.say(unreadable[said:])
+    skipped.close()
     if not replayed and unreadable:
         ctx.exit(1)
     if html_path is not None:
@@ -276,10 +279,31 @@ def _a_recording(path: str, files: tuple[str, ...]) -> bool:
     return False
 
 
-def _say_unreadable(messages: list[str]) -> None:
-    """One stderr line per file `replay` or `sweep` could not use (each message names it)."""
-    for message in messages:
-        click.echo(f"loopguard-hook: skipped {message}", err=True)
+#: How many files `replay` and `sweep` name on stderr as skipped: the rest are counted in one
+#: line (a folder of thousands of files that are not recordings would print thousands).
+SKIPPED_NAMED = 5
+
+
+class _Skipped:
+    """The stderr lines of the files `replay` or `sweep` could not use: one each for the first
+    `SKIPPED_NAMED`, as they are found (`say`), then one line of how many more (`close`)."""
+
+    def __init__(self) -> None:
+        self.named = self.more = 0
+
+    def say(self, messages: list[str]) -> None:
+        """Name each of `messages` (each names its file) while there is room, count the others."""
+        for message in messages:
+            if self.named < SKIPPED_NAMED:
+                click.echo(f"loopguard-hook: skipped {message}", err=True)
+                self.named += 1
+            else:
+                self.more += 1
+
+    def close(self) -> None:
+        """Say how many files were skipped and not named, if any."""
+        if self.more:
+            click.echo(f"loopguard-hook: skipped {self.more} more {'file' if self.more == 1 else 'files'}", err=True)
 
 
 def _write_html(path: str, reports: list[Any]) -> None:
@@ -390,7 +414,9 @@ def sweep_command(
     unreadable: list[str] = []
     paths = list(_in_folders(tuple(paths), unreadable))
     recordings = replay_mod.load(paths, unreadable=unreadable)
-    _say_unreadable(unreadable)
+    skipped = _Skipped()
+    skipped.say(unreadable)
+    skipped.close()
     if not recordings:
         ctx.exit(1)
     progress = _ReplayProgress() if _is_terminal(sys.stderr) else None

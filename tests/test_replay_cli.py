@@ -58,6 +58,25 @@ def test_summary_names_the_file_a_line_was_skipped_in(tmp_path: Path) -> None:
     assert lines[-1] == f"(1 unreadable or unknown line skipped: 1 in {cut})"
 
 
+def test_a_folder_of_many_files_it_cannot_replay_names_a_few_and_counts_the_rest(tmp_path: Path) -> None:
+    """A folder of files that are not recordings printed one stderr line each (thousands, beside
+    `--summary`): the first few are named, then one line counts the others; the note under the
+    table still names the recording a line was skipped in."""
+    whole = Path(READ_LOOP).read_text().splitlines(keepends=True)
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("".join(whole[:3]) + '{"type": "user", "mess\n' + "".join(whole[3:]))
+    others = [tmp_path / f"other{n}.jsonl" for n in range(cli_mod.SKIPPED_NAMED + 3)]
+    for other in others:
+        other.write_text('{"type": "user"}\n')
+    result = run("--summary", str(tmp_path))
+    assert result.stderr.splitlines() == [
+        *(f"loopguard-hook: skipped {other}: not a Claude Code transcript, a Codex rollout, a DSH session log or a hook "
+          "payload log" for other in others[: cli_mod.SKIPPED_NAMED]),
+        "loopguard-hook: skipped 3 more files",
+    ]
+    assert result.stdout.splitlines()[-1] == f"(1 unreadable or unknown line skipped: 1 in {cut})"
+
+
 def test_summary_adds_the_counts_of_sessions_of_one_recording(tmp_path: Path) -> None:
     """A payload log holding two sessions, with one and two payloads the hook would reject: the
     note names the log once, with both sessions' counts (the second replaced the first once)."""
