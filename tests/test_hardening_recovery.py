@@ -13,7 +13,12 @@ import orjson
 import pytest
 from test_hardening_helpers import HOOK, can_drop_capabilities, drop_file_capabilities, dumps, post, pre
 
+from loopguard_hook.hook import HookOptions, run
+from loopguard_hook.store import session_file_name
+
 AS_USER = drop_file_capabilities if os.geteuid() == 0 else None
+#: A time for the in-process events.
+T0 = 1_800_000_000.0
 KINDS = ["directory", "full-directory", "fifo", "unreadable"]
 
 
@@ -93,6 +98,39 @@ def test_reset_clears_a_bad_state_file(kind: str, suffix: str, tmp_path: Path) -
     assert reset.returncode == 0 and b"reset session s1" in reset.stdout, reset
     assert not (state / "sessions" / f"s1{suffix}").exists()
     assert _call(state, 0).returncode == 0
+
+
+PAYLOADS = Path(__file__).resolve().parents[1] / "examples" / "payloads"
+
+
+@pytest.mark.parametrize(("client", "event", "payload"), [
+    ("claude-code", None, PAYLOADS / "claude-code-2.1.332" / "PreToolUse.Read.json"),
+    ("copilot", "preToolUse", PAYLOADS / "copilot-1.0.102" / "preToolUse.bash.json"),
+])
+def test_a_directory_planted_as_the_lock_is_moved_aside_with_one_line(
+    client: str, event: str | None, payload: Path, tmp_path: Path
+) -> None:
+    """A directory at a session's lock name is moved to `<id>.corrupt` with one line, as a damaged
+    ledger is (it was moved silently): on stderr, or, on a host that takes a hook's stderr or
+    failure badly, in `errors.log` with nothing on stderr and exit 0. The ledger is kept."""
+    state = tmp_path / "state"
+    raw = payload.read_bytes()
+    sid = session_file_name(orjson.loads(raw).get("session_id") or orjson.loads(raw)["sessionId"])
+    options = HookOptions(client=client, event=event, state_dir=str(state))
+    assert run(raw, options=options, environ={}, user_config="", clock=lambda: T0).exit_code == 0
+    lock = state / "sessions" / f"{sid}.lock"
+    lock.unlink()
+    lock.mkdir()
+    result = run(raw, options=options, environ={}, user_config="", clock=lambda: T0 + 1)
+    line = f"loopguard-hook: lock file {sid}.lock could not be opened (Is a directory); moved it to {sid}.corrupt"
+    assert result.exit_code == 0
+    if client == "copilot":
+        assert result.stderr == ""
+        assert (state / "errors.log").read_text().splitlines()[-1] == line
+    else:
+        assert result.stderr == line
+    assert (state / "sessions" / f"{sid}.corrupt").is_dir() and lock.is_file()
+    assert orjson.loads((state / "sessions" / f"{sid}.json").read_bytes())["attempts"] >= 1  # not started afresh
 
 
 @needs_caps

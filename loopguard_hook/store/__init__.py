@@ -84,11 +84,14 @@ class Store(StateDir):
     # -- locking --------------------------------------------------------------------------
 
     @contextmanager
-    def _lock(self, dir_fd: int, name: str, *, wait: bool = True, recover: bool = True) -> Iterator[bool]:
+    def _lock(
+        self, dir_fd: int, name: str, *, wait: bool = True, recover: bool = True, notes: list[str] | None = None
+    ) -> Iterator[bool]:
         """Hold the session's exclusive lock; yields False only when `wait=False` and it is busy.
 
-        With `recover`, a directory or unopenable file at the lock's name is moved aside; bulk
-        cleanup (`gc`, `reset --all`) passes False and skips such a session instead.
+        With `recover`, a directory or unopenable file at the lock's name is moved aside (one
+        line in `notes`, when given); bulk cleanup (`gc`, `reset --all`) passes False and skips
+        such a session instead.
 
         Raises:
             StateError: the lock file cannot be opened.
@@ -97,7 +100,7 @@ class Store(StateDir):
         lock_name = name + ".lock"
         deadline = time.monotonic() + (self.lock_timeout if wait else 0.0)
         while True:
-            fd = self._open_lock(dir_fd, lock_name, recover)
+            fd = self._open_lock(dir_fd, lock_name, recover, notes)
             try:
                 progress = (lambda: self._stamp(dir_fd, name)) if wait else None
                 got = fcntl is None or self._acquire(fd, deadline, raise_on_timeout=wait, progress=progress)
@@ -278,9 +281,12 @@ class Store(StateDir):
             return
         dir_fd = self._ensure()
         try:
-            with self._lock(dir_fd, name):
+            notes: list[str] = []
+            with self._lock(dir_fd, name, notes=notes):
                 read = self._read(dir_fd, name, expect)
                 handle = SessionHandle(None, unchanged=True) if read is None else SessionHandle(read.state, read.warning)
+                if notes:  # a damaged lock and a damaged ledger: still one line
+                    handle.warning = "; ".join([*notes, *([handle.warning] if handle.warning else [])])
                 yield handle
                 if handle.delete:
                     # Every file of the session, the lock too (held here; a process waiting on it

@@ -240,7 +240,14 @@ def private_subdir(root: str) -> str:
 # -- a session's files and its lock (`Store` has these as its static methods) --------------
 
 
-def _open_lock(dir_fd: int, lock_name: str, recover: bool) -> int:
+def _open_lock(dir_fd: int, lock_name: str, recover: bool, notes: list[str] | None = None) -> int:
+    """A descriptor of the session's lock file, made when missing. With `recover`, a directory
+    or a file that cannot be opened at its name is moved aside, and `notes` gets one line saying
+    so (for stderr, as for a damaged ledger).
+
+    Raises:
+        StateError: the lock file cannot be opened or made.
+    """
     flags = os.O_RDWR | _NOFOLLOW | _CLOEXEC | _NONBLOCK
     for _ in range(3):
         try:
@@ -249,8 +256,11 @@ def _open_lock(dir_fd: int, lock_name: str, recover: bool) -> int:
             if recover and exc.errno in _NOT_A_FILE and exc.errno != errno.ENXIO:
                 # a directory (or a file its owner cannot open) where the lock file belongs:
                 # move it aside and make a lock file of our own
-                if not _set_aside(dir_fd, lock_name, lock_name[: -len(".lock")] + ".corrupt"):
+                aside = lock_name[: -len(".lock")] + ".corrupt"
+                if not _set_aside(dir_fd, lock_name, aside):
                     raise StateError(f"lock file {lock_name}: {exc.strerror or exc}") from None
+                if notes is not None:
+                    notes.append(f"lock file {lock_name} could not be opened ({exc.strerror}); moved it to {aside}")
                 continue
             if exc.errno != errno.ELOOP:
                 raise StateError(f"lock file {lock_name}: {exc.strerror or exc}") from None
