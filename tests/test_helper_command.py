@@ -78,6 +78,30 @@ def test_helper_status_shows_the_helper_and_stop_stops_it(
     assert [p for p in helper_pids(tmpdir_env) if p != pid]
 
 
+def test_status_says_a_helper_differs_by_the_python_variables_of_the_shell(
+    tmpdir_env: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The helper a host started (same install, interpreter and user) seen from a shell that sets
+    PYTHONUNBUFFERED: it was "an older install, another interpreter or rights", none of them true."""
+    monkeypatch.delenv("PYTHONUNBUFFERED", raising=False)
+    hook(SESSION.read_bytes().splitlines()[0], tmp_path)  # starts the helper, without the variable
+    wait_for_socket(tmpdir_env, "*")
+    (h,) = status(capsys)["helpers"]  # type: ignore[misc]
+    assert h["current"]
+    deadline = time.monotonic() + 30
+    while "key_parts" not in h and time.monotonic() < deadline:  # its status file is written at start
+        time.sleep(0.1)
+        (h,) = status(capsys)["helpers"]  # type: ignore[misc]
+    here = sorted({*(k for k in os.environ if k.startswith("PYTHON")), "PYTHONUNBUFFERED"})
+    there = [k for k in here if k != "PYTHONUNBUFFERED"]  # the host's: the same but that one
+    monkeypatch.setenv("PYTHONUNBUFFERED", "1")
+    code, out, _ = cli(["helper", "status"], capsys)
+    assert code == 0 and out.splitlines()[0] == (
+        f"helper pid {h['pid']}  key {h['key']}  (another build: other PYTHON* environment variables "
+        f"(this shell: {', '.join(here)}; the helper: {', '.join(there) or 'none'}))"
+    )
+
+
 def _parent(pid: int) -> int:
     try:
         return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])

@@ -131,8 +131,32 @@ def _is_helper(pid: int) -> bool:
         return False
 
 
-def _describe(h: dict[str, Any], now: float) -> list[str]:
-    build = "this build" if h["current"] else "another build (an older install, another interpreter or rights)"
+#: What may differ in another helper's key (`client.helper_key`), by the part its status names.
+_KEY_PARTS = {
+    "build": "an older or another install, or another interpreter",
+    "environment": "other PYTHON* environment variables",
+    "rights": "other rights (user, capabilities, limits or namespaces)",
+}
+
+
+def _why_another(h: dict[str, Any], mine: dict[str, str] | None, environ: Any) -> str:
+    """How the key of helper `h` differs from this shell's (`mine`, `client.key_parts`): the
+    parts its status file names, or every part it may be (a helper of an older version)."""
+    theirs = h.get("key_parts")
+    if not isinstance(theirs, dict) or mine is None:
+        return "another build: " + ", ".join(_KEY_PARTS.values())
+    differ = [name for name in _KEY_PARTS if theirs.get(name) != mine.get(name)] or list(_KEY_PARTS)
+    out = "another build: " + ", ".join(_KEY_PARTS[name] for name in differ)
+    if "environment" in differ:
+        names = h.get("python_variables")
+        here = ", ".join(sorted(k for k in environ if k.startswith("PYTHON"))) or "none"
+        there = (", ".join(str(n) for n in names) or "none") if isinstance(names, list) else "not said"
+        out += f" (this shell: {_printable(here)}; the helper: {_printable(there)})"
+    return out
+
+
+def _describe(h: dict[str, Any], now: float, mine: dict[str, str] | None, environ: Any) -> list[str]:
+    build = "this build" if h["current"] else _why_another(h, mine, environ)
     lines = [f"helper pid {h['pid']}  key {h['key']}  ({build})"]
     lines.append(f"  socket: {h['socket'] or '(none: not listening)'}")
     if "started" in h:
@@ -158,7 +182,11 @@ def helper_group() -> None:
 @helper_group.command("status")
 @click.option("--json", "as_json", is_flag=True, help="JSON: the folder and every helper found.")
 def helper_status(as_json: bool) -> None:
-    """Every resident helper of this user: pid, build key, socket, workers, events served, idle time."""
+    """Every resident helper of this user: pid, build key, socket, workers, events served, idle time.
+
+    The key is of the install, the interpreter, the rights and every PYTHON* environment variable
+    (PYTHONPATH, PYTHONUNBUFFERED…): a helper of another key is said to be of another build, with
+    the parts that differ."""
     folder, found = helpers(os.environ)
     problem = _problem(folder, os.environ)
     if as_json:
@@ -174,8 +202,11 @@ def helper_status(as_json: bool) -> None:
             click.echo(f"no resident helper running (folder {_printable(folder)}); the next hook event starts one")
         return
     now = time.time()
+    from ..fastpath import client
+
+    mine = client.key_parts(client.process_context()[1], os.environ)
     for h in found:
-        click.echo("\n".join(_describe(h, now)))
+        click.echo("\n".join(_describe(h, now, mine, os.environ)))
 
 
 @helper_group.command("stop")

@@ -344,6 +344,10 @@ class _Status:
         self.fields: dict[str, object] = {
             "pid": os.getpid(), "key": key, "version": __version__, "python": sys.executable,
             "started": self.started, "idle_exit_seconds": idle, "events": 0, "last_event": None,
+            # The parts of its key, and the names of the variables of one: `helper status` says
+            # why another shell's key differs (a `PYTHONUNBUFFERED` set there and not in the host).
+            "key_parts": client.key_parts(client.process_context()[1], os.environ),
+            "python_variables": sorted(k for k in os.environ if k.startswith("PYTHON")),
         }
         self.dirty = True
         self.written = 0.0
