@@ -246,3 +246,17 @@ def test_a_prompt_of_a_new_codex_bridge_turn_is_the_users(tmp_path: Path) -> Non
     payload.update(prompt="Next request", turn_id="2")
     s.send(payload)
     assert s.call("read") == (None, None)  # the new turn's first read (its turn_id is "1" in the sample)
+
+
+def test_a_call_the_codex_bridge_sends_no_arguments_for_is_logged_as_such(tmp_path: Path) -> None:
+    """The Codex bridge sends `{"command": ""}` for every tool but `bash`: the log and the
+    ledger name such a call as sent with no arguments, not as an empty shell command."""
+    s = Session("codex-bridge", tmp_path)
+    s.prompt("Read notes.txt and summarise it.")
+    for _ in range(5):
+        s.call("read")
+    records = [json.loads(line) for line in (Path(s.state) / "decisions.jsonl").read_text().splitlines()]
+    assert records and {r["arguments"] for r in records} == {"read (no arguments sent)"}
+    (ledger,) = Path(s.state, "sessions").glob("*.json")
+    sigs = [sig for agent in json.loads(ledger.read_text())["agents"].values() for sig in agent["sigs"].values()]
+    assert [sig["summary"] for sig in sigs if sig["tool"] == "read"] == ["read (no arguments sent)"]

@@ -357,7 +357,8 @@ def _attempt(
         return verdict, attempt.call  # the common case: nothing to record or render
     # A rule that counts something else than attempts of this call (rounds of a wall, reads of
     # a file, failures on a target) says how many; the others are counted by attempts.
-    verdict = verdict._replace(times=verdict.times or attempt.times, tool=tool, summary=progress.summary(tool, attempt.key))
+    said = progress.summary(tool, attempt.key, sent=caps.has_arguments(tool))
+    verdict = verdict._replace(times=verdict.times or attempt.times, tool=tool, summary=said)
     fitted, wire = policy.fit_call(agent, attempt.call, verdict, config, caps, ev.event.event, can_deny=can_deny)
     if attempt.counted:
         _answer(ev, agent, attempt.key.digest, fitted, answers)
@@ -468,13 +469,14 @@ def _result(
         return None
     verdict = merge(verdicts)
     if not verdict.summary:  # the call whose result it was, as status and the log show a call's decision
-        verdict = verdict._replace(summary=_summary(tool, tool_input, ev.config))
+        verdict = verdict._replace(summary=_summary(tool, tool_input, ev.config, ev.caps))
     return policy.fit_result(verdict, ev.config)
 
 
-def _summary(tool: str, tool_input: object, config: Config) -> str:
+def _summary(tool: str, tool_input: object, config: Config, caps: Capabilities) -> str:
     """The redacted one-line summary of a call (`progress.summary`)."""
-    return progress.summary(tool, call_key(tool, tool_input, frozenset(config.ignore_args)))
+    key = call_key(tool, tool_input, frozenset(config.ignore_args))
+    return progress.summary(tool, key, sent=caps.has_arguments(tool))
 
 
 def _post_tool_use(ev: _Event) -> Decision:
@@ -503,7 +505,7 @@ def _post_tool_use(ev: _Event) -> Decision:
                 "phase": "pre",
             }
     # the summary only for a reminder held for this result (most results have none)
-    summary = _summary(tool, event.tool_input, config) if "remind" in call else ""
+    summary = _summary(tool, event.tool_input, config, ev.caps) if "remind" in call else ""
     held = policy.held_reminder(call, tool, config, summary=summary)
     outcome: Outcome | None
     if event.event == "PostToolUseFailure":

@@ -33,8 +33,12 @@ from .signature import HEAD_CHARS, CallKey, call_key, digest
 from .tools import is_noop_mutation, is_read_tool, is_tracked, matches
 
 
-def summary(tool: str, key: CallKey) -> str:
-    """The redacted one-line summary of a call: its tool and the head of its arguments."""
+def summary(tool: str, key: CallKey, *, sent: bool = True) -> str:
+    """The redacted one-line summary of a call: its tool and the head of its arguments; `sent`
+    False where the host sends none for the tool (`Capabilities.has_arguments`: the DSH Codex
+    bridge's `{"command": ""}` for every tool but `bash`), which the summary says."""
+    if not sent:
+        return f"{tool[:MAX_ID_CHARS]} (no arguments sent)"
     # A head longer than HEAD_CHARS is itself a cut: its last token may be half a secret.
     args = redact_prefix(key.head, SUMMARY_CHARS, complete=len(key.head) <= HEAD_CHARS)
     return f"{tool[:MAX_ID_CHARS]} {args}"[:SUMMARY_CHARS]
@@ -136,7 +140,7 @@ def open_attempt(
         sig = agent["sigs"].get(key.digest)
         return Attempt(call, sig, key, False, False, sig["n"] if sig else 1, None, share)
     # An argument-blind call moves its tool's counters, which only its result can judge.
-    sig = _signature(agent, tool, key, now, share.sigs, share.summary_chars)
+    sig = _signature(agent, tool, key, now, share.sigs, share.summary_chars, sent=not blind)
     if sig.get("refused"):
         call["retry"] = True  # the retry of a refusal or a timeout (`_escalated_retry`)
     previous_time, count = _move(agent, sig, key.digest, config, now, counted=not blind)
@@ -183,14 +187,17 @@ def issued_with(agent: Agent, now: float) -> float | None:
     return ledger.issued(latest)
 
 
-def _signature(agent: Agent, tool: str, key: CallKey, now: float, limit: int, limit_chars: int) -> Signature:
-    """The signature of `key`, created on first use (at most `limit`, the oldest go)."""
+def _signature(
+    agent: Agent, tool: str, key: CallKey, now: float, limit: int, limit_chars: int, *, sent: bool = True
+) -> Signature:
+    """The signature of `key`, created on first use (at most `limit`, the oldest go); `sent`:
+    whether the host sends the tool's arguments (`summary`)."""
     sigs = agent["sigs"]
     sig = sigs.get(key.digest)
     if sig is None:
         sig = sigs[key.digest] = {
             "tool": tool[:MAX_ID_CHARS],
-            "summary": summary(tool, key)[:limit_chars],
+            "summary": summary(tool, key, sent=sent)[:limit_chars],
             "n": 0,
             "total": 0,
             "t": None,
