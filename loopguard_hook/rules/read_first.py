@@ -3,7 +3,8 @@
 
 Claude Code refuses an edit or a write of a file it has not read with its Read tool since the
 file last changed ("File has not been read yet. Read it first before writing to it.", "File has
-been unexpectedly modified. Read it again before attempting to write it."). Only that tool's
+been modified since read, either by the user or by a linter. Read it again…", "File has been
+unexpectedly modified. Read it again before attempting to write it."). Only that tool's
 read counts: a Grep of the file, a Glob or a shell `cat` does not. A model that takes one of
 those for a read sends the edit again, and again, each refused the same way (a public 2.0
 transcript: a subagent's eight Edits and Writes of one component refused so, a Grep of the
@@ -23,7 +24,10 @@ in the tool's run, after the PreToolUse, so the next edit is refused the same wa
 Where the host checks before the PreToolUse (2.1.332 answers "not read yet" as an input
 validation, seen only by PostToolBatch: research/claude-code-hooks.md), an edit that reaches
 its PreToolUse has passed the check, and denying it would deny one that applies: such
-refusals (`Call.late`) are not counted. The seed profiles leave the rule off.
+refusals (`Call.late`) are not counted. And 2.1.332 refuses less: in the real-host test a Write
+of a file never read applies, and so does an Edit of a file a shell command changed since its
+Read (with a note), so the rule is for the releases that refuse (the 2.0 transcripts the corpus
+holds). The seed profiles leave the rule off.
 
 Its slot `Agent.rules["read_first"]` is `{file: [refusals, when the last counted one's result
 came (seconds since the epoch), its error (quoted, redacted)]}`, at most `MAX_FILES` files.
@@ -44,8 +48,8 @@ NAME = "read_first"
 MAX_FILES = 8
 QUOTE_CHARS = 160
 #: Claude Code's refusals of an edit or write of a file its Read tool has not read since the file
-#: last changed (2.0.x transcripts; 2.1.332 LAB).
-_UNREAD = r"File has not been read yet|File has been unexpectedly modified"
+#: last changed (2.0.x transcripts; 2.1.332 LAB: `modified since read`, an input validation there).
+_UNREAD = r"File has not been read yet|File has been unexpectedly modified|File has been modified since read"
 
 if TYPE_CHECKING:
     #: `[refusals, when the last counted refusal's result came, its error]`.

@@ -135,6 +135,32 @@ def test_rejected_edits_are_reminded_after_the_batch_and_end_the_turn(claude_cod
     assert ledger.only_session(ws)["agents"]["main"]["attempts"] == 6  # the Read and 5 Edits
 
 
+def test_the_read_first_rule_stays_silent_where_the_host_no_longer_refuses(claude_code: ClaudeCode, ws: Workspace) -> None:
+    # Claude Code 2.0 refused an edit or a write of a file its Read tool had not read since the
+    # file changed (the read-first rule's case). 2.1.332 refuses neither here: a Write of a file
+    # never read applies, and so does an Edit of a file changed on disk since its Read (with a
+    # note). The rule counts nothing and denies nothing; Greps between are ordinary calls.
+    app = ws.write("app.py", "a = 1\n")
+    turns = [
+        [tool_use("Write", {"file_path": str(app), "content": "a = 2\n"})],
+        [tool_use("Grep", {"pattern": "a =", "path": str(app), "output_mode": "content"})],
+        [tool_use("Read", {"file_path": str(app)})],
+        [tool_use("Bash", {"command": f"echo 'b = 2' >> {app}"})],
+        [tool_use("Grep", {"pattern": "b =", "path": str(app), "output_mode": "content"})],
+        [tool_use("Edit", {"file_path": str(app), "old_string": "a = 2", "new_string": "a = 6"})],
+    ]
+    run = claude_code.run(ws, Script(turns, final_text="Done."), ["Set a to 6 in app.py"])
+    assert_hooks_succeeded(run)
+    conv = run.conversation()
+    assert len(conv) == 7, run.describe()
+    for i in (1, 6):
+        (result,) = [s for s in claude_new(conv[i]) if s.where == "tool_result"]
+        assert not result.is_error and "updated successfully" in result.text, result
+    assert app.read_text() == "a = 6\nb = 2\n"
+    assert_silent(run)
+    assert "read_first" not in ledger.only_session(ws)["agents"]["main"].get("rules", {})
+
+
 def test_calls_cut_short_between_reads_are_reminded_then_end_the_turn(claude_code: ClaudeCode, ws: Workspace) -> None:
     # A reply cut before its tool input reaches Claude Code as `{}`: input validation rejects it
     # ("The required parameter `command` is missing") before PreToolUse, so only PostToolBatch
