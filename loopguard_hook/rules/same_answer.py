@@ -15,7 +15,8 @@ sandbox refusal, the refused command's stdout is left out. What is not an answer
 neither way:
 
 - an empty or short output of a successful call (`mkdir`, `cp`, `git add` print nothing; a test
-  prints `OK`), except an empty answer to a question (`find`, `ls`… `QUESTIONS`), an empty
+  prints `OK`), except an empty answer to a question (`find`, `ls`… `QUESTIONS`; not one that
+  acts on what it finds, `find … -exec sed -i`, `-delete`: `_acts`), an empty
   read of one file (`cat`, `head`, `jq … FILE`… `READERS`, output not sent to a file: the file
   is empty, however it is read), or a
   shell command that ran `SILENT_SECONDS` or more and printed nothing (a hung `git push` whose
@@ -84,7 +85,7 @@ from ..core.outcome import SANDBOX_STDOUT, Failure, error_signature, preview, sa
 from ..core.redact import redact_prefix
 from ..core.shellwords import SHELL_KEYS, SHELL_TOOLS, reads_only
 from ..core.signature import digest, normalise_text
-from ..core.tools import AGENT_TOOLS, matches, resolve_path
+from ..core.tools import AGENT_TOOLS, SHELL_WRITES, matches, resolve_path
 from ..core.verdict import Action, Decision, Rule
 from .base import CallContext, ResultContext
 
@@ -171,6 +172,17 @@ SILENT_SECONDS = 60.0
 #: of success. A text search (`grep`, `rg`) is left out: each pattern is another question, and
 #: many finding nothing is how a search narrows down.
 QUESTIONS = r"(find|ls|fd|locate|which|whereis|git\s+ls-files)\b"
+#: A question that acts on what it finds (`find … -exec sed -i …`, `find … -delete`, a listing sent
+#: into a file): silent on success, so its empty output is no answer (a public transcript:
+#: successive `find . -name "*.vue" -exec sed -i '' 's/…/…/g' {} +` colour replacements).
+_ACTS = SHELL_WRITES + r"|\s-delete\b"
+
+
+def _acts(command: str) -> bool:
+    """Whether a shell command changes files (`tools.SHELL_WRITES`, or `find -delete`)."""
+    return re.search(_ACTS, command[:4096]) is not None
+
+
 #: Commands that only read a file and print it, or part of it: printing nothing, the file is
 #: empty, or holds nothing of what was asked, whichever way it is asked (jq by id, by index,
 #: head, cat: a file emptied on disk, read ten ways; held-out corpus session 05033c3a).
@@ -421,7 +433,7 @@ def answer_key(ctx: ResultContext) -> tuple[str, ...] | None:
     text, tool_input = ctx.error_text, ctx.tool_input  # without the shell's own lines
     command = _command(ctx.tool, tool_input)
     body = text.strip()
-    asked = re.match(_LEAD + QUESTIONS, command) if command is not None else None
+    asked = re.match(_LEAD + QUESTIONS, command) if command is not None and not _acts(command) else None
     nothing = _no_match(ctx.response)
     if not body or (asked and re.match(_BARE_NO, body[:64])) or nothing:
         if asked or (nothing and ctx.tool == "Glob"):  # a file looked for in place after place
