@@ -12,12 +12,15 @@ whole file between each, until it gave up). Each attempt differs (an edit, then 
 whole file, then a smaller edit), so no repeat count grows, and a whole-file write's failure is
 not the one-file rule's (`target.py`).
 
-The rule counts such refusals per file (by its last two path components, `tools.target_of`),
-one per round: a parallel batch of edits refused together is one. After `read_first_deny_at`
-of them (balanced: 2) with no read of the file by a read tool (`tools.is_read_tool`) since the
-first, the next edit or write of it is denied at its PreToolUse, saying which tool the host
-takes for a read. A read of the file by such a tool, an edit or a write of it that applies, a
-user prompt or a compaction lifts it.
+The rule counts such refusals per file (by its whole path, made absolute in the call's folder:
+`_key`; `packages/api/src/index.ts` and `packages/web/src/index.ts` are two files, whatever
+their last parts), one per round: a parallel batch of edits refused together is one. After
+`read_first_deny_at` of them (balanced: 2) with no read of the file by a read tool
+(`tools.is_read_tool`) since the first, the next edit or write of it is denied at its
+PreToolUse, saying which tool the host takes for a read. A read of the file by such a tool, an
+edit or a write of it that applies, a shell command that changes it (`rm`, `mv`, `git checkout
+--`: `tools.change_paths`; a Write may then create it afresh), a user prompt or a compaction
+lifts it.
 
 Only a refusal of a call that came through a PreToolUse counts: Claude Code 2.0 checks the read
 in the tool's run, after the PreToolUse, so the next edit is refused the same way after it too.
@@ -36,10 +39,11 @@ came (seconds since the epoch), its error (quoted, redacted)]}`, at most `MAX_FI
 import re
 from typing import TYPE_CHECKING, cast
 
-from ..core.ledger import Agent, Limits, drop_slot, issued, new_round, slot, slots, trim
+from ..core.ledger import MAX_ID_CHARS, Agent, Limits, drop_slot, issued, new_round, slot, slots, trim
 from ..core.outcome import Failure, preview
 from ..core.redact import redact_prefix
-from ..core.tools import is_read_tool, named_path, target_of
+from ..core.shellwords import SHELL_TOOLS
+from ..core.tools import change_paths, is_read_tool, named_path, resolve_path
 from ..core.verdict import Action, Decision, Rule
 from .base import CallContext, ResultContext
 from .target import PATCH_TOOLS, WRITE_TOOLS
@@ -52,10 +56,19 @@ QUOTE_CHARS = 160
 _UNREAD = r"File has not been read yet|File has been unexpectedly modified|File has been modified since read"
 
 if TYPE_CHECKING:
-    #: `[refusals, when the last counted refusal's result came, its error]`.
+    #: `[refusals, when the last counted refusal's result came, its error]`, by `_key`.
     Entry = list[int | float | str]
 else:
     Entry = list
+
+
+def _key(path: str | None, cwd: str | None) -> str | None:
+    """A file as the table knows it: its path made absolute in the folder `cwd` and normalised
+    (`tools.resolve_path`), else as written (a Windows path, no folder known); at most
+    `MAX_ID_CHARS` characters."""
+    if not path:
+        return None
+    return (resolve_path(path, cwd) or path)[:MAX_ID_CHARS]
 
 
 def _files(agent: Agent) -> dict[str, Entry]:
@@ -69,7 +82,7 @@ def on_call(ctx: CallContext) -> Decision | None:
     files = _files(ctx.agent)
     if not files or not ctx.counted or ctx.event.event != "PreToolUse" or ctx.tool not in PATCH_TOOLS | WRITE_TOOLS:
         return None
-    file = target_of(ctx.tool_input, ctx.config)
+    file = _key(named_path(ctx.tool_input, ctx.config), ctx.event.cwd)
     entry = files.get(file) if file else None
     limit = ctx.config.read_first_deny_at
     if entry is None or not limit or int(entry[0]) < limit:
@@ -87,13 +100,20 @@ def on_result(ctx: ResultContext) -> None:
     if not ctx.config.read_first_deny_at:
         return None
     writes = ctx.tool in PATCH_TOOLS or ctx.tool in WRITE_TOOLS
-    if not writes and not is_read_tool(ctx.tool, ctx.config):
+    files = _files(ctx.agent)
+    failed = ctx.outcome.failure != Failure.NONE
+    if files and not failed and ctx.tool in SHELL_TOOLS:
+        # A command that changed a file (removed, moved, checked out): a write may create it anew.
+        for path in change_paths(ctx.tool, ctx.tool_input, ctx.config):
+            files.pop(_key(path, ctx.cwd) or "", None)
+        if not files:
+            drop_slot(ctx.agent, NAME)
         return None
-    file = target_of(ctx.tool_input, ctx.config)
+    if not writes and not (files and is_read_tool(ctx.tool, ctx.config)):
+        return None
+    file = _key(named_path(ctx.tool_input, ctx.config), ctx.cwd)
     if file is None:
         return None
-    failed = ctx.outcome.failure != Failure.NONE
-    files = _files(ctx.agent)
     if not failed:
         if files.pop(file, None) is not None and not files:
             drop_slot(ctx.agent, NAME)  # read, or changed as the model meant: the host takes it as read
