@@ -307,9 +307,14 @@ def on_result(ctx: ResultContext) -> Decision | None:
     named = _as_named(ctx, target)
     # A wall of reads or searches on one path (a Read of a file not there, a Glob timing out on a
     # home folder) is not mended by writing the file: its text says to look, not to rewrite.
-    # Decided from the tools known to only look (`tools.only_looks`), not from `mutating_tools`:
-    # an MCP editor missing from that list still edits.
-    looks = named is not None and only_looks(tool, ctx.config)
+    # Decided from the tools known to only look (`tools.only_looks`) or to change files
+    # (`mutating_tools`, a shell): any other (an MCP reader or editor the profile does not list)
+    # gets a text that fits both, never "rewrite the file whole" for a file not found.
+    looks: bool | None = None
+    if named is not None and only_looks(tool, ctx.config):
+        looks = True
+    elif named is not None and (tool in SHELL_TOOLS or matches(tool, ctx.config.mutating_tools)):
+        looks = False
     text = same_error_reminder(
         tool, count, quoted, limit, target=named, page=bool(page), kills_itself=kills_itself, looks=looks
     )
@@ -927,13 +932,15 @@ def _as_named(ctx: CallContext | ResultContext, target: str | None) -> str | Non
 
 def same_error_reminder(
     tool: str, count: int, error: str, limit: int, *, target: str | None = None, page: bool = False, kills_itself: bool = False,
-    looks: bool = False,
+    looks: bool | None = False,
 ) -> str:
     """The same failure under different arguments: a wall, not a typo. With `target`, the
     calls all worked on that one file (a patch that does not apply, a file not where it is
     looked for), and with `looks` too they only read or searched it (a Read, a Glob of one
-    folder): no rewrite mends that; with `page`, they all asked one web address that is not
-    there; with `kills_itself`, the last of them killed its own shell (`_kills_itself`)."""
+    folder): no rewrite mends that; with `looks` None, a tool neither known to look nor to
+    change files (an MCP tool the profile does not list): a text that fits either; with `page`,
+    they all asked one web address that is not there; with `kills_itself`, the last of them
+    killed its own shell (`_kills_itself`)."""
     if kills_itself:
         return (
             f"[{PREFIX}] {tool} has failed {count} times with different arguments but the same error: "
@@ -943,6 +950,13 @@ def same_error_reminder(
         return (
             f"[{PREFIX}] {tool} of one address has failed {count} times with different arguments but the same "
             f'error: """{quote(error, limit)}""". {_instead(False, page=True)}.'
+        )
+    if target is not None and looks is None:
+        return (
+            f"[{PREFIX}] {tool} on {target} has failed {count} times with different arguments but the same "
+            f'error: """{quote(error, limit)}""". Rewording the call is not helping: check that the path is '
+            "where you think and what the error asks of it, then change the approach, go on with what you have, "
+            "or ask the user."
         )
     if target is not None and looks:
         return (

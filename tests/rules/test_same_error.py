@@ -152,16 +152,20 @@ def test_a_wall_of_searches_on_one_folder_is_told_to_look_not_to_rewrite(tmp_pat
 
 
 def test_a_wall_of_an_editor_the_profile_does_not_list_keeps_the_edit_text(tmp_path: Path) -> None:
-    """The golden `same_error_mcp_editor_wall_on_one_file_is_told_to_look_at_the_file.json`: an
-    MCP editor missing from `mutating_tools` still edits; only tools known to read or search
-    (`tools.only_looks`) get the text about the path and a narrower search."""
-    data = scenario.load(scenario.SCENARIO_DIR / "same_error_mcp_editor_wall_on_one_file_is_told_to_look_at_the_file.json")
+    """The golden `same_error_mcp_tool_wall_on_one_file_gets_a_text_for_reads_and_edits.json`: an
+    MCP tool missing from both `mutating_tools` and the tools known to read or search
+    (`tools.only_looks`) may edit or read: it gets neither a narrower search nor "rewrite the
+    file whole" (for a file not found, that would invite creating it), but a text for both."""
+    data = scenario.load(scenario.SCENARIO_DIR / "same_error_mcp_tool_wall_on_one_file_gets_a_text_for_reads_and_edits.json")
     runner = scenario.Runner(data, "balanced", "claude-code", str(tmp_path / "state"))
     assert runner.play() == []
     answers = [json.loads(result.stdout) for _, result in runner.results if result.stdout.strip()]
     (reminder,) = [a["hookSpecificOutput"]["additionalContext"] for a in answers]
     assert "mcp__jetbrains__replace_text_in_file on " in reminder and "has failed 3 times" in reminder
-    assert "look at the file as it is now" in reminder and "narrower folder" not in reminder
+    assert "check that the path is where you think" in reminder
+    assert "narrower folder" not in reminder and "rewrite" not in reminder
+    reader = walls.same_error_reminder("mcp__fs__read_text_file", 3, "ENOENT", 200, target="src/a.py", looks=None)
+    assert "rewrite" not in reader and messages.variant_of(reader, rules.VARIANTS) == "same_error_reminder"
     config = Config()
     assert all(only_looks(tool, config) for tool in ("Read", "Glob", "Grep", "grep_search", "list_directory", "view"))
     assert not any(only_looks(tool, config) for tool in ("Edit", "mcp__jetbrains__replace_text_in_file", "Bash"))
