@@ -440,12 +440,13 @@ def detailed_reminder(tool: str, count: int, arguments: str, *, in_a_row: bool, 
 
 def rejected_reminder(tool: str, count: int, answer: str, limit: int, *, rejections: int) -> str:
     """A reminder for a call the host rejected before it ran (`_rejection`), attempt `count` of
-    the same input, the last `rejections` of them rejected (the earlier ones ran): it quotes the
+    the same input, the last `rejections` of them rejected (the earlier ones were not: they ran,
+    or the guard denied them): it quotes the
     host's `answer` (at most `limit` characters, 4,000 at most) and asks for what it names. Not
     "identical arguments": the signature may leave out what the model changed between attempts (a
     Task's `description`, a Bash `timeout`)."""
-    earlier = count - rejections
-    ran = "" if earlier <= 0 else "; the earlier one ran" if earlier == 1 else f"; the earlier {earlier} ran"
+    earlier = count - rejections  # attempts that reached the host's PreToolUse: run, or denied by the guard
+    ran = "" if earlier <= 0 else "; the earlier one was not" if earlier == 1 else f"; the earlier {earlier} were not"
     if 1 < rejections < count:
         ran = f"; the host rejected the last {rejections}{ran.replace(';', ',', 1)}"
     return (

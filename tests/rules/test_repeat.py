@@ -495,9 +495,9 @@ def test_one_rejection_after_attempts_that_ran_is_reminded_not_ended() -> None:
     assert [(v.action, v.rule) if v else None for v in got] == [(Action.REMIND, Rule.REPEAT)] * 4 + [
         (Action.STOP, Rule.END_TURN)
     ]
-    assert got[0] is not None and "attempt 7 with the same input and no new result in between; the earlier 6 ran." in (
+    assert got[0] is not None and "attempt 7 with the same input and no new result in between; the earlier 6 were not." in (
         got[0].message
     )
-    assert got[1] is not None and "the host rejected the last 2, the earlier 6 ran" in got[1].message
+    assert got[1] is not None and "the host rejected the last 2, the earlier 6 were not" in got[1].message
     assert "timeout` exceeds the maximum" in got[0].message
     assert got[-1] is not None and got[-1].stop_reason is not None and "sent in 5 replies" in got[-1].stop_reason
