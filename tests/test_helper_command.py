@@ -209,3 +209,14 @@ def test_status_says_what_keeps_a_helper_from_running(
         lock.rmdir()
     elif lock.is_symlink() or lock.is_fifo():
         lock.unlink()
+
+
+def test_status_says_a_value_differs_when_the_python_variable_names_are_the_same() -> None:
+    """Only a value of a PYTHON* variable differs (PYTHONPATH elsewhere): listing the same names
+    twice would not say what differs."""
+    from loopguard_hook.commands import helper as command
+
+    theirs = {"key_parts": {"build": "b", "environment": "e1", "rights": "r"}, "python_variables": ["PYTHONPATH"]}
+    mine = {"build": "b", "environment": "e2", "rights": "r"}
+    said = command._why_another(theirs, mine, {"PYTHONPATH": "/elsewhere", "HOME": "/root"})
+    assert said == "another build: other PYTHON* environment variables (the same names, PYTHONPATH: a value differs)"

@@ -151,7 +151,10 @@ def _why_another(h: dict[str, Any], mine: dict[str, str] | None, environ: Any) -
         names = h.get("python_variables")
         here = ", ".join(sorted(k for k in environ if k.startswith("PYTHON"))) or "none"
         there = (", ".join(str(n) for n in names) or "none") if isinstance(names, list) else "not said"
-        out += f" (this shell: {_printable(here)}; the helper: {_printable(there)})"
+        if here == there:
+            out += f" (the same names, {_printable(here)}: a value differs)"
+        else:
+            out += f" (this shell: {_printable(here)}; the helper: {_printable(there)})"
     return out
 
 
