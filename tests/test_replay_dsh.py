@@ -62,6 +62,23 @@ def test_a_torn_log_replays_its_whole_frames(tmp_path: Path) -> None:
                                                                      "PostToolUse"]
 
 
+def test_a_log_past_the_read_cap_replays_its_first_frames_and_counts_the_rest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At most `MAX_ZSTD_BYTES` of a zstd log are read (a 1 GB file was read whole, twice): the
+    whole frames in them are replayed, and what lies past the cap is one unreadable line."""
+    from loopguard_hook.replay import jsonl
+
+    data = LOGS["claude-code"].read_bytes()
+    whole, skipped = read_lines(str(LOGS["claude-code"]))
+    path = tmp_path / "session.jsonl.zstd"
+    path.write_bytes(data + data)  # two logs' frames, one after the other
+    monkeypatch.setattr(jsonl, "MAX_ZSTD_BYTES", len(data) + 3)
+    lines, unread = read_lines(str(path))
+    assert skipped == 0 and [line.data for line in lines] == [line.data for line in whole]
+    assert unread == 1
+
+
 def test_other_formats_are_not_taken_for_a_dsh_log() -> None:
     assert not dsh.recognises({"type": "assistant", "message": {}})
     assert not dsh.recognises({"type": "response_item", "payload": {}})

@@ -30,6 +30,9 @@ class Line:
 #: The longest line read: the hook takes no payload longer (`process.MAX_PAYLOAD_BYTES`), and a
 #: longer line (a damaged file, one huge line with no newline) is skipped as unreadable.
 MAX_LINE_BYTES = MAX_PAYLOAD_BYTES
+#: The most of a zstd session log read (`hosts.dshlog.MAX_DECODED_PER_LOG`, the most its
+#: frames may decode to): the frames past it are not read, and count as one unreadable line.
+MAX_ZSTD_BYTES = 256 << 20
 #: Bytes read at a time while passing over a line longer than the cap.
 _SKIP_CHUNK = 1 << 20
 
@@ -38,7 +41,8 @@ def read_lines(path: str, cap: int = MAX_LINE_BYTES) -> tuple[list[Line], int]:
     """The JSON object lines of `path` and the number of lines skipped as malformed.
 
     A line longer than `cap` bytes counts as malformed, and is passed over in reads of at most
-    `cap + 1` bytes, never held whole: memory stays about `cap` for any file.
+    `cap + 1` bytes, never held whole: memory stays about `cap` for any file. Of a zstd session
+    log (DSH's), at most `MAX_ZSTD_BYTES` are read.
 
     Raises:
         ReplayError: the file cannot be read.
@@ -48,13 +52,15 @@ def read_lines(path: str, cap: int = MAX_LINE_BYTES) -> tuple[list[Line], int]:
             if fh.read(len(ZSTD_MAGIC)) != ZSTD_MAGIC:
                 fh.seek(0)
                 return _object_lines(_capped_lines(fh, cap))
-            raw = ZSTD_MAGIC + fh.read()
+            raw = ZSTD_MAGIC + fh.read(MAX_ZSTD_BYTES - len(ZSTD_MAGIC))
+            beyond = bool(fh.read(1))
     except OSError as exc:
         raise ReplayError(f"{path}: {exc.strerror or exc}") from None
     # A DSH session log: zstd frames of JSON lines, their decoded bytes bounded (`decode_all`).
     from ..hosts.dshlog import decode_all
 
-    raw, skipped = decode_all(raw)  # a frame skipped counts as one line
+    raw, skipped = decode_all(raw)  # a frame skipped counts as one line, the cut last one too
+    skipped += beyond and not skipped  # the frames past the cap: at least one line unread
     if not raw and not skipped:  # not "empty": it had bytes, only no frame decoded whole
         raise ReplayError(f"{path}: no whole zstd frame (corrupt, or cut short), nothing to replay")
     lines, bad = _object_lines(raw.split(b"\n"))
