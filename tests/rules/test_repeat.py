@@ -501,3 +501,19 @@ def test_one_rejection_after_attempts_that_ran_is_reminded_not_ended() -> None:
     assert got[1] is not None and "the host rejected the last 2, the earlier 6 were not" in got[1].message
     assert "timeout` exceeds the maximum" in got[0].message
     assert got[-1] is not None and got[-1].stop_reason is not None and "sent in 5 replies" in got[-1].stop_reason
+
+
+def test_an_end_for_calls_the_host_rejected_is_followed_up_as_the_end_it_was(tmp_path: Path) -> None:
+    """The same golden, then the Stop: the end of turn is answered as an end (`stats`' `ended`
+    of `stop_rejected`), not filed as the reminder the late call was fitted to before the
+    PostToolBatch carried out its end (a `detailed_reminder` row of END_TURN, open for ever)."""
+    data = scenario.load(scenario.SCENARIO_DIR / "escalate_rejected_twins_reply_after_reply.json")
+    data["steps"].append({"event": "Stop"})
+    assert scenario.Runner(data, "balanced", "claude-code", str(tmp_path / "state")).play() == []
+    (log,) = (tmp_path / "state").rglob("responses.jsonl")
+    answered = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [(r["variant"], r["action"], r["response"]) for r in answered] == [
+        ("rejected_reminder", "remind", "repeated"),
+        ("rejected_reminder", "remind", "escalated"),
+        ("stop_rejected", "stop", "ended"),
+    ]
