@@ -440,19 +440,25 @@ def detailed_reminder(tool: str, count: int, arguments: str, *, in_a_row: bool, 
 
 def rejected_reminder(tool: str, count: int, answer: str, limit: int, *, rejections: int) -> str:
     """A reminder for a call the host rejected before it ran (`_rejection`), attempt `count` of
-    the same input, the last `rejections` of them rejected (the earlier ones were not: they ran,
-    or the guard denied them): it quotes the
-    host's `answer` (at most `limit` characters, 4,000 at most) and asks for what it names. Not
-    "identical arguments": the signature may leave out what the model changed between attempts (a
-    Task's `description`, a Bash `timeout`)."""
-    earlier = count - rejections  # attempts that reached the host's PreToolUse: run, or denied by the guard
-    ran = "" if earlier <= 0 else "; the earlier one was not" if earlier == 1 else f"; the earlier {earlier} were not"
-    if 1 < rejections < count:
-        ran = f"; the host rejected the last {rejections}{ran.replace(';', ',', 1)}"
+    calls alike with no new result in between, the last `rejections` of them rejected: it quotes
+    the host's `answer` (at most `limit` characters, 4,000 at most) and asks for what it names.
+    Where some earlier ones were not rejected (they ran, or the guard denied them), the input
+    may differ in what the signature leaves out (a Bash `timeout`), or the file may have changed
+    since (an Edit that applied, sent again): the host's answer says which, and the text says
+    neither "the same input" nor "identical arguments"."""
+    earlier = count - rejections
+    if earlier <= 0:
+        head = f"attempt {count} with the same input and no new result in between"
+    else:
+        which = "this one was" if rejections <= 1 else f"the last {rejections} were"
+        head = (
+            f"attempt {count} with no new result in between; {which} rejected, the {earlier if earlier > 1 else 'one'} before "
+            f"{'it' if rejections <= 1 else 'them'} not: the host's answer says why"
+        )
     return (
-        f"[{PREFIX}] The host rejected this {tool} call before it ran, attempt {count} with the same input and no "
-        f'new result in between{ran}. It answered: """{quote(answer, min(limit, 4000))}""" Sending it again as it is will '
-        "be rejected the same way: do what that answer asks, change the input it points at, or take another approach."
+        f"[{PREFIX}] The host rejected this {tool} call before it ran ({head}). It answered: "
+        f'"""{quote(answer, min(limit, 4000))}""" Sending it again as it is will be rejected the same way: do what '
+        "that answer asks, change the input it points at, or take another approach."
     )
 
 
@@ -526,7 +532,7 @@ VARIANTS: tuple[tuple[str, str, str], ...] = (
     ("stop_final", "REPEAT_TOOL_BLOCKED: this ", ". This is final: stop calling tools"),
     ("stop_pausing_tools", "REPEAT_TOOL_BLOCKED: ", ". Tool calls are now paused for the rest of this turn"),
     ("repeat_denial", "REPEAT_TOOL_BLOCKED: this ", ""),
-    ("rejected_reminder", f"[{PREFIX}] The host rejected this ", " call before it ran, attempt "),
+    ("rejected_reminder", f"[{PREFIX}] The host rejected this ", " call before it ran (attempt "),
     ("gentle_reminder", f"[{PREFIX}] You are repeating yourself: this is call ", ""),
     ("detailed_reminder", f"[{PREFIX}] ", " with identical arguments: "),
     ("slow_repeat_reminder", f"[{PREFIX}] ", " returned the same result the last "),

@@ -455,7 +455,7 @@ def test_reminders_for_calls_the_host_rejected_quote_its_answer(tmp_path: Path) 
     reminders = [a["hookSpecificOutput"]["additionalContext"] for a in answers if a.get("continue") is not False]
     assert len(reminders) == 2
     for count, text in zip((3, 4), reminders, strict=True):
-        assert text.startswith(f"[{messages.PREFIX}] The host rejected this Task call before it ran, attempt {count} ")
+        assert text.startswith(f"[{messages.PREFIX}] The host rejected this Task call before it ran (attempt {count} ")
         assert "The required parameter `prompt` is missing" in text and "change the input it points at" in text
         assert "identical arguments" not in text and "repeating yourself" not in text
         assert messages.variant_of(text, rules.VARIANTS) == "rejected_reminder"
@@ -495,10 +495,12 @@ def test_one_rejection_after_attempts_that_ran_is_reminded_not_ended() -> None:
     assert [(v.action, v.rule) if v else None for v in got] == [(Action.REMIND, Rule.REPEAT)] * 4 + [
         (Action.STOP, Rule.END_TURN)
     ]
-    assert got[0] is not None and "attempt 7 with the same input and no new result in between; the earlier 6 were not." in (
+    assert got[0] is not None and "(attempt 7 with no new result in between; this one was rejected, the 6 before it not: " in (
         got[0].message
     )
-    assert got[1] is not None and "the host rejected the last 2, the earlier 6 were not" in got[1].message
+    assert "same input" not in got[0].message
+    assert got[1] is not None
+    assert "; the last 2 were rejected, the 6 before them not: the host's answer says why)" in got[1].message
     assert "timeout` exceeds the maximum" in got[0].message
     assert got[-1] is not None and got[-1].stop_reason is not None and "sent in 5 replies" in got[-1].stop_reason
 
