@@ -505,17 +505,28 @@ def doctor(ctx: click.Context, clients: tuple[str, ...], as_json: bool, no_run: 
     Each client ends in one of: live; NOT live (a check failed); not installed (the client is
     here, the guard is not registered); registered, but the client was not found here (its
     program is not on PATH); not found. Exits 1 when the guard is registered for a client here
-    but not live, or, with --client, when a client named is not live."""
+    but not live, or, with --client, when a client named is not live, or when the config here
+    does not load (said in a line of its own where no client's checks said it)."""
     from . import doctor as doctor_mod
 
     reports = doctor_mod.run_doctor(
         home=os.path.expanduser("~"), cwd=_cwd(), env=os.environ, clients=clients or doctor_mod.CLIENTS, run=not no_run
     )
     click.echo((doctor_mod.render_json if as_json else doctor_mod.render_text)(reports), nl=False)
+    bad = None
+    if not any(f.check == "config" for r in reports for f in r.findings):
+        # No host here checked the config (none registered or found): a bad one is said all the same.
+        try:
+            config_mod.load(environ=os.environ, cwd=_cwd())
+        except config_mod.ConfigError as exc:
+            bad = exc
     if not as_json:
+        if bad is not None:
+            click.echo(f"config here: BAD, every hook event from here would fail and the guard be off: {_printable(str(bad))}")
+            click.echo(f"  fix: {_printable(bad.fix)}")
         for line in pausing.pause_lines(os.environ.get("CLAUDE_PROJECT_DIR") or _cwd()):
             click.echo(line)
-    ctx.exit(doctor_mod.exit_code(reports, named=bool(clients)))
+    ctx.exit(1 if bad is not None else doctor_mod.exit_code(reports, named=bool(clients)))
 
 
 # The commands, in the order `--help` has always listed them.

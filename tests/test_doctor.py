@@ -800,3 +800,22 @@ def test_a_path_with_control_characters_is_printed_escaped(box: dict[str, Any], 
     assert str(project) not in text and "\x1b" not in text, text
     assert "repo\\x1b[2J\\nfake ok line" in text, text
     assert all(line.isprintable() for line in text.splitlines()), text
+
+
+def test_a_bad_config_is_said_where_no_host_checked_it(
+    box: dict[str, Any], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No host here: no client's checks load the config, so `doctor` said nothing of a bad one
+    (a project file's typo) and exited 0, though every hook event from here would fail."""
+    from loopguard_hook.cli import run_cli
+
+    gone(box)
+    monkeypatch.setenv("PATH", box["env"]["PATH"])
+    monkeypatch.chdir(box["cwd"])
+    assert run_cli(["doctor", "--no-run"]) == 0
+    assert "config here" not in capsys.readouterr().out
+    (box["cwd"] / ".loopguard.toml").write_text("deny_att = 6\n")
+    assert run_cli(["doctor", "--no-run"]) == 1
+    out = capsys.readouterr().out
+    assert "config here: BAD, every hook event from here would fail" in out and "deny_att" in out
+    assert "  fix: loopguard-hook config check" in out
