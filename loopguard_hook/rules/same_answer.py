@@ -433,7 +433,9 @@ def answer_key(ctx: ResultContext) -> tuple[str, ...] | None:
     text, tool_input = ctx.error_text, ctx.tool_input  # without the shell's own lines
     command = _command(ctx.tool, tool_input)
     body = text.strip()
-    asked = re.match(_LEAD + QUESTIONS, command) if command is not None and not _acts(command) else None
+    asked = re.match(_LEAD + QUESTIONS, command) if command is not None else None
+    if asked and command is not None and _acts(command):
+        asked = None  # it changed files: silent on success (looked for only in a question: most calls are none)
     nothing = _no_match(ctx.response)
     if not body or (asked and re.match(_BARE_NO, body[:64])) or nothing:
         if asked or (nothing and ctx.tool == "Glob"):  # a file looked for in place after place
