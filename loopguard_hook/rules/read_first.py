@@ -51,6 +51,8 @@ from .target import PATCH_TOOLS, WRITE_TOOLS
 NAME = "read_first"
 MAX_FILES = 8
 QUOTE_CHARS = 160
+#: The tools whose calls the host refuses as unread: an edit or a write of a file.
+_CHANGES = PATCH_TOOLS | WRITE_TOOLS
 #: Claude Code's refusals of an edit or write of a file its Read tool has not read since the file
 #: last changed (2.0.x transcripts; 2.1.332 LAB: `modified since read`, an input validation there).
 _UNREAD = r"File has not been read yet|File has been unexpectedly modified|File has been modified since read"
@@ -80,14 +82,15 @@ def on_call(ctx: CallContext) -> Decision | None:
     """Deny an edit or a write of a file refused `read_first_deny_at` times as unread, until a
     read tool has read it."""
     files = _files(ctx.agent)
-    if not files or not ctx.counted or ctx.event.event != "PreToolUse" or ctx.tool not in PATCH_TOOLS | WRITE_TOOLS:
+    if not files or not ctx.counted or ctx.event.event != "PreToolUse" or ctx.tool not in _CHANGES:
         return None
-    file = _key(named_path(ctx.tool_input, ctx.config), ctx.event.cwd)
+    named = named_path(ctx.tool_input, ctx.config)
+    file = _key(named, ctx.event.cwd)
     entry = files.get(file) if file else None
     limit = ctx.config.read_first_deny_at
     if entry is None or not limit or int(entry[0]) < limit:
         return None
-    path = redact_prefix(named_path(ctx.tool_input, ctx.config) or str(file), QUOTE_CHARS)
+    path = redact_prefix(named or str(file), QUOTE_CHARS)
     refusals, error = int(entry[0]), str(entry[2])
     return Decision(
         Action.DENY, Rule.TARGET, read_first_denial(ctx.tool, path, refusals, error), times=refusals, tool=ctx.tool
@@ -95,11 +98,12 @@ def on_call(ctx: CallContext) -> Decision | None:
 
 
 def on_result(ctx: ResultContext) -> None:
-    """Count a refusal of an edit or a write as unread; a read tool's read of the file, or an
-    edit or a write of it that applies, lifts it."""
+    """Count a refusal of an edit or a write as unread; a read tool's read of the file, an edit
+    or a write of it that applies, or a shell command that changes it (`tools.change_paths`)
+    lifts it."""
     if not ctx.config.read_first_deny_at:
         return None
-    writes = ctx.tool in PATCH_TOOLS or ctx.tool in WRITE_TOOLS
+    writes = ctx.tool in _CHANGES
     files = _files(ctx.agent)
     failed = ctx.outcome.failure != Failure.NONE
     if files and not failed and ctx.tool in SHELL_TOOLS:
