@@ -589,9 +589,12 @@ def _batch_call(ev: _Event, agent: Agent, item: BatchCall) -> list[Decision]:
                 response=item.tool_response, answers=answers,
             )[0]
         )
+        # The attempt's verdict as the batch carries it out: an end of turn the host makes from
+        # this PostToolBatch is the intervention the model met, not the reminder it was fitted to.
+        answers = [(sig, _as_sent(ev, fitted)) for sig, fitted in answers]
         call = calls.get(progress.post_call_id(item.tool_use_id, item.tool_name, item.tool_input, config))
         if call is None:
-            _answer_with_result(ev, agent, [(sig, _as_sent(ev, fitted)) for sig, fitted in answers], None)
+            _answer_with_result(ev, agent, answers, None)
             return decisions
     held = policy.held_reminder(call, item.tool_name, config)
     mutation = matches(item.tool_name, config.mutating_tools)
@@ -601,10 +604,7 @@ def _batch_call(ev: _Event, agent: Agent, item: BatchCall) -> list[Decision]:
         decisions.append(verdict)
         if unrun:  # counted at its PreToolUse, which the waiting intervention was answered by
             followup.after_result(agent, call["sig"], _as_sent(ev, verdict), ev.now)
-    # The attempt's own verdict as the batch carried it out too: an end of turn the host makes
-    # from this PostToolBatch is the intervention the model met, not the reminder it was fitted to.
-    sent = [(sig, _as_sent(ev, fitted)) for sig, fitted in answers]
-    _answer_with_result(ev, agent, sent, _as_sent(ev, verdict) if verdict is not None else None)
+    _answer_with_result(ev, agent, answers, _as_sent(ev, verdict) if verdict is not None else None)
     if held is not None:
         decisions.append(held)
     return decisions
