@@ -60,7 +60,8 @@ def read_lines(path: str, cap: int = MAX_LINE_BYTES) -> tuple[list[Line], int]:
     from ..hosts.dshlog import decode_all
 
     raw, skipped = decode_all(raw)  # a frame skipped counts as one line, the cut last one too
-    skipped += beyond and not skipped  # the frames past the cap: at least one line unread
+    if beyond and not skipped:
+        skipped = 1  # the frames past the cap: at least one line unread (a cut last frame says so already)
     if not raw and not skipped:  # not "empty": it had bytes, only no frame decoded whole
         raise ReplayError(f"{path}: no whole zstd frame (corrupt, or cut short), nothing to replay")
     lines, bad = _object_lines(raw.split(b"\n"))
