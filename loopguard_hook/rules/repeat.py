@@ -423,7 +423,7 @@ def gentle_reminder(tool: str, count: int, *, in_a_row: bool = True, note: str =
 def detailed_reminder(tool: str, count: int, arguments: str, *, in_a_row: bool, note: str = "") -> str:
     """Later reminder thresholds: tool, count, canonical arguments, and that nothing changed
     (`note`: `NOOP_NOTE` or `BACK_NOTE`, which say what a call between them did, or "")."""
-    how = "in a row" if in_a_row else "with no new result in between"
+    how = "in a row with identical arguments" if in_a_row else "with identical arguments and no new result in between"
     # In a row, what they returned may have changed (the reminder seed counts identical calls
     # whatever they return): only that no other call came between them is sure.
     between = (
@@ -431,7 +431,7 @@ def detailed_reminder(tool: str, count: int, arguments: str, *, in_a_row: bool, 
         else "no other call came between them" if in_a_row else "nothing changed between them"
     )
     return (
-        f"[{PREFIX}] {tool} has now been called {count} times {how} with identical arguments: "
+        f"[{PREFIX}] {tool} has now been called {count} times {how}: "
         f"{arguments}. These calls made no progress: {between}.{note} Do not call it "
         "again with the same arguments. Use what the earlier calls returned, change the approach "
         "(different arguments or a different tool), or answer the user with what you know."
@@ -534,6 +534,6 @@ VARIANTS: tuple[tuple[str, str, str], ...] = (
     ("repeat_denial", "REPEAT_TOOL_BLOCKED: this ", ""),
     ("rejected_reminder", f"[{PREFIX}] The host rejected this ", " call before it ran (attempt "),
     ("gentle_reminder", f"[{PREFIX}] You are repeating yourself: this is call ", ""),
-    ("detailed_reminder", f"[{PREFIX}] ", " with identical arguments: "),
+    ("detailed_reminder", f"[{PREFIX}] ", " has now been called "),
     ("slow_repeat_reminder", f"[{PREFIX}] ", " returned the same result the last "),
 )

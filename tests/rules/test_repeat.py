@@ -424,6 +424,20 @@ def test_the_first_reminder_says_what_its_count_counts() -> None:
     assert "nothing changed between them" in rule.detailed_reminder("Bash", 5, "{}", in_a_row=False)
 
 
+def test_the_detailed_reminder_says_each_condition_once() -> None:
+    """It read "5 times with no new result in between with identical arguments", two "with"s in a
+    row; each count now names the arguments once, then what it counts since."""
+    since = rule.detailed_reminder("Bash", 5, '{"command":"ls"}', in_a_row=False)
+    assert 'called 5 times with identical arguments and no new result in between: {"command":"ls"}.' in since
+    row = rule.detailed_reminder("Bash", 5, '{"command":"ls"}', in_a_row=True)
+    assert 'called 5 times in a row with identical arguments: {"command":"ls"}.' in row
+    assert "between with" not in since + row
+    # a log an earlier release wrote is still counted under the variant it was
+    old = row.replace("in a row with identical arguments", "with no new result in between with identical arguments")
+    found = {messages.variant_of(text, rules.VARIANTS) for text in (since, row, old)}
+    assert found == {"detailed_reminder"}
+
+
 def test_an_end_for_calls_the_host_rejected_says_the_host_rejected_them(tmp_path: Path) -> None:
     """The golden `escalate_rejected_twins_reply_after_reply.json`: Task calls without their
     `prompt`, rejected by Claude Code before they ran, reply after reply. The end of the turn says
