@@ -20,7 +20,12 @@ their last parts), one per round: a parallel batch of edits refused together is 
 PreToolUse, saying which tool the host takes for a read. A read of the file by such a tool, an
 edit or a write of it that applies, a shell command that changes it (`rm`, `mv`, `git checkout
 --`: `tools.change_paths`; a Write may then create it afresh), a user prompt or a compaction
-lifts it.
+lifts it, and so does the result of a subagent call (`tools.AGENT_TOOLS`): Claude Code before
+`agent_id` (anthropics/claude-code#15998, 2026-01: a subagent's hook payloads carry the main
+thread's session and nothing else) sends a subagent's calls as the main agent's, so its refusals
+were counted in the main agent's table, while the host keeps each agent's reads apart (a public
+2.0 transcript: the subagent gave up on a file after eight refusals, and the main agent, which had
+read it, edited it next, and the edit applied).
 
 Only a refusal of a call that came through a PreToolUse counts: Claude Code 2.0 checks the read
 in the tool's run, after the PreToolUse, so the next edit is refused the same way after it too.
@@ -43,7 +48,7 @@ from ..core.ledger import MAX_ID_CHARS, Agent, Limits, drop_slot, issued, new_ro
 from ..core.outcome import Failure, preview
 from ..core.redact import redact_prefix
 from ..core.shellwords import SHELL_TOOLS
-from ..core.tools import change_paths, is_read_tool, named_path, resolve_path
+from ..core.tools import AGENT_TOOLS, change_paths, is_read_tool, named_path, resolve_path
 from ..core.verdict import Action, Decision, Rule
 from .base import CallContext, ResultContext
 from .target import PATCH_TOOLS, WRITE_TOOLS
@@ -100,11 +105,14 @@ def on_call(ctx: CallContext) -> Decision | None:
 def on_result(ctx: ResultContext) -> None:
     """Count a refusal of an edit or a write as unread; a read tool's read of the file, an edit
     or a write of it that applies, or a shell command that changes it (`tools.change_paths`)
-    lifts it."""
+    lifts it, and a subagent call's result lifts them all."""
     if not ctx.config.read_first_deny_at:
         return None
     writes = ctx.tool in _CHANGES
     files = _files(ctx.agent)
+    if files and ctx.tool in AGENT_TOOLS:
+        drop_slot(ctx.agent, NAME)  # a subagent came back: its refusals may have been counted here
+        return None
     failed = ctx.outcome.failure != Failure.NONE
     if files and not failed and ctx.tool in SHELL_TOOLS:
         # A command that changed a file (removed, moved, checked out): a write may create it anew.

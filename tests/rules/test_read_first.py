@@ -103,3 +103,18 @@ def test_other_failures_and_the_seed_profiles_leave_it_off() -> None:
             entry["updated"] = at + 1
             rule.on_result(ctx)
         assert _pre(entry, "Edit", EDIT, 104.0, config=seed) is None
+
+
+def test_a_subagent_calls_result_lifts_every_refusal() -> None:
+    """Claude Code before `agent_id` sends a subagent's calls as the main agent's: the refusals
+    counted while a subagent ran may be its own, and the main agent's reads are not its reads."""
+    entry = agent()
+    _result(entry, "Edit", EDIT, MODIFIED, at=100.0, came=101.0)
+    _result(entry, "Write", WRITE, MODIFIED, at=102.0, came=103.0)
+    assert _pre(entry, "Edit", EDIT, 104.0) is not None
+    for tool in ("Task", "Agent"):
+        done = {"status": "completed", "content": [{"type": "text", "text": "could not write it"}]}
+        _result(entry, tool, {"description": "d", "prompt": "p", "subagent_type": "general-purpose"}, done, at=104.0, came=140.0)
+        assert _pre(entry, "Edit", EDIT, 141.0) is None and ledger.slot(entry, rule.NAME) is None
+        _result(entry, "Edit", EDIT, MODIFIED, at=142.0, came=143.0)
+        _result(entry, "Write", WRITE, MODIFIED, at=144.0, came=145.0)
