@@ -15,9 +15,10 @@ the file and writes (`sed -i`, `perl -pi`, a Python rewrite): a wall that goes o
 after the patches (one target, changing errors: issue class 5) is the same wall. A read, a
 change of the file that applies (a patch or a shell edit, not one that changed nothing; a write
 tool's call or a here-document into it, even of the text the file held: the file is then what
-the model sent), a user prompt or a compaction lifts it (three failures, then a smaller patch
-that applies without a read, is ordinary on real sessions). Writing the file whole is
-never denied, it is a way out: a write tool, a patch's `*** Add File`, or a command whose `>`
+the model sent), a subagent call's result (where the host sends no `agent_id`, the subagent's
+failures were counted as the main agent's), a user prompt or a compaction lifts it (three
+failures, then a smaller patch that applies without a read, is ordinary on real sessions).
+Writing the file whole is never denied, it is a way out: a write tool, a patch's `*** Add File`, or a command whose `>`
 or `tee` has the file as its target. A wall the model read the file during is left to the
 reminders: on real sessions a patch made after reading, even several failures later, or a
 smaller one, often applies.
@@ -766,7 +767,13 @@ def _changed_unseen(tool: str, tool_input: Any, files: dict[str, Entry]) -> None
     stash`, another agent's run), what every failed patch looked for, how often it was resent
     and which patches did not fit are forgotten (their failures still count): it may apply now;
     edits refused for a `C:/` path's spelling stay counted, and each file is marked changed since
-    its last read (`_changed_since_read`) until it is read again."""
+    its last read (`_changed_since_read`) until it is read again. A subagent call's result
+    forgets every file: where the host sends no `agent_id` (Claude Code before it,
+    anthropics/claude-code#15998) the subagent's failures were counted here, and its reads are
+    its own."""
+    if tool in AGENT_TOOLS:
+        files.clear()
+        return
     patch = patch_text(tool, tool_input, PATCH_CHARS)
     if patch is not None:
         for path in re.findall(r"(?m)^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$", patch):

@@ -758,3 +758,14 @@ def test_a_denials_count_is_the_failures_its_text_names() -> None:
     _stale_edit(entry, slashed)
     verdict = rule.on_call(call_ctx("Edit", {**EDIT, "file_path": slashed}, entry=entry))  # type: ignore[arg-type]
     assert verdict is not None and "the last 2 edits of it failed" in verdict.message and verdict.times == 2  # type: ignore[attr-defined]
+
+
+def test_a_subagent_calls_result_forgets_every_file() -> None:
+    """Where the host sends no `agent_id`, a subagent's failed edits reach the hook as the main
+    agent's: once the subagent is back, the main agent's edit of the file goes ahead."""
+    entry = agent()
+    _fail(entry, 4)
+    assert _patch(entry) is not None
+    done = {"status": "completed", "content": [{"type": "text", "text": "the edits did not match"}]}
+    rule.on_result(result_ctx("Task", {"description": "d", "prompt": "p"}, done, entry=entry))  # type: ignore[arg-type]
+    assert _patch(entry) is None
