@@ -22,6 +22,10 @@ neither way:
   shell command that ran `SILENT_SECONDS` or more and printed nothing (a hung `git push` whose
   timeout the client does not report);
 - a bare `Exit code 1` of a command that is not a question;
+- the host's stub for a file it gave before (`Outcome.unchanged`: Qwen Code's "[File a.py
+  unchanged since last read in this session …]"): re-reads of several context files after each
+  edit of another one all get it, one text with only the file's name changed, and it says nothing
+  of what was asked;
 - the success of a tool whose name says it changes something (`state_write`, `create_issue`,
   `notepad_write_working`, `TodoWrite`, `start_search`: `ACTIONS`; not one whose name starts with a read verb,
   `get_commit_status`: `READ_VERBS`), other than a shell: it acknowledges what it
@@ -243,6 +247,8 @@ def on_result(ctx: ResultContext) -> Decision | None:
         _looked_at(ctx, answers)
     if ctx.tool in POLL_TOOLS:
         return finished_poll(ctx, answers, threshold)
+    if ctx.outcome.unchanged:
+        return None  # the host's own stub for a file it gave before (Qwen Code): no answer to this call
     if ctx.outcome.failure == Failure.NONE and acknowledges(ctx.tool) and not says_not_right(ctx.outcome.text, states=True):
         return None
     if backgrounded:
