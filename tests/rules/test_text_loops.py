@@ -374,6 +374,23 @@ def test_a_short_reply_loop_is_caught_whether_or_not_the_transcript_shows_the_fi
     assert all(b"Your last replies were identical" in out for out in outs[3:]), outs
 
 
+def _signed_off_turns(tmp_path: Path, final: str, turns: int, *, found_new: bool) -> list[bytes]:
+    """`turns` turns, each asked for another change, running one check (with a new answer each
+    turn, or the same one) and closing with `final`; then one more prompt. The hook's answers to
+    the prompts."""
+    path, base, state = _session(tmp_path)
+    outs = []
+    for turn in range(turns):
+        outs.append(_hook({**base, "hook_event_name": "UserPromptSubmit", "prompt": f"now change value {turn}"}, state))
+        call = {**base, "tool_name": "Bash", "tool_input": {"command": "python check.py"}, "tool_use_id": f"t{turn}"}
+        _hook({**call, "hook_event_name": "PreToolUse"}, state)
+        answer = f"value {turn} set, {40 + turn} passed\n" if found_new else "nothing to do\n"
+        _hook({**call, "hook_event_name": "PostToolUse", "tool_response": {"stdout": answer, "stderr": ""}}, state)
+        _hook({**base, "hook_event_name": "Stop", "stop_hook_active": False, "last_assistant_message": final}, state)
+    outs.append(_hook({**base, "hook_event_name": "UserPromptSubmit", "prompt": "thanks"}, state))
+    return outs
+
+
 @pytest.mark.parametrize("found_new", [True, False])
 def test_a_short_sign_off_after_a_call_that_found_something_new_is_no_same_reply(tmp_path: Path, found_new: bool) -> None:
     """"Done." closing each of four turns, each asked for another change: a turn whose call
@@ -381,21 +398,27 @@ def test_a_short_sign_off_after_a_call_that_found_something_new_is_no_same_reply
     (a new user's four edits: reminded from the third turn before); turns whose calls found
     what the turn before found (the same answer again) are the short reply loop, reminded
     after the third, as with no call at all."""
-    path, base, state = _session(tmp_path)
-    outs = []
-    for turn in range(5):
-        outs.append(_hook({**base, "hook_event_name": "UserPromptSubmit", "prompt": f"now change value {turn}"}, state))
-        call = {**base, "tool_name": "Bash", "tool_input": {"command": "python check.py"}, "tool_use_id": f"t{turn}"}
-        _hook({**call, "hook_event_name": "PreToolUse"}, state)
-        answer = f"value {turn} set\n" if found_new else "nothing to do\n"
-        _hook({**call, "hook_event_name": "PostToolUse", "tool_response": {"stdout": answer, "stderr": ""}}, state)
-        _hook({**base, "hook_event_name": "Stop", "stop_hook_active": False, "last_assistant_message": "Done."}, state)
-    outs.append(_hook({**base, "hook_event_name": "UserPromptSubmit", "prompt": "thanks"}, state))
+    outs = _signed_off_turns(tmp_path, "Done.", 5, found_new=found_new)
     if found_new:
         assert outs == [b""] * 6
     else:  # the same answer and the same "Done." to three prompts
         assert outs[:3] == [b""] * 3
         assert all(b"Your last replies were identical" in out for out in outs[3:]), outs
+
+
+@pytest.mark.parametrize("found_new", [True, False])
+def test_a_long_sign_off_after_a_call_that_found_something_new_is_no_same_reply(tmp_path: Path, found_new: bool) -> None:
+    """The same long sentence closing each turn: after turns whose calls found something new it
+    is a templated sign-off (a hostile review's five edits, each with a new test count); after
+    turns whose calls found what the turn before found, it is the claimed answer given again,
+    reminded from the second prompt, as with no call at all."""
+    final = "I made the change and ran the test suite; every test passes now. Let me know if you want anything else."
+    outs = _signed_off_turns(tmp_path, final, 4, found_new=found_new)
+    if found_new:
+        assert outs == [b""] * 5
+    else:
+        assert outs[:2] == [b""] * 2
+        assert all(b"Your last replies were identical" in out for out in outs[2:]), outs
 
 
 def test_a_line_loop_is_told_its_length_not_the_threshold() -> None:
