@@ -11,6 +11,7 @@ from ..core.event import MAIN_AGENT
 from ..core.patch import PATCH_CHARS, recorded_misfit, recorded_shell_patch, unseen_through_shell
 from ..core.tools import patch_text
 from ..hosts.rollout import call_arguments
+from .codex_cells import Printed, printed, script_calls, shares
 from .codex_tools import (
     BARE_ITEMS,
     COMPLETION_EVENTS,
@@ -70,6 +71,16 @@ class _CodexCall:
     arguments: Any = None  #: a `function_call`'s, as recorded (the live hook reads it: `hosts.rollout.call_record`)
 
 
+@dataclass(slots=True)
+class _Cell:
+    """A Code Mode `exec` whose nested calls were read from its script (`codex_cells`): those
+    calls, and what the cell printed so far."""
+
+    script: str
+    calls: list[_CodexCall]
+    items: list[Any]
+
+
 class CodexStream:
     """Turns the records of one Codex rollout into hook payloads."""
 
@@ -97,6 +108,10 @@ class CodexStream:
         self.usage = CodexRequests()
         self.forked: int | None = None  # when a forked thread was made, ms (`_copied`)
         self.latest_turn: int | None = None  # when the latest turn the rollout names was made, ms
+        self.nested: set[str] = set()  # `exec` calls whose nested calls are recorded as `exec-` items
+        self.cells: dict[str, _Cell] = {}  # `exec` call id: its calls read from its script
+        self.running: dict[str, str] = {}  # a still-running cell's id: its `exec` call id
+        self.waits: dict[str, str] = {}  # a `wait` call id: the cell id it waits for
 
     def _records(self) -> Iterator[tuple[Line, str, dict[str, Any], float | None]]:
         for line in self.lines:
@@ -121,7 +136,9 @@ class CodexStream:
         )
 
     def _index(self) -> None:
+        open_cells: dict[str, str] = {}  # a call id an `exec` cell's output may come with: the `exec`'s
         for _, kind, payload, _ in self._records():
+            self._index_cell(kind, payload, open_cells)
             turn = _turn_of(kind, payload)
             made = _made_at(turn) if turn is not None else None
             if made is not None and (self.latest_turn is None or made > self.latest_turn):
@@ -140,6 +157,30 @@ class CodexStream:
                     self.completions.setdefault(payload["call_id"], payload)
                 elif ptype == "user_message":
                     self.prompt_source = "event_msg"
+
+    def _index_cell(self, kind: str, payload: Mapping[str, Any], open_cells: dict[str, str]) -> None:
+        """Note the `exec` cells that `item_completed` items with `exec-` ids came in while they
+        ran (Codex 0.171.0 records Code Mode's nested calls so: those are read, not the script)."""
+        ptype, call_id = payload.get("type"), payload.get("call_id")
+        if kind == "response_item" and ptype == "custom_tool_call" and payload.get("name") == "exec" and isinstance(call_id, str):
+            open_cells[call_id] = call_id
+        elif kind == "response_item" and ptype == "function_call" and payload.get("name") == "wait" and isinstance(call_id, str):
+            cell = call_arguments(payload.get("arguments")).get("cell_id")
+            exec_id = next((e for c, e in open_cells.items() if c == f"cell {cell}"), None)
+            if exec_id is not None:
+                open_cells[call_id] = exec_id
+        elif kind == "response_item" and ptype in ("custom_tool_call_output", "function_call_output") and call_id in open_cells:
+            exec_id = open_cells.pop(str(call_id))
+            done = printed(payload.get("output"))
+            if done is not None and done.cell is not None:
+                open_cells[f"cell {done.cell}"] = exec_id
+            else:
+                for key in [c for c, e in open_cells.items() if e == exec_id]:
+                    del open_cells[key]  # the cell is over: its id may be given to another
+        elif kind == "event_msg" and ptype == "item_completed":
+            item = payload.get("item")
+            if isinstance(item, dict) and str(item.get("id")).startswith("exec-"):
+                self.nested.update(open_cells.values())
 
     def _base(self, name: str, turn_id: str | None = None) -> dict[str, Any]:
         data: dict[str, Any] = {"session_id": self.session_id or ""}
@@ -265,6 +306,8 @@ class CodexStream:
             return
         if ptype in ("function_call", "custom_tool_call", "local_shell_call"):
             call_id = item.get("call_id", item.get("id"))
+            if item.get("name") in ("exec", "wait") and isinstance(call_id, str):
+                self._cell_call(line, item, call_id, time)
             tool = codex_tool(item)
             if tool is None or not isinstance(call_id, str) or call_id in self.calls:
                 return
@@ -276,6 +319,9 @@ class CodexStream:
             return
         if ptype in ("function_call_output", "custom_tool_call_output"):
             call_id = item.get("call_id")
+            if isinstance(call_id, str) and (call_id in self.cells or call_id in self.waits):
+                self._cell_output(line, call_id, item.get("output"), time)
+                return
             found = self.calls.get(call_id) if isinstance(call_id, str) else None
             if found is None or found.has_output:
                 return
@@ -289,6 +335,56 @@ class CodexStream:
             if completion is not None and self._posts_at_completion(call):
                 return  # its PostToolUse came (or comes) with the completion record
             self._post(call, completion, time, line.number)
+
+    def _cell_call(self, line: Line, item: Mapping[str, Any], call_id: str, time: float | None) -> None:
+        """A Code Mode `exec` (no hook of its own) whose nested calls no `exec-` item records
+        (Codex Desktop 0.144): each call its script makes (`codex_cells.script_calls`) fires the
+        hooks a direct call of that tool does, with the id `<exec call id>:<index>`. A `wait`
+        is noted with the cell it waits for."""
+        if item.get("type") == "function_call":
+            cell = call_arguments(item.get("arguments")).get("cell_id")
+            if isinstance(cell, (str, int)) and str(cell) in self.running:
+                self.waits[call_id] = str(cell)
+            return
+        script = item.get("input")
+        if call_id in self.nested or call_id in self.cells or not isinstance(script, str):
+            return
+        calls: list[_CodexCall] = []
+        for k, nested in enumerate(script_calls(script)):
+            tool = codex_tool({"type": "function_call", "name": nested.name, "arguments": nested.argument})
+            if tool is None:
+                continue
+            call = self.calls[f"{call_id}:{k}"] = _CodexCall(f"{call_id}:{k}", tool[0], tool[1], self.turn_id)
+            call.arguments = nested.argument if tool[0] == "Bash" else None
+            self.compaction_open = False
+            self.usage.call(call.call_id)
+            self._emit(time, self._tool_payload("PreToolUse", call), line.number)
+            calls.append(call)
+        if calls:
+            self.cells[call_id] = _Cell(script, calls, [])
+
+    def _cell_output(self, line: Line, call_id: str, output: Any, time: float | None) -> None:
+        """An `exec` cell's output, or a `wait`'s for a cell still running: once the cell is over,
+        each nested call's PostToolUse, with its share of what the cell printed
+        (`codex_cells.shares`); a call a hook blocked gets none."""
+        exec_id = self.running.get(self.waits.pop(call_id, ""), call_id)
+        cell = self.cells.get(exec_id)
+        done = printed(output)
+        if cell is None or done is None:
+            return
+        cell.items.extend(done.items)
+        if done.cell is not None:
+            self.running[done.cell] = exec_id
+            return
+        del self.cells[exec_id]
+        self.running = {c: e for c, e in self.running.items() if e != exec_id}
+        nested = script_calls(cell.script)
+        outputs = shares(cell.script, nested, Printed(None, done.failed, tuple(cell.items)))
+        by_id = {f"{exec_id}:{k}": out for k, out in enumerate(outputs)}
+        for call in cell.calls:
+            call.has_output, call.output = True, by_id.get(call.call_id, "")
+            if not blocked(call.output):
+                self._post(call, None, time, line.number)
 
     def _posts_at_completion(self, call: _CodexCall) -> bool:
         # Commands: PostToolUse fires when the process ends (item_completed), so parallel posts

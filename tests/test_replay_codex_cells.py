@@ -1,0 +1,126 @@
+"""Code Mode cells of Codex Desktop rollouts with no nested items: calls read from the script."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from loopguard_hook import replay
+from loopguard_hook.config import load as config
+from loopguard_hook.replay.codex_cells import Printed, script_calls, shares
+from loopguard_hook.rules.same_answer import MIN_ANSWER_CHARS
+
+DATA = Path(__file__).parent / "data" / "transcripts"
+DESKTOP = DATA / "codex-desktop-code-mode.jsonl"
+HOME = "C:\\Users\\kiki"
+TWO_CALLS = 'const a = await tools.shell_command({command: "ls x"});\nconst b = await tools.shell_command({command: "ls y"});\n'
+
+
+def _payloads(recording: replay.Recording, name: str) -> dict[str, dict[str, Any]]:
+    return {e.payload["tool_use_id"]: e.payload for e in recording.events if e.payload["hook_event_name"] == name}
+
+
+def test_desktop_rollout_calls_are_read_from_the_scripts() -> None:
+    recording = replay.read_transcript(str(DESKTOP))
+    pre, post = _payloads(recording, "PreToolUse"), _payloads(recording, "PostToolUse")
+    one, pair = "call_e56Gofv2WNgGWeqTyBgRbV7e:0", ("call_GcVZ81lDhszihEMLJOj6GaGL:0", "call_GcVZ81lDhszihEMLJOj6GaGL:1")
+    node, slow, git = "call_Lmo664TL5qeJVEaZVl1b8jt7:0", "call_uv1WgohjiYPxopKjBqC2zH38:0", "call_2WbEfFeZtxHdxltZJGu4HR3N:0"
+    assert list(pre) == [one, *pair, node, slow, git] and list(post) == list(pre)
+    assert {p["tool_name"] for p in pre.values()} == {"Bash"} and all(p["cwd"] == HOME for p in pre.values())
+    script = f"{HOME}\\.codex\\skills\\.system\\openai-docs\\scripts\\fetch-codex-manual.mjs"
+    assert pre[node]["tool_input"] == {"command": f"node '{script}'"}
+    assert post[one]["tool_response"].startswith("---\r\nname: control-in-app-browser")  # the printed item, header off
+    assert post[node]["tool_response"].startswith("node : The term 'node' is not recognized")
+    assert post[slow]["tool_response"] == "command timed out after 34043 milliseconds\n"  # given by the second wait
+    calls = recording.calls
+    assert [(calls[c].outcome, calls[c].exit_code) for c in (one, node, slow, git)] == [
+        (replay.Outcome.RAN, 0), (replay.Outcome.FAILED, 1), (replay.Outcome.FAILED, 124), (replay.Outcome.FAILED, 1)
+    ]
+    # one JSON of both results printed: neither call gets it, nor an answer or an error
+    first, second = (post[c]["tool_response"] for c in pair)
+    assert first != second and max(len(first), len(second)) < MIN_ANSWER_CHARS and "Exit code" not in first + second
+    assert [(calls[c].outcome, calls[c].exit_code) for c in pair] == [(replay.Outcome.RAN, None)] * 2
+    assert dict(recording.unseen) == {"exec": 5, "wait": 2}  # no hook of their own
+
+
+def test_the_slow_call_is_answered_when_the_wait_finishes_it() -> None:
+    recording = replay.read_transcript(str(DESKTOP))
+    names = [(e.payload["hook_event_name"], e.payload.get("tool_use_id")) for e in recording.events]
+    slow = "call_uv1WgohjiYPxopKjBqC2zH38:0"
+    assert names.index(("PostToolUse", slow)) == names.index(("PreToolUse", slow)) + 1
+    post = next(e for e in recording.events if e.payload.get("tool_use_id") == slow and "tool_response" in e.payload)
+    assert post.line == 15  # the second wait's output, not the cell's "still running" answer
+
+
+def _rollout(tmp_path: Path, records: list[dict[str, Any]]) -> Path:
+    head = [
+        {"timestamp": "2026-07-13T06:09:11.000Z", "type": "session_meta", "payload": {"id": "s1", "cwd": "/w"}},
+        {"timestamp": "2026-07-13T06:09:11.100Z", "type": "turn_context", "payload": {"turn_id": "t1", "cwd": "/w"}},
+    ]
+    path = tmp_path / "rollout.jsonl"
+    lines = [{"timestamp": f"2026-07-13T06:09:{12 + i:02d}.000Z", "type": t, "payload": p} for i, (t, p) in enumerate(records)]
+    path.write_bytes(b"\n".join(orjson.dumps(r) for r in head + lines) + b"\n")
+    return path
+
+
+def _cell(script: str, *items: str, failed: bool = False) -> list[tuple[str, dict[str, Any]]]:
+    header = f"Script {'failed' if failed else 'completed'}\nWall time 0.1 seconds\nOutput:\n"
+    output = [{"type": "input_text", "text": t} for t in (header, *items)]
+    return [
+        ("response_item", {"type": "custom_tool_call", "call_id": "c1", "name": "exec", "input": script}),
+        ("response_item", {"type": "custom_tool_call_output", "call_id": "c1", "output": output}),
+    ]
+
+
+def test_nested_items_of_code_mode_are_not_counted_twice(tmp_path: Path) -> None:
+    script = 'const r = await tools.exec_command({"cmd": "cat a.txt"});\ntext(r);'
+    cell = _cell(script, "Exit code: 0\nWall time: 0 seconds\nOutput:\nA\n")
+    nested = {
+        "id": "exec-4f6c0d0e-1111-4222-8333-944455556666", "type": "CommandExecution",
+        "command": ["/bin/bash", "-lc", "cat a.txt"],
+        "aggregated_output": "A\n", "exit_code": 0, "status": "completed",
+    }
+    path = _rollout(tmp_path, [cell[0], ("event_msg", {"type": "item_completed", "item": nested}), cell[1]])
+    recording = replay.read_transcript(str(path))
+    pre = _payloads(recording, "PreToolUse")
+    assert list(pre) == [nested["id"]] and list(_payloads(recording, "PostToolUse")) == [nested["id"]]
+    assert list(recording.calls) == [nested["id"]]
+
+
+def test_a_multi_call_script_gives_no_shared_answer(tmp_path: Path) -> None:
+    listing = "Exit code: 0\nWall time: 0 seconds\nOutput:\n" + "no such file or directory, looked everywhere\n"
+    script = TWO_CALLS + "text(a + b);"
+    recording = replay.read_transcript(str(_rollout(tmp_path, _cell(script, listing + listing))))
+    post = _payloads(recording, "PostToolUse")
+    answers = [post[f"c1:{k}"]["tool_response"] for k in (0, 1)]
+    assert answers[0] != answers[1] and all(len(a) < MIN_ANSWER_CHARS and "Exit code" not in a for a in answers)
+    report = replay.replay(recording, config.load(environ={}, cwd=None, user_path="", flags={}).config)
+    assert report.decisions == ()
+
+
+def test_a_straight_line_script_gives_each_call_its_print() -> None:
+    script = TWO_CALLS + "text(b);\ntext(a);"
+    calls = script_calls(script)
+    assert [c.argument for c in calls] == [{"command": "ls x"}, {"command": "ls y"}]
+    assert shares(script, calls, Printed(None, False, ("Y", "X"))) == ["X", "Y"]
+    # prints of one call's result made after the other call's failure ended the script: unknown
+    failed = shares(script, calls, Printed(None, True, ("X", "Script error:\nExit code: 2\nWall time: 0 seconds\nOutput:\n")))
+    assert all(f.startswith("(cell output of 2 calls") for f in failed)
+
+
+def test_script_calls_read_only_literal_arguments() -> None:
+    script = (
+        'const patch = "*** Begin Patch\\n*** Add File: a\\n+x\\n*** End Patch\\n";\n'
+        'await tools.apply_patch(patch);\n'
+        'for (const c of cmds) await tools.shell_command({command: c});\n'
+        'const s = "tools.shell_command({\\"command\\": \\"rm -rf /\\"})";\n'
+        "await tools.update_plan({plan: [{step: 'a', status: 'pending'}]});\n"
+        'await tools.mcp__node_repl__js({code: "1+1", "timeout_ms": 30000});\n'
+    )
+    found = [(c.name, c.argument) for c in script_calls(script)]
+    assert found == [
+        ("apply_patch", "*** Begin Patch\n*** Add File: a\n+x\n*** End Patch\n"),
+        ("mcp__node_repl__js", {"code": "1+1", "timeout_ms": 30000}),
+    ]
