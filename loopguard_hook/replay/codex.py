@@ -9,7 +9,8 @@ Codex
     `apply_patch` is `apply_patch` with `{"command": patch}`; a namespaced MCP call is
     `mcp__<server>__<tool>`. `write_stdin`, `tool_search`, web search and the outer Code Mode
     `exec` fire no hooks; Code Mode's nested calls appear as `item_completed` items with
-    `exec-<uuid>` ids. The live hook reads the `write_stdin` polls from the rollout at each
+    `exec-<uuid>` ids; where no such item is recorded (Codex Desktop 0.144), they are read from the
+    cell's script and output (`codex_cells`). The live hook reads the `write_stdin` polls from the rollout at each
     event, and so does replay (`unhooked.py`), which lists them in the report.
   - Bash `tool_response` is the plain output (the `item_completed` `aggregated_output`, or the
     `function_call_output` without its `Chunk ID/Wall time/Process exited/Original token
