@@ -464,7 +464,10 @@ def _result(
         # A change made is something new the turn did, though its result is the same words each
         # time (Codex's "Success. Updated the following files: M config.py", a silent `sed -i`):
         # the call itself, which differs with each change, joins the turn's digest.
-        new_evidence(ev.state, ev.event.agent_id, f"{outcome.fingerprint} {call['sig']}" if edits else outcome.fingerprint)
+        new_evidence(
+            ev.state, ev.event.agent_id, f"{outcome.fingerprint} {call['sig']}" if edits else outcome.fingerprint,
+            changed=edits and evidence.productive,
+        )
     if not verdicts:
         return None
     verdict = merge(verdicts)

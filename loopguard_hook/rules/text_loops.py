@@ -256,15 +256,16 @@ def remember_prompt(ts: TextState, prompt: str | None, *, reset_lines: bool = Fa
     ts["stop_hash"], ts["stop_count"] = None, 0
     ts["blocks"] = []
     ts.pop("said", None)
-    ts.pop("found", None)
+    ts.pop("changed", None)
 
 
-def new_evidence(state: Session, agent_id: str, fingerprint: str) -> None:
-    """A tool call produced a new result (`fingerprint`, its outcome's): saying the same sentence
-    before each step of real progress ("Let me check the CI status again.") is not a text loop,
-    nor is the same final message after it, nor the same sign-off ("Done.", or a long
-    templated one) to prompts whose turns each found something new: the result joins the turn's
-    digests that a reply is compared by (`said` for a short one, `found` for a long one)."""
+def new_evidence(state: Session, agent_id: str, fingerprint: str, *, changed: bool = False) -> None:
+    """A tool call produced a new result (`fingerprint`, its outcome's), or `changed` something
+    (an edit, a write that applied): saying the same sentence before each step of real progress
+    ("Let me check the CI status again.") is not a text loop, nor is the same final message
+    after it, nor the same short sign-off ("Done.") to prompts whose turns each found something
+    new (the result joins the turn's digest, `said`, that a short reply is compared by), nor a
+    long one after a turn that changed something (`changed`)."""
     ts = state.get("text", {}).get(agent_id)
     if isinstance(ts, dict) and "line_count" in ts:
         ts["line"], ts["line_count"], ts["blocks"], ts["reminded"] = None, 0, [], False
@@ -272,7 +273,8 @@ def new_evidence(state: Session, agent_id: str, fingerprint: str) -> None:
         # ping-pong yet: its copies count from here.
         ts["stop_count"] = 0
         said(ts, "\x1e" + fingerprint)
-        ts["found"] = _fold(ts.get("found", ""), fingerprint)
+        if changed:
+            ts["changed"] = True
 
 
 def _fold(prior: str, text: str) -> str:
@@ -290,11 +292,12 @@ def final_message(ts: TextState, message: str | None, *, stop_hook_active: bool)
     """Record a Stop's `last_assistant_message`.
 
     Returns `(consecutive identical final messages in this continuation chain, same reply to a
-    different prompt)`. A long reply is compared by itself and the new results the turn's calls
-    found (`found`: a claimed fix given again, whatever was said on the way, with nothing new
-    found, is the same reply; a long templated sign-off after a turn whose edit applied and
-    whose tests gave new counts is not); a short one by the turn's whole text (`said`, where the
-    host's transcript gives it) and those results (`new_evidence`): "Next report in
+    different prompt)`. A long reply is compared by itself (a claimed fix given again, whatever
+    was said or checked on the way: a health check's changing uptime is no answer), unless its
+    turn changed something (`changed`: an edit or a write applied; the same long templated
+    sign-off after each turn's edit is no loop); a short one by the turn's whole text (`said`,
+    where the host's transcript gives it) and the new results its calls found
+    (`new_evidence`): "Next report in
     10 minutes." after a report that changed each turn is a sign-off, not the same reply (a
     public Claude Code 2.1 session monitoring a backtest, eight reminders), nor is "Done." after
     an edit or a check that found something new, while "Done." alone, or after the same words,
@@ -304,7 +307,8 @@ def final_message(ts: TextState, message: str | None, *, stop_hook_active: bool)
         return 0, False
     norm = _normal(message)
     fp = digest(norm.encode("utf-8", "surrogatepass"))
-    reply = _fold(ts.get("found", ""), fp) if len(norm) >= MIN_REPLY_CHARS else _fold(ts.get("said", ""), norm)
+    long = len(norm) >= MIN_REPLY_CHARS
+    reply = fp if long else _fold(ts.get("said", ""), norm)
     if stop_hook_active and fp == ts["stop_hash"]:
         ts["stop_count"] += 1
     else:
@@ -312,13 +316,14 @@ def final_message(ts: TextState, message: str | None, *, stop_hook_active: bool)
     ts["stop_hash"] = fp
     same_reply = False
     if not stop_hook_active:
-        if reply == ts["reply_hash"] and ts["prompt"] is not None and ts["prompt"] != ts["reply_prompt"]:
+        moved = long and ts.get("changed", False)  # a templated sign-off after the turn's edit
+        if reply == ts["reply_hash"] and ts["prompt"] is not None and ts["prompt"] != ts["reply_prompt"] and not moved:
             ts["reply_count"] = ts.get("reply_count", 1) + 1
         else:
             ts["reply_count"] = 1
         # A long reply repeated once is already a loop; a short one ("Done.", "I cannot do
         # that.") only when it answers three different prompts in a row.
-        needed = 2 if len(norm) >= MIN_REPLY_CHARS else SHORT_REPLY_REPEATS
+        needed = 2 if long else SHORT_REPLY_REPEATS
         same_reply = ts["reply_count"] >= needed
         ts["reply_hash"], ts["reply_prompt"] = reply, ts["prompt"]
     return ts["stop_count"], same_reply

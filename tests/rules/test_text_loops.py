@@ -374,18 +374,29 @@ def test_a_short_reply_loop_is_caught_whether_or_not_the_transcript_shows_the_fi
     assert all(b"Your last replies were identical" in out for out in outs[3:]), outs
 
 
-def _signed_off_turns(tmp_path: Path, final: str, turns: int, *, found_new: bool) -> list[bytes]:
+def _signed_off_turns(tmp_path: Path, final: str, turns: int, *, found_new: bool, edit: bool = False) -> list[bytes]:
     """`turns` turns, each asked for another change, running one check (with a new answer each
-    turn, or the same one) and closing with `final`; then one more prompt. The hook's answers to
+    turn, or the same one), or with `edit` an Edit of a real file (that applies, or that leaves
+    the file as it was), and closing with `final`; then one more prompt. The hook's answers to
     the prompts."""
     path, base, state = _session(tmp_path)
+    target = tmp_path / "app.py"
+    target.write_text("value = -1\n")
     outs = []
     for turn in range(turns):
         outs.append(_hook({**base, "hook_event_name": "UserPromptSubmit", "prompt": f"now change value {turn}"}, state))
-        call = {**base, "tool_name": "Bash", "tool_input": {"command": "python check.py"}, "tool_use_id": f"t{turn}"}
-        _hook({**call, "hook_event_name": "PreToolUse"}, state)
-        answer = f"value {turn} set, {40 + turn} passed\n" if found_new else "nothing to do\n"
-        _hook({**call, "hook_event_name": "PostToolUse", "tool_response": {"stdout": answer, "stderr": ""}}, state)
+        if edit:
+            change = {"file_path": str(target), "old_string": f"value = {turn - 1}", "new_string": f"value = {turn}"}
+            call = {**base, "tool_name": "Edit", "tool_input": change, "tool_use_id": f"t{turn}"}
+            _hook({**call, "hook_event_name": "PreToolUse"}, state)
+            if found_new:
+                target.write_text(f"value = {turn}\n")  # the edit applies between its two hook events
+            _hook({**call, "hook_event_name": "PostToolUse", "tool_response": {"filePath": str(target)}}, state)
+        else:
+            call = {**base, "tool_name": "Bash", "tool_input": {"command": "python check.py"}, "tool_use_id": f"t{turn}"}
+            _hook({**call, "hook_event_name": "PreToolUse"}, state)
+            answer = f"value {turn} set, {40 + turn} passed\n" if found_new else "nothing to do\n"
+            _hook({**call, "hook_event_name": "PostToolUse", "tool_response": {"stdout": answer, "stderr": ""}}, state)
         _hook({**base, "hook_event_name": "Stop", "stop_hook_active": False, "last_assistant_message": final}, state)
     outs.append(_hook({**base, "hook_event_name": "UserPromptSubmit", "prompt": "thanks"}, state))
     return outs
@@ -406,25 +417,17 @@ def test_a_short_sign_off_after_a_call_that_found_something_new_is_no_same_reply
         assert all(b"Your last replies were identical" in out for out in outs[3:]), outs
 
 
-@pytest.mark.parametrize("found_new", [True, False])
-def test_a_long_sign_off_after_a_call_that_found_something_new_is_no_same_reply(tmp_path: Path, found_new: bool) -> None:
-    """The same long sentence closing each turn: after turns whose calls found something new it
-    is a templated sign-off (a hostile review's five edits, each with a new test count); after
-    turns whose calls found what the turn before found, it is the claimed answer given again,
-    reminded from the second prompt, as with no call at all."""
+@pytest.mark.parametrize(("edit", "found_new"), [(True, True), (True, False), (False, True)])
+def test_a_long_sign_off_after_a_change_is_no_same_reply(tmp_path: Path, edit: bool, found_new: bool) -> None:
+    """The same long sentence closing each turn: after turns whose edit applied it is a templated
+    sign-off (a hostile review's five edits, each with a new test count); after turns whose
+    edit changed nothing, or whose only call was a check with a new answer (a health check's
+    uptime, a random seed: no answer to the prompt), it is the claimed fix given again, reminded
+    from the second prompt, as with no call at all."""
     final = "I made the change and ran the test suite; every test passes now. Let me know if you want anything else."
-    outs = _signed_off_turns(tmp_path, final, 4, found_new=found_new)
-    if found_new:
+    outs = _signed_off_turns(tmp_path, final, 4, found_new=found_new, edit=edit)
+    if edit and found_new:
         assert outs == [b""] * 5
     else:
         assert outs[:2] == [b""] * 2
         assert all(b"Your last replies were identical" in out for out in outs[2:]), outs
-
-
-def test_a_line_loop_is_told_its_length_not_the_threshold() -> None:
-    """A line said 30 times in a row is "30 times", not the 8 that found it (a new user's finding)."""
-    found = feed(new_text_state(), "I will now fix it.\n" * 30, max_lines=8, max_blocks=3, max_block_chars=4000)
-    assert found is not None and found.kind == "line" and found.repeats == 30
-    again = "I will now fix it.\n" * 30 + "Something else entirely.\n" + "I will now fix it.\n" * 9
-    found = feed(new_text_state(), again, max_lines=8, max_blocks=3, max_block_chars=4000)
-    assert found is not None and found.repeats == 30  # the longest run, not the last
