@@ -20,12 +20,14 @@ their last parts), one per round: a parallel batch of edits refused together is 
 PreToolUse, saying which tool the host takes for a read. A read of the file by such a tool, an
 edit or a write of it that applies, a shell command that changes it (`rm`, `mv`, `git checkout
 --`: `tools.change_paths`; a Write may then create it afresh), a user prompt or a compaction
-lifts it, and so does the result of a subagent call (`tools.AGENT_TOOLS`): Claude Code before
-`agent_id` (anthropics/claude-code#15998, 2026-01: a subagent's hook payloads carry the main
-thread's session and nothing else) sends a subagent's calls as the main agent's, so its refusals
-were counted in the main agent's table, while the host keeps each agent's reads apart (a public
-2.0 transcript: the subagent gave up on a file after eight refusals, and the main agent, which had
-read it, edited it next, and the edit applied).
+lifts it. So does the result of a subagent call (`tools.AGENT_TOOLS`), for the files refused
+while it ran: Claude Code before `agent_id` (anthropics/claude-code#15998, 2026-01: a subagent's
+hook payloads carry the main thread's session and nothing else) sends a subagent's calls as the
+main agent's, so its refusals were counted in the main agent's table, while the host keeps each
+agent's reads apart (a public 2.0 transcript: the subagent gave up on a file after eight
+refusals, and the main agent, which had read it, edited it next, and the edit applied). Refusals
+counted before the call stay: a subagent started between two refused edits of the agent's own
+does not lift them.
 
 Only a refusal of a call that came through a PreToolUse counts: Claude Code 2.0 checks the read
 in the tool's run, after the PreToolUse, so the next edit is refused the same way after it too.
@@ -105,13 +107,18 @@ def on_call(ctx: CallContext) -> Decision | None:
 def on_result(ctx: ResultContext) -> None:
     """Count a refusal of an edit or a write as unread; a read tool's read of the file, an edit
     or a write of it that applies, or a shell command that changes it (`tools.change_paths`)
-    lifts it, and a subagent call's result lifts them all."""
+    lifts it, and a subagent call's result lifts the files refused while it ran."""
     if not ctx.config.read_first_deny_at:
         return None
     writes = ctx.tool in _CHANGES
     files = _files(ctx.agent)
     if files and ctx.tool in AGENT_TOOLS:
-        drop_slot(ctx.agent, NAME)  # a subagent came back: its refusals may have been counted here
+        # A subagent came back: the refusals counted while it ran may have been its own
+        started = ctx.call["t"]
+        for counted in [f for f, entry in files.items() if float(entry[1]) >= started]:
+            del files[counted]
+        if not files:
+            drop_slot(ctx.agent, NAME)
         return None
     failed = ctx.outcome.failure != Failure.NONE
     if files and not failed and ctx.tool in SHELL_TOOLS:

@@ -15,13 +15,13 @@ the file and writes (`sed -i`, `perl -pi`, a Python rewrite): a wall that goes o
 after the patches (one target, changing errors: issue class 5) is the same wall. A read, a
 change of the file that applies (a patch or a shell edit, not one that changed nothing; a write
 tool's call or a here-document into it, even of the text the file held: the file is then what
-the model sent), a subagent call's result (where the host sends no `agent_id`, the subagent's
-failures were counted as the main agent's), a user prompt or a compaction lifts it (three
-failures, then a smaller patch that applies without a read, is ordinary on real sessions).
-Writing the file whole is never denied, it is a way out: a write tool, a patch's `*** Add File`, or a command whose `>`
-or `tee` has the file as its target. A wall the model read the file during is left to the
-reminders: on real sessions a patch made after reading, even several failures later, or a
-smaller one, often applies.
+the model sent), a subagent call's result for the files that failed while it ran (where the
+host sends no `agent_id`, the subagent's failures were counted as the main agent's), a user
+prompt or a compaction lifts it (three failures, then a smaller patch that applies without a
+read, is ordinary on real sessions). Writing the file whole is never denied, it is a way out: a
+write tool, a patch's `*** Add File`, or a command whose `>` or `tee` has the file as its target.
+A wall the model read the file during is left to the reminders: on real sessions a patch made
+after reading, even several failures later, or a smaller one, often applies.
 
 Not counted: a whole-file write that fails (the host says why: the file exists, or was not
 read), and an attempt whose own text did not parse (`_UNPARSED`: a script's SyntaxError, the
@@ -681,7 +681,7 @@ def on_result(ctx: ResultContext) -> Decision | None:
     # (a call that failed is taken to have changed nothing: a script refused by its parser
     # between two sends of one patch, public Codex rollout of 2025-09-21)
     if files and not failed and not ctx.unchanged:
-        _changed_unseen(ctx.tool, ctx.tool_input, files)
+        _changed_unseen(ctx.tool, ctx.tool_input, files, ctx.call["t"])
     if not file:
         return None
     if how == "read":
@@ -760,7 +760,7 @@ def on_result(ctx: ResultContext) -> Decision | None:
     return None
 
 
-def _changed_unseen(tool: str, tool_input: Any, files: dict[str, Entry]) -> None:
+def _changed_unseen(tool: str, tool_input: Any, files: dict[str, Entry], started: float) -> None:
     """A call that applied and may have changed tracked files other than the one `_attempt`
     sees: every file of a patch of several (`target_of` names the first) is forgotten; after a
     call that may change files without naming them (`_may_change_unseen`: a formatter, `git
@@ -768,11 +768,12 @@ def _changed_unseen(tool: str, tool_input: Any, files: dict[str, Entry]) -> None
     and which patches did not fit are forgotten (their failures still count): it may apply now;
     edits refused for a `C:/` path's spelling stay counted, and each file is marked changed since
     its last read (`_changed_since_read`) until it is read again. A subagent call's result
-    forgets every file: where the host sends no `agent_id` (Claude Code before it,
-    anthropics/claude-code#15998) the subagent's failures were counted here, and its reads are
-    its own."""
+    (`started`: when it was issued) forgets the files that failed while it ran: where the host
+    sends no `agent_id` (Claude Code before it, anthropics/claude-code#15998) the subagent's
+    failures were counted here, and its reads are its own; failures from before it stay."""
     if tool in AGENT_TOOLS:
-        files.clear()
+        for file in [f for f, entry in files.items() if float(entry[2]) >= started]:
+            del files[file]
         return
     patch = patch_text(tool, tool_input, PATCH_CHARS)
     if patch is not None:

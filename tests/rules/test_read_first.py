@@ -105,16 +105,22 @@ def test_other_failures_and_the_seed_profiles_leave_it_off() -> None:
         assert _pre(entry, "Edit", EDIT, 104.0, config=seed) is None
 
 
-def test_a_subagent_calls_result_lifts_every_refusal() -> None:
+def test_a_subagent_calls_result_lifts_the_refusals_counted_while_it_ran() -> None:
     """Claude Code before `agent_id` sends a subagent's calls as the main agent's: the refusals
-    counted while a subagent ran may be its own, and the main agent's reads are not its reads."""
-    entry = agent()
-    _result(entry, "Edit", EDIT, MODIFIED, at=100.0, came=101.0)
-    _result(entry, "Write", WRITE, MODIFIED, at=102.0, came=103.0)
-    assert _pre(entry, "Edit", EDIT, 104.0) is not None
+    counted while a subagent ran may be its own, and the main agent's reads are not its reads.
+    Refusals from before the subagent call are the agent's own and stay."""
+    task = {"description": "d", "prompt": "p", "subagent_type": "general-purpose"}
+    done = {"status": "completed", "content": [{"type": "text", "text": "could not write it"}]}
     for tool in ("Task", "Agent"):
-        done = {"status": "completed", "content": [{"type": "text", "text": "could not write it"}]}
-        _result(entry, tool, {"description": "d", "prompt": "p", "subagent_type": "general-purpose"}, done, at=104.0, came=140.0)
+        entry = agent()
+        # the subagent call is issued at 99; its subagent's edits are refused while it runs
+        _result(entry, "Edit", EDIT, MODIFIED, at=100.0, came=101.0)
+        _result(entry, "Write", WRITE, MODIFIED, at=102.0, came=103.0)
+        assert _pre(entry, "Edit", EDIT, 104.0) is not None
+        _result(entry, tool, task, done, at=99.0, came=140.0)
         assert _pre(entry, "Edit", EDIT, 141.0) is None and ledger.slot(entry, rule.NAME) is None
+        # refused twice again, then another subagent call: these were counted before it ran
         _result(entry, "Edit", EDIT, MODIFIED, at=142.0, came=143.0)
         _result(entry, "Write", WRITE, MODIFIED, at=144.0, came=145.0)
+        _result(entry, tool, task, done, at=146.0, came=150.0)
+        assert _pre(entry, "Edit", EDIT, 151.0) is not None

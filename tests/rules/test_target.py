@@ -760,12 +760,17 @@ def test_a_denials_count_is_the_failures_its_text_names() -> None:
     assert verdict is not None and "the last 2 edits of it failed" in verdict.message and verdict.times == 2  # type: ignore[attr-defined]
 
 
-def test_a_subagent_calls_result_forgets_every_file() -> None:
+def test_a_subagent_calls_result_forgets_the_failures_made_while_it_ran() -> None:
     """Where the host sends no `agent_id`, a subagent's failed edits reach the hook as the main
-    agent's: once the subagent is back, the main agent's edit of the file goes ahead."""
+    agent's: once the subagent is back, the main agent's edit of the file goes ahead. Failures
+    from before the subagent call are the agent's own and stay."""
     entry = agent()
-    _fail(entry, 4)
-    assert _patch(entry) is not None
     done = {"status": "completed", "content": [{"type": "text", "text": "the edits did not match"}]}
-    rule.on_result(result_ctx("Task", {"description": "d", "prompt": "p"}, done, entry=entry))  # type: ignore[arg-type]
+    _fail(entry, 4)  # at the default call time, 100
+    assert _patch(entry) is not None
+    # a subagent call issued after them: they stay
+    rule.on_result(result_ctx("Task", {"description": "d", "prompt": "p"}, done, entry=entry, now=101.0))  # type: ignore[arg-type]
+    assert _patch(entry) is not None
+    # one issued before them (its subagent made them): they go
+    rule.on_result(result_ctx("Task", {"description": "d", "prompt": "p"}, done, entry=entry, now=99.0))  # type: ignore[arg-type]
     assert _patch(entry) is None
