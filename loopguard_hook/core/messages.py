@@ -31,17 +31,21 @@ def quote(text: str, limit: int) -> str:
 WHY_HINT = "`loopguard-hook log` shows why."
 
 
-def stop_reason(tool: str, count: int, *, rejected: bool = False) -> str:
+def stop_reason(tool: str, count: int, *, rejected: bool = False, in_a_row: bool = False) -> str:
     """Claude Code `stopReason`: shown to the user, and to the model on the next turn. `rejected`:
-    the calls were the host's validation rejections, which never ran."""
+    the calls were the host's validation rejections, which never ran. `count` counts calls in a
+    row (`in_a_row`: the seeds' counting, whatever they returned) or since the last new result
+    (a flaky test's results may differ each time, each one seen before: nothing new, not nothing
+    changed)."""
     if rejected:
         return (
             f"{PREFIX} ended the turn: {tool} was sent in {count} replies with the same input, and the host rejected "
             f"it before it ran. Send a new message to continue. {WHY_HINT}"
         )
     return (
-        f"{PREFIX} ended the turn: {tool} was called {count} times with identical arguments "
-        f"and nothing changed. Send a new message to continue. {WHY_HINT}"
+        f"{PREFIX} ended the turn: {tool} was called {count} times "
+        f"{'in a row with identical arguments' if in_a_row else 'with identical arguments and no new result'}. "
+        f"Send a new message to continue. {WHY_HINT}"
     )
 
 

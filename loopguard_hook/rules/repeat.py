@@ -340,7 +340,7 @@ def on_call(ctx: CallContext) -> Decision | None:
             stop_text(
                 tool, n, quoted, limit, ends_turn=ctx.ends_turn, pauses_tools=ctx.pauses_tools, note=note, rejected=rejected
             ),
-            stop_reason=msg.stop_reason(tool, rejections if rejected else n, rejected=rejected),
+            stop_reason=msg.stop_reason(tool, rejections if rejected else n, rejected=rejected, in_a_row=in_a_row),
             advice=advice,
         )
     elif cfg.deny_at and n >= cfg.deny_at:
@@ -421,14 +421,16 @@ def gentle_reminder(tool: str, count: int, *, in_a_row: bool = True, note: str =
 
 
 def detailed_reminder(tool: str, count: int, arguments: str, *, in_a_row: bool, note: str = "") -> str:
-    """Later reminder thresholds: tool, count, canonical arguments, and that nothing changed
-    (`note`: `NOOP_NOTE` or `BACK_NOTE`, which say what a call between them did, or "")."""
+    """Later reminder thresholds: tool, count, canonical arguments, and that no call between
+    them came (in a row) or none of them brought a result not seen before (since the last new
+    result: a flaky test's results differ, each one seen before) (`note`: `NOOP_NOTE` or
+    `BACK_NOTE`, which say what a call between them did, or "")."""
     how = "in a row with identical arguments" if in_a_row else "with identical arguments and no new result in between"
     # In a row, what they returned may have changed (the reminder seed counts identical calls
     # whatever they return): only that no other call came between them is sure.
     between = (
         "nothing between them moved the work on" if note
-        else "no other call came between them" if in_a_row else "nothing changed between them"
+        else "no other call came between them" if in_a_row else "none of them brought a result not seen before"
     )
     return (
         f"[{PREFIX}] {tool} has now been called {count} times {how}: "

@@ -191,7 +191,7 @@ def test_a_text_after_a_call_that_put_its_files_back_says_so_under_balanced() ->
             said = verdict is not None and BACK in verdict.message + (verdict.advice or "")
             assert said is (profile == "balanced" and n >= 3), (profile, n)
             # A text that says a call between them put the files back does not also say nothing changed.
-            assert not said or "nothing changed between them" not in verdict.message + (verdict.advice or ""), n
+            assert not said or "none of them brought a result not seen before" not in verdict.message + (verdict.advice or ""), n
         before = rule.on_call(call_ctx("Bash", check, attempt=5, config=config, entry=entry, now=160.0, previous_time=155.0))
         assert before is None or BACK not in before.message
     entry = agent()
@@ -421,7 +421,19 @@ def test_the_first_reminder_says_what_its_count_counts() -> None:
     assert "with the same arguments. Analyse" in rule.gentle_reminder("Bash", 3, in_a_row=True)
     row = rule.detailed_reminder("Bash", 5, "{}", in_a_row=True)
     assert "no other call came between them" in row and "nothing changed" not in row
-    assert "nothing changed between them" in rule.detailed_reminder("Bash", 5, "{}", in_a_row=False)
+    assert "none of them brought a result not seen before" in rule.detailed_reminder("Bash", 5, "{}", in_a_row=False)
+
+
+def test_texts_counted_since_the_last_new_result_do_not_say_nothing_changed() -> None:
+    """A flaky test run again and again fails and passes in turn: its results change, each one
+    seen before. The texts say no new result came, not that nothing changed (a new user's
+    finding); counted in a row (the seeds), they say only that no other call came between."""
+    since = rule.detailed_reminder("Bash", 5, '{"command":"pytest"}', in_a_row=False)
+    assert "nothing changed" not in since and "none of them brought a result not seen before" in since
+    assert "no other call came between them" in rule.detailed_reminder("Bash", 5, "{}", in_a_row=True)
+    stop = messages.stop_reason("Bash", 8)
+    assert "nothing changed" not in stop and "8 times with identical arguments and no new result." in stop
+    assert "8 times in a row with identical arguments." in messages.stop_reason("Bash", 8, in_a_row=True)
 
 
 def test_the_detailed_reminder_says_each_condition_once() -> None:
