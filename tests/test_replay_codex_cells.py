@@ -9,7 +9,7 @@ import orjson
 
 from loopguard_hook import replay
 from loopguard_hook.config import load as config
-from loopguard_hook.replay.codex_cells import Printed, script_calls, shares
+from loopguard_hook.replay.codex_cells import Printed, read_script, script_calls, shares
 from loopguard_hook.rules.same_answer import MIN_ANSWER_CHARS
 
 DATA = Path(__file__).parent / "data" / "transcripts"
@@ -102,11 +102,11 @@ def test_a_multi_call_script_gives_no_shared_answer(tmp_path: Path) -> None:
 
 def test_a_straight_line_script_gives_each_call_its_print() -> None:
     script = TWO_CALLS + "text(b);\ntext(a);"
-    calls = script_calls(script)
-    assert [c.argument for c in calls] == [{"command": "ls x"}, {"command": "ls y"}]
-    assert shares(script, calls, Printed(None, False, ("Y", "X"))) == ["X", "Y"]
+    read = read_script(script)
+    assert [c.argument for c in read.calls] == [{"command": "ls x"}, {"command": "ls y"}]
+    assert shares(read, Printed(None, False, ("Y", "X"))) == ["X", "Y"]
     # prints of one call's result made after the other call's failure ended the script: unknown
-    failed = shares(script, calls, Printed(None, True, ("X", "Script error:\nExit code: 2\nWall time: 0 seconds\nOutput:\n")))
+    failed = shares(read, Printed(None, True, ("X", "Script error:\nExit code: 2\nWall time: 0 seconds\nOutput:\n")))
     assert all(f.startswith("(cell output of 2 calls") for f in failed)
 
 
@@ -122,5 +122,86 @@ def test_script_calls_read_only_literal_arguments() -> None:
     found = [(c.name, c.argument) for c in script_calls(script)]
     assert found == [
         ("apply_patch", "*** Begin Patch\n*** Add File: a\n+x\n*** End Patch\n"),
+        ("update_plan", {"plan": [{"step": "a", "status": "pending"}]}),
         ("mcp__node_repl__js", {"code": "1+1", "timeout_ms": 30000}),
     ]
+
+
+def _cells(*cells: tuple[str, tuple[str, ...]]) -> list[tuple[str, dict[str, Any]]]:
+    """Completed cells, one after another, with the call ids `c0`, `c1`…"""
+    records = []
+    for k, (script, items) in enumerate(cells):
+        output = [{"type": "input_text", "text": t} for t in ("Script completed\nWall time 0.1 seconds\nOutput:\n", *items)]
+        records += [
+            ("response_item", {"type": "custom_tool_call", "call_id": f"c{k}", "name": "exec", "input": script}),
+            ("response_item", {"type": "custom_tool_call_output", "call_id": f"c{k}", "output": output}),
+        ]
+    return records
+
+
+def _balanced_report(recording: replay.Recording) -> replay.Report:
+    return replay.replay(recording, config.load(environ={}, cwd=None, user_path="", flags={}).config)
+
+
+def test_a_print_is_no_read_calls_when_a_call_of_the_script_was_not_read(tmp_path: Path) -> None:
+    """Six different reads, each followed by a call built at run time that fails the same way, and
+    only that failure printed: the print is not the reads' result (no failure, no repeat)."""
+    node = "Exit code: 127\nWall time: 0.1 seconds\nOutput:\n/bin/bash: line 1: node: command not found\n"
+    script = (
+        'const src = await tools.shell_command({command: "sed -n %d,%dp src/build.mjs"});\n'
+        'const script = src.output.includes("vite") ? "vite.mjs" : "build.mjs";\n'
+        'const r = await tools.shell_command({command: "node " + script});\ntext(r);\n'
+    )
+    cells = [(script % (50 * k + 1, 50 * k + 50), (node,)) for k in range(6)]
+    recording = replay.read_transcript(str(_rollout(tmp_path, _cells(*cells))))
+    post = _payloads(recording, "PostToolUse")
+    assert list(post) == [f"c{k}:0" for k in range(6)]
+    assert all(p["tool_response"].startswith("(cell output of 2 calls, #1 ") for p in post.values())
+    assert {recording.calls[c].outcome for c in post} == {replay.Outcome.RAN}
+    assert _balanced_report(recording).decisions == ()
+    read = read_script(cells[0][0])
+    assert (len(read.calls), read.sites) == (1, 2)
+    assert shares(read, Printed(None, False, (node,)))[0].startswith("(cell output of 2 calls")
+    failed = Printed(None, True, ("Script error:\n" + node,))
+    assert shares(read, failed)[0].startswith("(cell output of 2 calls")  # nor a failure that ended it
+
+
+def test_a_hostile_script_is_read_in_linear_time() -> None:
+    """Scripts that took minutes to hours when every call site's argument was scanned to the end
+    of the script (hundreds of kilobytes each): each is read in one pass now."""
+    unclosed = "tools.a({" * 20_000
+    nested = "await tools.a({x: " * 10_000 + "1" + "})" * 10_000
+    straight = "".join(f'const a{k} = await tools.shell_command({{command: "echo {k}"}});\n' for k in range(4000))
+    straight += "".join(f"text(a{k});\n" for k in range(4000))
+    slashes = "x = /[" * 50_000 + "\n" + "'" + "q" * 200_000
+    assert read_script(unclosed)[1:] == ((), 20_000)
+    assert len(read_script(nested).calls) == 1 and read_script(nested).sites == 10_000  # only the innermost is a literal
+    read = read_script(straight)
+    assert read.sites == len(read.calls) == 4000
+    assert shares(read, Printed(None, False, tuple(f"{k}\n" for k in range(4000))))[3999] == "3999\n"
+    assert read_script(slashes).sites == 0
+
+
+def test_script_calls_read_every_literal_form() -> None:
+    patch = "*** Begin Patch\n*** Update File: app.py\n@@\n-x = 1\n+x = 2\n*** End Patch\n"
+    script = (
+        f"await tools.apply_patch({orjson.dumps(patch).decode()});\n"
+        f"await tools.apply_patch(`{patch}`);\n"
+        f"const p = `{patch}`;\nawait tools.apply_patch(p);\n"
+        "const quote = /\"/g, it = 'it\\'s';\n"  # a quote in a regular expression, an escaped quote
+        "await tools.shell_command({command: 'ls -la', workdir: `/w`});\n"
+        'await tools.shell_command({\n  "command": "git status",\n  env: ["A", "B",],\n});\n'
+        "x = a / b; await tools.shell_command({command: 'echo \\x41\\u{1F600}\\n'});\n"
+        "await tools.shell_command({command: `ls ${dir}`});\n"  # built at run time: not read
+    )
+    read = read_script(script)
+    assert [(c.name, c.argument) for c in read.calls] == [
+        ("apply_patch", patch),
+        ("apply_patch", patch),
+        ("apply_patch", patch),
+        ("shell_command", {"command": "ls -la", "workdir": "/w"}),
+        ("shell_command", {"command": "git status", "env": ["A", "B"]}),
+        ("shell_command", {"command": "echo A\U0001f600\n"}),
+    ]
+    assert read.sites == 7
+

@@ -11,7 +11,7 @@ from ..core.event import MAIN_AGENT
 from ..core.patch import PATCH_CHARS, recorded_misfit, recorded_shell_patch, unseen_through_shell
 from ..core.tools import patch_text
 from ..hosts.rollout import call_arguments
-from .codex_cells import Printed, printed, script_calls, shares
+from .codex_cells import Printed, Script, printed, read_script, shares
 from .codex_tools import (
     BARE_ITEMS,
     COMPLETION_EVENTS,
@@ -73,10 +73,10 @@ class _CodexCall:
 
 @dataclass(slots=True)
 class _Cell:
-    """A Code Mode `exec` whose nested calls were read from its script (`codex_cells`): those
-    calls, and what the cell printed so far."""
+    """A Code Mode `exec` whose nested calls were read from its script (`codex_cells`): what was
+    read of the script, those calls, and what the cell printed so far."""
 
-    script: str
+    script: Script
     calls: list[_CodexCall]
     items: list[Any]
 
@@ -349,8 +349,9 @@ class CodexStream:
         script = item.get("input")
         if call_id in self.nested or call_id in self.cells or not isinstance(script, str):
             return
+        read = read_script(script)
         calls: list[_CodexCall] = []
-        for k, nested in enumerate(script_calls(script)):
+        for k, nested in enumerate(read.calls):
             tool = codex_tool({"type": "function_call", "name": nested.name, "arguments": nested.argument})
             if tool is None:
                 continue
@@ -361,7 +362,7 @@ class CodexStream:
             self._emit(time, self._tool_payload("PreToolUse", call), line.number)
             calls.append(call)
         if calls:
-            self.cells[call_id] = _Cell(script, calls, [])
+            self.cells[call_id] = _Cell(read, calls, [])
 
     def _cell_output(self, line: Line, call_id: str, output: Any, time: float | None) -> None:
         """An `exec` cell's output, or a `wait`'s for a cell still running: once the cell is over,
@@ -378,8 +379,7 @@ class CodexStream:
             return
         del self.cells[exec_id]
         self.running = {c: e for c, e in self.running.items() if e != exec_id}
-        nested = script_calls(cell.script)
-        outputs = shares(cell.script, nested, Printed(None, done.failed, tuple(cell.items)))
+        outputs = shares(cell.script, Printed(None, done.failed, tuple(cell.items)))
         by_id = {f"{exec_id}:{k}": out for k, out in enumerate(outputs)}
         for call in cell.calls:
             call.has_output, call.output = True, by_id.get(call.call_id, "")
