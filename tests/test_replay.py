@@ -976,6 +976,7 @@ def test_json_output_has_stable_keys() -> None:
         "markers",
         "unhooked_polls",
         "unhooked_calls",
+        "unread_cell_calls",
         "errors",
         "cost",
     ]

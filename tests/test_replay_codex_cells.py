@@ -205,3 +205,20 @@ def test_script_calls_read_every_literal_form() -> None:
     ]
     assert read.sites == 7
 
+
+
+def test_the_report_counts_the_calls_it_could_not_read(tmp_path: Path) -> None:
+    """A patch written at run time may loop unseen: the report says how many calls were left out."""
+    script = (
+        'const s = await tools.shell_command({command: "git status"});\n'
+        "for (const c of cmds) await tools.shell_command({command: c});\n"
+        "await tools.apply_patch(makePatch(s));\n"
+    )
+    recording = replay.read_transcript(str(_rollout(tmp_path, _cells((script, ("x",)), (script, ("x",))))))
+    assert recording.unread == {"c0": 2, "c1": 2}
+    report = _balanced_report(recording)
+    assert report.unread == 4
+    assert "; 4 calls in Code Mode scripts replay cannot read (an argument that is no literal): not judged" in (
+        replay.format_text(report)
+    )
+    assert orjson.loads(replay.render([report], "json"))["reports"][0]["unread_cell_calls"] == 4

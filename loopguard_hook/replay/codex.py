@@ -74,6 +74,7 @@ def recording(path: str, lines: list[Line], skipped: int) -> Recording:
         requests=tuple(stream.usage.out),
         polls=tuple(polls(item for _, item in items)),
         unseen=unseen_calls(lines),
+        unread=stream.unread,
         synthetic_times=synthetic,
     )
 

@@ -112,6 +112,7 @@ class CodexStream:
         self.cells: dict[str, _Cell] = {}  # `exec` call id: its calls read from its script
         self.running: dict[str, str] = {}  # a still-running cell's id: its `exec` call id
         self.waits: dict[str, str] = {}  # a `wait` call id: the cell id it waits for
+        self.unread: dict[str, int] = {}  # an `exec` call id: the call sites of its script not read
 
     def _records(self) -> Iterator[tuple[Line, str, dict[str, Any], float | None]]:
         for line in self.lines:
@@ -339,8 +340,9 @@ class CodexStream:
     def _cell_call(self, line: Line, item: Mapping[str, Any], call_id: str, time: float | None) -> None:
         """A Code Mode `exec` (no hook of its own) whose nested calls no `exec-` item records
         (Codex Desktop 0.144): each call its script makes (`codex_cells.script_calls`) fires the
-        hooks a direct call of that tool does, with the id `<exec call id>:<index>`. A `wait`
-        is noted with the cell it waits for."""
+        hooks a direct call of that tool does, with the id `<exec call id>:<index>`; the call
+        sites it could not read are counted (`unread`). A `wait` is noted with the cell it waits
+        for."""
         if item.get("type") == "function_call":
             cell = call_arguments(item.get("arguments")).get("cell_id")
             if isinstance(cell, (str, int)) and str(cell) in self.running:
@@ -350,6 +352,8 @@ class CodexStream:
         if call_id in self.nested or call_id in self.cells or not isinstance(script, str):
             return
         read = read_script(script)
+        if read.sites > len(read.calls):
+            self.unread[call_id] = read.sites - len(read.calls)
         calls: list[_CodexCall] = []
         for k, nested in enumerate(read.calls):
             tool = codex_tool({"type": "function_call", "name": nested.name, "arguments": nested.argument})

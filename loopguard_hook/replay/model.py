@@ -180,7 +180,8 @@ class Recording:
     payload log, a DSH log, or a file with no usage). `polls` are the calls no hook saw that poll
     a running command (Codex `write_stdin`), in order (`unhooked.polls`). `unseen` counts the
     other calls no hook fires for, by tool (Codex's code-mode `exec` and `wait`), most first:
-    they are not judged.
+    they are not judged. `unread` gives each Code Mode cell (its `exec` call id) whose script
+    holds calls replay could not read (`codex_cells.read_script`) how many.
     """
 
     sources: tuple[str, ...]
@@ -195,6 +196,7 @@ class Recording:
     requests: tuple[Request, ...] = ()
     polls: tuple[Poll, ...] = ()
     unseen: tuple[tuple[str, int], ...] = ()
+    unread: Mapping[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

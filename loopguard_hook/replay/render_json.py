@@ -35,6 +35,7 @@ def to_json(report: Report) -> dict[str, Any]:
         "markers": [{"time": round(m.time, 3), "event": m.event, "detail": m.detail} for m in report.markers],
         "unhooked_polls": [_poll_json(p) for p in report.polls],
         "unhooked_calls": dict(report.unseen),
+        "unread_cell_calls": report.unread,
         "errors": list(report.errors),
         "cost": cost_json(report),
     }

@@ -231,6 +231,11 @@ def _footer(report: Report, width: int = 120) -> list[str]:
         unseen = sum(n for _, n in report.unseen)
         each = ", ".join(f"{tool} {n}" for tool, n in report.unseen)
         notes.append(f"{unseen} more {plural(unseen, 'call')} no hook fires for ({each}): not judged")
+    if report.unread:
+        notes.append(
+            f"{report.unread} {plural(report.unread, 'call')} in Code Mode scripts replay cannot read "
+            "(an argument that is no literal): not judged"
+        )
     if s.skipped_lines:
         notes.append(f"{s.skipped_lines} unreadable or unknown {plural(s.skipped_lines, 'line')} skipped")
     if s.bad_payloads:

@@ -120,7 +120,8 @@ class Report:
     intervened in cost (`cost.py`), `prices` the prices it was costed at (None: not given),
     `requests` the recording's model requests (for the picture of its token use over time),
     `polls` the calls no hook saw that polled a running command (Codex `write_stdin`), `unseen`
-    how many other calls no hook fires for the recording holds, by tool (`Recording.unseen`)."""
+    how many other calls no hook fires for the recording holds, by tool (`Recording.unseen`),
+    `unread` how many calls in Code Mode cells' scripts replay could not read (`Recording.unread`)."""
 
     sources: tuple[str, ...]
     format: str
@@ -145,6 +146,7 @@ class Report:
     requests: tuple[Request, ...] = ()
     polls: tuple[Poll, ...] = ()
     unseen: tuple[tuple[str, int], ...] = ()
+    unread: int = 0
 
 
 def acted(pre: Verdict | None, post: Verdict | None, saved: bool) -> bool:

@@ -330,6 +330,7 @@ def replay(
         requests=recording.requests,
         polls=recording.polls,
         unseen=recording.unseen,
+        unread=sum(recording.unread.values()),
     )
 
 
