@@ -206,7 +206,6 @@ def test_script_calls_read_every_literal_form() -> None:
     assert read.sites == 7
 
 
-
 def test_the_report_counts_the_calls_it_could_not_read(tmp_path: Path) -> None:
     """A patch written at run time may loop unseen: the report says how many calls were left out."""
     script = (
@@ -222,3 +221,22 @@ def test_the_report_counts_the_calls_it_could_not_read(tmp_path: Path) -> None:
         replay.format_text(report)
     )
     assert orjson.loads(replay.render([report], "json"))["reports"][0]["unread_cell_calls"] == 4
+
+
+def test_a_session_split_over_two_rollouts_keeps_the_unhooked_calls_of_both(tmp_path: Path) -> None:
+    """Two files of one session: the second file's polls, calls no hook fires for, and unread
+    calls are the session's as much as the first's (each call once, also when a file is read twice)."""
+    lines = DESKTOP.read_bytes().splitlines(keepends=True)
+    whole = replay.read_transcript(str(DESKTOP))
+    cut = next(k for k, line in enumerate(lines) if k > 2 and b'"custom_tool_call"' in line and k > len(lines) // 2)
+    first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    first.write_bytes(b"".join(lines[:cut]))
+    second.write_bytes(b"".join(lines[:2] + lines[cut:]))
+    merged = replay.load([str(first), str(second), str(second)])
+    assert len(merged) == 1 and dict(merged[0].unseen) == dict(whole.unseen) == {"exec": 5, "wait": 2}
+    hung = DATA / "codex-hung-build.jsonl"
+    lines = hung.read_bytes().splitlines(keepends=True)
+    first.write_bytes(b"".join(lines[:11]))
+    second.write_bytes(b"".join(lines[:1] + lines[11:]))
+    merged = replay.load([str(first), str(second)])
+    assert [p.call_id for p in merged[0].polls] == [p.call_id for p in replay.read_transcript(str(hung)).polls]

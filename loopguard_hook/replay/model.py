@@ -180,8 +180,9 @@ class Recording:
     payload log, a DSH log, or a file with no usage). `polls` are the calls no hook saw that poll
     a running command (Codex `write_stdin`), in order (`unhooked.polls`). `unseen` counts the
     other calls no hook fires for, by tool (Codex's code-mode `exec` and `wait`), most first:
-    they are not judged. `unread` gives each Code Mode cell (its `exec` call id) whose script
-    holds calls replay could not read (`codex_cells.read_script`) how many.
+    they are not judged; `unhooked` names each (call id: tool), so that a call two files of one
+    session hold is counted once. `unread` gives each Code Mode cell (its `exec` call id) whose
+    script holds calls replay could not read (`codex_cells.read_script`) how many.
     """
 
     sources: tuple[str, ...]
@@ -196,6 +197,7 @@ class Recording:
     requests: tuple[Request, ...] = ()
     polls: tuple[Poll, ...] = ()
     unseen: tuple[tuple[str, int], ...] = ()
+    unhooked: Mapping[str, str] = field(default_factory=dict)
     unread: Mapping[str, int] = field(default_factory=dict)
 
 

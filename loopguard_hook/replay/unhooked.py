@@ -4,7 +4,7 @@ the report (the facts are in `hosts/rollout.py`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from ..core.event import Unhooked
 from ..hosts.rollout import unhooked_items
@@ -51,10 +51,10 @@ def polls(items: Iterable[Unhooked]) -> list[Poll]:
     return out
 
 
-def unseen_calls(lines: Iterable[Line]) -> tuple[tuple[str, int], ...]:
-    """How many calls of each tool that fires no hook a rollout holds, but `write_stdin` (listed
-    as `polls`): Codex 0.171.0's code-mode `exec` and `wait`, `tool_search`, `web_search`
-    (`CODEX_UNHOOKED_TOOLS`), each call id once, most first. Replay does not judge them."""
+def unseen_calls(lines: Iterable[Line]) -> dict[str, str]:
+    """The calls of a tool that fires no hook a rollout holds, but `write_stdin` (listed as
+    `polls`): Codex 0.171.0's code-mode `exec` and `wait`, `tool_search`, `web_search`
+    (`CODEX_UNHOOKED_TOOLS`), each call id with its tool. Replay does not judge them."""
     seen: dict[str, str] = {}
     for line in lines:
         payload = line.data.get("payload")
@@ -63,7 +63,12 @@ def unseen_calls(lines: Iterable[Line]) -> tuple[tuple[str, int], ...]:
         if item.get("type") in ("function_call", "custom_tool_call") and name in CODEX_UNHOOKED_TOOLS and name != "write_stdin":
             if isinstance(call_id, str):
                 seen.setdefault(call_id, name)
+    return seen
+
+
+def counted(calls: Mapping[str, str]) -> tuple[tuple[str, int], ...]:
+    """How many of `calls` (call id: tool) each tool made, most first (`Recording.unseen`)."""
     counts: dict[str, int] = {}
-    for name in seen.values():
+    for name in calls.values():
         counts[name] = counts.get(name, 0) + 1
     return tuple(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
