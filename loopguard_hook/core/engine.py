@@ -463,7 +463,8 @@ def _result(
     if call.get("new") or (edits and evidence.productive):
         # A change made is something new the turn did, though its result is the same words each
         # time (Codex's "Success. Updated the following files: M config.py", a silent `sed -i`):
-        # the call itself, which differs with each change, joins the turn's digest.
+        # the call itself, which differs with each change, joins the turn's digest, and the turn
+        # changed something (`changed`: the same long sign-off after it is no repeated reply).
         new_evidence(
             ev.state, ev.event.agent_id, f"{outcome.fingerprint} {call['sig']}" if edits else outcome.fingerprint,
             changed=edits and evidence.productive,

@@ -218,7 +218,7 @@ if TYPE_CHECKING:
         seen: list[str]
         reply_count: NotRequired[int]
         said: NotRequired[str]  # a digest of the turn's assistant texts so far (`text_loops.final_message`)
-        changed: NotRequired[bool]  # a change of the turn's applied: an edit, a write (`text_loops.final_message`)
+        changed: NotRequired[bool]  # whether a change the turn made applied: an edit, a write (`text_loops.final_message`)
         tail: NotRequired[Tail]
         idle: NotRequired[list[int | str]]  # [restating Stop-hook continuations in a row, their words] (`rules/continuations.py`)
 
