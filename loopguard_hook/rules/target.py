@@ -669,9 +669,10 @@ def looked_for(patch: str | None, error: str) -> str:
 
 
 def on_result(ctx: ResultContext) -> Decision | None:
-    """Count a failed attempt to change a file; note a read of it; an edit that applies ends it.
-    Remind when an edit of a Windows path spelled `C:/…` is refused as changed since its read
-    again after a read of it (`STALE_AFTER`)."""
+    """Count a failed attempt to change a file; note a read of it; an edit that applies ends it,
+    and a subagent call's result forgets the files that failed while it ran. Remind when an edit
+    of a Windows path spelled `C:/…` is refused as changed since its read again after a read of
+    it (`STALE_AFTER`)."""
     cfg = ctx.config
     if not cfg.reread_after_failed_edits:
         return None
@@ -680,8 +681,14 @@ def on_result(ctx: ResultContext) -> Decision | None:
     failed = ctx.outcome.failure != Failure.NONE
     # (a call that failed is taken to have changed nothing: a script refused by its parser
     # between two sends of one patch, public Codex rollout of 2025-09-21)
+    if files and ctx.tool in AGENT_TOOLS:
+        # A subagent came back, done or not: where the host sends no `agent_id` (Claude Code
+        # before it, anthropics/claude-code#15998) the failures counted while it ran were its own,
+        # and its reads are its own; those from before it stay.
+        for counted in [f for f, entry in files.items() if float(entry[2]) >= ctx.call["t"]]:
+            del files[counted]
     if files and not failed and not ctx.unchanged:
-        _changed_unseen(ctx.tool, ctx.tool_input, files, ctx.call["t"])
+        _changed_unseen(ctx.tool, ctx.tool_input, files)
     if not file:
         return None
     if how == "read":
@@ -760,21 +767,14 @@ def on_result(ctx: ResultContext) -> Decision | None:
     return None
 
 
-def _changed_unseen(tool: str, tool_input: Any, files: dict[str, Entry], started: float) -> None:
+def _changed_unseen(tool: str, tool_input: Any, files: dict[str, Entry]) -> None:
     """A call that applied and may have changed tracked files other than the one `_attempt`
     sees: every file of a patch of several (`target_of` names the first) is forgotten; after a
     call that may change files without naming them (`_may_change_unseen`: a formatter, `git
     stash`, another agent's run), what every failed patch looked for, how often it was resent
     and which patches did not fit are forgotten (their failures still count): it may apply now;
     edits refused for a `C:/` path's spelling stay counted, and each file is marked changed since
-    its last read (`_changed_since_read`) until it is read again. A subagent call's result
-    (`started`: when it was issued) forgets the files that failed while it ran: where the host
-    sends no `agent_id` (Claude Code before it, anthropics/claude-code#15998) the subagent's
-    failures were counted here, and its reads are its own; failures from before it stay."""
-    if tool in AGENT_TOOLS:
-        for file in [f for f, entry in files.items() if float(entry[2]) >= started]:
-            del files[file]
-        return
+    its last read (`_changed_since_read`) until it is read again."""
     patch = patch_text(tool, tool_input, PATCH_CHARS)
     if patch is not None:
         for path in re.findall(r"(?m)^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$", patch):
