@@ -36,7 +36,7 @@ from .codex_tools import BARE_ITEMS
 from .jsonl import Line, attach, line_texts, with_texts
 from .model import Format, Recording, ReplayError, respaced
 from .reader import Reader
-from .unhooked import counted, line_items, polls, unseen_calls
+from .unhooked import line_items, polls, unseen_calls
 
 _TYPES = frozenset({"session_meta", "turn_context", "response_item", "event_msg", "compacted", "world_state"})
 
@@ -62,7 +62,6 @@ def recording(path: str, lines: list[Line], skipped: int) -> Recording:
     found = attach(events, items, lambda p: p.get("hook_event_name") != "SessionEnd")
     events = [replace(e, unhooked=tuple(f)) if f else e for e, f in zip(events, found, strict=True)]
     events, synthetic = respaced(events)  # the oldest rollouts time their first line only
-    unhooked = unseen_calls(lines)
     return Recording(
         sources=(path,),
         format=Format.CODEX_ROLLOUT,
@@ -74,8 +73,7 @@ def recording(path: str, lines: list[Line], skipped: int) -> Recording:
         skipped_lines=skipped + stream.skipped,
         requests=tuple(stream.usage.out),
         polls=tuple(polls(item for _, item in items)),
-        unseen=counted(unhooked),
-        unhooked=unhooked,
+        unhooked=unseen_calls(lines),
         unread=stream.unread,
         synthetic_times=synthetic,
     )

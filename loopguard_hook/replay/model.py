@@ -178,10 +178,10 @@ class Recording:
     `synthetic_times` is true when the file had no times and `SYNTHETIC_STEP` spacing was used.
     `requests` are the model requests with the usage the recording states, in order (none for a
     payload log, a DSH log, or a file with no usage). `polls` are the calls no hook saw that poll
-    a running command (Codex `write_stdin`), in order (`unhooked.polls`). `unseen` counts the
-    other calls no hook fires for, by tool (Codex's code-mode `exec` and `wait`), most first:
-    they are not judged; `unhooked` names each (call id: tool), so that a call two files of one
-    session hold is counted once. `unread` gives each Code Mode cell (its `exec` call id) whose
+    a running command (Codex `write_stdin`), in order (`unhooked.polls`). `unhooked` names the
+    other calls no hook fires for (call id: tool; Codex's code-mode `exec` and `wait`), each
+    once however many files of the session hold it, and `unseen` counts them by tool: they are
+    not judged. `unread` gives each Code Mode cell (its `exec` call id) whose
     script holds calls replay could not read (`codex_cells.read_script`) how many.
     """
 
@@ -196,9 +196,16 @@ class Recording:
     synthetic_times: bool = False
     requests: tuple[Request, ...] = ()
     polls: tuple[Poll, ...] = ()
-    unseen: tuple[tuple[str, int], ...] = ()
     unhooked: Mapping[str, str] = field(default_factory=dict)
     unread: Mapping[str, int] = field(default_factory=dict)
+
+    @property
+    def unseen(self) -> tuple[tuple[str, int], ...]:
+        """How many of the `unhooked` calls each tool made, most first."""
+        counts: dict[str, int] = {}
+        for name in self.unhooked.values():
+            counts[name] = counts.get(name, 0) + 1
+        return tuple(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
 @dataclass(frozen=True, slots=True)

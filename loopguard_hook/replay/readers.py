@@ -16,7 +16,6 @@ from . import claude_code, codex, dsh, payload_log
 from .jsonl import Line, merge_events, read_lines, without_copies
 from .model import Format, Recording, ReplayError, Request, odd_shapes_refused
 from .reader import Reader
-from .unhooked import counted
 
 #: Every format, in the order error messages name them.
 READERS: tuple[Reader, ...] = (
@@ -172,12 +171,10 @@ def _merge_sessions(recordings: list[Recording]) -> list[Recording]:
 
 def _unhooked(prior: Recording, rec: Recording) -> dict[str, Any]:
     """The calls no hook fires for of a session read from `prior`'s files and then `rec`'s
-    (`Recording.polls`, `unseen`, `unhooked`, `unread`), each call once."""
+    (`Recording.polls`, `unhooked`, `unread`), each call once."""
     known = {poll.call_id for poll in prior.polls}
     polls = sorted((*prior.polls, *(p for p in rec.polls if p.call_id not in known)), key=lambda p: p.time)
-    unhooked = {**rec.unhooked, **prior.unhooked}
-    unseen = counted(unhooked) if unhooked else prior.unseen
-    return {"polls": tuple(polls), "unseen": unseen, "unhooked": unhooked, "unread": {**rec.unread, **prior.unread}}
+    return {"polls": tuple(polls), "unhooked": {**rec.unhooked, **prior.unhooked}, "unread": {**rec.unread, **prior.unread}}
 
 
 def _requests(prior: Recording, rec: Recording) -> tuple[Request, ...]:

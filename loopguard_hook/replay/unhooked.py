@@ -4,7 +4,7 @@ the report (the facts are in `hosts/rollout.py`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 
 from ..core.event import Unhooked
 from ..hosts.rollout import unhooked_items
@@ -65,10 +65,3 @@ def unseen_calls(lines: Iterable[Line]) -> dict[str, str]:
                 seen.setdefault(call_id, name)
     return seen
 
-
-def counted(calls: Mapping[str, str]) -> tuple[tuple[str, int], ...]:
-    """How many of `calls` (call id: tool) each tool made, most first (`Recording.unseen`)."""
-    counts: dict[str, int] = {}
-    for name in calls.values():
-        counts[name] = counts.get(name, 0) + 1
-    return tuple(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
