@@ -9,7 +9,7 @@ import orjson
 
 from loopguard_hook import replay
 from loopguard_hook.config import load as config
-from loopguard_hook.replay.codex_cells import Printed, read_script, script_calls, shares
+from loopguard_hook.replay.codex_cells import Printed, read_script, shares
 from loopguard_hook.rules.same_answer import MIN_ANSWER_CHARS
 
 DATA = Path(__file__).parent / "data" / "transcripts"
@@ -119,7 +119,7 @@ def test_script_calls_read_only_literal_arguments() -> None:
         "await tools.update_plan({plan: [{step: 'a', status: 'pending'}]});\n"
         'await tools.mcp__node_repl__js({code: "1+1", "timeout_ms": 30000});\n'
     )
-    found = [(c.name, c.argument) for c in script_calls(script)]
+    found = [(c.name, c.argument) for c in read_script(script).calls]
     assert found == [
         ("apply_patch", "*** Begin Patch\n*** Add File: a\n+x\n*** End Patch\n"),
         ("update_plan", {"plan": [{"step": "a", "status": "pending"}]}),

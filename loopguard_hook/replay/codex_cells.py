@@ -277,11 +277,6 @@ def read_script(script: str) -> Script:
     return Script(script, tuple(call for call in calls if call is not None), len(calls))
 
 
-def script_calls(script: str) -> list[ScriptCall]:
-    """`read_script(script).calls`, as a list."""
-    return list(read_script(script).calls)
-
-
 class Printed(NamedTuple):
     """What one output of a cell says: whether the cell still runs (its `cell_id`, else None),
     whether it failed, and the items it printed (texts, or an item as recorded when not a text)."""

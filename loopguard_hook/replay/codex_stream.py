@@ -167,7 +167,7 @@ class CodexStream:
             open_cells[call_id] = call_id
         elif kind == "response_item" and ptype == "function_call" and payload.get("name") == "wait" and isinstance(call_id, str):
             cell = call_arguments(payload.get("arguments")).get("cell_id")
-            exec_id = next((e for c, e in open_cells.items() if c == f"cell {cell}"), None)
+            exec_id = open_cells.get(f"cell {cell}")
             if exec_id is not None:
                 open_cells[call_id] = exec_id
         elif kind == "response_item" and ptype in ("custom_tool_call_output", "function_call_output") and call_id in open_cells:
@@ -339,7 +339,7 @@ class CodexStream:
 
     def _cell_call(self, line: Line, item: Mapping[str, Any], call_id: str, time: float | None) -> None:
         """A Code Mode `exec` (no hook of its own) whose nested calls no `exec-` item records
-        (Codex Desktop 0.144): each call its script makes (`codex_cells.script_calls`) fires the
+        (Codex Desktop 0.144): each call its script makes (`codex_cells.read_script`) fires the
         hooks a direct call of that tool does, with the id `<exec call id>:<index>`; the call
         sites it could not read are counted (`unread`). A `wait` is noted with the cell it waits
         for."""
