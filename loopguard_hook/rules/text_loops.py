@@ -296,12 +296,11 @@ def final_message(ts: TextState, message: str | None, *, stop_hook_active: bool)
     was said or checked on the way: a health check's changing uptime is no answer), unless its
     turn changed something (`changed`: an edit or a write applied; the same long templated
     sign-off after each turn's edit is no loop); a short one by the turn's whole text (`said`,
-    where the host's transcript gives it) and the new results its calls found
-    (`new_evidence`): "Next report in
-    10 minutes." after a report that changed each turn is a sign-off, not the same reply (a
-    public Claude Code 2.1 session monitoring a backtest, eight reminders), nor is "Done." after
-    an edit or a check that found something new, while "Done." alone, or after the same words,
-    to three prompts is.
+    where the host's transcript gives it) and the new results its calls found (`new_evidence`):
+    "Next report in 10 minutes." after a report that changed each turn is a sign-off, not the
+    same reply (a public Claude Code 2.1 session monitoring a backtest, eight reminders), nor is
+    "Done." after an edit or a check that found something new, while "Done." alone, or after the
+    same words, to three prompts is.
     """
     if not message or not message.strip():
         return 0, False
